@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# mrcgen: one non-recursive Makefile. `make`, `make test`, `make deps`, `make install`.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CC      ?= cc
+PKGS    := liburing yaml-0.1 libpcap zlib jansson
+
+# Debian packages: build libraries, then what the tests and plots use.
+DEPS_BUILD := build-essential pkg-config liburing-dev libyaml-dev libpcap-dev zlib1g-dev \
+	libjansson-dev
+DEPS_TEST  := tcl tcllib tshark iproute2 gnuplot-nox default-jre-headless \
+	libhdrhistogram-java clang libclang-rt-14-dev
+
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
+XCFLAGS := -std=gnu11 $(WARN) -iquote . -D_GNU_SOURCE $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+ifeq ($(WERROR),1)
+XCFLAGS += -Werror
+endif
+ifneq ($(SANITIZE),)
+XCFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=$(SANITIZE)
+BUILD   := build/san
+else
+BUILD   := build/rel
+endif
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+SRCS := mrcgen.c $(wildcard mrc/*.c) $(wildcard conf/*.c) $(wildcard pcap/*.c)
+OBJS := $(SRCS:%.c=$(BUILD)/%.o)
+
+all: mrcgen
+
+mrcgen: $(OBJS)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(XCFLAGS) -MMD -MP -c -o $@ $<
+
+-include $(OBJS:.o=.d)
+
+# Installs the Debian packages that are missing, and says which.
+deps:
+	@missing=$$(for p in $(DEPS_BUILD) $(DEPS_TEST); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
+	done); \
+	if [ -n "$$missing" ]; then \
+		echo "deps: installing:" $$missing; \
+		if [ "$$(id -u)" != 0 ]; then SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+
+test: deps
+	$(MAKE) mrcgen
+	./mrcgen selftest
+	tclsh harness/run.tcl $(TESTFLAGS)
+
+install: mrcgen
+	install -D -m 0755 mrcgen $(DESTDIR)$(PREFIX)/bin/mrcgen
+	install -D -m 0644 pcap/mrc.lua $(DESTDIR)$(PREFIX)/share/mrcgen/mrc.lua
+
+clean:
+	rm -rf build mrcgen
+
+.PHONY: all deps test install clean
