@@ -8,7 +8,7 @@
 
 local mrc = Proto("mrc", "MRC (Multipath Reliable Connection)")
 
-local band, rshift, lshift = bit32.band, bit32.rshift, bit32.lshift
+local band, bor, bxor, rshift = bit32.band, bit32.bor, bit32.bxor, bit32.rshift
 
 local OP = {
 	WRITE_FIRST = 0xC6, WRITE_MIDDLE = 0xC7, WRITE_LAST = 0xC8, WRITE_LAST_IMM = 0xC9,
@@ -62,7 +62,9 @@ add("dmalen", ProtoField.uint32("mrc.reth.dmalen", "DMA Length", base.DEC))
 add("imm", ProtoField.uint32("mrc.immdt", "Immediate Data", base.HEX))
 add("payload", ProtoField.bytes("mrc.payload", "Payload"))
 add("payload_len", ProtoField.uint32("mrc.payload_len", "Payload Length", base.DEC))
-add("icrc", ProtoField.uint32("mrc.icrc", "ICRC", base.HEX))
+add("icrc", ProtoField.uint32("mrc.icrc", "ICRC (little-endian)", base.HEX))
+add("icrc_calc", ProtoField.uint32("mrc.icrc.calculated", "Calculated ICRC", base.HEX))
+add("icrc_status", ProtoField.string("mrc.icrc.status", "ICRC Status"))
 -- AETH
 add("aeth_syn", ProtoField.uint8("mrc.aeth.syndrome", "Syndrome", base.HEX))
 add("aeth_msn", ProtoField.uint24("mrc.aeth.msn", "MSN", base.DEC))
@@ -140,7 +142,9 @@ local ex_unknown = ProtoExpert.new("mrc.unknown_opcode", "Unknown MRC opcode",
 	expert.group.UNDECODED, expert.severity.WARN)
 local ex_fatal = ProtoExpert.new("mrc.nack_fatal", "Fatal NACK (UNEXP_EVENT)",
 	expert.group.SEQUENCE, expert.severity.WARN)
-mrc.experts = { ex_trunc, ex_unknown, ex_fatal }
+local ex_icrc = ProtoExpert.new("mrc.icrc.bad", "Bad ICRC", expert.group.CHECKSUM,
+	expert.severity.ERROR)
+mrc.experts = { ex_trunc, ex_unknown, ex_fatal, ex_icrc }
 
 -- Preference: how the packet's own EV is recovered (WIRE.md "Other EV format modes").
 mrc.prefs.ev_format = Pref.enum("EV format", 1,
@@ -149,10 +153,57 @@ mrc.prefs.ev_format = Pref.enum("EV format", 1,
 
 local f_udp_sport = Field.new("udp.srcport")
 local f_ip6_flow = Field.new("ipv6.flow")
+local f_ip6 = Field.new("ipv6")
+local f_udp = Field.new("udp")
 
 local function last(field)
 	local all = { field() }
 	return all[#all]
+end
+
+-- CRC-32, IEEE 802.3 polynomial, reflected (table for the byte-at-a-time update).
+local crc_table = {}
+for i = 0, 255 do
+	local c = i
+	for _ = 1, 8 do
+		if band(c, 1) == 1 then c = bxor(rshift(c, 1), 0xEDB88320) else c = rshift(c, 1) end
+	end
+	crc_table[i] = c
+end
+
+local function crc_bytes(crc, ba, from, to)
+	for i = from, to do
+		crc = bxor(crc_table[band(bxor(crc, ba:get_index(i)), 0xFF)], rshift(crc, 8))
+	end
+	return crc
+end
+
+-- RoCEv2 ICRC (IBTA Annex A17; mrc_wire_icrc in mrc/wire.h) of the packet whose MRC part
+-- (BTH up to the ICRC, exclusive) is @mrc_ba: CRC-32 (init and final xor all ones) over
+-- 8 bytes of 0xFF, the innermost IPv6 header with traffic class, flow label and hop limit
+-- set to ones, the UDP header with the checksum set to ones, then BTH with byte 4 set to
+-- ones and the rest. Returns nil when the IPv6/UDP headers are not at hand.
+local function icrc_of(mrc_ba)
+	local ip, udp = last(f_ip6), last(f_udp)
+	if not ip or not udp or ip.range:len() < 40 or udp.range:len() < 8 then return nil end
+	local h = ip.range:range(0, 40):bytes()
+	local u = udp.range:range(0, 8):bytes()
+	h:set_index(0, bor(band(h:get_index(0), 0xF0), 0x0F))
+	h:set_index(1, 0xFF)
+	h:set_index(2, 0xFF)
+	h:set_index(3, 0xFF)
+	h:set_index(7, 0xFF)
+	u:set_index(6, 0xFF)
+	u:set_index(7, 0xFF)
+	local crc = 0xFFFFFFFF
+	for _ = 1, 8 do crc = bxor(crc_table[band(bxor(crc, 0xFF), 0xFF)], rshift(crc, 8)) end
+	crc = crc_bytes(crc, h, 0, 39)
+	crc = crc_bytes(crc, u, 0, 7)
+	local b4 = mrc_ba:get_index(4)
+	mrc_ba:set_index(4, 0xFF)
+	crc = crc_bytes(crc, mrc_ba, 0, mrc_ba:len() - 1)
+	mrc_ba:set_index(4, b4)
+	return bxor(crc, 0xFFFFFFFF)
 end
 
 local function psn_add(a, n)
@@ -413,7 +464,15 @@ function mrc.dissector(tvb, pinfo, tree)
 	local plen = rest - LEN.ICRC
 	root:add(F.payload_len, plen):set_generated()
 	if plen > 0 then root:add(F.payload, tvb(off, plen)) end
-	root:add(F.icrc, tvb(off + plen, LEN.ICRC))
+	local icrc_r = tvb(off + plen, LEN.ICRC)
+	local it = root:add_le(F.icrc, icrc_r)
+	local ok, calc = pcall(icrc_of, tvb(0, off + plen):bytes())
+	if ok and calc then
+		local good = calc == icrc_r:le_uint()
+		it:add(F.icrc_calc, icrc_r, calc):set_generated()
+		it:add(F.icrc_status, icrc_r, good and "Good" or "Bad"):set_generated()
+		if not good then it:add_proto_expert_info(ex_icrc) end
+	end
 	return tvb:len()
 end
 
