@@ -62,6 +62,7 @@ add("dmalen", ProtoField.uint32("mrc.reth.dmalen", "DMA Length", base.DEC))
 add("imm", ProtoField.uint32("mrc.immdt", "Immediate Data", base.HEX))
 add("payload", ProtoField.bytes("mrc.payload", "Payload"))
 add("payload_len", ProtoField.uint32("mrc.payload_len", "Payload Length", base.DEC))
+add("pad", ProtoField.bytes("mrc.pad", "Pad"))
 add("icrc", ProtoField.uint32("mrc.icrc", "ICRC (little-endian)", base.HEX))
 add("icrc_calc", ProtoField.uint32("mrc.icrc.calculated", "Calculated ICRC", base.HEX))
 add("icrc_status", ProtoField.string("mrc.icrc.status", "ICRC Status"))
@@ -461,12 +462,15 @@ function mrc.dissector(tvb, pinfo, tree)
 		root:add_proto_expert_info(ex_trunc, "ICRC missing")
 		return tvb:len()
 	end
-	local plen = rest - LEN.ICRC
+	local pad = band(rshift(tvb(1, 1):uint(), 4), 3)
+	if rest < LEN.ICRC + pad then pad = 0 end
+	local plen = rest - LEN.ICRC - pad
 	root:add(F.payload_len, plen):set_generated()
 	if plen > 0 then root:add(F.payload, tvb(off, plen)) end
-	local icrc_r = tvb(off + plen, LEN.ICRC)
+	if pad > 0 then root:add(F.pad, tvb(off + plen, pad)) end
+	local icrc_r = tvb(off + plen + pad, LEN.ICRC)
 	local it = root:add_le(F.icrc, icrc_r)
-	local ok, calc = pcall(icrc_of, tvb(0, off + plen):bytes())
+	local ok, calc = pcall(icrc_of, tvb(0, off + plen + pad):bytes())
 	if ok and calc then
 		local good = calc == icrc_r:le_uint()
 		it:add(F.icrc_calc, icrc_r, calc):set_generated()
