@@ -41,6 +41,7 @@ for {set i 0} {$i < [llength $argv]} {incr i} {
 	set a [lindex $argv $i]
 	switch -- $a {
 		--single - --only - --tags - --junit - --mrcgen - --outdir - --timeout {
+			# Each of these takes a value.
 			if {$i + 1 >= [llength $argv]} {
 				puts stderr "run.tcl: $a: missing value"
 				usage
@@ -48,7 +49,7 @@ for {set i 0} {$i < [llength $argv]} {incr i} {
 			set v [lindex $argv [incr i]]
 			switch -- $a {
 				--single { dict lappend opt singles $v }
-				--tags { dict set opt tags [concat [dict get $opt tags] [split $v ", "]] }
+				--tags { dict lappend opt tags {*}[split $v ", "] }
 				default { dict set opt [string range $a 2 end] $v }
 			}
 		}
@@ -145,9 +146,10 @@ set here [pwd]
 set t_start [clock milliseconds]
 foreach file $files {
 	set name [file tail $file]
-	set cfg [dict create file $name outdir $outdir keep [dict get $opt keep] \
-		verbose [dict get $opt verbose] only [dict get $opt only] tags [dict get $opt tags] \
-		slow [dict get $opt slow] timeout [dict get $opt timeout] uid $uid]
+	set cfg [dict create file $name outdir $outdir uid $uid]
+	foreach k {keep verbose only tags slow timeout} {
+		dict set cfg $k [dict get $opt $k]
+	}
 	set i [interp create]
 	$i hide exit
 	interp alias $i exit {} no_exit
@@ -197,22 +199,25 @@ proc write_junit {path} {
 			set secs [expr {$secs + [dict get $r secs]}]
 		}
 		append x [format "  <testsuite name=\"%s\" tests=\"%d\" failures=\"%d\"\
-			errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n" [xml $file] $n $f $e $s $secs]
+			errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n" \
+			[xml $file] $n $f $e $s $secs]
 		foreach r $rs {
-			append x [format "    <testcase classname=\"%s\" name=\"%s\" time=\"%.3f\"" \
-				[xml [file rootname $file]] [xml [dict get $r name]] [dict get $r secs]]
+			set cls [xml [file rootname $file]]
+			set fmt "    <testcase classname=\"%s\" name=\"%s\" time=\"%.3f\""
+			append x [format $fmt $cls [xml [dict get $r name]] [dict get $r secs]]
 			set msg [dict get $r msg]
 			set first [xml [lindex [split $msg \n] 0]]
-			switch -- [dict get $r status] {
+			set status [dict get $r status]
+			switch -- $status {
 				ok { append x "/>\n" }
-				skip { append x ">\n      <skipped message=\"$first\"/>\n    </testcase>\n" }
-				fail {
-					append x ">\n      <failure message=\"$first\">[xml $msg]</failure>\n"
+				skip {
+					append x ">\n      <skipped message=\"$first\"/>\n"
 					append x "    </testcase>\n"
 				}
-				error {
-					append x ">\n      <error message=\"$first\">[xml $msg]</error>\n"
-					append x "    </testcase>\n"
+				fail - error {
+					set e [expr {$status eq "fail" ? "failure" : "error"}]
+					append x ">\n      <$e message=\"$first\">"
+					append x "[xml $msg]</$e>\n    </testcase>\n"
 				}
 			}
 		}

@@ -219,7 +219,9 @@ proc run_job {conf args} {
 			-set { lappend sets {*}$val }
 			-args { lappend extra {*}$val }
 			-timeout { set timeout $val }
-			default { error "run_job: option: unknown '$opt' (want -set, -args, -timeout)" }
+			default {
+				error "run_job: option: unknown '$opt' (want -set, -args, -timeout)"
+			}
 		}
 	}
 	set dir [file join [pwd] out]
@@ -278,7 +280,8 @@ proc ::harness::run_child {timeout stdin have_stdin argv} {
 	variable cur
 	variable cfg
 	if {[dict size $cur] > 0} {
-		set n [dict incr cur ncmd]
+		dict incr cur ncmd
+		set n [dict get $cur ncmd]
 		set base [file join [dict get $cur dir] .harness cmd-$n]
 	} else {
 		set base [file join [pwd] .harness cmd-[clock microseconds]]
@@ -325,13 +328,15 @@ proc ::harness::run_child {timeout stdin have_stdin argv} {
 		}
 	}
 	if {$killed ne ""} {
-		::harness::assert_failed "run: $what: killed by $killed (rc $rc)\n[::harness::tail $err]"
+		::harness::assert_failed \
+			"run: $what: killed by $killed (rc $rc)\n[::harness::tail $err]"
 	}
 	if {$rc == 124 || $rc == 137} {
 		::harness::assert_failed "run: $what: timed out after $timeout s (rc $rc)"
 	}
 	if {[regexp -line {^==[0-9]+==ERROR: [A-Za-z]+Sanitizer|: runtime error: } $err]} {
-		::harness::assert_failed "run: $what: sanitizer report (rc $rc)\n[::harness::tail $err]"
+		::harness::assert_failed \
+			"run: $what: sanitizer report (rc $rc)\n[::harness::tail $err]"
 	}
 	return [dict create rc $rc stdout $out stderr $err]
 }
@@ -393,7 +398,8 @@ proc ::harness::where {} {
 			return "[file tail [dict get $f file]]:[dict get $f line]"
 		}
 		if {[dict size $cur] > 0 && [dict exists $f line] && [dict get $f type] eq "eval"} {
-			return "[dict get $cur file]:[expr {[dict get $cur line] + [dict get $f line] - 1}]"
+			set n [expr {[dict get $cur line] + [dict get $f line] - 1}]
+			return "[dict get $cur file]:$n"
 		}
 	}
 	return [expr {[dict size $cur] > 0 ? "[dict get $cur file]:?" : "?"}]
@@ -453,8 +459,8 @@ proc ::harness::make_testdir {name} {
 	variable seq
 	set outdir [dict get $cfg outdir]
 	if {$outdir eq ""} {
-		set outdir [file join [expr {[info exists ::env(TMPDIR)] ? $::env(TMPDIR) : "/tmp"}] \
-			mrcgen-test-[pid]]
+		set tmp [expr {[info exists ::env(TMPDIR)] ? $::env(TMPDIR) : "/tmp"}]
+		set outdir [file join $tmp mrcgen-test-[pid]]
 		dict set cfg outdir $outdir
 	}
 	set slug [string trim [regsub -all {[^A-Za-z0-9_.-]+} $name -] -]
