@@ -284,7 +284,12 @@ proc ::harness::run_child {timeout stdin have_stdin argv} {
 		set n [dict get $cur ncmd]
 		set base [file join [dict get $cur dir] .harness cmd-$n]
 	} else {
-		set base [file join [pwd] .harness cmd-[clock microseconds]]
+		# Outside a test (top level of a test file): scratch files, removed below.
+		set outdir [dict get $cfg outdir]
+		if {$outdir eq ""} {
+			set outdir [expr {[info exists ::env(TMPDIR)] ? $::env(TMPDIR) : "/tmp"}]
+		}
+		set base [file join $outdir .harness-[pid]-[clock microseconds]]
 	}
 	file mkdir [file dirname $base]
 	write_file $base.cmd "[join [lmap a $argv {::harness::shell_quote $a}] { }]\n"
@@ -315,7 +320,11 @@ proc ::harness::run_child {timeout stdin have_stdin argv} {
 	}
 	set out [read_file $base.out]
 	set err [read_file $base.err]
-	write_file $base.rc "$rc\n"
+	if {[dict size $cur] > 0} {
+		write_file $base.rc "$rc\n"
+	} else {
+		file delete -force {*}[glob -nocomplain $base.*]
+	}
 	set what "[file tail [lindex $argv 0]] [lrange $argv 1 end]"
 	if {[dict get $cfg verbose]} {
 		puts [format "    \$ %s  (rc %d, %.3f s)" $what $rc $secs]
