@@ -235,15 +235,14 @@ struct mrc_srv6_plan {
 
 void mrc_srv6_params_default(struct mrc_srv6_params *p)
 {
-	static const uint8_t prefix[6] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x00 };
-
 	memset(p, 0, sizeof(*p));
 	p->planes = 1;
 	p->t0 = 1;
 	p->t1 = 1;
 	p->hosts_per_t0 = 1;
 	p->block = 0xfc000000;
-	memcpy(p->host_prefix, prefix, sizeof(prefix));
+	p->host_prefix[0] = 0xfd;
+	p->host_prefix_len = 64;
 	p->ev.plane_shift = 28;
 	p->ev.plane_bits = 4;
 	p->ev.spine_shift = 16;
@@ -301,6 +300,18 @@ static int check_params(const struct mrc_srv6_params *p, char *err, size_t errle
 	if (p->hosts_per_t0 + p->t1 > 0x7fffffffu) {
 		errf(err, errlen, "srv6 plan: topology: too many T0 ports");
 		return -EINVAL;
+	}
+	if (p->host_prefix_len > 80) {
+		errf(err, errlen, "srv6 plan: host_prefix: /%u leaves no room for plane:host:1 "
+			"(at most /80)", p->host_prefix_len);
+		return -EINVAL;
+	}
+	for (unsigned bit = p->host_prefix_len; bit < 128; bit++) {
+		if (p->host_prefix[bit / 8] & (0x80 >> (bit % 8))) {
+			errf(err, errlen, "srv6 plan: host_prefix: bits set past /%u",
+				p->host_prefix_len);
+			return -EINVAL;
+		}
 	}
 	if (p->block == 0) {
 		errf(err, errlen, "srv6 plan: block: must not be 0 (::/32)");
@@ -572,11 +583,10 @@ int mrc_srv6_host_addr(const struct mrc_srv6_plan *plan, uint32_t plane, uint32_
 {
 	if (plane >= plan->p.planes || host >= plan->hosts)
 		return -EINVAL;
-	memset(out->b, 0, sizeof(out->b));
-	memcpy(out->b, plan->p.host_prefix, 6);
-	put_be16(out->b + 6, (uint16_t)plane);
-	put_be16(out->b + 8, (uint16_t)host);
-	out->b[15] = 1;
+	memcpy(out->b, plan->p.host_prefix, 16);
+	put_be16(out->b + 10, (uint16_t)plane);
+	put_be16(out->b + 12, (uint16_t)host);
+	put_be16(out->b + 14, 1);
 	return 0;
 }
 
@@ -1240,7 +1250,7 @@ MRC_SELFTEST(srv6)
 		st_ip6("fc000000 1004 0000 0000 0000 0000 0000", &want);
 		ST_EQ_MEM(st, a.b, want.b, 16);
 		ST_EQ_I(st, mrc_srv6_host_addr(pl, 1, 3, &a), 0);
-		st_ip6("20010db8 0000 0001 0003 0000 0000 0001", &want); /* 2001:db8:0:1:3::1 */
+		st_ip6("fd00 0000 0000 0000 0000 0001 0003 0001", &want); /* fd00::1:3:1 */
 		ST_EQ_MEM(st, a.b, want.b, 16);
 		ST_EQ_I(st, mrc_srv6_host_addr(pl, 2, 3, &a), -EINVAL);
 		ST_EQ_I(st, mrc_srv6_host_locator(pl, 0, 4, &a), -EINVAL);
@@ -1296,8 +1306,10 @@ MRC_SELFTEST(srv6)
 		ST_EQ(st, p.n_usids, 4);
 		st_ip6("fc000000 1401 1802 1402 1004 0000 0000", &want);
 		ST_EQ_MEM(st, p.container.b, want.b, 16);
-		st_ip6("20010db8 0000 0001 0000 0000 0000 0001", &want);
+		st_ip6("fd00 0000 0000 0000 0000 0001 0000 0001", &want); /* h0.p1 */
 		ST_EQ_MEM(st, p.src_addr.b, want.b, 16);
+		st_ip6("fd00 0000 0000 0000 0000 0001 0003 0001", &want); /* h3.p1 */
+		ST_EQ_MEM(st, p.dst_addr.b, want.b, 16);
 		ST_EQ(st, mrc_srv6_ev_plane(&mrc_srv6_plan_params(pl)->ev, 0x1003beef), 1);
 		ST_EQ(st, mrc_srv6_ev_spine(&mrc_srv6_plan_params(pl)->ev, 0x1003beef), 3);
 		ST_EQ(st, mrc_srv6_ev_make(&mrc_srv6_plan_params(pl)->ev, 1, 3, 0xbeef), 0x1003beef);
@@ -1388,6 +1400,16 @@ MRC_SELFTEST(srv6)
 		p.planes = 17;
 		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), -EINVAL);
 		ST_TRUE(st, pl == NULL);
+		p.planes = 1;
+		p.host_prefix_len = 81;
+		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), -EINVAL);
+		p.host_prefix_len = 8;
+		p.host_prefix[1] = 0x01; /* fd01::/8 has a bit past the prefix */
+		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), -EINVAL);
+		ST_EQ_STR(st, err, "srv6 plan: host_prefix: bits set past /8");
+		p.host_prefix[1] = 0;
+		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), 0);
+		mrc_srv6_plan_free(pl);
 	}
 
 	mrc_st_case(st, "node names parse and print");

@@ -164,14 +164,15 @@ struct mrc_srv6_params {
 	uint32_t t1;	       /* T1 (spine) switches per plane */
 	uint32_t hosts_per_t0;
 	uint32_t block;	       /* uSID locator block, 32 bits (0xfc000000 = fc00:0::/32) */
-	uint8_t host_prefix[6]; /* /48 of the inner port addresses */
+	uint8_t host_prefix[16]; /* inner port addresses live in host_prefix/host_prefix_len */
+	uint8_t host_prefix_len; /* 0..80 bits: the last 48 bits hold plane:host:1 */
 	struct mrc_srv6_ev_layout ev;
 	/* explicit numbering plan: every node exactly once; NULL = generated plan */
 	const struct mrc_srv6_assign *usids;
 	size_t n_usids;
 };
 
-/* Fills @p with the defaults: 1 plane, block fc00:0::/32, prefix 2001:db8::/48, WIRE.md EV. */
+/* Fills @p with the defaults: 1 plane, block fc00:0::/32, prefix fd00::/64, WIRE.md EV. */
 void mrc_srv6_params_default(struct mrc_srv6_params *p);
 
 #define MRC_SRV6_PORT_LOCAL (-1) /* route action: local uN/End */
@@ -220,8 +221,9 @@ int mrc_srv6_host_locator(const struct mrc_srv6_plan *plan, uint32_t plane, uint
 	struct mrc_ip6 *out);
 
 /*
- * Host port's inner address: host_prefix(48) : plane(16) : host(16) : 0 : 0 : 1, e.g.
- * 2001:db8:0:2:5::1 for host 5 in plane 2. -EINVAL out of range.
+ * Host port's inner address: the host prefix with its last three 16-bit groups set to
+ * plane : host : 1, e.g. fd00::2:5:1 for host 5 in plane 2 under fd00::/64. -EINVAL out of
+ * range.
  */
 int mrc_srv6_host_addr(const struct mrc_srv6_plan *plan, uint32_t plane, uint32_t host,
 	struct mrc_ip6 *out);
