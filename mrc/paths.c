@@ -387,3 +387,82 @@ out:
 	free(l.t1_used);
 	return rc;
 }
+
+/* ---- selftest: expected listings written out by hand ---- */
+
+#include "mrc/st.h"
+
+MRC_SELFTEST(paths)
+{
+	struct mrc_srv6_params par;
+	struct mrc_srv6_plan *plan;
+	struct mrc_srv6_ev_entry evs[2] = { { 0x1003beef, false }, { 0x00010000, true } };
+	struct mrc_paths_query q = { .from = 0, .to = 3, .has_ev = true, .ev = 0x1003beef };
+	char *text = NULL, err[128];
+	size_t len = 0;
+	FILE *f;
+
+	mrc_srv6_params_default(&par);
+	par.planes = 2;
+	par.t0 = 2;
+	par.t1 = 2;
+	par.hosts_per_t0 = 2;
+	if (mrc_srv6_plan_new(&par, &plan, NULL, 0))
+		return;
+
+	mrc_st_case(st, "text: h0 -> h3, EV 0x1003beef (plane 1, T1 3 mod 2 = 1), tables crossed");
+	f = open_memstream(&text, &len);
+	if (f) {
+		ST_EQ_I(st, mrc_paths_print(f, plan, evs, 2, &q, err, sizeof(err)), 0);
+		fclose(f);
+		ST_EQ_STR(st, text,
+			"# fabric planes 2 t0 2 t1 2 hosts_per_t0 2 block fc00::/32\n"
+			"# ev state src dst plane t0 t1 t0 port container\n"
+			"0x1003beef good     h0    h3    1     p1.t0.0   p1.t1.1   p1.t0.1   h3.p1    "
+			"fc00:0:1401:1802:1402:1004::\n"
+			"\n# table p1.t0.0 usid 0x1401\n# prefix usid action port to\n"
+			"fc00:0:1001::/48         0x1001 forward 0   h0.p1\n"
+			"fc00:0:1002::/48         0x1002 forward 1   h1.p1\n"
+			"fc00:0:1401::/48         0x1401 uN      -   p1.t0.0\n"
+			"fc00:0:1801::/48         0x1801 forward 2   p1.t1.0\n"
+			"fc00:0:1802::/48         0x1802 forward 3   p1.t1.1\n"
+			"\n# table p1.t0.1 usid 0x1402\n# prefix usid action port to\n"
+			"fc00:0:1003::/48         0x1003 forward 0   h2.p1\n"
+			"fc00:0:1004::/48         0x1004 forward 1   h3.p1\n"
+			"fc00:0:1402::/48         0x1402 uN      -   p1.t0.1\n"
+			"fc00:0:1801::/48         0x1801 forward 2   p1.t1.0\n"
+			"fc00:0:1802::/48         0x1802 forward 3   p1.t1.1\n"
+			"\n# table p1.t1.1 usid 0x1802\n# prefix usid action port to\n"
+			"fc00:0:1401::/48         0x1401 forward 0   p1.t0.0\n"
+			"fc00:0:1402::/48         0x1402 forward 1   p1.t0.1\n"
+			"fc00:0:1802::/48         0x1802 uN      -   p1.t1.1\n");
+		free(text);
+	}
+
+	mrc_st_case(st, "text: h1 -> h0 over the profile: same T0, denied EV, no tables of T1");
+	q = (struct mrc_paths_query){ .from = 1, .to = 0 };
+	text = NULL;
+	f = open_memstream(&text, &len);
+	if (f) {
+		ST_EQ_I(st, mrc_paths_print(f, plan, evs, 2, &q, err, sizeof(err)), 0);
+		fclose(f);
+		ST_TRUE(st, strstr(text, "0x1003beef good     h1    h0    1     p1.t0.0   -         "
+					 "p1.t0.0   h0.p1    fc00:0:1401:1001::\n") != NULL);
+		ST_TRUE(st, strstr(text, "0x00010000 denied   h1    h0    0     p0.t0.0   -         "
+					 "p0.t0.0   h0.p0    fc00:0:401:1::\n") != NULL);
+		ST_TRUE(st, strstr(text, "# table p1.t1") == NULL);
+		ST_TRUE(st, strstr(text, "# table p0.t0.1") == NULL);
+		free(text);
+	}
+
+	mrc_st_case(st, "bad queries: host out of range, src == dst, EV plane out of range");
+	q = (struct mrc_paths_query){ .from = 0, .to = 4 };
+	ST_EQ_I(st, mrc_paths_print(stdout, plan, evs, 2, &q, err, sizeof(err)), -EINVAL);
+	ST_EQ_STR(st, err, "paths: host: 'h4' is not in the fabric (h0..h3)");
+	q.to = 0;
+	ST_EQ_I(st, mrc_paths_print(stdout, plan, evs, 2, &q, err, sizeof(err)), -EINVAL);
+	q = (struct mrc_paths_query){ .from = 0, .to = 1, .has_ev = true, .ev = 0x20000000 };
+	ST_EQ_I(st, mrc_paths_print(stdout, plan, evs, 2, &q, err, sizeof(err)), -EINVAL);
+	ST_EQ_STR(st, err, "paths: --ev: '0x20000000' is in plane 2; the fabric has 2 planes");
+	mrc_srv6_plan_free(plan);
+}
