@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* mrcgen: MRC fabric testbed and traffic generator — the subcommand table and main(). */
+#include "conf/conf.h"
 #include "mrc/st.h"
 
 #include <errno.h>
@@ -28,8 +29,11 @@ struct cmd {
 static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
 static int cmd_selftest(int argc, char **argv);
+static int cmd_check(int argc, char **argv);
 
 static const struct cmd cmds[] = {
+	{ "check", "CONF [--set K=V]... [-o DIR]", "validate CONF, print the effective config as YAML",
+		cmd_check },
 	{ "selftest", "[MODULE|--list]", "run the built-in unit tests (all modules, or one)",
 		cmd_selftest },
 	{ "version", "", "print the version", cmd_version },
@@ -90,6 +94,51 @@ static int cmd_selftest(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	return failed ? EXIT_JOB_FAILED : EXIT_OK;
+}
+
+/*
+ * Loads the config named by the one positional argument, with the --set and -o/--out
+ * overrides; on error prints the loader's message and returns EXIT_USAGE. Shared by
+ * every subcommand that reads a config.
+ */
+static int load_job(const char *cmd, int argc, char **argv, struct conf_job *job)
+{
+	struct conf_args a;
+	char err[1024];
+	int ret;
+
+	if (conf_args_parse(argc, argv, &a, err, sizeof(err))) {
+		fprintf(stderr, "mrcgen: %s: %s\n", cmd, err);
+		return EXIT_USAGE;
+	}
+	if (a.n_rest != 1) {
+		fprintf(stderr, "mrcgen: %s: expected one config file, got %zu arguments\n", cmd,
+			a.n_rest);
+		conf_args_free(&a);
+		return EXIT_USAGE;
+	}
+	ret = conf_load(a.rest[0], a.sets, a.n_sets, job, err, sizeof(err));
+	conf_args_free(&a);
+	if (ret) {
+		fprintf(stderr, "%s\n", err);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+	struct conf_job job;
+	int ret = load_job("check", argc, argv, &job);
+
+	if (ret)
+		return ret;
+	if (conf_dump(&job, stdout)) {
+		fprintf(stderr, "mrcgen: check: stdout: write error\n");
+		ret = EXIT_USAGE;
+	}
+	conf_free(&job);
+	return ret;
 }
 
 int main(int argc, char **argv)
