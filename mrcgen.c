@@ -176,7 +176,8 @@ static int cmd_paths(int argc, char **argv)
 			q.json = true;
 			continue;
 		}
-		if (i == 0 || (strcmp(opt, "--from") && strcmp(opt, "--to") && strcmp(opt, "--ev"))) {
+		if (i == 0 ||
+		    (strcmp(opt, "--from") && strcmp(opt, "--to") && strcmp(opt, "--ev"))) {
 			rest[n++] = argv[i];
 			continue;
 		}
@@ -202,8 +203,8 @@ static int cmd_paths(int argc, char **argv)
 			continue;
 		}
 		if (paths_host(val) < 0) {
-			fprintf(stderr, "mrcgen: paths: %s: not a host name (h0, h1, ...) '%s'\n", opt,
-				val);
+			fprintf(stderr, "mrcgen: paths: %s: not a host name (h0, h1, ...) '%s'\n",
+				opt, val);
 			free(rest);
 			return EXIT_USAGE;
 		}

@@ -9,7 +9,7 @@
 
 static struct mrc_srv6_ev_field rule_field(uint8_t width, const struct conf_ev_rule *r)
 {
-	return (struct mrc_srv6_ev_field){ width, r->init, r->mask, r->min, r->max };
+	return (struct mrc_srv6_ev_field){width, r->init, r->mask, r->min, r->max};
 }
 
 int mrc_job_srv6(const struct conf_job *job, struct mrc_job_srv6 *out, char *err, size_t errlen)
@@ -41,8 +41,10 @@ int mrc_job_srv6(const struct conf_job *job, struct mrc_job_srv6 *out, char *err
 			const struct conf_usid_entry *u = &fab->addressing.usids[i];
 
 			if (mrc_srv6_node_parse(u->node, &as[i].node)) {
-				snprintf(err, errlen, "srv6 plan: usids[%zu]: not a switch or host port "
-					"'%s'", i, u->node);
+				snprintf(err, errlen,
+					"srv6 plan: usids[%zu]: not a switch or host port "
+					"'%s'",
+					i, u->node);
 				rc = -EINVAL;
 				goto fail;
 			}
@@ -73,7 +75,7 @@ int mrc_job_srv6(const struct conf_job *job, struct mrc_job_srv6 *out, char *err
 		if (!deny)
 			goto nomem;
 		for (size_t i = 0; i < ev->n_deny; i++)
-			deny[i] = (struct mrc_srv6_ev_deny){ 0xffffffffu, ev->deny[i] };
+			deny[i] = (struct mrc_srv6_ev_deny){0xffffffffu, ev->deny[i]};
 	}
 	prof.deny = deny;
 	prof.n_deny = ev->n_deny;

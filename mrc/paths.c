@@ -23,7 +23,8 @@ struct listing {
 	bool *t0_used, *t1_used; /* [plane * t0 + i], [plane * t1 + j] */
 };
 
-static void errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void errf(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 static void errf(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -38,7 +39,7 @@ static void errf(char *err, size_t errlen, const char *fmt, ...)
 
 static void node_str(uint8_t role, uint32_t plane, uint32_t index, char *buf)
 {
-	struct mrc_srv6_node n = { role, (uint8_t)plane, index };
+	struct mrc_srv6_node n = {role, (uint8_t)plane, index};
 
 	mrc_srv6_node_name(&n, buf, NAME_LEN);
 }
@@ -96,18 +97,18 @@ static json_t *row_json(const struct row *r, const struct hops *h)
 	}
 	snprintf(ev, sizeof(ev), "0x%08x", r->p.ev);
 	if (json_object_set_new(o, "ev", json_string(ev)) ||
-	    json_object_set_new(o, "state", json_string(r->state)) ||
-	    json_object_set_new(o, "src", json_string(h->src)) ||
-	    json_object_set_new(o, "dst", json_string(h->dst)) ||
-	    json_object_set_new(o, "plane", json_integer(r->p.plane)) ||
-	    json_object_set_new(o, "t0_src", json_string(h->t0s)) ||
-	    json_object_set_new(o, "t1", h->t1[0] ? json_string(h->t1) : json_null()) ||
-	    json_object_set_new(o, "t0_dst", json_string(h->t0d)) ||
-	    json_object_set_new(o, "port", json_string(h->port)) ||
-	    json_object_set_new(o, "usids", u) ||
-	    json_object_set_new(o, "container", json_string(h->cont)) ||
-	    json_object_set_new(o, "src_addr", json_string(h->sa)) ||
-	    json_object_set_new(o, "dst_addr", json_string(h->da))) {
+		json_object_set_new(o, "state", json_string(r->state)) ||
+		json_object_set_new(o, "src", json_string(h->src)) ||
+		json_object_set_new(o, "dst", json_string(h->dst)) ||
+		json_object_set_new(o, "plane", json_integer(r->p.plane)) ||
+		json_object_set_new(o, "t0_src", json_string(h->t0s)) ||
+		json_object_set_new(o, "t1", h->t1[0] ? json_string(h->t1) : json_null()) ||
+		json_object_set_new(o, "t0_dst", json_string(h->t0d)) ||
+		json_object_set_new(o, "port", json_string(h->port)) ||
+		json_object_set_new(o, "usids", u) ||
+		json_object_set_new(o, "container", json_string(h->cont)) ||
+		json_object_set_new(o, "src_addr", json_string(h->sa)) ||
+		json_object_set_new(o, "dst_addr", json_string(h->da))) {
 		json_decref(o);
 		return NULL;
 	}
@@ -128,7 +129,7 @@ static json_t *table_json(const struct mrc_srv6_plan *plan, const struct mrc_srv
 	mrc_srv6_node_name(&fib->node, name, sizeof(name));
 	snprintf(us, sizeof(us), "0x%04x", fib->own);
 	if (json_object_set_new(o, "switch", json_string(name)) ||
-	    json_object_set_new(o, "usid", json_string(us)))
+		json_object_set_new(o, "usid", json_string(us)))
 		goto fail;
 	for (size_t i = 0; i < fib->n; i++) {
 		const struct mrc_srv6_route *r = &fib->routes[i];
@@ -193,7 +194,7 @@ static int each_row(const struct mrc_srv6_plan *plan, const struct mrc_srv6_ev_e
 			if (s == d)
 				continue;
 			for (size_t i = 0; i < n; i++) {
-				struct row r = { .state = "unlisted" };
+				struct row r = {.state = "unlisted"};
 				uint32_t ev = q->has_ev ? q->ev : evs[i].ev;
 				int rc;
 
@@ -233,8 +234,8 @@ static int print_row_text(void *arg, const struct row *r)
 	struct hops h;
 
 	row_hops(&r->p, &h);
-	fprintf(f, "0x%08x %-8s %-5s %-5s %-5u %-9s %-9s %-9s %-8s %s\n", r->p.ev, r->state,
-		h.src, h.dst, r->p.plane, h.t0s, h.t1[0] ? h.t1 : "-", h.t0d, h.port, h.cont);
+	fprintf(f, "0x%08x %-8s %-5s %-5s %-5u %-9s %-9s %-9s %-8s %s\n", r->p.ev, r->state, h.src,
+		h.dst, r->p.plane, h.t0s, h.t1[0] ? h.t1 : "-", h.t0d, h.port, h.cont);
 	return 0;
 }
 
@@ -251,8 +252,8 @@ static int add_row_json(void *arg, const struct row *r)
 }
 
 /* Calls @fn on the static table of every used switch, by plane, T0 before T1. */
-static int each_table(const struct listing *l, int (*fn)(void *, const struct mrc_srv6_fib *),
-	void *arg)
+static int each_table(
+	const struct listing *l, int (*fn)(void *, const struct mrc_srv6_fib *), void *arg)
 {
 	for (uint32_t p = 0; p < l->par->planes; p++) {
 		for (uint32_t role = MRC_SRV6_T0; role <= MRC_SRV6_T1; role++) {
@@ -260,7 +261,7 @@ static int each_table(const struct listing *l, int (*fn)(void *, const struct mr
 			const bool *used = role == MRC_SRV6_T0 ? l->t0_used : l->t1_used;
 
 			for (uint32_t i = 0; i < count; i++) {
-				struct mrc_srv6_node n = { (uint8_t)role, (uint8_t)p, i };
+				struct mrc_srv6_node n = {(uint8_t)role, (uint8_t)p, i};
 				int rc;
 
 				if (!used[p * count + i])
@@ -298,14 +299,13 @@ static int add_table_json(void *arg, const struct mrc_srv6_fib *fib)
 	return 0;
 }
 
-int mrc_paths_print(FILE *f, const struct mrc_srv6_plan *plan,
-	const struct mrc_srv6_ev_entry *evs, size_t n_evs, const struct mrc_paths_query *q,
-	char *err, size_t errlen)
+int mrc_paths_print(FILE *f, const struct mrc_srv6_plan *plan, const struct mrc_srv6_ev_entry *evs,
+	size_t n_evs, const struct mrc_paths_query *q, char *err, size_t errlen)
 {
 	const struct mrc_srv6_params *par = mrc_srv6_plan_params(plan);
 	uint32_t hosts = mrc_srv6_plan_hosts(plan);
-	struct listing l = { plan, par, NULL, NULL };
-	struct table_arg ta = { plan, f, NULL };
+	struct listing l = {plan, par, NULL, NULL};
+	struct table_arg ta = {plan, f, NULL};
 	json_t *root = NULL, *rows = NULL;
 	struct mrc_ip6 blk;
 	char block[ADDR_LEN];
@@ -360,13 +360,13 @@ int mrc_paths_print(FILE *f, const struct mrc_srv6_plan *plan,
 		ta.arr = json_array();
 		rc = -ENOMEM;
 		if (!root || !rows || !ta.arr ||
-		    json_object_set_new(root, "fabric", fabric_json(par, block)))
+			json_object_set_new(root, "fabric", fabric_json(par, block)))
 			goto out;
 		rc = each_row(plan, evs, n_evs, q, add_row_json, rows);
 		if (!rc)
 			rc = each_table(&l, add_table_json, &ta);
 		if (!rc && (json_object_set(root, "paths", rows) ||
-			    json_object_set(root, "tables", ta.arr)))
+				   json_object_set(root, "tables", ta.arr)))
 			rc = -ENOMEM;
 		if (!rc && (json_dumpf(root, f, JSON_INDENT(1)) || fputc('\n', f) == EOF))
 			rc = -EIO;
@@ -396,8 +396,8 @@ MRC_SELFTEST(paths)
 {
 	struct mrc_srv6_params par;
 	struct mrc_srv6_plan *plan;
-	struct mrc_srv6_ev_entry evs[2] = { { 0x1003beef, false }, { 0x00010000, true } };
-	struct mrc_paths_query q = { .from = 0, .to = 3, .has_ev = true, .ev = 0x1003beef };
+	struct mrc_srv6_ev_entry evs[2] = {{0x1003beef, false}, {0x00010000, true}};
+	struct mrc_paths_query q = {.from = 0, .to = 3, .has_ev = true, .ev = 0x1003beef};
 	char *text = NULL, err[128];
 	size_t len = 0;
 	FILE *f;
@@ -418,7 +418,8 @@ MRC_SELFTEST(paths)
 		ST_EQ_STR(st, text,
 			"# fabric planes 2 t0 2 t1 2 hosts_per_t0 2 block fc00::/32\n"
 			"# ev state src dst plane t0 t1 t0 port container\n"
-			"0x1003beef good     h0    h3    1     p1.t0.0   p1.t1.1   p1.t0.1   h3.p1    "
+			"0x1003beef good     h0    h3    1     p1.t0.0   p1.t1.1   p1.t0.1   h3.p1 "
+			"   "
 			"fc00:0:1401:1802:1402:1004::\n"
 			"\n# table p1.t0.0 usid 0x1401\n# prefix usid action port to\n"
 			"fc00:0:1001::/48         0x1001 forward 0   h0.p1\n"
@@ -440,28 +441,30 @@ MRC_SELFTEST(paths)
 	}
 
 	mrc_st_case(st, "text: h1 -> h0 over the profile: same T0, denied EV, no tables of T1");
-	q = (struct mrc_paths_query){ .from = 1, .to = 0 };
+	q = (struct mrc_paths_query){.from = 1, .to = 0};
 	text = NULL;
 	f = open_memstream(&text, &len);
 	if (f) {
 		ST_EQ_I(st, mrc_paths_print(f, plan, evs, 2, &q, err, sizeof(err)), 0);
 		fclose(f);
-		ST_TRUE(st, strstr(text, "0x1003beef good     h1    h0    1     p1.t0.0   -         "
-					 "p1.t0.0   h0.p1    fc00:0:1401:1001::\n") != NULL);
-		ST_TRUE(st, strstr(text, "0x00010000 denied   h1    h0    0     p0.t0.0   -         "
-					 "p0.t0.0   h0.p0    fc00:0:401:1::\n") != NULL);
+		ST_TRUE(st,
+			strstr(text, "0x1003beef good     h1    h0    1     p1.t0.0   -         "
+				     "p1.t0.0   h0.p1    fc00:0:1401:1001::\n") != NULL);
+		ST_TRUE(st,
+			strstr(text, "0x00010000 denied   h1    h0    0     p0.t0.0   -         "
+				     "p0.t0.0   h0.p0    fc00:0:401:1::\n") != NULL);
 		ST_TRUE(st, strstr(text, "# table p1.t1") == NULL);
 		ST_TRUE(st, strstr(text, "# table p0.t0.1") == NULL);
 		free(text);
 	}
 
 	mrc_st_case(st, "bad queries: host out of range, src == dst, EV plane out of range");
-	q = (struct mrc_paths_query){ .from = 0, .to = 4 };
+	q = (struct mrc_paths_query){.from = 0, .to = 4};
 	ST_EQ_I(st, mrc_paths_print(stdout, plan, evs, 2, &q, err, sizeof(err)), -EINVAL);
 	ST_EQ_STR(st, err, "paths: host: 'h4' is not in the fabric (h0..h3)");
 	q.to = 0;
 	ST_EQ_I(st, mrc_paths_print(stdout, plan, evs, 2, &q, err, sizeof(err)), -EINVAL);
-	q = (struct mrc_paths_query){ .from = 0, .to = 1, .has_ev = true, .ev = 0x20000000 };
+	q = (struct mrc_paths_query){.from = 0, .to = 1, .has_ev = true, .ev = 0x20000000};
 	ST_EQ_I(st, mrc_paths_print(stdout, plan, evs, 2, &q, err, sizeof(err)), -EINVAL);
 	ST_EQ_STR(st, err, "paths: --ev: '0x20000000' is in plane 2; the fabric has 2 planes");
 	mrc_srv6_plan_free(plan);

@@ -12,9 +12,9 @@
 
 /* What to list. Hosts are numbers (h5 = 5); a negative host means "every host". */
 struct mrc_paths_query {
-	int64_t from;	/* source host; -1 = every host */
-	int64_t to;	/* destination host; -1 = every host but the source */
-	bool has_ev;	/* list only @ev (need not be in the profile: state "unlisted") */
+	int64_t from; /* source host; -1 = every host */
+	int64_t to;   /* destination host; -1 = every host but the source */
+	bool has_ev;  /* list only @ev (need not be in the profile: state "unlisted") */
 	uint32_t ev;
 	bool json;
 };
@@ -28,8 +28,7 @@ struct mrc_paths_query {
  * and paths"); JSON: one object {fabric, paths[], tables[]}. Returns 0, -EINVAL for a host
  * or EV outside the plan (message in @err), -ENOMEM, or -EIO when writing fails.
  */
-int mrc_paths_print(FILE *f, const struct mrc_srv6_plan *plan,
-	const struct mrc_srv6_ev_entry *evs, size_t n_evs, const struct mrc_paths_query *q,
-	char *err, size_t errlen);
+int mrc_paths_print(FILE *f, const struct mrc_srv6_plan *plan, const struct mrc_srv6_ev_entry *evs,
+	size_t n_evs, const struct mrc_paths_query *q, char *err, size_t errlen);
 
 #endif

@@ -15,12 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define IP6_HLEN     40
-#define IP6_OFF_NH   6
+#define IP6_HLEN 40
+#define IP6_OFF_NH 6
 #define IP6_OFF_HLIM 7
-#define IP6_OFF_DST  24
+#define IP6_OFF_DST 24
 
-static void errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void errf(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 static void errf(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -52,8 +53,8 @@ int mrc_srv6_container(uint32_t block, const uint16_t *usids, size_t n, struct m
 	return 0;
 }
 
-int mrc_srv6_containers(uint32_t block, const uint16_t *usids, size_t n, struct mrc_ip6 *out,
-	size_t cap)
+int mrc_srv6_containers(
+	uint32_t block, const uint16_t *usids, size_t n, struct mrc_ip6 *out, size_t cap)
 {
 	size_t need = (n + MRC_SRV6_CONTAINER_MAX - 1) / MRC_SRV6_CONTAINER_MAX;
 
@@ -106,7 +107,7 @@ int mrc_srv6_srh_build(uint8_t *buf, size_t cap, uint8_t next_hdr, const struct 
 	if (len > cap)
 		return -ENOSPC;
 	buf[0] = next_hdr;
-	buf[1] = (uint8_t)(2 * stored);	/* hdr ext len: 8-octet units after the first 8 */
+	buf[1] = (uint8_t)(2 * stored); /* hdr ext len: 8-octet units after the first 8 */
 	buf[2] = MRC_SRV6_RT_SRH;
 	buf[3] = (uint8_t)(n - 1);	/* segments left: the DA is segs[0] */
 	buf[4] = (uint8_t)(stored - 1); /* last entry */
@@ -262,7 +263,8 @@ static uint16_t *usid_slot(struct mrc_srv6_plan *pl, const struct mrc_srv6_node 
 		return NULL;
 	switch (n->role) {
 	case MRC_SRV6_HOST:
-		return n->index < pl->hosts ? &pl->usid_host[n->plane * pl->hosts + n->index] : NULL;
+		return n->index < pl->hosts ? &pl->usid_host[n->plane * pl->hosts + n->index]
+					    : NULL;
 	case MRC_SRV6_T0:
 		return n->index < p->t0 ? &pl->usid_t0[n->plane * p->t0 + n->index] : NULL;
 	case MRC_SRV6_T1:
@@ -288,13 +290,17 @@ static int check_params(const struct mrc_srv6_params *p, char *err, size_t errle
 		return -EINVAL;
 	}
 	if (p->t0 == 0 || p->t1 == 0 || p->hosts_per_t0 == 0) {
-		errf(err, errlen, "srv6 plan: topology: t0, t1 and hosts_per_t0 must be >= 1, got "
-			"%u, %u, %u", p->t0, p->t1, p->hosts_per_t0);
+		errf(err, errlen,
+			"srv6 plan: topology: t0, t1 and hosts_per_t0 must be >= 1, got "
+			"%u, %u, %u",
+			p->t0, p->t1, p->hosts_per_t0);
 		return -EINVAL;
 	}
 	if (hosts > 0xffff || p->t0 > 0xffff || p->t1 > 0xffff) {
-		errf(err, errlen, "srv6 plan: topology: %llu hosts, %u T0, %u T1 per plane: at most "
-			"65535 of each", (unsigned long long)hosts, p->t0, p->t1);
+		errf(err, errlen,
+			"srv6 plan: topology: %llu hosts, %u T0, %u T1 per plane: at most "
+			"65535 of each",
+			(unsigned long long)hosts, p->t0, p->t1);
 		return -EINVAL;
 	}
 	if (p->hosts_per_t0 + p->t1 > 0x7fffffffu) {
@@ -302,8 +308,10 @@ static int check_params(const struct mrc_srv6_params *p, char *err, size_t errle
 		return -EINVAL;
 	}
 	if (p->host_prefix_len > 80) {
-		errf(err, errlen, "srv6 plan: host_prefix: /%u leaves no room for plane:host:1 "
-			"(at most /80)", p->host_prefix_len);
+		errf(err, errlen,
+			"srv6 plan: host_prefix: /%u leaves no room for plane:host:1 "
+			"(at most /80)",
+			p->host_prefix_len);
 		return -EINVAL;
 	}
 	for (unsigned bit = p->host_prefix_len; bit < 128; bit++) {
@@ -318,12 +326,13 @@ static int check_params(const struct mrc_srv6_params *p, char *err, size_t errle
 		return -EINVAL;
 	}
 	if (l->plane_bits == 0 || l->plane_bits > 16 || l->spine_bits > 16 ||
-	    l->plane_shift + l->plane_bits > 32 || l->spine_shift + l->spine_bits > 32 ||
-	    ((bits_mask(l->plane_bits) << l->plane_shift) &
-		    (bits_mask(l->spine_bits) << l->spine_shift))) {
-		errf(err, errlen, "srv6 plan: ev layout: plane %u bits at %u, spine %u bits at %u: "
-			"fields must fit 32 bits without overlap", l->plane_bits, l->plane_shift,
-			l->spine_bits, l->spine_shift);
+		l->plane_shift + l->plane_bits > 32 || l->spine_shift + l->spine_bits > 32 ||
+		((bits_mask(l->plane_bits) << l->plane_shift) &
+			(bits_mask(l->spine_bits) << l->spine_shift))) {
+		errf(err, errlen,
+			"srv6 plan: ev layout: plane %u bits at %u, spine %u bits at %u: "
+			"fields must fit 32 bits without overlap",
+			l->plane_bits, l->plane_shift, l->spine_bits, l->spine_shift);
 		return -EINVAL;
 	}
 	if (p->planes > (1u << l->plane_bits)) {
@@ -333,12 +342,15 @@ static int check_params(const struct mrc_srv6_params *p, char *err, size_t errle
 	}
 	if (!p->usids) {
 		if (p->planes > 16) {
-			errf(err, errlen, "srv6 plan: planes: the generated plan has 4 plane bits, "
-				"got %u planes (give the plan explicitly)", p->planes);
+			errf(err, errlen,
+				"srv6 plan: planes: the generated plan has 4 plane bits, "
+				"got %u planes (give the plan explicitly)",
+				p->planes);
 			return -EINVAL;
 		}
 		if (hosts > 1023 || p->t0 > 1023 || p->t1 > 1023) {
-			errf(err, errlen, "srv6 plan: topology: the generated plan numbers at most "
+			errf(err, errlen,
+				"srv6 plan: topology: the generated plan numbers at most "
 				"1023 nodes per role and plane, got %llu hosts, %u T0, %u T1",
 				(unsigned long long)hosts, p->t0, p->t1);
 			return -EINVAL;
@@ -364,7 +376,7 @@ static int cmp_route(const void *a, const void *b)
 static int assign_usids(struct mrc_srv6_plan *pl, char *err, size_t errlen)
 {
 	const struct mrc_srv6_params *p = &pl->p;
-	static const uint32_t roles[] = { MRC_SRV6_HOST, MRC_SRV6_T0, MRC_SRV6_T1 };
+	static const uint32_t roles[] = {MRC_SRV6_HOST, MRC_SRV6_T0, MRC_SRV6_T1};
 	const struct mrc_srv6_params *in = p;
 	char name[48];
 	size_t k = 0;
@@ -372,21 +384,25 @@ static int assign_usids(struct mrc_srv6_plan *pl, char *err, size_t errlen)
 	if (!pl->p.usids) {
 		for (uint32_t pi = 0; pi < p->planes; pi++) {
 			for (size_t r = 0; r < 3; r++) {
-				uint32_t count = roles[r] == MRC_SRV6_HOST ? pl->hosts :
-						 roles[r] == MRC_SRV6_T0 ? p->t0 : p->t1;
+				uint32_t count = roles[r] == MRC_SRV6_HOST ? pl->hosts
+						 : roles[r] == MRC_SRV6_T0 ? p->t0
+									   : p->t1;
 
 				for (uint32_t i = 0; i < count; i++) {
-					struct mrc_srv6_node n = { (uint8_t)roles[r], (uint8_t)pi, i };
+					struct mrc_srv6_node n = {
+						(uint8_t)roles[r], (uint8_t)pi, i};
 
-					*usid_slot(pl, &n) = (uint16_t)(pi << 12 | roles[r] << 10 |
-									(i + 1));
+					*usid_slot(pl, &n) =
+						(uint16_t)(pi << 12 | roles[r] << 10 | (i + 1));
 				}
 			}
 		}
 	} else {
 		if (in->n_usids != pl->n_nodes) {
-			errf(err, errlen, "srv6 plan: usids: %zu entries for %zu nodes (every T0, T1 "
-				"and host port of every plane once)", in->n_usids, pl->n_nodes);
+			errf(err, errlen,
+				"srv6 plan: usids: %zu entries for %zu nodes (every T0, T1 "
+				"and host port of every plane once)",
+				in->n_usids, pl->n_nodes);
 			return -EINVAL;
 		}
 		for (size_t i = 0; i < in->n_usids; i++) {
@@ -395,13 +411,16 @@ static int assign_usids(struct mrc_srv6_plan *pl, char *err, size_t errlen)
 
 			mrc_srv6_node_name(&a->node, name, sizeof(name));
 			if (!s) {
-				errf(err, errlen, "srv6 plan: usids[%zu]: no node '%s' in the topology",
-					i, name);
+				errf(err, errlen,
+					"srv6 plan: usids[%zu]: no node '%s' in the topology", i,
+					name);
 				return -EINVAL;
 			}
 			if (a->usid == 0 || a->usid > 0xffff) {
-				errf(err, errlen, "srv6 plan: usids[%zu]: %s: uSID 0x%x must be "
-					"0x0001..0xffff", i, name, a->usid);
+				errf(err, errlen,
+					"srv6 plan: usids[%zu]: %s: uSID 0x%x must be "
+					"0x0001..0xffff",
+					i, name, a->usid);
 				return -EINVAL;
 			}
 			if (*s) {
@@ -414,11 +433,12 @@ static int assign_usids(struct mrc_srv6_plan *pl, char *err, size_t errlen)
 	}
 	for (uint32_t pi = 0; pi < p->planes; pi++) {
 		for (size_t r = 0; r < 3; r++) {
-			uint32_t count = roles[r] == MRC_SRV6_HOST ? pl->hosts :
-					 roles[r] == MRC_SRV6_T0 ? p->t0 : p->t1;
+			uint32_t count = roles[r] == MRC_SRV6_HOST ? pl->hosts
+					 : roles[r] == MRC_SRV6_T0 ? p->t0
+								   : p->t1;
 
 			for (uint32_t i = 0; i < count; i++) {
-				struct mrc_srv6_node n = { (uint8_t)roles[r], (uint8_t)pi, i };
+				struct mrc_srv6_node n = {(uint8_t)roles[r], (uint8_t)pi, i};
 
 				pl->by_usid[k].node = n;
 				pl->by_usid[k++].usid = *usid_slot(pl, &n);
@@ -451,16 +471,16 @@ static void build_fibs(struct mrc_srv6_plan *pl)
 			struct mrc_srv6_fib *f = &pl->fib_t0[pi * p->t0 + i];
 			struct mrc_srv6_route *first = r;
 
-			f->node = (struct mrc_srv6_node){ MRC_SRV6_T0, (uint8_t)pi, i };
+			f->node = (struct mrc_srv6_node){MRC_SRV6_T0, (uint8_t)pi, i};
 			f->own = pl->usid_t0[pi * p->t0 + i];
 			f->block = p->block;
-			*r++ = (struct mrc_srv6_route){ f->own, MRC_SRV6_PORT_LOCAL };
+			*r++ = (struct mrc_srv6_route){f->own, MRC_SRV6_PORT_LOCAL};
 			for (uint32_t k = 0; k < h; k++)
 				*r++ = (struct mrc_srv6_route){
-					pl->usid_host[pi * pl->hosts + i * h + k], (int32_t)k };
+					pl->usid_host[pi * pl->hosts + i * h + k], (int32_t)k};
 			for (uint32_t j = 0; j < p->t1; j++)
-				*r++ = (struct mrc_srv6_route){ pl->usid_t1[pi * p->t1 + j],
-					(int32_t)(h + j) };
+				*r++ = (struct mrc_srv6_route){
+					pl->usid_t1[pi * p->t1 + j], (int32_t)(h + j)};
 			f->n = (size_t)(r - first);
 			f->routes = first;
 			qsort(first, f->n, sizeof(*first), cmp_route);
@@ -469,13 +489,13 @@ static void build_fibs(struct mrc_srv6_plan *pl)
 			struct mrc_srv6_fib *f = &pl->fib_t1[pi * p->t1 + j];
 			struct mrc_srv6_route *first = r;
 
-			f->node = (struct mrc_srv6_node){ MRC_SRV6_T1, (uint8_t)pi, j };
+			f->node = (struct mrc_srv6_node){MRC_SRV6_T1, (uint8_t)pi, j};
 			f->own = pl->usid_t1[pi * p->t1 + j];
 			f->block = p->block;
-			*r++ = (struct mrc_srv6_route){ f->own, MRC_SRV6_PORT_LOCAL };
+			*r++ = (struct mrc_srv6_route){f->own, MRC_SRV6_PORT_LOCAL};
 			for (uint32_t i = 0; i < p->t0; i++)
-				*r++ = (struct mrc_srv6_route){ pl->usid_t0[pi * p->t0 + i],
-					(int32_t)i };
+				*r++ = (struct mrc_srv6_route){
+					pl->usid_t0[pi * p->t0 + i], (int32_t)i};
 			f->n = (size_t)(r - first);
 			f->routes = first;
 			qsort(first, f->n, sizeof(*first), cmp_route);
@@ -483,8 +503,8 @@ static void build_fibs(struct mrc_srv6_plan *pl)
 	}
 }
 
-int mrc_srv6_plan_new(const struct mrc_srv6_params *p, struct mrc_srv6_plan **out, char *err,
-	size_t errlen)
+int mrc_srv6_plan_new(
+	const struct mrc_srv6_params *p, struct mrc_srv6_plan **out, char *err, size_t errlen)
 {
 	struct mrc_srv6_plan *pl;
 	size_t np = p ? p->planes : 0, n_routes;
@@ -501,8 +521,8 @@ int mrc_srv6_plan_new(const struct mrc_srv6_params *p, struct mrc_srv6_plan **ou
 	pl->hosts = p->t0 * p->hosts_per_t0;
 	pl->n_nodes = np * (pl->hosts + p->t0 + p->t1);
 	/* T0: own + hosts + T1s; T1: own + T0s. */
-	n_routes = np * ((size_t)p->t0 * (1 + p->hosts_per_t0 + p->t1) +
-				(size_t)p->t1 * (1 + p->t0));
+	n_routes =
+		np * ((size_t)p->t0 * (1 + p->hosts_per_t0 + p->t1) + (size_t)p->t1 * (1 + p->t0));
 	pl->usid_host = calloc(np * pl->hosts, sizeof(uint16_t));
 	pl->usid_t0 = calloc(np * p->t0, sizeof(uint16_t));
 	pl->usid_t1 = calloc(np * p->t1, sizeof(uint16_t));
@@ -511,7 +531,7 @@ int mrc_srv6_plan_new(const struct mrc_srv6_params *p, struct mrc_srv6_plan **ou
 	pl->routes = calloc(n_routes, sizeof(*pl->routes));
 	pl->by_usid = calloc(pl->n_nodes, sizeof(*pl->by_usid));
 	if (!pl->usid_host || !pl->usid_t0 || !pl->usid_t1 || !pl->fib_t0 || !pl->fib_t1 ||
-	    !pl->routes || !pl->by_usid)
+		!pl->routes || !pl->by_usid)
 		goto nomem;
 	rc = assign_usids(pl, err, errlen);
 	if (rc) {
@@ -555,7 +575,7 @@ uint32_t mrc_srv6_plan_hosts(const struct mrc_srv6_plan *plan)
 
 int mrc_srv6_usid_node(const struct mrc_srv6_plan *plan, uint16_t usid, struct mrc_srv6_node *n)
 {
-	struct usid_ent key = { .usid = usid }, *e;
+	struct usid_ent key = {.usid = usid}, *e;
 
 	e = bsearch(&key, plan->by_usid, plan->n_nodes, sizeof(key), cmp_usid_ent);
 	if (!e)
@@ -564,10 +584,10 @@ int mrc_srv6_usid_node(const struct mrc_srv6_plan *plan, uint16_t usid, struct m
 	return 0;
 }
 
-int mrc_srv6_host_locator(const struct mrc_srv6_plan *plan, uint32_t plane, uint32_t host,
-	struct mrc_ip6 *out)
+int mrc_srv6_host_locator(
+	const struct mrc_srv6_plan *plan, uint32_t plane, uint32_t host, struct mrc_ip6 *out)
 {
-	struct mrc_srv6_node n = { MRC_SRV6_HOST, (uint8_t)plane, host };
+	struct mrc_srv6_node n = {MRC_SRV6_HOST, (uint8_t)plane, host};
 	uint16_t u;
 
 	if (plane >= plan->p.planes)
@@ -578,8 +598,8 @@ int mrc_srv6_host_locator(const struct mrc_srv6_plan *plan, uint32_t plane, uint
 	return mrc_srv6_container(plan->p.block, &u, 1, out);
 }
 
-int mrc_srv6_host_addr(const struct mrc_srv6_plan *plan, uint32_t plane, uint32_t host,
-	struct mrc_ip6 *out)
+int mrc_srv6_host_addr(
+	const struct mrc_srv6_plan *plan, uint32_t plane, uint32_t host, struct mrc_ip6 *out)
 {
 	if (plane >= plan->p.planes || host >= plan->hosts)
 		return -EINVAL;
@@ -590,8 +610,8 @@ int mrc_srv6_host_addr(const struct mrc_srv6_plan *plan, uint32_t plane, uint32_
 	return 0;
 }
 
-const struct mrc_srv6_fib *mrc_srv6_fib_of(const struct mrc_srv6_plan *plan,
-	const struct mrc_srv6_node *n)
+const struct mrc_srv6_fib *mrc_srv6_fib_of(
+	const struct mrc_srv6_plan *plan, const struct mrc_srv6_node *n)
 {
 	const struct mrc_srv6_params *p = &plan->p;
 
@@ -702,7 +722,7 @@ int mrc_srv6_node_parse(const char *s, struct mrc_srv6_node *n)
 		}
 		if (*s || b > 255)
 			return -EINVAL;
-		*n = (struct mrc_srv6_node){ MRC_SRV6_HOST, (uint8_t)b, a };
+		*n = (struct mrc_srv6_node){MRC_SRV6_HOST, (uint8_t)b, a};
 		return 0;
 	}
 	if (s[0] != 'p')
@@ -716,7 +736,7 @@ int mrc_srv6_node_parse(const char *s, struct mrc_srv6_node *n)
 	s++;
 	if (parse_uint(&s, &c) || *s)
 		return -EINVAL;
-	*n = (struct mrc_srv6_node){ (uint8_t)(b == 0 ? MRC_SRV6_T0 : MRC_SRV6_T1), (uint8_t)a, c };
+	*n = (struct mrc_srv6_node){(uint8_t)(b == 0 ? MRC_SRV6_T0 : MRC_SRV6_T1), (uint8_t)a, c};
 	return 0;
 }
 
@@ -732,8 +752,8 @@ uint32_t mrc_srv6_ev_spine(const struct mrc_srv6_ev_layout *l, uint32_t ev)
 	return l->spine_bits ? (ev >> l->spine_shift) & bits_mask(l->spine_bits) : 0;
 }
 
-uint32_t mrc_srv6_ev_make(const struct mrc_srv6_ev_layout *l, uint32_t plane, uint32_t spine,
-	uint32_t salt)
+uint32_t mrc_srv6_ev_make(
+	const struct mrc_srv6_ev_layout *l, uint32_t plane, uint32_t spine, uint32_t salt)
 {
 	uint32_t pm = l->plane_bits ? bits_mask(l->plane_bits) << l->plane_shift : 0;
 	uint32_t sm = l->spine_bits ? bits_mask(l->spine_bits) << l->spine_shift : 0;
@@ -761,15 +781,15 @@ int mrc_srv6_path(const struct mrc_srv6_plan *plan, uint32_t src, uint32_t dst, 
 	out->t0_src = src / h;
 	out->t0_dst = dst / h;
 	out->via_t1 = out->t0_src != out->t0_dst;
-	n = (struct mrc_srv6_node){ MRC_SRV6_T0, (uint8_t)plane, out->t0_src };
+	n = (struct mrc_srv6_node){MRC_SRV6_T0, (uint8_t)plane, out->t0_src};
 	out->usids[k++] = mrc_srv6_usid(plan, &n);
 	if (out->via_t1) {
-		n = (struct mrc_srv6_node){ MRC_SRV6_T1, (uint8_t)plane, out->spine };
+		n = (struct mrc_srv6_node){MRC_SRV6_T1, (uint8_t)plane, out->spine};
 		out->usids[k++] = mrc_srv6_usid(plan, &n);
-		n = (struct mrc_srv6_node){ MRC_SRV6_T0, (uint8_t)plane, out->t0_dst };
+		n = (struct mrc_srv6_node){MRC_SRV6_T0, (uint8_t)plane, out->t0_dst};
 		out->usids[k++] = mrc_srv6_usid(plan, &n);
 	}
-	n = (struct mrc_srv6_node){ MRC_SRV6_HOST, (uint8_t)plane, dst };
+	n = (struct mrc_srv6_node){MRC_SRV6_HOST, (uint8_t)plane, dst};
 	out->usids[k++] = mrc_srv6_usid(plan, &n);
 	out->n_usids = k;
 	mrc_srv6_host_addr(plan, plane, src, &out->src_addr);
@@ -783,9 +803,9 @@ void mrc_srv6_ev_default_fields(const struct mrc_srv6_params *p, struct mrc_srv6
 {
 	uint32_t spines = p->t1 ? p->t1 : 1;
 
-	f[0] = (struct mrc_srv6_ev_field){ 4, 0, 0xf, 0, p->planes ? p->planes - 1 : 0 };
-	f[1] = (struct mrc_srv6_ev_field){ 12, 0, 0xfff, 0, spines > 0x1000 ? 0xfff : spines - 1 };
-	f[2] = (struct mrc_srv6_ev_field){ 16, 0, 0xffff, 0, 0xffff };
+	f[0] = (struct mrc_srv6_ev_field){4, 0, 0xf, 0, p->planes ? p->planes - 1 : 0};
+	f[1] = (struct mrc_srv6_ev_field){12, 0, 0xfff, 0, spines > 0x1000 ? 0xfff : spines - 1};
+	f[2] = (struct mrc_srv6_ev_field){16, 0, 0xffff, 0, 0xffff};
 }
 
 /* Deposits the low bits of @v into the set bits of @mask, lowest first (a software PDEP). */
@@ -807,8 +827,10 @@ static int check_fields(const struct mrc_srv6_ev_profile *prof, uint32_t planes,
 	unsigned total = 0;
 
 	if (prof->n_fields == 0 || prof->plane_field >= prof->n_fields) {
-		errf(err, errlen, "ev profile: fields: %zu fields, plane field %u: need a plane "
-			"field among them", prof->n_fields, prof->plane_field);
+		errf(err, errlen,
+			"ev profile: fields: %zu fields, plane field %u: need a plane "
+			"field among them",
+			prof->n_fields, prof->plane_field);
 		return -EINVAL;
 	}
 	*combos = 1;
@@ -819,16 +841,19 @@ static int check_fields(const struct mrc_srv6_ev_profile *prof, uint32_t planes,
 
 		total += f->width;
 		if (f->width == 0 || f->width > 32 || (f->init & ~wm) || (f->mask & ~wm)) {
-			errf(err, errlen, "ev profile: fields[%zu]: width %u, init 0x%x, mask 0x%x: "
-				"init and mask must fit the width (1..32)", i, f->width, f->init,
-				f->mask);
+			errf(err, errlen,
+				"ev profile: fields[%zu]: width %u, init 0x%x, mask 0x%x: "
+				"init and mask must fit the width (1..32)",
+				i, f->width, f->init, f->mask);
 			return -EINVAL;
 		}
 		cap = bits_mask(pop);
 		if (i == prof->plane_field) {
 			if (pop == 0 || (uint64_t)planes - 1 > cap) {
-				errf(err, errlen, "ev profile: fields[%zu]: plane mask 0x%x holds %u "
-					"bits, too few for %u planes", i, f->mask, pop, planes);
+				errf(err, errlen,
+					"ev profile: fields[%zu]: plane mask 0x%x holds %u "
+					"bits, too few for %u planes",
+					i, f->mask, pop, planes);
 				return -EINVAL;
 			}
 			continue;
@@ -836,8 +861,10 @@ static int check_fields(const struct mrc_srv6_ev_profile *prof, uint32_t planes,
 		if (f->mask == 0)
 			continue;
 		if (f->min > f->max || f->max > cap) {
-			errf(err, errlen, "ev profile: fields[%zu]: min %u, max %u: need min <= max "
-				"<= %u (the mask's %u bits)", i, f->min, f->max, cap, pop);
+			errf(err, errlen,
+				"ev profile: fields[%zu]: min %u, max %u: need min <= max "
+				"<= %u (the mask's %u bits)",
+				i, f->min, f->max, cap, pop);
 			return -EINVAL;
 		}
 		*combos *= (uint64_t)f->max - f->min + 1;
@@ -896,9 +923,11 @@ int mrc_srv6_ev_expand(const struct mrc_srv6_ev_profile *prof, uint32_t planes,
 		uint32_t *sorted;
 
 		if (prof->n_explicit > 0xffffffffu ||
-		    (prof->ev_count && prof->ev_count != prof->n_explicit)) {
-			errf(err, errlen, "ev profile: ev_count: %u, but the explicit list has %zu "
-				"EVs", prof->ev_count, prof->n_explicit);
+			(prof->ev_count && prof->ev_count != prof->n_explicit)) {
+			errf(err, errlen,
+				"ev profile: ev_count: %u, but the explicit list has %zu "
+				"EVs",
+				prof->ev_count, prof->n_explicit);
 			return -EINVAL;
 		}
 		count = (uint32_t)prof->n_explicit;
@@ -910,11 +939,13 @@ int mrc_srv6_ev_expand(const struct mrc_srv6_ev_profile *prof, uint32_t planes,
 			uint32_t ev = prof->explicit_evs[i], pl = mrc_srv6_ev_plane(l, ev);
 
 			if (pl >= planes) {
-				errf(err, errlen, "ev profile: evs[%u]: EV 0x%08x is in plane %u; the "
-					"fabric has %u planes", i, ev, pl, planes);
+				errf(err, errlen,
+					"ev profile: evs[%u]: EV 0x%08x is in plane %u; the "
+					"fabric has %u planes",
+					i, ev, pl, planes);
 				return -EINVAL;
 			}
-			out[i] = (struct mrc_srv6_ev_entry){ ev, false };
+			out[i] = (struct mrc_srv6_ev_entry){ev, false};
 		}
 		sorted = malloc(count * sizeof(*sorted));
 		if (!sorted) {
@@ -925,7 +956,8 @@ int mrc_srv6_ev_expand(const struct mrc_srv6_ev_profile *prof, uint32_t planes,
 		qsort(sorted, count, sizeof(*sorted), cmp_u32);
 		for (uint32_t i = 1; i < count; i++) {
 			if (sorted[i] == sorted[i - 1]) {
-				errf(err, errlen, "ev profile: evs: EV 0x%08x listed twice", sorted[i]);
+				errf(err, errlen, "ev profile: evs: EV 0x%08x listed twice",
+					sorted[i]);
 				free(sorted);
 				return -EINVAL;
 			}
@@ -947,21 +979,23 @@ int mrc_srv6_ev_expand(const struct mrc_srv6_ev_profile *prof, uint32_t planes,
 		if (rc)
 			return rc;
 		if ((count + planes - 1) / planes > combos) {
-			errf(err, errlen, "ev profile: ev_count: %u EVs need %u per plane, the fields "
-				"give %llu", count, (count + planes - 1) / planes,
-				(unsigned long long)combos);
+			errf(err, errlen,
+				"ev profile: ev_count: %u EVs need %u per plane, the fields "
+				"give %llu",
+				count, (count + planes - 1) / planes, (unsigned long long)combos);
 			return -ERANGE;
 		}
 		for (uint32_t i = 0; i < count; i++) {
 			uint32_t ev = gen_ev(prof, i % planes, i / planes);
 
 			if (mrc_srv6_ev_plane(l, ev) != i % planes) {
-				errf(err, errlen, "ev profile: fields: EV 0x%08x for plane %u reads as "
-					"plane %u under the EV layout", ev, i % planes,
-					mrc_srv6_ev_plane(l, ev));
+				errf(err, errlen,
+					"ev profile: fields: EV 0x%08x for plane %u reads as "
+					"plane %u under the EV layout",
+					ev, i % planes, mrc_srv6_ev_plane(l, ev));
 				return -EINVAL;
 			}
-			out[i] = (struct mrc_srv6_ev_entry){ ev, false };
+			out[i] = (struct mrc_srv6_ev_entry){ev, false};
 		}
 	}
 	for (uint32_t i = 0; i < count; i++) {
@@ -973,8 +1007,10 @@ int mrc_srv6_ev_expand(const struct mrc_srv6_ev_profile *prof, uint32_t planes,
 	}
 	min_active = prof->ev_min_active ? prof->ev_min_active : planes;
 	if (min_active < planes || min_active > count) {
-		errf(err, errlen, "ev profile: ev_min_active: %u must be between planes (%u) and "
-			"ev_count (%u)", min_active, planes, count);
+		errf(err, errlen,
+			"ev profile: ev_min_active: %u must be between planes (%u) and "
+			"ev_count (%u)",
+			min_active, planes, count);
 		return -EINVAL;
 	}
 	if (usable < min_active) {
@@ -1046,7 +1082,7 @@ MRC_SELFTEST(srv6)
 
 	mrc_st_case(st, "container: block + uSIDs, capacity 6, zero uSID refused");
 	{
-		static const uint16_t u[7] = { 0x0401, 0x0801, 0x0402, 0x0002, 0x1401, 0x1801, 9 };
+		static const uint16_t u[7] = {0x0401, 0x0801, 0x0402, 0x0002, 0x1401, 0x1801, 9};
 
 		ST_EQ_I(st, mrc_srv6_container(0xfc000000, u, 4, &a), 0);
 		st_ip6("fc000000 0401 0801 0402 0002 0000 0000", &want);
@@ -1056,13 +1092,13 @@ MRC_SELFTEST(srv6)
 		ST_EQ_MEM(st, a.b, want.b, 16);
 		ST_EQ_I(st, mrc_srv6_container(0xfc000000, u, 7, &a), -E2BIG);
 		ST_EQ_I(st, mrc_srv6_container(0xfc000000, u, 0, &a), -EINVAL);
-		static const uint16_t z[2] = { 0x0401, 0 };
+		static const uint16_t z[2] = {0x0401, 0};
 		ST_EQ_I(st, mrc_srv6_container(0xfc000000, z, 2, &a), -EINVAL);
 	}
 
 	mrc_st_case(st, "containers: 8 uSIDs split 6 + 2 for an SRH");
 	{
-		static const uint16_t u[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+		static const uint16_t u[8] = {1, 2, 3, 4, 5, 6, 7, 8};
 
 		ST_EQ_I(st, mrc_srv6_containers(0x20010db8, u, 8, cs, 2), 2);
 		st_ip6("20010db8 0001 0002 0003 0004 0005 0006", &want);
@@ -1137,12 +1173,14 @@ MRC_SELFTEST(srv6)
 		ST_EQ_I(st, mrc_srv6_srh_parse(buf, 56, &srh), -EPROTONOSUPPORT);
 		/* 11 04 04 01 00: one entry, then 16 bytes that must be TLVs */
 		mrc_st_hex("11 04 04 01 00 00 00 00 fc000000000100000000000000000001"
-			   "05 ff 0102030405060708090a0b0c0d0e", buf, sizeof(buf));
+			   "05 ff 0102030405060708090a0b0c0d0e",
+			buf, sizeof(buf));
 		ST_EQ_I(st, mrc_srv6_srh_parse(buf, 40, &srh), -EBADMSG);
 		mrc_st_hex("04 0e 0000000000000000000000000000", buf + 24, 16); /* PadN */
 		ST_EQ_I(st, mrc_srv6_srh_parse(buf, 40, &srh), 0);
 		ST_TRUE(st, srh.reduced);
-		mrc_st_hex("00 04 0c 000000000000000000000000 00", buf + 24, 16); /* Pad1 PadN Pad1 */
+		mrc_st_hex(
+			"00 04 0c 000000000000000000000000 00", buf + 24, 16); /* Pad1 PadN Pad1 */
 		ST_EQ_I(st, mrc_srv6_srh_parse(buf, 40, &srh), 0);
 		buf[24 + 2] = 0x0e; /* PadN runs one byte past the header */
 		ST_EQ_I(st, mrc_srv6_srh_parse(buf, 40, &srh), -EBADMSG);
@@ -1153,9 +1191,12 @@ MRC_SELFTEST(srv6)
 		memset(buf, 0xAA, sizeof(buf));
 		rc = mrc_srv6_srh_build(buf, sizeof(buf), 17, s, 3, true, &a);
 		ST_EQ_I(st, rc, 40);
-		ST_EQ_I(st, mrc_st_hex("11 04 04 02 01 00 00 00"
-				       "20010db8000b0000 0000000000000002"
-				       "fc00000000020000 0000000000000001", wb, sizeof(wb)), 40);
+		ST_EQ_I(st,
+			mrc_st_hex("11 04 04 02 01 00 00 00"
+				   "20010db8000b0000 0000000000000002"
+				   "fc00000000020000 0000000000000001",
+				wb, sizeof(wb)),
+			40);
 		ST_EQ_MEM(st, buf, wb, 40);
 		ST_EQ_MEM(st, a.b, s[0].b, 16);
 		ST_TRUE(st, !st_has_aa_run(buf, 40));
@@ -1196,8 +1237,8 @@ MRC_SELFTEST(srv6)
 
 	mrc_st_case(st, "uN on packet bytes: container 1 empties, SRH gives container 2");
 	{
-		static const uint16_t u[8] = { 0x0101, 0x0102, 0x0103, 0x0104, 0x0105, 0x0106,
-			0x0107, 0x0108 };
+		static const uint16_t u[8] = {
+			0x0101, 0x0102, 0x0103, 0x0104, 0x0105, 0x0106, 0x0107, 0x0108};
 
 		mrc_srv6_containers(0xfc000000, u, 8, cs, 2);
 		st_ip6_hdr(pkt, MRC_SRV6_NH_ROUTING, 24, &cs[0]);
@@ -1227,20 +1268,27 @@ MRC_SELFTEST(srv6)
 			uint32_t index;
 			uint16_t usid;
 		} tab[] = {
-			{ MRC_SRV6_HOST, 0, 0, 0x0001 }, { MRC_SRV6_HOST, 0, 3, 0x0004 },
-			{ MRC_SRV6_HOST, 1, 0, 0x1001 }, { MRC_SRV6_HOST, 1, 3, 0x1004 },
-			{ MRC_SRV6_T0, 0, 0, 0x0401 },	 { MRC_SRV6_T0, 0, 1, 0x0402 },
-			{ MRC_SRV6_T0, 1, 0, 0x1401 },	 { MRC_SRV6_T0, 1, 1, 0x1402 },
-			{ MRC_SRV6_T1, 0, 0, 0x0801 },	 { MRC_SRV6_T1, 0, 1, 0x0802 },
-			{ MRC_SRV6_T1, 1, 0, 0x1801 },	 { MRC_SRV6_T1, 1, 1, 0x1802 },
-			{ MRC_SRV6_T1, 2, 0, 0 },	 { MRC_SRV6_T0, 0, 2, 0 },
-			{ MRC_SRV6_HOST, 0, 4, 0 },
+			{MRC_SRV6_HOST, 0, 0, 0x0001},
+			{MRC_SRV6_HOST, 0, 3, 0x0004},
+			{MRC_SRV6_HOST, 1, 0, 0x1001},
+			{MRC_SRV6_HOST, 1, 3, 0x1004},
+			{MRC_SRV6_T0, 0, 0, 0x0401},
+			{MRC_SRV6_T0, 0, 1, 0x0402},
+			{MRC_SRV6_T0, 1, 0, 0x1401},
+			{MRC_SRV6_T0, 1, 1, 0x1402},
+			{MRC_SRV6_T1, 0, 0, 0x0801},
+			{MRC_SRV6_T1, 0, 1, 0x0802},
+			{MRC_SRV6_T1, 1, 0, 0x1801},
+			{MRC_SRV6_T1, 1, 1, 0x1802},
+			{MRC_SRV6_T1, 2, 0, 0},
+			{MRC_SRV6_T0, 0, 2, 0},
+			{MRC_SRV6_HOST, 0, 4, 0},
 		};
 		struct mrc_srv6_node n;
 
 		ST_EQ(st, mrc_srv6_plan_hosts(pl), 4);
 		for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
-			n = (struct mrc_srv6_node){ tab[i].role, tab[i].plane, tab[i].index };
+			n = (struct mrc_srv6_node){tab[i].role, tab[i].plane, tab[i].index};
 			ST_EQ(st, mrc_srv6_usid(pl, &n), tab[i].usid);
 		}
 		ST_EQ_I(st, mrc_srv6_usid_node(pl, 0x1802, &n), 0);
@@ -1258,11 +1306,11 @@ MRC_SELFTEST(srv6)
 
 	mrc_st_case(st, "plan: static tables of p0.t0.0 and p1.t1.1, lookups");
 	if (pl) {
-		static const struct mrc_srv6_route t0[] = { { 0x0001, 0 }, { 0x0002, 1 },
-			{ 0x0401, MRC_SRV6_PORT_LOCAL }, { 0x0801, 2 }, { 0x0802, 3 } };
-		static const struct mrc_srv6_route t1[] = { { 0x1401, 0 }, { 0x1402, 1 },
-			{ 0x1802, MRC_SRV6_PORT_LOCAL } };
-		struct mrc_srv6_node n = { MRC_SRV6_T0, 0, 0 };
+		static const struct mrc_srv6_route t0[] = {{0x0001, 0}, {0x0002, 1},
+			{0x0401, MRC_SRV6_PORT_LOCAL}, {0x0801, 2}, {0x0802, 3}};
+		static const struct mrc_srv6_route t1[] = {
+			{0x1401, 0}, {0x1402, 1}, {0x1802, MRC_SRV6_PORT_LOCAL}};
+		struct mrc_srv6_node n = {MRC_SRV6_T0, 0, 0};
 		const struct mrc_srv6_fib *f = mrc_srv6_fib_of(pl, &n);
 		int32_t port = 99;
 
@@ -1279,7 +1327,7 @@ MRC_SELFTEST(srv6)
 			st_ip6("fc000001 0802 0000 0000 0000 0000 0000", &a); /* another block */
 			ST_EQ_I(st, mrc_srv6_fib_lookup(f, &a, &port), -ENOENT);
 		}
-		n = (struct mrc_srv6_node){ MRC_SRV6_T1, 1, 1 };
+		n = (struct mrc_srv6_node){MRC_SRV6_T1, 1, 1};
 		f = mrc_srv6_fib_of(pl, &n);
 		if (mrc_st_check(st, f && f->n == 3, __FILE__, __LINE__, "p1.t1.1 has 3 routes")) {
 			for (size_t i = 0; i < 3; i++) {
@@ -1288,7 +1336,7 @@ MRC_SELFTEST(srv6)
 			}
 			ST_EQ(st, f->own, 0x1802);
 		}
-		n = (struct mrc_srv6_node){ MRC_SRV6_HOST, 0, 0 };
+		n = (struct mrc_srv6_node){MRC_SRV6_HOST, 0, 0};
 		ST_TRUE(st, mrc_srv6_fib_of(pl, &n) == NULL);
 	}
 
@@ -1312,7 +1360,8 @@ MRC_SELFTEST(srv6)
 		ST_EQ_MEM(st, p.dst_addr.b, want.b, 16);
 		ST_EQ(st, mrc_srv6_ev_plane(&mrc_srv6_plan_params(pl)->ev, 0x1003beef), 1);
 		ST_EQ(st, mrc_srv6_ev_spine(&mrc_srv6_plan_params(pl)->ev, 0x1003beef), 3);
-		ST_EQ(st, mrc_srv6_ev_make(&mrc_srv6_plan_params(pl)->ev, 1, 3, 0xbeef), 0x1003beef);
+		ST_EQ(st, mrc_srv6_ev_make(&mrc_srv6_plan_params(pl)->ev, 1, 3, 0xbeef),
+			0x1003beef);
 		/* same T0: no T1 uSID, and the spine field does not matter */
 		ST_EQ_I(st, mrc_srv6_path(pl, 0, 1, 0x00000001, &p), 0);
 		ST_EQ_I(st, mrc_srv6_path(pl, 0, 1, 0x00010002, &q), 0);
@@ -1333,17 +1382,17 @@ MRC_SELFTEST(srv6)
 
 		mrc_srv6_path(pl, 0, 3, 0x1003beef, &p);
 		st_ip6_hdr(pkt, 41, 0, &p.container);
-		n = (struct mrc_srv6_node){ MRC_SRV6_T0, 1, 1 }; /* wrong first switch */
+		n = (struct mrc_srv6_node){MRC_SRV6_T0, 1, 1}; /* wrong first switch */
 		ST_EQ_I(st, mrc_srv6_switch_forward(mrc_srv6_fib_of(pl, &n), pkt, 40), -ENOENT);
-		n = (struct mrc_srv6_node){ MRC_SRV6_T0, 1, 0 };
+		n = (struct mrc_srv6_node){MRC_SRV6_T0, 1, 0};
 		ST_EQ_I(st, mrc_srv6_switch_forward(mrc_srv6_fib_of(pl, &n), pkt, 40), 3);
 		st_ip6("fc000000 1802 1402 1004 0000 0000 0000", &want);
 		ST_EQ_MEM(st, pkt + IP6_OFF_DST, want.b, 16);
-		n = (struct mrc_srv6_node){ MRC_SRV6_T1, 1, 1 };
+		n = (struct mrc_srv6_node){MRC_SRV6_T1, 1, 1};
 		ST_EQ_I(st, mrc_srv6_switch_forward(mrc_srv6_fib_of(pl, &n), pkt, 40), 1);
 		st_ip6("fc000000 1402 1004 0000 0000 0000 0000", &want);
 		ST_EQ_MEM(st, pkt + IP6_OFF_DST, want.b, 16);
-		n = (struct mrc_srv6_node){ MRC_SRV6_T0, 1, 1 };
+		n = (struct mrc_srv6_node){MRC_SRV6_T0, 1, 1};
 		ST_EQ_I(st, mrc_srv6_switch_forward(mrc_srv6_fib_of(pl, &n), pkt, 40), 1);
 		st_ip6("fc000000 1004 0000 0000 0000 0000 0000", &want);
 		ST_EQ_MEM(st, pkt + IP6_OFF_DST, want.b, 16);
@@ -1357,7 +1406,7 @@ MRC_SELFTEST(srv6)
 		st_ip6("fc000000 1001 0000 0000 0000 0000 0000", &a);
 		st_ip6_hdr(pkt, 41, 0, &a);
 		pkt[IP6_OFF_HLIM] = 1;
-		n = (struct mrc_srv6_node){ MRC_SRV6_T0, 1, 0 };
+		n = (struct mrc_srv6_node){MRC_SRV6_T0, 1, 0};
 		ST_EQ_I(st, mrc_srv6_switch_forward(mrc_srv6_fib_of(pl, &n), pkt, 40), -ETIME);
 	}
 	mrc_srv6_plan_free(pl);
@@ -1365,8 +1414,10 @@ MRC_SELFTEST(srv6)
 	mrc_st_case(st, "explicit plan: accepted, and unique / non-zero / 16-bit / complete");
 	{
 		struct mrc_srv6_assign as[4] = {
-			{ { MRC_SRV6_HOST, 0, 0 }, 0xa001 }, { { MRC_SRV6_HOST, 0, 1 }, 0xa002 },
-			{ { MRC_SRV6_T0, 0, 0 }, 0xb000 },   { { MRC_SRV6_T1, 0, 0 }, 0xc000 },
+			{{MRC_SRV6_HOST, 0, 0}, 0xa001},
+			{{MRC_SRV6_HOST, 0, 1}, 0xa002},
+			{{MRC_SRV6_T0, 0, 0}, 0xb000},
+			{{MRC_SRV6_T1, 0, 0}, 0xc000},
 		};
 		struct mrc_srv6_params p;
 		struct mrc_srv6_path path;
@@ -1387,11 +1438,12 @@ MRC_SELFTEST(srv6)
 		ST_EQ_STR(st, err, "srv6 plan: p0.t1.0: uSID 0xa002 already belongs to h1.p0");
 		as[3].usid = 0x10000;
 		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), -EINVAL);
-		ST_EQ_STR(st, err, "srv6 plan: usids[3]: p0.t1.0: uSID 0x10000 must be "
-				   "0x0001..0xffff");
+		ST_EQ_STR(st, err,
+			"srv6 plan: usids[3]: p0.t1.0: uSID 0x10000 must be "
+			"0x0001..0xffff");
 		as[3].usid = 0;
 		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), -EINVAL);
-		as[3] = (struct mrc_srv6_assign){ { MRC_SRV6_T0, 0, 0 }, 0xc000 };
+		as[3] = (struct mrc_srv6_assign){{MRC_SRV6_T0, 0, 0}, 0xc000};
 		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), -EINVAL);
 		ST_EQ_STR(st, err, "srv6 plan: usids[3]: p0.t0.0: node given twice");
 		p.n_usids = 3;
@@ -1437,11 +1489,11 @@ MRC_SELFTEST(srv6)
 		struct mrc_srv6_params p;
 		struct mrc_srv6_ev_field f[3];
 		struct mrc_srv6_ev_entry e[16];
-		struct mrc_srv6_ev_deny deny = { 0x0fff0000, 0x00010000 }; /* spine 1 */
-		struct mrc_srv6_ev_profile prof = { .fields = f, .n_fields = 3, .ev_count = 8 };
+		struct mrc_srv6_ev_deny deny = {0x0fff0000, 0x00010000}; /* spine 1 */
+		struct mrc_srv6_ev_profile prof = {.fields = f, .n_fields = 3, .ev_count = 8};
 		/* i -> plane i % 2, k = i / 2 -> spine k % 2, salt k / 2 */
-		static const uint32_t want_ev[8] = { 0x00000000, 0x10000000, 0x00010000,
-			0x10010000, 0x00000001, 0x10000001, 0x00010001, 0x10010001 };
+		static const uint32_t want_ev[8] = {0x00000000, 0x10000000, 0x00010000, 0x10010000,
+			0x00000001, 0x10000001, 0x00010001, 0x10010001};
 
 		mrc_srv6_params_default(&p);
 		p.planes = 2;
@@ -1481,15 +1533,15 @@ MRC_SELFTEST(srv6)
 	mrc_st_case(st, "EV profile: scattered mask, fixed init, explicit list");
 	{
 		/* plane in the low 4 bits this time; a 28-bit field with init 0x100, mask 0x11 */
-		struct mrc_srv6_ev_field f[2] = { { 28, 0x100, 0x11, 0, 3 }, { 4, 0, 0xf, 0, 0 } };
-		struct mrc_srv6_ev_layout l = { 0, 4, 4, 12 };
-		struct mrc_srv6_ev_profile prof = { .fields = f, .n_fields = 2, .plane_field = 1,
-			.ev_count = 4 };
+		struct mrc_srv6_ev_field f[2] = {{28, 0x100, 0x11, 0, 3}, {4, 0, 0xf, 0, 0}};
+		struct mrc_srv6_ev_layout l = {0, 4, 4, 12};
+		struct mrc_srv6_ev_profile prof = {
+			.fields = f, .n_fields = 2, .plane_field = 1, .ev_count = 4};
 		struct mrc_srv6_ev_entry e[8];
 		/* v = 0..3 deposited into bits 0 and 4 of the field: 0x100 0x101 0x110 0x111 */
-		static const uint32_t want_ev[4] = { 0x1000, 0x1010, 0x1100, 0x1110 };
-		static const uint32_t list[3] = { 0x00000005, 0x10000001, 0x00000005 };
-		struct mrc_srv6_ev_layout dl = { 28, 4, 16, 12 };
+		static const uint32_t want_ev[4] = {0x1000, 0x1010, 0x1100, 0x1110};
+		static const uint32_t list[3] = {0x00000005, 0x10000001, 0x00000005};
+		struct mrc_srv6_ev_layout dl = {28, 4, 16, 12};
 
 		ST_EQ_I(st, mrc_srv6_ev_expand(&prof, 1, &l, e, 8, err, sizeof(err)), 4);
 		for (int i = 0; i < 4; i++)
@@ -1506,12 +1558,13 @@ MRC_SELFTEST(srv6)
 		prof.ev_count = 2;
 		ST_EQ_I(st, mrc_srv6_ev_expand(&prof, 2, &dl, e, 8, err, sizeof(err)), -EINVAL);
 
-		prof = (struct mrc_srv6_ev_profile){ .explicit_evs = list, .n_explicit = 2 };
+		prof = (struct mrc_srv6_ev_profile){.explicit_evs = list, .n_explicit = 2};
 		ST_EQ_I(st, mrc_srv6_ev_expand(&prof, 2, &dl, e, 8, err, sizeof(err)), 2);
 		ST_EQ(st, e[1].ev, 0x10000001);
 		ST_EQ_I(st, mrc_srv6_ev_expand(&prof, 1, &dl, e, 8, err, sizeof(err)), -EINVAL);
-		ST_EQ_STR(st, err, "ev profile: evs[1]: EV 0x10000001 is in plane 1; the fabric has "
-				   "1 planes");
+		ST_EQ_STR(st, err,
+			"ev profile: evs[1]: EV 0x10000001 is in plane 1; the fabric has "
+			"1 planes");
 		prof.n_explicit = 3;
 		ST_EQ_I(st, mrc_srv6_ev_expand(&prof, 2, &dl, e, 8, err, sizeof(err)), -EINVAL);
 		ST_EQ_STR(st, err, "ev profile: evs: EV 0x00000005 listed twice");

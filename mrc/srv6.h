@@ -14,13 +14,13 @@
 #include <stdint.h>
 
 /* F3216: 32-bit locator block, 16-bit uSIDs, so 6 uSIDs fit after the block. */
-#define MRC_SRV6_BLOCK_BITS	32
-#define MRC_SRV6_USID_BITS	16
-#define MRC_SRV6_CONTAINER_MAX	6
-#define MRC_SRV6_SRH_FIXED	8	/* RFC 8754 §2: bytes before segment list[0] */
-#define MRC_SRV6_SRH_MAX_SEGS	MRC_SRH_MAX_SEGS
-#define MRC_SRV6_NH_ROUTING	43
-#define MRC_SRV6_RT_SRH		4	/* routing type of the SRH */
+#define MRC_SRV6_BLOCK_BITS 32
+#define MRC_SRV6_USID_BITS 16
+#define MRC_SRV6_CONTAINER_MAX 6
+#define MRC_SRV6_SRH_FIXED 8 /* RFC 8754 §2: bytes before segment list[0] */
+#define MRC_SRV6_SRH_MAX_SEGS MRC_SRH_MAX_SEGS
+#define MRC_SRV6_NH_ROUTING 43
+#define MRC_SRV6_RT_SRH 4 /* routing type of the SRH */
 
 /* ---- uSID containers (RFC 9800 §4.1, F3216) ---- */
 
@@ -36,8 +36,8 @@ int mrc_srv6_container(uint32_t block, const uint16_t *usids, size_t n, struct m
  * an SRH: the first goes in the DA, the rest become SRH segments. Returns the number of
  * containers written to @out, -ENOSPC when more than @cap are needed, -EINVAL as above.
  */
-int mrc_srv6_containers(uint32_t block, const uint16_t *usids, size_t n, struct mrc_ip6 *out,
-	size_t cap);
+int mrc_srv6_containers(
+	uint32_t block, const uint16_t *usids, size_t n, struct mrc_ip6 *out, size_t cap);
 
 /* Outcome of the uN step (End with NEXT-CSID flavour) on a destination address. */
 enum mrc_srv6_un {
@@ -59,13 +59,13 @@ enum mrc_srv6_un mrc_srv6_un(struct mrc_ip6 *da, uint32_t block, uint16_t own);
 /* A parsed SRH. @segs points into the packet: entry i at segs + 16 * i, i <= last_entry. */
 struct mrc_srv6_srh {
 	uint8_t next_hdr;
-	uint8_t hdr_ext_len;   /* in 8-octet units, not counting the first 8 */
+	uint8_t hdr_ext_len; /* in 8-octet units, not counting the first 8 */
 	uint8_t segments_left;
 	uint8_t last_entry;
 	uint8_t flags;
 	uint16_t tag;
-	bool reduced;	       /* segments_left == last_entry + 1: H.Encaps.Red (C03) */
-	size_t len;	       /* (hdr_ext_len + 1) * 8 */
+	bool reduced; /* segments_left == last_entry + 1: H.Encaps.Red (C03) */
+	size_t len;   /* (hdr_ext_len + 1) * 8 */
 	const uint8_t *segs;
 };
 
@@ -131,7 +131,7 @@ enum mrc_srv6_role {
 
 /* A node of the fabric: for MRC_SRV6_HOST, @index is the host number (0..hosts-1). */
 struct mrc_srv6_node {
-	uint8_t role;	/* enum mrc_srv6_role */
+	uint8_t role; /* enum mrc_srv6_role */
 	uint8_t plane;
 	uint32_t index;
 };
@@ -159,11 +159,11 @@ struct mrc_srv6_ev_layout {
  * has port p in plane p.
  */
 struct mrc_srv6_params {
-	uint32_t planes;       /* 1..16 */
-	uint32_t t0;	       /* T0 (leaf) switches per plane */
-	uint32_t t1;	       /* T1 (spine) switches per plane */
+	uint32_t planes; /* 1..16 */
+	uint32_t t0;	 /* T0 (leaf) switches per plane */
+	uint32_t t1;	 /* T1 (spine) switches per plane */
 	uint32_t hosts_per_t0;
-	uint32_t block;	       /* uSID locator block, 32 bits (0xfc000000 = fc00:0::/32) */
+	uint32_t block;		 /* uSID locator block, 32 bits (0xfc000000 = fc00:0::/32) */
 	uint8_t host_prefix[16]; /* inner port addresses live in host_prefix/host_prefix_len */
 	uint8_t host_prefix_len; /* 0..80 bits: the last 48 bits hold plane:host:1 */
 	struct mrc_srv6_ev_layout ev;
@@ -202,8 +202,8 @@ struct mrc_srv6_plan;
  * that is non-zero, fits 16 bits and is unique. On error, writes "srv6 plan: OBJECT: reason"
  * into @err (when non-NULL) and returns -EINVAL (bad parameter or plan) or -ENOMEM.
  */
-int mrc_srv6_plan_new(const struct mrc_srv6_params *p, struct mrc_srv6_plan **out, char *err,
-	size_t errlen);
+int mrc_srv6_plan_new(
+	const struct mrc_srv6_params *p, struct mrc_srv6_plan **out, char *err, size_t errlen);
 void mrc_srv6_plan_free(struct mrc_srv6_plan *plan);
 
 /* The parameters the plan was built from (a copy, without the explicit table). */
@@ -217,20 +217,20 @@ uint16_t mrc_srv6_usid(const struct mrc_srv6_plan *plan, const struct mrc_srv6_n
 int mrc_srv6_usid_node(const struct mrc_srv6_plan *plan, uint16_t usid, struct mrc_srv6_node *n);
 
 /* Host port's outer locator block:uSID:: (what its last uN matches). -EINVAL out of range. */
-int mrc_srv6_host_locator(const struct mrc_srv6_plan *plan, uint32_t plane, uint32_t host,
-	struct mrc_ip6 *out);
+int mrc_srv6_host_locator(
+	const struct mrc_srv6_plan *plan, uint32_t plane, uint32_t host, struct mrc_ip6 *out);
 
 /*
  * Host port's inner address: the host prefix with its last three 16-bit groups set to
  * plane : host : 1, e.g. fd00::2:5:1 for host 5 in plane 2 under fd00::/64. -EINVAL out of
  * range.
  */
-int mrc_srv6_host_addr(const struct mrc_srv6_plan *plan, uint32_t plane, uint32_t host,
-	struct mrc_ip6 *out);
+int mrc_srv6_host_addr(
+	const struct mrc_srv6_plan *plan, uint32_t plane, uint32_t host, struct mrc_ip6 *out);
 
 /* The static table of a switch (role T0 or T1), or NULL when @n is not a switch. */
-const struct mrc_srv6_fib *mrc_srv6_fib_of(const struct mrc_srv6_plan *plan,
-	const struct mrc_srv6_node *n);
+const struct mrc_srv6_fib *mrc_srv6_fib_of(
+	const struct mrc_srv6_plan *plan, const struct mrc_srv6_node *n);
 
 /*
  * Looks @da up in @fib: a /48 match on block:uSID. Returns 0 and the egress port (or
@@ -258,13 +258,13 @@ int mrc_srv6_node_parse(const char *s, struct mrc_srv6_node *n);
 struct mrc_srv6_path {
 	uint32_t ev;
 	uint32_t plane;
-	uint32_t spine;	   /* T1 index = EV spine field mod t1; meaningful when via_t1 */
-	bool via_t1;	   /* false when both hosts hang off the same T0 */
+	uint32_t spine; /* T1 index = EV spine field mod t1; meaningful when via_t1 */
+	bool via_t1;	/* false when both hosts hang off the same T0 */
 	uint32_t src_host, dst_host;
 	uint32_t t0_src, t0_dst;
 	uint16_t usids[4]; /* T0(src), [T1], T0(dst), port(dst) */
 	uint8_t n_usids;
-	struct mrc_ip6 container; /* outer DA at the source */
+	struct mrc_ip6 container;	   /* outer DA at the source */
 	struct mrc_ip6 src_addr, dst_addr; /* inner (and outer source) port addresses */
 };
 
@@ -281,8 +281,8 @@ uint32_t mrc_srv6_ev_plane(const struct mrc_srv6_ev_layout *l, uint32_t ev);
 uint32_t mrc_srv6_ev_spine(const struct mrc_srv6_ev_layout *l, uint32_t ev);
 
 /* Builds an EV from its fields under @l; bits of other fields (the salt) come from @salt. */
-uint32_t mrc_srv6_ev_make(const struct mrc_srv6_ev_layout *l, uint32_t plane, uint32_t spine,
-	uint32_t salt);
+uint32_t mrc_srv6_ev_make(
+	const struct mrc_srv6_ev_layout *l, uint32_t plane, uint32_t spine, uint32_t salt);
 
 /* ---- EV profile expansion (the mrc_ctl.h model) ---- */
 
