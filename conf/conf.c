@@ -571,6 +571,7 @@ struct cf {
 	bool has;		/* hoff is the offset of a bool "given" flag */
 	size_t hoff;
 	check_fn check;		/* section / list element: cross-field rules */
+	void (*init)(void *elem);	/* list: defaults of a new element (else all zero) */
 };
 
 #define U(T, f, n, ty, lo, hi) { .name = n, .t = ty, .off = offsetof(T, f), .min = lo, .max = hi }
@@ -599,6 +600,15 @@ static int check_traffic(struct ld *, const struct tnode *, void *, const char *
 static int check_fault(struct ld *, const struct tnode *, void *, const char *);
 static int check_hist(struct ld *, const struct tnode *, void *, const char *);
 static int check_capture(struct ld *, const struct tnode *, void *, const char *);
+
+static void init_capture(void *elem)
+{
+	struct conf_capture *c = elem;
+
+	c->snaplen = 262144;	/* C05: never 0, never above 262144 by default */
+	c->dir = CONF_CAP_BOTH;
+	c->tsresol = CONF_TS_NS;
+}
 
 static const struct cf usid_tbl[] = {
 	{ .name = "node", .t = CT_NODE, .off = offsetof(struct conf_usid_entry, node),
@@ -772,8 +782,10 @@ static const struct cf hist_tbl[] = {
 
 static const struct cf output_tbl[] = {
 	S(struct conf_output, dir, "dir"),
-	LIST(struct conf_output, captures, n_captures, "captures", capture_tbl,
-		struct conf_capture, check_capture),
+	{ .name = "captures", .t = CT_LIST, .off = offsetof(struct conf_output, captures),
+		.noff = offsetof(struct conf_output, n_captures), .sub = capture_tbl,
+		.esize = sizeof(struct conf_capture), .check = check_capture,
+		.init = init_capture },
 	SEC(struct conf_output, hist, "hist", hist_tbl, check_hist),
 	B(struct conf_output, report, "report"),
 	B(struct conf_output, plots, "plots"),
@@ -1297,6 +1309,8 @@ static int conv_list(struct ld *ld, const struct tnode *t, const struct cf *f, v
 		void *elem = arr + i * f->esize;
 
 		path_idx(sub, path, i);
+		if (f->init)
+			f->init(elem);
 		if (scalar) {
 			err = conv_field(ld, it, &f->sub[0], elem, sub);
 		} else if (it->kind != T_MAP) {
@@ -2439,6 +2453,13 @@ MRC_SELFTEST(conf)
 		free(d1);
 		free(d2);
 	}
+
+	mrc_st_case(st, "C05 a capture without snaplen gets 262144, not 0");
+	ST_EQ_I(st, st_load("output: {captures: [{point: h0.p0}]}\n", NULL, 0, &job, err,
+		sizeof(err)), 0);
+	ST_EQ(st, job.output.n_captures, 1);
+	ST_EQ(st, job.output.n_captures ? job.output.captures[0].snaplen : 0, 262144);
+	conf_free(&job);
 
 	mrc_st_case(st, "C16 --set overrides and names an unknown key");
 	{
