@@ -39,7 +39,7 @@ const struct conf_name conf_pattern_names[] = {
 	{ CONF_PAT_ALLREDUCE, "allreduce" }, { CONF_PAT_ALLTOALL, "alltoall" },
 	{ CONF_PAT_SENDRECV, "sendrecv" }, { CONF_PAT_INCAST, "incast" }, { 0, NULL } };
 const struct conf_name conf_algorithm_names[] = {
-	{ CONF_ALG_RING, "ring" }, { CONF_ALG_RHD, "rhd" }, { CONF_ALG_PARALLEL, "parallel" },
+	{ CONF_ALG_RING, "ring" }, { CONF_ALG_TREE, "tree" }, { CONF_ALG_PARALLEL, "parallel" },
 	{ CONF_ALG_SHIFT, "shift" }, { CONF_ALG_DIRECT, "direct" }, { 0, NULL } };
 const struct conf_name conf_dtype_names[] = {
 	{ CONF_DT_FLOAT32, "float32" }, { CONF_DT_INT32, "int32" }, { CONF_DT_FLOAT64, "float64" },
@@ -1574,7 +1574,7 @@ static int check_traffic(struct ld *ld, const struct tnode *map, void *obj, cons
 			       t->pattern == CONF_PAT_ALLTOALL ? CONF_ALG_PARALLEL : CONF_ALG_DIRECT;
 	switch (t->pattern) {
 	case CONF_PAT_ALLREDUCE:
-		ok = t->algorithm == CONF_ALG_RING || t->algorithm == CONF_ALG_RHD;
+		ok = t->algorithm == CONF_ALG_RING || t->algorithm == CONF_ALG_TREE;
 		break;
 	case CONF_PAT_ALLTOALL:
 		ok = t->algorithm == CONF_ALG_PARALLEL || t->algorithm == CONF_ALG_SHIFT;

@@ -32,9 +32,9 @@ enum conf_transport { CONF_TRANSPORT_MRC, CONF_TRANSPORT_ROCE };
 enum conf_ev_format { CONF_EV_SRV6, CONF_EV_STEV, CONF_EV_UDP };
 enum conf_cc_algo { CONF_CC_NSCC, CONF_CC_FIXED };
 enum conf_pattern { CONF_PAT_ALLREDUCE, CONF_PAT_ALLTOALL, CONF_PAT_SENDRECV, CONF_PAT_INCAST };
-/* ring|rhd for allreduce, parallel|shift for alltoall, direct for sendrecv and incast. */
+/* ring|tree for allreduce, parallel|shift for alltoall, direct for sendrecv and incast. */
 enum conf_algorithm {
-	CONF_ALG_RING, CONF_ALG_RHD, CONF_ALG_PARALLEL, CONF_ALG_SHIFT, CONF_ALG_DIRECT,
+	CONF_ALG_RING, CONF_ALG_TREE, CONF_ALG_PARALLEL, CONF_ALG_SHIFT, CONF_ALG_DIRECT,
 };
 enum conf_dtype { CONF_DT_FLOAT32, CONF_DT_INT32, CONF_DT_FLOAT64 };
 enum conf_fault_action {
