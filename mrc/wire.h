@@ -238,10 +238,14 @@ struct mrc_wire_cfg {
 };
 
 /*
- * Writes @p as bytes into @buf (capacity @cap). Computes lengths, the UDP checksum
- * over the inner pseudo-header (RFC 8200 §8.1; 0 sent as 0xFFFF) and the ICRC.
- * Returns the packet length in bytes, or -ENOSPC when @cap is too small, -EINVAL for
- * an inconsistent @p (unknown opcode, n_segs > MRC_SRH_MAX_SEGS, payload_len too big).
+ * Writes @p as bytes into @buf (capacity @cap). Computes lengths, PadCnt (payload padded
+ * to 4 bytes), the UDP checksum over the inner pseudo-header (RFC 8200 §8.1; 0 sent as
+ * 0xFFFF) and the ICRC (mrc_wire_icrc; cfg->icrc_outer). EV placement (README "Bytes on
+ * the wire"): srv6/stev UDP sport = EV[31:16], flow label = EV[15:0]; udp: sport = EV,
+ * 16 bits. With n_segs > 0 the outer DA is segs[0] (outer_dst must be :: or equal it).
+ * hop_limit 0 means 64. Returns the packet length in bytes, or -ENOSPC when @cap is too
+ * small, -EINVAL for an inconsistent @p (unknown opcode, n_segs > MRC_SRH_MAX_SEGS, PSN
+ * or DestQP above 24 bits, EV above 16 bits in udp mode, packet above MRC_PKT_MAX).
  */
 int mrc_wire_encode(const struct mrc_wire_cfg *cfg, const struct mrc_pkt *p, uint8_t *buf,
 	size_t cap);
@@ -249,8 +253,12 @@ int mrc_wire_encode(const struct mrc_wire_cfg *cfg, const struct mrc_pkt *p, uin
 /*
  * Parses @len bytes at @buf into @p. Checks the length before every field. @p->payload
  * points into @buf. A packet whose payload was cut by a trimming switch decodes with
- * p->trimmed set and returns MRC_WIRE_OK (C11). The inner packet alone (as a protocol-41
- * raw socket delivers it) decodes when @outer is false. Returns enum mrc_wire_err.
+ * p->trimmed set and returns MRC_WIRE_OK (C11; classification rules in wire.c and the
+ * README): orig_len is then the length before the cut, payload/payload_len the bytes
+ * left, and checksum/ICRC are not checked. The inner packet alone (as a protocol-41 raw
+ * socket delivers it) decodes when @outer is false; @outer is ignored in stev/udp mode.
+ * With an outer header, dscp is the outer one and ecn is CE when either header has CE
+ * (RFC 6040). Returns enum mrc_wire_err.
  */
 int mrc_wire_decode(const struct mrc_wire_cfg *cfg, const uint8_t *buf, size_t len, bool outer,
 	struct mrc_pkt *p);
