@@ -947,7 +947,9 @@ int mrc_wire_decode(const struct mrc_wire_cfg *cfg, const uint8_t *buf, size_t l
 	{
 		uint16_t got_csum = get_be16(buf + u + 6);
 
-		if (got_csum == 0 || got_csum != mrc_wire_csum_udp6(&p->src, &p->dst, buf + u, ulen))
+		uint16_t want_csum = mrc_wire_csum_udp6(&p->src, &p->dst, buf + u, ulen);
+
+		if (got_csum == 0 || got_csum != want_csum)
 			return MRC_WIRE_BAD_CHECKSUM;
 	}
 	/* with icrc_outer the outer header is part of the ICRC: unverifiable without it */
@@ -1273,8 +1275,9 @@ static int pkt_cmp(struct mrc_st *st, const struct mrc_wire_cfg *cfg, const stru
 	do {                                                                                       \
 		if ((a->f) != (b->f)) {                                                            \
 			bad++;                                                                     \
-			mrc_st_check(st, false, __FILE__, __LINE__, "op 0x%x evf %d: %s: %llx != %llx", \
-				a->opcode, cfg->ev_format, #f, (unsigned long long)(a->f),         \
+			mrc_st_check(st, false, __FILE__, __LINE__,                        \
+				"op 0x%x evf %d: %s: %llx != %llx", a->opcode, cfg->ev_format, #f, \
+				(unsigned long long)(a->f),                                        \
 				(unsigned long long)(b->f));                                       \
 		}                                                                                  \
 	} while (0)
@@ -1666,7 +1669,8 @@ MRC_SELFTEST(wire)
 			size_t len;
 			const char *hex;
 		} v[] = {
-			{ 15, 36, "0042 fffd 3a5c1234 1001 2002 00 fffffe 96 08 0002 8000000000000005"
+			{ 15, 36, "0042 fffd 3a5c1234 1001 2002 00 fffffe 96 08 0002"
+				  "8000000000000005"
 				  "feed 7ffe d5 abcdef" },
 			{ 16, 20, "0000 01 5a 3a5c0010 1001 2002 00fffff1 1e 00 0102" },
 			{ 22, 20, "0000 19 5a 3a5c0016 1001 2002 00fffff1 1e 00 0102" },
@@ -1687,7 +1691,7 @@ MRC_SELFTEST(wire)
 		cfg.ev_format = MRC_EVF_SRV6;
 	}
 
-	mrc_st_case(st, "round trip of every packet type, every EV format, SRH none/normal/reduced");
+	mrc_st_case(st, "round trip: every packet type and EV format, SRH none/normal/reduced");
 	for (int f = MRC_EVF_SRV6; f <= MRC_EVF_UDP; f++) {
 		int cnt, bad = 0, seen = 0;
 

@@ -328,7 +328,7 @@ struct mrc_srh {
 	uint8_t last_entry;
 	uint8_t flags;
 	uint16_t tag;
-	bool reduced;	     /* segments_left == last_entry + 1: first segment only in the DA */
+	bool reduced;	     /* segments_left == last_entry + 1: first segment only in DA */
 	const uint8_t *list; /* list[0] (final) .. list[last_entry], 16 bytes each */
 	size_t len;	     /* header length in bytes, (hdr_ext_len + 1) * 8 */
 };
