@@ -473,9 +473,65 @@ static double next_level(double level, int ticks_per_half)
 	return level + 100.0 / (double)ticks;
 }
 
+/*
+ * Formats @v >= 0 like Java's Formatter "%.{prec}f", which HdrHistogram's .hgrm uses: the
+ * shortest decimal digits that read back as @v, rounded half up at @prec decimals (C's
+ * printf rounds the exact binary value instead: 0.9997802734375 gives ...437, Java ...438).
+ */
+static const char *java_fixed(char *out, size_t cap, double v, int prec)
+{
+	char e[40], digits[24], fix[80];
+	int nd = 0, exp, hi, n, o = 0, ri;
+
+	if (!(v >= 0) || v > 1e30 || prec > 30) {
+		snprintf(out, cap, "%.*f", prec, v);
+		return out;
+	}
+	for (int p = 0; p < 17; p++) {
+		snprintf(e, sizeof(e), "%.*e", p, v);
+		if (strtod(e, NULL) == v)
+			break;
+	}
+	for (const char *c = e; *c && *c != 'e'; c++) {
+		if (*c >= '0' && *c <= '9')
+			digits[nd++] = (char)(*c - '0');
+	}
+	exp = atoi(strchr(e, 'e') + 1);	/* digits[i] weighs 10^(exp - i) */
+	hi = exp > 0 ? exp : 0;
+	n = hi + prec + 1;		/* weights 10^hi .. 10^-prec */
+	for (int k = 0; k < n; k++) {
+		int i = exp - (hi - k);
+
+		fix[k] = (char)(i >= 0 && i < nd ? digits[i] : 0);
+	}
+	ri = exp + prec + 1;		/* first dropped digit, weight 10^-(prec + 1) */
+	if (ri >= 0 && ri < nd && digits[ri] >= 5) {
+		int k = n - 1;
+
+		while (k >= 0 && fix[k] == 9)
+			fix[k--] = 0;
+		if (k >= 0) {
+			fix[k]++;
+		} else {
+			memmove(fix + 1, fix, (size_t)n);
+			fix[0] = 1;
+			n++;
+			hi++;
+		}
+	}
+	for (int k = 0; k < n && o + 2 < (int)cap; k++) {
+		if (k == hi + 1)
+			out[o++] = '.';
+		out[o++] = (char)('0' + fix[k]);
+	}
+	out[o] = '\0';
+	return out;
+}
+
 int mrc_hist_write_hgrm(const struct mrc_hist *h, FILE *f, int ticks_per_half, double unit_ratio)
 {
 	int prec = h->sigfigs;
+	char a[64], b[64], c[64];
 	double level = 0;
 	int64_t run = 0;
 	int32_t i = 0;
@@ -500,24 +556,28 @@ int mrc_hist_write_hgrm(const struct mrc_hist *h, FILE *f, int ticks_per_half, d
 		while (reached >= level) {
 			double v = (double)highest_eq(h, value_from_index(h, i)) / unit_ratio;
 
-			fprintf(f, "%12.*f %2.12f %10lld %14.2f\n", prec, v, level / 100.0,
-				(long long)run, 1.0 / (1.0 - level / 100.0));
+			fprintf(f, "%12s %14s %10lld %14s\n", java_fixed(a, sizeof(a), v, prec),
+				java_fixed(b, sizeof(b), level / 100.0, 12), (long long)run,
+				java_fixed(c, sizeof(c), 1.0 / (1.0 - level / 100.0), 2));
 			level = next_level(level, ticks_per_half);
 			if (run == h->total || level >= 100.0)
 				break;
 		}
 		if (run == h->total) {
-			fprintf(f, "%12.*f %2.12f %10lld\n", prec,
-				(double)highest_eq(h, value_from_index(h, i)) / unit_ratio, 1.0,
-				(long long)run);
+			double v = (double)highest_eq(h, value_from_index(h, i)) / unit_ratio;
+
+			fprintf(f, "%12s %14s %10lld\n", java_fixed(a, sizeof(a), v, prec),
+				java_fixed(b, sizeof(b), 1.0, 12), (long long)run);
 			break;
 		}
 		i++;
 	}
-	fprintf(f, "#[Mean    = %12.*f, StdDeviation   = %12.*f]\n", prec,
-		mrc_hist_bucket_mean(h) / unit_ratio, prec, mrc_hist_bucket_stddev(h) / unit_ratio);
-	fprintf(f, "#[Max     = %12.*f, Total count    = %12lld]\n", prec,
-		(double)mrc_hist_bucket_max(h) / unit_ratio, (long long)h->total);
+	fprintf(f, "#[Mean    = %12s, StdDeviation   = %12s]\n",
+		java_fixed(a, sizeof(a), mrc_hist_bucket_mean(h) / unit_ratio, prec),
+		java_fixed(b, sizeof(b), mrc_hist_bucket_stddev(h) / unit_ratio, prec));
+	fprintf(f, "#[Max     = %12s, Total count    = %12lld]\n",
+		java_fixed(a, sizeof(a), (double)mrc_hist_bucket_max(h) / unit_ratio, prec),
+		(long long)h->total);
 	fprintf(f, "#[Buckets = %12d, SubBuckets     = %12d]\n", h->bucket_count, h->sub_count);
 	fprintf(f, "#[Exact: min = %.*f, max = %.*f, mean = %.*f, stddev = %.*f%s]\n", prec,
 		(double)mrc_hist_min(h) / unit_ratio, prec, (double)mrc_hist_max(h) / unit_ratio,
