@@ -1277,6 +1277,20 @@ MRC_SELFTEST(hist)
 		mrc_hist_free(h);
 	}
 
+	mrc_st_case(st, "hgrm numbers round like Java's Formatter (shortest digits, half up)");
+	{
+		char b[64];
+
+		ST_EQ_STR(st, java_fixed(b, sizeof(b), 0.9997802734375, 12), "0.999780273438");
+		ST_EQ_STR(st, java_fixed(b, sizeof(b), 2.675, 2), "2.68");	/* C: 2.67 */
+		ST_EQ_STR(st, java_fixed(b, sizeof(b), 0.125, 2), "0.13");	/* C: 0.12 */
+		ST_EQ_STR(st, java_fixed(b, sizeof(b), 999.9996, 3), "1000.000");
+		ST_EQ_STR(st, java_fixed(b, sizeof(b), 0, 3), "0.000");
+		ST_EQ_STR(st, java_fixed(b, sizeof(b), 1000, 0), "1000");
+		ST_EQ_STR(st, java_fixed(b, sizeof(b), 0.00049, 3), "0.000");
+		ST_EQ_STR(st, java_fixed(b, sizeof(b), 0.0005, 3), "0.001");
+	}
+
 	mrc_st_case(st, "hgrm layout: 1..1000, 3 digits, 5 ticks per half distance");
 	h = st_hist(1, 3600000000, 3);
 	for (int v = 1; v <= 1000; v++)
