@@ -256,7 +256,9 @@ static void stats_from_buckets(struct mrc_hist *h)
 	for (int32_t i = 0; i <= h->max_index; i++) {
 		if (h->counts[i] == 0)
 			continue;
-		stats_add(h, (int64_t)median_eq(h, value_from_index(h, i)), h->counts[i]);
+		uint64_t m = median_eq(h, value_from_index(h, i));
+
+		stats_add(h, m > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)m, h->counts[i]);
 		h->total += h->counts[i];
 	}
 	for (int32_t i = 0; n && i <= h->max_index; i++) {
@@ -1082,6 +1084,26 @@ MRC_SELFTEST(hist)
 	ST_EQ(st, mrc_hist_value_at_percentile(h, 50), 70);
 	mrc_hist_free(h);
 
+	mrc_st_case(st, "full int64 range: highest INT64_MAX, 5 digits");
+	h = st_hist(1, INT64_MAX, 5);
+	ST_TRUE(st, mrc_hist_record(h, INT64_MAX));
+	ST_TRUE(st, mrc_hist_record(h, 0));
+	ST_EQ_I(st, mrc_hist_value_at_percentile(h, 100), INT64_MAX);
+	ST_EQ_I(st, mrc_hist_max(h), INT64_MAX);
+	ST_EQ_D(st, mrc_hist_mean(h), INT64_MAX / 2.0, 1);
+	{
+		uint8_t *enc = NULL;
+		size_t enc_len = 0;
+
+		g = NULL;
+		ST_EQ_I(st, mrc_hist_encode(h, &enc, &enc_len), 0);
+		ST_EQ_I(st, mrc_hist_decode(enc, enc_len, &g), 0);
+		ST_TRUE(st, g && st_same_buckets(h, g));
+		free(enc);
+		mrc_hist_free(g);
+	}
+	mrc_hist_free(h);
+
 	mrc_st_case(st, "C07 empty: count 0, everything 0, merge of empty is a no-op");
 	h = st_hist(100, 10000000, 3);
 	{
@@ -1239,7 +1261,14 @@ MRC_SELFTEST(hist)
 		/* 999999999 in [1024 * 2^19, 2048 * 2^19): resolution 2^19, slot 1907 */
 		ST_EQ(st, mrc_hist_value_at_percentile(d, 99.9), 1907ll * 524288 + 524287);
 		mrc_hist_free(d);
-		ST_EQ_I(st, mrc_hist_decode(enc, enc_len - 1, &d), -EINVAL);
+		for (size_t n = 0; n < enc_len; n++)	/* every truncation is refused */
+			ST_TRUE(st, mrc_hist_decode(enc, n, &d) < 0 && !d);
+		for (size_t bit = 8 * 8; bit < enc_len * 8; bit += 7) {	/* flips: no crash */
+			enc[bit / 8] ^= (uint8_t)(1u << bit % 8);
+			if (mrc_hist_decode(enc, enc_len, &d) == 0)
+				mrc_hist_free(d);
+			enc[bit / 8] ^= (uint8_t)(1u << bit % 8);
+		}
 		enc[0] ^= 1;
 		ST_EQ_I(st, mrc_hist_decode(enc, enc_len, &d), -EINVAL);
 		free(enc);
