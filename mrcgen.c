@@ -105,13 +105,14 @@ static void hist_usage(FILE *f)
 		   "                   [--highest N] [--sigfigs 1-5] [--unit-ratio R] [--ticks N]\n"
 		   "                   [--start-time SECONDS] [--length SECONDS]\n"
 		   "                   [--percentiles P,P,...] [FILE]\n"
-		   "Reads non-negative integers, one a line ('#' comments and blank lines skipped),\n"
-		   "from FILE or stdin, and writes HdrHistogram's .hgrm percentile table (stdout\n"
-		   "when neither --hgrm, --hlog nor --percentiles is given; '-' is stdout) and/or a\n"
-		   "one-interval .hlog (format 1.3). --percentiles (0..100 scale, e.g. 50,99,99.9)\n"
-		   "prints 'count N', 'min N', ..., 'p50 N' lines to stdout. Defaults: lowest 1, highest 3600000000000, sigfigs 3,\n"
-		   "unit-ratio 1 (divides values in the .hgrm and the .hlog Interval_Max), ticks 5,\n"
-		   "start-time now, length 0.\n");
+		   "Reads non-negative integers, one a line ('#' and blank lines skipped),\n"
+		   "from FILE or stdin, and writes HdrHistogram's .hgrm percentile table\n"
+		   "(stdout when neither --hgrm, --hlog nor --percentiles is given; '-' is\n"
+		   "stdout) and/or a one-interval .hlog (format 1.3). --percentiles (0..100\n"
+		   "scale, e.g. 50,99,99.9) prints 'count N', 'min N', ..., 'p50 N' lines.\n"
+		   "Defaults: lowest 1, highest 3600000000000, sigfigs 3, unit-ratio 1 (divides\n"
+		   "values in the .hgrm and the .hlog Interval_Max), ticks 5, start-time now,\n"
+		   "length 0.\n");
 }
 
 /* Parses a whole-string number for option @opt; 0 or -EINVAL with a message. */
@@ -265,8 +266,8 @@ static int cmd_hist(int argc, char **argv)
 	if (lowest != floor(lowest) || highest != floor(highest) || sigfigs != floor(sigfigs) ||
 	    highest >= 9223372036854775807.0 ||
 	    mrc_hist_init((int64_t)lowest, (int64_t)highest, (int)sigfigs, &h)) {
-		fprintf(stderr, "mrcgen: hist: bad range: lowest %g, highest %g, sigfigs %g "
-				"(want integers, lowest >= 1, highest >= 2 * lowest, sigfigs 1..5)\n",
+		fprintf(stderr, "mrcgen: hist: bad range: lowest %g, highest %g, sigfigs %g (want "
+				"integers, lowest >= 1, highest >= 2 * lowest, sigfigs 1..5)\n",
 			lowest, highest, sigfigs);
 		return EXIT_USAGE;
 	}

@@ -846,7 +846,9 @@ int mrc_hist_decode_base64(const char *s, size_t len, struct mrc_hist **out)
 
 		for (int k = 0; k < 4; k++) {
 			/* '=' only as the last one or two characters of the text */
-			if (s[i + k] == '=' && i + 4 == len && k >= 2 && (k == 3 || s[i + 3] == '=')) {
+			bool last = i + 4 == len;
+
+			if (s[i + k] == '=' && last && k >= 2 && (k == 3 || s[i + 3] == '=')) {
 				v[k] = 0;
 				pad++;
 				continue;
@@ -1027,7 +1029,7 @@ MRC_SELFTEST(hist)
 	ST_EQ(st, mrc_hist_sub_bucket_count(h), 2048);	/* 2^ceil(log2(2 * 10^3)) */
 	mrc_hist_free(h);
 
-	mrc_st_case(st, "C06 90..100 twice, 5 digits: lowest 2 -> 95 99 101, lowest 1 -> 95 99 100");
+	mrc_st_case(st, "C06 90..100 twice, 5 digits: lowest 2: 95 99 101, lowest 1: 95 99 100");
 	h = st_hist(2, 1000, 5);
 	g = st_hist(1, 1000, 5);
 	for (int v = 90; v <= 100; v++) {
@@ -1327,16 +1329,22 @@ MRC_SELFTEST(hist)
 	{
 		char *text = st_hgrm(h);
 
-		ST_TRUE(st, strncmp(text, "       Value     Percentile TotalCount 1/(1-Percentile)\n\n",
-				    57) == 0);
-		ST_TRUE(st, st_has_line(text, "       1.000 0.000000000000          1           1.00"));
-		ST_TRUE(st, st_has_line(text, "     100.000 0.100000000000        100           1.11"));
-		/* 50% reached, then ticks of 100 / 20 = 5%: 55% is value 550, 1/(1-0.55) */
-		ST_TRUE(st, st_has_line(text, "     550.000 0.550000000000        550           2.22"));
-		ST_TRUE(st, st_has_line(text, "    1000.000 1.000000000000       1000"));
-		ST_TRUE(st, st_has_line(text, "#[Mean    =      500.500, StdDeviation   =      288.675]"));
-		ST_TRUE(st, st_has_line(text, "#[Max     =     1000.000, Total count    =         1000]"));
-		ST_TRUE(st, st_has_line(text, "#[Buckets =           22, SubBuckets     =         2048]"));
+		static const char *const want[] = {
+			"       1.000 0.000000000000          1           1.00",
+			"     100.000 0.100000000000        100           1.11",
+			/* 50% reached, ticks of 100 / 20 = 5%: 55% is 550, 1/(1-0.55) */
+			"     550.000 0.550000000000        550           2.22",
+			"    1000.000 1.000000000000       1000",
+			"#[Mean    =      500.500, StdDeviation   =      288.675]",
+			"#[Max     =     1000.000, Total count    =         1000]",
+			"#[Buckets =           22, SubBuckets     =         2048]",
+		};
+
+		ST_TRUE(st, strncmp(text, "       Value     Percentile TotalCount "
+					  "1/(1-Percentile)\n\n", 57) == 0);
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+			mrc_st_check(st, st_has_line(text, want[i]), __FILE__, __LINE__,
+				"no line \"%s\"", want[i]);
 		free(text);
 	}
 	mrc_hist_free(h);
