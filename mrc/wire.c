@@ -35,8 +35,6 @@
 
 #define NH_UDP	   17
 #define NH_IPV6	   41
-#define NH_ROUTING 43
-#define SRH_TYPE   4
 #define ECN_CE	   3
 
 static const uint8_t ones8[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
@@ -179,7 +177,7 @@ size_t mrc_wire_srh_len(unsigned n, bool reduced)
 {
 	unsigned e = srh_entries(n, reduced);
 
-	return e ? 8 + 16 * (size_t)e : 0;
+	return e ? MRC_SRH_FIXED_LEN + 16 * (size_t)e : 0;
 }
 
 int mrc_wire_srh_encode(const struct mrc_ip6 *segs, unsigned n, bool reduced, uint8_t nh,
@@ -188,7 +186,7 @@ int mrc_wire_srh_encode(const struct mrc_ip6 *segs, unsigned n, bool reduced, ui
 	unsigned e = srh_entries(n, reduced);
 	size_t len = mrc_wire_srh_len(n, reduced);
 
-	if (n > MRC_SRH_MAX_SEGS)
+	if (n == 0 || n > MRC_SRH_MAX_SEGS)
 		return -EINVAL;
 	if (!e)
 		return 0;
@@ -196,14 +194,14 @@ int mrc_wire_srh_encode(const struct mrc_ip6 *segs, unsigned n, bool reduced, ui
 		return -ENOSPC;
 	buf[0] = nh;
 	buf[1] = (uint8_t)(2 * e);
-	buf[2] = SRH_TYPE;
+	buf[2] = MRC_SRH_TYPE;
 	buf[3] = (uint8_t)(n - 1); /* segments left: the DA is the first travel segment */
 	buf[4] = (uint8_t)(e - 1); /* last entry */
 	buf[5] = 0;		   /* flags */
 	put_be16(buf + 6, 0);	   /* tag */
 	/* list[i] is the i-th segment counted from the END of the travel order */
 	for (unsigned i = 0; i < e; i++)
-		memcpy(buf + 8 + 16 * i, segs[n - 1 - i].b, 16);
+		memcpy(buf + MRC_SRH_FIXED_LEN + 16 * i, segs[n - 1 - i].b, 16);
 	return (int)len;
 }
 
@@ -231,7 +229,7 @@ int mrc_wire_srh_decode(const uint8_t *buf, size_t len, struct mrc_srh *srh)
 	size_t hlen, list_end;
 
 	memset(srh, 0, sizeof(*srh));
-	if (len < 8)
+	if (len < MRC_SRH_FIXED_LEN)
 		return MRC_WIRE_TRUNCATED;
 	srh->next_header = buf[0];
 	srh->hdr_ext_len = buf[1];
@@ -243,17 +241,17 @@ int mrc_wire_srh_decode(const uint8_t *buf, size_t len, struct mrc_srh *srh)
 	srh->len = hlen;
 	if (hlen > len)
 		return MRC_WIRE_TRUNCATED;
-	if (buf[2] != SRH_TYPE)
+	if (buf[2] != MRC_SRH_TYPE)
 		return MRC_WIRE_BAD_SRH;
 	if (buf[1] < 2 || srh->last_entry > buf[1] / 2 - 1)
 		return MRC_WIRE_BAD_SRH;
 	if (srh->segments_left > srh->last_entry + 1)
 		return MRC_WIRE_BAD_SRH;
 	srh->reduced = srh->segments_left == srh->last_entry + 1;
-	list_end = 8 + 16 * ((size_t)srh->last_entry + 1);
+	list_end = MRC_SRH_FIXED_LEN + 16 * ((size_t)srh->last_entry + 1);
 	if (!srh_tlvs_ok(buf + list_end, hlen - list_end))
 		return MRC_WIRE_BAD_SRH;
-	srh->list = buf + 8;
+	srh->list = buf + MRC_SRH_FIXED_LEN;
 	return (int)hlen;
 }
 
@@ -293,7 +291,7 @@ int mrc_wire_udp6_csum(const uint8_t *pkt, size_t len, uint16_t *csum)
 	memcpy(src.b, pkt + 8, 16);
 	memcpy(fdst.b, pkt + 24, 16);
 	nh = pkt[6];
-	if (nh == NH_ROUTING) {
+	if (nh == MRC_NH_ROUTING) {
 		struct mrc_srh srh;
 		int r = mrc_wire_srh_decode(pkt + off, len - off, &srh);
 
@@ -331,11 +329,13 @@ int mrc_wire_encode_ip6_udp(const struct mrc_ip6_udp *h, uint8_t *buf, size_t ca
 	if (total > cap)
 		return -ENOSPC;
 	put_ip6(buf, h->tclass, h->flow_label, (uint16_t)(total - MRC_IP6_HLEN),
-		srh_len ? NH_ROUTING : NH_UDP, h->hop_limit, &h->src, da);
-	r = mrc_wire_srh_encode(h->segs, h->n_segs, h->srh_reduced, NH_UDP, buf + MRC_IP6_HLEN,
-		cap - MRC_IP6_HLEN);
-	if (r < 0)
-		return r;
+		srh_len ? MRC_NH_ROUTING : NH_UDP, h->hop_limit, &h->src, da);
+	if (h->n_segs) {
+		r = mrc_wire_srh_encode(h->segs, h->n_segs, h->srh_reduced, NH_UDP,
+			buf + MRC_IP6_HLEN, cap - MRC_IP6_HLEN);
+		if (r < 0)
+			return r;
+	}
 	u = buf + MRC_IP6_HLEN + srh_len;
 	put_be16(u, h->sport);
 	put_be16(u + 2, h->dport);
@@ -369,7 +369,7 @@ int mrc_wire_decode_ip6_udp(const uint8_t *buf, size_t len, struct mrc_ip6_udp *
 	if (MRC_IP6_HLEN + plen > len)
 		return MRC_WIRE_TRUNCATED;
 	len = MRC_IP6_HLEN + plen;
-	if (nh == NH_ROUTING) {
+	if (nh == MRC_NH_ROUTING) {
 		struct mrc_srh srh;
 
 		r = mrc_wire_srh_decode(buf + off, len - off, &srh);
@@ -626,11 +626,13 @@ int mrc_wire_encode(const struct mrc_wire_cfg *cfg, const struct mrc_pkt *p, uin
 			da = &p->segs[0];
 		}
 		put_ip6(buf, tclass, flow, (uint16_t)(l.total - MRC_IP6_HLEN),
-			l.srh ? NH_ROUTING : NH_IPV6, hl, &p->outer_src, da);
-		r = mrc_wire_srh_encode(p->segs, p->n_segs, p->srh_reduced, NH_IPV6,
-			buf + MRC_IP6_HLEN, l.srh);
-		if (r < 0)
-			return r;
+			l.srh ? MRC_NH_ROUTING : NH_IPV6, hl, &p->outer_src, da);
+		if (p->n_segs) {
+			r = mrc_wire_srh_encode(p->segs, p->n_segs, p->srh_reduced, NH_IPV6,
+				buf + MRC_IP6_HLEN, l.srh);
+			if (r < 0)
+				return r;
+		}
 		hl = 64;
 	}
 	in = buf + l.outer;
@@ -839,7 +841,7 @@ int mrc_wire_decode(const struct mrc_wire_cfg *cfg, const uint8_t *buf, size_t l
 		memcpy(p->outer_src.b, buf + 8, 16);
 		memcpy(p->outer_dst.b, buf + 24, 16);
 		off = MRC_IP6_HLEN;
-		if (nh == NH_ROUTING) {
+		if (nh == MRC_NH_ROUTING) {
 			struct mrc_srh srh;
 			int r = mrc_wire_srh_decode(buf + off, len - off, &srh);
 
@@ -1409,7 +1411,7 @@ static int pkt_cmp(struct mrc_st *st, const struct mrc_wire_cfg *cfg, const stru
 /* Offset of the inner IPv6 header in an encoded srv6 packet (40 + SRH length). */
 static size_t inner_off(const uint8_t *buf)
 {
-	return MRC_IP6_HLEN + (buf[6] == NH_ROUTING ? ((size_t)buf[41] + 1) * 8 : 0);
+	return MRC_IP6_HLEN + (buf[6] == MRC_NH_ROUTING ? ((size_t)buf[41] + 1) * 8 : 0);
 }
 
 /* Decodes a malloc'd copy of exactly @cut bytes so ASan sees any read past the end. */
@@ -1431,6 +1433,7 @@ MRC_SELFTEST(wire)
 {
 	struct mrc_wire_cfg cfg;
 	struct mrc_ip6_udp h, hd;
+	static const struct mrc_ip6 big[MRC_SRH_MAX_SEGS + 1];
 	struct mrc_ip6 segs[3], a;
 	struct mrc_srh srh;
 	struct mrc_pkt p, d;
@@ -1495,10 +1498,23 @@ MRC_SELFTEST(wire)
 	ST_TRUE(st, !has_aa_run(buf, 56));
 	ST_EQ(st, buf[56], 0xaa);
 	ST_EQ_I(st, mrc_wire_srh_decode(buf, 56, &srh), 56);
+	ST_EQ(st, srh.next_header, 17);
+	ST_EQ(st, srh.segments_left, 2);
 	ST_EQ(st, srh.last_entry, 2);
+	ST_EQ(st, srh.len, 56);
 	ST_TRUE(st, !srh.reduced);
+	mrc_wire_srh_segment(&srh, 0, &a);
+	ST_EQ_MEM(st, a.b, segs[2].b, 16);
+	mrc_wire_srh_segment(&srh, 2, &a);
+	ST_EQ_MEM(st, a.b, segs[0].b, 16);
 	ST_EQ_I(st, mrc_wire_srh_decode(buf, 55, &srh), MRC_WIRE_TRUNCATED);
+	ST_EQ_I(st, mrc_wire_srh_decode(buf, 7, &srh), MRC_WIRE_TRUNCATED);
 	ST_EQ(st, mrc_wire_srh_len(3, false), 56);
+	/* encoder limits: no segments is no path, 9 > MRC_SRH_MAX_SEGS, one byte short */
+	ST_EQ_I(st, mrc_wire_srh_encode(segs, 0, false, 17, buf, sizeof(buf)), -EINVAL);
+	ST_EQ_I(st, mrc_wire_srh_encode(segs, 0, true, 17, buf, sizeof(buf)), -EINVAL);
+	ST_EQ_I(st, mrc_wire_srh_encode(big, 9, false, 17, buf, sizeof(buf)), -EINVAL);
+	ST_EQ_I(st, mrc_wire_srh_encode(segs, 3, false, 17, buf, 55), -ENOSPC);
 
 	mrc_st_case(st, "C02 SRH decoder rejects inconsistent headers (RFC 8754 4.3.1)");
 	memset(buf, 0, sizeof(buf));
@@ -1513,6 +1529,12 @@ MRC_SELFTEST(wire)
 	ST_EQ_I(st, mrc_wire_srh_decode(buf, 40, &srh), MRC_WIRE_BAD_SRH);
 	mrc_st_hex("04 0e", buf + 24, 2); /* PadN covering the 16 bytes: valid TLVs */
 	ST_EQ_I(st, mrc_wire_srh_decode(buf, 40, &srh), 40);
+	mrc_st_hex("00 04 0c 000000000000000000000000 00", buf + 24, 16); /* Pad1 PadN Pad1 */
+	ST_EQ_I(st, mrc_wire_srh_decode(buf, 40, &srh), 40);
+	buf[26] = 0x0e; /* that PadN now runs one byte past the header end */
+	ST_EQ_I(st, mrc_wire_srh_decode(buf, 40, &srh), MRC_WIRE_BAD_SRH);
+	mrc_st_hex("11 06 04 02 03 00 00 00", buf, 8); /* LE 3 > hdr_ext_len/2 - 1 = 2 */
+	ST_EQ_I(st, mrc_wire_srh_decode(buf, 56, &srh), MRC_WIRE_BAD_SRH);
 	mrc_st_hex("11 02 04 00 01 00 00 00", buf, 8); /* LE 1 > hdr_ext_len/2 - 1 = 0 */
 	ST_EQ_I(st, mrc_wire_srh_decode(buf, 24, &srh), MRC_WIRE_BAD_SRH);
 	mrc_st_hex("11 02 05 00 00 00 00 00", buf, 8); /* routing type 5 */
@@ -1553,6 +1575,7 @@ MRC_SELFTEST(wire)
 	mrc_st_hex("11 02 04 01 00 00 00 00", want, 8);
 	ST_EQ_MEM(st, buf, want, 8);
 	ST_EQ_MEM(st, buf + 8, segs[2].b, 16);
+	ST_TRUE(st, !has_aa_run(buf, 24));
 	ST_EQ(st, buf[24], 0xaa);
 	ST_EQ_I(st, mrc_wire_srh_encode(segs + 2, 1, true, 17, buf, sizeof(buf)), 0);
 	/* a full MRC packet with the reduced SRH: DA = S1, 40-byte SRH, next header 41 */

@@ -28,6 +28,9 @@
 #define MRC_EETH_LEN	  36
 #define MRC_ICRC_LEN	  4
 #define MRC_SRH_MAX_SEGS  8	/* segments one SRH may carry in mrcgen */
+#define MRC_SRH_FIXED_LEN 8	/* RFC 8754 §2: SRH bytes before segment list[0] */
+#define MRC_SRH_TYPE	  4	/* RFC 8754 §2: routing type of the SRH */
+#define MRC_NH_ROUTING	  43	/* RFC 8200 §4.4: IPv6 next header of a routing header */
 #define MRC_PKT_MAX	  9216	/* largest packet mrcgen builds or accepts, bytes */
 
 /* EV format modes (WIRE.md "Packet stack" and "Other EV format modes"). */
@@ -314,12 +317,12 @@ uint16_t mrc_wire_csum_udp6(const struct mrc_ip6 *src, const struct mrc_ip6 *fin
 int mrc_wire_udp6_csum(const uint8_t *pkt, size_t len, uint16_t *csum);
 
 /*
- * SRH (RFC 8754 §2, routing type 4) codec, shared with mrc/srv6. Segments are given in
- * TRAVEL order (@segs[0] is visited first); the header stores them reversed, list[0] =
- * the final segment. Normal form: n entries, last_entry = segments_left = n-1.
- * Reduced form (H.Encaps.Red, RFC 8986 §5.2): the first segment lives only in the DA,
- * n-1 entries, last_entry = n-2, segments_left = n-1; for n == 1 there is no SRH (C03).
- * hdr_ext_len = 2 * entries; no TLVs; flags and tag 0.
+ * SRH (RFC 8754 §2, routing type 4) codec, the only one: mrc/srv6's End processing uses it
+ * too. Segments are given in TRAVEL order (@segs[0] is visited first); the header stores
+ * them reversed, list[0] = the final segment. Normal form: n entries, last_entry =
+ * segments_left = n-1. Reduced form (H.Encaps.Red, RFC 8986 §5.2): the first segment lives
+ * only in the DA, n-1 entries, last_entry = n-2, segments_left = n-1; for n == 1 there is
+ * no SRH (C03). hdr_ext_len = 2 * entries; no TLVs; flags and tag 0.
  */
 struct mrc_srh {
 	uint8_t next_header;
@@ -337,9 +340,11 @@ struct mrc_srh {
 size_t mrc_wire_srh_len(unsigned n, bool reduced);
 
 /*
- * Writes the SRH for the @n travel-order segments @segs (next header @nh) at @buf.
- * Returns the bytes written (0 when no SRH is needed: n == 0, or n == 1 reduced),
- * -EINVAL when n > MRC_SRH_MAX_SEGS, -ENOSPC when @cap is too small.
+ * Writes the SRH for the @n travel-order segments @segs (next header @nh) at @buf; the
+ * caller puts @segs[0] in the IPv6 DA. Returns the bytes written (0 for n == 1 reduced:
+ * the DA alone carries the path, no SRH), -EINVAL when n == 0 (a path has at least one
+ * segment; callers without segments write no SRH) or n > MRC_SRH_MAX_SEGS, -ENOSPC when
+ * @cap is too small (C02, C03).
  */
 int mrc_wire_srh_encode(const struct mrc_ip6 *segs, unsigned n, bool reduced, uint8_t nh,
 	uint8_t *buf, size_t cap);
