@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * srv6: uSID containers and the uN step (RFC 9800 §4.1, F3216), SRH build/parse/End
- * (RFC 8754 §2, §4.3.1), the addressing plan, static tables and EV <-> path of WIRE.md
- * "SRv6 uSID addressing".
+ * srv6: uSID containers and the uN step (RFC 9800 §4.1, F3216), SRH End processing
+ * (RFC 8754 §4.3.1.1, with mrc/wire's SRH codec), the addressing plan, static tables and
+ * EV <-> path of WIRE.md "SRv6 uSID addressing".
  */
 #include "mrc/srv6.h"
 
@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define IP6_HLEN 40
 #define IP6_OFF_NH 6
 #define IP6_OFF_HLIM 7
 #define IP6_OFF_DST 24
@@ -89,86 +88,11 @@ enum mrc_srv6_un mrc_srv6_un(struct mrc_ip6 *da, uint32_t block, uint16_t own)
 	return MRC_SRV6_UN_NEXT;
 }
 
-/* ---- SRH ---- */
-
-int mrc_srv6_srh_build(uint8_t *buf, size_t cap, uint8_t next_hdr, const struct mrc_ip6 *segs,
-	size_t n, bool reduced, struct mrc_ip6 *da_out)
-{
-	size_t stored, len;
-
-	if (n == 0 || n > MRC_SRV6_SRH_MAX_SEGS)
-		return -EINVAL;
-	if (da_out)
-		*da_out = segs[0];
-	stored = reduced ? n - 1 : n;
-	if (stored == 0)
-		return 0;
-	len = MRC_SRV6_SRH_FIXED + 16 * stored;
-	if (len > cap)
-		return -ENOSPC;
-	buf[0] = next_hdr;
-	buf[1] = (uint8_t)(2 * stored); /* hdr ext len: 8-octet units after the first 8 */
-	buf[2] = MRC_SRV6_RT_SRH;
-	buf[3] = (uint8_t)(n - 1);	/* segments left: the DA is segs[0] */
-	buf[4] = (uint8_t)(stored - 1); /* last entry */
-	buf[5] = 0;			/* flags */
-	put_be16(buf + 6, 0);		/* tag */
-	/* Reverse order (RFC 8754 §2): list[0] is the last segment of the path. */
-	for (size_t i = 0; i < stored; i++)
-		memcpy(buf + MRC_SRV6_SRH_FIXED + 16 * i, segs[n - 1 - i].b, 16);
-	return (int)len;
-}
-
-int mrc_srv6_srh_parse(const uint8_t *buf, size_t len, struct mrc_srv6_srh *out)
-{
-	size_t total, pos;
-
-	if (len < MRC_SRV6_SRH_FIXED)
-		return -EMSGSIZE;
-	if (buf[2] != MRC_SRV6_RT_SRH)
-		return -EPROTONOSUPPORT;
-	total = ((size_t)buf[1] + 1) * 8;
-	if (total > len)
-		return -EMSGSIZE;
-	out->next_hdr = buf[0];
-	out->hdr_ext_len = buf[1];
-	out->segments_left = buf[3];
-	out->last_entry = buf[4];
-	out->flags = buf[5];
-	out->tag = get_be16(buf + 6);
-	out->len = total;
-	out->segs = buf + MRC_SRV6_SRH_FIXED;
-	/* last_entry <= hdr_ext_len / 2 - 1: the list fits the header (RFC 8754 §4.3.1). */
-	if (buf[1] < 2 || buf[4] > buf[1] / 2 - 1)
-		return -EBADMSG;
-	/* segments_left <= last_entry + 1; equality only in the reduced form (C02, C03). */
-	if (buf[3] > buf[4] + 1)
-		return -EBADMSG;
-	out->reduced = buf[3] == buf[4] + 1;
-	/* What follows the list must be exactly TLVs (Pad1 is a lone zero byte). */
-	pos = MRC_SRV6_SRH_FIXED + 16 * ((size_t)buf[4] + 1);
-	while (pos < total) {
-		if (buf[pos] == 0) {
-			pos++;
-			continue;
-		}
-		if (total - pos < 2)
-			return -EBADMSG;
-		pos += 2 + (size_t)buf[pos + 1];
-	}
-	if (pos != total)
-		return -EBADMSG;
-	return 0;
-}
-
-void mrc_srv6_srh_seg(const struct mrc_srv6_srh *srh, unsigned i, struct mrc_ip6 *out)
-{
-	memcpy(out->b, srh->segs + 16 * (size_t)i, 16);
-}
+/* ---- End processing (RFC 8754 §4.3.1.1) on mrc/wire's SRH codec ---- */
 
 static int ip6_check(const uint8_t *pkt, size_t len)
 {
-	if (len < IP6_HLEN)
+	if (len < MRC_IP6_HLEN)
 		return -EMSGSIZE;
 	if (pkt[0] >> 4 != 6)
 		return -EBADMSG;
@@ -177,21 +101,25 @@ static int ip6_check(const uint8_t *pkt, size_t len)
 
 int mrc_srv6_srh_end(uint8_t *pkt, size_t len)
 {
-	struct mrc_srv6_srh srh;
+	struct mrc_srh srh;
+	struct mrc_ip6 next;
 	int rc = ip6_check(pkt, len);
 
 	if (rc)
 		return rc;
-	if (pkt[IP6_OFF_NH] != MRC_SRV6_NH_ROUTING)
+	if (pkt[IP6_OFF_NH] != MRC_NH_ROUTING)
 		return MRC_SRV6_END_ARRIVED;
-	rc = mrc_srv6_srh_parse(pkt + IP6_HLEN, len - IP6_HLEN, &srh);
-	if (rc)
-		return rc;
+	rc = mrc_wire_srh_decode(pkt + MRC_IP6_HLEN, len - MRC_IP6_HLEN, &srh);
+	if (rc == MRC_WIRE_TRUNCATED)
+		return -EMSGSIZE;
+	if (rc < 0) /* not truncated, so the routing type byte is there */
+		return pkt[MRC_IP6_HLEN + 2] != MRC_SRH_TYPE ? -EPROTONOSUPPORT : -EBADMSG;
 	if (srh.segments_left == 0)
 		return MRC_SRV6_END_ARRIVED;
 	srh.segments_left--;
-	pkt[IP6_HLEN + 3] = srh.segments_left;
-	memcpy(pkt + IP6_OFF_DST, srh.segs + 16 * (size_t)srh.segments_left, 16);
+	pkt[MRC_IP6_HLEN + 3] = srh.segments_left;
+	mrc_wire_srh_segment(&srh, srh.segments_left, &next);
+	memcpy(pkt + IP6_OFF_DST, next.b, 16);
 	return MRC_SRV6_END_FORWARD;
 }
 
@@ -645,7 +573,7 @@ int mrc_srv6_switch_forward(const struct mrc_srv6_fib *fib, uint8_t *pkt, size_t
 	if (rc)
 		return rc;
 	/* Each local step consumes a uSID or a segment, so the loop is bounded. */
-	for (int step = 0; step <= MRC_SRV6_CONTAINER_MAX * (MRC_SRV6_SRH_MAX_SEGS + 1); step++) {
+	for (int step = 0; step <= MRC_SRV6_CONTAINER_MAX * (MRC_SRH_MAX_SEGS + 1); step++) {
 		struct mrc_ip6 da;
 		int32_t port;
 
@@ -1042,19 +970,10 @@ static void st_ip6(const char *hex, struct mrc_ip6 *out)
 /* A 40-byte outer IPv6 header: hop limit 64, next header @nh, src 2001:db8:a::1, DA @da. */
 static void st_ip6_hdr(uint8_t *pkt, uint8_t nh, uint16_t plen, const struct mrc_ip6 *da)
 {
-	mrc_st_hex("60000000 0000 00 40 20010db8000a0000 0000000000000001", pkt, IP6_HLEN);
+	mrc_st_hex("60000000 0000 00 40 20010db8000a0000 0000000000000001", pkt, MRC_IP6_HLEN);
 	put_be16(pkt + 4, plen);
 	pkt[IP6_OFF_NH] = nh;
 	memcpy(pkt + IP6_OFF_DST, da->b, 16);
-}
-
-static bool st_has_aa_run(const uint8_t *b, size_t n)
-{
-	for (size_t i = 0; i + 1 < n; i++) {
-		if (b[i] == 0xAA && b[i + 1] == 0xAA)
-			return true;
-	}
-	return false;
 }
 
 /* 2 planes, 2 T0 and 2 T1 per plane, 2 hosts per T0 (hosts h0..h3), generated plan. */
@@ -1074,11 +993,9 @@ static struct mrc_srv6_plan *st_small_plan(void)
 MRC_SELFTEST(srv6)
 {
 	struct mrc_ip6 a, want, s[3], cs[2];
-	uint8_t buf[128], pkt[256], wb[64];
-	struct mrc_srv6_srh srh;
+	uint8_t pkt[256];
 	struct mrc_srv6_plan *pl;
 	char err[160];
-	int rc;
 
 	mrc_st_case(st, "container: block + uSIDs, capacity 6, zero uSID refused");
 	{
@@ -1132,102 +1049,29 @@ MRC_SELFTEST(srv6)
 	st_ip6("fc00 0000 0002 0000 0000 0000 0000 0001", &s[1]);
 	st_ip6("2001 0db8 000b 0000 0000 0000 0000 0002", &s[2]);
 
-	mrc_st_case(st, "C02 SRH fixed fields: 11 06 04 02 02 00 00 00, reversed list");
+	/* The SRH bytes themselves (C02, C03) are asserted in the wire suite. */
+	mrc_st_case(st, "End: DA S1 -> S2 -> S3 -> arrived under C03's reduced SRH");
 	{
-		static const char *srh_hex = "11 06 04 02 02 00 00 00"
-					     "20010db8000b0000 0000000000000002"
-					     "fc00000000020000 0000000000000001"
-					     "fc00000000010000 0000000000000001";
-
-		memset(buf, 0xAA, sizeof(buf));
-		rc = mrc_srv6_srh_build(buf, sizeof(buf), 17, s, 3, false, &a);
-		ST_EQ_I(st, rc, 56);
-		ST_EQ(st, buf[4], 2); /* last entry read back: n - 1 */
-		ST_EQ_I(st, mrc_st_hex(srh_hex, wb, sizeof(wb)), 56);
-		ST_EQ_MEM(st, buf, wb, 56);
-		ST_EQ_MEM(st, a.b, s[0].b, 16);
-		ST_TRUE(st, !st_has_aa_run(buf, 56));
-		ST_EQ_I(st, mrc_srv6_srh_build(buf, 55, 17, s, 3, false, NULL), -ENOSPC);
-	}
-
-	mrc_st_case(st, "C02 SRH decoder: accepts the good header, rejects inconsistent ones");
-	{
-		ST_EQ_I(st, mrc_srv6_srh_parse(wb, 56, &srh), 0);
-		ST_EQ(st, srh.segments_left, 2);
-		ST_EQ(st, srh.last_entry, 2);
-		ST_EQ(st, srh.len, 56);
-		ST_TRUE(st, !srh.reduced);
-		mrc_srv6_srh_seg(&srh, 0, &a);
-		ST_EQ_MEM(st, a.b, s[2].b, 16);
-		mrc_srv6_srh_seg(&srh, 2, &a);
-		ST_EQ_MEM(st, a.b, s[0].b, 16);
-		ST_EQ_I(st, mrc_srv6_srh_parse(wb, 55, &srh), -EMSGSIZE);
-		ST_EQ_I(st, mrc_srv6_srh_parse(wb, 7, &srh), -EMSGSIZE);
-		memcpy(buf, wb, 56);
-		buf[4] = 0; /* 11 06 04 02 00: SL 2 > LE + 1 */
-		ST_EQ_I(st, mrc_srv6_srh_parse(buf, 56, &srh), -EBADMSG);
-		buf[4] = 3; /* LE 3 > hdr_ext_len / 2 - 1 = 2 */
-		ST_EQ_I(st, mrc_srv6_srh_parse(buf, 56, &srh), -EBADMSG);
-		buf[4] = 2;
-		buf[2] = 3; /* another routing type */
-		ST_EQ_I(st, mrc_srv6_srh_parse(buf, 56, &srh), -EPROTONOSUPPORT);
-		/* 11 04 04 01 00: one entry, then 16 bytes that must be TLVs */
-		mrc_st_hex("11 04 04 01 00 00 00 00 fc000000000100000000000000000001"
-			   "05 ff 0102030405060708090a0b0c0d0e",
-			buf, sizeof(buf));
-		ST_EQ_I(st, mrc_srv6_srh_parse(buf, 40, &srh), -EBADMSG);
-		mrc_st_hex("04 0e 0000000000000000000000000000", buf + 24, 16); /* PadN */
-		ST_EQ_I(st, mrc_srv6_srh_parse(buf, 40, &srh), 0);
-		ST_TRUE(st, srh.reduced);
-		mrc_st_hex(
-			"00 04 0c 000000000000000000000000 00", buf + 24, 16); /* Pad1 PadN Pad1 */
-		ST_EQ_I(st, mrc_srv6_srh_parse(buf, 40, &srh), 0);
-		buf[24 + 2] = 0x0e; /* PadN runs one byte past the header */
-		ST_EQ_I(st, mrc_srv6_srh_parse(buf, 40, &srh), -EBADMSG);
-	}
-
-	mrc_st_case(st, "C03 reduced SRH: 11 04 04 02 01, n = 2 and n = 1, no 0xAA byte");
-	{
-		memset(buf, 0xAA, sizeof(buf));
-		rc = mrc_srv6_srh_build(buf, sizeof(buf), 17, s, 3, true, &a);
-		ST_EQ_I(st, rc, 40);
-		ST_EQ_I(st,
-			mrc_st_hex("11 04 04 02 01 00 00 00"
-				   "20010db8000b0000 0000000000000002"
-				   "fc00000000020000 0000000000000001",
-				wb, sizeof(wb)),
-			40);
-		ST_EQ_MEM(st, buf, wb, 40);
-		ST_EQ_MEM(st, a.b, s[0].b, 16);
-		ST_TRUE(st, !st_has_aa_run(buf, 40));
-		ST_EQ_I(st, mrc_srv6_srh_parse(buf, 40, &srh), 0);
-		ST_TRUE(st, srh.reduced);
-		buf[3] = 3; /* SL = LE + 2 */
-		ST_EQ_I(st, mrc_srv6_srh_parse(buf, 40, &srh), -EBADMSG);
-		memset(buf, 0xAA, sizeof(buf));
-		rc = mrc_srv6_srh_build(buf, sizeof(buf), 17, &s[1], 2, true, &a);
-		ST_EQ_I(st, rc, 24);
-		mrc_st_hex("11 02 04 01 00 00 00 00 20010db8000b0000 0000000000000002", wb, 24);
-		ST_EQ_MEM(st, buf, wb, 24);
-		ST_EQ_MEM(st, a.b, s[1].b, 16);
-		ST_TRUE(st, !st_has_aa_run(buf, 24));
-		ST_EQ_I(st, mrc_srv6_srh_build(buf, sizeof(buf), 17, &s[2], 1, true, &a), 0);
-		ST_EQ_MEM(st, a.b, s[2].b, 16);
-	}
-
-	mrc_st_case(st, "C03 DA progression S1 -> S2 -> S3 -> arrived under a reduced SRH");
-	{
-		st_ip6_hdr(pkt, MRC_SRV6_NH_ROUTING, 40, &s[0]);
-		mrc_srv6_srh_build(pkt + IP6_HLEN, 40, 41, s, 3, true, NULL);
+		st_ip6_hdr(pkt, MRC_NH_ROUTING, 40, &s[0]);
+		ST_EQ_I(st, mrc_wire_srh_encode(s, 3, true, 41, pkt + MRC_IP6_HLEN, 40), 40);
 		ST_EQ_I(st, mrc_srv6_srh_end(pkt, 80), MRC_SRV6_END_FORWARD);
 		ST_EQ_MEM(st, pkt + IP6_OFF_DST, s[1].b, 16);
-		ST_EQ(st, pkt[IP6_HLEN + 3], 1);
+		ST_EQ(st, pkt[MRC_IP6_HLEN + 3], 1);
 		ST_EQ_I(st, mrc_srv6_srh_end(pkt, 80), MRC_SRV6_END_FORWARD);
 		ST_EQ_MEM(st, pkt + IP6_OFF_DST, s[2].b, 16);
-		ST_EQ(st, pkt[IP6_HLEN + 3], 0);
+		ST_EQ(st, pkt[MRC_IP6_HLEN + 3], 0);
 		ST_EQ_I(st, mrc_srv6_srh_end(pkt, 80), MRC_SRV6_END_ARRIVED);
 		ST_EQ_MEM(st, pkt + IP6_OFF_DST, s[2].b, 16);
 		ST_EQ_I(st, mrc_srv6_srh_end(pkt, 79), -EMSGSIZE);
+		ST_EQ_I(st, mrc_srv6_srh_end(pkt, 47), -EMSGSIZE);
+		/* a bad SRH is left untouched: SL 3 = LE + 2, then routing type 3 */
+		pkt[MRC_IP6_HLEN + 3] = 3;
+		ST_EQ_I(st, mrc_srv6_srh_end(pkt, 80), -EBADMSG);
+		ST_EQ_MEM(st, pkt + IP6_OFF_DST, s[2].b, 16);
+		pkt[MRC_IP6_HLEN + 3] = 1;
+		pkt[MRC_IP6_HLEN + 2] = 3;
+		ST_EQ_I(st, mrc_srv6_srh_end(pkt, 80), -EPROTONOSUPPORT);
+		ST_EQ(st, pkt[MRC_IP6_HLEN + 3], 1);
 		/* no SRH: the End node is the destination */
 		st_ip6_hdr(pkt, 41, 0, &s[0]);
 		ST_EQ_I(st, mrc_srv6_srh_end(pkt, 40), MRC_SRV6_END_ARRIVED);
@@ -1241,19 +1085,19 @@ MRC_SELFTEST(srv6)
 			0x0101, 0x0102, 0x0103, 0x0104, 0x0105, 0x0106, 0x0107, 0x0108};
 
 		mrc_srv6_containers(0xfc000000, u, 8, cs, 2);
-		st_ip6_hdr(pkt, MRC_SRV6_NH_ROUTING, 24, &cs[0]);
-		ST_EQ_I(st, mrc_srv6_srh_build(pkt + IP6_HLEN, 24, 41, cs, 2, true, NULL), 24);
+		st_ip6_hdr(pkt, MRC_NH_ROUTING, 24, &cs[0]);
+		ST_EQ_I(st, mrc_wire_srh_encode(cs, 2, true, 41, pkt + MRC_IP6_HLEN, 24), 24);
 		ST_EQ_I(st, mrc_srv6_end_pkt(pkt, 64, 0xfc000000, 0x0102), MRC_SRV6_END_NO_MATCH);
 		for (int i = 0; i < 5; i++)
 			ST_EQ_I(st, mrc_srv6_end_pkt(pkt, 64, 0xfc000000, u[i]),
 				MRC_SRV6_END_FORWARD);
 		st_ip6("fc000000 0106 0000 0000 0000 0000 0000", &want);
 		ST_EQ_MEM(st, pkt + IP6_OFF_DST, want.b, 16);
-		ST_EQ(st, pkt[IP6_HLEN + 3], 1);
+		ST_EQ(st, pkt[MRC_IP6_HLEN + 3], 1);
 		ST_EQ_I(st, mrc_srv6_end_pkt(pkt, 64, 0xfc000000, 0x0106), MRC_SRV6_END_FORWARD);
 		st_ip6("fc000000 0107 0108 0000 0000 0000 0000", &want);
 		ST_EQ_MEM(st, pkt + IP6_OFF_DST, want.b, 16);
-		ST_EQ(st, pkt[IP6_HLEN + 3], 0);
+		ST_EQ(st, pkt[MRC_IP6_HLEN + 3], 0);
 		ST_EQ_I(st, mrc_srv6_end_pkt(pkt, 64, 0xfc000000, 0x0107), MRC_SRV6_END_FORWARD);
 		ST_EQ_I(st, mrc_srv6_end_pkt(pkt, 64, 0xfc000000, 0x0108), MRC_SRV6_END_ARRIVED);
 		ST_EQ_I(st, mrc_srv6_end_pkt(pkt, 39, 0xfc000000, 0x0108), -EMSGSIZE);

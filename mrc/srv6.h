@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * srv6: SRv6 uSID containers (RFC 9800 NEXT-CSID, F3216), the SRH (RFC 8754), the fabric's
- * addressing plan and static tables, and the EV <-> path functions of WIRE.md
- * ("SRv6 uSID addressing", "Path (EV) states"). Engine module: pure, no I/O.
+ * srv6: SRv6 uSID containers (RFC 9800 NEXT-CSID, F3216), SRH End processing (RFC 8754
+ * §4.3.1.1, on mrc/wire's SRH codec), the fabric's addressing plan and static tables, and
+ * the EV <-> path functions of WIRE.md ("SRv6 uSID addressing", "Path (EV) states").
+ * Engine module: pure, no I/O.
  */
 #ifndef MRC_SRV6_H
 #define MRC_SRV6_H
@@ -17,10 +18,6 @@
 #define MRC_SRV6_BLOCK_BITS 32
 #define MRC_SRV6_USID_BITS 16
 #define MRC_SRV6_CONTAINER_MAX 6
-#define MRC_SRV6_SRH_FIXED 8 /* RFC 8754 §2: bytes before segment list[0] */
-#define MRC_SRV6_SRH_MAX_SEGS MRC_SRH_MAX_SEGS
-#define MRC_SRV6_NH_ROUTING 43
-#define MRC_SRV6_RT_SRH 4 /* routing type of the SRH */
 
 /* ---- uSID containers (RFC 9800 §4.1, F3216) ---- */
 
@@ -54,46 +51,9 @@ enum mrc_srv6_un {
  */
 enum mrc_srv6_un mrc_srv6_un(struct mrc_ip6 *da, uint32_t block, uint16_t own);
 
-/* ---- Segment Routing Header (RFC 8754) ---- */
+/* ---- Segment Routing Header (RFC 8754): End processing ---- */
 
-/* A parsed SRH. @segs points into the packet: entry i at segs + 16 * i, i <= last_entry. */
-struct mrc_srv6_srh {
-	uint8_t next_hdr;
-	uint8_t hdr_ext_len; /* in 8-octet units, not counting the first 8 */
-	uint8_t segments_left;
-	uint8_t last_entry;
-	uint8_t flags;
-	uint16_t tag;
-	bool reduced; /* segments_left == last_entry + 1: H.Encaps.Red (C03) */
-	size_t len;   /* (hdr_ext_len + 1) * 8 */
-	const uint8_t *segs;
-};
-
-/*
- * Writes an SRH for @n segments given in TRAVEL order (segs[0] is visited first) into
- * @buf: entries are stored reversed (list[0] = the last segment), no TLVs, flags and tag 0.
- * Normal form: segments_left = last_entry = n-1, hdr_ext_len = 2n (C02). Reduced form
- * (H.Encaps.Red, RFC 8986 §5.2): segs[0] is only in the DA, so last_entry = n-2,
- * segments_left = n-1, hdr_ext_len = 2(n-1); n == 1 needs no SRH and writes 0 bytes (C03).
- * @da_out (may be NULL) receives the DA to put in the IPv6 header: segs[0].
- * Returns the SRH length in bytes, -EINVAL for n == 0 or n > MRC_SRV6_SRH_MAX_SEGS,
- * -ENOSPC when @cap is too small.
- */
-int mrc_srv6_srh_build(uint8_t *buf, size_t cap, uint8_t next_hdr, const struct mrc_ip6 *segs,
-	size_t n, bool reduced, struct mrc_ip6 *da_out);
-
-/*
- * Parses the SRH at @buf (@len bytes available) with the rules of RFC 8754 §4.3.1 and C02:
- * 8 fixed bytes present, routing type 4, (hdr_ext_len + 1) * 8 <= @len,
- * last_entry <= hdr_ext_len / 2 - 1, segments_left <= last_entry + 1 (== only in the
- * reduced form), and the bytes after entry last_entry parse exactly as TLVs (Pad1, PadN,
- * or type-length-value). Returns 0, -EMSGSIZE when the header runs past @len,
- * -EPROTONOSUPPORT for another routing type, -EBADMSG for an inconsistent header.
- */
-int mrc_srv6_srh_parse(const uint8_t *buf, size_t len, struct mrc_srv6_srh *out);
-
-/* Copies segment list entry @i (0 <= i <= last_entry) of a parsed SRH into @out. */
-void mrc_srv6_srh_seg(const struct mrc_srv6_srh *srh, unsigned i, struct mrc_ip6 *out);
+/* The SRH byte codec is mrc/wire's (mrc_wire_srh_encode/decode/segment/len). */
 
 /* What an endpoint did with a packet (mrc_srv6_end_pkt). */
 enum mrc_srv6_end {
