@@ -5,6 +5,8 @@
 #include "mrc/job.h"
 #include "mrc/paths.h"
 #include "mrc/st.h"
+#include "mrc/wire.h"
+#include "pcap/pcapw.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -38,6 +40,7 @@ static int cmd_selftest(int argc, char **argv);
 static int cmd_check(int argc, char **argv);
 static int cmd_paths(int argc, char **argv);
 static int cmd_hist(int argc, char **argv);
+static int cmd_sample(int argc, char **argv);
 
 static const struct cmd cmds[] = {
 	{ "check", "CONF [--set K=V]... [-o DIR]", "validate CONF, print the effective config as YAML",
@@ -48,6 +51,8 @@ static const struct cmd cmds[] = {
 		cmd_selftest },
 	{ "hist", "[OPTIONS] [FILE]", "histogram of numbers (one a line) -> .hgrm / .hlog",
 		cmd_hist },
+	{ "sample", "OUT.pcap [OPTIONS]", "write one MRC packet of every type to a pcap",
+		cmd_sample },
 	{ "version", "", "print the version", cmd_version },
 	{ "help", "", "this text", cmd_help },
 };
@@ -467,6 +472,113 @@ static int cmd_paths(int argc, char **argv)
 	mrc_job_srv6_free(&m);
 	conf_free(&job);
 	return ret ? EXIT_USAGE : EXIT_OK;
+}
+
+/* First sample timestamp: 1700000000.123456789 s (shared case C04); then +1 us each. */
+#define SAMPLE_TS0_NS 1700000000123456789ull
+
+static void sample_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mrcgen sample OUT.pcap [--ev-format srv6|stev|udp] [--srh|--srh-reduced]\n"
+		"                    [--snaplen N] [--us]\n"
+		"  one packet of every MRC type (wire samples, README \"Captures\"); --srh adds\n"
+		"  a 3-segment SRH (srv6 only), --srh-reduced the reduced form; --snaplen N\n"
+		"  keeps N bytes of each packet (0 = 262144); --us writes a microsecond file\n"
+		"  (default ns)\n");
+}
+
+static int cmd_sample(int argc, char **argv)
+{
+	static uint8_t buf[MRC_PKT_MAX];
+	struct mrc_wire_cfg cfg;
+	enum pcapw_tsresol res = PCAPW_TS_NS;
+	char errbuf[PCAPW_ERRBUF_SIZE], *end;
+	const char *out = NULL;
+	unsigned long snaplen = 65535;
+	unsigned variant = 0, first, n;
+	struct pcapw *w;
+	int err;
+
+	mrc_wire_cfg_default(&cfg);
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--ev-format") == 0 && i + 1 < argc) {
+			const char *v = argv[++i];
+
+			if (strcmp(v, "srv6") == 0) {
+				cfg.ev_format = MRC_EVF_SRV6;
+			} else if (strcmp(v, "stev") == 0) {
+				cfg.ev_format = MRC_EVF_STEV;
+			} else if (strcmp(v, "udp") == 0) {
+				cfg.ev_format = MRC_EVF_UDP;
+			} else {
+				fprintf(stderr, "mrcgen: sample: --ev-format: unknown format '%s' "
+						"(srv6, stev, udp)\n", v);
+				return EXIT_USAGE;
+			}
+		} else if (strcmp(argv[i], "--srh") == 0) {
+			variant = 1;
+		} else if (strcmp(argv[i], "--srh-reduced") == 0) {
+			variant = 2;
+		} else if (strcmp(argv[i], "--us") == 0) {
+			res = PCAPW_TS_US;
+		} else if (strcmp(argv[i], "--snaplen") == 0 && i + 1 < argc) {
+			errno = 0;
+			snaplen = strtoul(argv[++i], &end, 10);
+			if (errno || *end || end == argv[i] || snaplen > PCAPW_SNAPLEN_MAX) {
+				fprintf(stderr, "mrcgen: sample: --snaplen: bad value '%s' "
+						"(0..%u)\n", argv[i], PCAPW_SNAPLEN_MAX);
+				return EXIT_USAGE;
+			}
+		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			sample_usage(stdout);
+			return EXIT_OK;
+		} else if (argv[i][0] != '-' && !out) {
+			out = argv[i];
+		} else {
+			fprintf(stderr, "mrcgen: sample: bad argument '%s'\n", argv[i]);
+			sample_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (!out) {
+		sample_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (variant && cfg.ev_format != MRC_EVF_SRV6) {
+		fprintf(stderr, "mrcgen: sample: --srh: needs --ev-format srv6 (the outer header "
+				"carries the SRH)\n");
+		return EXIT_USAGE;
+	}
+	err = pcapw_open(out, (uint32_t)snaplen, res, &w, errbuf);
+	if (err) {
+		fprintf(stderr, "mrcgen: sample: %s\n", errbuf);
+		return EXIT_USAGE;
+	}
+	first = variant * MRC_WIRE_SAMPLE_TYPES;
+	for (n = 0; n < MRC_WIRE_SAMPLE_TYPES; n++) {
+		int len = mrc_wire_sample(first + n, &cfg, buf, sizeof(buf));
+
+		if (len < 0) {
+			fprintf(stderr, "mrcgen: sample: packet %u: %s\n", first + n,
+				strerror(-len));
+			pcapw_close(w);
+			return EXIT_JOB_FAILED;
+		}
+		err = pcapw_write(w, SAMPLE_TS0_NS + 1000ull * n, buf, (size_t)len);
+		if (err) {
+			fprintf(stderr, "mrcgen: sample: %s\n", pcapw_error(w));
+			pcapw_close(w);
+			return EXIT_JOB_FAILED;
+		}
+	}
+	err = pcapw_close(w);
+	if (err) {
+		fprintf(stderr, "mrcgen: sample: close: %s: %s\n", out, strerror(-err));
+		return EXIT_JOB_FAILED;
+	}
+	printf("%s: %u packets\n", out, n);
+	return EXIT_OK;
 }
 
 int main(int argc, char **argv)
