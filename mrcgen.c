@@ -59,16 +59,26 @@ static const struct cmd cmds[] = {
 
 #define N_CMDS (sizeof(cmds) / sizeof(cmds[0]))
 
+/* Width of the "name args" column of `mrcgen help`, after a 2-space indent. */
+#define HELP_HEAD_COLS 28
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: mrcgen COMMAND [ARGS]\n\n"
 		   "MRC (Multipath Reliable Connection) fabric testbed and traffic generator.\n\n"
 		   "commands:\n");
 	for (size_t i = 0; i < N_CMDS; i++) {
-		char head[64];
+		const char *sep = cmds[i].args[0] ? " " : "";
+		int w = (int)(strlen(cmds[i].name) + strlen(sep) + strlen(cmds[i].args));
+		int pad = HELP_HEAD_COLS - w;
 
-		snprintf(head, sizeof(head), "%s %s", cmds[i].name, cmds[i].args);
-		fprintf(f, "  %-28s %s\n", head, cmds[i].summary);
+		fprintf(f, "  %s%s%s", cmds[i].name, sep, cmds[i].args);
+		/* a head wider than the column puts its summary on the next line, aligned */
+		if (w > HELP_HEAD_COLS) {
+			fputc('\n', f);
+			pad = 2 + HELP_HEAD_COLS; /* the head's indent, then the column */
+		}
+		fprintf(f, "%*s %s\n", pad, "", cmds[i].summary);
 	}
 	fprintf(f, "\nexit status: 0 ok, 1 the job failed its checks, 2 usage or config error\n");
 }
