@@ -1049,8 +1049,8 @@ MRC_SELFTEST(srv6)
 	st_ip6("fc00 0000 0002 0000 0000 0000 0000 0001", &s[1]);
 	st_ip6("2001 0db8 000b 0000 0000 0000 0000 0002", &s[2]);
 
-	/* The SRH bytes themselves (C02, C03) are asserted in the wire suite. */
-	mrc_st_case(st, "End: DA S1 -> S2 -> S3 -> arrived under C03's reduced SRH");
+	/* S1, S2, S3 of the shared cases; the SRH bytes (C02, C03) are asserted by wire. */
+	mrc_st_case(st, "End: DA S1 -> S2 -> S3 -> arrived under a reduced SRH");
 	{
 		st_ip6_hdr(pkt, MRC_NH_ROUTING, 40, &s[0]);
 		ST_EQ_I(st, mrc_wire_srh_encode(s, 3, true, 41, pkt + MRC_IP6_HLEN, 40), 40);
