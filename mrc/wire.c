@@ -276,6 +276,28 @@ static int srh_travel(const struct mrc_srh *srh, const uint8_t *da, struct mrc_i
 	return 0;
 }
 
+/*
+ * Decodes the SRH right after the IPv6 header at @pkt (@len bytes in all, at least the
+ * header) into travel-order @segs, @n_segs, @reduced, @sl and the next header @nh.
+ * Returns the SRH length or an error kind (enum mrc_wire_err).
+ */
+static int srh_read(const uint8_t *pkt, size_t len, struct mrc_ip6 *segs, uint8_t *n_segs,
+	bool *reduced, uint8_t *sl, uint8_t *nh)
+{
+	struct mrc_srh srh;
+	int r = mrc_wire_srh_decode(pkt + MRC_IP6_HLEN, len - MRC_IP6_HLEN, &srh);
+
+	if (r < 0)
+		return r;
+	r = srh_travel(&srh, pkt + 24, segs, n_segs);
+	if (r < 0)
+		return r;
+	*reduced = srh.reduced;
+	*sl = srh.segments_left;
+	*nh = srh.next_header;
+	return (int)srh.len;
+}
+
 /* ---- plain IPv6 [+SRH] + UDP (C01) ---- */
 
 int mrc_wire_udp6_csum(const uint8_t *pkt, size_t len, uint16_t *csum)
@@ -370,18 +392,11 @@ int mrc_wire_decode_ip6_udp(const uint8_t *buf, size_t len, struct mrc_ip6_udp *
 		return MRC_WIRE_TRUNCATED;
 	len = MRC_IP6_HLEN + plen;
 	if (nh == MRC_NH_ROUTING) {
-		struct mrc_srh srh;
-
-		r = mrc_wire_srh_decode(buf + off, len - off, &srh);
+		r = srh_read(buf, len, h->segs, &h->n_segs, &h->srh_reduced, &h->segments_left,
+			&nh);
 		if (r < 0)
 			return r;
-		r = srh_travel(&srh, buf + 24, h->segs, &h->n_segs);
-		if (r < 0)
-			return r;
-		h->srh_reduced = srh.reduced;
-		h->segments_left = srh.segments_left;
-		nh = srh.next_header;
-		off += srh.len;
+		off += (size_t)r;
 	}
 	if (nh != NH_UDP)
 		return MRC_WIRE_NOT_MRC;
@@ -842,18 +857,12 @@ int mrc_wire_decode(const struct mrc_wire_cfg *cfg, const uint8_t *buf, size_t l
 		memcpy(p->outer_dst.b, buf + 24, 16);
 		off = MRC_IP6_HLEN;
 		if (nh == MRC_NH_ROUTING) {
-			struct mrc_srh srh;
-			int r = mrc_wire_srh_decode(buf + off, len - off, &srh);
+			int r = srh_read(buf, len, p->segs, &p->n_segs, &p->srh_reduced,
+				&p->segments_left, &nh);
 
 			if (r < 0)
 				return r;
-			r = srh_travel(&srh, buf + 24, p->segs, &p->n_segs);
-			if (r < 0)
-				return r;
-			p->srh_reduced = srh.reduced;
-			p->segments_left = srh.segments_left;
-			nh = srh.next_header;
-			off += srh.len;
+			off += (size_t)r;
 		}
 		if (nh != NH_IPV6)
 			return MRC_WIRE_NOT_MRC;
