@@ -2076,7 +2076,7 @@ int conf_load(const char *path, const char *const *sets, size_t n_sets, struct c
 	char *err, size_t errlen)
 {
 	char *text = NULL;
-	size_t len = 0;
+	size_t len = 0, cap = 0;
 	FILE *f;
 	int ret;
 
@@ -2097,13 +2097,16 @@ int conf_load(const char *path, const char *const *sets, size_t n_sets, struct c
 			snprintf(err, errlen, "%s: read: larger than 64 MiB", path);
 			return -EFBIG;
 		}
-		nt = realloc(text, len + 65536);
-		if (!nt) {
-			fclose(f);
-			free(text);
-			return -ENOMEM;
+		if (cap - len < 65536) {	/* doubling: a 64 MiB stream is not copied 1000 times */
+			cap = cap ? 2 * cap : 65536;
+			nt = realloc(text, cap);
+			if (!nt) {
+				fclose(f);
+				free(text);
+				return -ENOMEM;
+			}
+			text = nt;
 		}
-		text = nt;
 		errno = 0;
 		got = fread(text + len, 1, 65536, f);
 		len += got;
