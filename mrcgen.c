@@ -139,6 +139,9 @@ static void hist_usage(FILE *f)
 		   "length 0.\n");
 }
 
+/* Latest --start-time (and longest --length): 9999-12-31 23:59:59 UTC, in seconds. */
+#define HIST_TIME_MAX 253402300799.0
+
 /* Parses a whole-string number for option @opt; 0 or -EINVAL with a message. */
 static int hist_num(const char *opt, const char *s, double *out)
 {
@@ -153,18 +156,42 @@ static int hist_num(const char *opt, const char *s, double *out)
 	return 0;
 }
 
+/* Copies @s into @buf (@len bytes) with bytes outside printable ASCII as \xHH; clips. */
+static const char *hist_quote(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (; *s && o + 5 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c >= 0x20 && c < 0x7f)
+			buf[o++] = (char)c;
+		else
+			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", c);
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
 static int hist_read(FILE *in, const char *name, struct mrc_hist *h)
 {
-	char *line = NULL;
+	char *line = NULL, q[128];
 	size_t cap = 0;
 	long lineno = 0;
+	ssize_t got;
 	int err = 0;
 
-	while (getline(&line, &cap, in) >= 0) {
+	while ((got = getline(&line, &cap, in)) >= 0) {
 		char *p = line, *end;
 		long long v;
 
 		lineno++;
+		if (strlen(line) != (size_t)got) {	/* "2\0003" must not count as 2 */
+			fprintf(stderr, "mrcgen: hist: %s:%ld: NUL byte in the line '%s'\n", name,
+				lineno, hist_quote(line, q, sizeof(q)));
+			err = -EINVAL;
+			break;
+		}
 		p += strspn(p, " \t");
 		p[strcspn(p, "\r\n")] = '\0';
 		if (*p == '\0' || *p == '#')
@@ -174,7 +201,7 @@ static int hist_read(FILE *in, const char *name, struct mrc_hist *h)
 		end += strspn(end, " \t");
 		if (end == p || *end || errno || v < 0) {
 			fprintf(stderr, "mrcgen: hist: %s:%ld: not a non-negative integer '%s'\n",
-				name, lineno, p);
+				name, lineno, hist_quote(p, q, sizeof(q)));
 			err = -EINVAL;
 			break;
 		}
@@ -231,7 +258,7 @@ static int cmd_hist(int argc, char **argv)
 	double pcts[MRC_HIST_SUMMARY_MAX_PCT];
 	size_t n_pcts = 0;
 	double lowest = 1, highest = 3600000000000.0, sigfigs = 3, ratio = 1, ticks = 5;
-	double start = -1, length = 0;
+	double start = NAN, length = 0;	/* NAN: now */
 	struct mrc_hist *h = NULL;
 	FILE *in = stdin, *out;
 	int c, idx = 0, err;
@@ -269,8 +296,8 @@ static int cmd_hist(int argc, char **argv)
 
 		errno = 0;
 		v = strtod(p, &end);
-		if (end == p || errno || (*end && *end != ',') || !(v >= 0) || v > 100 ||
-		    n_pcts == MRC_HIST_SUMMARY_MAX_PCT) {
+		if (end == p || errno || (*end && *end != ',') || (*end == ',' && !end[1]) ||
+		    !(v >= 0) || v > 100 || n_pcts == MRC_HIST_SUMMARY_MAX_PCT) {
 			fprintf(stderr, "mrcgen: hist: --percentiles: want up to %d numbers in "
 					"0..100, comma-separated, at '%s'\n",
 				MRC_HIST_SUMMARY_MAX_PCT, p);
@@ -281,6 +308,17 @@ static int cmd_hist(int argc, char **argv)
 	}
 	if (!(ratio > 0) || ticks < 1 || ticks > 1000 || ticks != floor(ticks)) {
 		fprintf(stderr, "mrcgen: hist: --unit-ratio must be > 0 and --ticks 1..1000\n");
+		return EXIT_USAGE;
+	}
+	/* an explicit time must be a date the .hlog can print */
+	if (!isnan(start) && !(start >= 0 && start <= HIST_TIME_MAX)) {
+		fprintf(stderr, "mrcgen: hist: --start-time: want seconds since the epoch in "
+				"0..%.0f '%g'\n", HIST_TIME_MAX, start);
+		return EXIT_USAGE;
+	}
+	if (!(length >= 0 && length <= HIST_TIME_MAX)) {
+		fprintf(stderr, "mrcgen: hist: --length: want seconds in 0..%.0f '%g'\n",
+			HIST_TIME_MAX, length);
 		return EXIT_USAGE;
 	}
 	if (tag && (!*tag || strpbrk(tag, ", \t\r\n"))) {
@@ -336,7 +374,7 @@ static int cmd_hist(int argc, char **argv)
 			goto free_h;
 	}
 	if (hlog) {
-		if (start < 0) {
+		if (isnan(start)) {
 			struct timespec ts;
 
 			clock_gettime(CLOCK_REALTIME, &ts);
@@ -354,7 +392,8 @@ static int cmd_hist(int argc, char **argv)
 	}
 free_h:
 	mrc_hist_free(h);
-	return err ? (err == -EINVAL || err == -ENOENT ? EXIT_USAGE : EXIT_JOB_FAILED) : EXIT_OK;
+	/* hist has no checks that can fail: every error is a bad argument, file or value */
+	return err ? EXIT_USAGE : EXIT_OK;
 }
 
 /*
@@ -371,6 +410,13 @@ static int load_job(const char *cmd, int argc, char **argv, struct conf_job *job
 	if (conf_args_parse(argc, argv, &a, err, sizeof(err))) {
 		fprintf(stderr, "mrcgen: %s: %s\n", cmd, err);
 		return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < a.n_rest; i++) {
+		if (a.rest[i][0] == '-') {	/* "--bogus" is no file name; "./-x" is */
+			fprintf(stderr, "mrcgen: %s: unknown option '%s'\n", cmd, a.rest[i]);
+			conf_args_free(&a);
+			return EXIT_USAGE;
+		}
 	}
 	if (a.n_rest != 1) {
 		fprintf(stderr, "mrcgen: %s: expected one config file, got %zu arguments\n", cmd,
@@ -443,6 +489,11 @@ static int cmd_paths(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		val = argv[++i];
+		if (strcmp(opt, "--ev") ? (opt[2] == 'f' ? q.from : q.to) >= 0 : q.has_ev) {
+			fprintf(stderr, "mrcgen: paths: %s: given twice, now '%s'\n", opt, val);
+			free(rest);
+			return EXIT_USAGE;
+		}
 		if (strcmp(opt, "--ev") == 0) {
 			char *end;
 			unsigned long long v;

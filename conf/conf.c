@@ -23,6 +23,7 @@
 
 #define CONF_NODE_LIMIT 100000	/* nodes after alias expansion; real configs use < 20000 */
 #define CONF_DEPTH_LIMIT 64
+#define CONF_EVENT_LIMIT (2 * CONF_NODE_LIMIT)	/* YAML nodes in the text, keys included */
 #define CONF_PATH_MAX 256
 
 const struct conf_name conf_driver_names[] = {
@@ -384,6 +385,35 @@ static void path_idx(char *out, const char *base, size_t i)
 	memcpy(out, tmp, sizeof(tmp));
 }
 
+/* Mappings with more keys than this find duplicates through a hash table (key_seen). */
+#define KEY_SCAN_MAX 16
+
+/*
+ * The index of the pair among the first @n of map @t whose key is @key, or -1. With
+ * @tab (open addressing, @mask + 1 slots of pair index + 1) the lookup is O(1) and a key
+ * not found is entered as pair @n; without it the pairs are scanned.
+ */
+static long key_seen(const struct tnode *t, size_t *tab, size_t mask, const char *key,
+	size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+	size_t k;
+
+	if (!tab) {
+		for (size_t j = 0; j < n; j++)
+			if (strcmp(t->pairs[j].key, key) == 0)
+				return (long)j;
+		return -1;
+	}
+	for (const char *c = key; *c; c++)
+		h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+	for (k = (size_t)h & mask; tab[k]; k = (k + 1) & mask)
+		if (strcmp(t->pairs[tab[k] - 1].key, key) == 0)
+			return (long)(tab[k] - 1);
+	tab[k] = n + 1;
+	return -1;
+}
+
 /* Copies libyaml node @id into a fresh tree, expanding aliases within the budget. */
 static int tcopy(struct ld *ld, int id, const char *path, int depth, struct tnode **out)
 {
@@ -442,10 +472,22 @@ static int tcopy(struct ld *ld, int id, const char *path, int depth, struct tnod
 	case YAML_MAPPING_NODE: {
 		size_t n = (size_t)(yn->data.mapping.pairs.top - yn->data.mapping.pairs.start);
 
+		size_t *tab = NULL, mask = 0;
+		long dup;
+
 		t = tnew(ld, T_MAP, ld->src, line, col);
 		if (!t || !(t->pairs = calloc(n ? n : 1, sizeof(*t->pairs)))) {
 			tfree(t);
 			return -ENOMEM;
+		}
+		if (n > KEY_SCAN_MAX) {	/* a hash table keeps the duplicate check linear */
+			while (mask + 1 < 2 * n)
+				mask = mask * 2 + 1;
+			tab = calloc(mask + 1, sizeof(*tab));
+			if (!tab) {
+				tfree(t);
+				return -ENOMEM;
+			}
 		}
 		for (size_t i = 0; i < n; i++) {
 			yaml_node_pair_t *p = &yn->data.mapping.pairs.start[i];
@@ -455,40 +497,136 @@ static int tcopy(struct ld *ld, int id, const char *path, int depth, struct tnod
 			const char *key;
 
 			if (kn->type != YAML_SCALAR_NODE) {
+				free(tab);
 				tfree(t);
 				return lerr(ld, ld->src, kl, kc, path, "a key must be a scalar");
 			}
 			key = (const char *)kn->data.scalar.value;
 			path_key(sub, path, key);
-			for (size_t j = 0; j < i; j++) {
-				if (strcmp(t->pairs[j].key, key) == 0) {
-					unsigned first = t->pairs[j].kline;
+			dup = key_seen(t, tab, mask, key, i);
+			if (dup >= 0) {
+				unsigned first = t->pairs[dup].kline;
 
-					tfree(t);
-					return lerr(ld, ld->src, kl, kc, sub,
-						"duplicate key '%s' (first at line %u)", key, first);
-				}
+				free(tab);
+				tfree(t);
+				return lerr(ld, ld->src, kl, kc, sub,
+					"duplicate key '%s' (first at line %u)", key, first);
 			}
 			t->pairs[i].key = strdup(key);
 			t->pairs[i].kline = kl;
 			t->pairs[i].kcol = kc;
 			t->n = i + 1;
 			if (!t->pairs[i].key) {
+				free(tab);
 				tfree(t);
 				return -ENOMEM;
 			}
 			err = tcopy(ld, p->value, sub, depth + 1, &t->pairs[i].val);
 			if (err) {
+				free(tab);
 				tfree(t);
 				return err;
 			}
 		}
+		free(tab);
 		*out = t;
 		return 0;
 	}
 	default:
 		return lerr(ld, ld->src, line, col, path, "empty node");
 	}
+}
+
+/*
+ * The message for a libyaml failure. A reader error (bad UTF-8, a control character) has
+ * no mark, only a byte offset: the line and column come from counting the text, and the
+ * offending byte is quoted.
+ */
+static int yaml_err(struct ld *ld, const char *src, const yaml_parser_t *p, const char *text,
+	size_t len)
+{
+	unsigned line = (unsigned)p->problem_mark.line + 1, col = (unsigned)p->problem_mark.column + 1;
+	const char *what = p->problem ? p->problem : "parse error";
+
+	if (p->error == YAML_MEMORY_ERROR)
+		return -ENOMEM;
+	if (p->error == YAML_READER_ERROR) {
+		size_t off = p->problem_offset < len ? p->problem_offset : len;
+
+		line = 1;
+		col = 1;
+		for (size_t i = 0; i < off; i++) {
+			col++;
+			if (text[i] == '\n') {
+				line++;
+				col = 1;
+			}
+		}
+		if (p->problem_value >= 0)
+			return lerr(ld, src, line, col, "", "yaml: %s '\\x%02x'", what,
+				(unsigned)p->problem_value & 0xff);
+		return lerr(ld, src, line, col, "", "yaml: %s", what);
+	}
+	return lerr(ld, src, line, col, "", "yaml: %s%s%s", what, p->context ? " " : "",
+		p->context ? p->context : "");
+}
+
+/*
+ * A first pass over the parser's events that refuses, before any document is built,
+ * nesting deeper than CONF_DEPTH_LIMIT and more than CONF_EVENT_LIMIT nodes: libyaml's
+ * scanner costs O(depth) per token and its document grows with every node, so a hostile
+ * file (100000 '[', millions of keys) would otherwise take minutes.
+ */
+static int tscan(struct ld *ld, const char *src, const char *text, size_t len)
+{
+	size_t depth = 0, nodes = 0;
+	yaml_parser_t p;
+	yaml_event_t ev;
+	bool done = false;
+	int err = 0;
+
+	if (!yaml_parser_initialize(&p))
+		return -ENOMEM;
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	while (!done && !err) {
+		unsigned line, col;
+
+		if (!yaml_parser_parse(&p, &ev)) {
+			err = yaml_err(ld, src, &p, text, len);
+			break;
+		}
+		line = (unsigned)ev.start_mark.line + 1;
+		col = (unsigned)ev.start_mark.column + 1;
+		switch (ev.type) {
+		case YAML_STREAM_END_EVENT:
+			done = true;
+			break;
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+			/* the root is at depth 0 in tcopy(), which has the same limit */
+			if (++depth > CONF_DEPTH_LIMIT + 1) {
+				err = lerr(ld, src, line, col, "", "nesting deeper than %d levels",
+					CONF_DEPTH_LIMIT);
+				break;
+			}
+			/* fall through */
+		case YAML_SCALAR_EVENT:
+		case YAML_ALIAS_EVENT:
+			if (++nodes > CONF_EVENT_LIMIT)
+				err = lerr(ld, src, line, col, "", "too large: more than %d YAML nodes",
+					CONF_EVENT_LIMIT);
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			depth--;
+			break;
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&p);
+	return err;
 }
 
 /*
@@ -505,14 +643,14 @@ static int tparse(struct ld *ld, const char *src, const char *text, size_t len,
 	int err = 0;
 
 	*out = NULL;
+	err = tscan(ld, src, text, len);
+	if (err)
+		return err;
 	if (!yaml_parser_initialize(&parser))
 		return -ENOMEM;
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&parser, &doc)) {
-		err = lerr(ld, src, (unsigned)parser.problem_mark.line + 1,
-			(unsigned)parser.problem_mark.column + 1, "", "yaml: %s%s%s",
-			parser.problem ? parser.problem : "parse error",
-			parser.context ? " " : "", parser.context ? parser.context : "");
+		err = yaml_err(ld, src, &parser, text, len);
 		yaml_parser_delete(&parser);
 		return err;
 	}
@@ -1889,12 +2027,10 @@ int conf_load_string(const char *text, size_t len, const char *name, const char 
 	ret = tparse(&ld, name, text, len, &root);
 	if (ret)
 		goto out_free;
-	if (!root) {
-		root = tnew(&ld, T_MAP, name, 1, 1);
-		if (!root) {
-			ret = -ENOMEM;
-			goto out_free;
-		}
+	if (!root) {	/* an empty or truncated file is a mistake; "{}" asks for the defaults */
+		ret = lerr(&ld, name, 0, 0, "", "empty config: no YAML document (write {} to "
+			"get every default)");
+		goto out_free;
 	}
 	if (root->kind != T_MAP) {
 		ret = TERR(&ld, root, "", "expected a mapping at the top, got %s", kind_name(root));
@@ -1940,7 +2076,7 @@ int conf_load(const char *path, const char *const *sets, size_t n_sets, struct c
 	char *err, size_t errlen)
 {
 	char *text = NULL;
-	size_t len = 0;
+	size_t len = 0, cap = 0;
 	FILE *f;
 	int ret;
 
@@ -1961,23 +2097,28 @@ int conf_load(const char *path, const char *const *sets, size_t n_sets, struct c
 			snprintf(err, errlen, "%s: read: larger than 64 MiB", path);
 			return -EFBIG;
 		}
-		nt = realloc(text, len + 65536);
-		if (!nt) {
-			fclose(f);
-			free(text);
-			return -ENOMEM;
+		if (cap - len < 65536) {	/* doubling: a 64 MiB stream is not copied 1000 times */
+			cap = cap ? 2 * cap : 65536;
+			nt = realloc(text, cap);
+			if (!nt) {
+				fclose(f);
+				free(text);
+				return -ENOMEM;
+			}
+			text = nt;
 		}
-		text = nt;
+		errno = 0;
 		got = fread(text + len, 1, 65536, f);
 		len += got;
 		if (got < 65536)
 			break;
 	}
 	if (ferror(f)) {
+		ret = errno ? -errno : -EIO;	/* EISDIR for a directory */
 		fclose(f);
 		free(text);
-		snprintf(err, errlen, "%s: read: I/O error", path);
-		return -EIO;
+		snprintf(err, errlen, "%s: read: %s", path, strerror(-ret));
+		return ret;
 	}
 	fclose(f);
 	ret = conf_load_string(text, len, path, sets, n_sets, job, err, errlen);
@@ -2424,6 +2565,57 @@ MRC_SELFTEST(conf)
 	mrc_st_case(st, "C14.3b a self-referencing alias ends, no hang or overflow");
 	ST_EQ_I(st, st_load("a: &a [*a]\n", NULL, 0, &job, err, sizeof(err)), -EINVAL);
 	ST_TRUE(st, strstr(err, "nesting deeper than 64 levels") != NULL);
+
+	mrc_st_case(st, "fuzz: hostile files fail fast, naming line and column");
+	{
+		size_t depth = 100000, cap = 16 * depth + 64;
+		char *big = malloc(cap), *p = big;
+		long ns;
+
+		/* 100000 '[': libyaml's scanner alone would need O(depth^2) */
+		p += sprintf(p, "x: ");
+		memset(p, '[', depth);
+		memset(p + depth, ']', depth);
+		p[2 * depth] = '\0';
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		ST_EQ_I(st, st_load(big, NULL, 0, &job, err, sizeof(err)), -EINVAL);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		/* the root is line 1, col 1; the 66th collection opens at col 4 + 64 */
+		ST_EQ_STR(st, err, "t.yaml:1:68: nesting deeper than 64 levels");
+		ns = (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec);
+		ST_TRUE(st, ns < 1000000000L);
+		/* 50000 keys, the last repeating the 8th: a pairwise check is 1.25e9 strcmp */
+		p = big;
+		for (size_t i = 0; i < 50000; i++)
+			p += sprintf(p, "x-k%zu: 1\n", i);
+		sprintf(p, "x-k7: 2\n");
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		ST_EQ_I(st, st_load(big, NULL, 0, &job, err, sizeof(err)), -EINVAL);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ST_EQ_STR(st, err, "t.yaml:50001:1: x-k7: duplicate key 'x-k7' (first at line 8)");
+		ns = (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec);
+		ST_TRUE(st, ns < 2000000000L);
+		/* 250000 scalars in one flow sequence: over the 200000-node limit */
+		p = big + sprintf(big, "x-l: [");
+		for (size_t i = 0; i < 250000 / 4; i++)
+			p += sprintf(p, "1,2,3,4,");
+		sprintf(p, "5]\n");
+		ST_EQ_I(st, st_load(big, NULL, 0, &job, err, sizeof(err)), -EINVAL);
+		/* root, key, sequence: node 200001 is scalar 199998, at col 7 + 2 * 199997 */
+		ST_EQ_STR(st, err, "t.yaml:1:400001: too large: more than 200000 YAML nodes");
+		free(big);
+	}
+	ST_EQ_I(st, st_load("traffic:\n  size: \xff\n", NULL, 0, &job, err, sizeof(err)), -EINVAL);
+	ST_EQ_STR(st, err, "t.yaml:2:9: yaml: invalid leading UTF-8 octet '\\xff'");
+	ST_EQ_I(st, st_load("", NULL, 0, &job, err, sizeof(err)), -EINVAL);
+	ST_EQ_STR(st, err, "t.yaml: empty config: no YAML document (write {} to get every default)");
+	ST_EQ_I(st, st_load("# only a comment\n", NULL, 0, &job, err, sizeof(err)), -EINVAL);
+	ST_TRUE(st, strstr(err, "empty config") != NULL);
+	ST_EQ_I(st, st_load("# c\n---\n", NULL, 0, &job, err, sizeof(err)), -EINVAL);
+	ST_EQ_STR(st, err, "t.yaml:3:1: expected a mapping at the top, got a scalar");
+	ST_EQ_I(st, st_load("{}", NULL, 0, &job, err, sizeof(err)), 0);
+	ST_EQ(st, job.seed, 1);
+	conf_free(&job);
 
 	mrc_st_case(st, "C15 dump -> load -> dump is identical");
 	{

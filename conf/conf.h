@@ -260,9 +260,11 @@ int conf_defaults(struct conf_job *job);
  * Loads @path into @job: the defaults, then the file, then the @n_sets overrides of
  * @sets ("key.path=value", a list element as "faults[0].rate=0.1"; the value is YAML, so
  * "traffic.sizes=[1MiB,4MiB]" works). Strict (README "Configuration reference"): unknown
- * or duplicate keys, wrong types, bad units, out-of-range values and unknown topology
- * names are errors. On error returns a negative errno (-EINVAL for a bad config, -ENOENT
- * or another from fopen, -ENOMEM), writes "FILE:LINE:COL: key.path: reason 'value'"
+ * or duplicate keys, wrong types, bad units, out-of-range values, unknown topology
+ * names, an empty file (no document; "{}" gives the defaults), nesting deeper than 64
+ * levels and more than 200000 YAML nodes are errors. On error returns a negative errno
+ * (-EINVAL for a bad config, -ENOENT or another from fopen or read, -EFBIG above 64 MiB,
+ * -ENOMEM), writes "FILE:LINE:COL: key.path: reason 'value'"
  * (1-based) into @err and leaves @job zeroed: nothing half-loaded survives.
  */
 int conf_load(const char *path, const char *const *sets, size_t n_sets, struct conf_job *job,

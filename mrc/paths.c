@@ -312,8 +312,11 @@ int mrc_paths_print(FILE *f, const struct mrc_srv6_plan *plan, const struct mrc_
 	int rc;
 
 	if (q->from >= (int64_t)hosts || q->to >= (int64_t)hosts) {
-		errf(err, errlen, "paths: host: 'h%lld' is not in the fabric (h0..h%u)",
-			(long long)(q->from >= (int64_t)hosts ? q->from : q->to), hosts - 1);
+		bool bad_from = q->from >= (int64_t)hosts;
+
+		errf(err, errlen, "paths: %s: 'h%lld' is not in the fabric (h0..h%u)",
+			bad_from ? "--from" : "--to", (long long)(bad_from ? q->from : q->to),
+			hosts - 1);
 		return -EINVAL;
 	}
 	if (q->from >= 0 && q->from == q->to) {
@@ -461,8 +464,11 @@ MRC_SELFTEST(paths)
 	mrc_st_case(st, "bad queries: host out of range, src == dst, EV plane out of range");
 	q = (struct mrc_paths_query){.from = 0, .to = 4};
 	ST_EQ_I(st, mrc_paths_print(stdout, plan, evs, 2, &q, err, sizeof(err)), -EINVAL);
-	ST_EQ_STR(st, err, "paths: host: 'h4' is not in the fabric (h0..h3)");
-	q.to = 0;
+	ST_EQ_STR(st, err, "paths: --to: 'h4' is not in the fabric (h0..h3)");
+	q = (struct mrc_paths_query){.from = 7, .to = 1};
+	ST_EQ_I(st, mrc_paths_print(stdout, plan, evs, 2, &q, err, sizeof(err)), -EINVAL);
+	ST_EQ_STR(st, err, "paths: --from: 'h7' is not in the fabric (h0..h3)");
+	q = (struct mrc_paths_query){.from = 0, .to = 0};
 	ST_EQ_I(st, mrc_paths_print(stdout, plan, evs, 2, &q, err, sizeof(err)), -EINVAL);
 	q = (struct mrc_paths_query){.from = 0, .to = 1, .has_ev = true, .ev = 0x20000000};
 	ST_EQ_I(st, mrc_paths_print(stdout, plan, evs, 2, &q, err, sizeof(err)), -EINVAL);
