@@ -60,16 +60,18 @@ deps:
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
+# TESTFLAGS go to the Tcl runner, e.g. TESTFLAGS="--only 'help*' --verbose".
 test: deps
 	$(MAKE) mrcgen
 	./mrcgen selftest
-	tclsh harness/run.tcl $(TESTFLAGS)
+	tclsh harness/run.tcl --mrcgen ./mrcgen $(TESTFLAGS)
 
 install: mrcgen
 	install -D -m 0755 mrcgen $(DESTDIR)$(PREFIX)/bin/mrcgen
-	install -D -m 0644 pcap/mrc.lua $(DESTDIR)$(PREFIX)/share/mrcgen/mrc.lua
+	$(if $(wildcard pcap/mrc.lua),install -D -m 0644 pcap/mrc.lua \
+		$(DESTDIR)$(PREFIX)/share/mrcgen/mrc.lua)
 
 clean:
-	rm -rf build mrcgen
+	rm -rf build mrcgen harness/out
 
 .PHONY: all deps test install clean
