@@ -1,0 +1,1099 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * qp: MRC requester and responder state machines — WIRE.md "What MRC is", "Opcodes",
+ * "Control headers", "Path (EV) states"; PSNs in 24-bit serial arithmetic (C10).
+ */
+#include "mrc/qp.h"
+#include "mrc/bytes.h"
+#include "mrc/ep.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	TX_SENT = 0x01,	    /* transmitted at least once */
+	TX_ACKED = 0x02,    /* acknowledged: never sent again (C11) */
+	TX_QUEUED = 0x04,   /* waiting in the retransmit queue */
+	TX_INFLIGHT = 0x08, /* counted in inflight bytes */
+};
+
+/* One PSN of the requester's window. */
+struct txent {
+	uint32_t wqe;	  /* send-queue slot of its message */
+	uint32_t off;	  /* byte offset in the message */
+	uint32_t len;	  /* payload bytes */
+	int32_t ev;	  /* EV index of the latest transmission */
+	uint64_t sent_ps; /* time of the latest transmission */
+	uint64_t txseq;	  /* send order of the latest transmission */
+	uint16_t ntx;
+	uint8_t plane;
+	uint8_t flags;
+};
+
+/* One posted message (send work request). */
+struct wqe {
+	const uint8_t *local;
+	uint64_t va, wr_id;
+	uint32_t len, rkey, imm;
+	bool with_imm;
+	uint16_t msn;
+	uint32_t first_psn, npkts, next_pkt, acked;
+};
+
+/* Responder view of one message, indexed by MSN. */
+struct rxmsg {
+	bool seen, has_imm;
+	uint32_t dma_len, imm;
+	uint64_t got;
+};
+
+struct mrc_qp {
+	struct mrc_qp_env env;
+	uint32_t qpn, peer_host, peer_qpn;
+	bool failed;
+	char reason[160];
+	struct mrc_ev_set evs;
+	struct mrc_rng rng;
+	struct mrc_cc cc;
+	struct mrc_qp_stats st;
+
+	/* requester */
+	uint32_t win;		/* PSN ring size (power of 2 >= mpr * 128) */
+	uint32_t peer_win;	/* PSNs the peer accepts beyond una */
+	struct txent *tx;
+	uint32_t una, next_psn;
+	uint64_t txseq, acked_txseq; /* send counter; highest send order acknowledged */
+	uint32_t acked_hi;	/* highest PSN acknowledged (valid when any_acked) */
+	bool any_acked;
+	uint64_t inflight;
+	uint32_t *rtxq;		/* retransmit queue of PSNs, ring of win entries */
+	uint32_t rtx_head, rtx_len;
+	struct wqe *sq;
+	uint32_t sq_cap, sq_head, sq_cur, sq_tail; /* monotonic counters, slot = n % cap */
+	uint16_t msn_next;
+	uint64_t last_progress_ps;
+	unsigned retries;
+	uint64_t rto_ps;	/* current timeout */
+	uint64_t backoff_until_ps;
+	uint64_t probe_woken_ps; /* probes due at or before this were already announced */
+
+	/* responder */
+	uint32_t rwin;		/* receive window in PSNs: mpr * 128 */
+	uint64_t *rxmap;	/* received bits over the window, ring indexed psn & (win-1) */
+	uint32_t epsn;		/* next expected PSN: cack = epsn - 1 */
+	uint32_t max_seen;
+	bool have_max;
+	struct rxmsg *rxm;
+	uint32_t rxm_cap;
+	uint16_t next_cmsn;	/* next MSN to complete */
+	uint64_t bytes_since_sack, rcvd_bytes, ooo;
+	int32_t ctl_ev[MRC_EV_MAX_PLANES]; /* EV index for control packets, per plane */
+};
+
+void mrc_qp_params_default(struct mrc_qp_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->mtu = 4096;
+	p->mpr = 32;
+	p->timeout = 10;
+	p->retry_linear = 3;
+	p->retry_exp = 4;
+	p->reorder_threshold = 64;
+	p->sack_every_bytes = 16384;
+	p->start_psn = 0;
+	p->sq_depth = 1024;
+	p->nack_backoff_ps = 10000000;
+	p->dscp_data = 26;
+	p->dscp_rtx = 28;
+	p->dscp_ctl = 46;
+	p->tseth = true;
+}
+
+uint64_t mrc_qp_timeout_ps(const struct mrc_qp_params *p)
+{
+	return 1024000ull << p->timeout;
+}
+
+uint64_t mrc_qp_give_up_ps(const struct mrc_qp_params *p)
+{
+	uint64_t t = mrc_qp_timeout_ps(p);
+
+	return t * (1 + p->retry_linear) + t * ((2ull << p->retry_exp) - 2);
+}
+
+int mrc_nack_idx(uint8_t reason)
+{
+	switch (reason) {
+	case MRC_NACK_TRIMMED:
+		return MRC_NI_TRIMMED;
+	case MRC_NACK_TRIMMED_LASTHOP:
+		return MRC_NI_TRIMMED_LASTHOP;
+	case MRC_NACK_NO_BITMAP:
+		return MRC_NI_NO_BITMAP;
+	case MRC_NACK_NO_PKT_BUFFER:
+		return MRC_NI_NO_PKT_BUFFER;
+	case MRC_NACK_NO_RESOURCE:
+		return MRC_NI_NO_RESOURCE;
+	case MRC_NACK_PSN_OOR_WINDOW:
+		return MRC_NI_PSN_OOR_WINDOW;
+	case MRC_NACK_UNEXP_EVENT:
+		return MRC_NI_UNEXP_EVENT;
+	default:
+		return MRC_NI_OTHER;
+	}
+}
+
+static uint32_t pow2_at_least(uint32_t n)
+{
+	uint32_t w = 1;
+
+	while (w < n)
+		w <<= 1;
+	return w;
+}
+
+static void qp_ev_notify(void *ctx, uint32_t ev, int from, int to, int cause, uint64_t now_ps)
+{
+	struct mrc_qp *qp = ctx;
+
+	if (qp->env.ops && qp->env.ops->ev_event)
+		qp->env.ops->ev_event(qp->env.ctx, qp->qpn, ev, from, to, cause, now_ps);
+}
+
+int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host,
+	uint32_t peer_qpn, uint64_t seed, struct mrc_qp **out)
+{
+	const struct mrc_qp_params *p = env->qp;
+	struct mrc_qp *qp;
+	int rc;
+
+	if (!p->mtu || p->mtu > MRC_PKT_MAX || !p->mpr || p->timeout > 30 || !p->sq_depth ||
+		env->planes == 0 || env->planes > MRC_EV_MAX_PLANES)
+		return -EINVAL;
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return -ENOMEM;
+	qp->env = *env;
+	qp->qpn = qpn & MRC_PSN_MASK;
+	qp->peer_host = peer_host;
+	qp->peer_qpn = peer_qpn & MRC_PSN_MASK;
+	rc = mrc_ev_set_init(&qp->evs, env->ev, env->planes, env->ev_plane, env->ctx);
+	if (rc)
+		goto fail_qp;
+	qp->evs.notify = qp_ev_notify;
+	qp->evs.notify_ctx = qp;
+	mrc_rng_seed(&qp->rng, seed);
+	mrc_cc_init(&qp->cc, env->cc_ops, env->cc);
+	qp->rwin = (uint32_t)p->mpr * 128;
+	qp->win = pow2_at_least(qp->rwin);
+	qp->peer_win = qp->rwin;
+	qp->tx = calloc(qp->win, sizeof(*qp->tx));
+	qp->rtxq = calloc(qp->win, sizeof(*qp->rtxq));
+	qp->rxmap = calloc(qp->win / 64 + 1, sizeof(*qp->rxmap));
+	qp->sq_cap = pow2_at_least(p->sq_depth);
+	qp->sq = calloc(qp->sq_cap, sizeof(*qp->sq));
+	qp->rxm_cap = qp->sq_cap > 32768 ? 32768 : qp->sq_cap;
+	qp->rxm = calloc(qp->rxm_cap, sizeof(*qp->rxm));
+	if (!qp->tx || !qp->rtxq || !qp->rxmap || !qp->sq || !qp->rxm) {
+		rc = -ENOMEM;
+		goto fail_mem;
+	}
+	qp->una = qp->next_psn = qp->epsn = p->start_psn & MRC_PSN_MASK;
+	qp->rto_ps = mrc_qp_timeout_ps(p);
+	for (unsigned i = 0; i < MRC_EV_MAX_PLANES; i++)
+		qp->ctl_ev[i] = -1;
+	*out = qp;
+	return 0;
+fail_mem:
+	free(qp->tx);
+	free(qp->rtxq);
+	free(qp->rxmap);
+	free(qp->sq);
+	free(qp->rxm);
+	mrc_ev_set_free(&qp->evs);
+fail_qp:
+	free(qp);
+	return rc;
+}
+
+void mrc_qp_free(struct mrc_qp *qp)
+{
+	if (!qp)
+		return;
+	mrc_ev_set_free(&qp->evs);
+	free(qp->tx);
+	free(qp->rtxq);
+	free(qp->rxmap);
+	free(qp->sq);
+	free(qp->rxm);
+	free(qp);
+}
+
+void mrc_qp_set_peer(struct mrc_qp *qp, uint32_t peer_qpn)
+{
+	qp->peer_qpn = peer_qpn & MRC_PSN_MASK;
+}
+
+uint32_t mrc_qp_peer_host(const struct mrc_qp *qp)
+{
+	return qp->peer_host;
+}
+
+static struct txent *ent(struct mrc_qp *qp, uint32_t psn)
+{
+	return &qp->tx[psn & (qp->win - 1)];
+}
+
+static struct wqe *sq_at(struct mrc_qp *qp, uint32_t n)
+{
+	return &qp->sq[n & (qp->sq_cap - 1)];
+}
+
+static void wake(struct mrc_qp *qp, int plane)
+{
+	if (qp->env.wake)
+		qp->env.wake(qp->env.owner, plane);
+}
+
+/* Enters the error state: every posted message completes with @status, nothing more is
+ * sent. @fmt says why (kept for mrc_qp_failed). */
+static void qp_fail(struct mrc_qp *qp, int status, uint64_t now_ps, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void qp_fail(struct mrc_qp *qp, int status, uint64_t now_ps, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (qp->failed)
+		return;
+	qp->failed = true;
+	va_start(ap, fmt);
+	vsnprintf(qp->reason, sizeof(qp->reason), fmt, ap);
+	va_end(ap);
+	for (; qp->sq_head != qp->sq_tail; qp->sq_head++) {
+		struct wqe *w = sq_at(qp, qp->sq_head);
+
+		if (qp->env.ops && qp->env.ops->send_done)
+			qp->env.ops->send_done(qp->env.ctx, qp->qpn, w->wr_id, status, now_ps);
+	}
+	qp->inflight = 0;
+	qp->rtx_len = 0;
+}
+
+int mrc_qp_post_write(struct mrc_qp *qp, const void *local, uint64_t len, uint64_t remote_va,
+	uint32_t rkey, bool with_imm, uint32_t imm, uint64_t wr_id, uint64_t now_ps)
+{
+	uint32_t mtu = qp->env.qp->mtu;
+	bool idle = qp->sq_head == qp->sq_tail && qp->una == qp->next_psn;
+	struct wqe *w;
+
+	if (qp->failed)
+		return -EPIPE;
+	if (len > UINT32_MAX || (!local && len))
+		return -EINVAL;
+	if (qp->sq_tail - qp->sq_head >= qp->sq_cap || qp->sq_tail - qp->sq_head >=
+		qp->env.qp->sq_depth)
+		return -EAGAIN;
+	w = sq_at(qp, qp->sq_tail++);
+	*w = (struct wqe){ .local = local, .va = remote_va, .wr_id = wr_id, .len = (uint32_t)len,
+		.rkey = rkey, .imm = imm, .with_imm = with_imm, .msn = qp->msn_next++,
+		.npkts = len ? (uint32_t)((len + mtu - 1) / mtu) : 1 };
+	qp->st.msgs_posted++;
+	if (idle) {
+		qp->last_progress_ps = now_ps;
+		qp->retries = 0;
+		qp->rto_ps = mrc_qp_timeout_ps(qp->env.qp);
+	}
+	wake(qp, -1);
+	return 0;
+}
+
+/* ---- requester: transmit ------------------------------------------------------------ */
+
+static bool other_plane_usable(struct mrc_qp *qp, unsigned plane)
+{
+	for (unsigned p = 0; p < qp->env.planes; p++)
+		if (p != plane && qp->env.plane_up(qp->env.owner, p) &&
+			mrc_ev_active_usable(&qp->evs, p))
+			return true;
+	return false;
+}
+
+static uint16_t ts16(uint64_t now_ps)
+{
+	return (uint16_t)(now_ps / 1000);
+}
+
+/* Fills @out as the data packet of PSN @psn (entry @e) on EV @evi. */
+static void build_data(struct mrc_qp *qp, uint32_t psn, struct txent *e, int evi, bool rtx,
+	uint64_t now_ps, struct mrc_pkt *out)
+{
+	const struct mrc_qp_params *p = qp->env.qp;
+	struct wqe *w = sq_at(qp, e->wqe);
+	uint32_t k = e->off / p->mtu;
+	bool first = k == 0, last = k + 1 == w->npkts;
+
+	memset(out, 0, sizeof(*out));
+	if (first && last)
+		out->opcode = w->with_imm ? MRC_OP_WRITE_ONLY_IMM : MRC_OP_WRITE_ONLY;
+	else if (first)
+		out->opcode = MRC_OP_WRITE_FIRST;
+	else if (last)
+		out->opcode = w->with_imm ? MRC_OP_WRITE_LAST_IMM : MRC_OP_WRITE_LAST;
+	else
+		out->opcode = MRC_OP_WRITE_MIDDLE;
+	out->hop_limit = 64;
+	out->dscp = rtx ? p->dscp_rtx : p->dscp_data;
+	out->ecn = 2; /* ECT(0) */
+	out->ev = qp->evs.ev[evi].value;
+	out->dest_qp = qp->peer_qpn;
+	out->psn = psn;
+	out->flags = 0;
+	if (last || rtx)
+		out->flags |= MRC_BTH_F_ACKREQ;
+	if (rtx)
+		out->flags |= MRC_BTH_F_RTX;
+	if (p->tseth) {
+		out->flags |= MRC_BTH_F_TS;
+		out->tx_ts = ts16(now_ps);
+	}
+	out->rqmsn = sq_at(qp, qp->sq_head)->msn;
+	out->msn = w->msn;
+	out->va = w->va + e->off;
+	out->rkey = w->rkey;
+	out->dma_len = w->len;
+	out->imm = w->imm;
+	out->payload = w->local ? w->local + e->off : NULL;
+	out->payload_len = e->len;
+}
+
+static uint64_t ent_bytes(const struct txent *e)
+{
+	return e->len ? e->len : 1;
+}
+
+/* Records a transmission of @e on @evi. */
+static void sent(struct mrc_qp *qp, struct txent *e, int evi, unsigned plane, uint64_t now_ps)
+{
+	struct mrc_ev *ev = &qp->evs.ev[evi];
+
+	e->ev = evi;
+	e->plane = (uint8_t)plane;
+	e->sent_ps = now_ps;
+	e->txseq = ++qp->txseq;
+	e->ntx++;
+	e->flags |= TX_SENT | TX_INFLIGHT;
+	e->flags &= (uint8_t)~TX_QUEUED;
+	qp->inflight += ent_bytes(e);
+	ev->st.tx_pkts++;
+	ev->st.tx_bytes += e->len;
+}
+
+static bool window_open(struct mrc_qp *qp, uint64_t bytes)
+{
+	return qp->inflight == 0 || qp->inflight + bytes <= mrc_cc_cwnd(&qp->cc);
+}
+
+static bool tx_probe(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pkt *out)
+{
+	int idx = mrc_ev_probe_due(&qp->evs, plane, now_ps);
+	struct mrc_ev *ev;
+
+	if (idx < 0)
+		return false;
+	ev = &qp->evs.ev[idx];
+	mrc_ev_probe_sent(&qp->evs, idx, now_ps);
+	memset(out, 0, sizeof(*out));
+	out->opcode = MRC_OP_PROBE;
+	out->hop_limit = 64;
+	out->dscp = qp->env.qp->dscp_ctl;
+	out->ev = ev->value;
+	out->dest_qp = qp->peer_qpn;
+	out->psn = qp->next_psn; /* a probe consumes no PSN */
+	out->peth.probe_id = ev->probe_id;
+	out->peth.spdcid = (uint16_t)qp->qpn;
+	out->peth.dpdcid = (uint16_t)qp->peer_qpn;
+	out->peth.tx_ts = ts16(now_ps);
+	out->peth.ftype = 1;
+	qp->st.probes_tx++;
+	return true;
+}
+
+static bool tx_rtx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pkt *out)
+{
+	while (qp->rtx_len) {
+		uint32_t psn = qp->rtxq[qp->rtx_head];
+		struct txent *e = ent(qp, psn);
+		int evi;
+
+		if ((e->flags & TX_ACKED) || !(e->flags & TX_QUEUED) ||
+			psn_lt(psn, qp->una) || !psn_lt(psn, qp->next_psn)) {
+			qp->rtx_head = (qp->rtx_head + 1) & (qp->win - 1);
+			qp->rtx_len--;
+			continue;
+		}
+		if (!window_open(qp, ent_bytes(e)))
+			return false;
+		/* A different EV than the lost transmission's, from this plane; the same one only
+		 * when nothing else is left anywhere. */
+		evi = mrc_ev_pick(&qp->evs, plane, &qp->rng, e->ev, !other_plane_usable(qp, plane),
+			now_ps);
+		if (evi < 0)
+			return false;
+		qp->rtx_head = (qp->rtx_head + 1) & (qp->win - 1);
+		qp->rtx_len--;
+		build_data(qp, psn, e, evi, true, now_ps, out);
+		sent(qp, e, evi, plane, now_ps);
+		qp->st.rtx_pkts++;
+		qp->st.rtx_bytes += e->len;
+		qp->evs.ev[evi].st.rtx_pkts++;
+		return true;
+	}
+	return false;
+}
+
+static bool tx_new(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pkt *out)
+{
+	uint32_t mtu = qp->env.qp->mtu, psn = qp->next_psn;
+	struct wqe *w;
+	struct txent *e;
+	uint32_t off, len;
+	int evi;
+
+	if (qp->sq_cur == qp->sq_tail)
+		return false;
+	if ((uint32_t)psn_diff(psn, qp->una) >= qp->peer_win)
+		return false;
+	w = sq_at(qp, qp->sq_cur);
+	off = w->next_pkt * mtu;
+	len = w->len - off < mtu ? w->len - off : mtu;
+	if (!window_open(qp, len ? len : 1))
+		return false;
+	evi = mrc_ev_pick(&qp->evs, plane, &qp->rng, -1, false, now_ps);
+	if (evi < 0)
+		return false;
+	e = ent(qp, psn);
+	*e = (struct txent){ .wqe = qp->sq_cur, .off = off, .len = len };
+	if (w->next_pkt == 0)
+		w->first_psn = psn;
+	if (++w->next_pkt == w->npkts)
+		qp->sq_cur++;
+	qp->next_psn = psn_add(psn, 1);
+	build_data(qp, psn, e, evi, false, now_ps, out);
+	/* Ask for a SACK when this packet fills the window: nothing else would trigger one. */
+	if (qp->inflight + ent_bytes(e) + mtu > mrc_cc_cwnd(&qp->cc))
+		out->flags |= MRC_BTH_F_ACKREQ;
+	sent(qp, e, evi, plane, now_ps);
+	qp->st.data_pkts++;
+	qp->st.data_bytes += len;
+	return true;
+}
+
+bool mrc_qp_tx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pkt *out)
+{
+	if (qp->failed || plane >= qp->env.planes)
+		return false;
+	if (tx_probe(qp, plane, now_ps, out))
+		return true;
+	if (now_ps < qp->backoff_until_ps)
+		return false;
+	if (tx_rtx(qp, plane, now_ps, out))
+		return true;
+	return tx_new(qp, plane, now_ps, out);
+}
+
+/* ---- requester: acknowledgements ---------------------------------------------------- */
+
+/* In [una, next_psn)? */
+static bool in_flight_range(struct mrc_qp *qp, uint32_t psn)
+{
+	return !psn_lt(psn, qp->una) && psn_lt(psn, qp->next_psn);
+}
+
+static void queue_rtx(struct mrc_qp *qp, uint32_t psn)
+{
+	struct txent *e = ent(qp, psn);
+
+	if (e->flags & (TX_ACKED | TX_QUEUED))
+		return;
+	if (e->flags & TX_INFLIGHT) {
+		qp->inflight -= ent_bytes(e);
+		e->flags &= (uint8_t)~TX_INFLIGHT;
+	}
+	e->flags |= TX_QUEUED;
+	qp->rtxq[(qp->rtx_head + qp->rtx_len) & (qp->win - 1)] = psn;
+	qp->rtx_len++;
+}
+
+/* Marks @psn acknowledged; returns its newly acked payload bytes (0 if already acked). */
+static uint64_t ack_one(struct mrc_qp *qp, uint32_t psn)
+{
+	struct txent *e = ent(qp, psn);
+
+	if (!in_flight_range(qp, psn) || (e->flags & TX_ACKED) || !(e->flags & TX_SENT))
+		return 0;
+	e->flags |= TX_ACKED;
+	if (e->flags & TX_INFLIGHT) {
+		qp->inflight -= ent_bytes(e);
+		e->flags &= (uint8_t)~TX_INFLIGHT;
+	}
+	sq_at(qp, e->wqe)->acked++;
+	if (e->txseq > qp->acked_txseq)
+		qp->acked_txseq = e->txseq;
+	if (!qp->any_acked || psn_lt(qp->acked_hi, psn))
+		qp->acked_hi = psn;
+	qp->any_acked = true;
+	return ent_bytes(e);
+}
+
+static void advance(struct mrc_qp *qp, uint64_t now_ps)
+{
+	while (qp->una != qp->next_psn && (ent(qp, qp->una)->flags & TX_ACKED)) {
+		*ent(qp, qp->una) = (struct txent){ 0 };
+		qp->una = psn_add(qp->una, 1);
+	}
+	while (qp->sq_head != qp->sq_cur) {
+		struct wqe *w = sq_at(qp, qp->sq_head);
+
+		if (w->acked < w->npkts)
+			break;
+		qp->sq_head++;
+		qp->st.msgs_done++;
+		if (qp->env.ops && qp->env.ops->send_done)
+			qp->env.ops->send_done(qp->env.ctx, qp->qpn, w->wr_id, 0, now_ps);
+	}
+}
+
+/* Loss inference: an unacked PSN is lost once reorder_threshold PSNs sent after it were
+ * acknowledged (send order, so a retransmission restarts its count). */
+static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
+{
+	uint64_t thr = qp->env.qp->reorder_threshold ? qp->env.qp->reorder_threshold : 1;
+	uint32_t psn;
+
+	if (!qp->any_acked || !in_flight_range(qp, qp->acked_hi))
+		return;
+	for (psn = qp->una; psn_lt(psn, qp->acked_hi); psn = psn_add(psn, 1)) {
+		struct txent *e = ent(qp, psn);
+
+		if ((e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
+			continue;
+		if (qp->acked_txseq < e->txseq + thr)
+			continue;
+		qp->st.loss_sack++;
+		if (e->ev >= 0) {
+			qp->evs.ev[e->ev].st.losses++;
+			mrc_ev_on_bad(&qp->evs, e->ev, MRC_EVC_LOSS_SACK, now_ps);
+		}
+		mrc_cc_on_loss(&qp->cc, now_ps, e->len);
+		queue_rtx(qp, psn);
+	}
+}
+
+static void rtt_sample(struct mrc_qp *qp, int evi, uint64_t rtt_ps)
+{
+	qp->st.rtt_samples++;
+	qp->st.rtt_sum_ps += rtt_ps;
+	if (!qp->st.rtt_min_ps || rtt_ps < qp->st.rtt_min_ps)
+		qp->st.rtt_min_ps = rtt_ps;
+	if (rtt_ps > qp->st.rtt_max_ps)
+		qp->st.rtt_max_ps = rtt_ps;
+	if (evi >= 0) {
+		qp->evs.ev[evi].st.rtt_samples++;
+		qp->evs.ev[evi].st.rtt_sum_ps += rtt_ps;
+	}
+}
+
+static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
+{
+	const struct mrc_seth *s = &p->seth;
+	int evi = mrc_ev_find(&qp->evs, s->ev);
+	uint32_t cack = s->cack_psn & MRC_PSN_MASK, ack_psn, base;
+	uint64_t newly = 0, delay = UINT64_MAX, rtt = UINT64_MAX;
+	bool progress;
+	uint32_t una0 = qp->una;
+	struct txent *ae;
+
+	qp->st.sack_rx++;
+	if (evi >= 0)
+		qp->evs.ev[evi].st.sacks++;
+	/* A cumulative point at or past next_psn acknowledges PSNs never sent: stale or
+	 * foreign; ignore it whole. */
+	if (!psn_lt(cack, qp->next_psn)) {
+		qp->st.sack_stale++;
+		return;
+	}
+	ack_psn = psn_add(cack, s->ack_psn_offset);
+	ae = ent(qp, ack_psn);
+	if (in_flight_range(qp, ack_psn) && !(ae->flags & TX_ACKED) && (ae->flags & TX_SENT) &&
+		ae->ntx == 1 && !s->pr)
+		rtt = now_ps - ae->sent_ps;
+	for (uint32_t q = qp->una; psn_lt(q, psn_add(cack, 1)); q = psn_add(q, 1))
+		newly += ack_one(qp, q);
+	base = psn_add(cack, s->sack_offset);
+	for (unsigned i = 0; i < 64; i++)
+		if (s->sack_bitmap >> i & 1)
+			newly += ack_one(qp, psn_add(base, (int32_t)i));
+	if (rtt == UINT64_MAX && qp->env.qp->tseth && !s->pr && s->tx_ts_echo)
+		rtt = (uint64_t)(uint16_t)(ts16(now_ps) - s->tx_ts_echo) * 1000;
+	if (rtt != UINT64_MAX) {
+		rtt_sample(qp, evi, rtt);
+		delay = rtt > qp->cc.p.base_rtt_ps ? rtt - qp->cc.p.base_rtt_ps : 0;
+	}
+	if (s->m == MRC_SACK_M_SKIP_ONCE) {
+		qp->st.ecn_echo_rx++;
+		if (evi >= 0) {
+			qp->evs.ev[evi].st.ecn++;
+			mrc_ev_on_skip(&qp->evs, evi, MRC_EVC_ECN, now_ps);
+		}
+	} else if (s->m == MRC_SACK_M_ALWAYS_SKIP && evi >= 0) {
+		mrc_ev_on_bad(&qp->evs, evi, MRC_EVC_SACK_BAD, now_ps);
+	}
+	if (s->pr && evi >= 0 && mrc_ev_on_probe_ok(&qp->evs, evi, now_ps))
+		qp->st.probes_ok++;
+	if (s->mpr) {
+		uint32_t w = (uint32_t)s->mpr * 128;
+
+		qp->peer_win = w < qp->win ? w : qp->win;
+	}
+	if (newly)
+		mrc_cc_on_ack(&qp->cc, now_ps, newly, delay, s->m == MRC_SACK_M_SKIP_ONCE);
+	advance(qp, now_ps);
+	progress = newly || qp->una != una0;
+	if (progress) {
+		qp->last_progress_ps = now_ps;
+		qp->retries = 0;
+		qp->rto_ps = mrc_qp_timeout_ps(qp->env.qp);
+	}
+	infer_losses(qp, now_ps);
+	if (progress || qp->rtx_len || s->pr)
+		wake(qp, -1);
+}
+
+static void on_nack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
+{
+	const struct mrc_neth *n = &p->neth;
+	uint32_t psn = n->nack_psn & MRC_PSN_MASK;
+	int evi = mrc_ev_find(&qp->evs, n->ev), ri = mrc_nack_idx(n->reason);
+	struct txent *e = ent(qp, psn);
+
+	qp->st.nack_rx[ri]++;
+	if (evi >= 0)
+		qp->evs.ev[evi].st.nacks++;
+	if (n->reason == MRC_NACK_UNEXP_EVENT) {
+		qp_fail(qp, -ECONNABORTED, now_ps, "NACK UNEXP_EVENT from peer for PSN 0x%06x",
+			psn);
+		return;
+	}
+	/* Stale: already acknowledged (C11), never sent, already queued, or about an earlier
+	 * transmission (retransmissions go out on another EV than the one echoed). */
+	if (!in_flight_range(qp, psn) || (e->flags & (TX_ACKED | TX_QUEUED)) ||
+		!(e->flags & TX_SENT) || (evi >= 0 && evi != e->ev) || ri == MRC_NI_OTHER) {
+		qp->st.nack_stale++;
+		return;
+	}
+	switch (n->reason) {
+	case MRC_NACK_TRIMMED:
+		if (evi >= 0) {
+			qp->evs.ev[evi].st.trims++;
+			mrc_ev_on_skip(&qp->evs, evi, MRC_EVC_TRIM, now_ps);
+		}
+		mrc_cc_on_trim(&qp->cc, now_ps, e->len);
+		break;
+	case MRC_NACK_TRIMMED_LASTHOP: /* the receiver's link, not the path: EV keeps GOOD */
+		if (evi >= 0)
+			qp->evs.ev[evi].st.trims++;
+		mrc_cc_on_trim(&qp->cc, now_ps, e->len);
+		break;
+	default: /* NO_BITMAP, NO_PKT_BUFFER, NO_RESOURCE, PSN_OOR_WINDOW: back off */
+		qp->backoff_until_ps = now_ps + qp->env.qp->nack_backoff_ps;
+		break;
+	}
+	queue_rtx(qp, psn);
+	wake(qp, -1);
+}
+
+/* ---- responder ---------------------------------------------------------------------- */
+
+static bool rx_bit(const struct mrc_qp *qp, uint32_t psn)
+{
+	uint32_t i = psn & (qp->win - 1);
+
+	return qp->rxmap[i / 64] >> (i % 64) & 1;
+}
+
+static void rx_set(struct mrc_qp *qp, uint32_t psn, bool v)
+{
+	uint32_t i = psn & (qp->win - 1);
+
+	if (v)
+		qp->rxmap[i / 64] |= 1ull << (i % 64);
+	else
+		qp->rxmap[i / 64] &= ~(1ull << (i % 64));
+}
+
+/* Received? Everything before epsn is; the window holds the rest. */
+static bool rx_has(const struct mrc_qp *qp, uint32_t psn)
+{
+	int32_t d = psn_diff(psn, qp->epsn);
+
+	if (d < 0)
+		return true;
+	if ((uint32_t)d >= qp->rwin)
+		return false;
+	return rx_bit(qp, psn);
+}
+
+/* The EV control packets use on @plane: a GOOD one of our own, kept fresh. */
+static uint32_t ctl_ev(struct mrc_qp *qp, unsigned plane, uint64_t now_ps)
+{
+	int idx = qp->ctl_ev[plane];
+
+	if (idx < 0 || qp->evs.ev[idx].state != MRC_EV_GOOD || !qp->evs.ev[idx].active) {
+		idx = mrc_ev_pick(&qp->evs, plane, &qp->rng, -1, false, now_ps);
+		if (idx < 0)
+			idx = qp->evs.plane_n[plane] ? (int)qp->evs.plane_idx[plane][0] : 0;
+		qp->ctl_ev[plane] = idx;
+	}
+	return qp->evs.ev[idx].value;
+}
+
+static void ctl_common(struct mrc_qp *qp, unsigned plane, uint8_t opcode, uint64_t now_ps,
+	struct mrc_pkt *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->opcode = opcode;
+	c->hop_limit = 64;
+	c->dscp = qp->env.qp->dscp_ctl;
+	c->ev = ctl_ev(qp, plane, now_ps);
+	c->dest_qp = qp->peer_qpn;
+	c->psn = psn_add(qp->epsn, -1);
+}
+
+/* SACK acknowledging the arrival of @psn (WIRE.md SETH): cack = epsn - 1, bitmap base =
+ * cack unless @psn lies beyond bit 63, then @psn is the bitmap's last bit. */
+static void send_sack(struct mrc_qp *qp, unsigned plane, uint32_t psn, uint32_t echo_ev,
+	uint8_t m, bool pr, uint16_t ts_echo, uint64_t now_ps)
+{
+	struct mrc_pkt c;
+	struct mrc_seth *s = &c.seth;
+	uint32_t cack = psn_add(qp->epsn, -1);
+	int32_t rel = psn_diff(psn, cack), off = rel < 64 ? 0 : rel - 63;
+
+	ctl_common(qp, plane, MRC_OP_SACK, now_ps, &c);
+	s->m = m;
+	s->pr = pr;
+	s->ack_psn_offset = (int16_t)(rel > INT16_MAX ? INT16_MAX : rel < INT16_MIN ? INT16_MIN :
+										rel);
+	s->ev = echo_ev;
+	s->spdcid = (uint16_t)qp->qpn;
+	s->dpdcid = (uint16_t)qp->peer_qpn;
+	s->cack_psn = cack;
+	s->cc_type = 1;
+	s->mpr = qp->env.qp->mpr;
+	s->sack_offset = (int16_t)off;
+	for (unsigned i = 0; i < 64; i++)
+		if (rx_has(qp, psn_add(cack, off + (int32_t)i)))
+			s->sack_bitmap |= 1ull << i;
+	s->tx_ts_echo = ts_echo;
+	s->ooo_count = (uint16_t)(qp->ooo & 0x7FFF);
+	s->rcvd_bytes = (uint32_t)(qp->rcvd_bytes / 256) & 0xFFFFFF;
+	qp->env.emit_ctl(qp->env.owner, plane, qp->peer_host, &c);
+	qp->st.sack_tx++;
+	qp->bytes_since_sack = 0;
+}
+
+static void send_nack(struct mrc_qp *qp, unsigned plane, uint32_t psn, uint8_t reason,
+	uint32_t echo_ev, uint16_t ts_echo, uint64_t now_ps)
+{
+	struct mrc_pkt c;
+
+	ctl_common(qp, plane, MRC_OP_NACK, now_ps, &c);
+	c.neth.reason = reason;
+	c.neth.ev = echo_ev;
+	c.neth.spdcid = (uint16_t)qp->qpn;
+	c.neth.dpdcid = (uint16_t)qp->peer_qpn;
+	c.neth.nack_psn = psn;
+	c.neth.cc_type = 1;
+	c.neth.tx_ts_echo = ts_echo;
+	qp->env.emit_ctl(qp->env.owner, plane, qp->peer_host, &c);
+	qp->st.nack_tx[mrc_nack_idx(reason)]++;
+}
+
+static bool is_data(uint8_t op)
+{
+	return op >= MRC_OP_WRITE_FIRST && op <= MRC_OP_WRITE_ONLY_IMM;
+}
+
+static void deliver(struct mrc_qp *qp, uint64_t now_ps)
+{
+	for (;;) {
+		struct rxmsg *m = &qp->rxm[qp->next_cmsn & (qp->rxm_cap - 1)];
+
+		if (!m->seen || m->got != m->dma_len)
+			return;
+		qp->st.msgs_delivered++;
+		if (m->has_imm && qp->env.ops && qp->env.ops->recv_imm)
+			qp->env.ops->recv_imm(qp->env.ctx, qp->qpn, m->imm, m->dma_len, now_ps);
+		*m = (struct rxmsg){ 0 };
+		qp->next_cmsn++;
+	}
+}
+
+static void on_data(struct mrc_qp *qp, unsigned plane, const struct mrc_pkt *p, bool ce,
+	uint64_t now_ps)
+{
+	uint32_t psn = p->psn & MRC_PSN_MASK;
+	int32_t d = psn_diff(psn, qp->epsn);
+	uint16_t ts = (p->flags & MRC_BTH_F_TS) ? p->tx_ts : 0;
+	uint16_t md = (uint16_t)(p->msn - qp->next_cmsn);
+	struct rxmsg *m;
+	bool sack;
+
+	qp->st.rx_data_pkts++;
+	if (ce)
+		qp->st.rx_ce++;
+	if (p->trimmed) {
+		qp->st.rx_trimmed++;
+		if (d >= 0 && (uint32_t)d < qp->rwin && !rx_bit(qp, psn))
+			send_nack(qp, plane, psn, p->dscp == qp->env.dscp_trimmed_lasthop ?
+				MRC_NACK_TRIMMED_LASTHOP : MRC_NACK_TRIMMED, p->ev, ts, now_ps);
+		return;
+	}
+	if (d < 0 || ((uint32_t)d < qp->rwin && rx_bit(qp, psn))) {
+		qp->st.rx_dup++; /* detected first: never also counted as reordered (C09) */
+		send_sack(qp, plane, psn, p->ev, ce ? MRC_SACK_M_SKIP_ONCE : 0, false, ts, now_ps);
+		return;
+	}
+	if ((uint32_t)d >= qp->rwin) {
+		qp->st.rx_oor++;
+		send_nack(qp, plane, psn, MRC_NACK_PSN_OOR_WINDOW, p->ev, ts, now_ps);
+		return;
+	}
+	if (md >= qp->rxm_cap) {
+		qp->st.rx_msn_oor++;
+		send_nack(qp, plane, psn, MRC_NACK_NO_RESOURCE, p->ev, ts, now_ps);
+		return;
+	}
+	if (p->payload_len && qp->env.place(qp->env.owner, p->rkey, p->va, p->payload,
+				      p->payload_len)) {
+		qp->st.rx_access_err++;
+		send_nack(qp, plane, psn, MRC_NACK_UNEXP_EVENT, p->ev, ts, now_ps);
+		return;
+	}
+	rx_set(qp, psn, true);
+	qp->st.rx_unique++;
+	qp->st.rx_payload_bytes += p->payload_len;
+	qp->st.placed_bytes += p->payload_len;
+	if (qp->have_max && psn_lt(psn, psn_add(qp->max_seen, 1)))
+		qp->st.rx_reordered++;
+	if (!qp->have_max || psn_lt(qp->max_seen, psn))
+		qp->max_seen = psn;
+	qp->have_max = true;
+	if (d != 0)
+		qp->ooo++;
+	m = &qp->rxm[p->msn & (qp->rxm_cap - 1)];
+	if (!m->seen) {
+		m->seen = true;
+		m->dma_len = p->dma_len;
+	}
+	m->got += p->payload_len;
+	if (p->opcode == MRC_OP_WRITE_LAST_IMM || p->opcode == MRC_OP_WRITE_ONLY_IMM) {
+		m->has_imm = true;
+		m->imm = p->imm;
+	}
+	/* Only PSNs in [epsn, epsn + rwin) have bits, so epsn's slot is epsn's own. */
+	while (rx_bit(qp, qp->epsn)) {
+		rx_set(qp, qp->epsn, false);
+		qp->epsn = psn_add(qp->epsn, 1);
+	}
+	deliver(qp, now_ps);
+	qp->rcvd_bytes += p->payload_len;
+	qp->bytes_since_sack += p->payload_len;
+	sack = (p->flags & MRC_BTH_F_ACKREQ) || d != 0 || ce || qp->epsn != psn_add(psn, 1) ||
+	       qp->bytes_since_sack >= qp->env.qp->sack_every_bytes;
+	if (sack)
+		send_sack(qp, plane, psn, p->ev, ce ? MRC_SACK_M_SKIP_ONCE : 0, false, ts, now_ps);
+}
+
+void mrc_qp_on_pkt(struct mrc_qp *qp, unsigned plane, const struct mrc_pkt *p, bool ce,
+	uint64_t now_ps)
+{
+	if (qp->failed || plane >= qp->env.planes) {
+		qp->st.rx_ignored++;
+		return;
+	}
+	if (is_data(p->opcode)) {
+		on_data(qp, plane, p, ce, now_ps);
+	} else if (p->opcode == MRC_OP_SACK) {
+		on_sack(qp, p, now_ps);
+	} else if (p->opcode == MRC_OP_NACK) {
+		on_nack(qp, p, now_ps);
+	} else if (p->opcode == MRC_OP_PROBE) {
+		qp->st.probes_rx++;
+		send_sack(qp, plane, psn_add(qp->epsn, -1), p->ev, ce ? MRC_SACK_M_SKIP_ONCE : 0,
+			true, p->peth.tx_ts, now_ps);
+	} else {
+		qp->st.rx_ignored++;
+	}
+}
+
+/* ---- timers ------------------------------------------------------------------------- */
+
+static bool rto_armed(const struct mrc_qp *qp)
+{
+	return !qp->failed && (qp->una != qp->next_psn || qp->sq_head != qp->sq_tail);
+}
+
+static uint32_t up_mask(const struct mrc_qp *qp)
+{
+	uint32_t m = 0;
+
+	for (unsigned p = 0; p < qp->env.planes; p++)
+		if (qp->env.plane_up(qp->env.owner, p))
+			m |= 1u << p;
+	return m;
+}
+
+uint64_t mrc_qp_next_timer(const struct mrc_qp *qp)
+{
+	uint64_t t = UINT64_MAX, pr;
+
+	if (qp->failed)
+		return t;
+	if (rto_armed(qp))
+		t = qp->last_progress_ps + qp->rto_ps;
+	if (qp->backoff_until_ps && qp->backoff_until_ps < t && qp->rtx_len)
+		t = qp->backoff_until_ps;
+	pr = mrc_ev_next_probe(&qp->evs, up_mask(qp));
+	if (pr != UINT64_MAX && (pr > qp->probe_woken_ps || qp->probe_woken_ps == 0) && pr < t)
+		t = pr;
+	return t;
+}
+
+static void on_rto(struct mrc_qp *qp, uint64_t now_ps)
+{
+	const struct mrc_qp_params *p = qp->env.qp;
+	uint64_t t = mrc_qp_timeout_ps(p);
+	uint32_t psn;
+
+	qp->retries++;
+	qp->st.rto_events++;
+	if (qp->retries > (unsigned)p->retry_linear + p->retry_exp) {
+		qp_fail(qp, -ETIMEDOUT, now_ps,
+			"ACK timeout: PSN 0x%06x unacknowledged after %u retries, %" PRIu64
+			" ns without progress (timeout %u, retry %u linear + %u exponential)",
+			qp->una, qp->retries - 1, mrc_qp_give_up_ps(p) / 1000, p->timeout,
+			p->retry_linear, p->retry_exp);
+		return;
+	}
+	for (psn = qp->una; psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
+		struct txent *e = ent(qp, psn);
+
+		if ((e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
+			continue;
+		qp->st.loss_rto++;
+		if (e->ev >= 0) {
+			qp->evs.ev[e->ev].st.losses++;
+			mrc_ev_on_bad(&qp->evs, e->ev, MRC_EVC_LOSS_RTO, now_ps);
+		}
+		queue_rtx(qp, psn);
+	}
+	mrc_cc_on_loss(&qp->cc, now_ps, 0);
+	qp->rto_ps = qp->retries <= p->retry_linear ? t : t << (qp->retries - p->retry_linear);
+	qp->last_progress_ps = now_ps;
+	wake(qp, -1);
+}
+
+void mrc_qp_on_timer(struct mrc_qp *qp, uint64_t now_ps)
+{
+	uint64_t pr;
+
+	if (qp->failed)
+		return;
+	if (rto_armed(qp) && now_ps >= qp->last_progress_ps + qp->rto_ps)
+		on_rto(qp, now_ps);
+	if (qp->failed)
+		return;
+	if (qp->backoff_until_ps && now_ps >= qp->backoff_until_ps) {
+		qp->backoff_until_ps = 0;
+		wake(qp, -1);
+	}
+	pr = mrc_ev_next_probe(&qp->evs, up_mask(qp));
+	if (pr <= now_ps) {
+		for (unsigned p = 0; p < qp->env.planes; p++)
+			if (mrc_ev_probe_due(&qp->evs, p, now_ps) >= 0 &&
+				qp->env.plane_up(qp->env.owner, p))
+				wake(qp, (int)p);
+		qp->probe_woken_ps = now_ps;
+	}
+}
+
+void mrc_qp_port_status(struct mrc_qp *qp, unsigned plane, bool up, uint64_t now_ps)
+{
+	(void)now_ps;
+	if (qp->failed || up) {
+		wake(qp, -1);
+		return;
+	}
+	for (uint32_t psn = qp->una; psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
+		struct txent *e = ent(qp, psn);
+
+		if ((e->flags & TX_INFLIGHT) && e->plane == plane) {
+			qp->st.loss_port++;
+			queue_rtx(qp, psn);
+		}
+	}
+	qp->ctl_ev[plane] = -1;
+	wake(qp, -1);
+}
+
+/* ---- inspection --------------------------------------------------------------------- */
+
+void mrc_qp_get_stats(const struct mrc_qp *qp, struct mrc_qp_stats *out)
+{
+	*out = qp->st;
+	out->rx_lost = 0;
+	if (qp->have_max) {
+		uint64_t span = (uint64_t)psn_diff(qp->max_seen, qp->env.qp->start_psn & MRC_PSN_MASK)
+				+ 1;
+
+		out->rx_lost = span > qp->st.rx_unique ? span - qp->st.rx_unique : 0;
+	}
+}
+
+bool mrc_qp_failed(const struct mrc_qp *qp, const char **reason)
+{
+	if (reason)
+		*reason = qp->failed ? qp->reason : NULL;
+	return qp->failed;
+}
+
+struct mrc_ev_set *mrc_qp_evs(struct mrc_qp *qp)
+{
+	return &qp->evs;
+}
+
+const struct mrc_cc *mrc_qp_cc(const struct mrc_qp *qp)
+{
+	return &qp->cc;
+}
+
+uint32_t mrc_qp_next_psn(const struct mrc_qp *qp)
+{
+	return qp->next_psn;
+}
+
+uint32_t mrc_qp_una(const struct mrc_qp *qp)
+{
+	return qp->una;
+}
+
+uint64_t mrc_qp_inflight(const struct mrc_qp *qp)
+{
+	return qp->inflight;
+}
