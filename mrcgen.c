@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* mrcgen: MRC fabric testbed and traffic generator — the subcommand table and main(). */
 #include "conf/conf.h"
+#include "mrc/hist.h"
 #include "mrc/job.h"
 #include "mrc/paths.h"
 #include "mrc/st.h"
 
 #include <errno.h>
+#include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifndef MRCGEN_VERSION
 #define MRCGEN_VERSION "0.1.0"
@@ -33,6 +37,7 @@ static int cmd_version(int argc, char **argv);
 static int cmd_selftest(int argc, char **argv);
 static int cmd_check(int argc, char **argv);
 static int cmd_paths(int argc, char **argv);
+static int cmd_hist(int argc, char **argv);
 
 static const struct cmd cmds[] = {
 	{ "check", "CONF [--set K=V]... [-o DIR]", "validate CONF, print the effective config as YAML",
@@ -41,6 +46,8 @@ static const struct cmd cmds[] = {
 		"print the EV -> path table and the switches' static tables", cmd_paths },
 	{ "selftest", "[MODULE|--list]", "run the built-in unit tests (all modules, or one)",
 		cmd_selftest },
+	{ "hist", "[OPTIONS] [FILE]", "histogram of numbers (one a line) -> .hgrm / .hlog",
+		cmd_hist },
 	{ "version", "", "print the version", cmd_version },
 	{ "help", "", "this text", cmd_help },
 };
@@ -99,6 +106,240 @@ static int cmd_selftest(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	return failed ? EXIT_JOB_FAILED : EXIT_OK;
+}
+
+static void hist_usage(FILE *f)
+{
+	fprintf(f, "usage: mrcgen hist [--hgrm FILE] [--hlog FILE] [--tag TAG] [--lowest N]\n"
+		   "                   [--highest N] [--sigfigs 1-5] [--unit-ratio R] [--ticks N]\n"
+		   "                   [--start-time SECONDS] [--length SECONDS]\n"
+		   "                   [--percentiles P,P,...] [FILE]\n"
+		   "Reads non-negative integers, one a line ('#' and blank lines skipped),\n"
+		   "from FILE or stdin, and writes HdrHistogram's .hgrm percentile table\n"
+		   "(stdout when neither --hgrm, --hlog nor --percentiles is given; '-' is\n"
+		   "stdout) and/or a one-interval .hlog (format 1.3). --percentiles (0..100\n"
+		   "scale, e.g. 50,99,99.9) prints 'count N', 'min N', ..., 'p50 N' lines.\n"
+		   "Defaults: lowest 1, highest 3600000000000, sigfigs 3, unit-ratio 1 (divides\n"
+		   "values in the .hgrm and the .hlog Interval_Max), ticks 5, start-time now,\n"
+		   "length 0.\n");
+}
+
+/* Parses a whole-string number for option @opt; 0 or -EINVAL with a message. */
+static int hist_num(const char *opt, const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	if (end == s || *end || errno || !isfinite(*out)) {
+		fprintf(stderr, "mrcgen: hist: %s: not a number '%s'\n", opt, s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int hist_read(FILE *in, const char *name, struct mrc_hist *h)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	long lineno = 0;
+	int err = 0;
+
+	while (getline(&line, &cap, in) >= 0) {
+		char *p = line, *end;
+		long long v;
+
+		lineno++;
+		p += strspn(p, " \t");
+		p[strcspn(p, "\r\n")] = '\0';
+		if (*p == '\0' || *p == '#')
+			continue;
+		errno = 0;
+		v = strtoll(p, &end, 10);
+		end += strspn(end, " \t");
+		if (end == p || *end || errno || v < 0) {
+			fprintf(stderr, "mrcgen: hist: %s:%ld: not a non-negative integer '%s'\n",
+				name, lineno, p);
+			err = -EINVAL;
+			break;
+		}
+		mrc_hist_record(h, v);
+	}
+	if (!err && ferror(in)) {
+		fprintf(stderr, "mrcgen: hist: read %s: %s\n", name, strerror(errno));
+		err = -EIO;
+	}
+	free(line);
+	return err;
+}
+
+static FILE *hist_open_out(const char *path)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+
+	if (!f)
+		fprintf(stderr, "mrcgen: hist: open '%s': %s\n", path, strerror(errno));
+	return f;
+}
+
+static int hist_close_out(FILE *f, const char *path, int err)
+{
+	if (f != stdout) {
+		if (fclose(f) && !err)
+			err = -EIO;
+	} else if (fflush(f) && !err) {
+		err = -EIO;
+	}
+	if (err)
+		fprintf(stderr, "mrcgen: hist: write '%s': %s\n", path, strerror(-err));
+	return err;
+}
+
+static int cmd_hist(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "hgrm", required_argument, NULL, 'g' },
+		{ "hlog", required_argument, NULL, 'l' },
+		{ "tag", required_argument, NULL, 't' },
+		{ "lowest", required_argument, NULL, 'L' },
+		{ "highest", required_argument, NULL, 'H' },
+		{ "sigfigs", required_argument, NULL, 's' },
+		{ "unit-ratio", required_argument, NULL, 'r' },
+		{ "ticks", required_argument, NULL, 'k' },
+		{ "start-time", required_argument, NULL, 'S' },
+		{ "length", required_argument, NULL, 'n' },
+		{ "percentiles", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *hgrm = NULL, *hlog = NULL, *tag = NULL, *in_name = "<stdin>", *plist = NULL;
+	double pcts[MRC_HIST_SUMMARY_MAX_PCT];
+	size_t n_pcts = 0;
+	double lowest = 1, highest = 3600000000000.0, sigfigs = 3, ratio = 1, ticks = 5;
+	double start = -1, length = 0;
+	struct mrc_hist *h = NULL;
+	FILE *in = stdin, *out;
+	int c, idx = 0, err;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, &idx)) != -1) {
+		double *num = NULL;
+
+		switch (c) {
+		case 'g': hgrm = optarg; break;
+		case 'l': hlog = optarg; break;
+		case 't': tag = optarg; break;
+		case 'p': plist = optarg; break;
+		case 'L': num = &lowest; break;
+		case 'H': num = &highest; break;
+		case 's': num = &sigfigs; break;
+		case 'r': num = &ratio; break;
+		case 'k': num = &ticks; break;
+		case 'S': num = &start; break;
+		case 'n': num = &length; break;
+		case 'h': hist_usage(stdout); return EXIT_OK;
+		default: hist_usage(stderr); return EXIT_USAGE;
+		}
+		if (num && hist_num(opts[idx].name, optarg, num))
+			return EXIT_USAGE;
+	}
+	if (argc - optind > 1) {
+		hist_usage(stderr);
+		return EXIT_USAGE;
+	}
+	for (const char *p = plist; p && *p;) {
+		char *end;
+
+		double v;
+
+		errno = 0;
+		v = strtod(p, &end);
+		if (end == p || errno || (*end && *end != ',') || !(v >= 0) || v > 100 ||
+		    n_pcts == MRC_HIST_SUMMARY_MAX_PCT) {
+			fprintf(stderr, "mrcgen: hist: --percentiles: want up to %d numbers in "
+					"0..100, comma-separated, at '%s'\n",
+				MRC_HIST_SUMMARY_MAX_PCT, p);
+			return EXIT_USAGE;
+		}
+		pcts[n_pcts++] = v;
+		p = *end ? end + 1 : end;
+	}
+	if (!(ratio > 0) || ticks < 1 || ticks > 1000 || ticks != floor(ticks)) {
+		fprintf(stderr, "mrcgen: hist: --unit-ratio must be > 0 and --ticks 1..1000\n");
+		return EXIT_USAGE;
+	}
+	if (tag && (!*tag || strpbrk(tag, ", \t\r\n"))) {
+		fprintf(stderr, "mrcgen: hist: --tag: no spaces or commas allowed in '%s'\n", tag);
+		return EXIT_USAGE;
+	}
+	if (lowest != floor(lowest) || highest != floor(highest) || sigfigs != floor(sigfigs) ||
+	    highest >= 9223372036854775807.0 ||
+	    mrc_hist_init((int64_t)lowest, (int64_t)highest, (int)sigfigs, &h)) {
+		fprintf(stderr, "mrcgen: hist: bad range: lowest %g, highest %g, sigfigs %g (want "
+				"integers, lowest >= 1, highest >= 2 * lowest, sigfigs 1..5)\n",
+			lowest, highest, sigfigs);
+		return EXIT_USAGE;
+	}
+	if (optind < argc && strcmp(argv[optind], "-") != 0) {
+		in_name = argv[optind];
+		in = fopen(in_name, "r");
+		if (!in) {
+			fprintf(stderr, "mrcgen: hist: open '%s': %s\n", in_name, strerror(errno));
+			err = -ENOENT;
+			goto free_h;
+		}
+	}
+	err = hist_read(in, in_name, h);
+	if (in != stdin)
+		fclose(in);
+	if (err)
+		goto free_h;
+	if (mrc_hist_out_of_range(h))
+		fprintf(stderr, "mrcgen: hist: %s: %lld values above the range (--highest %.0f) "
+				"not recorded\n", in_name, (long long)mrc_hist_out_of_range(h),
+			highest);
+	if (plist) {
+		struct mrc_hist_summary sum;
+
+		mrc_hist_summarize(h, pcts, n_pcts, &sum);
+		printf("count %lld\nout_of_range %lld\nmin %lld\nmax %lld\nmean %.6f\n"
+		       "stddev %.6f\n", (long long)sum.count, (long long)sum.out_of_range,
+		       (long long)sum.min, (long long)sum.max, sum.mean, sum.stddev);
+		for (size_t i = 0; i < sum.n_pct; i++)
+			printf("p%g %lld\n", sum.pct[i].p, (long long)sum.pct[i].value);
+	}
+	if (!hgrm && !hlog && !plist)
+		hgrm = "-";
+	if (hgrm) {
+		out = hist_open_out(hgrm);
+		if (!out) {
+			err = -EIO;
+			goto free_h;
+		}
+		err = hist_close_out(out, hgrm, mrc_hist_write_hgrm(h, out, (int)ticks, ratio));
+		if (err)
+			goto free_h;
+	}
+	if (hlog) {
+		if (start < 0) {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			start = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+		}
+		out = hist_open_out(hlog);
+		if (!out) {
+			err = -EIO;
+			goto free_h;
+		}
+		err = mrc_hist_hlog_head(out, start, start);
+		if (!err)
+			err = mrc_hist_hlog_interval(out, tag, 0, length, h, ratio);
+		err = hist_close_out(out, hlog, err);
+	}
+free_h:
+	mrc_hist_free(h);
+	return err ? (err == -EINVAL || err == -ENOENT ? EXIT_USAGE : EXIT_JOB_FAILED) : EXIT_OK;
 }
 
 /*
