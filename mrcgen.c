@@ -4,6 +4,8 @@
 #include "mrc/hist.h"
 #include "mrc/job.h"
 #include "mrc/paths.h"
+#include "mrc/report.h"
+#include "mrc/run.h"
 #include "mrc/st.h"
 
 #include <errno.h>
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef MRCGEN_VERSION
 #define MRCGEN_VERSION "0.1.0"
@@ -37,9 +40,13 @@ static int cmd_version(int argc, char **argv);
 static int cmd_selftest(int argc, char **argv);
 static int cmd_check(int argc, char **argv);
 static int cmd_paths(int argc, char **argv);
+static int cmd_run(int argc, char **argv);
 static int cmd_hist(int argc, char **argv);
 
 static const struct cmd cmds[] = {
+	{ "run", "CONF [--set K=V]... [-o DIR]",
+		"run the job: collective traffic over MRC, faults, pcaps, histograms, report",
+		cmd_run },
 	{ "check", "CONF [--set K=V]... [-o DIR]", "validate CONF, print the effective config as YAML",
 		cmd_check },
 	{ "paths", "CONF [--from H] [--to H] [--ev N] [--json]",
@@ -486,4 +493,49 @@ int main(int argc, char **argv)
 	fprintf(stderr, "mrcgen: unknown command '%s'\n\n", argv[1]);
 	usage(stderr);
 	exit(EXIT_USAGE);
+}
+
+/* A progress bar on stderr, only when it is a terminal. */
+static void run_progress(void *ctx, double frac)
+{
+	int width = 40, done = (int)(frac * width + 0.5);
+
+	(void)ctx;
+	fprintf(stderr, "\r[%.*s%*s] %3d%%", done, "########################################",
+		width - done, "", (int)(frac * 100 + 0.5));
+	if (frac >= 1)
+		fputc('\n', stderr);
+	fflush(stderr);
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct conf_job job;
+	struct mrc_run_result *res = NULL;
+	char err[1024];
+	int ret = load_job("run", argc, argv, &job), e;
+
+	if (ret)
+		return ret;
+	if (job.fabric.driver != CONF_DRIVER_SIM) {
+		fprintf(stderr, "mrcgen: run: fabric.driver: '%s' is not available in this build; "
+				"use 'sim'\n", conf_name_of(conf_driver_names, job.fabric.driver));
+		conf_free(&job);
+		return EXIT_USAGE;
+	}
+	e = mrc_run_sim(&job, isatty(STDERR_FILENO) ? run_progress : NULL, NULL, &res, err,
+		sizeof(err));
+	if (e) {
+		fprintf(stderr, "mrcgen: run: %s\n", err);
+		conf_free(&job);
+		return EXIT_USAGE;
+	}
+	mrc_report_print(&job, res, stdout);
+	e = mrc_report_write(&job, res, err, sizeof(err));
+	if (e)
+		fprintf(stderr, "mrcgen: run: %s\n", err);
+	ret = e ? EXIT_JOB_FAILED : mrc_report_ok(res) ? EXIT_OK : EXIT_JOB_FAILED;
+	mrc_run_result_free(res);
+	conf_free(&job);
+	return ret;
 }

@@ -5,6 +5,7 @@
  * retransmission may still read it) and every write it expects in step s has landed.
  */
 #include "mrc/coll.h"
+#include "mrc/rng.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -282,7 +283,7 @@ static int build_incast(struct mrc_coll *c, uint32_t r)
 static int make_perm(struct mrc_coll *c)
 {
 	uint32_t n = c->p.nranks;
-	uint64_t x = c->p.seed ^ 0x9E3779B97F4A7C15ull;
+	struct mrc_rng rng;
 
 	c->perm_to = calloc(n, sizeof(*c->perm_to));
 	c->perm_from = calloc(n, sizeof(*c->perm_from));
@@ -290,15 +291,9 @@ static int make_perm(struct mrc_coll *c)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++)
 		c->perm_to[i] = i;
+	mrc_rng_seed(&rng, c->p.seed);
 	for (uint32_t i = n - 1; i > 0; i--) {
-		uint64_t z;
-
-		x += 0x9E3779B97F4A7C15ull; /* splitmix64 */
-		z = x;
-		z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-		z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-		z ^= z >> 31;
-		uint32_t j = (uint32_t)(z % i), t = c->perm_to[i];
+		uint32_t j = (uint32_t)mrc_rng_below(&rng, i), t = c->perm_to[i];
 
 		c->perm_to[i] = c->perm_to[j];
 		c->perm_to[j] = t;

@@ -9,30 +9,6 @@
 
 #define EV_LOG_CAP 1024
 
-void mrc_rng_seed(struct mrc_rng *r, uint64_t seed)
-{
-	r->s = seed;
-}
-
-uint64_t mrc_rng_next(struct mrc_rng *r)
-{
-	uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-uint32_t mrc_rng_below(struct mrc_rng *r, uint32_t n)
-{
-	uint64_t lim = UINT64_MAX - UINT64_MAX % n, v;
-
-	do
-		v = mrc_rng_next(r);
-	while (v >= lim);
-	return (uint32_t)(v % n);
-}
-
 static const struct mrc_ev_set *sort_set;
 
 static int cmp_by_value(const void *a, const void *b)

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "mrc/rng.h"
+
 #define MRC_EV_MAX_PLANES 16
 
 /* Path states, WIRE.md "Path (EV) states". */
@@ -32,16 +34,6 @@ enum mrc_ev_cause {
 	MRC_EVC_DENY,	     /* configuration / control interface */
 	MRC_EVC_ALLOW,	     /* control interface lifted a deny */
 };
-
-/* Deterministic PRNG (splitmix64): every run with the same seed picks the same EVs. */
-struct mrc_rng {
-	uint64_t s;
-};
-
-void mrc_rng_seed(struct mrc_rng *r, uint64_t seed);
-uint64_t mrc_rng_next(struct mrc_rng *r);
-/* Uniform integer in [0, n), n > 0 (rejection sampling, no modulo bias). */
-uint32_t mrc_rng_below(struct mrc_rng *r, uint32_t n);
 
 /*
  * EV profile (the `mrc_ctl.h` EV profile: list, ev_min_active, deny) plus mrcgen's

@@ -4,6 +4,7 @@
  * forwarding on packet bytes (RFC 9800, RFC 8754, WIRE.md), faults and taps.
  */
 #include "mrc/fabric.h"
+#include "mrc/rng.h"
 #include "mrc/bytes.h"
 
 #include <errno.h>

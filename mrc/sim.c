@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* sim: virtual clock (ps) and deterministic event queue — binary heap or timing wheel. */
 #include "mrc/sim.h"
+#include "mrc/rng.h"
 #include "mrc/st.h"
 
 #include <errno.h>
@@ -358,49 +359,6 @@ int mrc_simq_parse(const char *s, enum mrc_simq *out)
 	return 0;
 }
 
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-void mrc_rng_seed(struct mrc_rng *r, uint64_t seed)
-{
-	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&seed);
-}
-
-static inline uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-uint64_t mrc_rng_next(struct mrc_rng *r)
-{
-	uint64_t *s = r->s, res = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return res;
-}
-
-uint64_t mrc_rng_below(struct mrc_rng *r, uint64_t n)
-{
-	uint64_t lim = -n % n, x; /* reject the low 2^64 mod n values */
-
-	do
-		x = mrc_rng_next(r);
-	while (x < lim);
-	return x % n;
-}
-
 /* ---- selftest ---------------------------------------------------------------------- */
 
 struct st_log {
@@ -531,23 +489,5 @@ MRC_SELFTEST(sim)
 		ST_EQ(st, mrc_sim_next(b), MRC_SIM_NEVER);
 		mrc_sim_free(a);
 		mrc_sim_free(b);
-	}
-
-	mrc_st_case(st, "rng: splitmix64/xoshiro256** reference outputs; below() stays in range");
-	{
-		struct mrc_rng r;
-		uint64_t x = 0, bad = 0;
-
-		/* splitmix64 from state 0: first output 0xE220A8397B1DCDAF (Vigna's reference) */
-		ST_EQ(st, splitmix64(&x), 0xE220A8397B1DCDAFull);
-		/* xoshiro256** with s = {1, 2, 3, 4}: first outputs 11520, 0, 1509978240 */
-		r.s[0] = 1, r.s[1] = 2, r.s[2] = 3, r.s[3] = 4;
-		ST_EQ(st, mrc_rng_next(&r), 11520);
-		ST_EQ(st, mrc_rng_next(&r), 0);
-		ST_EQ(st, mrc_rng_next(&r), 1509978240);
-		mrc_rng_seed(&r, 7);
-		for (int i = 0; i < 1000; i++)
-			bad += mrc_rng_below(&r, 3) >= 3;
-		ST_EQ(st, bad, 0);
 	}
 }

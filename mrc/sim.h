@@ -83,16 +83,4 @@ size_t mrc_sim_mem_bytes(const struct mrc_sim *sim);
 const char *mrc_simq_name(enum mrc_simq q);
 int mrc_simq_parse(const char *s, enum mrc_simq *out);
 
-/*
- * Seeded pseudo-random numbers for the simulator (xoshiro256** seeded by splitmix64):
- * the same seed gives the same sequence on every machine.
- */
-struct mrc_rng {
-	uint64_t s[4];
-};
-void mrc_rng_seed(struct mrc_rng *r, uint64_t seed);
-uint64_t mrc_rng_next(struct mrc_rng *r);
-/* Uniform in [0, n), n > 0, without modulo bias. */
-uint64_t mrc_rng_below(struct mrc_rng *r, uint64_t n);
-
 #endif
