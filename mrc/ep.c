@@ -29,7 +29,7 @@ struct ctlq {
 
 struct mrc_ep {
 	struct mrc_ep_params p;
-	uint32_t *evs, *deny;	/* copies of the EV profile arrays */
+	uint32_t *evs, *deny; /* copies of the EV profile arrays */
 	struct mrc_ep_ops ops;
 	void *ctx;
 	const struct mrc_cc_ops *cc_ops;
@@ -44,16 +44,16 @@ struct mrc_ep {
 	struct mrc_ep_stats st;
 };
 
-void mrc_ep_params_default(struct mrc_ep_params *p, unsigned planes, uint64_t port_rate_bps,
-	uint64_t base_rtt_ps)
+void mrc_ep_params_default(
+	struct mrc_ep_params *p, unsigned planes, uint64_t port_rate_bps, uint64_t base_rtt_ps)
 {
 	memset(p, 0, sizeof(*p));
 	p->planes = planes;
 	mrc_wire_cfg_default(&p->wire);
 	mrc_qp_params_default(&p->qp);
 	p->cc = "nscc";
-	mrc_cc_defaults(&p->cc_params, port_rate_bps * (planes ? planes : 1), base_rtt_ps,
-		p->qp.mtu);
+	mrc_cc_defaults(
+		&p->cc_params, port_rate_bps * (planes ? planes : 1), base_rtt_ps, p->qp.mtu);
 	p->ev.ev_min_active = 1;
 	p->ev.backup_per_plane = UINT32_MAX;
 	p->ev.skip_hold_ps = 0;
@@ -122,7 +122,7 @@ static void ep_emit_ctl(void *owner, unsigned plane, uint32_t peer_host, const s
 		q->head = 0;
 	}
 	was_empty = q->len == 0;
-	q->q[(q->head + q->len) % q->cap] = (struct ctl){ .peer_host = peer_host, .pkt = *pkt };
+	q->q[(q->head + q->len) % q->cap] = (struct ctl){.peer_host = peer_host, .pkt = *pkt};
 	q->len++;
 	if (was_empty && ep->ops.tx_ready)
 		ep->ops.tx_ready(ep->ctx, plane);
@@ -146,8 +146,8 @@ static int ep_place(void *owner, uint32_t rkey, uint64_t va, const uint8_t *data
 	return -EACCES;
 }
 
-int mrc_ep_new(const struct mrc_ep_params *p, const struct mrc_ep_ops *ops, void *ctx,
-	struct mrc_ep **out)
+int mrc_ep_new(
+	const struct mrc_ep_params *p, const struct mrc_ep_ops *ops, void *ctx, struct mrc_ep **out)
 {
 	struct mrc_ep *ep;
 
@@ -187,10 +187,19 @@ int mrc_ep_new(const struct mrc_ep_params *p, const struct mrc_ep_ops *ops, void
 	for (unsigned i = 0; i < p->planes; i++)
 		ep->up[i] = true;
 	ep->env = (struct mrc_qp_env){
-		.qp = &ep->p.qp, .ev = &ep->p.ev, .cc_ops = ep->cc_ops, .cc = &ep->p.cc_params,
-		.planes = p->planes, .dscp_trimmed_lasthop = p->wire.dscp_trimmed_lasthop,
-		.ev_plane = p->ev_plane, .ops = &ep->ops, .ctx = ctx, .owner = ep,
-		.plane_up = ep_plane_up, .emit_ctl = ep_emit_ctl, .place = ep_place,
+		.qp = &ep->p.qp,
+		.ev = &ep->p.ev,
+		.cc_ops = ep->cc_ops,
+		.cc = &ep->p.cc_params,
+		.planes = p->planes,
+		.dscp_trimmed_lasthop = p->wire.dscp_trimmed_lasthop,
+		.ev_plane = p->ev_plane,
+		.ops = &ep->ops,
+		.ctx = ctx,
+		.owner = ep,
+		.plane_up = ep_plane_up,
+		.emit_ctl = ep_emit_ctl,
+		.place = ep_place,
 		.wake = ep_wake,
 	};
 	*out = ep;
@@ -223,8 +232,8 @@ int mrc_ep_reg_mr(struct mrc_ep *ep, void *base, uint64_t len, uint32_t *rkey)
 		return -ENOMEM;
 	ep->mrs = n;
 	/* R_Keys: host in the high byte so a key from another endpoint never matches. */
-	n[ep->n_mrs] = (struct mr){ .base = base, .len = len,
-		.rkey = (ep->p.host & 0xFF) << 24 | (0x100u + ep->n_mrs) };
+	n[ep->n_mrs] = (struct mr){
+		.base = base, .len = len, .rkey = (ep->p.host & 0xFF) << 24 | (0x100u + ep->n_mrs)};
 	*rkey = n[ep->n_mrs].rkey;
 	ep->n_mrs++;
 	return 0;
@@ -240,8 +249,8 @@ struct mrc_qp *mrc_ep_qp(const struct mrc_ep *ep, uint32_t qpn)
 int mrc_ep_qp_create(struct mrc_ep *ep, uint32_t peer_host, uint32_t peer_qpn, uint32_t *qpn)
 {
 	uint32_t n = ep->p.first_qpn + ep->n_qps;
-	uint64_t seed = ep->p.seed ^ (0x9E3779B97F4A7C15ull * (n + 1)) ^
-			((uint64_t)ep->p.host << 40);
+	uint64_t seed =
+		ep->p.seed ^ (0x9E3779B97F4A7C15ull * (n + 1)) ^ ((uint64_t)ep->p.host << 40);
 	int rc;
 
 	if (ep->n_qps == ep->p.max_qps || n > MRC_PSN_MASK)
@@ -275,8 +284,8 @@ int mrc_ep_post_write(struct mrc_ep *ep, uint32_t qpn, const void *local, uint64
 	return mrc_qp_post_write(qp, local, len, remote_va, rkey, with_imm, imm, wr_id, now_ps);
 }
 
-void mrc_ep_on_rx(struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, size_t len, bool ce,
-	uint64_t now_ps)
+void mrc_ep_on_rx(
+	struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, size_t len, bool ce, uint64_t now_ps)
 {
 	struct mrc_pkt p;
 	struct mrc_qp *qp;

@@ -62,34 +62,34 @@ struct mrc_qp {
 	struct mrc_qp_stats st;
 
 	/* requester */
-	uint32_t win;		/* PSN ring size (power of 2 >= mpr * 128) */
-	uint32_t peer_win;	/* PSNs the peer accepts beyond una */
+	uint32_t win;	   /* PSN ring size (power of 2 >= mpr * 128) */
+	uint32_t peer_win; /* PSNs the peer accepts beyond una */
 	struct txent *tx;
 	uint32_t una, next_psn;
 	uint64_t txseq, acked_txseq; /* send counter; highest send order acknowledged */
-	uint32_t acked_hi;	/* highest PSN acknowledged (valid when any_acked) */
+	uint32_t acked_hi;	     /* highest PSN acknowledged (valid when any_acked) */
 	bool any_acked;
 	uint64_t inflight;
-	uint32_t *rtxq;		/* retransmit queue of PSNs, ring of win entries */
+	uint32_t *rtxq; /* retransmit queue of PSNs, ring of win entries */
 	uint32_t rtx_head, rtx_len;
 	struct wqe *sq;
 	uint32_t sq_cap, sq_head, sq_cur, sq_tail; /* monotonic counters, slot = n % cap */
 	uint16_t msn_next;
 	uint64_t last_progress_ps;
 	unsigned retries;
-	uint64_t rto_ps;	/* current timeout */
+	uint64_t rto_ps; /* current timeout */
 	uint64_t backoff_until_ps;
 	uint64_t probe_woken_ps; /* probes due at or before this were already announced */
 
 	/* responder */
-	uint32_t rwin;		/* receive window in PSNs: mpr * 128 */
-	uint64_t *rxmap;	/* received bits over the window, ring indexed psn & (win-1) */
-	uint32_t epsn;		/* next expected PSN: cack = epsn - 1 */
+	uint32_t rwin;	 /* receive window in PSNs: mpr * 128 */
+	uint64_t *rxmap; /* received bits over the window, ring indexed psn & (win-1) */
+	uint32_t epsn;	 /* next expected PSN: cack = epsn - 1 */
 	uint32_t max_seen;
 	bool have_max;
 	struct rxmsg *rxm;
 	uint32_t rxm_cap;
-	uint16_t next_cmsn;	/* next MSN to complete */
+	uint16_t next_cmsn; /* next MSN to complete */
 	uint64_t bytes_since_sack, rcvd_bytes, ooo;
 	int32_t ctl_ev[MRC_EV_MAX_PLANES]; /* EV index for control packets, per plane */
 };
@@ -164,8 +164,8 @@ static void qp_ev_notify(void *ctx, uint32_t ev, int from, int to, int cause, ui
 		qp->env.ops->ev_event(qp->env.ctx, qp->qpn, ev, from, to, cause, now_ps);
 }
 
-int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host,
-	uint32_t peer_qpn, uint64_t seed, struct mrc_qp **out)
+int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, uint32_t peer_qpn,
+	uint64_t seed, struct mrc_qp **out)
 {
 	const struct mrc_qp_params *p = env->qp;
 	struct mrc_qp *qp;
@@ -295,13 +295,19 @@ int mrc_qp_post_write(struct mrc_qp *qp, const void *local, uint64_t len, uint64
 		return -EPIPE;
 	if (len > UINT32_MAX || (!local && len))
 		return -EINVAL;
-	if (qp->sq_tail - qp->sq_head >= qp->sq_cap || qp->sq_tail - qp->sq_head >=
-		qp->env.qp->sq_depth)
+	if (qp->sq_tail - qp->sq_head >= qp->sq_cap ||
+		qp->sq_tail - qp->sq_head >= qp->env.qp->sq_depth)
 		return -EAGAIN;
 	w = sq_at(qp, qp->sq_tail++);
-	*w = (struct wqe){ .local = local, .va = remote_va, .wr_id = wr_id, .len = (uint32_t)len,
-		.rkey = rkey, .imm = imm, .with_imm = with_imm, .msn = qp->msn_next++,
-		.npkts = len ? (uint32_t)((len + mtu - 1) / mtu) : 1 };
+	*w = (struct wqe){.local = local,
+		.va = remote_va,
+		.wr_id = wr_id,
+		.len = (uint32_t)len,
+		.rkey = rkey,
+		.imm = imm,
+		.with_imm = with_imm,
+		.msn = qp->msn_next++,
+		.npkts = len ? (uint32_t)((len + mtu - 1) / mtu) : 1};
 	qp->st.msgs_posted++;
 	if (idle) {
 		qp->last_progress_ps = now_ps;
@@ -430,8 +436,8 @@ static bool tx_rtx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mr
 		struct txent *e = ent(qp, psn);
 		int evi;
 
-		if ((e->flags & TX_ACKED) || !(e->flags & TX_QUEUED) ||
-			psn_lt(psn, qp->una) || !psn_lt(psn, qp->next_psn)) {
+		if ((e->flags & TX_ACKED) || !(e->flags & TX_QUEUED) || psn_lt(psn, qp->una) ||
+			!psn_lt(psn, qp->next_psn)) {
 			qp->rtx_head = (qp->rtx_head + 1) & (qp->win - 1);
 			qp->rtx_len--;
 			continue;
@@ -440,8 +446,8 @@ static bool tx_rtx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mr
 			return false;
 		/* A different EV than the lost transmission's, from this plane; the same one only
 		 * when nothing else is left anywhere. */
-		evi = mrc_ev_pick(&qp->evs, plane, &qp->rng, e->ev, !other_plane_usable(qp, plane),
-			now_ps);
+		evi = mrc_ev_pick(
+			&qp->evs, plane, &qp->rng, e->ev, !other_plane_usable(qp, plane), now_ps);
 		if (evi < 0)
 			return false;
 		qp->rtx_head = (qp->rtx_head + 1) & (qp->win - 1);
@@ -477,7 +483,7 @@ static bool tx_new(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mr
 	if (evi < 0)
 		return false;
 	e = ent(qp, psn);
-	*e = (struct txent){ .wqe = qp->sq_cur, .off = off, .len = len };
+	*e = (struct txent){.wqe = qp->sq_cur, .off = off, .len = len};
 	if (w->next_pkt == 0)
 		w->first_psn = psn;
 	if (++w->next_pkt == w->npkts)
@@ -553,7 +559,7 @@ static uint64_t ack_one(struct mrc_qp *qp, uint32_t psn)
 static void advance(struct mrc_qp *qp, uint64_t now_ps)
 {
 	while (qp->una != qp->next_psn && (ent(qp, qp->una)->flags & TX_ACKED)) {
-		*ent(qp, qp->una) = (struct txent){ 0 };
+		*ent(qp, qp->una) = (struct txent){0};
 		qp->una = psn_add(qp->una, 1);
 	}
 	while (qp->sq_head != qp->sq_cur) {
@@ -762,8 +768,8 @@ static uint32_t ctl_ev(struct mrc_qp *qp, unsigned plane, uint64_t now_ps)
 	return qp->evs.ev[idx].value;
 }
 
-static void ctl_common(struct mrc_qp *qp, unsigned plane, uint8_t opcode, uint64_t now_ps,
-	struct mrc_pkt *c)
+static void ctl_common(
+	struct mrc_qp *qp, unsigned plane, uint8_t opcode, uint64_t now_ps, struct mrc_pkt *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->opcode = opcode;
@@ -776,8 +782,8 @@ static void ctl_common(struct mrc_qp *qp, unsigned plane, uint8_t opcode, uint64
 
 /* SACK acknowledging the arrival of @psn (WIRE.md SETH): cack = epsn - 1, bitmap base =
  * cack unless @psn lies beyond bit 63, then @psn is the bitmap's last bit. */
-static void send_sack(struct mrc_qp *qp, unsigned plane, uint32_t psn, uint32_t echo_ev,
-	uint8_t m, bool pr, uint16_t ts_echo, uint64_t now_ps)
+static void send_sack(struct mrc_qp *qp, unsigned plane, uint32_t psn, uint32_t echo_ev, uint8_t m,
+	bool pr, uint16_t ts_echo, uint64_t now_ps)
 {
 	struct mrc_pkt c;
 	struct mrc_seth *s = &c.seth;
@@ -787,8 +793,9 @@ static void send_sack(struct mrc_qp *qp, unsigned plane, uint32_t psn, uint32_t 
 	ctl_common(qp, plane, MRC_OP_SACK, now_ps, &c);
 	s->m = m;
 	s->pr = pr;
-	s->ack_psn_offset = (int16_t)(rel > INT16_MAX ? INT16_MAX : rel < INT16_MIN ? INT16_MIN :
-										rel);
+	s->ack_psn_offset = (int16_t)(rel > INT16_MAX	? INT16_MAX
+				      : rel < INT16_MIN ? INT16_MIN
+							: rel);
 	s->ev = echo_ev;
 	s->spdcid = (uint16_t)qp->qpn;
 	s->dpdcid = (uint16_t)qp->peer_qpn;
@@ -839,13 +846,13 @@ static void deliver(struct mrc_qp *qp, uint64_t now_ps)
 		qp->st.msgs_delivered++;
 		if (m->has_imm && qp->env.ops && qp->env.ops->recv_imm)
 			qp->env.ops->recv_imm(qp->env.ctx, qp->qpn, m->imm, m->dma_len, now_ps);
-		*m = (struct rxmsg){ 0 };
+		*m = (struct rxmsg){0};
 		qp->next_cmsn++;
 	}
 }
 
-static void on_data(struct mrc_qp *qp, unsigned plane, const struct mrc_pkt *p, bool ce,
-	uint64_t now_ps)
+static void on_data(
+	struct mrc_qp *qp, unsigned plane, const struct mrc_pkt *p, bool ce, uint64_t now_ps)
 {
 	uint32_t psn = p->psn & MRC_PSN_MASK;
 	int32_t d = psn_diff(psn, qp->epsn);
@@ -860,8 +867,10 @@ static void on_data(struct mrc_qp *qp, unsigned plane, const struct mrc_pkt *p, 
 	if (p->trimmed) {
 		qp->st.rx_trimmed++;
 		if (d >= 0 && (uint32_t)d < qp->rwin && !rx_bit(qp, psn))
-			send_nack(qp, plane, psn, p->dscp == qp->env.dscp_trimmed_lasthop ?
-				MRC_NACK_TRIMMED_LASTHOP : MRC_NACK_TRIMMED, p->ev, ts, now_ps);
+			send_nack(qp, plane, psn,
+				p->dscp == qp->env.dscp_trimmed_lasthop ? MRC_NACK_TRIMMED_LASTHOP
+									: MRC_NACK_TRIMMED,
+				p->ev, ts, now_ps);
 		return;
 	}
 	if (d < 0 || ((uint32_t)d < qp->rwin && rx_bit(qp, psn))) {
@@ -879,8 +888,8 @@ static void on_data(struct mrc_qp *qp, unsigned plane, const struct mrc_pkt *p, 
 		send_nack(qp, plane, psn, MRC_NACK_NO_RESOURCE, p->ev, ts, now_ps);
 		return;
 	}
-	if (p->payload_len && qp->env.place(qp->env.owner, p->rkey, p->va, p->payload,
-				      p->payload_len)) {
+	if (p->payload_len &&
+		qp->env.place(qp->env.owner, p->rkey, p->va, p->payload, p->payload_len)) {
 		qp->st.rx_access_err++;
 		send_nack(qp, plane, psn, MRC_NACK_UNEXP_EVENT, p->ev, ts, now_ps);
 		return;
@@ -920,8 +929,8 @@ static void on_data(struct mrc_qp *qp, unsigned plane, const struct mrc_pkt *p, 
 		send_sack(qp, plane, psn, p->ev, ce ? MRC_SACK_M_SKIP_ONCE : 0, false, ts, now_ps);
 }
 
-void mrc_qp_on_pkt(struct mrc_qp *qp, unsigned plane, const struct mrc_pkt *p, bool ce,
-	uint64_t now_ps)
+void mrc_qp_on_pkt(
+	struct mrc_qp *qp, unsigned plane, const struct mrc_pkt *p, bool ce, uint64_t now_ps)
 {
 	if (qp->failed || plane >= qp->env.planes) {
 		qp->st.rx_ignored++;
@@ -1059,8 +1068,8 @@ void mrc_qp_get_stats(const struct mrc_qp *qp, struct mrc_qp_stats *out)
 	*out = qp->st;
 	out->rx_lost = 0;
 	if (qp->have_max) {
-		uint64_t span = (uint64_t)psn_diff(qp->max_seen, qp->env.qp->start_psn & MRC_PSN_MASK)
-				+ 1;
+		uint64_t span =
+			(uint64_t)psn_diff(qp->max_seen, qp->env.qp->start_psn & MRC_PSN_MASK) + 1;
 
 		out->rx_lost = span > qp->st.rx_unique ? span - qp->st.rx_unique : 0;
 	}
@@ -1248,7 +1257,7 @@ static int tn_init(struct tn *tn, unsigned planes, unsigned per_plane, bool nscc
 		if (tweak)
 			tweak(&p);
 		tn->wire = p.wire;
-		tn->hc[h] = (struct tn_host){ .tn = tn, .h = h };
+		tn->hc[h] = (struct tn_host){.tn = tn, .h = h};
 		rc = mrc_ep_new(&p, &tn_ops, &tn->hc[h], &tn->ep[h]);
 		if (rc)
 			return rc;
@@ -1268,15 +1277,15 @@ static void tn_free(struct tn *tn)
 	mrc_ep_free(tn->ep[1]);
 }
 
-static void tn_push(struct tn *tn, uint64_t t, unsigned to, unsigned plane, const uint8_t *b,
-	uint32_t len)
+static void tn_push(
+	struct tn *tn, uint64_t t, unsigned to, unsigned plane, const uint8_t *b, uint32_t len)
 {
 	if (tn->qn == tn->qcap) {
 		tn->qcap = tn->qcap ? tn->qcap * 2 : 256;
 		tn->q = realloc(tn->q, tn->qcap * sizeof(*tn->q));
 	}
-	tn->q[tn->qn] = (struct tn_ev){ .t = t, .seq = tn->seq++, .to = to, .plane = plane,
-		.len = len, .b = malloc(len) };
+	tn->q[tn->qn] = (struct tn_ev){
+		.t = t, .seq = tn->seq++, .to = to, .plane = plane, .len = len, .b = malloc(len)};
 	memcpy(tn->q[tn->qn].b, b, len);
 	tn->qn++;
 }
@@ -1399,8 +1408,8 @@ static int tn_write(struct tn *tn, uint8_t *src, uint8_t *dst, uint64_t len, boo
 	rc = mrc_ep_reg_mr(tn->ep[1], dst, len, &rkey);
 	if (rc)
 		return rc;
-	return mrc_ep_post_write(tn->ep[0], 1, src, len, (uint64_t)(uintptr_t)dst, rkey, imm,
-		0xC0FFEE, 42, tn->now);
+	return mrc_ep_post_write(
+		tn->ep[0], 1, src, len, (uint64_t)(uintptr_t)dst, rkey, imm, 0xC0FFEE, 42, tn->now);
 }
 
 static void tw_no_backup(struct mrc_ep_params *p)
@@ -1464,8 +1473,8 @@ static void tw_c11(struct mrc_ep_params *p)
 static uint32_t ce_ev;
 static unsigned ce_marked;
 
-static int hook_ce(struct tn *tn, unsigned from, const struct mrc_pkt *d, uint8_t *b,
-	uint32_t *len, uint64_t *extra)
+static int hook_ce(struct tn *tn, unsigned from, const struct mrc_pkt *d, uint8_t *b, uint32_t *len,
+	uint64_t *extra)
 {
 	(void)tn;
 	(void)len;
@@ -1526,7 +1535,7 @@ static int hook_all_dead(struct tn *tn, unsigned from, const struct mrc_pkt *d, 
 
 static void tw_dead(struct mrc_ep_params *p)
 {
-	p->qp.timeout = 2;	/* T = 1.024 us * 4 = 4.096 us */
+	p->qp.timeout = 2; /* T = 1.024 us * 4 = 4.096 us */
 	p->qp.retry_linear = 2;
 	p->qp.retry_exp = 2;
 }
@@ -1571,14 +1580,14 @@ static void c09_run(struct mrc_st *st, const uint32_t *psns, unsigned n, uint64_
 	uint64_t reordered, uint64_t dups)
 {
 	struct tn tn;
-	uint8_t dst[16 * 8], src[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, buf[MRC_PKT_MAX];
+	uint8_t dst[16 * 8], src[8] = {1, 2, 3, 4, 5, 6, 7, 8}, buf[MRC_PKT_MAX];
 	struct mrc_qp_stats s;
 	uint32_t rkey;
 
 	ST_EQ_I(st, tn_init(&tn, 1, 4, false, c09_tweak), 0);
 	ST_EQ_I(st, mrc_ep_reg_mr(tn.ep[1], dst, sizeof(dst), &rkey), 0);
 	for (unsigned i = 0; i < n; i++) {
-		struct mrc_pkt p = { 0 };
+		struct mrc_pkt p = {0};
 		int len;
 
 		tn_path(&tn.hc[0], 1, tn_evs[0], &p);
@@ -1634,7 +1643,7 @@ MRC_SELFTEST(qp)
 	s0 = tn_stats(&tn, 0);
 	s1 = tn_stats(&tn, 1);
 	ST_EQ_MEM(st, dst, src, 1 << 20);
-	ST_EQ(st, tn.data_tx, 256);	/* 1 MiB / 4096 */
+	ST_EQ(st, tn.data_tx, 256); /* 1 MiB / 4096 */
 	for (unsigned pl = 0; pl < 4; pl++)
 		ST_EQ(st, tn.plane_data[pl], 64); /* every port pulls at the same rate */
 	ST_EQ(st, s0.rtx_pkts, 0);
@@ -1674,7 +1683,7 @@ MRC_SELFTEST(qp)
 
 		ST_TRUE(st, data_drops >= 1);
 		ST_EQ(st, evs->ev[3].st.losses, data_drops); /* every loss on it was seen ... */
-		ST_EQ(st, s0.rtx_pkts, data_drops);	   /* ... and resent once */
+		ST_EQ(st, s0.rtx_pkts, data_drops);	     /* ... and resent once */
 		for (unsigned i = 0; i < 64; i++) {
 			twice += tn.psn_tx[i] == 2;
 			more += tn.psn_tx[i] > 2;
@@ -1822,8 +1831,10 @@ MRC_SELFTEST(qp)
 	ST_EQ_I(st, tn.done_status, -ETIMEDOUT);
 	ST_EQ(st, tn.done_t, 1000000 + 36864000);
 	ST_TRUE(st, mrc_qp_failed(tn_qp(&tn, 0), &why));
-	ST_TRUE(st, why && strncmp(why, "ACK timeout: PSN 0x000000 unacknowledged after 4 "
-				    "retries", 52) == 0);
+	ST_TRUE(st, why && strncmp(why,
+				   "ACK timeout: PSN 0x000000 unacknowledged after 4 "
+				   "retries",
+				   52) == 0);
 	ST_EQ(st, mrc_ep_next_timer(tn.ep[0]), UINT64_MAX); /* never a hang */
 	ST_EQ_I(st, mrc_ep_post_write(tn.ep[0], 1, src, 1, 0, 0, false, 0, 1, tn.now), -EPIPE);
 	tn_free(&tn);
@@ -1836,7 +1847,7 @@ MRC_SELFTEST(qp)
 	tn_run(&tn, UINT64_MAX);
 	s0 = tn_stats(&tn, 0);
 	s1 = tn_stats(&tn, 1);
-	ST_EQ(st, n_delayed, 51); /* PSNs 0..255 that are 1 mod 5: 1, 6, ..., 251 */
+	ST_EQ(st, n_delayed, 51);  /* PSNs 0..255 that are 1 mod 5: 1, 6, ..., 251 */
 	ST_EQ(st, n_dup, 86 - 17); /* multiples of 3 in 0..255: 86; of those 1 mod 5: 17 */
 	/* a stale copy of PSN 7, long after: one more duplicate, nothing else moves */
 	mrc_ep_on_rx(tn.ep[1], 0, stale_pkt, stale_len, false, tn.now + 1000000);
@@ -1855,9 +1866,9 @@ MRC_SELFTEST(qp)
 	tn_free(&tn);
 
 	mrc_st_case(st, "Q11 C09 A: 1,2,4,3,5 -> lost 0, reordered 1, duplicates 0");
-	c09_run(st, (const uint32_t[]){ 1, 2, 4, 3, 5 }, 5, 0, 1, 0);
+	c09_run(st, (const uint32_t[]){1, 2, 4, 3, 5}, 5, 0, 1, 0);
 	mrc_st_case(st, "Q12 C09 B: 1,3,3,4 -> lost 1, reordered 0, duplicates 1");
-	c09_run(st, (const uint32_t[]){ 1, 3, 3, 4 }, 4, 1, 0, 1);
+	c09_run(st, (const uint32_t[]){1, 3, 3, 4}, 4, 1, 0, 1);
 	mrc_st_case(st, "Q13 C09 C: 1,2,3,7,5,6,4,9 -> lost 1, reordered 3, duplicates 0");
-	c09_run(st, (const uint32_t[]){ 1, 2, 3, 7, 5, 6, 4, 9 }, 8, 1, 3, 0);
+	c09_run(st, (const uint32_t[]){1, 2, 3, 7, 5, 6, 4, 9}, 8, 1, 3, 0);
 }
