@@ -1141,7 +1141,7 @@ struct tn {
 	struct tn_host hc[2];
 	struct mrc_wire_cfg wire;
 	unsigned planes;
-	uint64_t now;
+	uint64_t now, delay_ps; /* one-way delay */
 	bool want[2][TN_PLANES];
 	uint64_t free_at[2][TN_PLANES];
 	struct tn_ev *q;
@@ -1236,6 +1236,7 @@ static int tn_init(struct tn *tn, unsigned planes, unsigned per_plane, bool nscc
 {
 	memset(tn, 0, sizeof(*tn));
 	tn->planes = planes;
+	tn->delay_ps = TN_DELAY_PS;
 	for (unsigned i = 0; i < planes * per_plane; i++)
 		tn_evs[i] = (i / per_plane) << 28 | (i % per_plane) << 16 | 0x0A0B;
 	for (unsigned h = 0; h < 2; h++) {
@@ -1325,9 +1326,9 @@ static void tn_pull(struct tn *tn, unsigned h, unsigned pl)
 		tn->drops++;
 		return;
 	}
-	tn_push(tn, tn->now + ser + TN_DELAY_PS + extra, 1 - h, pl, buf, len);
+	tn_push(tn, tn->now + ser + tn->delay_ps + extra, 1 - h, pl, buf, len);
 	if (act == TN_DUP)
-		tn_push(tn, tn->now + ser + TN_DELAY_PS + extra + 100000, 1 - h, pl, buf, len);
+		tn_push(tn, tn->now + ser + tn->delay_ps + extra + 100000, 1 - h, pl, buf, len);
 }
 
 /* Runs until nothing is left to do or @until_ps. */
@@ -1566,6 +1567,33 @@ static int hook_dupreorder(struct tn *tn, unsigned from, const struct mrc_pkt *d
 	if (d->psn % 3 == 0) {
 		n_dup++;
 		return TN_DUP;
+	}
+	return TN_PASS;
+}
+
+/* NACK PSN_OOR_WINDOW: the responder's window is 1 x 128 PSNs, PSN 0 is lost once. */
+static void tw_oor(struct mrc_ep_params *p)
+{
+	if (p->host == 1)
+		p->qp.mpr = 1;
+	p->qp.reorder_threshold = 8;
+}
+
+/* Port down in the middle of a transfer: count plane 1's data after it went down. */
+static bool pd_down;
+static unsigned pd_after;
+
+static int hook_port_down(struct tn *tn, unsigned from, const struct mrc_pkt *d, uint8_t *b,
+	uint32_t *len, uint64_t *extra)
+{
+	(void)b;
+	(void)len;
+	(void)extra;
+	if (from == 0 && pd_down && is_data(d->opcode) && (d->ev >> 28) == 1)
+		pd_after++;
+	if (from == 0 && is_data(d->opcode) && d->psn == 100 && !pd_down) {
+		mrc_ep_port_status(tn->ep[0], 1, false, tn->now);
+		pd_down = true;
 	}
 	return TN_PASS;
 }
@@ -1863,6 +1891,63 @@ MRC_SELFTEST(qp)
 	ST_EQ(st, s1.msgs_delivered, 1);
 	ST_EQ(st, tn.imm_n, 1);
 	ST_EQ(st, s0.rtx_pkts, 0);
+	tn_free(&tn);
+
+	mrc_st_case(st, "Q14 NACK PSN_OOR_WINDOW: back off, resend each once per NACK, finish");
+	ST_EQ_I(st, tn_init(&tn, 2, 8, false, tw_oor), 0);
+	tn.delay_ps = 50000000; /* 50 us: all 256 packets leave before the first SACK */
+	tn.hook = hook_drop_psn;
+	drop_psn[0] = 0;
+	n_drop_psn = 1;
+	ST_EQ_I(st, tn_write(&tn, src, dst, 1 << 20, false), 0);
+	tn_run(&tn, UINT64_MAX);
+	n_drop_psn = 0;
+	s0 = tn_stats(&tn, 0);
+	s1 = tn_stats(&tn, 1);
+	ST_EQ_MEM(st, dst, src, 1 << 20);
+	ST_EQ(st, tn.done, 1);
+	ST_TRUE(st, s1.rx_oor >= 128); /* PSN 0 lost: 128..255 lie past the 128-PSN window */
+	ST_EQ(st, s1.nack_tx[MRC_NI_PSN_OOR_WINDOW], s1.rx_oor);
+	ST_EQ(st, s0.nack_rx[MRC_NI_PSN_OOR_WINDOW], s1.rx_oor);
+	ST_EQ(st, tn.data_tx, 256 + 1 + s1.rx_oor); /* PSN 0 once more, each OOR arrival once */
+	ST_EQ(st, s1.rx_unique, 256);
+	ST_TRUE(st, tn.now >= 10000000); /* at least one 10 us backoff */
+	tn_free(&tn);
+
+	mrc_st_case(st, "Q15 NACK UNEXP_EVENT (bad R_Key at the responder): QP error, reason");
+	ST_EQ_I(st, tn_init(&tn, 1, 4, false, NULL), 0);
+	ST_EQ_I(st,
+		mrc_ep_post_write(
+			tn.ep[0], 1, src, 4096, (uint64_t)(uintptr_t)dst, 0xBAD, false, 0, 9, 0),
+		0);
+	tn_run(&tn, UINT64_MAX);
+	s1 = tn_stats(&tn, 1);
+	ST_EQ(st, s1.rx_access_err, 1);
+	ST_EQ(st, s1.nack_tx[MRC_NI_UNEXP_EVENT], 1);
+	ST_EQ(st, tn.done, 1);
+	ST_EQ_I(st, tn.done_status, -ECONNABORTED);
+	ST_TRUE(st, mrc_qp_failed(tn_qp(&tn, 0), &why));
+	ST_EQ_STR(st, why, "NACK UNEXP_EVENT from peer for PSN 0x000000");
+	ST_EQ(st, mrc_ep_next_timer(tn.ep[0]), UINT64_MAX);
+	tn_free(&tn);
+
+	mrc_st_case(st, "Q16 (6) port down mid-transfer: in-flight resent on plane 0, none after");
+	ST_EQ_I(st, tn_init(&tn, 2, 8, false, NULL), 0);
+	tn.hook = hook_port_down;
+	pd_down = false;
+	pd_after = 0;
+	ST_EQ_I(st, tn_write(&tn, src, dst, 1 << 20, true), 0);
+	tn_run(&tn, UINT64_MAX);
+	s0 = tn_stats(&tn, 0);
+	ST_TRUE(st, pd_down);
+	ST_EQ(st, pd_after, 0);
+	ST_TRUE(st, s0.loss_port > 0);
+	/* each requeued PSN is resent once, unless its copy already on the wire got acked */
+	ST_TRUE(st, s0.rtx_pkts <= s0.loss_port);
+	ST_EQ(st, tn.data_tx, 256 + s0.rtx_pkts);
+	ST_EQ_MEM(st, dst, src, 1 << 20);
+	ST_EQ(st, tn.done, 1);
+	ST_EQ(st, tn.imm_n, 1);
 	tn_free(&tn);
 
 	mrc_st_case(st, "Q11 C09 A: 1,2,4,3,5 -> lost 0, reordered 1, duplicates 0");
