@@ -92,6 +92,8 @@ struct mrc_qp {
 	uint16_t next_cmsn; /* next MSN to complete */
 	uint64_t bytes_since_sack, rcvd_bytes, ooo;
 	int32_t ctl_ev[MRC_EV_MAX_PLANES]; /* EV index for control packets, per plane */
+	uint32_t peer_down;		   /* planes whose port the peer reported down */
+	uint16_t req_id;
 };
 
 void mrc_qp_params_default(struct mrc_qp_params *p)
@@ -259,6 +261,12 @@ static void wake(struct mrc_qp *qp, int plane)
 		qp->env.wake(qp->env.owner, plane);
 }
 
+/* May this QP send on @plane: our port up, and the peer's port not reported down? */
+static bool plane_ok(const struct mrc_qp *qp, unsigned plane)
+{
+	return qp->env.plane_up(qp->env.owner, plane) && !(qp->peer_down >> plane & 1);
+}
+
 /* Enters the error state: every posted message completes with @status, nothing more is
  * sent. @fmt says why (kept for mrc_qp_failed). */
 static void qp_fail(struct mrc_qp *qp, int status, uint64_t now_ps, const char *fmt, ...)
@@ -323,8 +331,7 @@ int mrc_qp_post_write(struct mrc_qp *qp, const void *local, uint64_t len, uint64
 static bool other_plane_usable(struct mrc_qp *qp, unsigned plane)
 {
 	for (unsigned p = 0; p < qp->env.planes; p++)
-		if (p != plane && qp->env.plane_up(qp->env.owner, p) &&
-			mrc_ev_active_usable(&qp->evs, p))
+		if (p != plane && plane_ok(qp, p) && mrc_ev_active_usable(&qp->evs, p))
 			return true;
 	return false;
 }
@@ -501,7 +508,7 @@ static bool tx_new(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mr
 
 bool mrc_qp_tx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pkt *out)
 {
-	if (qp->failed || plane >= qp->env.planes)
+	if (qp->failed || plane >= qp->env.planes || (qp->peer_down >> plane & 1))
 		return false;
 	if (tx_probe(qp, plane, now_ps, out))
 		return true;
@@ -768,9 +775,23 @@ static uint32_t ctl_ev(struct mrc_qp *qp, unsigned plane, uint64_t now_ps)
 	return qp->evs.ev[idx].value;
 }
 
-static void ctl_common(
+/* The plane a control packet answering on @plane leaves on: that one, unless the peer
+ * reported its port there down. */
+static unsigned ctl_plane(const struct mrc_qp *qp, unsigned plane)
+{
+	if (!(qp->peer_down >> plane & 1))
+		return plane;
+	for (unsigned p = 0; p < qp->env.planes; p++)
+		if (plane_ok(qp, p))
+			return p;
+	return plane;
+}
+
+/* Starts control packet @c answering on @plane; returns the plane it is to leave on. */
+static unsigned ctl_common(
 	struct mrc_qp *qp, unsigned plane, uint8_t opcode, uint64_t now_ps, struct mrc_pkt *c)
 {
+	plane = ctl_plane(qp, plane);
 	memset(c, 0, sizeof(*c));
 	c->opcode = opcode;
 	c->hop_limit = 64;
@@ -778,6 +799,7 @@ static void ctl_common(
 	c->ev = ctl_ev(qp, plane, now_ps);
 	c->dest_qp = qp->peer_qpn;
 	c->psn = psn_add(qp->epsn, -1);
+	return plane;
 }
 
 /* SACK acknowledging the arrival of @psn (WIRE.md SETH): cack = epsn - 1, bitmap base =
@@ -790,7 +812,7 @@ static void send_sack(struct mrc_qp *qp, unsigned plane, uint32_t psn, uint32_t 
 	uint32_t cack = psn_add(qp->epsn, -1);
 	int32_t rel = psn_diff(psn, cack), off = rel < 64 ? 0 : rel - 63;
 
-	ctl_common(qp, plane, MRC_OP_SACK, now_ps, &c);
+	plane = ctl_common(qp, plane, MRC_OP_SACK, now_ps, &c);
 	s->m = m;
 	s->pr = pr;
 	s->ack_psn_offset = (int16_t)(rel > INT16_MAX	? INT16_MAX
@@ -819,7 +841,7 @@ static void send_nack(struct mrc_qp *qp, unsigned plane, uint32_t psn, uint8_t r
 {
 	struct mrc_pkt c;
 
-	ctl_common(qp, plane, MRC_OP_NACK, now_ps, &c);
+	plane = ctl_common(qp, plane, MRC_OP_NACK, now_ps, &c);
 	c.neth.reason = reason;
 	c.neth.ev = echo_ev;
 	c.neth.spdcid = (uint16_t)qp->qpn;
@@ -929,6 +951,38 @@ static void on_data(
 		send_sack(qp, plane, psn, p->ev, ce ? MRC_SACK_M_SKIP_ONCE : 0, false, ts, now_ps);
 }
 
+/* Packets in flight through port @plane (ours or the peer's) went down with it. */
+static void requeue_plane(struct mrc_qp *qp, unsigned plane)
+{
+	for (uint32_t psn = qp->una; psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
+		struct txent *e = ent(qp, psn);
+
+		if ((e->flags & TX_INFLIGHT) && e->plane == plane) {
+			qp->st.loss_port++;
+			queue_rtx(qp, psn);
+		}
+	}
+}
+
+/* The peer says its port on a plane went down or came up. */
+static void on_ep_request(struct mrc_qp *qp, const struct mrc_pkt *p)
+{
+	const struct mrc_erth *r = &p->erth;
+
+	if (r->kind != MRC_EP_PORT_STATUS || r->plane >= qp->env.planes) {
+		qp->st.rx_ignored++;
+		return;
+	}
+	qp->st.port_status_rx++;
+	if (r->port_up) {
+		qp->peer_down &= ~(1u << r->plane);
+	} else {
+		qp->peer_down |= 1u << r->plane;
+		requeue_plane(qp, r->plane);
+	}
+	wake(qp, -1);
+}
+
 void mrc_qp_on_pkt(
 	struct mrc_qp *qp, unsigned plane, const struct mrc_pkt *p, bool ce, uint64_t now_ps)
 {
@@ -942,6 +996,8 @@ void mrc_qp_on_pkt(
 		on_sack(qp, p, now_ps);
 	} else if (p->opcode == MRC_OP_NACK) {
 		on_nack(qp, p, now_ps);
+	} else if (p->opcode == MRC_OP_EP_REQUEST) {
+		on_ep_request(qp, p);
 	} else if (p->opcode == MRC_OP_PROBE) {
 		qp->st.probes_rx++;
 		send_sack(qp, plane, psn_add(qp->epsn, -1), p->ev, ce ? MRC_SACK_M_SKIP_ONCE : 0,
@@ -963,7 +1019,7 @@ static uint32_t up_mask(const struct mrc_qp *qp)
 	uint32_t m = 0;
 
 	for (unsigned p = 0; p < qp->env.planes; p++)
-		if (qp->env.plane_up(qp->env.owner, p))
+		if (plane_ok(qp, p))
 			m |= 1u << p;
 	return m;
 }
@@ -1035,8 +1091,7 @@ void mrc_qp_on_timer(struct mrc_qp *qp, uint64_t now_ps)
 	pr = mrc_ev_next_probe(&qp->evs, up_mask(qp));
 	if (pr <= now_ps) {
 		for (unsigned p = 0; p < qp->env.planes; p++)
-			if (mrc_ev_probe_due(&qp->evs, p, now_ps) >= 0 &&
-				qp->env.plane_up(qp->env.owner, p))
+			if (mrc_ev_probe_due(&qp->evs, p, now_ps) >= 0 && plane_ok(qp, p))
 				wake(qp, (int)p);
 		qp->probe_woken_ps = now_ps;
 	}
@@ -1044,20 +1099,34 @@ void mrc_qp_on_timer(struct mrc_qp *qp, uint64_t now_ps)
 
 void mrc_qp_port_status(struct mrc_qp *qp, unsigned plane, bool up, uint64_t now_ps)
 {
-	(void)now_ps;
-	if (qp->failed || up) {
-		wake(qp, -1);
-		return;
-	}
-	for (uint32_t psn = qp->una; psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
-		struct txent *e = ent(qp, psn);
+	struct mrc_pkt c;
+	unsigned out = plane;
 
-		if ((e->flags & TX_INFLIGHT) && e->plane == plane) {
-			qp->st.loss_port++;
-			queue_rtx(qp, psn);
+	if (qp->failed || plane >= qp->env.planes)
+		return;
+	if (!up) {
+		requeue_plane(qp, plane);
+		qp->ctl_ev[plane] = -1;
+		for (out = 0; out < qp->env.planes && !plane_ok(qp, out); out++)
+			;
+		if (out == qp->env.planes) {
+			wake(qp, -1);
+			return; /* no port left to tell the peer through */
 		}
 	}
-	qp->ctl_ev[plane] = -1;
+	/* Port status update to the peer (ENDPOINT_REQUEST, WIRE.md "Opcodes"), so it moves
+	 * its traffic to us off this plane, or back onto it. */
+	ctl_common(qp, out, MRC_OP_EP_REQUEST, now_ps, &c);
+	c.erth.kind = MRC_EP_PORT_STATUS;
+	c.erth.plane = (uint8_t)plane;
+	c.erth.port_up = up;
+	c.erth.req_id = ++qp->req_id;
+	c.erth.ev = c.ev;
+	c.erth.spdcid = (uint16_t)qp->qpn;
+	c.erth.dpdcid = (uint16_t)qp->peer_qpn;
+	c.erth.tx_ts = ts16(now_ps);
+	qp->env.emit_ctl(qp->env.owner, out, qp->peer_host, &c);
+	qp->st.port_status_tx++;
 	wake(qp, -1);
 }
 
@@ -1143,6 +1212,7 @@ struct tn {
 	unsigned planes;
 	uint64_t now, delay_ps; /* one-way delay */
 	bool want[2][TN_PLANES];
+	bool down[2][TN_PLANES]; /* port down: nothing is delivered to it */
 	uint64_t free_at[2][TN_PLANES];
 	struct tn_ev *q;
 	unsigned qn, qcap;
@@ -1372,7 +1442,8 @@ static void tn_run(struct tn *tn, uint64_t until_ps)
 			struct tn_ev e = tn->q[qi];
 
 			tn->q[qi] = tn->q[--tn->qn];
-			mrc_ep_on_rx(tn->ep[e.to], e.plane, e.b, e.len, false, tn->now);
+			if (!tn->down[e.to][e.plane])
+				mrc_ep_on_rx(tn->ep[e.to], e.plane, e.b, e.len, false, tn->now);
 			free(e.b);
 		} else if (kind == 1) {
 			mrc_ep_on_timer(tn->ep[ph], tn->now);
@@ -1382,6 +1453,13 @@ static void tn_run(struct tn *tn, uint64_t until_ps)
 	}
 	if (until_ps != UINT64_MAX && tn->now < until_ps)
 		tn->now = until_ps;
+}
+
+/* NIC port @pl of host @h goes down or up, for the endpoint and the network. */
+static void tn_port(struct tn *tn, unsigned h, unsigned pl, bool up)
+{
+	tn->down[h][pl] = !up;
+	mrc_ep_port_status(tn->ep[h], pl, up, tn->now);
 }
 
 static struct mrc_qp *tn_qp(struct tn *tn, unsigned h)
@@ -1834,13 +1912,13 @@ MRC_SELFTEST(qp)
 
 	mrc_st_case(st, "Q08 (6) plane 1's port down: plane 0 carries all; back after port up");
 	ST_EQ_I(st, tn_init(&tn, 2, 8, false, NULL), 0);
-	mrc_ep_port_status(tn.ep[0], 1, false, 0);
+	tn_port(&tn, 0, 1, false);
 	ST_EQ_I(st, tn_write(&tn, src, dst, 1 << 20, false), 0);
 	tn_run(&tn, UINT64_MAX);
 	ST_EQ(st, tn.plane_data[0], 256);
 	ST_EQ(st, tn.plane_data[1], 0);
 	ST_EQ_MEM(st, dst, src, 1 << 20);
-	mrc_ep_port_status(tn.ep[0], 1, true, tn.now);
+	tn_port(&tn, 0, 1, true);
 	ST_EQ_I(st, tn_write(&tn, src, dst + (1 << 20), 1 << 20, false), 0);
 	tn_run(&tn, UINT64_MAX);
 	ST_EQ(st, tn.plane_data[0], 256 + 128);
@@ -1893,7 +1971,7 @@ MRC_SELFTEST(qp)
 	ST_EQ(st, s0.rtx_pkts, 0);
 	tn_free(&tn);
 
-	mrc_st_case(st, "Q14 NACK PSN_OOR_WINDOW: back off, resend each once per NACK, finish");
+	mrc_st_case(st, "Q11 NACK PSN_OOR_WINDOW: back off, resend each once per NACK, finish");
 	ST_EQ_I(st, tn_init(&tn, 2, 8, false, tw_oor), 0);
 	tn.delay_ps = 50000000; /* 50 us: all 256 packets leave before the first SACK */
 	tn.hook = hook_drop_psn;
@@ -1914,7 +1992,7 @@ MRC_SELFTEST(qp)
 	ST_TRUE(st, tn.now >= 10000000); /* at least one 10 us backoff */
 	tn_free(&tn);
 
-	mrc_st_case(st, "Q15 NACK UNEXP_EVENT (bad R_Key at the responder): QP error, reason");
+	mrc_st_case(st, "Q12 NACK UNEXP_EVENT (bad R_Key at the responder): QP error, reason");
 	ST_EQ_I(st, tn_init(&tn, 1, 4, false, NULL), 0);
 	ST_EQ_I(st,
 		mrc_ep_post_write(
@@ -1931,7 +2009,7 @@ MRC_SELFTEST(qp)
 	ST_EQ(st, mrc_ep_next_timer(tn.ep[0]), UINT64_MAX);
 	tn_free(&tn);
 
-	mrc_st_case(st, "Q16 (6) port down mid-transfer: in-flight resent on plane 0, none after");
+	mrc_st_case(st, "Q13 (6) port down mid-transfer: in-flight resent on plane 0, none after");
 	ST_EQ_I(st, tn_init(&tn, 2, 8, false, NULL), 0);
 	tn.hook = hook_port_down;
 	pd_down = false;
@@ -1950,10 +2028,36 @@ MRC_SELFTEST(qp)
 	ST_EQ(st, tn.imm_n, 1);
 	tn_free(&tn);
 
-	mrc_st_case(st, "Q11 C09 A: 1,2,4,3,5 -> lost 0, reordered 1, duplicates 0");
+	mrc_st_case(st, "Q14 (6) the peer's port down: told by port status, no loss, and back");
+	ST_EQ_I(st, tn_init(&tn, 2, 8, false, NULL), 0);
+	tn_port(&tn, 1, 1, false);
+	tn_run(&tn, 5000000); /* the update crosses plane 0 in ~1 us */
+	s0 = tn_stats(&tn, 0);
+	ST_EQ(st, s0.port_status_rx, 1);
+	ST_EQ_I(st, tn_write(&tn, src, dst, 1 << 20, false), 0);
+	tn_run(&tn, UINT64_MAX);
+	s0 = tn_stats(&tn, 0);
+	ST_EQ(st, tn.plane_data[0], 256);
+	ST_EQ(st, tn.plane_data[1], 0);
+	ST_EQ(st, s0.rtx_pkts, 0);
+	ST_EQ(st, mrc_ep_qp_evs(tn.ep[0], 1)->log_total, 0); /* no EV was blamed */
+	ST_EQ_MEM(st, dst, src, 1 << 20);
+	tn_port(&tn, 1, 1, true);
+	tn_run(&tn, tn.now + 5000000);
+	ST_EQ_I(st, tn_write(&tn, src, dst + (1 << 20), 1 << 20, false), 0);
+	tn_run(&tn, UINT64_MAX);
+	s0 = tn_stats(&tn, 0);
+	ST_EQ(st, s0.port_status_rx, 2);
+	ST_EQ(st, tn.plane_data[0], 256 + 128);
+	ST_EQ(st, tn.plane_data[1], 128);
+	ST_EQ(st, tn.done, 2);
+	ST_EQ_MEM(st, dst + (1 << 20), src, 1 << 20);
+	tn_free(&tn);
+
+	mrc_st_case(st, "Q15 C09 A: 1,2,4,3,5 -> lost 0, reordered 1, duplicates 0");
 	c09_run(st, (const uint32_t[]){1, 2, 4, 3, 5}, 5, 0, 1, 0);
-	mrc_st_case(st, "Q12 C09 B: 1,3,3,4 -> lost 1, reordered 0, duplicates 1");
+	mrc_st_case(st, "Q16 C09 B: 1,3,3,4 -> lost 1, reordered 0, duplicates 1");
 	c09_run(st, (const uint32_t[]){1, 3, 3, 4}, 4, 1, 0, 1);
-	mrc_st_case(st, "Q13 C09 C: 1,2,3,7,5,6,4,9 -> lost 1, reordered 3, duplicates 0");
+	mrc_st_case(st, "Q17 C09 C: 1,2,3,7,5,6,4,9 -> lost 1, reordered 3, duplicates 0");
 	c09_run(st, (const uint32_t[]){1, 2, 3, 7, 5, 6, 4, 9}, 8, 1, 3, 0);
 }

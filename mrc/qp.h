@@ -101,6 +101,7 @@ struct mrc_qp_stats {
 	uint64_t sack_tx, nack_tx[MRC_NI_COUNT], probes_rx;
 	uint64_t msgs_delivered, placed_bytes;
 	uint64_t rx_ignored; /* packets for a QP in the error state, or unknown opcodes */
+	uint64_t port_status_tx, port_status_rx; /* ENDPOINT_REQUEST port status updates */
 };
 
 struct mrc_ep_ops;
@@ -170,7 +171,13 @@ bool mrc_qp_tx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pk
 uint64_t mrc_qp_next_timer(const struct mrc_qp *qp);
 void mrc_qp_on_timer(struct mrc_qp *qp, uint64_t now_ps);
 
-/* Local NIC port @plane went down/up: in-flight packets sent on it are resent elsewhere. */
+/*
+ * Local NIC port @plane went down/up: in-flight packets sent on it are resent elsewhere,
+ * and the peer is told with an ENDPOINT_REQUEST port status update (through another
+ * port when going down) so it stops sending to us on that plane, or resumes. The update
+ * is sent once (not retransmitted); a peer that misses it finds the plane's EVs bad by
+ * loss and probes them. Receiving one for the peer's port has the same effect here.
+ */
 void mrc_qp_port_status(struct mrc_qp *qp, unsigned plane, bool up, uint64_t now_ps);
 
 /* Counters (rx_lost computed now). */
