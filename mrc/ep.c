@@ -57,8 +57,8 @@ void mrc_ep_params_default(
 	p->ev.ev_min_active = 1;
 	p->ev.backup_per_plane = UINT32_MAX;
 	p->ev.skip_hold_ps = 0;
-	p->ev.probe_backoff_ps = 8000000;
-	p->ev.probe_backoff_max_ps = 1000000000;
+	p->ev.probe_backoff_ps = 100000000;
+	p->ev.probe_backoff_max_ps = 10000000000ull;
 	p->first_qpn = 1;
 	p->max_qps = 1024;
 	p->ctl_queue_max = 65536;

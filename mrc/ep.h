@@ -48,7 +48,7 @@ struct mrc_ep_params {
 /*
  * Fills @p with defaults for @planes ports of @port_rate_bps and a fabric base RTT of
  * @base_rtt_ps: mrc_qp_params_default(), NSCC from mrc_cc_defaults(planes * rate, RTT,
- * mtu), probe backoff 8 us doubling up to 1 ms, skip hold 0 (one rotation), 1/8 of each
+ * mtu), probe backoff 100 us doubling up to 10 ms, skip hold 0 (one rotation), 1/8 of each
  * plane's EVs as backups, ev_min_active 1, mrc_wire_cfg_default() codec settings. The EV
  * list, path and ev_plane stay for the caller.
  */

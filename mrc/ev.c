@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EV_LOG_CAP 1024
+#define EV_LOG_CAP 256
 
 void mrc_rng_seed(struct mrc_rng *r, uint64_t seed)
 {

@@ -100,14 +100,14 @@ void mrc_qp_params_default(struct mrc_qp_params *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->mtu = 4096;
-	p->mpr = 32;
-	p->timeout = 10;
+	p->mpr = 8;
+	p->timeout = 14;
 	p->retry_linear = 3;
 	p->retry_exp = 4;
 	p->reorder_threshold = 64;
-	p->sack_every_bytes = 16384;
+	p->sack_every_bytes = 65536;
 	p->start_psn = 0;
-	p->sq_depth = 1024;
+	p->sq_depth = 64;
 	p->nack_backoff_ps = 10000000;
 	p->dscp_data = 26;
 	p->dscp_rtx = 28;
@@ -173,7 +173,7 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 	struct mrc_qp *qp;
 	int rc;
 
-	if (!p->mtu || p->mtu > MRC_PKT_MAX || !p->mpr || p->timeout > 30 || !p->sq_depth ||
+	if (!p->mtu || p->mtu > MRC_PKT_MAX || !p->mpr || p->timeout > 31 || !p->sq_depth ||
 		env->planes == 0 || env->planes > MRC_EV_MAX_PLANES)
 		return -EINVAL;
 	qp = calloc(1, sizeof(*qp));
@@ -1734,7 +1734,7 @@ MRC_SELFTEST(qp)
 		struct mrc_qp_params p;
 
 		mrc_qp_params_default(&p);
-		ST_EQ(st, mrc_qp_timeout_ps(&p), 1048576000ull); /* 1.024 us * 1024 */
+		ST_EQ(st, mrc_qp_timeout_ps(&p), 16777216000ull); /* 1.024 us * 2^14 = 16.78 ms */
 		p.timeout = 2;
 		p.retry_linear = 2;
 		p.retry_exp = 2;
@@ -1753,9 +1753,9 @@ MRC_SELFTEST(qp)
 	for (unsigned pl = 0; pl < 4; pl++)
 		ST_EQ(st, tn.plane_data[pl], 64); /* every port pulls at the same rate */
 	ST_EQ(st, s0.rtx_pkts, 0);
-	/* policy: a SACK every 16 KiB = 4 packets, the last one (ack request) coinciding */
-	ST_EQ(st, s1.sack_tx, 256 / 4);
-	ST_EQ(st, s0.sack_rx, 64);
+	/* policy: a SACK every 64 KiB = 16 packets, the last one (ack request) coinciding */
+	ST_EQ(st, s1.sack_tx, 256 / 16);
+	ST_EQ(st, s0.sack_rx, 16);
 	ST_EQ(st, tn.done, 1);
 	ST_EQ_I(st, tn.done_status, 0);
 	ST_EQ(st, tn.imm_n, 1);

@@ -39,7 +39,7 @@
 struct mrc_qp_params {
 	uint32_t mtu;		    /* payload bytes per full packet (4096) */
 	uint8_t mpr;		    /* receive window in units of 128 PSNs (SETH mpr), 1..255 */
-	uint8_t timeout;	    /* local ACK timeout 1.024 us * 2^timeout (0..30) */
+	uint8_t timeout;	    /* local ACK timeout 1.024 us * 2^timeout (0..31) */
 	uint8_t retry_linear;	    /* retries at the base timeout ... */
 	uint8_t retry_exp;	    /* ... then retries doubling it each time */
 	unsigned reorder_threshold; /* a PSN is lost once this many later-sent PSNs are acked */
@@ -51,9 +51,9 @@ struct mrc_qp_params {
 	bool tseth;			       /* data packets carry TSETH (tx time, ns mod 2^16) */
 };
 
-/* Fills @p with mrcgen's defaults (mtu 4096, mpr 32, timeout 10 = 1.048576 ms, 3 linear
- * and 4 exponential retries, reorder threshold 64, SACK every 16 KiB, start PSN 0, sq_depth
- * 1024, NACK backoff 10 us, DSCP 26/28/46, TSETH on). */
+/* Fills @p with mrcgen's defaults, those of the config loader (mtu 4096, mpr 8, timeout
+ * 14 = 16.78 ms, 3 linear and 4 exponential retries, reorder threshold 64, SACK every
+ * 64 KiB, start PSN 0, sq_depth 64 (max_wimm), NACK backoff 10 us, DSCP 26/28/46, TSETH). */
 void mrc_qp_params_default(struct mrc_qp_params *p);
 
 /* Base ACK timeout of @p in ps: 1.024 us * 2^timeout (WIRE.md "QP attributes"). */
