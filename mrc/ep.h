@@ -25,8 +25,8 @@
 #include <stdint.h>
 
 struct mrc_ep_params {
-	uint32_t host;		/* this host's index */
-	unsigned planes;	/* NIC ports, one per plane (1..MRC_EV_MAX_PLANES) */
+	uint32_t host;		  /* this host's index */
+	unsigned planes;	  /* NIC ports, one per plane (1..MRC_EV_MAX_PLANES) */
 	struct mrc_wire_cfg wire; /* codec settings */
 	/*
 	 * Fills outer src/dst (+segs) and inner src/dst of @hdr for a packet from this host
@@ -35,7 +35,7 @@ struct mrc_ep_params {
 	 */
 	int (*path)(void *ctx, uint32_t peer_host, uint32_t ev, struct mrc_pkt *hdr);
 	unsigned (*ev_plane)(void *ctx, uint32_t ev); /* plane of an EV */
-	struct mrc_ev_params ev;	/* EV profile; the arrays are copied */
+	struct mrc_ev_params ev;		      /* EV profile; the arrays are copied */
 	struct mrc_qp_params qp;	/* QP attributes for every QP of this endpoint */
 	const char *cc;			/* "nscc" (NULL = "nscc") or "fixed" */
 	struct mrc_cc_params cc_params; /* see mrc_cc_defaults() */
@@ -48,12 +48,12 @@ struct mrc_ep_params {
 /*
  * Fills @p with defaults for @planes ports of @port_rate_bps and a fabric base RTT of
  * @base_rtt_ps: mrc_qp_params_default(), NSCC from mrc_cc_defaults(planes * rate, RTT,
- * mtu), probe backoff 8 us doubling up to 1 ms, skip hold 0 (one rotation), 1/8 of each
- * plane's EVs as backups, ev_min_active 1, DSCP trimmed 8 / last hop 10. The EV list,
- * path and ev_plane stay for the caller.
+ * mtu), probe backoff 100 us doubling up to 10 ms, skip hold 0 (one rotation), 1/8 of each
+ * plane's EVs as backups, ev_min_active 1, mrc_wire_cfg_default() codec settings. The EV
+ * list, path and ev_plane stay for the caller.
  */
-void mrc_ep_params_default(struct mrc_ep_params *p, unsigned planes, uint64_t port_rate_bps,
-	uint64_t base_rtt_ps);
+void mrc_ep_params_default(
+	struct mrc_ep_params *p, unsigned planes, uint64_t port_rate_bps, uint64_t base_rtt_ps);
 
 /* Completions and notifications, all optional. Called from inside ep calls. */
 struct mrc_ep_ops {
@@ -64,18 +64,18 @@ struct mrc_ep_ops {
 	/* A write-with-immediate of @len bytes completed at the responder, in MSN order. */
 	void (*recv_imm)(void *ctx, uint32_t qpn, uint32_t imm, uint64_t len, uint64_t now_ps);
 	/* An EV of QP @qpn changed state (enum mrc_ev_state, enum mrc_ev_cause). */
-	void (*ev_event)(void *ctx, uint32_t qpn, uint32_t ev, int from, int to, int cause,
-		uint64_t now_ps);
+	void (*ev_event)(
+		void *ctx, uint32_t qpn, uint32_t ev, int from, int to, int cause, uint64_t now_ps);
 };
 
 /* Endpoint-wide counters. */
 struct mrc_ep_stats {
 	uint64_t tx_pkts[MRC_EV_MAX_PLANES], tx_bytes[MRC_EV_MAX_PLANES];
 	uint64_t rx_pkts[MRC_EV_MAX_PLANES], rx_bytes[MRC_EV_MAX_PLANES];
-	uint64_t rx_decode_err;	  /* mrc_wire_decode failed */
-	uint64_t rx_unknown_qp;	  /* DestQP names no QP */
+	uint64_t rx_decode_err; /* mrc_wire_decode failed */
+	uint64_t rx_unknown_qp; /* DestQP names no QP */
 	uint64_t tx_encode_err, path_err;
-	uint64_t ctl_dropped;	  /* control queue full, or flushed by a port going down */
+	uint64_t ctl_dropped; /* control queue full, or flushed by a port going down */
 };
 
 struct mrc_ep;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EV_LOG_CAP 1024
+#define EV_LOG_CAP 256
 
 static const struct mrc_ev_set *sort_set;
 
@@ -28,12 +28,19 @@ static void ev_change(struct mrc_ev_set *s, int idx, int to, int cause, uint64_t
 
 	e->state = (uint8_t)to;
 	e->st.changes++;
+	if (from == MRC_EV_ASSUMED_BAD)
+		s->n_bad--;
+	if (to == MRC_EV_ASSUMED_BAD)
+		s->n_bad++;
 	if (was_usable && !is_usable)
 		s->usable--;
 	else if (!was_usable && is_usable)
 		s->usable++;
 	s->log[(s->log_total) % s->log_cap] = (struct mrc_ev_change){
-		.t_ps = now_ps, .ev = e->value, .from = (uint8_t)from, .to = (uint8_t)to,
+		.t_ps = now_ps,
+		.ev = e->value,
+		.from = (uint8_t)from,
+		.to = (uint8_t)to,
 		.cause = (uint8_t)cause,
 	};
 	s->log_total++;
@@ -46,7 +53,7 @@ static void ev_change(struct mrc_ev_set *s, int idx, int to, int cause, uint64_t
 int mrc_ev_set_init(struct mrc_ev_set *s, const struct mrc_ev_params *p, unsigned planes,
 	unsigned (*plane_of)(void *ctx, uint32_t ev), void *ctx)
 {
-	unsigned fill[MRC_EV_MAX_PLANES] = { 0 };
+	unsigned fill[MRC_EV_MAX_PLANES] = {0};
 
 	memset(s, 0, sizeof(*s));
 	if (!p->n_evs || !p->evs || planes == 0 || planes > MRC_EV_MAX_PLANES)
@@ -56,8 +63,8 @@ int mrc_ev_set_init(struct mrc_ev_set *s, const struct mrc_ev_params *p, unsigne
 	s->min_active = p->ev_min_active;
 	s->skip_hold_ps = p->skip_hold_ps;
 	s->backoff0_ps = p->probe_backoff_ps ? p->probe_backoff_ps : 1;
-	s->backoff_max_ps = p->probe_backoff_max_ps > s->backoff0_ps ? p->probe_backoff_max_ps :
-								     s->backoff0_ps;
+	s->backoff_max_ps =
+		p->probe_backoff_max_ps > s->backoff0_ps ? p->probe_backoff_max_ps : s->backoff0_ps;
 	s->ev = calloc(s->n, sizeof(*s->ev));
 	s->by_value = calloc(s->n, sizeof(*s->by_value));
 	s->scratch = calloc(s->n, sizeof(*s->scratch));
@@ -93,8 +100,8 @@ int mrc_ev_set_init(struct mrc_ev_set *s, const struct mrc_ev_params *p, unsigne
 		s->plane_idx[pl][fill[pl]++] = i;
 	}
 	for (unsigned pl = 0; pl < planes; pl++) {
-		unsigned nb = p->backup_per_plane == UINT32_MAX ? s->plane_n[pl] / 8 :
-								   p->backup_per_plane;
+		unsigned nb = p->backup_per_plane == UINT32_MAX ? s->plane_n[pl] / 8
+								: p->backup_per_plane;
 
 		if (nb >= s->plane_n[pl])
 			nb = s->plane_n[pl] ? s->plane_n[pl] - 1 : 0;
@@ -288,7 +295,7 @@ bool mrc_ev_set_denied(struct mrc_ev_set *s, int idx, bool deny, uint64_t now_ps
 
 int mrc_ev_probe_due(const struct mrc_ev_set *s, unsigned plane, uint64_t now_ps)
 {
-	if (plane >= s->planes)
+	if (plane >= s->planes || !s->n_bad)
 		return -1;
 	for (unsigned k = 0; k < s->plane_n[plane]; k++) {
 		uint32_t idx = s->plane_idx[plane][k];
@@ -306,8 +313,8 @@ void mrc_ev_probe_sent(struct mrc_ev_set *s, int idx, uint64_t now_ps)
 
 	e->st.probes++;
 	e->probe_id++;
-	e->probe_backoff_ps = e->probe_backoff_ps * 2 > s->backoff_max_ps ? s->backoff_max_ps :
-									e->probe_backoff_ps * 2;
+	e->probe_backoff_ps = e->probe_backoff_ps * 2 > s->backoff_max_ps ? s->backoff_max_ps
+									  : e->probe_backoff_ps * 2;
 	e->probe_at_ps = now_ps + e->probe_backoff_ps;
 }
 
@@ -315,6 +322,8 @@ uint64_t mrc_ev_next_probe(const struct mrc_ev_set *s, uint32_t plane_mask)
 {
 	uint64_t t = UINT64_MAX;
 
+	if (!s->n_bad)
+		return t; /* the common case, asked on every timer query */
 	for (unsigned i = 0; i < s->n; i++) {
 		const struct mrc_ev *e = &s->ev[i];
 
@@ -342,15 +351,15 @@ unsigned mrc_ev_log(const struct mrc_ev_set *s, struct mrc_ev_change *out, unsig
 
 const char *mrc_ev_state_name(int state)
 {
-	static const char *const names[] = { "GOOD", "SKIP", "ASSUMED_BAD", "DENIED" };
+	static const char *const names[] = {"GOOD", "SKIP", "ASSUMED_BAD", "DENIED"};
 
 	return state >= 0 && state <= MRC_EV_DENIED ? names[state] : "?";
 }
 
 const char *mrc_ev_cause_name(int cause)
 {
-	static const char *const names[] = { "?", "ecn", "trim", "sack-m2", "loss-sack",
-		"loss-rto", "probe-ok", "hold-done", "deny", "allow" };
+	static const char *const names[] = {"?", "ecn", "trim", "sack-m2", "loss-sack", "loss-rto",
+		"probe-ok", "hold-done", "deny", "allow"};
 
 	return cause > 0 && cause <= MRC_EVC_ALLOW ? names[cause] : "?";
 }
@@ -367,12 +376,16 @@ MRC_SELFTEST(ev)
 {
 	/* 2 planes x 8 EVs: plane(4) | spine(12) | salt(16), WIRE.md default layout. */
 	uint32_t evs[16];
-	struct mrc_ev_params p = { .evs = evs, .n_evs = 16, .ev_min_active = 4,
-		.backup_per_plane = 2, .skip_hold_ps = 0, .probe_backoff_ps = 1000000,
-		.probe_backoff_max_ps = 4000000 };
+	struct mrc_ev_params p = {.evs = evs,
+		.n_evs = 16,
+		.ev_min_active = 4,
+		.backup_per_plane = 2,
+		.skip_hold_ps = 0,
+		.probe_backoff_ps = 1000000,
+		.probe_backoff_max_ps = 4000000};
 	struct mrc_ev_set s;
 	struct mrc_rng rng;
-	unsigned counts[16] = { 0 };
+	unsigned counts[16] = {0};
 	int rc;
 
 	for (unsigned i = 0; i < 16; i++)
@@ -418,7 +431,7 @@ MRC_SELFTEST(ev)
 	ST_TRUE(st, mrc_ev_on_bad(&s, 2, MRC_EVC_LOSS_SACK, 100));
 	ST_EQ(st, s.ev[2].state, MRC_EV_ASSUMED_BAD);
 	ST_TRUE(st, !s.ev[2].active);
-	ST_TRUE(st, s.ev[6].active);	/* first backup of plane 0 */
+	ST_TRUE(st, s.ev[6].active); /* first backup of plane 0 */
 	ST_EQ(st, mrc_ev_active_usable(&s, 0), 6);
 	ST_EQ(st, mrc_ev_active_usable(&s, 1), 6);
 	ST_EQ_I(st, mrc_ev_probe_due(&s, 0, 100 + 999999), -1);

@@ -24,15 +24,15 @@ enum mrc_ev_state {
 
 /* Why a state changed (event log, counters). */
 enum mrc_ev_cause {
-	MRC_EVC_ECN = 1,     /* SACK m=1 (SKIP_ONCE) */
-	MRC_EVC_TRIM,	     /* NACK TRIMMED */
-	MRC_EVC_SACK_BAD,    /* SACK m=2 (ALWAYS_SKIP) */
-	MRC_EVC_LOSS_SACK,   /* SACK hole past the reorder threshold */
-	MRC_EVC_LOSS_RTO,    /* local ACK timeout */
-	MRC_EVC_PROBE_OK,    /* probe answered (SACK pr=1) */
-	MRC_EVC_HOLD_DONE,   /* SKIP hold expired, or one rotation passed */
-	MRC_EVC_DENY,	     /* configuration / control interface */
-	MRC_EVC_ALLOW,	     /* control interface lifted a deny */
+	MRC_EVC_ECN = 1,   /* SACK m=1 (SKIP_ONCE) */
+	MRC_EVC_TRIM,	   /* NACK TRIMMED */
+	MRC_EVC_SACK_BAD,  /* SACK m=2 (ALWAYS_SKIP) */
+	MRC_EVC_LOSS_SACK, /* SACK hole past the reorder threshold */
+	MRC_EVC_LOSS_RTO,  /* local ACK timeout */
+	MRC_EVC_PROBE_OK,  /* probe answered (SACK pr=1) */
+	MRC_EVC_HOLD_DONE, /* SKIP hold expired, or one rotation passed */
+	MRC_EVC_DENY,	   /* configuration / control interface */
+	MRC_EVC_ALLOW,	   /* control interface lifted a deny */
 };
 
 /*
@@ -40,15 +40,15 @@ enum mrc_ev_cause {
  * selection knobs. Plain struct, filled by the config loader or a test.
  */
 struct mrc_ev_params {
-	const uint32_t *evs;	  /* the EV list, n_evs values, distinct */
+	const uint32_t *evs; /* the EV list, n_evs values, distinct */
 	unsigned n_evs;
-	const uint32_t *deny;	  /* EVs DENIED from the start (subset of evs), or NULL */
+	const uint32_t *deny; /* EVs DENIED from the start (subset of evs), or NULL */
 	unsigned n_deny;
-	unsigned ev_min_active;	  /* floor: never fewer usable (GOOD/SKIP) EVs than this */
-	unsigned backup_per_plane; /* EVs held back per plane to replace bad ones;
-				    * UINT32_MAX = default (1/8 of the plane's EVs) */
-	uint64_t skip_hold_ps;	  /* SKIP duration; 0 = "one rotation": skipped once */
-	uint64_t probe_backoff_ps; /* first probe this long after ASSUMED_BAD; doubles */
+	unsigned ev_min_active;	       /* floor: never fewer usable (GOOD/SKIP) EVs than this */
+	unsigned backup_per_plane;     /* EVs held back per plane to replace bad ones;
+					* UINT32_MAX = default (1/8 of the plane's EVs) */
+	uint64_t skip_hold_ps;	       /* SKIP duration; 0 = "one rotation": skipped once */
+	uint64_t probe_backoff_ps;     /* first probe this long after ASSUMED_BAD; doubles */
 	uint64_t probe_backoff_max_ps; /* backoff ceiling */
 };
 
@@ -72,7 +72,7 @@ struct mrc_ev {
 	uint64_t skip_until_ps; /* SKIP: GOOD again at this time (hold > 0) */
 	uint64_t probe_at_ps;	/* ASSUMED_BAD: next probe due */
 	uint64_t probe_backoff_ps;
-	uint16_t probe_id;	/* id of the last probe sent */
+	uint16_t probe_id; /* id of the last probe sent */
 	struct mrc_ev_stats st;
 };
 
@@ -84,22 +84,23 @@ struct mrc_ev_change {
 };
 
 /* Called on every state change (optional). */
-typedef void (*mrc_ev_notify_fn)(void *ctx, uint32_t ev, int from, int to, int cause,
-	uint64_t now_ps);
+typedef void (*mrc_ev_notify_fn)(
+	void *ctx, uint32_t ev, int from, int to, int cause, uint64_t now_ps);
 
 struct mrc_ev_set {
-	struct mrc_ev *ev;    /* n entries, in profile order */
+	struct mrc_ev *ev; /* n entries, in profile order */
 	unsigned n;
 	unsigned planes;
-	uint32_t *by_value;   /* indices sorted by value, for echo lookup */
-	uint32_t *scratch;    /* selection candidates */
+	uint32_t *by_value;			/* indices sorted by value, for echo lookup */
+	uint32_t *scratch;			/* selection candidates */
 	uint32_t *plane_idx[MRC_EV_MAX_PLANES]; /* each plane's EV indices */
 	unsigned plane_n[MRC_EV_MAX_PLANES];
 	unsigned active_target[MRC_EV_MAX_PLANES]; /* plane_n minus the backups */
 	unsigned min_active;
 	uint64_t skip_hold_ps, backoff0_ps, backoff_max_ps;
-	unsigned usable;      /* EVs in GOOD or SKIP */
-	uint64_t floor_hits;  /* ASSUMED_BAD refused because of ev_min_active */
+	unsigned usable;	   /* EVs in GOOD or SKIP */
+	unsigned n_bad;		   /* EVs in ASSUMED_BAD */
+	uint64_t floor_hits;	   /* ASSUMED_BAD refused because of ev_min_active */
 	struct mrc_ev_change *log; /* ring of the last log_cap changes */
 	unsigned log_cap, log_len;
 	uint64_t log_total;

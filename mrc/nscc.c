@@ -6,11 +6,11 @@
 #include <errno.h>
 #include <string.h>
 
-#define REF_BDP_BYTES 150000.0 /* 100 Gb/s x 12 us, htsim uec.cpp's reference point */
+#define REF_BDP_BYTES 150000.0	/* 100 Gb/s x 12 us, htsim uec.cpp's reference point */
 #define REF_TARGET_PS 9000000.0 /* 0.75 x 12 us */
 
-int mrc_cc_defaults(struct mrc_cc_params *p, uint64_t link_rate_bps, uint64_t base_rtt_ps,
-	uint32_t mtu)
+int mrc_cc_defaults(
+	struct mrc_cc_params *p, uint64_t link_rate_bps, uint64_t base_rtt_ps, uint32_t mtu)
 {
 	double bdp, a, b;
 
@@ -57,8 +57,8 @@ static void fixed_init(struct mrc_cc *cc)
 	cc->cwnd = (double)cc->p.init_cwnd;
 }
 
-static void fixed_on_ack(struct mrc_cc *cc, uint64_t now_ps, uint64_t acked_bytes,
-	uint64_t delay_ps, bool ecn)
+static void fixed_on_ack(
+	struct mrc_cc *cc, uint64_t now_ps, uint64_t acked_bytes, uint64_t delay_ps, bool ecn)
 {
 	(void)cc;
 	(void)now_ps;
@@ -108,8 +108,8 @@ static void nscc_quick_adapt(struct mrc_cc *cc, uint64_t now_ps)
 	}
 }
 
-static void nscc_on_ack(struct mrc_cc *cc, uint64_t now_ps, uint64_t acked_bytes,
-	uint64_t delay_ps, bool ecn)
+static void nscc_on_ack(
+	struct mrc_cc *cc, uint64_t now_ps, uint64_t acked_bytes, uint64_t delay_ps, bool ecn)
 {
 	const struct mrc_cc_params *p = &cc->p;
 	double d, target = (double)p->target_delay_ps, ab = (double)acked_bytes;
@@ -203,7 +203,7 @@ static const struct mrc_cc_ops nscc_ops = {
 	.on_loss = nscc_on_loss,
 };
 
-static const struct mrc_cc_ops *const cc_table[] = { &nscc_ops, &fixed_ops };
+static const struct mrc_cc_ops *const cc_table[] = {&nscc_ops, &fixed_ops};
 
 const struct mrc_cc_ops *mrc_cc_find(const char *name)
 {
@@ -226,8 +226,8 @@ uint64_t mrc_cc_cwnd(const struct mrc_cc *cc)
 	return cc->cwnd < (double)cc->p.min_cwnd ? cc->p.min_cwnd : (uint64_t)cc->cwnd;
 }
 
-void mrc_cc_on_ack(struct mrc_cc *cc, uint64_t now_ps, uint64_t acked_bytes, uint64_t delay_ps,
-	bool ecn)
+void mrc_cc_on_ack(
+	struct mrc_cc *cc, uint64_t now_ps, uint64_t acked_bytes, uint64_t delay_ps, bool ecn)
 {
 	cc->ops->on_ack(cc, now_ps, acked_bytes, delay_ps, ecn);
 }
@@ -337,9 +337,9 @@ MRC_SELFTEST(nscc)
 	mrc_cc_init(&cc, nscc, &p);
 	mrc_cc_on_ack(&cc, 0, 20000, 0, false);
 	mrc_cc_on_ack(&cc, 10000000, 1000, 0, false); /* window [0,10us) achieved 20,000 */
-	mrc_cc_on_trim(&cc, 11000000, 4096);	/* 95,904 -> QA: 20,000 < 95,904 * 7/8 */
+	mrc_cc_on_trim(&cc, 11000000, 4096);	      /* 95,904 -> QA: 20,000 < 95,904 * 7/8 */
 	ST_EQ_D(st, cc.cwnd, 20000.0, 1e-9);
-	mrc_cc_on_trim(&cc, 12000000, 4096);	/* QA blocked for a base RTT */
+	mrc_cc_on_trim(&cc, 12000000, 4096); /* QA blocked for a base RTT */
 	ST_EQ_D(st, cc.cwnd, 15904.0, 1e-9);
 	ST_EQ(st, cc.n_qa, 1);
 	for (int i = 0; i < 10; i++)

@@ -28,10 +28,10 @@ struct mrc_cc_params {
 	uint64_t init_cwnd;	  /* starting window; also the window of `fixed` */
 	uint64_t qa_threshold_ps; /* delay above this triggers quick adapt */
 	unsigned qa_gate;	  /* QA acts only if achieved < cwnd - cwnd >> qa_gate */
-	uint64_t adjust_bytes_threshold;    /* apply accumulated increase after this many */
+	uint64_t adjust_bytes_threshold;     /* apply accumulated increase after this many */
 	uint64_t adjust_period_threshold_ps; /* ... or this long, whichever comes first */
 	bool disable_qa;
-	uint32_t mtu;		  /* payload bytes of a full packet */
+	uint32_t mtu; /* payload bytes of a full packet */
 };
 
 /*
@@ -43,8 +43,8 @@ struct mrc_cc_params {
  * adjust_period_threshold = base RTT. @link_rate_bps is one plane port's rate times the
  * planes a QP sprays over. Returns 0, or -EINVAL when a value is 0.
  */
-int mrc_cc_defaults(struct mrc_cc_params *p, uint64_t link_rate_bps, uint64_t base_rtt_ps,
-	uint32_t mtu);
+int mrc_cc_defaults(
+	struct mrc_cc_params *p, uint64_t link_rate_bps, uint64_t base_rtt_ps, uint32_t mtu);
 
 /* Which quadrant an ACK fell in (WIRE.md "Congestion control"). */
 enum mrc_cc_quadrant {
@@ -62,8 +62,8 @@ struct mrc_cc_ops {
 	void (*init)(struct mrc_cc *cc);
 	/* An ACK newly covering @acked_bytes; @delay_ps = RTT - base RTT of the sample (or
 	 * UINT64_MAX when the ACK carried no usable sample); @ecn: m=1 echo. */
-	void (*on_ack)(struct mrc_cc *cc, uint64_t now_ps, uint64_t acked_bytes,
-		uint64_t delay_ps, bool ecn);
+	void (*on_ack)(struct mrc_cc *cc, uint64_t now_ps, uint64_t acked_bytes, uint64_t delay_ps,
+		bool ecn);
 	/* A trim NACK for a packet of @bytes. */
 	void (*on_trim)(struct mrc_cc *cc, uint64_t now_ps, uint64_t bytes);
 	/* A loss without trim (SACK hole or RTO) of @bytes. */
@@ -74,13 +74,13 @@ struct mrc_cc_ops {
 struct mrc_cc {
 	const struct mrc_cc_ops *ops;
 	struct mrc_cc_params p;
-	double cwnd;		 /* bytes */
-	double inc_bytes;	 /* increase accumulated since the last adjustment */
+	double cwnd;	  /* bytes */
+	double inc_bytes; /* increase accumulated since the last adjustment */
 	uint64_t acked_since_adjust, last_adjust_ps;
-	uint64_t last_md_ps;	 /* MD at most once per base RTT */
-	bool md_done;		 /* an MD happened (last_md_ps valid) */
+	uint64_t last_md_ps;				  /* MD at most once per base RTT */
+	bool md_done;					  /* an MD happened (last_md_ps valid) */
 	uint64_t win_start_ps, win_acked, last_win_acked; /* achieved bytes per base RTT */
-	uint64_t fast_start_ps;	 /* since when delays stayed under target/4 */
+	uint64_t fast_start_ps; /* since when delays stayed under target/4 */
 	uint64_t qa_block_until_ps;
 	uint64_t n_quadrant[4], n_md, n_qa, n_trim_dec;
 	int last_quadrant;
@@ -96,8 +96,8 @@ void mrc_cc_init(struct mrc_cc *cc, const struct mrc_cc_ops *ops, const struct m
 uint64_t mrc_cc_cwnd(const struct mrc_cc *cc);
 
 /* Dispatch helpers (the event names of the ops table). */
-void mrc_cc_on_ack(struct mrc_cc *cc, uint64_t now_ps, uint64_t acked_bytes, uint64_t delay_ps,
-	bool ecn);
+void mrc_cc_on_ack(
+	struct mrc_cc *cc, uint64_t now_ps, uint64_t acked_bytes, uint64_t delay_ps, bool ecn);
 void mrc_cc_on_trim(struct mrc_cc *cc, uint64_t now_ps, uint64_t bytes);
 void mrc_cc_on_loss(struct mrc_cc *cc, uint64_t now_ps, uint64_t bytes);
 
