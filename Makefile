@@ -65,6 +65,10 @@ test: deps
 	./mrcgen selftest
 	tclsh harness/run.tcl $(TESTFLAGS)
 
+# Simulator performance figures (wall time; never part of `make test`).
+bench: mrcgen
+	./mrcgen bench
+
 install: mrcgen
 	install -D -m 0755 mrcgen $(DESTDIR)$(PREFIX)/bin/mrcgen
 	install -D -m 0644 pcap/mrc.lua $(DESTDIR)$(PREFIX)/share/mrcgen/mrc.lua
@@ -72,4 +76,4 @@ install: mrcgen
 clean:
 	rm -rf build mrcgen
 
-.PHONY: all deps test install clean
+.PHONY: all deps test bench install clean

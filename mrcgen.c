@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* mrcgen: MRC fabric testbed and traffic generator — the subcommand table and main(). */
+#include "mrc/bench.h"
 #include "mrc/st.h"
 
 #include <errno.h>
@@ -28,10 +29,13 @@ struct cmd {
 static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
 static int cmd_selftest(int argc, char **argv);
+static int cmd_bench(int argc, char **argv);
 
 static const struct cmd cmds[] = {
 	{ "selftest", "[MODULE|--list]", "run the built-in unit tests (all modules, or one)",
 		cmd_selftest },
+	{ "bench", "[SCENARIO] [--queue heap|wheel]",
+		"simulator performance scenarios (evq, fabric-128, fabric-1024)", cmd_bench },
 	{ "version", "", "print the version", cmd_version },
 	{ "help", "", "this text", cmd_help },
 };
@@ -90,6 +94,38 @@ static int cmd_selftest(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	return failed ? EXIT_JOB_FAILED : EXIT_OK;
+}
+
+static int cmd_bench(int argc, char **argv)
+{
+	const char *only = NULL, *queue = NULL;
+	int err;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--queue") == 0 && i + 1 < argc)
+			queue = argv[++i];
+		else if (argv[i][0] != '-' && !only)
+			only = argv[i];
+		else {
+			fprintf(stderr, "mrcgen: bench: bad argument '%s'\n", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	err = mrc_bench_run(only, queue, stdout);
+	if (err == -ENOENT) {
+		fprintf(stderr, "mrcgen: bench: no scenario '%s'\n", only);
+		return EXIT_USAGE;
+	}
+	if (err == -EINVAL) {
+		fprintf(stderr, "mrcgen: bench: --queue: unknown queue '%s' (heap, wheel)\n",
+			queue);
+		return EXIT_USAGE;
+	}
+	if (err) {
+		fprintf(stderr, "mrcgen: bench: %s\n", strerror(-err));
+		return EXIT_JOB_FAILED;
+	}
+	return EXIT_OK;
 }
 
 int main(int argc, char **argv)

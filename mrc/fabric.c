@@ -13,21 +13,29 @@
 #include <string.h>
 
 /*
- * A packet in the pool: metadata, then the bytes. The offsets are parsed once when the
- * host injects the packet (switches edit DA/SL/TC/hop limit in place, never the layout).
+ * A packet in the pool: 24 bytes of metadata, then the bytes, 64-byte aligned so that
+ * one cache line holds the metadata and the whole outer IPv6 header a switch edits.
+ * The offsets are parsed once when the host injects the packet (switches edit DA, SL,
+ * TC and hop limit in place, never the layout). A free packet keeps the free-list link
+ * in its first data bytes.
  */
 struct fab_pkt {
-	struct fab_pkt *next, *prev; /* in-flight list of its link; next = free list link */
-	uint64_t t_arr;		     /* its last bit reaches the far end of the link */
-	uint32_t port;		     /* output port it is queued at or travelling on */
-	uint32_t len;
-	uint16_t srh_off;   /* offset of the SRH, 0 = none */
+	uint64_t t_arr;	    /* its last bit reaches the far end of the link */
+	uint32_t port;	    /* output port it is queued at or travelling on */
+	uint16_t len;
 	uint16_t inner_off; /* offset of the inner IPv6, 0 = plain packet (no outer) */
 	uint16_t bth_off;   /* offset of the BTH, 0 = not an MRC packet */
-	uint8_t ctrl;	    /* control class: ACK/SACK/NACK/probe/endpoint, trimmed */
-	uint8_t lost;	    /* dies on arrival (link went down, random loss) */
-	uint8_t bad;	    /* not parsable as IPv6: switches drop it */
+	uint8_t srh_off;    /* offset of the SRH, 0 = none (it can only follow the outer) */
+	uint8_t flags;	    /* PK_* */
+	uint8_t gen;	    /* its link's down count when it was sent */
+	uint8_t pad[3];
 	uint8_t data[];
+};
+
+enum {
+	PK_CTRL = 1, /* control class: ACK/SACK/NACK/probe/endpoint, trimmed */
+	PK_LOST = 2, /* dies on arrival (random loss) */
+	PK_BAD = 4,  /* not parsable as IPv6: switches drop it */
 };
 
 struct fab_ring {
@@ -49,7 +57,9 @@ struct fab_port {
 	uint64_t busy_until; /* serialization of the last packet ends */
 	uint64_t rate_bps, delay_ps, extra_ps;
 	uint64_t loss_thresh; /* random loss: draw (53 bits) < thresh */
-	struct fab_pkt *fl_head, *fl_tail; /* in flight on this link, in send order */
+	uint64_t ser_ps_per_byte;	   /* 0: rate does not divide 8e12, divide per packet */
+	uint64_t down_at[4];		   /* times of the last 4 link-down events, by gen */
+	uint8_t gen;			   /* link-down events so far, mod 256 */
 	struct fab_switch *sw;		   /* owner switch, NULL for a NIC port */
 	struct fab_switch *peer_sw;	   /* receiving switch, NULL when it is a host */
 	uint32_t peer_host;		   /* receiving host (when peer_sw is NULL) */
@@ -84,8 +94,10 @@ struct fab_switch {
 	struct mrc_fab_switch_stats st;
 };
 
+/* A block of SLAB_PKTS packets; the packets start 64 bytes in, cache-line aligned. */
 struct fab_slab {
 	struct fab_slab *next;
+	uint8_t pad[56];
 	uint8_t mem[];
 };
 
@@ -169,7 +181,7 @@ static struct fab_pkt *pkt_alloc(struct mrc_fabric *fab)
 	struct fab_pkt *pkt = fab->free_pkts;
 
 	if (!pkt) {
-		struct fab_slab *s = malloc(sizeof(*s) + SLAB_PKTS * fab->pkt_stride);
+		struct fab_slab *s = aligned_alloc(64, sizeof(*s) + SLAB_PKTS * fab->pkt_stride);
 
 		if (!s)
 			return NULL;
@@ -178,19 +190,19 @@ static struct fab_pkt *pkt_alloc(struct mrc_fabric *fab)
 		for (int i = SLAB_PKTS - 1; i >= 0; i--) {
 			struct fab_pkt *q = (struct fab_pkt *)(s->mem + (size_t)i * fab->pkt_stride);
 
-			q->next = fab->free_pkts;
+			memcpy(q->data, &fab->free_pkts, sizeof(q));
 			fab->free_pkts = q;
 		}
 		fab->pkts_alloc += SLAB_PKTS;
 		pkt = fab->free_pkts;
 	}
-	fab->free_pkts = pkt->next;
+	memcpy(&fab->free_pkts, pkt->data, sizeof(pkt));
 	return pkt;
 }
 
 static inline void pkt_free(struct mrc_fabric *fab, struct fab_pkt *pkt)
 {
-	pkt->next = fab->free_pkts;
+	memcpy(pkt->data, &fab->free_pkts, sizeof(pkt));
 	fab->free_pkts = pkt;
 }
 
@@ -296,12 +308,13 @@ static void pkt_parse(struct fab_pkt *pkt)
 	uint32_t len = pkt->len, off = MRC_IP6_HLEN;
 	uint8_t nh;
 
-	pkt->srh_off = pkt->inner_off = pkt->bth_off = 0;
-	pkt->ctrl = 0;
-	pkt->lost = 0;
-	pkt->bad = len < MRC_IP6_HLEN || d[0] >> 4 != 6;
-	if (pkt->bad)
+	pkt->srh_off = 0;
+	pkt->inner_off = pkt->bth_off = 0;
+	pkt->flags = 0;
+	if (len < MRC_IP6_HLEN || d[0] >> 4 != 6) {
+		pkt->flags = PK_BAD;
 		return;
+	}
 	nh = d[6];
 	if (nh == 43) {
 		uint32_t srh_len, last;
@@ -312,7 +325,7 @@ static void pkt_parse(struct fab_pkt *pkt)
 		last = d[off + 4];
 		if (off + srh_len > len || 8 + 16 * (last + 1) > srh_len || d[off + 3] > last + 1)
 			return;
-		pkt->srh_off = (uint16_t)off;
+		pkt->srh_off = (uint8_t)off;
 		nh = d[off];
 		off += srh_len;
 	}
@@ -335,7 +348,7 @@ static void pkt_parse(struct fab_pkt *pkt)
 	case MRC_OP_SACK:
 	case MRC_OP_NACK:
 	case MRC_OP_PROBE:
-		pkt->ctrl = 1;
+		pkt->flags |= PK_CTRL;
 		break;
 	default:
 		break;
@@ -346,7 +359,8 @@ static void pkt_parse(struct fab_pkt *pkt)
 
 static void launch(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *pkt, uint64_t now)
 {
-	uint64_t ser = mrc_fab_ser_ps(pkt->len, o->rate_bps);
+	uint64_t ser = o->ser_ps_per_byte ? pkt->len * o->ser_ps_per_byte :
+					    mrc_fab_ser_ps(pkt->len, o->rate_bps);
 	uint32_t idx = (uint32_t)(o - fab->ports);
 
 	o->busy_until = now + ser;
@@ -355,16 +369,10 @@ static void launch(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *p
 	if (o->tap_egress)
 		o->tap_egress(o->tap_egress_ctx, pkt->data, pkt->len, now);
 	if (o->loss_thresh && (mrc_rng_next(&fab->rng) >> 11) < o->loss_thresh)
-		pkt->lost = 1;
+		pkt->flags |= PK_LOST;
 	pkt->port = idx;
+	pkt->gen = o->gen;
 	pkt->t_arr = now + ser + o->delay_ps + o->extra_ps;
-	pkt->next = NULL;
-	pkt->prev = o->fl_tail;
-	if (o->fl_tail)
-		o->fl_tail->next = pkt;
-	else
-		o->fl_head = pkt;
-	o->fl_tail = pkt;
 	mrc_sim_at(fab->sim, pkt->t_arr + (o->peer_sw ? fab->p.switch_delay_ps : 0),
 		(unsigned)fab->k_arrive, pkt, 0);
 	if (o->nic || o->q[0].n || o->q[1].n) {
@@ -404,8 +412,8 @@ static void trim_pkt(const struct mrc_fabric *fab, struct fab_pkt *pkt, bool las
 		put_be16(in + 4, (uint16_t)(n - pkt->inner_off - MRC_IP6_HLEN));
 		ip6_set_tc(in, (uint8_t)(dscp << 2 | (ip6_tc(in) & 3)));
 	}
-	pkt->len = n;
-	pkt->ctrl = 1;
+	pkt->len = (uint16_t)n;
+	pkt->flags |= PK_CTRL;
 }
 
 /* Sets CE (RFC 3168) on an ECN-capable packet, outer and inner. Returns true if marked. */
@@ -435,7 +443,7 @@ static void enqueue(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *
 		pkt_free(fab, pkt);
 		return;
 	}
-	if (!pkt->ctrl && o->qbytes[1] + pkt->len > p->buffer_bytes) {
+	if (!(pkt->flags & PK_CTRL) && o->qbytes[1] + pkt->len > p->buffer_bytes) {
 		if (!p->trim || !pkt->bth_off || pkt->len <= p->trim_bytes ||
 		    (uint32_t)pkt->bth_off + MRC_BTH_LEN > p->trim_bytes) {
 			o->st.drops++;
@@ -445,7 +453,7 @@ static void enqueue(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *
 		trim_pkt(fab, pkt, o->lasthop);
 		o->st.trims++;
 	}
-	q = pkt->ctrl ? 0 : 1;
+	q = pkt->flags & PK_CTRL ? 0 : 1;
 	if (q == 0 && o->qbytes[0] + pkt->len > p->ctrl_buffer_bytes) {
 		o->st.drops++;
 		pkt_free(fab, pkt);
@@ -596,7 +604,7 @@ static int forward(struct mrc_fabric *fab, struct fab_switch *s, struct fab_pkt 
 	uint16_t usid;
 	uint32_t hp;
 
-	if (pkt->bad) {
+	if (pkt->flags & PK_BAD) {
 		s->st.bad_pkt++;
 		return -1;
 	}
@@ -654,6 +662,22 @@ plain:
 	return -1;
 }
 
+/*
+ * Was @pkt on its link when the link went down (a down event after it was sent and
+ * before its last bit arrived), or drawn by random loss? Exact while fewer than 4
+ * link-down events happen during one packet's flight and switch delay.
+ */
+static inline bool pkt_lost(const struct fab_port *o, const struct fab_pkt *pkt)
+{
+	uint8_t downs = (uint8_t)(o->gen - pkt->gen);
+
+	if (pkt->flags & PK_LOST)
+		return true;
+	if (!downs)
+		return false;
+	return downs > 3 || o->down_at[(uint8_t)(pkt->gen + 1) & 3] < pkt->t_arr;
+}
+
 static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
 {
 	struct mrc_fabric *fab = ctx;
@@ -663,15 +687,7 @@ static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
 	int out;
 
 	(void)arg;
-	if (pkt->prev)
-		pkt->prev->next = pkt->next;
-	else
-		o->fl_head = pkt->next;
-	if (pkt->next)
-		pkt->next->prev = pkt->prev;
-	else
-		o->fl_tail = pkt->prev;
-	if (pkt->lost) {
+	if (pkt_lost(o, pkt)) {
 		o->st.lost++;
 		pkt_free(fab, pkt);
 		return;
@@ -713,6 +729,7 @@ static void init_port(struct fab_port *o, uint64_t rate, uint64_t delay, uint16_
 	uint16_t local)
 {
 	o->rate_bps = rate;
+	o->ser_ps_per_byte = 8000000000000ull % rate ? 0 : 8000000000000ull / rate;
 	o->delay_ps = delay;
 	o->plane = plane;
 	o->local = local;
@@ -873,7 +890,7 @@ int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_
 	if (p->planes > 256 || p->hosts_per_t0 + p->t1 > 65535 || p->t0 > 65535 ||
 	    (uint64_t)p->t0 * p->hosts_per_t0 > (1u << 24))
 		return -EINVAL;
-	if (p->trim && p->trim_bytes < MRC_IP6_HLEN)
+	if ((p->trim && p->trim_bytes < MRC_IP6_HLEN) || p->pkt_cap > 65535)
 		return -EINVAL;
 	fab = calloc(1, sizeof(*fab));
 	if (!fab)
@@ -887,7 +904,7 @@ int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_
 		fab->ops = *ops;
 	fab->ctx = ctx;
 	fab->hosts = p->t0 * p->hosts_per_t0;
-	fab->pkt_stride = (offsetof(struct fab_pkt, data) + fab->p.pkt_cap + 63) & ~(size_t)63;
+	fab->pkt_stride = (sizeof(struct fab_pkt) + fab->p.pkt_cap + 63) & ~(size_t)63;
 	mrc_rng_seed(&fab->rng, p->seed);
 	err = mrc_sim_new(&p->simq, &fab->sim);
 	if (err)
@@ -1059,9 +1076,8 @@ static void port_went_down(struct mrc_fabric *fab, struct fab_port *o, uint64_t 
 {
 	struct fab_pkt *pkt;
 
-	for (pkt = o->fl_head; pkt; pkt = pkt->next)
-		if (pkt->t_arr > now)
-			pkt->lost = 1;
+	o->gen++;
+	o->down_at[o->gen & 3] = now;
 	for (int q = 0; q < 2; q++) {
 		while ((pkt = ring_pop(&o->q[q])) != NULL) {
 			o->st.down_drops++;
@@ -1570,11 +1586,11 @@ static void t_rx(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, s
 	/* find the BTH the way the fabric does (its parser is tested by the paths here) */
 	r->psn = UINT32_MAX;
 	{
-		static uint8_t copy[sizeof(struct fab_pkt) + T_PKT];
+		static uint8_t copy[sizeof(struct fab_pkt) + T_PKT] __attribute__((aligned(64)));
 		struct fab_pkt *q = (struct fab_pkt *)copy;
 
 		memcpy(q->data, buf, len);
-		q->len = (uint32_t)len;
+		q->len = (uint16_t)len;
 		pkt_parse(q);
 		if (q->bth_off)
 			r->psn = get_be24(q->data + q->bth_off + 9);
@@ -1790,18 +1806,18 @@ MRC_SELFTEST(fabric)
 	t_setup(&pl, &p, 1, 2, 2, 2);
 	n = t_net_new(st, &p);
 	if (n) {
-		static uint8_t mem[sizeof(struct fab_pkt) + 1504];
+		static uint8_t mem[sizeof(struct fab_pkt) + 1504] __attribute__((aligned(64)));
 		struct fab_pkt *q = (struct fab_pkt *)mem;
 		uint8_t segs[2][16];
 
 		t_hex("fc00 0000 1100 0000 0000 0000 0000 0000", segs[0]);
 		t_hex("fc00 0000 1201 1101 1004 0000 0000 0000", segs[1]);
-		q->len = t_build(q->data, 1504, segs[0], segs, 2, 1, &pl.addr[0], &pl.addr[3], 1,
+		q->len = (uint16_t)t_build(q->data, 1504, segs[0], segs, 2, 1, &pl.addr[0], &pl.addr[3], 1,
 			0xC6, 1);
 		pkt_parse(q);
 		ST_EQ(st, q->srh_off, 40);
 		ST_EQ(st, q->inner_off, 40 + 8 + 32);
-		ST_EQ(st, q->ctrl, 0);
+		ST_EQ(st, q->flags & PK_CTRL, 0);
 		trim_pkt(n->fab, q, false);
 		ST_EQ(st, q->len, 256);
 		ST_EQ(st, get_be16(q->data + 4), 216);
@@ -1809,7 +1825,7 @@ MRC_SELFTEST(fabric)
 		ST_EQ(st, get_be16(q->data + 120 + 4), 1384);
 		ST_EQ(st, ip6_tc(q->data) >> 2, 46);
 		ST_EQ(st, ip6_tc(q->data) & 3, 2); /* ECN kept */
-		ST_EQ(st, q->ctrl, 1);
+		ST_EQ(st, q->flags & PK_CTRL, PK_CTRL);
 		ST_EQ(st, q->data[40 + 3], 1); /* SRH intact: SL as at the trim point */
 		t_net_free(n);
 	}

@@ -110,6 +110,32 @@ static void heap_pop(struct sim_heap *h, struct sim_ev *out)
 		h->a[i] = last;
 }
 
+static void sift_down(struct sim_heap *h, size_t i)
+{
+	struct sim_ev e = h->a[i];
+	size_t n = h->n;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && ev_lt(&h->a[c + 1], &h->a[c]))
+			c++;
+		if (!ev_lt(&h->a[c], &e))
+			break;
+		h->a[i] = h->a[c];
+		i = c;
+	}
+	h->a[i] = e;
+}
+
+static void heapify(struct sim_heap *h)
+{
+	for (size_t i = h->n / 2; i-- > 0;)
+		sift_down(h, i);
+}
+
 static int bucket_add(struct sim_wheel *w, uint64_t tick, const struct sim_ev *e)
 {
 	uint64_t slot = tick & w->mask;
@@ -177,10 +203,23 @@ static bool wheel_advance(struct sim_wheel *w)
 		if (tb == next) {
 			uint64_t slot = next & w->mask;
 			struct sim_bucket *b = &w->b[slot];
+			struct sim_ev *spare = w->near.a;
+			size_t spare_cap = w->near.cap;
 
-			for (uint32_t i = 0; i < b->n; i++)
-				if (heap_push(&w->near, &b->ev[i]))
-					abort(); /* near grows only to sizes it held before */
+			/* the (empty) near heap takes the bucket's array and heapifies it in
+			 * place; the bucket keeps the old near array unless it is large, so the
+			 * wheel's memory follows the events pending, not the busiest bucket ever */
+			w->near.a = b->ev;
+			w->near.cap = b->cap;
+			w->near.n = b->n;
+			heapify(&w->near);
+			if (spare_cap > 512) {
+				free(spare);
+				spare = NULL;
+				spare_cap = 0;
+			}
+			b->ev = spare;
+			b->cap = (uint32_t)spare_cap;
 			b->n = 0;
 			w->bits[slot >> 6] &= ~(1ull << (slot & 63));
 		}
@@ -209,8 +248,8 @@ int mrc_sim_new(const struct mrc_sim_params *p, struct mrc_sim **out)
 	if (sim->queue == MRC_SIMQ_WHEEL) {
 		struct sim_wheel *w = &sim->w;
 
-		w->tick_bits = p->tick_bits ? p->tick_bits : 14;
-		w->nb_bits = p->wheel_bits ? p->wheel_bits : 14;
+		w->tick_bits = p->tick_bits ? p->tick_bits : 11;
+		w->nb_bits = p->wheel_bits ? p->wheel_bits : 11;
 		if (w->tick_bits > 40 || w->nb_bits < 6 || w->nb_bits > 24) {
 			err = -EINVAL;
 			goto free_sim;
