@@ -60,10 +60,11 @@ deps:
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
+# TESTFLAGS go to the Tcl runner, e.g. TESTFLAGS="--only 'help*' --verbose".
 test: deps
 	$(MAKE) mrcgen
 	./mrcgen selftest
-	tclsh harness/run.tcl $(TESTFLAGS)
+	tclsh harness/run.tcl --mrcgen ./mrcgen $(TESTFLAGS)
 
 # Simulator performance figures (wall time; never part of `make test`).
 bench: mrcgen
@@ -71,9 +72,36 @@ bench: mrcgen
 
 install: mrcgen
 	install -D -m 0755 mrcgen $(DESTDIR)$(PREFIX)/bin/mrcgen
-	install -D -m 0644 pcap/mrc.lua $(DESTDIR)$(PREFIX)/share/mrcgen/mrc.lua
+	$(if $(wildcard pcap/mrc.lua),install -D -m 0644 pcap/mrc.lua \
+		$(DESTDIR)$(PREFIX)/share/mrcgen/mrc.lua)
+
+# libFuzzer harnesses (clang): `make fuzz` runs each for FUZZ_SECONDS. Seeds are generated
+# into harness/fuzz/corpus/<target>/ when absent; new inputs go to build/fuzz/corpus/.
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_CFLAGS  := -g -O1 -std=gnu11 -iquote . -D_GNU_SOURCE -Wall -Wextra
+FUZZ_WIRE    := mrc/wire.c mrc/st.c
+
+build/fuzz/fuzz_wire: harness/fuzz/fuzz_wire.c $(FUZZ_WIRE) mrc/wire.h mrc/bytes.h
+	@mkdir -p $(dir $@)
+	@echo "  FUZZ    $@"
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -o $@ harness/fuzz/fuzz_wire.c $(FUZZ_WIRE)
+
+build/fuzz/gen_corpus_wire: harness/fuzz/gen_corpus_wire.c $(FUZZ_WIRE) mrc/wire.h
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ harness/fuzz/gen_corpus_wire.c $(FUZZ_WIRE)
+
+harness/fuzz/corpus/wire: | build/fuzz/gen_corpus_wire
+	@mkdir -p $@
+	build/fuzz/gen_corpus_wire $@
+
+fuzz: build/fuzz/fuzz_wire harness/fuzz/corpus/wire
+	@mkdir -p build/fuzz/corpus/wire build/fuzz/crash
+	build/fuzz/fuzz_wire -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+		-artifact_prefix=build/fuzz/crash/ build/fuzz/corpus/wire harness/fuzz/corpus/wire
 
 clean:
-	rm -rf build mrcgen
+	rm -rf build mrcgen harness/out
 
-.PHONY: all deps test bench install clean
+.PHONY: all deps test bench install clean fuzz

@@ -238,10 +238,14 @@ struct mrc_wire_cfg {
 };
 
 /*
- * Writes @p as bytes into @buf (capacity @cap). Computes lengths, the UDP checksum
- * over the inner pseudo-header (RFC 8200 §8.1; 0 sent as 0xFFFF) and the ICRC.
- * Returns the packet length in bytes, or -ENOSPC when @cap is too small, -EINVAL for
- * an inconsistent @p (unknown opcode, n_segs > MRC_SRH_MAX_SEGS, payload_len too big).
+ * Writes @p as bytes into @buf (capacity @cap). Computes lengths, PadCnt (payload padded
+ * to 4 bytes), the UDP checksum over the inner pseudo-header (RFC 8200 §8.1; 0 sent as
+ * 0xFFFF) and the ICRC (mrc_wire_icrc; cfg->icrc_outer). EV placement (README "Bytes on
+ * the wire"): srv6/stev UDP sport = EV[31:16], flow label = EV[15:0]; udp: sport = EV,
+ * 16 bits. With n_segs > 0 the outer DA is segs[0] (outer_dst must be :: or equal it).
+ * hop_limit 0 means 64. Returns the packet length in bytes, or -ENOSPC when @cap is too
+ * small, -EINVAL for an inconsistent @p (unknown opcode, n_segs > MRC_SRH_MAX_SEGS, PSN
+ * or DestQP above 24 bits, EV above 16 bits in udp mode, packet above MRC_PKT_MAX).
  */
 int mrc_wire_encode(const struct mrc_wire_cfg *cfg, const struct mrc_pkt *p, uint8_t *buf,
 	size_t cap);
@@ -249,11 +253,158 @@ int mrc_wire_encode(const struct mrc_wire_cfg *cfg, const struct mrc_pkt *p, uin
 /*
  * Parses @len bytes at @buf into @p. Checks the length before every field. @p->payload
  * points into @buf. A packet whose payload was cut by a trimming switch decodes with
- * p->trimmed set and returns MRC_WIRE_OK (C11). The inner packet alone (as a protocol-41
- * raw socket delivers it) decodes when @outer is false. Returns enum mrc_wire_err.
+ * p->trimmed set and returns MRC_WIRE_OK (C11; classification rules in wire.c and the
+ * README): orig_len is then the length before the cut, payload/payload_len the bytes
+ * left, and checksum/ICRC are not checked. The inner packet alone (as a protocol-41 raw
+ * socket delivers it) decodes when @outer is false; @outer is ignored in stev/udp mode.
+ * With an outer header, dscp is the outer one and ecn is CE when either header has CE
+ * (RFC 6040). Returns enum mrc_wire_err.
  */
 int mrc_wire_decode(const struct mrc_wire_cfg *cfg, const uint8_t *buf, size_t len, bool outer,
 	struct mrc_pkt *p);
+
+/*
+ * Fills @cfg with the defaults: ev_format srv6, icrc_outer false, check_icrc true,
+ * dscp_trimmed 12, dscp_trimmed_lasthop 13 (knobs; README "Bytes on the wire").
+ */
+void mrc_wire_cfg_default(struct mrc_wire_cfg *cfg);
+
+/*
+ * Packet-length of the MRC part of @p: bytes from the first IPv6 header to the end of the
+ * ICRC, as mrc_wire_encode would write it. Returns the length or -EINVAL (as encode).
+ */
+int mrc_wire_encoded_len(const struct mrc_wire_cfg *cfg, const struct mrc_pkt *p);
+
+/*
+ * A switch's packet trim (C11, UET-style): keeps the first @cut bytes of the @len-byte
+ * packet at @buf, sets the FIRST IPv6 header's payload length to @cut - 40 and its DSCP
+ * to @dscp (ECN kept); nothing else changes (inner lengths, UDP length, checksums stay
+ * as sent). In srv6 mode the first header is the outer one. Returns the new length
+ * (@len when @cut >= @len), or -EINVAL when @cut < 40 or @buf is not IPv6.
+ */
+int mrc_wire_trim(uint8_t *buf, size_t len, size_t cut, uint8_t dscp);
+
+/*
+ * RoCEv2 ICRC (IBTA Annex A17, as Linux rxe computes it) of an IPv6/UDP/BTH/... packet
+ * of @len bytes at @ip6, the ICRC field itself excluded: CRC-32 (IEEE 802.3 polynomial,
+ * reflected, init ~0, final xor ~0) over 8 bytes of 0xFF, then the IPv6 header with
+ * traffic class, flow label and hop limit set to 1s, the UDP header with its checksum set
+ * to 1s, BTH with byte 4 set to 1s, then the rest. The wire carries the value
+ * little-endian (least significant byte first). @len must be >= 60 (IPv6+UDP+BTH).
+ */
+uint32_t mrc_wire_icrc(const uint8_t *ip6, size_t len);
+
+/*
+ * UDP-over-IPv6 checksum (RFC 8200 §8.1): ones' complement sum of the pseudo-header
+ * (@src, @final_dst, @udp_len, next header 17) and the @udp_len bytes at @udp with the
+ * checksum field taken as zero. Returns the value to put in the header: a computed
+ * 0x0000 is returned as 0xFFFF. @final_dst is the final destination: with an SRH, the
+ * segment list[0] (RFC 8754 §4.3 / RFC 8200 §8.1), never the current DA.
+ */
+uint16_t mrc_wire_csum_udp6(const struct mrc_ip6 *src, const struct mrc_ip6 *final_dst,
+	const uint8_t *udp, size_t udp_len);
+
+/*
+ * Checksum a UDP header directly after an IPv6 header or an SRH should carry, for the
+ * @len-byte IPv6 packet at @pkt (IPv6 [+SRH] + UDP): applies the final-destination rule
+ * (segment list[0] when an SRH is present, else the DA). Stores it in *@csum.
+ * Returns 0, -EMSGSIZE when a header or the UDP length runs past @len, -EPROTO when
+ * the packet is not IPv6 [+SRH] + UDP, -EBADMSG on an SRH failing RFC 8754 §4.3.1.
+ */
+int mrc_wire_udp6_csum(const uint8_t *pkt, size_t len, uint16_t *csum);
+
+/*
+ * SRH (RFC 8754 §2, routing type 4) codec, shared with mrc/srv6. Segments are given in
+ * TRAVEL order (@segs[0] is visited first); the header stores them reversed, list[0] =
+ * the final segment. Normal form: n entries, last_entry = segments_left = n-1.
+ * Reduced form (H.Encaps.Red, RFC 8986 §5.2): the first segment lives only in the DA,
+ * n-1 entries, last_entry = n-2, segments_left = n-1; for n == 1 there is no SRH (C03).
+ * hdr_ext_len = 2 * entries; no TLVs; flags and tag 0.
+ */
+struct mrc_srh {
+	uint8_t next_header;
+	uint8_t hdr_ext_len;
+	uint8_t segments_left;
+	uint8_t last_entry;
+	uint8_t flags;
+	uint16_t tag;
+	bool reduced;	     /* segments_left == last_entry + 1: first segment only in DA */
+	const uint8_t *list; /* list[0] (final) .. list[last_entry], 16 bytes each */
+	size_t len;	     /* header length in bytes, (hdr_ext_len + 1) * 8 */
+};
+
+/* Bytes the SRH for @n travel-order segments takes: 0 (no SRH), or 8 + 16 * entries. */
+size_t mrc_wire_srh_len(unsigned n, bool reduced);
+
+/*
+ * Writes the SRH for the @n travel-order segments @segs (next header @nh) at @buf.
+ * Returns the bytes written (0 when no SRH is needed: n == 0, or n == 1 reduced),
+ * -EINVAL when n > MRC_SRH_MAX_SEGS, -ENOSPC when @cap is too small.
+ */
+int mrc_wire_srh_encode(const struct mrc_ip6 *segs, unsigned n, bool reduced, uint8_t nh,
+	uint8_t *buf, size_t cap);
+
+/*
+ * Parses the SRH at @buf (@len bytes available) into @srh with the RFC 8754 §4.3.1
+ * rules (C02, C03): the header length (hdr_ext_len+1)*8 fits @len; routing type 4;
+ * last_entry <= hdr_ext_len/2 - 1; segments_left <= last_entry + 1, where
+ * segments_left == last_entry + 1 marks a reduced SRH; the bytes after list[last_entry]
+ * parse as TLVs (Pad1, PadN, or type/length/value) that end exactly at the header end.
+ * Returns the header length in bytes, MRC_WIRE_TRUNCATED or MRC_WIRE_BAD_SRH.
+ */
+int mrc_wire_srh_decode(const uint8_t *buf, size_t len, struct mrc_srh *srh);
+
+/* Copies segment list[@i] (0 = final) of a decoded SRH into *@out; i <= last_entry. */
+void mrc_wire_srh_segment(const struct mrc_srh *srh, unsigned i, struct mrc_ip6 *out);
+
+/*
+ * A plain IPv6 [+SRH] + UDP packet (no MRC headers), for C01 and for any SRH-carrying
+ * UDP packet mrcgen builds, forwards or checks.
+ */
+struct mrc_ip6_udp {
+	struct mrc_ip6 src;
+	struct mrc_ip6 dst;	/* the DA; encode: ignored when n_segs > 0 (DA = segs[0]) */
+	uint8_t tclass;		/* DSCP<<2 | ECN */
+	uint32_t flow_label;	/* 20 bits */
+	uint8_t hop_limit;
+	uint8_t n_segs;		/* 0 = no SRH */
+	bool srh_reduced;
+	struct mrc_ip6 segs[MRC_SRH_MAX_SEGS]; /* travel order */
+	uint8_t segments_left;		       /* decode only */
+	uint16_t sport, dport;
+	uint16_t csum; /* decode: as on the wire */
+	const uint8_t *payload;
+	uint32_t payload_len;
+};
+
+/*
+ * Writes @h as IPv6 [+SRH] + UDP + payload with the checksum computed under the
+ * final-destination rule. Returns the length, -EINVAL or -ENOSPC.
+ */
+int mrc_wire_encode_ip6_udp(const struct mrc_ip6_udp *h, uint8_t *buf, size_t cap);
+
+/*
+ * Parses and validates an IPv6 [+SRH] + UDP packet: lengths, SRH rules, UDP checksum
+ * (final-destination rule; a received 0x0000 is MRC_WIRE_BAD_CHECKSUM, RFC 8200 §8.1).
+ * Valid for any segments_left/DA a segment endpoint may have set. Returns enum
+ * mrc_wire_err. @h->payload points into @buf.
+ */
+int mrc_wire_decode_ip6_udp(const uint8_t *buf, size_t len, struct mrc_ip6_udp *h);
+
+/*
+ * Sample packets, one of every type, for tests, the fuzz corpus and `mrcgen sample`.
+ * Sample @i (0 <= i < mrc_wire_sample_count(cfg)) is fully determined by @i and
+ * cfg->ev_format: i % MRC_WIRE_SAMPLE_TYPES picks the type (data opcodes with and
+ * without TSETH, ACK, endpoint request/response, SACK, NACK of every reason, PROBE);
+ * in srv6 mode i / MRC_WIRE_SAMPLE_TYPES picks no SRH, a 3-segment SRH or a reduced one.
+ * The payload points into static storage.
+ */
+#define MRC_WIRE_SAMPLE_TYPES 24
+int mrc_wire_sample_count(const struct mrc_wire_cfg *cfg);
+/* Fills *@p with sample @i. Returns 0 or -ENOENT when @i is out of range. */
+int mrc_wire_sample_pkt(unsigned i, const struct mrc_wire_cfg *cfg, struct mrc_pkt *p);
+/* Encodes sample @i into @buf. Returns its length, -ENOENT or -ENOSPC. */
+int mrc_wire_sample(unsigned i, const struct mrc_wire_cfg *cfg, uint8_t *buf, size_t cap);
 
 /* Human name of an error kind, opcode or NACK reason ("truncated", "SACK", "TRIMMED"). */
 const char *mrc_wire_strerror(int err);

@@ -1,0 +1,962 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * coll: collectives as per-rank step programs of RDMA writes. A rank enters step s+1 when
+ * every write of step s has completed (so no source byte is rewritten while a
+ * retransmission may still read it) and every write it expects in step s has landed.
+ */
+#include "mrc/coll.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum red_op {
+	RED_NONE,    /* data placed as is */
+	RED_IN_SCR,  /* out[off] = in[off] + scratch[scr_off] (ring reduce-scatter) */
+	RED_OUT_SCR, /* out[off] += scratch[scr_off] (tree reduce) */
+};
+
+struct step {
+	uint32_t first_send, n_send, first_recv, n_recv;
+};
+
+struct recv {
+	uint32_t peer, step;
+	uint8_t red;
+	uint64_t off, scr_off, len;
+};
+
+struct rank {
+	struct step *steps;
+	struct mrc_coll_xfer *sends;
+	struct recv *recvs;
+	uint32_t *send_rstep; /* per send: the receiver's step that expects it */
+	uint32_t n_steps, n_sends, n_recvs, cap_steps, cap_sends, cap_recvs;
+	uint8_t *buf[MRC_REG_N];
+	uint64_t len[MRC_REG_N], va[MRC_REG_N];
+	/* state of the running iteration */
+	uint32_t cur;			/* current step */
+	uint32_t sends_left, recvs_left; /* of the current step */
+	uint8_t *recv_got;		/* per recv index */
+	uint8_t *send_got;		/* per send index */
+	uint64_t *step_t0, *step_t1;
+	uint64_t t_done;
+	bool done;
+};
+
+struct mrc_coll {
+	struct mrc_coll_params p;
+	struct mrc_coll_ops ops;
+	void *ctx;
+	unsigned es;	  /* element size */
+	uint64_t bytes;	  /* S of algbw */
+	uint32_t iter;
+	uint64_t t_start;
+	uint32_t *perm_to, *perm_from; /* sendrecv */
+	struct rank *r;
+	bool local_all;
+};
+
+unsigned mrc_dtype_size(enum mrc_dtype dt)
+{
+	return dt == MRC_DT_FLOAT64 ? 8 : 4;
+}
+
+const char *mrc_dtype_name(enum mrc_dtype dt)
+{
+	static const char *const n[] = { "float", "int32", "double" };
+
+	return (unsigned)dt < 3 ? n[dt] : "?";
+}
+
+const char *mrc_coll_pattern_name(enum mrc_coll_pattern p)
+{
+	static const char *const n[] = { "allreduce", "alltoall", "sendrecv", "incast" };
+
+	return (unsigned)p < 4 ? n[p] : "?";
+}
+
+const char *mrc_coll_algo_name(enum mrc_coll_algo a)
+{
+	static const char *const n[] = { "ring", "tree", "parallel", "shift" };
+
+	return (unsigned)a < 4 ? n[a] : "?";
+}
+
+double mrc_coll_input(uint32_t rank, uint64_t i, uint32_t iter)
+{
+	return (double)((7ull * rank + 13ull * i + 3ull * iter) % 61) - 30.0;
+}
+
+double mrc_coll_bus_factor(enum mrc_coll_pattern pat, uint32_t n)
+{
+	switch (pat) {
+	case MRC_COLL_ALLREDUCE:
+		return 2.0 * (n - 1) / n;
+	case MRC_COLL_ALLTOALL:
+		return (double)(n - 1) / n;
+	case MRC_COLL_SENDRECV:
+		return 1.0;
+	case MRC_COLL_INCAST:
+		return n - 1;
+	}
+	return 0;
+}
+
+static bool is_local(const struct mrc_coll *c, uint32_t r)
+{
+	return c->local_all || c->p.local[r];
+}
+
+static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elsize)
+{
+	if (need <= *cap)
+		return 0;
+	uint32_t ncap = *cap ? *cap * 2 : 8;
+
+	while (ncap < need)
+		ncap *= 2;
+	void *n = realloc(*arr, (size_t)ncap * elsize);
+
+	if (!n)
+		return -ENOMEM;
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+static int new_step(struct rank *rk)
+{
+	if (grow((void **)&rk->steps, &rk->cap_steps, rk->n_steps + 1, sizeof(*rk->steps)))
+		return -ENOMEM;
+	rk->steps[rk->n_steps++] = (struct step){ .first_send = rk->n_sends,
+		.first_recv = rk->n_recvs };
+	return 0;
+}
+
+/* Adds a write to the current (last) step; zero-length writes are elided on both sides. */
+static int add_send(struct rank *rk, uint32_t peer, int src_reg, uint64_t src_off, int dst_reg,
+	uint64_t dst_off, uint64_t len)
+{
+	if (!len)
+		return 0;
+	if (grow((void **)&rk->sends, &rk->cap_sends, rk->n_sends + 1, sizeof(*rk->sends)))
+		return -ENOMEM;
+	rk->sends[rk->n_sends++] = (struct mrc_coll_xfer){ .peer = peer,
+		.src_reg = (uint8_t)src_reg, .dst_reg = (uint8_t)dst_reg, .src_off = src_off,
+		.dst_off = dst_off, .len = len };
+	rk->steps[rk->n_steps - 1].n_send++;
+	return 0;
+}
+
+static int add_recv(struct rank *rk, uint32_t peer, enum red_op red, uint64_t off,
+	uint64_t scr_off, uint64_t len)
+{
+	if (!len)
+		return 0;
+	if (grow((void **)&rk->recvs, &rk->cap_recvs, rk->n_recvs + 1, sizeof(*rk->recvs)))
+		return -ENOMEM;
+	rk->recvs[rk->n_recvs++] = (struct recv){ .peer = peer, .step = rk->n_steps - 1,
+		.red = (uint8_t)red, .off = off, .scr_off = scr_off, .len = len };
+	rk->steps[rk->n_steps - 1].n_recv++;
+	return 0;
+}
+
+/* Byte offset of ring chunk @k of @count elements over @n ranks: floor(count*k/n) (C12). */
+static uint64_t chunk_off(const struct mrc_coll *c, uint32_t k)
+{
+	return (uint64_t)((unsigned __int128)c->p.count * k / c->p.nranks) * c->es;
+}
+
+static int build_ring(struct mrc_coll *c, uint32_t r)
+{
+	struct rank *rk = &c->r[r];
+	uint32_t n = c->p.nranks, next = (r + 1) % n, prev = (r + n - 1) % n;
+	int err = 0;
+
+	rk->len[MRC_REG_SCRATCH] = c->p.count * c->es;
+	for (uint32_t s = 0; s < n - 1 && !err; s++) { /* reduce-scatter */
+		uint32_t cs = (r + n - s) % n, cr = (r + 2 * n - s - 1) % n;
+		uint64_t so = chunk_off(c, cs), sl = chunk_off(c, cs + 1) - so;
+		uint64_t ro = chunk_off(c, cr), rl = chunk_off(c, cr + 1) - ro;
+
+		err = new_step(rk);
+		err = err ?: add_send(rk, next, s ? MRC_REG_OUTPUT : MRC_REG_INPUT, so,
+				   MRC_REG_SCRATCH, so, sl);
+		err = err ?: add_recv(rk, prev, RED_IN_SCR, ro, ro, rl);
+	}
+	for (uint32_t s = 0; s < n - 1 && !err; s++) { /* all-gather */
+		uint32_t cs = (r + 1 + n - s) % n, cr = (r + n - s) % n;
+		uint64_t so = chunk_off(c, cs), sl = chunk_off(c, cs + 1) - so;
+		uint64_t ro = chunk_off(c, cr), rl = chunk_off(c, cr + 1) - ro;
+
+		err = new_step(rk);
+		err = err ?: add_send(rk, next, MRC_REG_OUTPUT, so, MRC_REG_OUTPUT, so, sl);
+		err = err ?: add_recv(rk, prev, RED_NONE, ro, 0, rl);
+	}
+	return err;
+}
+
+/* Binomial tree rooted at rank 0: children of r are r + 2^k for 2^k below r's lowest set
+ * bit (all k for r = 0); the parent of r != 0 is r minus its lowest set bit. */
+static int build_tree(struct mrc_coll *c, uint32_t r)
+{
+	struct rank *rk = &c->r[r];
+	uint32_t n = c->p.nranks, low = r ? (r & -r) : 1u << 31;
+	uint64_t S = c->p.count * c->es;
+	uint32_t nchild = 0;
+	int err = 0;
+
+	for (uint32_t m = 1; m < low && r + m < n; m <<= 1)
+		nchild++;
+	rk->len[MRC_REG_SCRATCH] = nchild * S;
+	if (nchild) { /* reduce: every child's subtree sum lands in a slot of its own */
+		uint32_t k = 0;
+
+		err = new_step(rk);
+		for (uint32_t m = 1; m < low && r + m < n && !err; m <<= 1, k++)
+			err = add_recv(rk, r + m, RED_OUT_SCR, 0, k * S, S);
+	}
+	if (r && !err) { /* send the subtree sum up, then receive the result */
+		err = new_step(rk);
+		err = err ?: add_send(rk, r - low, MRC_REG_OUTPUT, 0, MRC_REG_SCRATCH,
+				   (uint64_t)__builtin_ctz(low) * S, S);
+		err = err ?: new_step(rk);
+		err = err ?: add_recv(rk, r - low, RED_NONE, 0, 0, S);
+	}
+	if (nchild && !err) { /* broadcast down */
+		err = new_step(rk);
+		for (uint32_t m = 1; m < low && r + m < n && !err; m <<= 1)
+			err = add_send(rk, r + m, MRC_REG_OUTPUT, 0, MRC_REG_OUTPUT, 0, S);
+	}
+	return err;
+}
+
+static int build_alltoall(struct mrc_coll *c, uint32_t r)
+{
+	struct rank *rk = &c->r[r];
+	uint32_t n = c->p.nranks;
+	uint64_t B = c->p.count / n * c->es;
+	int err = 0;
+
+	for (uint32_t k = 1; k < n && !err; k++) {
+		uint32_t to = (r + k) % n, from = (r + n - k) % n;
+
+		if (k == 1 || c->p.algo == MRC_COLL_SHIFT)
+			err = new_step(rk);
+		err = err ?: add_send(rk, to, MRC_REG_INPUT, to * B, MRC_REG_OUTPUT, r * B, B);
+		err = err ?: add_recv(rk, from, RED_NONE, from * B, 0, B);
+	}
+	return err;
+}
+
+static int build_sendrecv(struct mrc_coll *c, uint32_t r)
+{
+	struct rank *rk = &c->r[r];
+	uint64_t S = c->p.count * c->es;
+	int err = new_step(rk);
+
+	err = err ?: add_send(rk, c->perm_to[r], MRC_REG_INPUT, 0, MRC_REG_OUTPUT, 0, S);
+	err = err ?: add_recv(rk, c->perm_from[r], RED_NONE, 0, 0, S);
+	return err;
+}
+
+static int build_incast(struct mrc_coll *c, uint32_t r)
+{
+	struct rank *rk = &c->r[r];
+	uint64_t S = c->p.count * c->es;
+	int err = new_step(rk);
+
+	if (r == c->p.root) {
+		rk->len[MRC_REG_OUTPUT] = S * c->p.nranks;
+		for (uint32_t p = 0; p < c->p.nranks && !err; p++) {
+			if (p != r)
+				err = add_recv(rk, p, RED_NONE, p * S, 0, S);
+		}
+		return err;
+	}
+	return err ?: add_send(rk, c->p.root, MRC_REG_INPUT, 0, MRC_REG_OUTPUT, r * S, S);
+}
+
+/* Sattolo's algorithm: a uniformly random single cycle, so nobody sends to itself. */
+static int make_perm(struct mrc_coll *c)
+{
+	uint32_t n = c->p.nranks;
+	uint64_t x = c->p.seed ^ 0x9E3779B97F4A7C15ull;
+
+	c->perm_to = calloc(n, sizeof(*c->perm_to));
+	c->perm_from = calloc(n, sizeof(*c->perm_from));
+	if (!c->perm_to || !c->perm_from)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		c->perm_to[i] = i;
+	for (uint32_t i = n - 1; i > 0; i--) {
+		uint64_t z;
+
+		x += 0x9E3779B97F4A7C15ull; /* splitmix64 */
+		z = x;
+		z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+		z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+		z ^= z >> 31;
+		uint32_t j = (uint32_t)(z % i), t = c->perm_to[i];
+
+		c->perm_to[i] = c->perm_to[j];
+		c->perm_to[j] = t;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		c->perm_from[c->perm_to[i]] = i;
+	return 0;
+}
+
+/*
+ * Step numbers differ between ranks (a tree leaf has fewer steps than the root), so each
+ * write carries the receiver's step in its immediate: the k-th write from r to q is the
+ * k-th receive q expects from r.
+ */
+static int match_steps(struct mrc_coll *c)
+{
+	uint32_t n = c->p.nranks;
+	uint32_t *seen = calloc((size_t)n * n, sizeof(*seen));
+
+	if (!seen)
+		return -ENOMEM;
+	for (uint32_t r = 0; r < n; r++) {
+		struct rank *rk = &c->r[r];
+
+		rk->send_rstep = calloc(rk->n_sends + 1, sizeof(uint32_t));
+		if (!rk->send_rstep) {
+			free(seen);
+			return -ENOMEM;
+		}
+		for (uint32_t i = 0; i < rk->n_sends; i++) {
+			uint32_t q = rk->sends[i].peer, k = seen[(size_t)r * n + q]++, j;
+			const struct rank *rq = &c->r[q];
+
+			for (j = 0; j < rq->n_recvs; j++) {
+				if (rq->recvs[j].peer == r && k-- == 0)
+					break;
+			}
+			if (j == rq->n_recvs) {
+				free(seen);
+				return -EINVAL; /* a program bug: a write nobody expects */
+			}
+			rk->send_rstep[i] = rq->recvs[j].step;
+		}
+	}
+	free(seen);
+	return 0;
+}
+
+int mrc_coll_new(const struct mrc_coll_params *p, const struct mrc_coll_ops *ops, void *ctx,
+	struct mrc_coll **out)
+{
+	struct mrc_coll *c;
+	bool ar = p->pattern == MRC_COLL_ALLREDUCE, a2a = p->pattern == MRC_COLL_ALLTOALL;
+	int err = 0;
+
+	if (p->nranks < 2 || !p->count || p->root >= p->nranks ||
+		(ar && p->algo != MRC_COLL_RING && p->algo != MRC_COLL_TREE) ||
+		(a2a && p->algo != MRC_COLL_PARALLEL && p->algo != MRC_COLL_SHIFT) ||
+		(a2a && p->count < p->nranks) || (unsigned)p->dtype > MRC_DT_FLOAT64)
+		return -EINVAL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->p = *p;
+	c->ops = *ops;
+	c->ctx = ctx;
+	c->es = mrc_dtype_size(p->dtype);
+	c->local_all = !p->local;
+	if (!c->p.input)
+		c->p.input = mrc_coll_input;
+	c->bytes = a2a ? p->count / p->nranks * p->nranks * c->es : p->count * c->es;
+	c->r = calloc(p->nranks, sizeof(*c->r));
+	if (!c->r) {
+		free(c);
+		return -ENOMEM;
+	}
+	if (p->pattern == MRC_COLL_SENDRECV)
+		err = make_perm(c);
+	for (uint32_t r = 0; r < p->nranks && !err; r++) {
+		struct rank *rk = &c->r[r];
+
+		rk->len[MRC_REG_INPUT] = rk->len[MRC_REG_OUTPUT] = c->bytes;
+		switch (p->pattern) {
+		case MRC_COLL_ALLREDUCE:
+			err = p->algo == MRC_COLL_RING ? build_ring(c, r) : build_tree(c, r);
+			break;
+		case MRC_COLL_ALLTOALL:
+			err = build_alltoall(c, r);
+			break;
+		case MRC_COLL_SENDRECV:
+			err = build_sendrecv(c, r);
+			break;
+		case MRC_COLL_INCAST:
+			err = build_incast(c, r);
+			break;
+		}
+	}
+	err = err ?: match_steps(c);
+	for (uint32_t r = 0; r < p->nranks && !err; r++) {
+		struct rank *rk = &c->r[r];
+
+		if (!is_local(c, r))
+			continue;
+		rk->recv_got = calloc(rk->n_recvs + 1, 1);
+		rk->send_got = calloc(rk->n_sends + 1, 1);
+		rk->step_t0 = calloc(rk->n_steps + 1, sizeof(uint64_t));
+		rk->step_t1 = calloc(rk->n_steps + 1, sizeof(uint64_t));
+		if (!rk->recv_got || !rk->send_got || !rk->step_t0 || !rk->step_t1)
+			err = -ENOMEM;
+		for (int g = 0; g < MRC_REG_N && !err && p->verify; g++) {
+			if (!rk->len[g])
+				continue;
+			rk->buf[g] = calloc(1, rk->len[g]);
+			if (!rk->buf[g])
+				err = -ENOMEM;
+		}
+	}
+	if (err) {
+		mrc_coll_free(c);
+		return err;
+	}
+	*out = c;
+	return 0;
+}
+
+void mrc_coll_free(struct mrc_coll *c)
+{
+	if (!c)
+		return;
+	for (uint32_t r = 0; c->r && r < c->p.nranks; r++) {
+		struct rank *rk = &c->r[r];
+
+		free(rk->steps);
+		free(rk->sends);
+		free(rk->recvs);
+		free(rk->send_rstep);
+		free(rk->recv_got);
+		free(rk->send_got);
+		free(rk->step_t0);
+		free(rk->step_t1);
+		for (int g = 0; g < MRC_REG_N; g++)
+			free(rk->buf[g]);
+	}
+	free(c->r);
+	free(c->perm_to);
+	free(c->perm_from);
+	free(c);
+}
+
+uint64_t mrc_coll_bytes(const struct mrc_coll *c)
+{
+	return c->bytes;
+}
+
+void *mrc_coll_region(const struct mrc_coll *c, uint32_t rank, enum mrc_coll_region reg,
+	uint64_t *len)
+{
+	*len = c->r[rank].len[reg];
+	return c->r[rank].buf[reg];
+}
+
+void mrc_coll_set_va(struct mrc_coll *c, uint32_t rank, enum mrc_coll_region reg, uint64_t va)
+{
+	c->r[rank].va[reg] = va;
+}
+
+static double get_el(const struct mrc_coll *c, const uint8_t *p)
+{
+	float f;
+	int32_t i;
+	double d;
+
+	switch (c->p.dtype) {
+	case MRC_DT_FLOAT32:
+		memcpy(&f, p, 4);
+		return f;
+	case MRC_DT_INT32:
+		memcpy(&i, p, 4);
+		return i;
+	default:
+		memcpy(&d, p, 8);
+		return d;
+	}
+}
+
+static void put_el(const struct mrc_coll *c, uint8_t *p, double v)
+{
+	float f = (float)v;
+	int32_t i = (int32_t)v;
+
+	switch (c->p.dtype) {
+	case MRC_DT_FLOAT32:
+		memcpy(p, &f, 4);
+		break;
+	case MRC_DT_INT32:
+		memcpy(p, &i, 4);
+		break;
+	default:
+		memcpy(p, &v, 8);
+		break;
+	}
+}
+
+static void reduce(struct mrc_coll *c, struct rank *rk, const struct recv *rv)
+{
+	uint8_t *out = rk->buf[MRC_REG_OUTPUT], *in = rk->buf[MRC_REG_INPUT];
+	uint8_t *scr = rk->buf[MRC_REG_SCRATCH];
+
+	if (!out || rv->red == RED_NONE)
+		return;
+	for (uint64_t b = 0; b < rv->len; b += c->es) {
+		double a = get_el(c, (rv->red == RED_IN_SCR ? in : out) + rv->off + b);
+
+		put_el(c, out + rv->off + b, a + get_el(c, scr + rv->scr_off + b));
+	}
+}
+
+static uint32_t imm_of(uint32_t iter, uint32_t step)
+{
+	return (iter & 0xFF) << 24 | (step & 0xFFFFFF);
+}
+
+static int enter_step(struct mrc_coll *c, uint32_t r, uint64_t now);
+
+/* Advances @r past every step whose writes completed and whose data arrived. */
+static int advance(struct mrc_coll *c, uint32_t r, uint64_t now)
+{
+	struct rank *rk = &c->r[r];
+
+	while (!rk->done && rk->sends_left == 0 && rk->recvs_left == 0) {
+		rk->step_t1[rk->cur] = now;
+		if (rk->cur + 1 == rk->n_steps) {
+			rk->done = true;
+			rk->t_done = now;
+			return 0;
+		}
+		rk->cur++;
+		int err = enter_step(c, r, now);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int enter_step(struct mrc_coll *c, uint32_t r, uint64_t now)
+{
+	struct rank *rk = &c->r[r];
+	const struct step *st = &rk->steps[rk->cur];
+
+	rk->step_t0[rk->cur] = now;
+	rk->sends_left = st->n_send;
+	rk->recvs_left = st->n_recv;
+	for (uint32_t i = st->first_recv; i < st->first_recv + st->n_recv; i++) {
+		if (rk->recv_got[i]) /* landed before this rank got here */
+			rk->recvs_left--;
+	}
+	for (uint32_t i = st->first_send; i < st->first_send + st->n_send; i++) {
+		const struct mrc_coll_xfer *x = &rk->sends[i];
+		const uint8_t *src = rk->buf[x->src_reg] ? rk->buf[x->src_reg] + x->src_off : NULL;
+		uint64_t va = c->r[x->peer].va[x->dst_reg] + x->dst_off;
+		int err = c->ops.post(c->ctx, r, x, src, va, imm_of(c->iter, rk->send_rstep[i]), i);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int mrc_coll_start(struct mrc_coll *c, uint32_t iter, uint64_t now_ps)
+{
+	c->iter = iter;
+	c->t_start = now_ps;
+	for (uint32_t r = 0; r < c->p.nranks; r++) {
+		struct rank *rk = &c->r[r];
+
+		if (!is_local(c, r))
+			continue;
+		if (rk->buf[MRC_REG_INPUT]) {
+			uint64_t n = rk->len[MRC_REG_INPUT] / c->es;
+
+			for (uint64_t i = 0; i < n; i++)
+				put_el(c, rk->buf[MRC_REG_INPUT] + i * c->es, c->p.input(r, i, iter));
+			memset(rk->buf[MRC_REG_OUTPUT], 0, rk->len[MRC_REG_OUTPUT]);
+			if (c->p.pattern == MRC_COLL_ALLREDUCE && c->p.algo == MRC_COLL_TREE)
+				memcpy(rk->buf[MRC_REG_OUTPUT], rk->buf[MRC_REG_INPUT], c->bytes);
+			if (c->p.pattern == MRC_COLL_ALLTOALL) { /* own block stays local */
+				uint64_t B = c->p.count / c->p.nranks * c->es;
+
+				memcpy(rk->buf[MRC_REG_OUTPUT] + r * B,
+					rk->buf[MRC_REG_INPUT] + r * B, B);
+			}
+		}
+		memset(rk->recv_got, 0, rk->n_recvs);
+		memset(rk->send_got, 0, rk->n_sends);
+		memset(rk->step_t0, 0, rk->n_steps * sizeof(uint64_t));
+		memset(rk->step_t1, 0, rk->n_steps * sizeof(uint64_t));
+		rk->cur = 0;
+		rk->done = false;
+		rk->t_done = 0;
+	}
+	for (uint32_t r = 0; r < c->p.nranks; r++) {
+		int err;
+
+		if (!is_local(c, r))
+			continue;
+		if (!c->r[r].n_steps) {
+			c->r[r].done = true;
+			c->r[r].t_done = now_ps;
+			continue;
+		}
+		err = enter_step(c, r, now_ps);
+		err = err ?: advance(c, r, now_ps);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int mrc_coll_on_send_done(struct mrc_coll *c, uint32_t rank, uint64_t wr_id, uint64_t now_ps)
+{
+	struct rank *rk = &c->r[rank];
+
+	if (wr_id >= rk->n_sends || rk->send_got[wr_id])
+		return -EPROTO;
+	rk->send_got[wr_id] = 1;
+	rk->sends_left--;
+	return advance(c, rank, now_ps);
+}
+
+int mrc_coll_on_recv(struct mrc_coll *c, uint32_t rank, uint32_t peer, uint32_t imm,
+	uint64_t now_ps)
+{
+	struct rank *rk = &c->r[rank];
+	uint32_t step = imm & 0xFFFFFF;
+
+	if ((imm >> 24) != (c->iter & 0xFF) || step >= rk->n_steps)
+		return -EPROTO;
+	const struct step *st = &rk->steps[step];
+
+	for (uint32_t i = st->first_recv; i < st->first_recv + st->n_recv; i++) {
+		if (rk->recvs[i].peer != peer || rk->recv_got[i])
+			continue;
+		rk->recv_got[i] = 1;
+		reduce(c, rk, &rk->recvs[i]);
+		if (step == rk->cur && !rk->done)
+			rk->recvs_left--;
+		return advance(c, rank, now_ps);
+	}
+	return -EPROTO;
+}
+
+bool mrc_coll_done(const struct mrc_coll *c)
+{
+	for (uint32_t r = 0; r < c->p.nranks; r++) {
+		if (is_local(c, r) && !c->r[r].done)
+			return false;
+	}
+	return true;
+}
+
+uint64_t mrc_coll_rank_time(const struct mrc_coll *c, uint32_t rank)
+{
+	const struct rank *rk = &c->r[rank];
+
+	return rk->done ? rk->t_done - c->t_start : 0;
+}
+
+uint32_t mrc_coll_steps(const struct mrc_coll *c, uint32_t rank)
+{
+	return c->r[rank].n_steps;
+}
+
+uint64_t mrc_coll_step_time(const struct mrc_coll *c, uint32_t rank, uint32_t s)
+{
+	const struct rank *rk = &c->r[rank];
+
+	if (s >= rk->n_steps || !rk->step_t1 || !rk->step_t1[s])
+		return 0;
+	return rk->step_t1[s] - rk->step_t0[s];
+}
+
+uint64_t mrc_coll_verify(const struct mrc_coll *c, uint32_t r, uint32_t iter)
+{
+	const struct rank *rk = &c->r[r];
+	const uint8_t *out = rk->buf[MRC_REG_OUTPUT];
+	uint32_t n = c->p.nranks;
+	uint64_t wrong = 0, count = c->p.count;
+
+	if (!out)
+		return 0;
+	switch (c->p.pattern) {
+	case MRC_COLL_ALLREDUCE:
+		for (uint64_t i = 0; i < count; i++) {
+			double want = 0;
+
+			for (uint32_t q = 0; q < n; q++)
+				want += c->p.input(q, i, iter);
+			wrong += get_el(c, out + i * c->es) != want;
+		}
+		break;
+	case MRC_COLL_ALLTOALL: {
+		uint64_t pc = count / n;
+
+		for (uint32_t q = 0; q < n; q++) {
+			for (uint64_t j = 0; j < pc; j++)
+				wrong += get_el(c, out + (q * pc + j) * c->es) !=
+					 c->p.input(q, r * pc + j, iter);
+		}
+		break;
+	}
+	case MRC_COLL_SENDRECV:
+		for (uint64_t i = 0; i < count; i++)
+			wrong += get_el(c, out + i * c->es) !=
+				 c->p.input(c->perm_from[r], i, iter);
+		break;
+	case MRC_COLL_INCAST:
+		if (r != c->p.root)
+			break;
+		for (uint32_t q = 0; q < n; q++) {
+			for (uint64_t i = 0; q != r && i < count; i++)
+				wrong += get_el(c, out + (q * count + i) * c->es) !=
+					 c->p.input(q, i, iter);
+		}
+		break;
+	}
+	return wrong;
+}
+
+/*
+ * Selftest transport: writes are queued and delivered one at a time, in an order picked
+ * by a seeded generator, by copying the bytes into the destination region.
+ */
+struct st_net {
+	struct mrc_coll *c;
+	struct st_wr {
+		uint32_t rank, peer, imm;
+		uint64_t wr_id, va, len;
+		const void *src;
+	} q[4096];
+	unsigned n;
+	uint64_t rng;
+	uint64_t bytes_moved;
+};
+
+#define ST_VA(rank, reg) ((uint64_t)(rank) << 48 | (uint64_t)(reg) << 40)
+
+static int st_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, const void *src,
+	uint64_t va, uint32_t imm, uint64_t wr_id)
+{
+	struct st_net *net = ctx;
+
+	if (net->n == 4096)
+		return -ENOSPC;
+	net->q[net->n++] = (struct st_wr){ rank, x->peer, imm, wr_id, va, x->len, src };
+	return 0;
+}
+
+static int st_drain(struct st_net *net)
+{
+	int err = 0;
+
+	while (net->n && !err) {
+		net->rng = net->rng * 6364136223846793005ull + 1442695040888963407ull;
+		unsigned i = (unsigned)(net->rng >> 33) % net->n;
+		struct st_wr w = net->q[i];
+		uint64_t len;
+		uint8_t *dst = mrc_coll_region(net->c, w.peer, (w.va >> 40) & 0xFF, &len);
+
+		net->q[i] = net->q[--net->n];
+		if (dst && w.src)
+			memcpy(dst + (w.va & ((1ull << 40) - 1)), w.src, w.len);
+		net->bytes_moved += w.len;
+		err = mrc_coll_on_recv(net->c, w.peer, w.rank, w.imm, 1);
+		err = err ?: mrc_coll_on_send_done(net->c, w.rank, w.wr_id, 2);
+	}
+	return err;
+}
+
+static int st_run(const struct mrc_coll_params *p, struct st_net *net, uint32_t iters)
+{
+	static const struct mrc_coll_ops ops = { .post = st_post };
+	int err = mrc_coll_new(p, &ops, net, &net->c);
+
+	if (err)
+		return err;
+	for (uint32_t r = 0; r < p->nranks; r++) {
+		for (int g = 0; g < MRC_REG_N; g++)
+			mrc_coll_set_va(net->c, r, g, ST_VA(r, g));
+	}
+	for (uint32_t it = 0; it < iters && !err; it++) {
+		err = mrc_coll_start(net->c, it, 0);
+		err = err ?: st_drain(net);
+		if (!err && !mrc_coll_done(net->c))
+			err = -EDEADLK;
+	}
+	return err;
+}
+
+static double st_input_c12(uint32_t rank, uint64_t i, uint32_t iter)
+{
+	(void)iter;
+	return 100.0 * rank + (double)i;
+}
+
+#include "mrc/st.h"
+
+MRC_SELFTEST(coll)
+{
+	struct st_net *net = calloc(1, sizeof(*net));
+
+	if (!ST_TRUE(st, net != NULL))
+		return;
+
+	mrc_st_case(st, "C12.1 all-reduce algbw/busbw (S=1e9 B, t=50 ms)");
+	/* algbw = 1e9 / 0.05 = 20 GB/s; busbw = 20 * 2(n-1)/n */
+	ST_EQ_D(st, 20.0 * mrc_coll_bus_factor(MRC_COLL_ALLREDUCE, 2), 20.0, 1e-9);
+	ST_EQ_D(st, 20.0 * mrc_coll_bus_factor(MRC_COLL_ALLREDUCE, 6), 33.3333333, 1e-6);
+	ST_EQ_D(st, 20.0 * mrc_coll_bus_factor(MRC_COLL_ALLREDUCE, 8), 35.0, 1e-9);
+	ST_EQ_D(st, 20.0 * mrc_coll_bus_factor(MRC_COLL_ALLREDUCE, 16), 37.5, 1e-9);
+
+	mrc_st_case(st, "C12.2 all-to-all of 1,000,000 B float32 over 6 ranks moves 999,984 B");
+	{
+		struct mrc_coll_params p = { .pattern = MRC_COLL_ALLTOALL,
+			.algo = MRC_COLL_PARALLEL, .nranks = 6, .count = 250000 };
+		struct mrc_coll *c;
+		static const struct mrc_coll_ops ops = { .post = st_post };
+
+		int err = mrc_coll_new(&p, &ops, net, &c);
+
+		ST_EQ_I(st, err, 0);
+		if (!err) {
+			double algbw = (double)mrc_coll_bytes(c) / 100e-6 / 1e9;
+
+			ST_EQ(st, mrc_coll_bytes(c), 999984);
+			ST_EQ_D(st, algbw, 9.99984, 1e-9);
+			ST_EQ_D(st, algbw * mrc_coll_bus_factor(MRC_COLL_ALLTOALL, 6), 8.3332, 1e-9);
+			mrc_coll_free(c);
+		}
+	}
+
+	mrc_st_case(st, "C12.3 all-gather factor (S=6e6 B, n=6, t=200 us): 30 and 25 GB/s");
+	/* all-gather shares all-to-all's (n-1)/n */
+	ST_EQ_D(st, 6e6 / 200e-6 / 1e9, 30.0, 1e-9);
+	ST_EQ_D(st, 30.0 * mrc_coll_bus_factor(MRC_COLL_ALLTOALL, 6), 25.0, 1e-9);
+
+	mrc_st_case(st, "C12 ragged ring all-reduce: 10 elements, 4 ranks, out[i] = 600 + 4i");
+	{
+		struct mrc_coll_params p = { .pattern = MRC_COLL_ALLREDUCE, .algo = MRC_COLL_RING,
+			.nranks = 4, .count = 10, .verify = true, .input = st_input_c12 };
+		int err;
+
+		memset(net, 0, sizeof(*net));
+		net->rng = 1;
+		err = st_run(&p, net, 1);
+		ST_EQ_I(st, err, 0);
+		for (uint32_t r = 0; !err && r < 4; r++) {
+			uint64_t len;
+			const float *o = mrc_coll_region(net->c, r, MRC_REG_OUTPUT, &len);
+
+			ST_EQ(st, len, 40);
+			for (int i = 0; i < 10; i++)
+				ST_EQ_D(st, o[i], 600.0 + 4 * i, 0);
+		}
+		/* chunks [0,2) [2,5) [5,7) [7,10): each rank sends 2(n-1) chunks; in total every
+		 * chunk crosses 2(n-1) = 6 links: 6 * 10 elements * 4 B = 240 B */
+		ST_EQ(st, net->bytes_moved, 240);
+		mrc_coll_free(net->c);
+	}
+
+	static const struct {
+		enum mrc_coll_pattern pat;
+		enum mrc_coll_algo algo;
+		enum mrc_dtype dt;
+		uint32_t n;
+		uint64_t count;
+	} runs[] = {
+		{ MRC_COLL_ALLREDUCE, MRC_COLL_RING, MRC_DT_FLOAT32, 2, 1001 },
+		{ MRC_COLL_ALLREDUCE, MRC_COLL_RING, MRC_DT_FLOAT32, 3, 1001 },
+		{ MRC_COLL_ALLREDUCE, MRC_COLL_RING, MRC_DT_INT32, 4, 1003 },
+		{ MRC_COLL_ALLREDUCE, MRC_COLL_RING, MRC_DT_FLOAT64, 6, 997 },
+		{ MRC_COLL_ALLREDUCE, MRC_COLL_RING, MRC_DT_FLOAT32, 7, 5 },
+		{ MRC_COLL_ALLREDUCE, MRC_COLL_RING, MRC_DT_FLOAT32, 8, 4099 },
+		{ MRC_COLL_ALLREDUCE, MRC_COLL_TREE, MRC_DT_FLOAT32, 2, 1001 },
+		{ MRC_COLL_ALLREDUCE, MRC_COLL_TREE, MRC_DT_FLOAT32, 3, 77 },
+		{ MRC_COLL_ALLREDUCE, MRC_COLL_TREE, MRC_DT_INT32, 4, 1003 },
+		{ MRC_COLL_ALLREDUCE, MRC_COLL_TREE, MRC_DT_FLOAT64, 6, 997 },
+		{ MRC_COLL_ALLREDUCE, MRC_COLL_TREE, MRC_DT_FLOAT32, 7, 5 },
+		{ MRC_COLL_ALLREDUCE, MRC_COLL_TREE, MRC_DT_FLOAT32, 8, 4099 },
+		{ MRC_COLL_ALLTOALL, MRC_COLL_PARALLEL, MRC_DT_FLOAT32, 5, 1003 },
+		{ MRC_COLL_ALLTOALL, MRC_COLL_SHIFT, MRC_DT_INT32, 5, 1003 },
+		{ MRC_COLL_SENDRECV, MRC_COLL_RING, MRC_DT_FLOAT32, 7, 333 },
+		{ MRC_COLL_INCAST, MRC_COLL_RING, MRC_DT_FLOAT32, 5, 333 },
+	};
+	for (size_t k = 0; k < sizeof(runs) / sizeof(runs[0]); k++) {
+		struct mrc_coll_params p = { .pattern = runs[k].pat, .algo = runs[k].algo,
+			.dtype = runs[k].dt, .nranks = runs[k].n, .count = runs[k].count,
+			.verify = true, .seed = 3, .root = 1 };
+		uint64_t wrong = 0;
+		int err;
+
+		mrc_st_case(st, "%s %s %s n=%u count=%llu: results exact over 3 iterations",
+			mrc_coll_pattern_name(p.pattern), mrc_coll_algo_name(p.algo),
+			mrc_dtype_name(p.dtype), p.nranks, (unsigned long long)p.count);
+		memset(net, 0, sizeof(*net));
+		net->rng = k + 1;
+		err = st_run(&p, net, 3);
+		ST_EQ_I(st, err, 0);
+		for (uint32_t r = 0; !err && r < p.nranks; r++)
+			wrong += mrc_coll_verify(net->c, r, 2);
+		ST_EQ(st, wrong, 0);
+		if (!err && p.pattern == MRC_COLL_ALLTOALL && p.dtype == MRC_DT_INT32) {
+			/* exactly the off-diagonal blocks move: n(n-1) * floor(1003/5) * 4 B */
+			ST_EQ(st, net->bytes_moved, 3ull * 5 * 4 * 200 * 4);
+			/* block from rank 3 at rank 1: input(3, 1*200 + j) at out[3*200 + j] */
+			uint64_t len;
+			const int32_t *o = mrc_coll_region(net->c, 1, MRC_REG_OUTPUT, &len);
+
+			ST_EQ_I(st, o[600 + 7], (int)((7 * 3 + 13 * 207 + 3 * 2) % 61) - 30);
+		}
+		if (!err && p.pattern == MRC_COLL_ALLREDUCE && p.algo == MRC_COLL_RING)
+			ST_EQ(st, net->bytes_moved,
+				3ull * 2 * (p.nranks - 1) * p.count * mrc_dtype_size(p.dtype));
+		mrc_coll_free(net->c);
+	}
+
+	mrc_st_case(st, "a wrong result is counted: corrupt one output element");
+	{
+		struct mrc_coll_params p = { .pattern = MRC_COLL_ALLREDUCE, .algo = MRC_COLL_RING,
+			.nranks = 3, .count = 30, .verify = true };
+		uint64_t len;
+
+		int err;
+
+		memset(net, 0, sizeof(*net));
+		err = st_run(&p, net, 1);
+		ST_EQ_I(st, err, 0);
+		if (!err) {
+			float *o = mrc_coll_region(net->c, 2, MRC_REG_OUTPUT, &len);
+
+			o[17] += 1;
+			ST_EQ(st, mrc_coll_verify(net->c, 2, 0), 1);
+			ST_EQ(st, mrc_coll_verify(net->c, 1, 0), 0);
+		}
+		mrc_coll_free(net->c);
+	}
+
+	mrc_st_case(st, "bad parameters are rejected");
+	{
+		struct mrc_coll_params p = { .pattern = MRC_COLL_ALLREDUCE,
+			.algo = MRC_COLL_SHIFT, .nranks = 4, .count = 8 };
+		struct mrc_coll *c;
+		static const struct mrc_coll_ops ops = { .post = st_post };
+
+		ST_EQ_I(st, mrc_coll_new(&p, &ops, net, &c), -EINVAL);
+		p.algo = MRC_COLL_RING;
+		p.nranks = 1;
+		ST_EQ_I(st, mrc_coll_new(&p, &ops, net, &c), -EINVAL);
+	}
+	free(net);
+}

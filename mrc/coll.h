@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * coll: collective operations (all-reduce ring/tree, all-to-all parallel/shift, sendrecv,
+ * incast) as per-rank programs of RDMA writes, with real data, reduction and verification.
+ * Bandwidth figures follow nccl-tests' definitions (PERFORMANCE.md: algbw, busbw).
+ * Transport-agnostic: a driver posts the writes and reports completions.
+ */
+#ifndef MRC_COLL_H
+#define MRC_COLL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum mrc_coll_pattern {
+	MRC_COLL_ALLREDUCE,
+	MRC_COLL_ALLTOALL,
+	MRC_COLL_SENDRECV,
+	MRC_COLL_INCAST,
+};
+
+enum mrc_coll_algo {
+	MRC_COLL_RING,	   /* all-reduce: reduce-scatter then all-gather, 2(n-1) steps */
+	MRC_COLL_TREE,	   /* all-reduce: binomial-tree reduce to rank 0, then broadcast */
+	MRC_COLL_PARALLEL, /* all-to-all: every peer at once */
+	MRC_COLL_SHIFT,	   /* all-to-all: step k sends to r+k, receives from r-k */
+};
+
+enum mrc_dtype {
+	MRC_DT_FLOAT32,
+	MRC_DT_INT32,
+	MRC_DT_FLOAT64,
+};
+
+/* Memory regions of a rank; a transfer names its source and destination region. */
+enum mrc_coll_region {
+	MRC_REG_INPUT,	 /* the rank's input, never written remotely */
+	MRC_REG_OUTPUT,	 /* the result */
+	MRC_REG_SCRATCH, /* landing slots for partial results still to be reduced */
+	MRC_REG_N,
+};
+
+/* One RDMA write of a program: @len bytes from (@src_reg, @src_off) of the sender to
+ * (@dst_reg, @dst_off) of @peer. */
+struct mrc_coll_xfer {
+	uint32_t peer;
+	uint8_t src_reg, dst_reg;
+	uint64_t src_off, dst_off, len;
+};
+
+struct mrc_coll_params {
+	enum mrc_coll_pattern pattern;
+	enum mrc_coll_algo algo;
+	enum mrc_dtype dtype;
+	uint32_t nranks;
+	uint64_t count;	  /* elements per rank (all-reduce: the vector; all-to-all: total
+			     over peers, rounded down to a multiple of nranks — see bytes) */
+	uint32_t root;	  /* incast destination */
+	uint64_t seed;	  /* sendrecv permutation */
+	bool verify;	  /* allocate real buffers and check results */
+	const bool *local; /* ranks driven by this process (NULL: all, as in the simulator) */
+	/* Input element @i of @rank at @iter; NULL selects mrc_coll_input. Verification
+	 * computes expected results from the same function. */
+	double (*input)(uint32_t rank, uint64_t i, uint32_t iter);
+};
+
+struct mrc_coll_ops {
+	/* Posts write @x of @rank, to complete with immediate @imm at the peer and report
+	 * send completion with @wr_id. @src is the local source bytes (NULL when !verify).
+	 * Returns 0 or a negative errno (then the collective fails). */
+	int (*post)(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, const void *src,
+		uint64_t dst_va, uint32_t imm, uint64_t wr_id);
+};
+
+struct mrc_coll;
+
+/*
+ * Builds the per-rank programs. Errors: -EINVAL (nranks < 2, an algorithm that does not
+ * belong to the pattern, root >= nranks, count 0), -ENOMEM.
+ */
+int mrc_coll_new(const struct mrc_coll_params *p, const struct mrc_coll_ops *ops, void *ctx,
+	struct mrc_coll **out);
+void mrc_coll_free(struct mrc_coll *c);
+
+/* Element size in bytes of @dt (4 or 8). */
+unsigned mrc_dtype_size(enum mrc_dtype dt);
+const char *mrc_dtype_name(enum mrc_dtype dt);
+
+/*
+ * Bytes the collective really moves per rank, S in nccl-tests' algbw = S / t: all-reduce
+ * count * size; all-to-all floor(count / n) * n * size (C12: never the requested size when
+ * it does not divide); sendrecv and incast count * size per sender.
+ */
+uint64_t mrc_coll_bytes(const struct mrc_coll *c);
+
+/* busbw / algbw for the pattern (nccl-tests): all-reduce 2(n-1)/n, all-to-all (n-1)/n,
+ * sendrecv 1, incast n-1 (the root's ingress). */
+double mrc_coll_bus_factor(enum mrc_coll_pattern pat, uint32_t nranks);
+
+/* Region @reg of @rank: base pointer (NULL when !verify) and size in bytes. The driver
+ * registers it with the transport; dst_va of a transfer is the region's VA + offset. */
+void *mrc_coll_region(const struct mrc_coll *c, uint32_t rank, enum mrc_coll_region reg,
+	uint64_t *len);
+
+/* Sets the virtual address the peer will use for @rank's region @reg (driver's MR). */
+void mrc_coll_set_va(struct mrc_coll *c, uint32_t rank, enum mrc_coll_region reg, uint64_t va);
+
+/*
+ * Starts iteration @iter at @now_ps: fills every local rank's input with the
+ * deterministic pattern (see mrc_coll_expected), clears outputs, and posts the first step.
+ * Returns 0 or the first negative errno from ops->post.
+ */
+int mrc_coll_start(struct mrc_coll *c, uint32_t iter, uint64_t now_ps);
+
+/* A write of @rank (wr_id from ops->post) completed; may post the next step. */
+int mrc_coll_on_send_done(struct mrc_coll *c, uint32_t rank, uint64_t wr_id, uint64_t now_ps);
+
+/* A write carrying immediate @imm from @peer landed completely at @rank. Returns 0,
+ * -EPROTO for an unexpected (peer, imm), or a negative errno from ops->post. */
+int mrc_coll_on_recv(struct mrc_coll *c, uint32_t rank, uint32_t peer, uint32_t imm,
+	uint64_t now_ps);
+
+/* True when every local rank has received all its data and all its sends completed. */
+bool mrc_coll_done(const struct mrc_coll *c);
+
+/* Completion time of @rank's part of the running iteration (ps since start), 0 if not done. */
+uint64_t mrc_coll_rank_time(const struct mrc_coll *c, uint32_t rank);
+
+/* Number of steps of @rank's program, and the duration of step @s in the last iteration
+ * (ps; 0 when it has not run). */
+uint32_t mrc_coll_steps(const struct mrc_coll *c, uint32_t rank);
+uint64_t mrc_coll_step_time(const struct mrc_coll *c, uint32_t rank, uint32_t s);
+
+/*
+ * Counts wrong output elements of @rank after iteration @iter against values computed
+ * from the closed-form input pattern (not from other ranks' buffers). 0 when !verify.
+ */
+uint64_t mrc_coll_verify(const struct mrc_coll *c, uint32_t rank, uint32_t iter);
+
+/* Input element @i of @rank at iteration @iter: ((7r + 13i + 3 iter) mod 61) - 30, an
+ * integer exactly representable in every dtype, so sums are exact. */
+double mrc_coll_input(uint32_t rank, uint64_t i, uint32_t iter);
+
+/* Human names (config enum tables live in conf/; these are for reports). */
+const char *mrc_coll_pattern_name(enum mrc_coll_pattern p);
+const char *mrc_coll_algo_name(enum mrc_coll_algo a);
+
+#endif

@@ -1,0 +1,1877 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * wire: MRC packet encode/decode (shared/design/WIRE.md "Packet stack", "Opcodes",
+ * "Control headers"), the RFC 8754 SRH codec, the RFC 8200 §8.1 UDP checksum and the
+ * RoCEv2 ICRC (IBTA Annex A17).
+ *
+ * Layouts mrcgen fixes where WIRE.md gives only sizes (byte offsets inside the header):
+ *
+ * ERTH (16 B, ENDPOINT_REQUEST):
+ *   0 kind | 1 plane | 2 flags (0x80 port_up) | 3 rsvd | 4-5 req_id | 6-7 tx_ts |
+ *   8-11 ev | 12-13 spdcid | 14-15 dpdcid
+ * EETH (36 B, ENDPOINT_RESPONSE):
+ *   0 kind | 1 plane | 2 flags (0x80 port_up) | 3 rsvd | 4-5 req_id | 6-7 tx_ts_echo |
+ *   8-11 ev | 12-13 spdcid | 14-15 dpdcid | 16-19 status | 20-27 plane_mask |
+ *   28-31 rsvd_vendor | 32-35 rsvd (0)
+ * SETH bytes 0-1 are one big-endian 16-bit word, bit 0 least significant: m = bits 6:5,
+ * pr = bit 1. The SACK bitmap (bytes 20-27) is one big-endian 64-bit word; bit i (bit 0
+ * least significant, in byte 27) stands for PSN base + i.
+ *
+ * EV placement (inner IPv6/UDP): srv6 and stev: UDP source port = EV[31:16], flow label
+ * = EV[15:0] (its top 4 bits 0); the srv6 outer header carries the same flow label.
+ * udp: the EV is 16 bits wide and is the UDP source port; flow label 0.
+ *
+ * ICRC coverage: mrc_wire_icrc() over the inner packet. With cfg->icrc_outer the CRC
+ * first covers the outer IPv6 header (traffic class, flow label, hop limit and the DA
+ * masked to 1s: uN rewrites the DA hop by hop) and the SRH (segments_left masked to 1s),
+ * then continues over the inner packet exactly as without the knob.
+ */
+#include "mrc/wire.h"
+
+#include "mrc/bytes.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define NH_UDP	   17
+#define NH_IPV6	   41
+#define NH_ROUTING 43
+#define SRH_TYPE   4
+#define ECN_CE	   3
+
+static const uint8_t ones8[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+/* ---- CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320) ---- */
+
+static uint32_t crc_table[256];
+
+__attribute__((constructor)) static void crc_table_init(void)
+{
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+		crc_table[i] = c;
+	}
+}
+
+/* Running CRC register (no pre/post inversion here; callers start at ~0 and invert). */
+static uint32_t crc_update(uint32_t crc, const uint8_t *p, size_t n)
+{
+	while (n--)
+		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+	return crc;
+}
+
+/* Masks the RoCEv2 variant fields of a 40-byte IPv6 header copy: TC, flow label, HL. */
+static void mask_ip6(uint8_t *h)
+{
+	h[0] |= 0x0f;
+	h[1] = h[2] = h[3] = 0xff;
+	h[7] = 0xff;
+}
+
+/* CRC register after the inner packet (@len bytes, ICRC excluded), from @crc. */
+static uint32_t icrc_inner(uint32_t crc, const uint8_t *ip6, size_t len)
+{
+	uint8_t h[MRC_IP6_HLEN + MRC_UDP_HLEN + MRC_BTH_LEN];
+
+	memcpy(h, ip6, sizeof(h));
+	mask_ip6(h);
+	h[MRC_IP6_HLEN + 6] = h[MRC_IP6_HLEN + 7] = 0xff; /* UDP checksum */
+	h[MRC_IP6_HLEN + MRC_UDP_HLEN + 4] = 0xff;	  /* BTH byte 4 (rsvd) */
+	crc = crc_update(crc, h, sizeof(h));
+	return crc_update(crc, ip6 + sizeof(h), len - sizeof(h));
+}
+
+uint32_t mrc_wire_icrc(const uint8_t *ip6, size_t len)
+{
+	uint32_t crc = crc_update(~0u, ones8, sizeof(ones8));
+
+	if (len < MRC_IP6_HLEN + MRC_UDP_HLEN + MRC_BTH_LEN)
+		return 0;
+	return ~icrc_inner(crc, ip6, len);
+}
+
+/* ICRC of a whole packet: @outer_len bytes of outer IPv6 [+SRH] (0 if none), then inner. */
+static uint32_t icrc_pkt(const struct mrc_wire_cfg *cfg, const uint8_t *buf, size_t outer_len,
+	size_t inner_len)
+{
+	uint32_t crc = crc_update(~0u, ones8, sizeof(ones8));
+
+	if (cfg->icrc_outer && outer_len >= MRC_IP6_HLEN) {
+		uint8_t h[MRC_IP6_HLEN];
+
+		memcpy(h, buf, sizeof(h));
+		mask_ip6(h);
+		memset(h + 24, 0xff, 16); /* DA: the uSID container shifts per hop */
+		crc = crc_update(crc, h, sizeof(h));
+		if (outer_len > MRC_IP6_HLEN + 4) {
+			const uint8_t *srh = buf + MRC_IP6_HLEN;
+
+			crc = crc_update(crc, srh, 3);
+			crc = crc_update(crc, ones8, 1); /* segments_left */
+			crc = crc_update(crc, srh + 4, outer_len - MRC_IP6_HLEN - 4);
+		}
+	}
+	return ~icrc_inner(crc, buf + outer_len, inner_len);
+}
+
+/* ---- UDP checksum (RFC 8200 §8.1) ---- */
+
+static uint32_t sum16(uint32_t s, const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		s += get_be16(p + i);
+	if (n & 1)
+		s += (uint32_t)p[n - 1] << 8;
+	return s;
+}
+
+uint16_t mrc_wire_csum_udp6(const struct mrc_ip6 *src, const struct mrc_ip6 *final_dst,
+	const uint8_t *udp, size_t udp_len)
+{
+	uint32_t s = 0;
+	uint16_t c;
+
+	s = sum16(s, src->b, 16);
+	s = sum16(s, final_dst->b, 16);
+	s += (uint32_t)(udp_len >> 16) + (uint32_t)(udp_len & 0xffff);
+	s += NH_UDP;
+	s = sum16(s, udp, 6); /* ports and length; the checksum field counts as zero */
+	if (udp_len > MRC_UDP_HLEN)
+		s = sum16(s, udp + MRC_UDP_HLEN, udp_len - MRC_UDP_HLEN);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	c = (uint16_t)~s;
+	return c ? c : 0xffff;
+}
+
+/* ---- IPv6 header ---- */
+
+static void put_ip6(uint8_t *h, uint8_t tclass, uint32_t flow, uint16_t plen, uint8_t nh,
+	uint8_t hl, const struct mrc_ip6 *src, const struct mrc_ip6 *dst)
+{
+	put_be32(h, 6u << 28 | (uint32_t)tclass << 20 | (flow & 0xfffff));
+	put_be16(h + 4, plen);
+	h[6] = nh;
+	h[7] = hl;
+	memcpy(h + 8, src->b, 16);
+	memcpy(h + 24, dst->b, 16);
+}
+
+static uint8_t ip6_tclass(const uint8_t *h)
+{
+	return (uint8_t)(get_be16(h) >> 4);
+}
+
+/* ---- SRH (RFC 8754) ---- */
+
+static unsigned srh_entries(unsigned n, bool reduced)
+{
+	return reduced ? (n ? n - 1 : 0) : n;
+}
+
+size_t mrc_wire_srh_len(unsigned n, bool reduced)
+{
+	unsigned e = srh_entries(n, reduced);
+
+	return e ? 8 + 16 * (size_t)e : 0;
+}
+
+int mrc_wire_srh_encode(const struct mrc_ip6 *segs, unsigned n, bool reduced, uint8_t nh,
+	uint8_t *buf, size_t cap)
+{
+	unsigned e = srh_entries(n, reduced);
+	size_t len = mrc_wire_srh_len(n, reduced);
+
+	if (n > MRC_SRH_MAX_SEGS)
+		return -EINVAL;
+	if (!e)
+		return 0;
+	if (cap < len)
+		return -ENOSPC;
+	buf[0] = nh;
+	buf[1] = (uint8_t)(2 * e);
+	buf[2] = SRH_TYPE;
+	buf[3] = (uint8_t)(n - 1); /* segments left: the DA is the first travel segment */
+	buf[4] = (uint8_t)(e - 1); /* last entry */
+	buf[5] = 0;		   /* flags */
+	put_be16(buf + 6, 0);	   /* tag */
+	/* list[i] is the i-th segment counted from the END of the travel order */
+	for (unsigned i = 0; i < e; i++)
+		memcpy(buf + 8 + 16 * i, segs[n - 1 - i].b, 16);
+	return (int)len;
+}
+
+/* RFC 8754 §2.1: TLVs after the segment list: Pad1 (type 0) is one byte; others T,L,V. */
+static bool srh_tlvs_ok(const uint8_t *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		if (p[i] == 0) {
+			i++;
+			continue;
+		}
+		if (n - i < 2)
+			return false;
+		if ((size_t)p[i + 1] > n - i - 2)
+			return false;
+		i += 2 + (size_t)p[i + 1];
+	}
+	return true;
+}
+
+int mrc_wire_srh_decode(const uint8_t *buf, size_t len, struct mrc_srh *srh)
+{
+	size_t hlen, list_end;
+
+	memset(srh, 0, sizeof(*srh));
+	if (len < 8)
+		return MRC_WIRE_TRUNCATED;
+	srh->next_header = buf[0];
+	srh->hdr_ext_len = buf[1];
+	srh->segments_left = buf[3];
+	srh->last_entry = buf[4];
+	srh->flags = buf[5];
+	srh->tag = get_be16(buf + 6);
+	hlen = ((size_t)buf[1] + 1) * 8;
+	srh->len = hlen;
+	if (hlen > len)
+		return MRC_WIRE_TRUNCATED;
+	if (buf[2] != SRH_TYPE)
+		return MRC_WIRE_BAD_SRH;
+	if (buf[1] < 2 || srh->last_entry > buf[1] / 2 - 1)
+		return MRC_WIRE_BAD_SRH;
+	if (srh->segments_left > srh->last_entry + 1)
+		return MRC_WIRE_BAD_SRH;
+	srh->reduced = srh->segments_left == srh->last_entry + 1;
+	list_end = 8 + 16 * ((size_t)srh->last_entry + 1);
+	if (!srh_tlvs_ok(buf + list_end, hlen - list_end))
+		return MRC_WIRE_BAD_SRH;
+	srh->list = buf + 8;
+	return (int)hlen;
+}
+
+void mrc_wire_srh_segment(const struct mrc_srh *srh, unsigned i, struct mrc_ip6 *out)
+{
+	memcpy(out->b, srh->list + 16 * (size_t)i, 16);
+}
+
+/* Travel-order segments of a decoded SRH (@da: the DA, first segment when reduced). */
+static int srh_travel(const struct mrc_srh *srh, const uint8_t *da, struct mrc_ip6 *segs,
+	uint8_t *n_out)
+{
+	unsigned e = srh->last_entry + 1u, n = e + (srh->reduced ? 1u : 0u), j = 0;
+
+	if (n > MRC_SRH_MAX_SEGS)
+		return MRC_WIRE_BAD_SRH;
+	if (srh->reduced)
+		memcpy(segs[j++].b, da, 16);
+	for (unsigned i = 0; i < e; i++)
+		mrc_wire_srh_segment(srh, e - 1 - i, &segs[j++]);
+	*n_out = (uint8_t)n;
+	return 0;
+}
+
+/* ---- plain IPv6 [+SRH] + UDP (C01) ---- */
+
+int mrc_wire_udp6_csum(const uint8_t *pkt, size_t len, uint16_t *csum)
+{
+	struct mrc_ip6 src, fdst;
+	size_t off = MRC_IP6_HLEN, ulen;
+	uint8_t nh;
+
+	if (len < MRC_IP6_HLEN)
+		return -EMSGSIZE;
+	if (pkt[0] >> 4 != 6)
+		return -EPROTO;
+	memcpy(src.b, pkt + 8, 16);
+	memcpy(fdst.b, pkt + 24, 16);
+	nh = pkt[6];
+	if (nh == NH_ROUTING) {
+		struct mrc_srh srh;
+		int r = mrc_wire_srh_decode(pkt + off, len - off, &srh);
+
+		if (r == MRC_WIRE_TRUNCATED)
+			return -EMSGSIZE;
+		if (r < 0)
+			return -EBADMSG;
+		mrc_wire_srh_segment(&srh, 0, &fdst); /* RFC 8754: list[0] is the final DA */
+		nh = srh.next_header;
+		off += (size_t)r;
+	}
+	if (nh != NH_UDP)
+		return -EPROTO;
+	if (len - off < MRC_UDP_HLEN)
+		return -EMSGSIZE;
+	ulen = get_be16(pkt + off + 4);
+	if (ulen < MRC_UDP_HLEN || ulen > len - off)
+		return -EMSGSIZE;
+	*csum = mrc_wire_csum_udp6(&src, &fdst, pkt + off, ulen);
+	return 0;
+}
+
+int mrc_wire_encode_ip6_udp(const struct mrc_ip6_udp *h, uint8_t *buf, size_t cap)
+{
+	size_t srh_len = mrc_wire_srh_len(h->n_segs, h->srh_reduced);
+	size_t ulen = MRC_UDP_HLEN + (size_t)h->payload_len;
+	size_t total = MRC_IP6_HLEN + srh_len + ulen;
+	const struct mrc_ip6 *da = h->n_segs ? &h->segs[0] : &h->dst;
+	const struct mrc_ip6 *fdst = h->n_segs ? &h->segs[h->n_segs - 1] : &h->dst;
+	uint8_t *u;
+	int r;
+
+	if (h->n_segs > MRC_SRH_MAX_SEGS || ulen > 0xffff || total > MRC_PKT_MAX)
+		return -EINVAL;
+	if (total > cap)
+		return -ENOSPC;
+	put_ip6(buf, h->tclass, h->flow_label, (uint16_t)(total - MRC_IP6_HLEN),
+		srh_len ? NH_ROUTING : NH_UDP, h->hop_limit, &h->src, da);
+	r = mrc_wire_srh_encode(h->segs, h->n_segs, h->srh_reduced, NH_UDP, buf + MRC_IP6_HLEN,
+		cap - MRC_IP6_HLEN);
+	if (r < 0)
+		return r;
+	u = buf + MRC_IP6_HLEN + srh_len;
+	put_be16(u, h->sport);
+	put_be16(u + 2, h->dport);
+	put_be16(u + 4, (uint16_t)ulen);
+	put_be16(u + 6, 0);
+	if (h->payload_len)
+		memcpy(u + MRC_UDP_HLEN, h->payload, h->payload_len);
+	put_be16(u + 6, mrc_wire_csum_udp6(&h->src, fdst, u, ulen));
+	return (int)total;
+}
+
+int mrc_wire_decode_ip6_udp(const uint8_t *buf, size_t len, struct mrc_ip6_udp *h)
+{
+	size_t off = MRC_IP6_HLEN, plen, ulen;
+	uint8_t nh;
+	uint16_t want;
+	int r;
+
+	memset(h, 0, sizeof(*h));
+	if (len < MRC_IP6_HLEN)
+		return MRC_WIRE_TRUNCATED;
+	if (buf[0] >> 4 != 6)
+		return MRC_WIRE_BAD_VERSION;
+	h->tclass = ip6_tclass(buf);
+	h->flow_label = get_be32(buf) & 0xfffff;
+	plen = get_be16(buf + 4);
+	nh = buf[6];
+	h->hop_limit = buf[7];
+	memcpy(h->src.b, buf + 8, 16);
+	memcpy(h->dst.b, buf + 24, 16);
+	if (MRC_IP6_HLEN + plen > len)
+		return MRC_WIRE_TRUNCATED;
+	len = MRC_IP6_HLEN + plen;
+	if (nh == NH_ROUTING) {
+		struct mrc_srh srh;
+
+		r = mrc_wire_srh_decode(buf + off, len - off, &srh);
+		if (r < 0)
+			return r;
+		r = srh_travel(&srh, buf + 24, h->segs, &h->n_segs);
+		if (r < 0)
+			return r;
+		h->srh_reduced = srh.reduced;
+		h->segments_left = srh.segments_left;
+		nh = srh.next_header;
+		off += srh.len;
+	}
+	if (nh != NH_UDP)
+		return MRC_WIRE_NOT_MRC;
+	if (len - off < MRC_UDP_HLEN)
+		return MRC_WIRE_TRUNCATED;
+	h->sport = get_be16(buf + off);
+	h->dport = get_be16(buf + off + 2);
+	ulen = get_be16(buf + off + 4);
+	h->csum = get_be16(buf + off + 6);
+	if (ulen != len - off)
+		return MRC_WIRE_BAD_LENGTH;
+	r = mrc_wire_udp6_csum(buf, len, &want);
+	if (r < 0)
+		return MRC_WIRE_BAD_LENGTH;
+	if (h->csum == 0 || h->csum != want)
+		return MRC_WIRE_BAD_CHECKSUM;
+	h->payload = buf + off + MRC_UDP_HLEN;
+	h->payload_len = (uint32_t)(ulen - MRC_UDP_HLEN);
+	return MRC_WIRE_OK;
+}
+
+/* ---- MRC packets ---- */
+
+void mrc_wire_cfg_default(struct mrc_wire_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->ev_format = MRC_EVF_SRV6;
+	cfg->icrc_outer = false;
+	cfg->check_icrc = true;
+	cfg->dscp_trimmed = 12;
+	cfg->dscp_trimmed_lasthop = 13;
+}
+
+static bool op_is_data(uint8_t op)
+{
+	return op >= MRC_OP_WRITE_FIRST && op <= MRC_OP_WRITE_ONLY_IMM;
+}
+
+static bool op_has_imm(uint8_t op)
+{
+	return op == MRC_OP_WRITE_LAST_IMM || op == MRC_OP_WRITE_ONLY_IMM;
+}
+
+/* Bytes of extension headers after BTH for @op (data: with TSETH when @ts); -1 unknown. */
+static int op_ext_len(uint8_t op, bool ts)
+{
+	if (op_is_data(op))
+		return MRC_METH_LEN + (ts ? MRC_TSETH_LEN : 0) + MRC_RETH_LEN +
+		       (op_has_imm(op) ? MRC_IMM_LEN : 0);
+	switch (op) {
+	case MRC_OP_ACK:
+		return MRC_AETH_LEN;
+	case MRC_OP_EP_REQUEST:
+		return MRC_ERTH_LEN;
+	case MRC_OP_EP_RESPONSE:
+		return MRC_EETH_LEN;
+	case MRC_OP_SACK:
+		return MRC_SETH_LEN + MRC_CC_STATE_LEN;
+	case MRC_OP_NACK:
+		return MRC_NETH_LEN;
+	case MRC_OP_PROBE:
+		return MRC_PETH_LEN;
+	}
+	return -1;
+}
+
+/* Lengths of one packet: outer part, UDP datagram, payload padding. */
+struct lens {
+	size_t srh, outer, udp, pad, total;
+	int ext;
+};
+
+static int pkt_lens(const struct mrc_wire_cfg *cfg, const struct mrc_pkt *p, struct lens *l)
+{
+	size_t pay;
+
+	l->ext = op_ext_len(p->opcode, p->flags & MRC_BTH_F_TS);
+	if (l->ext < 0 || p->n_segs > MRC_SRH_MAX_SEGS)
+		return -EINVAL;
+	if (p->psn > MRC_PSN_MASK || p->dest_qp > 0xffffff)
+		return -EINVAL;
+	if (cfg->ev_format == MRC_EVF_UDP && p->ev > 0xffff)
+		return -EINVAL;
+	pay = op_is_data(p->opcode) ? p->payload_len : 0;
+	if (pay > MRC_PKT_MAX)
+		return -EINVAL;
+	l->pad = (4 - pay % 4) % 4;
+	l->udp = MRC_UDP_HLEN + MRC_BTH_LEN + (size_t)l->ext + pay + l->pad + MRC_ICRC_LEN;
+	l->srh = 0;
+	l->outer = 0;
+	if (cfg->ev_format == MRC_EVF_SRV6) {
+		l->srh = mrc_wire_srh_len(p->n_segs, p->srh_reduced);
+		l->outer = MRC_IP6_HLEN + l->srh;
+	}
+	l->total = l->outer + MRC_IP6_HLEN + l->udp;
+	if (l->total > MRC_PKT_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+int mrc_wire_encoded_len(const struct mrc_wire_cfg *cfg, const struct mrc_pkt *p)
+{
+	struct lens l;
+	int r = pkt_lens(cfg, p, &l);
+
+	return r < 0 ? r : (int)l.total;
+}
+
+static bool ip6_is_zero(const struct mrc_ip6 *a)
+{
+	static const struct mrc_ip6 zero;
+
+	return memcmp(a->b, zero.b, 16) == 0;
+}
+
+/* Writes the extension headers of @p after BTH at @h (@l->ext bytes). */
+static void put_ext(const struct mrc_pkt *p, uint8_t *h)
+{
+	const struct mrc_seth *s = &p->seth;
+	const struct mrc_neth *n = &p->neth;
+	const struct mrc_peth *pe = &p->peth;
+	const struct mrc_erth *er = &p->erth;
+	const struct mrc_eeth *ee = &p->eeth;
+
+	if (op_is_data(p->opcode)) {
+		put_be16(h, p->rqmsn);
+		put_be16(h + 2, p->msn);
+		h += MRC_METH_LEN;
+		if (p->flags & MRC_BTH_F_TS) {
+			put_be16(h, p->tx_ts);
+			put_be16(h + 2, (uint16_t)((p->tsr ? 0x8000 : 0) | 1)); /* ftype 1 */
+			h += MRC_TSETH_LEN;
+		}
+		put_be64(h, p->va);
+		put_be32(h + 8, p->rkey);
+		put_be32(h + 12, p->dma_len);
+		h += MRC_RETH_LEN;
+		if (op_has_imm(p->opcode))
+			put_be32(h, p->imm);
+		return;
+	}
+	switch (p->opcode) {
+	case MRC_OP_ACK:
+		h[0] = p->aeth.syndrome;
+		put_be24(h + 1, p->aeth.msn);
+		break;
+	case MRC_OP_SACK:
+		put_be16(h, (uint16_t)((s->m & 3) << 5 | (s->pr ? 1 << 1 : 0)));
+		put_be16(h + 2, (uint16_t)s->ack_psn_offset);
+		put_be32(h + 4, s->ev);
+		put_be16(h + 8, s->spdcid);
+		put_be16(h + 10, s->dpdcid);
+		h[12] = 0;
+		put_be24(h + 13, s->cack_psn);
+		h[16] = (uint8_t)((s->cc_type & 0xf) << 4 | (s->cc_flags & 0xf));
+		h[17] = s->mpr;
+		put_be16(h + 18, (uint16_t)s->sack_offset);
+		put_be64(h + 20, s->sack_bitmap);
+		h += MRC_SETH_LEN;
+		put_be16(h, s->tx_ts_echo);
+		put_be16(h + 2, s->ooo_count & 0x7fff);
+		h[4] = (uint8_t)((s->restore_cwnd ? 0x80 : 0) | (s->rcv_cwnd_pen & 0x7f));
+		put_be24(h + 5, s->rcvd_bytes);
+		break;
+	case MRC_OP_NACK:
+		put_be16(h, 0);
+		h[2] = n->reason;
+		h[3] = n->vendor;
+		put_be32(h + 4, n->ev);
+		put_be16(h + 8, n->spdcid);
+		put_be16(h + 10, n->dpdcid);
+		h[12] = 0;
+		put_be24(h + 13, n->nack_psn);
+		h[16] = (uint8_t)((n->cc_type & 0xf) << 4 | (n->cc_flags & 0xf));
+		h[17] = 0;
+		put_be16(h + 18, n->tx_ts_echo);
+		break;
+	case MRC_OP_PROBE:
+		put_be16(h, 0);
+		h[2] = 0;
+		h[3] = pe->vendor;
+		put_be16(h + 4, pe->probe_id);
+		put_be16(h + 6, 0);
+		put_be16(h + 8, pe->spdcid);
+		put_be16(h + 10, pe->dpdcid);
+		put_be16(h + 12, pe->tx_ts);
+		put_be16(h + 14, (uint16_t)((pe->tsr ? 0x8000 : 0) | (pe->ftype & 0xf)));
+		break;
+	case MRC_OP_EP_REQUEST:
+		h[0] = er->kind;
+		h[1] = er->plane;
+		h[2] = er->port_up ? 0x80 : 0;
+		h[3] = 0;
+		put_be16(h + 4, er->req_id);
+		put_be16(h + 6, er->tx_ts);
+		put_be32(h + 8, er->ev);
+		put_be16(h + 12, er->spdcid);
+		put_be16(h + 14, er->dpdcid);
+		break;
+	case MRC_OP_EP_RESPONSE:
+		h[0] = ee->kind;
+		h[1] = ee->plane;
+		h[2] = ee->port_up ? 0x80 : 0;
+		h[3] = 0;
+		put_be16(h + 4, ee->req_id);
+		put_be16(h + 6, ee->tx_ts_echo);
+		put_be32(h + 8, ee->ev);
+		put_be16(h + 12, ee->spdcid);
+		put_be16(h + 14, ee->dpdcid);
+		put_be32(h + 16, ee->status);
+		put_be64(h + 20, ee->plane_mask);
+		put_be32(h + 28, ee->rsvd_vendor);
+		put_be32(h + 32, 0);
+		break;
+	}
+}
+
+int mrc_wire_encode(const struct mrc_wire_cfg *cfg, const struct mrc_pkt *p, uint8_t *buf,
+	size_t cap)
+{
+	struct lens l;
+	uint8_t tclass = (uint8_t)((p->dscp & 0x3f) << 2 | (p->ecn & 3));
+	uint8_t hl = p->hop_limit ? p->hop_limit : 64;
+	uint32_t flow = cfg->ev_format == MRC_EVF_UDP ? 0 : p->ev & 0xffff;
+	uint16_t sport = (uint16_t)(cfg->ev_format == MRC_EVF_UDP ? p->ev : p->ev >> 16);
+	uint8_t *in, *u, *h;
+	size_t pay;
+	uint32_t icrc;
+	int r;
+
+	r = pkt_lens(cfg, p, &l);
+	if (r < 0)
+		return r;
+	if (l.total > cap)
+		return -ENOSPC;
+	if (l.outer) {
+		const struct mrc_ip6 *da = &p->outer_dst;
+
+		if (p->n_segs) {
+			if (!ip6_is_zero(da) && memcmp(da->b, p->segs[0].b, 16) != 0)
+				return -EINVAL;
+			da = &p->segs[0];
+		}
+		put_ip6(buf, tclass, flow, (uint16_t)(l.total - MRC_IP6_HLEN),
+			l.srh ? NH_ROUTING : NH_IPV6, hl, &p->outer_src, da);
+		r = mrc_wire_srh_encode(p->segs, p->n_segs, p->srh_reduced, NH_IPV6,
+			buf + MRC_IP6_HLEN, l.srh);
+		if (r < 0)
+			return r;
+		hl = 64;
+	}
+	in = buf + l.outer;
+	put_ip6(in, tclass, flow, (uint16_t)l.udp, NH_UDP, hl, &p->src, &p->dst);
+	u = in + MRC_IP6_HLEN;
+	put_be16(u, sport);
+	put_be16(u + 2, MRC_UDP_PORT);
+	put_be16(u + 4, (uint16_t)l.udp);
+	put_be16(u + 6, 0);
+	h = u + MRC_UDP_HLEN;
+	h[0] = p->opcode;
+	h[1] = (uint8_t)((p->se ? 0x80 : 0) | (p->mig ? 0x40 : 0) | l.pad << 4); /* TVer 0 */
+	put_be16(h + 2, p->pkey);
+	h[4] = 0;
+	put_be24(h + 5, p->dest_qp);
+	h[8] = p->flags;
+	put_be24(h + 9, p->psn);
+	h += MRC_BTH_LEN;
+	put_ext(p, h);
+	h += l.ext;
+	pay = op_is_data(p->opcode) ? p->payload_len : 0;
+	if (pay)
+		memcpy(h, p->payload, pay);
+	memset(h + pay, 0, l.pad);
+	h += pay + l.pad;
+	icrc = icrc_pkt(cfg, buf, l.outer, (size_t)(h - in));
+	h[0] = (uint8_t)icrc;
+	h[1] = (uint8_t)(icrc >> 8);
+	h[2] = (uint8_t)(icrc >> 16);
+	h[3] = (uint8_t)(icrc >> 24);
+	put_be16(u + 6, mrc_wire_csum_udp6(&p->src, &p->dst, u, l.udp));
+	return (int)l.total;
+}
+
+int mrc_wire_trim(uint8_t *buf, size_t len, size_t cut, uint8_t dscp)
+{
+	uint32_t w;
+
+	if (len < MRC_IP6_HLEN || cut < MRC_IP6_HLEN || buf[0] >> 4 != 6)
+		return -EINVAL;
+	if (cut >= len)
+		return (int)len;
+	w = get_be32(buf);
+	w = (w & ~(0xfcu << 20)) | (uint32_t)(dscp & 0x3f) << 22;
+	put_be32(buf, w);
+	put_be16(buf + 4, (uint16_t)(cut - MRC_IP6_HLEN));
+	return (int)cut;
+}
+
+/* Parses the data headers after BTH that fit in @n bytes at @h; returns bytes used. */
+static size_t get_data_ext(struct mrc_pkt *p, const uint8_t *h, size_t n, bool *all)
+{
+	size_t used = 0;
+
+	*all = false;
+	if (n < MRC_METH_LEN)
+		return used;
+	p->rqmsn = get_be16(h);
+	p->msn = get_be16(h + 2);
+	used += MRC_METH_LEN;
+	if (p->flags & MRC_BTH_F_TS) {
+		if (n - used < MRC_TSETH_LEN)
+			return used;
+		p->tx_ts = get_be16(h + used);
+		p->tsr = h[used + 2] & 0x80;
+		used += MRC_TSETH_LEN;
+	}
+	if (n - used < MRC_RETH_LEN)
+		return used;
+	p->va = get_be64(h + used);
+	p->rkey = get_be32(h + used + 8);
+	p->dma_len = get_be32(h + used + 12);
+	used += MRC_RETH_LEN;
+	if (op_has_imm(p->opcode)) {
+		if (n - used < MRC_IMM_LEN)
+			return used;
+		p->imm = get_be32(h + used);
+		used += MRC_IMM_LEN;
+	}
+	*all = true;
+	return used;
+}
+
+/* Parses a control header of exactly op_ext_len() bytes at @h. */
+static void get_ctl_ext(struct mrc_pkt *p, const uint8_t *h)
+{
+	struct mrc_seth *s = &p->seth;
+	struct mrc_neth *n = &p->neth;
+	struct mrc_peth *pe = &p->peth;
+	struct mrc_erth *er = &p->erth;
+	struct mrc_eeth *ee = &p->eeth;
+	uint16_t f;
+
+	switch (p->opcode) {
+	case MRC_OP_ACK:
+		p->aeth.syndrome = h[0];
+		p->aeth.msn = get_be24(h + 1);
+		break;
+	case MRC_OP_SACK:
+		f = get_be16(h);
+		s->m = (uint8_t)(f >> 5 & 3);
+		s->pr = f >> 1 & 1;
+		s->ack_psn_offset = (int16_t)get_be16(h + 2);
+		s->ev = get_be32(h + 4);
+		s->spdcid = get_be16(h + 8);
+		s->dpdcid = get_be16(h + 10);
+		s->cack_psn = get_be24(h + 13);
+		s->cc_type = h[16] >> 4;
+		s->cc_flags = h[16] & 0xf;
+		s->mpr = h[17];
+		s->sack_offset = (int16_t)get_be16(h + 18);
+		s->sack_bitmap = get_be64(h + 20);
+		h += MRC_SETH_LEN;
+		s->tx_ts_echo = get_be16(h);
+		s->ooo_count = get_be16(h + 2) & 0x7fff;
+		s->restore_cwnd = h[4] & 0x80;
+		s->rcv_cwnd_pen = h[4] & 0x7f;
+		s->rcvd_bytes = get_be24(h + 5);
+		break;
+	case MRC_OP_NACK:
+		n->reason = h[2];
+		n->vendor = h[3];
+		n->ev = get_be32(h + 4);
+		n->spdcid = get_be16(h + 8);
+		n->dpdcid = get_be16(h + 10);
+		n->nack_psn = get_be24(h + 13);
+		n->cc_type = h[16] >> 4;
+		n->cc_flags = h[16] & 0xf;
+		n->tx_ts_echo = get_be16(h + 18);
+		break;
+	case MRC_OP_PROBE:
+		pe->vendor = h[3];
+		pe->probe_id = get_be16(h + 4);
+		pe->spdcid = get_be16(h + 8);
+		pe->dpdcid = get_be16(h + 10);
+		pe->tx_ts = get_be16(h + 12);
+		pe->tsr = h[14] & 0x80;
+		pe->ftype = h[15] & 0xf;
+		break;
+	case MRC_OP_EP_REQUEST:
+		er->kind = h[0];
+		er->plane = h[1];
+		er->port_up = h[2] & 0x80;
+		er->req_id = get_be16(h + 4);
+		er->tx_ts = get_be16(h + 6);
+		er->ev = get_be32(h + 8);
+		er->spdcid = get_be16(h + 12);
+		er->dpdcid = get_be16(h + 14);
+		break;
+	case MRC_OP_EP_RESPONSE:
+		ee->kind = h[0];
+		ee->plane = h[1];
+		ee->port_up = h[2] & 0x80;
+		ee->req_id = get_be16(h + 4);
+		ee->tx_ts_echo = get_be16(h + 6);
+		ee->ev = get_be32(h + 8);
+		ee->spdcid = get_be16(h + 12);
+		ee->dpdcid = get_be16(h + 14);
+		ee->status = get_be32(h + 16);
+		ee->plane_mask = get_be64(h + 20);
+		ee->rsvd_vendor = get_be32(h + 28);
+		break;
+	}
+}
+
+static bool dscp_is_trimmed(const struct mrc_wire_cfg *cfg, uint8_t dscp)
+{
+	return dscp == cfg->dscp_trimmed || dscp == cfg->dscp_trimmed_lasthop;
+}
+
+/*
+ * Trim classification (C11). The first IPv6 header in the buffer defines the packet:
+ * a buffer shorter than its payload length is TRUNCATED (a capture cut, never a trim).
+ * A trimming switch rewrites that header, so a trim shows as a UDP datagram longer than
+ * what the header carries; it is a trim when the opcode is a data opcode, the full BTH
+ * is present and (where the rewritten header is visible) its DSCP is a trimmed class.
+ * In srv6 mode with @outer false (a protocol-41 socket strips the outer header) the
+ * inner header still says the original length, so an inner packet shorter than its own
+ * payload length with a data opcode and a full BTH is classified trimmed.
+ */
+int mrc_wire_decode(const struct mrc_wire_cfg *cfg, const uint8_t *buf, size_t len, bool outer,
+	struct mrc_pkt *p)
+{
+	size_t off = 0, iplen, ulen, carried, u, hb, need, tail;
+	bool srv6_outer = cfg->ev_format == MRC_EVF_SRV6 && outer;
+	bool hidden_trim = cfg->ev_format == MRC_EVF_SRV6 && !outer;
+	bool short_pkt = false, all;
+	uint8_t first_dscp, first_ecn, inner_tc;
+	uint32_t w;
+	int ext;
+
+	memset(p, 0, sizeof(*p));
+	if (len < MRC_IP6_HLEN)
+		return MRC_WIRE_TRUNCATED;
+	if (buf[0] >> 4 != 6)
+		return MRC_WIRE_BAD_VERSION;
+	first_dscp = ip6_tclass(buf) >> 2;
+	first_ecn = ip6_tclass(buf) & 3;
+	p->hop_limit = buf[7];
+	if (srv6_outer) {
+		uint8_t nh = buf[6];
+
+		if (MRC_IP6_HLEN + (size_t)get_be16(buf + 4) > len)
+			return MRC_WIRE_TRUNCATED;
+		len = MRC_IP6_HLEN + get_be16(buf + 4);
+		memcpy(p->outer_src.b, buf + 8, 16);
+		memcpy(p->outer_dst.b, buf + 24, 16);
+		off = MRC_IP6_HLEN;
+		if (nh == NH_ROUTING) {
+			struct mrc_srh srh;
+			int r = mrc_wire_srh_decode(buf + off, len - off, &srh);
+
+			if (r < 0)
+				return r;
+			r = srh_travel(&srh, buf + 24, p->segs, &p->n_segs);
+			if (r < 0)
+				return r;
+			p->srh_reduced = srh.reduced;
+			p->segments_left = srh.segments_left;
+			nh = srh.next_header;
+			off += srh.len;
+		}
+		if (nh != NH_IPV6)
+			return MRC_WIRE_NOT_MRC;
+		if (len - off < MRC_IP6_HLEN)
+			return MRC_WIRE_TRUNCATED;
+		if (buf[off] >> 4 != 6)
+			return MRC_WIRE_BAD_VERSION;
+	}
+	/* inner IPv6 (the only one in stev/udp mode) */
+	inner_tc = ip6_tclass(buf + off);
+	iplen = get_be16(buf + off + 4);
+	if (buf[off + 6] != NH_UDP)
+		return MRC_WIRE_NOT_MRC;
+	memcpy(p->src.b, buf + off + 8, 16);
+	memcpy(p->dst.b, buf + off + 24, 16);
+	w = get_be32(buf + off);
+	if (!srv6_outer) {
+		if (off + MRC_IP6_HLEN + iplen > len) {
+			if (!hidden_trim)
+				return MRC_WIRE_TRUNCATED;
+			short_pkt = true;
+		} else {
+			len = off + MRC_IP6_HLEN + iplen;
+		}
+	}
+	p->dscp = first_dscp;
+	/* RFC 6040 decapsulation: CE on either header is CE */
+	p->ecn = (inner_tc & 3) == ECN_CE ? ECN_CE : first_ecn;
+	u = off + MRC_IP6_HLEN;
+	if (len - u < MRC_UDP_HLEN)
+		return MRC_WIRE_TRUNCATED;
+	p->udp_sport = get_be16(buf + u);
+	if (get_be16(buf + u + 2) != MRC_UDP_PORT)
+		return MRC_WIRE_NOT_MRC;
+	ulen = get_be16(buf + u + 4);
+	if (cfg->ev_format == MRC_EVF_UDP)
+		p->ev = p->udp_sport;
+	else
+		p->ev = (uint32_t)p->udp_sport << 16 | (w & 0xffff);
+	carried = len - u;
+	if (cfg->ev_format == MRC_EVF_SRV6) {
+		/* the inner header is never rewritten: its length equals the UDP length */
+		if (ulen != iplen)
+			return MRC_WIRE_BAD_LENGTH;
+	} else if (ulen < iplen) {
+		return MRC_WIRE_BAD_LENGTH;
+	}
+	if (ulen < carried)
+		return MRC_WIRE_BAD_LENGTH;
+	if (ulen > carried)
+		short_pkt = true;
+	/* BTH */
+	if (carried < MRC_UDP_HLEN + MRC_BTH_LEN)
+		return MRC_WIRE_TRUNCATED;
+	hb = u + MRC_UDP_HLEN;
+	p->opcode = buf[hb];
+	ext = op_ext_len(p->opcode, buf[hb + 8] & MRC_BTH_F_TS);
+	if (short_pkt && (ext < 0 || !op_is_data(p->opcode)))
+		return MRC_WIRE_TRUNCATED;
+	if (short_pkt && !hidden_trim && !dscp_is_trimmed(cfg, first_dscp))
+		return MRC_WIRE_BAD_LENGTH;
+	if (ext < 0)
+		return MRC_WIRE_BAD_OPCODE;
+	if (buf[hb + 1] & 0x0f)
+		return MRC_WIRE_BAD_VERSION;
+	p->se = buf[hb + 1] & 0x80;
+	p->mig = buf[hb + 1] & 0x40;
+	p->pad_cnt = buf[hb + 1] >> 4 & 3;
+	p->pkey = get_be16(buf + hb + 2);
+	p->dest_qp = get_be24(buf + hb + 5);
+	p->flags = buf[hb + 8];
+	p->psn = get_be24(buf + hb + 9);
+	hb += MRC_BTH_LEN;
+	if (short_pkt) {
+		size_t got = get_data_ext(p, buf + hb, len - hb, &all);
+
+		p->trimmed = true;
+		p->orig_len = (uint32_t)(u + ulen);
+		if (all) {
+			p->payload = buf + hb + got;
+			p->payload_len = (uint32_t)(len - hb - got);
+		}
+		return MRC_WIRE_OK;
+	}
+	need = MRC_UDP_HLEN + MRC_BTH_LEN + (size_t)ext + MRC_ICRC_LEN;
+	if (ulen < need)
+		return MRC_WIRE_BAD_LENGTH;
+	if (!op_is_data(p->opcode) && ulen != need)
+		return MRC_WIRE_BAD_LENGTH;
+	tail = ulen - need; /* payload + pad */
+	if (tail < p->pad_cnt)
+		return MRC_WIRE_BAD_LENGTH;
+	{
+		uint16_t got_csum = get_be16(buf + u + 6);
+
+		uint16_t want_csum = mrc_wire_csum_udp6(&p->src, &p->dst, buf + u, ulen);
+
+		if (got_csum == 0 || got_csum != want_csum)
+			return MRC_WIRE_BAD_CHECKSUM;
+	}
+	/* with icrc_outer the outer header is part of the ICRC: unverifiable without it */
+	if (cfg->check_icrc && !(cfg->icrc_outer && hidden_trim)) {
+		const uint8_t *ic = buf + len - MRC_ICRC_LEN;
+		uint32_t got_icrc = (uint32_t)ic[0] | (uint32_t)ic[1] << 8 |
+				    (uint32_t)ic[2] << 16 | (uint32_t)ic[3] << 24;
+
+		if (got_icrc != icrc_pkt(cfg, buf, off, len - off - MRC_ICRC_LEN))
+			return MRC_WIRE_BAD_ICRC;
+	}
+	if (op_is_data(p->opcode)) {
+		get_data_ext(p, buf + hb, (size_t)ext, &all);
+		p->payload = buf + hb + ext;
+		p->payload_len = (uint32_t)(tail - p->pad_cnt);
+	} else {
+		get_ctl_ext(p, buf + hb);
+	}
+	p->orig_len = (uint32_t)len;
+	return MRC_WIRE_OK;
+}
+
+/* ---- names ---- */
+
+const char *mrc_wire_strerror(int err)
+{
+	switch (err) {
+	case MRC_WIRE_OK:
+		return "ok";
+	case MRC_WIRE_TRUNCATED:
+		return "truncated";
+	case MRC_WIRE_BAD_VERSION:
+		return "bad version";
+	case MRC_WIRE_BAD_SRH:
+		return "bad SRH";
+	case MRC_WIRE_BAD_CHECKSUM:
+		return "bad UDP checksum";
+	case MRC_WIRE_BAD_ICRC:
+		return "bad ICRC";
+	case MRC_WIRE_BAD_OPCODE:
+		return "unknown opcode";
+	case MRC_WIRE_NOT_MRC:
+		return "not MRC";
+	case MRC_WIRE_BAD_LENGTH:
+		return "bad length";
+	}
+	return "unknown error";
+}
+
+const char *mrc_wire_opcode_name(uint8_t opcode)
+{
+	switch (opcode) {
+	case MRC_OP_WRITE_FIRST:
+		return "WRITE_FIRST";
+	case MRC_OP_WRITE_MIDDLE:
+		return "WRITE_MIDDLE";
+	case MRC_OP_WRITE_LAST:
+		return "WRITE_LAST";
+	case MRC_OP_WRITE_LAST_IMM:
+		return "WRITE_LAST_IMM";
+	case MRC_OP_WRITE_ONLY:
+		return "WRITE_ONLY";
+	case MRC_OP_WRITE_ONLY_IMM:
+		return "WRITE_ONLY_IMM";
+	case MRC_OP_ACK:
+		return "ACK";
+	case MRC_OP_EP_REQUEST:
+		return "ENDPOINT_REQUEST";
+	case MRC_OP_EP_RESPONSE:
+		return "ENDPOINT_RESPONSE";
+	case MRC_OP_SACK:
+		return "SACK";
+	case MRC_OP_NACK:
+		return "NACK";
+	case MRC_OP_PROBE:
+		return "PROBE";
+	}
+	return "UNKNOWN";
+}
+
+const char *mrc_wire_nack_name(uint8_t reason)
+{
+	switch (reason) {
+	case MRC_NACK_TRIMMED:
+		return "TRIMMED";
+	case MRC_NACK_TRIMMED_LASTHOP:
+		return "TRIMMED_LASTHOP";
+	case MRC_NACK_NO_BITMAP:
+		return "NO_BITMAP";
+	case MRC_NACK_NO_PKT_BUFFER:
+		return "NO_PKT_BUFFER";
+	case MRC_NACK_NO_RESOURCE:
+		return "NO_RESOURCE";
+	case MRC_NACK_PSN_OOR_WINDOW:
+		return "PSN_OOR_WINDOW";
+	case MRC_NACK_UNEXP_EVENT:
+		return "UNEXP_EVENT";
+	}
+	return "UNKNOWN";
+}
+
+/* ---- samples ---- */
+
+static const uint8_t nack_reasons[] = {
+	MRC_NACK_TRIMMED, MRC_NACK_TRIMMED_LASTHOP, MRC_NACK_NO_BITMAP, MRC_NACK_NO_PKT_BUFFER,
+	MRC_NACK_NO_RESOURCE, MRC_NACK_PSN_OOR_WINDOW, MRC_NACK_UNEXP_EVENT,
+};
+
+static uint8_t sample_payload[1500];
+
+static void ip6_set(struct mrc_ip6 *a, uint32_t hi, uint16_t w2, uint16_t low)
+{
+	memset(a->b, 0, 16);
+	put_be32(a->b, hi);
+	put_be16(a->b + 4, w2);
+	put_be16(a->b + 14, low);
+}
+
+int mrc_wire_sample_count(const struct mrc_wire_cfg *cfg)
+{
+	return MRC_WIRE_SAMPLE_TYPES * (cfg->ev_format == MRC_EVF_SRV6 ? 3 : 1);
+}
+
+int mrc_wire_sample_pkt(unsigned i, const struct mrc_wire_cfg *cfg, struct mrc_pkt *p)
+{
+	static const uint8_t data_ops[6] = {
+		MRC_OP_WRITE_FIRST, MRC_OP_WRITE_MIDDLE, MRC_OP_WRITE_LAST,
+		MRC_OP_WRITE_LAST_IMM, MRC_OP_WRITE_ONLY, MRC_OP_WRITE_ONLY_IMM,
+	};
+	static const uint32_t pay_len[6] = { 1, 2, 3, 64, 5, 0 };
+	unsigned t = i % MRC_WIRE_SAMPLE_TYPES, v = i / MRC_WIRE_SAMPLE_TYPES;
+
+	if (i >= (unsigned)mrc_wire_sample_count(cfg))
+		return -ENOENT;
+	for (size_t k = 0; k < sizeof(sample_payload); k++)
+		sample_payload[k] = (uint8_t)(k * 7 + 3);
+	memset(p, 0, sizeof(*p));
+	p->hop_limit = 64;
+	p->dscp = 26;
+	p->ecn = 2;
+	ip6_set(&p->src, 0x20010db8, 0x00a0, 0x0001 + (uint16_t)t);
+	ip6_set(&p->dst, 0x20010db8, 0x00b0, 0x0002);
+	p->ev = cfg->ev_format == MRC_EVF_UDP ? 0xc000u + 17 * t : 0x3a5c0000u + 0x101u * t;
+	if (cfg->ev_format == MRC_EVF_SRV6) {
+		ip6_set(&p->outer_src, 0x20010db8, 0x00a0, 0x0001);
+		ip6_set(&p->outer_dst, 0xfc000000, 0x0001, 0);
+		if (v) {
+			p->n_segs = 3;
+			p->srh_reduced = v == 2;
+			ip6_set(&p->segs[0], 0xfc000000, 0x0001, 0x0001);
+			ip6_set(&p->segs[1], 0xfc000000, 0x0002, 0x0001);
+			ip6_set(&p->segs[2], 0x20010db8, 0x00b0, 0x0002);
+			p->outer_dst = p->segs[0];
+			p->segments_left = 2;
+		}
+	}
+	p->pkey = 0xffff;
+	p->dest_qp = 0x000a11 + t;
+	p->psn = (0xfffff0 + t) & MRC_PSN_MASK; /* across the 24-bit wrap */
+	if (t < 12) {
+		p->opcode = data_ops[t % 6];
+		p->flags = t >= 6 ? MRC_BTH_F_TS | MRC_BTH_F_ACKREQ : (t & 1 ? MRC_BTH_F_RTX : 0);
+		p->se = op_has_imm(p->opcode);
+		p->rqmsn = (uint16_t)(0x1200 + t);
+		p->msn = (uint16_t)(0x3400 + t);
+		p->tx_ts = (uint16_t)(0xbeef - t);
+		p->tsr = t == 7;
+		p->va = 0x00007f0012340000ull + 4096ull * t;
+		p->rkey = 0xabcd0000u + t;
+		p->dma_len = 65536;
+		p->imm = 0xdead0000u + t;
+		p->payload = sample_payload;
+		p->payload_len = t >= 6 ? 1024 + (uint32_t)t : pay_len[t];
+		p->pad_cnt = (uint8_t)((4 - p->payload_len % 4) % 4);
+		return 0;
+	}
+	p->dscp = 48;
+	p->ecn = 0;
+	if (t == 12) {
+		p->opcode = MRC_OP_ACK;
+		p->aeth.syndrome = 0x1f;
+		p->aeth.msn = 0x123456;
+	} else if (t == 13) {
+		struct mrc_erth *e = &p->erth;
+
+		p->opcode = MRC_OP_EP_REQUEST;
+		e->kind = MRC_EP_EV_PROBE;
+		e->plane = 5;
+		e->port_up = true;
+		e->req_id = 0x4242;
+		e->ev = 0x50010203;
+		e->spdcid = 0x0101;
+		e->dpdcid = 0x0202;
+		e->tx_ts = 0x7777;
+	} else if (t == 14) {
+		struct mrc_eeth *e = &p->eeth;
+
+		p->opcode = MRC_OP_EP_RESPONSE;
+		e->kind = MRC_EP_PORT_STATUS;
+		e->plane = 6;
+		e->port_up = false;
+		e->req_id = 0x4243;
+		e->ev = 0x60010203;
+		e->spdcid = 0x0202;
+		e->dpdcid = 0x0101;
+		e->tx_ts_echo = 0x7777;
+		e->status = 0x01020304;
+		e->plane_mask = 0x00000000000000bfull;
+		e->rsvd_vendor = 0x0badcafe;
+	} else if (t == 15) {
+		struct mrc_seth *s = &p->seth;
+
+		p->opcode = MRC_OP_SACK;
+		s->m = MRC_SACK_M_ALWAYS_SKIP;
+		s->pr = true;
+		s->ack_psn_offset = -3;
+		s->ev = 0x3a5c1234;
+		s->spdcid = 0x1001;
+		s->dpdcid = 0x2002;
+		s->cack_psn = 0xfffffe;
+		s->cc_type = 0x9;
+		s->cc_flags = 0x6;
+		s->mpr = 8;
+		s->sack_offset = 2;
+		s->sack_bitmap = 0x8000000000000005ull;
+		s->tx_ts_echo = 0xfeed;
+		s->ooo_count = 0x7ffe;
+		s->restore_cwnd = true;
+		s->rcv_cwnd_pen = 0x55;
+		s->rcvd_bytes = 0xabcdef;
+	} else if (t < 23) {
+		struct mrc_neth *n = &p->neth;
+
+		p->opcode = MRC_OP_NACK;
+		n->reason = nack_reasons[t - 16];
+		n->vendor = 0x5a;
+		n->ev = 0x3a5c0000u + t;
+		n->spdcid = 0x1001;
+		n->dpdcid = 0x2002;
+		n->nack_psn = 0xfffff1;
+		n->cc_type = 0x1;
+		n->cc_flags = 0xe;
+		n->tx_ts_echo = 0x0102;
+	} else {
+		struct mrc_peth *pe = &p->peth;
+
+		p->opcode = MRC_OP_PROBE;
+		pe->vendor = 0x77;
+		pe->probe_id = 0x0909;
+		pe->spdcid = 0x1001;
+		pe->dpdcid = 0x2002;
+		pe->tx_ts = 0x3333;
+		pe->tsr = true;
+		pe->ftype = 1;
+	}
+	return 0;
+}
+
+int mrc_wire_sample(unsigned i, const struct mrc_wire_cfg *cfg, uint8_t *buf, size_t cap)
+{
+	struct mrc_pkt p;
+	int r = mrc_wire_sample_pkt(i, cfg, &p);
+
+	return r < 0 ? r : mrc_wire_encode(cfg, &p, buf, cap);
+}
+
+/* ---- selftest ---- */
+
+#include "mrc/st.h"
+
+#include <stdlib.h>
+
+static void ip6_parse(struct mrc_ip6 *a, const char *hex)
+{
+	mrc_st_hex(hex, a->b, 16);
+}
+
+/* C01/C02/C03 segments in travel order: S1, S2, final. */
+static void c0x_segs(struct mrc_ip6 *s)
+{
+	ip6_parse(&s[0], "fc000000000100000000000000000001");
+	ip6_parse(&s[1], "fc000000000200000000000000000001");
+	ip6_parse(&s[2], "20010db8000b00000000000000000002");
+}
+
+static const char c01_hex[] =
+	"6000000000482b40 20010db8000a0000 0000000000000001"
+	"fc00000000010000 0000000000000001"
+	"1106040202000000"
+	"20010db8000b0000 0000000000000002"
+	"fc00000000020000 0000000000000001"
+	"fc00000000010000 0000000000000001"
+	"c00012b70010c57c 0001020304050607";
+
+static void c01_hdr(struct mrc_ip6_udp *h, const uint8_t *payload)
+{
+	memset(h, 0, sizeof(*h));
+	ip6_parse(&h->src, "20010db8000a00000000000000000001");
+	h->hop_limit = 64;
+	h->n_segs = 3;
+	c0x_segs(h->segs);
+	h->sport = 49152;
+	h->dport = 4791;
+	h->payload = payload;
+	h->payload_len = 8;
+}
+
+static bool has_aa_run(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i + 1 < n; i++)
+		if (p[i] == 0xaa && p[i + 1] == 0xaa)
+			return true;
+	return false;
+}
+
+/* Field-by-field comparison of an encoded and a decoded packet; returns mismatches. */
+static int pkt_cmp(struct mrc_st *st, const struct mrc_wire_cfg *cfg, const struct mrc_pkt *a,
+	const struct mrc_pkt *b, bool outer)
+{
+	int bad = 0;
+
+#define CMP(f)                                                                                     \
+	do {                                                                                       \
+		if ((a->f) != (b->f)) {                                                            \
+			bad++;                                                                     \
+			mrc_st_check(st, false, __FILE__, __LINE__,                        \
+				"op 0x%x evf %d: %s: %llx != %llx", a->opcode, cfg->ev_format, #f, \
+				(unsigned long long)(a->f),                                        \
+				(unsigned long long)(b->f));                                       \
+		}                                                                                  \
+	} while (0)
+#define CMPA(f)                                                                                    \
+	do {                                                                                       \
+		if (memcmp(a->f.b, b->f.b, 16)) {                                                  \
+			bad++;                                                                     \
+			mrc_st_check(st, false, __FILE__, __LINE__, "op 0x%x: %s differs",         \
+				a->opcode, #f);                                                    \
+		}                                                                                  \
+	} while (0)
+	if (cfg->ev_format == MRC_EVF_SRV6 && outer) {
+		CMPA(outer_src);
+		CMPA(outer_dst);
+		CMP(n_segs);
+		CMP(segments_left);
+		if (a->n_segs)
+			CMP(srh_reduced);
+		for (unsigned i = 0; i < a->n_segs && i < MRC_SRH_MAX_SEGS; i++)
+			CMPA(segs[i]);
+	}
+	CMP(hop_limit);
+	CMP(dscp);
+	CMP(ecn);
+	CMPA(src);
+	CMPA(dst);
+	CMP(ev);
+	CMP(opcode);
+	CMP(se);
+	CMP(mig);
+	CMP(pad_cnt);
+	CMP(pkey);
+	CMP(dest_qp);
+	CMP(flags);
+	CMP(psn);
+	CMP(trimmed);
+	if (op_is_data(a->opcode)) {
+		CMP(rqmsn);
+		CMP(msn);
+		if (a->flags & MRC_BTH_F_TS) {
+			CMP(tx_ts);
+			CMP(tsr);
+		}
+		CMP(va);
+		CMP(rkey);
+		CMP(dma_len);
+		if (op_has_imm(a->opcode))
+			CMP(imm);
+		CMP(payload_len);
+		if (a->payload_len == b->payload_len && b->payload &&
+		    memcmp(a->payload, b->payload, a->payload_len)) {
+			bad++;
+			mrc_st_check(st, false, __FILE__, __LINE__, "payload differs");
+		}
+	}
+	switch (a->opcode) {
+	case MRC_OP_ACK:
+		CMP(aeth.syndrome);
+		CMP(aeth.msn);
+		break;
+	case MRC_OP_SACK:
+		CMP(seth.m);
+		CMP(seth.pr);
+		CMP(seth.ack_psn_offset);
+		CMP(seth.ev);
+		CMP(seth.spdcid);
+		CMP(seth.dpdcid);
+		CMP(seth.cack_psn);
+		CMP(seth.cc_type);
+		CMP(seth.cc_flags);
+		CMP(seth.mpr);
+		CMP(seth.sack_offset);
+		CMP(seth.sack_bitmap);
+		CMP(seth.tx_ts_echo);
+		CMP(seth.ooo_count);
+		CMP(seth.restore_cwnd);
+		CMP(seth.rcv_cwnd_pen);
+		CMP(seth.rcvd_bytes);
+		break;
+	case MRC_OP_NACK:
+		CMP(neth.reason);
+		CMP(neth.vendor);
+		CMP(neth.ev);
+		CMP(neth.spdcid);
+		CMP(neth.dpdcid);
+		CMP(neth.nack_psn);
+		CMP(neth.cc_type);
+		CMP(neth.cc_flags);
+		CMP(neth.tx_ts_echo);
+		break;
+	case MRC_OP_PROBE:
+		CMP(peth.vendor);
+		CMP(peth.probe_id);
+		CMP(peth.spdcid);
+		CMP(peth.dpdcid);
+		CMP(peth.tx_ts);
+		CMP(peth.tsr);
+		CMP(peth.ftype);
+		break;
+	case MRC_OP_EP_REQUEST:
+		CMP(erth.kind);
+		CMP(erth.plane);
+		CMP(erth.port_up);
+		CMP(erth.req_id);
+		CMP(erth.ev);
+		CMP(erth.spdcid);
+		CMP(erth.dpdcid);
+		CMP(erth.tx_ts);
+		break;
+	case MRC_OP_EP_RESPONSE:
+		CMP(eeth.kind);
+		CMP(eeth.plane);
+		CMP(eeth.port_up);
+		CMP(eeth.req_id);
+		CMP(eeth.ev);
+		CMP(eeth.spdcid);
+		CMP(eeth.dpdcid);
+		CMP(eeth.tx_ts_echo);
+		CMP(eeth.status);
+		CMP(eeth.plane_mask);
+		CMP(eeth.rsvd_vendor);
+		break;
+	}
+#undef CMP
+#undef CMPA
+	return bad;
+}
+
+/* Offset of the inner IPv6 header in an encoded srv6 packet (40 + SRH length). */
+static size_t inner_off(const uint8_t *buf)
+{
+	return MRC_IP6_HLEN + (buf[6] == NH_ROUTING ? ((size_t)buf[41] + 1) * 8 : 0);
+}
+
+/* Decodes a malloc'd copy of exactly @cut bytes so ASan sees any read past the end. */
+static int decode_cut(const struct mrc_wire_cfg *cfg, const uint8_t *buf, size_t cut, bool outer,
+	struct mrc_pkt *p)
+{
+	uint8_t *c = malloc(cut ? cut : 1);
+	int r;
+
+	if (!c)
+		return -ENOMEM;
+	memcpy(c, buf, cut);
+	r = mrc_wire_decode(cfg, c, cut, outer, p);
+	free(c);
+	return r;
+}
+
+MRC_SELFTEST(wire)
+{
+	struct mrc_wire_cfg cfg;
+	struct mrc_ip6_udp h, hd;
+	struct mrc_ip6 segs[3], a;
+	struct mrc_srh srh;
+	struct mrc_pkt p, d;
+	uint8_t want[256], buf[MRC_PKT_MAX], pay[8];
+	uint16_t c;
+	int n, r;
+
+	mrc_wire_cfg_default(&cfg);
+	for (int i = 0; i < 8; i++)
+		pay[i] = (uint8_t)i;
+
+	mrc_st_case(st, "C01 UDP checksum under an SRH uses the final destination");
+	n = mrc_st_hex(c01_hex, want, sizeof(want));
+	ST_EQ(st, n, 112);
+	c01_hdr(&h, pay);
+	ST_EQ(st, mrc_wire_encode_ip6_udp(&h, buf, sizeof(buf)), 112);
+	ST_EQ_MEM(st, buf, want, 112);
+	ST_EQ(st, get_be16(buf + 102), 0xc57c);
+	ST_EQ(st, mrc_wire_udp6_csum(want, 112, &c), 0);
+	ST_EQ(st, c, 0xc57c);
+	ST_EQ_I(st, mrc_wire_decode_ip6_udp(want, 112, &hd), MRC_WIRE_OK);
+	ST_EQ(st, hd.n_segs, 3);
+	ST_EQ(st, hd.segments_left, 2);
+	ST_EQ_MEM(st, hd.segs[2].b, h.segs[2].b, 16);
+	ST_EQ(st, hd.payload_len, 8);
+	/* the bug: the current DA in the pseudo-header gives 0xf73f, which must not pass */
+	memcpy(buf, want, 112);
+	put_be16(buf + 102, 0xf73f);
+	ST_EQ_I(st, mrc_wire_decode_ip6_udp(buf, 112, &hd), MRC_WIRE_BAD_CHECKSUM);
+
+	mrc_st_case(st, "C01 replays with SL=1/DA=S2 and SL=0/DA=final stay valid");
+	memcpy(buf, want, 112);
+	buf[43] = 1;
+	memcpy(buf + 24, h.segs[1].b, 16);
+	ST_EQ_I(st, mrc_wire_decode_ip6_udp(buf, 112, &hd), MRC_WIRE_OK);
+	ST_EQ(st, hd.segments_left, 1);
+	ST_EQ(st, mrc_wire_udp6_csum(buf, 112, &c), 0);
+	ST_EQ(st, c, 0xc57c);
+	buf[43] = 0;
+	memcpy(buf + 24, h.segs[2].b, 16);
+	ST_EQ_I(st, mrc_wire_decode_ip6_udp(buf, 112, &hd), MRC_WIRE_OK);
+	ST_EQ(st, hd.segments_left, 0);
+
+	mrc_st_case(st, "C01 computed 0x0000 goes out as 0xffff; a received 0x0000 is rejected");
+	mrc_st_hex("00 01 02 03 04 05 cb 83", pay, 8);
+	ST_EQ(st, mrc_wire_encode_ip6_udp(&h, buf, sizeof(buf)), 112);
+	ST_EQ(st, get_be16(buf + 102), 0xffff);
+	ST_EQ_I(st, mrc_wire_decode_ip6_udp(buf, 112, &hd), MRC_WIRE_OK);
+	put_be16(buf + 102, 0x0000);
+	ST_EQ_I(st, mrc_wire_decode_ip6_udp(buf, 112, &hd), MRC_WIRE_BAD_CHECKSUM);
+
+	mrc_st_case(st, "C02 SRH fixed fields, reversed list, last entry read back");
+	c0x_segs(segs);
+	memset(buf, 0xaa, sizeof(buf));
+	ST_EQ_I(st, mrc_wire_srh_encode(segs, 3, false, 17, buf, sizeof(buf)), 56);
+	mrc_st_hex("11 06 04 02 02 00 00 00", want, 8);
+	ST_EQ_MEM(st, buf, want, 8);
+	ST_EQ(st, buf[4], 2);
+	ST_EQ_MEM(st, buf + 8, segs[2].b, 16);
+	ST_EQ_MEM(st, buf + 24, segs[1].b, 16);
+	ST_EQ_MEM(st, buf + 40, segs[0].b, 16);
+	ST_TRUE(st, !has_aa_run(buf, 56));
+	ST_EQ(st, buf[56], 0xaa);
+	ST_EQ_I(st, mrc_wire_srh_decode(buf, 56, &srh), 56);
+	ST_EQ(st, srh.last_entry, 2);
+	ST_TRUE(st, !srh.reduced);
+	ST_EQ_I(st, mrc_wire_srh_decode(buf, 55, &srh), MRC_WIRE_TRUNCATED);
+	ST_EQ(st, mrc_wire_srh_len(3, false), 56);
+
+	mrc_st_case(st, "C02 SRH decoder rejects inconsistent headers (RFC 8754 4.3.1)");
+	memset(buf, 0, sizeof(buf));
+	mrc_st_hex("11 06 04 02 00 00 00 00", buf, 8); /* SL 2 > LE+1 */
+	memcpy(buf + 8, segs[2].b, 16);
+	ST_EQ_I(st, mrc_wire_srh_decode(buf, 56, &srh), MRC_WIRE_BAD_SRH);
+	buf[3] = 1; /* SL = LE+1 = 1, TLV area all Pad1: valid, reduced */
+	ST_EQ_I(st, mrc_wire_srh_decode(buf, 56, &srh), 56);
+	ST_TRUE(st, srh.reduced);
+	mrc_st_hex("11 04 04 01 00 00 00 00", buf, 8); /* LE 0, 16 bytes after the list */
+	memset(buf + 24, 0xaa, 16);		      /* trailing garbage, not TLVs */
+	ST_EQ_I(st, mrc_wire_srh_decode(buf, 40, &srh), MRC_WIRE_BAD_SRH);
+	mrc_st_hex("04 0e", buf + 24, 2); /* PadN covering the 16 bytes: valid TLVs */
+	ST_EQ_I(st, mrc_wire_srh_decode(buf, 40, &srh), 40);
+	mrc_st_hex("11 02 04 00 01 00 00 00", buf, 8); /* LE 1 > hdr_ext_len/2 - 1 = 0 */
+	ST_EQ_I(st, mrc_wire_srh_decode(buf, 24, &srh), MRC_WIRE_BAD_SRH);
+	mrc_st_hex("11 02 05 00 00 00 00 00", buf, 8); /* routing type 5 */
+	ST_EQ_I(st, mrc_wire_srh_decode(buf, 24, &srh), MRC_WIRE_BAD_SRH);
+	mrc_st_hex("11 06 04 02 02 00 00 00", buf, 8); /* needs 56 bytes */
+	ST_EQ_I(st, mrc_wire_srh_decode(buf, 40, &srh), MRC_WIRE_TRUNCATED);
+
+	mrc_st_case(st, "C03 reduced SRH bytes, DA progression S1 -> S2 -> S3");
+	memset(buf, 0xaa, sizeof(buf));
+	ST_EQ_I(st, mrc_wire_srh_encode(segs, 3, true, 17, buf, sizeof(buf)), 40);
+	mrc_st_hex("11 04 04 02 01 00 00 00", want, 8);
+	ST_EQ_MEM(st, buf, want, 8);
+	ST_EQ_MEM(st, buf + 8, segs[2].b, 16);
+	ST_EQ_MEM(st, buf + 24, segs[1].b, 16);
+	ST_TRUE(st, !has_aa_run(buf, 40));
+	ST_EQ(st, buf[40], 0xaa);
+	ST_EQ_I(st, mrc_wire_srh_decode(buf, 40, &srh), 40);
+	ST_TRUE(st, srh.reduced);
+	{
+		/* endpoint processing (RFC 8754 4.3.1.1): SL--, DA = list[SL]; starts at S1 */
+		const uint8_t *da = segs[0].b;
+		const uint8_t *seen[3];
+		unsigned k = 0, sl = buf[3];
+
+		seen[k++] = da;
+		while (sl > 0 && k < 3) {
+			sl--;
+			seen[k++] = buf + 8 + 16 * sl;
+		}
+		ST_EQ(st, k, 3);
+		ST_EQ_MEM(st, seen[1], segs[1].b, 16);
+		ST_EQ_MEM(st, seen[2], segs[2].b, 16);
+	}
+	buf[3] = 3; /* SL = LE+2 */
+	ST_EQ_I(st, mrc_wire_srh_decode(buf, 40, &srh), MRC_WIRE_BAD_SRH);
+	memset(buf, 0xaa, sizeof(buf));
+	ST_EQ_I(st, mrc_wire_srh_encode(segs + 1, 2, true, 17, buf, sizeof(buf)), 24);
+	mrc_st_hex("11 02 04 01 00 00 00 00", want, 8);
+	ST_EQ_MEM(st, buf, want, 8);
+	ST_EQ_MEM(st, buf + 8, segs[2].b, 16);
+	ST_EQ(st, buf[24], 0xaa);
+	ST_EQ_I(st, mrc_wire_srh_encode(segs + 2, 1, true, 17, buf, sizeof(buf)), 0);
+	/* a full MRC packet with the reduced SRH: DA = S1, 40-byte SRH, next header 41 */
+	ST_EQ(st, mrc_wire_sample_pkt(2 * MRC_WIRE_SAMPLE_TYPES + 4, &cfg, &p), 0);
+	memset(buf, 0xaa, sizeof(buf));
+	n = mrc_wire_encode(&cfg, &p, buf, sizeof(buf));
+	ST_TRUE(st, n > 0);
+	ST_EQ(st, buf[6], 43);
+	ST_EQ_MEM(st, buf + 24, segs[0].b, 16);
+	mrc_st_hex("29 04 04 02 01 00 00 00", want, 8);
+	ST_EQ_MEM(st, buf + 40, want, 8);
+	ST_TRUE(st, !has_aa_run(buf, (size_t)n));
+	ST_EQ_I(st, mrc_wire_decode(&cfg, buf, (size_t)n, true, &d), MRC_WIRE_OK);
+	ST_TRUE(st, d.srh_reduced);
+	ST_EQ(st, d.n_segs, 3);
+
+	mrc_st_case(st, "ICRC of a RoCEv2 RC WRITE_ONLY over IPv6 (independent vector)");
+	/*
+	 * Built and checked with python3 (zlib.crc32 over b'\xff'*8 + the packet with TC/FL
+	 * 1s, HL 0xff, UDP csum 0xffff, BTH byte 4 0xff): crc = 0xdbc0ac00, on the wire LE.
+	 */
+	n = mrc_st_hex("6020beef0030114020010db8000a0000000000000000000120010db8000b0000"
+		       "0000000000000002c12312b70030425c0a00ffff000001238000000500000000"
+		       "000010000000200000000008414243444546474800acc0db",
+		want, sizeof(want));
+	ST_EQ(st, n, 88);
+	ST_EQ(st, mrc_wire_icrc(want, 84), 0xdbc0ac00);
+	want[7] = 3;	       /* hop limit: masked */
+	want[1] ^= 0x0f;       /* flow label bits: masked */
+	want[48 + 4] = 0x5a;   /* BTH rsvd byte: masked */
+	ST_EQ(st, mrc_wire_icrc(want, 84), 0xdbc0ac00);
+	want[48 + 11] ^= 1;    /* PSN: covered */
+	ST_TRUE(st, mrc_wire_icrc(want, 84) != 0xdbc0ac00);
+
+	mrc_st_case(st, "MRC WRITE_ONLY (stev) equals hand-built bytes; checksum and ICRC");
+	/* python3: see the README "Bytes on the wire" vector; ICRC 0xca94ac99, csum 0xab1a */
+	n = mrc_st_hex("66a056780034114020010db8000a0000000000000000000120010db8000b0000"
+		       "0000000000000002123412b70034ab1aca20ffff000001238000000500010002"
+		       "00000000000010000000200000000006616263646566000099ac94ca",
+		want, sizeof(want));
+	ST_EQ(st, n, 92);
+	cfg.ev_format = MRC_EVF_STEV;
+	memset(&p, 0, sizeof(p));
+	ip6_parse(&p.src, "20010db8000a00000000000000000001");
+	ip6_parse(&p.dst, "20010db8000b00000000000000000002");
+	p.hop_limit = 64;
+	p.dscp = 26;
+	p.ecn = 2;
+	p.ev = 0x12345678;
+	p.opcode = MRC_OP_WRITE_ONLY;
+	p.pkey = 0xffff;
+	p.dest_qp = 0x123;
+	p.flags = MRC_BTH_F_ACKREQ;
+	p.psn = 5;
+	p.rqmsn = 1;
+	p.msn = 2;
+	p.va = 0x1000;
+	p.rkey = 0x2000;
+	p.dma_len = 6;
+	p.payload = (const uint8_t *)"abcdef";
+	p.payload_len = 6;
+	ST_EQ(st, mrc_wire_encode(&cfg, &p, buf, sizeof(buf)), 92);
+	ST_EQ_MEM(st, buf, want, 92);
+	ST_EQ_I(st, mrc_wire_decode(&cfg, want, 92, true, &d), MRC_WIRE_OK);
+	ST_EQ(st, d.ev, 0x12345678);
+	ST_EQ(st, d.payload_len, 6);
+	ST_EQ(st, d.pad_cnt, 2);
+	memcpy(buf, want, 92);
+	buf[7] = 9; /* hop limit: in neither the pseudo-header nor the ICRC */
+	ST_EQ_I(st, mrc_wire_decode(&cfg, buf, 92, true, &d), MRC_WIRE_OK);
+	buf[80]++;  /* payload "ab" +1 and "cd" -1: the ones' complement sum is unchanged */
+	buf[82]--;
+	ST_EQ_I(st, mrc_wire_decode(&cfg, buf, 92, true, &d), MRC_WIRE_BAD_ICRC);
+	cfg.check_icrc = false;
+	ST_EQ_I(st, mrc_wire_decode(&cfg, buf, 92, true, &d), MRC_WIRE_OK);
+	cfg.check_icrc = true;
+	buf[80]++;
+	ST_EQ_I(st, mrc_wire_decode(&cfg, buf, 92, true, &d), MRC_WIRE_BAD_CHECKSUM);
+	memcpy(buf, want, 92);
+	put_be16(buf + 46, 0);
+	ST_EQ_I(st, mrc_wire_decode(&cfg, buf, 92, true, &d), MRC_WIRE_BAD_CHECKSUM);
+	cfg.ev_format = MRC_EVF_SRV6;
+
+	mrc_st_case(st, "header bit positions: BTH METH TSETH RETH ImmDt, EV placement");
+	cfg.ev_format = MRC_EVF_STEV;
+	ST_EQ(st, mrc_wire_sample(9, &cfg, buf, sizeof(buf)), 40 + 8 + 12 + 28 + 1036 + 4);
+	mrc_st_hex("66 a0 09 09", want, 4); /* TC 26<<2|2 = 0x6a, FL = EV[15:0] 0x0909 */
+	ST_EQ_MEM(st, buf, want, 4);
+	ST_EQ(st, get_be16(buf + 40), 0x3a5c); /* sport = EV[31:16] */
+	mrc_st_hex("c9 b0 ffff 00 000a1a 90 fffff9  1209 3409  bee6 0001"
+		   "00007f0012349000 abcd0009 00010000  dead0009",
+		want, 40);
+	ST_EQ_MEM(st, buf + 48, want, 40);
+	cfg.ev_format = MRC_EVF_UDP;
+	ST_EQ(st, mrc_wire_sample(9, &cfg, buf, sizeof(buf)), 40 + 8 + 12 + 28 + 1036 + 4);
+	mrc_st_hex("66 a0 00 00", want, 4); /* udp mode: flow label 0 */
+	ST_EQ_MEM(st, buf, want, 4);
+	ST_EQ(st, get_be16(buf + 40), 0xc000 + 17 * 9); /* sport = the 16-bit EV */
+	p.ev = 0x10000;
+	ST_EQ_I(st, mrc_wire_encode(&cfg, &p, buf, sizeof(buf)), -EINVAL);
+	cfg.ev_format = MRC_EVF_SRV6;
+	ST_EQ(st, mrc_wire_sample(9, &cfg, buf, sizeof(buf)), 40 + 40 + 8 + 12 + 28 + 1036 + 4);
+	mrc_st_hex("66 a0 09 09  04 68 29 40", want, 8); /* outer: plen 40+1088, NH 41, HL 64 */
+	ST_EQ_MEM(st, buf, want, 8);
+	mrc_st_hex("66 a0 09 09  04 40 11 40", want, 8); /* inner: plen 8+12+28+1036+4 = 1088 */
+	ST_EQ_MEM(st, buf + 40, want, 8);
+	ST_EQ(st, get_be16(buf + 80), 0x3a5c);
+	ST_EQ(st, get_be16(buf + 82), 4791);
+
+	mrc_st_case(st, "header bit positions: SETH+CC_STATE NETH PETH ERTH EETH AETH");
+	{
+		static const struct {
+			unsigned sample;
+			size_t len;
+			const char *hex;
+		} v[] = {
+			{ 15, 36, "0042 fffd 3a5c1234 1001 2002 00 fffffe 96 08 0002"
+				  "8000000000000005"
+				  "feed 7ffe d5 abcdef" },
+			{ 16, 20, "0000 01 5a 3a5c0010 1001 2002 00fffff1 1e 00 0102" },
+			{ 22, 20, "0000 19 5a 3a5c0016 1001 2002 00fffff1 1e 00 0102" },
+			{ 23, 16, "0000 0077 0909 0000 1001 2002 3333 8001" },
+			{ 13, 16, "02 05 80 00 4242 7777 50010203 0101 0202" },
+			{ 14, 36, "01 06 00 00 4243 7777 60010203 0202 0101 01020304"
+				  "00000000000000bf 0badcafe 00000000" },
+			{ 12, 4, "1f 123456" },
+		};
+
+		cfg.ev_format = MRC_EVF_UDP;
+		for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+			n = mrc_wire_sample(v[i].sample, &cfg, buf, sizeof(buf));
+			ST_EQ_I(st, n, (int)(40 + 8 + 12 + v[i].len + 4));
+			ST_EQ_I(st, mrc_st_hex(v[i].hex, want, sizeof(want)), (int)v[i].len);
+			ST_EQ_MEM(st, buf + 60, want, v[i].len);
+		}
+		cfg.ev_format = MRC_EVF_SRV6;
+	}
+
+	mrc_st_case(st, "round trip: every packet type and EV format, SRH none/normal/reduced");
+	for (int f = MRC_EVF_SRV6; f <= MRC_EVF_UDP; f++) {
+		int cnt, bad = 0, seen = 0;
+
+		cfg.ev_format = (enum mrc_ev_format)f;
+		cnt = mrc_wire_sample_count(&cfg);
+		for (int i = 0; i < cnt && bad < 5; i++) {
+			ST_EQ(st, mrc_wire_sample_pkt((unsigned)i, &cfg, &p), 0);
+			n = mrc_wire_encode(&cfg, &p, buf, sizeof(buf));
+			ST_EQ_I(st, n, mrc_wire_encoded_len(&cfg, &p));
+			r = mrc_wire_decode(&cfg, buf, (size_t)n, true, &d);
+			if (!mrc_st_check(st, r == MRC_WIRE_OK, __FILE__, __LINE__,
+				    "format %d sample %d: %s", f, i, mrc_wire_strerror(r))) {
+				bad++;
+				continue;
+			}
+			ST_EQ(st, d.orig_len, n);
+			bad += pkt_cmp(st, &cfg, &p, &d, true);
+			if (f == MRC_EVF_SRV6) {
+				size_t io = inner_off(buf);
+
+				r = mrc_wire_decode(&cfg, buf + io, (size_t)n - io, false, &d);
+				ST_EQ_I(st, r, MRC_WIRE_OK);
+				bad += pkt_cmp(st, &cfg, &p, &d, false);
+			}
+			seen++;
+		}
+		ST_EQ_I(st, seen, f == MRC_EVF_SRV6 ? 72 : 24);
+		ST_EQ_I(st, bad, 0);
+	}
+	cfg.ev_format = MRC_EVF_SRV6;
+	ST_EQ_I(st, mrc_wire_sample(72, &cfg, buf, sizeof(buf)), -ENOENT);
+
+	mrc_st_case(st, "every cut 1..len-1 of every packet is truncated (or a trim), no overread");
+	for (int f = MRC_EVF_SRV6; f <= MRC_EVF_UDP; f++) {
+		int cnt, bad = 0;
+
+		cfg.ev_format = (enum mrc_ev_format)f;
+		cnt = mrc_wire_sample_count(&cfg);
+		for (int i = 0; i < cnt && bad < 5; i++) {
+			size_t io;
+
+			mrc_wire_sample_pkt((unsigned)i, &cfg, &p);
+			if (p.payload_len > 64)
+				p.payload_len = 64; /* keep the cut loop short */
+			n = mrc_wire_encode(&cfg, &p, buf, sizeof(buf));
+			io = f == MRC_EVF_SRV6 ? inner_off(buf) : 0;
+			for (size_t cut = 1; cut < (size_t)n && bad < 5; cut++) {
+				r = decode_cut(&cfg, buf, cut, true, &d);
+				if (r != MRC_WIRE_TRUNCATED) {
+					bad++;
+					mrc_st_check(st, false, __FILE__, __LINE__,
+						"format %d sample %d cut %zu: %s", f, i, cut,
+						mrc_wire_strerror(r));
+				}
+				if (f != MRC_EVF_SRV6 || cut <= io)
+					continue;
+				/* inner alone, as a protocol-41 socket gives it */
+				r = decode_cut(&cfg, buf + io, cut - io, false, &d);
+				if (op_is_data(p.opcode) &&
+				    cut >= io + MRC_IP6_HLEN + MRC_UDP_HLEN + MRC_BTH_LEN) {
+					if (r != MRC_WIRE_OK || !d.trimmed || d.psn != p.psn ||
+					    d.orig_len != (uint32_t)n - io)
+						bad++;
+				} else if (r != MRC_WIRE_TRUNCATED) {
+					bad++;
+				}
+			}
+		}
+		ST_EQ_I(st, bad, 0);
+	}
+	cfg.ev_format = MRC_EVF_SRV6;
+
+	mrc_st_case(st, "C11 a 1504-byte packet trimmed to 256 decodes as trimmed, not corrupt");
+	ST_EQ(st, mrc_wire_sample_pkt(MRC_WIRE_SAMPLE_TYPES + 4, &cfg, &p), 0); /* SRH, ONLY */
+	/* 1504 = outer 40 + SRH 56 + inner 40 + UDP 8 + BTH 12 + METH 4 + RETH 16 + 1324 + 4 */
+	p.payload_len = 1324;
+	ST_EQ(st, mrc_wire_encode(&cfg, &p, buf, sizeof(buf)), 1504);
+	ST_EQ(st, get_be16(buf + 136 + 4), 1368); /* UDP length = 1504 - 136 */
+	ST_EQ_I(st, mrc_wire_trim(buf, 1504, 256, cfg.dscp_trimmed), 256);
+	ST_EQ(st, get_be16(buf + 4), 216);
+	ST_EQ(st, get_be16(buf) >> 6 & 0x3f, cfg.dscp_trimmed);
+	ST_EQ(st, get_be16(buf) >> 4 & 3, 2);	  /* ECN kept */
+	ST_EQ(st, buf[43], 2);			  /* segments left as sent */
+	ST_EQ(st, get_be16(buf + 136 + 4), 1368); /* UDP length untouched */
+	ST_EQ_I(st, decode_cut(&cfg, buf, 256, true, &d), MRC_WIRE_OK);
+	ST_TRUE(st, d.trimmed);
+	ST_EQ(st, d.orig_len, 1504);
+	ST_EQ(st, d.psn, p.psn);
+	ST_EQ(st, d.ev, p.ev);
+	ST_EQ(st, d.dscp, cfg.dscp_trimmed);
+	ST_EQ(st, d.va, p.va);
+	ST_EQ(st, d.payload_len, 256 - 136 - 8 - 12 - 4 - 16);
+	ST_EQ_I(st, decode_cut(&cfg, buf + 96, 160, false, &d), MRC_WIRE_OK);
+	ST_TRUE(st, d.trimmed);
+	ST_EQ(st, d.orig_len, 1504 - 96);
+	/* the same cut without the switch's rewrite is a short capture: truncated */
+	mrc_wire_encode(&cfg, &p, buf, sizeof(buf));
+	ST_EQ_I(st, decode_cut(&cfg, buf, 256, true, &d), MRC_WIRE_TRUNCATED);
+	/* a trim that leaves no full BTH: truncated */
+	ST_EQ_I(st, mrc_wire_trim(buf, 1504, 150, cfg.dscp_trimmed_lasthop), 150);
+	ST_EQ_I(st, decode_cut(&cfg, buf, 150, true, &d), MRC_WIRE_TRUNCATED);
+	/* stev: the only header is the rewritten one; DSCP must be a trimmed class */
+	cfg.ev_format = MRC_EVF_STEV;
+	n = mrc_wire_encode(&cfg, &p, buf, sizeof(buf));
+	ST_EQ(st, n, 1504 - 96);
+	ST_EQ_I(st, mrc_wire_trim(buf, (size_t)n, 256, cfg.dscp_trimmed_lasthop), 256);
+	ST_EQ_I(st, decode_cut(&cfg, buf, 256, true, &d), MRC_WIRE_OK);
+	ST_TRUE(st, d.trimmed);
+	ST_EQ(st, d.dscp, cfg.dscp_trimmed_lasthop);
+	ST_EQ(st, d.orig_len, 1504 - 96);
+	ST_EQ_I(st, mrc_wire_trim(buf, 256, 200, 26), 200); /* data DSCP: not a trim */
+	ST_EQ_I(st, decode_cut(&cfg, buf, 200, true, &d), MRC_WIRE_BAD_LENGTH);
+	/* control packets are never trimmed */
+	ST_EQ(st, mrc_wire_sample_pkt(15, &cfg, &p), 0);
+	n = mrc_wire_encode(&cfg, &p, buf, sizeof(buf));
+	ST_EQ_I(st, mrc_wire_trim(buf, (size_t)n, (size_t)n - 8, cfg.dscp_trimmed), n - 8);
+	ST_EQ_I(st, decode_cut(&cfg, buf, (size_t)n - 8, true, &d), MRC_WIRE_TRUNCATED);
+	ST_EQ_I(st, mrc_wire_trim(buf, (size_t)n, 39, 0), -EINVAL);
+	cfg.ev_format = MRC_EVF_SRV6;
+
+	mrc_st_case(st, "decode error kinds");
+	ST_EQ(st, mrc_wire_sample_pkt(15, &cfg, &p), 0); /* SACK, srv6, no SRH */
+	n = mrc_wire_encode(&cfg, &p, want, sizeof(want));
+	ST_TRUE(st, n > 0);
+	memcpy(buf, want, (size_t)n);
+	buf[0] = 0x46;
+	ST_EQ_I(st, mrc_wire_decode(&cfg, buf, (size_t)n, true, &d), MRC_WIRE_BAD_VERSION);
+	memcpy(buf, want, (size_t)n);
+	buf[40] = 0x46; /* inner version */
+	ST_EQ_I(st, mrc_wire_decode(&cfg, buf, (size_t)n, true, &d), MRC_WIRE_BAD_VERSION);
+	memcpy(buf, want, (size_t)n);
+	buf[6] = 17; /* outer next header: not IPv6-in-IPv6 */
+	ST_EQ_I(st, mrc_wire_decode(&cfg, buf, (size_t)n, true, &d), MRC_WIRE_NOT_MRC);
+	memcpy(buf, want, (size_t)n);
+	put_be16(buf + 82, 4792);
+	ST_EQ_I(st, mrc_wire_decode(&cfg, buf, (size_t)n, true, &d), MRC_WIRE_NOT_MRC);
+	memcpy(buf, want, (size_t)n);
+	buf[88] = 0x0a; /* RC WRITE_ONLY: not an MRC opcode */
+	ST_EQ_I(st, mrc_wire_decode(&cfg, buf, (size_t)n, true, &d), MRC_WIRE_BAD_OPCODE);
+	memcpy(buf, want, (size_t)n);
+	buf[89] |= 1; /* TVer 1 */
+	ST_EQ_I(st, mrc_wire_decode(&cfg, buf, (size_t)n, true, &d), MRC_WIRE_BAD_VERSION);
+	memcpy(buf, want, (size_t)n);
+	put_be16(buf + 84, (uint16_t)(get_be16(buf + 84) - 4)); /* UDP len != inner plen */
+	ST_EQ_I(st, mrc_wire_decode(&cfg, buf, (size_t)n, true, &d), MRC_WIRE_BAD_LENGTH);
+	memcpy(buf, want, (size_t)n);
+	buf[89 + 12 + 20] ^= 0x01; /* a SACK bitmap bit: the checksum catches it */
+	ST_EQ_I(st, mrc_wire_decode(&cfg, buf, (size_t)n, true, &d), MRC_WIRE_BAD_CHECKSUM);
+	cfg.ev_format = MRC_EVF_STEV;
+	ST_EQ_I(st, mrc_wire_decode(&cfg, want + 40, (size_t)n - 40, false, &d), MRC_WIRE_OK);
+	ST_EQ_I(st, mrc_wire_decode(&cfg, want, (size_t)n, false, &d), MRC_WIRE_NOT_MRC);
+	cfg.ev_format = MRC_EVF_SRV6;
+	ST_EQ_I(st, mrc_wire_encode(&cfg, &p, buf, (size_t)n - 1), -ENOSPC);
+	p.psn = 0x1000000;
+	ST_EQ_I(st, mrc_wire_encode(&cfg, &p, buf, sizeof(buf)), -EINVAL);
+	p.psn = 0;
+	p.opcode = 0x0a;
+	ST_EQ_I(st, mrc_wire_encode(&cfg, &p, buf, sizeof(buf)), -EINVAL);
+
+	mrc_st_case(st, "icrc_outer knob covers the outer header but not its per-hop fields");
+	ST_EQ(st, mrc_wire_sample_pkt(MRC_WIRE_SAMPLE_TYPES + 4, &cfg, &p), 0);
+	n = mrc_wire_encode(&cfg, &p, want, sizeof(want));
+	cfg.icrc_outer = true;
+	ST_EQ_I(st, mrc_wire_encode(&cfg, &p, buf, sizeof(buf)), n);
+	ST_TRUE(st, memcmp(buf + n - 4, want + n - 4, 4) != 0);
+	ST_EQ_I(st, mrc_wire_decode(&cfg, buf, (size_t)n, true, &d), MRC_WIRE_OK);
+	buf[43] = 1; /* SL 1, DA = S2: an endpoint's rewrite */
+	memcpy(buf + 24, p.segs[1].b, 16);
+	ST_EQ_I(st, mrc_wire_decode(&cfg, buf, (size_t)n, true, &d), MRC_WIRE_OK);
+	buf[10] ^= 1; /* outer source: covered */
+	ST_EQ_I(st, mrc_wire_decode(&cfg, buf, (size_t)n, true, &d), MRC_WIRE_BAD_ICRC);
+	cfg.icrc_outer = false;
+	ST_EQ_I(st, mrc_wire_decode(&cfg, buf, (size_t)n, true, &d), MRC_WIRE_BAD_ICRC);
+	ST_EQ_I(st, mrc_wire_decode(&cfg, want, (size_t)n, true, &d), MRC_WIRE_OK);
+
+	mrc_st_case(st, "names");
+	ST_EQ_STR(st, mrc_wire_strerror(MRC_WIRE_TRUNCATED), "truncated");
+	ST_EQ_STR(st, mrc_wire_opcode_name(0xDC), "SACK");
+	ST_EQ_STR(st, mrc_wire_opcode_name(0xCB), "WRITE_ONLY_IMM");
+	ST_EQ_STR(st, mrc_wire_nack_name(0x01), "TRIMMED");
+	ST_EQ_STR(st, mrc_wire_nack_name(0x19), "UNEXP_EVENT");
+	(void)a;
+}
