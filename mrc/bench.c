@@ -4,6 +4,7 @@
 #include "mrc/bytes.h"
 #include "mrc/fabric.h"
 #include "mrc/sim.h"
+#include "mrc/srv6.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -95,6 +96,8 @@ static int bench_evq(FILE *out)
  */
 struct synth {
 	struct mrc_fabric *fab;
+	struct mrc_srv6_plan *plan;
+	uint32_t block;
 	unsigned planes, t0, t1, hpt, hosts;
 	uint32_t pkts;
 	uint32_t *sent;	    /* [host * planes + plane] */
@@ -128,7 +131,7 @@ static size_t syn_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uin
 	put_be16(b + 4, (uint16_t)(len - 40));
 	b[6] = 41, b[7] = 64;
 	memcpy(b + 8, s->addr[plane * s->hosts + host].b, 16);
-	put_be32(b + 24, 0xFC000000);
+	put_be32(b + 24, s->block);
 	memset(b + 28, 0, 12);
 	put_be16(b + 28, s->u_t0[plane * s->t0 + rs]);
 	if (rs == rd) {
@@ -173,6 +176,7 @@ static int bench_fabric(FILE *out, const char *name, unsigned planes, unsigned t
 {
 	struct mrc_fab_host_ops ops = { .rx = syn_rx, .tx = syn_tx };
 	struct mrc_fabric_params p;
+	struct mrc_srv6_params spp;
 	struct synth s = { .planes = planes, .t0 = t0, .t1 = t1, .hpt = hpt, .pkts = pkts };
 	struct mrc_fab_stats fs;
 	struct mrc_fab_port_stats tot;
@@ -190,32 +194,33 @@ static int bench_fabric(FILE *out, const char *name, unsigned planes, unsigned t
 	s.addr = calloc((size_t)planes * s.hosts, sizeof(*s.addr));
 	if (!s.sent || !s.inflight || !s.u_t0 || !s.u_t1 || !s.u_port || !s.addr)
 		goto out;
-	/* plan: uSID = (plane+1)<<12 | role<<10 | index; address 2001:db8:0:plane:host::1 */
+	/* the default generated plan of mrc/srv6; its uSIDs cached for building containers */
+	mrc_srv6_params_default(&spp);
+	spp.planes = planes;
+	spp.t0 = t0;
+	spp.t1 = t1;
+	spp.hosts_per_t0 = hpt;
+	err = mrc_srv6_plan_new(&spp, &s.plan, NULL, 0);
+	if (err)
+		goto out;
+	s.block = spp.block;
 	for (unsigned pl = 0; pl < planes; pl++) {
-		for (unsigned i = 0; i < t0; i++)
-			s.u_t0[pl * t0 + i] = (uint16_t)((pl + 1) << 12 | 1 << 10 | i);
-		for (unsigned j = 0; j < t1; j++)
-			s.u_t1[pl * t1 + j] = (uint16_t)((pl + 1) << 12 | 2 << 10 | j);
-		for (unsigned h = 0; h < s.hosts; h++) {
-			uint8_t *a = s.addr[pl * s.hosts + h].b;
+		struct mrc_srv6_node n = { .plane = (uint8_t)pl };
 
-			s.u_port[pl * s.hosts + h] = (uint16_t)((pl + 1) << 12 | h);
-			put_be32(a, 0x20010db8);
-			put_be16(a + 6, (uint16_t)pl);
-			put_be16(a + 8, (uint16_t)h);
-			a[15] = 1;
+		n.role = MRC_SRV6_T0;
+		for (n.index = 0; n.index < t0; n.index++)
+			s.u_t0[pl * t0 + n.index] = mrc_srv6_usid(s.plan, &n);
+		n.role = MRC_SRV6_T1;
+		for (n.index = 0; n.index < t1; n.index++)
+			s.u_t1[pl * t1 + n.index] = mrc_srv6_usid(s.plan, &n);
+		n.role = MRC_SRV6_HOST;
+		for (n.index = 0; n.index < s.hosts; n.index++) {
+			s.u_port[pl * s.hosts + n.index] = mrc_srv6_usid(s.plan, &n);
+			mrc_srv6_host_addr(s.plan, pl, n.index, &s.addr[pl * s.hosts + n.index]);
 		}
 	}
 	mrc_fabric_defaults(&p);
-	p.planes = planes;
-	p.t0 = t0;
-	p.t1 = t1;
-	p.hosts_per_t0 = hpt;
-	p.usid_block = 0xFC000000;
-	p.usid_t0 = s.u_t0;
-	p.usid_t1 = s.u_t1;
-	p.usid_port = s.u_port;
-	p.host_addr = s.addr;
+	p.plan = s.plan;
 	p.pkt_cap = 4352; /* 4096 B payload + every header mrcgen builds, 64-byte aligned */
 	p.buffer_bytes = 256 << 10;
 	p.ecn_threshold_bytes = 64 << 10;
@@ -250,6 +255,7 @@ static int bench_fabric(FILE *out, const char *name, unsigned planes, unsigned t
 	err = 0;
 out:
 	mrc_fabric_free(s.fab);
+	mrc_srv6_plan_free(s.plan);
 	free(s.sent);
 	free(s.inflight);
 	free(s.u_t0);

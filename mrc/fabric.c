@@ -5,6 +5,7 @@
  */
 #include "mrc/fabric.h"
 #include "mrc/bytes.h"
+#include "mrc/srv6.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -75,21 +76,15 @@ struct fab_port {
 	struct mrc_fab_port_stats st;
 };
 
-struct fab_route {
-	uint16_t usid;
-	uint16_t port;
-	uint8_t blackholed;
-};
-
 struct fab_switch {
 	uint32_t port0; /* global index of its port 0 */
 	uint16_t nports, plane;
 	uint32_t index;
 	uint8_t tier;
 	uint8_t up;
-	uint16_t own_usid;
-	uint16_t n_routes;
-	struct fab_route *routes; /* sorted by uSID */
+	struct mrc_srv6_fib fib;	     /* this switch's table: own copy of the plan's */
+	struct mrc_srv6_route *routes;	     /* fib.routes, mutable (blackholes) */
+	const struct mrc_srv6_fib *plan_fib; /* the plan's table, to restore routes */
 	uint64_t salt;		  /* ECMP hash salt */
 	struct mrc_fab_switch_stats st;
 };
@@ -109,6 +104,10 @@ struct fab_sched {
 
 struct mrc_fabric {
 	struct mrc_fabric_params p;
+	struct {
+		unsigned planes, t0, t1, hosts_per_t0;
+		uint32_t block;
+	} tp; /* from the plan */
 	struct mrc_fab_host_ops ops;
 	void *ctx;
 	struct mrc_sim *sim;
@@ -272,34 +271,34 @@ static uint32_t addr_lookup(const struct mrc_fabric *fab, const uint8_t *a)
 
 static uint32_t nic_port(const struct mrc_fabric *fab, uint32_t host, unsigned plane)
 {
-	return host * fab->p.planes + plane;
+	return host * fab->tp.planes + plane;
 }
 
 static uint32_t t0_port(const struct mrc_fabric *fab, unsigned plane, uint32_t i, unsigned k)
 {
-	return fab->base_t0 + (plane * fab->p.t0 + i) * (fab->p.hosts_per_t0 + fab->p.t1) + k;
+	return fab->base_t0 + (plane * fab->tp.t0 + i) * (fab->tp.hosts_per_t0 + fab->tp.t1) + k;
 }
 
 static uint32_t t1_port(const struct mrc_fabric *fab, unsigned plane, uint32_t j, unsigned i)
 {
-	return fab->base_t1 + (plane * fab->p.t1 + j) * fab->p.t0 + i;
+	return fab->base_t1 + (plane * fab->tp.t1 + j) * fab->tp.t0 + i;
 }
 
 static struct fab_switch *t0_sw(struct mrc_fabric *fab, unsigned plane, uint32_t i)
 {
-	return &fab->sw[plane * (fab->p.t0 + fab->p.t1) + i];
+	return &fab->sw[plane * (fab->tp.t0 + fab->tp.t1) + i];
 }
 
 static struct fab_switch *t1_sw(struct mrc_fabric *fab, unsigned plane, uint32_t j)
 {
-	return &fab->sw[plane * (fab->p.t0 + fab->p.t1) + fab->p.t0 + j];
+	return &fab->sw[plane * (fab->tp.t0 + fab->tp.t1) + fab->tp.t0 + j];
 }
 
 /* ---- parsing at injection ---------------------------------------------------------- */
 
 /*
- * Finds the SRH, inner IPv6 and BTH of a packet (WIRE.md "Packet stack"; RFC 8754 §2
- * for the SRH), with a length check before each field, and classifies it: control
+ * Finds the SRH (parsed by mrc/srv6, RFC 8754 §4.3.1), inner IPv6 and BTH of a packet
+ * (WIRE.md "Packet stack"), with a length check before each field, and classifies it: control
  * (ACK, endpoint, SACK, NACK, PROBE opcodes) or data. Anything else is data.
  */
 static void pkt_parse(struct fab_pkt *pkt)
@@ -316,18 +315,14 @@ static void pkt_parse(struct fab_pkt *pkt)
 		return;
 	}
 	nh = d[6];
-	if (nh == 43) {
-		uint32_t srh_len, last;
+	if (nh == MRC_SRV6_NH_ROUTING) {
+		struct mrc_srv6_srh srh;
 
-		if (off + 8 > len || d[off + 2] != 4)
-			return;
-		srh_len = 8 + 8u * d[off + 1];
-		last = d[off + 4];
-		if (off + srh_len > len || 8 + 16 * (last + 1) > srh_len || d[off + 3] > last + 1)
+		if (mrc_srv6_srh_parse(d + off, len - off, &srh))
 			return;
 		pkt->srh_off = (uint8_t)off;
-		nh = d[off];
-		off += srh_len;
+		nh = srh.next_hdr;
+		off += (uint32_t)srh.len;
 	}
 	if (nh == 41) {
 		if (off + MRC_IP6_HLEN > len || d[off] >> 4 != 6)
@@ -520,7 +515,7 @@ void mrc_fabric_kick(struct mrc_fabric *fab, uint32_t host, unsigned plane)
 	struct fab_port *o;
 	uint64_t now = mrc_sim_now(fab->sim);
 
-	if (host >= fab->hosts || plane >= fab->p.planes)
+	if (host >= fab->hosts || plane >= fab->tp.planes)
 		return;
 	o = &fab->ports[nic_port(fab, host, plane)];
 	if (o->pending || !port_up(o))
@@ -532,42 +527,11 @@ void mrc_fabric_kick(struct mrc_fabric *fab, uint32_t host, unsigned plane)
 
 /* ---- forwarding -------------------------------------------------------------------- */
 
-static int route_lookup(const struct fab_switch *s, uint16_t usid)
-{
-	int lo = 0, hi = s->n_routes - 1;
-
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2;
-		const struct fab_route *r = &s->routes[mid];
-
-		if (r->usid == usid)
-			return r->blackholed ? -1 : r->port;
-		if (r->usid < usid)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return -1;
-}
-
-/*
- * uN on the DA (RFC 9800 §4.1, NEXT-CSID F3216): the DA's first uSID is @own: shift the
- * rest of the container left by 16 bits and zero-fill. Returns the new first uSID (0 =
- * the container is empty). This is the one call to swap for mrc/srv6's uN step.
- */
-static uint16_t usid_shift(uint8_t *da)
-{
-	memmove(da + 4, da + 6, 10);
-	da[14] = 0;
-	da[15] = 0;
-	return get_be16(da + 4);
-}
-
 /* Output port (local number) towards host port @hp (plane * hosts + h), or -1. */
 static int port_to_host(const struct mrc_fabric *fab, const struct fab_switch *s,
 	const struct fab_pkt *pkt, uint32_t hp, bool ecmp)
 {
-	uint32_t h = hp % fab->hosts, plane = hp / fab->hosts, rack = h / fab->p.hosts_per_t0;
+	uint32_t h = hp % fab->hosts, plane = hp / fab->hosts, rack = h / fab->tp.hosts_per_t0;
 	const uint8_t *d = pkt->data;
 	uint64_t x;
 
@@ -576,7 +540,7 @@ static int port_to_host(const struct mrc_fabric *fab, const struct fab_switch *s
 	if (s->tier == MRC_FAB_T1)
 		return (int)rack;
 	if (rack == s->index)
-		return (int)(h % fab->p.hosts_per_t0);
+		return (int)(h % fab->tp.hosts_per_t0);
 	if (!ecmp)
 		return -1;
 	/* ECMP over the up ports: hash of src, dst, next header, UDP ports and flow label */
@@ -589,23 +553,49 @@ static int port_to_host(const struct mrc_fabric *fab, const struct fab_switch *s
 	x ^= x >> 31;
 	x *= 0xBF58476D1CE4E5B9ull;
 	x ^= x >> 29;
-	return (int)(fab->p.hosts_per_t0 + (x >> 32) % fab->p.t1);
+	return (int)(fab->tp.hosts_per_t0 + (x >> 32) % fab->tp.t1);
 }
 
 /*
- * Forwards @pkt at switch @s by its bytes: outer hop limit, then uN and the static table
- * when the DA is in the uSID block (SRH End processing when the container empties, RFC
- * 8754 §4.3.1.1; delivery to an attached host by the inner DA when no segment is left),
- * else ECMP / host route on the plain DA. Returns the local output port or -1 (counted).
+ * Forwards @pkt at switch @s by its bytes. A DA in the uSID block goes through mrc/srv6's
+ * switch step (static table, uN shift RFC 9800 §4.1.1, SRH End RFC 8754 §4.3.1.1, hop
+ * limit); when the segment list ends at this switch, the packet goes to the attached host
+ * its inner DA names. Any other DA is a plain (stev/udp, RoCE baseline) packet: host
+ * route, or ECMP over the up ports at a T0. Returns the local output port or -1 (counted).
  */
 static int forward(struct mrc_fabric *fab, struct fab_switch *s, struct fab_pkt *pkt)
 {
-	uint8_t *d = pkt->data, *da = d + 24;
-	uint16_t usid;
+	uint8_t *d = pkt->data;
 	uint32_t hp;
+	int rc;
 
 	if (pkt->flags & PK_BAD) {
 		s->st.bad_pkt++;
+		return -1;
+	}
+	if (get_be32(d + 24) == fab->tp.block) {
+		rc = mrc_srv6_switch_forward(&s->fib, d, pkt->len);
+		if (rc >= 0)
+			return rc;
+		if (rc == -ETIME) {
+			s->st.hop_limit++;
+			return -1;
+		}
+		if (rc != -EDESTADDRREQ || !pkt->inner_off) {
+			if (rc == -ENOENT || rc == -EDESTADDRREQ || rc == -ELOOP)
+				s->st.no_route++;
+			else
+				s->st.bad_pkt++;
+			return -1;
+		}
+		hp = addr_lookup(fab, d + pkt->inner_off + 24);
+		rc = hp == UINT32_MAX ? -1 : port_to_host(fab, s, pkt, hp, false);
+	} else {
+		hp = addr_lookup(fab, d + 24);
+		rc = hp == UINT32_MAX ? -1 : port_to_host(fab, s, pkt, hp, true);
+	}
+	if (rc < 0) {
+		s->st.no_route++;
 		return -1;
 	}
 	if (d[7] <= 1) {
@@ -613,53 +603,7 @@ static int forward(struct mrc_fabric *fab, struct fab_switch *s, struct fab_pkt 
 		return -1;
 	}
 	d[7]--;
-	for (int guard = 0; guard < 2 * MRC_SRH_MAX_SEGS + 8; guard++) {
-		int port;
-
-		if (get_be32(da) != fab->p.usid_block)
-			goto plain;
-		usid = get_be16(da + 4);
-		if (usid != s->own_usid) {
-			port = route_lookup(s, usid);
-			if (port < 0)
-				break;
-			return port;
-		}
-		if (usid_shift(da) != 0)
-			continue;
-		/* container empty: End — next SRH segment, or the packet is at its last switch */
-		if (pkt->srh_off && d[pkt->srh_off + 3] > 0) {
-			uint8_t *srh = d + pkt->srh_off, sl = (uint8_t)(srh[3] - 1);
-
-			if (sl > srh[4])
-				break;
-			srh[3] = sl;
-			memcpy(da, srh + 8 + 16 * sl, 16);
-			continue;
-		}
-		if (!pkt->inner_off)
-			break;
-		hp = addr_lookup(fab, d + pkt->inner_off + 24);
-		if (hp == UINT32_MAX)
-			break;
-		port = port_to_host(fab, s, pkt, hp, false);
-		if (port < 0)
-			break;
-		return port;
-	}
-	s->st.no_route++;
-	return -1;
-
-plain:
-	hp = addr_lookup(fab, da);
-	if (hp != UINT32_MAX) {
-		int port = port_to_host(fab, s, pkt, hp, true);
-
-		if (port >= 0)
-			return port;
-	}
-	s->st.no_route++;
-	return -1;
+	return rc;
 }
 
 /*
@@ -718,13 +662,6 @@ static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
 
 /* ---- construction ------------------------------------------------------------------ */
 
-static int route_cmp(const void *a, const void *b)
-{
-	const struct fab_route *x = a, *y = b;
-
-	return (int)x->usid - (int)y->usid;
-}
-
 static void init_port(struct fab_port *o, uint64_t rate, uint64_t delay, uint16_t plane,
 	uint16_t local)
 {
@@ -744,70 +681,59 @@ static uint64_t splitmix_salt(uint64_t seed, uint64_t k)
 	return z ^ (z >> 31);
 }
 
-static int build(struct mrc_fabric *fab, const struct mrc_fabric_params *p)
+/* Gives switch @s its own copy of its static table from the plan. */
+static int copy_fib(struct mrc_fabric *fab, struct fab_switch *s, uint8_t role)
 {
-	uint32_t P = p->planes, hpt = p->hosts_per_t0, H = fab->hosts;
-	uint32_t nsw_plane = p->t0 + p->t1;
+	struct mrc_srv6_node node = { .role = role, .plane = (uint8_t)s->plane, .index = s->index };
+	const struct mrc_srv6_fib *f = mrc_srv6_fib_of(fab->p.plan, &node);
 
-	fab->n_switches = P * nsw_plane;
+	if (!f)
+		return -EINVAL;
+	for (size_t r = 0; r < f->n; r++)
+		if (f->routes[r].port >= (int32_t)s->nports)
+			return -EINVAL;
+	s->plan_fib = f;
+	s->fib = *f;
+	s->routes = malloc((f->n ? f->n : 1) * sizeof(*s->routes));
+	if (!s->routes)
+		return -ENOMEM;
+	memcpy(s->routes, f->routes, f->n * sizeof(*s->routes));
+	s->fib.routes = s->routes;
+	return 0;
+}
+
+static int build(struct mrc_fabric *fab)
+{
+	const struct mrc_fabric_params *p = &fab->p;
+	uint32_t P = fab->tp.planes, hpt = fab->tp.hosts_per_t0, H = fab->hosts;
+	uint32_t T0 = fab->tp.t0, T1 = fab->tp.t1;
+	int err;
+
+	fab->n_switches = P * (T0 + T1);
 	fab->base_t0 = H * P;
-	fab->base_t1 = fab->base_t0 + P * p->t0 * (hpt + p->t1);
-	fab->n_ports = fab->base_t1 + P * p->t1 * p->t0;
+	fab->base_t1 = fab->base_t0 + P * T0 * (hpt + T1);
+	fab->n_ports = fab->base_t1 + P * T1 * T0;
 	fab->ports = calloc(fab->n_ports, sizeof(*fab->ports));
 	fab->sw = calloc(fab->n_switches, sizeof(*fab->sw));
 	if (!fab->ports || !fab->sw)
 		return -ENOMEM;
 
 	for (uint32_t pl = 0; pl < P; pl++) {
-		for (uint32_t i = 0; i < p->t0; i++) {
-			struct fab_switch *s = t0_sw(fab, pl, i);
+		for (uint32_t i = 0; i < T0 + T1; i++) {
+			struct fab_switch *s = &fab->sw[pl * (T0 + T1) + i];
+			bool t0 = i < T0;
 
-			s->port0 = t0_port(fab, pl, i, 0);
-			s->nports = (uint16_t)(hpt + p->t1);
+			s->index = t0 ? i : i - T0;
+			s->port0 = t0 ? t0_port(fab, pl, s->index, 0) : t1_port(fab, pl, s->index, 0);
+			s->nports = (uint16_t)(t0 ? hpt + T1 : T0);
 			s->plane = (uint16_t)pl;
-			s->index = i;
-			s->tier = MRC_FAB_T0;
+			s->tier = t0 ? MRC_FAB_T0 : MRC_FAB_T1;
 			s->up = 1;
-			s->own_usid = p->usid_t0[pl * p->t0 + i];
-			s->routes = calloc(hpt + p->t1, sizeof(*s->routes));
-			if (!s->routes)
-				return -ENOMEM;
-			for (uint32_t k = 0; k < hpt; k++) {
-				s->routes[s->n_routes].usid = p->usid_port[pl * H + i * hpt + k];
-				s->routes[s->n_routes++].port = (uint16_t)k;
-			}
-			for (uint32_t j = 0; j < p->t1; j++) {
-				s->routes[s->n_routes].usid = p->usid_t1[pl * p->t1 + j];
-				s->routes[s->n_routes++].port = (uint16_t)(hpt + j);
-			}
+			s->salt = splitmix_salt(p->seed, pl * (T0 + T1) + i);
+			err = copy_fib(fab, s, t0 ? MRC_SRV6_T0 : MRC_SRV6_T1);
+			if (err)
+				return err;
 		}
-		for (uint32_t j = 0; j < p->t1; j++) {
-			struct fab_switch *s = t1_sw(fab, pl, j);
-
-			s->port0 = t1_port(fab, pl, j, 0);
-			s->nports = (uint16_t)p->t0;
-			s->plane = (uint16_t)pl;
-			s->index = j;
-			s->tier = MRC_FAB_T1;
-			s->up = 1;
-			s->own_usid = p->usid_t1[pl * p->t1 + j];
-			s->routes = calloc(p->t0, sizeof(*s->routes));
-			if (!s->routes)
-				return -ENOMEM;
-			for (uint32_t i = 0; i < p->t0; i++) {
-				s->routes[s->n_routes].usid = p->usid_t0[pl * p->t0 + i];
-				s->routes[s->n_routes++].port = (uint16_t)i;
-			}
-		}
-	}
-	for (uint32_t k = 0; k < fab->n_switches; k++) {
-		struct fab_switch *s = &fab->sw[k];
-
-		qsort(s->routes, s->n_routes, sizeof(*s->routes), route_cmp);
-		for (uint32_t r = 1; r < s->n_routes; r++)
-			if (s->routes[r].usid == s->routes[r - 1].usid)
-				return -EINVAL;
-		s->salt = splitmix_salt(p->seed, k);
 	}
 
 	/* links */
@@ -828,8 +754,8 @@ static int build(struct mrc_fabric *fab, const struct mrc_fabric_params *p)
 			d->lasthop = 1;
 			d->rev = up;
 		}
-		for (uint32_t i = 0; i < p->t0; i++) {
-			for (uint32_t j = 0; j < p->t1; j++) {
+		for (uint32_t i = 0; i < T0; i++) {
+			for (uint32_t j = 0; j < T1; j++) {
 				uint32_t up = t0_port(fab, pl, i, hpt + j), dn = t1_port(fab, pl, j, i);
 				struct fab_port *u = &fab->ports[up], *d = &fab->ports[dn];
 
@@ -860,15 +786,19 @@ static int build(struct mrc_fabric *fab, const struct mrc_fabric_params *p)
 			return -ENOMEM;
 		memset(fab->addr_val, 0xFF, cap * sizeof(*fab->addr_val));
 		for (uint32_t k = 0; k < n; k++) {
-			const uint8_t *a = p->host_addr[k].b;
-			uint32_t i = (uint32_t)addr_hash(a) & fab->addr_mask;
+			struct mrc_ip6 a;
+			uint32_t i;
 
+			err = mrc_srv6_host_addr(p->plan, k / H, k % H, &a);
+			if (err)
+				return err;
+			i = (uint32_t)addr_hash(a.b) & fab->addr_mask;
 			while (fab->addr_val[i] != UINT32_MAX) {
-				if (memcmp(fab->addr_key[i].b, a, 16) == 0)
+				if (memcmp(fab->addr_key[i].b, a.b, 16) == 0)
 					return -EINVAL;
 				i = (i + 1) & fab->addr_mask;
 			}
-			fab->addr_key[i] = p->host_addr[k];
+			fab->addr_key[i] = a;
 			fab->addr_val[i] = k;
 		}
 	}
@@ -884,11 +814,14 @@ int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_
 	struct mrc_fabric *fab;
 	int err;
 
-	if (!p->planes || !p->t0 || !p->t1 || !p->hosts_per_t0 || !p->host_rate_bps ||
-	    !p->fabric_rate_bps || !p->usid_t0 || !p->usid_t1 || !p->usid_port || !p->host_addr)
+	const struct mrc_srv6_params *sp;
+
+	if (!p->plan || !p->host_rate_bps || !p->fabric_rate_bps)
 		return -EINVAL;
-	if (p->planes > 256 || p->hosts_per_t0 + p->t1 > 65535 || p->t0 > 65535 ||
-	    (uint64_t)p->t0 * p->hosts_per_t0 > (1u << 24))
+	sp = mrc_srv6_plan_params(p->plan);
+	if (!sp->planes || !sp->t0 || !sp->t1 || !sp->hosts_per_t0 || sp->planes > 256 ||
+	    sp->hosts_per_t0 + sp->t1 > 65535 || sp->t0 > 65535 ||
+	    (uint64_t)sp->t0 * sp->hosts_per_t0 > (1u << 24))
 		return -EINVAL;
 	if ((p->trim && p->trim_bytes < MRC_IP6_HLEN) || p->pkt_cap > 65535)
 		return -EINVAL;
@@ -898,12 +831,15 @@ int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_
 	fab->p = *p;
 	if (!fab->p.pkt_cap)
 		fab->p.pkt_cap = MRC_PKT_MAX;
-	fab->p.usid_t0 = fab->p.usid_t1 = fab->p.usid_port = NULL;
-	fab->p.host_addr = NULL;
+	fab->tp.planes = sp->planes;
+	fab->tp.t0 = sp->t0;
+	fab->tp.t1 = sp->t1;
+	fab->tp.hosts_per_t0 = sp->hosts_per_t0;
+	fab->tp.block = sp->block;
 	if (ops)
 		fab->ops = *ops;
 	fab->ctx = ctx;
-	fab->hosts = p->t0 * p->hosts_per_t0;
+	fab->hosts = sp->t0 * sp->hosts_per_t0;
 	fab->pkt_stride = (sizeof(struct fab_pkt) + fab->p.pkt_cap + 63) & ~(size_t)63;
 	mrc_rng_seed(&fab->rng, p->seed);
 	err = mrc_sim_new(&p->simq, &fab->sim);
@@ -913,7 +849,7 @@ int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_
 	fab->k_free = mrc_sim_handler(fab->sim, on_free, fab);
 	fab->k_fault = mrc_sim_handler(fab->sim, on_fault, fab);
 	fab->k_flap = mrc_sim_handler(fab->sim, on_flap, fab);
-	err = build(fab, p);
+	err = build(fab);
 	if (err)
 		goto fail;
 	*out = fab;
@@ -991,16 +927,16 @@ static int link_ports(const struct mrc_fabric *fab, const struct mrc_fab_fault *
 	uint32_t up, dn;
 	int n = 0;
 
-	if (f->plane >= fab->p.planes)
+	if (f->plane >= fab->tp.planes)
 		return 0;
 	if (f->tier == MRC_FAB_HOST) {
 		if (f->a >= fab->hosts)
 			return 0;
 		up = nic_port(fab, f->a, f->plane);
 	} else if (f->tier == MRC_FAB_T0) {
-		if (f->a >= fab->p.t0 || f->b >= fab->p.t1)
+		if (f->a >= fab->tp.t0 || f->b >= fab->tp.t1)
 			return 0;
-		up = t0_port(fab, f->plane, f->a, fab->p.hosts_per_t0 + f->b);
+		up = t0_port(fab, f->plane, f->a, fab->tp.hosts_per_t0 + f->b);
 	} else {
 		return 0;
 	}
@@ -1036,7 +972,7 @@ static void fault_target(const struct mrc_fabric *fab, const struct mrc_fab_faul
 	default:
 		if (f->tier == MRC_FAB_HOST)
 			snprintf(buf, cap, "h%u.p%u-p%u.t0.%u%s", f->a, f->plane, f->plane,
-				f->a / fab->p.hosts_per_t0, dir);
+				f->a / fab->tp.hosts_per_t0, dir);
 		else
 			snprintf(buf, cap, "p%u.t0.%u-p%u.t1.%u%s", f->plane, f->a, f->plane, f->b,
 				dir);
@@ -1114,11 +1050,11 @@ static void set_down(struct mrc_fabric *fab, struct fab_port *o, uint8_t bit, bo
 
 static struct fab_switch *fault_switch(struct mrc_fabric *fab, const struct mrc_fab_fault *f)
 {
-	if (f->plane >= fab->p.planes)
+	if (f->plane >= fab->tp.planes)
 		return NULL;
-	if (f->tier == MRC_FAB_T0 && f->a < fab->p.t0)
+	if (f->tier == MRC_FAB_T0 && f->a < fab->tp.t0)
 		return t0_sw(fab, f->plane, f->a);
-	if (f->tier == MRC_FAB_T1 && f->a < fab->p.t1)
+	if (f->tier == MRC_FAB_T1 && f->a < fab->tp.t1)
 		return t1_sw(fab, f->plane, f->a);
 	return NULL;
 }
@@ -1151,15 +1087,33 @@ static void set_switch(struct mrc_fabric *fab, struct fab_switch *s, bool up, ui
 	free(was);
 }
 
+/* Removes (blackhole) or restores the static route of switch @s to @usid. -ENOENT when
+ * the plan has no such route, or it is already in the asked state. */
 static int set_route(struct fab_switch *s, uint16_t usid, bool blackholed)
 {
-	for (uint32_t i = 0; i < s->n_routes; i++) {
-		if (s->routes[i].usid == usid) {
-			s->routes[i].blackholed = blackholed;
-			return 0;
-		}
+	size_t n = s->fib.n, i;
+	const struct mrc_srv6_route *orig = NULL;
+
+	for (i = 0; i < s->plan_fib->n; i++)
+		if (s->plan_fib->routes[i].usid == usid)
+			orig = &s->plan_fib->routes[i];
+	if (!orig)
+		return -ENOENT;
+	for (i = 0; i < n && s->routes[i].usid < usid; i++)
+		;
+	if (blackholed) {
+		if (i == n || s->routes[i].usid != usid)
+			return -ENOENT;
+		memmove(&s->routes[i], &s->routes[i + 1], (n - i - 1) * sizeof(*s->routes));
+		s->fib.n--;
+	} else {
+		if (i < n && s->routes[i].usid == usid)
+			return -ENOENT;
+		memmove(&s->routes[i + 1], &s->routes[i], (n - i) * sizeof(*s->routes));
+		s->routes[i] = *orig;
+		s->fib.n++;
 	}
-	return -ENOENT;
+	return 0;
 }
 
 static int fault_check(const struct mrc_fabric *fab, const struct mrc_fab_fault *f)
@@ -1186,7 +1140,7 @@ static int fault_check(const struct mrc_fabric *fab, const struct mrc_fab_fault 
 		return fault_switch((struct mrc_fabric *)fab, f) ? 0 : -EINVAL;
 	case MRC_FAB_NIC_DOWN:
 	case MRC_FAB_NIC_UP:
-		return f->plane < fab->p.planes && f->a < fab->hosts ? 0 : -EINVAL;
+		return f->plane < fab->tp.planes && f->a < fab->hosts ? 0 : -EINVAL;
 	}
 	return -EINVAL;
 }
@@ -1317,17 +1271,17 @@ int mrc_fabric_schedule(struct mrc_fabric *fab, const struct mrc_fab_fault *f)
 static int64_t port_index(const struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index,
 	unsigned plane, unsigned port)
 {
-	if (plane >= fab->p.planes)
+	if (plane >= fab->tp.planes)
 		return -1;
 	switch (tier) {
 	case MRC_FAB_HOST:
 		return index < fab->hosts ? (int64_t)nic_port(fab, index, plane) : -1;
 	case MRC_FAB_T0:
-		if (index >= fab->p.t0 || port >= fab->p.hosts_per_t0 + fab->p.t1)
+		if (index >= fab->tp.t0 || port >= fab->tp.hosts_per_t0 + fab->tp.t1)
 			return -1;
 		return t0_port(fab, plane, index, port);
 	case MRC_FAB_T1:
-		if (index >= fab->p.t1 || port >= fab->p.t0)
+		if (index >= fab->tp.t1 || port >= fab->tp.t0)
 			return -1;
 		return t1_port(fab, plane, index, port);
 	}
@@ -1405,7 +1359,7 @@ void mrc_fabric_stats(const struct mrc_fabric *fab, struct mrc_fab_stats *out)
 	for (uint32_t i = 0; i < fab->n_ports; i++)
 		mem += (fab->ports[i].q[0].cap + fab->ports[i].q[1].cap) * sizeof(void *);
 	for (uint32_t i = 0; i < fab->n_switches; i++)
-		mem += fab->sw[i].n_routes * sizeof(struct fab_route);
+		mem += fab->sw[i].plan_fib ? fab->sw[i].plan_fib->n * sizeof(*fab->sw[i].routes) : 0;
 	mem += fab->pkts_alloc * fab->pkt_stride + mrc_sim_mem_bytes(fab->sim);
 	out->events = mrc_sim_events(fab->sim);
 	out->pkt_hops = fab->pkt_hops;
@@ -1420,16 +1374,17 @@ void mrc_fabric_stats(const struct mrc_fabric *fab, struct mrc_fab_stats *out)
 #include "mrc/st.h"
 
 /*
- * Test addressing (written out by hand, independent of mrc/srv6): block fc00:0000::/32;
- * uSIDs of plane p: host port h = (p+1)<<12 | (h+1), T0 i = (p+1)<<12 | 0x100 | i,
- * T1 j = (p+1)<<12 | 0x200 | j; host address 2001:db8:0:p:h::1.
+ * Test addressing: mrc/srv6's generated plan, whose numbers the tests write out by hand:
+ * block fc00:0000::/32; uSID = plane(4) | role(2: 0 host port, 1 T0, 2 T1) | index + 1,
+ * so in plane 0 T0 i = 0x0401 + i, T1 j = 0x0801 + j, host port h = 0x0001 + h, and in
+ * plane 1 the same with 0x1000 added. Host addresses come from mrc_srv6_host_addr.
  */
 #define T_MAXH 16
 #define T_MAXP 2
 #define T_PKT 4400
 
 struct t_plan {
-	uint16_t t0[T_MAXP * 4], t1[T_MAXP * 4], port[T_MAXP * T_MAXH];
+	struct mrc_srv6_plan *plan;
 	struct mrc_ip6 addr[T_MAXP * T_MAXH];
 };
 
@@ -1452,41 +1407,29 @@ struct t_net {
 	unsigned nrx;
 	unsigned status_down, status_up;
 	struct mrc_fabric *fab;
+	struct mrc_srv6_plan *plan;
 };
 
 static void t_setup(struct t_plan *pl, struct mrc_fabric_params *p, unsigned planes,
 	unsigned t0, unsigned t1, unsigned hpt)
 {
+	struct mrc_srv6_params sp;
 	unsigned hosts = t0 * hpt;
 
+	mrc_srv6_params_default(&sp);
+	sp.planes = planes;
+	sp.t0 = t0;
+	sp.t1 = t1;
+	sp.hosts_per_t0 = hpt;
+	pl->plan = NULL;
+	mrc_srv6_plan_new(&sp, &pl->plan, NULL, 0);
 	memset(p, 0, sizeof(*p));
 	mrc_fabric_defaults(p);
-	p->planes = planes;
-	p->t0 = t0;
-	p->t1 = t1;
-	p->hosts_per_t0 = hpt;
-	p->usid_block = 0xFC000000;
+	p->plan = pl->plan;
 	p->pkt_cap = T_PKT;
-	for (unsigned pp = 0; pp < planes; pp++) {
-		for (unsigned i = 0; i < t0; i++)
-			pl->t0[pp * t0 + i] = (uint16_t)((pp + 1) << 12 | 0x100 | i);
-		for (unsigned j = 0; j < t1; j++)
-			pl->t1[pp * t1 + j] = (uint16_t)((pp + 1) << 12 | 0x200 | j);
-		for (unsigned h = 0; h < hosts; h++) {
-			uint8_t *a = pl->addr[pp * hosts + h].b;
-
-			pl->port[pp * hosts + h] = (uint16_t)((pp + 1) << 12 | (h + 1));
-			memset(a, 0, 16);
-			a[0] = 0x20, a[1] = 0x01, a[2] = 0x0d, a[3] = 0xb8;
-			a[7] = (uint8_t)pp;
-			a[9] = (uint8_t)h;
-			a[15] = 1;
-		}
-	}
-	p->usid_t0 = pl->t0;
-	p->usid_t1 = pl->t1;
-	p->usid_port = pl->port;
-	p->host_addr = pl->addr;
+	for (unsigned pp = 0; pp < planes && pl->plan; pp++)
+		for (unsigned h = 0; h < hosts; h++)
+			mrc_srv6_host_addr(pl->plan, pp, h, &pl->addr[pp * hosts + h]);
 }
 
 static void t_ip6(uint8_t *h, uint8_t tc, uint32_t flow, uint16_t plen, uint8_t nh,
@@ -1649,8 +1592,10 @@ static struct t_net *t_net_new(struct mrc_st *st, const struct mrc_fabric_params
 
 	if (!n)
 		return NULL;
+	n->plan = (struct mrc_srv6_plan *)p->plan;
 	ST_EQ_I(st, mrc_fabric_new(p, &t_ops, n, &n->fab), 0);
 	if (!n->fab) {
+		mrc_srv6_plan_free(n->plan);
 		free(n);
 		return NULL;
 	}
@@ -1662,6 +1607,7 @@ static void t_net_free(struct t_net *n)
 	if (!n)
 		return;
 	mrc_fabric_free(n->fab);
+	mrc_srv6_plan_free(n->plan);
 	free(n);
 }
 
@@ -1684,7 +1630,7 @@ MRC_SELFTEST(fabric)
 	if (n) {
 		struct t_tap taps[4] = { 0 };
 
-		t_hex("fc00 0000 1100 1201 1101 1004 0000 0000", c);
+		t_hex("fc00 0000 0401 0802 0402 0004 0000 0000", c);
 		t_build(t_slot(n, 0, 0), 1000, c, NULL, 0, 0, &pl.addr[0], &pl.addr[3], 1, 0xCA, 7);
 		t_send(n, 0, 0, 1000);
 		mrc_fabric_tap(n->fab, MRC_FAB_HOST, 0, 0, 0, true, t_tapfn, &taps[0]);
@@ -1695,13 +1641,13 @@ MRC_SELFTEST(fabric)
 		mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
 		ST_EQ(st, taps[0].n, 1);
 		ST_EQ_MEM(st, taps[0].da[0], c, 16);
-		t_hex("fc00 0000 1201 1101 1004 0000 0000 0000", want);
+		t_hex("fc00 0000 0802 0402 0004 0000 0000 0000", want);
 		ST_EQ(st, taps[1].n, 1);
 		ST_EQ_MEM(st, taps[1].da[0], want, 16);
-		t_hex("fc00 0000 1101 1004 0000 0000 0000 0000", want);
+		t_hex("fc00 0000 0402 0004 0000 0000 0000 0000", want);
 		ST_EQ(st, taps[2].n, 1);
 		ST_EQ_MEM(st, taps[2].da[0], want, 16);
-		t_hex("fc00 0000 1004 0000 0000 0000 0000 0000", want);
+		t_hex("fc00 0000 0004 0000 0000 0000 0000 0000", want);
 		ST_EQ(st, taps[3].n, 1);
 		ST_EQ_MEM(st, taps[3].da[0], want, 16);
 		ST_EQ(st, n->nrx, 1);
@@ -1718,8 +1664,8 @@ MRC_SELFTEST(fabric)
 		uint8_t segs[2][16];
 		struct t_tap tap = { 0 };
 
-		t_hex("fc00 0000 1100 0000 0000 0000 0000 0000", segs[0]);
-		t_hex("fc00 0000 1201 1101 1004 0000 0000 0000", segs[1]);
+		t_hex("fc00 0000 0401 0000 0000 0000 0000 0000", segs[0]);
+		t_hex("fc00 0000 0802 0402 0004 0000 0000 0000", segs[1]);
 		t_build(t_slot(n, 0, 0), 1000, segs[0], segs, 2, 1, &pl.addr[0], &pl.addr[3], 1,
 			0xCA, 9);
 		t_send(n, 0, 0, 1000);
@@ -1731,7 +1677,7 @@ MRC_SELFTEST(fabric)
 		ST_EQ(st, n->nrx, 1);
 		ST_EQ(st, n->rx[0].host, 3);
 		ST_EQ(st, n->rx[0].sl, 0);
-		t_hex("fc00 0000 1004 0000 0000 0000 0000 0000", want);
+		t_hex("fc00 0000 0004 0000 0000 0000 0000 0000", want);
 		ST_EQ_MEM(st, n->rx[0].da, want, 16);
 		t_net_free(n);
 	}
@@ -1746,7 +1692,7 @@ MRC_SELFTEST(fabric)
 	p.switch_delay_ps = 300000;
 	n = t_net_new(st, &p);
 	if (n) {
-		t_hex("fc00 0000 1100 1200 1101 1003 0000 0000", c);
+		t_hex("fc00 0000 0401 0801 0402 0003 0000 0000", c);
 		t_build(t_slot(n, 0, 0), 4200, c, NULL, 0, 0, &pl.addr[0], &pl.addr[2], 1, 0xCA, 1);
 		t_send(n, 0, 0, 4200);
 		t_go(n, 4, 1);
@@ -1771,7 +1717,7 @@ MRC_SELFTEST(fabric)
 		size_t nlog;
 		const struct mrc_fab_fault_rec *log;
 
-		t_hex("fc00 0000 1100 1201 1101 1003 0000 0000", c);
+		t_hex("fc00 0000 0401 0802 0402 0003 0000 0000", c);
 		for (uint32_t k = 0; k < 10; k++) {
 			t_build(t_slot(n, 0, 0), 4200, c, NULL, 0, 0, &pl.addr[0], &pl.addr[2], 1,
 				0xC7, k);
@@ -1810,8 +1756,8 @@ MRC_SELFTEST(fabric)
 		struct fab_pkt *q = (struct fab_pkt *)mem;
 		uint8_t segs[2][16];
 
-		t_hex("fc00 0000 1100 0000 0000 0000 0000 0000", segs[0]);
-		t_hex("fc00 0000 1201 1101 1004 0000 0000 0000", segs[1]);
+		t_hex("fc00 0000 0401 0000 0000 0000 0000 0000", segs[0]);
+		t_hex("fc00 0000 0802 0402 0004 0000 0000 0000", segs[1]);
 		q->len = (uint16_t)t_build(q->data, 1504, segs[0], segs, 2, 1, &pl.addr[0], &pl.addr[3], 1,
 			0xC6, 1);
 		pkt_parse(q);
@@ -1840,7 +1786,7 @@ MRC_SELFTEST(fabric)
 		struct mrc_fab_port_stats ps = { 0 };
 		unsigned trimmed = 0, full = 0, bad = 0;
 
-		t_hex("fc00 0000 1100 1004 0000 0000 0000 0000", c);
+		t_hex("fc00 0000 0401 0004 0000 0000 0000 0000", c);
 		for (uint32_t h = 0; h < 3; h++)
 			for (uint32_t k = 0; k < 8; k++) {
 				t_build(t_slot(n, h, 0), 4200, c, NULL, 0, 0, &pl.addr[h], &pl.addr[3],
@@ -1880,7 +1826,7 @@ MRC_SELFTEST(fabric)
 			struct mrc_fab_port_stats ps = { 0 };
 			unsigned ce = 0;
 
-			t_hex("fc00 0000 1100 1003 0000 0000 0000 0000", c);
+			t_hex("fc00 0000 0401 0003 0000 0000 0000 0000", c);
 			for (uint32_t h = 0; h < 2; h++)
 				for (uint32_t k = 0; k < 6; k++) {
 					t_build(t_slot(n, h, 0), 4200, c, NULL, 0, 0, &pl.addr[h],
@@ -1915,8 +1861,8 @@ MRC_SELFTEST(fabric)
 		unsigned ce = 0;
 
 		for (uint32_t h = 0; h < 2; h++) {
-			t_hex(h ? "fc00 0000 1100 1200 1101 1004 0000 0000"
-				: "fc00 0000 1100 1200 1101 1003 0000 0000", c);
+			t_hex(h ? "fc00 0000 0401 0801 0402 0004 0000 0000"
+				: "fc00 0000 0401 0801 0402 0003 0000 0000", c);
 			for (uint32_t k = 0; k < 6; k++) {
 				t_build(t_slot(n, h, 0), 4200, c, NULL, 0, 0, &pl.addr[h],
 					&pl.addr[2 + h], 1, 0xC7, k);
@@ -1968,16 +1914,16 @@ MRC_SELFTEST(fabric)
 	n = t_net_new(st, &p);
 	if (n) {
 		struct mrc_fab_fault f = { .kind = MRC_FAB_BLACKHOLE, .plane = 0,
-			.tier = MRC_FAB_T1, .a = 1, .usid = 0x1101 };
+			.tier = MRC_FAB_T1, .a = 1, .usid = 0x0402 };
 		struct mrc_fab_switch_stats ss = { 0 };
 
 		ST_EQ_I(st, mrc_fabric_apply(n->fab, &f, 0), 0);
 		f.usid = 0x1999;
 		ST_EQ_I(st, mrc_fabric_apply(n->fab, &f, 0), -ENOENT);
-		t_hex("fc00 0000 1100 1201 1101 1003 0000 0000", c);
+		t_hex("fc00 0000 0401 0802 0402 0003 0000 0000", c);
 		t_build(t_slot(n, 0, 0), 1000, c, NULL, 0, 0, &pl.addr[0], &pl.addr[2], 1, 0xCA, 1);
 		t_send(n, 0, 0, 1000);
-		t_hex("fc00 0000 1100 1200 1101 1003 0000 0000", c);
+		t_hex("fc00 0000 0401 0801 0402 0003 0000 0000", c);
 		t_build(t_slot(n, 0, 0), 1000, c, NULL, 0, 0, &pl.addr[0], &pl.addr[2], 1, 0xCA, 2);
 		t_send(n, 0, 0, 1000);
 		t_go(n, 4, 1);
@@ -2023,7 +1969,7 @@ MRC_SELFTEST(fabric)
 		ST_EQ_I(st, mrc_fabric_apply(n->fab, &f, 0), 0);
 		ST_EQ_I(st, mrc_fabric_apply(n->fab, &s, 0), 0);
 		ST_EQ(st, n->status_down, 1);
-		t_hex("fc00 0000 2100 2201 2101 2003 0000 0000", c);
+		t_hex("fc00 0000 1401 1802 1402 1003 0000 0000", c);
 		t_build(t_slot(n, 0, 1), 1000, c, NULL, 0, 0, &pl.addr[4], &pl.addr[6], 1, 0xCA, 1);
 		t_send(n, 0, 1, 1000);
 		t_go(n, 4, 2);
@@ -2035,7 +1981,7 @@ MRC_SELFTEST(fabric)
 		mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
 		ST_EQ(st, n->nrx, 1);
 		/* through the dead T1 0 of plane 0: dropped at T0 0 (port to a down switch) */
-		t_hex("fc00 0000 1100 1200 1101 1003 0000 0000", c);
+		t_hex("fc00 0000 0401 0801 0402 0003 0000 0000", c);
 		t_build(t_slot(n, 0, 0), 1000, c, NULL, 0, 0, &pl.addr[0], &pl.addr[2], 1, 0xCA, 2);
 		t_send(n, 0, 0, 1000);
 		t_go(n, 4, 2);
@@ -2064,7 +2010,7 @@ MRC_SELFTEST(fabric)
 
 			mrc_fabric_apply(n->fab, &f, 0);
 			for (uint32_t h = 0; h < 2; h++) {
-				t_hex("fc00 0000 1100 1201 1101 1003 0000 0000", c);
+				t_hex("fc00 0000 0401 0802 0402 0003 0000 0000", c);
 				for (uint32_t k = 0; k < 30; k++) {
 					t_build(t_slot(n, h, 0), 4200, c, NULL, 0, 0, &pl.addr[h],
 						&pl.addr[2], 1, 0xC7, h << 8 | k);

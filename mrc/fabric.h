@@ -18,6 +18,7 @@
 #define MRC_FABRIC_H
 
 #include "mrc/sim.h"
+#include "mrc/srv6.h"
 #include "mrc/wire.h"
 
 #include <stdbool.h>
@@ -51,12 +52,12 @@ struct mrc_fab_host_ops {
 
 /*
  * Fabric parameters (the driver maps the config onto these). Rates in bit/s, delays in
- * ps, sizes in bytes. Addressing comes from the plan of mrc/srv6: uSIDs (16 bits, RFC
- * 9800 F3216 under the 32-bit @usid_block) of each T0, T1 and host port, and each host
- * port's address on its plane (the inner DA, and the only DA of plain stev/udp packets).
+ * ps, sizes in bytes. The topology (planes, t0, t1, hosts_per_t0), the switches' static
+ * uSID tables and the host port addresses (the inner DA, and the only DA of plain
+ * stev/udp packets) all come from the mrc/srv6 plan @plan, which must outlive the fabric.
  */
 struct mrc_fabric_params {
-	unsigned planes, t0, t1, hosts_per_t0;
+	const struct mrc_srv6_plan *plan;
 	uint64_t host_rate_bps, fabric_rate_bps;   /* host<->T0 links, T0<->T1 links */
 	uint64_t host_delay_ps, fabric_delay_ps;   /* propagation per tier */
 	uint64_t switch_delay_ps;		   /* arrival to output queue */
@@ -69,26 +70,19 @@ struct mrc_fabric_params {
 	uint8_t dscp_trimmed, dscp_trimmed_lasthop; /* DSCP written by a trimming port */
 	uint32_t pkt_cap;			   /* packet buffer size; 0 = MRC_PKT_MAX */
 	uint64_t seed;				   /* loss draws and ECMP hash salt */
-
-	uint32_t usid_block;		  /* e.g. 0xFC000000 for fc00:0000::/32 */
-	const uint16_t *usid_t0;	  /* [plane * t0 + i] */
-	const uint16_t *usid_t1;	  /* [plane * t1 + j] */
-	const uint16_t *usid_port;	  /* [plane * hosts + h] */
-	const struct mrc_ip6 *host_addr; /* [plane * hosts + h] */
-
-	struct mrc_sim_params simq; /* event queue choice */
+	struct mrc_sim_params simq;		   /* event queue choice */
 };
 
 /* Fills @p with defaults: 100 Gb/s everywhere, 500 ns links, 300 ns switches, 1 MiB data
  * buffer, 256 KiB control, ECN at 200 KiB, trimming to 256 B with DSCP 46 / 47 (the values
- * are knobs; the addressing pointers and topology sizes stay for the caller). */
+ * are knobs); @plan stays for the caller. */
 void mrc_fabric_defaults(struct mrc_fabric_params *p);
 
 /*
- * Builds the fabric, its static uSID tables (T0: host port uSIDs of its rack and the
- * plane's T1 uSIDs; T1: the plane's T0 uSIDs) and an event loop. The fabric keeps
- * pointers to nothing in @p (addressing is copied). Errors: -EINVAL (zero sizes or rates,
- * missing addressing, duplicate host address), -ENOMEM.
+ * Builds the fabric and an event loop. Each switch gets its own copy of its static table
+ * from the plan (mrc_srv6_fib_of), so a blackhole fault can remove a route. Errors:
+ * -EINVAL (no plan, zero rates, a table naming a port the switch does not have,
+ * duplicate host addresses, pkt_cap > 65535), -ENOMEM.
  */
 int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_ops *ops,
 	void *ctx, struct mrc_fabric **out);
