@@ -3,6 +3,7 @@
 #include "conf/conf.h"
 #include "mrc/bench.h"
 #include "mrc/hist.h"
+#include "mrc/sim.h"
 #include "mrc/job.h"
 #include "mrc/paths.h"
 #include "mrc/st.h"
@@ -51,7 +52,7 @@ static const struct cmd cmds[] = {
 	{ "hist", "[OPTIONS] [FILE]", "histogram of numbers (one a line) -> .hgrm / .hlog",
 		cmd_hist },
 	{ "bench", "[SCENARIO] [--queue Q]",
-		"simulator performance figures (evq, fabric-128, fabric-1024)", cmd_bench },
+		"simulator performance figures (evq, fabric-128, fabric-1k)", cmd_bench },
 	{ "version", "", "print the version", cmd_version },
 	{ "help", "", "this text", cmd_help },
 };
@@ -488,14 +489,14 @@ static int cmd_bench(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	if (queue && mrc_simq_parse(queue, &(enum mrc_simq){ 0 })) {
+		fprintf(stderr, "mrcgen: bench: --queue: unknown queue '%s' (heap, wheel)\n",
+			queue);
+		return EXIT_USAGE;
+	}
 	err = mrc_bench_run(only, queue, stdout);
 	if (err == -ENOENT) {
 		fprintf(stderr, "mrcgen: bench: no scenario '%s'\n", only);
-		return EXIT_USAGE;
-	}
-	if (err == -EINVAL) {
-		fprintf(stderr, "mrcgen: bench: --queue: unknown queue '%s' (heap, wheel)\n",
-			queue);
 		return EXIT_USAGE;
 	}
 	if (err) {

@@ -20,6 +20,15 @@ static double wall_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* CPU time of this process: steadier than wall time on a shared machine. */
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static long peak_rss_kb(void)
 {
 	struct rusage ru;
@@ -56,13 +65,13 @@ static int bench_evq(FILE *out)
 	static const size_t sizes[] = { 1000, 64000, 1000000 };
 	static const enum mrc_simq qs[] = { MRC_SIMQ_HEAP, MRC_SIMQ_WHEEL };
 
-	fprintf(out, "%-12s %-6s %9s %12s %9s %12s\n", "scenario", "queue", "pending", "events",
-		"wall_s", "events/s");
+	fprintf(out, "%-12s %-6s %9s %12s %9s %9s %14s\n", "scenario", "queue", "pending",
+		"events", "wall_s", "cpu_s", "events/cpu-s");
 	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
 		for (size_t qi = 0; qi < 2; qi++) {
 			struct mrc_sim_params sp = { .queue = qs[qi] };
 			struct hold h = { .left = 4000000 };
-			double t0;
+			double t0, c0;
 			uint64_t ran;
 
 			if (mrc_sim_new(&sp, &h.sim))
@@ -73,11 +82,13 @@ static int bench_evq(FILE *out)
 				mrc_sim_at(h.sim, mrc_rng_below(&h.rng, 2000000), (unsigned)h.kind, NULL,
 					i);
 			t0 = wall_s();
+			c0 = cpu_s();
 			ran = mrc_sim_run(h.sim, MRC_SIM_NEVER);
 			t0 = wall_s() - t0;
-			fprintf(out, "%-12s %-6s %9zu %12llu %9.3f %12.0f\n", "evq",
-				mrc_simq_name(qs[qi]), sizes[si], (unsigned long long)ran, t0,
-				(double)ran / t0);
+			c0 = cpu_s() - c0;
+			fprintf(out, "%-12s %-6s %9zu %12llu %9.3f %9.3f %14.0f\n", "evq",
+				mrc_simq_name(qs[qi]), sizes[si], (unsigned long long)ran, t0, c0,
+				(double)ran / c0);
 			mrc_sim_free(h.sim);
 		}
 	}
@@ -177,11 +188,12 @@ static int bench_fabric(FILE *out, const char *name, unsigned planes, unsigned t
 	struct mrc_fab_host_ops ops = { .rx = syn_rx, .tx = syn_tx };
 	struct mrc_fabric_params p;
 	struct mrc_srv6_params spp;
+	char msg[160];
 	struct synth s = { .planes = planes, .t0 = t0, .t1 = t1, .hpt = hpt, .pkts = pkts };
 	struct mrc_fab_stats fs;
 	struct mrc_fab_port_stats tot;
 	long rss0 = peak_rss_kb();
-	double t;
+	double t, c;
 	int err = -ENOMEM;
 
 	s.hosts = t0 * hpt;
@@ -200,9 +212,11 @@ static int bench_fabric(FILE *out, const char *name, unsigned planes, unsigned t
 	spp.t0 = t0;
 	spp.t1 = t1;
 	spp.hosts_per_t0 = hpt;
-	err = mrc_srv6_plan_new(&spp, &s.plan, NULL, 0);
-	if (err)
+	err = mrc_srv6_plan_new(&spp, &s.plan, msg, sizeof(msg));
+	if (err) {
+		fprintf(out, "%s: %s\n", name, msg);
 		goto out;
+	}
 	s.block = spp.block;
 	for (unsigned pl = 0; pl < planes; pl++) {
 		struct mrc_srv6_node n = { .plane = (uint8_t)pl };
@@ -234,24 +248,29 @@ static int bench_fabric(FILE *out, const char *name, unsigned planes, unsigned t
 		for (unsigned pl = 0; pl < planes; pl++)
 			mrc_fabric_kick(s.fab, h, pl);
 	t = wall_s();
+	c = cpu_s();
 	mrc_sim_run(mrc_fabric_sim(s.fab), MRC_SIM_NEVER);
 	t = wall_s() - t;
+	c = cpu_s() - c;
 	mrc_fabric_stats(s.fab, &fs);
 	mrc_fabric_port_totals(s.fab, &tot);
 	fprintf(out, "%-12s %-6s hosts=%u planes=%u packets=%llu hops=%llu events=%llu "
-		     "wall=%.3fs hops/s=%.2fM events/s=%.2fM sim=%.1fus trims=%llu drops=%llu "
-		     "delivered=%llu\n",
+		     "wall=%.3fs cpu=%.3fs hops/cpu-s=%.2fM events/cpu-s=%.2fM sim=%.1fus "
+		     "trims=%llu drops=%llu delivered=%llu\n",
 		name, mrc_simq_name(sp ? sp->queue : MRC_SIMQ_DEFAULT), s.hosts, planes,
 		(unsigned long long)fs.injected, (unsigned long long)fs.pkt_hops,
-		(unsigned long long)fs.events, t, (double)fs.pkt_hops / t / 1e6,
-		(double)fs.events / t / 1e6,
+		(unsigned long long)fs.events, t, c, (double)fs.pkt_hops / c / 1e6,
+		(double)fs.events / c / 1e6,
 		(double)mrc_sim_now(mrc_fabric_sim(s.fab)) / 1e6, (unsigned long long)tot.trims,
 		(unsigned long long)tot.drops, (unsigned long long)fs.delivered);
-	fprintf(out, "%-12s %-6s peak_rss=%ldKB (+%ldKB) fabric_mem=%zuB per_host=%zuB "
-		     "pkt_buf=%zuB pool=%llu pkts (%zuB per packet in flight incl. queue slot)\n",
-		name, "", peak_rss_kb(), peak_rss_kb() - rss0, fs.mem_bytes,
-		fs.mem_bytes / s.hosts, fs.pkt_bytes, (unsigned long long)fs.pkts_alloc,
-		fs.pkt_bytes + sizeof(void *));
+	fprintf(out, "%-12s %-6s peak_rss=%ldKB (+%ldKB) sim_mem=%zuKB (pool %zuKB, event queue "
+		     "%zuKB, rest %zuKB) per_host=%zuB, without pool %zuB; pool=%llu pkts of %zuB "
+		     "(+8B queue slot)\n",
+		name, "", peak_rss_kb(), peak_rss_kb() - rss0, fs.mem_bytes >> 10,
+		fs.pool_bytes >> 10, fs.evq_bytes >> 10,
+		(fs.mem_bytes - fs.pool_bytes - fs.evq_bytes) >> 10, fs.mem_bytes / s.hosts,
+		(fs.mem_bytes - fs.pool_bytes) / s.hosts, (unsigned long long)fs.pkts_alloc,
+		fs.pkt_bytes);
 	err = 0;
 out:
 	mrc_fabric_free(s.fab);
@@ -281,9 +300,9 @@ int mrc_bench_run(const char *only, const char *queue, FILE *out)
 		any = true;
 		err = bench_fabric(out, "fabric-128", 4, 8, 8, 16, 1000, 16, &sp);
 	}
-	if (!err && (!only || strcmp(only, "fabric-1024") == 0)) {
+	if (!err && (!only || strcmp(only, "fabric-1k") == 0)) {
 		any = true;
-		err = bench_fabric(out, "fabric-1024", 8, 32, 16, 32, 100, 16, &sp);
+		err = bench_fabric(out, "fabric-1k", 8, 34, 15, 30, 100, 16, &sp);
 	}
 	if (!any)
 		return -ENOENT;

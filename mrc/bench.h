@@ -10,9 +10,11 @@
  * simulated packets, packet-hops, events, wall time, packet-hops and events per wall
  * second, peak RSS, bytes per host and per packet in flight. Scenarios: "evq" (event
  * queue hold model, heap against wheel), "fabric-128" (128 hosts, 4 planes, synthetic
- * sprayed all-to-all at line rate), "fabric-1024" (1024 hosts, 8 planes). @queue: "heap",
- * "wheel" or NULL (default backend) for the fabric scenarios.
- * Returns 0, -ENOENT for an unknown scenario, -EINVAL for an unknown queue, -ENOMEM.
+ * sprayed all-to-all at line rate), "fabric-1k" (1020 hosts, 8 planes: mrc/srv6's
+ * generated plan numbers at most 1023 host ports per plane). @queue: "heap", "wheel" or
+ * NULL (default backend) for the fabric scenarios. Returns 0, -ENOENT for an unknown
+ * scenario, -EINVAL for an unknown queue or a topology the plan rejects (said on @out),
+ * -ENOMEM.
  */
 int mrc_bench_run(const char *only, const char *queue, FILE *out);
 

@@ -1368,6 +1368,8 @@ void mrc_fabric_stats(const struct mrc_fabric *fab, struct mrc_fab_stats *out)
 	out->pkts_alloc = fab->pkts_alloc;
 	out->pkt_bytes = fab->pkt_stride;
 	out->mem_bytes = mem;
+	out->pool_bytes = fab->pkts_alloc * fab->pkt_stride;
+	out->evq_bytes = mrc_sim_mem_bytes(fab->sim);
 }
 
 /* ---- selftest ---------------------------------------------------------------------- */

@@ -201,7 +201,9 @@ struct mrc_fab_stats {
 	uint64_t delivered;   /* packets handed to hosts */
 	uint64_t pkts_alloc;  /* packet buffers ever allocated (pool high-water mark) */
 	size_t pkt_bytes;     /* bytes per pooled packet (header + buffer) */
-	size_t mem_bytes;     /* fabric + pool + queue memory */
+	size_t mem_bytes;     /* fabric + pool + event queue memory */
+	size_t pool_bytes;    /* of which packet pool */
+	size_t evq_bytes;     /* of which event queue */
 };
 
 /* Counters of output port @port of node (@tier, @index, @plane); host ports as for taps.

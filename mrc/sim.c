@@ -213,7 +213,7 @@ static bool wheel_advance(struct sim_wheel *w)
 			w->near.cap = b->cap;
 			w->near.n = b->n;
 			heapify(&w->near);
-			if (spare_cap > 512) {
+			if (spare_cap > 64) {
 				free(spare);
 				spare = NULL;
 				spare_cap = 0;
@@ -343,6 +343,9 @@ uint64_t mrc_sim_run(struct mrc_sim *sim, uint64_t until_ps)
 		if (h->a[0].t > until_ps)
 			break;
 		heap_pop(h, &e);
+		/* the next event's object is most likely a packet or port not in cache */
+		if (h->n)
+			__builtin_prefetch(h->a[0].obj);
 		sim->pending--;
 		sim->now = e.t;
 		hd = &sim->h[e.key & 0xFF];
