@@ -6,6 +6,7 @@
 #include "mrc/fabric.h"
 #include "mrc/bytes.h"
 #include "mrc/srv6.h"
+#include "mrc/wire.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -157,8 +158,8 @@ void mrc_fabric_defaults(struct mrc_fabric_params *p)
 	p->ecn_lasthop = false;
 	p->trim = true;
 	p->trim_bytes = 256;
-	p->dscp_trimmed = 46;
-	p->dscp_trimmed_lasthop = 47;
+	p->dscp_trimmed = 12;
+	p->dscp_trimmed_lasthop = 13;
 	p->pkt_cap = 0;
 	p->seed = 1;
 }
@@ -391,23 +392,16 @@ static void start_tx(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
 	launch(fab, o, pkt, now);
 }
 
-/* Cuts a data packet to trim_bytes, keeping its headers (C11): payload lengths follow the
- * cut, the UDP length keeps the original, DSCP becomes the trimmed class. */
+/* Cuts a data packet to trim_bytes with mrc/wire's switch trim (C11): headers kept, the
+ * first IPv6 header's payload length follows the cut, UDP length and inner headers stay
+ * as sent, DSCP becomes the trimmed class (the last-hop one on a T0->host port). */
 static void trim_pkt(const struct mrc_fabric *fab, struct fab_pkt *pkt, bool lasthop)
 {
-	uint32_t n = fab->p.trim_bytes;
 	uint8_t dscp = lasthop ? fab->p.dscp_trimmed_lasthop : fab->p.dscp_trimmed;
-	uint8_t *d = pkt->data;
+	int n = mrc_wire_trim(pkt->data, pkt->len, fab->p.trim_bytes, dscp);
 
-	put_be16(d + 4, (uint16_t)(n - MRC_IP6_HLEN));
-	ip6_set_tc(d, (uint8_t)(dscp << 2 | (ip6_tc(d) & 3)));
-	if (pkt->inner_off && (uint32_t)pkt->inner_off + MRC_IP6_HLEN <= n) {
-		uint8_t *in = d + pkt->inner_off;
-
-		put_be16(in + 4, (uint16_t)(n - pkt->inner_off - MRC_IP6_HLEN));
-		ip6_set_tc(in, (uint8_t)(dscp << 2 | (ip6_tc(in) & 3)));
-	}
-	pkt->len = (uint16_t)n;
+	if (n > 0)
+		pkt->len = (uint16_t)n;
 	pkt->flags |= PK_CTRL;
 }
 
@@ -1410,6 +1404,7 @@ struct t_net {
 	unsigned status_down, status_up;
 	struct mrc_fabric *fab;
 	struct mrc_srv6_plan *plan;
+	uint8_t rxbuf[32][T_PKT]; /* the first 32 packets received, as received */
 };
 
 static void t_setup(struct t_plan *pl, struct mrc_fabric_params *p, unsigned planes,
@@ -1520,6 +1515,8 @@ static void t_rx(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, s
 
 	if (n->nrx == 512)
 		return;
+	if (n->nrx < 32)
+		memcpy(n->rxbuf[n->nrx], buf, len < T_PKT ? len : T_PKT);
 	r = &n->rx[n->nrx++];
 	r->host = host;
 	r->plane = plane;
@@ -1771,7 +1768,9 @@ MRC_SELFTEST(fabric)
 		ST_EQ(st, get_be16(q->data + 4), 216);
 		/* UDP length = 1504 - 40 outer - 40 SRH - 40 inner = 1384 */
 		ST_EQ(st, get_be16(q->data + 120 + 4), 1384);
-		ST_EQ(st, ip6_tc(q->data) >> 2, 46);
+		ST_EQ(st, ip6_tc(q->data) >> 2, 12);
+		/* inner IPv6 as sent: 1504 - 40 - 40 - 40 = 1384 */
+		ST_EQ(st, get_be16(q->data + 80 + 4), 1384);
 		ST_EQ(st, ip6_tc(q->data) & 3, 2); /* ECN kept */
 		ST_EQ(st, q->flags & PK_CTRL, PK_CTRL);
 		ST_EQ(st, q->data[40 + 3], 1); /* SRH intact: SL as at the trim point */
@@ -1802,7 +1801,7 @@ MRC_SELFTEST(fabric)
 		ST_TRUE(st, ps.trims > 0);
 		ST_EQ(st, n->nrx, 24);
 		for (unsigned i = 0; i < n->nrx; i++) {
-			if (n->rx[i].len == 256 && n->rx[i].tc >> 2 == 47 && n->rx[i].plen == 216 &&
+			if (n->rx[i].len == 256 && n->rx[i].tc >> 2 == 13 && n->rx[i].plen == 216 &&
 			    n->rx[i].udp_len == 4200 - 80)
 				trimmed++;
 			else if (n->rx[i].len == 4200 && n->rx[i].tc >> 2 == 0)
@@ -1881,6 +1880,71 @@ MRC_SELFTEST(fabric)
 		for (unsigned i = 0; i < n->nrx; i++)
 			ce += (n->rx[i].tc & 3) == 3;
 		ST_EQ(st, ce, 9);
+		t_net_free(n);
+	}
+
+	mrc_st_case(st, "mrc/wire packets survive the fabric: after uN shifts, hop limit, CE marks "
+			"and trims they decode OK (trimmed ones as trimmed, C11)");
+	t_setup(&pl, &p, 1, 2, 1, 2);
+	p.buffer_bytes = 10000; /* two ~4.2 KB packets wait; a third is trimmed */
+	p.ecn_threshold_bytes = 3000; /* one waiting packet is enough to mark */
+	n = t_net_new(st, &p);
+	if (n) {
+		static uint8_t payload[4096];
+		struct mrc_wire_cfg wc;
+		struct mrc_fab_port_stats up = { 0 };
+		unsigned ok = 0, trimmed = 0, ce = 0, bad = 0;
+
+		mrc_wire_cfg_default(&wc);
+		for (uint32_t h = 0; h < 2; h++) {
+			for (uint32_t k = 0; k < 8; k++) {
+				struct mrc_pkt wp;
+				int len;
+
+				memset(&wp, 0, sizeof(wp));
+				t_hex("fc00 0000 0401 0801 0402 0003 0000 0000", wp.outer_dst.b);
+				wp.outer_src = pl.addr[h];
+				wp.ecn = 2;
+				wp.src = pl.addr[h];
+				wp.dst = pl.addr[2];
+				wp.ev = 0x0000C000 | h;
+				wp.opcode = MRC_OP_WRITE_MIDDLE;
+				wp.dest_qp = 17;
+				wp.psn = h << 8 | k;
+				wp.va = 0x10000 + 4096ull * k;
+				wp.rkey = 5;
+				wp.dma_len = 8 * 4096;
+				wp.payload = payload;
+				wp.payload_len = sizeof(payload);
+				len = mrc_wire_encode(&wc, &wp, t_slot(n, h, 0), T_PKT);
+				ST_TRUE(st, len > 4096);
+				if (len > 0)
+					t_send(n, h, 0, (uint32_t)len);
+			}
+		}
+		t_go(n, 4, 1);
+		mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
+		mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 0, 0, 2, &up);
+		ST_TRUE(st, up.trims > 0);
+		ST_TRUE(st, up.ecn_marks > 0);
+		ST_EQ(st, n->nrx, 16);
+		for (unsigned i = 0; i < n->nrx; i++) {
+			struct mrc_pkt d;
+			int rc = mrc_wire_decode(&wc, n->rxbuf[i], n->rx[i].len, true, &d);
+
+			if (rc != MRC_WIRE_OK || d.psn != n->rx[i].psn) {
+				bad++;
+				continue;
+			}
+			ok++;
+			if (d.trimmed && d.dscp == 12)
+				trimmed++;
+			ce += d.ecn == 3;
+		}
+		ST_EQ(st, bad, 0);
+		ST_EQ(st, ok, 16);
+		ST_EQ(st, trimmed, up.trims);
+		ST_EQ(st, ce, up.ecn_marks);
 		t_net_free(n);
 	}
 

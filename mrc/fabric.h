@@ -74,8 +74,8 @@ struct mrc_fabric_params {
 };
 
 /* Fills @p with defaults: 100 Gb/s everywhere, 500 ns links, 300 ns switches, 1 MiB data
- * buffer, 256 KiB control, ECN at 200 KiB, trimming to 256 B with DSCP 46 / 47 (the values
- * are knobs); @plan stays for the caller. */
+ * buffer, 256 KiB control, ECN at 200 KiB, trimming to 256 B with DSCP 12 / 13 (mrc/wire's
+ * defaults; all knobs); @plan stays for the caller. */
 void mrc_fabric_defaults(struct mrc_fabric_params *p);
 
 /*
