@@ -62,15 +62,15 @@ static void hold_fn(void *ctx, void *obj, uint64_t arg, uint64_t now)
 
 static int bench_evq(FILE *out)
 {
-	static const size_t sizes[] = { 1000, 64000, 1000000 };
-	static const enum mrc_simq qs[] = { MRC_SIMQ_HEAP, MRC_SIMQ_WHEEL };
+	static const size_t sizes[] = {1000, 64000, 1000000};
+	static const enum mrc_simq qs[] = {MRC_SIMQ_HEAP, MRC_SIMQ_WHEEL};
 
-	fprintf(out, "%-12s %-6s %9s %12s %9s %9s %14s\n", "scenario", "queue", "pending",
-		"events", "wall_s", "cpu_s", "events/cpu-s");
+	fprintf(out, "%-12s %-6s %9s %12s %9s %9s %14s\n", "scenario", "queue", "pending", "events",
+		"wall_s", "cpu_s", "events/cpu-s");
 	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
 		for (size_t qi = 0; qi < 2; qi++) {
-			struct mrc_sim_params sp = { .queue = qs[qi] };
-			struct hold h = { .left = 4000000 };
+			struct mrc_sim_params sp = {.queue = qs[qi]};
+			struct hold h = {.left = 4000000};
 			double t0, c0;
 			uint64_t ran;
 
@@ -79,8 +79,8 @@ static int bench_evq(FILE *out)
 			h.kind = mrc_sim_handler(h.sim, hold_fn, &h);
 			mrc_rng_seed(&h.rng, 1);
 			for (size_t i = 0; i < sizes[si]; i++)
-				mrc_sim_at(h.sim, mrc_rng_below(&h.rng, 2000000), (unsigned)h.kind, NULL,
-					i);
+				mrc_sim_at(h.sim, mrc_rng_below(&h.rng, 2000000), (unsigned)h.kind,
+					NULL, i);
 			t0 = wall_s();
 			c0 = cpu_s();
 			ran = mrc_sim_run(h.sim, MRC_SIM_NEVER);
@@ -122,8 +122,7 @@ struct synth {
 
 #define SYN_LEN (40 + 40 + 8 + 12 + 4 + 16 + 4096 + 4)
 
-static size_t syn_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8_t *b,
-	size_t cap)
+static size_t syn_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8_t *b, size_t cap)
 {
 	struct synth *s = ctx;
 	uint32_t *n = &s->sent[host * s->planes + plane], dst, len = SYN_LEN;
@@ -168,8 +167,8 @@ static size_t syn_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uin
 	return len;
 }
 
-static void syn_rx(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
-	uint64_t now)
+static void syn_rx(
+	void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len, uint64_t now)
 {
 	struct synth *s = ctx;
 	uint32_t src = get_be24(buf + 88 + 5);
@@ -182,14 +181,14 @@ static void syn_rx(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf,
 		mrc_fabric_kick(s->fab, src / s->planes, src % s->planes);
 }
 
-static int bench_fabric(FILE *out, const char *name, unsigned planes, unsigned t0,
-	unsigned t1, unsigned hpt, uint32_t pkts, uint32_t window, const struct mrc_sim_params *sp)
+static int bench_fabric(FILE *out, const char *name, unsigned planes, unsigned t0, unsigned t1,
+	unsigned hpt, uint32_t pkts, uint32_t window, const struct mrc_sim_params *sp)
 {
-	struct mrc_fab_host_ops ops = { .rx = syn_rx, .tx = syn_tx };
+	struct mrc_fab_host_ops ops = {.rx = syn_rx, .tx = syn_tx};
 	struct mrc_fabric_params p;
 	struct mrc_srv6_params spp;
 	char msg[160];
-	struct synth s = { .planes = planes, .t0 = t0, .t1 = t1, .hpt = hpt, .pkts = pkts };
+	struct synth s = {.planes = planes, .t0 = t0, .t1 = t1, .hpt = hpt, .pkts = pkts};
 	struct mrc_fab_stats fs;
 	struct mrc_fab_port_stats tot;
 	long rss0 = peak_rss_kb();
@@ -219,7 +218,7 @@ static int bench_fabric(FILE *out, const char *name, unsigned planes, unsigned t
 	}
 	s.block = spp.block;
 	for (unsigned pl = 0; pl < planes; pl++) {
-		struct mrc_srv6_node n = { .plane = (uint8_t)pl };
+		struct mrc_srv6_node n = {.plane = (uint8_t)pl};
 
 		n.role = MRC_SRV6_T0;
 		for (n.index = 0; n.index < t0; n.index++)
@@ -254,18 +253,20 @@ static int bench_fabric(FILE *out, const char *name, unsigned planes, unsigned t
 	c = cpu_s() - c;
 	mrc_fabric_stats(s.fab, &fs);
 	mrc_fabric_port_totals(s.fab, &tot);
-	fprintf(out, "%-12s %-6s hosts=%u planes=%u packets=%llu hops=%llu events=%llu "
-		     "wall=%.3fs cpu=%.3fs hops/cpu-s=%.2fM events/cpu-s=%.2fM sim=%.1fus "
-		     "trims=%llu drops=%llu delivered=%llu\n",
+	fprintf(out,
+		"%-12s %-6s hosts=%u planes=%u packets=%llu hops=%llu events=%llu "
+		"wall=%.3fs cpu=%.3fs hops/cpu-s=%.2fM events/cpu-s=%.2fM sim=%.1fus "
+		"trims=%llu drops=%llu delivered=%llu\n",
 		name, mrc_simq_name(sp ? sp->queue : MRC_SIMQ_DEFAULT), s.hosts, planes,
 		(unsigned long long)fs.injected, (unsigned long long)fs.pkt_hops,
 		(unsigned long long)fs.events, t, c, (double)fs.pkt_hops / c / 1e6,
-		(double)fs.events / c / 1e6,
-		(double)mrc_sim_now(mrc_fabric_sim(s.fab)) / 1e6, (unsigned long long)tot.trims,
-		(unsigned long long)tot.drops, (unsigned long long)fs.delivered);
-	fprintf(out, "%-12s %-6s peak_rss=%ldKB (+%ldKB) sim_mem=%zuKB (pool %zuKB, event queue "
-		     "%zuKB, rest %zuKB) per_host=%zuB, without pool %zuB; pool=%llu pkts of %zuB "
-		     "(+8B queue slot)\n",
+		(double)fs.events / c / 1e6, (double)mrc_sim_now(mrc_fabric_sim(s.fab)) / 1e6,
+		(unsigned long long)tot.trims, (unsigned long long)tot.drops,
+		(unsigned long long)fs.delivered);
+	fprintf(out,
+		"%-12s %-6s peak_rss=%ldKB (+%ldKB) sim_mem=%zuKB (pool %zuKB, event queue "
+		"%zuKB, rest %zuKB) per_host=%zuB, without pool %zuB; pool=%llu pkts of %zuB "
+		"(+8B queue slot)\n",
 		name, "", peak_rss_kb(), peak_rss_kb() - rss0, fs.mem_bytes >> 10,
 		fs.pool_bytes >> 10, fs.evq_bytes >> 10,
 		(fs.mem_bytes - fs.pool_bytes - fs.evq_bytes) >> 10, fs.mem_bytes / s.hosts,
@@ -286,7 +287,7 @@ out:
 
 int mrc_bench_run(const char *only, const char *queue, FILE *out)
 {
-	struct mrc_sim_params sp = { .queue = MRC_SIMQ_DEFAULT };
+	struct mrc_sim_params sp = {.queue = MRC_SIMQ_DEFAULT};
 	bool any = false;
 	int err = 0;
 

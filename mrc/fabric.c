@@ -22,8 +22,8 @@
  * in its first data bytes.
  */
 struct fab_pkt {
-	uint64_t t_arr;	    /* its last bit reaches the far end of the link */
-	uint32_t port;	    /* output port it is queued at or travelling on */
+	uint64_t t_arr; /* its last bit reaches the far end of the link */
+	uint32_t port;	/* output port it is queued at or travelling on */
 	uint16_t len;
 	uint16_t inner_off; /* offset of the inner IPv6, 0 = plain packet (no outer) */
 	uint16_t bth_off;   /* offset of the BTH, 0 = not an MRC packet */
@@ -58,20 +58,20 @@ struct fab_port {
 	uint32_t qbytes[2];
 	uint64_t busy_until; /* serialization of the last packet ends */
 	uint64_t rate_bps, delay_ps, extra_ps;
-	uint64_t loss_thresh; /* random loss: draw (53 bits) < thresh */
-	uint64_t ser_ps_per_byte;	   /* 0: rate does not divide 8e12, divide per packet */
-	uint64_t down_at[4];		   /* times of the last 4 link-down events, by gen */
-	uint8_t gen;			   /* link-down events so far, mod 256 */
-	struct fab_switch *sw;		   /* owner switch, NULL for a NIC port */
-	struct fab_switch *peer_sw;	   /* receiving switch, NULL when it is a host */
-	uint32_t peer_host;		   /* receiving host (when peer_sw is NULL) */
-	uint32_t host;			   /* owner host (NIC ports) */
-	uint32_t rev;			   /* the opposite direction of the link */
-	uint16_t plane, local;		   /* plane, port number at the owner */
-	uint8_t pending;		   /* a FREE event is scheduled */
-	uint8_t lasthop;		   /* T0 -> host */
+	uint64_t loss_thresh;	    /* random loss: draw (53 bits) < thresh */
+	uint64_t ser_ps_per_byte;   /* 0: rate does not divide 8e12, divide per packet */
+	uint64_t down_at[4];	    /* times of the last 4 link-down events, by gen */
+	uint8_t gen;		    /* link-down events so far, mod 256 */
+	struct fab_switch *sw;	    /* owner switch, NULL for a NIC port */
+	struct fab_switch *peer_sw; /* receiving switch, NULL when it is a host */
+	uint32_t peer_host;	    /* receiving host (when peer_sw is NULL) */
+	uint32_t host;		    /* owner host (NIC ports) */
+	uint32_t rev;		    /* the opposite direction of the link */
+	uint16_t plane, local;	    /* plane, port number at the owner */
+	uint8_t pending;	    /* a FREE event is scheduled */
+	uint8_t lasthop;	    /* T0 -> host */
 	uint8_t nic;
-	uint8_t down; /* DOWN_* bits */
+	uint8_t down;			       /* DOWN_* bits */
 	mrc_fab_tap_fn tap_egress, tap_arrive; /* arrive = ingress tap of the peer's port */
 	void *tap_egress_ctx, *tap_arrive_ctx;
 	struct mrc_fab_port_stats st;
@@ -86,7 +86,7 @@ struct fab_switch {
 	struct mrc_srv6_fib fib;	     /* this switch's table: own copy of the plan's */
 	struct mrc_srv6_route *routes;	     /* fib.routes, mutable (blackholes) */
 	const struct mrc_srv6_fib *plan_fib; /* the plan's table, to restore routes */
-	uint64_t salt;		  /* ECMP hash salt */
+	uint64_t salt;			     /* ECMP hash salt */
 	struct mrc_fab_switch_stats st;
 };
 
@@ -188,7 +188,8 @@ static struct fab_pkt *pkt_alloc(struct mrc_fabric *fab)
 		s->next = fab->slabs;
 		fab->slabs = s;
 		for (int i = SLAB_PKTS - 1; i >= 0; i--) {
-			struct fab_pkt *q = (struct fab_pkt *)(s->mem + (size_t)i * fab->pkt_stride);
+			struct fab_pkt *q =
+				(struct fab_pkt *)(s->mem + (size_t)i * fab->pkt_stride);
 
 			memcpy(q->data, &fab->free_pkts, sizeof(q));
 			fab->free_pkts = q;
@@ -355,8 +356,8 @@ static void pkt_parse(struct fab_pkt *pkt)
 
 static void launch(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *pkt, uint64_t now)
 {
-	uint64_t ser = o->ser_ps_per_byte ? pkt->len * o->ser_ps_per_byte :
-					    mrc_fab_ser_ps(pkt->len, o->rate_bps);
+	uint64_t ser = o->ser_ps_per_byte ? pkt->len * o->ser_ps_per_byte
+					  : mrc_fab_ser_ps(pkt->len, o->rate_bps);
 	uint32_t idx = (uint32_t)(o - fab->ports);
 
 	o->busy_until = now + ser;
@@ -434,7 +435,7 @@ static void enqueue(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *
 	}
 	if (!(pkt->flags & PK_CTRL) && o->qbytes[1] + pkt->len > p->buffer_bytes) {
 		if (!p->trim || !pkt->bth_off || pkt->len <= p->trim_bytes ||
-		    (uint32_t)pkt->bth_off + MRC_BTH_LEN > p->trim_bytes) {
+			(uint32_t)pkt->bth_off + MRC_BTH_LEN > p->trim_bytes) {
 			o->st.drops++;
 			pkt_free(fab, pkt);
 			return;
@@ -449,7 +450,7 @@ static void enqueue(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *
 		return;
 	}
 	if (q == 1 && p->ecn_threshold_bytes && o->qbytes[1] > p->ecn_threshold_bytes &&
-	    (!o->lasthop || p->ecn_lasthop) && mark_ce(pkt))
+		(!o->lasthop || p->ecn_lasthop) && mark_ce(pkt))
 		o->st.ecn_marks++;
 	if (ring_push(&o->q[q], pkt)) {
 		o->st.drops++;
@@ -515,8 +516,8 @@ void mrc_fabric_kick(struct mrc_fabric *fab, uint32_t host, unsigned plane)
 	if (o->pending || !port_up(o))
 		return;
 	o->pending = 1;
-	mrc_sim_at(fab->sim, o->busy_until > now ? o->busy_until : now, (unsigned)fab->k_free, o,
-		0);
+	mrc_sim_at(
+		fab->sim, o->busy_until > now ? o->busy_until : now, (unsigned)fab->k_free, o, 0);
 }
 
 /* ---- forwarding -------------------------------------------------------------------- */
@@ -656,8 +657,8 @@ static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
 
 /* ---- construction ------------------------------------------------------------------ */
 
-static void init_port(struct fab_port *o, uint64_t rate, uint64_t delay, uint16_t plane,
-	uint16_t local)
+static void init_port(
+	struct fab_port *o, uint64_t rate, uint64_t delay, uint16_t plane, uint16_t local)
 {
 	o->rate_bps = rate;
 	o->ser_ps_per_byte = 8000000000000ull % rate ? 0 : 8000000000000ull / rate;
@@ -678,7 +679,7 @@ static uint64_t splitmix_salt(uint64_t seed, uint64_t k)
 /* Gives switch @s its own copy of its static table from the plan. */
 static int copy_fib(struct mrc_fabric *fab, struct fab_switch *s, uint8_t role)
 {
-	struct mrc_srv6_node node = { .role = role, .plane = (uint8_t)s->plane, .index = s->index };
+	struct mrc_srv6_node node = {.role = role, .plane = (uint8_t)s->plane, .index = s->index};
 	const struct mrc_srv6_fib *f = mrc_srv6_fib_of(fab->p.plan, &node);
 
 	if (!f)
@@ -718,7 +719,8 @@ static int build(struct mrc_fabric *fab)
 			bool t0 = i < T0;
 
 			s->index = t0 ? i : i - T0;
-			s->port0 = t0 ? t0_port(fab, pl, s->index, 0) : t1_port(fab, pl, s->index, 0);
+			s->port0 =
+				t0 ? t0_port(fab, pl, s->index, 0) : t1_port(fab, pl, s->index, 0);
 			s->nports = (uint16_t)(t0 ? hpt + T1 : T0);
 			s->plane = (uint16_t)pl;
 			s->tier = t0 ? MRC_FAB_T0 : MRC_FAB_T1;
@@ -736,7 +738,8 @@ static int build(struct mrc_fabric *fab)
 			uint32_t up = nic_port(fab, h, pl), dn = t0_port(fab, pl, h / hpt, h % hpt);
 			struct fab_port *u = &fab->ports[up], *d = &fab->ports[dn];
 
-			init_port(u, p->host_rate_bps, p->host_delay_ps, (uint16_t)pl, (uint16_t)pl);
+			init_port(
+				u, p->host_rate_bps, p->host_delay_ps, (uint16_t)pl, (uint16_t)pl);
 			u->nic = 1;
 			u->host = h;
 			u->peer_sw = t0_sw(fab, pl, h / hpt);
@@ -750,7 +753,8 @@ static int build(struct mrc_fabric *fab)
 		}
 		for (uint32_t i = 0; i < T0; i++) {
 			for (uint32_t j = 0; j < T1; j++) {
-				uint32_t up = t0_port(fab, pl, i, hpt + j), dn = t1_port(fab, pl, j, i);
+				uint32_t up = t0_port(fab, pl, i, hpt + j),
+					 dn = t1_port(fab, pl, j, i);
 				struct fab_port *u = &fab->ports[up], *d = &fab->ports[dn];
 
 				init_port(u, p->fabric_rate_bps, p->fabric_delay_ps, (uint16_t)pl,
@@ -802,8 +806,8 @@ static int build(struct mrc_fabric *fab)
 static void on_fault(void *ctx, void *obj, uint64_t arg, uint64_t now);
 static void on_flap(void *ctx, void *obj, uint64_t arg, uint64_t now);
 
-int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_ops *ops,
-	void *ctx, struct mrc_fabric **out)
+int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_ops *ops, void *ctx,
+	struct mrc_fabric **out)
 {
 	struct mrc_fabric *fab;
 	int err;
@@ -814,8 +818,8 @@ int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_
 		return -EINVAL;
 	sp = mrc_srv6_plan_params(p->plan);
 	if (!sp->planes || !sp->t0 || !sp->t1 || !sp->hosts_per_t0 || sp->planes > 256 ||
-	    sp->hosts_per_t0 + sp->t1 > 65535 || sp->t0 > 65535 ||
-	    (uint64_t)sp->t0 * sp->hosts_per_t0 > (1u << 24))
+		sp->hosts_per_t0 + sp->t1 > 65535 || sp->t0 > 65535 ||
+		(uint64_t)sp->t0 * sp->hosts_per_t0 > (1u << 24))
 		return -EINVAL;
 	if ((p->trim && p->trim_bytes < MRC_IP6_HLEN) || p->pkt_cap > 65535)
 		return -EINVAL;
@@ -915,8 +919,7 @@ const char *mrc_fab_fault_name(enum mrc_fab_fault_kind k)
 }
 
 /* Output ports of the link a fault names, by direction. Returns how many (0 = bad). */
-static int link_ports(const struct mrc_fabric *fab, const struct mrc_fab_fault *f,
-	uint32_t out[2])
+static int link_ports(const struct mrc_fabric *fab, const struct mrc_fab_fault *f, uint32_t out[2])
 {
 	uint32_t up, dn;
 	int n = 0;
@@ -942,10 +945,10 @@ static int link_ports(const struct mrc_fabric *fab, const struct mrc_fab_fault *
 	return n;
 }
 
-static void fault_target(const struct mrc_fabric *fab, const struct mrc_fab_fault *f,
-	char *buf, size_t cap)
+static void fault_target(
+	const struct mrc_fabric *fab, const struct mrc_fab_fault *f, char *buf, size_t cap)
 {
-	static const char *const dirs[] = { "", " up", " down" };
+	static const char *const dirs[] = {"", " up", " down"};
 	const char *dir = (unsigned)f->dir < 3 ? dirs[f->dir] : "";
 
 	(void)fab;
@@ -960,8 +963,8 @@ static void fault_target(const struct mrc_fabric *fab, const struct mrc_fab_faul
 		break;
 	case MRC_FAB_BLACKHOLE:
 	case MRC_FAB_UNBLACKHOLE:
-		snprintf(buf, cap, "p%u.t%d.%u route 0x%04x", f->plane, f->tier == MRC_FAB_T1,
-			f->a, f->usid);
+		snprintf(buf, cap, "p%u.t%d.%u route 0x%04x", f->plane, f->tier == MRC_FAB_T1, f->a,
+			f->usid);
 		break;
 	default:
 		if (f->tier == MRC_FAB_HOST)
@@ -1027,8 +1030,8 @@ static void port_came_up(struct mrc_fabric *fab, struct fab_port *o, uint64_t no
 	}
 }
 
-static void set_down(struct mrc_fabric *fab, struct fab_port *o, uint8_t bit, bool down,
-	uint64_t now)
+static void set_down(
+	struct mrc_fabric *fab, struct fab_port *o, uint8_t bit, bool down, uint64_t now)
 {
 	bool was = port_up(o);
 
@@ -1156,8 +1159,8 @@ int mrc_fabric_apply(struct mrc_fabric *fab, const struct mrc_fab_fault *f, uint
 	case MRC_FAB_LINK_DOWN:
 	case MRC_FAB_LINK_UP:
 		for (int i = 0; i < n; i++)
-			set_down(fab, &fab->ports[ports[i]], DOWN_LINK, f->kind == MRC_FAB_LINK_DOWN,
-				now);
+			set_down(fab, &fab->ports[ports[i]], DOWN_LINK,
+				f->kind == MRC_FAB_LINK_DOWN, now);
 		break;
 	case MRC_FAB_LOSS:
 		for (int i = 0; i < n; i++)
@@ -1282,8 +1285,8 @@ static int64_t port_index(const struct mrc_fabric *fab, enum mrc_fab_tier tier, 
 	return -1;
 }
 
-int mrc_fabric_tap(struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index,
-	unsigned plane, unsigned port, bool egress, mrc_fab_tap_fn fn, void *ctx)
+int mrc_fabric_tap(struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index, unsigned plane,
+	unsigned port, bool egress, mrc_fab_tap_fn fn, void *ctx)
 {
 	int64_t i = port_index(fab, tier, index, plane, port);
 	struct fab_port *o;
@@ -1303,8 +1306,8 @@ int mrc_fabric_tap(struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t inde
 	return 0;
 }
 
-int mrc_fabric_port_stats(const struct mrc_fabric *fab, enum mrc_fab_tier tier,
-	uint32_t index, unsigned plane, unsigned port, struct mrc_fab_port_stats *out)
+int mrc_fabric_port_stats(const struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index,
+	unsigned plane, unsigned port, struct mrc_fab_port_stats *out)
 {
 	int64_t i = port_index(fab, tier, index, plane, port);
 
@@ -1314,10 +1317,10 @@ int mrc_fabric_port_stats(const struct mrc_fabric *fab, enum mrc_fab_tier tier,
 	return 0;
 }
 
-int mrc_fabric_switch_stats(const struct mrc_fabric *fab, enum mrc_fab_tier tier,
-	uint32_t index, unsigned plane, struct mrc_fab_switch_stats *out)
+int mrc_fabric_switch_stats(const struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index,
+	unsigned plane, struct mrc_fab_switch_stats *out)
 {
-	struct mrc_fab_fault f = { .tier = tier, .a = index, .plane = plane };
+	struct mrc_fab_fault f = {.tier = tier, .a = index, .plane = plane};
 	struct fab_switch *s = fault_switch((struct mrc_fabric *)fab, &f);
 
 	if (!s)
@@ -1353,7 +1356,8 @@ void mrc_fabric_stats(const struct mrc_fabric *fab, struct mrc_fab_stats *out)
 	for (uint32_t i = 0; i < fab->n_ports; i++)
 		mem += (fab->ports[i].q[0].cap + fab->ports[i].q[1].cap) * sizeof(void *);
 	for (uint32_t i = 0; i < fab->n_switches; i++)
-		mem += fab->sw[i].plan_fib ? fab->sw[i].plan_fib->n * sizeof(*fab->sw[i].routes) : 0;
+		mem += fab->sw[i].plan_fib ? fab->sw[i].plan_fib->n * sizeof(*fab->sw[i].routes)
+					   : 0;
 	mem += fab->pkts_alloc * fab->pkt_stride + mrc_sim_mem_bytes(fab->sim);
 	out->events = mrc_sim_events(fab->sim);
 	out->pkt_hops = fab->pkt_hops;
@@ -1407,8 +1411,8 @@ struct t_net {
 	uint8_t rxbuf[32][T_PKT]; /* the first 32 packets received, as received */
 };
 
-static void t_setup(struct t_plan *pl, struct mrc_fabric_params *p, unsigned planes,
-	unsigned t0, unsigned t1, unsigned hpt)
+static void t_setup(struct t_plan *pl, struct mrc_fabric_params *p, unsigned planes, unsigned t0,
+	unsigned t1, unsigned hpt)
 {
 	struct mrc_srv6_params sp;
 	unsigned hosts = t0 * hpt;
@@ -1491,8 +1495,7 @@ static uint8_t *t_slot(struct t_net *n, uint32_t h, unsigned plane)
 	return n->bufs[h][plane][n->txq[h][plane].n];
 }
 
-static size_t t_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8_t *buf,
-	size_t cap)
+static size_t t_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8_t *buf, size_t cap)
 {
 	struct t_net *n = ctx;
 	uint32_t len;
@@ -1507,8 +1510,8 @@ static size_t t_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8
 	return len;
 }
 
-static void t_rx(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
-	uint64_t now)
+static void t_rx(
+	void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len, uint64_t now)
 {
 	struct t_net *n = ctx;
 	struct t_rx *r;
@@ -1552,7 +1555,7 @@ static void t_status(void *ctx, uint32_t host, unsigned plane, bool up, uint64_t
 		n->status_down++;
 }
 
-static const struct mrc_fab_host_ops t_ops = { t_rx, t_tx, t_status };
+static const struct mrc_fab_host_ops t_ops = {t_rx, t_tx, t_status};
 
 struct t_tap {
 	unsigned n;
@@ -1627,7 +1630,7 @@ MRC_SELFTEST(fabric)
 	t_setup(&pl, &p, 1, 2, 2, 2);
 	n = t_net_new(st, &p);
 	if (n) {
-		struct t_tap taps[4] = { 0 };
+		struct t_tap taps[4] = {0};
 
 		t_hex("fc00 0000 0401 0802 0402 0004 0000 0000", c);
 		t_build(t_slot(n, 0, 0), 1000, c, NULL, 0, 0, &pl.addr[0], &pl.addr[3], 1, 0xCA, 7);
@@ -1661,7 +1664,7 @@ MRC_SELFTEST(fabric)
 	n = t_net_new(st, &p);
 	if (n) {
 		uint8_t segs[2][16];
-		struct t_tap tap = { 0 };
+		struct t_tap tap = {0};
 
 		t_hex("fc00 0000 0401 0000 0000 0000 0000 0000", segs[0]);
 		t_hex("fc00 0000 0802 0402 0004 0000 0000 0000", segs[1]);
@@ -1710,9 +1713,14 @@ MRC_SELFTEST(fabric)
 	p.fabric_delay_ps = 1000000;
 	n = t_net_new(st, &p);
 	if (n) {
-		struct mrc_fab_fault f = { .kind = MRC_FAB_LINK_DOWN, .at_ps = 3000000,
-			.plane = 0, .tier = MRC_FAB_T0, .a = 0, .b = 1, .dir = MRC_FAB_UPWARD };
-		struct mrc_fab_port_stats ps = { 0 };
+		struct mrc_fab_fault f = {.kind = MRC_FAB_LINK_DOWN,
+			.at_ps = 3000000,
+			.plane = 0,
+			.tier = MRC_FAB_T0,
+			.a = 0,
+			.b = 1,
+			.dir = MRC_FAB_UPWARD};
+		struct mrc_fab_port_stats ps = {0};
 		size_t nlog;
 		const struct mrc_fab_fault_rec *log;
 
@@ -1757,8 +1765,8 @@ MRC_SELFTEST(fabric)
 
 		t_hex("fc00 0000 0401 0000 0000 0000 0000 0000", segs[0]);
 		t_hex("fc00 0000 0802 0402 0004 0000 0000 0000", segs[1]);
-		q->len = (uint16_t)t_build(q->data, 1504, segs[0], segs, 2, 1, &pl.addr[0], &pl.addr[3], 1,
-			0xC6, 1);
+		q->len = (uint16_t)t_build(
+			q->data, 1504, segs[0], segs, 2, 1, &pl.addr[0], &pl.addr[3], 1, 0xC6, 1);
 		pkt_parse(q);
 		ST_EQ(st, q->srh_off, 40);
 		ST_EQ(st, q->inner_off, 40 + 8 + 32);
@@ -1784,14 +1792,14 @@ MRC_SELFTEST(fabric)
 	p.ctrl_buffer_bytes = 64 << 10;
 	n = t_net_new(st, &p);
 	if (n) {
-		struct mrc_fab_port_stats ps = { 0 };
+		struct mrc_fab_port_stats ps = {0};
 		unsigned trimmed = 0, full = 0, bad = 0;
 
 		t_hex("fc00 0000 0401 0004 0000 0000 0000 0000", c);
 		for (uint32_t h = 0; h < 3; h++)
 			for (uint32_t k = 0; k < 8; k++) {
-				t_build(t_slot(n, h, 0), 4200, c, NULL, 0, 0, &pl.addr[h], &pl.addr[3],
-					(uint16_t)h, 0xC7, h << 8 | k);
+				t_build(t_slot(n, h, 0), 4200, c, NULL, 0, 0, &pl.addr[h],
+					&pl.addr[3], (uint16_t)h, 0xC7, h << 8 | k);
 				t_send(n, h, 0, 4200);
 			}
 		t_go(n, 4, 1);
@@ -1802,7 +1810,7 @@ MRC_SELFTEST(fabric)
 		ST_EQ(st, n->nrx, 24);
 		for (unsigned i = 0; i < n->nrx; i++) {
 			if (n->rx[i].len == 256 && n->rx[i].tc >> 2 == 13 && n->rx[i].plen == 216 &&
-			    n->rx[i].udp_len == 4200 - 80)
+				n->rx[i].udp_len == 4200 - 80)
 				trimmed++;
 			else if (n->rx[i].len == 4200 && n->rx[i].tc >> 2 == 0)
 				full++;
@@ -1816,15 +1824,17 @@ MRC_SELFTEST(fabric)
 	}
 
 	for (int lasthop = 0; lasthop < 2; lasthop++) {
-		mrc_st_case(st, "ECN: 2-to-1 incast at the last hop, threshold 5000 B, "
-				"ecn_lasthop=%d: %s", lasthop, lasthop ? "9 marks" : "no marks");
+		mrc_st_case(st,
+			"ECN: 2-to-1 incast at the last hop, threshold 5000 B, "
+			"ecn_lasthop=%d: %s",
+			lasthop, lasthop ? "9 marks" : "no marks");
 		t_setup(&pl, &p, 1, 1, 1, 3);
 		p.ecn_threshold_bytes = 5000;
 		p.ecn_lasthop = lasthop;
 		p.buffer_bytes = 1 << 20;
 		n = t_net_new(st, &p);
 		if (n) {
-			struct mrc_fab_port_stats ps = { 0 };
+			struct mrc_fab_port_stats ps = {0};
 			unsigned ce = 0;
 
 			t_hex("fc00 0000 0401 0003 0000 0000 0000 0000", c);
@@ -1858,12 +1868,13 @@ MRC_SELFTEST(fabric)
 	p.ecn_threshold_bytes = 5000;
 	n = t_net_new(st, &p);
 	if (n) {
-		struct mrc_fab_port_stats up = { 0 }, last0 = { 0 }, last1 = { 0 };
+		struct mrc_fab_port_stats up = {0}, last0 = {0}, last1 = {0};
 		unsigned ce = 0;
 
 		for (uint32_t h = 0; h < 2; h++) {
 			t_hex(h ? "fc00 0000 0401 0801 0402 0004 0000 0000"
-				: "fc00 0000 0401 0801 0402 0003 0000 0000", c);
+				: "fc00 0000 0401 0801 0402 0003 0000 0000",
+				c);
 			for (uint32_t k = 0; k < 6; k++) {
 				t_build(t_slot(n, h, 0), 4200, c, NULL, 0, 0, &pl.addr[h],
 					&pl.addr[2 + h], 1, 0xC7, k);
@@ -1886,13 +1897,13 @@ MRC_SELFTEST(fabric)
 	mrc_st_case(st, "mrc/wire packets survive the fabric: after uN shifts, hop limit, CE marks "
 			"and trims they decode OK (trimmed ones as trimmed, C11)");
 	t_setup(&pl, &p, 1, 2, 1, 2);
-	p.buffer_bytes = 10000; /* two ~4.2 KB packets wait; a third is trimmed */
+	p.buffer_bytes = 10000;	      /* two ~4.2 KB packets wait; a third is trimmed */
 	p.ecn_threshold_bytes = 3000; /* one waiting packet is enough to mark */
 	n = t_net_new(st, &p);
 	if (n) {
 		static uint8_t payload[4096];
 		struct mrc_wire_cfg wc;
-		struct mrc_fab_port_stats up = { 0 };
+		struct mrc_fab_port_stats up = {0};
 		unsigned ok = 0, trimmed = 0, ce = 0, bad = 0;
 
 		mrc_wire_cfg_default(&wc);
@@ -1952,13 +1963,19 @@ MRC_SELFTEST(fabric)
 	t_setup(&pl, &p, 1, 2, 2, 2);
 	n = t_net_new(st, &p);
 	if (n) {
-		struct mrc_fab_fault f = { .kind = MRC_FAB_FLAP, .at_ps = 1000000, .plane = 0,
-			.tier = MRC_FAB_T0, .a = 1, .b = 0, .period_ps = 10000000, .duty = 0.7,
-			.until_ps = 32000000 };
-		static const uint64_t want_t[] = { 1, 1, 4, 11, 14, 21, 24, 31, 32 };
-		static const enum mrc_fab_fault_kind want_k[] = { MRC_FAB_FLAP, MRC_FAB_LINK_DOWN,
+		struct mrc_fab_fault f = {.kind = MRC_FAB_FLAP,
+			.at_ps = 1000000,
+			.plane = 0,
+			.tier = MRC_FAB_T0,
+			.a = 1,
+			.b = 0,
+			.period_ps = 10000000,
+			.duty = 0.7,
+			.until_ps = 32000000};
+		static const uint64_t want_t[] = {1, 1, 4, 11, 14, 21, 24, 31, 32};
+		static const enum mrc_fab_fault_kind want_k[] = {MRC_FAB_FLAP, MRC_FAB_LINK_DOWN,
 			MRC_FAB_LINK_UP, MRC_FAB_LINK_DOWN, MRC_FAB_LINK_UP, MRC_FAB_LINK_DOWN,
-			MRC_FAB_LINK_UP, MRC_FAB_LINK_DOWN, MRC_FAB_LINK_UP };
+			MRC_FAB_LINK_UP, MRC_FAB_LINK_DOWN, MRC_FAB_LINK_UP};
 		const struct mrc_fab_fault_rec *log;
 		size_t nlog;
 
@@ -1979,9 +1996,12 @@ MRC_SELFTEST(fabric)
 	t_setup(&pl, &p, 1, 2, 2, 2);
 	n = t_net_new(st, &p);
 	if (n) {
-		struct mrc_fab_fault f = { .kind = MRC_FAB_BLACKHOLE, .plane = 0,
-			.tier = MRC_FAB_T1, .a = 1, .usid = 0x0402 };
-		struct mrc_fab_switch_stats ss = { 0 };
+		struct mrc_fab_fault f = {.kind = MRC_FAB_BLACKHOLE,
+			.plane = 0,
+			.tier = MRC_FAB_T1,
+			.a = 1,
+			.usid = 0x0402};
+		struct mrc_fab_switch_stats ss = {0};
 
 		ST_EQ_I(st, mrc_fabric_apply(n->fab, &f, 0), 0);
 		f.usid = 0x1999;
@@ -2005,7 +2025,7 @@ MRC_SELFTEST(fabric)
 	t_setup(&pl, &p, 1, 2, 2, 2);
 	n = t_net_new(st, &p);
 	if (n) {
-		struct mrc_fab_port_stats a = { 0 }, b = { 0 };
+		struct mrc_fab_port_stats a = {0}, b = {0};
 
 		for (uint32_t k = 0; k < 64; k++) {
 			t_build(t_slot(n, 0, 0), 500, NULL, NULL, 0, 0, &pl.addr[0], &pl.addr[3],
@@ -2027,10 +2047,10 @@ MRC_SELFTEST(fabric)
 	t_setup(&pl, &p, 2, 2, 2, 2);
 	n = t_net_new(st, &p);
 	if (n) {
-		struct mrc_fab_fault f = { .kind = MRC_FAB_NIC_DOWN, .plane = 1, .a = 0 };
-		struct mrc_fab_fault s = { .kind = MRC_FAB_SWITCH_DOWN, .plane = 0,
-			.tier = MRC_FAB_T1, .a = 0 };
-		struct mrc_fab_switch_stats ss = { 0 };
+		struct mrc_fab_fault f = {.kind = MRC_FAB_NIC_DOWN, .plane = 1, .a = 0};
+		struct mrc_fab_fault s = {
+			.kind = MRC_FAB_SWITCH_DOWN, .plane = 0, .tier = MRC_FAB_T1, .a = 0};
+		struct mrc_fab_switch_stats ss = {0};
 
 		ST_EQ_I(st, mrc_fabric_apply(n->fab, &f, 0), 0);
 		ST_EQ_I(st, mrc_fabric_apply(n->fab, &s, 0), 0);
@@ -2060,8 +2080,8 @@ MRC_SELFTEST(fabric)
 
 	mrc_st_case(st, "determinism: same seed, same counters and arrivals; another seed differs");
 	{
-		uint64_t sig[3] = { 0 };
-		static const uint64_t seeds[3] = { 5, 5, 6 };
+		uint64_t sig[3] = {0};
+		static const uint64_t seeds[3] = {5, 5, 6};
 
 		for (int run = 0; run < 3; run++) {
 			t_setup(&pl, &p, 1, 2, 2, 2);
@@ -2070,9 +2090,13 @@ MRC_SELFTEST(fabric)
 			n = t_net_new(st, &p);
 			if (!n)
 				break;
-			struct mrc_fab_fault f = { .kind = MRC_FAB_LOSS, .plane = 0,
-				.tier = MRC_FAB_T0, .a = 0, .b = 1, .loss_rate = 0.3 };
-			struct mrc_fab_port_stats tot = { 0 };
+			struct mrc_fab_fault f = {.kind = MRC_FAB_LOSS,
+				.plane = 0,
+				.tier = MRC_FAB_T0,
+				.a = 0,
+				.b = 1,
+				.loss_rate = 0.3};
+			struct mrc_fab_port_stats tot = {0};
 
 			mrc_fabric_apply(n->fab, &f, 0);
 			for (uint32_t h = 0; h < 2; h++) {
@@ -2089,7 +2113,8 @@ MRC_SELFTEST(fabric)
 			sig[run] = tot.tx_pkts * 1000003 ^ tot.lost * 7919 ^ tot.trims * 31 ^
 				   tot.drops;
 			for (unsigned i = 0; i < n->nrx; i++)
-				sig[run] = sig[run] * 1099511628211ull ^ (n->rx[i].t + n->rx[i].psn);
+				sig[run] =
+					sig[run] * 1099511628211ull ^ (n->rx[i].t + n->rx[i].psn);
 			if (run == 0)
 				ST_TRUE(st, tot.lost > 0 && tot.lost < 60);
 			t_net_free(n);

@@ -31,9 +31,9 @@ struct sim_bucket {
 struct sim_wheel {
 	unsigned tick_bits, nb_bits;
 	uint64_t nb, mask;
-	uint64_t cur;		  /* current tick: near holds every event with tick <= cur */
-	struct sim_bucket *b;	  /* ticks cur+1 .. cur+nb-1, slot = tick & mask */
-	uint64_t *bits;		  /* non-empty buckets */
+	uint64_t cur;		   /* current tick: near holds every event with tick <= cur */
+	struct sim_bucket *b;	   /* ticks cur+1 .. cur+nb-1, slot = tick & mask */
+	uint64_t *bits;		   /* non-empty buckets */
 	struct sim_heap near, far; /* far: ticks >= cur + nb */
 };
 
@@ -237,7 +237,7 @@ static bool wheel_advance(struct sim_wheel *w)
 int mrc_sim_new(const struct mrc_sim_params *p, struct mrc_sim **out)
 {
 	struct mrc_sim *sim = calloc(1, sizeof(*sim));
-	struct mrc_sim_params def = { .queue = MRC_SIMQ_DEFAULT };
+	struct mrc_sim_params def = {.queue = MRC_SIMQ_DEFAULT};
 	int err = -ENOMEM;
 
 	if (!sim)
@@ -470,12 +470,12 @@ static void st_rec(void *ctx, void *obj, uint64_t arg, uint64_t now)
 
 MRC_SELFTEST(sim)
 {
-	static const enum mrc_simq qs[] = { MRC_SIMQ_HEAP, MRC_SIMQ_WHEEL };
+	static const enum mrc_simq qs[] = {MRC_SIMQ_HEAP, MRC_SIMQ_WHEEL};
 
 	for (unsigned qi = 0; qi < 2; qi++) {
-		struct mrc_sim_params sp = { .queue = qs[qi], .tick_bits = 10, .wheel_bits = 6 };
+		struct mrc_sim_params sp = {.queue = qs[qi], .tick_bits = 10, .wheel_bits = 6};
 		struct mrc_sim *sim;
-		struct st_log l = { 0 };
+		struct st_log l = {0};
 
 		mrc_st_case(st, "%s: events run in time order, equal times in insertion order",
 			mrc_simq_name(qs[qi]));
@@ -497,9 +497,9 @@ MRC_SELFTEST(sim)
 		ST_EQ(st, mrc_sim_now(sim), 5000);
 		ST_EQ(st, mrc_sim_run(sim, MRC_SIM_NEVER), 2);
 		{
-			static const uint64_t want_tag[] = { 6, 2, 5, 1, 3, 8, 7, 4 };
-			static const uint64_t want_t[] = { 0, 300, 300, 5000, 5000, 5000, 70000,
-				1000000 };
+			static const uint64_t want_tag[] = {6, 2, 5, 1, 3, 8, 7, 4};
+			static const uint64_t want_t[] = {
+				0, 300, 300, 5000, 5000, 5000, 70000, 1000000};
 
 			ST_EQ(st, l.n, 8);
 			for (unsigned i = 0; i < 8; i++) {
@@ -509,8 +509,10 @@ MRC_SELFTEST(sim)
 		}
 		ST_EQ(st, mrc_sim_next(sim), MRC_SIM_NEVER);
 
-		mrc_st_case(st, "%s: an event scheduled at now runs after those already queued "
-				"at now; past times clamp to now", mrc_simq_name(qs[qi]));
+		mrc_st_case(st,
+			"%s: an event scheduled at now runs after those already queued "
+			"at now; past times clamp to now",
+			mrc_simq_name(qs[qi]));
 		l.n = 0;
 		mrc_sim_at(sim, 2000000, 0, NULL, 100);
 		mrc_sim_at(sim, 2000000, 0, NULL, 101);
@@ -519,7 +521,7 @@ MRC_SELFTEST(sim)
 		mrc_sim_at(sim, 5, 0, NULL, 9); /* in the past: runs at 2000000 */
 		mrc_sim_run(sim, MRC_SIM_NEVER);
 		{
-			static const uint64_t want[] = { 100, 101, 102, 200, 201, 202, 9 };
+			static const uint64_t want[] = {100, 101, 102, 200, 201, 202, 9};
 
 			ST_EQ(st, l.n, 7);
 			for (unsigned i = 0; i < 7; i++) {
@@ -534,9 +536,9 @@ MRC_SELFTEST(sim)
 	mrc_st_case(st, "heap and wheel pop 20000 random events in the same order");
 	{
 		struct mrc_sim *a, *b;
-		struct mrc_sim_params pa = { .queue = MRC_SIMQ_HEAP };
-		struct mrc_sim_params pb = { .queue = MRC_SIMQ_WHEEL, .tick_bits = 8,
-			.wheel_bits = 8 };
+		struct mrc_sim_params pa = {.queue = MRC_SIMQ_HEAP};
+		struct mrc_sim_params pb = {
+			.queue = MRC_SIMQ_WHEEL, .tick_bits = 8, .wheel_bits = 8};
 		struct mrc_rng r;
 		uint64_t last_t = 0, mism = 0, order_bad = 0;
 
