@@ -63,7 +63,7 @@ struct mrc_fabric_params {
 	uint64_t switch_delay_ps;		    /* arrival to output queue */
 	uint32_t buffer_bytes;			    /* data class, per output port */
 	uint32_t ctrl_buffer_bytes;		    /* control class, per output port */
-	uint32_t ecn_threshold_bytes;		    /* mark CE above this data backlog; 0 = off */
+	uint32_t ecn_threshold_bytes;		    /* CE above this data backlog, 0 = off */
 	bool ecn_lasthop;			    /* also mark on T0->host ports (default off) */
 	bool trim;				    /* trim instead of dropping data */
 	uint32_t trim_bytes;			    /* trimmed length, L3, from outer IPv6 */
