@@ -66,6 +66,10 @@ test: deps
 	./mrcgen selftest
 	tclsh harness/run.tcl --mrcgen ./mrcgen $(TESTFLAGS)
 
+# Simulator performance figures (wall time; never part of `make test`).
+bench: mrcgen
+	./mrcgen bench
+
 install: mrcgen
 	install -D -m 0755 mrcgen $(DESTDIR)$(PREFIX)/bin/mrcgen
 	$(if $(wildcard pcap/mrc.lua),install -D -m 0644 pcap/mrc.lua \
@@ -100,4 +104,4 @@ fuzz: build/fuzz/fuzz_wire harness/fuzz/corpus/wire
 clean:
 	rm -rf build mrcgen harness/out
 
-.PHONY: all deps test install clean fuzz
+.PHONY: all deps test bench install clean fuzz

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* mrcgen: MRC fabric testbed and traffic generator — the subcommand table and main(). */
 #include "conf/conf.h"
+#include "mrc/bench.h"
 #include "mrc/hist.h"
+#include "mrc/sim.h"
 #include "mrc/job.h"
 #include "mrc/paths.h"
 #include "mrc/report.h"
@@ -38,6 +40,7 @@ struct cmd {
 static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
 static int cmd_selftest(int argc, char **argv);
+static int cmd_bench(int argc, char **argv);
 static int cmd_check(int argc, char **argv);
 static int cmd_paths(int argc, char **argv);
 static int cmd_run(int argc, char **argv);
@@ -55,6 +58,8 @@ static const struct cmd cmds[] = {
 		cmd_selftest },
 	{ "hist", "[OPTIONS] [FILE]", "histogram of numbers (one a line) -> .hgrm / .hlog",
 		cmd_hist },
+	{ "bench", "[SCENARIO] [--queue Q]",
+		"simulator performance figures (evq, fabric-128, fabric-1k)", cmd_bench },
 	{ "version", "", "print the version", cmd_version },
 	{ "help", "", "this text", cmd_help },
 };
@@ -474,6 +479,38 @@ static int cmd_paths(int argc, char **argv)
 	mrc_job_srv6_free(&m);
 	conf_free(&job);
 	return ret ? EXIT_USAGE : EXIT_OK;
+}
+
+static int cmd_bench(int argc, char **argv)
+{
+	const char *only = NULL, *queue = NULL;
+	int err;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--queue") == 0 && i + 1 < argc) {
+			queue = argv[++i];
+		} else if (argv[i][0] != '-' && !only) {
+			only = argv[i];
+		} else {
+			fprintf(stderr, "mrcgen: bench: bad argument '%s'\n", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (queue && mrc_simq_parse(queue, &(enum mrc_simq){ 0 })) {
+		fprintf(stderr, "mrcgen: bench: --queue: unknown queue '%s' (heap, wheel)\n",
+			queue);
+		return EXIT_USAGE;
+	}
+	err = mrc_bench_run(only, queue, stdout);
+	if (err == -ENOENT) {
+		fprintf(stderr, "mrcgen: bench: no scenario '%s'\n", only);
+		return EXIT_USAGE;
+	}
+	if (err) {
+		fprintf(stderr, "mrcgen: bench: %s\n", strerror(-err));
+		return EXIT_JOB_FAILED;
+	}
+	return EXIT_OK;
 }
 
 int main(int argc, char **argv)

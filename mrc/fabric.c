@@ -6,6 +6,8 @@
 #include "mrc/fabric.h"
 #include "mrc/rng.h"
 #include "mrc/bytes.h"
+#include "mrc/srv6.h"
+#include "mrc/wire.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -14,21 +16,29 @@
 #include <string.h>
 
 /*
- * A packet in the pool: metadata, then the bytes. The offsets are parsed once when the
- * host injects the packet (switches edit DA/SL/TC/hop limit in place, never the layout).
+ * A packet in the pool: 24 bytes of metadata, then the bytes, 64-byte aligned so that
+ * one cache line holds the metadata and the whole outer IPv6 header a switch edits.
+ * The offsets are parsed once when the host injects the packet (switches edit DA, SL,
+ * TC and hop limit in place, never the layout). A free packet keeps the free-list link
+ * in its first data bytes.
  */
 struct fab_pkt {
-	struct fab_pkt *next, *prev; /* in-flight list of its link; next = free list link */
-	uint64_t t_arr;		     /* its last bit reaches the far end of the link */
-	uint32_t port;		     /* output port it is queued at or travelling on */
-	uint32_t len;
-	uint16_t srh_off;   /* offset of the SRH, 0 = none */
+	uint64_t t_arr; /* its last bit reaches the far end of the link */
+	uint32_t port;	/* output port it is queued at or travelling on */
+	uint16_t len;
 	uint16_t inner_off; /* offset of the inner IPv6, 0 = plain packet (no outer) */
 	uint16_t bth_off;   /* offset of the BTH, 0 = not an MRC packet */
-	uint8_t ctrl;	    /* control class: ACK/SACK/NACK/probe/endpoint, trimmed */
-	uint8_t lost;	    /* dies on arrival (link went down, random loss) */
-	uint8_t bad;	    /* not parsable as IPv6: switches drop it */
+	uint8_t srh_off;    /* offset of the SRH, 0 = none (it can only follow the outer) */
+	uint8_t flags;	    /* PK_* */
+	uint8_t gen;	    /* its link's down count when it was sent */
+	uint8_t pad[3];
 	uint8_t data[];
+};
+
+enum {
+	PK_CTRL = 1, /* control class: ACK/SACK/NACK/probe/endpoint, trimmed */
+	PK_LOST = 2, /* dies on arrival (random loss) */
+	PK_BAD = 4,  /* not parsable as IPv6: switches drop it */
 };
 
 struct fab_ring {
@@ -49,27 +59,23 @@ struct fab_port {
 	uint32_t qbytes[2];
 	uint64_t busy_until; /* serialization of the last packet ends */
 	uint64_t rate_bps, delay_ps, extra_ps;
-	uint64_t loss_thresh; /* random loss: draw (53 bits) < thresh */
-	struct fab_pkt *fl_head, *fl_tail; /* in flight on this link, in send order */
-	struct fab_switch *sw;		   /* owner switch, NULL for a NIC port */
-	struct fab_switch *peer_sw;	   /* receiving switch, NULL when it is a host */
-	uint32_t peer_host;		   /* receiving host (when peer_sw is NULL) */
-	uint32_t host;			   /* owner host (NIC ports) */
-	uint32_t rev;			   /* the opposite direction of the link */
-	uint16_t plane, local;		   /* plane, port number at the owner */
-	uint8_t pending;		   /* a FREE event is scheduled */
-	uint8_t lasthop;		   /* T0 -> host */
+	uint64_t loss_thresh;	    /* random loss: draw (53 bits) < thresh */
+	uint64_t ser_ps_per_byte;   /* 0: rate does not divide 8e12, divide per packet */
+	uint64_t down_at[4];	    /* times of the last 4 link-down events, by gen */
+	uint8_t gen;		    /* link-down events so far, mod 256 */
+	struct fab_switch *sw;	    /* owner switch, NULL for a NIC port */
+	struct fab_switch *peer_sw; /* receiving switch, NULL when it is a host */
+	uint32_t peer_host;	    /* receiving host (when peer_sw is NULL) */
+	uint32_t host;		    /* owner host (NIC ports) */
+	uint32_t rev;		    /* the opposite direction of the link */
+	uint16_t plane, local;	    /* plane, port number at the owner */
+	uint8_t pending;	    /* a FREE event is scheduled */
+	uint8_t lasthop;	    /* T0 -> host */
 	uint8_t nic;
-	uint8_t down; /* DOWN_* bits */
+	uint8_t down;			       /* DOWN_* bits */
 	mrc_fab_tap_fn tap_egress, tap_arrive; /* arrive = ingress tap of the peer's port */
 	void *tap_egress_ctx, *tap_arrive_ctx;
 	struct mrc_fab_port_stats st;
-};
-
-struct fab_route {
-	uint16_t usid;
-	uint16_t port;
-	uint8_t blackholed;
 };
 
 struct fab_switch {
@@ -78,15 +84,17 @@ struct fab_switch {
 	uint32_t index;
 	uint8_t tier;
 	uint8_t up;
-	uint16_t own_usid;
-	uint16_t n_routes;
-	struct fab_route *routes; /* sorted by uSID */
-	uint64_t salt;		  /* ECMP hash salt */
+	struct mrc_srv6_fib fib;	     /* this switch's table: own copy of the plan's */
+	struct mrc_srv6_route *routes;	     /* fib.routes, mutable (blackholes) */
+	const struct mrc_srv6_fib *plan_fib; /* the plan's table, to restore routes */
+	uint64_t salt;			     /* ECMP hash salt */
 	struct mrc_fab_switch_stats st;
 };
 
+/* A block of SLAB_PKTS packets; the packets start 64 bytes in, cache-line aligned. */
 struct fab_slab {
 	struct fab_slab *next;
+	uint8_t pad[56];
 	uint8_t mem[];
 };
 
@@ -98,6 +106,10 @@ struct fab_sched {
 
 struct mrc_fabric {
 	struct mrc_fabric_params p;
+	struct {
+		unsigned planes, t0, t1, hosts_per_t0;
+		uint32_t block;
+	} tp; /* from the plan */
 	struct mrc_fab_host_ops ops;
 	void *ctx;
 	struct mrc_sim *sim;
@@ -147,8 +159,8 @@ void mrc_fabric_defaults(struct mrc_fabric_params *p)
 	p->ecn_lasthop = false;
 	p->trim = true;
 	p->trim_bytes = 256;
-	p->dscp_trimmed = 46;
-	p->dscp_trimmed_lasthop = 47;
+	p->dscp_trimmed = 12;
+	p->dscp_trimmed_lasthop = 13;
 	p->pkt_cap = 0;
 	p->seed = 1;
 }
@@ -170,28 +182,29 @@ static struct fab_pkt *pkt_alloc(struct mrc_fabric *fab)
 	struct fab_pkt *pkt = fab->free_pkts;
 
 	if (!pkt) {
-		struct fab_slab *s = malloc(sizeof(*s) + SLAB_PKTS * fab->pkt_stride);
+		struct fab_slab *s = aligned_alloc(64, sizeof(*s) + SLAB_PKTS * fab->pkt_stride);
 
 		if (!s)
 			return NULL;
 		s->next = fab->slabs;
 		fab->slabs = s;
 		for (int i = SLAB_PKTS - 1; i >= 0; i--) {
-			struct fab_pkt *q = (struct fab_pkt *)(s->mem + (size_t)i * fab->pkt_stride);
+			struct fab_pkt *q =
+				(struct fab_pkt *)(s->mem + (size_t)i * fab->pkt_stride);
 
-			q->next = fab->free_pkts;
+			memcpy(q->data, &fab->free_pkts, sizeof(q));
 			fab->free_pkts = q;
 		}
 		fab->pkts_alloc += SLAB_PKTS;
 		pkt = fab->free_pkts;
 	}
-	fab->free_pkts = pkt->next;
+	memcpy(&fab->free_pkts, pkt->data, sizeof(pkt));
 	return pkt;
 }
 
 static inline void pkt_free(struct mrc_fabric *fab, struct fab_pkt *pkt)
 {
-	pkt->next = fab->free_pkts;
+	memcpy(pkt->data, &fab->free_pkts, sizeof(pkt));
 	fab->free_pkts = pkt;
 }
 
@@ -261,34 +274,34 @@ static uint32_t addr_lookup(const struct mrc_fabric *fab, const uint8_t *a)
 
 static uint32_t nic_port(const struct mrc_fabric *fab, uint32_t host, unsigned plane)
 {
-	return host * fab->p.planes + plane;
+	return host * fab->tp.planes + plane;
 }
 
 static uint32_t t0_port(const struct mrc_fabric *fab, unsigned plane, uint32_t i, unsigned k)
 {
-	return fab->base_t0 + (plane * fab->p.t0 + i) * (fab->p.hosts_per_t0 + fab->p.t1) + k;
+	return fab->base_t0 + (plane * fab->tp.t0 + i) * (fab->tp.hosts_per_t0 + fab->tp.t1) + k;
 }
 
 static uint32_t t1_port(const struct mrc_fabric *fab, unsigned plane, uint32_t j, unsigned i)
 {
-	return fab->base_t1 + (plane * fab->p.t1 + j) * fab->p.t0 + i;
+	return fab->base_t1 + (plane * fab->tp.t1 + j) * fab->tp.t0 + i;
 }
 
 static struct fab_switch *t0_sw(struct mrc_fabric *fab, unsigned plane, uint32_t i)
 {
-	return &fab->sw[plane * (fab->p.t0 + fab->p.t1) + i];
+	return &fab->sw[plane * (fab->tp.t0 + fab->tp.t1) + i];
 }
 
 static struct fab_switch *t1_sw(struct mrc_fabric *fab, unsigned plane, uint32_t j)
 {
-	return &fab->sw[plane * (fab->p.t0 + fab->p.t1) + fab->p.t0 + j];
+	return &fab->sw[plane * (fab->tp.t0 + fab->tp.t1) + fab->tp.t0 + j];
 }
 
 /* ---- parsing at injection ---------------------------------------------------------- */
 
 /*
- * Finds the SRH, inner IPv6 and BTH of a packet (WIRE.md "Packet stack"; RFC 8754 §2
- * for the SRH), with a length check before each field, and classifies it: control
+ * Finds the SRH (parsed by mrc/srv6, RFC 8754 §4.3.1), inner IPv6 and BTH of a packet
+ * (WIRE.md "Packet stack"), with a length check before each field, and classifies it: control
  * (ACK, endpoint, SACK, NACK, PROBE opcodes) or data. Anything else is data.
  */
 static void pkt_parse(struct fab_pkt *pkt)
@@ -297,25 +310,22 @@ static void pkt_parse(struct fab_pkt *pkt)
 	uint32_t len = pkt->len, off = MRC_IP6_HLEN;
 	uint8_t nh;
 
-	pkt->srh_off = pkt->inner_off = pkt->bth_off = 0;
-	pkt->ctrl = 0;
-	pkt->lost = 0;
-	pkt->bad = len < MRC_IP6_HLEN || d[0] >> 4 != 6;
-	if (pkt->bad)
+	pkt->srh_off = 0;
+	pkt->inner_off = pkt->bth_off = 0;
+	pkt->flags = 0;
+	if (len < MRC_IP6_HLEN || d[0] >> 4 != 6) {
+		pkt->flags = PK_BAD;
 		return;
+	}
 	nh = d[6];
-	if (nh == 43) {
-		uint32_t srh_len, last;
+	if (nh == MRC_SRV6_NH_ROUTING) {
+		struct mrc_srv6_srh srh;
 
-		if (off + 8 > len || d[off + 2] != 4)
+		if (mrc_srv6_srh_parse(d + off, len - off, &srh))
 			return;
-		srh_len = 8 + 8u * d[off + 1];
-		last = d[off + 4];
-		if (off + srh_len > len || 8 + 16 * (last + 1) > srh_len || d[off + 3] > last + 1)
-			return;
-		pkt->srh_off = (uint16_t)off;
-		nh = d[off];
-		off += srh_len;
+		pkt->srh_off = (uint8_t)off;
+		nh = srh.next_hdr;
+		off += (uint32_t)srh.len;
 	}
 	if (nh == 41) {
 		if (off + MRC_IP6_HLEN > len || d[off] >> 4 != 6)
@@ -336,7 +346,7 @@ static void pkt_parse(struct fab_pkt *pkt)
 	case MRC_OP_SACK:
 	case MRC_OP_NACK:
 	case MRC_OP_PROBE:
-		pkt->ctrl = 1;
+		pkt->flags |= PK_CTRL;
 		break;
 	default:
 		break;
@@ -347,7 +357,8 @@ static void pkt_parse(struct fab_pkt *pkt)
 
 static void launch(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *pkt, uint64_t now)
 {
-	uint64_t ser = mrc_fab_ser_ps(pkt->len, o->rate_bps);
+	uint64_t ser = o->ser_ps_per_byte ? pkt->len * o->ser_ps_per_byte
+					  : mrc_fab_ser_ps(pkt->len, o->rate_bps);
 	uint32_t idx = (uint32_t)(o - fab->ports);
 
 	o->busy_until = now + ser;
@@ -356,16 +367,10 @@ static void launch(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *p
 	if (o->tap_egress)
 		o->tap_egress(o->tap_egress_ctx, pkt->data, pkt->len, now);
 	if (o->loss_thresh && (mrc_rng_next(&fab->rng) >> 11) < o->loss_thresh)
-		pkt->lost = 1;
+		pkt->flags |= PK_LOST;
 	pkt->port = idx;
+	pkt->gen = o->gen;
 	pkt->t_arr = now + ser + o->delay_ps + o->extra_ps;
-	pkt->next = NULL;
-	pkt->prev = o->fl_tail;
-	if (o->fl_tail)
-		o->fl_tail->next = pkt;
-	else
-		o->fl_head = pkt;
-	o->fl_tail = pkt;
 	mrc_sim_at(fab->sim, pkt->t_arr + (o->peer_sw ? fab->p.switch_delay_ps : 0),
 		(unsigned)fab->k_arrive, pkt, 0);
 	if (o->nic || o->q[0].n || o->q[1].n) {
@@ -389,24 +394,17 @@ static void start_tx(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
 	launch(fab, o, pkt, now);
 }
 
-/* Cuts a data packet to trim_bytes, keeping its headers (C11): payload lengths follow the
- * cut, the UDP length keeps the original, DSCP becomes the trimmed class. */
+/* Cuts a data packet to trim_bytes with mrc/wire's switch trim (C11): headers kept, the
+ * first IPv6 header's payload length follows the cut, UDP length and inner headers stay
+ * as sent, DSCP becomes the trimmed class (the last-hop one on a T0->host port). */
 static void trim_pkt(const struct mrc_fabric *fab, struct fab_pkt *pkt, bool lasthop)
 {
-	uint32_t n = fab->p.trim_bytes;
 	uint8_t dscp = lasthop ? fab->p.dscp_trimmed_lasthop : fab->p.dscp_trimmed;
-	uint8_t *d = pkt->data;
+	int n = mrc_wire_trim(pkt->data, pkt->len, fab->p.trim_bytes, dscp);
 
-	put_be16(d + 4, (uint16_t)(n - MRC_IP6_HLEN));
-	ip6_set_tc(d, (uint8_t)(dscp << 2 | (ip6_tc(d) & 3)));
-	if (pkt->inner_off && (uint32_t)pkt->inner_off + MRC_IP6_HLEN <= n) {
-		uint8_t *in = d + pkt->inner_off;
-
-		put_be16(in + 4, (uint16_t)(n - pkt->inner_off - MRC_IP6_HLEN));
-		ip6_set_tc(in, (uint8_t)(dscp << 2 | (ip6_tc(in) & 3)));
-	}
-	pkt->len = n;
-	pkt->ctrl = 1;
+	if (n > 0)
+		pkt->len = (uint16_t)n;
+	pkt->flags |= PK_CTRL;
 }
 
 /* Sets CE (RFC 3168) on an ECN-capable packet, outer and inner. Returns true if marked. */
@@ -436,9 +434,9 @@ static void enqueue(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *
 		pkt_free(fab, pkt);
 		return;
 	}
-	if (!pkt->ctrl && o->qbytes[1] + pkt->len > p->buffer_bytes) {
+	if (!(pkt->flags & PK_CTRL) && o->qbytes[1] + pkt->len > p->buffer_bytes) {
 		if (!p->trim || !pkt->bth_off || pkt->len <= p->trim_bytes ||
-		    (uint32_t)pkt->bth_off + MRC_BTH_LEN > p->trim_bytes) {
+			(uint32_t)pkt->bth_off + MRC_BTH_LEN > p->trim_bytes) {
 			o->st.drops++;
 			pkt_free(fab, pkt);
 			return;
@@ -446,14 +444,14 @@ static void enqueue(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *
 		trim_pkt(fab, pkt, o->lasthop);
 		o->st.trims++;
 	}
-	q = pkt->ctrl ? 0 : 1;
+	q = pkt->flags & PK_CTRL ? 0 : 1;
 	if (q == 0 && o->qbytes[0] + pkt->len > p->ctrl_buffer_bytes) {
 		o->st.drops++;
 		pkt_free(fab, pkt);
 		return;
 	}
 	if (q == 1 && p->ecn_threshold_bytes && o->qbytes[1] > p->ecn_threshold_bytes &&
-	    (!o->lasthop || p->ecn_lasthop) && mark_ce(pkt))
+		(!o->lasthop || p->ecn_lasthop) && mark_ce(pkt))
 		o->st.ecn_marks++;
 	if (ring_push(&o->q[q], pkt)) {
 		o->st.drops++;
@@ -513,54 +511,23 @@ void mrc_fabric_kick(struct mrc_fabric *fab, uint32_t host, unsigned plane)
 	struct fab_port *o;
 	uint64_t now = mrc_sim_now(fab->sim);
 
-	if (host >= fab->hosts || plane >= fab->p.planes)
+	if (host >= fab->hosts || plane >= fab->tp.planes)
 		return;
 	o = &fab->ports[nic_port(fab, host, plane)];
 	if (o->pending || !port_up(o))
 		return;
 	o->pending = 1;
-	mrc_sim_at(fab->sim, o->busy_until > now ? o->busy_until : now, (unsigned)fab->k_free, o,
-		0);
+	mrc_sim_at(
+		fab->sim, o->busy_until > now ? o->busy_until : now, (unsigned)fab->k_free, o, 0);
 }
 
 /* ---- forwarding -------------------------------------------------------------------- */
-
-static int route_lookup(const struct fab_switch *s, uint16_t usid)
-{
-	int lo = 0, hi = s->n_routes - 1;
-
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2;
-		const struct fab_route *r = &s->routes[mid];
-
-		if (r->usid == usid)
-			return r->blackholed ? -1 : r->port;
-		if (r->usid < usid)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return -1;
-}
-
-/*
- * uN on the DA (RFC 9800 §4.1, NEXT-CSID F3216): the DA's first uSID is @own: shift the
- * rest of the container left by 16 bits and zero-fill. Returns the new first uSID (0 =
- * the container is empty). This is the one call to swap for mrc/srv6's uN step.
- */
-static uint16_t usid_shift(uint8_t *da)
-{
-	memmove(da + 4, da + 6, 10);
-	da[14] = 0;
-	da[15] = 0;
-	return get_be16(da + 4);
-}
 
 /* Output port (local number) towards host port @hp (plane * hosts + h), or -1. */
 static int port_to_host(const struct mrc_fabric *fab, const struct fab_switch *s,
 	const struct fab_pkt *pkt, uint32_t hp, bool ecmp)
 {
-	uint32_t h = hp % fab->hosts, plane = hp / fab->hosts, rack = h / fab->p.hosts_per_t0;
+	uint32_t h = hp % fab->hosts, plane = hp / fab->hosts, rack = h / fab->tp.hosts_per_t0;
 	const uint8_t *d = pkt->data;
 	uint64_t x;
 
@@ -569,7 +536,7 @@ static int port_to_host(const struct mrc_fabric *fab, const struct fab_switch *s
 	if (s->tier == MRC_FAB_T1)
 		return (int)rack;
 	if (rack == s->index)
-		return (int)(h % fab->p.hosts_per_t0);
+		return (int)(h % fab->tp.hosts_per_t0);
 	if (!ecmp)
 		return -1;
 	/* ECMP over the up ports: hash of src, dst, next header, UDP ports and flow label */
@@ -582,23 +549,49 @@ static int port_to_host(const struct mrc_fabric *fab, const struct fab_switch *s
 	x ^= x >> 31;
 	x *= 0xBF58476D1CE4E5B9ull;
 	x ^= x >> 29;
-	return (int)(fab->p.hosts_per_t0 + (x >> 32) % fab->p.t1);
+	return (int)(fab->tp.hosts_per_t0 + (x >> 32) % fab->tp.t1);
 }
 
 /*
- * Forwards @pkt at switch @s by its bytes: outer hop limit, then uN and the static table
- * when the DA is in the uSID block (SRH End processing when the container empties, RFC
- * 8754 §4.3.1.1; delivery to an attached host by the inner DA when no segment is left),
- * else ECMP / host route on the plain DA. Returns the local output port or -1 (counted).
+ * Forwards @pkt at switch @s by its bytes. A DA in the uSID block goes through mrc/srv6's
+ * switch step (static table, uN shift RFC 9800 §4.1.1, SRH End RFC 8754 §4.3.1.1, hop
+ * limit); when the segment list ends at this switch, the packet goes to the attached host
+ * its inner DA names. Any other DA is a plain (stev/udp, RoCE baseline) packet: host
+ * route, or ECMP over the up ports at a T0. Returns the local output port or -1 (counted).
  */
 static int forward(struct mrc_fabric *fab, struct fab_switch *s, struct fab_pkt *pkt)
 {
-	uint8_t *d = pkt->data, *da = d + 24;
-	uint16_t usid;
+	uint8_t *d = pkt->data;
 	uint32_t hp;
+	int rc;
 
-	if (pkt->bad) {
+	if (pkt->flags & PK_BAD) {
 		s->st.bad_pkt++;
+		return -1;
+	}
+	if (get_be32(d + 24) == fab->tp.block) {
+		rc = mrc_srv6_switch_forward(&s->fib, d, pkt->len);
+		if (rc >= 0)
+			return rc;
+		if (rc == -ETIME) {
+			s->st.hop_limit++;
+			return -1;
+		}
+		if (rc != -EDESTADDRREQ || !pkt->inner_off) {
+			if (rc == -ENOENT || rc == -EDESTADDRREQ || rc == -ELOOP)
+				s->st.no_route++;
+			else
+				s->st.bad_pkt++;
+			return -1;
+		}
+		hp = addr_lookup(fab, d + pkt->inner_off + 24);
+		rc = hp == UINT32_MAX ? -1 : port_to_host(fab, s, pkt, hp, false);
+	} else {
+		hp = addr_lookup(fab, d + 24);
+		rc = hp == UINT32_MAX ? -1 : port_to_host(fab, s, pkt, hp, true);
+	}
+	if (rc < 0) {
+		s->st.no_route++;
 		return -1;
 	}
 	if (d[7] <= 1) {
@@ -606,53 +599,23 @@ static int forward(struct mrc_fabric *fab, struct fab_switch *s, struct fab_pkt 
 		return -1;
 	}
 	d[7]--;
-	for (int guard = 0; guard < 2 * MRC_SRH_MAX_SEGS + 8; guard++) {
-		int port;
+	return rc;
+}
 
-		if (get_be32(da) != fab->p.usid_block)
-			goto plain;
-		usid = get_be16(da + 4);
-		if (usid != s->own_usid) {
-			port = route_lookup(s, usid);
-			if (port < 0)
-				break;
-			return port;
-		}
-		if (usid_shift(da) != 0)
-			continue;
-		/* container empty: End — next SRH segment, or the packet is at its last switch */
-		if (pkt->srh_off && d[pkt->srh_off + 3] > 0) {
-			uint8_t *srh = d + pkt->srh_off, sl = (uint8_t)(srh[3] - 1);
+/*
+ * Was @pkt on its link when the link went down (a down event after it was sent and
+ * before its last bit arrived), or drawn by random loss? Exact while fewer than 4
+ * link-down events happen during one packet's flight and switch delay.
+ */
+static inline bool pkt_lost(const struct fab_port *o, const struct fab_pkt *pkt)
+{
+	uint8_t downs = (uint8_t)(o->gen - pkt->gen);
 
-			if (sl > srh[4])
-				break;
-			srh[3] = sl;
-			memcpy(da, srh + 8 + 16 * sl, 16);
-			continue;
-		}
-		if (!pkt->inner_off)
-			break;
-		hp = addr_lookup(fab, d + pkt->inner_off + 24);
-		if (hp == UINT32_MAX)
-			break;
-		port = port_to_host(fab, s, pkt, hp, false);
-		if (port < 0)
-			break;
-		return port;
-	}
-	s->st.no_route++;
-	return -1;
-
-plain:
-	hp = addr_lookup(fab, da);
-	if (hp != UINT32_MAX) {
-		int port = port_to_host(fab, s, pkt, hp, true);
-
-		if (port >= 0)
-			return port;
-	}
-	s->st.no_route++;
-	return -1;
+	if (pkt->flags & PK_LOST)
+		return true;
+	if (!downs)
+		return false;
+	return downs > 3 || o->down_at[(uint8_t)(pkt->gen + 1) & 3] < pkt->t_arr;
 }
 
 static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
@@ -664,15 +627,7 @@ static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
 	int out;
 
 	(void)arg;
-	if (pkt->prev)
-		pkt->prev->next = pkt->next;
-	else
-		o->fl_head = pkt->next;
-	if (pkt->next)
-		pkt->next->prev = pkt->prev;
-	else
-		o->fl_tail = pkt->prev;
-	if (pkt->lost) {
+	if (pkt_lost(o, pkt)) {
 		o->st.lost++;
 		pkt_free(fab, pkt);
 		return;
@@ -703,17 +658,11 @@ static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
 
 /* ---- construction ------------------------------------------------------------------ */
 
-static int route_cmp(const void *a, const void *b)
-{
-	const struct fab_route *x = a, *y = b;
-
-	return (int)x->usid - (int)y->usid;
-}
-
-static void init_port(struct fab_port *o, uint64_t rate, uint64_t delay, uint16_t plane,
-	uint16_t local)
+static void init_port(
+	struct fab_port *o, uint64_t rate, uint64_t delay, uint16_t plane, uint16_t local)
 {
 	o->rate_bps = rate;
+	o->ser_ps_per_byte = 8000000000000ull % rate ? 0 : 8000000000000ull / rate;
 	o->delay_ps = delay;
 	o->plane = plane;
 	o->local = local;
@@ -728,70 +677,60 @@ static uint64_t splitmix_salt(uint64_t seed, uint64_t k)
 	return z ^ (z >> 31);
 }
 
-static int build(struct mrc_fabric *fab, const struct mrc_fabric_params *p)
+/* Gives switch @s its own copy of its static table from the plan. */
+static int copy_fib(struct mrc_fabric *fab, struct fab_switch *s, uint8_t role)
 {
-	uint32_t P = p->planes, hpt = p->hosts_per_t0, H = fab->hosts;
-	uint32_t nsw_plane = p->t0 + p->t1;
+	struct mrc_srv6_node node = {.role = role, .plane = (uint8_t)s->plane, .index = s->index};
+	const struct mrc_srv6_fib *f = mrc_srv6_fib_of(fab->p.plan, &node);
 
-	fab->n_switches = P * nsw_plane;
+	if (!f)
+		return -EINVAL;
+	for (size_t r = 0; r < f->n; r++)
+		if (f->routes[r].port >= (int32_t)s->nports)
+			return -EINVAL;
+	s->plan_fib = f;
+	s->fib = *f;
+	s->routes = malloc((f->n ? f->n : 1) * sizeof(*s->routes));
+	if (!s->routes)
+		return -ENOMEM;
+	memcpy(s->routes, f->routes, f->n * sizeof(*s->routes));
+	s->fib.routes = s->routes;
+	return 0;
+}
+
+static int build(struct mrc_fabric *fab)
+{
+	const struct mrc_fabric_params *p = &fab->p;
+	uint32_t P = fab->tp.planes, hpt = fab->tp.hosts_per_t0, H = fab->hosts;
+	uint32_t T0 = fab->tp.t0, T1 = fab->tp.t1;
+	int err;
+
+	fab->n_switches = P * (T0 + T1);
 	fab->base_t0 = H * P;
-	fab->base_t1 = fab->base_t0 + P * p->t0 * (hpt + p->t1);
-	fab->n_ports = fab->base_t1 + P * p->t1 * p->t0;
+	fab->base_t1 = fab->base_t0 + P * T0 * (hpt + T1);
+	fab->n_ports = fab->base_t1 + P * T1 * T0;
 	fab->ports = calloc(fab->n_ports, sizeof(*fab->ports));
 	fab->sw = calloc(fab->n_switches, sizeof(*fab->sw));
 	if (!fab->ports || !fab->sw)
 		return -ENOMEM;
 
 	for (uint32_t pl = 0; pl < P; pl++) {
-		for (uint32_t i = 0; i < p->t0; i++) {
-			struct fab_switch *s = t0_sw(fab, pl, i);
+		for (uint32_t i = 0; i < T0 + T1; i++) {
+			struct fab_switch *s = &fab->sw[pl * (T0 + T1) + i];
+			bool t0 = i < T0;
 
-			s->port0 = t0_port(fab, pl, i, 0);
-			s->nports = (uint16_t)(hpt + p->t1);
+			s->index = t0 ? i : i - T0;
+			s->port0 =
+				t0 ? t0_port(fab, pl, s->index, 0) : t1_port(fab, pl, s->index, 0);
+			s->nports = (uint16_t)(t0 ? hpt + T1 : T0);
 			s->plane = (uint16_t)pl;
-			s->index = i;
-			s->tier = MRC_FAB_T0;
+			s->tier = t0 ? MRC_FAB_T0 : MRC_FAB_T1;
 			s->up = 1;
-			s->own_usid = p->usid_t0[pl * p->t0 + i];
-			s->routes = calloc(hpt + p->t1, sizeof(*s->routes));
-			if (!s->routes)
-				return -ENOMEM;
-			for (uint32_t k = 0; k < hpt; k++) {
-				s->routes[s->n_routes].usid = p->usid_port[pl * H + i * hpt + k];
-				s->routes[s->n_routes++].port = (uint16_t)k;
-			}
-			for (uint32_t j = 0; j < p->t1; j++) {
-				s->routes[s->n_routes].usid = p->usid_t1[pl * p->t1 + j];
-				s->routes[s->n_routes++].port = (uint16_t)(hpt + j);
-			}
+			s->salt = splitmix_salt(p->seed, pl * (T0 + T1) + i);
+			err = copy_fib(fab, s, t0 ? MRC_SRV6_T0 : MRC_SRV6_T1);
+			if (err)
+				return err;
 		}
-		for (uint32_t j = 0; j < p->t1; j++) {
-			struct fab_switch *s = t1_sw(fab, pl, j);
-
-			s->port0 = t1_port(fab, pl, j, 0);
-			s->nports = (uint16_t)p->t0;
-			s->plane = (uint16_t)pl;
-			s->index = j;
-			s->tier = MRC_FAB_T1;
-			s->up = 1;
-			s->own_usid = p->usid_t1[pl * p->t1 + j];
-			s->routes = calloc(p->t0, sizeof(*s->routes));
-			if (!s->routes)
-				return -ENOMEM;
-			for (uint32_t i = 0; i < p->t0; i++) {
-				s->routes[s->n_routes].usid = p->usid_t0[pl * p->t0 + i];
-				s->routes[s->n_routes++].port = (uint16_t)i;
-			}
-		}
-	}
-	for (uint32_t k = 0; k < fab->n_switches; k++) {
-		struct fab_switch *s = &fab->sw[k];
-
-		qsort(s->routes, s->n_routes, sizeof(*s->routes), route_cmp);
-		for (uint32_t r = 1; r < s->n_routes; r++)
-			if (s->routes[r].usid == s->routes[r - 1].usid)
-				return -EINVAL;
-		s->salt = splitmix_salt(p->seed, k);
 	}
 
 	/* links */
@@ -800,7 +739,8 @@ static int build(struct mrc_fabric *fab, const struct mrc_fabric_params *p)
 			uint32_t up = nic_port(fab, h, pl), dn = t0_port(fab, pl, h / hpt, h % hpt);
 			struct fab_port *u = &fab->ports[up], *d = &fab->ports[dn];
 
-			init_port(u, p->host_rate_bps, p->host_delay_ps, (uint16_t)pl, (uint16_t)pl);
+			init_port(
+				u, p->host_rate_bps, p->host_delay_ps, (uint16_t)pl, (uint16_t)pl);
 			u->nic = 1;
 			u->host = h;
 			u->peer_sw = t0_sw(fab, pl, h / hpt);
@@ -812,9 +752,10 @@ static int build(struct mrc_fabric *fab, const struct mrc_fabric_params *p)
 			d->lasthop = 1;
 			d->rev = up;
 		}
-		for (uint32_t i = 0; i < p->t0; i++) {
-			for (uint32_t j = 0; j < p->t1; j++) {
-				uint32_t up = t0_port(fab, pl, i, hpt + j), dn = t1_port(fab, pl, j, i);
+		for (uint32_t i = 0; i < T0; i++) {
+			for (uint32_t j = 0; j < T1; j++) {
+				uint32_t up = t0_port(fab, pl, i, hpt + j),
+					 dn = t1_port(fab, pl, j, i);
 				struct fab_port *u = &fab->ports[up], *d = &fab->ports[dn];
 
 				init_port(u, p->fabric_rate_bps, p->fabric_delay_ps, (uint16_t)pl,
@@ -844,15 +785,19 @@ static int build(struct mrc_fabric *fab, const struct mrc_fabric_params *p)
 			return -ENOMEM;
 		memset(fab->addr_val, 0xFF, cap * sizeof(*fab->addr_val));
 		for (uint32_t k = 0; k < n; k++) {
-			const uint8_t *a = p->host_addr[k].b;
-			uint32_t i = (uint32_t)addr_hash(a) & fab->addr_mask;
+			struct mrc_ip6 a;
+			uint32_t i;
 
+			err = mrc_srv6_host_addr(p->plan, k / H, k % H, &a);
+			if (err)
+				return err;
+			i = (uint32_t)addr_hash(a.b) & fab->addr_mask;
 			while (fab->addr_val[i] != UINT32_MAX) {
-				if (memcmp(fab->addr_key[i].b, a, 16) == 0)
+				if (memcmp(fab->addr_key[i].b, a.b, 16) == 0)
 					return -EINVAL;
 				i = (i + 1) & fab->addr_mask;
 			}
-			fab->addr_key[i] = p->host_addr[k];
+			fab->addr_key[i] = a;
 			fab->addr_val[i] = k;
 		}
 	}
@@ -862,19 +807,22 @@ static int build(struct mrc_fabric *fab, const struct mrc_fabric_params *p)
 static void on_fault(void *ctx, void *obj, uint64_t arg, uint64_t now);
 static void on_flap(void *ctx, void *obj, uint64_t arg, uint64_t now);
 
-int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_ops *ops,
-	void *ctx, struct mrc_fabric **out)
+int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_ops *ops, void *ctx,
+	struct mrc_fabric **out)
 {
 	struct mrc_fabric *fab;
 	int err;
 
-	if (!p->planes || !p->t0 || !p->t1 || !p->hosts_per_t0 || !p->host_rate_bps ||
-	    !p->fabric_rate_bps || !p->usid_t0 || !p->usid_t1 || !p->usid_port || !p->host_addr)
+	const struct mrc_srv6_params *sp;
+
+	if (!p->plan || !p->host_rate_bps || !p->fabric_rate_bps)
 		return -EINVAL;
-	if (p->planes > 256 || p->hosts_per_t0 + p->t1 > 65535 || p->t0 > 65535 ||
-	    (uint64_t)p->t0 * p->hosts_per_t0 > (1u << 24))
+	sp = mrc_srv6_plan_params(p->plan);
+	if (!sp->planes || !sp->t0 || !sp->t1 || !sp->hosts_per_t0 || sp->planes > 256 ||
+		sp->hosts_per_t0 + sp->t1 > 65535 || sp->t0 > 65535 ||
+		(uint64_t)sp->t0 * sp->hosts_per_t0 > (1u << 24))
 		return -EINVAL;
-	if (p->trim && p->trim_bytes < MRC_IP6_HLEN)
+	if ((p->trim && p->trim_bytes < MRC_IP6_HLEN) || p->pkt_cap > 65535)
 		return -EINVAL;
 	fab = calloc(1, sizeof(*fab));
 	if (!fab)
@@ -882,13 +830,16 @@ int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_
 	fab->p = *p;
 	if (!fab->p.pkt_cap)
 		fab->p.pkt_cap = MRC_PKT_MAX;
-	fab->p.usid_t0 = fab->p.usid_t1 = fab->p.usid_port = NULL;
-	fab->p.host_addr = NULL;
+	fab->tp.planes = sp->planes;
+	fab->tp.t0 = sp->t0;
+	fab->tp.t1 = sp->t1;
+	fab->tp.hosts_per_t0 = sp->hosts_per_t0;
+	fab->tp.block = sp->block;
 	if (ops)
 		fab->ops = *ops;
 	fab->ctx = ctx;
-	fab->hosts = p->t0 * p->hosts_per_t0;
-	fab->pkt_stride = (offsetof(struct fab_pkt, data) + fab->p.pkt_cap + 63) & ~(size_t)63;
+	fab->hosts = sp->t0 * sp->hosts_per_t0;
+	fab->pkt_stride = (sizeof(struct fab_pkt) + fab->p.pkt_cap + 63) & ~(size_t)63;
 	mrc_rng_seed(&fab->rng, p->seed);
 	err = mrc_sim_new(&p->simq, &fab->sim);
 	if (err)
@@ -897,7 +848,7 @@ int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_
 	fab->k_free = mrc_sim_handler(fab->sim, on_free, fab);
 	fab->k_fault = mrc_sim_handler(fab->sim, on_fault, fab);
 	fab->k_flap = mrc_sim_handler(fab->sim, on_flap, fab);
-	err = build(fab, p);
+	err = build(fab);
 	if (err)
 		goto fail;
 	*out = fab;
@@ -969,22 +920,21 @@ const char *mrc_fab_fault_name(enum mrc_fab_fault_kind k)
 }
 
 /* Output ports of the link a fault names, by direction. Returns how many (0 = bad). */
-static int link_ports(const struct mrc_fabric *fab, const struct mrc_fab_fault *f,
-	uint32_t out[2])
+static int link_ports(const struct mrc_fabric *fab, const struct mrc_fab_fault *f, uint32_t out[2])
 {
 	uint32_t up, dn;
 	int n = 0;
 
-	if (f->plane >= fab->p.planes)
+	if (f->plane >= fab->tp.planes)
 		return 0;
 	if (f->tier == MRC_FAB_HOST) {
 		if (f->a >= fab->hosts)
 			return 0;
 		up = nic_port(fab, f->a, f->plane);
 	} else if (f->tier == MRC_FAB_T0) {
-		if (f->a >= fab->p.t0 || f->b >= fab->p.t1)
+		if (f->a >= fab->tp.t0 || f->b >= fab->tp.t1)
 			return 0;
-		up = t0_port(fab, f->plane, f->a, fab->p.hosts_per_t0 + f->b);
+		up = t0_port(fab, f->plane, f->a, fab->tp.hosts_per_t0 + f->b);
 	} else {
 		return 0;
 	}
@@ -996,10 +946,10 @@ static int link_ports(const struct mrc_fabric *fab, const struct mrc_fab_fault *
 	return n;
 }
 
-static void fault_target(const struct mrc_fabric *fab, const struct mrc_fab_fault *f,
-	char *buf, size_t cap)
+static void fault_target(
+	const struct mrc_fabric *fab, const struct mrc_fab_fault *f, char *buf, size_t cap)
 {
-	static const char *const dirs[] = { "", " up", " down" };
+	static const char *const dirs[] = {"", " up", " down"};
 	const char *dir = (unsigned)f->dir < 3 ? dirs[f->dir] : "";
 
 	(void)fab;
@@ -1014,13 +964,13 @@ static void fault_target(const struct mrc_fabric *fab, const struct mrc_fab_faul
 		break;
 	case MRC_FAB_BLACKHOLE:
 	case MRC_FAB_UNBLACKHOLE:
-		snprintf(buf, cap, "p%u.t%d.%u route 0x%04x", f->plane, f->tier == MRC_FAB_T1,
-			f->a, f->usid);
+		snprintf(buf, cap, "p%u.t%d.%u route 0x%04x", f->plane, f->tier == MRC_FAB_T1, f->a,
+			f->usid);
 		break;
 	default:
 		if (f->tier == MRC_FAB_HOST)
 			snprintf(buf, cap, "h%u.p%u-p%u.t0.%u%s", f->a, f->plane, f->plane,
-				f->a / fab->p.hosts_per_t0, dir);
+				f->a / fab->tp.hosts_per_t0, dir);
 		else
 			snprintf(buf, cap, "p%u.t0.%u-p%u.t1.%u%s", f->plane, f->a, f->plane, f->b,
 				dir);
@@ -1060,9 +1010,8 @@ static void port_went_down(struct mrc_fabric *fab, struct fab_port *o, uint64_t 
 {
 	struct fab_pkt *pkt;
 
-	for (pkt = o->fl_head; pkt; pkt = pkt->next)
-		if (pkt->t_arr > now)
-			pkt->lost = 1;
+	o->gen++;
+	o->down_at[o->gen & 3] = now;
 	for (int q = 0; q < 2; q++) {
 		while ((pkt = ring_pop(&o->q[q])) != NULL) {
 			o->st.down_drops++;
@@ -1082,8 +1031,8 @@ static void port_came_up(struct mrc_fabric *fab, struct fab_port *o, uint64_t no
 	}
 }
 
-static void set_down(struct mrc_fabric *fab, struct fab_port *o, uint8_t bit, bool down,
-	uint64_t now)
+static void set_down(
+	struct mrc_fabric *fab, struct fab_port *o, uint8_t bit, bool down, uint64_t now)
 {
 	bool was = port_up(o);
 
@@ -1099,11 +1048,11 @@ static void set_down(struct mrc_fabric *fab, struct fab_port *o, uint8_t bit, bo
 
 static struct fab_switch *fault_switch(struct mrc_fabric *fab, const struct mrc_fab_fault *f)
 {
-	if (f->plane >= fab->p.planes)
+	if (f->plane >= fab->tp.planes)
 		return NULL;
-	if (f->tier == MRC_FAB_T0 && f->a < fab->p.t0)
+	if (f->tier == MRC_FAB_T0 && f->a < fab->tp.t0)
 		return t0_sw(fab, f->plane, f->a);
-	if (f->tier == MRC_FAB_T1 && f->a < fab->p.t1)
+	if (f->tier == MRC_FAB_T1 && f->a < fab->tp.t1)
 		return t1_sw(fab, f->plane, f->a);
 	return NULL;
 }
@@ -1136,15 +1085,33 @@ static void set_switch(struct mrc_fabric *fab, struct fab_switch *s, bool up, ui
 	free(was);
 }
 
+/* Removes (blackhole) or restores the static route of switch @s to @usid. -ENOENT when
+ * the plan has no such route, or it is already in the asked state. */
 static int set_route(struct fab_switch *s, uint16_t usid, bool blackholed)
 {
-	for (uint32_t i = 0; i < s->n_routes; i++) {
-		if (s->routes[i].usid == usid) {
-			s->routes[i].blackholed = blackholed;
-			return 0;
-		}
+	size_t n = s->fib.n, i;
+	const struct mrc_srv6_route *orig = NULL;
+
+	for (i = 0; i < s->plan_fib->n; i++)
+		if (s->plan_fib->routes[i].usid == usid)
+			orig = &s->plan_fib->routes[i];
+	if (!orig)
+		return -ENOENT;
+	for (i = 0; i < n && s->routes[i].usid < usid; i++)
+		;
+	if (blackholed) {
+		if (i == n || s->routes[i].usid != usid)
+			return -ENOENT;
+		memmove(&s->routes[i], &s->routes[i + 1], (n - i - 1) * sizeof(*s->routes));
+		s->fib.n--;
+	} else {
+		if (i < n && s->routes[i].usid == usid)
+			return -ENOENT;
+		memmove(&s->routes[i + 1], &s->routes[i], (n - i) * sizeof(*s->routes));
+		s->routes[i] = *orig;
+		s->fib.n++;
 	}
-	return -ENOENT;
+	return 0;
 }
 
 static int fault_check(const struct mrc_fabric *fab, const struct mrc_fab_fault *f)
@@ -1171,7 +1138,7 @@ static int fault_check(const struct mrc_fabric *fab, const struct mrc_fab_fault 
 		return fault_switch((struct mrc_fabric *)fab, f) ? 0 : -EINVAL;
 	case MRC_FAB_NIC_DOWN:
 	case MRC_FAB_NIC_UP:
-		return f->plane < fab->p.planes && f->a < fab->hosts ? 0 : -EINVAL;
+		return f->plane < fab->tp.planes && f->a < fab->hosts ? 0 : -EINVAL;
 	}
 	return -EINVAL;
 }
@@ -1193,8 +1160,8 @@ int mrc_fabric_apply(struct mrc_fabric *fab, const struct mrc_fab_fault *f, uint
 	case MRC_FAB_LINK_DOWN:
 	case MRC_FAB_LINK_UP:
 		for (int i = 0; i < n; i++)
-			set_down(fab, &fab->ports[ports[i]], DOWN_LINK, f->kind == MRC_FAB_LINK_DOWN,
-				now);
+			set_down(fab, &fab->ports[ports[i]], DOWN_LINK,
+				f->kind == MRC_FAB_LINK_DOWN, now);
 		break;
 	case MRC_FAB_LOSS:
 		for (int i = 0; i < n; i++)
@@ -1302,25 +1269,25 @@ int mrc_fabric_schedule(struct mrc_fabric *fab, const struct mrc_fab_fault *f)
 static int64_t port_index(const struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index,
 	unsigned plane, unsigned port)
 {
-	if (plane >= fab->p.planes)
+	if (plane >= fab->tp.planes)
 		return -1;
 	switch (tier) {
 	case MRC_FAB_HOST:
 		return index < fab->hosts ? (int64_t)nic_port(fab, index, plane) : -1;
 	case MRC_FAB_T0:
-		if (index >= fab->p.t0 || port >= fab->p.hosts_per_t0 + fab->p.t1)
+		if (index >= fab->tp.t0 || port >= fab->tp.hosts_per_t0 + fab->tp.t1)
 			return -1;
 		return t0_port(fab, plane, index, port);
 	case MRC_FAB_T1:
-		if (index >= fab->p.t1 || port >= fab->p.t0)
+		if (index >= fab->tp.t1 || port >= fab->tp.t0)
 			return -1;
 		return t1_port(fab, plane, index, port);
 	}
 	return -1;
 }
 
-int mrc_fabric_tap(struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index,
-	unsigned plane, unsigned port, bool egress, mrc_fab_tap_fn fn, void *ctx)
+int mrc_fabric_tap(struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index, unsigned plane,
+	unsigned port, bool egress, mrc_fab_tap_fn fn, void *ctx)
 {
 	int64_t i = port_index(fab, tier, index, plane, port);
 	struct fab_port *o;
@@ -1340,8 +1307,8 @@ int mrc_fabric_tap(struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t inde
 	return 0;
 }
 
-int mrc_fabric_port_stats(const struct mrc_fabric *fab, enum mrc_fab_tier tier,
-	uint32_t index, unsigned plane, unsigned port, struct mrc_fab_port_stats *out)
+int mrc_fabric_port_stats(const struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index,
+	unsigned plane, unsigned port, struct mrc_fab_port_stats *out)
 {
 	int64_t i = port_index(fab, tier, index, plane, port);
 
@@ -1351,10 +1318,10 @@ int mrc_fabric_port_stats(const struct mrc_fabric *fab, enum mrc_fab_tier tier,
 	return 0;
 }
 
-int mrc_fabric_switch_stats(const struct mrc_fabric *fab, enum mrc_fab_tier tier,
-	uint32_t index, unsigned plane, struct mrc_fab_switch_stats *out)
+int mrc_fabric_switch_stats(const struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index,
+	unsigned plane, struct mrc_fab_switch_stats *out)
 {
-	struct mrc_fab_fault f = { .tier = tier, .a = index, .plane = plane };
+	struct mrc_fab_fault f = {.tier = tier, .a = index, .plane = plane};
 	struct fab_switch *s = fault_switch((struct mrc_fabric *)fab, &f);
 
 	if (!s)
@@ -1390,7 +1357,8 @@ void mrc_fabric_stats(const struct mrc_fabric *fab, struct mrc_fab_stats *out)
 	for (uint32_t i = 0; i < fab->n_ports; i++)
 		mem += (fab->ports[i].q[0].cap + fab->ports[i].q[1].cap) * sizeof(void *);
 	for (uint32_t i = 0; i < fab->n_switches; i++)
-		mem += fab->sw[i].n_routes * sizeof(struct fab_route);
+		mem += fab->sw[i].plan_fib ? fab->sw[i].plan_fib->n * sizeof(*fab->sw[i].routes)
+					   : 0;
 	mem += fab->pkts_alloc * fab->pkt_stride + mrc_sim_mem_bytes(fab->sim);
 	out->events = mrc_sim_events(fab->sim);
 	out->pkt_hops = fab->pkt_hops;
@@ -1399,22 +1367,25 @@ void mrc_fabric_stats(const struct mrc_fabric *fab, struct mrc_fab_stats *out)
 	out->pkts_alloc = fab->pkts_alloc;
 	out->pkt_bytes = fab->pkt_stride;
 	out->mem_bytes = mem;
+	out->pool_bytes = fab->pkts_alloc * fab->pkt_stride;
+	out->evq_bytes = mrc_sim_mem_bytes(fab->sim);
 }
 
 /* ---- selftest ---------------------------------------------------------------------- */
 #include "mrc/st.h"
 
 /*
- * Test addressing (written out by hand, independent of mrc/srv6): block fc00:0000::/32;
- * uSIDs of plane p: host port h = (p+1)<<12 | (h+1), T0 i = (p+1)<<12 | 0x100 | i,
- * T1 j = (p+1)<<12 | 0x200 | j; host address 2001:db8:0:p:h::1.
+ * Test addressing: mrc/srv6's generated plan, whose numbers the tests write out by hand:
+ * block fc00:0000::/32; uSID = plane(4) | role(2: 0 host port, 1 T0, 2 T1) | index + 1,
+ * so in plane 0 T0 i = 0x0401 + i, T1 j = 0x0801 + j, host port h = 0x0001 + h, and in
+ * plane 1 the same with 0x1000 added. Host addresses come from mrc_srv6_host_addr.
  */
 #define T_MAXH 16
 #define T_MAXP 2
 #define T_PKT 4400
 
 struct t_plan {
-	uint16_t t0[T_MAXP * 4], t1[T_MAXP * 4], port[T_MAXP * T_MAXH];
+	struct mrc_srv6_plan *plan;
 	struct mrc_ip6 addr[T_MAXP * T_MAXH];
 };
 
@@ -1437,41 +1408,30 @@ struct t_net {
 	unsigned nrx;
 	unsigned status_down, status_up;
 	struct mrc_fabric *fab;
+	struct mrc_srv6_plan *plan;
+	uint8_t rxbuf[32][T_PKT]; /* the first 32 packets received, as received */
 };
 
-static void t_setup(struct t_plan *pl, struct mrc_fabric_params *p, unsigned planes,
-	unsigned t0, unsigned t1, unsigned hpt)
+static void t_setup(struct t_plan *pl, struct mrc_fabric_params *p, unsigned planes, unsigned t0,
+	unsigned t1, unsigned hpt)
 {
+	struct mrc_srv6_params sp;
 	unsigned hosts = t0 * hpt;
 
+	mrc_srv6_params_default(&sp);
+	sp.planes = planes;
+	sp.t0 = t0;
+	sp.t1 = t1;
+	sp.hosts_per_t0 = hpt;
+	pl->plan = NULL;
+	mrc_srv6_plan_new(&sp, &pl->plan, NULL, 0);
 	memset(p, 0, sizeof(*p));
 	mrc_fabric_defaults(p);
-	p->planes = planes;
-	p->t0 = t0;
-	p->t1 = t1;
-	p->hosts_per_t0 = hpt;
-	p->usid_block = 0xFC000000;
+	p->plan = pl->plan;
 	p->pkt_cap = T_PKT;
-	for (unsigned pp = 0; pp < planes; pp++) {
-		for (unsigned i = 0; i < t0; i++)
-			pl->t0[pp * t0 + i] = (uint16_t)((pp + 1) << 12 | 0x100 | i);
-		for (unsigned j = 0; j < t1; j++)
-			pl->t1[pp * t1 + j] = (uint16_t)((pp + 1) << 12 | 0x200 | j);
-		for (unsigned h = 0; h < hosts; h++) {
-			uint8_t *a = pl->addr[pp * hosts + h].b;
-
-			pl->port[pp * hosts + h] = (uint16_t)((pp + 1) << 12 | (h + 1));
-			memset(a, 0, 16);
-			a[0] = 0x20, a[1] = 0x01, a[2] = 0x0d, a[3] = 0xb8;
-			a[7] = (uint8_t)pp;
-			a[9] = (uint8_t)h;
-			a[15] = 1;
-		}
-	}
-	p->usid_t0 = pl->t0;
-	p->usid_t1 = pl->t1;
-	p->usid_port = pl->port;
-	p->host_addr = pl->addr;
+	for (unsigned pp = 0; pp < planes && pl->plan; pp++)
+		for (unsigned h = 0; h < hosts; h++)
+			mrc_srv6_host_addr(pl->plan, pp, h, &pl->addr[pp * hosts + h]);
 }
 
 static void t_ip6(uint8_t *h, uint8_t tc, uint32_t flow, uint16_t plen, uint8_t nh,
@@ -1536,8 +1496,7 @@ static uint8_t *t_slot(struct t_net *n, uint32_t h, unsigned plane)
 	return n->bufs[h][plane][n->txq[h][plane].n];
 }
 
-static size_t t_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8_t *buf,
-	size_t cap)
+static size_t t_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8_t *buf, size_t cap)
 {
 	struct t_net *n = ctx;
 	uint32_t len;
@@ -1552,14 +1511,16 @@ static size_t t_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8
 	return len;
 }
 
-static void t_rx(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
-	uint64_t now)
+static void t_rx(
+	void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len, uint64_t now)
 {
 	struct t_net *n = ctx;
 	struct t_rx *r;
 
 	if (n->nrx == 512)
 		return;
+	if (n->nrx < 32)
+		memcpy(n->rxbuf[n->nrx], buf, len < T_PKT ? len : T_PKT);
 	r = &n->rx[n->nrx++];
 	r->host = host;
 	r->plane = plane;
@@ -1571,11 +1532,11 @@ static void t_rx(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, s
 	/* find the BTH the way the fabric does (its parser is tested by the paths here) */
 	r->psn = UINT32_MAX;
 	{
-		static uint8_t copy[sizeof(struct fab_pkt) + T_PKT];
+		static uint8_t copy[sizeof(struct fab_pkt) + T_PKT] __attribute__((aligned(64)));
 		struct fab_pkt *q = (struct fab_pkt *)copy;
 
 		memcpy(q->data, buf, len);
-		q->len = (uint32_t)len;
+		q->len = (uint16_t)len;
 		pkt_parse(q);
 		if (q->bth_off)
 			r->psn = get_be24(q->data + q->bth_off + 9);
@@ -1595,7 +1556,7 @@ static void t_status(void *ctx, uint32_t host, unsigned plane, bool up, uint64_t
 		n->status_down++;
 }
 
-static const struct mrc_fab_host_ops t_ops = { t_rx, t_tx, t_status };
+static const struct mrc_fab_host_ops t_ops = {t_rx, t_tx, t_status};
 
 struct t_tap {
 	unsigned n;
@@ -1634,8 +1595,10 @@ static struct t_net *t_net_new(struct mrc_st *st, const struct mrc_fabric_params
 
 	if (!n)
 		return NULL;
+	n->plan = (struct mrc_srv6_plan *)p->plan;
 	ST_EQ_I(st, mrc_fabric_new(p, &t_ops, n, &n->fab), 0);
 	if (!n->fab) {
+		mrc_srv6_plan_free(n->plan);
 		free(n);
 		return NULL;
 	}
@@ -1647,6 +1610,7 @@ static void t_net_free(struct t_net *n)
 	if (!n)
 		return;
 	mrc_fabric_free(n->fab);
+	mrc_srv6_plan_free(n->plan);
 	free(n);
 }
 
@@ -1667,9 +1631,9 @@ MRC_SELFTEST(fabric)
 	t_setup(&pl, &p, 1, 2, 2, 2);
 	n = t_net_new(st, &p);
 	if (n) {
-		struct t_tap taps[4] = { 0 };
+		struct t_tap taps[4] = {0};
 
-		t_hex("fc00 0000 1100 1201 1101 1004 0000 0000", c);
+		t_hex("fc00 0000 0401 0802 0402 0004 0000 0000", c);
 		t_build(t_slot(n, 0, 0), 1000, c, NULL, 0, 0, &pl.addr[0], &pl.addr[3], 1, 0xCA, 7);
 		t_send(n, 0, 0, 1000);
 		mrc_fabric_tap(n->fab, MRC_FAB_HOST, 0, 0, 0, true, t_tapfn, &taps[0]);
@@ -1680,13 +1644,13 @@ MRC_SELFTEST(fabric)
 		mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
 		ST_EQ(st, taps[0].n, 1);
 		ST_EQ_MEM(st, taps[0].da[0], c, 16);
-		t_hex("fc00 0000 1201 1101 1004 0000 0000 0000", want);
+		t_hex("fc00 0000 0802 0402 0004 0000 0000 0000", want);
 		ST_EQ(st, taps[1].n, 1);
 		ST_EQ_MEM(st, taps[1].da[0], want, 16);
-		t_hex("fc00 0000 1101 1004 0000 0000 0000 0000", want);
+		t_hex("fc00 0000 0402 0004 0000 0000 0000 0000", want);
 		ST_EQ(st, taps[2].n, 1);
 		ST_EQ_MEM(st, taps[2].da[0], want, 16);
-		t_hex("fc00 0000 1004 0000 0000 0000 0000 0000", want);
+		t_hex("fc00 0000 0004 0000 0000 0000 0000 0000", want);
 		ST_EQ(st, taps[3].n, 1);
 		ST_EQ_MEM(st, taps[3].da[0], want, 16);
 		ST_EQ(st, n->nrx, 1);
@@ -1701,10 +1665,10 @@ MRC_SELFTEST(fabric)
 	n = t_net_new(st, &p);
 	if (n) {
 		uint8_t segs[2][16];
-		struct t_tap tap = { 0 };
+		struct t_tap tap = {0};
 
-		t_hex("fc00 0000 1100 0000 0000 0000 0000 0000", segs[0]);
-		t_hex("fc00 0000 1201 1101 1004 0000 0000 0000", segs[1]);
+		t_hex("fc00 0000 0401 0000 0000 0000 0000 0000", segs[0]);
+		t_hex("fc00 0000 0802 0402 0004 0000 0000 0000", segs[1]);
 		t_build(t_slot(n, 0, 0), 1000, segs[0], segs, 2, 1, &pl.addr[0], &pl.addr[3], 1,
 			0xCA, 9);
 		t_send(n, 0, 0, 1000);
@@ -1716,7 +1680,7 @@ MRC_SELFTEST(fabric)
 		ST_EQ(st, n->nrx, 1);
 		ST_EQ(st, n->rx[0].host, 3);
 		ST_EQ(st, n->rx[0].sl, 0);
-		t_hex("fc00 0000 1004 0000 0000 0000 0000 0000", want);
+		t_hex("fc00 0000 0004 0000 0000 0000 0000 0000", want);
 		ST_EQ_MEM(st, n->rx[0].da, want, 16);
 		t_net_free(n);
 	}
@@ -1731,7 +1695,7 @@ MRC_SELFTEST(fabric)
 	p.switch_delay_ps = 300000;
 	n = t_net_new(st, &p);
 	if (n) {
-		t_hex("fc00 0000 1100 1200 1101 1003 0000 0000", c);
+		t_hex("fc00 0000 0401 0801 0402 0003 0000 0000", c);
 		t_build(t_slot(n, 0, 0), 4200, c, NULL, 0, 0, &pl.addr[0], &pl.addr[2], 1, 0xCA, 1);
 		t_send(n, 0, 0, 4200);
 		t_go(n, 4, 1);
@@ -1750,13 +1714,18 @@ MRC_SELFTEST(fabric)
 	p.fabric_delay_ps = 1000000;
 	n = t_net_new(st, &p);
 	if (n) {
-		struct mrc_fab_fault f = { .kind = MRC_FAB_LINK_DOWN, .at_ps = 3000000,
-			.plane = 0, .tier = MRC_FAB_T0, .a = 0, .b = 1, .dir = MRC_FAB_UPWARD };
-		struct mrc_fab_port_stats ps = { 0 };
+		struct mrc_fab_fault f = {.kind = MRC_FAB_LINK_DOWN,
+			.at_ps = 3000000,
+			.plane = 0,
+			.tier = MRC_FAB_T0,
+			.a = 0,
+			.b = 1,
+			.dir = MRC_FAB_UPWARD};
+		struct mrc_fab_port_stats ps = {0};
 		size_t nlog;
 		const struct mrc_fab_fault_rec *log;
 
-		t_hex("fc00 0000 1100 1201 1101 1003 0000 0000", c);
+		t_hex("fc00 0000 0401 0802 0402 0003 0000 0000", c);
 		for (uint32_t k = 0; k < 10; k++) {
 			t_build(t_slot(n, 0, 0), 4200, c, NULL, 0, 0, &pl.addr[0], &pl.addr[2], 1,
 				0xC7, k);
@@ -1791,26 +1760,28 @@ MRC_SELFTEST(fabric)
 	t_setup(&pl, &p, 1, 2, 2, 2);
 	n = t_net_new(st, &p);
 	if (n) {
-		static uint8_t mem[sizeof(struct fab_pkt) + 1504];
+		static uint8_t mem[sizeof(struct fab_pkt) + 1504] __attribute__((aligned(64)));
 		struct fab_pkt *q = (struct fab_pkt *)mem;
 		uint8_t segs[2][16];
 
-		t_hex("fc00 0000 1100 0000 0000 0000 0000 0000", segs[0]);
-		t_hex("fc00 0000 1201 1101 1004 0000 0000 0000", segs[1]);
-		q->len = t_build(q->data, 1504, segs[0], segs, 2, 1, &pl.addr[0], &pl.addr[3], 1,
-			0xC6, 1);
+		t_hex("fc00 0000 0401 0000 0000 0000 0000 0000", segs[0]);
+		t_hex("fc00 0000 0802 0402 0004 0000 0000 0000", segs[1]);
+		q->len = (uint16_t)t_build(
+			q->data, 1504, segs[0], segs, 2, 1, &pl.addr[0], &pl.addr[3], 1, 0xC6, 1);
 		pkt_parse(q);
 		ST_EQ(st, q->srh_off, 40);
 		ST_EQ(st, q->inner_off, 40 + 8 + 32);
-		ST_EQ(st, q->ctrl, 0);
+		ST_EQ(st, q->flags & PK_CTRL, 0);
 		trim_pkt(n->fab, q, false);
 		ST_EQ(st, q->len, 256);
 		ST_EQ(st, get_be16(q->data + 4), 216);
 		/* UDP length = 1504 - 40 outer - 40 SRH - 40 inner = 1384 */
 		ST_EQ(st, get_be16(q->data + 120 + 4), 1384);
-		ST_EQ(st, ip6_tc(q->data) >> 2, 46);
+		ST_EQ(st, ip6_tc(q->data) >> 2, 12);
+		/* inner IPv6 as sent: 1504 - 40 - 40 - 40 = 1384 */
+		ST_EQ(st, get_be16(q->data + 80 + 4), 1384);
 		ST_EQ(st, ip6_tc(q->data) & 3, 2); /* ECN kept */
-		ST_EQ(st, q->ctrl, 1);
+		ST_EQ(st, q->flags & PK_CTRL, PK_CTRL);
 		ST_EQ(st, q->data[40 + 3], 1); /* SRH intact: SL as at the trim point */
 		t_net_free(n);
 	}
@@ -1822,14 +1793,14 @@ MRC_SELFTEST(fabric)
 	p.ctrl_buffer_bytes = 64 << 10;
 	n = t_net_new(st, &p);
 	if (n) {
-		struct mrc_fab_port_stats ps = { 0 };
+		struct mrc_fab_port_stats ps = {0};
 		unsigned trimmed = 0, full = 0, bad = 0;
 
-		t_hex("fc00 0000 1100 1004 0000 0000 0000 0000", c);
+		t_hex("fc00 0000 0401 0004 0000 0000 0000 0000", c);
 		for (uint32_t h = 0; h < 3; h++)
 			for (uint32_t k = 0; k < 8; k++) {
-				t_build(t_slot(n, h, 0), 4200, c, NULL, 0, 0, &pl.addr[h], &pl.addr[3],
-					(uint16_t)h, 0xC7, h << 8 | k);
+				t_build(t_slot(n, h, 0), 4200, c, NULL, 0, 0, &pl.addr[h],
+					&pl.addr[3], (uint16_t)h, 0xC7, h << 8 | k);
 				t_send(n, h, 0, 4200);
 			}
 		t_go(n, 4, 1);
@@ -1839,8 +1810,8 @@ MRC_SELFTEST(fabric)
 		ST_TRUE(st, ps.trims > 0);
 		ST_EQ(st, n->nrx, 24);
 		for (unsigned i = 0; i < n->nrx; i++) {
-			if (n->rx[i].len == 256 && n->rx[i].tc >> 2 == 47 && n->rx[i].plen == 216 &&
-			    n->rx[i].udp_len == 4200 - 80)
+			if (n->rx[i].len == 256 && n->rx[i].tc >> 2 == 13 && n->rx[i].plen == 216 &&
+				n->rx[i].udp_len == 4200 - 80)
 				trimmed++;
 			else if (n->rx[i].len == 4200 && n->rx[i].tc >> 2 == 0)
 				full++;
@@ -1854,18 +1825,20 @@ MRC_SELFTEST(fabric)
 	}
 
 	for (int lasthop = 0; lasthop < 2; lasthop++) {
-		mrc_st_case(st, "ECN: 2-to-1 incast at the last hop, threshold 5000 B, "
-				"ecn_lasthop=%d: %s", lasthop, lasthop ? "9 marks" : "no marks");
+		mrc_st_case(st,
+			"ECN: 2-to-1 incast at the last hop, threshold 5000 B, "
+			"ecn_lasthop=%d: %s",
+			lasthop, lasthop ? "9 marks" : "no marks");
 		t_setup(&pl, &p, 1, 1, 1, 3);
 		p.ecn_threshold_bytes = 5000;
 		p.ecn_lasthop = lasthop;
 		p.buffer_bytes = 1 << 20;
 		n = t_net_new(st, &p);
 		if (n) {
-			struct mrc_fab_port_stats ps = { 0 };
+			struct mrc_fab_port_stats ps = {0};
 			unsigned ce = 0;
 
-			t_hex("fc00 0000 1100 1003 0000 0000 0000 0000", c);
+			t_hex("fc00 0000 0401 0003 0000 0000 0000 0000", c);
 			for (uint32_t h = 0; h < 2; h++)
 				for (uint32_t k = 0; k < 6; k++) {
 					t_build(t_slot(n, h, 0), 4200, c, NULL, 0, 0, &pl.addr[h],
@@ -1896,12 +1869,13 @@ MRC_SELFTEST(fabric)
 	p.ecn_threshold_bytes = 5000;
 	n = t_net_new(st, &p);
 	if (n) {
-		struct mrc_fab_port_stats up = { 0 }, last0 = { 0 }, last1 = { 0 };
+		struct mrc_fab_port_stats up = {0}, last0 = {0}, last1 = {0};
 		unsigned ce = 0;
 
 		for (uint32_t h = 0; h < 2; h++) {
-			t_hex(h ? "fc00 0000 1100 1200 1101 1004 0000 0000"
-				: "fc00 0000 1100 1200 1101 1003 0000 0000", c);
+			t_hex(h ? "fc00 0000 0401 0801 0402 0004 0000 0000"
+				: "fc00 0000 0401 0801 0402 0003 0000 0000",
+				c);
 			for (uint32_t k = 0; k < 6; k++) {
 				t_build(t_slot(n, h, 0), 4200, c, NULL, 0, 0, &pl.addr[h],
 					&pl.addr[2 + h], 1, 0xC7, k);
@@ -1921,17 +1895,88 @@ MRC_SELFTEST(fabric)
 		t_net_free(n);
 	}
 
+	mrc_st_case(st, "mrc/wire packets survive the fabric: after uN shifts, hop limit, CE marks "
+			"and trims they decode OK (trimmed ones as trimmed, C11)");
+	t_setup(&pl, &p, 1, 2, 1, 2);
+	p.buffer_bytes = 10000;	      /* two ~4.2 KB packets wait; a third is trimmed */
+	p.ecn_threshold_bytes = 3000; /* one waiting packet is enough to mark */
+	n = t_net_new(st, &p);
+	if (n) {
+		static uint8_t payload[4096];
+		struct mrc_wire_cfg wc;
+		struct mrc_fab_port_stats up = {0};
+		unsigned ok = 0, trimmed = 0, ce = 0, bad = 0;
+
+		mrc_wire_cfg_default(&wc);
+		for (uint32_t h = 0; h < 2; h++) {
+			for (uint32_t k = 0; k < 8; k++) {
+				struct mrc_pkt wp;
+				int len;
+
+				memset(&wp, 0, sizeof(wp));
+				t_hex("fc00 0000 0401 0801 0402 0003 0000 0000", wp.outer_dst.b);
+				wp.outer_src = pl.addr[h];
+				wp.ecn = 2;
+				wp.src = pl.addr[h];
+				wp.dst = pl.addr[2];
+				wp.ev = 0x0000C000 | h;
+				wp.opcode = MRC_OP_WRITE_MIDDLE;
+				wp.dest_qp = 17;
+				wp.psn = h << 8 | k;
+				wp.va = 0x10000 + 4096ull * k;
+				wp.rkey = 5;
+				wp.dma_len = 8 * 4096;
+				wp.payload = payload;
+				wp.payload_len = sizeof(payload);
+				len = mrc_wire_encode(&wc, &wp, t_slot(n, h, 0), T_PKT);
+				ST_TRUE(st, len > 4096);
+				if (len > 0)
+					t_send(n, h, 0, (uint32_t)len);
+			}
+		}
+		t_go(n, 4, 1);
+		mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
+		mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 0, 0, 2, &up);
+		ST_TRUE(st, up.trims > 0);
+		ST_TRUE(st, up.ecn_marks > 0);
+		ST_EQ(st, n->nrx, 16);
+		for (unsigned i = 0; i < n->nrx; i++) {
+			struct mrc_pkt d;
+			int rc = mrc_wire_decode(&wc, n->rxbuf[i], n->rx[i].len, true, &d);
+
+			if (rc != MRC_WIRE_OK || d.psn != n->rx[i].psn) {
+				bad++;
+				continue;
+			}
+			ok++;
+			if (d.trimmed && d.dscp == 12)
+				trimmed++;
+			ce += d.ecn == 3;
+		}
+		ST_EQ(st, bad, 0);
+		ST_EQ(st, ok, 16);
+		ST_EQ(st, trimmed, up.trims);
+		ST_EQ(st, ce, up.ecn_marks);
+		t_net_free(n);
+	}
+
 	mrc_st_case(st, "flapping: period 10 us, duty 0.7 from 1 us until 32 us");
 	t_setup(&pl, &p, 1, 2, 2, 2);
 	n = t_net_new(st, &p);
 	if (n) {
-		struct mrc_fab_fault f = { .kind = MRC_FAB_FLAP, .at_ps = 1000000, .plane = 0,
-			.tier = MRC_FAB_T0, .a = 1, .b = 0, .period_ps = 10000000, .duty = 0.7,
-			.until_ps = 32000000 };
-		static const uint64_t want_t[] = { 1, 1, 4, 11, 14, 21, 24, 31, 32 };
-		static const enum mrc_fab_fault_kind want_k[] = { MRC_FAB_FLAP, MRC_FAB_LINK_DOWN,
+		struct mrc_fab_fault f = {.kind = MRC_FAB_FLAP,
+			.at_ps = 1000000,
+			.plane = 0,
+			.tier = MRC_FAB_T0,
+			.a = 1,
+			.b = 0,
+			.period_ps = 10000000,
+			.duty = 0.7,
+			.until_ps = 32000000};
+		static const uint64_t want_t[] = {1, 1, 4, 11, 14, 21, 24, 31, 32};
+		static const enum mrc_fab_fault_kind want_k[] = {MRC_FAB_FLAP, MRC_FAB_LINK_DOWN,
 			MRC_FAB_LINK_UP, MRC_FAB_LINK_DOWN, MRC_FAB_LINK_UP, MRC_FAB_LINK_DOWN,
-			MRC_FAB_LINK_UP, MRC_FAB_LINK_DOWN, MRC_FAB_LINK_UP };
+			MRC_FAB_LINK_UP, MRC_FAB_LINK_DOWN, MRC_FAB_LINK_UP};
 		const struct mrc_fab_fault_rec *log;
 		size_t nlog;
 
@@ -1952,17 +1997,20 @@ MRC_SELFTEST(fabric)
 	t_setup(&pl, &p, 1, 2, 2, 2);
 	n = t_net_new(st, &p);
 	if (n) {
-		struct mrc_fab_fault f = { .kind = MRC_FAB_BLACKHOLE, .plane = 0,
-			.tier = MRC_FAB_T1, .a = 1, .usid = 0x1101 };
-		struct mrc_fab_switch_stats ss = { 0 };
+		struct mrc_fab_fault f = {.kind = MRC_FAB_BLACKHOLE,
+			.plane = 0,
+			.tier = MRC_FAB_T1,
+			.a = 1,
+			.usid = 0x0402};
+		struct mrc_fab_switch_stats ss = {0};
 
 		ST_EQ_I(st, mrc_fabric_apply(n->fab, &f, 0), 0);
 		f.usid = 0x1999;
 		ST_EQ_I(st, mrc_fabric_apply(n->fab, &f, 0), -ENOENT);
-		t_hex("fc00 0000 1100 1201 1101 1003 0000 0000", c);
+		t_hex("fc00 0000 0401 0802 0402 0003 0000 0000", c);
 		t_build(t_slot(n, 0, 0), 1000, c, NULL, 0, 0, &pl.addr[0], &pl.addr[2], 1, 0xCA, 1);
 		t_send(n, 0, 0, 1000);
-		t_hex("fc00 0000 1100 1200 1101 1003 0000 0000", c);
+		t_hex("fc00 0000 0401 0801 0402 0003 0000 0000", c);
 		t_build(t_slot(n, 0, 0), 1000, c, NULL, 0, 0, &pl.addr[0], &pl.addr[2], 1, 0xCA, 2);
 		t_send(n, 0, 0, 1000);
 		t_go(n, 4, 1);
@@ -1978,7 +2026,7 @@ MRC_SELFTEST(fabric)
 	t_setup(&pl, &p, 1, 2, 2, 2);
 	n = t_net_new(st, &p);
 	if (n) {
-		struct mrc_fab_port_stats a = { 0 }, b = { 0 };
+		struct mrc_fab_port_stats a = {0}, b = {0};
 
 		for (uint32_t k = 0; k < 64; k++) {
 			t_build(t_slot(n, 0, 0), 500, NULL, NULL, 0, 0, &pl.addr[0], &pl.addr[3],
@@ -2000,15 +2048,15 @@ MRC_SELFTEST(fabric)
 	t_setup(&pl, &p, 2, 2, 2, 2);
 	n = t_net_new(st, &p);
 	if (n) {
-		struct mrc_fab_fault f = { .kind = MRC_FAB_NIC_DOWN, .plane = 1, .a = 0 };
-		struct mrc_fab_fault s = { .kind = MRC_FAB_SWITCH_DOWN, .plane = 0,
-			.tier = MRC_FAB_T1, .a = 0 };
-		struct mrc_fab_switch_stats ss = { 0 };
+		struct mrc_fab_fault f = {.kind = MRC_FAB_NIC_DOWN, .plane = 1, .a = 0};
+		struct mrc_fab_fault s = {
+			.kind = MRC_FAB_SWITCH_DOWN, .plane = 0, .tier = MRC_FAB_T1, .a = 0};
+		struct mrc_fab_switch_stats ss = {0};
 
 		ST_EQ_I(st, mrc_fabric_apply(n->fab, &f, 0), 0);
 		ST_EQ_I(st, mrc_fabric_apply(n->fab, &s, 0), 0);
 		ST_EQ(st, n->status_down, 1);
-		t_hex("fc00 0000 2100 2201 2101 2003 0000 0000", c);
+		t_hex("fc00 0000 1401 1802 1402 1003 0000 0000", c);
 		t_build(t_slot(n, 0, 1), 1000, c, NULL, 0, 0, &pl.addr[4], &pl.addr[6], 1, 0xCA, 1);
 		t_send(n, 0, 1, 1000);
 		t_go(n, 4, 2);
@@ -2020,7 +2068,7 @@ MRC_SELFTEST(fabric)
 		mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
 		ST_EQ(st, n->nrx, 1);
 		/* through the dead T1 0 of plane 0: dropped at T0 0 (port to a down switch) */
-		t_hex("fc00 0000 1100 1200 1101 1003 0000 0000", c);
+		t_hex("fc00 0000 0401 0801 0402 0003 0000 0000", c);
 		t_build(t_slot(n, 0, 0), 1000, c, NULL, 0, 0, &pl.addr[0], &pl.addr[2], 1, 0xCA, 2);
 		t_send(n, 0, 0, 1000);
 		t_go(n, 4, 2);
@@ -2033,8 +2081,8 @@ MRC_SELFTEST(fabric)
 
 	mrc_st_case(st, "determinism: same seed, same counters and arrivals; another seed differs");
 	{
-		uint64_t sig[3] = { 0 };
-		static const uint64_t seeds[3] = { 5, 5, 6 };
+		uint64_t sig[3] = {0};
+		static const uint64_t seeds[3] = {5, 5, 6};
 
 		for (int run = 0; run < 3; run++) {
 			t_setup(&pl, &p, 1, 2, 2, 2);
@@ -2043,13 +2091,17 @@ MRC_SELFTEST(fabric)
 			n = t_net_new(st, &p);
 			if (!n)
 				break;
-			struct mrc_fab_fault f = { .kind = MRC_FAB_LOSS, .plane = 0,
-				.tier = MRC_FAB_T0, .a = 0, .b = 1, .loss_rate = 0.3 };
-			struct mrc_fab_port_stats tot = { 0 };
+			struct mrc_fab_fault f = {.kind = MRC_FAB_LOSS,
+				.plane = 0,
+				.tier = MRC_FAB_T0,
+				.a = 0,
+				.b = 1,
+				.loss_rate = 0.3};
+			struct mrc_fab_port_stats tot = {0};
 
 			mrc_fabric_apply(n->fab, &f, 0);
 			for (uint32_t h = 0; h < 2; h++) {
-				t_hex("fc00 0000 1100 1201 1101 1003 0000 0000", c);
+				t_hex("fc00 0000 0401 0802 0402 0003 0000 0000", c);
 				for (uint32_t k = 0; k < 30; k++) {
 					t_build(t_slot(n, h, 0), 4200, c, NULL, 0, 0, &pl.addr[h],
 						&pl.addr[2], 1, 0xC7, h << 8 | k);
@@ -2062,7 +2114,8 @@ MRC_SELFTEST(fabric)
 			sig[run] = tot.tx_pkts * 1000003 ^ tot.lost * 7919 ^ tot.trims * 31 ^
 				   tot.drops;
 			for (unsigned i = 0; i < n->nrx; i++)
-				sig[run] = sig[run] * 1099511628211ull ^ (n->rx[i].t + n->rx[i].psn);
+				sig[run] =
+					sig[run] * 1099511628211ull ^ (n->rx[i].t + n->rx[i].psn);
 			if (run == 0)
 				ST_TRUE(st, tot.lost > 0 && tot.lost < 60);
 			t_net_free(n);

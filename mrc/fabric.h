@@ -18,6 +18,7 @@
 #define MRC_FABRIC_H
 
 #include "mrc/sim.h"
+#include "mrc/srv6.h"
 #include "mrc/wire.h"
 
 #include <stdbool.h>
@@ -51,47 +52,40 @@ struct mrc_fab_host_ops {
 
 /*
  * Fabric parameters (the driver maps the config onto these). Rates in bit/s, delays in
- * ps, sizes in bytes. Addressing comes from the plan of mrc/srv6: uSIDs (16 bits, RFC
- * 9800 F3216 under the 32-bit @usid_block) of each T0, T1 and host port, and each host
- * port's address on its plane (the inner DA, and the only DA of plain stev/udp packets).
+ * ps, sizes in bytes. The topology (planes, t0, t1, hosts_per_t0), the switches' static
+ * uSID tables and the host port addresses (the inner DA, and the only DA of plain
+ * stev/udp packets) all come from the mrc/srv6 plan @plan, which must outlive the fabric.
  */
 struct mrc_fabric_params {
-	unsigned planes, t0, t1, hosts_per_t0;
-	uint64_t host_rate_bps, fabric_rate_bps;   /* host<->T0 links, T0<->T1 links */
-	uint64_t host_delay_ps, fabric_delay_ps;   /* propagation per tier */
-	uint64_t switch_delay_ps;		   /* arrival to output queue */
-	uint32_t buffer_bytes;			   /* data class, per output port */
-	uint32_t ctrl_buffer_bytes;		   /* control class, per output port */
-	uint32_t ecn_threshold_bytes;		   /* mark CE above this data backlog; 0 = off */
-	bool ecn_lasthop;			   /* also mark on T0->host ports (default off) */
-	bool trim;				   /* trim instead of dropping data */
-	uint32_t trim_bytes;			   /* trimmed packet length (L3, from outer IPv6) */
+	const struct mrc_srv6_plan *plan;
+	uint64_t host_rate_bps, fabric_rate_bps;    /* host<->T0 links, T0<->T1 links */
+	uint64_t host_delay_ps, fabric_delay_ps;    /* propagation per tier */
+	uint64_t switch_delay_ps;		    /* arrival to output queue */
+	uint32_t buffer_bytes;			    /* data class, per output port */
+	uint32_t ctrl_buffer_bytes;		    /* control class, per output port */
+	uint32_t ecn_threshold_bytes;		    /* CE above this data backlog, 0 = off */
+	bool ecn_lasthop;			    /* also mark on T0->host ports (default off) */
+	bool trim;				    /* trim instead of dropping data */
+	uint32_t trim_bytes;			    /* trimmed length, L3, from outer IPv6 */
 	uint8_t dscp_trimmed, dscp_trimmed_lasthop; /* DSCP written by a trimming port */
-	uint32_t pkt_cap;			   /* packet buffer size; 0 = MRC_PKT_MAX */
-	uint64_t seed;				   /* loss draws and ECMP hash salt */
-
-	uint32_t usid_block;		  /* e.g. 0xFC000000 for fc00:0000::/32 */
-	const uint16_t *usid_t0;	  /* [plane * t0 + i] */
-	const uint16_t *usid_t1;	  /* [plane * t1 + j] */
-	const uint16_t *usid_port;	  /* [plane * hosts + h] */
-	const struct mrc_ip6 *host_addr; /* [plane * hosts + h] */
-
-	struct mrc_sim_params simq; /* event queue choice */
+	uint32_t pkt_cap;			    /* packet buffer size; 0 = MRC_PKT_MAX */
+	uint64_t seed;				    /* loss draws and ECMP hash salt */
+	struct mrc_sim_params simq;		    /* event queue choice */
 };
 
 /* Fills @p with defaults: 100 Gb/s everywhere, 500 ns links, 300 ns switches, 1 MiB data
- * buffer, 256 KiB control, ECN at 200 KiB, trimming to 256 B with DSCP 46 / 47 (the values
- * are knobs; the addressing pointers and topology sizes stay for the caller). */
+ * buffer, 256 KiB control, ECN at 200 KiB, trimming to 256 B with DSCP 12 / 13 (mrc/wire's
+ * defaults; all knobs); @plan stays for the caller. */
 void mrc_fabric_defaults(struct mrc_fabric_params *p);
 
 /*
- * Builds the fabric, its static uSID tables (T0: host port uSIDs of its rack and the
- * plane's T1 uSIDs; T1: the plane's T0 uSIDs) and an event loop. The fabric keeps
- * pointers to nothing in @p (addressing is copied). Errors: -EINVAL (zero sizes or rates,
- * missing addressing, duplicate host address), -ENOMEM.
+ * Builds the fabric and an event loop. Each switch gets its own copy of its static table
+ * from the plan (mrc_srv6_fib_of), so a blackhole fault can remove a route. Errors:
+ * -EINVAL (no plan, zero rates, a table naming a port the switch does not have,
+ * duplicate host addresses, pkt_cap > 65535), -ENOMEM.
  */
-int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_ops *ops,
-	void *ctx, struct mrc_fabric **out);
+int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_ops *ops, void *ctx,
+	struct mrc_fabric **out);
 void mrc_fabric_free(struct mrc_fabric *fab);
 
 /* The event loop the fabric runs on (the driver schedules its engine timers here). */
@@ -107,13 +101,13 @@ enum mrc_fab_fault_kind {
 	MRC_FAB_LINK_UP,
 	MRC_FAB_SWITCH_DOWN,
 	MRC_FAB_SWITCH_UP,
-	MRC_FAB_NIC_DOWN,	/* host NIC port: link both ways + port_status(down) */
+	MRC_FAB_NIC_DOWN, /* host NIC port: link both ways + port_status(down) */
 	MRC_FAB_NIC_UP,
-	MRC_FAB_LOSS,		/* random loss on a link: rate in [0, 1]; 0 ends it */
-	MRC_FAB_DELAY,		/* added propagation delay on a link; 0 ends it */
-	MRC_FAB_FLAP,		/* link down/up with a period and duty, until until_ps */
-	MRC_FAB_BLACKHOLE,	/* remove switch's static route to uSID usid */
-	MRC_FAB_UNBLACKHOLE,	/* put it back */
+	MRC_FAB_LOSS,	     /* random loss on a link: rate in [0, 1]; 0 ends it */
+	MRC_FAB_DELAY,	     /* added propagation delay on a link; 0 ends it */
+	MRC_FAB_FLAP,	     /* link down/up with a period and duty, until until_ps */
+	MRC_FAB_BLACKHOLE,   /* remove switch's static route to uSID usid */
+	MRC_FAB_UNBLACKHOLE, /* put it back */
 };
 
 /* Which direction(s) of a link a fault hits: up = away from the host (host->T0, T0->T1). */
@@ -177,18 +171,18 @@ typedef void (*mrc_fab_tap_fn)(void *ctx, const uint8_t *buf, size_t len, uint64
  * index = host, port ignored (the plane's NIC port). @egress picks the direction.
  * One tap per port and direction; NULL @fn removes it. 0 or -EINVAL.
  */
-int mrc_fabric_tap(struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index,
-	unsigned plane, unsigned port, bool egress, mrc_fab_tap_fn fn, void *ctx);
+int mrc_fabric_tap(struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index, unsigned plane,
+	unsigned port, bool egress, mrc_fab_tap_fn fn, void *ctx);
 
 /* ---- counters ---------------------------------------------------------------------- */
 
 struct mrc_fab_port_stats {
 	uint64_t tx_pkts, tx_bytes;
-	uint64_t drops;	       /* buffer full (data not trimmable, or control class full) */
+	uint64_t drops; /* buffer full (data not trimmable, or control class full) */
 	uint64_t trims;
 	uint64_t ecn_marks;
-	uint64_t down_drops;   /* sent to or queued on a down link/switch */
-	uint64_t lost;	       /* in flight when the link went down, or random loss */
+	uint64_t down_drops;	  /* sent to or queued on a down link/switch */
+	uint64_t lost;		  /* in flight when the link went down, or random loss */
 	uint32_t max_queue_bytes; /* both classes, at enqueue */
 };
 
@@ -201,21 +195,23 @@ struct mrc_fab_switch_stats {
 };
 
 struct mrc_fab_stats {
-	uint64_t events;      /* events run by the loop */
-	uint64_t pkt_hops;    /* link traversals completed */
-	uint64_t injected;    /* packets the hosts sent */
-	uint64_t delivered;   /* packets handed to hosts */
-	uint64_t pkts_alloc;  /* packet buffers ever allocated (pool high-water mark) */
-	size_t pkt_bytes;     /* bytes per pooled packet (header + buffer) */
-	size_t mem_bytes;     /* fabric + pool + queue memory */
+	uint64_t events;     /* events run by the loop */
+	uint64_t pkt_hops;   /* link traversals completed */
+	uint64_t injected;   /* packets the hosts sent */
+	uint64_t delivered;  /* packets handed to hosts */
+	uint64_t pkts_alloc; /* packet buffers ever allocated (pool high-water mark) */
+	size_t pkt_bytes;    /* bytes per pooled packet (header + buffer) */
+	size_t mem_bytes;    /* fabric + pool + event queue memory */
+	size_t pool_bytes;   /* of which packet pool */
+	size_t evq_bytes;    /* of which event queue */
 };
 
 /* Counters of output port @port of node (@tier, @index, @plane); host ports as for taps.
  * 0 or -EINVAL. */
-int mrc_fabric_port_stats(const struct mrc_fabric *fab, enum mrc_fab_tier tier,
-	uint32_t index, unsigned plane, unsigned port, struct mrc_fab_port_stats *out);
-int mrc_fabric_switch_stats(const struct mrc_fabric *fab, enum mrc_fab_tier tier,
-	uint32_t index, unsigned plane, struct mrc_fab_switch_stats *out);
+int mrc_fabric_port_stats(const struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index,
+	unsigned plane, unsigned port, struct mrc_fab_port_stats *out);
+int mrc_fabric_switch_stats(const struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index,
+	unsigned plane, struct mrc_fab_switch_stats *out);
 void mrc_fabric_stats(const struct mrc_fabric *fab, struct mrc_fab_stats *out);
 
 /* Sum of the counters of every output port (for reports and determinism checks). */

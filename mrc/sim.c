@@ -32,9 +32,9 @@ struct sim_bucket {
 struct sim_wheel {
 	unsigned tick_bits, nb_bits;
 	uint64_t nb, mask;
-	uint64_t cur;		  /* current tick: near holds every event with tick <= cur */
-	struct sim_bucket *b;	  /* ticks cur+1 .. cur+nb-1, slot = tick & mask */
-	uint64_t *bits;		  /* non-empty buckets */
+	uint64_t cur;		   /* current tick: near holds every event with tick <= cur */
+	struct sim_bucket *b;	   /* ticks cur+1 .. cur+nb-1, slot = tick & mask */
+	uint64_t *bits;		   /* non-empty buckets */
 	struct sim_heap near, far; /* far: ticks >= cur + nb */
 };
 
@@ -111,6 +111,32 @@ static void heap_pop(struct sim_heap *h, struct sim_ev *out)
 		h->a[i] = last;
 }
 
+static void sift_down(struct sim_heap *h, size_t i)
+{
+	struct sim_ev e = h->a[i];
+	size_t n = h->n;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && ev_lt(&h->a[c + 1], &h->a[c]))
+			c++;
+		if (!ev_lt(&h->a[c], &e))
+			break;
+		h->a[i] = h->a[c];
+		i = c;
+	}
+	h->a[i] = e;
+}
+
+static void heapify(struct sim_heap *h)
+{
+	for (size_t i = h->n / 2; i-- > 0;)
+		sift_down(h, i);
+}
+
 static int bucket_add(struct sim_wheel *w, uint64_t tick, const struct sim_ev *e)
 {
 	uint64_t slot = tick & w->mask;
@@ -178,10 +204,23 @@ static bool wheel_advance(struct sim_wheel *w)
 		if (tb == next) {
 			uint64_t slot = next & w->mask;
 			struct sim_bucket *b = &w->b[slot];
+			struct sim_ev *spare = w->near.a;
+			size_t spare_cap = w->near.cap;
 
-			for (uint32_t i = 0; i < b->n; i++)
-				if (heap_push(&w->near, &b->ev[i]))
-					abort(); /* near grows only to sizes it held before */
+			/* the (empty) near heap takes the bucket's array and heapifies it in
+			 * place; the bucket keeps the old near array unless it is large, so the
+			 * wheel's memory follows the events pending, not the busiest bucket ever */
+			w->near.a = b->ev;
+			w->near.cap = b->cap;
+			w->near.n = b->n;
+			heapify(&w->near);
+			if (spare_cap > 64) {
+				free(spare);
+				spare = NULL;
+				spare_cap = 0;
+			}
+			b->ev = spare;
+			b->cap = (uint32_t)spare_cap;
 			b->n = 0;
 			w->bits[slot >> 6] &= ~(1ull << (slot & 63));
 		}
@@ -199,7 +238,7 @@ static bool wheel_advance(struct sim_wheel *w)
 int mrc_sim_new(const struct mrc_sim_params *p, struct mrc_sim **out)
 {
 	struct mrc_sim *sim = calloc(1, sizeof(*sim));
-	struct mrc_sim_params def = { .queue = MRC_SIMQ_DEFAULT };
+	struct mrc_sim_params def = {.queue = MRC_SIMQ_DEFAULT};
 	int err = -ENOMEM;
 
 	if (!sim)
@@ -210,8 +249,8 @@ int mrc_sim_new(const struct mrc_sim_params *p, struct mrc_sim **out)
 	if (sim->queue == MRC_SIMQ_WHEEL) {
 		struct sim_wheel *w = &sim->w;
 
-		w->tick_bits = p->tick_bits ? p->tick_bits : 14;
-		w->nb_bits = p->wheel_bits ? p->wheel_bits : 14;
+		w->tick_bits = p->tick_bits ? p->tick_bits : 11;
+		w->nb_bits = p->wheel_bits ? p->wheel_bits : 11;
 		if (w->tick_bits > 40 || w->nb_bits < 6 || w->nb_bits > 24) {
 			err = -EINVAL;
 			goto free_sim;
@@ -305,6 +344,9 @@ uint64_t mrc_sim_run(struct mrc_sim *sim, uint64_t until_ps)
 		if (h->a[0].t > until_ps)
 			break;
 		heap_pop(h, &e);
+		/* the next event's object is most likely a packet or port not in cache */
+		if (h->n)
+			__builtin_prefetch(h->a[0].obj);
 		sim->pending--;
 		sim->now = e.t;
 		hd = &sim->h[e.key & 0xFF];
@@ -386,12 +428,12 @@ static void st_rec(void *ctx, void *obj, uint64_t arg, uint64_t now)
 
 MRC_SELFTEST(sim)
 {
-	static const enum mrc_simq qs[] = { MRC_SIMQ_HEAP, MRC_SIMQ_WHEEL };
+	static const enum mrc_simq qs[] = {MRC_SIMQ_HEAP, MRC_SIMQ_WHEEL};
 
 	for (unsigned qi = 0; qi < 2; qi++) {
-		struct mrc_sim_params sp = { .queue = qs[qi], .tick_bits = 10, .wheel_bits = 6 };
+		struct mrc_sim_params sp = {.queue = qs[qi], .tick_bits = 10, .wheel_bits = 6};
 		struct mrc_sim *sim;
-		struct st_log l = { 0 };
+		struct st_log l = {0};
 
 		mrc_st_case(st, "%s: events run in time order, equal times in insertion order",
 			mrc_simq_name(qs[qi]));
@@ -413,9 +455,9 @@ MRC_SELFTEST(sim)
 		ST_EQ(st, mrc_sim_now(sim), 5000);
 		ST_EQ(st, mrc_sim_run(sim, MRC_SIM_NEVER), 2);
 		{
-			static const uint64_t want_tag[] = { 6, 2, 5, 1, 3, 8, 7, 4 };
-			static const uint64_t want_t[] = { 0, 300, 300, 5000, 5000, 5000, 70000,
-				1000000 };
+			static const uint64_t want_tag[] = {6, 2, 5, 1, 3, 8, 7, 4};
+			static const uint64_t want_t[] = {
+				0, 300, 300, 5000, 5000, 5000, 70000, 1000000};
 
 			ST_EQ(st, l.n, 8);
 			for (unsigned i = 0; i < 8; i++) {
@@ -425,8 +467,10 @@ MRC_SELFTEST(sim)
 		}
 		ST_EQ(st, mrc_sim_next(sim), MRC_SIM_NEVER);
 
-		mrc_st_case(st, "%s: an event scheduled at now runs after those already queued "
-				"at now; past times clamp to now", mrc_simq_name(qs[qi]));
+		mrc_st_case(st,
+			"%s: an event scheduled at now runs after those already queued "
+			"at now; past times clamp to now",
+			mrc_simq_name(qs[qi]));
 		l.n = 0;
 		mrc_sim_at(sim, 2000000, 0, NULL, 100);
 		mrc_sim_at(sim, 2000000, 0, NULL, 101);
@@ -435,7 +479,7 @@ MRC_SELFTEST(sim)
 		mrc_sim_at(sim, 5, 0, NULL, 9); /* in the past: runs at 2000000 */
 		mrc_sim_run(sim, MRC_SIM_NEVER);
 		{
-			static const uint64_t want[] = { 100, 101, 102, 200, 201, 202, 9 };
+			static const uint64_t want[] = {100, 101, 102, 200, 201, 202, 9};
 
 			ST_EQ(st, l.n, 7);
 			for (unsigned i = 0; i < 7; i++) {
@@ -450,9 +494,9 @@ MRC_SELFTEST(sim)
 	mrc_st_case(st, "heap and wheel pop 20000 random events in the same order");
 	{
 		struct mrc_sim *a, *b;
-		struct mrc_sim_params pa = { .queue = MRC_SIMQ_HEAP };
-		struct mrc_sim_params pb = { .queue = MRC_SIMQ_WHEEL, .tick_bits = 8,
-			.wheel_bits = 8 };
+		struct mrc_sim_params pa = {.queue = MRC_SIMQ_HEAP};
+		struct mrc_sim_params pb = {
+			.queue = MRC_SIMQ_WHEEL, .tick_bits = 8, .wheel_bits = 8};
 		struct mrc_rng r;
 		uint64_t last_t = 0, mism = 0, order_bad = 0;
 
