@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* bench: event-queue and fabric scenarios measured in wall time (never in tests). */
 #include "mrc/bench.h"
+#include "mrc/rng.h"
 #include "mrc/bytes.h"
 #include "mrc/fabric.h"
 #include "mrc/sim.h"

@@ -486,34 +486,12 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 {
 	const struct conf_fabric *cf = &r->job->fabric;
 	const struct conf_mrc *cm = &r->job->mrc;
-	struct mrc_fabric_params p;
-	uint32_t P = cf->planes, H = r->nhosts;
-	uint16_t *ut0 = calloc((size_t)P * cf->t0, 2), *ut1 = calloc((size_t)P * cf->t1, 2);
-	uint16_t *uport = calloc((size_t)P * H, 2);
-	struct mrc_ip6 *addr = calloc((size_t)P * H, sizeof(*addr));
 	static const struct mrc_fab_host_ops hops = { fab_rx, fab_tx, fab_port_status };
-	int e = -ENOMEM;
+	struct mrc_fabric_params p;
+	int e;
 
-	if (!ut0 || !ut1 || !uport || !addr)
-		goto out;
-	for (uint32_t pl = 0; pl < P; pl++) {
-		for (uint32_t i = 0; i < cf->t0; i++)
-			ut0[pl * cf->t0 + i] = mrc_srv6_usid(r->m.plan,
-				&(struct mrc_srv6_node){ MRC_SRV6_T0, (uint8_t)pl, i });
-		for (uint32_t j = 0; j < cf->t1; j++)
-			ut1[pl * cf->t1 + j] = mrc_srv6_usid(r->m.plan,
-				&(struct mrc_srv6_node){ MRC_SRV6_T1, (uint8_t)pl, j });
-		for (uint32_t h = 0; h < H; h++) {
-			uport[pl * H + h] = mrc_srv6_usid(r->m.plan,
-				&(struct mrc_srv6_node){ MRC_SRV6_HOST, (uint8_t)pl, h });
-			mrc_srv6_host_addr(r->m.plan, pl, h, &addr[pl * H + h]);
-		}
-	}
 	mrc_fabric_defaults(&p);
-	p.planes = P;
-	p.t0 = cf->t0;
-	p.t1 = cf->t1;
-	p.hosts_per_t0 = cf->hosts_per_t0;
+	p.plan = r->m.plan;
 	p.host_rate_bps = p.fabric_rate_bps = cf->link_rate_bps;
 	p.host_delay_ps = cf->host_link_delay_ps;
 	p.fabric_delay_ps = cf->fabric_link_delay_ps;
@@ -526,21 +504,11 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 	p.dscp_trimmed = cm->dscp.trimmed;
 	p.dscp_trimmed_lasthop = cm->dscp.trimmed_lasthop;
 	p.seed = r->job->seed;
-	p.usid_block = cf->addressing.block;
-	p.usid_t0 = ut0;
-	p.usid_t1 = ut1;
-	p.usid_port = uport;
-	p.host_addr = addr;
 	e = mrc_fabric_new(&p, &hops, r, &r->fab);
 	if (e)
 		snprintf(err, errlen, "fabric: %s", strerror(-e));
 	else
 		r->sim = mrc_fabric_sim(r->fab);
-out:
-	free(ut0);
-	free(ut1);
-	free(uport);
-	free(addr);
 	return e;
 }
 

@@ -32,6 +32,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <zlib.h>
 
 #define NH_UDP	   17
 #define NH_IPV6	   41
@@ -41,27 +42,15 @@
 
 static const uint8_t ones8[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
-/* ---- CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320) ---- */
+/* ---- CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320): zlib's crc32 ---- */
 
-static uint32_t crc_table[256];
-
-__attribute__((constructor)) static void crc_table_init(void)
-{
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t c = i;
-
-		for (int k = 0; k < 8; k++)
-			c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-		crc_table[i] = c;
-	}
-}
-
-/* Running CRC register (no pre/post inversion here; callers start at ~0 and invert). */
+/*
+ * Running CRC register (no pre/post inversion here; callers start at ~0 and invert).
+ * zlib's crc32(c, ...) inverts on entry and exit, so the raw register r maps to c = ~r.
+ */
 static uint32_t crc_update(uint32_t crc, const uint8_t *p, size_t n)
 {
-	while (n--)
-		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return crc;
+	return ~(uint32_t)crc32(~crc & 0xffffffffu, p, (uInt)n);
 }
 
 /* Masks the RoCEv2 variant fields of a 40-byte IPv6 header copy: TC, flow label, HL. */
