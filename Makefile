@@ -4,11 +4,11 @@
 PREFIX  ?= /usr/local
 DESTDIR ?=
 CC      ?= cc
-PKGS    := liburing yaml-0.1 libpcap zlib jansson
+PKGS    := liburing yaml-0.1 libpcap zlib jansson libisal
 
 # Debian packages: build libraries, then what the tests and plots use.
 DEPS_BUILD := build-essential pkg-config liburing-dev libyaml-dev libpcap-dev zlib1g-dev \
-	libjansson-dev
+	libjansson-dev libisal-dev
 DEPS_TEST  := tcl tcllib tshark iproute2 gnuplot-nox default-jre-headless \
 	libhdrhistogram-java clang libclang-rt-14-dev
 

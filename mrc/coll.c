@@ -497,17 +497,34 @@ static void put_el(const struct mrc_coll *c, uint8_t *p, double v)
 	}
 }
 
+#define REDUCE_LOOP(T)                                                                             \
+	do {                                                                                       \
+		T *o_ = (T *)(void *)(out + rv->off), *s_ = (T *)(void *)(scr + rv->scr_off);      \
+		const T *a_ = (const T *)(const void *)((rv->red == RED_IN_SCR ? in : out) + rv->off); \
+		for (uint64_t i_ = 0; i_ < n; i_++)                                                \
+			o_[i_] = a_[i_] + s_[i_];                                                  \
+	} while (0)
+
+/* Element-wise sum into the output; buffers are malloc'd and offsets are element
+ * multiples, so the typed accesses are aligned. */
 static void reduce(struct mrc_coll *c, struct rank *rk, const struct recv *rv)
 {
 	uint8_t *out = rk->buf[MRC_REG_OUTPUT], *in = rk->buf[MRC_REG_INPUT];
 	uint8_t *scr = rk->buf[MRC_REG_SCRATCH];
+	uint64_t n = rv->len / c->es;
 
 	if (!out || rv->red == RED_NONE)
 		return;
-	for (uint64_t b = 0; b < rv->len; b += c->es) {
-		double a = get_el(c, (rv->red == RED_IN_SCR ? in : out) + rv->off + b);
-
-		put_el(c, out + rv->off + b, a + get_el(c, scr + rv->scr_off + b));
+	switch (c->p.dtype) {
+	case MRC_DT_FLOAT32:
+		REDUCE_LOOP(float);
+		break;
+	case MRC_DT_INT32:
+		REDUCE_LOOP(int32_t);
+		break;
+	case MRC_DT_FLOAT64:
+		REDUCE_LOOP(double);
+		break;
 	}
 }
 
@@ -529,9 +546,18 @@ static void fill_input(const struct mrc_coll *c, uint32_t r, uint32_t iter)
 
 	for (unsigned j = 0; j < 61; j++)
 		put_el(c, tab[j], (double)((7ull * r + 3ull * iter + 13ull * j) % 61) - 30.0);
-	for (uint64_t i = 0, j = 0; i < n; i++) {
-		memcpy(in + i * c->es, tab[j], c->es);
-		j = j + 1 == 61 ? 0 : j + 1;
+	/* one period, then copies of what is already there, doubling */
+	uint64_t done = n < 61 ? n : 61, total = n * c->es;
+
+	for (uint64_t i = 0; i < done; i++)
+		memcpy(in + i * c->es, tab[i], c->es);
+	for (uint64_t have = done * c->es; have < total;) {
+		uint64_t chunk = have / (61 * c->es) * (61 * c->es), m = total - have;
+
+		if (m > chunk)
+			m = chunk;
+		memcpy(in + have, in, m);
+		have += m;
 	}
 }
 

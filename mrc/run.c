@@ -504,6 +504,8 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 	p.dscp_trimmed = cm->dscp.trimmed;
 	p.dscp_trimmed_lasthop = cm->dscp.trimmed_lasthop;
 	p.seed = r->job->seed;
+	if (getenv("MRCGEN_SIMQ"))
+		mrc_simq_parse(getenv("MRCGEN_SIMQ"), &p.simq.queue);
 	e = mrc_fabric_new(&p, &hops, r, &r->fab);
 	if (e)
 		snprintf(err, errlen, "fabric: %s", strerror(-e));

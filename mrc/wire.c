@@ -32,7 +32,7 @@
 
 #include <errno.h>
 #include <string.h>
-#include <zlib.h>
+#include <isa-l/crc.h>
 
 #define NH_UDP	   17
 #define NH_IPV6	   41
@@ -42,15 +42,16 @@
 
 static const uint8_t ones8[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
-/* ---- CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320): zlib's crc32 ---- */
+/* ---- CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320): ISA-L's crc32_gzip_refl ---- */
 
 /*
  * Running CRC register (no pre/post inversion here; callers start at ~0 and invert).
- * zlib's crc32(c, ...) inverts on entry and exit, so the raw register r maps to c = ~r.
+ * crc32_gzip_refl(c, ...) is zlib's crc32: it inverts on entry and exit, so the raw
+ * register r maps to c = ~r. ISA-L folds with carry-less multiplies (about 3x zlib here).
  */
 static uint32_t crc_update(uint32_t crc, const uint8_t *p, size_t n)
 {
-	return ~(uint32_t)crc32(~crc & 0xffffffffu, p, (uInt)n);
+	return ~crc32_gzip_refl(~crc, p, n);
 }
 
 /* Masks the RoCEv2 variant fields of a 40-byte IPv6 header copy: TC, flow label, HL. */
@@ -109,21 +110,30 @@ static uint32_t icrc_pkt(const struct mrc_wire_cfg *cfg, const uint8_t *buf, siz
 
 /* ---- UDP checksum (RFC 8200 §8.1) ---- */
 
-static uint32_t sum16(uint32_t s, const uint8_t *p, size_t n)
+/*
+ * One's complement sum of @p as 16-bit big-endian words (an odd tail byte is the high
+ * half of a last word), RFC 1071. Adds 32-bit words into 64 bits: 2^16 = 1 mod 0xffff, so
+ * a 32-bit word counts as its two halves once the caller folds the sum.
+ */
+static uint64_t sum16(uint64_t s, const uint8_t *p, size_t n)
 {
-	size_t i;
+	size_t i = 0;
 
-	for (i = 0; i + 1 < n; i += 2)
+	for (; i + 4 <= n; i += 4)
+		s += get_be32(p + i);
+	if (i + 2 <= n) {
 		s += get_be16(p + i);
-	if (n & 1)
-		s += (uint32_t)p[n - 1] << 8;
+		i += 2;
+	}
+	if (i < n)
+		s += (uint32_t)p[i] << 8;
 	return s;
 }
 
 uint16_t mrc_wire_csum_udp6(const struct mrc_ip6 *src, const struct mrc_ip6 *final_dst,
 	const uint8_t *udp, size_t udp_len)
 {
-	uint32_t s = 0;
+	uint64_t s = 0;
 	uint16_t c;
 
 	s = sum16(s, src->b, 16);
