@@ -723,6 +723,38 @@ uint64_t mrc_coll_step_time(const struct mrc_coll *c, uint32_t rank, uint32_t s)
 	return rk->step_t1[s] - rk->step_t0[s];
 }
 
+#define VERIFY_LOOP(T)                                                                             \
+	do {                                                                                       \
+		const T *o_ = (const T *)(const void *)out;                                        \
+		T w_[61];                                                                          \
+		for (unsigned j_ = 0; j_ < 61; j_++)                                               \
+			w_[j_] = (T)want[j_];                                                      \
+		for (uint64_t i_ = 0, j_ = 0; i_ < count; i_++) {                                  \
+			wrong += o_[i_] != w_[j_];                                                 \
+			j_ = j_ + 1 == 61 ? 0 : j_ + 1;                                            \
+		}                                                                                  \
+	} while (0)
+
+/* Counts elements of @out differing from the period-61 table @want, typed. */
+static uint64_t verify_periodic(const struct mrc_coll *c, const uint8_t *out, uint64_t count,
+	const double *want)
+{
+	uint64_t wrong = 0;
+
+	switch (c->p.dtype) {
+	case MRC_DT_FLOAT32:
+		VERIFY_LOOP(float);
+		break;
+	case MRC_DT_INT32:
+		VERIFY_LOOP(int32_t);
+		break;
+	case MRC_DT_FLOAT64:
+		VERIFY_LOOP(double);
+		break;
+	}
+	return wrong;
+}
+
 uint64_t mrc_coll_verify(const struct mrc_coll *c, uint32_t r, uint32_t iter)
 {
 	const struct rank *rk = &c->r[r];
@@ -743,10 +775,7 @@ uint64_t mrc_coll_verify(const struct mrc_coll *c, uint32_t r, uint32_t iter)
 				for (uint32_t q = 0; q < n; q++)
 					want[j] += mrc_coll_input(q, j, iter);
 			}
-			for (uint64_t i = 0, j = 0; i < count; i++) {
-				wrong += get_el(c, out + i * c->es) != want[j];
-				j = j + 1 == 61 ? 0 : j + 1;
-			}
+			wrong += verify_periodic(c, out, count, want);
 			break;
 		}
 		for (uint64_t i = 0; i < count; i++) {

@@ -112,22 +112,40 @@ static uint32_t icrc_pkt(const struct mrc_wire_cfg *cfg, const uint8_t *buf, siz
 
 /*
  * One's complement sum of @p as 16-bit big-endian words (an odd tail byte is the high
- * half of a last word), RFC 1071. Adds 32-bit words into 64 bits: 2^16 = 1 mod 0xffff, so
- * a 32-bit word counts as its two halves once the caller folds the sum.
+ * half of a last word), added to @s, RFC 1071. The sum is byte-order independent (RFC 1071
+ * §2(B)): add native 64-bit loads into 128 bits (2^16 = 1 mod 0xffff), fold to 16 bits,
+ * and read the folded value's two bytes as big-endian.
  */
 static uint64_t sum16(uint64_t s, const uint8_t *p, size_t n)
 {
+	unsigned __int128 wide = 0; /* 2^64 = 1 mod 0xffff too: fold the carries later */
+	uint64_t acc;
+	uint16_t w16, f;
 	size_t i = 0;
+	uint8_t b[2];
 
-	for (; i + 4 <= n; i += 4)
-		s += get_be32(p + i);
-	if (i + 2 <= n) {
-		s += get_be16(p + i);
-		i += 2;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, p + i, 8);
+		wide += w;
 	}
-	if (i < n)
-		s += (uint32_t)p[i] << 8;
-	return s;
+	acc = (uint64_t)(wide >> 64) + ((uint64_t)wide >> 32) + ((uint64_t)wide & 0xffffffffu);
+	for (; i + 2 <= n; i += 2) {
+		memcpy(&w16, p + i, 2);
+		acc += w16;
+	}
+	if (i < n) {
+		b[0] = p[i];
+		b[1] = 0;
+		memcpy(&w16, b, 2);
+		acc += w16;
+	}
+	while (acc >> 16)
+		acc = (acc & 0xffff) + (acc >> 16);
+	f = (uint16_t)acc;
+	memcpy(b, &f, 2);
+	return s + get_be16(b);
 }
 
 uint16_t mrc_wire_csum_udp6(const struct mrc_ip6 *src, const struct mrc_ip6 *final_dst,
