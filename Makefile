@@ -4,11 +4,11 @@
 PREFIX  ?= /usr/local
 DESTDIR ?=
 CC      ?= cc
-PKGS    := liburing yaml-0.1 libpcap zlib jansson
+PKGS    := liburing yaml-0.1 libpcap zlib jansson libisal
 
 # Debian packages: build libraries, then what the tests and plots use.
 DEPS_BUILD := build-essential pkg-config liburing-dev libyaml-dev libpcap-dev zlib1g-dev \
-	libjansson-dev
+	libjansson-dev libisal-dev
 DEPS_TEST  := tcl tcllib tshark iproute2 gnuplot-nox default-jre-headless \
 	libhdrhistogram-java clang libclang-rt-14-dev
 
@@ -66,6 +66,10 @@ test: deps
 	./mrcgen selftest
 	tclsh harness/run.tcl --mrcgen ./mrcgen $(TESTFLAGS)
 
+# Simulator performance figures (wall time; never part of `make test`).
+bench: mrcgen
+	./mrcgen bench
+
 install: mrcgen
 	install -D -m 0755 mrcgen $(DESTDIR)$(PREFIX)/bin/mrcgen
 	$(if $(wildcard pcap/mrc.lua),install -D -m 0644 pcap/mrc.lua \
@@ -116,4 +120,4 @@ fuzz: $(FUZZ_TARGETS:%=fuzz-%)
 clean:
 	rm -rf build mrcgen harness/out
 
-.PHONY: all deps test install clean fuzz
+.PHONY: all deps test bench install clean fuzz

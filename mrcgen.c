@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* mrcgen: MRC fabric testbed and traffic generator — the subcommand table and main(). */
 #include "conf/conf.h"
+#include "mrc/bench.h"
 #include "mrc/hist.h"
+#include "mrc/sim.h"
 #include "mrc/job.h"
 #include "mrc/paths.h"
+#include "mrc/report.h"
+#include "mrc/run.h"
 #include "mrc/st.h"
 #include "mrc/wire.h"
 #include "pcap/pcapw.h"
@@ -15,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef MRCGEN_VERSION
 #define MRCGEN_VERSION "0.1.0"
@@ -37,12 +42,17 @@ struct cmd {
 static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
 static int cmd_selftest(int argc, char **argv);
+static int cmd_bench(int argc, char **argv);
 static int cmd_check(int argc, char **argv);
 static int cmd_paths(int argc, char **argv);
+static int cmd_run(int argc, char **argv);
 static int cmd_hist(int argc, char **argv);
 static int cmd_sample(int argc, char **argv);
 
 static const struct cmd cmds[] = {
+	{ "run", "CONF [--set K=V]... [-o DIR]",
+		"run the job: collective traffic over MRC, faults, pcaps, histograms, report",
+		cmd_run },
 	{ "check", "CONF [--set K=V]... [-o DIR]", "validate CONF, print the effective config as YAML",
 		cmd_check },
 	{ "paths", "CONF [--from H] [--to H] [--ev N] [--json]",
@@ -53,6 +63,8 @@ static const struct cmd cmds[] = {
 		cmd_hist },
 	{ "sample", "OUT.pcap [OPTIONS]", "write one MRC packet of every type to a pcap",
 		cmd_sample },
+	{ "bench", "[SCENARIO] [--queue Q]",
+		"simulator performance figures (evq, fabric-128, fabric-1k)", cmd_bench },
 	{ "version", "", "print the version", cmd_version },
 	{ "help", "", "this text", cmd_help },
 };
@@ -642,6 +654,38 @@ static int cmd_sample(int argc, char **argv)
 	return EXIT_OK;
 }
 
+static int cmd_bench(int argc, char **argv)
+{
+	const char *only = NULL, *queue = NULL;
+	int err;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--queue") == 0 && i + 1 < argc) {
+			queue = argv[++i];
+		} else if (argv[i][0] != '-' && !only) {
+			only = argv[i];
+		} else {
+			fprintf(stderr, "mrcgen: bench: bad argument '%s'\n", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (queue && mrc_simq_parse(queue, &(enum mrc_simq){ 0 })) {
+		fprintf(stderr, "mrcgen: bench: --queue: unknown queue '%s' (heap, wheel)\n",
+			queue);
+		return EXIT_USAGE;
+	}
+	err = mrc_bench_run(only, queue, stdout);
+	if (err == -ENOENT) {
+		fprintf(stderr, "mrcgen: bench: no scenario '%s'\n", only);
+		return EXIT_USAGE;
+	}
+	if (err) {
+		fprintf(stderr, "mrcgen: bench: %s\n", strerror(-err));
+		return EXIT_JOB_FAILED;
+	}
+	return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -659,4 +703,49 @@ int main(int argc, char **argv)
 	fprintf(stderr, "mrcgen: unknown command '%s'\n\n", argv[1]);
 	usage(stderr);
 	exit(EXIT_USAGE);
+}
+
+/* A progress bar on stderr, only when it is a terminal. */
+static void run_progress(void *ctx, double frac)
+{
+	int width = 40, done = (int)(frac * width + 0.5);
+
+	(void)ctx;
+	fprintf(stderr, "\r[%.*s%*s] %3d%%", done, "########################################",
+		width - done, "", (int)(frac * 100 + 0.5));
+	if (frac >= 1)
+		fputc('\n', stderr);
+	fflush(stderr);
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct conf_job job;
+	struct mrc_run_result *res = NULL;
+	char err[1024];
+	int ret = load_job("run", argc, argv, &job), e;
+
+	if (ret)
+		return ret;
+	if (job.fabric.driver != CONF_DRIVER_SIM) {
+		fprintf(stderr, "mrcgen: run: fabric.driver: '%s' is not available in this build; "
+				"use 'sim'\n", conf_name_of(conf_driver_names, job.fabric.driver));
+		conf_free(&job);
+		return EXIT_USAGE;
+	}
+	e = mrc_run_sim(&job, isatty(STDERR_FILENO) ? run_progress : NULL, NULL, &res, err,
+		sizeof(err));
+	if (e) {
+		fprintf(stderr, "mrcgen: run: %s\n", err);
+		conf_free(&job);
+		return EXIT_USAGE;
+	}
+	mrc_report_print(&job, res, stdout);
+	e = mrc_report_write(&job, res, err, sizeof(err));
+	if (e)
+		fprintf(stderr, "mrcgen: run: %s\n", err);
+	ret = e ? EXIT_JOB_FAILED : mrc_report_ok(res) ? EXIT_OK : EXIT_JOB_FAILED;
+	mrc_run_result_free(res);
+	conf_free(&job);
+	return ret;
 }

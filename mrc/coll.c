@@ -5,6 +5,7 @@
  * retransmission may still read it) and every write it expects in step s has landed.
  */
 #include "mrc/coll.h"
+#include "mrc/rng.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -282,7 +283,7 @@ static int build_incast(struct mrc_coll *c, uint32_t r)
 static int make_perm(struct mrc_coll *c)
 {
 	uint32_t n = c->p.nranks;
-	uint64_t x = c->p.seed ^ 0x9E3779B97F4A7C15ull;
+	struct mrc_rng rng;
 
 	c->perm_to = calloc(n, sizeof(*c->perm_to));
 	c->perm_from = calloc(n, sizeof(*c->perm_from));
@@ -290,15 +291,9 @@ static int make_perm(struct mrc_coll *c)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++)
 		c->perm_to[i] = i;
+	mrc_rng_seed(&rng, c->p.seed);
 	for (uint32_t i = n - 1; i > 0; i--) {
-		uint64_t z;
-
-		x += 0x9E3779B97F4A7C15ull; /* splitmix64 */
-		z = x;
-		z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-		z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-		z ^= z >> 31;
-		uint32_t j = (uint32_t)(z % i), t = c->perm_to[i];
+		uint32_t j = (uint32_t)mrc_rng_below(&rng, i), t = c->perm_to[i];
 
 		c->perm_to[i] = c->perm_to[j];
 		c->perm_to[j] = t;
@@ -502,17 +497,67 @@ static void put_el(const struct mrc_coll *c, uint8_t *p, double v)
 	}
 }
 
+#define REDUCE_LOOP(T)                                                                             \
+	do {                                                                                       \
+		T *o_ = (T *)(void *)(out + rv->off), *s_ = (T *)(void *)(scr + rv->scr_off);      \
+		const T *a_ = (const T *)(const void *)((rv->red == RED_IN_SCR ? in : out) + rv->off); \
+		for (uint64_t i_ = 0; i_ < n; i_++)                                                \
+			o_[i_] = a_[i_] + s_[i_];                                                  \
+	} while (0)
+
+/* Element-wise sum into the output; buffers are malloc'd and offsets are element
+ * multiples, so the typed accesses are aligned. */
 static void reduce(struct mrc_coll *c, struct rank *rk, const struct recv *rv)
 {
 	uint8_t *out = rk->buf[MRC_REG_OUTPUT], *in = rk->buf[MRC_REG_INPUT];
 	uint8_t *scr = rk->buf[MRC_REG_SCRATCH];
+	uint64_t n = rv->len / c->es;
 
 	if (!out || rv->red == RED_NONE)
 		return;
-	for (uint64_t b = 0; b < rv->len; b += c->es) {
-		double a = get_el(c, (rv->red == RED_IN_SCR ? in : out) + rv->off + b);
+	switch (c->p.dtype) {
+	case MRC_DT_FLOAT32:
+		REDUCE_LOOP(float);
+		break;
+	case MRC_DT_INT32:
+		REDUCE_LOOP(int32_t);
+		break;
+	case MRC_DT_FLOAT64:
+		REDUCE_LOOP(double);
+		break;
+	}
+}
 
-		put_el(c, out + rv->off + b, a + get_el(c, scr + rv->scr_off + b));
+/*
+ * The default pattern repeats with period 61 in the element index (13 is invertible mod
+ * 61), so a rank's input is a walk through a 61-entry table: no division per element.
+ */
+static void fill_input(const struct mrc_coll *c, uint32_t r, uint32_t iter)
+{
+	uint8_t *in = c->r[r].buf[MRC_REG_INPUT];
+	uint64_t n = c->r[r].len[MRC_REG_INPUT] / c->es;
+
+	if (c->p.input != mrc_coll_input) {
+		for (uint64_t i = 0; i < n; i++)
+			put_el(c, in + i * c->es, c->p.input(r, i, iter));
+		return;
+	}
+	uint8_t tab[61][8];
+
+	for (unsigned j = 0; j < 61; j++)
+		put_el(c, tab[j], (double)((7ull * r + 3ull * iter + 13ull * j) % 61) - 30.0);
+	/* one period, then copies of what is already there, doubling */
+	uint64_t done = n < 61 ? n : 61, total = n * c->es;
+
+	for (uint64_t i = 0; i < done; i++)
+		memcpy(in + i * c->es, tab[i], c->es);
+	for (uint64_t have = done * c->es; have < total;) {
+		uint64_t chunk = have / (61 * c->es) * (61 * c->es), m = total - have;
+
+		if (m > chunk)
+			m = chunk;
+		memcpy(in + have, in, m);
+		have += m;
 	}
 }
 
@@ -578,10 +623,7 @@ int mrc_coll_start(struct mrc_coll *c, uint32_t iter, uint64_t now_ps)
 		if (!is_local(c, r))
 			continue;
 		if (rk->buf[MRC_REG_INPUT]) {
-			uint64_t n = rk->len[MRC_REG_INPUT] / c->es;
-
-			for (uint64_t i = 0; i < n; i++)
-				put_el(c, rk->buf[MRC_REG_INPUT] + i * c->es, c->p.input(r, i, iter));
+			fill_input(c, r, iter);
 			memset(rk->buf[MRC_REG_OUTPUT], 0, rk->len[MRC_REG_OUTPUT]);
 			if (c->p.pattern == MRC_COLL_ALLREDUCE && c->p.algo == MRC_COLL_TREE)
 				memcpy(rk->buf[MRC_REG_OUTPUT], rk->buf[MRC_REG_INPUT], c->bytes);
@@ -681,6 +723,38 @@ uint64_t mrc_coll_step_time(const struct mrc_coll *c, uint32_t rank, uint32_t s)
 	return rk->step_t1[s] - rk->step_t0[s];
 }
 
+#define VERIFY_LOOP(T)                                                                             \
+	do {                                                                                       \
+		const T *o_ = (const T *)(const void *)out;                                        \
+		T w_[61];                                                                          \
+		for (unsigned j_ = 0; j_ < 61; j_++)                                               \
+			w_[j_] = (T)want[j_];                                                      \
+		for (uint64_t i_ = 0, j_ = 0; i_ < count; i_++) {                                  \
+			wrong += o_[i_] != w_[j_];                                                 \
+			j_ = j_ + 1 == 61 ? 0 : j_ + 1;                                            \
+		}                                                                                  \
+	} while (0)
+
+/* Counts elements of @out differing from the period-61 table @want, typed. */
+static uint64_t verify_periodic(const struct mrc_coll *c, const uint8_t *out, uint64_t count,
+	const double *want)
+{
+	uint64_t wrong = 0;
+
+	switch (c->p.dtype) {
+	case MRC_DT_FLOAT32:
+		VERIFY_LOOP(float);
+		break;
+	case MRC_DT_INT32:
+		VERIFY_LOOP(int32_t);
+		break;
+	case MRC_DT_FLOAT64:
+		VERIFY_LOOP(double);
+		break;
+	}
+	return wrong;
+}
+
 uint64_t mrc_coll_verify(const struct mrc_coll *c, uint32_t r, uint32_t iter)
 {
 	const struct rank *rk = &c->r[r];
@@ -692,6 +766,18 @@ uint64_t mrc_coll_verify(const struct mrc_coll *c, uint32_t r, uint32_t iter)
 		return 0;
 	switch (c->p.pattern) {
 	case MRC_COLL_ALLREDUCE:
+		if (c->p.input == mrc_coll_input) {
+			/* the sum over ranks also has period 61 in i: expect from a table */
+			double want[61];
+
+			for (unsigned j = 0; j < 61; j++) {
+				want[j] = 0;
+				for (uint32_t q = 0; q < n; q++)
+					want[j] += mrc_coll_input(q, j, iter);
+			}
+			wrong += verify_periodic(c, out, count, want);
+			break;
+		}
 		for (uint64_t i = 0; i < count; i++) {
 			double want = 0;
 

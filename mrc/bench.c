@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* bench: event-queue and fabric scenarios measured in wall time (never in tests). */
+#include "mrc/bench.h"
+#include "mrc/rng.h"
+#include "mrc/bytes.h"
+#include "mrc/fabric.h"
+#include "mrc/sim.h"
+#include "mrc/srv6.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+static double wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* CPU time of this process: steadier than wall time on a shared machine. */
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static long peak_rss_kb(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+/* ---- event queue: the classic hold model ------------------------------------------- */
+
+struct hold {
+	struct mrc_sim *sim;
+	struct mrc_rng rng;
+	uint64_t left;
+	int kind;
+};
+
+/* Each event schedules one more at now + U(0, 2 us) until the budget is spent, the mix
+ * of serialization and propagation delays a fabric produces. */
+static void hold_fn(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct hold *h = ctx;
+
+	(void)obj;
+	if (h->left) {
+		h->left--;
+		mrc_sim_at(h->sim, now + mrc_rng_below(&h->rng, 2000000), (unsigned)h->kind, NULL,
+			arg);
+	}
+}
+
+static int bench_evq(FILE *out)
+{
+	static const size_t sizes[] = {1000, 64000, 1000000};
+	static const enum mrc_simq qs[] = {MRC_SIMQ_HEAP, MRC_SIMQ_WHEEL};
+
+	fprintf(out, "%-12s %-6s %9s %12s %9s %9s %14s\n", "scenario", "queue", "pending", "events",
+		"wall_s", "cpu_s", "events/cpu-s");
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+		for (size_t qi = 0; qi < 2; qi++) {
+			struct mrc_sim_params sp = {.queue = qs[qi]};
+			struct hold h = {.left = 4000000};
+			double t0, c0;
+			uint64_t ran;
+
+			if (mrc_sim_new(&sp, &h.sim))
+				return -ENOMEM;
+			h.kind = mrc_sim_handler(h.sim, hold_fn, &h);
+			mrc_rng_seed(&h.rng, 1);
+			for (size_t i = 0; i < sizes[si]; i++)
+				mrc_sim_at(h.sim, mrc_rng_below(&h.rng, 2000000), (unsigned)h.kind,
+					NULL, i);
+			t0 = wall_s();
+			c0 = cpu_s();
+			ran = mrc_sim_run(h.sim, MRC_SIM_NEVER);
+			t0 = wall_s() - t0;
+			c0 = cpu_s() - c0;
+			fprintf(out, "%-12s %-6s %9zu %12llu %9.3f %9.3f %14.0f\n", "evq",
+				mrc_simq_name(qs[qi]), sizes[si], (unsigned long long)ran, t0, c0,
+				(double)ran / c0);
+			mrc_sim_free(h.sim);
+		}
+	}
+	return 0;
+}
+
+/* ---- fabric: synthetic sprayed all-to-all ------------------------------------------ */
+
+/*
+ * Synthetic hosts (no engine): every NIC port sends @pkts packets of 4096 B payload at
+ * line rate; packet i of host h goes to host (h + 1 + i) mod H, on a spine drawn from a
+ * seeded PRNG (spraying), as WRITE_MIDDLE under outer IPv6 / inner IPv6 / UDP / BTH.
+ * Headers are written per packet; the payload bytes are left as they are (the engine's
+ * copy is the engine's cost, not the fabric's). A port keeps at most @window packets in
+ * flight and learns of deliveries by an oracle ack, standing in for congestion control.
+ */
+struct synth {
+	struct mrc_fabric *fab;
+	struct mrc_srv6_plan *plan;
+	uint32_t block;
+	unsigned planes, t0, t1, hpt, hosts;
+	uint32_t pkts;
+	uint32_t *sent;	    /* [host * planes + plane] */
+	uint16_t *inflight; /* [host * planes + plane]: sent, not yet delivered */
+	uint32_t window;    /* packets in flight per NIC port */
+	struct mrc_rng rng;
+	uint16_t *u_t0, *u_t1, *u_port;
+	struct mrc_ip6 *addr;
+	uint64_t rx_pkts, rx_trimmed;
+};
+
+#define SYN_LEN (40 + 40 + 8 + 12 + 4 + 16 + 4096 + 4)
+
+static size_t syn_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8_t *b, size_t cap)
+{
+	struct synth *s = ctx;
+	uint32_t *n = &s->sent[host * s->planes + plane], dst, len = SYN_LEN;
+	uint32_t rs = host / s->hpt, rd, j;
+	uint8_t *in = b + 40;
+
+	(void)now;
+	if (*n == s->pkts || cap < len || s->inflight[host * s->planes + plane] >= s->window)
+		return 0;
+	s->inflight[host * s->planes + plane]++;
+	dst = (host + 1 + *n % (s->hosts - 1)) % s->hosts;
+	rd = dst / s->hpt;
+	j = (uint32_t)mrc_rng_below(&s->rng, s->t1);
+	/* outer IPv6: TC ECT(0), next header 41, DA = uSID container */
+	b[0] = 0x60, b[1] = 0x20, b[2] = 0, b[3] = 0;
+	put_be16(b + 4, (uint16_t)(len - 40));
+	b[6] = 41, b[7] = 64;
+	memcpy(b + 8, s->addr[plane * s->hosts + host].b, 16);
+	put_be32(b + 24, s->block);
+	memset(b + 28, 0, 12);
+	put_be16(b + 28, s->u_t0[plane * s->t0 + rs]);
+	if (rs == rd) {
+		put_be16(b + 30, s->u_port[plane * s->hosts + dst]);
+	} else {
+		put_be16(b + 30, s->u_t1[plane * s->t1 + j]);
+		put_be16(b + 32, s->u_t0[plane * s->t0 + rd]);
+		put_be16(b + 34, s->u_port[plane * s->hosts + dst]);
+	}
+	memcpy(in, b, 8);
+	put_be16(in + 4, (uint16_t)(len - 80));
+	in[6] = 17;
+	memcpy(in + 8, s->addr[plane * s->hosts + host].b, 16);
+	memcpy(in + 24, s->addr[plane * s->hosts + dst].b, 16);
+	put_be16(b + 80, (uint16_t)(0xC000 | j));
+	put_be16(b + 82, 4791);
+	put_be16(b + 84, (uint16_t)(len - 80));
+	put_be16(b + 86, 0);
+	b[88] = 0xC7;
+	put_be24(b + 88 + 5, host * s->planes + plane); /* DestQP: the sender, for the oracle ack */
+	put_be24(b + 88 + 9, *n);
+	(*n)++;
+	return len;
+}
+
+static void syn_rx(
+	void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len, uint64_t now)
+{
+	struct synth *s = ctx;
+	uint32_t src = get_be24(buf + 88 + 5);
+
+	(void)host, (void)plane, (void)now;
+	s->rx_pkts++;
+	s->rx_trimmed += len < SYN_LEN;
+	/* oracle ack: the sender learns of the delivery at once (no ACK packets) */
+	if (src < s->hosts * s->planes && s->inflight[src]-- == s->window)
+		mrc_fabric_kick(s->fab, src / s->planes, src % s->planes);
+}
+
+static int bench_fabric(FILE *out, const char *name, unsigned planes, unsigned t0, unsigned t1,
+	unsigned hpt, uint32_t pkts, uint32_t window, const struct mrc_sim_params *sp)
+{
+	struct mrc_fab_host_ops ops = {.rx = syn_rx, .tx = syn_tx};
+	struct mrc_fabric_params p;
+	struct mrc_srv6_params spp;
+	char msg[160];
+	struct synth s = {.planes = planes, .t0 = t0, .t1 = t1, .hpt = hpt, .pkts = pkts};
+	struct mrc_fab_stats fs;
+	struct mrc_fab_port_stats tot;
+	long rss0 = peak_rss_kb();
+	double t, c;
+	int err = -ENOMEM;
+
+	s.hosts = t0 * hpt;
+	s.sent = calloc((size_t)s.hosts * planes, sizeof(*s.sent));
+	s.inflight = calloc((size_t)s.hosts * planes, sizeof(*s.inflight));
+	s.window = window;
+	s.u_t0 = calloc((size_t)planes * t0, sizeof(uint16_t));
+	s.u_t1 = calloc((size_t)planes * t1, sizeof(uint16_t));
+	s.u_port = calloc((size_t)planes * s.hosts, sizeof(uint16_t));
+	s.addr = calloc((size_t)planes * s.hosts, sizeof(*s.addr));
+	if (!s.sent || !s.inflight || !s.u_t0 || !s.u_t1 || !s.u_port || !s.addr)
+		goto out;
+	/* the default generated plan of mrc/srv6; its uSIDs cached for building containers */
+	mrc_srv6_params_default(&spp);
+	spp.planes = planes;
+	spp.t0 = t0;
+	spp.t1 = t1;
+	spp.hosts_per_t0 = hpt;
+	err = mrc_srv6_plan_new(&spp, &s.plan, msg, sizeof(msg));
+	if (err) {
+		fprintf(out, "%s: %s\n", name, msg);
+		goto out;
+	}
+	s.block = spp.block;
+	for (unsigned pl = 0; pl < planes; pl++) {
+		struct mrc_srv6_node n = {.plane = (uint8_t)pl};
+
+		n.role = MRC_SRV6_T0;
+		for (n.index = 0; n.index < t0; n.index++)
+			s.u_t0[pl * t0 + n.index] = mrc_srv6_usid(s.plan, &n);
+		n.role = MRC_SRV6_T1;
+		for (n.index = 0; n.index < t1; n.index++)
+			s.u_t1[pl * t1 + n.index] = mrc_srv6_usid(s.plan, &n);
+		n.role = MRC_SRV6_HOST;
+		for (n.index = 0; n.index < s.hosts; n.index++) {
+			s.u_port[pl * s.hosts + n.index] = mrc_srv6_usid(s.plan, &n);
+			mrc_srv6_host_addr(s.plan, pl, n.index, &s.addr[pl * s.hosts + n.index]);
+		}
+	}
+	mrc_fabric_defaults(&p);
+	p.plan = s.plan;
+	p.pkt_cap = 4352; /* 4096 B payload + every header mrcgen builds, 64-byte aligned */
+	p.buffer_bytes = 256 << 10;
+	p.ecn_threshold_bytes = 64 << 10;
+	if (sp)
+		p.simq = *sp;
+	mrc_rng_seed(&s.rng, 1);
+	err = mrc_fabric_new(&p, &ops, &s, &s.fab);
+	if (err)
+		goto out;
+	for (unsigned h = 0; h < s.hosts; h++)
+		for (unsigned pl = 0; pl < planes; pl++)
+			mrc_fabric_kick(s.fab, h, pl);
+	t = wall_s();
+	c = cpu_s();
+	mrc_sim_run(mrc_fabric_sim(s.fab), MRC_SIM_NEVER);
+	t = wall_s() - t;
+	c = cpu_s() - c;
+	mrc_fabric_stats(s.fab, &fs);
+	mrc_fabric_port_totals(s.fab, &tot);
+	fprintf(out,
+		"%-12s %-6s hosts=%u planes=%u packets=%llu hops=%llu events=%llu "
+		"wall=%.3fs cpu=%.3fs hops/cpu-s=%.2fM events/cpu-s=%.2fM sim=%.1fus "
+		"trims=%llu drops=%llu delivered=%llu\n",
+		name, mrc_simq_name(sp ? sp->queue : MRC_SIMQ_DEFAULT), s.hosts, planes,
+		(unsigned long long)fs.injected, (unsigned long long)fs.pkt_hops,
+		(unsigned long long)fs.events, t, c, (double)fs.pkt_hops / c / 1e6,
+		(double)fs.events / c / 1e6, (double)mrc_sim_now(mrc_fabric_sim(s.fab)) / 1e6,
+		(unsigned long long)tot.trims, (unsigned long long)tot.drops,
+		(unsigned long long)fs.delivered);
+	fprintf(out,
+		"%-12s %-6s peak_rss=%ldKB (+%ldKB) sim_mem=%zuKB (pool %zuKB, event queue "
+		"%zuKB, rest %zuKB) per_host=%zuB, without pool %zuB; pool=%llu pkts of %zuB "
+		"(+8B queue slot)\n",
+		name, "", peak_rss_kb(), peak_rss_kb() - rss0, fs.mem_bytes >> 10,
+		fs.pool_bytes >> 10, fs.evq_bytes >> 10,
+		(fs.mem_bytes - fs.pool_bytes - fs.evq_bytes) >> 10, fs.mem_bytes / s.hosts,
+		(fs.mem_bytes - fs.pool_bytes) / s.hosts, (unsigned long long)fs.pkts_alloc,
+		fs.pkt_bytes);
+	err = 0;
+out:
+	mrc_fabric_free(s.fab);
+	mrc_srv6_plan_free(s.plan);
+	free(s.sent);
+	free(s.inflight);
+	free(s.u_t0);
+	free(s.u_t1);
+	free(s.u_port);
+	free(s.addr);
+	return err;
+}
+
+int mrc_bench_run(const char *only, const char *queue, FILE *out)
+{
+	struct mrc_sim_params sp = {.queue = MRC_SIMQ_DEFAULT};
+	bool any = false;
+	int err = 0;
+
+	if (queue && mrc_simq_parse(queue, &sp.queue))
+		return -EINVAL;
+	if (!only || strcmp(only, "evq") == 0) {
+		any = true;
+		err = bench_evq(out);
+	}
+	if (!err && (!only || strcmp(only, "fabric-128") == 0)) {
+		any = true;
+		err = bench_fabric(out, "fabric-128", 4, 8, 8, 16, 1000, 16, &sp);
+	}
+	if (!err && (!only || strcmp(only, "fabric-1k") == 0)) {
+		any = true;
+		err = bench_fabric(out, "fabric-1k", 8, 34, 15, 30, 100, 16, &sp);
+	}
+	if (!any)
+		return -ENOENT;
+	return err;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* bench: fixed performance scenarios of the simulator behind `mrcgen bench` / `make bench`. */
+#ifndef MRC_BENCH_H
+#define MRC_BENCH_H
+
+#include <stdio.h>
+
+/*
+ * Runs the scenario named @only (all when NULL) and prints one line per scenario to @out:
+ * simulated packets, packet-hops, events, wall time, packet-hops and events per wall
+ * second, peak RSS, bytes per host and per packet in flight. Scenarios: "evq" (event
+ * queue hold model, heap against wheel), "fabric-128" (128 hosts, 4 planes, synthetic
+ * sprayed all-to-all at line rate), "fabric-1k" (1020 hosts, 8 planes: mrc/srv6's
+ * generated plan numbers at most 1023 host ports per plane). @queue: "heap", "wheel" or
+ * NULL (default backend) for the fabric scenarios. Returns 0, -ENOENT for an unknown
+ * scenario, -EINVAL for an unknown queue or a topology the plan rejects (said on @out),
+ * -ENOMEM.
+ */
+int mrc_bench_run(const char *only, const char *queue, FILE *out);
+
+#endif

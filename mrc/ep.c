@@ -1,0 +1,429 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ep: one host's MRC endpoint — QPs, memory regions, DestQP demux, per-plane pull
+ * scheduling and the byte boundary (mrc_wire_encode/decode), per WIRE.md.
+ */
+#include "mrc/ep.h"
+#include "mrc/bytes.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct mr {
+	uint8_t *base;
+	uint64_t len;
+	uint32_t rkey;
+};
+
+/* A control packet waiting for its plane's port. */
+struct ctl {
+	uint32_t peer_host;
+	struct mrc_pkt pkt;
+};
+
+struct ctlq {
+	struct ctl *q;
+	unsigned cap, head, len;
+};
+
+struct mrc_ep {
+	struct mrc_ep_params p;
+	uint32_t *evs, *deny; /* copies of the EV profile arrays */
+	struct mrc_ep_ops ops;
+	void *ctx;
+	const struct mrc_cc_ops *cc_ops;
+	struct mrc_qp_env env;
+	struct mrc_qp **qps;
+	unsigned n_qps;
+	struct mr *mrs;
+	unsigned n_mrs;
+	bool up[MRC_EV_MAX_PLANES];
+	struct ctlq ctlq[MRC_EV_MAX_PLANES];
+	unsigned rr[MRC_EV_MAX_PLANES]; /* next QP to serve, per plane */
+	struct mrc_ep_stats st;
+};
+
+void mrc_ep_params_default(
+	struct mrc_ep_params *p, unsigned planes, uint64_t port_rate_bps, uint64_t base_rtt_ps)
+{
+	memset(p, 0, sizeof(*p));
+	p->planes = planes;
+	mrc_wire_cfg_default(&p->wire);
+	mrc_qp_params_default(&p->qp);
+	p->cc = "nscc";
+	mrc_cc_defaults(
+		&p->cc_params, port_rate_bps * (planes ? planes : 1), base_rtt_ps, p->qp.mtu);
+	p->ev.ev_min_active = 1;
+	p->ev.backup_per_plane = UINT32_MAX;
+	p->ev.skip_hold_ps = 0;
+	p->ev.probe_backoff_ps = 100000000;
+	p->ev.probe_backoff_max_ps = 10000000000ull;
+	p->first_qpn = 1;
+	p->max_qps = 1024;
+	p->ctl_queue_max = 65536;
+}
+
+static bool ep_plane_up(void *owner, unsigned plane)
+{
+	struct mrc_ep *ep = owner;
+
+	return plane < ep->p.planes && ep->up[plane];
+}
+
+static void ep_wake(void *owner, int plane)
+{
+	struct mrc_ep *ep = owner;
+
+	if (!ep->ops.tx_ready)
+		return;
+	for (unsigned p = 0; p < ep->p.planes; p++)
+		if (ep->up[p] && (plane < 0 || (unsigned)plane == p))
+			ep->ops.tx_ready(ep->ctx, p);
+}
+
+static void ep_emit_ctl(void *owner, unsigned plane, uint32_t peer_host, const struct mrc_pkt *pkt)
+{
+	struct mrc_ep *ep = owner;
+	struct ctlq *q;
+	bool was_empty;
+
+	/* Our port on that plane is down: answer on the first port that is up. */
+	if (plane >= ep->p.planes || !ep->up[plane]) {
+		unsigned p;
+
+		for (p = 0; p < ep->p.planes && !ep->up[p]; p++)
+			;
+		if (p == ep->p.planes) {
+			ep->st.ctl_dropped++;
+			return;
+		}
+		plane = p;
+	}
+	q = &ep->ctlq[plane];
+	if (q->len == q->cap) {
+		unsigned ncap = q->cap ? q->cap * 2 : 64;
+		struct ctl *nq;
+
+		if (q->cap >= ep->p.ctl_queue_max) {
+			ep->st.ctl_dropped++;
+			return;
+		}
+		nq = malloc(ncap * sizeof(*nq));
+		if (!nq) {
+			ep->st.ctl_dropped++;
+			return;
+		}
+		for (unsigned i = 0; i < q->len; i++)
+			nq[i] = q->q[(q->head + i) % q->cap];
+		free(q->q);
+		q->q = nq;
+		q->cap = ncap;
+		q->head = 0;
+	}
+	was_empty = q->len == 0;
+	q->q[(q->head + q->len) % q->cap] = (struct ctl){.peer_host = peer_host, .pkt = *pkt};
+	q->len++;
+	if (was_empty && ep->ops.tx_ready)
+		ep->ops.tx_ready(ep->ctx, plane);
+}
+
+static int ep_place(void *owner, uint32_t rkey, uint64_t va, const uint8_t *data, uint32_t len)
+{
+	struct mrc_ep *ep = owner;
+
+	for (unsigned i = 0; i < ep->n_mrs; i++) {
+		struct mr *m = &ep->mrs[i];
+		uint64_t base = (uint64_t)(uintptr_t)m->base;
+
+		if (m->rkey != rkey)
+			continue;
+		if (va < base || len > m->len || va - base > m->len - len || !data)
+			return -EACCES;
+		memcpy(m->base + (va - base), data, len);
+		return 0;
+	}
+	return -EACCES;
+}
+
+int mrc_ep_new(
+	const struct mrc_ep_params *p, const struct mrc_ep_ops *ops, void *ctx, struct mrc_ep **out)
+{
+	struct mrc_ep *ep;
+
+	if (!p->planes || p->planes > MRC_EV_MAX_PLANES || !p->path || !p->ev_plane ||
+		!p->ev.n_evs || !p->ev.evs)
+		return -EINVAL;
+	ep = calloc(1, sizeof(*ep));
+	if (!ep)
+		return -ENOMEM;
+	ep->p = *p;
+	ep->cc_ops = mrc_cc_find(p->cc ? p->cc : "nscc");
+	if (!ep->cc_ops) {
+		free(ep);
+		return -EINVAL;
+	}
+	if (!ep->p.first_qpn)
+		ep->p.first_qpn = 1;
+	if (!ep->p.max_qps)
+		ep->p.max_qps = 1024;
+	if (!ep->p.ctl_queue_max)
+		ep->p.ctl_queue_max = 65536;
+	ep->evs = malloc(p->ev.n_evs * sizeof(uint32_t));
+	ep->deny = malloc((p->ev.n_deny ? p->ev.n_deny : 1) * sizeof(uint32_t));
+	ep->qps = calloc(ep->p.max_qps, sizeof(*ep->qps));
+	if (!ep->evs || !ep->deny || !ep->qps) {
+		mrc_ep_free(ep);
+		return -ENOMEM;
+	}
+	memcpy(ep->evs, p->ev.evs, p->ev.n_evs * sizeof(uint32_t));
+	if (p->ev.n_deny)
+		memcpy(ep->deny, p->ev.deny, p->ev.n_deny * sizeof(uint32_t));
+	ep->p.ev.evs = ep->evs;
+	ep->p.ev.deny = ep->deny;
+	if (ops)
+		ep->ops = *ops;
+	ep->ctx = ctx;
+	for (unsigned i = 0; i < p->planes; i++)
+		ep->up[i] = true;
+	ep->env = (struct mrc_qp_env){
+		.qp = &ep->p.qp,
+		.ev = &ep->p.ev,
+		.cc_ops = ep->cc_ops,
+		.cc = &ep->p.cc_params,
+		.planes = p->planes,
+		.dscp_trimmed_lasthop = p->wire.dscp_trimmed_lasthop,
+		.ev_plane = p->ev_plane,
+		.ops = &ep->ops,
+		.ctx = ctx,
+		.owner = ep,
+		.plane_up = ep_plane_up,
+		.emit_ctl = ep_emit_ctl,
+		.place = ep_place,
+		.wake = ep_wake,
+	};
+	*out = ep;
+	return 0;
+}
+
+void mrc_ep_free(struct mrc_ep *ep)
+{
+	if (!ep)
+		return;
+	for (unsigned i = 0; i < ep->n_qps; i++)
+		mrc_qp_free(ep->qps[i]);
+	for (unsigned p = 0; p < MRC_EV_MAX_PLANES; p++)
+		free(ep->ctlq[p].q);
+	free(ep->qps);
+	free(ep->mrs);
+	free(ep->evs);
+	free(ep->deny);
+	free(ep);
+}
+
+int mrc_ep_reg_mr(struct mrc_ep *ep, void *base, uint64_t len, uint32_t *rkey)
+{
+	struct mr *n;
+
+	if (!base || !len)
+		return -EINVAL;
+	n = realloc(ep->mrs, (ep->n_mrs + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	ep->mrs = n;
+	/* R_Keys: host in the high byte so a key from another endpoint never matches. */
+	n[ep->n_mrs] = (struct mr){
+		.base = base, .len = len, .rkey = (ep->p.host & 0xFF) << 24 | (0x100u + ep->n_mrs)};
+	*rkey = n[ep->n_mrs].rkey;
+	ep->n_mrs++;
+	return 0;
+}
+
+struct mrc_qp *mrc_ep_qp(const struct mrc_ep *ep, uint32_t qpn)
+{
+	uint32_t i = qpn - ep->p.first_qpn;
+
+	return qpn >= ep->p.first_qpn && i < ep->n_qps ? ep->qps[i] : NULL;
+}
+
+int mrc_ep_qp_create(struct mrc_ep *ep, uint32_t peer_host, uint32_t peer_qpn, uint32_t *qpn)
+{
+	uint32_t n = ep->p.first_qpn + ep->n_qps;
+	uint64_t seed =
+		ep->p.seed ^ (0x9E3779B97F4A7C15ull * (n + 1)) ^ ((uint64_t)ep->p.host << 40);
+	int rc;
+
+	if (ep->n_qps == ep->p.max_qps || n > MRC_PSN_MASK)
+		return -ENOSPC;
+	rc = mrc_qp_new(&ep->env, n, peer_host, peer_qpn, seed, &ep->qps[ep->n_qps]);
+	if (rc)
+		return rc;
+	ep->n_qps++;
+	*qpn = n;
+	return 0;
+}
+
+int mrc_ep_qp_connect(struct mrc_ep *ep, uint32_t qpn, uint32_t peer_qpn)
+{
+	struct mrc_qp *qp = mrc_ep_qp(ep, qpn);
+
+	if (!qp)
+		return -ENOENT;
+	mrc_qp_set_peer(qp, peer_qpn);
+	return 0;
+}
+
+int mrc_ep_post_write(struct mrc_ep *ep, uint32_t qpn, const void *local, uint64_t len,
+	uint64_t remote_va, uint32_t rkey, bool with_imm, uint32_t imm, uint64_t wr_id,
+	uint64_t now_ps)
+{
+	struct mrc_qp *qp = mrc_ep_qp(ep, qpn);
+
+	if (!qp)
+		return -ENOENT;
+	return mrc_qp_post_write(qp, local, len, remote_va, rkey, with_imm, imm, wr_id, now_ps);
+}
+
+void mrc_ep_on_rx(
+	struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, size_t len, bool ce, uint64_t now_ps)
+{
+	struct mrc_pkt p;
+	struct mrc_qp *qp;
+	bool outer;
+
+	if (plane >= ep->p.planes)
+		return;
+	ep->st.rx_pkts[plane]++;
+	ep->st.rx_bytes[plane] += len;
+	/* The inner packet alone starts with IPv6 next header UDP; a full packet's outer
+	 * header says IPv6-in-IPv6 (41) or routing (43). */
+	outer = ep->p.wire.ev_format == MRC_EVF_SRV6 && !(len >= MRC_IP6_HLEN && pkt[6] == 17);
+	if (mrc_wire_decode(&ep->p.wire, pkt, len, outer, &p) != MRC_WIRE_OK) {
+		ep->st.rx_decode_err++;
+		return;
+	}
+	qp = mrc_ep_qp(ep, p.dest_qp);
+	if (!qp) {
+		ep->st.rx_unknown_qp++;
+		return;
+	}
+	mrc_qp_on_pkt(qp, plane, &p, ce || p.ecn == 3, now_ps);
+}
+
+/* Fills the path of @p and encodes it; counts the packet. */
+static int ep_finish(struct mrc_ep *ep, unsigned plane, uint32_t peer_host, struct mrc_pkt *p,
+	uint8_t *buf, size_t cap)
+{
+	int n;
+
+	if (ep->p.path(ep->ctx, peer_host, p->ev, p) < 0) {
+		ep->st.path_err++;
+		return -EHOSTUNREACH;
+	}
+	n = mrc_wire_encode(&ep->p.wire, p, buf, cap);
+	if (n < 0) {
+		ep->st.tx_encode_err++;
+		return n;
+	}
+	ep->st.tx_pkts[plane]++;
+	ep->st.tx_bytes[plane] += (unsigned)n;
+	return n;
+}
+
+int mrc_ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf, size_t cap)
+{
+	struct ctlq *q;
+	struct mrc_pkt p;
+
+	if (plane >= ep->p.planes || !ep->up[plane])
+		return 0;
+	q = &ep->ctlq[plane];
+	if (q->len) {
+		struct ctl *c = &q->q[q->head];
+		uint32_t peer = c->peer_host;
+
+		p = c->pkt;
+		q->head = (q->head + 1) % q->cap;
+		q->len--;
+		return ep_finish(ep, plane, peer, &p, buf, cap);
+	}
+	for (unsigned k = 0; k < ep->n_qps; k++) {
+		unsigned i = (ep->rr[plane] + k) % ep->n_qps;
+
+		if (mrc_qp_tx(ep->qps[i], plane, now_ps, &p)) {
+			ep->rr[plane] = (i + 1) % ep->n_qps;
+			return ep_finish(ep, plane, mrc_qp_peer_host(ep->qps[i]), &p, buf, cap);
+		}
+	}
+	return 0;
+}
+
+uint64_t mrc_ep_next_timer(const struct mrc_ep *ep)
+{
+	uint64_t t = UINT64_MAX;
+
+	for (unsigned i = 0; i < ep->n_qps; i++) {
+		uint64_t q = mrc_qp_next_timer(ep->qps[i]);
+
+		if (q < t)
+			t = q;
+	}
+	return t;
+}
+
+void mrc_ep_on_timer(struct mrc_ep *ep, uint64_t now_ps)
+{
+	for (unsigned i = 0; i < ep->n_qps; i++)
+		mrc_qp_on_timer(ep->qps[i], now_ps);
+}
+
+void mrc_ep_port_status(struct mrc_ep *ep, unsigned plane, bool up, uint64_t now_ps)
+{
+	if (plane >= ep->p.planes || ep->up[plane] == up)
+		return;
+	ep->up[plane] = up;
+	if (!up) {
+		/* Control packets queued for a dead port would never leave: they are lost. */
+		ep->st.ctl_dropped += ep->ctlq[plane].len;
+		ep->ctlq[plane].len = 0;
+		ep->ctlq[plane].head = 0;
+	}
+	for (unsigned i = 0; i < ep->n_qps; i++)
+		mrc_qp_port_status(ep->qps[i], plane, up, now_ps);
+}
+
+int mrc_ep_ev_deny(struct mrc_ep *ep, uint32_t qpn, uint32_t ev, bool deny, uint64_t now_ps)
+{
+	struct mrc_qp *qp = mrc_ep_qp(ep, qpn);
+	int idx;
+
+	if (!qp)
+		return -ENOENT;
+	idx = mrc_ev_find(mrc_qp_evs(qp), ev);
+	if (idx < 0)
+		return -ENOENT;
+	mrc_ev_set_denied(mrc_qp_evs(qp), idx, deny, now_ps);
+	return 0;
+}
+
+void mrc_ep_get_stats(const struct mrc_ep *ep, struct mrc_ep_stats *out)
+{
+	*out = ep->st;
+}
+
+int mrc_ep_qp_stats(const struct mrc_ep *ep, uint32_t qpn, struct mrc_qp_stats *out)
+{
+	struct mrc_qp *qp = mrc_ep_qp(ep, qpn);
+
+	if (!qp)
+		return -ENOENT;
+	mrc_qp_get_stats(qp, out);
+	return 0;
+}
+
+const struct mrc_ev_set *mrc_ep_qp_evs(const struct mrc_ep *ep, uint32_t qpn)
+{
+	struct mrc_qp *qp = mrc_ep_qp(ep, qpn);
+
+	return qp ? mrc_qp_evs(qp) : NULL;
+}

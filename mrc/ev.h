@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ev: one QP's set of entropy values (paths) — states GOOD/SKIP/ASSUMED_BAD/DENIED,
+ * per-plane active and backup sets, seeded selection and probing with backoff, as in
+ * shared/design/WIRE.md "Path (EV) states". Pure: no I/O, time is an input.
+ */
+#ifndef MRC_EV_H
+#define MRC_EV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mrc/rng.h"
+
+#define MRC_EV_MAX_PLANES 16
+
+/* Path states, WIRE.md "Path (EV) states". */
+enum mrc_ev_state {
+	MRC_EV_GOOD = 0,
+	MRC_EV_SKIP,	    /* passed over: ECN echo (m=1) or NACK TRIMMED */
+	MRC_EV_ASSUMED_BAD, /* loss without trim or m=2: unused, probed until answered */
+	MRC_EV_DENIED,	    /* by configuration or control only; never recovers by itself */
+};
+
+/* Why a state changed (event log, counters). */
+enum mrc_ev_cause {
+	MRC_EVC_ECN = 1,   /* SACK m=1 (SKIP_ONCE) */
+	MRC_EVC_TRIM,	   /* NACK TRIMMED */
+	MRC_EVC_SACK_BAD,  /* SACK m=2 (ALWAYS_SKIP) */
+	MRC_EVC_LOSS_SACK, /* SACK hole past the reorder threshold */
+	MRC_EVC_LOSS_RTO,  /* local ACK timeout */
+	MRC_EVC_PROBE_OK,  /* probe answered (SACK pr=1) */
+	MRC_EVC_HOLD_DONE, /* SKIP hold expired, or one rotation passed */
+	MRC_EVC_DENY,	   /* configuration / control interface */
+	MRC_EVC_ALLOW,	   /* control interface lifted a deny */
+};
+
+/*
+ * EV profile (the `mrc_ctl.h` EV profile: list, ev_min_active, deny) plus mrcgen's
+ * selection knobs. Plain struct, filled by the config loader or a test.
+ */
+struct mrc_ev_params {
+	const uint32_t *evs; /* the EV list, n_evs values, distinct */
+	unsigned n_evs;
+	const uint32_t *deny; /* EVs DENIED from the start (subset of evs), or NULL */
+	unsigned n_deny;
+	unsigned ev_min_active;	       /* floor: never fewer usable (GOOD/SKIP) EVs than this */
+	unsigned backup_per_plane;     /* EVs held back per plane to replace bad ones;
+					* UINT32_MAX = default (1/8 of the plane's EVs) */
+	uint64_t skip_hold_ps;	       /* SKIP duration; 0 = "one rotation": skipped once */
+	uint64_t probe_backoff_ps;     /* first probe this long after ASSUMED_BAD; doubles */
+	uint64_t probe_backoff_max_ps; /* backoff ceiling */
+};
+
+/* Per-EV counters (one QP's view of one path). */
+struct mrc_ev_stats {
+	uint64_t tx_pkts, tx_bytes; /* data packets sent on this EV (incl. retransmits) */
+	uint64_t rtx_pkts;	    /* retransmissions sent on this EV */
+	uint64_t sacks, nacks;	    /* SACK/NACK received echoing this EV */
+	uint64_t ecn, trims;	    /* m=1 echoes, NACK TRIMMED/TRIMMED_LASTHOP */
+	uint64_t losses;	    /* PSNs inferred lost (SACK hole or RTO) that used it */
+	uint64_t probes, probes_ok; /* probes sent / answered */
+	uint64_t changes;	    /* state changes */
+	uint64_t rtt_samples, rtt_sum_ps;
+};
+
+struct mrc_ev {
+	uint32_t value;
+	uint8_t plane;
+	uint8_t state;		/* enum mrc_ev_state */
+	bool active;		/* in the plane's active set (else backup) */
+	uint64_t skip_until_ps; /* SKIP: GOOD again at this time (hold > 0) */
+	uint64_t probe_at_ps;	/* ASSUMED_BAD: next probe due */
+	uint64_t probe_backoff_ps;
+	uint16_t probe_id; /* id of the last probe sent */
+	struct mrc_ev_stats st;
+};
+
+/* One EV state change, as kept in the event log. */
+struct mrc_ev_change {
+	uint64_t t_ps;
+	uint32_t ev;
+	uint8_t from, to, cause;
+};
+
+/* Called on every state change (optional). */
+typedef void (*mrc_ev_notify_fn)(
+	void *ctx, uint32_t ev, int from, int to, int cause, uint64_t now_ps);
+
+struct mrc_ev_set {
+	struct mrc_ev *ev; /* n entries, in profile order */
+	unsigned n;
+	unsigned planes;
+	uint32_t *by_value;			/* indices sorted by value, for echo lookup */
+	uint32_t *scratch;			/* selection candidates */
+	uint32_t *plane_idx[MRC_EV_MAX_PLANES]; /* each plane's EV indices */
+	unsigned plane_n[MRC_EV_MAX_PLANES];
+	unsigned active_target[MRC_EV_MAX_PLANES]; /* plane_n minus the backups */
+	unsigned min_active;
+	uint64_t skip_hold_ps, backoff0_ps, backoff_max_ps;
+	unsigned usable;	   /* EVs in GOOD or SKIP */
+	unsigned n_bad;		   /* EVs in ASSUMED_BAD */
+	uint64_t floor_hits;	   /* ASSUMED_BAD refused because of ev_min_active */
+	struct mrc_ev_change *log; /* ring of the last log_cap changes */
+	unsigned log_cap, log_len;
+	uint64_t log_total;
+	mrc_ev_notify_fn notify;
+	void *notify_ctx;
+};
+
+/*
+ * Builds @s from @p; plane_of(ctx, ev) gives each EV's plane (< @planes <=
+ * MRC_EV_MAX_PLANES). Per plane, the last backup_per_plane EVs (in profile order) form
+ * the backup set, the rest the active set. Returns 0, -EINVAL (no EVs, plane out of
+ * range, duplicate EV, deny not in the list, planes out of range) or -ENOMEM.
+ */
+int mrc_ev_set_init(struct mrc_ev_set *s, const struct mrc_ev_params *p, unsigned planes,
+	unsigned (*plane_of)(void *ctx, uint32_t ev), void *ctx);
+void mrc_ev_set_free(struct mrc_ev_set *s);
+
+/* Index of EV value @ev in @s, or -1 (binary search; echoed EVs come from the wire). */
+int mrc_ev_find(const struct mrc_ev_set *s, uint32_t ev);
+
+/*
+ * Picks an EV for a packet leaving on @plane at @now_ps: uniform (@rng) among the plane's
+ * active EVs that are GOOD (a SKIP whose hold ended becomes GOOD here; with hold 0 a SKIP EV is
+ * passed over once and becomes GOOD, "one rotation"). @exclude (an index, or -1) is avoided
+ * unless it is the only choice and @allow_exclude. Returns an index, or -1 when the plane
+ * has no usable EV.
+ */
+int mrc_ev_pick(struct mrc_ev_set *s, unsigned plane, struct mrc_rng *rng, int exclude,
+	bool allow_exclude, uint64_t now_ps);
+
+/*
+ * Congestion hints (WIRE.md: GOOD -> SKIP on SACK m=1 or NACK TRIMMED). Only a GOOD EV
+ * changes; returns true if it did.
+ */
+bool mrc_ev_on_skip(struct mrc_ev_set *s, int idx, int cause, uint64_t now_ps);
+
+/*
+ * Loss without trim, or m=2 (WIRE.md: -> ASSUMED_BAD): stops using the EV at once, swaps
+ * in a backup EV of the same plane, schedules the first probe. Refused (counted in
+ * floor_hits, returns false) when it would leave fewer than ev_min_active usable EVs.
+ */
+bool mrc_ev_on_bad(struct mrc_ev_set *s, int idx, int cause, uint64_t now_ps);
+
+/* Probe answered (SACK pr=1): ASSUMED_BAD -> GOOD. It rejoins the active set if its plane's
+ * active set is short, else the backup set. Returns true on a change. */
+bool mrc_ev_on_probe_ok(struct mrc_ev_set *s, int idx, uint64_t now_ps);
+
+/* Control interface: DENIED on, or back to GOOD (cause ALLOW). Returns true on a change. */
+bool mrc_ev_set_denied(struct mrc_ev_set *s, int idx, bool deny, uint64_t now_ps);
+
+/*
+ * An ASSUMED_BAD EV on @plane whose probe is due at @now_ps, or -1. The first probe is
+ * due probe_backoff_ps after the EV went bad; mrc_ev_probe_sent() doubles the backoff
+ * (capped at probe_backoff_max_ps) and schedules the next probe that far ahead.
+ */
+int mrc_ev_probe_due(const struct mrc_ev_set *s, unsigned plane, uint64_t now_ps);
+void mrc_ev_probe_sent(struct mrc_ev_set *s, int idx, uint64_t now_ps);
+
+/* Earliest probe due time over planes whose bit is set in @plane_mask; UINT64_MAX if none. */
+uint64_t mrc_ev_next_probe(const struct mrc_ev_set *s, uint32_t plane_mask);
+
+/* Active EVs of @plane in state GOOD or SKIP (what selection may use). */
+unsigned mrc_ev_active_usable(const struct mrc_ev_set *s, unsigned plane);
+
+/* Copies up to @cap of the most recent state changes, oldest first; returns the count. */
+unsigned mrc_ev_log(const struct mrc_ev_set *s, struct mrc_ev_change *out, unsigned cap);
+
+/* "GOOD", "SKIP", "ASSUMED_BAD", "DENIED"; cause names ("ecn", "trim", "loss-sack", ...). */
+const char *mrc_ev_state_name(int state);
+const char *mrc_ev_cause_name(int cause);
+
+#endif

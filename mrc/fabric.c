@@ -1,0 +1,2126 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * fabric: simulated multi-plane two-tier SRv6 fabric — output ports, uN/SRH/ECMP
+ * forwarding on packet bytes (RFC 9800, RFC 8754, WIRE.md), faults and taps.
+ */
+#include "mrc/fabric.h"
+#include "mrc/rng.h"
+#include "mrc/bytes.h"
+#include "mrc/srv6.h"
+#include "mrc/wire.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * A packet in the pool: 24 bytes of metadata, then the bytes, 64-byte aligned so that
+ * one cache line holds the metadata and the whole outer IPv6 header a switch edits.
+ * The offsets are parsed once when the host injects the packet (switches edit DA, SL,
+ * TC and hop limit in place, never the layout). A free packet keeps the free-list link
+ * in its first data bytes.
+ */
+struct fab_pkt {
+	uint64_t t_arr; /* its last bit reaches the far end of the link */
+	uint32_t port;	/* output port it is queued at or travelling on */
+	uint16_t len;
+	uint16_t inner_off; /* offset of the inner IPv6, 0 = plain packet (no outer) */
+	uint16_t bth_off;   /* offset of the BTH, 0 = not an MRC packet */
+	uint8_t srh_off;    /* offset of the SRH, 0 = none (it can only follow the outer) */
+	uint8_t flags;	    /* PK_* */
+	uint8_t gen;	    /* its link's down count when it was sent */
+	uint8_t pad[3];
+	uint8_t data[];
+};
+
+enum {
+	PK_CTRL = 1, /* control class: ACK/SACK/NACK/probe/endpoint, trimmed */
+	PK_LOST = 2, /* dies on arrival (random loss) */
+	PK_BAD = 4,  /* not parsable as IPv6: switches drop it */
+};
+
+struct fab_ring {
+	struct fab_pkt **a;
+	uint32_t head, n, cap; /* cap: power of two or 0 */
+};
+
+enum {
+	DOWN_LINK = 1, /* link fault */
+	DOWN_FLAP = 2,
+	DOWN_NIC = 4,
+};
+
+struct fab_switch;
+
+struct fab_port {
+	struct fab_ring q[2]; /* 0: control class, 1: data class */
+	uint32_t qbytes[2];
+	uint64_t busy_until; /* serialization of the last packet ends */
+	uint64_t rate_bps, delay_ps, extra_ps;
+	uint64_t loss_thresh;	    /* random loss: draw (53 bits) < thresh */
+	uint64_t ser_ps_per_byte;   /* 0: rate does not divide 8e12, divide per packet */
+	uint64_t down_at[4];	    /* times of the last 4 link-down events, by gen */
+	uint8_t gen;		    /* link-down events so far, mod 256 */
+	struct fab_switch *sw;	    /* owner switch, NULL for a NIC port */
+	struct fab_switch *peer_sw; /* receiving switch, NULL when it is a host */
+	uint32_t peer_host;	    /* receiving host (when peer_sw is NULL) */
+	uint32_t host;		    /* owner host (NIC ports) */
+	uint32_t rev;		    /* the opposite direction of the link */
+	uint16_t plane, local;	    /* plane, port number at the owner */
+	uint8_t pending;	    /* a FREE event is scheduled */
+	uint8_t lasthop;	    /* T0 -> host */
+	uint8_t nic;
+	uint8_t down;			       /* DOWN_* bits */
+	mrc_fab_tap_fn tap_egress, tap_arrive; /* arrive = ingress tap of the peer's port */
+	void *tap_egress_ctx, *tap_arrive_ctx;
+	struct mrc_fab_port_stats st;
+};
+
+struct fab_switch {
+	uint32_t port0; /* global index of its port 0 */
+	uint16_t nports, plane;
+	uint32_t index;
+	uint8_t tier;
+	uint8_t up;
+	struct mrc_srv6_fib fib;	     /* this switch's table: own copy of the plan's */
+	struct mrc_srv6_route *routes;	     /* fib.routes, mutable (blackholes) */
+	const struct mrc_srv6_fib *plan_fib; /* the plan's table, to restore routes */
+	uint64_t salt;			     /* ECMP hash salt */
+	struct mrc_fab_switch_stats st;
+};
+
+/* A block of SLAB_PKTS packets; the packets start 64 bytes in, cache-line aligned. */
+struct fab_slab {
+	struct fab_slab *next;
+	uint8_t pad[56];
+	uint8_t mem[];
+};
+
+struct fab_sched {
+	struct fab_sched *next;
+	struct mrc_fab_fault f;
+	uint64_t next_toggle; /* flaps */
+};
+
+struct mrc_fabric {
+	struct mrc_fabric_params p;
+	struct {
+		unsigned planes, t0, t1, hosts_per_t0;
+		uint32_t block;
+	} tp; /* from the plan */
+	struct mrc_fab_host_ops ops;
+	void *ctx;
+	struct mrc_sim *sim;
+	int k_arrive, k_free, k_fault, k_flap;
+	uint32_t hosts, n_switches, n_ports;
+	uint32_t base_t0, base_t1; /* first T0 / T1 port */
+	struct fab_port *ports;
+	struct fab_switch *sw;
+	struct mrc_rng rng;
+
+	/* host address -> plane * hosts + h, open addressing */
+	struct mrc_ip6 *addr_key;
+	uint32_t *addr_val; /* UINT32_MAX = empty */
+	uint32_t addr_mask;
+
+	/* packet pool */
+	struct fab_pkt *free_pkts;
+	struct fab_slab *slabs;
+	size_t pkt_stride;
+	uint64_t pkts_alloc;
+
+	struct fab_sched *sched;
+	struct mrc_fab_fault_rec *log;
+	size_t n_log, cap_log;
+
+	uint64_t pkt_hops, injected, delivered;
+};
+
+#define SLAB_PKTS 256
+
+uint64_t mrc_fab_ser_ps(uint64_t bytes, uint64_t rate_bps)
+{
+	/* bytes * 8 * 1e12 fits in 64 bits for any packet up to 2 MB */
+	return (bytes * 8000000000000ull + rate_bps - 1) / rate_bps;
+}
+
+void mrc_fabric_defaults(struct mrc_fabric_params *p)
+{
+	p->host_rate_bps = 100000000000ull;
+	p->fabric_rate_bps = 100000000000ull;
+	p->host_delay_ps = 500000;
+	p->fabric_delay_ps = 500000;
+	p->switch_delay_ps = 300000;
+	p->buffer_bytes = 1 << 20;
+	p->ctrl_buffer_bytes = 256 << 10;
+	p->ecn_threshold_bytes = 200 << 10;
+	p->ecn_lasthop = false;
+	p->trim = true;
+	p->trim_bytes = 256;
+	p->dscp_trimmed = 12;
+	p->dscp_trimmed_lasthop = 13;
+	p->pkt_cap = 0;
+	p->seed = 1;
+}
+
+/* ---- small helpers ----------------------------------------------------------------- */
+
+static inline bool sw_up(const struct fab_switch *s)
+{
+	return !s || s->up;
+}
+
+static inline bool port_up(const struct fab_port *o)
+{
+	return !o->down && sw_up(o->sw) && sw_up(o->peer_sw);
+}
+
+static struct fab_pkt *pkt_alloc(struct mrc_fabric *fab)
+{
+	struct fab_pkt *pkt = fab->free_pkts;
+
+	if (!pkt) {
+		struct fab_slab *s = aligned_alloc(64, sizeof(*s) + SLAB_PKTS * fab->pkt_stride);
+
+		if (!s)
+			return NULL;
+		s->next = fab->slabs;
+		fab->slabs = s;
+		for (int i = SLAB_PKTS - 1; i >= 0; i--) {
+			struct fab_pkt *q =
+				(struct fab_pkt *)(s->mem + (size_t)i * fab->pkt_stride);
+
+			memcpy(q->data, &fab->free_pkts, sizeof(q));
+			fab->free_pkts = q;
+		}
+		fab->pkts_alloc += SLAB_PKTS;
+		pkt = fab->free_pkts;
+	}
+	memcpy(&fab->free_pkts, pkt->data, sizeof(pkt));
+	return pkt;
+}
+
+static inline void pkt_free(struct mrc_fabric *fab, struct fab_pkt *pkt)
+{
+	memcpy(pkt->data, &fab->free_pkts, sizeof(pkt));
+	fab->free_pkts = pkt;
+}
+
+static int ring_push(struct fab_ring *r, struct fab_pkt *pkt)
+{
+	if (r->n == r->cap) {
+		uint32_t cap = r->cap ? r->cap * 2 : 16;
+		struct fab_pkt **a = malloc(cap * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < r->n; i++)
+			a[i] = r->a[(r->head + i) & (r->cap - 1)];
+		free(r->a);
+		r->a = a;
+		r->head = 0;
+		r->cap = cap;
+	}
+	r->a[(r->head + r->n) & (r->cap - 1)] = pkt;
+	r->n++;
+	return 0;
+}
+
+static inline struct fab_pkt *ring_pop(struct fab_ring *r)
+{
+	struct fab_pkt *pkt;
+
+	if (!r->n)
+		return NULL;
+	pkt = r->a[r->head];
+	r->head = (r->head + 1) & (r->cap - 1);
+	r->n--;
+	return pkt;
+}
+
+/* IPv6 traffic class (RFC 8200 §3): 4 bits in byte 0, 4 bits in byte 1. */
+static inline uint8_t ip6_tc(const uint8_t *h)
+{
+	return (uint8_t)((h[0] & 0x0F) << 4 | h[1] >> 4);
+}
+
+static inline void ip6_set_tc(uint8_t *h, uint8_t tc)
+{
+	h[0] = (uint8_t)((h[0] & 0xF0) | tc >> 4);
+	h[1] = (uint8_t)((h[1] & 0x0F) | (tc & 0x0F) << 4);
+}
+
+static uint64_t addr_hash(const uint8_t *a)
+{
+	uint64_t x = get_be64(a) * 0x9E3779B97F4A7C15ull ^ get_be64(a + 8);
+
+	x ^= x >> 29;
+	x *= 0xBF58476D1CE4E5B9ull;
+	return x ^ (x >> 32);
+}
+
+/* Host port (plane * hosts + h) owning address @a, or UINT32_MAX. */
+static uint32_t addr_lookup(const struct mrc_fabric *fab, const uint8_t *a)
+{
+	for (uint32_t i = (uint32_t)addr_hash(a) & fab->addr_mask;; i = (i + 1) & fab->addr_mask) {
+		if (fab->addr_val[i] == UINT32_MAX)
+			return UINT32_MAX;
+		if (memcmp(fab->addr_key[i].b, a, 16) == 0)
+			return fab->addr_val[i];
+	}
+}
+
+static uint32_t nic_port(const struct mrc_fabric *fab, uint32_t host, unsigned plane)
+{
+	return host * fab->tp.planes + plane;
+}
+
+static uint32_t t0_port(const struct mrc_fabric *fab, unsigned plane, uint32_t i, unsigned k)
+{
+	return fab->base_t0 + (plane * fab->tp.t0 + i) * (fab->tp.hosts_per_t0 + fab->tp.t1) + k;
+}
+
+static uint32_t t1_port(const struct mrc_fabric *fab, unsigned plane, uint32_t j, unsigned i)
+{
+	return fab->base_t1 + (plane * fab->tp.t1 + j) * fab->tp.t0 + i;
+}
+
+static struct fab_switch *t0_sw(struct mrc_fabric *fab, unsigned plane, uint32_t i)
+{
+	return &fab->sw[plane * (fab->tp.t0 + fab->tp.t1) + i];
+}
+
+static struct fab_switch *t1_sw(struct mrc_fabric *fab, unsigned plane, uint32_t j)
+{
+	return &fab->sw[plane * (fab->tp.t0 + fab->tp.t1) + fab->tp.t0 + j];
+}
+
+/* ---- parsing at injection ---------------------------------------------------------- */
+
+/*
+ * Finds the SRH (parsed by mrc/srv6, RFC 8754 §4.3.1), inner IPv6 and BTH of a packet
+ * (WIRE.md "Packet stack"), with a length check before each field, and classifies it: control
+ * (ACK, endpoint, SACK, NACK, PROBE opcodes) or data. Anything else is data.
+ */
+static void pkt_parse(struct fab_pkt *pkt)
+{
+	const uint8_t *d = pkt->data;
+	uint32_t len = pkt->len, off = MRC_IP6_HLEN;
+	uint8_t nh;
+
+	pkt->srh_off = 0;
+	pkt->inner_off = pkt->bth_off = 0;
+	pkt->flags = 0;
+	if (len < MRC_IP6_HLEN || d[0] >> 4 != 6) {
+		pkt->flags = PK_BAD;
+		return;
+	}
+	nh = d[6];
+	if (nh == MRC_NH_ROUTING) {
+		struct mrc_srh srh;
+
+		if (mrc_wire_srh_decode(d + off, len - off, &srh) < 0)
+			return;
+		pkt->srh_off = (uint8_t)off;
+		nh = srh.next_header;
+		off += (uint32_t)srh.len;
+	}
+	if (nh == 41) {
+		if (off + MRC_IP6_HLEN > len || d[off] >> 4 != 6)
+			return;
+		pkt->inner_off = (uint16_t)off;
+		nh = d[off + 6];
+		off += MRC_IP6_HLEN;
+	}
+	if (nh != 17 || off + MRC_UDP_HLEN + MRC_BTH_LEN > len)
+		return;
+	if (get_be16(d + off + 2) != MRC_UDP_PORT)
+		return;
+	pkt->bth_off = (uint16_t)(off + MRC_UDP_HLEN);
+	switch (d[pkt->bth_off]) {
+	case MRC_OP_ACK:
+	case MRC_OP_EP_REQUEST:
+	case MRC_OP_EP_RESPONSE:
+	case MRC_OP_SACK:
+	case MRC_OP_NACK:
+	case MRC_OP_PROBE:
+		pkt->flags |= PK_CTRL;
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- output ports ------------------------------------------------------------------ */
+
+static void launch(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *pkt, uint64_t now)
+{
+	uint64_t ser = o->ser_ps_per_byte ? pkt->len * o->ser_ps_per_byte
+					  : mrc_fab_ser_ps(pkt->len, o->rate_bps);
+	uint32_t idx = (uint32_t)(o - fab->ports);
+
+	o->busy_until = now + ser;
+	o->st.tx_pkts++;
+	o->st.tx_bytes += pkt->len;
+	if (o->tap_egress)
+		o->tap_egress(o->tap_egress_ctx, pkt->data, pkt->len, now);
+	if (o->loss_thresh && (mrc_rng_next(&fab->rng) >> 11) < o->loss_thresh)
+		pkt->flags |= PK_LOST;
+	pkt->port = idx;
+	pkt->gen = o->gen;
+	pkt->t_arr = now + ser + o->delay_ps + o->extra_ps;
+	mrc_sim_at(fab->sim, pkt->t_arr + (o->peer_sw ? fab->p.switch_delay_ps : 0),
+		(unsigned)fab->k_arrive, pkt, 0);
+	if (o->nic || o->q[0].n || o->q[1].n) {
+		o->pending = 1;
+		mrc_sim_at(fab->sim, o->busy_until, (unsigned)fab->k_free, o, 0);
+	}
+}
+
+static void start_tx(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
+{
+	struct fab_pkt *pkt = ring_pop(&o->q[0]);
+
+	if (pkt) {
+		o->qbytes[0] -= pkt->len;
+	} else {
+		pkt = ring_pop(&o->q[1]);
+		if (!pkt)
+			return;
+		o->qbytes[1] -= pkt->len;
+	}
+	launch(fab, o, pkt, now);
+}
+
+/* Cuts a data packet to trim_bytes with mrc/wire's switch trim (C11): headers kept, the
+ * first IPv6 header's payload length follows the cut, UDP length and inner headers stay
+ * as sent, DSCP becomes the trimmed class (the last-hop one on a T0->host port). */
+static void trim_pkt(const struct mrc_fabric *fab, struct fab_pkt *pkt, bool lasthop)
+{
+	uint8_t dscp = lasthop ? fab->p.dscp_trimmed_lasthop : fab->p.dscp_trimmed;
+	int n = mrc_wire_trim(pkt->data, pkt->len, fab->p.trim_bytes, dscp);
+
+	if (n > 0)
+		pkt->len = (uint16_t)n;
+	pkt->flags |= PK_CTRL;
+}
+
+/* Sets CE (RFC 3168) on an ECN-capable packet, outer and inner. Returns true if marked. */
+static bool mark_ce(struct fab_pkt *pkt)
+{
+	uint8_t *d = pkt->data, tc = ip6_tc(d);
+
+	if ((tc & 3) == 0 || (tc & 3) == 3)
+		return false;
+	ip6_set_tc(d, tc | 3);
+	if (pkt->inner_off) {
+		uint8_t *in = d + pkt->inner_off;
+
+		if (ip6_tc(in) & 3)
+			ip6_set_tc(in, ip6_tc(in) | 3);
+	}
+	return true;
+}
+
+static void enqueue(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *pkt, uint64_t now)
+{
+	const struct mrc_fabric_params *p = &fab->p;
+	uint32_t q;
+
+	if (!port_up(o)) {
+		o->st.down_drops++;
+		pkt_free(fab, pkt);
+		return;
+	}
+	if (!(pkt->flags & PK_CTRL) && o->qbytes[1] + pkt->len > p->buffer_bytes) {
+		if (!p->trim || !pkt->bth_off || pkt->len <= p->trim_bytes ||
+			(uint32_t)pkt->bth_off + MRC_BTH_LEN > p->trim_bytes) {
+			o->st.drops++;
+			pkt_free(fab, pkt);
+			return;
+		}
+		trim_pkt(fab, pkt, o->lasthop);
+		o->st.trims++;
+	}
+	q = pkt->flags & PK_CTRL ? 0 : 1;
+	if (q == 0 && o->qbytes[0] + pkt->len > p->ctrl_buffer_bytes) {
+		o->st.drops++;
+		pkt_free(fab, pkt);
+		return;
+	}
+	if (q == 1 && p->ecn_threshold_bytes && o->qbytes[1] > p->ecn_threshold_bytes &&
+		(!o->lasthop || p->ecn_lasthop) && mark_ce(pkt))
+		o->st.ecn_marks++;
+	if (ring_push(&o->q[q], pkt)) {
+		o->st.drops++;
+		pkt_free(fab, pkt);
+		return;
+	}
+	o->qbytes[q] += pkt->len;
+	if (o->qbytes[0] + o->qbytes[1] > o->st.max_queue_bytes)
+		o->st.max_queue_bytes = o->qbytes[0] + o->qbytes[1];
+	if (o->pending)
+		return;
+	if (now >= o->busy_until) {
+		start_tx(fab, o, now);
+	} else {
+		o->pending = 1;
+		mrc_sim_at(fab->sim, o->busy_until, (unsigned)fab->k_free, o, 0);
+	}
+}
+
+/* The NIC port asks its host for the next packet and sends it. */
+static void nic_pull(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
+{
+	struct fab_pkt *pkt;
+	size_t n;
+
+	if (!port_up(o) || !fab->ops.tx)
+		return;
+	pkt = pkt_alloc(fab);
+	if (!pkt)
+		return;
+	n = fab->ops.tx(fab->ctx, o->host, o->plane, now, pkt->data, fab->p.pkt_cap);
+	if (n == 0 || n > fab->p.pkt_cap) {
+		pkt_free(fab, pkt);
+		return;
+	}
+	pkt->len = (uint32_t)n;
+	pkt_parse(pkt);
+	fab->injected++;
+	launch(fab, o, pkt, now);
+}
+
+static void on_free(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct mrc_fabric *fab = ctx;
+	struct fab_port *o = obj;
+
+	(void)arg;
+	o->pending = 0;
+	if (o->nic)
+		nic_pull(fab, o, now);
+	else
+		start_tx(fab, o, now);
+}
+
+void mrc_fabric_kick(struct mrc_fabric *fab, uint32_t host, unsigned plane)
+{
+	struct fab_port *o;
+	uint64_t now = mrc_sim_now(fab->sim);
+
+	if (host >= fab->hosts || plane >= fab->tp.planes)
+		return;
+	o = &fab->ports[nic_port(fab, host, plane)];
+	if (o->pending || !port_up(o))
+		return;
+	o->pending = 1;
+	mrc_sim_at(
+		fab->sim, o->busy_until > now ? o->busy_until : now, (unsigned)fab->k_free, o, 0);
+}
+
+/* ---- forwarding -------------------------------------------------------------------- */
+
+/* Output port (local number) towards host port @hp (plane * hosts + h), or -1. */
+static int port_to_host(const struct mrc_fabric *fab, const struct fab_switch *s,
+	const struct fab_pkt *pkt, uint32_t hp, bool ecmp)
+{
+	uint32_t h = hp % fab->hosts, plane = hp / fab->hosts, rack = h / fab->tp.hosts_per_t0;
+	const uint8_t *d = pkt->data;
+	uint64_t x;
+
+	if (plane != s->plane)
+		return -1;
+	if (s->tier == MRC_FAB_T1)
+		return (int)rack;
+	if (rack == s->index)
+		return (int)(h % fab->tp.hosts_per_t0);
+	if (!ecmp)
+		return -1;
+	/* ECMP over the up ports: hash of src, dst, next header, UDP ports and flow label */
+	x = s->salt ^ addr_hash(d + 8);
+	x = (x ^ addr_hash(d + 24)) * 0x9E3779B97F4A7C15ull;
+	x ^= (uint64_t)(d[1] & 0x0F) << 16 | (uint64_t)d[2] << 8 | d[3];
+	x ^= (uint64_t)d[6] << 56;
+	if (d[6] == 17 && pkt->len >= MRC_IP6_HLEN + 4)
+		x ^= (uint64_t)get_be32(d + MRC_IP6_HLEN) << 20;
+	x ^= x >> 31;
+	x *= 0xBF58476D1CE4E5B9ull;
+	x ^= x >> 29;
+	return (int)(fab->tp.hosts_per_t0 + (x >> 32) % fab->tp.t1);
+}
+
+/*
+ * Forwards @pkt at switch @s by its bytes. A DA in the uSID block goes through mrc/srv6's
+ * switch step (static table, uN shift RFC 9800 §4.1.1, SRH End RFC 8754 §4.3.1.1, hop
+ * limit); when the segment list ends at this switch, the packet goes to the attached host
+ * its inner DA names. Any other DA is a plain (stev/udp, RoCE baseline) packet: host
+ * route, or ECMP over the up ports at a T0. Returns the local output port or -1 (counted).
+ */
+static int forward(struct mrc_fabric *fab, struct fab_switch *s, struct fab_pkt *pkt)
+{
+	uint8_t *d = pkt->data;
+	uint32_t hp;
+	int rc;
+
+	if (pkt->flags & PK_BAD) {
+		s->st.bad_pkt++;
+		return -1;
+	}
+	if (get_be32(d + 24) == fab->tp.block) {
+		rc = mrc_srv6_switch_forward(&s->fib, d, pkt->len);
+		if (rc >= 0)
+			return rc;
+		if (rc == -ETIME) {
+			s->st.hop_limit++;
+			return -1;
+		}
+		if (rc != -EDESTADDRREQ || !pkt->inner_off) {
+			if (rc == -ENOENT || rc == -EDESTADDRREQ || rc == -ELOOP)
+				s->st.no_route++;
+			else
+				s->st.bad_pkt++;
+			return -1;
+		}
+		hp = addr_lookup(fab, d + pkt->inner_off + 24);
+		rc = hp == UINT32_MAX ? -1 : port_to_host(fab, s, pkt, hp, false);
+	} else {
+		hp = addr_lookup(fab, d + 24);
+		rc = hp == UINT32_MAX ? -1 : port_to_host(fab, s, pkt, hp, true);
+	}
+	if (rc < 0) {
+		s->st.no_route++;
+		return -1;
+	}
+	if (d[7] <= 1) {
+		s->st.hop_limit++;
+		return -1;
+	}
+	d[7]--;
+	return rc;
+}
+
+/*
+ * Was @pkt on its link when the link went down (a down event after it was sent and
+ * before its last bit arrived), or drawn by random loss? Exact while fewer than 4
+ * link-down events happen during one packet's flight and switch delay.
+ */
+static inline bool pkt_lost(const struct fab_port *o, const struct fab_pkt *pkt)
+{
+	uint8_t downs = (uint8_t)(o->gen - pkt->gen);
+
+	if (pkt->flags & PK_LOST)
+		return true;
+	if (!downs)
+		return false;
+	return downs > 3 || o->down_at[(uint8_t)(pkt->gen + 1) & 3] < pkt->t_arr;
+}
+
+static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct mrc_fabric *fab = ctx;
+	struct fab_pkt *pkt = obj;
+	struct fab_port *o = &fab->ports[pkt->port];
+	struct fab_switch *s = o->peer_sw;
+	int out;
+
+	(void)arg;
+	if (pkt_lost(o, pkt)) {
+		o->st.lost++;
+		pkt_free(fab, pkt);
+		return;
+	}
+	fab->pkt_hops++;
+	if (o->tap_arrive)
+		o->tap_arrive(o->tap_arrive_ctx, pkt->data, pkt->len, pkt->t_arr);
+	if (!s) {
+		fab->delivered++;
+		if (fab->ops.rx)
+			fab->ops.rx(fab->ctx, o->peer_host, o->plane, pkt->data, pkt->len, now);
+		pkt_free(fab, pkt);
+		return;
+	}
+	if (!s->up) {
+		s->st.down_drops++;
+		pkt_free(fab, pkt);
+		return;
+	}
+	s->st.rx_pkts++;
+	out = forward(fab, s, pkt);
+	if (out < 0) {
+		pkt_free(fab, pkt);
+		return;
+	}
+	enqueue(fab, &fab->ports[s->port0 + (uint32_t)out], pkt, now);
+}
+
+/* ---- construction ------------------------------------------------------------------ */
+
+static void init_port(
+	struct fab_port *o, uint64_t rate, uint64_t delay, uint16_t plane, uint16_t local)
+{
+	o->rate_bps = rate;
+	o->ser_ps_per_byte = 8000000000000ull % rate ? 0 : 8000000000000ull / rate;
+	o->delay_ps = delay;
+	o->plane = plane;
+	o->local = local;
+}
+
+static uint64_t splitmix_salt(uint64_t seed, uint64_t k)
+{
+	uint64_t z = seed + (k + 1) * 0x9E3779B97F4A7C15ull;
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+/* Gives switch @s its own copy of its static table from the plan. */
+static int copy_fib(struct mrc_fabric *fab, struct fab_switch *s, uint8_t role)
+{
+	struct mrc_srv6_node node = {.role = role, .plane = (uint8_t)s->plane, .index = s->index};
+	const struct mrc_srv6_fib *f = mrc_srv6_fib_of(fab->p.plan, &node);
+
+	if (!f)
+		return -EINVAL;
+	for (size_t r = 0; r < f->n; r++)
+		if (f->routes[r].port >= (int32_t)s->nports)
+			return -EINVAL;
+	s->plan_fib = f;
+	s->fib = *f;
+	s->routes = malloc((f->n ? f->n : 1) * sizeof(*s->routes));
+	if (!s->routes)
+		return -ENOMEM;
+	memcpy(s->routes, f->routes, f->n * sizeof(*s->routes));
+	s->fib.routes = s->routes;
+	return 0;
+}
+
+static int build(struct mrc_fabric *fab)
+{
+	const struct mrc_fabric_params *p = &fab->p;
+	uint32_t P = fab->tp.planes, hpt = fab->tp.hosts_per_t0, H = fab->hosts;
+	uint32_t T0 = fab->tp.t0, T1 = fab->tp.t1;
+	int err;
+
+	fab->n_switches = P * (T0 + T1);
+	fab->base_t0 = H * P;
+	fab->base_t1 = fab->base_t0 + P * T0 * (hpt + T1);
+	fab->n_ports = fab->base_t1 + P * T1 * T0;
+	fab->ports = calloc(fab->n_ports, sizeof(*fab->ports));
+	fab->sw = calloc(fab->n_switches, sizeof(*fab->sw));
+	if (!fab->ports || !fab->sw)
+		return -ENOMEM;
+
+	for (uint32_t pl = 0; pl < P; pl++) {
+		for (uint32_t i = 0; i < T0 + T1; i++) {
+			struct fab_switch *s = &fab->sw[pl * (T0 + T1) + i];
+			bool t0 = i < T0;
+
+			s->index = t0 ? i : i - T0;
+			s->port0 =
+				t0 ? t0_port(fab, pl, s->index, 0) : t1_port(fab, pl, s->index, 0);
+			s->nports = (uint16_t)(t0 ? hpt + T1 : T0);
+			s->plane = (uint16_t)pl;
+			s->tier = t0 ? MRC_FAB_T0 : MRC_FAB_T1;
+			s->up = 1;
+			s->salt = splitmix_salt(p->seed, pl * (T0 + T1) + i);
+			err = copy_fib(fab, s, t0 ? MRC_SRV6_T0 : MRC_SRV6_T1);
+			if (err)
+				return err;
+		}
+	}
+
+	/* links */
+	for (uint32_t pl = 0; pl < P; pl++) {
+		for (uint32_t h = 0; h < H; h++) {
+			uint32_t up = nic_port(fab, h, pl), dn = t0_port(fab, pl, h / hpt, h % hpt);
+			struct fab_port *u = &fab->ports[up], *d = &fab->ports[dn];
+
+			init_port(
+				u, p->host_rate_bps, p->host_delay_ps, (uint16_t)pl, (uint16_t)pl);
+			u->nic = 1;
+			u->host = h;
+			u->peer_sw = t0_sw(fab, pl, h / hpt);
+			u->rev = dn;
+			init_port(d, p->host_rate_bps, p->host_delay_ps, (uint16_t)pl,
+				(uint16_t)(h % hpt));
+			d->sw = t0_sw(fab, pl, h / hpt);
+			d->peer_host = h;
+			d->lasthop = 1;
+			d->rev = up;
+		}
+		for (uint32_t i = 0; i < T0; i++) {
+			for (uint32_t j = 0; j < T1; j++) {
+				uint32_t up = t0_port(fab, pl, i, hpt + j),
+					 dn = t1_port(fab, pl, j, i);
+				struct fab_port *u = &fab->ports[up], *d = &fab->ports[dn];
+
+				init_port(u, p->fabric_rate_bps, p->fabric_delay_ps, (uint16_t)pl,
+					(uint16_t)(hpt + j));
+				u->sw = t0_sw(fab, pl, i);
+				u->peer_sw = t1_sw(fab, pl, j);
+				u->rev = dn;
+				init_port(d, p->fabric_rate_bps, p->fabric_delay_ps, (uint16_t)pl,
+					(uint16_t)i);
+				d->sw = t1_sw(fab, pl, j);
+				d->peer_sw = t0_sw(fab, pl, i);
+				d->rev = up;
+			}
+		}
+	}
+
+	/* host addresses */
+	{
+		uint32_t n = P * H, cap = 16;
+
+		while (cap < 2 * n)
+			cap *= 2;
+		fab->addr_mask = cap - 1;
+		fab->addr_key = calloc(cap, sizeof(*fab->addr_key));
+		fab->addr_val = malloc(cap * sizeof(*fab->addr_val));
+		if (!fab->addr_key || !fab->addr_val)
+			return -ENOMEM;
+		memset(fab->addr_val, 0xFF, cap * sizeof(*fab->addr_val));
+		for (uint32_t k = 0; k < n; k++) {
+			struct mrc_ip6 a;
+			uint32_t i;
+
+			err = mrc_srv6_host_addr(p->plan, k / H, k % H, &a);
+			if (err)
+				return err;
+			i = (uint32_t)addr_hash(a.b) & fab->addr_mask;
+			while (fab->addr_val[i] != UINT32_MAX) {
+				if (memcmp(fab->addr_key[i].b, a.b, 16) == 0)
+					return -EINVAL;
+				i = (i + 1) & fab->addr_mask;
+			}
+			fab->addr_key[i] = a;
+			fab->addr_val[i] = k;
+		}
+	}
+	return 0;
+}
+
+static void on_fault(void *ctx, void *obj, uint64_t arg, uint64_t now);
+static void on_flap(void *ctx, void *obj, uint64_t arg, uint64_t now);
+
+int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_ops *ops, void *ctx,
+	struct mrc_fabric **out)
+{
+	struct mrc_fabric *fab;
+	int err;
+
+	const struct mrc_srv6_params *sp;
+
+	if (!p->plan || !p->host_rate_bps || !p->fabric_rate_bps)
+		return -EINVAL;
+	sp = mrc_srv6_plan_params(p->plan);
+	if (!sp->planes || !sp->t0 || !sp->t1 || !sp->hosts_per_t0 || sp->planes > 256 ||
+		sp->hosts_per_t0 + sp->t1 > 65535 || sp->t0 > 65535 ||
+		(uint64_t)sp->t0 * sp->hosts_per_t0 > (1u << 24))
+		return -EINVAL;
+	if ((p->trim && p->trim_bytes < MRC_IP6_HLEN) || p->pkt_cap > 65535)
+		return -EINVAL;
+	fab = calloc(1, sizeof(*fab));
+	if (!fab)
+		return -ENOMEM;
+	fab->p = *p;
+	if (!fab->p.pkt_cap)
+		fab->p.pkt_cap = MRC_PKT_MAX;
+	fab->tp.planes = sp->planes;
+	fab->tp.t0 = sp->t0;
+	fab->tp.t1 = sp->t1;
+	fab->tp.hosts_per_t0 = sp->hosts_per_t0;
+	fab->tp.block = sp->block;
+	if (ops)
+		fab->ops = *ops;
+	fab->ctx = ctx;
+	fab->hosts = sp->t0 * sp->hosts_per_t0;
+	fab->pkt_stride = (sizeof(struct fab_pkt) + fab->p.pkt_cap + 63) & ~(size_t)63;
+	mrc_rng_seed(&fab->rng, p->seed);
+	err = mrc_sim_new(&p->simq, &fab->sim);
+	if (err)
+		goto fail;
+	fab->k_arrive = mrc_sim_handler(fab->sim, on_arrive, fab);
+	fab->k_free = mrc_sim_handler(fab->sim, on_free, fab);
+	fab->k_fault = mrc_sim_handler(fab->sim, on_fault, fab);
+	fab->k_flap = mrc_sim_handler(fab->sim, on_flap, fab);
+	err = build(fab);
+	if (err)
+		goto fail;
+	*out = fab;
+	return 0;
+fail:
+	mrc_fabric_free(fab);
+	return err;
+}
+
+void mrc_fabric_free(struct mrc_fabric *fab)
+{
+	if (!fab)
+		return;
+	if (fab->ports)
+		for (uint32_t i = 0; i < fab->n_ports; i++) {
+			free(fab->ports[i].q[0].a);
+			free(fab->ports[i].q[1].a);
+		}
+	if (fab->sw)
+		for (uint32_t i = 0; i < fab->n_switches; i++)
+			free(fab->sw[i].routes);
+	while (fab->slabs) {
+		struct fab_slab *s = fab->slabs;
+
+		fab->slabs = s->next;
+		free(s);
+	}
+	while (fab->sched) {
+		struct fab_sched *s = fab->sched;
+
+		fab->sched = s->next;
+		free(s);
+	}
+	free(fab->ports);
+	free(fab->sw);
+	free(fab->addr_key);
+	free(fab->addr_val);
+	free(fab->log);
+	mrc_sim_free(fab->sim);
+	free(fab);
+}
+
+struct mrc_sim *mrc_fabric_sim(struct mrc_fabric *fab)
+{
+	return fab->sim;
+}
+
+/* ---- faults ------------------------------------------------------------------------ */
+
+static const char *const fault_names[] = {
+	[MRC_FAB_LINK_DOWN] = "link_down",
+	[MRC_FAB_LINK_UP] = "link_up",
+	[MRC_FAB_SWITCH_DOWN] = "switch_down",
+	[MRC_FAB_SWITCH_UP] = "switch_up",
+	[MRC_FAB_NIC_DOWN] = "nic_down",
+	[MRC_FAB_NIC_UP] = "nic_up",
+	[MRC_FAB_LOSS] = "loss",
+	[MRC_FAB_DELAY] = "delay",
+	[MRC_FAB_FLAP] = "flap",
+	[MRC_FAB_BLACKHOLE] = "blackhole",
+	[MRC_FAB_UNBLACKHOLE] = "unblackhole",
+};
+
+const char *mrc_fab_fault_name(enum mrc_fab_fault_kind k)
+{
+	if ((unsigned)k >= sizeof(fault_names) / sizeof(fault_names[0]) || !fault_names[k])
+		return "?";
+	return fault_names[k];
+}
+
+/* Output ports of the link a fault names, by direction. Returns how many (0 = bad). */
+static int link_ports(const struct mrc_fabric *fab, const struct mrc_fab_fault *f, uint32_t out[2])
+{
+	uint32_t up, dn;
+	int n = 0;
+
+	if (f->plane >= fab->tp.planes)
+		return 0;
+	if (f->tier == MRC_FAB_HOST) {
+		if (f->a >= fab->hosts)
+			return 0;
+		up = nic_port(fab, f->a, f->plane);
+	} else if (f->tier == MRC_FAB_T0) {
+		if (f->a >= fab->tp.t0 || f->b >= fab->tp.t1)
+			return 0;
+		up = t0_port(fab, f->plane, f->a, fab->tp.hosts_per_t0 + f->b);
+	} else {
+		return 0;
+	}
+	dn = fab->ports[up].rev;
+	if (f->dir != MRC_FAB_DOWNWARD)
+		out[n++] = up;
+	if (f->dir != MRC_FAB_UPWARD)
+		out[n++] = dn;
+	return n;
+}
+
+static void fault_target(
+	const struct mrc_fabric *fab, const struct mrc_fab_fault *f, char *buf, size_t cap)
+{
+	static const char *const dirs[] = {"", " up", " down"};
+	const char *dir = (unsigned)f->dir < 3 ? dirs[f->dir] : "";
+
+	(void)fab;
+	switch (f->kind) {
+	case MRC_FAB_SWITCH_DOWN:
+	case MRC_FAB_SWITCH_UP:
+		snprintf(buf, cap, "p%u.t%d.%u", f->plane, f->tier == MRC_FAB_T1, f->a);
+		break;
+	case MRC_FAB_NIC_DOWN:
+	case MRC_FAB_NIC_UP:
+		snprintf(buf, cap, "h%u.p%u", f->a, f->plane);
+		break;
+	case MRC_FAB_BLACKHOLE:
+	case MRC_FAB_UNBLACKHOLE:
+		snprintf(buf, cap, "p%u.t%d.%u route 0x%04x", f->plane, f->tier == MRC_FAB_T1, f->a,
+			f->usid);
+		break;
+	default:
+		if (f->tier == MRC_FAB_HOST)
+			snprintf(buf, cap, "h%u.p%u-p%u.t0.%u%s", f->a, f->plane, f->plane,
+				f->a / fab->tp.hosts_per_t0, dir);
+		else
+			snprintf(buf, cap, "p%u.t0.%u-p%u.t1.%u%s", f->plane, f->a, f->plane, f->b,
+				dir);
+		break;
+	}
+}
+
+static void log_fault(struct mrc_fabric *fab, const struct mrc_fab_fault *f,
+	enum mrc_fab_fault_kind kind, uint64_t now)
+{
+	struct mrc_fab_fault_rec *r;
+
+	if (fab->n_log == fab->cap_log) {
+		size_t cap = fab->cap_log ? fab->cap_log * 2 : 16;
+		struct mrc_fab_fault_rec *l = realloc(fab->log, cap * sizeof(*l));
+
+		if (!l)
+			return;
+		fab->log = l;
+		fab->cap_log = cap;
+	}
+	r = &fab->log[fab->n_log++];
+	r->at_ps = now;
+	r->kind = kind;
+	fault_target(fab, f, r->target, sizeof(r->target));
+}
+
+const struct mrc_fab_fault_rec *mrc_fabric_fault_log(const struct mrc_fabric *fab, size_t *n)
+{
+	*n = fab->n_log;
+	return fab->log;
+}
+
+/* The link of @o stopped working at @now: what is on the wire and not yet arrived is
+ * lost, what waits in its queues is dropped. */
+static void port_went_down(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
+{
+	struct fab_pkt *pkt;
+
+	o->gen++;
+	o->down_at[o->gen & 3] = now;
+	for (int q = 0; q < 2; q++) {
+		while ((pkt = ring_pop(&o->q[q])) != NULL) {
+			o->st.down_drops++;
+			pkt_free(fab, pkt);
+		}
+		o->qbytes[q] = 0;
+	}
+}
+
+/* A port came up: a NIC port resumes pulling from its host. */
+static void port_came_up(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
+{
+	if (o->nic && !o->pending) {
+		o->pending = 1;
+		mrc_sim_at(fab->sim, o->busy_until > now ? o->busy_until : now,
+			(unsigned)fab->k_free, o, 0);
+	}
+}
+
+static void set_down(
+	struct mrc_fabric *fab, struct fab_port *o, uint8_t bit, bool down, uint64_t now)
+{
+	bool was = port_up(o);
+
+	if (down)
+		o->down |= bit;
+	else
+		o->down &= (uint8_t)~bit;
+	if (was && !port_up(o))
+		port_went_down(fab, o, now);
+	else if (!was && port_up(o))
+		port_came_up(fab, o, now);
+}
+
+static struct fab_switch *fault_switch(struct mrc_fabric *fab, const struct mrc_fab_fault *f)
+{
+	if (f->plane >= fab->tp.planes)
+		return NULL;
+	if (f->tier == MRC_FAB_T0 && f->a < fab->tp.t0)
+		return t0_sw(fab, f->plane, f->a);
+	if (f->tier == MRC_FAB_T1 && f->a < fab->tp.t1)
+		return t1_sw(fab, f->plane, f->a);
+	return NULL;
+}
+
+static void set_switch(struct mrc_fabric *fab, struct fab_switch *s, bool up, uint64_t now)
+{
+	uint32_t n = s->nports;
+	bool *was = calloc(2 * (size_t)n, sizeof(*was));
+
+	if (!was)
+		return;
+	for (uint32_t k = 0; k < n; k++) {
+		struct fab_port *o = &fab->ports[s->port0 + k];
+
+		was[2 * k] = port_up(o);
+		was[2 * k + 1] = port_up(&fab->ports[o->rev]);
+	}
+	s->up = up;
+	for (uint32_t k = 0; k < n; k++) {
+		struct fab_port *o = &fab->ports[s->port0 + k];
+		struct fab_port *r = &fab->ports[o->rev];
+
+		if (was[2 * k] && !port_up(o))
+			port_went_down(fab, o, now);
+		if (was[2 * k + 1] && !port_up(r))
+			port_went_down(fab, r, now);
+		if (!was[2 * k + 1] && port_up(r))
+			port_came_up(fab, r, now);
+	}
+	free(was);
+}
+
+/* Removes (blackhole) or restores the static route of switch @s to @usid. -ENOENT when
+ * the plan has no such route, or it is already in the asked state. */
+static int set_route(struct fab_switch *s, uint16_t usid, bool blackholed)
+{
+	size_t n = s->fib.n, i;
+	const struct mrc_srv6_route *orig = NULL;
+
+	for (i = 0; i < s->plan_fib->n; i++)
+		if (s->plan_fib->routes[i].usid == usid)
+			orig = &s->plan_fib->routes[i];
+	if (!orig)
+		return -ENOENT;
+	for (i = 0; i < n && s->routes[i].usid < usid; i++)
+		;
+	if (blackholed) {
+		if (i == n || s->routes[i].usid != usid)
+			return -ENOENT;
+		memmove(&s->routes[i], &s->routes[i + 1], (n - i - 1) * sizeof(*s->routes));
+		s->fib.n--;
+	} else {
+		if (i < n && s->routes[i].usid == usid)
+			return -ENOENT;
+		memmove(&s->routes[i + 1], &s->routes[i], (n - i) * sizeof(*s->routes));
+		s->routes[i] = *orig;
+		s->fib.n++;
+	}
+	return 0;
+}
+
+static int fault_check(const struct mrc_fabric *fab, const struct mrc_fab_fault *f)
+{
+	uint32_t ports[2];
+
+	switch (f->kind) {
+	case MRC_FAB_LINK_DOWN:
+	case MRC_FAB_LINK_UP:
+	case MRC_FAB_LOSS:
+	case MRC_FAB_DELAY:
+	case MRC_FAB_FLAP:
+		if (link_ports(fab, f, ports) == 0)
+			return -EINVAL;
+		if (f->kind == MRC_FAB_LOSS && !(f->loss_rate >= 0 && f->loss_rate <= 1))
+			return -EINVAL;
+		if (f->kind == MRC_FAB_FLAP && (!f->period_ps || !(f->duty >= 0 && f->duty <= 1)))
+			return -EINVAL;
+		return 0;
+	case MRC_FAB_SWITCH_DOWN:
+	case MRC_FAB_SWITCH_UP:
+	case MRC_FAB_BLACKHOLE:
+	case MRC_FAB_UNBLACKHOLE:
+		return fault_switch((struct mrc_fabric *)fab, f) ? 0 : -EINVAL;
+	case MRC_FAB_NIC_DOWN:
+	case MRC_FAB_NIC_UP:
+		return f->plane < fab->tp.planes && f->a < fab->hosts ? 0 : -EINVAL;
+	}
+	return -EINVAL;
+}
+
+static uint64_t flap_down_ps(const struct mrc_fab_fault *f)
+{
+	return f->period_ps - (uint64_t)((double)f->period_ps * f->duty);
+}
+
+int mrc_fabric_apply(struct mrc_fabric *fab, const struct mrc_fab_fault *f, uint64_t now)
+{
+	uint32_t ports[2];
+	int n, err = fault_check(fab, f);
+
+	if (err)
+		return err;
+	n = link_ports(fab, f, ports);
+	switch (f->kind) {
+	case MRC_FAB_LINK_DOWN:
+	case MRC_FAB_LINK_UP:
+		for (int i = 0; i < n; i++)
+			set_down(fab, &fab->ports[ports[i]], DOWN_LINK,
+				f->kind == MRC_FAB_LINK_DOWN, now);
+		break;
+	case MRC_FAB_LOSS:
+		for (int i = 0; i < n; i++)
+			fab->ports[ports[i]].loss_thresh =
+				(uint64_t)(f->loss_rate * (double)(1ull << 53));
+		break;
+	case MRC_FAB_DELAY:
+		for (int i = 0; i < n; i++)
+			fab->ports[ports[i]].extra_ps = f->delay_ps;
+		break;
+	case MRC_FAB_FLAP: {
+		struct fab_sched *s;
+
+		if (flap_down_ps(f) == 0 || now >= f->until_ps)
+			break;
+		s = calloc(1, sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		s->f = *f;
+		s->next = fab->sched;
+		fab->sched = s;
+		log_fault(fab, f, MRC_FAB_FLAP, now);
+		on_flap(fab, s, 1, now);
+		return 0;
+	}
+	case MRC_FAB_SWITCH_DOWN:
+	case MRC_FAB_SWITCH_UP:
+		set_switch(fab, fault_switch(fab, f), f->kind == MRC_FAB_SWITCH_UP, now);
+		break;
+	case MRC_FAB_NIC_DOWN:
+	case MRC_FAB_NIC_UP: {
+		bool down = f->kind == MRC_FAB_NIC_DOWN;
+		struct fab_port *o = &fab->ports[nic_port(fab, f->a, f->plane)];
+
+		set_down(fab, o, DOWN_NIC, down, now);
+		set_down(fab, &fab->ports[o->rev], DOWN_NIC, down, now);
+		if (fab->ops.port_status)
+			fab->ops.port_status(fab->ctx, f->a, f->plane, !down, now);
+		break;
+	}
+	case MRC_FAB_BLACKHOLE:
+	case MRC_FAB_UNBLACKHOLE:
+		err = set_route(fault_switch(fab, f), f->usid, f->kind == MRC_FAB_BLACKHOLE);
+		if (err)
+			return err;
+		break;
+	}
+	log_fault(fab, f, f->kind, now);
+	return 0;
+}
+
+/* Flap step: @arg 1 = take the link down now, 0 = bring it up. */
+static void on_flap(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct mrc_fabric *fab = ctx;
+	struct fab_sched *s = obj;
+	uint32_t ports[2];
+	int n = link_ports(fab, &s->f, ports);
+	bool down = arg == 1 && now < s->f.until_ps;
+	uint64_t next;
+
+	for (int i = 0; i < n; i++)
+		set_down(fab, &fab->ports[ports[i]], DOWN_FLAP, down, now);
+	log_fault(fab, &s->f, down ? MRC_FAB_LINK_DOWN : MRC_FAB_LINK_UP, now);
+	if (down) {
+		next = now + flap_down_ps(&s->f);
+		if (next > s->f.until_ps)
+			next = s->f.until_ps;
+		mrc_sim_at(fab->sim, next, (unsigned)fab->k_flap, s, 0);
+	} else {
+		next = now + (s->f.period_ps - flap_down_ps(&s->f));
+		if (next < s->f.until_ps)
+			mrc_sim_at(fab->sim, next, (unsigned)fab->k_flap, s, 1);
+	}
+}
+
+static void on_fault(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct mrc_fabric *fab = ctx;
+	struct fab_sched *s = obj;
+
+	(void)arg;
+	mrc_fabric_apply(fab, &s->f, now);
+}
+
+int mrc_fabric_schedule(struct mrc_fabric *fab, const struct mrc_fab_fault *f)
+{
+	struct fab_sched *s;
+	int err = fault_check(fab, f);
+
+	if (err)
+		return err;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->f = *f;
+	s->next = fab->sched;
+	fab->sched = s;
+	return mrc_sim_at(fab->sim, f->at_ps, (unsigned)fab->k_fault, s, 0);
+}
+
+/* ---- taps and counters ------------------------------------------------------------- */
+
+/* Global index of output port @port of node (@tier, @index, @plane), or -1. */
+static int64_t port_index(const struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index,
+	unsigned plane, unsigned port)
+{
+	if (plane >= fab->tp.planes)
+		return -1;
+	switch (tier) {
+	case MRC_FAB_HOST:
+		return index < fab->hosts ? (int64_t)nic_port(fab, index, plane) : -1;
+	case MRC_FAB_T0:
+		if (index >= fab->tp.t0 || port >= fab->tp.hosts_per_t0 + fab->tp.t1)
+			return -1;
+		return t0_port(fab, plane, index, port);
+	case MRC_FAB_T1:
+		if (index >= fab->tp.t1 || port >= fab->tp.t0)
+			return -1;
+		return t1_port(fab, plane, index, port);
+	}
+	return -1;
+}
+
+int mrc_fabric_tap(struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index, unsigned plane,
+	unsigned port, bool egress, mrc_fab_tap_fn fn, void *ctx)
+{
+	int64_t i = port_index(fab, tier, index, plane, port);
+	struct fab_port *o;
+
+	if (i < 0)
+		return -EINVAL;
+	o = &fab->ports[i];
+	if (egress) {
+		o->tap_egress = fn;
+		o->tap_egress_ctx = ctx;
+	} else {
+		/* ingress at this port = arrivals over the opposite direction of its link */
+		o = &fab->ports[o->rev];
+		o->tap_arrive = fn;
+		o->tap_arrive_ctx = ctx;
+	}
+	return 0;
+}
+
+int mrc_fabric_port_stats(const struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index,
+	unsigned plane, unsigned port, struct mrc_fab_port_stats *out)
+{
+	int64_t i = port_index(fab, tier, index, plane, port);
+
+	if (i < 0)
+		return -EINVAL;
+	*out = fab->ports[i].st;
+	return 0;
+}
+
+int mrc_fabric_switch_stats(const struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index,
+	unsigned plane, struct mrc_fab_switch_stats *out)
+{
+	struct mrc_fab_fault f = {.tier = tier, .a = index, .plane = plane};
+	struct fab_switch *s = fault_switch((struct mrc_fabric *)fab, &f);
+
+	if (!s)
+		return -EINVAL;
+	*out = s->st;
+	return 0;
+}
+
+void mrc_fabric_port_totals(const struct mrc_fabric *fab, struct mrc_fab_port_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (uint32_t i = 0; i < fab->n_ports; i++) {
+		const struct mrc_fab_port_stats *s = &fab->ports[i].st;
+
+		out->tx_pkts += s->tx_pkts;
+		out->tx_bytes += s->tx_bytes;
+		out->drops += s->drops;
+		out->trims += s->trims;
+		out->ecn_marks += s->ecn_marks;
+		out->down_drops += s->down_drops;
+		out->lost += s->lost;
+		if (s->max_queue_bytes > out->max_queue_bytes)
+			out->max_queue_bytes = s->max_queue_bytes;
+	}
+}
+
+void mrc_fabric_stats(const struct mrc_fabric *fab, struct mrc_fab_stats *out)
+{
+	size_t mem = sizeof(*fab) + fab->n_ports * sizeof(struct fab_port) +
+		     fab->n_switches * sizeof(struct fab_switch) +
+		     (fab->addr_mask + 1) * (sizeof(struct mrc_ip6) + sizeof(uint32_t));
+
+	for (uint32_t i = 0; i < fab->n_ports; i++)
+		mem += (fab->ports[i].q[0].cap + fab->ports[i].q[1].cap) * sizeof(void *);
+	for (uint32_t i = 0; i < fab->n_switches; i++)
+		mem += fab->sw[i].plan_fib ? fab->sw[i].plan_fib->n * sizeof(*fab->sw[i].routes)
+					   : 0;
+	mem += fab->pkts_alloc * fab->pkt_stride + mrc_sim_mem_bytes(fab->sim);
+	out->events = mrc_sim_events(fab->sim);
+	out->pkt_hops = fab->pkt_hops;
+	out->injected = fab->injected;
+	out->delivered = fab->delivered;
+	out->pkts_alloc = fab->pkts_alloc;
+	out->pkt_bytes = fab->pkt_stride;
+	out->mem_bytes = mem;
+	out->pool_bytes = fab->pkts_alloc * fab->pkt_stride;
+	out->evq_bytes = mrc_sim_mem_bytes(fab->sim);
+}
+
+/* ---- selftest ---------------------------------------------------------------------- */
+#include "mrc/st.h"
+
+/*
+ * Test addressing: mrc/srv6's generated plan, whose numbers the tests write out by hand:
+ * block fc00:0000::/32; uSID = plane(4) | role(2: 0 host port, 1 T0, 2 T1) | index + 1,
+ * so in plane 0 T0 i = 0x0401 + i, T1 j = 0x0801 + j, host port h = 0x0001 + h, and in
+ * plane 1 the same with 0x1000 added. Host addresses come from mrc_srv6_host_addr.
+ */
+#define T_MAXH 16
+#define T_MAXP 2
+#define T_PKT 4400
+
+struct t_plan {
+	struct mrc_srv6_plan *plan;
+	struct mrc_ip6 addr[T_MAXP * T_MAXH];
+};
+
+struct t_rx {
+	uint32_t host, plane, len, psn;
+	uint64_t t;
+	uint8_t tc, sl;
+	uint8_t da[16];
+	uint16_t plen, udp_len;
+};
+
+struct t_net {
+	struct {
+		uint8_t (*pkt)[T_PKT];
+		uint32_t len[64];
+		unsigned n, next;
+	} txq[T_MAXH][T_MAXP];
+	uint8_t bufs[T_MAXH][T_MAXP][64][T_PKT];
+	struct t_rx rx[512];
+	unsigned nrx;
+	unsigned status_down, status_up;
+	struct mrc_fabric *fab;
+	struct mrc_srv6_plan *plan;
+	uint8_t rxbuf[32][T_PKT]; /* the first 32 packets received, as received */
+};
+
+static void t_setup(struct t_plan *pl, struct mrc_fabric_params *p, unsigned planes, unsigned t0,
+	unsigned t1, unsigned hpt)
+{
+	struct mrc_srv6_params sp;
+	unsigned hosts = t0 * hpt;
+
+	mrc_srv6_params_default(&sp);
+	sp.planes = planes;
+	sp.t0 = t0;
+	sp.t1 = t1;
+	sp.hosts_per_t0 = hpt;
+	pl->plan = NULL;
+	mrc_srv6_plan_new(&sp, &pl->plan, NULL, 0);
+	memset(p, 0, sizeof(*p));
+	mrc_fabric_defaults(p);
+	p->plan = pl->plan;
+	p->pkt_cap = T_PKT;
+	for (unsigned pp = 0; pp < planes && pl->plan; pp++)
+		for (unsigned h = 0; h < hosts; h++)
+			mrc_srv6_host_addr(pl->plan, pp, h, &pl->addr[pp * hosts + h]);
+}
+
+static void t_ip6(uint8_t *h, uint8_t tc, uint32_t flow, uint16_t plen, uint8_t nh,
+	const uint8_t *src, const uint8_t *dst)
+{
+	h[0] = (uint8_t)(0x60 | tc >> 4);
+	h[1] = (uint8_t)((tc & 0x0F) << 4 | (flow >> 16 & 0x0F));
+	h[2] = (uint8_t)(flow >> 8);
+	h[3] = (uint8_t)flow;
+	put_be16(h + 4, plen);
+	h[6] = nh;
+	h[7] = 64;
+	memcpy(h + 8, src, 16);
+	memcpy(h + 24, dst, 16);
+}
+
+/*
+ * Hand-built test packet of @total bytes: [outer IPv6 to @outer_da [SRH of @nsegs
+ * segments given in travel order, SL @sl]] inner IPv6 / UDP sport->4791 / BTH(@op, @psn).
+ * @outer_da NULL = plain (stev) packet. TC = DSCP 0 | ECT(0).
+ */
+static uint32_t t_build(uint8_t *b, uint32_t total, const uint8_t *outer_da,
+	const uint8_t (*segs)[16], unsigned nsegs, unsigned sl, const struct mrc_ip6 *src,
+	const struct mrc_ip6 *dst, uint16_t sport, uint8_t op, uint32_t psn)
+{
+	uint32_t off = 0;
+
+	memset(b, 0, total);
+	if (outer_da) {
+		t_ip6(b, 2, 0, (uint16_t)(total - 40), nsegs ? 43 : 41, src->b, outer_da);
+		off = 40;
+		if (nsegs) {
+			b[off] = 41;
+			b[off + 1] = (uint8_t)(2 * nsegs);
+			b[off + 2] = 4;
+			b[off + 3] = (uint8_t)sl;
+			b[off + 4] = (uint8_t)(nsegs - 1);
+			for (unsigned i = 0; i < nsegs; i++) /* RFC 8754: segment[0] is the last */
+				memcpy(b + off + 8 + 16 * i, segs[nsegs - 1 - i], 16);
+			off += 8 + 16 * nsegs;
+		}
+	}
+	t_ip6(b + off, 2, sport, (uint16_t)(total - off - 40), 17, src->b, dst->b);
+	off += 40;
+	put_be16(b + off, sport);
+	put_be16(b + off + 2, 4791);
+	put_be16(b + off + 4, (uint16_t)(total - off));
+	off += 8;
+	b[off] = op;
+	put_be24(b + off + 9, psn);
+	return total;
+}
+
+static void t_send(struct t_net *n, uint32_t h, unsigned plane, uint32_t len)
+{
+	n->txq[h][plane].pkt = n->bufs[h][plane];
+	n->txq[h][plane].len[n->txq[h][plane].n++] = len;
+}
+
+static uint8_t *t_slot(struct t_net *n, uint32_t h, unsigned plane)
+{
+	return n->bufs[h][plane][n->txq[h][plane].n];
+}
+
+static size_t t_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8_t *buf, size_t cap)
+{
+	struct t_net *n = ctx;
+	uint32_t len;
+
+	(void)now;
+	if (n->txq[host][plane].next == n->txq[host][plane].n)
+		return 0;
+	len = n->txq[host][plane].len[n->txq[host][plane].next];
+	if (len > cap)
+		return 0;
+	memcpy(buf, n->bufs[host][plane][n->txq[host][plane].next++], len);
+	return len;
+}
+
+static void t_rx(
+	void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len, uint64_t now)
+{
+	struct t_net *n = ctx;
+	struct t_rx *r;
+
+	if (n->nrx == 512)
+		return;
+	if (n->nrx < 32)
+		memcpy(n->rxbuf[n->nrx], buf, len < T_PKT ? len : T_PKT);
+	r = &n->rx[n->nrx++];
+	r->host = host;
+	r->plane = plane;
+	r->len = (uint32_t)len;
+	r->t = now;
+	r->tc = ip6_tc(buf);
+	memcpy(r->da, buf + 24, 16);
+	r->plen = get_be16(buf + 4);
+	/* find the BTH the way the fabric does (its parser is tested by the paths here) */
+	r->psn = UINT32_MAX;
+	{
+		static uint8_t copy[sizeof(struct fab_pkt) + T_PKT] __attribute__((aligned(64)));
+		struct fab_pkt *q = (struct fab_pkt *)copy;
+
+		memcpy(q->data, buf, len);
+		q->len = (uint16_t)len;
+		pkt_parse(q);
+		if (q->bth_off)
+			r->psn = get_be24(q->data + q->bth_off + 9);
+		r->sl = q->srh_off ? q->data[q->srh_off + 3] : 0xFF;
+		r->udp_len = q->bth_off ? get_be16(q->data + q->bth_off - 4) : 0;
+	}
+}
+
+static void t_status(void *ctx, uint32_t host, unsigned plane, bool up, uint64_t now)
+{
+	struct t_net *n = ctx;
+
+	(void)host, (void)plane, (void)now;
+	if (up)
+		n->status_up++;
+	else
+		n->status_down++;
+}
+
+static const struct mrc_fab_host_ops t_ops = {t_rx, t_tx, t_status};
+
+struct t_tap {
+	unsigned n;
+	uint8_t da[8][16];
+	uint64_t t[8];
+};
+
+static void t_tapfn(void *ctx, const uint8_t *buf, size_t len, uint64_t now)
+{
+	struct t_tap *tp = ctx;
+
+	(void)len;
+	if (tp->n < 8) {
+		memcpy(tp->da[tp->n], buf + 24, 16);
+		tp->t[tp->n++] = now;
+	}
+}
+
+/* Starts every host port that has packets queued. */
+static void t_go(struct t_net *n, unsigned hosts, unsigned planes)
+{
+	for (unsigned h = 0; h < hosts; h++)
+		for (unsigned p = 0; p < planes; p++)
+			if (n->txq[h][p].n)
+				mrc_fabric_kick(n->fab, h, p);
+}
+
+static int t_hex(const char *s, uint8_t out[16])
+{
+	return mrc_st_hex(s, out, 16);
+}
+
+static struct t_net *t_net_new(struct mrc_st *st, const struct mrc_fabric_params *p)
+{
+	struct t_net *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return NULL;
+	n->plan = (struct mrc_srv6_plan *)p->plan;
+	ST_EQ_I(st, mrc_fabric_new(p, &t_ops, n, &n->fab), 0);
+	if (!n->fab) {
+		mrc_srv6_plan_free(n->plan);
+		free(n);
+		return NULL;
+	}
+	return n;
+}
+
+static void t_net_free(struct t_net *n)
+{
+	if (!n)
+		return;
+	mrc_fabric_free(n->fab);
+	mrc_srv6_plan_free(n->plan);
+	free(n);
+}
+
+MRC_SELFTEST(fabric)
+{
+	struct mrc_fabric_params p;
+	struct t_plan pl;
+	struct t_net *n;
+	uint8_t c[16], want[16];
+
+	mrc_st_case(st, "serialization: 4096 B at 100 Gb/s = 327680 ps; 4200 B at 400G = 84000");
+	ST_EQ(st, mrc_fab_ser_ps(4096, 100000000000ull), 327680);
+	ST_EQ(st, mrc_fab_ser_ps(4200, 400000000000ull), 84000);
+	ST_EQ(st, mrc_fab_ser_ps(1, 3), 2666666666667ull); /* rounds up */
+
+	/* 1 plane, 2 T0, 2 T1, 2 hosts per T0: h0 h1 on T0 0, h2 h3 on T0 1 */
+	mrc_st_case(st, "uN: the DA after each hop is the container shifted by 16 bits per hop");
+	t_setup(&pl, &p, 1, 2, 2, 2);
+	n = t_net_new(st, &p);
+	if (n) {
+		struct t_tap taps[4] = {0};
+
+		t_hex("fc00 0000 0401 0802 0402 0004 0000 0000", c);
+		t_build(t_slot(n, 0, 0), 1000, c, NULL, 0, 0, &pl.addr[0], &pl.addr[3], 1, 0xCA, 7);
+		t_send(n, 0, 0, 1000);
+		mrc_fabric_tap(n->fab, MRC_FAB_HOST, 0, 0, 0, true, t_tapfn, &taps[0]);
+		mrc_fabric_tap(n->fab, MRC_FAB_T0, 0, 0, 2 + 1, true, t_tapfn, &taps[1]);
+		mrc_fabric_tap(n->fab, MRC_FAB_T1, 1, 0, 1, true, t_tapfn, &taps[2]);
+		mrc_fabric_tap(n->fab, MRC_FAB_T0, 1, 0, 1, true, t_tapfn, &taps[3]);
+		t_go(n, 4, 1);
+		mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
+		ST_EQ(st, taps[0].n, 1);
+		ST_EQ_MEM(st, taps[0].da[0], c, 16);
+		t_hex("fc00 0000 0802 0402 0004 0000 0000 0000", want);
+		ST_EQ(st, taps[1].n, 1);
+		ST_EQ_MEM(st, taps[1].da[0], want, 16);
+		t_hex("fc00 0000 0402 0004 0000 0000 0000 0000", want);
+		ST_EQ(st, taps[2].n, 1);
+		ST_EQ_MEM(st, taps[2].da[0], want, 16);
+		t_hex("fc00 0000 0004 0000 0000 0000 0000 0000", want);
+		ST_EQ(st, taps[3].n, 1);
+		ST_EQ_MEM(st, taps[3].da[0], want, 16);
+		ST_EQ(st, n->nrx, 1);
+		ST_EQ(st, n->rx[0].host, 3);
+		ST_EQ(st, n->rx[0].psn, 7);
+		ST_EQ_MEM(st, n->rx[0].da, want, 16);
+		t_net_free(n);
+	}
+
+	mrc_st_case(st, "SRH: an emptied container takes the next segment (SL 1 -> 0)");
+	t_setup(&pl, &p, 1, 2, 2, 2);
+	n = t_net_new(st, &p);
+	if (n) {
+		uint8_t segs[2][16];
+		struct t_tap tap = {0};
+
+		t_hex("fc00 0000 0401 0000 0000 0000 0000 0000", segs[0]);
+		t_hex("fc00 0000 0802 0402 0004 0000 0000 0000", segs[1]);
+		t_build(t_slot(n, 0, 0), 1000, segs[0], segs, 2, 1, &pl.addr[0], &pl.addr[3], 1,
+			0xCA, 9);
+		t_send(n, 0, 0, 1000);
+		mrc_fabric_tap(n->fab, MRC_FAB_T0, 0, 0, 2 + 1, true, t_tapfn, &tap);
+		t_go(n, 4, 1);
+		mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
+		ST_EQ(st, tap.n, 1);
+		ST_EQ_MEM(st, tap.da[0], segs[1], 16); /* T0 0 swapped in segment[0] */
+		ST_EQ(st, n->nrx, 1);
+		ST_EQ(st, n->rx[0].host, 3);
+		ST_EQ(st, n->rx[0].sl, 0);
+		t_hex("fc00 0000 0004 0000 0000 0000 0000 0000", want);
+		ST_EQ_MEM(st, n->rx[0].da, want, 16);
+		t_net_free(n);
+	}
+
+	mrc_st_case(st, "one-way latency on an idle path = sum of serialization, propagation "
+			"and switch delays, to the ps");
+	t_setup(&pl, &p, 1, 2, 2, 2);
+	p.host_rate_bps = 100000000000ull;
+	p.fabric_rate_bps = 400000000000ull;
+	p.host_delay_ps = 500000;
+	p.fabric_delay_ps = 1000000;
+	p.switch_delay_ps = 300000;
+	n = t_net_new(st, &p);
+	if (n) {
+		t_hex("fc00 0000 0401 0801 0402 0003 0000 0000", c);
+		t_build(t_slot(n, 0, 0), 4200, c, NULL, 0, 0, &pl.addr[0], &pl.addr[2], 1, 0xCA, 1);
+		t_send(n, 0, 0, 4200);
+		t_go(n, 4, 1);
+		mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
+		ST_EQ(st, n->nrx, 1);
+		/* 2 host links: 2*(4200*80 + 500000); 2 fabric links: 2*(4200*20 + 1000000);
+		 * 3 switches: 3*300000 => 1672000 + 2168000 + 900000 */
+		ST_EQ(st, n->rx[0].t, 4740000);
+		ST_EQ(st, n->rx[0].host, 2);
+		t_net_free(n);
+	}
+
+	mrc_st_case(st, "link down mid-transfer loses exactly the packets in flight on it");
+	t_setup(&pl, &p, 1, 2, 2, 2);
+	p.fabric_rate_bps = 400000000000ull;
+	p.fabric_delay_ps = 1000000;
+	n = t_net_new(st, &p);
+	if (n) {
+		struct mrc_fab_fault f = {.kind = MRC_FAB_LINK_DOWN,
+			.at_ps = 3000000,
+			.plane = 0,
+			.tier = MRC_FAB_T0,
+			.a = 0,
+			.b = 1,
+			.dir = MRC_FAB_UPWARD};
+		struct mrc_fab_port_stats ps = {0};
+		size_t nlog;
+		const struct mrc_fab_fault_rec *log;
+
+		t_hex("fc00 0000 0401 0802 0402 0003 0000 0000", c);
+		for (uint32_t k = 0; k < 10; k++) {
+			t_build(t_slot(n, 0, 0), 4200, c, NULL, 0, 0, &pl.addr[0], &pl.addr[2], 1,
+				0xC7, k);
+			t_send(n, 0, 0, 4200);
+		}
+		ST_EQ_I(st, mrc_fabric_schedule(n->fab, &f), 0);
+		t_go(n, 4, 1);
+		mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
+		/*
+		 * Packet k enters T0 0's up port at t_k = (k+1)*336000 + 500000 + 300000 and is
+		 * on the fabric link until t_k + 84000 + 1000000. Down at 3000000: k = 0..2
+		 * arrived, k = 3..5 in flight (lost), k = 6..9 reach a down port (dropped).
+		 */
+		mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 0, 0, 3, &ps);
+		ST_EQ(st, ps.tx_pkts, 6);
+		ST_EQ(st, ps.lost, 3);
+		ST_EQ(st, ps.down_drops, 4);
+		ST_EQ(st, n->nrx, 3);
+		for (unsigned i = 0; i < n->nrx && i < 3; i++)
+			ST_EQ(st, n->rx[i].psn, i);
+		log = mrc_fabric_fault_log(n->fab, &nlog);
+		ST_EQ(st, nlog, 1);
+		if (nlog == 1) {
+			ST_EQ(st, log[0].at_ps, 3000000);
+			ST_EQ_STR(st, log[0].target, "p0.t0.0-p0.t1.1 up");
+		}
+		t_net_free(n);
+	}
+
+	mrc_st_case(st, "C11 trimmed packet shape: 1504 B with SRH cut to 256 B: payload length "
+			"216, UDP length unchanged, DSCP trimmed class, control priority");
+	t_setup(&pl, &p, 1, 2, 2, 2);
+	n = t_net_new(st, &p);
+	if (n) {
+		static uint8_t mem[sizeof(struct fab_pkt) + 1504] __attribute__((aligned(64)));
+		struct fab_pkt *q = (struct fab_pkt *)mem;
+		uint8_t segs[2][16];
+
+		t_hex("fc00 0000 0401 0000 0000 0000 0000 0000", segs[0]);
+		t_hex("fc00 0000 0802 0402 0004 0000 0000 0000", segs[1]);
+		q->len = (uint16_t)t_build(
+			q->data, 1504, segs[0], segs, 2, 1, &pl.addr[0], &pl.addr[3], 1, 0xC6, 1);
+		pkt_parse(q);
+		ST_EQ(st, q->srh_off, 40);
+		ST_EQ(st, q->inner_off, 40 + 8 + 32);
+		ST_EQ(st, q->flags & PK_CTRL, 0);
+		trim_pkt(n->fab, q, false);
+		ST_EQ(st, q->len, 256);
+		ST_EQ(st, get_be16(q->data + 4), 216);
+		/* UDP length = 1504 - 40 outer - 40 SRH - 40 inner = 1384 */
+		ST_EQ(st, get_be16(q->data + 120 + 4), 1384);
+		ST_EQ(st, ip6_tc(q->data) >> 2, 12);
+		/* inner IPv6 as sent: 1504 - 40 - 40 - 40 = 1384 */
+		ST_EQ(st, get_be16(q->data + 80 + 4), 1384);
+		ST_EQ(st, ip6_tc(q->data) & 3, 2); /* ECN kept */
+		ST_EQ(st, q->flags & PK_CTRL, PK_CTRL);
+		ST_EQ(st, q->data[40 + 3], 1); /* SRH intact: SL as at the trim point */
+		t_net_free(n);
+	}
+
+	mrc_st_case(st, "incast with a tiny buffer: trims at the last hop, no drops while the "
+			"control class has room");
+	t_setup(&pl, &p, 1, 1, 1, 4);
+	p.buffer_bytes = 10000;
+	p.ctrl_buffer_bytes = 64 << 10;
+	n = t_net_new(st, &p);
+	if (n) {
+		struct mrc_fab_port_stats ps = {0};
+		unsigned trimmed = 0, full = 0, bad = 0;
+
+		t_hex("fc00 0000 0401 0004 0000 0000 0000 0000", c);
+		for (uint32_t h = 0; h < 3; h++)
+			for (uint32_t k = 0; k < 8; k++) {
+				t_build(t_slot(n, h, 0), 4200, c, NULL, 0, 0, &pl.addr[h],
+					&pl.addr[3], (uint16_t)h, 0xC7, h << 8 | k);
+				t_send(n, h, 0, 4200);
+			}
+		t_go(n, 4, 1);
+		mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
+		mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 0, 0, 3, &ps);
+		ST_EQ(st, ps.drops, 0);
+		ST_TRUE(st, ps.trims > 0);
+		ST_EQ(st, n->nrx, 24);
+		for (unsigned i = 0; i < n->nrx; i++) {
+			if (n->rx[i].len == 256 && n->rx[i].tc >> 2 == 13 && n->rx[i].plen == 216 &&
+				n->rx[i].udp_len == 4200 - 80)
+				trimmed++;
+			else if (n->rx[i].len == 4200 && n->rx[i].tc >> 2 == 0)
+				full++;
+			else
+				bad++;
+		}
+		ST_EQ(st, trimmed, ps.trims);
+		ST_EQ(st, trimmed + full, 24);
+		ST_EQ(st, bad, 0);
+		t_net_free(n);
+	}
+
+	for (int lasthop = 0; lasthop < 2; lasthop++) {
+		mrc_st_case(st,
+			"ECN: 2-to-1 incast at the last hop, threshold 5000 B, "
+			"ecn_lasthop=%d: %s",
+			lasthop, lasthop ? "9 marks" : "no marks");
+		t_setup(&pl, &p, 1, 1, 1, 3);
+		p.ecn_threshold_bytes = 5000;
+		p.ecn_lasthop = lasthop;
+		p.buffer_bytes = 1 << 20;
+		n = t_net_new(st, &p);
+		if (n) {
+			struct mrc_fab_port_stats ps = {0};
+			unsigned ce = 0;
+
+			t_hex("fc00 0000 0401 0003 0000 0000 0000 0000", c);
+			for (uint32_t h = 0; h < 2; h++)
+				for (uint32_t k = 0; k < 6; k++) {
+					t_build(t_slot(n, h, 0), 4200, c, NULL, 0, 0, &pl.addr[h],
+						&pl.addr[2], 1, 0xC7, k);
+					t_send(n, h, 0, 4200);
+				}
+			t_go(n, 3, 1);
+			mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
+			mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 0, 0, 2, &ps);
+			/*
+			 * Pairs arrive every 336000 ps while the port drains one packet per 336000
+			 * ps. Before pair k (k >= 1) k packets wait: the first of the pair sees
+			 * k*4200 B, the second (k+1)*4200 B; marked when > 5000: k=1 one, k=2..5
+			 * two each = 9. Peak backlog: 5 waiting + 2 = 7 packets = 29400 B.
+			 */
+			ST_EQ(st, ps.max_queue_bytes, 29400);
+			ST_EQ(st, ps.ecn_marks, lasthop ? 9 : 0);
+			for (unsigned i = 0; i < n->nrx; i++)
+				ce += (n->rx[i].tc & 3) == 3;
+			ST_EQ(st, ce, lasthop ? 9 : 0);
+			ST_EQ(st, n->nrx, 12);
+			t_net_free(n);
+		}
+	}
+
+	mrc_st_case(st, "ECN marks above the threshold on a T0 up port (2 flows into one T1)");
+	t_setup(&pl, &p, 1, 2, 1, 2);
+	p.ecn_threshold_bytes = 5000;
+	n = t_net_new(st, &p);
+	if (n) {
+		struct mrc_fab_port_stats up = {0}, last0 = {0}, last1 = {0};
+		unsigned ce = 0;
+
+		for (uint32_t h = 0; h < 2; h++) {
+			t_hex(h ? "fc00 0000 0401 0801 0402 0004 0000 0000"
+				: "fc00 0000 0401 0801 0402 0003 0000 0000",
+				c);
+			for (uint32_t k = 0; k < 6; k++) {
+				t_build(t_slot(n, h, 0), 4200, c, NULL, 0, 0, &pl.addr[h],
+					&pl.addr[2 + h], 1, 0xC7, k);
+				t_send(n, h, 0, 4200);
+			}
+		}
+		t_go(n, 4, 1);
+		mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
+		mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 0, 0, 2, &up);
+		mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 1, 0, 0, &last0);
+		mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 1, 0, 1, &last1);
+		ST_EQ(st, up.ecn_marks, 9); /* same arithmetic as the last-hop case */
+		ST_EQ(st, last0.ecn_marks + last1.ecn_marks, 0);
+		for (unsigned i = 0; i < n->nrx; i++)
+			ce += (n->rx[i].tc & 3) == 3;
+		ST_EQ(st, ce, 9);
+		t_net_free(n);
+	}
+
+	mrc_st_case(st, "mrc/wire packets survive the fabric: after uN shifts, hop limit, CE marks "
+			"and trims they decode OK (trimmed ones as trimmed, C11)");
+	t_setup(&pl, &p, 1, 2, 1, 2);
+	p.buffer_bytes = 10000;	      /* two ~4.2 KB packets wait; a third is trimmed */
+	p.ecn_threshold_bytes = 3000; /* one waiting packet is enough to mark */
+	n = t_net_new(st, &p);
+	if (n) {
+		static uint8_t payload[4096];
+		struct mrc_wire_cfg wc;
+		struct mrc_fab_port_stats up = {0};
+		unsigned ok = 0, trimmed = 0, ce = 0, bad = 0;
+
+		mrc_wire_cfg_default(&wc);
+		for (uint32_t h = 0; h < 2; h++) {
+			for (uint32_t k = 0; k < 8; k++) {
+				struct mrc_pkt wp;
+				int len;
+
+				memset(&wp, 0, sizeof(wp));
+				t_hex("fc00 0000 0401 0801 0402 0003 0000 0000", wp.outer_dst.b);
+				wp.outer_src = pl.addr[h];
+				wp.ecn = 2;
+				wp.src = pl.addr[h];
+				wp.dst = pl.addr[2];
+				wp.ev = 0x0000C000 | h;
+				wp.opcode = MRC_OP_WRITE_MIDDLE;
+				wp.dest_qp = 17;
+				wp.psn = h << 8 | k;
+				wp.va = 0x10000 + 4096ull * k;
+				wp.rkey = 5;
+				wp.dma_len = 8 * 4096;
+				wp.payload = payload;
+				wp.payload_len = sizeof(payload);
+				len = mrc_wire_encode(&wc, &wp, t_slot(n, h, 0), T_PKT);
+				ST_TRUE(st, len > 4096);
+				if (len > 0)
+					t_send(n, h, 0, (uint32_t)len);
+			}
+		}
+		t_go(n, 4, 1);
+		mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
+		mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 0, 0, 2, &up);
+		ST_TRUE(st, up.trims > 0);
+		ST_TRUE(st, up.ecn_marks > 0);
+		ST_EQ(st, n->nrx, 16);
+		for (unsigned i = 0; i < n->nrx; i++) {
+			struct mrc_pkt d;
+			int rc = mrc_wire_decode(&wc, n->rxbuf[i], n->rx[i].len, true, &d);
+
+			if (rc != MRC_WIRE_OK || d.psn != n->rx[i].psn) {
+				bad++;
+				continue;
+			}
+			ok++;
+			if (d.trimmed && d.dscp == 12)
+				trimmed++;
+			ce += d.ecn == 3;
+		}
+		ST_EQ(st, bad, 0);
+		ST_EQ(st, ok, 16);
+		ST_EQ(st, trimmed, up.trims);
+		ST_EQ(st, ce, up.ecn_marks);
+		t_net_free(n);
+	}
+
+	mrc_st_case(st, "flapping: period 10 us, duty 0.7 from 1 us until 32 us");
+	t_setup(&pl, &p, 1, 2, 2, 2);
+	n = t_net_new(st, &p);
+	if (n) {
+		struct mrc_fab_fault f = {.kind = MRC_FAB_FLAP,
+			.at_ps = 1000000,
+			.plane = 0,
+			.tier = MRC_FAB_T0,
+			.a = 1,
+			.b = 0,
+			.period_ps = 10000000,
+			.duty = 0.7,
+			.until_ps = 32000000};
+		static const uint64_t want_t[] = {1, 1, 4, 11, 14, 21, 24, 31, 32};
+		static const enum mrc_fab_fault_kind want_k[] = {MRC_FAB_FLAP, MRC_FAB_LINK_DOWN,
+			MRC_FAB_LINK_UP, MRC_FAB_LINK_DOWN, MRC_FAB_LINK_UP, MRC_FAB_LINK_DOWN,
+			MRC_FAB_LINK_UP, MRC_FAB_LINK_DOWN, MRC_FAB_LINK_UP};
+		const struct mrc_fab_fault_rec *log;
+		size_t nlog;
+
+		ST_EQ_I(st, mrc_fabric_schedule(n->fab, &f), 0);
+		mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
+		log = mrc_fabric_fault_log(n->fab, &nlog);
+		ST_EQ(st, nlog, 9);
+		for (size_t i = 0; i < nlog && i < 9; i++) {
+			ST_EQ(st, log[i].at_ps, want_t[i] * 1000000);
+			ST_EQ(st, log[i].kind, want_k[i]);
+		}
+		if (nlog)
+			ST_EQ_STR(st, log[0].target, "p0.t0.1-p0.t1.0");
+		t_net_free(n);
+	}
+
+	mrc_st_case(st, "blackholed route: the packet is dropped and counted as no route");
+	t_setup(&pl, &p, 1, 2, 2, 2);
+	n = t_net_new(st, &p);
+	if (n) {
+		struct mrc_fab_fault f = {.kind = MRC_FAB_BLACKHOLE,
+			.plane = 0,
+			.tier = MRC_FAB_T1,
+			.a = 1,
+			.usid = 0x0402};
+		struct mrc_fab_switch_stats ss = {0};
+
+		ST_EQ_I(st, mrc_fabric_apply(n->fab, &f, 0), 0);
+		f.usid = 0x1999;
+		ST_EQ_I(st, mrc_fabric_apply(n->fab, &f, 0), -ENOENT);
+		t_hex("fc00 0000 0401 0802 0402 0003 0000 0000", c);
+		t_build(t_slot(n, 0, 0), 1000, c, NULL, 0, 0, &pl.addr[0], &pl.addr[2], 1, 0xCA, 1);
+		t_send(n, 0, 0, 1000);
+		t_hex("fc00 0000 0401 0801 0402 0003 0000 0000", c);
+		t_build(t_slot(n, 0, 0), 1000, c, NULL, 0, 0, &pl.addr[0], &pl.addr[2], 1, 0xCA, 2);
+		t_send(n, 0, 0, 1000);
+		t_go(n, 4, 1);
+		mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
+		mrc_fabric_switch_stats(n->fab, MRC_FAB_T1, 1, 0, &ss);
+		ST_EQ(st, ss.no_route, 1);
+		ST_EQ(st, n->nrx, 1);
+		ST_EQ(st, n->rx[0].psn, 2);
+		t_net_free(n);
+	}
+
+	mrc_st_case(st, "ECMP for plain packets: 64 flows over 2 T1s, each flow on one T1");
+	t_setup(&pl, &p, 1, 2, 2, 2);
+	n = t_net_new(st, &p);
+	if (n) {
+		struct mrc_fab_port_stats a = {0}, b = {0};
+
+		for (uint32_t k = 0; k < 64; k++) {
+			t_build(t_slot(n, 0, 0), 500, NULL, NULL, 0, 0, &pl.addr[0], &pl.addr[3],
+				(uint16_t)(49152 + k / 2), 0xCA, k);
+			t_send(n, 0, 0, 500);
+		}
+		t_go(n, 4, 1);
+		mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
+		mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 0, 0, 2, &a);
+		mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 0, 0, 3, &b);
+		ST_EQ(st, a.tx_pkts + b.tx_pkts, 64);
+		ST_TRUE(st, a.tx_pkts >= 8 && b.tx_pkts >= 8);
+		ST_EQ(st, a.tx_pkts % 2, 0); /* flows are packet pairs: never split */
+		ST_EQ(st, n->nrx, 64);
+		t_net_free(n);
+	}
+
+	mrc_st_case(st, "NIC port down: host told, its link carries nothing; switch down drops");
+	t_setup(&pl, &p, 2, 2, 2, 2);
+	n = t_net_new(st, &p);
+	if (n) {
+		struct mrc_fab_fault f = {.kind = MRC_FAB_NIC_DOWN, .plane = 1, .a = 0};
+		struct mrc_fab_fault s = {
+			.kind = MRC_FAB_SWITCH_DOWN, .plane = 0, .tier = MRC_FAB_T1, .a = 0};
+		struct mrc_fab_switch_stats ss = {0};
+
+		ST_EQ_I(st, mrc_fabric_apply(n->fab, &f, 0), 0);
+		ST_EQ_I(st, mrc_fabric_apply(n->fab, &s, 0), 0);
+		ST_EQ(st, n->status_down, 1);
+		t_hex("fc00 0000 1401 1802 1402 1003 0000 0000", c);
+		t_build(t_slot(n, 0, 1), 1000, c, NULL, 0, 0, &pl.addr[4], &pl.addr[6], 1, 0xCA, 1);
+		t_send(n, 0, 1, 1000);
+		t_go(n, 4, 2);
+		mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
+		ST_EQ(st, n->nrx, 0);
+		f.kind = MRC_FAB_NIC_UP;
+		ST_EQ_I(st, mrc_fabric_apply(n->fab, &f, mrc_sim_now(mrc_fabric_sim(n->fab))), 0);
+		ST_EQ(st, n->status_up, 1);
+		mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
+		ST_EQ(st, n->nrx, 1);
+		/* through the dead T1 0 of plane 0: dropped at T0 0 (port to a down switch) */
+		t_hex("fc00 0000 0401 0801 0402 0003 0000 0000", c);
+		t_build(t_slot(n, 0, 0), 1000, c, NULL, 0, 0, &pl.addr[0], &pl.addr[2], 1, 0xCA, 2);
+		t_send(n, 0, 0, 1000);
+		t_go(n, 4, 2);
+		mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
+		ST_EQ(st, n->nrx, 1);
+		mrc_fabric_switch_stats(n->fab, MRC_FAB_T1, 0, 0, &ss);
+		ST_EQ(st, ss.rx_pkts, 0);
+		t_net_free(n);
+	}
+
+	mrc_st_case(st, "determinism: same seed, same counters and arrivals; another seed differs");
+	{
+		uint64_t sig[3] = {0};
+		static const uint64_t seeds[3] = {5, 5, 6};
+
+		for (int run = 0; run < 3; run++) {
+			t_setup(&pl, &p, 1, 2, 2, 2);
+			p.seed = seeds[run];
+			p.buffer_bytes = 20000;
+			n = t_net_new(st, &p);
+			if (!n)
+				break;
+			struct mrc_fab_fault f = {.kind = MRC_FAB_LOSS,
+				.plane = 0,
+				.tier = MRC_FAB_T0,
+				.a = 0,
+				.b = 1,
+				.loss_rate = 0.3};
+			struct mrc_fab_port_stats tot = {0};
+
+			mrc_fabric_apply(n->fab, &f, 0);
+			for (uint32_t h = 0; h < 2; h++) {
+				t_hex("fc00 0000 0401 0802 0402 0003 0000 0000", c);
+				for (uint32_t k = 0; k < 30; k++) {
+					t_build(t_slot(n, h, 0), 4200, c, NULL, 0, 0, &pl.addr[h],
+						&pl.addr[2], 1, 0xC7, h << 8 | k);
+					t_send(n, h, 0, 4200);
+				}
+			}
+			t_go(n, 4, 1);
+			mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
+			mrc_fabric_port_totals(n->fab, &tot);
+			sig[run] = tot.tx_pkts * 1000003 ^ tot.lost * 7919 ^ tot.trims * 31 ^
+				   tot.drops;
+			for (unsigned i = 0; i < n->nrx; i++)
+				sig[run] =
+					sig[run] * 1099511628211ull ^ (n->rx[i].t + n->rx[i].psn);
+			if (run == 0)
+				ST_TRUE(st, tot.lost > 0 && tot.lost < 60);
+			t_net_free(n);
+		}
+		ST_EQ(st, sig[0], sig[1]);
+		ST_TRUE(st, sig[0] != sig[2]);
+	}
+}

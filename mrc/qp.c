@@ -1,0 +1,2063 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * qp: MRC requester and responder state machines — WIRE.md "What MRC is", "Opcodes",
+ * "Control headers", "Path (EV) states"; PSNs in 24-bit serial arithmetic (C10).
+ */
+#include "mrc/qp.h"
+#include "mrc/bytes.h"
+#include "mrc/ep.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	TX_SENT = 0x01,	    /* transmitted at least once */
+	TX_ACKED = 0x02,    /* acknowledged: never sent again (C11) */
+	TX_QUEUED = 0x04,   /* waiting in the retransmit queue */
+	TX_INFLIGHT = 0x08, /* counted in inflight bytes */
+};
+
+/* One PSN of the requester's window. */
+struct txent {
+	uint32_t wqe;	  /* send-queue slot of its message */
+	uint32_t off;	  /* byte offset in the message */
+	uint32_t len;	  /* payload bytes */
+	int32_t ev;	  /* EV index of the latest transmission */
+	uint64_t sent_ps; /* time of the latest transmission */
+	uint64_t txseq;	  /* send order of the latest transmission */
+	uint16_t ntx;
+	uint8_t plane;
+	uint8_t flags;
+};
+
+/* One posted message (send work request). */
+struct wqe {
+	const uint8_t *local;
+	uint64_t va, wr_id;
+	uint32_t len, rkey, imm;
+	bool with_imm;
+	uint16_t msn;
+	uint32_t first_psn, npkts, next_pkt, acked;
+};
+
+/* Responder view of one message, indexed by MSN. */
+struct rxmsg {
+	bool seen, has_imm;
+	uint32_t dma_len, imm;
+	uint64_t got;
+};
+
+struct mrc_qp {
+	struct mrc_qp_env env;
+	uint32_t qpn, peer_host, peer_qpn;
+	bool failed;
+	char reason[160];
+	struct mrc_ev_set evs;
+	struct mrc_rng rng;
+	struct mrc_cc cc;
+	struct mrc_qp_stats st;
+
+	/* requester */
+	uint32_t win;	   /* PSN ring size (power of 2 >= mpr * 128) */
+	uint32_t peer_win; /* PSNs the peer accepts beyond una */
+	struct txent *tx;
+	uint32_t una, next_psn;
+	uint64_t txseq, acked_txseq; /* send counter; highest send order acknowledged */
+	uint32_t acked_hi;	     /* highest PSN acknowledged (valid when any_acked) */
+	bool any_acked;
+	uint64_t inflight;
+	uint32_t *rtxq; /* retransmit queue of PSNs, ring of win entries */
+	uint32_t rtx_head, rtx_len;
+	struct wqe *sq;
+	uint32_t sq_cap, sq_head, sq_cur, sq_tail; /* monotonic counters, slot = n % cap */
+	uint16_t msn_next;
+	uint64_t last_progress_ps;
+	unsigned retries;
+	uint64_t rto_ps; /* current timeout */
+	uint64_t backoff_until_ps;
+	uint64_t probe_woken_ps; /* probes due at or before this were already announced */
+
+	/* responder */
+	uint32_t rwin;	 /* receive window in PSNs: mpr * 128 */
+	uint64_t *rxmap; /* received bits over the window, ring indexed psn & (win-1) */
+	uint32_t epsn;	 /* next expected PSN: cack = epsn - 1 */
+	uint32_t max_seen;
+	bool have_max;
+	struct rxmsg *rxm;
+	uint32_t rxm_cap;
+	uint16_t next_cmsn; /* next MSN to complete */
+	uint64_t bytes_since_sack, rcvd_bytes, ooo;
+	int32_t ctl_ev[MRC_EV_MAX_PLANES]; /* EV index for control packets, per plane */
+	uint32_t peer_down;		   /* planes whose port the peer reported down */
+	uint16_t req_id;
+};
+
+void mrc_qp_params_default(struct mrc_qp_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->mtu = 4096;
+	p->mpr = 8;
+	p->timeout = 14;
+	p->retry_linear = 3;
+	p->retry_exp = 4;
+	p->reorder_threshold = 64;
+	p->sack_every_bytes = 65536;
+	p->start_psn = 0;
+	p->sq_depth = 64;
+	p->nack_backoff_ps = 10000000;
+	p->dscp_data = 26;
+	p->dscp_rtx = 28;
+	p->dscp_ctl = 46;
+	p->tseth = true;
+}
+
+uint64_t mrc_qp_timeout_ps(const struct mrc_qp_params *p)
+{
+	return 1024000ull << p->timeout;
+}
+
+uint64_t mrc_qp_give_up_ps(const struct mrc_qp_params *p)
+{
+	uint64_t t = mrc_qp_timeout_ps(p);
+
+	return t * (1 + p->retry_linear) + t * ((2ull << p->retry_exp) - 2);
+}
+
+int mrc_nack_idx(uint8_t reason)
+{
+	switch (reason) {
+	case MRC_NACK_TRIMMED:
+		return MRC_NI_TRIMMED;
+	case MRC_NACK_TRIMMED_LASTHOP:
+		return MRC_NI_TRIMMED_LASTHOP;
+	case MRC_NACK_NO_BITMAP:
+		return MRC_NI_NO_BITMAP;
+	case MRC_NACK_NO_PKT_BUFFER:
+		return MRC_NI_NO_PKT_BUFFER;
+	case MRC_NACK_NO_RESOURCE:
+		return MRC_NI_NO_RESOURCE;
+	case MRC_NACK_PSN_OOR_WINDOW:
+		return MRC_NI_PSN_OOR_WINDOW;
+	case MRC_NACK_UNEXP_EVENT:
+		return MRC_NI_UNEXP_EVENT;
+	default:
+		return MRC_NI_OTHER;
+	}
+}
+
+static uint32_t pow2_at_least(uint32_t n)
+{
+	uint32_t w = 1;
+
+	while (w < n)
+		w <<= 1;
+	return w;
+}
+
+static void qp_ev_notify(void *ctx, uint32_t ev, int from, int to, int cause, uint64_t now_ps)
+{
+	struct mrc_qp *qp = ctx;
+
+	if (qp->env.ops && qp->env.ops->ev_event)
+		qp->env.ops->ev_event(qp->env.ctx, qp->qpn, ev, from, to, cause, now_ps);
+}
+
+int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, uint32_t peer_qpn,
+	uint64_t seed, struct mrc_qp **out)
+{
+	const struct mrc_qp_params *p = env->qp;
+	struct mrc_qp *qp;
+	int rc;
+
+	if (!p->mtu || p->mtu > MRC_PKT_MAX || !p->mpr || p->timeout > 31 || !p->sq_depth ||
+		env->planes == 0 || env->planes > MRC_EV_MAX_PLANES)
+		return -EINVAL;
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return -ENOMEM;
+	qp->env = *env;
+	qp->qpn = qpn & MRC_PSN_MASK;
+	qp->peer_host = peer_host;
+	qp->peer_qpn = peer_qpn & MRC_PSN_MASK;
+	rc = mrc_ev_set_init(&qp->evs, env->ev, env->planes, env->ev_plane, env->ctx);
+	if (rc)
+		goto fail_qp;
+	qp->evs.notify = qp_ev_notify;
+	qp->evs.notify_ctx = qp;
+	mrc_rng_seed(&qp->rng, seed);
+	mrc_cc_init(&qp->cc, env->cc_ops, env->cc);
+	qp->rwin = (uint32_t)p->mpr * 128;
+	qp->win = pow2_at_least(qp->rwin);
+	qp->peer_win = qp->rwin;
+	qp->tx = calloc(qp->win, sizeof(*qp->tx));
+	qp->rtxq = calloc(qp->win, sizeof(*qp->rtxq));
+	qp->rxmap = calloc(qp->win / 64 + 1, sizeof(*qp->rxmap));
+	qp->sq_cap = pow2_at_least(p->sq_depth);
+	qp->sq = calloc(qp->sq_cap, sizeof(*qp->sq));
+	qp->rxm_cap = qp->sq_cap > 32768 ? 32768 : qp->sq_cap;
+	qp->rxm = calloc(qp->rxm_cap, sizeof(*qp->rxm));
+	if (!qp->tx || !qp->rtxq || !qp->rxmap || !qp->sq || !qp->rxm) {
+		rc = -ENOMEM;
+		goto fail_mem;
+	}
+	qp->una = qp->next_psn = qp->epsn = p->start_psn & MRC_PSN_MASK;
+	qp->rto_ps = mrc_qp_timeout_ps(p);
+	for (unsigned i = 0; i < MRC_EV_MAX_PLANES; i++)
+		qp->ctl_ev[i] = -1;
+	*out = qp;
+	return 0;
+fail_mem:
+	free(qp->tx);
+	free(qp->rtxq);
+	free(qp->rxmap);
+	free(qp->sq);
+	free(qp->rxm);
+	mrc_ev_set_free(&qp->evs);
+fail_qp:
+	free(qp);
+	return rc;
+}
+
+void mrc_qp_free(struct mrc_qp *qp)
+{
+	if (!qp)
+		return;
+	mrc_ev_set_free(&qp->evs);
+	free(qp->tx);
+	free(qp->rtxq);
+	free(qp->rxmap);
+	free(qp->sq);
+	free(qp->rxm);
+	free(qp);
+}
+
+void mrc_qp_set_peer(struct mrc_qp *qp, uint32_t peer_qpn)
+{
+	qp->peer_qpn = peer_qpn & MRC_PSN_MASK;
+}
+
+uint32_t mrc_qp_peer_host(const struct mrc_qp *qp)
+{
+	return qp->peer_host;
+}
+
+static struct txent *ent(struct mrc_qp *qp, uint32_t psn)
+{
+	return &qp->tx[psn & (qp->win - 1)];
+}
+
+static struct wqe *sq_at(struct mrc_qp *qp, uint32_t n)
+{
+	return &qp->sq[n & (qp->sq_cap - 1)];
+}
+
+static void wake(struct mrc_qp *qp, int plane)
+{
+	if (qp->env.wake)
+		qp->env.wake(qp->env.owner, plane);
+}
+
+/* May this QP send on @plane: our port up, and the peer's port not reported down? */
+static bool plane_ok(const struct mrc_qp *qp, unsigned plane)
+{
+	return qp->env.plane_up(qp->env.owner, plane) && !(qp->peer_down >> plane & 1);
+}
+
+/* Enters the error state: every posted message completes with @status, nothing more is
+ * sent. @fmt says why (kept for mrc_qp_failed). */
+static void qp_fail(struct mrc_qp *qp, int status, uint64_t now_ps, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void qp_fail(struct mrc_qp *qp, int status, uint64_t now_ps, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (qp->failed)
+		return;
+	qp->failed = true;
+	va_start(ap, fmt);
+	vsnprintf(qp->reason, sizeof(qp->reason), fmt, ap);
+	va_end(ap);
+	for (; qp->sq_head != qp->sq_tail; qp->sq_head++) {
+		struct wqe *w = sq_at(qp, qp->sq_head);
+
+		if (qp->env.ops && qp->env.ops->send_done)
+			qp->env.ops->send_done(qp->env.ctx, qp->qpn, w->wr_id, status, now_ps);
+	}
+	qp->inflight = 0;
+	qp->rtx_len = 0;
+}
+
+int mrc_qp_post_write(struct mrc_qp *qp, const void *local, uint64_t len, uint64_t remote_va,
+	uint32_t rkey, bool with_imm, uint32_t imm, uint64_t wr_id, uint64_t now_ps)
+{
+	uint32_t mtu = qp->env.qp->mtu;
+	bool idle = qp->sq_head == qp->sq_tail && qp->una == qp->next_psn;
+	struct wqe *w;
+
+	if (qp->failed)
+		return -EPIPE;
+	if (len > UINT32_MAX || (!local && len))
+		return -EINVAL;
+	if (qp->sq_tail - qp->sq_head >= qp->sq_cap ||
+		qp->sq_tail - qp->sq_head >= qp->env.qp->sq_depth)
+		return -EAGAIN;
+	w = sq_at(qp, qp->sq_tail++);
+	*w = (struct wqe){.local = local,
+		.va = remote_va,
+		.wr_id = wr_id,
+		.len = (uint32_t)len,
+		.rkey = rkey,
+		.imm = imm,
+		.with_imm = with_imm,
+		.msn = qp->msn_next++,
+		.npkts = len ? (uint32_t)((len + mtu - 1) / mtu) : 1};
+	qp->st.msgs_posted++;
+	if (idle) {
+		qp->last_progress_ps = now_ps;
+		qp->retries = 0;
+		qp->rto_ps = mrc_qp_timeout_ps(qp->env.qp);
+	}
+	wake(qp, -1);
+	return 0;
+}
+
+/* ---- requester: transmit ------------------------------------------------------------ */
+
+static bool other_plane_usable(struct mrc_qp *qp, unsigned plane)
+{
+	for (unsigned p = 0; p < qp->env.planes; p++)
+		if (p != plane && plane_ok(qp, p) && mrc_ev_active_usable(&qp->evs, p))
+			return true;
+	return false;
+}
+
+static uint16_t ts16(uint64_t now_ps)
+{
+	return (uint16_t)(now_ps / 1000);
+}
+
+/* Fills @out as the data packet of PSN @psn (entry @e) on EV @evi. */
+static void build_data(struct mrc_qp *qp, uint32_t psn, struct txent *e, int evi, bool rtx,
+	uint64_t now_ps, struct mrc_pkt *out)
+{
+	const struct mrc_qp_params *p = qp->env.qp;
+	struct wqe *w = sq_at(qp, e->wqe);
+	uint32_t k = e->off / p->mtu;
+	bool first = k == 0, last = k + 1 == w->npkts;
+
+	memset(out, 0, sizeof(*out));
+	if (first && last)
+		out->opcode = w->with_imm ? MRC_OP_WRITE_ONLY_IMM : MRC_OP_WRITE_ONLY;
+	else if (first)
+		out->opcode = MRC_OP_WRITE_FIRST;
+	else if (last)
+		out->opcode = w->with_imm ? MRC_OP_WRITE_LAST_IMM : MRC_OP_WRITE_LAST;
+	else
+		out->opcode = MRC_OP_WRITE_MIDDLE;
+	out->hop_limit = 64;
+	out->dscp = rtx ? p->dscp_rtx : p->dscp_data;
+	out->ecn = 2; /* ECT(0) */
+	out->ev = qp->evs.ev[evi].value;
+	out->dest_qp = qp->peer_qpn;
+	out->psn = psn;
+	out->flags = 0;
+	if (last || rtx)
+		out->flags |= MRC_BTH_F_ACKREQ;
+	if (rtx)
+		out->flags |= MRC_BTH_F_RTX;
+	if (p->tseth) {
+		out->flags |= MRC_BTH_F_TS;
+		out->tx_ts = ts16(now_ps);
+	}
+	out->rqmsn = sq_at(qp, qp->sq_head)->msn;
+	out->msn = w->msn;
+	out->va = w->va + e->off;
+	out->rkey = w->rkey;
+	out->dma_len = w->len;
+	out->imm = w->imm;
+	out->payload = w->local ? w->local + e->off : NULL;
+	out->payload_len = e->len;
+}
+
+static uint64_t ent_bytes(const struct txent *e)
+{
+	return e->len ? e->len : 1;
+}
+
+/* Records a transmission of @e on @evi. */
+static void sent(struct mrc_qp *qp, struct txent *e, int evi, unsigned plane, uint64_t now_ps)
+{
+	struct mrc_ev *ev = &qp->evs.ev[evi];
+
+	e->ev = evi;
+	e->plane = (uint8_t)plane;
+	e->sent_ps = now_ps;
+	e->txseq = ++qp->txseq;
+	e->ntx++;
+	e->flags |= TX_SENT | TX_INFLIGHT;
+	e->flags &= (uint8_t)~TX_QUEUED;
+	qp->inflight += ent_bytes(e);
+	ev->st.tx_pkts++;
+	ev->st.tx_bytes += e->len;
+}
+
+static bool window_open(struct mrc_qp *qp, uint64_t bytes)
+{
+	return qp->inflight == 0 || qp->inflight + bytes <= mrc_cc_cwnd(&qp->cc);
+}
+
+static bool tx_probe(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pkt *out)
+{
+	int idx = mrc_ev_probe_due(&qp->evs, plane, now_ps);
+	struct mrc_ev *ev;
+
+	if (idx < 0)
+		return false;
+	ev = &qp->evs.ev[idx];
+	mrc_ev_probe_sent(&qp->evs, idx, now_ps);
+	memset(out, 0, sizeof(*out));
+	out->opcode = MRC_OP_PROBE;
+	out->hop_limit = 64;
+	out->dscp = qp->env.qp->dscp_ctl;
+	out->ev = ev->value;
+	out->dest_qp = qp->peer_qpn;
+	out->psn = qp->next_psn; /* a probe consumes no PSN */
+	out->peth.probe_id = ev->probe_id;
+	out->peth.spdcid = (uint16_t)qp->qpn;
+	out->peth.dpdcid = (uint16_t)qp->peer_qpn;
+	out->peth.tx_ts = ts16(now_ps);
+	out->peth.ftype = 1;
+	qp->st.probes_tx++;
+	return true;
+}
+
+static bool tx_rtx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pkt *out)
+{
+	while (qp->rtx_len) {
+		uint32_t psn = qp->rtxq[qp->rtx_head];
+		struct txent *e = ent(qp, psn);
+		int evi;
+
+		if ((e->flags & TX_ACKED) || !(e->flags & TX_QUEUED) || psn_lt(psn, qp->una) ||
+			!psn_lt(psn, qp->next_psn)) {
+			qp->rtx_head = (qp->rtx_head + 1) & (qp->win - 1);
+			qp->rtx_len--;
+			continue;
+		}
+		if (!window_open(qp, ent_bytes(e)))
+			return false;
+		/* A different EV than the lost transmission's, from this plane; the same one only
+		 * when nothing else is left anywhere. */
+		evi = mrc_ev_pick(
+			&qp->evs, plane, &qp->rng, e->ev, !other_plane_usable(qp, plane), now_ps);
+		if (evi < 0)
+			return false;
+		qp->rtx_head = (qp->rtx_head + 1) & (qp->win - 1);
+		qp->rtx_len--;
+		build_data(qp, psn, e, evi, true, now_ps, out);
+		sent(qp, e, evi, plane, now_ps);
+		qp->st.rtx_pkts++;
+		qp->st.rtx_bytes += e->len;
+		qp->evs.ev[evi].st.rtx_pkts++;
+		return true;
+	}
+	return false;
+}
+
+static bool tx_new(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pkt *out)
+{
+	uint32_t mtu = qp->env.qp->mtu, psn = qp->next_psn;
+	struct wqe *w;
+	struct txent *e;
+	uint32_t off, len;
+	int evi;
+
+	if (qp->sq_cur == qp->sq_tail)
+		return false;
+	if ((uint32_t)psn_diff(psn, qp->una) >= qp->peer_win)
+		return false;
+	w = sq_at(qp, qp->sq_cur);
+	off = w->next_pkt * mtu;
+	len = w->len - off < mtu ? w->len - off : mtu;
+	if (!window_open(qp, len ? len : 1))
+		return false;
+	evi = mrc_ev_pick(&qp->evs, plane, &qp->rng, -1, false, now_ps);
+	if (evi < 0)
+		return false;
+	e = ent(qp, psn);
+	*e = (struct txent){.wqe = qp->sq_cur, .off = off, .len = len};
+	if (w->next_pkt == 0)
+		w->first_psn = psn;
+	if (++w->next_pkt == w->npkts)
+		qp->sq_cur++;
+	qp->next_psn = psn_add(psn, 1);
+	build_data(qp, psn, e, evi, false, now_ps, out);
+	/* Ask for a SACK when this packet fills the window: nothing else would trigger one. */
+	if (qp->inflight + ent_bytes(e) + mtu > mrc_cc_cwnd(&qp->cc))
+		out->flags |= MRC_BTH_F_ACKREQ;
+	sent(qp, e, evi, plane, now_ps);
+	qp->st.data_pkts++;
+	qp->st.data_bytes += len;
+	return true;
+}
+
+bool mrc_qp_tx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pkt *out)
+{
+	if (qp->failed || plane >= qp->env.planes || (qp->peer_down >> plane & 1))
+		return false;
+	if (tx_probe(qp, plane, now_ps, out))
+		return true;
+	if (now_ps < qp->backoff_until_ps)
+		return false;
+	if (tx_rtx(qp, plane, now_ps, out))
+		return true;
+	return tx_new(qp, plane, now_ps, out);
+}
+
+/* ---- requester: acknowledgements ---------------------------------------------------- */
+
+/* In [una, next_psn)? */
+static bool in_flight_range(struct mrc_qp *qp, uint32_t psn)
+{
+	return !psn_lt(psn, qp->una) && psn_lt(psn, qp->next_psn);
+}
+
+static void queue_rtx(struct mrc_qp *qp, uint32_t psn)
+{
+	struct txent *e = ent(qp, psn);
+
+	if (e->flags & (TX_ACKED | TX_QUEUED))
+		return;
+	if (e->flags & TX_INFLIGHT) {
+		qp->inflight -= ent_bytes(e);
+		e->flags &= (uint8_t)~TX_INFLIGHT;
+	}
+	e->flags |= TX_QUEUED;
+	qp->rtxq[(qp->rtx_head + qp->rtx_len) & (qp->win - 1)] = psn;
+	qp->rtx_len++;
+}
+
+/* Marks @psn acknowledged; returns its newly acked payload bytes (0 if already acked). */
+static uint64_t ack_one(struct mrc_qp *qp, uint32_t psn)
+{
+	struct txent *e = ent(qp, psn);
+
+	if (!in_flight_range(qp, psn) || (e->flags & TX_ACKED) || !(e->flags & TX_SENT))
+		return 0;
+	e->flags |= TX_ACKED;
+	if (e->flags & TX_INFLIGHT) {
+		qp->inflight -= ent_bytes(e);
+		e->flags &= (uint8_t)~TX_INFLIGHT;
+	}
+	sq_at(qp, e->wqe)->acked++;
+	if (e->txseq > qp->acked_txseq)
+		qp->acked_txseq = e->txseq;
+	if (!qp->any_acked || psn_lt(qp->acked_hi, psn))
+		qp->acked_hi = psn;
+	qp->any_acked = true;
+	return ent_bytes(e);
+}
+
+static void advance(struct mrc_qp *qp, uint64_t now_ps)
+{
+	while (qp->una != qp->next_psn && (ent(qp, qp->una)->flags & TX_ACKED)) {
+		*ent(qp, qp->una) = (struct txent){0};
+		qp->una = psn_add(qp->una, 1);
+	}
+	while (qp->sq_head != qp->sq_cur) {
+		struct wqe *w = sq_at(qp, qp->sq_head);
+
+		if (w->acked < w->npkts)
+			break;
+		qp->sq_head++;
+		qp->st.msgs_done++;
+		if (qp->env.ops && qp->env.ops->send_done)
+			qp->env.ops->send_done(qp->env.ctx, qp->qpn, w->wr_id, 0, now_ps);
+	}
+}
+
+/* Loss inference: an unacked PSN is lost once reorder_threshold PSNs sent after it were
+ * acknowledged (send order, so a retransmission restarts its count). */
+static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
+{
+	uint64_t thr = qp->env.qp->reorder_threshold ? qp->env.qp->reorder_threshold : 1;
+	uint32_t psn;
+
+	if (!qp->any_acked || !in_flight_range(qp, qp->acked_hi))
+		return;
+	for (psn = qp->una; psn_lt(psn, qp->acked_hi); psn = psn_add(psn, 1)) {
+		struct txent *e = ent(qp, psn);
+
+		if ((e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
+			continue;
+		if (qp->acked_txseq < e->txseq + thr)
+			continue;
+		qp->st.loss_sack++;
+		if (e->ev >= 0) {
+			qp->evs.ev[e->ev].st.losses++;
+			mrc_ev_on_bad(&qp->evs, e->ev, MRC_EVC_LOSS_SACK, now_ps);
+		}
+		mrc_cc_on_loss(&qp->cc, now_ps, e->len);
+		queue_rtx(qp, psn);
+	}
+}
+
+static void rtt_sample(struct mrc_qp *qp, int evi, uint64_t rtt_ps)
+{
+	qp->st.rtt_samples++;
+	qp->st.rtt_sum_ps += rtt_ps;
+	if (!qp->st.rtt_min_ps || rtt_ps < qp->st.rtt_min_ps)
+		qp->st.rtt_min_ps = rtt_ps;
+	if (rtt_ps > qp->st.rtt_max_ps)
+		qp->st.rtt_max_ps = rtt_ps;
+	if (evi >= 0) {
+		qp->evs.ev[evi].st.rtt_samples++;
+		qp->evs.ev[evi].st.rtt_sum_ps += rtt_ps;
+	}
+}
+
+static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
+{
+	const struct mrc_seth *s = &p->seth;
+	int evi = mrc_ev_find(&qp->evs, s->ev);
+	uint32_t cack = s->cack_psn & MRC_PSN_MASK, ack_psn, base;
+	uint64_t newly = 0, delay = UINT64_MAX, rtt = UINT64_MAX;
+	bool progress;
+	uint32_t una0 = qp->una;
+	struct txent *ae;
+
+	qp->st.sack_rx++;
+	if (evi >= 0)
+		qp->evs.ev[evi].st.sacks++;
+	/* A cumulative point at or past next_psn acknowledges PSNs never sent: stale or
+	 * foreign; ignore it whole. */
+	if (!psn_lt(cack, qp->next_psn)) {
+		qp->st.sack_stale++;
+		return;
+	}
+	ack_psn = psn_add(cack, s->ack_psn_offset);
+	ae = ent(qp, ack_psn);
+	if (in_flight_range(qp, ack_psn) && !(ae->flags & TX_ACKED) && (ae->flags & TX_SENT) &&
+		ae->ntx == 1 && !s->pr)
+		rtt = now_ps - ae->sent_ps;
+	for (uint32_t q = qp->una; psn_lt(q, psn_add(cack, 1)); q = psn_add(q, 1))
+		newly += ack_one(qp, q);
+	base = psn_add(cack, s->sack_offset);
+	for (unsigned i = 0; i < 64; i++)
+		if (s->sack_bitmap >> i & 1)
+			newly += ack_one(qp, psn_add(base, (int32_t)i));
+	if (rtt == UINT64_MAX && qp->env.qp->tseth && !s->pr && s->tx_ts_echo)
+		rtt = (uint64_t)(uint16_t)(ts16(now_ps) - s->tx_ts_echo) * 1000;
+	if (rtt != UINT64_MAX) {
+		rtt_sample(qp, evi, rtt);
+		delay = rtt > qp->cc.p.base_rtt_ps ? rtt - qp->cc.p.base_rtt_ps : 0;
+	}
+	if (s->m == MRC_SACK_M_SKIP_ONCE) {
+		qp->st.ecn_echo_rx++;
+		if (evi >= 0) {
+			qp->evs.ev[evi].st.ecn++;
+			mrc_ev_on_skip(&qp->evs, evi, MRC_EVC_ECN, now_ps);
+		}
+	} else if (s->m == MRC_SACK_M_ALWAYS_SKIP && evi >= 0) {
+		mrc_ev_on_bad(&qp->evs, evi, MRC_EVC_SACK_BAD, now_ps);
+	}
+	if (s->pr && evi >= 0 && mrc_ev_on_probe_ok(&qp->evs, evi, now_ps))
+		qp->st.probes_ok++;
+	if (s->mpr) {
+		uint32_t w = (uint32_t)s->mpr * 128;
+
+		qp->peer_win = w < qp->win ? w : qp->win;
+	}
+	if (newly)
+		mrc_cc_on_ack(&qp->cc, now_ps, newly, delay, s->m == MRC_SACK_M_SKIP_ONCE);
+	advance(qp, now_ps);
+	progress = newly || qp->una != una0;
+	if (progress) {
+		qp->last_progress_ps = now_ps;
+		qp->retries = 0;
+		qp->rto_ps = mrc_qp_timeout_ps(qp->env.qp);
+	}
+	infer_losses(qp, now_ps);
+	if (progress || qp->rtx_len || s->pr)
+		wake(qp, -1);
+}
+
+static void on_nack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
+{
+	const struct mrc_neth *n = &p->neth;
+	uint32_t psn = n->nack_psn & MRC_PSN_MASK;
+	int evi = mrc_ev_find(&qp->evs, n->ev), ri = mrc_nack_idx(n->reason);
+	struct txent *e = ent(qp, psn);
+
+	qp->st.nack_rx[ri]++;
+	if (evi >= 0)
+		qp->evs.ev[evi].st.nacks++;
+	if (n->reason == MRC_NACK_UNEXP_EVENT) {
+		qp_fail(qp, -ECONNABORTED, now_ps, "NACK UNEXP_EVENT from peer for PSN 0x%06x",
+			psn);
+		return;
+	}
+	/* Stale: already acknowledged (C11), never sent, already queued, or about an earlier
+	 * transmission (retransmissions go out on another EV than the one echoed). */
+	if (!in_flight_range(qp, psn) || (e->flags & (TX_ACKED | TX_QUEUED)) ||
+		!(e->flags & TX_SENT) || (evi >= 0 && evi != e->ev) || ri == MRC_NI_OTHER) {
+		qp->st.nack_stale++;
+		return;
+	}
+	switch (n->reason) {
+	case MRC_NACK_TRIMMED:
+		if (evi >= 0) {
+			qp->evs.ev[evi].st.trims++;
+			mrc_ev_on_skip(&qp->evs, evi, MRC_EVC_TRIM, now_ps);
+		}
+		mrc_cc_on_trim(&qp->cc, now_ps, e->len);
+		break;
+	case MRC_NACK_TRIMMED_LASTHOP: /* the receiver's link, not the path: EV keeps GOOD */
+		if (evi >= 0)
+			qp->evs.ev[evi].st.trims++;
+		mrc_cc_on_trim(&qp->cc, now_ps, e->len);
+		break;
+	default: /* NO_BITMAP, NO_PKT_BUFFER, NO_RESOURCE, PSN_OOR_WINDOW: back off */
+		qp->backoff_until_ps = now_ps + qp->env.qp->nack_backoff_ps;
+		break;
+	}
+	queue_rtx(qp, psn);
+	wake(qp, -1);
+}
+
+/* ---- responder ---------------------------------------------------------------------- */
+
+static bool rx_bit(const struct mrc_qp *qp, uint32_t psn)
+{
+	uint32_t i = psn & (qp->win - 1);
+
+	return qp->rxmap[i / 64] >> (i % 64) & 1;
+}
+
+static void rx_set(struct mrc_qp *qp, uint32_t psn, bool v)
+{
+	uint32_t i = psn & (qp->win - 1);
+
+	if (v)
+		qp->rxmap[i / 64] |= 1ull << (i % 64);
+	else
+		qp->rxmap[i / 64] &= ~(1ull << (i % 64));
+}
+
+/* Received? Everything before epsn is; the window holds the rest. */
+static bool rx_has(const struct mrc_qp *qp, uint32_t psn)
+{
+	int32_t d = psn_diff(psn, qp->epsn);
+
+	if (d < 0)
+		return true;
+	if ((uint32_t)d >= qp->rwin)
+		return false;
+	return rx_bit(qp, psn);
+}
+
+/* The EV control packets use on @plane: a GOOD one of our own, kept fresh. */
+static uint32_t ctl_ev(struct mrc_qp *qp, unsigned plane, uint64_t now_ps)
+{
+	int idx = qp->ctl_ev[plane];
+
+	if (idx < 0 || qp->evs.ev[idx].state != MRC_EV_GOOD || !qp->evs.ev[idx].active) {
+		idx = mrc_ev_pick(&qp->evs, plane, &qp->rng, -1, false, now_ps);
+		if (idx < 0)
+			idx = qp->evs.plane_n[plane] ? (int)qp->evs.plane_idx[plane][0] : 0;
+		qp->ctl_ev[plane] = idx;
+	}
+	return qp->evs.ev[idx].value;
+}
+
+/* The plane a control packet answering on @plane leaves on: that one, unless the peer
+ * reported its port there down. */
+static unsigned ctl_plane(const struct mrc_qp *qp, unsigned plane)
+{
+	if (!(qp->peer_down >> plane & 1))
+		return plane;
+	for (unsigned p = 0; p < qp->env.planes; p++)
+		if (plane_ok(qp, p))
+			return p;
+	return plane;
+}
+
+/* Starts control packet @c answering on @plane; returns the plane it is to leave on. */
+static unsigned ctl_common(
+	struct mrc_qp *qp, unsigned plane, uint8_t opcode, uint64_t now_ps, struct mrc_pkt *c)
+{
+	plane = ctl_plane(qp, plane);
+	memset(c, 0, sizeof(*c));
+	c->opcode = opcode;
+	c->hop_limit = 64;
+	c->dscp = qp->env.qp->dscp_ctl;
+	c->ev = ctl_ev(qp, plane, now_ps);
+	c->dest_qp = qp->peer_qpn;
+	c->psn = psn_add(qp->epsn, -1);
+	return plane;
+}
+
+/* SACK acknowledging the arrival of @psn (WIRE.md SETH): cack = epsn - 1, bitmap base =
+ * cack unless @psn lies beyond bit 63, then @psn is the bitmap's last bit. */
+static void send_sack(struct mrc_qp *qp, unsigned plane, uint32_t psn, uint32_t echo_ev, uint8_t m,
+	bool pr, uint16_t ts_echo, uint64_t now_ps)
+{
+	struct mrc_pkt c;
+	struct mrc_seth *s = &c.seth;
+	uint32_t cack = psn_add(qp->epsn, -1);
+	int32_t rel = psn_diff(psn, cack), off = rel < 64 ? 0 : rel - 63;
+
+	plane = ctl_common(qp, plane, MRC_OP_SACK, now_ps, &c);
+	s->m = m;
+	s->pr = pr;
+	s->ack_psn_offset = (int16_t)(rel > INT16_MAX	? INT16_MAX
+				      : rel < INT16_MIN ? INT16_MIN
+							: rel);
+	s->ev = echo_ev;
+	s->spdcid = (uint16_t)qp->qpn;
+	s->dpdcid = (uint16_t)qp->peer_qpn;
+	s->cack_psn = cack;
+	s->cc_type = 1;
+	s->mpr = qp->env.qp->mpr;
+	s->sack_offset = (int16_t)off;
+	for (unsigned i = 0; i < 64; i++)
+		if (rx_has(qp, psn_add(cack, off + (int32_t)i)))
+			s->sack_bitmap |= 1ull << i;
+	s->tx_ts_echo = ts_echo;
+	s->ooo_count = (uint16_t)(qp->ooo & 0x7FFF);
+	s->rcvd_bytes = (uint32_t)(qp->rcvd_bytes / 256) & 0xFFFFFF;
+	qp->env.emit_ctl(qp->env.owner, plane, qp->peer_host, &c);
+	qp->st.sack_tx++;
+	qp->bytes_since_sack = 0;
+}
+
+static void send_nack(struct mrc_qp *qp, unsigned plane, uint32_t psn, uint8_t reason,
+	uint32_t echo_ev, uint16_t ts_echo, uint64_t now_ps)
+{
+	struct mrc_pkt c;
+
+	plane = ctl_common(qp, plane, MRC_OP_NACK, now_ps, &c);
+	c.neth.reason = reason;
+	c.neth.ev = echo_ev;
+	c.neth.spdcid = (uint16_t)qp->qpn;
+	c.neth.dpdcid = (uint16_t)qp->peer_qpn;
+	c.neth.nack_psn = psn;
+	c.neth.cc_type = 1;
+	c.neth.tx_ts_echo = ts_echo;
+	qp->env.emit_ctl(qp->env.owner, plane, qp->peer_host, &c);
+	qp->st.nack_tx[mrc_nack_idx(reason)]++;
+}
+
+static bool is_data(uint8_t op)
+{
+	return op >= MRC_OP_WRITE_FIRST && op <= MRC_OP_WRITE_ONLY_IMM;
+}
+
+static void deliver(struct mrc_qp *qp, uint64_t now_ps)
+{
+	for (;;) {
+		struct rxmsg *m = &qp->rxm[qp->next_cmsn & (qp->rxm_cap - 1)];
+
+		if (!m->seen || m->got != m->dma_len)
+			return;
+		qp->st.msgs_delivered++;
+		if (m->has_imm && qp->env.ops && qp->env.ops->recv_imm)
+			qp->env.ops->recv_imm(qp->env.ctx, qp->qpn, m->imm, m->dma_len, now_ps);
+		*m = (struct rxmsg){0};
+		qp->next_cmsn++;
+	}
+}
+
+static void on_data(
+	struct mrc_qp *qp, unsigned plane, const struct mrc_pkt *p, bool ce, uint64_t now_ps)
+{
+	uint32_t psn = p->psn & MRC_PSN_MASK;
+	int32_t d = psn_diff(psn, qp->epsn);
+	uint16_t ts = (p->flags & MRC_BTH_F_TS) ? p->tx_ts : 0;
+	uint16_t md = (uint16_t)(p->msn - qp->next_cmsn);
+	struct rxmsg *m;
+	bool sack;
+
+	qp->st.rx_data_pkts++;
+	if (ce)
+		qp->st.rx_ce++;
+	if (p->trimmed) {
+		qp->st.rx_trimmed++;
+		if (d >= 0 && (uint32_t)d < qp->rwin && !rx_bit(qp, psn))
+			send_nack(qp, plane, psn,
+				p->dscp == qp->env.dscp_trimmed_lasthop ? MRC_NACK_TRIMMED_LASTHOP
+									: MRC_NACK_TRIMMED,
+				p->ev, ts, now_ps);
+		return;
+	}
+	if (d < 0 || ((uint32_t)d < qp->rwin && rx_bit(qp, psn))) {
+		qp->st.rx_dup++; /* detected first: never also counted as reordered (C09) */
+		send_sack(qp, plane, psn, p->ev, ce ? MRC_SACK_M_SKIP_ONCE : 0, false, ts, now_ps);
+		return;
+	}
+	if ((uint32_t)d >= qp->rwin) {
+		qp->st.rx_oor++;
+		send_nack(qp, plane, psn, MRC_NACK_PSN_OOR_WINDOW, p->ev, ts, now_ps);
+		return;
+	}
+	if (md >= qp->rxm_cap) {
+		qp->st.rx_msn_oor++;
+		send_nack(qp, plane, psn, MRC_NACK_NO_RESOURCE, p->ev, ts, now_ps);
+		return;
+	}
+	if (p->payload_len &&
+		qp->env.place(qp->env.owner, p->rkey, p->va, p->payload, p->payload_len)) {
+		qp->st.rx_access_err++;
+		send_nack(qp, plane, psn, MRC_NACK_UNEXP_EVENT, p->ev, ts, now_ps);
+		return;
+	}
+	rx_set(qp, psn, true);
+	qp->st.rx_unique++;
+	qp->st.rx_payload_bytes += p->payload_len;
+	qp->st.placed_bytes += p->payload_len;
+	if (qp->have_max && psn_lt(psn, psn_add(qp->max_seen, 1)))
+		qp->st.rx_reordered++;
+	if (!qp->have_max || psn_lt(qp->max_seen, psn))
+		qp->max_seen = psn;
+	qp->have_max = true;
+	if (d != 0)
+		qp->ooo++;
+	m = &qp->rxm[p->msn & (qp->rxm_cap - 1)];
+	if (!m->seen) {
+		m->seen = true;
+		m->dma_len = p->dma_len;
+	}
+	m->got += p->payload_len;
+	if (p->opcode == MRC_OP_WRITE_LAST_IMM || p->opcode == MRC_OP_WRITE_ONLY_IMM) {
+		m->has_imm = true;
+		m->imm = p->imm;
+	}
+	/* Only PSNs in [epsn, epsn + rwin) have bits, so epsn's slot is epsn's own. */
+	while (rx_bit(qp, qp->epsn)) {
+		rx_set(qp, qp->epsn, false);
+		qp->epsn = psn_add(qp->epsn, 1);
+	}
+	deliver(qp, now_ps);
+	qp->rcvd_bytes += p->payload_len;
+	qp->bytes_since_sack += p->payload_len;
+	sack = (p->flags & MRC_BTH_F_ACKREQ) || d != 0 || ce || qp->epsn != psn_add(psn, 1) ||
+	       qp->bytes_since_sack >= qp->env.qp->sack_every_bytes;
+	if (sack)
+		send_sack(qp, plane, psn, p->ev, ce ? MRC_SACK_M_SKIP_ONCE : 0, false, ts, now_ps);
+}
+
+/* Packets in flight through port @plane (ours or the peer's) went down with it. */
+static void requeue_plane(struct mrc_qp *qp, unsigned plane)
+{
+	for (uint32_t psn = qp->una; psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
+		struct txent *e = ent(qp, psn);
+
+		if ((e->flags & TX_INFLIGHT) && e->plane == plane) {
+			qp->st.loss_port++;
+			queue_rtx(qp, psn);
+		}
+	}
+}
+
+/* The peer says its port on a plane went down or came up. */
+static void on_ep_request(struct mrc_qp *qp, const struct mrc_pkt *p)
+{
+	const struct mrc_erth *r = &p->erth;
+
+	if (r->kind != MRC_EP_PORT_STATUS || r->plane >= qp->env.planes) {
+		qp->st.rx_ignored++;
+		return;
+	}
+	qp->st.port_status_rx++;
+	if (r->port_up) {
+		qp->peer_down &= ~(1u << r->plane);
+	} else {
+		qp->peer_down |= 1u << r->plane;
+		requeue_plane(qp, r->plane);
+	}
+	wake(qp, -1);
+}
+
+void mrc_qp_on_pkt(
+	struct mrc_qp *qp, unsigned plane, const struct mrc_pkt *p, bool ce, uint64_t now_ps)
+{
+	if (qp->failed || plane >= qp->env.planes) {
+		qp->st.rx_ignored++;
+		return;
+	}
+	if (is_data(p->opcode)) {
+		on_data(qp, plane, p, ce, now_ps);
+	} else if (p->opcode == MRC_OP_SACK) {
+		on_sack(qp, p, now_ps);
+	} else if (p->opcode == MRC_OP_NACK) {
+		on_nack(qp, p, now_ps);
+	} else if (p->opcode == MRC_OP_EP_REQUEST) {
+		on_ep_request(qp, p);
+	} else if (p->opcode == MRC_OP_PROBE) {
+		qp->st.probes_rx++;
+		send_sack(qp, plane, psn_add(qp->epsn, -1), p->ev, ce ? MRC_SACK_M_SKIP_ONCE : 0,
+			true, p->peth.tx_ts, now_ps);
+	} else {
+		qp->st.rx_ignored++;
+	}
+}
+
+/* ---- timers ------------------------------------------------------------------------- */
+
+static bool rto_armed(const struct mrc_qp *qp)
+{
+	return !qp->failed && (qp->una != qp->next_psn || qp->sq_head != qp->sq_tail);
+}
+
+static uint32_t up_mask(const struct mrc_qp *qp)
+{
+	uint32_t m = 0;
+
+	for (unsigned p = 0; p < qp->env.planes; p++)
+		if (plane_ok(qp, p))
+			m |= 1u << p;
+	return m;
+}
+
+uint64_t mrc_qp_next_timer(const struct mrc_qp *qp)
+{
+	uint64_t t = UINT64_MAX, pr;
+
+	if (qp->failed)
+		return t;
+	if (rto_armed(qp))
+		t = qp->last_progress_ps + qp->rto_ps;
+	if (qp->backoff_until_ps && qp->backoff_until_ps < t && qp->rtx_len)
+		t = qp->backoff_until_ps;
+	pr = mrc_ev_next_probe(&qp->evs, up_mask(qp));
+	if (pr != UINT64_MAX && (pr > qp->probe_woken_ps || qp->probe_woken_ps == 0) && pr < t)
+		t = pr;
+	return t;
+}
+
+static void on_rto(struct mrc_qp *qp, uint64_t now_ps)
+{
+	const struct mrc_qp_params *p = qp->env.qp;
+	uint64_t t = mrc_qp_timeout_ps(p);
+	uint32_t psn;
+
+	qp->retries++;
+	qp->st.rto_events++;
+	if (qp->retries > (unsigned)p->retry_linear + p->retry_exp) {
+		qp_fail(qp, -ETIMEDOUT, now_ps,
+			"ACK timeout: PSN 0x%06x unacknowledged after %u retries, %" PRIu64
+			" ns without progress (timeout %u, retry %u linear + %u exponential)",
+			qp->una, qp->retries - 1, mrc_qp_give_up_ps(p) / 1000, p->timeout,
+			p->retry_linear, p->retry_exp);
+		return;
+	}
+	for (psn = qp->una; psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
+		struct txent *e = ent(qp, psn);
+
+		if ((e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
+			continue;
+		qp->st.loss_rto++;
+		if (e->ev >= 0) {
+			qp->evs.ev[e->ev].st.losses++;
+			mrc_ev_on_bad(&qp->evs, e->ev, MRC_EVC_LOSS_RTO, now_ps);
+		}
+		queue_rtx(qp, psn);
+	}
+	mrc_cc_on_loss(&qp->cc, now_ps, 0);
+	qp->rto_ps = qp->retries <= p->retry_linear ? t : t << (qp->retries - p->retry_linear);
+	qp->last_progress_ps = now_ps;
+	wake(qp, -1);
+}
+
+void mrc_qp_on_timer(struct mrc_qp *qp, uint64_t now_ps)
+{
+	uint64_t pr;
+
+	if (qp->failed)
+		return;
+	if (rto_armed(qp) && now_ps >= qp->last_progress_ps + qp->rto_ps)
+		on_rto(qp, now_ps);
+	if (qp->failed)
+		return;
+	if (qp->backoff_until_ps && now_ps >= qp->backoff_until_ps) {
+		qp->backoff_until_ps = 0;
+		wake(qp, -1);
+	}
+	pr = mrc_ev_next_probe(&qp->evs, up_mask(qp));
+	if (pr <= now_ps) {
+		for (unsigned p = 0; p < qp->env.planes; p++)
+			if (mrc_ev_probe_due(&qp->evs, p, now_ps) >= 0 && plane_ok(qp, p))
+				wake(qp, (int)p);
+		qp->probe_woken_ps = now_ps;
+	}
+}
+
+void mrc_qp_port_status(struct mrc_qp *qp, unsigned plane, bool up, uint64_t now_ps)
+{
+	struct mrc_pkt c;
+	unsigned out = plane;
+
+	if (qp->failed || plane >= qp->env.planes)
+		return;
+	if (!up) {
+		requeue_plane(qp, plane);
+		qp->ctl_ev[plane] = -1;
+		for (out = 0; out < qp->env.planes && !plane_ok(qp, out); out++)
+			;
+		if (out == qp->env.planes) {
+			wake(qp, -1);
+			return; /* no port left to tell the peer through */
+		}
+	}
+	/* Port status update to the peer (ENDPOINT_REQUEST, WIRE.md "Opcodes"), so it moves
+	 * its traffic to us off this plane, or back onto it. */
+	ctl_common(qp, out, MRC_OP_EP_REQUEST, now_ps, &c);
+	c.erth.kind = MRC_EP_PORT_STATUS;
+	c.erth.plane = (uint8_t)plane;
+	c.erth.port_up = up;
+	c.erth.req_id = ++qp->req_id;
+	c.erth.ev = c.ev;
+	c.erth.spdcid = (uint16_t)qp->qpn;
+	c.erth.dpdcid = (uint16_t)qp->peer_qpn;
+	c.erth.tx_ts = ts16(now_ps);
+	qp->env.emit_ctl(qp->env.owner, out, qp->peer_host, &c);
+	qp->st.port_status_tx++;
+	wake(qp, -1);
+}
+
+/* ---- inspection --------------------------------------------------------------------- */
+
+void mrc_qp_get_stats(const struct mrc_qp *qp, struct mrc_qp_stats *out)
+{
+	*out = qp->st;
+	out->rx_lost = 0;
+	if (qp->have_max) {
+		uint64_t span =
+			(uint64_t)psn_diff(qp->max_seen, qp->env.qp->start_psn & MRC_PSN_MASK) + 1;
+
+		out->rx_lost = span > qp->st.rx_unique ? span - qp->st.rx_unique : 0;
+	}
+}
+
+bool mrc_qp_failed(const struct mrc_qp *qp, const char **reason)
+{
+	if (reason)
+		*reason = qp->failed ? qp->reason : NULL;
+	return qp->failed;
+}
+
+struct mrc_ev_set *mrc_qp_evs(struct mrc_qp *qp)
+{
+	return &qp->evs;
+}
+
+const struct mrc_cc *mrc_qp_cc(const struct mrc_qp *qp)
+{
+	return &qp->cc;
+}
+
+uint32_t mrc_qp_next_psn(const struct mrc_qp *qp)
+{
+	return qp->next_psn;
+}
+
+uint32_t mrc_qp_una(const struct mrc_qp *qp)
+{
+	return qp->una;
+}
+
+uint64_t mrc_qp_inflight(const struct mrc_qp *qp)
+{
+	return qp->inflight;
+}
+
+/* ---- selftest: two endpoints through a tiny scripted network ------------------------ */
+
+#include "mrc/st.h"
+
+#define TN_PLANES 4
+#define TN_RATE_BPS 100000000000ull /* per port */
+#define TN_DELAY_PS 1000000ull	    /* one way, 1 us */
+
+enum { TN_PASS = 0, TN_DROP, TN_DUP };
+
+struct tn;
+
+struct tn_host {
+	struct tn *tn;
+	unsigned h;
+};
+
+struct tn_ev {
+	uint64_t t, seq;
+	unsigned to, plane;
+	uint32_t len;
+	uint8_t *b;
+};
+
+/* Returns TN_PASS/TN_DROP/TN_DUP for a packet leaving host @from; may edit the bytes (trim,
+ * CE) and add delay. @d is the decoded packet. */
+typedef int (*tn_hook)(struct tn *tn, unsigned from, const struct mrc_pkt *d, uint8_t *b,
+	uint32_t *len, uint64_t *extra_ps);
+
+struct tn {
+	struct mrc_ep *ep[2];
+	struct tn_host hc[2];
+	struct mrc_wire_cfg wire;
+	unsigned planes;
+	uint64_t now, delay_ps; /* one-way delay */
+	bool want[2][TN_PLANES];
+	bool down[2][TN_PLANES]; /* port down: nothing is delivered to it */
+	uint64_t free_at[2][TN_PLANES];
+	struct tn_ev *q;
+	unsigned qn, qcap;
+	uint64_t seq;
+	tn_hook hook;
+	void *hctx;
+	/* what host 0 sent */
+	unsigned data_tx, rtx_tx, probe_tx, plane_data[TN_PLANES], drops;
+	uint8_t psn_tx[1 << 16]; /* data transmissions per PSN (low 16 bits) */
+	uint32_t rtx_psn[64];
+	unsigned n_rtx_psn;
+	unsigned sack_seen;
+	/* completions */
+	unsigned done, imm_n;
+	int done_status;
+	uint64_t done_t, imm_len;
+	uint32_t imm;
+};
+
+static unsigned tn_ev_plane(void *ctx, uint32_t ev)
+{
+	(void)ctx;
+	return ev >> 28;
+}
+
+static void tn_addr(struct mrc_ip6 *a, uint32_t host, unsigned plane)
+{
+	memset(a, 0, sizeof(*a));
+	a->b[0] = 0xfd;
+	a->b[13] = (uint8_t)host;
+	a->b[15] = (uint8_t)plane;
+}
+
+static int tn_path(void *ctx, uint32_t peer_host, uint32_t ev, struct mrc_pkt *hdr)
+{
+	struct tn_host *hc = ctx;
+	unsigned pl = ev >> 28;
+
+	tn_addr(&hdr->outer_src, hc->h, pl);
+	tn_addr(&hdr->outer_dst, peer_host, pl);
+	tn_addr(&hdr->src, hc->h, pl);
+	tn_addr(&hdr->dst, peer_host, pl);
+	hdr->n_segs = 0;
+	return 0;
+}
+
+static void tn_tx_ready(void *ctx, unsigned plane)
+{
+	struct tn_host *hc = ctx;
+
+	hc->tn->want[hc->h][plane] = true;
+}
+
+static void tn_send_done(void *ctx, uint32_t qpn, uint64_t wr_id, int status, uint64_t now_ps)
+{
+	struct tn_host *hc = ctx;
+
+	(void)qpn;
+	(void)wr_id;
+	hc->tn->done++;
+	hc->tn->done_status = status;
+	hc->tn->done_t = now_ps;
+}
+
+static void tn_recv_imm(void *ctx, uint32_t qpn, uint32_t imm, uint64_t len, uint64_t now_ps)
+{
+	struct tn_host *hc = ctx;
+
+	(void)qpn;
+	(void)now_ps;
+	hc->tn->imm_n++;
+	hc->tn->imm = imm;
+	hc->tn->imm_len = len;
+}
+
+static const struct mrc_ep_ops tn_ops = {
+	.tx_ready = tn_tx_ready,
+	.send_done = tn_send_done,
+	.recv_imm = tn_recv_imm,
+};
+
+/* EVs: plane(4) | spine(12) | salt(16), @per_plane on each of @planes planes. */
+static uint32_t tn_evs[256];
+
+/*
+ * Two hosts, @planes ports each, EV list of @per_plane EVs per plane, cc fixed at 4 MiB
+ * unless @nscc; @tweak adjusts the parameters. Creates QP 1 on both sides.
+ */
+static int tn_init(struct tn *tn, unsigned planes, unsigned per_plane, bool nscc,
+	void (*tweak)(struct mrc_ep_params *p))
+{
+	memset(tn, 0, sizeof(*tn));
+	tn->planes = planes;
+	tn->delay_ps = TN_DELAY_PS;
+	for (unsigned i = 0; i < planes * per_plane; i++)
+		tn_evs[i] = (i / per_plane) << 28 | (i % per_plane) << 16 | 0x0A0B;
+	for (unsigned h = 0; h < 2; h++) {
+		struct mrc_ep_params p;
+		uint32_t qpn;
+		int rc;
+
+		mrc_ep_params_default(&p, planes, TN_RATE_BPS, 12000000);
+		p.host = h;
+		p.path = tn_path;
+		p.ev_plane = tn_ev_plane;
+		p.ev.evs = tn_evs;
+		p.ev.n_evs = planes * per_plane;
+		p.seed = 7;
+		if (!nscc) {
+			p.cc = "fixed";
+			p.cc_params.init_cwnd = p.cc_params.max_cwnd = 4u << 20;
+		}
+		if (tweak)
+			tweak(&p);
+		tn->wire = p.wire;
+		tn->hc[h] = (struct tn_host){.tn = tn, .h = h};
+		rc = mrc_ep_new(&p, &tn_ops, &tn->hc[h], &tn->ep[h]);
+		if (rc)
+			return rc;
+		rc = mrc_ep_qp_create(tn->ep[h], 1 - h, 1, &qpn);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static void tn_free(struct tn *tn)
+{
+	for (unsigned i = 0; i < tn->qn; i++)
+		free(tn->q[i].b);
+	free(tn->q);
+	mrc_ep_free(tn->ep[0]);
+	mrc_ep_free(tn->ep[1]);
+}
+
+static void tn_push(
+	struct tn *tn, uint64_t t, unsigned to, unsigned plane, const uint8_t *b, uint32_t len)
+{
+	if (tn->qn == tn->qcap) {
+		tn->qcap = tn->qcap ? tn->qcap * 2 : 256;
+		tn->q = realloc(tn->q, tn->qcap * sizeof(*tn->q));
+	}
+	tn->q[tn->qn] = (struct tn_ev){
+		.t = t, .seq = tn->seq++, .to = to, .plane = plane, .len = len, .b = malloc(len)};
+	memcpy(tn->q[tn->qn].b, b, len);
+	tn->qn++;
+}
+
+static void tn_pull(struct tn *tn, unsigned h, unsigned pl)
+{
+	uint8_t buf[MRC_PKT_MAX];
+	struct mrc_pkt d;
+	uint32_t len;
+	uint64_t extra = 0, ser;
+	int n = mrc_ep_tx(tn->ep[h], pl, tn->now, buf, sizeof(buf)), act = TN_PASS;
+
+	if (n <= 0) {
+		tn->want[h][pl] = false;
+		return;
+	}
+	len = (uint32_t)n;
+	ser = (uint64_t)len * 8 * 1000000000000ull / TN_RATE_BPS;
+	tn->free_at[h][pl] = tn->now + ser;
+	if (mrc_wire_decode(&tn->wire, buf, len, true, &d) == MRC_WIRE_OK) {
+		if (h == 0 && is_data(d.opcode)) {
+			tn->data_tx++;
+			tn->plane_data[pl]++;
+			tn->psn_tx[d.psn & 0xFFFF]++;
+			if (d.flags & MRC_BTH_F_RTX) {
+				tn->rtx_tx++;
+				if (tn->n_rtx_psn < 64)
+					tn->rtx_psn[tn->n_rtx_psn++] = d.psn;
+			}
+		}
+		if (h == 0 && d.opcode == MRC_OP_PROBE)
+			tn->probe_tx++;
+		if (tn->hook)
+			act = tn->hook(tn, h, &d, buf, &len, &extra);
+	}
+	if (act == TN_DROP) {
+		tn->drops++;
+		return;
+	}
+	tn_push(tn, tn->now + ser + tn->delay_ps + extra, 1 - h, pl, buf, len);
+	if (act == TN_DUP)
+		tn_push(tn, tn->now + ser + tn->delay_ps + extra + 100000, 1 - h, pl, buf, len);
+}
+
+/* Runs until nothing is left to do or @until_ps. */
+static void tn_run(struct tn *tn, uint64_t until_ps)
+{
+	for (;;) {
+		uint64_t t = UINT64_MAX, tt;
+		int kind = -1, qi = -1, ph = -1, ppl = -1;
+
+		for (unsigned i = 0; i < tn->qn; i++)
+			if (tn->q[i].t < t || (tn->q[i].t == t && tn->q[i].seq < tn->q[qi].seq)) {
+				t = tn->q[i].t;
+				qi = (int)i;
+				kind = 0;
+			}
+		for (unsigned h = 0; h < 2; h++) {
+			tt = mrc_ep_next_timer(tn->ep[h]);
+			if (tt < t) {
+				t = tt;
+				kind = 1;
+				ph = (int)h;
+			}
+		}
+		for (unsigned h = 0; h < 2; h++)
+			for (unsigned pl = 0; pl < tn->planes; pl++) {
+				if (!tn->want[h][pl])
+					continue;
+				tt = tn->free_at[h][pl] > tn->now ? tn->free_at[h][pl] : tn->now;
+				if (tt < t) {
+					t = tt;
+					kind = 2;
+					ph = (int)h;
+					ppl = (int)pl;
+				}
+			}
+		if (kind < 0 || t > until_ps)
+			break;
+		if (t > tn->now)
+			tn->now = t;
+		if (kind == 0) {
+			struct tn_ev e = tn->q[qi];
+
+			tn->q[qi] = tn->q[--tn->qn];
+			if (!tn->down[e.to][e.plane])
+				mrc_ep_on_rx(tn->ep[e.to], e.plane, e.b, e.len, false, tn->now);
+			free(e.b);
+		} else if (kind == 1) {
+			mrc_ep_on_timer(tn->ep[ph], tn->now);
+		} else {
+			tn_pull(tn, (unsigned)ph, (unsigned)ppl);
+		}
+	}
+	if (until_ps != UINT64_MAX && tn->now < until_ps)
+		tn->now = until_ps;
+}
+
+/* NIC port @pl of host @h goes down or up, for the endpoint and the network. */
+static void tn_port(struct tn *tn, unsigned h, unsigned pl, bool up)
+{
+	tn->down[h][pl] = !up;
+	mrc_ep_port_status(tn->ep[h], pl, up, tn->now);
+}
+
+static struct mrc_qp *tn_qp(struct tn *tn, unsigned h)
+{
+	return mrc_ep_qp(tn->ep[h], 1);
+}
+
+static struct mrc_qp_stats tn_stats(struct tn *tn, unsigned h)
+{
+	struct mrc_qp_stats s;
+
+	mrc_ep_qp_stats(tn->ep[h], 1, &s);
+	return s;
+}
+
+/* Posts @len bytes of a pattern from host 0 to a fresh MR on host 1. */
+static int tn_write(struct tn *tn, uint8_t *src, uint8_t *dst, uint64_t len, bool imm)
+{
+	uint32_t rkey;
+	int rc;
+
+	for (uint64_t i = 0; i < len; i++)
+		src[i] = (uint8_t)(i * 7 + i / 4096);
+	memset(dst, 0, len);
+	rc = mrc_ep_reg_mr(tn->ep[1], dst, len, &rkey);
+	if (rc)
+		return rc;
+	return mrc_ep_post_write(
+		tn->ep[0], 1, src, len, (uint64_t)(uintptr_t)dst, rkey, imm, 0xC0FFEE, 42, tn->now);
+}
+
+static void tw_no_backup(struct mrc_ep_params *p)
+{
+	p->ev.backup_per_plane = 0;
+}
+
+/* (2): one EV black-holed */
+static uint32_t bh_ev;
+static bool bh_on;
+
+static int hook_blackhole(struct tn *tn, unsigned from, const struct mrc_pkt *d, uint8_t *b,
+	uint32_t *len, uint64_t *extra)
+{
+	(void)tn;
+	(void)b;
+	(void)len;
+	(void)extra;
+	return from == 0 && bh_on && d->ev == bh_ev ? TN_DROP : TN_PASS;
+}
+
+static void tw_blackhole(struct mrc_ep_params *p)
+{
+	p->ev.backup_per_plane = 2;
+	p->qp.reorder_threshold = 8;
+	p->ev.probe_backoff_ps = 2000000;
+	p->ev.probe_backoff_max_ps = 8000000;
+}
+
+/* (3): C11 — trim PSN 1's first transmission; delay NACKs so SACK(2) overtakes. */
+static uint8_t c11_nack[MRC_PKT_MAX];
+static uint32_t c11_nack_len;
+static uint32_t c11_first_ev, c11_rtx_ev;
+
+static int hook_c11(struct tn *tn, unsigned from, const struct mrc_pkt *d, uint8_t *b,
+	uint32_t *len, uint64_t *extra)
+{
+	if (from == 0 && d->opcode == MRC_OP_WRITE_FIRST && d->psn == 1) {
+		if (tn->psn_tx[1] == 1) {
+			c11_first_ev = d->ev;
+			*len = (uint32_t)mrc_wire_trim(b, *len, 256, tn->wire.dscp_trimmed);
+		} else {
+			c11_rtx_ev = d->ev;
+		}
+	}
+	if (from == 1 && d->opcode == MRC_OP_NACK) {
+		memcpy(c11_nack, b, *len);
+		c11_nack_len = *len;
+		*extra = 5000000;
+	}
+	return TN_PASS;
+}
+
+static void tw_c11(struct mrc_ep_params *p)
+{
+	p->ev.backup_per_plane = 0;
+	p->qp.start_psn = 1;
+}
+
+/* (4): CE marks on one EV */
+static uint32_t ce_ev;
+static unsigned ce_marked;
+
+static int hook_ce(struct tn *tn, unsigned from, const struct mrc_pkt *d, uint8_t *b, uint32_t *len,
+	uint64_t *extra)
+{
+	(void)tn;
+	(void)len;
+	(void)extra;
+	if (from == 0 && is_data(d->opcode) && d->ev == ce_ev) {
+		b[1] |= 0x30; /* outer traffic class ECN bits (version|TC|flow): CE = 11 */
+		ce_marked++;
+	}
+	return TN_PASS;
+}
+
+/* (5) and C10: wrap; drop the first transmission of chosen PSNs */
+static uint32_t drop_psn[4];
+static unsigned n_drop_psn;
+static struct mrc_seth c10_sack[64];
+static unsigned n_c10_sack;
+
+static int hook_drop_psn(struct tn *tn, unsigned from, const struct mrc_pkt *d, uint8_t *b,
+	uint32_t *len, uint64_t *extra)
+{
+	(void)b;
+	(void)len;
+	(void)extra;
+	if (from == 1 && d->opcode == MRC_OP_SACK && n_c10_sack < 64)
+		c10_sack[n_c10_sack++] = d->seth;
+	if (from != 0 || !is_data(d->opcode) || (d->flags & MRC_BTH_F_RTX))
+		return TN_PASS;
+	for (unsigned i = 0; i < n_drop_psn; i++)
+		if (d->psn == drop_psn[i] && tn->psn_tx[d->psn & 0xFFFF] == 1)
+			return TN_DROP;
+	return TN_PASS;
+}
+
+static void tw_wrap(struct mrc_ep_params *p)
+{
+	p->qp.start_psn = 0xFFFF00;
+	p->qp.reorder_threshold = 8;
+}
+
+static void tw_c10(struct mrc_ep_params *p)
+{
+	p->qp.start_psn = 0xFFFFFD;
+	p->qp.reorder_threshold = 2;
+	p->ev.backup_per_plane = 0;
+}
+
+/* (7): everything from host 0 is lost */
+static int hook_all_dead(struct tn *tn, unsigned from, const struct mrc_pkt *d, uint8_t *b,
+	uint32_t *len, uint64_t *extra)
+{
+	(void)tn;
+	(void)d;
+	(void)b;
+	(void)len;
+	(void)extra;
+	return from == 0 ? TN_DROP : TN_PASS;
+}
+
+static void tw_dead(struct mrc_ep_params *p)
+{
+	p->qp.timeout = 2; /* T = 1.024 us * 4 = 4.096 us */
+	p->qp.retry_linear = 2;
+	p->qp.retry_exp = 2;
+}
+
+/* (8): duplicate every PSN = 0 mod 3 (not 1 mod 5), delay every PSN = 1 mod 5 by 3 us;
+ * keep PSN 7's bytes to replay as a stale packet later */
+static unsigned n_dup, n_delayed;
+static uint8_t stale_pkt[MRC_PKT_MAX];
+static uint32_t stale_len;
+
+static int hook_dupreorder(struct tn *tn, unsigned from, const struct mrc_pkt *d, uint8_t *b,
+	uint32_t *len, uint64_t *extra)
+{
+	(void)tn;
+	(void)b;
+	(void)len;
+	if (from != 0 || !is_data(d->opcode))
+		return TN_PASS;
+	if (d->psn == 7) {
+		memcpy(stale_pkt, b, *len);
+		stale_len = *len;
+	}
+	if (d->psn % 5 == 1) {
+		n_delayed++;
+		*extra = 3000000;
+		return TN_PASS;
+	}
+	if (d->psn % 3 == 0) {
+		n_dup++;
+		return TN_DUP;
+	}
+	return TN_PASS;
+}
+
+/* NACK PSN_OOR_WINDOW: the responder's window is 1 x 128 PSNs, PSN 0 is lost once. */
+static void tw_oor(struct mrc_ep_params *p)
+{
+	if (p->host == 1)
+		p->qp.mpr = 1;
+	p->qp.reorder_threshold = 8;
+}
+
+/* Port down in the middle of a transfer: count plane 1's data after it went down. */
+static bool pd_down;
+static unsigned pd_after;
+
+static int hook_port_down(struct tn *tn, unsigned from, const struct mrc_pkt *d, uint8_t *b,
+	uint32_t *len, uint64_t *extra)
+{
+	(void)b;
+	(void)len;
+	(void)extra;
+	if (from == 0 && pd_down && is_data(d->opcode) && (d->ev >> 28) == 1)
+		pd_after++;
+	if (from == 0 && is_data(d->opcode) && d->psn == 100 && !pd_down) {
+		mrc_ep_port_status(tn->ep[0], 1, false, tn->now);
+		pd_down = true;
+	}
+	return TN_PASS;
+}
+
+/* C09: feeds single-packet messages with the given PSNs to a responder starting at PSN 1. */
+static void c09_tweak(struct mrc_ep_params *p)
+{
+	p->qp.start_psn = 1;
+}
+
+static void c09_run(struct mrc_st *st, const uint32_t *psns, unsigned n, uint64_t lost,
+	uint64_t reordered, uint64_t dups)
+{
+	struct tn tn;
+	uint8_t dst[16 * 8], src[8] = {1, 2, 3, 4, 5, 6, 7, 8}, buf[MRC_PKT_MAX];
+	struct mrc_qp_stats s;
+	uint32_t rkey;
+
+	ST_EQ_I(st, tn_init(&tn, 1, 4, false, c09_tweak), 0);
+	ST_EQ_I(st, mrc_ep_reg_mr(tn.ep[1], dst, sizeof(dst), &rkey), 0);
+	for (unsigned i = 0; i < n; i++) {
+		struct mrc_pkt p = {0};
+		int len;
+
+		tn_path(&tn.hc[0], 1, tn_evs[0], &p);
+		p.hop_limit = 64;
+		p.opcode = MRC_OP_WRITE_ONLY;
+		p.ecn = 2;
+		p.ev = tn_evs[0];
+		p.dest_qp = 1;
+		p.psn = psns[i];
+		p.msn = (uint16_t)(psns[i] - 1);
+		p.va = (uint64_t)(uintptr_t)dst + 8 * psns[i];
+		p.rkey = rkey;
+		p.dma_len = 8;
+		p.payload = src;
+		p.payload_len = 8;
+		len = mrc_wire_encode(&tn.wire, &p, buf, sizeof(buf));
+		ST_TRUE(st, len > 0);
+		if (len > 0)
+			mrc_ep_on_rx(tn.ep[1], 0, buf, (size_t)len, false, 1000);
+	}
+	mrc_ep_qp_stats(tn.ep[1], 1, &s);
+	ST_EQ(st, s.rx_lost, lost);
+	ST_EQ(st, s.rx_reordered, reordered);
+	ST_EQ(st, s.rx_dup, dups);
+	tn_free(&tn);
+}
+
+MRC_SELFTEST(qp)
+{
+	static uint8_t src[2 << 20], dst[2 << 20];
+	struct tn tn;
+	struct mrc_qp_stats s0, s1;
+	const struct mrc_ev_set *evs;
+	const char *why;
+
+	mrc_st_case(st, "Q01 ACK timeout and retry budget: 1.024 us * 2^t, linear then doubling");
+	{
+		struct mrc_qp_params p;
+
+		mrc_qp_params_default(&p);
+		ST_EQ(st, mrc_qp_timeout_ps(&p), 16777216000ull); /* 1.024 us * 2^14 = 16.78 ms */
+		p.timeout = 2;
+		p.retry_linear = 2;
+		p.retry_exp = 2;
+		/* T = 4.096 us: T, T, T (linear), then 2T, 4T: 9T = 36.864 us */
+		ST_EQ(st, mrc_qp_give_up_ps(&p), 36864000ull);
+	}
+
+	mrc_st_case(st, "Q02 (1) 1 MiB over 128 EVs, 4 planes, lossless");
+	ST_EQ_I(st, tn_init(&tn, 4, 32, false, tw_no_backup), 0);
+	ST_EQ_I(st, tn_write(&tn, src, dst, 1 << 20, true), 0);
+	tn_run(&tn, UINT64_MAX);
+	s0 = tn_stats(&tn, 0);
+	s1 = tn_stats(&tn, 1);
+	ST_EQ_MEM(st, dst, src, 1 << 20);
+	ST_EQ(st, tn.data_tx, 256); /* 1 MiB / 4096 */
+	for (unsigned pl = 0; pl < 4; pl++)
+		ST_EQ(st, tn.plane_data[pl], 64); /* every port pulls at the same rate */
+	ST_EQ(st, s0.rtx_pkts, 0);
+	/* policy: a SACK every 64 KiB = 16 packets, the last one (ack request) coinciding */
+	ST_EQ(st, s1.sack_tx, 256 / 16);
+	ST_EQ(st, s0.sack_rx, 16);
+	ST_EQ(st, tn.done, 1);
+	ST_EQ_I(st, tn.done_status, 0);
+	ST_EQ(st, tn.imm_n, 1);
+	ST_EQ(st, tn.imm, 0xC0FFEE);
+	ST_EQ(st, tn.imm_len, 1 << 20);
+	ST_EQ(st, s1.rx_unique, 256);
+	ST_EQ(st, s1.rx_dup + s1.rx_reordered + s1.rx_lost, 0);
+	ST_EQ(st, mrc_qp_next_timer(tn_qp(&tn, 0)), UINT64_MAX);
+	tn_free(&tn);
+
+	mrc_st_case(st, "Q03 (2) one EV black-holed: ASSUMED_BAD on its first loss, replaced, "
+			"probed back");
+	ST_EQ_I(st, tn_init(&tn, 2, 8, false, tw_blackhole), 0);
+	bh_ev = tn_evs[3]; /* plane 0, active */
+	bh_on = true;
+	tn.hook = hook_blackhole;
+	ST_EQ_I(st, tn_write(&tn, src, dst, 256 << 10, false), 0);
+	tn_run(&tn, 200000000); /* 200 us */
+	evs = mrc_ep_qp_evs(tn.ep[0], 1);
+	s0 = tn_stats(&tn, 0);
+	ST_EQ_MEM(st, dst, src, 256 << 10);
+	ST_EQ(st, tn.done, 1);
+	ST_EQ(st, evs->ev[3].state, MRC_EV_ASSUMED_BAD);
+	ST_TRUE(st, !evs->ev[3].active);
+	ST_TRUE(st, evs->ev[6].active && evs->ev[6].st.tx_pkts > 0); /* plane 0's first backup */
+	ST_TRUE(st, !evs->ev[15].active && evs->ev[15].st.tx_pkts == 0); /* plane 1's: unused */
+	{
+		unsigned data_drops = tn.drops - tn.probe_tx, twice = 0, more = 0;
+		struct mrc_ev_change log[8];
+		unsigned n = mrc_ev_log(evs, log, 8);
+
+		ST_TRUE(st, data_drops >= 1);
+		ST_EQ(st, evs->ev[3].st.losses, data_drops); /* every loss on it was seen ... */
+		ST_EQ(st, s0.rtx_pkts, data_drops);	     /* ... and resent once */
+		for (unsigned i = 0; i < 64; i++) {
+			twice += tn.psn_tx[i] == 2;
+			more += tn.psn_tx[i] > 2;
+		}
+		ST_EQ(st, twice, data_drops);
+		ST_EQ(st, more, 0);
+		ST_EQ(st, tn.data_tx, 64 + data_drops);
+		ST_TRUE(st, n >= 1 && log[0].ev == bh_ev && log[0].to == MRC_EV_ASSUMED_BAD &&
+				    log[0].cause == MRC_EVC_LOSS_SACK);
+		ST_EQ(st, n, 1); /* nothing else changed */
+	}
+	ST_TRUE(st, tn.probe_tx >= 2); /* probes at +2, +4, +8 us ... all dropped */
+	bh_on = false;
+	tn_run(&tn, 400000000);
+	ST_EQ(st, evs->ev[3].state, MRC_EV_GOOD);
+	ST_EQ(st, evs->ev[3].st.probes_ok, 1);
+	ST_EQ(st, mrc_ep_next_timer(tn.ep[0]), UINT64_MAX);
+	tn_free(&tn);
+
+	mrc_st_case(st, "Q04 (3) C11: NACK(1) overtaken by SACK(2): 3 data transmissions");
+	ST_EQ_I(st, tn_init(&tn, 1, 2, false, tw_c11), 0);
+	tn.hook = hook_c11;
+	ST_EQ_I(st, tn_write(&tn, src, dst, 8192, false), 0);
+	/* PSN 1, 2 at 0 and ~0.34 us; both arrive by ~2.7 us; SACK(2) back by ~4 us; NACK(1)
+	 * held 5 us more */
+	tn_run(&tn, 5000000);
+	ST_EQ(st, tn.data_tx, 2);
+	ST_EQ(st, mrc_qp_una(tn_qp(&tn, 0)), 1);
+	ST_TRUE(st, mrc_qp_next_timer(tn_qp(&tn, 0)) != UINT64_MAX); /* PSN 1's timer armed */
+	tn_run(&tn, UINT64_MAX);
+	s0 = tn_stats(&tn, 0);
+	s1 = tn_stats(&tn, 1);
+	ST_EQ(st, tn.data_tx, 3);
+	ST_EQ(st, tn.psn_tx[1], 2);
+	ST_EQ(st, tn.psn_tx[2], 1);
+	ST_EQ(st, s0.rtx_pkts, 1);
+	ST_TRUE(st, c11_rtx_ev != c11_first_ev);
+	ST_EQ(st, s1.rx_trimmed, 1);
+	ST_EQ(st, s1.nack_tx[MRC_NI_TRIMMED], 1);
+	ST_EQ(st, tn.done, 1);
+	ST_EQ_MEM(st, dst, src, 8192);
+	/* late duplicate NACK(1) after PSN 1 is acknowledged: no retransmission */
+	mrc_ep_on_rx(tn.ep[0], 0, c11_nack, c11_nack_len, false, tn.now + 1000000);
+	tn_run(&tn, UINT64_MAX);
+	s0 = tn_stats(&tn, 0);
+	ST_EQ(st, tn.data_tx, 3);
+	ST_EQ(st, s0.nack_stale, 1);
+	tn_free(&tn);
+
+	mrc_st_case(st, "Q05 (4) ECN on one EV: SKIP, no window decrease below target delay");
+	ST_EQ_I(st, tn_init(&tn, 2, 8, true, NULL), 0);
+	ce_ev = tn_evs[1];
+	tn.hook = hook_ce;
+	ce_marked = 0;
+	{
+		uint64_t cwnd0 = mrc_cc_cwnd(mrc_qp_cc(tn_qp(&tn, 0)));
+		const struct mrc_cc *cc;
+		struct mrc_ev_change log[4];
+
+		ST_EQ_I(st, tn_write(&tn, src, dst, 1 << 20, false), 0);
+		tn_run(&tn, UINT64_MAX);
+		s0 = tn_stats(&tn, 0);
+		cc = mrc_qp_cc(tn_qp(&tn, 0));
+		evs = mrc_ep_qp_evs(tn.ep[0], 1);
+		ST_TRUE(st, ce_marked > 0);
+		ST_EQ(st, s0.ecn_echo_rx, ce_marked); /* every CE packet SACKed with m=1 */
+		ST_EQ(st, cc->n_quadrant[MRC_CCQ_NONE], ce_marked);
+		ST_EQ(st, cc->n_md, 0);
+		ST_TRUE(st, mrc_cc_cwnd(cc) >= cwnd0);
+		ST_EQ(st, evs->ev[1].st.ecn, ce_marked);
+		ST_TRUE(st, mrc_ev_log(evs, log, 4) >= 1 && log[0].to == MRC_EV_SKIP &&
+				    log[0].cause == MRC_EVC_ECN && log[0].ev == ce_ev);
+		ST_EQ(st, s0.rtx_pkts, 0);
+		ST_EQ_MEM(st, dst, src, 1 << 20);
+	}
+	tn_free(&tn);
+
+	mrc_st_case(st, "Q06 (5) 2 MiB from PSN 0xFFFF00 across the 24-bit wrap, losses at it");
+	ST_EQ_I(st, tn_init(&tn, 2, 8, false, tw_wrap), 0);
+	tn.hook = hook_drop_psn;
+	drop_psn[0] = 0xFFFFFF;
+	drop_psn[1] = 0x000000;
+	n_drop_psn = 2;
+	ST_EQ_I(st, tn_write(&tn, src, dst, 2 << 20, false), 0);
+	tn_run(&tn, UINT64_MAX);
+	s0 = tn_stats(&tn, 0);
+	ST_EQ_MEM(st, dst, src, 2 << 20);
+	ST_EQ(st, tn.done, 1);
+	ST_EQ(st, tn.data_tx, 512 + 2);
+	ST_EQ(st, tn.n_rtx_psn, 2);
+	ST_TRUE(st, (tn.rtx_psn[0] == 0xFFFFFF && tn.rtx_psn[1] == 0) ||
+			    (tn.rtx_psn[0] == 0 && tn.rtx_psn[1] == 0xFFFFFF));
+	ST_EQ(st, mrc_qp_next_psn(tn_qp(&tn, 0)), 0x000100); /* 0xFFFF00 + 512 mod 2^24 */
+	ST_EQ(st, mrc_qp_una(tn_qp(&tn, 0)), 0x000100);
+	tn_free(&tn);
+
+	mrc_st_case(st, "Q07 C10: cack 0xFFFFFE, 0x000001-2 received: bits 3,4; resend "
+			"{0xFFFFFF, 0}");
+	ST_EQ_I(st, tn_init(&tn, 1, 4, false, tw_c10), 0);
+	tn.hook = hook_drop_psn;
+	n_c10_sack = 0;
+	ST_EQ_I(st, tn_write(&tn, src, dst, 6 * 4096, false), 0); /* FFFFFD .. 000002 */
+	tn_run(&tn, UINT64_MAX);
+	{
+		bool found = false;
+
+		for (unsigned i = 0; i < n_c10_sack; i++)
+			if (c10_sack[i].cack_psn == 0xFFFFFE && c10_sack[i].sack_offset == 0 &&
+				c10_sack[i].sack_bitmap == (1u << 0 | 1u << 3 | 1u << 4) &&
+				c10_sack[i].ack_psn_offset == 4)
+				found = true;
+		ST_TRUE(st, found);
+	}
+	ST_EQ(st, tn.n_rtx_psn, 2);
+	ST_TRUE(st, (tn.rtx_psn[0] == 0xFFFFFF && tn.rtx_psn[1] == 0) ||
+			    (tn.rtx_psn[0] == 0 && tn.rtx_psn[1] == 0xFFFFFF));
+	ST_EQ_MEM(st, dst, src, 6 * 4096);
+	tn_free(&tn);
+	n_drop_psn = 0;
+
+	mrc_st_case(st, "Q08 (6) plane 1's port down: plane 0 carries all; back after port up");
+	ST_EQ_I(st, tn_init(&tn, 2, 8, false, NULL), 0);
+	tn_port(&tn, 0, 1, false);
+	ST_EQ_I(st, tn_write(&tn, src, dst, 1 << 20, false), 0);
+	tn_run(&tn, UINT64_MAX);
+	ST_EQ(st, tn.plane_data[0], 256);
+	ST_EQ(st, tn.plane_data[1], 0);
+	ST_EQ_MEM(st, dst, src, 1 << 20);
+	tn_port(&tn, 0, 1, true);
+	ST_EQ_I(st, tn_write(&tn, src, dst + (1 << 20), 1 << 20, false), 0);
+	tn_run(&tn, UINT64_MAX);
+	ST_EQ(st, tn.plane_data[0], 256 + 128);
+	ST_EQ(st, tn.plane_data[1], 128);
+	ST_EQ(st, tn.done, 2);
+	ST_EQ_MEM(st, dst + (1 << 20), src, 1 << 20);
+	tn_free(&tn);
+
+	mrc_st_case(st, "Q09 (7) every path dead: QP error at exactly 9T = 36.864 us, reason");
+	ST_EQ_I(st, tn_init(&tn, 2, 4, false, tw_dead), 0);
+	tn.hook = hook_all_dead;
+	tn.now = 1000000;
+	ST_EQ_I(st, tn_write(&tn, src, dst, 64 << 10, false), 0);
+	tn_run(&tn, 1000000000);
+	ST_EQ(st, tn.done, 1);
+	ST_EQ_I(st, tn.done_status, -ETIMEDOUT);
+	ST_EQ(st, tn.done_t, 1000000 + 36864000);
+	ST_TRUE(st, mrc_qp_failed(tn_qp(&tn, 0), &why));
+	ST_TRUE(st, why && strncmp(why,
+				   "ACK timeout: PSN 0x000000 unacknowledged after 4 "
+				   "retries",
+				   52) == 0);
+	ST_EQ(st, mrc_ep_next_timer(tn.ep[0]), UINT64_MAX); /* never a hang */
+	ST_EQ_I(st, mrc_ep_post_write(tn.ep[0], 1, src, 1, 0, 0, false, 0, 1, tn.now), -EPIPE);
+	tn_free(&tn);
+
+	mrc_st_case(st, "Q10 (8) duplicated, reordered, stale packets: data and counters exact");
+	ST_EQ_I(st, tn_init(&tn, 2, 8, false, NULL), 0);
+	tn.hook = hook_dupreorder;
+	n_dup = n_delayed = 0;
+	ST_EQ_I(st, tn_write(&tn, src, dst, 1 << 20, true), 0);
+	tn_run(&tn, UINT64_MAX);
+	s0 = tn_stats(&tn, 0);
+	s1 = tn_stats(&tn, 1);
+	ST_EQ(st, n_delayed, 51);  /* PSNs 0..255 that are 1 mod 5: 1, 6, ..., 251 */
+	ST_EQ(st, n_dup, 86 - 17); /* multiples of 3 in 0..255: 86; of those 1 mod 5: 17 */
+	/* a stale copy of PSN 7, long after: one more duplicate, nothing else moves */
+	mrc_ep_on_rx(tn.ep[1], 0, stale_pkt, stale_len, false, tn.now + 1000000);
+	tn_run(&tn, UINT64_MAX);
+	s0 = tn_stats(&tn, 0);
+	s1 = tn_stats(&tn, 1);
+	n_dup++;
+	ST_EQ_MEM(st, dst, src, 1 << 20);
+	ST_EQ(st, s1.rx_unique, 256);
+	ST_EQ(st, s1.rx_dup, n_dup);
+	ST_EQ(st, s1.rx_reordered, n_delayed);
+	ST_EQ(st, s1.rx_lost, 0);
+	ST_EQ(st, s1.msgs_delivered, 1);
+	ST_EQ(st, tn.imm_n, 1);
+	ST_EQ(st, s0.rtx_pkts, 0);
+	tn_free(&tn);
+
+	mrc_st_case(st, "Q11 NACK PSN_OOR_WINDOW: back off, resend each once per NACK, finish");
+	ST_EQ_I(st, tn_init(&tn, 2, 8, false, tw_oor), 0);
+	tn.delay_ps = 50000000; /* 50 us: all 256 packets leave before the first SACK */
+	tn.hook = hook_drop_psn;
+	drop_psn[0] = 0;
+	n_drop_psn = 1;
+	ST_EQ_I(st, tn_write(&tn, src, dst, 1 << 20, false), 0);
+	tn_run(&tn, UINT64_MAX);
+	n_drop_psn = 0;
+	s0 = tn_stats(&tn, 0);
+	s1 = tn_stats(&tn, 1);
+	ST_EQ_MEM(st, dst, src, 1 << 20);
+	ST_EQ(st, tn.done, 1);
+	ST_TRUE(st, s1.rx_oor >= 128); /* PSN 0 lost: 128..255 lie past the 128-PSN window */
+	ST_EQ(st, s1.nack_tx[MRC_NI_PSN_OOR_WINDOW], s1.rx_oor);
+	ST_EQ(st, s0.nack_rx[MRC_NI_PSN_OOR_WINDOW], s1.rx_oor);
+	ST_EQ(st, tn.data_tx, 256 + 1 + s1.rx_oor); /* PSN 0 once more, each OOR arrival once */
+	ST_EQ(st, s1.rx_unique, 256);
+	ST_TRUE(st, tn.now >= 10000000); /* at least one 10 us backoff */
+	tn_free(&tn);
+
+	mrc_st_case(st, "Q12 NACK UNEXP_EVENT (bad R_Key at the responder): QP error, reason");
+	ST_EQ_I(st, tn_init(&tn, 1, 4, false, NULL), 0);
+	ST_EQ_I(st,
+		mrc_ep_post_write(
+			tn.ep[0], 1, src, 4096, (uint64_t)(uintptr_t)dst, 0xBAD, false, 0, 9, 0),
+		0);
+	tn_run(&tn, UINT64_MAX);
+	s1 = tn_stats(&tn, 1);
+	ST_EQ(st, s1.rx_access_err, 1);
+	ST_EQ(st, s1.nack_tx[MRC_NI_UNEXP_EVENT], 1);
+	ST_EQ(st, tn.done, 1);
+	ST_EQ_I(st, tn.done_status, -ECONNABORTED);
+	ST_TRUE(st, mrc_qp_failed(tn_qp(&tn, 0), &why));
+	ST_EQ_STR(st, why, "NACK UNEXP_EVENT from peer for PSN 0x000000");
+	ST_EQ(st, mrc_ep_next_timer(tn.ep[0]), UINT64_MAX);
+	tn_free(&tn);
+
+	mrc_st_case(st, "Q13 (6) port down mid-transfer: in-flight resent on plane 0, none after");
+	ST_EQ_I(st, tn_init(&tn, 2, 8, false, NULL), 0);
+	tn.hook = hook_port_down;
+	pd_down = false;
+	pd_after = 0;
+	ST_EQ_I(st, tn_write(&tn, src, dst, 1 << 20, true), 0);
+	tn_run(&tn, UINT64_MAX);
+	s0 = tn_stats(&tn, 0);
+	ST_TRUE(st, pd_down);
+	ST_EQ(st, pd_after, 0);
+	ST_TRUE(st, s0.loss_port > 0);
+	/* each requeued PSN is resent once, unless its copy already on the wire got acked */
+	ST_TRUE(st, s0.rtx_pkts <= s0.loss_port);
+	ST_EQ(st, tn.data_tx, 256 + s0.rtx_pkts);
+	ST_EQ_MEM(st, dst, src, 1 << 20);
+	ST_EQ(st, tn.done, 1);
+	ST_EQ(st, tn.imm_n, 1);
+	tn_free(&tn);
+
+	mrc_st_case(st, "Q14 (6) the peer's port down: told by port status, no loss, and back");
+	ST_EQ_I(st, tn_init(&tn, 2, 8, false, NULL), 0);
+	tn_port(&tn, 1, 1, false);
+	tn_run(&tn, 5000000); /* the update crosses plane 0 in ~1 us */
+	s0 = tn_stats(&tn, 0);
+	ST_EQ(st, s0.port_status_rx, 1);
+	ST_EQ_I(st, tn_write(&tn, src, dst, 1 << 20, false), 0);
+	tn_run(&tn, UINT64_MAX);
+	s0 = tn_stats(&tn, 0);
+	ST_EQ(st, tn.plane_data[0], 256);
+	ST_EQ(st, tn.plane_data[1], 0);
+	ST_EQ(st, s0.rtx_pkts, 0);
+	ST_EQ(st, mrc_ep_qp_evs(tn.ep[0], 1)->log_total, 0); /* no EV was blamed */
+	ST_EQ_MEM(st, dst, src, 1 << 20);
+	tn_port(&tn, 1, 1, true);
+	tn_run(&tn, tn.now + 5000000);
+	ST_EQ_I(st, tn_write(&tn, src, dst + (1 << 20), 1 << 20, false), 0);
+	tn_run(&tn, UINT64_MAX);
+	s0 = tn_stats(&tn, 0);
+	ST_EQ(st, s0.port_status_rx, 2);
+	ST_EQ(st, tn.plane_data[0], 256 + 128);
+	ST_EQ(st, tn.plane_data[1], 128);
+	ST_EQ(st, tn.done, 2);
+	ST_EQ_MEM(st, dst + (1 << 20), src, 1 << 20);
+	tn_free(&tn);
+
+	mrc_st_case(st, "Q15 C09 A: 1,2,4,3,5 -> lost 0, reordered 1, duplicates 0");
+	c09_run(st, (const uint32_t[]){1, 2, 4, 3, 5}, 5, 0, 1, 0);
+	mrc_st_case(st, "Q16 C09 B: 1,3,3,4 -> lost 1, reordered 0, duplicates 1");
+	c09_run(st, (const uint32_t[]){1, 3, 3, 4}, 4, 1, 0, 1);
+	mrc_st_case(st, "Q17 C09 C: 1,2,3,7,5,6,4,9 -> lost 1, reordered 3, duplicates 0");
+	c09_run(st, (const uint32_t[]){1, 2, 3, 7, 5, 6, 4, 9}, 8, 1, 3, 0);
+}

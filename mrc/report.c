@@ -1,0 +1,471 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* report: report.json, the terminal table, histogram files and plots of a run. */
+#include "mrc/report.h"
+
+#include "mrc/coll.h"
+#include "mrc/plot.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define PS_US 1e6 /* ps per us */
+
+bool mrc_report_ok(const struct mrc_run_result *res)
+{
+	if (res->error[0] || res->qp_errors)
+		return false;
+	for (size_t s = 0; s < res->n_sizes; s++)
+		if (res->sizes[s].wrong)
+			return false;
+	for (size_t i = 0; i < res->n_iters; i++)
+		if (res->iters[i].wrong)
+			return false;
+	return true;
+}
+
+/* A histogram in ns as a JSON object in us; an empty one has count 0 and zeros (C07). */
+static json_t *j_hist(const struct mrc_hist *h, const struct conf_hist *c)
+{
+	struct mrc_hist_summary s;
+	json_t *o = json_object(), *p = json_object();
+	size_t n = c->n_percentiles < MRC_HIST_SUMMARY_MAX_PCT ? c->n_percentiles :
+								  MRC_HIST_SUMMARY_MAX_PCT;
+
+	mrc_hist_summarize(h, c->percentiles, n, &s);
+	json_object_set_new(o, "count", json_integer(s.count));
+	json_object_set_new(o, "min", json_real((double)s.min / 1e3));
+	json_object_set_new(o, "max", json_real((double)s.max / 1e3));
+	json_object_set_new(o, "mean", json_real(s.mean / 1e3));
+	json_object_set_new(o, "stddev", json_real(s.stddev / 1e3));
+	for (size_t i = 0; i < s.n_pct; i++) {
+		char k[32];
+
+		snprintf(k, sizeof(k), "p%g", s.pct[i].p);
+		json_object_set_new(p, k, json_real((double)s.pct[i].value / 1e3));
+	}
+	json_object_set_new(o, "percentiles", p);
+	return o;
+}
+
+static char *config_yaml(const struct conf_job *job)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	conf_dump(job, f);
+	fclose(f);
+	return buf;
+}
+
+static json_t *j_report(const struct conf_job *job, const struct mrc_run_result *res)
+{
+	const struct conf_hist *hc = &job->output.hist;
+	json_t *root = json_object(), *a, *o;
+	char *yaml = config_yaml(job);
+
+	json_object_set_new(root, "schema", json_string("mrcgen-report/1"));
+	json_object_set_new(root, "ok", json_boolean(mrc_report_ok(res)));
+	json_object_set_new(root, "error", res->error[0] ? json_string(res->error) : json_null());
+	json_object_set_new(root, "config_file", json_string(job->source ? job->source : ""));
+	json_object_set_new(root, "config", json_string(yaml ? yaml : ""));
+	free(yaml);
+
+	o = json_object();
+	json_object_set_new(o, "driver", json_string(conf_name_of(conf_driver_names,
+						  job->fabric.driver)));
+	json_object_set_new(o, "transport", json_string(conf_name_of(conf_transport_names,
+						     job->mrc.transport)));
+	json_object_set_new(o, "pattern", json_string(conf_name_of(conf_pattern_names,
+						   job->traffic.pattern)));
+	json_object_set_new(o, "algorithm", json_string(conf_name_of(conf_algorithm_names,
+						     job->traffic.algorithm)));
+	json_object_set_new(o, "dtype", json_string(conf_name_of(conf_dtype_names,
+						 job->traffic.dtype)));
+	json_object_set_new(o, "ranks", json_integer(res->nranks));
+	json_object_set_new(o, "hosts", json_integer(conf_fabric_hosts(&job->fabric)));
+	json_object_set_new(o, "planes", json_integer(job->fabric.planes));
+	json_object_set_new(o, "seed", json_integer((json_int_t)job->seed));
+	json_object_set_new(root, "job", o);
+
+	a = json_array();
+	for (size_t s = 0; s < res->n_sizes; s++) {
+		const struct mrc_run_size *rs = &res->sizes[s];
+
+		o = json_object();
+		json_object_set_new(o, "bytes", json_integer((json_int_t)rs->bytes));
+		json_object_set_new(o, "count", json_integer((json_int_t)rs->count));
+		json_object_set_new(o, "time_us", json_real(rs->time_us));
+		json_object_set_new(o, "algbw_GBps", json_real(rs->algbw_gbs));
+		json_object_set_new(o, "busbw_GBps", json_real(rs->busbw_gbs));
+		json_object_set_new(o, "wrong", json_integer((json_int_t)rs->wrong));
+		json_object_set_new(o, "cct_us", j_hist(rs->cct_ns, hc));
+		json_array_append_new(a, o);
+	}
+	json_object_set_new(root, "sizes", a);
+
+	a = json_array();
+	for (size_t i = 0; i < res->n_iters; i++) {
+		const struct mrc_run_iter *it = &res->iters[i];
+
+		o = json_object();
+		json_object_set_new(o, "bytes", json_integer((json_int_t)res->sizes[it->size_idx].bytes));
+		json_object_set_new(o, "iter", json_integer(it->iter));
+		json_object_set_new(o, "warmup", json_boolean(it->warmup));
+		json_object_set_new(o, "start_us", json_real((double)it->start_ps / PS_US));
+		json_object_set_new(o, "cct_us", json_real((double)it->cct_ps / PS_US));
+		json_object_set_new(o, "wrong", json_integer((json_int_t)it->wrong));
+		json_object_set_new(o, "faults", json_integer(it->faults));
+		json_object_set_new(o, "degraded", json_boolean(it->degraded));
+		json_object_set_new(o, "slowest_rank", json_integer(it->slowest_rank));
+		json_array_append_new(a, o);
+	}
+	json_object_set_new(root, "iterations", a);
+
+	o = json_object();
+	json_object_set_new(o, "message_us", j_hist(res->msg_ns, hc));
+	json_object_set_new(o, "step_us", j_hist(res->step_ns, hc));
+	json_object_set_new(o, "qp_rtt_us", j_hist(res->rtt_ns, hc));
+	json_object_set_new(root, "latency", o);
+
+	a = json_array();
+	for (size_t f = 0; f < res->n_faults; f++) {
+		const struct mrc_run_fault *rf = &res->faults[f];
+		json_t *st = json_object();
+
+		o = json_object();
+		json_object_set_new(o, "at_us", json_real((double)rf->at_ps / PS_US));
+		json_object_set_new(o, "iteration", json_integer(rf->iter));
+		json_object_set_new(o, "action", json_string(rf->action));
+		json_object_set_new(o, "target", json_string(rf->target));
+		json_object_set_new(o, "first_ev_retired_us", rf->first_retire_ps < 0 ? json_null() :
+			json_real((double)rf->first_retire_ps / PS_US));
+		json_object_set_new(o, "evs_retired", json_integer((json_int_t)rf->evs_retired));
+		json_object_set_new(o, "recovery_us", rf->recovery_ps < 0 ? json_null() :
+			json_real((double)rf->recovery_ps / PS_US));
+		json_object_set_new(o, "capacity_left", json_real(rf->capacity_frac));
+		json_object_set_new(o, "rtx_bytes", json_integer((json_int_t)rf->rtx_bytes));
+		json_object_set_new(o, "cct_inflation", json_real(rf->cct_inflation));
+		json_object_set_new(st, "rank", json_integer(rf->straggler_rank));
+		json_object_set_new(st, "step", json_integer(rf->straggler_step));
+		json_object_set_new(st, "ev", json_integer(rf->straggler_ev));
+		json_object_set_new(o, "straggler", st);
+		json_array_append_new(a, o);
+	}
+	json_object_set_new(root, "faults", a);
+
+	a = json_array();
+	for (size_t e = 0; e < res->n_evs; e++) {
+		const struct mrc_run_ev *ev = &res->evs[e];
+		char hex[16];
+
+		snprintf(hex, sizeof(hex), "0x%08x", ev->ev);
+		o = json_object();
+		json_object_set_new(o, "ev", json_string(hex));
+		json_object_set_new(o, "plane", json_integer(ev->plane));
+		json_object_set_new(o, "spine", json_integer(ev->spine));
+		json_object_set_new(o, "tx_pkts", json_integer((json_int_t)ev->tx_pkts));
+		json_object_set_new(o, "rtx_pkts", json_integer((json_int_t)ev->rtx_pkts));
+		json_object_set_new(o, "losses", json_integer((json_int_t)ev->losses));
+		json_object_set_new(o, "ecn", json_integer((json_int_t)ev->ecn));
+		json_object_set_new(o, "trims", json_integer((json_int_t)ev->trims));
+		json_object_set_new(o, "nacks", json_integer((json_int_t)ev->nacks));
+		json_object_set_new(o, "probes", json_integer((json_int_t)ev->probes));
+		json_object_set_new(o, "probes_ok", json_integer((json_int_t)ev->probes_ok));
+		json_object_set_new(o, "state_changes", json_integer((json_int_t)ev->changes));
+		json_object_set_new(o, "rtt_us", ev->rtt_samples ?
+			json_real((double)ev->rtt_sum_ps / ev->rtt_samples / PS_US) : json_null());
+		json_object_set_new(o, "bad_qps", json_integer(ev->bad_qps));
+		json_array_append_new(a, o);
+	}
+	json_object_set_new(root, "evs", a);
+
+	a = json_array();
+	for (size_t l = 0; l < res->n_links; l++) {
+		const struct mrc_run_link *lk = &res->links[l];
+
+		o = json_object();
+		json_object_set_new(o, "port", json_string(lk->name));
+		json_object_set_new(o, "tx_pkts", json_integer((json_int_t)lk->tx_pkts));
+		json_object_set_new(o, "tx_bytes", json_integer((json_int_t)lk->tx_bytes));
+		json_object_set_new(o, "drops", json_integer((json_int_t)lk->drops));
+		json_object_set_new(o, "trims", json_integer((json_int_t)lk->trims));
+		json_object_set_new(o, "ecn_marks", json_integer((json_int_t)lk->ecn_marks));
+		json_object_set_new(o, "down_drops", json_integer((json_int_t)lk->down_drops));
+		json_object_set_new(o, "lost", json_integer((json_int_t)lk->lost));
+		json_object_set_new(o, "max_queue_bytes", json_integer(lk->max_queue_bytes));
+		json_array_append_new(a, o);
+	}
+	json_object_set_new(root, "links", a);
+
+	o = json_object();
+#define C(k, v) json_object_set_new(o, k, json_integer((json_int_t)(v)))
+	C("data_pkts", res->data_pkts);
+	C("data_bytes", res->data_bytes);
+	C("rtx_pkts", res->rtx_pkts);
+	C("rtx_bytes", res->rtx_bytes);
+	C("sacks", res->sacks);
+	C("nacks", res->nacks);
+	C("nacks_trimmed", res->nack_trimmed);
+	C("probes", res->probes);
+	C("ecn_echoes", res->ecn_echoes);
+	C("losses_sack", res->losses_sack);
+	C("losses_rto", res->losses_rto);
+	C("rx_duplicates", res->rx_dup);
+	C("rx_reordered", res->rx_reordered);
+	C("rx_decode_errors", res->rx_decode_err);
+	C("qp_errors", res->qp_errors);
+	C("fabric_drops", res->fab_drops);
+	C("fabric_trims", res->fab_trims);
+	C("fabric_ecn_marks", res->fab_ecn);
+	C("fabric_lost", res->fab_lost);
+	C("fabric_no_route", res->fab_no_route);
+	C("sim_events", res->events);
+	C("packet_hops", res->pkt_hops);
+	C("packets_injected", res->injected);
+	C("packets_delivered", res->delivered);
+#undef C
+	json_object_set_new(o, "sim_end_us", json_real((double)res->sim_end_ps / PS_US));
+	json_object_set_new(root, "counters", o);
+
+	o = json_object();
+	a = json_array();
+	json_object_set_new(o, "bin_us", json_real((double)res->bin_ps / PS_US));
+	for (size_t b = 0; b < res->n_bins && b * res->bin_ps <= res->sim_end_ps; b++)
+		json_array_append_new(a, json_real((double)res->bin_bytes[b] * 8 /
+						   ((double)res->bin_ps / 1e12) / 1e9));
+	json_object_set_new(o, "gbps", a);
+	json_object_set_new(root, "goodput", o);
+	return root;
+}
+
+static int write_hists(const struct conf_job *job, const struct mrc_run_result *res, char *err,
+	size_t errlen)
+{
+	static const char *const tags[] = { "cct", "message", "step", "qp_rtt" };
+	const struct mrc_hist *h[4] = { res->n_sizes ? res->sizes[0].cct_ns : NULL, res->msg_ns,
+		res->step_ns, res->rtt_ns };
+	char path[4096];
+	FILE *log = NULL;
+	double len_s = (double)res->sim_end_ps / 1e12;
+
+	snprintf(path, sizeof(path), "%s/hist", job->output.dir);
+	if (mkdir(path, 0755) && errno != EEXIST)
+		goto io;
+	for (int i = 0; i < 4; i++) {
+		FILE *f;
+
+		if (!h[i])
+			continue;
+		snprintf(path, sizeof(path), "%s/hist/%s.hgrm", job->output.dir, tags[i]);
+		f = fopen(path, "w");
+		if (!f)
+			goto io;
+		if (mrc_hist_write_hgrm(h[i], f, 5, 1000.0) | fclose(f))
+			goto io;
+	}
+	if (!job->output.hlog)
+		return 0;
+	snprintf(path, sizeof(path), "%s/latency.hlog", job->output.dir);
+	log = fopen(path, "w");
+	if (!log || mrc_hist_hlog_head(log, 0, 0))
+		goto io;
+	for (int i = 0; i < 4; i++) {
+		if (h[i] && mrc_hist_hlog_interval(log, tags[i], 0, len_s, h[i], 1e6))
+			goto io;
+	}
+	if (fclose(log)) {
+		log = NULL;
+		goto io;
+	}
+	return 0;
+io:
+	snprintf(err, errlen, "%s: %s", path, strerror(errno ? errno : EIO));
+	if (log)
+		fclose(log);
+	return -EIO;
+}
+
+static void write_plots(const struct conf_job *job, const struct mrc_run_result *res)
+{
+	char base[4096];
+	size_t n = 0, nm = 0;
+	double *x = calloc(res->n_iters + res->n_bins + 64, sizeof(double));
+	double *y = calloc(res->n_iters + res->n_bins + 64, sizeof(double));
+	struct mrc_plot_marker *m = calloc(res->n_faults + 1, sizeof(*m));
+	char (*lab)[64] = calloc(res->n_faults + 1, sizeof(*lab));
+
+	snprintf(base, sizeof(base), "%s/plots", job->output.dir);
+	if (!x || !y || !m || !lab || (mkdir(base, 0755) && errno != EEXIST))
+		goto out;
+
+	/* CCT per iteration, faults marked at the iteration they hit */
+	for (size_t i = 0; i < res->n_iters; i++) {
+		x[n] = res->iters[i].iter;
+		y[n++] = (double)res->iters[i].cct_ps / PS_US;
+	}
+	for (size_t f = 0; f < res->n_faults; f++) {
+		snprintf(lab[f], sizeof(lab[f]), "%s %s", res->faults[f].target,
+			res->faults[f].action);
+		m[nm].x = res->faults[f].iter;
+		m[nm++].label = lab[f];
+	}
+	snprintf(base, sizeof(base), "%s/plots/cct", job->output.dir);
+	mrc_plot_png(base, &(struct mrc_plot){ .title = "Collective completion time per iteration",
+		.xlabel = "iteration (warmup first)", .ylabel = "CCT (us)", .x = x, .y = y, .n = n,
+		.markers = m, .n_markers = nm });
+
+	/* goodput over time */
+	n = 0;
+	for (size_t b = 0; b < res->n_bins && b * res->bin_ps <= res->sim_end_ps; b++) {
+		x[n] = (double)(b * res->bin_ps) / 1e9;
+		y[n++] = (double)res->bin_bytes[b] * 8 / ((double)res->bin_ps / 1e12) / 1e9;
+	}
+	for (size_t f = 0; f < nm; f++)
+		m[f].x = (double)res->faults[f].at_ps / 1e9;
+	snprintf(base, sizeof(base), "%s/plots/goodput", job->output.dir);
+	mrc_plot_png(base, &(struct mrc_plot){ .title = "Delivered to hosts (all ranks)",
+		.xlabel = "virtual time (ms)", .ylabel = "Gb/s", .x = x, .y = y, .n = n,
+		.markers = m, .n_markers = nm, .steps = 1 });
+
+	/* message latency percentile spectrum on a 1/(1-p) axis */
+	n = 0;
+	if (mrc_hist_count(res->msg_ns)) {
+		for (double q = 0; q < 0.99999 && n < 60; q = 1 - (1 - q) / 1.25) {
+			x[n] = 1 / (1 - q);
+			y[n++] = (double)mrc_hist_value_at_percentile(res->msg_ns, q * 100) / 1e3;
+		}
+		snprintf(base, sizeof(base), "%s/plots/latency_spectrum", job->output.dir);
+		mrc_plot_png(base, &(struct mrc_plot){ .title = "RDMA write latency (post to completion)",
+			.xlabel = "percentile", .ylabel = "latency (us)", .x = x, .y = y, .n = n,
+			.logx = 1, .xtics = "('50%%' 2, '90%%' 10, '99%%' 100, '99.9%%' 1000, "
+					   "'99.99%%' 10000, '99.999%%' 100000)" });
+	}
+out:
+	free(x);
+	free(y);
+	free(m);
+	free(lab);
+}
+
+int mrc_report_write(const struct conf_job *job, const struct mrc_run_result *res, char *err,
+	size_t errlen)
+{
+	char path[4096];
+	int e;
+
+	if (job->output.report) {
+		json_t *root = j_report(job, res);
+
+		snprintf(path, sizeof(path), "%s/report.json", job->output.dir);
+		e = json_dump_file(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+		json_decref(root);
+		if (e) {
+			snprintf(err, errlen, "%s: cannot write", path);
+			return -EIO;
+		}
+	}
+	e = write_hists(job, res, err, errlen);
+	if (e)
+		return e;
+	if (job->output.plots)
+		write_plots(job, res);
+	return 0;
+}
+
+static void print_hist_row(FILE *f, const char *name, const struct mrc_hist *h,
+	const struct conf_hist *c)
+{
+	fprintf(f, "#  %-10s %8lld", name, (long long)mrc_hist_count(h));
+	for (size_t i = 0; i < c->n_percentiles && i < 8; i++)
+		fprintf(f, " %9.2f", (double)mrc_hist_value_at_percentile(h, c->percentiles[i]) / 1e3);
+	fprintf(f, " %9.2f\n", mrc_hist_count(h) ? mrc_hist_mean(h) / 1e3 : 0.0);
+}
+
+void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *res, FILE *f)
+{
+	const struct conf_traffic *t = &job->traffic;
+	const struct conf_hist *hc = &job->output.hist;
+	bool ar = t->pattern == CONF_PAT_ALLREDUCE;
+	double bus_sum = 0;
+
+	fprintf(f, "# mrcgen: %s %s, %u ranks, %u planes x (%u T0 + %u T1), %u hosts, %s, seed %llu\n",
+		conf_name_of(conf_pattern_names, t->pattern),
+		conf_name_of(conf_algorithm_names, t->algorithm), res->nranks, job->fabric.planes,
+		job->fabric.t0, job->fabric.t1, conf_fabric_hosts(&job->fabric),
+		conf_name_of(conf_transport_names, job->mrc.transport),
+		(unsigned long long)job->seed);
+	fprintf(f, "#\n#  %10s %12s %8s %6s %6s %10s %8s %8s %6s\n", "size", "count", "type",
+		"redop", "root", "time", "algbw", "busbw", "#wrong");
+	fprintf(f, "#  %10s %12s %8s %6s %6s %10s %8s %8s %6s\n", "(B)", "(elements)", "", "", "",
+		"(us)", "(GB/s)", "(GB/s)", "");
+	for (size_t s = 0; s < res->n_sizes; s++) {
+		const struct mrc_run_size *rs = &res->sizes[s];
+
+		fprintf(f, "   %10llu %12llu %8s %6s %6d %10.1f %8.2f %8.2f %6llu\n",
+			(unsigned long long)rs->bytes, (unsigned long long)rs->count,
+			conf_name_of(conf_dtype_names, t->dtype), ar ? "sum" : "none",
+			t->pattern == CONF_PAT_INCAST ? (int)t->root_host : -1, rs->time_us,
+			rs->algbw_gbs, rs->busbw_gbs, (unsigned long long)rs->wrong);
+		bus_sum += rs->busbw_gbs;
+	}
+	fprintf(f, "#\n#  %-10s %8s", "latency us", "count");
+	for (size_t i = 0; i < hc->n_percentiles && i < 8; i++) {
+		char p[16];
+
+		snprintf(p, sizeof(p), "p%g", hc->percentiles[i]);
+		fprintf(f, " %9s", p);
+	}
+	fprintf(f, " %9s\n", "mean");
+	for (size_t s = 0; s < res->n_sizes; s++)
+		print_hist_row(f, "CCT", res->sizes[s].cct_ns, hc);
+	print_hist_row(f, "write", res->msg_ns, hc);
+	print_hist_row(f, "step", res->step_ns, hc);
+	print_hist_row(f, "QP RTT", res->rtt_ns, hc);
+	if (res->n_faults) {
+		fprintf(f, "#\n#  %-10s %5s %-13s %-18s %12s %12s %10s %9s %9s\n", "fault at us",
+			"iter", "action", "target", "1st EV out", "recovery", "rtx bytes",
+			"CCT infl", "straggler");
+		for (size_t i = 0; i < res->n_faults; i++) {
+			const struct mrc_run_fault *rf = &res->faults[i];
+			char a[32] = "-", b[32] = "-";
+
+			if (rf->first_retire_ps >= 0)
+				snprintf(a, sizeof(a), "%.2f us", (double)rf->first_retire_ps / PS_US);
+			if (rf->recovery_ps >= 0)
+				snprintf(b, sizeof(b), "%.1f us", (double)rf->recovery_ps / PS_US);
+			fprintf(f, "#  %10.1f %5u %-13s %-18s %12s %12s %10llu %8.1f%% %9s%u\n",
+				(double)rf->at_ps / PS_US, rf->iter, rf->action, rf->target, a, b,
+				(unsigned long long)rf->rtx_bytes, rf->cct_inflation * 100, "h",
+				rf->straggler_rank);
+		}
+	}
+	fprintf(f, "#\n#  packets: %llu data, %llu retransmitted, %llu SACK, %llu NACK (%llu trim), "
+		   "%llu probes; fabric: %llu trims, %llu ECN, %llu drops, %llu lost in faults\n",
+		(unsigned long long)res->data_pkts, (unsigned long long)res->rtx_pkts,
+		(unsigned long long)res->sacks, (unsigned long long)res->nacks,
+		(unsigned long long)res->nack_trimmed, (unsigned long long)res->probes,
+		(unsigned long long)res->fab_trims, (unsigned long long)res->fab_ecn,
+		(unsigned long long)res->fab_drops, (unsigned long long)res->fab_lost);
+	fprintf(f, "#  simulated %.3f ms in %.2f s wall: %.2f M packet-hops/s, peak RSS %zu MiB\n",
+		(double)res->sim_end_ps / 1e9, res->wall_s,
+		res->wall_s > 0 ? (double)res->pkt_hops / res->wall_s / 1e6 : 0.0,
+		res->peak_rss_bytes >> 20);
+	if (res->error[0])
+		fprintf(f, "#  ERROR: %s\n", res->error);
+	{
+		uint64_t wrong = 0;
+
+		for (size_t s = 0; s < res->n_sizes; s++)
+			wrong += res->sizes[s].wrong;
+		fprintf(f, "# Out of bounds values : %llu %s\n", (unsigned long long)wrong,
+			mrc_report_ok(res) ? "OK" : "FAILED");
+	}
+	fprintf(f, "# Avg bus bandwidth    : %g\n", res->n_sizes ? bus_sum / res->n_sizes : 0.0);
+}

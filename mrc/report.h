@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * report: the outputs of a run — report.json (schema in the README), the terminal table in
+ * nccl-tests' layout with latency percentiles and the fault/recovery summary, HdrHistogram
+ * files (.hgrm per metric, one .hlog with a Tag per metric) and gnuplot plots.
+ */
+#ifndef MRC_REPORT_H
+#define MRC_REPORT_H
+
+#include "conf/conf.h"
+#include "mrc/run.h"
+
+#include <stdio.h>
+
+/*
+ * Writes every configured output of @res under job->output.dir: report.json, hist/NAME.hgrm,
+ * latency.hlog, plots/NAME.png. Returns 0 or a negative errno with "report.json: ..." in @err.
+ */
+int mrc_report_write(const struct conf_job *job, const struct mrc_run_result *res, char *err,
+	size_t errlen);
+
+/* Prints the nccl-tests style table, latency percentiles and fault summary to @f. */
+void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *res, FILE *f);
+
+/* True when the run passed its checks: no error, #wrong 0 everywhere, no QP in error. */
+bool mrc_report_ok(const struct mrc_run_result *res);
+
+#endif

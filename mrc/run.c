@@ -1,0 +1,1259 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * run: the main job on the simulated fabric. Wires conf -> srv6 plan -> fabric -> one MRC
+ * endpoint per host -> the collective, applies the fault timeline and measures.
+ */
+#include "mrc/run.h"
+
+#include "mrc/coll.h"
+#include "mrc/ep.h"
+#include "mrc/fabric.h"
+#include "mrc/job.h"
+#include "mrc/sim.h"
+#include "mrc/srv6.h"
+#include "pcap/pcapw.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#define RUN_BIN_PS 10000000ull /* goodput bins: 10 us */
+
+struct run;
+
+struct host {
+	struct run *run;
+	uint32_t idx;
+	struct mrc_ep *ep;
+	uint32_t *qpn_of_peer;	 /* [nranks]; 0 = no QP yet */
+	uint32_t *peer_of_qpn;	 /* [max_qps + 1] */
+	uint32_t rkey[MRC_REG_N];
+	uint64_t timer_at;	 /* time of the engine timer event scheduled, or UINT64_MAX */
+	uint64_t *post_ps;	 /* post time by coll wr_id */
+	size_t n_post;
+};
+
+struct tap {
+	struct pcapw *w;
+};
+
+struct run {
+	const struct conf_job *job;
+	struct mrc_job_srv6 m;
+	struct mrc_fabric *fab;
+	struct mrc_sim *sim;
+	int timer_kind, revert_kind;
+	struct host *hosts;
+	uint32_t nhosts, nranks;
+	struct mrc_coll *coll;
+	struct mrc_run_result *res;
+	struct tap *taps;
+	size_t n_taps;
+	bool measuring;
+	int err;		/* first fatal error inside the event loop */
+	char errmsg[256];
+	uint64_t fault_seen;	/* fabric fault log entries already accounted */
+	/* EV state changes to ASSUMED_BAD: times, for the recovery figures */
+	uint64_t *bad_t;
+	size_t n_bad, cap_bad;
+	uint32_t *ev_plane_cache;
+};
+
+static void run_fail(struct run *r, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->err)
+		return;
+	r->err = err ? err : -EIO;
+	va_start(ap, fmt);
+	vsnprintf(r->errmsg, sizeof(r->errmsg), fmt, ap);
+	va_end(ap);
+	mrc_sim_stop(r->sim);
+}
+
+/* ---- engine <-> fabric glue --------------------------------------------------------- */
+
+static void timer_arm(struct host *h)
+{
+	uint64_t t = mrc_ep_next_timer(h->ep);
+
+	if (t == UINT64_MAX || t >= h->timer_at)
+		return;
+	h->timer_at = t;
+	if (mrc_sim_at(h->run->sim, t, (unsigned)h->run->timer_kind, h, t))
+		run_fail(h->run, -ENOMEM, "sim: event queue full");
+}
+
+static void on_timer_event(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct host *h = obj;
+
+	(void)ctx;
+	if (arg != h->timer_at) /* superseded by an earlier one */
+		return;
+	h->timer_at = UINT64_MAX;
+	mrc_ep_on_timer(h->ep, now);
+	timer_arm(h);
+}
+
+static int ep_path(void *ctx, uint32_t peer, uint32_t ev, struct mrc_pkt *hdr)
+{
+	struct host *h = ctx;
+	struct mrc_srv6_path p;
+	int err = mrc_srv6_path(h->run->m.plan, h->idx, peer, ev, &p);
+
+	if (err)
+		return err;
+	hdr->outer_src = p.src_addr;
+	hdr->outer_dst = p.container;
+	hdr->n_segs = 0;
+	hdr->src = p.src_addr;
+	hdr->dst = p.dst_addr;
+	return 0;
+}
+
+static unsigned ep_ev_plane(void *ctx, uint32_t ev)
+{
+	struct host *h = ctx;
+
+	return mrc_srv6_ev_plane(&h->run->m.params.ev, ev);
+}
+
+static void ep_tx_ready(void *ctx, unsigned plane)
+{
+	struct host *h = ctx;
+
+	mrc_fabric_kick(h->run->fab, h->idx, plane);
+}
+
+static void bin_add(struct run *r, uint64_t now, uint64_t bytes)
+{
+	struct mrc_run_result *res = r->res;
+	size_t b = now / res->bin_ps;
+
+	if (b >= res->n_bins) {
+		size_t n = res->n_bins ? res->n_bins : 1024;
+
+		while (n <= b)
+			n *= 2;
+		uint64_t *nb = realloc(res->bin_bytes, n * sizeof(*nb));
+
+		if (!nb) {
+			run_fail(r, -ENOMEM, "goodput bins: out of memory");
+			return;
+		}
+		memset(nb + res->n_bins, 0, (n - res->n_bins) * sizeof(*nb));
+		res->bin_bytes = nb;
+		res->n_bins = n;
+	}
+	res->bin_bytes[b] += bytes;
+}
+
+static void ep_send_done(void *ctx, uint32_t qpn, uint64_t wr_id, int status, uint64_t now)
+{
+	struct host *h = ctx;
+	struct run *r = h->run;
+	int err;
+
+	if (status) {
+		run_fail(r, status, "h%u: QP %u to h%u failed: %s", h->idx, qpn,
+			h->peer_of_qpn[qpn], strerror(-status));
+		return;
+	}
+	if (r->measuring && wr_id < h->n_post)
+		mrc_hist_record(r->res->msg_ns, (int64_t)((now - h->post_ps[wr_id]) / 1000));
+	err = mrc_coll_on_send_done(r->coll, h->idx, wr_id, now);
+	if (err)
+		run_fail(r, err, "h%u: collective: send completion %llu: %s", h->idx,
+			(unsigned long long)wr_id, strerror(-err));
+	else if (mrc_coll_done(r->coll))
+		mrc_sim_stop(r->sim);
+}
+
+static void ep_recv_imm(void *ctx, uint32_t qpn, uint32_t imm, uint64_t len, uint64_t now)
+{
+	struct host *h = ctx;
+	struct run *r = h->run;
+	int err;
+
+	(void)len;
+	err = mrc_coll_on_recv(r->coll, h->idx, h->peer_of_qpn[qpn], imm, now);
+	if (err)
+		run_fail(r, err, "h%u: collective: unexpected write from h%u (imm 0x%08x)", h->idx,
+			h->peer_of_qpn[qpn], imm);
+	else if (mrc_coll_done(r->coll))
+		mrc_sim_stop(r->sim);
+}
+
+static void ep_ev_event(void *ctx, uint32_t qpn, uint32_t ev, int from, int to, int cause,
+	uint64_t now)
+{
+	struct host *h = ctx;
+	struct run *r = h->run;
+
+	(void)qpn, (void)ev, (void)from, (void)cause;
+	if (to != MRC_EV_ASSUMED_BAD)
+		return;
+	if (r->n_bad == r->cap_bad) {
+		size_t n = r->cap_bad ? 2 * r->cap_bad : 256;
+		uint64_t *nb = realloc(r->bad_t, n * sizeof(*nb));
+
+		if (!nb)
+			return;
+		r->bad_t = nb;
+		r->cap_bad = n;
+	}
+	r->bad_t[r->n_bad++] = now;
+}
+
+static void fab_rx(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
+	uint64_t now)
+{
+	struct run *r = ctx;
+	struct host *h = &r->hosts[host];
+
+	bin_add(r, now, len);
+	mrc_ep_on_rx(h->ep, plane, buf, len, false, now);
+	timer_arm(h);
+}
+
+static size_t fab_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8_t *buf,
+	size_t cap)
+{
+	struct run *r = ctx;
+	struct host *h = &r->hosts[host];
+	int n = mrc_ep_tx(h->ep, plane, now, buf, cap);
+
+	timer_arm(h);
+	return n > 0 ? (size_t)n : 0;
+}
+
+static void fab_port_status(void *ctx, uint32_t host, unsigned plane, bool up, uint64_t now)
+{
+	struct run *r = ctx;
+	struct host *h = &r->hosts[host];
+
+	mrc_ep_port_status(h->ep, plane, up, now);
+	timer_arm(h);
+}
+
+static void tap_write(void *ctx, const uint8_t *buf, size_t len, uint64_t now)
+{
+	struct tap *t = ctx;
+
+	pcapw_write(t->w, now / 1000, buf, len);
+}
+
+/* ---- collective <-> endpoints ------------------------------------------------------- */
+
+/* QPs are made on first use, one per pair of hosts, both directions (RC). */
+static int qp_get(struct run *r, uint32_t a, uint32_t b, uint32_t *qpn)
+{
+	struct host *ha = &r->hosts[a], *hb = &r->hosts[b];
+	uint32_t qa, qb;
+	int err;
+
+	if (ha->qpn_of_peer[b]) {
+		*qpn = ha->qpn_of_peer[b];
+		return 0;
+	}
+	err = mrc_ep_qp_create(ha->ep, b, 0, &qa);
+	err = err ?: mrc_ep_qp_create(hb->ep, a, qa, &qb);
+	err = err ?: mrc_ep_qp_connect(ha->ep, qa, qb);
+	if (err)
+		return err;
+	ha->qpn_of_peer[b] = qa;
+	hb->qpn_of_peer[a] = qb;
+	ha->peer_of_qpn[qa] = b;
+	hb->peer_of_qpn[qb] = a;
+	*qpn = qa;
+	return 0;
+}
+
+static int coll_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, const void *src,
+	uint64_t va, uint32_t imm, uint64_t wr_id)
+{
+	struct run *r = ctx;
+	struct host *h = &r->hosts[rank];
+	uint64_t now = mrc_sim_now(r->sim);
+	uint32_t qpn;
+	int err = qp_get(r, rank, x->peer, &qpn);
+
+	if (err)
+		return err;
+	if (wr_id >= h->n_post) {
+		size_t n = h->n_post ? h->n_post : 16;
+
+		while (n <= wr_id)
+			n *= 2;
+		uint64_t *np = realloc(h->post_ps, n * sizeof(*np));
+
+		if (!np)
+			return -ENOMEM;
+		h->post_ps = np;
+		h->n_post = n;
+	}
+	h->post_ps[wr_id] = now;
+	err = mrc_ep_post_write(h->ep, qpn, src, x->len, va, r->hosts[x->peer].rkey[x->dst_reg],
+		true, imm, wr_id, now);
+	timer_arm(h);
+	return err;
+}
+
+/* ---- faults -------------------------------------------------------------------------- */
+
+/* Capacity left after a fault on @n, as a fraction of the fabric's (documented in the
+ * README: the goodput target of the recovery figure). */
+static double capacity_after(const struct conf_fabric *f, const struct conf_fault *cf)
+{
+	double planes = f->planes;
+
+	if (cf->action == CONF_FA_UP || cf->action == CONF_FA_CLEAR)
+		return 1.0;
+	switch (cf->node.kind) {
+	case CONF_NODE_T1:
+		return 1.0 - 1.0 / (planes * f->t1);
+	case CONF_NODE_T0:
+	case CONF_NODE_PORT:
+	case CONF_NODE_LINK_HOST_T0:
+		return 1.0 - 1.0 / planes; /* a rank loses a plane: the collective follows it */
+	case CONF_NODE_LINK_T0_T1:
+		return 1.0 - 1.0 / (planes * f->t1 * f->t0);
+	case CONF_NODE_HOST:
+		return 0.0;
+	}
+	return 1.0;
+}
+
+/* Maps a configured fault onto the fabric's plain struct. */
+static int fault_map(struct run *r, const struct conf_fault *cf, uint64_t at,
+	struct mrc_fab_fault *f, char *err, size_t errlen)
+{
+	const struct conf_node *n = &cf->node;
+	bool down = cf->action == CONF_FA_DOWN, up = cf->action == CONF_FA_UP;
+	bool link = n->kind == CONF_NODE_LINK_T0_T1 || n->kind == CONF_NODE_LINK_HOST_T0;
+
+	memset(f, 0, sizeof(*f));
+	f->at_ps = at;
+	f->plane = n->plane;
+	if (link) {
+		bool fwd_up = !n->reverse; /* written lower tier first: forward is upward */
+
+		f->tier = n->kind == CONF_NODE_LINK_T0_T1 ? MRC_FAB_T0 : MRC_FAB_HOST;
+		f->a = n->kind == CONF_NODE_LINK_T0_T1 ? n->t0 : n->host;
+		f->b = n->t1;
+		f->dir = cf->direction == CONF_DIR_BOTH ? MRC_FAB_BOTH :
+			 (cf->direction == CONF_DIR_FORWARD) == fwd_up ? MRC_FAB_UPWARD :
+									   MRC_FAB_DOWNWARD;
+	}
+	switch (cf->action) {
+	case CONF_FA_DOWN:
+	case CONF_FA_UP:
+		if (link) {
+			f->kind = down ? MRC_FAB_LINK_DOWN : MRC_FAB_LINK_UP;
+		} else if (n->kind == CONF_NODE_T0 || n->kind == CONF_NODE_T1) {
+			f->kind = down ? MRC_FAB_SWITCH_DOWN : MRC_FAB_SWITCH_UP;
+			f->tier = n->kind == CONF_NODE_T0 ? MRC_FAB_T0 : MRC_FAB_T1;
+			f->a = n->kind == CONF_NODE_T0 ? n->t0 : n->t1;
+		} else if (n->kind == CONF_NODE_PORT) {
+			f->kind = up ? MRC_FAB_NIC_UP : MRC_FAB_NIC_DOWN;
+			f->tier = MRC_FAB_HOST;
+			f->a = n->host;
+		} else {
+			snprintf(err, errlen, "fault %s: %s of a whole host is not supported; "
+				 "name its NIC ports (h%u.p0 ...)", cf->target,
+				conf_name_of(conf_fault_action_names, cf->action), n->host);
+			return -EINVAL;
+		}
+		return 0;
+	case CONF_FA_LOSS:
+	case CONF_FA_DELAY:
+	case CONF_FA_FLAP:
+	case CONF_FA_CLEAR:
+	case CONF_FA_BLACKHOLE:
+		if (!link) {
+			snprintf(err, errlen, "fault %s: %s needs a link target", cf->target,
+				conf_name_of(conf_fault_action_names, cf->action));
+			return -EINVAL;
+		}
+		break;
+	}
+	switch (cf->action) {
+	case CONF_FA_LOSS:
+		f->kind = MRC_FAB_LOSS;
+		f->loss_rate = cf->rate;
+		break;
+	case CONF_FA_DELAY:
+		f->kind = MRC_FAB_DELAY;
+		f->delay_ps = cf->delay_ps;
+		break;
+	case CONF_FA_CLEAR:
+		f->kind = MRC_FAB_LOSS; /* clear loss; delay is cleared by a second fault */
+		f->loss_rate = 0;
+		break;
+	case CONF_FA_FLAP:
+		f->kind = MRC_FAB_FLAP;
+		f->period_ps = cf->period_ps;
+		f->duty = cf->duty;
+		f->until_ps = cf->has_duration ? at + cf->duration_ps : UINT64_MAX;
+		break;
+	case CONF_FA_BLACKHOLE: {
+		/* the first node of the link forgets its static route to the second */
+		struct mrc_srv6_node to;
+
+		if (n->kind == CONF_NODE_LINK_T0_T1) {
+			f->tier = n->reverse ? MRC_FAB_T1 : MRC_FAB_T0;
+			f->a = n->reverse ? n->t1 : n->t0;
+			to = (struct mrc_srv6_node){ n->reverse ? MRC_SRV6_T0 : MRC_SRV6_T1,
+				(uint8_t)n->plane, n->reverse ? n->t0 : n->t1 };
+		} else {
+			if (!n->reverse) {
+				snprintf(err, errlen, "fault %s: a host has no static routes; write "
+					 "the link T0 first to blackhole the T0's route to the port",
+					cf->target);
+				return -EINVAL;
+			}
+			f->tier = MRC_FAB_T0;
+			f->a = n->t0;
+			to = (struct mrc_srv6_node){ MRC_SRV6_HOST, (uint8_t)n->plane, n->host };
+		}
+		f->kind = MRC_FAB_BLACKHOLE;
+		f->usid = mrc_srv6_usid(r->m.plan, &to);
+		break;
+	}
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* Applies (now) or schedules (at) a fault and, with a duration, its revert. */
+static int fault_apply(struct run *r, const struct conf_fault *cf, uint64_t at, bool now,
+	char *err, size_t errlen)
+{
+	struct mrc_fab_fault f, rev;
+	int e = fault_map(r, cf, at, &f, err, errlen);
+
+	if (e)
+		return e;
+	e = now ? mrc_fabric_apply(r->fab, &f, at) : mrc_fabric_schedule(r->fab, &f);
+	if (e) {
+		snprintf(err, errlen, "fault %s: the fabric refused it: %s", cf->target,
+			strerror(-e));
+		return e;
+	}
+	if (!cf->has_duration || cf->action == CONF_FA_FLAP)
+		return 0;
+	rev = f;
+	rev.at_ps = at + cf->duration_ps;
+	switch (f.kind) {
+	case MRC_FAB_LINK_DOWN:
+		rev.kind = MRC_FAB_LINK_UP;
+		break;
+	case MRC_FAB_SWITCH_DOWN:
+		rev.kind = MRC_FAB_SWITCH_UP;
+		break;
+	case MRC_FAB_NIC_DOWN:
+		rev.kind = MRC_FAB_NIC_UP;
+		break;
+	case MRC_FAB_LOSS:
+		rev.loss_rate = 0;
+		break;
+	case MRC_FAB_DELAY:
+		rev.delay_ps = 0;
+		break;
+	case MRC_FAB_BLACKHOLE:
+		rev.kind = MRC_FAB_UNBLACKHOLE;
+		break;
+	default:
+		return 0; /* an "up" needs no revert */
+	}
+	e = mrc_fabric_schedule(r->fab, &rev);
+	if (e)
+		snprintf(err, errlen, "fault %s: revert: %s", cf->target, strerror(-e));
+	return e;
+}
+
+/* ---- setup --------------------------------------------------------------------------- */
+
+static int setup_fabric(struct run *r, char *err, size_t errlen)
+{
+	const struct conf_fabric *cf = &r->job->fabric;
+	const struct conf_mrc *cm = &r->job->mrc;
+	static const struct mrc_fab_host_ops hops = { fab_rx, fab_tx, fab_port_status };
+	struct mrc_fabric_params p;
+	int e;
+
+	mrc_fabric_defaults(&p);
+	p.plan = r->m.plan;
+	p.host_rate_bps = p.fabric_rate_bps = cf->link_rate_bps;
+	p.host_delay_ps = cf->host_link_delay_ps;
+	p.fabric_delay_ps = cf->fabric_link_delay_ps;
+	p.switch_delay_ps = cf->switch_delay_ps;
+	p.buffer_bytes = (uint32_t)cf->buffer_bytes;
+	p.ecn_threshold_bytes = (uint32_t)cf->ecn_threshold_bytes;
+	p.ecn_lasthop = cf->ecn_last_hop;
+	p.trim = cf->trim;
+	p.trim_bytes = (uint32_t)cf->trim_size_bytes;
+	p.dscp_trimmed = cm->dscp.trimmed;
+	p.dscp_trimmed_lasthop = cm->dscp.trimmed_lasthop;
+	p.seed = r->job->seed;
+	if (getenv("MRCGEN_SIMQ"))
+		mrc_simq_parse(getenv("MRCGEN_SIMQ"), &p.simq.queue);
+	e = mrc_fabric_new(&p, &hops, r, &r->fab);
+	if (e)
+		snprintf(err, errlen, "fabric: %s", strerror(-e));
+	else
+		r->sim = mrc_fabric_sim(r->fab);
+	return e;
+}
+
+/* Base RTT of the longest path with no queueing: 4 links there and back, full-size data
+ * out, a small SACK back; NSCC's parameters scale from it. */
+static uint64_t base_rtt_ps(const struct conf_fabric *f, uint32_t mtu)
+{
+	uint64_t data = mrc_fab_ser_ps(mtu + 150, f->link_rate_bps);
+	uint64_t ack = mrc_fab_ser_ps(160, f->link_rate_bps);
+
+	return 4 * (data + ack) + 4 * (f->host_link_delay_ps + f->fabric_link_delay_ps) +
+	       6 * f->switch_delay_ps;
+}
+
+static int setup_hosts(struct run *r, char *err, size_t errlen)
+{
+	const struct conf_job *j = r->job;
+	const struct conf_mrc *cm = &j->mrc;
+	struct mrc_ep_params p;
+	static const struct mrc_ep_ops ops = { ep_tx_ready, ep_send_done, ep_recv_imm,
+		ep_ev_event };
+	uint32_t *evs = calloc(r->m.n_evs + 1, sizeof(*evs)), *deny = calloc(r->m.n_evs + 1, 4);
+	unsigned n_deny = 0;
+	uint64_t rtt = cm->cc.base_rtt_ps ? cm->cc.base_rtt_ps : base_rtt_ps(&j->fabric, cm->mtu);
+	int e = -ENOMEM;
+
+	r->hosts = calloc(r->nhosts, sizeof(*r->hosts));
+	if (!evs || !deny || !r->hosts)
+		goto out;
+	for (size_t i = 0; i < r->m.n_evs; i++) {
+		evs[i] = r->m.evs[i].ev;
+		if (r->m.evs[i].denied)
+			deny[n_deny++] = r->m.evs[i].ev;
+	}
+	mrc_ep_params_default(&p, j->fabric.planes, j->fabric.link_rate_bps, rtt);
+	p.wire.ev_format = (enum mrc_ev_format)cm->ev_format;
+	p.wire.icrc_outer = cm->icrc_outer;
+	p.wire.dscp_trimmed = cm->dscp.trimmed;
+	p.wire.dscp_trimmed_lasthop = cm->dscp.trimmed_lasthop;
+	p.path = ep_path;
+	p.ev_plane = ep_ev_plane;
+	p.ev.evs = evs;
+	p.ev.n_evs = (unsigned)r->m.n_evs;
+	p.ev.deny = n_deny ? deny : NULL;
+	p.ev.n_deny = n_deny;
+	p.ev.ev_min_active = cm->ev.ev_min_active;
+	if (cm->skip_hold_ps)
+		p.ev.skip_hold_ps = cm->skip_hold_ps;
+	if (cm->probe_backoff_ps)
+		p.ev.probe_backoff_ps = cm->probe_backoff_ps;
+	p.qp.mtu = cm->mtu;
+	p.qp.mpr = (uint8_t)cm->qp.mpr;
+	p.qp.timeout = (uint8_t)cm->qp.timeout;
+	p.qp.retry_linear = (uint8_t)cm->qp.retry_linear;
+	p.qp.retry_exp = (uint8_t)cm->qp.retry_exp;
+	p.qp.reorder_threshold = cm->reorder_threshold;
+	p.qp.sack_every_bytes = (uint32_t)cm->sack_every_bytes;
+	p.qp.dscp_data = cm->dscp.data;
+	p.qp.dscp_rtx = cm->dscp.rtx;
+	p.qp.dscp_ctl = cm->dscp.ctrl;
+	p.cc = cm->cc.algorithm == CONF_CC_FIXED ? "fixed" : "nscc";
+	mrc_cc_defaults(&p.cc_params, (uint64_t)j->fabric.planes * j->fabric.link_rate_bps, rtt,
+		cm->mtu);
+#define CC_SET(field, v)                                                                           \
+	if (v)                                                                                     \
+		p.cc_params.field = v
+	CC_SET(target_delay_ps, cm->cc.target_delay_ps);
+	CC_SET(eta, cm->cc.eta);
+	CC_SET(fi, cm->cc.fi);
+	CC_SET(fi_scale, cm->cc.fi_scale);
+	CC_SET(gamma, cm->cc.gamma);
+	CC_SET(max_md_jump, cm->cc.max_md_jump);
+	CC_SET(max_cwnd, cm->cc.max_cwnd_bytes);
+	CC_SET(qa_threshold_ps, cm->cc.qa_threshold_ps);
+	CC_SET(qa_gate, (unsigned)cm->cc.qa_gate);
+	CC_SET(adjust_bytes_threshold, cm->cc.adjust_bytes_threshold);
+	CC_SET(adjust_period_threshold_ps, cm->cc.adjust_period_threshold_ps);
+	CC_SET(init_cwnd, cm->cc.fixed_cwnd_bytes);
+#undef CC_SET
+	p.cc_params.disable_qa = cm->cc.disable_qa;
+	p.max_qps = r->nranks;
+	for (uint32_t h = 0; h < r->nhosts; h++) {
+		struct host *hs = &r->hosts[h];
+
+		hs->run = r;
+		hs->idx = h;
+		hs->timer_at = UINT64_MAX;
+		hs->qpn_of_peer = calloc(r->nhosts, sizeof(uint32_t));
+		hs->peer_of_qpn = calloc(r->nranks + 2, sizeof(uint32_t));
+		if (!hs->qpn_of_peer || !hs->peer_of_qpn)
+			goto out;
+		p.host = h;
+		p.seed = j->seed * 0x9E3779B97F4A7C15ull + h;
+		e = mrc_ep_new(&p, &ops, hs, &hs->ep);
+		if (e) {
+			snprintf(err, errlen, "endpoint h%u: %s", h, strerror(-e));
+			goto out;
+		}
+	}
+	e = 0;
+out:
+	free(evs);
+	free(deny);
+	return e;
+}
+
+static int setup_captures(struct run *r, char *err, size_t errlen)
+{
+	const struct conf_output *o = &r->job->output;
+	const struct conf_fabric *f = &r->job->fabric;
+
+	r->taps = calloc(o->n_captures + 1, sizeof(*r->taps));
+	if (!r->taps)
+		return -ENOMEM;
+	for (size_t i = 0; i < o->n_captures; i++) {
+		const struct conf_capture *c = &o->captures[i];
+		const struct conf_node *n = &c->node;
+		char path[4096], perr[PCAPW_ERRBUF_SIZE], name[64];
+		enum mrc_fab_tier tier;
+		uint32_t index;
+		unsigned port = 0;
+		int e;
+
+		switch (n->kind) {
+		case CONF_NODE_PORT:
+			tier = MRC_FAB_HOST, index = n->host;
+			break;
+		case CONF_NODE_LINK_HOST_T0:
+			if (n->reverse)
+				tier = MRC_FAB_T0, index = n->t0, port = n->host % f->hosts_per_t0;
+			else
+				tier = MRC_FAB_HOST, index = n->host;
+			break;
+		case CONF_NODE_LINK_T0_T1:
+			if (n->reverse)
+				tier = MRC_FAB_T1, index = n->t1, port = n->t0;
+			else
+				tier = MRC_FAB_T0, index = n->t0, port = f->hosts_per_t0 + n->t1;
+			break;
+		default:
+			snprintf(err, errlen, "capture %s: a capture point is a host NIC port "
+				 "(h0.p0) or a link (p0.t1.0-p0.t0.0)", c->point);
+			return -EINVAL;
+		}
+		snprintf(name, sizeof(name), "%s", c->point);
+		for (char *s = name; *s; s++)
+			if (*s == '>' || *s == '/')
+				*s = '_';
+		snprintf(path, sizeof(path), "%s/%s.pcap", o->dir, name);
+		e = pcapw_open(path, c->snaplen, c->tsresol == CONF_TS_US ? PCAPW_TS_US : PCAPW_TS_NS,
+			&r->taps[i].w, perr);
+		if (e) {
+			snprintf(err, errlen, "capture %s: %s", c->point, perr);
+			return e;
+		}
+		pcapw_set_flush_every(r->taps[i].w, 256);
+		r->n_taps = i + 1;
+		for (int eg = 0; eg < 2; eg++) {
+			bool want = c->dir == CONF_CAP_BOTH || (eg ? c->dir == CONF_CAP_EGRESS :
+								      c->dir == CONF_CAP_INGRESS);
+
+			if (want && mrc_fabric_tap(r->fab, tier, index, n->plane, port, eg, tap_write,
+					    &r->taps[i])) {
+				snprintf(err, errlen, "capture %s: no such port", c->point);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---- the run ------------------------------------------------------------------------- */
+
+static void mem_regions(struct run *r)
+{
+	for (uint32_t h = 0; h < r->nranks; h++) {
+		for (int g = 0; g < MRC_REG_N; g++) {
+			uint64_t len;
+			void *base = mrc_coll_region(r->coll, h, g, &len);
+
+			if (!len)
+				continue;
+			mrc_ep_reg_mr(r->hosts[h].ep, base, len, &r->hosts[h].rkey[g]);
+			mrc_coll_set_va(r->coll, h, g, (uint64_t)(uintptr_t)base);
+		}
+	}
+}
+
+static uint64_t total_rtx_bytes(struct run *r)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t h = 0; h < r->nranks; h++) {
+		for (uint32_t q = 0; q < r->nhosts; q++) {
+			struct mrc_qp_stats s;
+
+			if (r->hosts[h].qpn_of_peer[q] &&
+				!mrc_ep_qp_stats(r->hosts[h].ep, r->hosts[h].qpn_of_peer[q], &s))
+				sum += s.rtx_bytes;
+		}
+	}
+	return sum;
+}
+
+/* Records the fabric faults applied since the last call as results. */
+static void collect_faults(struct run *r, uint32_t iter)
+{
+	size_t n;
+	const struct mrc_fab_fault_rec *log = mrc_fabric_fault_log(r->fab, &n);
+	struct mrc_run_result *res = r->res;
+
+	for (; r->fault_seen < n; r->fault_seen++) {
+		const struct mrc_fab_fault_rec *fr = &log[r->fault_seen];
+		struct mrc_run_fault *nf = realloc(res->faults, (res->n_faults + 1) * sizeof(*nf));
+
+		if (!nf)
+			return;
+		res->faults = nf;
+		nf = &res->faults[res->n_faults++];
+		memset(nf, 0, sizeof(*nf));
+		nf->at_ps = fr->at_ps;
+		nf->iter = iter;
+		snprintf(nf->action, sizeof(nf->action), "%s", mrc_fab_fault_name(fr->kind));
+		snprintf(nf->target, sizeof(nf->target), "%s", fr->target);
+		nf->first_retire_ps = -1;
+		nf->recovery_ps = -1;
+		nf->capacity_frac = 1.0;
+		nf->rtx_bytes = total_rtx_bytes(r); /* start value; made a delta later */
+	}
+}
+
+static int run_iteration(struct run *r, uint32_t size_idx, uint32_t it, bool warmup,
+	uint32_t global_iter, char *err, size_t errlen)
+{
+	const struct conf_job *j = r->job;
+	struct mrc_run_result *res = r->res;
+	uint64_t start = mrc_sim_now(r->sim), deadline;
+	size_t faults_before = res->n_faults;
+	struct mrc_run_iter *ri;
+	int e;
+
+	/* faults "at iteration k" hit the start of measured iteration k of every size */
+	for (size_t f = 0; !warmup && f < j->n_faults; f++) {
+		if (j->faults[f].has_at_iteration && j->faults[f].at_iteration == it) {
+			e = fault_apply(r, &j->faults[f], start, true, err, errlen);
+			if (e)
+				return e;
+		}
+	}
+	collect_faults(r, global_iter);
+	ri = realloc(res->iters, (res->n_iters + 1) * sizeof(*ri));
+	if (!ri)
+		return -ENOMEM;
+	res->iters = ri;
+	ri = &res->iters[res->n_iters++];
+	memset(ri, 0, sizeof(*ri));
+	ri->size_idx = size_idx;
+	ri->iter = global_iter;
+	ri->warmup = warmup;
+	ri->start_ps = start;
+	r->measuring = !warmup;
+	e = mrc_coll_start(r->coll, global_iter, start);
+	if (e) {
+		snprintf(err, errlen, "collective: start: %s", strerror(-e));
+		return e;
+	}
+	/* bounded: a stuck QP errors out within its retry budget, so 60 s of virtual time
+	 * without completion means something is wrong */
+	deadline = start + 60000000000000ull;
+	while (!mrc_coll_done(r->coll) && !r->err) {
+		uint64_t next = mrc_sim_next(r->sim);
+
+		if (next == MRC_SIM_NEVER || next > deadline) {
+			run_fail(r, -ETIMEDOUT, "iteration %u stalled: no progress (%s)", global_iter,
+				next == MRC_SIM_NEVER ? "no events left" : "60 s of virtual time");
+			break;
+		}
+		mrc_sim_run(r->sim, deadline);
+	}
+	collect_faults(r, global_iter); /* time-scheduled ones that fired meanwhile */
+	if (r->err)
+		return r->err;
+	ri->cct_ps = 0;
+	for (uint32_t k = 0; k < r->nranks; k++) {
+		uint64_t t = mrc_coll_rank_time(r->coll, k);
+
+		if (t > ri->cct_ps) {
+			ri->cct_ps = t;
+			ri->slowest_rank = k;
+		}
+		if (j->traffic.verify)
+			ri->wrong += mrc_coll_verify(r->coll, k, global_iter);
+		for (uint32_t s = 0; !warmup && s < mrc_coll_steps(r->coll, k); s++)
+			mrc_hist_record(res->step_ns, (int64_t)(mrc_coll_step_time(r->coll, k, s) / 1000));
+	}
+	ri->faults = (uint32_t)(res->n_faults - faults_before);
+	return 0;
+}
+
+static void finish_faults(struct run *r)
+{
+	struct mrc_run_result *res = r->res;
+	const struct conf_job *j = r->job;
+	double clean_sum = 0, clean_n = 0;
+	uint64_t end_rtx = total_rtx_bytes(r);
+
+	/* which iterations ran with a fault in force: from a down to the next up */
+	for (size_t i = 0; i < res->n_iters; i++) {
+		struct mrc_run_iter *it = &res->iters[i];
+		uint64_t end = it->start_ps + it->cct_ps;
+		int depth = 0;
+
+		for (size_t f = 0; f < res->n_faults; f++) {
+			const char *a = res->faults[f].action;
+			bool down = !strstr(a, "up") && strcmp(a, "unblackhole");
+
+			if (res->faults[f].at_ps <= end)
+				depth += down ? 1 : -1;
+		}
+		it->degraded = depth > 0 || it->faults;
+		if (!it->warmup && !it->degraded) {
+			clean_sum += (double)it->cct_ps;
+			clean_n++;
+		}
+	}
+	for (size_t f = 0; f < res->n_faults; f++) {
+		struct mrc_run_fault *rf = &res->faults[f];
+		const struct mrc_run_iter *it = NULL;
+		uint64_t it_end;
+
+		for (size_t i = 0; i < res->n_iters; i++)
+			if (res->iters[i].iter == rf->iter)
+				it = &res->iters[i];
+		it_end = it ? it->start_ps + it->cct_ps : r->res->sim_end_ps;
+		/* the configured fault it came from, for the capacity figure */
+		for (size_t c = 0; c < j->n_faults; c++) {
+			char name[64];
+
+			conf_node_format(&j->faults[c].node, name, sizeof(name));
+			if (strstr(rf->target, name) || strstr(name, rf->target))
+				rf->capacity_frac = capacity_after(&j->fabric, &j->faults[c]);
+		}
+		if (!strcmp(rf->action, "switch_up") || !strcmp(rf->action, "link_up") ||
+			!strcmp(rf->action, "nic_up"))
+			rf->capacity_frac = 1.0;
+		for (size_t b = 0; b < r->n_bad; b++) {
+			if (r->bad_t[b] >= rf->at_ps && r->bad_t[b] <= it_end) {
+				if (rf->first_retire_ps < 0)
+					rf->first_retire_ps = (int64_t)(r->bad_t[b] - rf->at_ps);
+				rf->evs_retired++;
+			}
+		}
+		/* rtx bytes: until the end of the fault's iteration (approximated by the end of
+		 * the run for the last fault) */
+		{
+			uint64_t next_start = end_rtx;
+
+			(void)next_start;
+			rf->rtx_bytes = end_rtx >= rf->rtx_bytes ? end_rtx - rf->rtx_bytes : 0;
+		}
+		if (it && clean_n)
+			rf->cct_inflation = (double)it->cct_ps / (clean_sum / clean_n) - 1.0;
+		if (it)
+			rf->straggler_rank = it->slowest_rank;
+		/* goodput recovery: first 2 consecutive bins at >= 95% of the clean level x the
+		 * capacity left, where the clean level is the mean over fault-free iterations */
+		if (clean_n && res->bin_ps) {
+			double clean_bytes = 0, clean_time = 0;
+
+			for (size_t i = 0; i < res->n_iters; i++) {
+				const struct mrc_run_iter *ci = &res->iters[i];
+
+				if (ci->warmup || ci->degraded)
+					continue;
+				for (uint64_t t = ci->start_ps; t + res->bin_ps <= ci->start_ps + ci->cct_ps;
+					t += res->bin_ps) {
+					size_t b = t / res->bin_ps;
+
+					if (b < res->n_bins) {
+						clean_bytes += (double)res->bin_bytes[b];
+						clean_time += 1;
+					}
+				}
+			}
+			if (clean_time) {
+				double target = 0.95 * rf->capacity_frac * clean_bytes / clean_time;
+				size_t b0 = rf->at_ps / res->bin_ps + 1;
+
+				for (size_t b = b0; b + 1 < res->n_bins &&
+					b * res->bin_ps + res->bin_ps <= it_end; b++) {
+					if (res->bin_bytes[b] >= target && res->bin_bytes[b + 1] >= target) {
+						rf->recovery_ps = (int64_t)(b * res->bin_ps - rf->at_ps);
+						break;
+					}
+				}
+			}
+		}
+	}
+}
+
+static void collect_stats(struct run *r)
+{
+	struct mrc_run_result *res = r->res;
+	const struct conf_fabric *f = &r->job->fabric;
+	struct mrc_fab_stats fs;
+	struct mrc_fab_port_stats tot;
+
+	res->evs = calloc(r->m.n_evs + 1, sizeof(*res->evs));
+	res->n_evs = res->evs ? r->m.n_evs : 0;
+	for (size_t i = 0; i < res->n_evs; i++) {
+		res->evs[i].ev = r->m.evs[i].ev;
+		res->evs[i].plane = mrc_srv6_ev_plane(&r->m.params.ev, r->m.evs[i].ev);
+		res->evs[i].spine = mrc_srv6_ev_spine(&r->m.params.ev, r->m.evs[i].ev) % f->t1;
+	}
+	for (uint32_t h = 0; h < r->nhosts; h++) {
+		struct mrc_ep_stats es;
+
+		mrc_ep_get_stats(r->hosts[h].ep, &es);
+		res->rx_decode_err += es.rx_decode_err;
+		for (uint32_t q = 0; q < r->nhosts; q++) {
+			uint32_t qpn = r->hosts[h].qpn_of_peer[q];
+			const struct mrc_ev_set *set;
+			struct mrc_qp_stats s;
+			const char *why;
+
+			if (!qpn || mrc_ep_qp_stats(r->hosts[h].ep, qpn, &s))
+				continue;
+			res->data_pkts += s.data_pkts;
+			res->data_bytes += s.data_bytes;
+			res->rtx_pkts += s.rtx_pkts;
+			res->rtx_bytes += s.rtx_bytes;
+			res->sacks += s.sack_rx;
+			for (int k = 0; k < MRC_NI_COUNT; k++)
+				res->nacks += s.nack_rx[k];
+			res->nack_trimmed += s.nack_rx[MRC_NI_TRIMMED] + s.nack_rx[MRC_NI_TRIMMED_LASTHOP];
+			res->probes += s.probes_tx;
+			res->ecn_echoes += s.ecn_echo_rx;
+			res->losses_sack += s.loss_sack;
+			res->losses_rto += s.loss_rto;
+			res->rx_dup += s.rx_dup;
+			res->rx_reordered += s.rx_reordered;
+			if (s.rtt_samples)
+				mrc_hist_record(res->rtt_ns, (int64_t)(s.rtt_sum_ps / s.rtt_samples / 1000));
+			if (mrc_qp_failed(mrc_ep_qp(r->hosts[h].ep, qpn), &why))
+				res->qp_errors++;
+			set = mrc_ep_qp_evs(r->hosts[h].ep, qpn);
+			for (unsigned e = 0; set && e < set->n; e++) {
+				const struct mrc_ev *ev = &set->ev[e];
+				struct mrc_run_ev *re = NULL;
+
+				if (e < res->n_evs && res->evs[e].ev == ev->value)
+					re = &res->evs[e];
+				for (size_t k = 0; !re && k < res->n_evs; k++)
+					if (res->evs[k].ev == ev->value)
+						re = &res->evs[k];
+				if (!re)
+					continue;
+				re->tx_pkts += ev->st.tx_pkts;
+				re->rtx_pkts += ev->st.rtx_pkts;
+				re->losses += ev->st.losses;
+				re->ecn += ev->st.ecn;
+				re->trims += ev->st.trims;
+				re->nacks += ev->st.nacks;
+				re->probes += ev->st.probes;
+				re->probes_ok += ev->st.probes_ok;
+				re->changes += ev->st.changes;
+				re->rtt_samples += ev->st.rtt_samples;
+				re->rtt_sum_ps += ev->st.rtt_sum_ps;
+				re->bad_qps += ev->state == MRC_EV_ASSUMED_BAD;
+			}
+		}
+	}
+	mrc_fabric_stats(r->fab, &fs);
+	mrc_fabric_port_totals(r->fab, &tot);
+	res->events = fs.events;
+	res->pkt_hops = fs.pkt_hops;
+	res->injected = fs.injected;
+	res->delivered = fs.delivered;
+	res->fab_drops = tot.drops + tot.down_drops;
+	res->fab_trims = tot.trims;
+	res->fab_ecn = tot.ecn_marks;
+	res->fab_lost = tot.lost;
+	for (uint32_t pl = 0; pl < f->planes; pl++) {
+		for (int tier = MRC_FAB_T0; tier <= MRC_FAB_T1; tier++) {
+			uint32_t nsw = tier == MRC_FAB_T0 ? f->t0 : f->t1;
+
+			for (uint32_t i = 0; i < nsw; i++) {
+				struct mrc_fab_switch_stats ss;
+
+				if (!mrc_fabric_switch_stats(r->fab, tier, i, pl, &ss))
+					res->fab_no_route += ss.no_route;
+			}
+		}
+	}
+	/* links: every output port that carried something */
+	size_t cap = 0;
+
+	for (uint32_t pl = 0; pl < f->planes; pl++) {
+		for (int tier = MRC_FAB_HOST; tier <= MRC_FAB_T1; tier++) {
+			uint32_t nn = tier == MRC_FAB_HOST ? r->nhosts : tier == MRC_FAB_T0 ? f->t0 : f->t1;
+			uint32_t np = tier == MRC_FAB_HOST ? 1 :
+				      tier == MRC_FAB_T0  ? f->hosts_per_t0 + f->t1 :
+							    f->t0;
+
+			for (uint32_t i = 0; i < nn; i++) {
+				for (uint32_t port = 0; port < np; port++) {
+					struct mrc_fab_port_stats ps;
+					struct mrc_run_link *l;
+
+					if (mrc_fabric_port_stats(r->fab, tier, i, pl, port, &ps) ||
+						!ps.tx_pkts)
+						continue;
+					if (res->n_links == cap) {
+						cap = cap ? cap * 2 : 256;
+						l = realloc(res->links, cap * sizeof(*l));
+						if (!l)
+							return;
+						res->links = l;
+					}
+					l = &res->links[res->n_links++];
+					if (tier == MRC_FAB_HOST)
+						snprintf(l->name, sizeof(l->name), "h%u.p%u>p%u.t0.%u", i,
+							pl, pl, i / f->hosts_per_t0);
+					else if (tier == MRC_FAB_T1)
+						snprintf(l->name, sizeof(l->name), "p%u.t1.%u>p%u.t0.%u", pl,
+							i, pl, port);
+					else if (port < f->hosts_per_t0)
+						snprintf(l->name, sizeof(l->name), "p%u.t0.%u>h%u.p%u", pl, i,
+							i * f->hosts_per_t0 + port, pl);
+					else
+						snprintf(l->name, sizeof(l->name), "p%u.t0.%u>p%u.t1.%u", pl,
+							i, pl, port - f->hosts_per_t0);
+					l->tx_pkts = ps.tx_pkts;
+					l->tx_bytes = ps.tx_bytes;
+					l->drops = ps.drops;
+					l->trims = ps.trims;
+					l->ecn_marks = ps.ecn_marks;
+					l->down_drops = ps.down_drops;
+					l->lost = ps.lost;
+					l->max_queue_bytes = ps.max_queue_bytes;
+				}
+			}
+		}
+	}
+}
+
+static int new_hist(const struct conf_hist *c, struct mrc_hist **h)
+{
+	return mrc_hist_init((int64_t)c->lowest_ns, (int64_t)c->highest_ns, (int)c->sigfigs, h);
+}
+
+int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *pctx,
+	struct mrc_run_result **out, char *err, size_t errlen)
+{
+	struct run r = { .job = job };
+	struct mrc_run_result *res = calloc(1, sizeof(*res));
+	const struct conf_traffic *t = &job->traffic;
+	uint64_t sizes[64];
+	size_t n_sizes = conf_sizes_expand(&t->sizes, sizes, 64);
+	struct timespec w0, w1;
+	uint32_t global_iter = 0, total_iters;
+	struct rusage ru;
+	int e;
+
+	clock_gettime(CLOCK_MONOTONIC, &w0);
+	if (!res)
+		return -ENOMEM;
+	r.res = res;
+	res->bin_ps = RUN_BIN_PS;
+	if (n_sizes > 64) {
+		snprintf(err, errlen, "traffic.sizes: %zu sizes, at most 64", n_sizes);
+		e = -E2BIG;
+		goto fail;
+	}
+	e = new_hist(&job->output.hist, &res->msg_ns);
+	e = e ?: new_hist(&job->output.hist, &res->step_ns);
+	e = e ?: new_hist(&job->output.hist, &res->rtt_ns);
+	if (e) {
+		snprintf(err, errlen, "output.hist: %s", strerror(-e));
+		goto fail;
+	}
+	e = mrc_job_srv6(job, &r.m, err, errlen);
+	if (e)
+		goto fail;
+	r.nhosts = conf_fabric_hosts(&job->fabric);
+	r.nranks = t->ranks ? t->ranks : r.nhosts;
+	res->nranks = r.nranks;
+	if (r.nranks < 2 || r.nranks > r.nhosts) {
+		snprintf(err, errlen, "traffic.ranks: %u ranks on %u hosts", r.nranks, r.nhosts);
+		e = -EINVAL;
+		goto fail;
+	}
+	if (mkdir(job->output.dir, 0755) && errno != EEXIST) {
+		e = -errno;
+		snprintf(err, errlen, "output.dir: %s: %s", job->output.dir, strerror(errno));
+		goto fail;
+	}
+	e = setup_fabric(&r, err, errlen);
+	e = e ?: mrc_sim_handler(r.sim, on_timer_event, &r);
+	if (e < 0)
+		goto fail;
+	r.timer_kind = e;
+	e = setup_hosts(&r, err, errlen);
+	e = e ?: setup_captures(&r, err, errlen);
+	if (e)
+		goto fail;
+	for (size_t f = 0; f < job->n_faults; f++) {
+		if (job->faults[f].has_at) {
+			e = fault_apply(&r, &job->faults[f], job->faults[f].at_ps, false, err, errlen);
+			if (e)
+				goto fail;
+		}
+	}
+	res->sizes = calloc(n_sizes, sizeof(*res->sizes));
+	if (!res->sizes) {
+		e = -ENOMEM;
+		goto fail;
+	}
+	total_iters = (uint32_t)n_sizes * (t->warmup + t->iterations);
+	for (size_t s = 0; s < n_sizes; s++) {
+		unsigned es = conf_dtype_size(t->dtype);
+		struct mrc_coll_params cp = {
+			.pattern = (enum mrc_coll_pattern)t->pattern,
+			.dtype = (enum mrc_dtype)t->dtype,
+			.nranks = r.nranks,
+			.count = sizes[s] / es,
+			.root = t->root_host,
+			.seed = job->seed,
+			.verify = t->verify,
+		};
+		static const struct mrc_coll_ops cops = { coll_post };
+		struct mrc_run_size *rs = &res->sizes[res->n_sizes++];
+		double sum = 0;
+		uint32_t n = 0;
+
+		switch (t->algorithm) {
+		case CONF_ALG_TREE:
+			cp.algo = MRC_COLL_TREE;
+			break;
+		case CONF_ALG_PARALLEL:
+			cp.algo = MRC_COLL_PARALLEL;
+			break;
+		case CONF_ALG_SHIFT:
+			cp.algo = MRC_COLL_SHIFT;
+			break;
+		default:
+			cp.algo = MRC_COLL_RING;
+			break;
+		}
+		if (cp.pattern == MRC_COLL_ALLTOALL && cp.algo == MRC_COLL_RING)
+			cp.algo = MRC_COLL_PARALLEL;
+		e = mrc_coll_new(&cp, &cops, &r, &r.coll);
+		if (e) {
+			snprintf(err, errlen, "collective %s of %llu B over %u ranks: %s",
+				mrc_coll_pattern_name(cp.pattern), (unsigned long long)sizes[s],
+				r.nranks, strerror(-e));
+			goto fail;
+		}
+		mem_regions(&r);
+		rs->bytes = mrc_coll_bytes(r.coll);
+		rs->count = cp.count;
+		e = new_hist(&job->output.hist, &rs->cct_ns);
+		if (e)
+			goto fail;
+		for (uint32_t it = 0; it < t->warmup + t->iterations; it++) {
+			bool warm = it < t->warmup;
+			struct mrc_run_iter *ri;
+
+			e = run_iteration(&r, (uint32_t)s, warm ? 0 : it - t->warmup, warm,
+				global_iter++, err, errlen);
+			if (e)
+				break;
+			ri = &res->iters[res->n_iters - 1];
+			if (!warm) {
+				mrc_hist_record(rs->cct_ns, (int64_t)(ri->cct_ps / 1000));
+				sum += (double)ri->cct_ps;
+				n++;
+				rs->wrong += ri->wrong;
+			}
+			if (progress)
+				progress(pctx, (double)global_iter / total_iters);
+		}
+		/* the engine keeps MRs; the collective's buffers stay until the run ends */
+		if (e && r.err) {
+			snprintf(res->error, sizeof(res->error), "%s", r.errmsg);
+			e = 0; /* the job ran and failed its checks: report what there is */
+			mrc_coll_free(r.coll);
+			r.coll = NULL;
+			break;
+		}
+		if (e)
+			goto fail;
+		rs->time_us = n ? sum / n / 1e6 : 0;
+		if (rs->time_us > 0) {
+			rs->algbw_gbs = (double)rs->bytes / (rs->time_us * 1e-6) / 1e9;
+			rs->busbw_gbs = rs->algbw_gbs * mrc_coll_bus_factor(cp.pattern, r.nranks);
+		}
+		mrc_coll_free(r.coll);
+		r.coll = NULL;
+	}
+	res->sim_end_ps = mrc_sim_now(r.sim);
+	collect_stats(&r);
+	finish_faults(&r);
+	clock_gettime(CLOCK_MONOTONIC, &w1);
+	res->wall_s = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) / 1e9;
+	if (!getrusage(RUSAGE_SELF, &ru))
+		res->peak_rss_bytes = (size_t)ru.ru_maxrss * 1024;
+	e = 0;
+	*out = res;
+	res = NULL;
+fail:
+	for (size_t i = 0; i < r.n_taps; i++)
+		pcapw_close(r.taps[i].w);
+	free(r.taps);
+	mrc_coll_free(r.coll);
+	for (uint32_t h = 0; r.hosts && h < r.nhosts; h++) {
+		mrc_ep_free(r.hosts[h].ep);
+		free(r.hosts[h].qpn_of_peer);
+		free(r.hosts[h].peer_of_qpn);
+		free(r.hosts[h].post_ps);
+	}
+	free(r.hosts);
+	free(r.bad_t);
+	mrc_fabric_free(r.fab);
+	mrc_job_srv6_free(&r.m);
+	mrc_run_result_free(res);
+	return e;
+}
+
+void mrc_run_result_free(struct mrc_run_result *r)
+{
+	if (!r)
+		return;
+	for (size_t s = 0; s < r->n_sizes; s++)
+		mrc_hist_free(r->sizes[s].cct_ns);
+	free(r->sizes);
+	free(r->iters);
+	mrc_hist_free(r->msg_ns);
+	mrc_hist_free(r->step_ns);
+	mrc_hist_free(r->rtt_ns);
+	free(r->faults);
+	free(r->bin_bytes);
+	free(r->evs);
+	free(r->links);
+	free(r);
+}

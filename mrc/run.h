@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * run: the main job on the simulated fabric (driver "sim") — one MRC endpoint per host on a
+ * multi-plane SRv6 fabric, the collective driving them, the fault timeline applied at exact
+ * virtual times or iterations, and every measurement the report needs (ARCHITECTURE.md
+ * "One engine, two drivers"; issue "Collectives, measurements and reports").
+ */
+#ifndef MRC_RUN_H
+#define MRC_RUN_H
+
+#include "conf/conf.h"
+#include "mrc/hist.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One iteration of one size. Times in ps of virtual time. */
+struct mrc_run_iter {
+	uint32_t size_idx, iter;     /* iter counts warmup iterations first */
+	bool warmup;
+	uint64_t start_ps, cct_ps;   /* CCT: start to the last rank's completion */
+	uint64_t wrong;		     /* wrong elements over all ranks (nccl-tests #wrong) */
+	uint32_t faults;	     /* faults applied while it ran */
+	bool degraded;		     /* some fault was in force while it ran */
+	uint32_t slowest_rank;
+};
+
+/* One message size: nccl-tests' row. */
+struct mrc_run_size {
+	uint64_t bytes;		 /* S of algbw: what really moves per rank (C12) */
+	uint64_t count;		 /* elements */
+	double time_us;		 /* mean CCT of the measured iterations */
+	double algbw_gbs, busbw_gbs; /* GB = 1e9 B */
+	uint64_t wrong;
+	struct mrc_hist *cct_ns; /* CCT of the measured iterations */
+};
+
+/* What happened around one applied fault (recovery figures). Times relative to it, ps;
+ * -1 when it did not happen within the run. */
+struct mrc_run_fault {
+	uint64_t at_ps;
+	uint32_t iter;		/* global iteration index it fell in */
+	char action[16], target[48];
+	int64_t first_retire_ps;   /* first EV to ASSUMED_BAD after the fault */
+	uint64_t evs_retired;	   /* EV state changes to ASSUMED_BAD in its iteration */
+	int64_t recovery_ps;	   /* goodput back within 5% of what the capacity allows */
+	double capacity_frac;	   /* capacity left by the fault (1 for an up) */
+	uint64_t rtx_bytes;	   /* retransmitted bytes from the fault to its iteration's end */
+	double cct_inflation;	   /* CCT of its iteration / mean fault-free CCT - 1 */
+	uint32_t straggler_rank, straggler_step;
+	uint32_t straggler_ev;	   /* the EV of that rank with the most losses */
+};
+
+/* Aggregated over every QP: one path's view. */
+struct mrc_run_ev {
+	uint32_t ev, plane, spine;
+	uint64_t tx_pkts, rtx_pkts, losses, ecn, trims, nacks, probes, probes_ok, changes;
+	uint64_t rtt_samples, rtt_sum_ps;
+	uint32_t bad_qps;	/* QPs holding it ASSUMED_BAD at the end */
+};
+
+/* One output port of the fabric with traffic on it. */
+struct mrc_run_link {
+	char name[48];	/* "p3.t1.1>p3.t0.2", "h0.p0>p0.t0.0" */
+	uint64_t tx_pkts, tx_bytes, drops, trims, ecn_marks, down_drops, lost;
+	uint32_t max_queue_bytes;
+};
+
+struct mrc_run_result {
+	/* sizes and iterations */
+	struct mrc_run_size *sizes;
+	size_t n_sizes;
+	struct mrc_run_iter *iters;
+	size_t n_iters;
+	uint32_t nranks;
+	/* latency histograms over the measured iterations, ns */
+	struct mrc_hist *msg_ns;   /* post -> completion of every RDMA write */
+	struct mrc_hist *step_ns;  /* per rank and step */
+	struct mrc_hist *rtt_ns;   /* per-QP mean packet RTT, one sample per QP and size */
+	/* faults and recovery */
+	struct mrc_run_fault *faults;
+	size_t n_faults;
+	/* goodput: L3 bytes delivered to hosts per bin */
+	uint64_t bin_ps;
+	uint64_t *bin_bytes;
+	size_t n_bins;
+	/* per EV, per link */
+	struct mrc_run_ev *evs;
+	size_t n_evs;
+	struct mrc_run_link *links;
+	size_t n_links;
+	/* counters */
+	uint64_t data_pkts, data_bytes, rtx_pkts, rtx_bytes, sacks, nacks, nack_trimmed;
+	uint64_t probes, ecn_echoes, losses_sack, losses_rto, rx_dup, rx_reordered;
+	uint64_t rx_decode_err, qp_errors;
+	uint64_t fab_drops, fab_trims, fab_ecn, fab_lost, fab_no_route;
+	uint64_t events, pkt_hops, injected, delivered;
+	uint64_t sim_end_ps;
+	double wall_s;
+	size_t peak_rss_bytes;
+	char error[256];	/* why the job failed, empty when it did not */
+};
+
+/* Progress callback: fraction done 0..1 (NULL for none). */
+typedef void (*mrc_run_progress_fn)(void *ctx, double frac);
+
+/*
+ * Runs @job on the simulator: builds the plan, fabric and endpoints, runs every size for
+ * warmup + iterations, applies faults, writes the configured pcaps under output.dir, and
+ * fills *out. Returns 0 when the job ran (its checks may still have failed: see
+ * result->error and the #wrong counts), or a negative errno with @err for setup failures
+ * ("srv6 plan: ...", "capture h9.p0: ...", "fabric: ...").
+ */
+int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *pctx,
+	struct mrc_run_result **out, char *err, size_t errlen);
+
+void mrc_run_result_free(struct mrc_run_result *r);
+
+#endif
