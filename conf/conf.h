@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* conf: the job configuration — plain structs loaded strictly from one YAML file. */
+#ifndef CONF_CONF_H
+#define CONF_CONF_H
+
+/*
+ * One YAML file describes a whole job (README "Configuration reference"). conf_load()
+ * reads it with libyaml's document API, applies --set overrides, checks every field and
+ * fills a struct conf_job; conf_dump() prints the effective config back as YAML that
+ * loads to an identical struct. Field names follow WIRE.md and the OCP mrc_ctl.h
+ * objects. Units inside the structs: bytes, bits per second, picoseconds (suffix _ps),
+ * nanoseconds (suffix _ns) — the suffix says which.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* One name of an enum value; tables end with { 0, NULL }. Parser and printer share them. */
+struct conf_name {
+	int val;
+	const char *name;
+};
+
+/* Returns the name of @val in @tbl, or "?" when absent. */
+const char *conf_name_of(const struct conf_name *tbl, int val);
+
+enum conf_driver { CONF_DRIVER_SIM, CONF_DRIVER_WIRE };
+enum conf_plan { CONF_PLAN_GENERATED, CONF_PLAN_EXPLICIT };
+enum conf_transport { CONF_TRANSPORT_MRC, CONF_TRANSPORT_ROCE };
+enum conf_ev_format { CONF_EV_SRV6, CONF_EV_STEV, CONF_EV_UDP };
+enum conf_cc_algo { CONF_CC_NSCC, CONF_CC_FIXED };
+enum conf_pattern { CONF_PAT_ALLREDUCE, CONF_PAT_ALLTOALL, CONF_PAT_SENDRECV, CONF_PAT_INCAST };
+/* ring|tree for allreduce, parallel|shift for alltoall, direct for sendrecv and incast. */
+enum conf_algorithm {
+	CONF_ALG_RING, CONF_ALG_TREE, CONF_ALG_PARALLEL, CONF_ALG_SHIFT, CONF_ALG_DIRECT,
+};
+enum conf_dtype { CONF_DT_FLOAT32, CONF_DT_INT32, CONF_DT_FLOAT64 };
+enum conf_fault_action {
+	CONF_FA_DOWN, CONF_FA_UP, CONF_FA_LOSS, CONF_FA_DELAY, CONF_FA_FLAP, CONF_FA_BLACKHOLE,
+	CONF_FA_CLEAR,
+};
+enum conf_direction { CONF_DIR_BOTH, CONF_DIR_FORWARD, CONF_DIR_REVERSE };
+enum conf_cap_dir { CONF_CAP_BOTH, CONF_CAP_INGRESS, CONF_CAP_EGRESS };
+enum conf_tsresol { CONF_TS_NS, CONF_TS_US };
+
+extern const struct conf_name conf_driver_names[], conf_plan_names[], conf_transport_names[],
+	conf_ev_format_names[], conf_cc_algo_names[], conf_pattern_names[],
+	conf_algorithm_names[], conf_dtype_names[], conf_fault_action_names[],
+	conf_direction_names[], conf_cap_dir_names[], conf_tsresol_names[];
+
+/* Bytes per element of @dt (4, 4, 8). */
+unsigned conf_dtype_size(enum conf_dtype dt);
+
+/*
+ * A named element of the topology. Names (README "Node names"): hosts "h0".."h{N-1}";
+ * switches "p{plane}.t0.{i}", "p{plane}.t1.{j}"; host NIC ports "h{n}.p{plane}"; links
+ * "p0.t0.1-p0.t1.2" (T0-T1) and "h3.p0-p0.t0.0" (host port - its T0). A link written
+ * upper tier first ("p0.t1.2-p0.t0.1", "p0.t0.0-h3.p0") is the same link with
+ * @reverse set: "forward" is from the first name to the second. Numbers are decimal
+ * without leading zeros.
+ */
+enum conf_node_kind {
+	CONF_NODE_HOST,
+	CONF_NODE_PORT,		/* host NIC port: host, plane */
+	CONF_NODE_T0,		/* plane, t0 */
+	CONF_NODE_T1,		/* plane, t1 */
+	CONF_NODE_LINK_HOST_T0,	/* plane, host, t0 (= host / hosts_per_t0) */
+	CONF_NODE_LINK_T0_T1,	/* plane, t0, t1 */
+};
+
+struct conf_node {
+	enum conf_node_kind kind;
+	uint32_t plane, host, t0, t1;
+	bool reverse;
+};
+
+/* Addressing plan (WIRE.md "SRv6 uSID addressing", RFC 9800 F3216). */
+struct conf_usid_entry {
+	char *node;		/* a switch "p0.t1.2" or a host port "h3.p0" */
+	struct conf_node n;	/* @node resolved */
+	uint16_t usid;		/* 1..0xffff */
+};
+
+struct conf_addressing {
+	uint32_t block;		/* the 32-bit uSID block, e.g. 0xfc000000 for "fc00:0::" */
+	enum conf_plan plan;
+	struct conf_usid_entry *usids;	/* plan explicit: every switch and host port */
+	size_t n_usids;
+	uint8_t host_prefix[16];	/* inner port addresses are generated inside it */
+	uint8_t host_prefix_len;	/* 8..112 bits */
+};
+
+struct conf_fabric {
+	enum conf_driver driver;
+	uint32_t planes;		/* 1..16 (4 plane bits in the uSID plan and the EV) */
+	uint32_t t0, t1;		/* switches per plane: 1..1023 each */
+	uint32_t hosts_per_t0;		/* 1..1023 */
+	uint64_t link_rate_bps;
+	uint64_t host_link_delay_ps, fabric_link_delay_ps;	/* propagation */
+	uint64_t switch_delay_ps;
+	uint64_t buffer_bytes;		/* per output port */
+	uint64_t ecn_threshold_bytes;	/* data-queue depth that marks CE */
+	bool ecn_last_hop;		/* mark on the switch port facing a host too */
+	bool trim;
+	uint64_t trim_size_bytes;
+	struct conf_addressing addressing;
+};
+
+/* Number of hosts: t0 * hosts_per_t0 (the same hosts are attached in every plane). */
+static inline uint32_t conf_fabric_hosts(const struct conf_fabric *f)
+{
+	return f->t0 * f->hosts_per_t0;
+}
+
+/* One EV field rule of mrc_ctl.h's generated EV profile: value init, stepped within mask. */
+struct conf_ev_rule {
+	uint32_t init, mask, min, max;
+};
+
+/* EV layout of WIRE.md: plane(4) | spine(12) | salt(16). */
+struct conf_ev {
+	uint32_t ev_count;		/* EVs per QP, 1..65536 */
+	uint32_t ev_min_active;		/* floor of usable EVs, <= ev_count */
+	uint32_t *evs;			/* explicit list (overrides the rules when n_evs > 0) */
+	size_t n_evs;
+	struct conf_ev_rule plane, spine, salt;
+	uint32_t *deny;			/* EVs set DENIED by configuration */
+	size_t n_deny;
+};
+
+/* NSCC parameters (mrc_ctl.h names); 0 means "derive from link rate and base RTT". */
+struct conf_cc {
+	enum conf_cc_algo algorithm;
+	uint64_t fixed_cwnd_bytes;	/* algorithm fixed: the window; 0 = one BDP */
+	uint64_t base_rtt_ps, target_delay_ps;
+	double eta, fi, fi_scale, gamma, max_md_jump;
+	uint64_t max_cwnd_bytes;
+	uint64_t qa_threshold_ps;
+	double qa_gate;
+	uint64_t adjust_bytes_threshold;
+	uint64_t adjust_period_threshold_ps;
+	bool disable_qa;
+};
+
+/* QP attributes (mrc_ctl.h). */
+struct conf_qp {
+	uint32_t mpr;			/* receive window, units of 128 PSNs: 1..255 */
+	uint32_t max_wimm;		/* outstanding write-with-immediate, 1..65535 */
+	uint32_t timeout;		/* exponent t: RTO = 1.024 us * 2^t, 0..31 */
+	uint32_t retry_linear, retry_exp;	/* 0..7 each */
+};
+
+/* DSCP per traffic class (0..63). */
+struct conf_dscp {
+	uint8_t data, ctrl, rtx, trimmed, trimmed_lasthop;
+};
+
+struct conf_mrc {
+	enum conf_transport transport;
+	enum conf_ev_format ev_format;
+	bool srh;			/* add an SRH when a path needs more than 6 uSIDs */
+	struct conf_ev ev;
+	struct conf_cc cc;
+	struct conf_qp qp;
+	uint32_t mtu;			/* payload bytes per packet, 256..9000 */
+	uint32_t reorder_threshold;	/* PSNs, 1..8192 */
+	uint64_t sack_every_bytes;
+	uint64_t skip_hold_ps;		/* SKIP -> GOOD; 0 = after one rotation */
+	uint64_t probe_backoff_ps;	/* first probe delay of an ASSUMED_BAD EV */
+	bool icrc_outer;
+	struct conf_dscp dscp;
+};
+
+/* Message sizes: an explicit list, or min..max stepping by an integer factor. */
+struct conf_sizes {
+	bool range;
+	uint64_t *list;			/* !range */
+	size_t n_list;
+	uint64_t min, max;		/* range: min, min*f, ... <= max */
+	uint32_t factor;		/* >= 2 */
+};
+
+struct conf_traffic {
+	enum conf_pattern pattern;
+	enum conf_algorithm algorithm;
+	struct conf_sizes sizes;
+	enum conf_dtype dtype;
+	uint32_t iterations, warmup;
+	bool verify;
+	uint32_t ranks;			/* hosts h0..h{ranks-1} take part; 0 = all */
+	char *root;			/* incast: the receiving host, default "h0" */
+	uint32_t root_host;		/* its number */
+};
+
+/*
+ * Expands @s into at most @cap sizes in @out (ascending for a range). Returns the count
+ * (which may exceed @cap: then only @cap were written).
+ */
+size_t conf_sizes_expand(const struct conf_sizes *s, uint64_t *out, size_t cap);
+
+struct conf_fault {
+	bool has_at, has_at_iteration;	/* exactly one is set */
+	bool has_rate, has_delay, has_period, has_duty, has_duration;	/* given in the config */
+	uint64_t at_ps;
+	uint32_t at_iteration;		/* at the start of that measured iteration (0-based) */
+	char *target;
+	struct conf_node node;		/* @target resolved */
+	enum conf_fault_action action;
+	double rate;			/* loss: drop probability 0..1 */
+	uint64_t delay_ps;		/* delay: added one-way delay */
+	uint64_t period_ps;		/* flap: one down+up cycle */
+	double duty;			/* flap: fraction of the period spent down, 0..1 */
+	uint64_t duration_ps;		/* 0 = until changed; else auto-revert after it */
+	enum conf_direction direction;
+};
+
+struct conf_capture {
+	char *point;
+	struct conf_node node;
+	enum conf_cap_dir dir;
+	uint32_t snaplen;		/* 1..262144 (C05: 0 is rejected) */
+	enum conf_tsresol tsresol;
+};
+
+struct conf_hist {
+	uint64_t lowest_ns, highest_ns;	/* trackable range, lowest >= 1, highest >= 2*lowest */
+	uint32_t sigfigs;		/* 1..5 */
+	double *percentiles;		/* 0..100 scale, ascending */
+	size_t n_percentiles;
+};
+
+struct conf_output {
+	char *dir;
+	struct conf_capture *captures;
+	size_t n_captures;
+	struct conf_hist hist;
+	bool report, plots, hlog;
+};
+
+struct conf_job {
+	uint64_t seed;
+	struct conf_fabric fabric;
+	struct conf_mrc mrc;
+	struct conf_traffic traffic;
+	struct conf_fault *faults;
+	size_t n_faults;
+	struct conf_output output;
+	char *source;			/* the file it came from, for reports */
+};
+
+/*
+ * Fills @job with every default (README). Returns 0 or -ENOMEM; on success the caller
+ * owns @job and releases it with conf_free().
+ */
+int conf_defaults(struct conf_job *job);
+
+/*
+ * Loads @path into @job: the defaults, then the file, then the @n_sets overrides of
+ * @sets ("key.path=value", a list element as "faults[0].rate=0.1"; the value is YAML, so
+ * "traffic.sizes=[1MiB,4MiB]" works). Strict (README "Configuration reference"): unknown
+ * or duplicate keys, wrong types, bad units, out-of-range values and unknown topology
+ * names are errors. On error returns a negative errno (-EINVAL for a bad config, -ENOENT
+ * or another from fopen, -ENOMEM), writes "FILE:LINE:COL: key.path: reason 'value'"
+ * (1-based) into @err and leaves @job zeroed: nothing half-loaded survives.
+ */
+int conf_load(const char *path, const char *const *sets, size_t n_sets, struct conf_job *job,
+	char *err, size_t errlen);
+
+/* As conf_load() from a string; @name stands for the file name in messages. */
+int conf_load_string(const char *text, size_t len, const char *name, const char *const *sets,
+	size_t n_sets, struct conf_job *job, char *err, size_t errlen);
+
+/* Releases everything @job owns and zeroes it; safe on a zeroed or defaulted job. */
+void conf_free(struct conf_job *job);
+
+/*
+ * Writes the effective config of @job to @f as YAML, every field included, in units that
+ * parse back exactly: conf_load() of the output gives an identical struct.
+ * Returns 0 or -EIO.
+ */
+int conf_dump(const struct conf_job *job, FILE *f);
+
+/*
+ * Resolves the node name @name against @fab (see struct conf_node). Returns 0, -EINVAL
+ * when @name is not a node name at all, -ENOENT when it names something outside the
+ * topology (a plane, switch, host or link that does not exist).
+ */
+int conf_node_parse(const struct conf_fabric *fab, const char *name, struct conf_node *out);
+
+/* Writes the canonical name of @n into @buf (48 bytes are enough); returns @buf. */
+char *conf_node_format(const struct conf_node *n, char *buf, size_t len);
+
+/*
+ * Command-line options shared by the subcommands that read a config: "--set K=V" and
+ * "--set=K=V" (repeatable), "-o DIR"/"--out DIR"/"--out=DIR" (an override of
+ * output.dir). Other arguments are left, in order, in @rest.
+ */
+struct conf_args {
+	const char **sets;		/* points into argv, and at the --out override */
+	size_t n_sets;
+	const char **rest;
+	size_t n_rest;
+	char *out_set;			/* owned "output.dir=DIR" string */
+};
+
+/*
+ * Parses @argc/@argv (argv[0] is the subcommand name and is skipped). Returns 0, or
+ * -EINVAL with a message in @err ("--set: missing value", "--set: 'x': expected
+ * KEY=VALUE"), or -ENOMEM. Release with conf_args_free().
+ */
+int conf_args_parse(int argc, char **argv, struct conf_args *a, char *err, size_t errlen);
+void conf_args_free(struct conf_args *a);
+
+#endif

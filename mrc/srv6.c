@@ -1,0 +1,1572 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * srv6: uSID containers and the uN step (RFC 9800 §4.1, F3216), SRH build/parse/End
+ * (RFC 8754 §2, §4.3.1), the addressing plan, static tables and EV <-> path of WIRE.md
+ * "SRv6 uSID addressing".
+ */
+#include "mrc/srv6.h"
+
+#include "mrc/bytes.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define IP6_HLEN 40
+#define IP6_OFF_NH 6
+#define IP6_OFF_HLIM 7
+#define IP6_OFF_DST 24
+
+static void errf(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void errf(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- containers ---- */
+
+int mrc_srv6_container(uint32_t block, const uint16_t *usids, size_t n, struct mrc_ip6 *out)
+{
+	if (n == 0)
+		return -EINVAL;
+	if (n > MRC_SRV6_CONTAINER_MAX)
+		return -E2BIG;
+	for (size_t i = 0; i < n; i++) {
+		if (usids[i] == 0)
+			return -EINVAL;
+	}
+	memset(out->b, 0, sizeof(out->b));
+	put_be32(out->b, block);
+	for (size_t i = 0; i < n; i++)
+		put_be16(out->b + 4 + 2 * i, usids[i]);
+	return 0;
+}
+
+int mrc_srv6_containers(
+	uint32_t block, const uint16_t *usids, size_t n, struct mrc_ip6 *out, size_t cap)
+{
+	size_t need = (n + MRC_SRV6_CONTAINER_MAX - 1) / MRC_SRV6_CONTAINER_MAX;
+
+	if (n == 0)
+		return -EINVAL;
+	if (need > cap)
+		return -ENOSPC;
+	for (size_t c = 0; c < need; c++) {
+		size_t first = c * MRC_SRV6_CONTAINER_MAX;
+		size_t k = n - first < MRC_SRV6_CONTAINER_MAX ? n - first : MRC_SRV6_CONTAINER_MAX;
+		int rc = mrc_srv6_container(block, usids + first, k, &out[c]);
+
+		if (rc)
+			return rc;
+	}
+	return (int)need;
+}
+
+enum mrc_srv6_un mrc_srv6_un(struct mrc_ip6 *da, uint32_t block, uint16_t own)
+{
+	static const uint8_t zero[10];
+	uint8_t *b = da->b;
+
+	if (get_be32(b) != block || get_be16(b + 4) != own)
+		return MRC_SRV6_UN_NO_MATCH;
+	/* RFC 9800 §4.1.1: with an empty argument, the node does plain End processing. */
+	if (memcmp(b + 6, zero, sizeof(zero)) == 0)
+		return MRC_SRV6_UN_END;
+	memmove(b + 4, b + 6, 10);
+	b[14] = 0;
+	b[15] = 0;
+	return MRC_SRV6_UN_NEXT;
+}
+
+/* ---- SRH ---- */
+
+int mrc_srv6_srh_build(uint8_t *buf, size_t cap, uint8_t next_hdr, const struct mrc_ip6 *segs,
+	size_t n, bool reduced, struct mrc_ip6 *da_out)
+{
+	size_t stored, len;
+
+	if (n == 0 || n > MRC_SRV6_SRH_MAX_SEGS)
+		return -EINVAL;
+	if (da_out)
+		*da_out = segs[0];
+	stored = reduced ? n - 1 : n;
+	if (stored == 0)
+		return 0;
+	len = MRC_SRV6_SRH_FIXED + 16 * stored;
+	if (len > cap)
+		return -ENOSPC;
+	buf[0] = next_hdr;
+	buf[1] = (uint8_t)(2 * stored); /* hdr ext len: 8-octet units after the first 8 */
+	buf[2] = MRC_SRV6_RT_SRH;
+	buf[3] = (uint8_t)(n - 1);	/* segments left: the DA is segs[0] */
+	buf[4] = (uint8_t)(stored - 1); /* last entry */
+	buf[5] = 0;			/* flags */
+	put_be16(buf + 6, 0);		/* tag */
+	/* Reverse order (RFC 8754 §2): list[0] is the last segment of the path. */
+	for (size_t i = 0; i < stored; i++)
+		memcpy(buf + MRC_SRV6_SRH_FIXED + 16 * i, segs[n - 1 - i].b, 16);
+	return (int)len;
+}
+
+int mrc_srv6_srh_parse(const uint8_t *buf, size_t len, struct mrc_srv6_srh *out)
+{
+	size_t total, pos;
+
+	if (len < MRC_SRV6_SRH_FIXED)
+		return -EMSGSIZE;
+	if (buf[2] != MRC_SRV6_RT_SRH)
+		return -EPROTONOSUPPORT;
+	total = ((size_t)buf[1] + 1) * 8;
+	if (total > len)
+		return -EMSGSIZE;
+	out->next_hdr = buf[0];
+	out->hdr_ext_len = buf[1];
+	out->segments_left = buf[3];
+	out->last_entry = buf[4];
+	out->flags = buf[5];
+	out->tag = get_be16(buf + 6);
+	out->len = total;
+	out->segs = buf + MRC_SRV6_SRH_FIXED;
+	/* last_entry <= hdr_ext_len / 2 - 1: the list fits the header (RFC 8754 §4.3.1). */
+	if (buf[1] < 2 || buf[4] > buf[1] / 2 - 1)
+		return -EBADMSG;
+	/* segments_left <= last_entry + 1; equality only in the reduced form (C02, C03). */
+	if (buf[3] > buf[4] + 1)
+		return -EBADMSG;
+	out->reduced = buf[3] == buf[4] + 1;
+	/* What follows the list must be exactly TLVs (Pad1 is a lone zero byte). */
+	pos = MRC_SRV6_SRH_FIXED + 16 * ((size_t)buf[4] + 1);
+	while (pos < total) {
+		if (buf[pos] == 0) {
+			pos++;
+			continue;
+		}
+		if (total - pos < 2)
+			return -EBADMSG;
+		pos += 2 + (size_t)buf[pos + 1];
+	}
+	if (pos != total)
+		return -EBADMSG;
+	return 0;
+}
+
+void mrc_srv6_srh_seg(const struct mrc_srv6_srh *srh, unsigned i, struct mrc_ip6 *out)
+{
+	memcpy(out->b, srh->segs + 16 * (size_t)i, 16);
+}
+
+static int ip6_check(const uint8_t *pkt, size_t len)
+{
+	if (len < IP6_HLEN)
+		return -EMSGSIZE;
+	if (pkt[0] >> 4 != 6)
+		return -EBADMSG;
+	return 0;
+}
+
+int mrc_srv6_srh_end(uint8_t *pkt, size_t len)
+{
+	struct mrc_srv6_srh srh;
+	int rc = ip6_check(pkt, len);
+
+	if (rc)
+		return rc;
+	if (pkt[IP6_OFF_NH] != MRC_SRV6_NH_ROUTING)
+		return MRC_SRV6_END_ARRIVED;
+	rc = mrc_srv6_srh_parse(pkt + IP6_HLEN, len - IP6_HLEN, &srh);
+	if (rc)
+		return rc;
+	if (srh.segments_left == 0)
+		return MRC_SRV6_END_ARRIVED;
+	srh.segments_left--;
+	pkt[IP6_HLEN + 3] = srh.segments_left;
+	memcpy(pkt + IP6_OFF_DST, srh.segs + 16 * (size_t)srh.segments_left, 16);
+	return MRC_SRV6_END_FORWARD;
+}
+
+int mrc_srv6_end_pkt(uint8_t *pkt, size_t len, uint32_t block, uint16_t own)
+{
+	struct mrc_ip6 da;
+	int rc = ip6_check(pkt, len);
+
+	if (rc)
+		return rc;
+	memcpy(da.b, pkt + IP6_OFF_DST, 16);
+	switch (mrc_srv6_un(&da, block, own)) {
+	case MRC_SRV6_UN_NO_MATCH:
+		return MRC_SRV6_END_NO_MATCH;
+	case MRC_SRV6_UN_NEXT:
+		memcpy(pkt + IP6_OFF_DST, da.b, 16);
+		return MRC_SRV6_END_FORWARD;
+	case MRC_SRV6_UN_END:
+		break;
+	}
+	return mrc_srv6_srh_end(pkt, len);
+}
+
+/* ---- addressing plan ---- */
+
+struct usid_ent {
+	uint16_t usid;
+	struct mrc_srv6_node node;
+};
+
+struct mrc_srv6_plan {
+	struct mrc_srv6_params p;
+	uint32_t hosts;
+	uint16_t *usid_host; /* [plane * hosts + host] */
+	uint16_t *usid_t0;   /* [plane * t0 + i] */
+	uint16_t *usid_t1;   /* [plane * t1 + j] */
+	struct mrc_srv6_fib *fib_t0, *fib_t1;
+	struct mrc_srv6_route *routes;
+	struct usid_ent *by_usid; /* sorted by uSID */
+	size_t n_nodes;
+};
+
+void mrc_srv6_params_default(struct mrc_srv6_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->planes = 1;
+	p->t0 = 1;
+	p->t1 = 1;
+	p->hosts_per_t0 = 1;
+	p->block = 0xfc000000;
+	p->host_prefix[0] = 0xfd;
+	p->host_prefix_len = 64;
+	p->ev.plane_shift = 28;
+	p->ev.plane_bits = 4;
+	p->ev.spine_shift = 16;
+	p->ev.spine_bits = 12;
+}
+
+static uint32_t bits_mask(unsigned bits)
+{
+	return bits >= 32 ? 0xffffffffu : (1u << bits) - 1;
+}
+
+static uint16_t *usid_slot(struct mrc_srv6_plan *pl, const struct mrc_srv6_node *n)
+{
+	const struct mrc_srv6_params *p = &pl->p;
+
+	if (n->plane >= p->planes)
+		return NULL;
+	switch (n->role) {
+	case MRC_SRV6_HOST:
+		return n->index < pl->hosts ? &pl->usid_host[n->plane * pl->hosts + n->index]
+					    : NULL;
+	case MRC_SRV6_T0:
+		return n->index < p->t0 ? &pl->usid_t0[n->plane * p->t0 + n->index] : NULL;
+	case MRC_SRV6_T1:
+		return n->index < p->t1 ? &pl->usid_t1[n->plane * p->t1 + n->index] : NULL;
+	}
+	return NULL;
+}
+
+uint16_t mrc_srv6_usid(const struct mrc_srv6_plan *plan, const struct mrc_srv6_node *n)
+{
+	uint16_t *s = usid_slot((struct mrc_srv6_plan *)plan, n);
+
+	return s ? *s : 0;
+}
+
+static int check_params(const struct mrc_srv6_params *p, char *err, size_t errlen)
+{
+	const struct mrc_srv6_ev_layout *l = &p->ev;
+	uint64_t hosts = (uint64_t)p->t0 * p->hosts_per_t0;
+
+	if (p->planes == 0 || p->planes > 256) {
+		errf(err, errlen, "srv6 plan: planes: must be 1..256, got %u", p->planes);
+		return -EINVAL;
+	}
+	if (p->t0 == 0 || p->t1 == 0 || p->hosts_per_t0 == 0) {
+		errf(err, errlen,
+			"srv6 plan: topology: t0, t1 and hosts_per_t0 must be >= 1, got "
+			"%u, %u, %u",
+			p->t0, p->t1, p->hosts_per_t0);
+		return -EINVAL;
+	}
+	if (hosts > 0xffff || p->t0 > 0xffff || p->t1 > 0xffff) {
+		errf(err, errlen,
+			"srv6 plan: topology: %llu hosts, %u T0, %u T1 per plane: at most "
+			"65535 of each",
+			(unsigned long long)hosts, p->t0, p->t1);
+		return -EINVAL;
+	}
+	if (p->hosts_per_t0 + p->t1 > 0x7fffffffu) {
+		errf(err, errlen, "srv6 plan: topology: too many T0 ports");
+		return -EINVAL;
+	}
+	if (p->host_prefix_len > 80) {
+		errf(err, errlen,
+			"srv6 plan: host_prefix: /%u leaves no room for plane:host:1 "
+			"(at most /80)",
+			p->host_prefix_len);
+		return -EINVAL;
+	}
+	for (unsigned bit = p->host_prefix_len; bit < 128; bit++) {
+		if (p->host_prefix[bit / 8] & (0x80 >> (bit % 8))) {
+			errf(err, errlen, "srv6 plan: host_prefix: bits set past /%u",
+				p->host_prefix_len);
+			return -EINVAL;
+		}
+	}
+	if (p->block == 0) {
+		errf(err, errlen, "srv6 plan: block: must not be 0 (::/32)");
+		return -EINVAL;
+	}
+	if (l->plane_bits == 0 || l->plane_bits > 16 || l->spine_bits > 16 ||
+		l->plane_shift + l->plane_bits > 32 || l->spine_shift + l->spine_bits > 32 ||
+		((bits_mask(l->plane_bits) << l->plane_shift) &
+			(bits_mask(l->spine_bits) << l->spine_shift))) {
+		errf(err, errlen,
+			"srv6 plan: ev layout: plane %u bits at %u, spine %u bits at %u: "
+			"fields must fit 32 bits without overlap",
+			l->plane_bits, l->plane_shift, l->spine_bits, l->spine_shift);
+		return -EINVAL;
+	}
+	if (p->planes > (1u << l->plane_bits)) {
+		errf(err, errlen, "srv6 plan: planes: %u planes do not fit the EV's %u plane bits",
+			p->planes, l->plane_bits);
+		return -EINVAL;
+	}
+	if (!p->usids) {
+		if (p->planes > 16) {
+			errf(err, errlen,
+				"srv6 plan: planes: the generated plan has 4 plane bits, "
+				"got %u planes (give the plan explicitly)",
+				p->planes);
+			return -EINVAL;
+		}
+		if (hosts > 1023 || p->t0 > 1023 || p->t1 > 1023) {
+			errf(err, errlen,
+				"srv6 plan: topology: the generated plan numbers at most "
+				"1023 nodes per role and plane, got %llu hosts, %u T0, %u T1",
+				(unsigned long long)hosts, p->t0, p->t1);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int cmp_usid_ent(const void *a, const void *b)
+{
+	const struct usid_ent *x = a, *y = b;
+
+	return (int)x->usid - (int)y->usid;
+}
+
+static int cmp_route(const void *a, const void *b)
+{
+	const struct mrc_srv6_route *x = a, *y = b;
+
+	return (int)x->usid - (int)y->usid;
+}
+
+static int assign_usids(struct mrc_srv6_plan *pl, char *err, size_t errlen)
+{
+	const struct mrc_srv6_params *p = &pl->p;
+	static const uint32_t roles[] = {MRC_SRV6_HOST, MRC_SRV6_T0, MRC_SRV6_T1};
+	const struct mrc_srv6_params *in = p;
+	char name[48];
+	size_t k = 0;
+
+	if (!pl->p.usids) {
+		for (uint32_t pi = 0; pi < p->planes; pi++) {
+			for (size_t r = 0; r < 3; r++) {
+				uint32_t count = roles[r] == MRC_SRV6_HOST ? pl->hosts
+						 : roles[r] == MRC_SRV6_T0 ? p->t0
+									   : p->t1;
+
+				for (uint32_t i = 0; i < count; i++) {
+					struct mrc_srv6_node n = {
+						(uint8_t)roles[r], (uint8_t)pi, i};
+
+					*usid_slot(pl, &n) =
+						(uint16_t)(pi << 12 | roles[r] << 10 | (i + 1));
+				}
+			}
+		}
+	} else {
+		if (in->n_usids != pl->n_nodes) {
+			errf(err, errlen,
+				"srv6 plan: usids: %zu entries for %zu nodes (every T0, T1 "
+				"and host port of every plane once)",
+				in->n_usids, pl->n_nodes);
+			return -EINVAL;
+		}
+		for (size_t i = 0; i < in->n_usids; i++) {
+			const struct mrc_srv6_assign *a = &in->usids[i];
+			uint16_t *s = usid_slot(pl, &a->node);
+
+			mrc_srv6_node_name(&a->node, name, sizeof(name));
+			if (!s) {
+				errf(err, errlen,
+					"srv6 plan: usids[%zu]: no node '%s' in the topology", i,
+					name);
+				return -EINVAL;
+			}
+			if (a->usid == 0 || a->usid > 0xffff) {
+				errf(err, errlen,
+					"srv6 plan: usids[%zu]: %s: uSID 0x%x must be "
+					"0x0001..0xffff",
+					i, name, a->usid);
+				return -EINVAL;
+			}
+			if (*s) {
+				errf(err, errlen, "srv6 plan: usids[%zu]: %s: node given twice", i,
+					name);
+				return -EINVAL;
+			}
+			*s = (uint16_t)a->usid;
+		}
+	}
+	for (uint32_t pi = 0; pi < p->planes; pi++) {
+		for (size_t r = 0; r < 3; r++) {
+			uint32_t count = roles[r] == MRC_SRV6_HOST ? pl->hosts
+					 : roles[r] == MRC_SRV6_T0 ? p->t0
+								   : p->t1;
+
+			for (uint32_t i = 0; i < count; i++) {
+				struct mrc_srv6_node n = {(uint8_t)roles[r], (uint8_t)pi, i};
+
+				pl->by_usid[k].node = n;
+				pl->by_usid[k++].usid = *usid_slot(pl, &n);
+			}
+		}
+	}
+	qsort(pl->by_usid, k, sizeof(*pl->by_usid), cmp_usid_ent);
+	for (size_t i = 1; i < k; i++) {
+		if (pl->by_usid[i].usid == pl->by_usid[i - 1].usid) {
+			char other[48];
+
+			mrc_srv6_node_name(&pl->by_usid[i - 1].node, other, sizeof(other));
+			mrc_srv6_node_name(&pl->by_usid[i].node, name, sizeof(name));
+			errf(err, errlen, "srv6 plan: %s: uSID 0x%04x already belongs to %s", name,
+				pl->by_usid[i].usid, other);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static void build_fibs(struct mrc_srv6_plan *pl)
+{
+	const struct mrc_srv6_params *p = &pl->p;
+	struct mrc_srv6_route *r = pl->routes;
+	uint32_t h = p->hosts_per_t0;
+
+	for (uint32_t pi = 0; pi < p->planes; pi++) {
+		for (uint32_t i = 0; i < p->t0; i++) {
+			struct mrc_srv6_fib *f = &pl->fib_t0[pi * p->t0 + i];
+			struct mrc_srv6_route *first = r;
+
+			f->node = (struct mrc_srv6_node){MRC_SRV6_T0, (uint8_t)pi, i};
+			f->own = pl->usid_t0[pi * p->t0 + i];
+			f->block = p->block;
+			*r++ = (struct mrc_srv6_route){f->own, MRC_SRV6_PORT_LOCAL};
+			for (uint32_t k = 0; k < h; k++)
+				*r++ = (struct mrc_srv6_route){
+					pl->usid_host[pi * pl->hosts + i * h + k], (int32_t)k};
+			for (uint32_t j = 0; j < p->t1; j++)
+				*r++ = (struct mrc_srv6_route){
+					pl->usid_t1[pi * p->t1 + j], (int32_t)(h + j)};
+			f->n = (size_t)(r - first);
+			f->routes = first;
+			qsort(first, f->n, sizeof(*first), cmp_route);
+		}
+		for (uint32_t j = 0; j < p->t1; j++) {
+			struct mrc_srv6_fib *f = &pl->fib_t1[pi * p->t1 + j];
+			struct mrc_srv6_route *first = r;
+
+			f->node = (struct mrc_srv6_node){MRC_SRV6_T1, (uint8_t)pi, j};
+			f->own = pl->usid_t1[pi * p->t1 + j];
+			f->block = p->block;
+			*r++ = (struct mrc_srv6_route){f->own, MRC_SRV6_PORT_LOCAL};
+			for (uint32_t i = 0; i < p->t0; i++)
+				*r++ = (struct mrc_srv6_route){
+					pl->usid_t0[pi * p->t0 + i], (int32_t)i};
+			f->n = (size_t)(r - first);
+			f->routes = first;
+			qsort(first, f->n, sizeof(*first), cmp_route);
+		}
+	}
+}
+
+int mrc_srv6_plan_new(
+	const struct mrc_srv6_params *p, struct mrc_srv6_plan **out, char *err, size_t errlen)
+{
+	struct mrc_srv6_plan *pl;
+	size_t np = p ? p->planes : 0, n_routes;
+	int rc;
+
+	*out = NULL;
+	rc = check_params(p, err, errlen);
+	if (rc)
+		return rc;
+	pl = calloc(1, sizeof(*pl));
+	if (!pl)
+		goto nomem;
+	pl->p = *p;
+	pl->hosts = p->t0 * p->hosts_per_t0;
+	pl->n_nodes = np * (pl->hosts + p->t0 + p->t1);
+	/* T0: own + hosts + T1s; T1: own + T0s. */
+	n_routes =
+		np * ((size_t)p->t0 * (1 + p->hosts_per_t0 + p->t1) + (size_t)p->t1 * (1 + p->t0));
+	pl->usid_host = calloc(np * pl->hosts, sizeof(uint16_t));
+	pl->usid_t0 = calloc(np * p->t0, sizeof(uint16_t));
+	pl->usid_t1 = calloc(np * p->t1, sizeof(uint16_t));
+	pl->fib_t0 = calloc(np * p->t0, sizeof(*pl->fib_t0));
+	pl->fib_t1 = calloc(np * p->t1, sizeof(*pl->fib_t1));
+	pl->routes = calloc(n_routes, sizeof(*pl->routes));
+	pl->by_usid = calloc(pl->n_nodes, sizeof(*pl->by_usid));
+	if (!pl->usid_host || !pl->usid_t0 || !pl->usid_t1 || !pl->fib_t0 || !pl->fib_t1 ||
+		!pl->routes || !pl->by_usid)
+		goto nomem;
+	rc = assign_usids(pl, err, errlen);
+	if (rc) {
+		mrc_srv6_plan_free(pl);
+		return rc;
+	}
+	pl->p.usids = NULL;
+	pl->p.n_usids = 0;
+	build_fibs(pl);
+	*out = pl;
+	return 0;
+nomem:
+	mrc_srv6_plan_free(pl);
+	errf(err, errlen, "srv6 plan: allocate: out of memory");
+	return -ENOMEM;
+}
+
+void mrc_srv6_plan_free(struct mrc_srv6_plan *pl)
+{
+	if (!pl)
+		return;
+	free(pl->usid_host);
+	free(pl->usid_t0);
+	free(pl->usid_t1);
+	free(pl->fib_t0);
+	free(pl->fib_t1);
+	free(pl->routes);
+	free(pl->by_usid);
+	free(pl);
+}
+
+const struct mrc_srv6_params *mrc_srv6_plan_params(const struct mrc_srv6_plan *plan)
+{
+	return &plan->p;
+}
+
+uint32_t mrc_srv6_plan_hosts(const struct mrc_srv6_plan *plan)
+{
+	return plan->hosts;
+}
+
+int mrc_srv6_usid_node(const struct mrc_srv6_plan *plan, uint16_t usid, struct mrc_srv6_node *n)
+{
+	struct usid_ent key = {.usid = usid}, *e;
+
+	e = bsearch(&key, plan->by_usid, plan->n_nodes, sizeof(key), cmp_usid_ent);
+	if (!e)
+		return -ENOENT;
+	*n = e->node;
+	return 0;
+}
+
+int mrc_srv6_host_locator(
+	const struct mrc_srv6_plan *plan, uint32_t plane, uint32_t host, struct mrc_ip6 *out)
+{
+	struct mrc_srv6_node n = {MRC_SRV6_HOST, (uint8_t)plane, host};
+	uint16_t u;
+
+	if (plane >= plan->p.planes)
+		return -EINVAL;
+	u = mrc_srv6_usid(plan, &n);
+	if (!u)
+		return -EINVAL;
+	return mrc_srv6_container(plan->p.block, &u, 1, out);
+}
+
+int mrc_srv6_host_addr(
+	const struct mrc_srv6_plan *plan, uint32_t plane, uint32_t host, struct mrc_ip6 *out)
+{
+	if (plane >= plan->p.planes || host >= plan->hosts)
+		return -EINVAL;
+	memcpy(out->b, plan->p.host_prefix, 16);
+	put_be16(out->b + 10, (uint16_t)plane);
+	put_be16(out->b + 12, (uint16_t)host);
+	put_be16(out->b + 14, 1);
+	return 0;
+}
+
+const struct mrc_srv6_fib *mrc_srv6_fib_of(
+	const struct mrc_srv6_plan *plan, const struct mrc_srv6_node *n)
+{
+	const struct mrc_srv6_params *p = &plan->p;
+
+	if (n->plane >= p->planes)
+		return NULL;
+	if (n->role == MRC_SRV6_T0 && n->index < p->t0)
+		return &plan->fib_t0[n->plane * p->t0 + n->index];
+	if (n->role == MRC_SRV6_T1 && n->index < p->t1)
+		return &plan->fib_t1[n->plane * p->t1 + n->index];
+	return NULL;
+}
+
+int mrc_srv6_fib_lookup(const struct mrc_srv6_fib *fib, const struct mrc_ip6 *da, int32_t *port)
+{
+	struct mrc_srv6_route key, *r;
+
+	if (get_be32(da->b) != fib->block)
+		return -ENOENT;
+	key.usid = get_be16(da->b + 4);
+	r = bsearch(&key, fib->routes, fib->n, sizeof(key), cmp_route);
+	if (!r)
+		return -ENOENT;
+	*port = r->port;
+	return 0;
+}
+
+int mrc_srv6_switch_forward(const struct mrc_srv6_fib *fib, uint8_t *pkt, size_t len)
+{
+	int rc = ip6_check(pkt, len);
+
+	if (rc)
+		return rc;
+	/* Each local step consumes a uSID or a segment, so the loop is bounded. */
+	for (int step = 0; step <= MRC_SRV6_CONTAINER_MAX * (MRC_SRV6_SRH_MAX_SEGS + 1); step++) {
+		struct mrc_ip6 da;
+		int32_t port;
+
+		memcpy(da.b, pkt + IP6_OFF_DST, 16);
+		rc = mrc_srv6_fib_lookup(fib, &da, &port);
+		if (rc)
+			return rc;
+		if (port >= 0) {
+			if (pkt[IP6_OFF_HLIM] <= 1)
+				return -ETIME;
+			pkt[IP6_OFF_HLIM]--;
+			return port;
+		}
+		rc = mrc_srv6_end_pkt(pkt, len, fib->block, fib->own);
+		if (rc < 0)
+			return rc;
+		if (rc != MRC_SRV6_END_FORWARD)
+			return -EDESTADDRREQ;
+	}
+	return -ELOOP;
+}
+
+int mrc_srv6_node_name(const struct mrc_srv6_node *n, char *buf, size_t len)
+{
+	int w;
+
+	switch (n->role) {
+	case MRC_SRV6_HOST:
+		w = snprintf(buf, len, "h%u.p%u", n->index, n->plane);
+		break;
+	case MRC_SRV6_T0:
+	case MRC_SRV6_T1:
+		w = snprintf(buf, len, "p%u.t%u.%u", n->plane, n->role - 1u, n->index);
+		break;
+	default:
+		w = snprintf(buf, len, "role%u.p%u.%u", n->role, n->plane, n->index);
+		break;
+	}
+	return w < 0 || (size_t)w >= len ? -ENOSPC : 0;
+}
+
+static int parse_uint(const char **s, uint32_t *v)
+{
+	const char *q = *s;
+	uint64_t x = 0;
+
+	if (*q < '0' || *q > '9')
+		return -EINVAL;
+	if (*q == '0' && q[1] >= '0' && q[1] <= '9')
+		return -EINVAL; /* no leading zeros: one spelling per node */
+	while (*q >= '0' && *q <= '9') {
+		x = x * 10 + (uint64_t)(*q++ - '0');
+		if (x > 0xffffffffu)
+			return -EINVAL;
+	}
+	*v = (uint32_t)x;
+	*s = q;
+	return 0;
+}
+
+int mrc_srv6_node_parse(const char *s, struct mrc_srv6_node *n)
+{
+	uint32_t a, b, c;
+
+	if (s[0] == 'h') {
+		s++;
+		if (parse_uint(&s, &a))
+			return -EINVAL;
+		b = 0;
+		if (s[0] == '.' && s[1] == 'p') {
+			s += 2;
+			if (parse_uint(&s, &b))
+				return -EINVAL;
+		}
+		if (*s || b > 255)
+			return -EINVAL;
+		*n = (struct mrc_srv6_node){MRC_SRV6_HOST, (uint8_t)b, a};
+		return 0;
+	}
+	if (s[0] != 'p')
+		return -EINVAL;
+	s++;
+	if (parse_uint(&s, &a) || a > 255 || s[0] != '.' || s[1] != 't')
+		return -EINVAL;
+	s += 2;
+	if (parse_uint(&s, &b) || b > 1 || s[0] != '.')
+		return -EINVAL;
+	s++;
+	if (parse_uint(&s, &c) || *s)
+		return -EINVAL;
+	*n = (struct mrc_srv6_node){(uint8_t)(b == 0 ? MRC_SRV6_T0 : MRC_SRV6_T1), (uint8_t)a, c};
+	return 0;
+}
+
+/* ---- EV <-> path ---- */
+
+uint32_t mrc_srv6_ev_plane(const struct mrc_srv6_ev_layout *l, uint32_t ev)
+{
+	return l->plane_bits ? (ev >> l->plane_shift) & bits_mask(l->plane_bits) : 0;
+}
+
+uint32_t mrc_srv6_ev_spine(const struct mrc_srv6_ev_layout *l, uint32_t ev)
+{
+	return l->spine_bits ? (ev >> l->spine_shift) & bits_mask(l->spine_bits) : 0;
+}
+
+uint32_t mrc_srv6_ev_make(
+	const struct mrc_srv6_ev_layout *l, uint32_t plane, uint32_t spine, uint32_t salt)
+{
+	uint32_t pm = l->plane_bits ? bits_mask(l->plane_bits) << l->plane_shift : 0;
+	uint32_t sm = l->spine_bits ? bits_mask(l->spine_bits) << l->spine_shift : 0;
+
+	return (salt & ~(pm | sm)) | ((plane << l->plane_shift) & pm) |
+	       ((spine << l->spine_shift) & sm);
+}
+
+int mrc_srv6_path(const struct mrc_srv6_plan *plan, uint32_t src, uint32_t dst, uint32_t ev,
+	struct mrc_srv6_path *out)
+{
+	const struct mrc_srv6_params *p = &plan->p;
+	uint32_t plane = mrc_srv6_ev_plane(&p->ev, ev), h = p->hosts_per_t0;
+	struct mrc_srv6_node n;
+	uint8_t k = 0;
+
+	if (src >= plan->hosts || dst >= plan->hosts || src == dst || plane >= p->planes)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->ev = ev;
+	out->plane = plane;
+	out->spine = mrc_srv6_ev_spine(&p->ev, ev) % p->t1;
+	out->src_host = src;
+	out->dst_host = dst;
+	out->t0_src = src / h;
+	out->t0_dst = dst / h;
+	out->via_t1 = out->t0_src != out->t0_dst;
+	n = (struct mrc_srv6_node){MRC_SRV6_T0, (uint8_t)plane, out->t0_src};
+	out->usids[k++] = mrc_srv6_usid(plan, &n);
+	if (out->via_t1) {
+		n = (struct mrc_srv6_node){MRC_SRV6_T1, (uint8_t)plane, out->spine};
+		out->usids[k++] = mrc_srv6_usid(plan, &n);
+		n = (struct mrc_srv6_node){MRC_SRV6_T0, (uint8_t)plane, out->t0_dst};
+		out->usids[k++] = mrc_srv6_usid(plan, &n);
+	}
+	n = (struct mrc_srv6_node){MRC_SRV6_HOST, (uint8_t)plane, dst};
+	out->usids[k++] = mrc_srv6_usid(plan, &n);
+	out->n_usids = k;
+	mrc_srv6_host_addr(plan, plane, src, &out->src_addr);
+	mrc_srv6_host_addr(plan, plane, dst, &out->dst_addr);
+	return mrc_srv6_container(p->block, out->usids, k, &out->container);
+}
+
+/* ---- EV profile expansion ---- */
+
+void mrc_srv6_ev_default_fields(const struct mrc_srv6_params *p, struct mrc_srv6_ev_field f[3])
+{
+	uint32_t spines = p->t1 ? p->t1 : 1;
+
+	f[0] = (struct mrc_srv6_ev_field){4, 0, 0xf, 0, p->planes ? p->planes - 1 : 0};
+	f[1] = (struct mrc_srv6_ev_field){12, 0, 0xfff, 0, spines > 0x1000 ? 0xfff : spines - 1};
+	f[2] = (struct mrc_srv6_ev_field){16, 0, 0xffff, 0, 0xffff};
+}
+
+/* Deposits the low bits of @v into the set bits of @mask, lowest first (a software PDEP). */
+static uint32_t deposit(uint32_t v, uint32_t mask)
+{
+	uint32_t r = 0;
+
+	for (uint32_t bit = 1; mask && bit; bit <<= 1) {
+		if (v & bit)
+			r |= mask & -mask;
+		mask &= mask - 1;
+	}
+	return r;
+}
+
+static int check_fields(const struct mrc_srv6_ev_profile *prof, uint32_t planes, uint64_t *combos,
+	char *err, size_t errlen)
+{
+	unsigned total = 0;
+
+	if (prof->n_fields == 0 || prof->plane_field >= prof->n_fields) {
+		errf(err, errlen,
+			"ev profile: fields: %zu fields, plane field %u: need a plane "
+			"field among them",
+			prof->n_fields, prof->plane_field);
+		return -EINVAL;
+	}
+	*combos = 1;
+	for (size_t i = 0; i < prof->n_fields; i++) {
+		const struct mrc_srv6_ev_field *f = &prof->fields[i];
+		uint32_t wm = bits_mask(f->width), cap;
+		unsigned pop = (unsigned)__builtin_popcount(f->mask);
+
+		total += f->width;
+		if (f->width == 0 || f->width > 32 || (f->init & ~wm) || (f->mask & ~wm)) {
+			errf(err, errlen,
+				"ev profile: fields[%zu]: width %u, init 0x%x, mask 0x%x: "
+				"init and mask must fit the width (1..32)",
+				i, f->width, f->init, f->mask);
+			return -EINVAL;
+		}
+		cap = bits_mask(pop);
+		if (i == prof->plane_field) {
+			if (pop == 0 || (uint64_t)planes - 1 > cap) {
+				errf(err, errlen,
+					"ev profile: fields[%zu]: plane mask 0x%x holds %u "
+					"bits, too few for %u planes",
+					i, f->mask, pop, planes);
+				return -EINVAL;
+			}
+			continue;
+		}
+		if (f->mask == 0)
+			continue;
+		if (f->min > f->max || f->max > cap) {
+			errf(err, errlen,
+				"ev profile: fields[%zu]: min %u, max %u: need min <= max "
+				"<= %u (the mask's %u bits)",
+				i, f->min, f->max, cap, pop);
+			return -EINVAL;
+		}
+		*combos *= (uint64_t)f->max - f->min + 1;
+		if (*combos > 0xffffffffu)
+			*combos = 0xffffffffu;
+	}
+	if (total != 32) {
+		errf(err, errlen, "ev profile: fields: widths add up to %u bits, not 32", total);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static uint32_t gen_ev(const struct mrc_srv6_ev_profile *prof, uint32_t plane, uint64_t k)
+{
+	uint64_t ev = 0;
+
+	for (size_t i = 0; i < prof->n_fields; i++) {
+		const struct mrc_srv6_ev_field *f = &prof->fields[i];
+		uint32_t v = 0, val = f->init;
+
+		if (i == prof->plane_field) {
+			v = plane;
+		} else if (f->mask) {
+			uint64_t radix = (uint64_t)f->max - f->min + 1;
+
+			v = (uint32_t)(f->min + k % radix);
+			k /= radix;
+		}
+		if (f->mask)
+			val = (f->init & ~f->mask) | deposit(v, f->mask);
+		ev = ev << f->width | val;
+	}
+	return (uint32_t)ev;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int mrc_srv6_ev_expand(const struct mrc_srv6_ev_profile *prof, uint32_t planes,
+	const struct mrc_srv6_ev_layout *l, struct mrc_srv6_ev_entry *out, size_t cap, char *err,
+	size_t errlen)
+{
+	uint32_t count, usable = 0, min_active;
+	int rc;
+
+	if (planes == 0) {
+		errf(err, errlen, "ev profile: planes: must be >= 1");
+		return -EINVAL;
+	}
+	if (prof->n_explicit) {
+		uint32_t *sorted;
+
+		if (prof->n_explicit > 0xffffffffu ||
+			(prof->ev_count && prof->ev_count != prof->n_explicit)) {
+			errf(err, errlen,
+				"ev profile: ev_count: %u, but the explicit list has %zu "
+				"EVs",
+				prof->ev_count, prof->n_explicit);
+			return -EINVAL;
+		}
+		count = (uint32_t)prof->n_explicit;
+		if (count > cap) {
+			errf(err, errlen, "ev profile: ev_count: %u EVs, room for %zu", count, cap);
+			return -ENOSPC;
+		}
+		for (uint32_t i = 0; i < count; i++) {
+			uint32_t ev = prof->explicit_evs[i], pl = mrc_srv6_ev_plane(l, ev);
+
+			if (pl >= planes) {
+				errf(err, errlen,
+					"ev profile: evs[%u]: EV 0x%08x is in plane %u; the "
+					"fabric has %u planes",
+					i, ev, pl, planes);
+				return -EINVAL;
+			}
+			out[i] = (struct mrc_srv6_ev_entry){ev, false};
+		}
+		sorted = malloc(count * sizeof(*sorted));
+		if (!sorted) {
+			errf(err, errlen, "ev profile: allocate: out of memory");
+			return -ENOMEM;
+		}
+		memcpy(sorted, prof->explicit_evs, count * sizeof(*sorted));
+		qsort(sorted, count, sizeof(*sorted), cmp_u32);
+		for (uint32_t i = 1; i < count; i++) {
+			if (sorted[i] == sorted[i - 1]) {
+				errf(err, errlen, "ev profile: evs: EV 0x%08x listed twice",
+					sorted[i]);
+				free(sorted);
+				return -EINVAL;
+			}
+		}
+		free(sorted);
+	} else {
+		uint64_t combos;
+
+		count = prof->ev_count;
+		if (count == 0) {
+			errf(err, errlen, "ev profile: ev_count: must be >= 1");
+			return -EINVAL;
+		}
+		if (count > cap) {
+			errf(err, errlen, "ev profile: ev_count: %u EVs, room for %zu", count, cap);
+			return -ENOSPC;
+		}
+		rc = check_fields(prof, planes, &combos, err, errlen);
+		if (rc)
+			return rc;
+		if ((count + planes - 1) / planes > combos) {
+			errf(err, errlen,
+				"ev profile: ev_count: %u EVs need %u per plane, the fields "
+				"give %llu",
+				count, (count + planes - 1) / planes, (unsigned long long)combos);
+			return -ERANGE;
+		}
+		for (uint32_t i = 0; i < count; i++) {
+			uint32_t ev = gen_ev(prof, i % planes, i / planes);
+
+			if (mrc_srv6_ev_plane(l, ev) != i % planes) {
+				errf(err, errlen,
+					"ev profile: fields: EV 0x%08x for plane %u reads as "
+					"plane %u under the EV layout",
+					ev, i % planes, mrc_srv6_ev_plane(l, ev));
+				return -EINVAL;
+			}
+			out[i] = (struct mrc_srv6_ev_entry){ev, false};
+		}
+	}
+	for (uint32_t i = 0; i < count; i++) {
+		for (size_t d = 0; d < prof->n_deny; d++) {
+			if ((out[i].ev & prof->deny[d].mask) == prof->deny[d].value)
+				out[i].denied = true;
+		}
+		usable += !out[i].denied;
+	}
+	min_active = prof->ev_min_active ? prof->ev_min_active : planes;
+	if (min_active < planes || min_active > count) {
+		errf(err, errlen,
+			"ev profile: ev_min_active: %u must be between planes (%u) and "
+			"ev_count (%u)",
+			min_active, planes, count);
+		return -EINVAL;
+	}
+	if (usable < min_active) {
+		errf(err, errlen, "ev profile: deny: leaves %u usable EVs, below ev_min_active %u",
+			usable, min_active);
+		return -EINVAL;
+	}
+	return (int)count;
+}
+
+char *mrc_srv6_addr_str(const struct mrc_ip6 *a, char *buf, size_t len)
+{
+	if (!inet_ntop(AF_INET6, a->b, buf, (socklen_t)len) && len)
+		buf[0] = '\0';
+	return buf;
+}
+
+/* ---- selftest: every expected value below is written out by hand ---- */
+
+#include "mrc/st.h"
+
+/* Parses a hex literal into @out, which must hold exactly @n bytes. */
+static void st_ip6(const char *hex, struct mrc_ip6 *out)
+{
+	if (mrc_st_hex(hex, out->b, sizeof(out->b)) != 16)
+		memset(out->b, 0xEE, sizeof(out->b));
+}
+
+/* A 40-byte outer IPv6 header: hop limit 64, next header @nh, src 2001:db8:a::1, DA @da. */
+static void st_ip6_hdr(uint8_t *pkt, uint8_t nh, uint16_t plen, const struct mrc_ip6 *da)
+{
+	mrc_st_hex("60000000 0000 00 40 20010db8000a0000 0000000000000001", pkt, IP6_HLEN);
+	put_be16(pkt + 4, plen);
+	pkt[IP6_OFF_NH] = nh;
+	memcpy(pkt + IP6_OFF_DST, da->b, 16);
+}
+
+static bool st_has_aa_run(const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (b[i] == 0xAA && b[i + 1] == 0xAA)
+			return true;
+	}
+	return false;
+}
+
+/* 2 planes, 2 T0 and 2 T1 per plane, 2 hosts per T0 (hosts h0..h3), generated plan. */
+static struct mrc_srv6_plan *st_small_plan(void)
+{
+	struct mrc_srv6_params p;
+	struct mrc_srv6_plan *pl;
+
+	mrc_srv6_params_default(&p);
+	p.planes = 2;
+	p.t0 = 2;
+	p.t1 = 2;
+	p.hosts_per_t0 = 2;
+	return mrc_srv6_plan_new(&p, &pl, NULL, 0) ? NULL : pl;
+}
+
+MRC_SELFTEST(srv6)
+{
+	struct mrc_ip6 a, want, s[3], cs[2];
+	uint8_t buf[128], pkt[256], wb[64];
+	struct mrc_srv6_srh srh;
+	struct mrc_srv6_plan *pl;
+	char err[160];
+	int rc;
+
+	mrc_st_case(st, "container: block + uSIDs, capacity 6, zero uSID refused");
+	{
+		static const uint16_t u[7] = {0x0401, 0x0801, 0x0402, 0x0002, 0x1401, 0x1801, 9};
+
+		ST_EQ_I(st, mrc_srv6_container(0xfc000000, u, 4, &a), 0);
+		st_ip6("fc000000 0401 0801 0402 0002 0000 0000", &want);
+		ST_EQ_MEM(st, a.b, want.b, 16);
+		ST_EQ_I(st, mrc_srv6_container(0xfc000000, u, 6, &a), 0);
+		st_ip6("fc000000 0401 0801 0402 0002 1401 1801", &want);
+		ST_EQ_MEM(st, a.b, want.b, 16);
+		ST_EQ_I(st, mrc_srv6_container(0xfc000000, u, 7, &a), -E2BIG);
+		ST_EQ_I(st, mrc_srv6_container(0xfc000000, u, 0, &a), -EINVAL);
+		static const uint16_t z[2] = {0x0401, 0};
+		ST_EQ_I(st, mrc_srv6_container(0xfc000000, z, 2, &a), -EINVAL);
+	}
+
+	mrc_st_case(st, "containers: 8 uSIDs split 6 + 2 for an SRH");
+	{
+		static const uint16_t u[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+
+		ST_EQ_I(st, mrc_srv6_containers(0x20010db8, u, 8, cs, 2), 2);
+		st_ip6("20010db8 0001 0002 0003 0004 0005 0006", &want);
+		ST_EQ_MEM(st, cs[0].b, want.b, 16);
+		st_ip6("20010db8 0007 0008 0000 0000 0000 0000", &want);
+		ST_EQ_MEM(st, cs[1].b, want.b, 16);
+		ST_EQ_I(st, mrc_srv6_containers(0x20010db8, u, 8, cs, 1), -ENOSPC);
+		ST_EQ_I(st, mrc_srv6_containers(0x20010db8, u, 6, cs, 1), 1);
+	}
+
+	mrc_st_case(st, "uN: shift by 16 bits, zero fill, no match, end of container");
+	{
+		st_ip6("fc000000 1001 2002 3003 4004 5005 6006", &a);
+		ST_EQ(st, mrc_srv6_un(&a, 0xfc000000, 0x1001), MRC_SRV6_UN_NEXT);
+		st_ip6("fc000000 2002 3003 4004 5005 6006 0000", &want);
+		ST_EQ_MEM(st, a.b, want.b, 16);
+		/* not the first uSID, or another block: untouched */
+		ST_EQ(st, mrc_srv6_un(&a, 0xfc000000, 0x3003), MRC_SRV6_UN_NO_MATCH);
+		ST_EQ(st, mrc_srv6_un(&a, 0xfc000001, 0x2002), MRC_SRV6_UN_NO_MATCH);
+		ST_EQ_MEM(st, a.b, want.b, 16);
+		for (int i = 0; i < 4; i++)
+			mrc_srv6_un(&a, 0xfc000000, get_be16(a.b + 4));
+		st_ip6("fc000000 6006 0000 0000 0000 0000 0000", &want);
+		ST_EQ_MEM(st, a.b, want.b, 16);
+		/* last uSID: nothing follows, End fall-back, DA untouched (RFC 9800 §4.1.1) */
+		ST_EQ(st, mrc_srv6_un(&a, 0xfc000000, 0x6006), MRC_SRV6_UN_END);
+		ST_EQ_MEM(st, a.b, want.b, 16);
+	}
+
+	st_ip6("fc00 0000 0001 0000 0000 0000 0000 0001", &s[0]);
+	st_ip6("fc00 0000 0002 0000 0000 0000 0000 0001", &s[1]);
+	st_ip6("2001 0db8 000b 0000 0000 0000 0000 0002", &s[2]);
+
+	mrc_st_case(st, "C02 SRH fixed fields: 11 06 04 02 02 00 00 00, reversed list");
+	{
+		static const char *srh_hex = "11 06 04 02 02 00 00 00"
+					     "20010db8000b0000 0000000000000002"
+					     "fc00000000020000 0000000000000001"
+					     "fc00000000010000 0000000000000001";
+
+		memset(buf, 0xAA, sizeof(buf));
+		rc = mrc_srv6_srh_build(buf, sizeof(buf), 17, s, 3, false, &a);
+		ST_EQ_I(st, rc, 56);
+		ST_EQ(st, buf[4], 2); /* last entry read back: n - 1 */
+		ST_EQ_I(st, mrc_st_hex(srh_hex, wb, sizeof(wb)), 56);
+		ST_EQ_MEM(st, buf, wb, 56);
+		ST_EQ_MEM(st, a.b, s[0].b, 16);
+		ST_TRUE(st, !st_has_aa_run(buf, 56));
+		ST_EQ_I(st, mrc_srv6_srh_build(buf, 55, 17, s, 3, false, NULL), -ENOSPC);
+	}
+
+	mrc_st_case(st, "C02 SRH decoder: accepts the good header, rejects inconsistent ones");
+	{
+		ST_EQ_I(st, mrc_srv6_srh_parse(wb, 56, &srh), 0);
+		ST_EQ(st, srh.segments_left, 2);
+		ST_EQ(st, srh.last_entry, 2);
+		ST_EQ(st, srh.len, 56);
+		ST_TRUE(st, !srh.reduced);
+		mrc_srv6_srh_seg(&srh, 0, &a);
+		ST_EQ_MEM(st, a.b, s[2].b, 16);
+		mrc_srv6_srh_seg(&srh, 2, &a);
+		ST_EQ_MEM(st, a.b, s[0].b, 16);
+		ST_EQ_I(st, mrc_srv6_srh_parse(wb, 55, &srh), -EMSGSIZE);
+		ST_EQ_I(st, mrc_srv6_srh_parse(wb, 7, &srh), -EMSGSIZE);
+		memcpy(buf, wb, 56);
+		buf[4] = 0; /* 11 06 04 02 00: SL 2 > LE + 1 */
+		ST_EQ_I(st, mrc_srv6_srh_parse(buf, 56, &srh), -EBADMSG);
+		buf[4] = 3; /* LE 3 > hdr_ext_len / 2 - 1 = 2 */
+		ST_EQ_I(st, mrc_srv6_srh_parse(buf, 56, &srh), -EBADMSG);
+		buf[4] = 2;
+		buf[2] = 3; /* another routing type */
+		ST_EQ_I(st, mrc_srv6_srh_parse(buf, 56, &srh), -EPROTONOSUPPORT);
+		/* 11 04 04 01 00: one entry, then 16 bytes that must be TLVs */
+		mrc_st_hex("11 04 04 01 00 00 00 00 fc000000000100000000000000000001"
+			   "05 ff 0102030405060708090a0b0c0d0e",
+			buf, sizeof(buf));
+		ST_EQ_I(st, mrc_srv6_srh_parse(buf, 40, &srh), -EBADMSG);
+		mrc_st_hex("04 0e 0000000000000000000000000000", buf + 24, 16); /* PadN */
+		ST_EQ_I(st, mrc_srv6_srh_parse(buf, 40, &srh), 0);
+		ST_TRUE(st, srh.reduced);
+		mrc_st_hex(
+			"00 04 0c 000000000000000000000000 00", buf + 24, 16); /* Pad1 PadN Pad1 */
+		ST_EQ_I(st, mrc_srv6_srh_parse(buf, 40, &srh), 0);
+		buf[24 + 2] = 0x0e; /* PadN runs one byte past the header */
+		ST_EQ_I(st, mrc_srv6_srh_parse(buf, 40, &srh), -EBADMSG);
+	}
+
+	mrc_st_case(st, "C03 reduced SRH: 11 04 04 02 01, n = 2 and n = 1, no 0xAA byte");
+	{
+		memset(buf, 0xAA, sizeof(buf));
+		rc = mrc_srv6_srh_build(buf, sizeof(buf), 17, s, 3, true, &a);
+		ST_EQ_I(st, rc, 40);
+		ST_EQ_I(st,
+			mrc_st_hex("11 04 04 02 01 00 00 00"
+				   "20010db8000b0000 0000000000000002"
+				   "fc00000000020000 0000000000000001",
+				wb, sizeof(wb)),
+			40);
+		ST_EQ_MEM(st, buf, wb, 40);
+		ST_EQ_MEM(st, a.b, s[0].b, 16);
+		ST_TRUE(st, !st_has_aa_run(buf, 40));
+		ST_EQ_I(st, mrc_srv6_srh_parse(buf, 40, &srh), 0);
+		ST_TRUE(st, srh.reduced);
+		buf[3] = 3; /* SL = LE + 2 */
+		ST_EQ_I(st, mrc_srv6_srh_parse(buf, 40, &srh), -EBADMSG);
+		memset(buf, 0xAA, sizeof(buf));
+		rc = mrc_srv6_srh_build(buf, sizeof(buf), 17, &s[1], 2, true, &a);
+		ST_EQ_I(st, rc, 24);
+		mrc_st_hex("11 02 04 01 00 00 00 00 20010db8000b0000 0000000000000002", wb, 24);
+		ST_EQ_MEM(st, buf, wb, 24);
+		ST_EQ_MEM(st, a.b, s[1].b, 16);
+		ST_TRUE(st, !st_has_aa_run(buf, 24));
+		ST_EQ_I(st, mrc_srv6_srh_build(buf, sizeof(buf), 17, &s[2], 1, true, &a), 0);
+		ST_EQ_MEM(st, a.b, s[2].b, 16);
+	}
+
+	mrc_st_case(st, "C03 DA progression S1 -> S2 -> S3 -> arrived under a reduced SRH");
+	{
+		st_ip6_hdr(pkt, MRC_SRV6_NH_ROUTING, 40, &s[0]);
+		mrc_srv6_srh_build(pkt + IP6_HLEN, 40, 41, s, 3, true, NULL);
+		ST_EQ_I(st, mrc_srv6_srh_end(pkt, 80), MRC_SRV6_END_FORWARD);
+		ST_EQ_MEM(st, pkt + IP6_OFF_DST, s[1].b, 16);
+		ST_EQ(st, pkt[IP6_HLEN + 3], 1);
+		ST_EQ_I(st, mrc_srv6_srh_end(pkt, 80), MRC_SRV6_END_FORWARD);
+		ST_EQ_MEM(st, pkt + IP6_OFF_DST, s[2].b, 16);
+		ST_EQ(st, pkt[IP6_HLEN + 3], 0);
+		ST_EQ_I(st, mrc_srv6_srh_end(pkt, 80), MRC_SRV6_END_ARRIVED);
+		ST_EQ_MEM(st, pkt + IP6_OFF_DST, s[2].b, 16);
+		ST_EQ_I(st, mrc_srv6_srh_end(pkt, 79), -EMSGSIZE);
+		/* no SRH: the End node is the destination */
+		st_ip6_hdr(pkt, 41, 0, &s[0]);
+		ST_EQ_I(st, mrc_srv6_srh_end(pkt, 40), MRC_SRV6_END_ARRIVED);
+		pkt[0] = 0x40;
+		ST_EQ_I(st, mrc_srv6_srh_end(pkt, 40), -EBADMSG);
+	}
+
+	mrc_st_case(st, "uN on packet bytes: container 1 empties, SRH gives container 2");
+	{
+		static const uint16_t u[8] = {
+			0x0101, 0x0102, 0x0103, 0x0104, 0x0105, 0x0106, 0x0107, 0x0108};
+
+		mrc_srv6_containers(0xfc000000, u, 8, cs, 2);
+		st_ip6_hdr(pkt, MRC_SRV6_NH_ROUTING, 24, &cs[0]);
+		ST_EQ_I(st, mrc_srv6_srh_build(pkt + IP6_HLEN, 24, 41, cs, 2, true, NULL), 24);
+		ST_EQ_I(st, mrc_srv6_end_pkt(pkt, 64, 0xfc000000, 0x0102), MRC_SRV6_END_NO_MATCH);
+		for (int i = 0; i < 5; i++)
+			ST_EQ_I(st, mrc_srv6_end_pkt(pkt, 64, 0xfc000000, u[i]),
+				MRC_SRV6_END_FORWARD);
+		st_ip6("fc000000 0106 0000 0000 0000 0000 0000", &want);
+		ST_EQ_MEM(st, pkt + IP6_OFF_DST, want.b, 16);
+		ST_EQ(st, pkt[IP6_HLEN + 3], 1);
+		ST_EQ_I(st, mrc_srv6_end_pkt(pkt, 64, 0xfc000000, 0x0106), MRC_SRV6_END_FORWARD);
+		st_ip6("fc000000 0107 0108 0000 0000 0000 0000", &want);
+		ST_EQ_MEM(st, pkt + IP6_OFF_DST, want.b, 16);
+		ST_EQ(st, pkt[IP6_HLEN + 3], 0);
+		ST_EQ_I(st, mrc_srv6_end_pkt(pkt, 64, 0xfc000000, 0x0107), MRC_SRV6_END_FORWARD);
+		ST_EQ_I(st, mrc_srv6_end_pkt(pkt, 64, 0xfc000000, 0x0108), MRC_SRV6_END_ARRIVED);
+		ST_EQ_I(st, mrc_srv6_end_pkt(pkt, 39, 0xfc000000, 0x0108), -EMSGSIZE);
+	}
+
+	pl = st_small_plan();
+	mrc_st_case(st, "plan: uSIDs of a 2-plane, 2x2 T0/T1, 2 hosts/T0 fabric by hand");
+	if (mrc_st_check(st, pl != NULL, __FILE__, __LINE__, "small plan builds")) {
+		/* plane(4) | role(2) | index + 1 (10) */
+		static const struct {
+			uint8_t role, plane;
+			uint32_t index;
+			uint16_t usid;
+		} tab[] = {
+			{MRC_SRV6_HOST, 0, 0, 0x0001},
+			{MRC_SRV6_HOST, 0, 3, 0x0004},
+			{MRC_SRV6_HOST, 1, 0, 0x1001},
+			{MRC_SRV6_HOST, 1, 3, 0x1004},
+			{MRC_SRV6_T0, 0, 0, 0x0401},
+			{MRC_SRV6_T0, 0, 1, 0x0402},
+			{MRC_SRV6_T0, 1, 0, 0x1401},
+			{MRC_SRV6_T0, 1, 1, 0x1402},
+			{MRC_SRV6_T1, 0, 0, 0x0801},
+			{MRC_SRV6_T1, 0, 1, 0x0802},
+			{MRC_SRV6_T1, 1, 0, 0x1801},
+			{MRC_SRV6_T1, 1, 1, 0x1802},
+			{MRC_SRV6_T1, 2, 0, 0},
+			{MRC_SRV6_T0, 0, 2, 0},
+			{MRC_SRV6_HOST, 0, 4, 0},
+		};
+		struct mrc_srv6_node n;
+
+		ST_EQ(st, mrc_srv6_plan_hosts(pl), 4);
+		for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
+			n = (struct mrc_srv6_node){tab[i].role, tab[i].plane, tab[i].index};
+			ST_EQ(st, mrc_srv6_usid(pl, &n), tab[i].usid);
+		}
+		ST_EQ_I(st, mrc_srv6_usid_node(pl, 0x1802, &n), 0);
+		ST_TRUE(st, n.role == MRC_SRV6_T1 && n.plane == 1 && n.index == 1);
+		ST_EQ_I(st, mrc_srv6_usid_node(pl, 0x0c01, &n), -ENOENT);
+		ST_EQ_I(st, mrc_srv6_host_locator(pl, 1, 3, &a), 0);
+		st_ip6("fc000000 1004 0000 0000 0000 0000 0000", &want);
+		ST_EQ_MEM(st, a.b, want.b, 16);
+		ST_EQ_I(st, mrc_srv6_host_addr(pl, 1, 3, &a), 0);
+		st_ip6("fd00 0000 0000 0000 0000 0001 0003 0001", &want); /* fd00::1:3:1 */
+		ST_EQ_MEM(st, a.b, want.b, 16);
+		ST_EQ_I(st, mrc_srv6_host_addr(pl, 2, 3, &a), -EINVAL);
+		ST_EQ_I(st, mrc_srv6_host_locator(pl, 0, 4, &a), -EINVAL);
+	}
+
+	mrc_st_case(st, "plan: static tables of p0.t0.0 and p1.t1.1, lookups");
+	if (pl) {
+		static const struct mrc_srv6_route t0[] = {{0x0001, 0}, {0x0002, 1},
+			{0x0401, MRC_SRV6_PORT_LOCAL}, {0x0801, 2}, {0x0802, 3}};
+		static const struct mrc_srv6_route t1[] = {
+			{0x1401, 0}, {0x1402, 1}, {0x1802, MRC_SRV6_PORT_LOCAL}};
+		struct mrc_srv6_node n = {MRC_SRV6_T0, 0, 0};
+		const struct mrc_srv6_fib *f = mrc_srv6_fib_of(pl, &n);
+		int32_t port = 99;
+
+		if (mrc_st_check(st, f && f->n == 5, __FILE__, __LINE__, "p0.t0.0 has 5 routes")) {
+			for (size_t i = 0; i < 5; i++) {
+				ST_EQ(st, f->routes[i].usid, t0[i].usid);
+				ST_EQ_I(st, f->routes[i].port, t0[i].port);
+			}
+			st_ip6("fc000000 0802 0401 0000 0000 0000 0000", &a);
+			ST_EQ_I(st, mrc_srv6_fib_lookup(f, &a, &port), 0);
+			ST_EQ_I(st, port, 3);
+			st_ip6("fc000000 0402 0000 0000 0000 0000 0000", &a); /* another T0 */
+			ST_EQ_I(st, mrc_srv6_fib_lookup(f, &a, &port), -ENOENT);
+			st_ip6("fc000001 0802 0000 0000 0000 0000 0000", &a); /* another block */
+			ST_EQ_I(st, mrc_srv6_fib_lookup(f, &a, &port), -ENOENT);
+		}
+		n = (struct mrc_srv6_node){MRC_SRV6_T1, 1, 1};
+		f = mrc_srv6_fib_of(pl, &n);
+		if (mrc_st_check(st, f && f->n == 3, __FILE__, __LINE__, "p1.t1.1 has 3 routes")) {
+			for (size_t i = 0; i < 3; i++) {
+				ST_EQ(st, f->routes[i].usid, t1[i].usid);
+				ST_EQ_I(st, f->routes[i].port, t1[i].port);
+			}
+			ST_EQ(st, f->own, 0x1802);
+		}
+		n = (struct mrc_srv6_node){MRC_SRV6_HOST, 0, 0};
+		ST_TRUE(st, mrc_srv6_fib_of(pl, &n) == NULL);
+	}
+
+	mrc_st_case(st, "EV -> path: cross-T0 h0 -> h3 and same-T0 h0 -> h1; EV -> plane, spine");
+	if (pl) {
+		struct mrc_srv6_path p, q;
+
+		/* plane 1, spine field 3 -> T1 3 mod 2 = 1, salt 0xbeef */
+		ST_EQ_I(st, mrc_srv6_path(pl, 0, 3, 0x1003beef, &p), 0);
+		ST_EQ(st, p.plane, 1);
+		ST_EQ(st, p.spine, 1);
+		ST_TRUE(st, p.via_t1);
+		ST_EQ(st, p.t0_src, 0);
+		ST_EQ(st, p.t0_dst, 1);
+		ST_EQ(st, p.n_usids, 4);
+		st_ip6("fc000000 1401 1802 1402 1004 0000 0000", &want);
+		ST_EQ_MEM(st, p.container.b, want.b, 16);
+		st_ip6("fd00 0000 0000 0000 0000 0001 0000 0001", &want); /* h0.p1 */
+		ST_EQ_MEM(st, p.src_addr.b, want.b, 16);
+		st_ip6("fd00 0000 0000 0000 0000 0001 0003 0001", &want); /* h3.p1 */
+		ST_EQ_MEM(st, p.dst_addr.b, want.b, 16);
+		ST_EQ(st, mrc_srv6_ev_plane(&mrc_srv6_plan_params(pl)->ev, 0x1003beef), 1);
+		ST_EQ(st, mrc_srv6_ev_spine(&mrc_srv6_plan_params(pl)->ev, 0x1003beef), 3);
+		ST_EQ(st, mrc_srv6_ev_make(&mrc_srv6_plan_params(pl)->ev, 1, 3, 0xbeef),
+			0x1003beef);
+		/* same T0: no T1 uSID, and the spine field does not matter */
+		ST_EQ_I(st, mrc_srv6_path(pl, 0, 1, 0x00000001, &p), 0);
+		ST_EQ_I(st, mrc_srv6_path(pl, 0, 1, 0x00010002, &q), 0);
+		ST_TRUE(st, !p.via_t1);
+		ST_EQ(st, p.n_usids, 2);
+		st_ip6("fc000000 0401 0002 0000 0000 0000 0000", &want);
+		ST_EQ_MEM(st, p.container.b, want.b, 16);
+		ST_EQ_MEM(st, q.container.b, want.b, 16);
+		ST_EQ_I(st, mrc_srv6_path(pl, 0, 3, 0x20000000, &p), -EINVAL); /* plane 2 */
+		ST_EQ_I(st, mrc_srv6_path(pl, 0, 4, 0, &p), -EINVAL);
+		ST_EQ_I(st, mrc_srv6_path(pl, 2, 2, 0, &p), -EINVAL);
+	}
+
+	mrc_st_case(st, "switch hops on bytes: h0 -> h3 plane 1 via p1.t1.1, then host End");
+	if (pl) {
+		struct mrc_srv6_path p;
+		struct mrc_srv6_node n;
+
+		mrc_srv6_path(pl, 0, 3, 0x1003beef, &p);
+		st_ip6_hdr(pkt, 41, 0, &p.container);
+		n = (struct mrc_srv6_node){MRC_SRV6_T0, 1, 1}; /* wrong first switch */
+		ST_EQ_I(st, mrc_srv6_switch_forward(mrc_srv6_fib_of(pl, &n), pkt, 40), -ENOENT);
+		n = (struct mrc_srv6_node){MRC_SRV6_T0, 1, 0};
+		ST_EQ_I(st, mrc_srv6_switch_forward(mrc_srv6_fib_of(pl, &n), pkt, 40), 3);
+		st_ip6("fc000000 1802 1402 1004 0000 0000 0000", &want);
+		ST_EQ_MEM(st, pkt + IP6_OFF_DST, want.b, 16);
+		n = (struct mrc_srv6_node){MRC_SRV6_T1, 1, 1};
+		ST_EQ_I(st, mrc_srv6_switch_forward(mrc_srv6_fib_of(pl, &n), pkt, 40), 1);
+		st_ip6("fc000000 1402 1004 0000 0000 0000 0000", &want);
+		ST_EQ_MEM(st, pkt + IP6_OFF_DST, want.b, 16);
+		n = (struct mrc_srv6_node){MRC_SRV6_T0, 1, 1};
+		ST_EQ_I(st, mrc_srv6_switch_forward(mrc_srv6_fib_of(pl, &n), pkt, 40), 1);
+		st_ip6("fc000000 1004 0000 0000 0000 0000 0000", &want);
+		ST_EQ_MEM(st, pkt + IP6_OFF_DST, want.b, 16);
+		ST_EQ(st, pkt[IP6_OFF_HLIM], 61);
+		ST_EQ_I(st, mrc_srv6_end_pkt(pkt, 40, 0xfc000000, 0x1004), MRC_SRV6_END_ARRIVED);
+		/* a container that ends at a switch, and hop limit exhaustion */
+		st_ip6("fc000000 1402 0000 0000 0000 0000 0000", &a);
+		st_ip6_hdr(pkt, 41, 0, &a);
+		ST_EQ_I(st, mrc_srv6_switch_forward(mrc_srv6_fib_of(pl, &n), pkt, 40),
+			-EDESTADDRREQ);
+		st_ip6("fc000000 1001 0000 0000 0000 0000 0000", &a);
+		st_ip6_hdr(pkt, 41, 0, &a);
+		pkt[IP6_OFF_HLIM] = 1;
+		n = (struct mrc_srv6_node){MRC_SRV6_T0, 1, 0};
+		ST_EQ_I(st, mrc_srv6_switch_forward(mrc_srv6_fib_of(pl, &n), pkt, 40), -ETIME);
+	}
+	mrc_srv6_plan_free(pl);
+
+	mrc_st_case(st, "explicit plan: accepted, and unique / non-zero / 16-bit / complete");
+	{
+		struct mrc_srv6_assign as[4] = {
+			{{MRC_SRV6_HOST, 0, 0}, 0xa001},
+			{{MRC_SRV6_HOST, 0, 1}, 0xa002},
+			{{MRC_SRV6_T0, 0, 0}, 0xb000},
+			{{MRC_SRV6_T1, 0, 0}, 0xc000},
+		};
+		struct mrc_srv6_params p;
+		struct mrc_srv6_path path;
+
+		mrc_srv6_params_default(&p);
+		p.hosts_per_t0 = 2;
+		p.usids = as;
+		p.n_usids = 4;
+		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), 0);
+		if (pl) {
+			ST_EQ_I(st, mrc_srv6_path(pl, 1, 0, 0, &path), 0);
+			st_ip6("fc000000 b000 a001 0000 0000 0000 0000", &want);
+			ST_EQ_MEM(st, path.container.b, want.b, 16);
+			mrc_srv6_plan_free(pl);
+		}
+		as[3].usid = 0xa002;
+		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), -EINVAL);
+		ST_EQ_STR(st, err, "srv6 plan: p0.t1.0: uSID 0xa002 already belongs to h1.p0");
+		as[3].usid = 0x10000;
+		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), -EINVAL);
+		ST_EQ_STR(st, err,
+			"srv6 plan: usids[3]: p0.t1.0: uSID 0x10000 must be "
+			"0x0001..0xffff");
+		as[3].usid = 0;
+		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), -EINVAL);
+		as[3] = (struct mrc_srv6_assign){{MRC_SRV6_T0, 0, 0}, 0xc000};
+		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), -EINVAL);
+		ST_EQ_STR(st, err, "srv6 plan: usids[3]: p0.t0.0: node given twice");
+		p.n_usids = 3;
+		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), -EINVAL);
+		p.usids = NULL;
+		p.planes = 17;
+		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), -EINVAL);
+		ST_TRUE(st, pl == NULL);
+		p.planes = 1;
+		p.host_prefix_len = 81;
+		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), -EINVAL);
+		p.host_prefix_len = 8;
+		p.host_prefix[1] = 0x01; /* fd01::/8 has a bit past the prefix */
+		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), -EINVAL);
+		ST_EQ_STR(st, err, "srv6 plan: host_prefix: bits set past /8");
+		p.host_prefix[1] = 0;
+		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), 0);
+		mrc_srv6_plan_free(pl);
+	}
+
+	mrc_st_case(st, "node names parse and print");
+	{
+		struct mrc_srv6_node n;
+		char name[32];
+
+		ST_EQ_I(st, mrc_srv6_node_parse("h31", &n), 0);
+		ST_TRUE(st, n.role == MRC_SRV6_HOST && n.index == 31 && n.plane == 0);
+		ST_EQ_I(st, mrc_srv6_node_parse("p7.t1.3", &n), 0);
+		ST_TRUE(st, n.role == MRC_SRV6_T1 && n.plane == 7 && n.index == 3);
+		mrc_srv6_node_name(&n, name, sizeof(name));
+		ST_EQ_STR(st, name, "p7.t1.3");
+		ST_EQ_I(st, mrc_srv6_node_parse("h5.p2", &n), 0);
+		mrc_srv6_node_name(&n, name, sizeof(name));
+		ST_EQ_STR(st, name, "h5.p2");
+		ST_EQ_I(st, mrc_srv6_node_parse("h", &n), -EINVAL);
+		ST_EQ_I(st, mrc_srv6_node_parse("h05", &n), -EINVAL);
+		ST_EQ_I(st, mrc_srv6_node_parse("p0.t2.0", &n), -EINVAL);
+		ST_EQ_I(st, mrc_srv6_node_parse("p0.t0.1x", &n), -EINVAL);
+	}
+
+	mrc_st_case(st, "EV profile: default fields, 8 EVs over 2 planes, deny, ev_min_active");
+	{
+		struct mrc_srv6_params p;
+		struct mrc_srv6_ev_field f[3];
+		struct mrc_srv6_ev_entry e[16];
+		struct mrc_srv6_ev_deny deny = {0x0fff0000, 0x00010000}; /* spine 1 */
+		struct mrc_srv6_ev_profile prof = {.fields = f, .n_fields = 3, .ev_count = 8};
+		/* i -> plane i % 2, k = i / 2 -> spine k % 2, salt k / 2 */
+		static const uint32_t want_ev[8] = {0x00000000, 0x10000000, 0x00010000, 0x10010000,
+			0x00000001, 0x10000001, 0x00010001, 0x10010001};
+
+		mrc_srv6_params_default(&p);
+		p.planes = 2;
+		p.t1 = 2;
+		mrc_srv6_ev_default_fields(&p, f);
+		ST_EQ_I(st, mrc_srv6_ev_expand(&prof, 2, &p.ev, e, 16, err, sizeof(err)), 8);
+		for (int i = 0; i < 8; i++) {
+			ST_EQ(st, e[i].ev, want_ev[i]);
+			ST_TRUE(st, !e[i].denied);
+		}
+		prof.deny = &deny;
+		prof.n_deny = 1;
+		prof.ev_min_active = 4;
+		ST_EQ_I(st, mrc_srv6_ev_expand(&prof, 2, &p.ev, e, 16, err, sizeof(err)), 8);
+		for (int i = 0; i < 8; i++)
+			ST_EQ(st, e[i].denied, (i / 2) % 2 == 1);
+		prof.ev_min_active = 5;
+		ST_EQ_I(st, mrc_srv6_ev_expand(&prof, 2, &p.ev, e, 16, err, sizeof(err)), -EINVAL);
+		ST_EQ_STR(st, err, "ev profile: deny: leaves 4 usable EVs, below ev_min_active 5");
+		prof.ev_min_active = 1; /* < planes */
+		ST_EQ_I(st, mrc_srv6_ev_expand(&prof, 2, &p.ev, e, 16, err, sizeof(err)), -EINVAL);
+		prof.ev_min_active = 9; /* > ev_count */
+		ST_EQ_I(st, mrc_srv6_ev_expand(&prof, 2, &p.ev, e, 16, err, sizeof(err)), -EINVAL);
+		prof.n_deny = 0;
+		prof.ev_min_active = 0;
+		ST_EQ_I(st, mrc_srv6_ev_expand(&prof, 2, &p.ev, e, 7, err, sizeof(err)), -ENOSPC);
+		/* 5 EVs over 2 planes: 3 + 2 */
+		prof.ev_count = 5;
+		ST_EQ_I(st, mrc_srv6_ev_expand(&prof, 2, &p.ev, e, 16, err, sizeof(err)), 5);
+		ST_EQ(st, e[4].ev, 0x00000001);
+		/* 2 spines x 65536 salts = 131072 per plane; 262145 EVs need 131073 */
+		prof.ev_count = 262145;
+		ST_EQ_I(st, mrc_srv6_ev_expand(&prof, 2, &p.ev, e, 300000, err, sizeof(err)),
+			-ERANGE);
+	}
+
+	mrc_st_case(st, "EV profile: scattered mask, fixed init, explicit list");
+	{
+		/* plane in the low 4 bits this time; a 28-bit field with init 0x100, mask 0x11 */
+		struct mrc_srv6_ev_field f[2] = {{28, 0x100, 0x11, 0, 3}, {4, 0, 0xf, 0, 0}};
+		struct mrc_srv6_ev_layout l = {0, 4, 4, 12};
+		struct mrc_srv6_ev_profile prof = {
+			.fields = f, .n_fields = 2, .plane_field = 1, .ev_count = 4};
+		struct mrc_srv6_ev_entry e[8];
+		/* v = 0..3 deposited into bits 0 and 4 of the field: 0x100 0x101 0x110 0x111 */
+		static const uint32_t want_ev[4] = {0x1000, 0x1010, 0x1100, 0x1110};
+		static const uint32_t list[3] = {0x00000005, 0x10000001, 0x00000005};
+		struct mrc_srv6_ev_layout dl = {28, 4, 16, 12};
+
+		ST_EQ_I(st, mrc_srv6_ev_expand(&prof, 1, &l, e, 8, err, sizeof(err)), 4);
+		for (int i = 0; i < 4; i++)
+			ST_EQ(st, e[i].ev, want_ev[i]);
+		prof.ev_count = 5; /* 4 combinations only */
+		ST_EQ_I(st, mrc_srv6_ev_expand(&prof, 1, &l, e, 8, err, sizeof(err)), -ERANGE);
+		f[0].max = 4; /* 2 mask bits hold 0..3 */
+		ST_EQ_I(st, mrc_srv6_ev_expand(&prof, 1, &l, e, 8, err, sizeof(err)), -EINVAL);
+		f[0].max = 3;
+		f[0].width = 27; /* 31 bits */
+		ST_EQ_I(st, mrc_srv6_ev_expand(&prof, 1, &l, e, 8, err, sizeof(err)), -EINVAL);
+		/* the generated plane must read back under the layout */
+		f[0].width = 28;
+		prof.ev_count = 2;
+		ST_EQ_I(st, mrc_srv6_ev_expand(&prof, 2, &dl, e, 8, err, sizeof(err)), -EINVAL);
+
+		prof = (struct mrc_srv6_ev_profile){.explicit_evs = list, .n_explicit = 2};
+		ST_EQ_I(st, mrc_srv6_ev_expand(&prof, 2, &dl, e, 8, err, sizeof(err)), 2);
+		ST_EQ(st, e[1].ev, 0x10000001);
+		ST_EQ_I(st, mrc_srv6_ev_expand(&prof, 1, &dl, e, 8, err, sizeof(err)), -EINVAL);
+		ST_EQ_STR(st, err,
+			"ev profile: evs[1]: EV 0x10000001 is in plane 1; the fabric has "
+			"1 planes");
+		prof.n_explicit = 3;
+		ST_EQ_I(st, mrc_srv6_ev_expand(&prof, 2, &dl, e, 8, err, sizeof(err)), -EINVAL);
+		ST_EQ_STR(st, err, "ev profile: evs: EV 0x00000005 listed twice");
+	}
+}
