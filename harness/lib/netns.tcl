@@ -131,16 +131,27 @@ proc ::netns::add_ns {fabvar node forwarding} {
 	return $name
 }
 
+# Appends ITEM to the list under KEY of the dict in field FIELD of the fabric.
+proc ::netns::record {fabvar field key item} {
+	upvar 1 $fabvar fab
+	set l {}
+	if {[dict exists $fab $field $key]} {
+		set l [dict get $fab $field $key]
+	}
+	lappend l $item
+	dict set fab $field $key $l
+}
+
 # Records an address or route so link_up can restore it; runs it now.
 proc ::netns::add_addr {fabvar node dev addr} {
 	upvar 1 $fabvar fab
-	dict lappend fab addrs "$node $dev" $addr
+	record fab addrs "$node $dev" $addr
 	sh ip -n [ns $fab $node] -6 addr add $addr dev $dev nodad
 }
 
 proc ::netns::add_route {fabvar node dev route} {
 	upvar 1 $fabvar fab
-	dict lappend fab routes "$node $dev" $route
+	record fab routes "$node $dev" $route
 	sh ip -n [ns $fab $node] -6 route add {*}$route
 }
 
@@ -239,7 +250,7 @@ proc ::netns::build {fabvar d} {
 	foreach p [dict get $d paths] {
 		set h [dict get $p src]
 		set key "$h p[dict get $p plane]"
-		if {![dict exists [dict get $fab addrs] $key] ||
+		if {![dict exists $fab addrs $key] ||
 		    "[dict get $p src_addr]/128" ni [dict get $fab addrs $key]} {
 			add_addr fab $h p[dict get $p plane] [dict get $p src_addr]/128
 		}
@@ -285,16 +296,25 @@ proc ::netns::link_up {fab a b} {
 	foreach {node dev} [list [hostof $na] $ia [hostof $nb] $ib] {
 		sh ip -n [ns $fab $node] link set $dev up
 	}
+	# Routes via a gateway are refused until the device has its carrier.
+	foreach {node dev} [list [hostof $na] $ia [hostof $nb] $ib] {
+		for {set i 0} {$i < 100} {incr i} {
+			if {[string match *LOWER_UP* [sh ip -n [ns $fab $node] link show dev $dev]]} {
+				break
+			}
+			after 20
+		}
+	}
 	foreach {node dev} [list [hostof $na] $ia [hostof $nb] $ib] {
 		set key "$node $dev"
-		if {[dict exists [dict get $fab addrs] $key]} {
+		if {[dict exists $fab addrs $key]} {
 			foreach a [dict get $fab addrs $key] {
 				catch {sh ip -n [ns $fab $node] -6 addr add $a dev $dev nodad}
 			}
 		}
-		if {[dict exists [dict get $fab routes] $key]} {
+		if {[dict exists $fab routes $key]} {
 			foreach r [dict get $fab routes $key] {
-				catch {sh ip -n [ns $fab $node] -6 route replace {*}$r}
+				sh ip -n [ns $fab $node] -6 route replace {*}$r
 			}
 		}
 	}
