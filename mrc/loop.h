@@ -35,7 +35,8 @@ typedef void (*mrc_loop_rx_fn)(void *ctx, int sock_idx, const uint8_t *buf, size
 struct mrc_loop_params {
 	unsigned sq_entries;	/* submission queue entries [256]; the CQ gets 8x */
 	unsigned rx_bufs;	/* provided receive buffers, a power of two <= 32768 [1024] */
-	unsigned rx_buf_size;	/* bytes per receive buffer incl. the C13 header area [10240] */
+	unsigned rx_buf_size;	/* bytes per receive buffer incl. the C13 header area, rounded
+				   up to 8 [10240]; the name area is 32 (28 aligned) */
 	unsigned tx_bufs;	/* send-pool slots: sends in flight at once [1024] */
 	unsigned tx_buf_size;	/* largest packet mrc_loop_send accepts, bytes [9216] */
 };
