@@ -10,6 +10,7 @@
 #include "mrc/run.h"
 #include "mrc/st.h"
 #include "mrc/wire.h"
+#include "mrc/wping.h"
 #include "pcap/pcapw.h"
 
 #include <errno.h>
@@ -48,6 +49,7 @@ static int cmd_paths(int argc, char **argv);
 static int cmd_run(int argc, char **argv);
 static int cmd_hist(int argc, char **argv);
 static int cmd_sample(int argc, char **argv);
+static int cmd_wire_ping(int argc, char **argv);
 
 static const struct cmd cmds[] = {
 	{ "run", "CONF [--set K=V]... [-o DIR]",
@@ -57,6 +59,8 @@ static const struct cmd cmds[] = {
 		cmd_check },
 	{ "paths", "CONF [--from H] [--to H] [--ev N] [--json]",
 		"print the EV -> path table and the switches' static tables", cmd_paths },
+	{ "wire-ping", "CONF --host H --to H [--ev N] [--ports IF,..] [--netns NS] [--peer-netns NS]",
+		"send one MRC PROBE per EV over raw sockets, check each arrives", cmd_wire_ping },
 	{ "selftest", "[MODULE|--list]", "run the built-in unit tests (all modules, or one)",
 		cmd_selftest },
 	{ "hist", "[OPTIONS] [FILE]", "histogram of numbers (one a line) -> .hgrm / .hlog",
@@ -684,6 +688,128 @@ static int cmd_bench(int argc, char **argv)
 		return EXIT_JOB_FAILED;
 	}
 	return EXIT_OK;
+}
+
+/*
+ * wire-ping: one PROBE per EV of the job (or --ev N) from --host to --to over the raw
+ * sockets of each plane port; received in --peer-netns (or this namespace) and compared.
+ * Exit 0 when every path delivered, 1 when one did not, 2 for usage or setup errors.
+ */
+static int cmd_wire_ping(int argc, char **argv)
+{
+	struct mrc_wping_opts o = { .src = UINT32_MAX, .dst = UINT32_MAX };
+	char err[1024], **rest, *ports = NULL;
+	uint32_t one_ev = 0, *evs = NULL;
+	bool has_ev = false;
+	struct mrc_job_srv6 m;
+	struct conf_job job;
+	int n = 0, ret;
+
+	rest = calloc((size_t)argc + 1, sizeof(*rest));
+	if (!rest) {
+		fprintf(stderr, "mrcgen: wire-ping: out of memory\n");
+		return EXIT_USAGE;
+	}
+	for (int i = 0; i < argc; i++) {
+		static const char *const opts[] = { "--host", "--to", "--ev", "--ports", "--netns",
+			"--peer-netns", "--timeout-ms" };
+		const char *opt = argv[i], *val;
+		size_t k;
+
+		for (k = 0; k < sizeof(opts) / sizeof(opts[0]); k++)
+			if (strcmp(opt, opts[k]) == 0)
+				break;
+		if (i == 0 || k == sizeof(opts) / sizeof(opts[0])) {
+			rest[n++] = argv[i];
+			continue;
+		}
+		if (i + 1 == argc) {
+			fprintf(stderr, "mrcgen: wire-ping: %s: missing value\n", opt);
+			goto usage;
+		}
+		val = argv[++i];
+		if (k <= 1) {
+			int64_t h = paths_host(val);
+
+			if (h < 0) {
+				fprintf(stderr, "mrcgen: wire-ping: %s: not a host name (h0, h1, ...) "
+						"'%s'\n", opt, val);
+				goto usage;
+			}
+			*(k == 0 ? &o.src : &o.dst) = (uint32_t)h;
+		} else if (k == 2 || k == 6) {
+			char *end;
+			unsigned long long v;
+
+			errno = 0;
+			v = strtoull(val, &end, 0);
+			if (errno || !*val || *end || val[0] == '-' || v > 0xffffffffull) {
+				fprintf(stderr, "mrcgen: wire-ping: %s: not a 32-bit number '%s'\n",
+					opt, val);
+				goto usage;
+			}
+			if (k == 2) {
+				has_ev = true;
+				one_ev = (uint32_t)v;
+			} else {
+				o.timeout_ms = (unsigned)v;
+			}
+		} else if (k == 3) {
+			ports = argv[i];
+		} else {
+			*(k == 4 ? &o.netns : &o.peer_netns) = val;
+		}
+	}
+	if (o.src == UINT32_MAX || o.dst == UINT32_MAX) {
+		fprintf(stderr, "mrcgen: wire-ping: --host and --to are required\n");
+		goto usage;
+	}
+	if (ports) {
+		size_t p = 0;
+
+		for (char *tok = strtok(ports, ","); tok; tok = strtok(NULL, ",")) {
+			if (p == MRC_WPING_MAX_PLANES) {
+				fprintf(stderr, "mrcgen: wire-ping: --ports: more than %d names\n",
+					MRC_WPING_MAX_PLANES);
+				goto usage;
+			}
+			o.ports[p++] = tok;
+		}
+	}
+	ret = load_job("wire-ping", n, rest, &job);
+	free(rest);
+	rest = NULL;
+	if (ret)
+		return ret;
+	ret = mrc_job_srv6(&job, &m, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "mrcgen: wire-ping: %s: %s\n", job.source ? job.source : "config",
+			err);
+		conf_free(&job);
+		return EXIT_USAGE;
+	}
+	o.plan = m.plan;
+	if (has_ev) {
+		o.evs = &one_ev;
+		o.n_evs = 1;
+	} else {
+		evs = calloc(m.n_evs ? m.n_evs : 1, sizeof(*evs));
+		for (size_t i = 0; evs && i < m.n_evs; i++)
+			if (!m.evs[i].denied)
+				evs[o.n_evs++] = m.evs[i].ev;
+		o.evs = evs;
+	}
+	ret = evs || has_ev ? mrc_wping_run(&o, stdout, err, sizeof(err)) : -ENOMEM;
+	if (ret < 0)
+		fprintf(stderr, "mrcgen: %s\n", ret == -ENOMEM && !evs ? "wire-ping: out of memory"
+									: err);
+	free(evs);
+	mrc_job_srv6_free(&m);
+	conf_free(&job);
+	return ret < 0 ? EXIT_USAGE : ret > 0 ? EXIT_JOB_FAILED : EXIT_OK;
+usage:
+	free(rest);
+	return EXIT_USAGE;
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* wping: MRC PROBE per EV over raw sockets and io_uring, checked at the peer (wping.h). */
+#include "mrc/wping.h"
+
+#include "mrc/bytes.h"
+#include "mrc/loop.h"
+#include "mrc/sock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WP_INNER_LEN (MRC_IP6_HLEN + MRC_UDP_HLEN + MRC_BTH_LEN + MRC_PETH_LEN + MRC_ICRC_LEN)
+#define WP_PKT_LEN   (MRC_IP6_HLEN + WP_INNER_LEN)
+#define WP_ECT0	     2
+
+/* RFC 8200 §8.1 checksum of the UDP datagram @udp (@len bytes) between @src and @dst. */
+static uint16_t udp6_csum(const uint8_t *src, const uint8_t *dst, const uint8_t *udp, size_t len)
+{
+	uint32_t sum = 0;
+
+	for (int i = 0; i < 16; i += 2)
+		sum += get_be16(src + i) + get_be16(dst + i);
+	sum += (uint32_t)len + 17;
+	for (size_t i = 0; i + 1 < len; i += 2)
+		sum += get_be16(udp + i);
+	if (len & 1)
+		sum += (uint32_t)udp[len - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	sum = ~sum & 0xffff;
+	return sum ? (uint16_t)sum : 0xffff;
+}
+
+/* CRC-32 (IEEE 802.3, reflected 0xEDB88320) register update, bit by bit. */
+static uint32_t crc32_bits(uint32_t crc, const uint8_t *p, size_t n)
+{
+	while (n--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xEDB88320u & -(crc & 1));
+	}
+	return crc;
+}
+
+/*
+ * RoCEv2 ICRC over the inner packet (@len bytes before the ICRC): 8 bytes of 1s stand for
+ * the absent LRH, then the packet with the variant fields set to 1s — IPv6 traffic class,
+ * flow label and hop limit, the UDP checksum, BTH byte 4 (WIRE.md "ICRC").
+ */
+static uint32_t icrc(const uint8_t *ip6, size_t len)
+{
+	static const uint8_t ones[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	uint8_t h[MRC_IP6_HLEN + MRC_UDP_HLEN + MRC_BTH_LEN];
+	uint32_t crc;
+
+	memcpy(h, ip6, sizeof(h));
+	h[0] |= 0x0f;
+	h[1] = h[2] = h[3] = 0xff;
+	h[7] = 0xff;
+	h[MRC_IP6_HLEN + 6] = h[MRC_IP6_HLEN + 7] = 0xff;
+	h[MRC_IP6_HLEN + MRC_UDP_HLEN + 4] = 0xff;
+	crc = crc32_bits(~0u, ones, sizeof(ones));
+	crc = crc32_bits(crc, h, sizeof(h));
+	crc = crc32_bits(crc, ip6 + sizeof(h), len - sizeof(h));
+	return ~crc;
+}
+
+static void put_ip6(uint8_t *h, uint8_t tclass, uint32_t flow, uint16_t plen, uint8_t nh,
+	const struct mrc_ip6 *src, const struct mrc_ip6 *dst)
+{
+	put_be32(h, 6u << 28 | (uint32_t)tclass << 20 | (flow & 0xfffff));
+	put_be16(h + 4, plen);
+	h[6] = nh;
+	h[7] = 64;
+	memcpy(h + 8, src->b, 16);
+	memcpy(h + 24, dst->b, 16);
+}
+
+int mrc_wping_build(const struct mrc_srv6_path *path, uint16_t probe_id, uint16_t tx_ts,
+	uint8_t *buf, size_t cap)
+{
+	uint8_t *in = buf + MRC_IP6_HLEN, *udp = in + MRC_IP6_HLEN, *bth = udp + MRC_UDP_HLEN;
+	uint8_t *peth = bth + MRC_BTH_LEN;
+	uint32_t flow = path->ev & 0xffff;
+	size_t udp_len = MRC_UDP_HLEN + MRC_BTH_LEN + MRC_PETH_LEN + MRC_ICRC_LEN;
+	uint32_t crc;
+
+	if (cap < WP_PKT_LEN)
+		return -ENOSPC;
+	memset(buf, 0, WP_PKT_LEN);
+	put_ip6(buf, WP_ECT0, flow, WP_INNER_LEN, 41, &path->src_addr, &path->container);
+	put_ip6(in, WP_ECT0, flow, (uint16_t)udp_len, 17, &path->src_addr, &path->dst_addr);
+	put_be16(udp, (uint16_t)(path->ev >> 16));
+	put_be16(udp + 2, MRC_UDP_PORT);
+	put_be16(udp + 4, (uint16_t)udp_len);
+	bth[0] = MRC_OP_PROBE;
+	put_be16(bth + 2, 0xffff); /* default P_Key */
+	/* DestQP 0, flags 0, PSN 0: a probe consumes no PSN */
+	put_be16(peth + 4, probe_id);
+	put_be16(peth + 12, tx_ts);
+	crc = icrc(in, WP_INNER_LEN - MRC_ICRC_LEN);
+	in[WP_INNER_LEN - 4] = (uint8_t)crc;
+	in[WP_INNER_LEN - 3] = (uint8_t)(crc >> 8);
+	in[WP_INNER_LEN - 2] = (uint8_t)(crc >> 16);
+	in[WP_INNER_LEN - 1] = (uint8_t)(crc >> 24);
+	put_be16(udp + 6, udp6_csum(in + 8, in + 24, udp, udp_len));
+	return WP_PKT_LEN;
+}
+
+int mrc_wping_probe_id(const uint8_t *inner, size_t len, uint16_t *probe_id)
+{
+	size_t peth = MRC_IP6_HLEN + MRC_UDP_HLEN + MRC_BTH_LEN;
+
+	if (len < peth + MRC_PETH_LEN)
+		return -EMSGSIZE;
+	if (inner[0] >> 4 != 6 || inner[6] != 17 || get_be16(inner + MRC_IP6_HLEN + 2) !=
+		MRC_UDP_PORT || inner[MRC_IP6_HLEN + MRC_UDP_HLEN] != MRC_OP_PROBE)
+		return -EPROTO;
+	*probe_id = get_be16(inner + peth + 4);
+	return 0;
+}
+
+/* ---- running ---- */
+
+struct wp_ctx {
+	uint8_t want[WP_INNER_LEN];
+	uint16_t probe_id;
+	int want_sock;
+	bool got, corrupt;
+	int tclass;
+	struct timespec t_rx;
+};
+
+static void wp_on_rx(void *ctx, int sock_idx, const uint8_t *buf, size_t len,
+	const struct mrc_loop_rx_info *info)
+{
+	struct wp_ctx *c = ctx;
+	uint16_t id;
+
+	if (c->got || mrc_wping_probe_id(buf, len, &id) < 0 || id != c->probe_id)
+		return; /* not the probe in flight (a late one, or other traffic) */
+	clock_gettime(CLOCK_MONOTONIC, &c->t_rx);
+	c->got = true;
+	c->corrupt = sock_idx != c->want_sock || len != WP_INNER_LEN ||
+		     memcmp(buf, c->want, WP_INNER_LEN) != 0;
+	c->tclass = info->tclass;
+}
+
+/* Enters named netns @name (when non-NULL), saving the current one in @saved. */
+static int netns_enter(const char *name, int *saved, char *err, size_t errlen)
+{
+	char path[300];
+	int fd;
+
+	*saved = -1;
+	if (!name)
+		return 0;
+	snprintf(path, sizeof(path), "/run/netns/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "wire-ping: netns: '%s': %s", name, strerror(errno));
+		return -errno;
+	}
+	*saved = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (*saved < 0 || setns(fd, CLONE_NEWNET) < 0) {
+		int e = errno;
+
+		snprintf(err, errlen, "wire-ping: netns: '%s': setns: %s", name, strerror(e));
+		close(fd);
+		if (*saved >= 0)
+			close(*saved);
+		*saved = -1;
+		return -e;
+	}
+	close(fd);
+	return 0;
+}
+
+static void netns_leave(int saved)
+{
+	if (saved < 0)
+		return;
+	if (setns(saved, CLONE_NEWNET) < 0)
+		perror("wire-ping: netns: setns back");
+	close(saved);
+}
+
+/* Opens the ports of every plane inside @ns; keeps the tx (or rx) socket only. */
+static int open_ports(const struct mrc_wping_opts *o, unsigned planes, const char *ns, bool tx,
+	struct mrc_sock_port *ports, char *err, size_t errlen)
+{
+	char name[16];
+	int saved, ret = netns_enter(ns, &saved, err, errlen);
+
+	if (ret < 0)
+		return ret;
+	for (unsigned p = 0; p < planes; p++) {
+		const char *ifn = o->ports[p];
+
+		if (!ifn) {
+			snprintf(name, sizeof(name), "p%u", p);
+			ifn = name;
+		}
+		ret = mrc_sock_port_open(ifn, 0, &ports[p], err, errlen);
+		if (ret < 0)
+			break;
+		if (tx) {
+			close(ports[p].rx_fd);
+			ports[p].rx_fd = -1;
+		} else {
+			close(ports[p].tx_fd);
+			ports[p].tx_fd = -1;
+		}
+	}
+	netns_leave(saved);
+	return ret;
+}
+
+static double ts_us(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) * 1e6 + (double)(b->tv_nsec - a->tv_nsec) / 1e3;
+}
+
+int mrc_wping_run(const struct mrc_wping_opts *o, FILE *out, char *err, size_t errlen)
+{
+	struct mrc_sock_port src[MRC_WPING_MAX_PLANES], dst[MRC_WPING_MAX_PLANES];
+	int tx_idx[MRC_WPING_MAX_PLANES], rx_idx[MRC_WPING_MAX_PLANES];
+	unsigned planes = mrc_srv6_plan_params(o->plan)->planes;
+	unsigned timeout_ms = o->timeout_ms ? o->timeout_ms : 200;
+	struct mrc_loop_params lp = { .sq_entries = 64, .rx_bufs = 64, .tx_bufs = 64 };
+	struct mrc_loop *loop = NULL;
+	struct wp_ctx ctx;
+	size_t ok = 0;
+	int ret;
+
+	if (planes > MRC_WPING_MAX_PLANES) {
+		snprintf(err, errlen, "wire-ping: planes: more than %d '%u'", MRC_WPING_MAX_PLANES,
+			planes);
+		return -EINVAL;
+	}
+	for (unsigned p = 0; p < MRC_WPING_MAX_PLANES; p++)
+		src[p].tx_fd = src[p].rx_fd = dst[p].tx_fd = dst[p].rx_fd = -1;
+	ret = open_ports(o, planes, o->netns, true, src, err, errlen);
+	if (ret < 0)
+		goto close_ports;
+	ret = open_ports(o, planes, o->peer_netns, false, dst, err, errlen);
+	if (ret < 0)
+		goto close_ports;
+	ret = mrc_loop_new(&lp, &loop, err, errlen);
+	if (ret < 0)
+		goto close_ports;
+	memset(&ctx, 0, sizeof(ctx));
+	for (unsigned p = 0; p < planes; p++) {
+		tx_idx[p] = mrc_loop_add_tx_socket(loop, src[p].tx_fd);
+		rx_idx[p] = mrc_loop_add_rx_socket(loop, dst[p].rx_fd, wp_on_rx, &ctx);
+		if (tx_idx[p] < 0 || rx_idx[p] < 0) {
+			ret = -ENOSPC;
+			snprintf(err, errlen, "wire-ping: loop: too many sockets");
+			goto free_loop;
+		}
+	}
+	mrc_loop_run_once(loop, 0); /* arm the receives before the first probe */
+
+	for (size_t i = 0; i < o->n_evs; i++) {
+		struct mrc_srv6_path path;
+		struct sockaddr_in6 sa;
+		struct timespec t0, now;
+		uint8_t pkt[WP_PKT_LEN];
+		char cont[64], t1[32] = "-";
+		int len;
+
+		ret = mrc_srv6_path(o->plan, o->src, o->dst, o->evs[i], &path);
+		if (ret < 0) {
+			snprintf(err, errlen, "wire-ping: path: h%u -> h%u ev 0x%08x: %s", o->src,
+				o->dst, o->evs[i], strerror(-ret));
+			goto free_loop;
+		}
+		if (path.via_t1)
+			snprintf(t1, sizeof(t1), "p%u.t1.%u", path.plane, path.spine);
+		mrc_srv6_addr_str(&path.container, cont, sizeof(cont));
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		len = mrc_wping_build(&path, (uint16_t)(i + 1),
+			(uint16_t)(((uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec) >> 10),
+			pkt, sizeof(pkt));
+		ctx.probe_id = (uint16_t)(i + 1);
+		ctx.want_sock = rx_idx[path.plane];
+		ctx.got = ctx.corrupt = false;
+		memcpy(ctx.want, pkt + MRC_IP6_HLEN, WP_INNER_LEN);
+		mrc_sock_dst_of(pkt, (size_t)len, &sa);
+		ret = mrc_loop_send(loop, tx_idx[path.plane], pkt, (size_t)len, &sa);
+		if (ret < 0) {
+			snprintf(err, errlen, "wire-ping: send: ev 0x%08x: %s", path.ev,
+				strerror(-ret));
+			goto free_loop;
+		}
+		do {
+			ret = mrc_loop_run_once(loop, 5000000ull);
+			if (ret < 0) {
+				snprintf(err, errlen, "wire-ping: io_uring: %s", strerror(-ret));
+				goto free_loop;
+			}
+			clock_gettime(CLOCK_MONOTONIC, &now);
+		} while (!ctx.got && ts_us(&t0, &now) < timeout_ms * 1000.0);
+		fprintf(out, "ev 0x%08x plane %u t1 %s %s ", path.ev, path.plane, t1, cont);
+		if (!ctx.got)
+			fprintf(out, "lost\n");
+		else if (ctx.corrupt)
+			fprintf(out, "corrupt\n");
+		else {
+			ok++;
+			fprintf(out, "ok %.1f us tclass 0x%02x\n", ts_us(&t0, &ctx.t_rx),
+				(unsigned)ctx.tclass & 0xff);
+		}
+	}
+	{
+		struct mrc_loop_counters c;
+
+		mrc_loop_get_counters(loop, &c);
+		fprintf(out, "wire-ping: %zu/%zu paths ok (tx %llu, send errors %llu%s%s)\n", ok,
+			o->n_evs, (unsigned long long)c.tx, (unsigned long long)c.send_errors,
+			c.last_send_error ? ", last: " : "",
+			c.last_send_error ? strerror(-c.last_send_error) : "");
+	}
+	ret = (int)(o->n_evs - ok);
+free_loop:
+	mrc_loop_free(loop);
+close_ports:
+	for (unsigned p = 0; p < MRC_WPING_MAX_PLANES; p++) {
+		mrc_sock_port_close(&src[p]);
+		mrc_sock_port_close(&dst[p]);
+	}
+	return ret;
+}
+
+/* ---- selftest ---- */
+
+#include "mrc/st.h"
+
+#include <zlib.h>
+
+MRC_SELFTEST(wping)
+{
+	struct mrc_srv6_path path;
+	uint8_t pkt[WP_PKT_LEN + 8], m[8 + WP_INNER_LEN];
+	uint8_t *in = pkt + 40;
+	uint32_t sum = 0, icrc_got;
+	uint16_t id = 0;
+
+	memset(&path, 0, sizeof(path));
+	path.ev = 0x10023456;
+	/* container fc00:0:1401:1801:1402:1004::, inner fd00::1:0:1 -> fd00::1:3:1 */
+	put_be16(path.container.b, 0xfc00);
+	put_be16(path.container.b + 4, 0x1401);
+	put_be16(path.container.b + 6, 0x1801);
+	put_be16(path.container.b + 8, 0x1402);
+	put_be16(path.container.b + 10, 0x1004);
+	put_be16(path.src_addr.b, 0xfd00);
+	put_be16(path.src_addr.b + 10, 1);
+	put_be16(path.src_addr.b + 14, 1);
+	path.dst_addr = path.src_addr;
+	put_be16(path.dst_addr.b + 12, 3);
+
+	mrc_st_case(st, "PROBE layout: 120 bytes, outer nh 41 to the container, EV in sport/flow");
+	ST_EQ_I(st, mrc_wping_build(&path, 7, 0xabcd, pkt, sizeof(pkt)), 120);
+	ST_EQ_I(st, mrc_wping_build(&path, 7, 0xabcd, pkt, 119), -ENOSPC);
+	mrc_wping_build(&path, 7, 0xabcd, pkt, sizeof(pkt));
+	ST_EQ(st, get_be32(pkt), 0x60203456);	/* v6, tclass 0x02, flow 0x3456 */
+	ST_EQ(st, get_be16(pkt + 4), 80);	/* inner 40 + UDP 8 + BTH 12 + PETH 16 + 4 */
+	ST_EQ(st, pkt[6], 41);
+	ST_EQ_MEM(st, pkt + 24, path.container.b, 16);
+	ST_EQ(st, get_be32(in), 0x60203456);
+	ST_EQ(st, get_be16(in + 4), 40);
+	ST_EQ(st, in[6], 17);
+	ST_EQ(st, get_be16(in + 40), 0x1002); /* EV[31:16] */
+	ST_EQ(st, get_be16(in + 42), 4791);
+	ST_EQ(st, in[48], 0xDE);
+	ST_EQ_I(st, mrc_wping_probe_id(in, 80, &id), 0);
+	ST_EQ(st, id, 7);
+	ST_EQ_I(st, mrc_wping_probe_id(in, 75, &id), -EMSGSIZE);
+
+	mrc_st_case(st, "UDP checksum: the one's-complement sum with the pseudo-header is 0xffff");
+	for (int i = 0; i < 32; i += 2)
+		sum += get_be16(in + 8 + i);
+	sum += 40 + 17;
+	for (int i = 0; i < 40; i += 2)
+		sum += get_be16(in + 40 + i);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	ST_EQ(st, sum, 0xffff);
+
+	mrc_st_case(st, "ICRC equals zlib crc32 over 8 x 0xff + the masked inner packet");
+	memset(m, 0xff, 8);
+	memcpy(m + 8, in, WP_INNER_LEN - 4);
+	m[8] |= 0x0f;
+	m[9] = m[10] = m[11] = 0xff;	  /* traffic class low bits, flow label */
+	m[8 + 7] = 0xff;		  /* hop limit */
+	m[8 + 46] = m[8 + 47] = 0xff;	  /* UDP checksum */
+	m[8 + 52] = 0xff;		  /* BTH byte 4 */
+	icrc_got = (uint32_t)in[76] | (uint32_t)in[77] << 8 | (uint32_t)in[78] << 16 |
+		   (uint32_t)in[79] << 24;
+	ST_EQ(st, icrc_got, crc32(0, m, (uInt)(8 + WP_INNER_LEN - 4)));
+}
