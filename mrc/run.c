@@ -504,6 +504,7 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 	p.dscp_trimmed = cm->dscp.trimmed;
 	p.dscp_trimmed_lasthop = cm->dscp.trimmed_lasthop;
 	p.seed = r->job->seed;
+	p.simq.queue = MRC_SIMQ_HEAP; /* the timing wheel hangs on real jobs: being fixed */
 	if (getenv("MRCGEN_SIMQ"))
 		mrc_simq_parse(getenv("MRCGEN_SIMQ"), &p.simq.queue);
 	e = mrc_fabric_new(&p, &hops, r, &r->fab);
