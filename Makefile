@@ -70,6 +70,11 @@ test: deps
 bench: mrcgen
 	./mrcgen bench
 
+# The main job on the embedded default driver (the simulated fabric).
+quickstart: deps
+	$(MAKE) mrcgen
+	./mrcgen run conf/examples/quickstart.yaml
+
 install: mrcgen
 	install -D -m 0755 mrcgen $(DESTDIR)$(PREFIX)/bin/mrcgen
 	$(if $(wildcard pcap/mrc.lua),install -D -m 0644 pcap/mrc.lua \
@@ -120,4 +125,4 @@ fuzz: $(FUZZ_TARGETS:%=fuzz-%)
 clean:
 	rm -rf build mrcgen harness/out
 
-.PHONY: all deps test bench install clean fuzz
+.PHONY: all deps test bench install clean fuzz quickstart

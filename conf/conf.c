@@ -1072,8 +1072,8 @@ int conf_defaults(struct conf_job *job)
 	m->skip_hold_ps = 0;
 	m->probe_backoff_ps = 100000000;	/* 100 us */
 	m->icrc_outer = false;
-	m->dscp = (struct conf_dscp){ .data = 26, .ctrl = 46, .rtx = 26, .trimmed = 46,
-				      .trimmed_lasthop = 47 };
+	m->dscp = (struct conf_dscp){ .data = 26, .ctrl = 46, .rtx = 28, .trimmed = 12,
+				      .trimmed_lasthop = 13 };
 
 	t->pattern = CONF_PAT_ALLREDUCE;
 	t->algorithm = CONF_ALG_RING;
