@@ -113,6 +113,7 @@ void mrc_qp_params_default(struct mrc_qp_params *p)
 	p->dscp_rtx = 28;
 	p->dscp_ctl = 46;
 	p->tseth = true;
+	p->retire_rtx = true;
 }
 
 uint64_t mrc_qp_timeout_ps(const struct mrc_qp_params *p)
@@ -542,6 +543,27 @@ static void queue_rtx(struct mrc_qp *qp, uint32_t psn)
 	qp->rtx_len++;
 }
 
+/*
+ * WIRE.md "Path (EV) states": an EV going ASSUMED_BAD stops carrying traffic at once and
+ * what may be lost on it is retransmitted on other EVs — every PSN still unacknowledged
+ * whose latest transmission used it. Without this, a tail packet on a dead path (no later
+ * PSNs to open a SACK hole past the reorder threshold) waits for the ACK timeout.
+ */
+static void retire_ev(struct mrc_qp *qp, int evi, int cause, uint64_t now_ps)
+{
+	if (!mrc_ev_on_bad(&qp->evs, evi, cause, now_ps) || !qp->env.qp->retire_rtx)
+		return;
+	for (uint32_t psn = qp->una; psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
+		struct txent *e = ent(qp, psn);
+
+		if (e->ev != evi || (e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
+			continue;
+		qp->st.loss_path++;
+		qp->evs.ev[evi].st.losses++;
+		queue_rtx(qp, psn);
+	}
+}
+
 /* Marks @psn acknowledged; returns its newly acked payload bytes (0 if already acked). */
 static uint64_t ack_one(struct mrc_qp *qp, uint32_t psn)
 {
@@ -598,12 +620,12 @@ static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 		if (qp->acked_txseq < e->txseq + thr)
 			continue;
 		qp->st.loss_sack++;
-		if (e->ev >= 0) {
-			qp->evs.ev[e->ev].st.losses++;
-			mrc_ev_on_bad(&qp->evs, e->ev, MRC_EVC_LOSS_SACK, now_ps);
-		}
 		mrc_cc_on_loss(&qp->cc, now_ps, e->len);
 		queue_rtx(qp, psn);
+		if (e->ev >= 0) {
+			qp->evs.ev[e->ev].st.losses++;
+			retire_ev(qp, e->ev, MRC_EVC_LOSS_SACK, now_ps);
+		}
 	}
 }
 
@@ -664,7 +686,7 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 			mrc_ev_on_skip(&qp->evs, evi, MRC_EVC_ECN, now_ps);
 		}
 	} else if (s->m == MRC_SACK_M_ALWAYS_SKIP && evi >= 0) {
-		mrc_ev_on_bad(&qp->evs, evi, MRC_EVC_SACK_BAD, now_ps);
+		retire_ev(qp, evi, MRC_EVC_SACK_BAD, now_ps);
 	}
 	if (s->pr && evi >= 0 && mrc_ev_on_probe_ok(&qp->evs, evi, now_ps))
 		qp->st.probes_ok++;
@@ -1587,10 +1609,13 @@ static int hook_drop_psn(struct tn *tn, unsigned from, const struct mrc_pkt *d, 
 	return TN_PASS;
 }
 
+/* Q06 and Q11 count exact transmissions of single dropped PSNs, so the EV's other PSNs
+ * (delivered) must not be resent with them: retire_rtx off. */
 static void tw_wrap(struct mrc_ep_params *p)
 {
 	p->qp.start_psn = 0xFFFF00;
 	p->qp.reorder_threshold = 8;
+	p->qp.retire_rtx = false;
 }
 
 static void tw_c10(struct mrc_ep_params *p)
@@ -1655,6 +1680,7 @@ static void tw_oor(struct mrc_ep_params *p)
 	if (p->host == 1)
 		p->qp.mpr = 1;
 	p->qp.reorder_threshold = 8;
+	p->qp.retire_rtx = false;
 }
 
 /* Port down in the middle of a transfer: count plane 1's data after it went down. */

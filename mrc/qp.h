@@ -9,8 +9,10 @@
  * - Loss: a sent, unacknowledged PSN is lost once reorder_threshold PSNs sent after it
  *   are acknowledged (send order, so retransmissions restart the count), or when the ACK
  *   timeout fires. Its EV goes ASSUMED_BAD on that first loss (subject to ev_min_active),
- *   and the PSN is queued for one retransmission; later SACKs never resend it again, an
- *   acknowledged PSN is never resent (C11).
+ *   and the PSN is queued for one retransmission, together with every other PSN still
+ *   unacknowledged whose latest transmission used that EV ("retransmit what may be lost
+ *   on other EVs"); later SACKs never resend them again, an acknowledged PSN is never
+ *   resent (C11).
  * - Retransmissions: RTX flag, ack request, dscp_rtx, an EV other than the lost one.
  * - NACK: TRIMMED -> EV SKIP, window -= bytes, resend now; TRIMMED_LASTHOP -> the same
  *   without touching the EV; NO_BITMAP/NO_PKT_BUFFER/NO_RESOURCE/PSN_OOR_WINDOW -> resend
@@ -49,6 +51,7 @@ struct mrc_qp_params {
 	uint64_t nack_backoff_ps;   /* pause after NO_BITMAP/NO_PKT_BUFFER/NO_RESOURCE/OOR NACKs */
 	uint8_t dscp_data, dscp_rtx, dscp_ctl; /* DSCP of data, retransmissions, control */
 	bool tseth;			       /* data packets carry TSETH (tx time, ns mod 2^16) */
+	bool retire_rtx; /* an EV going ASSUMED_BAD resends its unacked PSNs at once (true) */
 };
 
 /* Fills @p with mrcgen's defaults, those of the config loader (mtu 4096, mpr 8, timeout
@@ -91,6 +94,7 @@ struct mrc_qp_stats {
 	uint64_t sack_rx, sack_stale, ecn_echo_rx;
 	uint64_t nack_rx[MRC_NI_COUNT], nack_stale;
 	uint64_t loss_sack, loss_rto, loss_port; /* PSNs declared lost, by how */
+	uint64_t loss_path; /* resent because their EV went ASSUMED_BAD (WIRE.md) */
 	uint64_t rto_events;
 	uint64_t rtt_samples, rtt_sum_ps, rtt_min_ps, rtt_max_ps;
 	/* responder */
