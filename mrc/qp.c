@@ -67,6 +67,11 @@ struct mrc_qp {
 	struct txent *tx;
 	uint32_t una, next_psn;
 	uint64_t txseq, acked_txseq; /* send counter; highest send order acknowledged */
+	uint64_t acked_sent_ps;	     /* latest send time among acknowledged packets */
+	uint64_t rtt_last_ps;	     /* the most recent RTT sample */
+	uint64_t rack_at_ps;	     /* next time-based loss check, UINT64_MAX when none */
+	uint64_t last_tx_ps;	     /* latest data transmission */
+	bool tlp_done;		     /* the tail probe of this flight was sent */
 	uint32_t acked_hi;	     /* highest PSN acknowledged (valid when any_acked) */
 	bool any_acked;
 	uint64_t inflight;
@@ -178,6 +183,8 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 		env->planes == 0 || env->planes > MRC_EV_MAX_PLANES)
 		return -EINVAL;
 	qp = calloc(1, sizeof(*qp));
+	if (qp)
+		qp->rack_at_ps = UINT64_MAX;
 	if (!qp)
 		return -ENOMEM;
 	qp->env = *env;
@@ -398,6 +405,8 @@ static void sent(struct mrc_qp *qp, struct txent *e, int evi, unsigned plane, ui
 	e->ev = evi;
 	e->plane = (uint8_t)plane;
 	e->sent_ps = now_ps;
+	qp->last_tx_ps = now_ps;
+	qp->tlp_done = false;
 	e->txseq = ++qp->txseq;
 	e->ntx++;
 	e->flags |= TX_SENT | TX_INFLIGHT;
@@ -579,6 +588,8 @@ static uint64_t ack_one(struct mrc_qp *qp, uint32_t psn)
 	sq_at(qp, e->wqe)->acked++;
 	if (e->txseq > qp->acked_txseq)
 		qp->acked_txseq = e->txseq;
+	if (e->sent_ps > qp->acked_sent_ps)
+		qp->acked_sent_ps = e->sent_ps;
 	if (!qp->any_acked || psn_lt(qp->acked_hi, psn))
 		qp->acked_hi = psn;
 	qp->any_acked = true;
@@ -603,22 +614,50 @@ static void advance(struct mrc_qp *qp, uint64_t now_ps)
 	}
 }
 
-/* Loss inference: an unacked PSN is lost once reorder_threshold PSNs sent after it were
- * acknowledged (send order, so a retransmission restarts its count). */
+/*
+ * Reorder window of the time-based rule: a packet is overdue when a packet sent after it
+ * was acknowledged and one RTT plus this window have passed since it was sent. Sprayed
+ * paths differ by their queues, so the window is a whole RTT (the latest sample, or the
+ * CC's base RTT before there is one), not RACK's quarter.
+ */
+static uint64_t reo_wnd_ps(const struct mrc_qp *qp)
+{
+	uint64_t r = qp->rtt_last_ps ? qp->rtt_last_ps : qp->cc.p.base_rtt_ps;
+
+	return r > qp->cc.p.base_rtt_ps ? r : qp->cc.p.base_rtt_ps;
+}
+
+/*
+ * Loss inference: an unacked PSN is lost once reorder_threshold PSNs sent after it were
+ * acknowledged (send order, so a retransmission restarts its count), or — time-based, as
+ * RACK (RFC 8985 §6.2) — once a packet sent after it was acknowledged and 2 reorder windows
+ * have passed since it was sent. The second rule finds the loss of a message's last
+ * packets in microseconds, where the count never gets there; rack_at_ps arms a timer for
+ * the earliest packet that may become overdue.
+ */
 static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 {
 	uint64_t thr = qp->env.qp->reorder_threshold ? qp->env.qp->reorder_threshold : 1;
+	uint64_t wnd = 2 * reo_wnd_ps(qp);
 	uint32_t psn;
 
+	qp->rack_at_ps = UINT64_MAX;
 	if (!qp->any_acked || !in_flight_range(qp, qp->acked_hi))
 		return;
-	for (psn = qp->una; psn_lt(psn, qp->acked_hi); psn = psn_add(psn, 1)) {
+	for (psn = qp->una; psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
 		struct txent *e = ent(qp, psn);
+		bool by_count, by_time, older;
 
 		if ((e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
 			continue;
-		if (qp->acked_txseq < e->txseq + thr)
+		by_count = psn_lt(psn, qp->acked_hi) && qp->acked_txseq >= e->txseq + thr;
+		older = e->sent_ps < qp->acked_sent_ps;
+		by_time = older && now_ps >= e->sent_ps + wnd;
+		if (!by_count && !by_time) {
+			if (older && e->sent_ps + wnd < qp->rack_at_ps)
+				qp->rack_at_ps = e->sent_ps + wnd;
 			continue;
+		}
 		qp->st.loss_sack++;
 		mrc_cc_on_loss(&qp->cc, now_ps, e->len);
 		queue_rtx(qp, psn);
@@ -631,6 +670,7 @@ static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 
 static void rtt_sample(struct mrc_qp *qp, int evi, uint64_t rtt_ps)
 {
+	qp->rtt_last_ps = rtt_ps;
 	qp->st.rtt_samples++;
 	qp->st.rtt_sum_ps += rtt_ps;
 	if (!qp->st.rtt_min_ps || rtt_ps < qp->st.rtt_min_ps)
@@ -1056,6 +1096,10 @@ uint64_t mrc_qp_next_timer(const struct mrc_qp *qp)
 		t = qp->last_progress_ps + qp->rto_ps;
 	if (qp->backoff_until_ps && qp->backoff_until_ps < t && qp->rtx_len)
 		t = qp->backoff_until_ps;
+	if (qp->rack_at_ps < t)
+		t = qp->rack_at_ps;
+	if (!qp->tlp_done && qp->inflight && qp->last_tx_ps + 2 * reo_wnd_ps(qp) < t)
+		t = qp->last_tx_ps + 2 * reo_wnd_ps(qp);
 	pr = mrc_ev_next_probe(&qp->evs, up_mask(qp));
 	if (pr != UINT64_MAX && (pr > qp->probe_woken_ps || qp->probe_woken_ps == 0) && pr < t)
 		t = pr;
@@ -1096,6 +1140,35 @@ static void on_rto(struct mrc_qp *qp, uint64_t now_ps)
 	wake(qp, -1);
 }
 
+/*
+ * Tail loss probe (RFC 8985 §7): nothing was sent for two reorder windows and data is
+ * unacknowledged, so the last packet sent is resent on another EV. If the original was
+ * lost, the probe's acknowledgement lets the time-based rule find it; without this a lost
+ * last packet waits for the ACK timeout. One probe per flight.
+ */
+static void tail_probe(struct mrc_qp *qp)
+{
+	uint64_t best = 0;
+	uint32_t pick = qp->next_psn;
+
+	qp->tlp_done = true;
+	for (uint32_t psn = qp->una; psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
+		struct txent *e = ent(qp, psn);
+
+		if ((e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
+			continue;
+		if (e->txseq >= best) {
+			best = e->txseq;
+			pick = psn;
+		}
+	}
+	if (pick == qp->next_psn)
+		return;
+	qp->st.tlp++;
+	queue_rtx(qp, pick);
+	wake(qp, -1);
+}
+
 void mrc_qp_on_timer(struct mrc_qp *qp, uint64_t now_ps)
 {
 	uint64_t pr;
@@ -1109,6 +1182,15 @@ void mrc_qp_on_timer(struct mrc_qp *qp, uint64_t now_ps)
 	if (qp->backoff_until_ps && now_ps >= qp->backoff_until_ps) {
 		qp->backoff_until_ps = 0;
 		wake(qp, -1);
+	}
+	if (!qp->tlp_done && qp->inflight && now_ps >= qp->last_tx_ps + 2 * reo_wnd_ps(qp))
+		tail_probe(qp);
+	if (now_ps >= qp->rack_at_ps) {
+		uint32_t before = qp->rtx_len;
+
+		infer_losses(qp, now_ps);
+		if (qp->rtx_len != before)
+			wake(qp, -1);
 	}
 	pr = mrc_ev_next_probe(&qp->evs, up_mask(qp));
 	if (pr <= now_ps) {
@@ -1681,6 +1763,10 @@ static void tw_oor(struct mrc_ep_params *p)
 		p->qp.mpr = 1;
 	p->qp.reorder_threshold = 8;
 	p->qp.retire_rtx = false;
+	/* the scripted network delays 50 us each way: tell the CC, so the time-based loss
+	 * rule and the tail probe wait for a real RTT */
+	if (p->cc_params.base_rtt_ps < 100000000)
+		p->cc_params.base_rtt_ps = 100000000;
 }
 
 /* Port down in the middle of a transfer: count plane 1's data after it went down. */

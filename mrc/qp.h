@@ -95,6 +95,7 @@ struct mrc_qp_stats {
 	uint64_t nack_rx[MRC_NI_COUNT], nack_stale;
 	uint64_t loss_sack, loss_rto, loss_port; /* PSNs declared lost, by how */
 	uint64_t loss_path; /* resent because their EV went ASSUMED_BAD (WIRE.md) */
+	uint64_t tlp;	    /* tail loss probes sent */
 	uint64_t rto_events;
 	uint64_t rtt_samples, rtt_sum_ps, rtt_min_ps, rtt_max_ps;
 	/* responder */
