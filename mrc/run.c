@@ -1234,6 +1234,14 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 	e = e ?: setup_captures(&r, err, errlen);
 	if (e)
 		goto fail;
+	/* every fault is checked before the job runs, not when its iteration comes */
+	for (size_t f = 0; f < job->n_faults; f++) {
+		struct mrc_fab_fault ff;
+
+		e = fault_map(&r, &job->faults[f], 0, &ff, err, errlen);
+		if (e)
+			goto fail;
+	}
 	for (size_t f = 0; f < job->n_faults; f++) {
 		if (job->faults[f].has_at) {
 			e = fault_apply(&r, &job->faults[f], job->faults[f].at_ps, false, err, errlen);
