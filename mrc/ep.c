@@ -12,6 +12,7 @@
 
 struct mr {
 	uint8_t *base;
+	uint64_t va;	/* what peers address it by */
 	uint64_t len;
 	uint32_t rkey;
 };
@@ -134,7 +135,7 @@ static int ep_place(void *owner, uint32_t rkey, uint64_t va, const uint8_t *data
 
 	for (unsigned i = 0; i < ep->n_mrs; i++) {
 		struct mr *m = &ep->mrs[i];
-		uint64_t base = (uint64_t)(uintptr_t)m->base;
+		uint64_t base = m->va;
 
 		if (m->rkey != rkey)
 			continue;
@@ -223,9 +224,14 @@ void mrc_ep_free(struct mrc_ep *ep)
 
 int mrc_ep_reg_mr(struct mrc_ep *ep, void *base, uint64_t len, uint32_t *rkey)
 {
+	return mrc_ep_reg_mr_va(ep, base, (uint64_t)(uintptr_t)base, len, rkey);
+}
+
+int mrc_ep_reg_mr_va(struct mrc_ep *ep, void *base, uint64_t va, uint64_t len, uint32_t *rkey)
+{
 	struct mr *n;
 
-	if (!base || !len)
+	if (!base || !len || va + len < va)
 		return -EINVAL;
 	n = realloc(ep->mrs, (ep->n_mrs + 1) * sizeof(*n));
 	if (!n)
@@ -233,7 +239,7 @@ int mrc_ep_reg_mr(struct mrc_ep *ep, void *base, uint64_t len, uint32_t *rkey)
 	ep->mrs = n;
 	/* R_Keys: host in the high byte so a key from another endpoint never matches. */
 	n[ep->n_mrs] = (struct mr){
-		.base = base, .len = len, .rkey = (ep->p.host & 0xFF) << 24 | (0x100u + ep->n_mrs)};
+		.base = base, .va = va, .len = len, .rkey = (ep->p.host & 0xFF) << 24 | (0x100u + ep->n_mrs)};
 	*rkey = n[ep->n_mrs].rkey;
 	ep->n_mrs++;
 	return 0;

@@ -96,6 +96,13 @@ void mrc_ep_free(struct mrc_ep *ep);
 int mrc_ep_reg_mr(struct mrc_ep *ep, void *base, uint64_t len, uint32_t *rkey);
 
 /*
+ * The same with the VA peers write to given: @va .. @va + @len maps to @base. A simulated
+ * job uses it so that RETH VAs, hence packet bytes and pcaps, do not depend on where
+ * malloc put the buffers (ASLR). Returns 0, -EINVAL or -ENOMEM.
+ */
+int mrc_ep_reg_mr_va(struct mrc_ep *ep, void *base, uint64_t va, uint64_t len, uint32_t *rkey);
+
+/*
  * Creates a QP to @peer_qpn on @peer_host. QPNs are handed out in order from first_qpn,
  * so peers that create QPs in the same order can predict each other's numbers; both
  * directions start at qp.start_psn. Returns 0, -ENOSPC (max_qps), -EINVAL, -ENOMEM.

@@ -91,6 +91,8 @@ struct mrc_qp {
 	uint64_t *rxmap; /* received bits over the window, ring indexed psn & (win-1) */
 	uint32_t epsn;	 /* next expected PSN: cack = epsn - 1 */
 	uint32_t max_seen;
+	uint32_t trim_hi;	/* highest trimmed PSN NACKed (valid with have_trim) */
+	bool have_trim;
 	bool have_max;
 	struct rxmsg *rxm;
 	uint32_t rxm_cap;
@@ -950,11 +952,22 @@ static void on_data(
 		qp->st.rx_ce++;
 	if (p->trimmed) {
 		qp->st.rx_trimmed++;
-		if (d >= 0 && (uint32_t)d < qp->rwin && !rx_bit(qp, psn))
+		if (d >= 0 && (uint32_t)d < qp->rwin && !rx_bit(qp, psn)) {
 			send_nack(qp, plane, psn,
 				p->dscp == qp->env.dscp_trimmed_lasthop ? MRC_NACK_TRIMMED_LASTHOP
 									: MRC_NACK_TRIMMED,
 				p->ev, ts, now_ps);
+			/* The trim cuts the sender's window: packets delivered in order and not
+			 * yet SACKed would hold it shut and the retransmission behind it until the
+			 * ACK timeout. Acknowledge them now, and those still on their way below
+			 * the trimmed PSN as they arrive. */
+			if (!qp->have_trim || psn_lt(qp->trim_hi, psn))
+				qp->trim_hi = psn;
+			qp->have_trim = true;
+			if (qp->bytes_since_sack)
+				send_sack(qp, plane, psn_add(qp->epsn, -1), p->ev, 0, false, 0,
+					now_ps);
+		}
 		return;
 	}
 	if (d < 0 || ((uint32_t)d < qp->rwin && rx_bit(qp, psn))) {
@@ -1004,11 +1017,14 @@ static void on_data(
 		rx_set(qp, qp->epsn, false);
 		qp->epsn = psn_add(qp->epsn, 1);
 	}
+	if (qp->have_trim && psn_lt(qp->trim_hi, qp->epsn))
+		qp->have_trim = false; /* every trimmed PSN arrived again */
 	deliver(qp, now_ps);
 	qp->rcvd_bytes += p->payload_len;
 	qp->bytes_since_sack += p->payload_len;
 	sack = (p->flags & MRC_BTH_F_ACKREQ) || d != 0 || ce || qp->epsn != psn_add(psn, 1) ||
-	       qp->bytes_since_sack >= qp->env.qp->sack_every_bytes;
+	       qp->bytes_since_sack >= qp->env.qp->sack_every_bytes ||
+	       (qp->have_trim && psn_lt(psn, qp->trim_hi));
 	if (sack)
 		send_sack(qp, plane, psn, p->ev, ce ? MRC_SACK_M_SKIP_ONCE : 0, false, ts, now_ps);
 }

@@ -138,6 +138,7 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 	for (size_t f = 0; f < res->n_faults; f++) {
 		const struct mrc_run_fault *rf = &res->faults[f];
 		json_t *st = json_object();
+		char hex[16];
 
 		o = json_object();
 		json_object_set_new(o, "at_us", json_real((double)rf->at_ps / PS_US));
@@ -149,12 +150,15 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 		json_object_set_new(o, "evs_retired", json_integer((json_int_t)rf->evs_retired));
 		json_object_set_new(o, "recovery_us", rf->recovery_ps < 0 ? json_null() :
 			json_real((double)rf->recovery_ps / PS_US));
+		json_object_set_new(o, "recovery_note", rf->recovery_note ?
+			json_string(rf->recovery_note) : json_null());
 		json_object_set_new(o, "capacity_left", json_real(rf->capacity_frac));
 		json_object_set_new(o, "rtx_bytes", json_integer((json_int_t)rf->rtx_bytes));
 		json_object_set_new(o, "cct_inflation", json_real(rf->cct_inflation));
 		json_object_set_new(st, "rank", json_integer(rf->straggler_rank));
 		json_object_set_new(st, "step", json_integer(rf->straggler_step));
-		json_object_set_new(st, "ev", json_integer(rf->straggler_ev));
+		snprintf(hex, sizeof(hex), "0x%08x", rf->straggler_ev);
+		json_object_set_new(st, "ev", rf->has_straggler_ev ? json_string(hex) : json_null());
 		json_object_set_new(o, "straggler", st);
 		json_array_append_new(a, o);
 	}

@@ -42,6 +42,15 @@ struct tap {
 	struct pcapw *w;
 };
 
+/* A fault handed to the fabric, to match its log entry to the configured fault. */
+struct applied {
+	uint64_t at_ps;
+	enum mrc_fab_fault_kind kind;
+	size_t conf;	/* index in job->faults */
+	bool clears;	/* an up, a clear or a duration's revert */
+	bool matched;
+};
+
 struct run {
 	const struct conf_job *job;
 	struct mrc_job_srv6 m;
@@ -62,6 +71,12 @@ struct run {
 	uint64_t *bad_t;
 	size_t n_bad, cap_bad;
 	uint32_t *ev_plane_cache;
+	int snap_kind;		/* sim event: record fabric faults the moment they fire */
+	uint32_t cur_iter;	/* global index of the iteration running */
+	struct applied *applied;
+	size_t n_applied;
+	uint64_t *loss0;	/* [nranks * n_evs]: each rank's EV losses at the iteration start */
+	uint64_t *loss1;	/* [n_evs] scratch */
 };
 
 static void run_fail(struct run *r, int err, const char *fmt, ...)
@@ -433,6 +448,19 @@ static int fault_map(struct run *r, const struct conf_fault *cf, uint64_t at,
 	return 0;
 }
 
+static int applied_add(struct run *r, const struct mrc_fab_fault *f, const struct conf_fault *cf,
+	bool clears)
+{
+	struct applied *a = realloc(r->applied, (r->n_applied + 1) * sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	r->applied = a;
+	a[r->n_applied++] = (struct applied){ f->at_ps, f->kind, (size_t)(cf - r->job->faults),
+		clears, false };
+	return 0;
+}
+
 /* Applies (now) or schedules (at) a fault and, with a duration, its revert. */
 static int fault_apply(struct run *r, const struct conf_fault *cf, uint64_t at, bool now,
 	char *err, size_t errlen)
@@ -442,7 +470,10 @@ static int fault_apply(struct run *r, const struct conf_fault *cf, uint64_t at, 
 
 	if (e)
 		return e;
-	e = now ? mrc_fabric_apply(r->fab, &f, at) : mrc_fabric_schedule(r->fab, &f);
+	e = applied_add(r, &f, cf, cf->action == CONF_FA_UP || cf->action == CONF_FA_CLEAR);
+	e = e ?: now ? mrc_fabric_apply(r->fab, &f, at) : mrc_fabric_schedule(r->fab, &f);
+	/* after the fabric's own event at the same time: equal times run in insertion order */
+	e = e ?: now ? 0 : mrc_sim_at(r->sim, at, (unsigned)r->snap_kind, r, 0);
 	if (e) {
 		snprintf(err, errlen, "fault %s: the fabric refused it: %s", cf->target,
 			strerror(-e));
@@ -474,7 +505,9 @@ static int fault_apply(struct run *r, const struct conf_fault *cf, uint64_t at, 
 	default:
 		return 0; /* an "up" needs no revert */
 	}
-	e = mrc_fabric_schedule(r->fab, &rev);
+	e = applied_add(r, &rev, cf, true);
+	e = e ?: mrc_fabric_schedule(r->fab, &rev);
+	e = e ?: mrc_sim_at(r->sim, rev.at_ps, (unsigned)r->snap_kind, r, 0);
 	if (e)
 		snprintf(err, errlen, "fault %s: revert: %s", cf->target, strerror(-e));
 	return e;
@@ -694,8 +727,11 @@ static void mem_regions(struct run *r)
 
 			if (!len)
 				continue;
-			mrc_ep_reg_mr(r->hosts[h].ep, base, len, &r->hosts[h].rkey[g]);
-			mrc_coll_set_va(r->coll, h, g, (uint64_t)(uintptr_t)base);
+			/* fixed VAs, region g at (g + 1) << 40: the same bytes on every run */
+			uint64_t va = (uint64_t)(g + 1) << 40;
+
+			mrc_ep_reg_mr_va(r->hosts[h].ep, base, va, len, &r->hosts[h].rkey[g]);
+			mrc_coll_set_va(r->coll, h, g, va);
 		}
 	}
 }
@@ -740,6 +776,79 @@ static void collect_faults(struct run *r, uint32_t iter)
 		nf->recovery_ps = -1;
 		nf->capacity_frac = 1.0;
 		nf->rtx_bytes = total_rtx_bytes(r); /* start value; made a delta later */
+		/* the configured fault it came from; a flap's toggles have none */
+		nf->clears = fr->kind == MRC_FAB_LINK_UP;
+		for (size_t a = 0; a < r->n_applied; a++) {
+			struct applied *ap = &r->applied[a];
+
+			if (ap->matched || ap->at_ps != fr->at_ps || ap->kind != fr->kind)
+				continue;
+			ap->matched = true;
+			nf->clears = ap->clears;
+			nf->capacity_frac = ap->clears ? 1.0 :
+				capacity_after(&r->job->fabric, &r->job->faults[ap->conf]);
+			break;
+		}
+	}
+}
+
+/* A scheduled fault fired: record it now, so its rtx start value is taken at its time. */
+static void on_fault_snapshot(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct run *r = obj;
+
+	(void)ctx, (void)arg, (void)now;
+	collect_faults(r, r->cur_iter);
+}
+
+/* Each EV's losses as sender, summed over @rank's QPs, into @out[n_evs] (plan order). */
+static void rank_ev_losses(struct run *r, uint32_t rank, uint64_t *out)
+{
+	struct host *h = &r->hosts[rank];
+
+	memset(out, 0, r->m.n_evs * sizeof(*out));
+	for (uint32_t q = 0; q < r->nhosts; q++) {
+		const struct mrc_ev_set *set;
+
+		if (!h->qpn_of_peer[q])
+			continue;
+		set = mrc_ep_qp_evs(h->ep, h->qpn_of_peer[q]);
+		for (unsigned e = 0; set && e < set->n; e++) {
+			const struct mrc_ev *ev = &set->ev[e];
+			size_t k = e;
+
+			if (k >= r->m.n_evs || r->m.evs[k].ev != ev->value)
+				for (k = 0; k < r->m.n_evs && r->m.evs[k].ev != ev->value; k++)
+					;
+			if (k < r->m.n_evs)
+				out[k] += ev->st.losses;
+		}
+	}
+}
+
+/* The slowest rank's slowest step, and its EV with the most losses in the iteration (ties:
+ * the first in plan order). */
+static void straggler(struct run *r, struct mrc_run_iter *ri)
+{
+	uint32_t k = ri->slowest_rank;
+	const uint64_t *l0 = &r->loss0[(size_t)k * r->m.n_evs];
+	uint64_t best = 0, slow = 0;
+
+	for (uint32_t s = 0; s < mrc_coll_steps(r->coll, k); s++) {
+		uint64_t t = mrc_coll_step_time(r->coll, k, s);
+
+		if (t > slow) {
+			slow = t;
+			ri->slowest_step = s;
+		}
+	}
+	rank_ev_losses(r, k, r->loss1);
+	for (size_t e = 0; e < r->m.n_evs; e++) {
+		if (r->loss1[e] - l0[e] > best) {
+			best = r->loss1[e] - l0[e];
+			ri->straggler_ev = r->m.evs[e].ev;
+			ri->has_straggler_ev = true;
+		}
 	}
 }
 
@@ -773,6 +882,9 @@ static int run_iteration(struct run *r, uint32_t size_idx, uint32_t it, bool war
 	ri->warmup = warmup;
 	ri->start_ps = start;
 	r->measuring = !warmup;
+	r->cur_iter = global_iter;
+	for (uint32_t k = 0; k < r->nranks; k++)
+		rank_ev_losses(r, k, &r->loss0[(size_t)k * r->m.n_evs]);
 	e = mrc_coll_start(r->coll, global_iter, start);
 	if (e) {
 		snprintf(err, errlen, "collective: start: %s", strerror(-e));
@@ -807,34 +919,46 @@ static int run_iteration(struct run *r, uint32_t size_idx, uint32_t it, bool war
 		for (uint32_t s = 0; !warmup && s < mrc_coll_steps(r->coll, k); s++)
 			mrc_hist_record(res->step_ns, (int64_t)(mrc_coll_step_time(r->coll, k, s) / 1000));
 	}
+	straggler(r, ri);
+	ri->rtx_bytes_end = total_rtx_bytes(r);
 	ri->faults = (uint32_t)(res->n_faults - faults_before);
 	return 0;
 }
 
+/* Recovery figures of every applied fault, from the iterations, the EV state changes and the
+ * goodput bins (README "Report schema", faults[]). */
 static void finish_faults(struct run *r)
 {
 	struct mrc_run_result *res = r->res;
-	const struct conf_job *j = r->job;
-	double clean_sum = 0, clean_n = 0;
-	uint64_t end_rtx = total_rtx_bytes(r);
+	double clean_sum = 0, clean_n = 0, clean_bytes = 0, clean_bins = 0;
 
-	/* which iterations ran with a fault in force: from a down to the next up */
+	/* which iterations ran with a fault in force: from a fault to what clears it */
 	for (size_t i = 0; i < res->n_iters; i++) {
 		struct mrc_run_iter *it = &res->iters[i];
 		uint64_t end = it->start_ps + it->cct_ps;
 		int depth = 0;
 
-		for (size_t f = 0; f < res->n_faults; f++) {
-			const char *a = res->faults[f].action;
-			bool down = !strstr(a, "up") && strcmp(a, "unblackhole");
+		for (size_t f = 0; f < res->n_faults; f++)
+			if (res->faults[f].at_ps < end)
+				depth += res->faults[f].clears ? -1 : 1;
+		it->degraded = depth > 0;
+		for (size_t f = 0; f < res->n_faults; f++)
+			if (res->faults[f].iter == it->iter && !res->faults[f].clears)
+				it->degraded = true;
+		if (it->warmup || it->degraded)
+			continue;
+		clean_sum += (double)it->cct_ps;
+		clean_n++;
+		/* the clean goodput level: mean bytes per whole bin inside clean iterations */
+		for (uint64_t t = it->start_ps; res->bin_ps && t + res->bin_ps <= end;
+			t += res->bin_ps) {
+			size_t b = t / res->bin_ps;
 
-			if (res->faults[f].at_ps <= end)
-				depth += down ? 1 : -1;
-		}
-		it->degraded = depth > 0 || it->faults;
-		if (!it->warmup && !it->degraded) {
-			clean_sum += (double)it->cct_ps;
-			clean_n++;
+			if (b < res->n_bins && b * res->bin_ps >= it->start_ps &&
+				(b + 1) * res->bin_ps <= end) {
+				clean_bytes += (double)res->bin_bytes[b];
+				clean_bins++;
+			}
 		}
 	}
 	for (size_t f = 0; f < res->n_faults; f++) {
@@ -845,18 +969,7 @@ static void finish_faults(struct run *r)
 		for (size_t i = 0; i < res->n_iters; i++)
 			if (res->iters[i].iter == rf->iter)
 				it = &res->iters[i];
-		it_end = it ? it->start_ps + it->cct_ps : r->res->sim_end_ps;
-		/* the configured fault it came from, for the capacity figure */
-		for (size_t c = 0; c < j->n_faults; c++) {
-			char name[64];
-
-			conf_node_format(&j->faults[c].node, name, sizeof(name));
-			if (strstr(rf->target, name) || strstr(name, rf->target))
-				rf->capacity_frac = capacity_after(&j->fabric, &j->faults[c]);
-		}
-		if (!strcmp(rf->action, "switch_up") || !strcmp(rf->action, "link_up") ||
-			!strcmp(rf->action, "nic_up"))
-			rf->capacity_frac = 1.0;
+		it_end = it ? it->start_ps + it->cct_ps : res->sim_end_ps;
 		for (size_t b = 0; b < r->n_bad; b++) {
 			if (r->bad_t[b] >= rf->at_ps && r->bad_t[b] <= it_end) {
 				if (rf->first_retire_ps < 0)
@@ -864,51 +977,44 @@ static void finish_faults(struct run *r)
 				rf->evs_retired++;
 			}
 		}
-		/* rtx bytes: until the end of the fault's iteration (approximated by the end of
-		 * the run for the last fault) */
-		{
-			uint64_t next_start = end_rtx;
-
-			(void)next_start;
-			rf->rtx_bytes = end_rtx >= rf->rtx_bytes ? end_rtx - rf->rtx_bytes : 0;
-		}
+		/* rtx_bytes held the run's total when the fault fired: the delta to the end of
+		 * its iteration */
+		if (it)
+			rf->rtx_bytes = it->rtx_bytes_end >= rf->rtx_bytes ?
+						it->rtx_bytes_end - rf->rtx_bytes : 0;
+		else
+			rf->rtx_bytes = 0;
 		if (it && clean_n)
 			rf->cct_inflation = (double)it->cct_ps / (clean_sum / clean_n) - 1.0;
-		if (it)
+		if (it) {
 			rf->straggler_rank = it->slowest_rank;
-		/* goodput recovery: first 2 consecutive bins at >= 95% of the clean level x the
-		 * capacity left, where the clean level is the mean over fault-free iterations */
-		if (clean_n && res->bin_ps) {
-			double clean_bytes = 0, clean_time = 0;
+			rf->straggler_step = it->slowest_step;
+			rf->straggler_ev = it->straggler_ev;
+			rf->has_straggler_ev = it->has_straggler_ev;
+		}
+		/* goodput recovery: the first 2 consecutive whole bins after the fault's bin at
+		 * >= 95% of the clean level x the capacity left, within its iteration */
+		if (!it) {
+			rf->recovery_note = "the fault fired after the last iteration";
+			continue;
+		}
+		if (!clean_bins) {
+			rf->recovery_note = "no fault-free iteration to take the goodput level from";
+			continue;
+		}
+		double target = 0.95 * rf->capacity_frac * clean_bytes / clean_bins;
 
-			for (size_t i = 0; i < res->n_iters; i++) {
-				const struct mrc_run_iter *ci = &res->iters[i];
-
-				if (ci->warmup || ci->degraded)
-					continue;
-				for (uint64_t t = ci->start_ps; t + res->bin_ps <= ci->start_ps + ci->cct_ps;
-					t += res->bin_ps) {
-					size_t b = t / res->bin_ps;
-
-					if (b < res->n_bins) {
-						clean_bytes += (double)res->bin_bytes[b];
-						clean_time += 1;
-					}
-				}
-			}
-			if (clean_time) {
-				double target = 0.95 * rf->capacity_frac * clean_bytes / clean_time;
-				size_t b0 = rf->at_ps / res->bin_ps + 1;
-
-				for (size_t b = b0; b + 1 < res->n_bins &&
-					b * res->bin_ps + res->bin_ps <= it_end; b++) {
-					if (res->bin_bytes[b] >= target && res->bin_bytes[b + 1] >= target) {
-						rf->recovery_ps = (int64_t)(b * res->bin_ps - rf->at_ps);
-						break;
-					}
-				}
+		for (size_t b = rf->at_ps / res->bin_ps + 1;
+			b + 1 < res->n_bins && (b + 2) * res->bin_ps <= it_end; b++) {
+			if (res->bin_bytes[b] >= target && res->bin_bytes[b + 1] >= target) {
+				rf->recovery_ps = (int64_t)(b * res->bin_ps - rf->at_ps);
+				break;
 			}
 		}
+		if (rf->recovery_ps < 0)
+			rf->recovery_note = (it_end - rf->at_ps) < 3 * res->bin_ps ?
+				"its iteration ended within 3 goodput bins of it" :
+				"goodput stayed below 95% of the capacity left until its iteration ended";
 	}
 }
 
@@ -1114,10 +1220,31 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 	if (e < 0)
 		goto fail;
 	r.timer_kind = e;
+	e = mrc_sim_handler(r.sim, on_fault_snapshot, &r);
+	if (e < 0) {
+		snprintf(err, errlen, "sim: fault handler: %s", strerror(-e));
+		goto fail;
+	}
+	r.snap_kind = e;
+	r.loss0 = calloc((size_t)r.nranks * r.m.n_evs + 1, sizeof(*r.loss0));
+	r.loss1 = calloc(r.m.n_evs + 1, sizeof(*r.loss1));
+	if (!r.loss0 || !r.loss1) {
+		snprintf(err, errlen, "EV loss counters: out of memory");
+		e = -ENOMEM;
+		goto fail;
+	}
 	e = setup_hosts(&r, err, errlen);
 	e = e ?: setup_captures(&r, err, errlen);
 	if (e)
 		goto fail;
+	/* every fault is checked before the job runs, not when its iteration comes */
+	for (size_t f = 0; f < job->n_faults; f++) {
+		struct mrc_fab_fault ff;
+
+		e = fault_map(&r, &job->faults[f], 0, &ff, err, errlen);
+		if (e)
+			goto fail;
+	}
 	for (size_t f = 0; f < job->n_faults; f++) {
 		if (job->faults[f].has_at) {
 			e = fault_apply(&r, &job->faults[f], job->faults[f].at_ps, false, err, errlen);
@@ -1235,6 +1362,9 @@ fail:
 	}
 	free(r.hosts);
 	free(r.bad_t);
+	free(r.applied);
+	free(r.loss0);
+	free(r.loss1);
 	mrc_fabric_free(r.fab);
 	mrc_job_srv6_free(&r.m);
 	mrc_run_result_free(res);

@@ -24,6 +24,10 @@ struct mrc_run_iter {
 	uint32_t faults;	     /* faults applied while it ran */
 	bool degraded;		     /* some fault was in force while it ran */
 	uint32_t slowest_rank;
+	uint32_t slowest_step;	     /* that rank's slowest step */
+	uint32_t straggler_ev;	     /* that rank's EV with the most losses in it, if any */
+	bool has_straggler_ev;	     /* false: no EV of that rank lost a packet in it */
+	uint64_t rtx_bytes_end;	     /* retransmitted bytes of the whole run at its end */
 };
 
 /* One message size: nccl-tests' row. */
@@ -42,14 +46,18 @@ struct mrc_run_fault {
 	uint64_t at_ps;
 	uint32_t iter;		/* global iteration index it fell in */
 	char action[16], target[48];
+	bool clears;		/* it ends a fault (up, clear, a duration's revert) */
 	int64_t first_retire_ps;   /* first EV to ASSUMED_BAD after the fault */
 	uint64_t evs_retired;	   /* EV state changes to ASSUMED_BAD in its iteration */
 	int64_t recovery_ps;	   /* goodput back within 5% of what the capacity allows */
 	double capacity_frac;	   /* capacity left by the fault (1 for an up) */
 	uint64_t rtx_bytes;	   /* retransmitted bytes from the fault to its iteration's end */
 	double cct_inflation;	   /* CCT of its iteration / mean fault-free CCT - 1 */
-	uint32_t straggler_rank, straggler_step;
-	uint32_t straggler_ev;	   /* the EV of that rank with the most losses */
+	uint32_t straggler_rank;   /* slowest rank of its iteration */
+	uint32_t straggler_step;   /* slowest step of that rank */
+	uint32_t straggler_ev;	   /* the EV of that rank with the most losses in the iteration */
+	bool has_straggler_ev;	   /* false: that rank lost nothing in the iteration */
+	const char *recovery_note; /* why recovery_ps is -1 (static string), else NULL */
 };
 
 /* Aggregated over every QP: one path's view. */
