@@ -311,7 +311,7 @@ int mrc_qp_post_write(struct mrc_qp *qp, const void *local, uint64_t len, uint64
 
 	if (qp->failed)
 		return -EPIPE;
-	if (len > UINT32_MAX || (!local && len))
+	if (len > UINT32_MAX)
 		return -EINVAL;
 	if (qp->sq_tail - qp->sq_head >= qp->sq_cap ||
 		qp->sq_tail - qp->sq_head >= qp->env.qp->sq_depth)

@@ -686,8 +686,10 @@ int mrc_wire_encode(const struct mrc_wire_cfg *cfg, const struct mrc_pkt *p, uin
 	put_ext(p, h);
 	h += l.ext;
 	pay = op_is_data(p->opcode) ? p->payload_len : 0;
-	if (pay)
+	if (pay && p->payload)
 		memcpy(h, p->payload, pay);
+	else if (pay) /* no source bytes (traffic.verify off): zeros */
+		memset(h, 0, pay);
 	memset(h + pay, 0, l.pad);
 	h += pay + l.pad;
 	icrc = icrc_pkt(cfg, buf, l.outer, (size_t)(h - in));
