@@ -170,6 +170,7 @@ struct conf_mrc {
 	uint64_t skip_hold_ps;		/* SKIP -> GOOD; 0 = after one rotation */
 	uint64_t probe_backoff_ps;	/* first probe delay of an ASSUMED_BAD EV */
 	bool icrc_outer;
+	bool rx_checks;			/* sim: verify UDP checksum and ICRC on receive too */
 	struct conf_dscp dscp;
 };
 

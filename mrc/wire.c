@@ -443,6 +443,7 @@ void mrc_wire_cfg_default(struct mrc_wire_cfg *cfg)
 	cfg->ev_format = MRC_EVF_SRV6;
 	cfg->icrc_outer = false;
 	cfg->check_icrc = true;
+	cfg->check_csum = true;
 	cfg->dscp_trimmed = 12;
 	cfg->dscp_trimmed_lasthop = 13;
 }
@@ -974,14 +975,11 @@ int mrc_wire_decode(const struct mrc_wire_cfg *cfg, const uint8_t *buf, size_t l
 	tail = ulen - need; /* payload + pad */
 	if (tail < p->pad_cnt)
 		return MRC_WIRE_BAD_LENGTH;
-	{
-		uint16_t got_csum = get_be16(buf + u + 6);
-
-		uint16_t want_csum = mrc_wire_csum_udp6(&p->src, &p->dst, buf + u, ulen);
-
-		if (got_csum == 0 || got_csum != want_csum)
-			return MRC_WIRE_BAD_CHECKSUM;
-	}
+	if (get_be16(buf + u + 6) == 0) /* RFC 8200 §8.1: a zero UDP checksum is invalid */
+		return MRC_WIRE_BAD_CHECKSUM;
+	if (cfg->check_csum &&
+		get_be16(buf + u + 6) != mrc_wire_csum_udp6(&p->src, &p->dst, buf + u, ulen))
+		return MRC_WIRE_BAD_CHECKSUM;
 	/* with icrc_outer the outer header is part of the ICRC: unverifiable without it */
 	if (cfg->check_icrc && !(cfg->icrc_outer && hidden_trim)) {
 		const uint8_t *ic = buf + len - MRC_ICRC_LEN;

@@ -238,6 +238,8 @@ struct mrc_wire_cfg {
 	bool icrc_outer;		   /* ICRC covers the outer header too (default false) */
 	uint8_t dscp_trimmed, dscp_trimmed_lasthop; /* DSCPs a trimming switch writes */
 	bool check_icrc;		   /* verify ICRC on decode (default true) */
+	bool check_csum;		   /* verify the UDP checksum on decode (default true;
+					    * 0x0000 is rejected either way) */
 };
 
 /*
@@ -267,8 +269,9 @@ int mrc_wire_decode(const struct mrc_wire_cfg *cfg, const uint8_t *buf, size_t l
 	struct mrc_pkt *p);
 
 /*
- * Fills @cfg with the defaults: ev_format srv6, icrc_outer false, check_icrc true,
- * dscp_trimmed 12, dscp_trimmed_lasthop 13 (knobs; README "Bytes on the wire").
+ * Fills @cfg with the defaults: ev_format srv6, icrc_outer false, check_icrc and
+ * check_csum true, dscp_trimmed 12, dscp_trimmed_lasthop 13 (knobs; README "Bytes on the
+ * wire").
  */
 void mrc_wire_cfg_default(struct mrc_wire_cfg *cfg);
 
