@@ -27,8 +27,8 @@ enum mrc_simq {
 
 struct mrc_sim_params {
 	enum mrc_simq queue;
-	unsigned tick_bits;  /* wheel bucket width = 2^tick_bits ps; 0 = default (14) */
-	unsigned wheel_bits; /* wheel size = 2^wheel_bits buckets; 0 = default (14) */
+	unsigned tick_bits;  /* wheel bucket width = 2^tick_bits ps; 0 = default (11) */
+	unsigned wheel_bits; /* wheel size = 2^wheel_bits buckets; 0 = default (11) */
 };
 
 /*
@@ -39,7 +39,11 @@ typedef void (*mrc_sim_fn)(void *ctx, void *obj, uint64_t arg, uint64_t now_ps);
 
 struct mrc_sim;
 
-/* Creates a simulator at time 0 with an empty queue. @p NULL = defaults. 0 or -ENOMEM. */
+/*
+ * Creates a simulator at time 0 with an empty queue. @p NULL = defaults. Returns 0,
+ * -EINVAL (a queue that is not an enum mrc_simq value; wheel tick_bits > 40 or
+ * wheel_bits outside 6..24) or -ENOMEM.
+ */
 int mrc_sim_new(const struct mrc_sim_params *p, struct mrc_sim **out);
 void mrc_sim_free(struct mrc_sim *sim);
 
