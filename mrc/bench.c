@@ -8,10 +8,15 @@
 #include "mrc/srv6.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 static double wall_s(void)
 {
@@ -183,7 +188,8 @@ static void syn_rx(
 }
 
 static int bench_fabric(FILE *out, const char *name, unsigned planes, unsigned t0, unsigned t1,
-	unsigned hpt, uint32_t pkts, uint32_t window, const struct mrc_sim_params *sp)
+	unsigned hpt, uint32_t pkts, uint32_t window, const struct mrc_sim_params *sp,
+	double *hops_per_cpu_s)
 {
 	struct mrc_fab_host_ops ops = {.rx = syn_rx, .tx = syn_tx};
 	struct mrc_fabric_params p;
@@ -264,6 +270,7 @@ static int bench_fabric(FILE *out, const char *name, unsigned planes, unsigned t
 		(double)fs.events / c / 1e6, (double)mrc_sim_now(mrc_fabric_sim(s.fab)) / 1e6,
 		(unsigned long long)tot.trims, (unsigned long long)tot.drops,
 		(unsigned long long)fs.delivered);
+	*hops_per_cpu_s = c > 0 ? (double)fs.pkt_hops / c : 0;
 	fprintf(out,
 		"%-12s %-6s peak_rss=%ldKB (+%ldKB) sim_mem=%zuKB (pool %zuKB, event queue "
 		"%zuKB, rest %zuKB) per_host=%zuB, without pool %zuB; pool=%llu pkts of %zuB "
@@ -286,25 +293,230 @@ out:
 	return err;
 }
 
+/* ---- the real job: `mrcgen run` in a child, so peak RSS is the scenario's own ------ */
+
+/*
+ * htsim (the UEC packet simulator, sprayed transport with NSCC and trimming, one core):
+ * M packet-hops per wall second and KB per host, as quoted in issue 5. The quickstart's
+ * 32 hosts are compared with the 128-host figure, the smallest quoted.
+ */
+struct htsim_ref {
+	double mhops_lo, mhops_hi;
+	double kb_host_lo, kb_host_hi;
+	const char *scale;
+};
+
+static const struct htsim_ref htsim_128 = {0.45, 0.93, 90, 120, "128 hosts"};
+static const struct htsim_ref htsim_1k = {0.27, 0.37, 90, 120, "1024 hosts"};
+
+struct job_scen {
+	const char *name;
+	const char *conf;
+	const char *sets[6];
+	const struct htsim_ref *ref;
+	const char *baseline; /* the synthetic fabric scenario of the same scale */
+	const char *note;
+};
+
+static const struct job_scen job_scens[] = {
+	{"job-quickstart", "conf/examples/quickstart.yaml",
+		{"traffic.sizes=[8MiB]", "traffic.warmup=1", "traffic.iterations=7",
+			"traffic.verify=false", "output.plots=false", "output.hlog=false"},
+		&htsim_128, "fabric-128",
+		"32 hosts, 8 planes, ring all-reduce; 8 MiB x (1 warmup + 7) instead of 64 MiB x "
+		"(2 + 10), spine p3.t1.1 down from iteration 4; verify off, captures on"},
+	{"job-a2a128", "conf/examples/bench-a2a128.yaml",
+		{"traffic.sizes=[2MiB]", "traffic.iterations=1"}, &htsim_128, "fabric-128",
+		"128 hosts, 8 planes, parallel all-to-all of 2 MiB per rank (16 KiB per pair), "
+		"1 iteration"},
+	{"job-perm1k", "conf/examples/bench-perm1k.yaml", {NULL}, &htsim_1k, "fabric-1k",
+		"1020 hosts, 8 planes, sendrecv permutation of 1 MiB per rank, 1 iteration"},
+};
+
+struct job_fig {
+	uint64_t pkts, hops, events, hosts, qps;
+	double wall_s, cpu_s;
+	long rss_kb;
+};
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb, (void)flag, (void)ftw;
+	remove(path);
+	return 0;
+}
+
+static uint64_t json_u64(json_t *o, const char *sec, const char *key)
+{
+	json_t *v = json_object_get(json_object_get(o, sec), key);
+
+	return json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
+}
+
+/* Runs `mrcgen run` on @sc in a child with MRCGEN_SIMQ=@queue (NULL: default queue); its
+ * figures from wait4's rusage and the report's counters. Prints the failure on @out. */
+static int job_child(const struct job_scen *sc, const char *queue, struct job_fig *f, FILE *out)
+{
+	char dir[] = "/tmp/mrcgen-bench-XXXXXX", path[64];
+	const char *argv[6 + 2 * 6 + 1] = {"mrcgen", "run", sc->conf, "-o", dir};
+	size_t na = 5;
+	struct rusage ru;
+	struct timespec t0, t1;
+	json_error_t je;
+	json_t *rep;
+	int status, err = 0;
+	pid_t pid;
+
+	if (access(sc->conf, R_OK)) {
+		fprintf(out, "%-14s %s: %s (run make bench from the source tree)\n", sc->name,
+			sc->conf, strerror(errno));
+		return -ENOENT;
+	}
+	if (!mkdtemp(dir))
+		return -errno;
+	for (size_t i = 0; i < 6 && sc->sets[i]; i++) {
+		argv[na++] = "--set";
+		argv[na++] = sc->sets[i];
+	}
+	snprintf(path, sizeof(path), "%s/run.log", dir);
+	fflush(out);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		if (queue)
+			setenv("MRCGEN_SIMQ", queue, 1);
+		execv("/proc/self/exe", (char *const *)argv);
+		_exit(127);
+	}
+	if (pid < 0) {
+		err = -errno;
+		goto out;
+	}
+	if (wait4(pid, &status, 0, &ru) < 0) {
+		err = -errno;
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	f->wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	f->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+		   (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+	f->rss_kb = ru.ru_maxrss;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		fprintf(out, "%-14s mrcgen run %s: exit status %d (log kept: %s)\n", sc->name,
+			sc->conf, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+			path);
+		return -EIO;
+	}
+	snprintf(path, sizeof(path), "%s/report.json", dir);
+	rep = json_load_file(path, 0, &je);
+	if (!rep) {
+		fprintf(out, "%-14s %s: %s\n", sc->name, path, je.text);
+		err = -EIO;
+		goto out;
+	}
+	f->pkts = json_u64(rep, "counters", "packets_injected");
+	f->hops = json_u64(rep, "counters", "packet_hops");
+	f->events = json_u64(rep, "counters", "sim_events");
+	f->qps = json_u64(rep, "counters", "qps");
+	f->hosts = json_u64(rep, "job", "hosts");
+	json_decref(rep);
+out:
+	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	return err;
+}
+
+static void job_print(FILE *out, const struct job_scen *sc, const char *queue,
+	const struct job_fig *f, double base_hops_cpu)
+{
+	double mh_wall = (double)f->hops / f->wall_s / 1e6, mh_cpu = (double)f->hops / f->cpu_s / 1e6;
+	double kb_host = f->hosts ? (double)f->rss_kb / (double)f->hosts : 0;
+	const struct htsim_ref *r = sc->ref;
+
+	fprintf(out,
+		"%-14s %-6s hosts=%llu qps=%llu packets=%llu hops=%llu events=%llu wall=%.2fs "
+		"cpu=%.2fs hops/wall-s=%.3fM hops/cpu-s=%.3fM peak_rss=%ldKB rss/host=%.0fKB "
+		"rss/qp=%.1fKB\n",
+		sc->name, queue, (unsigned long long)f->hosts, (unsigned long long)f->qps,
+		(unsigned long long)f->pkts, (unsigned long long)f->hops,
+		(unsigned long long)f->events, f->wall_s, f->cpu_s, mh_wall, mh_cpu, f->rss_kb,
+		kb_host, f->qps ? (double)f->rss_kb / (double)f->qps : 0);
+	fprintf(out,
+		"%-14s %-6s vs htsim @%s (%.2f-%.2f M hops/s, %.0f-%.0f KB/host): speed x%.2f-x%.2f "
+		"(cpu) x%.2f-x%.2f (wall), memory/host x%.1f-x%.1f; vs %s (no engine, this run): "
+		"speed x%.3f\n",
+		sc->name, "", r->scale, r->mhops_lo, r->mhops_hi, r->kb_host_lo, r->kb_host_hi,
+		mh_cpu / r->mhops_hi, mh_cpu / r->mhops_lo, mh_wall / r->mhops_hi,
+		mh_wall / r->mhops_lo, kb_host / r->kb_host_hi, kb_host / r->kb_host_lo,
+		sc->baseline, base_hops_cpu > 0 ? mh_cpu * 1e6 / base_hops_cpu : 0);
+}
+
 int mrc_bench_run(const char *only, const char *queue, FILE *out)
 {
+	enum { NJ = sizeof(job_scens) / sizeof(job_scens[0]) };
 	struct mrc_sim_params sp = {.queue = MRC_SIMQ_DEFAULT};
-	bool any = false;
+	struct job_fig figs[NJ][2];
+	const char *qnames[NJ][2] = {{NULL}};
+	double base128 = 0, base1k = 0;
+	bool any = false, jobs = false;
 	int err = 0;
 
 	if (queue && mrc_simq_parse(queue, &sp.queue))
 		return -EINVAL;
-	if (!only || strcmp(only, "evq") == 0) {
+	/*
+	 * The real jobs run first, while this process is small: a child's peak RSS (wait4)
+	 * includes what the parent had resident when it forked, since exec records the old
+	 * image's high-water mark. Their comparison lines come after the fabric baselines.
+	 */
+	for (size_t i = 0; !err && i < NJ; i++) {
+		const struct job_scen *sc = &job_scens[i];
+		/* the quickstart measures both queues on the real job, unless one was named */
+		bool both = !queue && i == 0;
+
+		if (only && strcmp(only, sc->name))
+			continue;
+		if (!jobs)
+			fprintf(out, "# real jobs: `mrcgen run` in a child; peak RSS from wait4 "
+				     "(includes the idle mrcgen, a few MB)\n");
+		any = jobs = true;
+		fprintf(out, "%-14s %s\n", sc->name, sc->note);
+		for (int q = 0; q < (both ? 2 : 1) && !err; q++) {
+			const char *qn = both ? mrc_simq_name((enum mrc_simq)q) :
+					 queue ? queue : mrc_simq_name(MRC_SIMQ_DEFAULT);
+
+			memset(&figs[i][q], 0, sizeof(figs[i][q]));
+			err = job_child(sc, both || queue ? qn : NULL, &figs[i][q], out);
+			if (!err)
+				qnames[i][q] = qn;
+		}
+	}
+	if (!err && (!only || strcmp(only, "evq") == 0)) {
 		any = true;
 		err = bench_evq(out);
 	}
-	if (!err && (!only || strcmp(only, "fabric-128") == 0)) {
+	if (!err && (!only || strcmp(only, "fabric-128") == 0 || jobs)) {
 		any = true;
-		err = bench_fabric(out, "fabric-128", 4, 8, 8, 16, 1000, 16, &sp);
+		err = bench_fabric(out, "fabric-128", 4, 8, 8, 16, 1000, 16, &sp, &base128);
 	}
-	if (!err && (!only || strcmp(only, "fabric-1k") == 0)) {
+	if (!err && (!only || strcmp(only, "fabric-1k") == 0 || strcmp(only, "job-perm1k") == 0)) {
 		any = true;
-		err = bench_fabric(out, "fabric-1k", 8, 34, 15, 30, 100, 16, &sp);
+		err = bench_fabric(out, "fabric-1k", 8, 34, 15, 30, 100, 16, &sp, &base1k);
+	}
+	if (jobs)
+		fprintf(out, "# real jobs against htsim (issue 5) and the fabric-only scenario: "
+			     "ratios > 1 are better for speed, < 1 for memory\n");
+	for (size_t i = 0; i < NJ; i++) {
+		const struct job_scen *sc = &job_scens[i];
+		double base = strcmp(sc->baseline, "fabric-1k") ? base128 : base1k;
+
+		for (int q = 0; q < 2; q++)
+			if (qnames[i][q])
+				job_print(out, sc, qnames[i][q], &figs[i][q], base);
 	}
 	if (!any)
 		return -ENOENT;

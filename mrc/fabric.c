@@ -148,6 +148,9 @@ uint64_t mrc_fab_ser_ps(uint64_t bytes, uint64_t rate_bps)
 
 void mrc_fabric_defaults(struct mrc_fabric_params *p)
 {
+	/* every field, so a caller's stack garbage never reaches mrc_sim_new */
+	memset(p, 0, sizeof(*p));
+	p->simq.queue = MRC_SIMQ_DEFAULT;
 	p->host_rate_bps = 100000000000ull;
 	p->fabric_rate_bps = 100000000000ull;
 	p->host_delay_ps = 500000;
@@ -1620,6 +1623,22 @@ MRC_SELFTEST(fabric)
 	struct t_plan pl;
 	struct t_net *n;
 	uint8_t c[16], want[16];
+
+	mrc_st_case(st, "defaults set every field: a garbage-filled struct gets the default queue");
+	{
+		struct mrc_sim *sim = NULL;
+
+		/* mrc/run.c built its params on the stack: queue 0x375b5ca2 made the sim spin */
+		memset(&p, 0xA5, sizeof(p));
+		mrc_fabric_defaults(&p);
+		ST_EQ(st, p.simq.queue, MRC_SIMQ_DEFAULT);
+		ST_EQ(st, p.simq.tick_bits, 0);
+		ST_EQ(st, p.simq.wheel_bits, 0);
+		ST_EQ(st, p.pkt_cap, 0);
+		ST_TRUE(st, p.plan == NULL);
+		ST_EQ(st, mrc_sim_new(&p.simq, &sim), 0);
+		mrc_sim_free(sim);
+	}
 
 	mrc_st_case(st, "serialization: 4096 B at 100 Gb/s = 327680 ps; 4200 B at 400G = 84000");
 	ST_EQ(st, mrc_fab_ser_ps(4096, 100000000000ull), 327680);

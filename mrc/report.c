@@ -234,6 +234,7 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 	C("packet_hops", res->pkt_hops);
 	C("packets_injected", res->injected);
 	C("packets_delivered", res->delivered);
+	C("qps", res->qps);
 #undef C
 	json_object_set_new(o, "sim_end_us", json_real((double)res->sim_end_ps / PS_US));
 	json_object_set_new(root, "counters", o);

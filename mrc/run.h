@@ -104,6 +104,7 @@ struct mrc_run_result {
 	uint64_t rx_decode_err, qp_errors;
 	uint64_t fab_drops, fab_trims, fab_ecn, fab_lost, fab_no_route;
 	uint64_t events, pkt_hops, injected, delivered;
+	uint64_t qps; /* queue pairs created, both ends counted */
 	uint64_t sim_end_ps;
 	double wall_s;
 	size_t peak_rss_bytes;

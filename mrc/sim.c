@@ -245,6 +245,11 @@ int mrc_sim_new(const struct mrc_sim_params *p, struct mrc_sim **out)
 		return -ENOMEM;
 	if (!p)
 		p = &def;
+	/* an unknown backend would take the wheel's paths with an unbuilt wheel: refuse it */
+	if (p->queue != MRC_SIMQ_HEAP && p->queue != MRC_SIMQ_WHEEL) {
+		err = -EINVAL;
+		goto free_sim;
+	}
 	sim->queue = p->queue;
 	if (sim->queue == MRC_SIMQ_WHEEL) {
 		struct sim_wheel *w = &sim->w;
@@ -489,6 +494,25 @@ MRC_SELFTEST(sim)
 		}
 		ST_EQ(st, mrc_sim_events(sim), 15);
 		mrc_sim_free(sim);
+	}
+
+	mrc_st_case(st, "an unknown queue value is refused, not run as an unbuilt wheel");
+	{
+		/* stack garbage once reached here: the sim took the wheel paths with nb = 0 and
+		 * wheel_advance looped forever on the far heap */
+		struct mrc_sim_params bad = {.queue = (enum mrc_simq)0x375b5ca2};
+		struct mrc_sim_params big = {.queue = MRC_SIMQ_WHEEL, .wheel_bits = 25};
+		struct mrc_sim *sim = NULL;
+		int e = mrc_sim_new(&bad, &sim);
+
+		ST_EQ_I(st, e, -EINVAL);
+		if (!e)
+			mrc_sim_free(sim);
+		sim = NULL;
+		e = mrc_sim_new(&big, &sim);
+		ST_EQ_I(st, e, -EINVAL);
+		if (!e)
+			mrc_sim_free(sim);
 	}
 
 	mrc_st_case(st, "heap and wheel pop 20000 random events in the same order");
