@@ -43,7 +43,38 @@ struct mrc_ep {
 	struct ctlq ctlq[MRC_EV_MAX_PLANES];
 	unsigned rr[MRC_EV_MAX_PLANES]; /* next QP to serve, per plane */
 	struct mrc_ep_stats st;
+	struct timers *tm;
 };
+
+/*
+ * Each QP's next timer, cached: a driver asks for the endpoint's earliest timer after
+ * every event, and scanning every QP (and its EVs) each time made a 128-host all-to-all
+ * spend half its time there. A QP's timer changes only inside a call on that QP, so every
+ * such call refreshes its entry; the minimum is recomputed only when the entry that held
+ * it moved later. Behind a pointer so mrc_ep_next_timer() can stay const.
+ */
+struct timers {
+	uint64_t *t; /* [max_qps] */
+	uint64_t min;
+	bool valid;
+};
+
+static void touch(const struct mrc_ep *ep, unsigned i)
+{
+	struct timers *tm = ep->tm;
+	uint64_t old = tm->t[i], nw = mrc_qp_next_timer(ep->qps[i]);
+
+	tm->t[i] = nw;
+	if (nw < tm->min)
+		tm->min = nw;
+	else if (old == tm->min && nw != old)
+		tm->valid = false;
+}
+
+static void touch_qp(const struct mrc_ep *ep, uint32_t qpn)
+{
+	touch(ep, qpn - ep->p.first_qpn);
+}
 
 void mrc_ep_params_default(
 	struct mrc_ep_params *p, unsigned planes, uint64_t port_rate_bps, uint64_t base_rtt_ps)
@@ -174,7 +205,13 @@ int mrc_ep_new(
 	ep->evs = malloc(p->ev.n_evs * sizeof(uint32_t));
 	ep->deny = malloc((p->ev.n_deny ? p->ev.n_deny : 1) * sizeof(uint32_t));
 	ep->qps = calloc(ep->p.max_qps, sizeof(*ep->qps));
-	if (!ep->evs || !ep->deny || !ep->qps) {
+	ep->tm = calloc(1, sizeof(*ep->tm));
+	if (ep->tm) {
+		ep->tm->t = calloc(ep->p.max_qps, sizeof(uint64_t));
+		ep->tm->min = UINT64_MAX;
+		ep->tm->valid = true;
+	}
+	if (!ep->evs || !ep->deny || !ep->qps || !ep->tm || !ep->tm->t) {
 		mrc_ep_free(ep);
 		return -ENOMEM;
 	}
@@ -217,6 +254,9 @@ void mrc_ep_free(struct mrc_ep *ep)
 	for (unsigned p = 0; p < MRC_EV_MAX_PLANES; p++)
 		free(ep->ctlq[p].q);
 	free(ep->qps);
+	if (ep->tm)
+		free(ep->tm->t);
+	free(ep->tm);
 	free(ep->mrs);
 	free(ep->evs);
 	free(ep->deny);
@@ -265,7 +305,9 @@ int mrc_ep_qp_create(struct mrc_ep *ep, uint32_t peer_host, uint32_t peer_qpn, u
 	rc = mrc_qp_new(&ep->env, n, peer_host, peer_qpn, seed, &ep->qps[ep->n_qps]);
 	if (rc)
 		return rc;
+	ep->tm->t[ep->n_qps] = UINT64_MAX;
 	ep->n_qps++;
+	touch(ep, ep->n_qps - 1);
 	*qpn = n;
 	return 0;
 }
@@ -286,9 +328,13 @@ int mrc_ep_post_write(struct mrc_ep *ep, uint32_t qpn, const void *local, uint64
 {
 	struct mrc_qp *qp = mrc_ep_qp(ep, qpn);
 
+	int rc;
+
 	if (!qp)
 		return -ENOENT;
-	return mrc_qp_post_write(qp, local, len, remote_va, rkey, with_imm, imm, wr_id, now_ps);
+	rc = mrc_qp_post_write(qp, local, len, remote_va, rkey, with_imm, imm, wr_id, now_ps);
+	touch_qp(ep, qpn);
+	return rc;
 }
 
 void mrc_ep_on_rx(
@@ -315,6 +361,7 @@ void mrc_ep_on_rx(
 		return;
 	}
 	mrc_qp_on_pkt(qp, plane, &p, ce || p.ecn == 3, now_ps);
+	touch_qp(ep, p.dest_qp);
 }
 
 /* Fills the path of @p and encodes it; counts the packet. */
@@ -359,29 +406,38 @@ int mrc_ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf, 
 
 		if (mrc_qp_tx(ep->qps[i], plane, now_ps, &p)) {
 			ep->rr[plane] = (i + 1) % ep->n_qps;
+			touch(ep, i);
 			return ep_finish(ep, plane, mrc_qp_peer_host(ep->qps[i]), &p, buf, cap);
 		}
 	}
+	ep->tm->valid = false; /* QPs were asked and may have moved a hold or probe time */
 	return 0;
 }
 
 uint64_t mrc_ep_next_timer(const struct mrc_ep *ep)
 {
-	uint64_t t = UINT64_MAX;
+	struct timers *tm = ep->tm;
 
-	for (unsigned i = 0; i < ep->n_qps; i++) {
-		uint64_t q = mrc_qp_next_timer(ep->qps[i]);
-
-		if (q < t)
-			t = q;
+	if (!tm->valid) {
+		tm->min = UINT64_MAX;
+		for (unsigned i = 0; i < ep->n_qps; i++) {
+			tm->t[i] = mrc_qp_next_timer(ep->qps[i]);
+			if (tm->t[i] < tm->min)
+				tm->min = tm->t[i];
+		}
+		tm->valid = true;
 	}
-	return t;
+	return tm->min;
 }
 
 void mrc_ep_on_timer(struct mrc_ep *ep, uint64_t now_ps)
 {
-	for (unsigned i = 0; i < ep->n_qps; i++)
-		mrc_qp_on_timer(ep->qps[i], now_ps);
+	for (unsigned i = 0; i < ep->n_qps; i++) {
+		if (ep->tm->t[i] <= now_ps) {
+			mrc_qp_on_timer(ep->qps[i], now_ps);
+			touch(ep, i);
+		}
+	}
 }
 
 void mrc_ep_port_status(struct mrc_ep *ep, unsigned plane, bool up, uint64_t now_ps)
@@ -397,6 +453,7 @@ void mrc_ep_port_status(struct mrc_ep *ep, unsigned plane, bool up, uint64_t now
 	}
 	for (unsigned i = 0; i < ep->n_qps; i++)
 		mrc_qp_port_status(ep->qps[i], plane, up, now_ps);
+	ep->tm->valid = false;
 }
 
 int mrc_ep_ev_deny(struct mrc_ep *ep, uint32_t qpn, uint32_t ev, bool deny, uint64_t now_ps)
@@ -410,6 +467,7 @@ int mrc_ep_ev_deny(struct mrc_ep *ep, uint32_t qpn, uint32_t ev, bool deny, uint
 	if (idx < 0)
 		return -ENOENT;
 	mrc_ev_set_denied(mrc_qp_evs(qp), idx, deny, now_ps);
+	touch_qp(ep, qpn);
 	return 0;
 }
 
