@@ -101,7 +101,17 @@ struct mrc_qp {
 	int32_t ctl_ev[MRC_EV_MAX_PLANES]; /* EV index for control packets, per plane */
 	uint32_t peer_down;		   /* planes whose port the peer reported down */
 	uint16_t req_id;
+
+	/* RoCE mode (qp.h): the one plane and EV index, and the responder's NAK latch */
+	bool roce;
+	unsigned roce_plane;
+	int roce_ev;
+	bool nak_sent; /* a sequence NAK for epsn is out; cleared when epsn arrives */
 };
+
+/* AETH syndrome of a NAK "PSN sequence error": bits 6:5 = 11 (NAK), code 0 (IBTA vol. 1). */
+#define AETH_NAK_PSN_SEQ 0x60
+#define AETH_KIND(syn) ((syn) >> 5 & 3)
 
 void mrc_qp_params_default(struct mrc_qp_params *p)
 {
@@ -174,6 +184,28 @@ static void qp_ev_notify(void *ctx, uint32_t ev, int from, int to, int cause, ui
 		qp->env.ops->ev_event(qp->env.ctx, qp->qpn, ev, from, to, cause, now_ps);
 }
 
+/*
+ * RoCE mode: binds the QP to one plane, uniform over the planes with a usable EV, and one
+ * of that plane's active EVs (its fixed UDP source port), both drawn from the QP's seed.
+ * -EINVAL when no plane has an EV.
+ */
+static int roce_bind(struct mrc_qp *qp)
+{
+	unsigned cand[MRC_EV_MAX_PLANES], n = 0;
+
+	for (unsigned p = 0; p < qp->env.planes; p++)
+		if (mrc_ev_active_usable(&qp->evs, p))
+			cand[n++] = p;
+	if (!n)
+		return -EINVAL;
+	qp->roce_plane = cand[mrc_rng_below(&qp->rng, n)];
+	qp->roce_ev = mrc_ev_pick(&qp->evs, qp->roce_plane, &qp->rng, -1, false, 0);
+	if (qp->roce_ev < 0)
+		return -EINVAL;
+	qp->roce = true;
+	return 0;
+}
+
 int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, uint32_t peer_qpn,
 	uint64_t seed, struct mrc_qp **out)
 {
@@ -218,6 +250,14 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 	qp->rto_ps = mrc_qp_timeout_ps(p);
 	for (unsigned i = 0; i < MRC_EV_MAX_PLANES; i++)
 		qp->ctl_ev[i] = -1;
+	if (p->transport == MRC_QP_ROCE) {
+		rc = roce_bind(qp);
+		if (rc)
+			goto fail_mem;
+	} else if (p->transport != MRC_QP_MRC) {
+		rc = -EINVAL;
+		goto fail_mem;
+	}
 	*out = qp;
 	return 0;
 fail_mem:
@@ -464,9 +504,10 @@ static bool tx_rtx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mr
 		if (!window_open(qp, ent_bytes(e)))
 			return false;
 		/* A different EV than the lost transmission's, from this plane; the same one only
-		 * when nothing else is left anywhere. */
-		evi = mrc_ev_pick(
-			&qp->evs, plane, &qp->rng, e->ev, !other_plane_usable(qp, plane), now_ps);
+		 * when nothing else is left anywhere. RoCE: its one path. */
+		evi = qp->roce ? qp->roce_ev
+			       : mrc_ev_pick(&qp->evs, plane, &qp->rng, e->ev,
+					 !other_plane_usable(qp, plane), now_ps);
 		if (evi < 0)
 			return false;
 		qp->rtx_head = (qp->rtx_head + 1) & (qp->win - 1);
@@ -498,7 +539,7 @@ static bool tx_new(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mr
 	len = w->len - off < mtu ? w->len - off : mtu;
 	if (!window_open(qp, len ? len : 1))
 		return false;
-	evi = mrc_ev_pick(&qp->evs, plane, &qp->rng, -1, false, now_ps);
+	evi = qp->roce ? qp->roce_ev : mrc_ev_pick(&qp->evs, plane, &qp->rng, -1, false, now_ps);
 	if (evi < 0)
 		return false;
 	e = ent(qp, psn);
@@ -522,7 +563,9 @@ bool mrc_qp_tx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pk
 {
 	if (qp->failed || plane >= qp->env.planes || (qp->peer_down >> plane & 1))
 		return false;
-	if (tx_probe(qp, plane, now_ps, out))
+	if (qp->roce && plane != qp->roce_plane)
+		return false;
+	if (!qp->roce && tx_probe(qp, plane, now_ps, out))
 		return true;
 	if (now_ps < qp->backoff_until_ps)
 		return false;
@@ -685,6 +728,19 @@ static void rtt_sample(struct mrc_qp *qp, int evi, uint64_t rtt_ps)
 	}
 }
 
+/* After acknowledgements: completes what is done and, on progress, restarts the ACK
+ * timeout with a fresh retry budget. Returns whether there was progress. */
+static bool settle(struct mrc_qp *qp, uint32_t una0, uint64_t newly, uint64_t now_ps)
+{
+	advance(qp, now_ps);
+	if (!newly && qp->una == una0)
+		return false;
+	qp->last_progress_ps = now_ps;
+	qp->retries = 0;
+	qp->rto_ps = mrc_qp_timeout_ps(qp->env.qp);
+	return true;
+}
+
 static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 {
 	const struct mrc_seth *s = &p->seth;
@@ -725,12 +781,13 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 		qp->st.ecn_echo_rx++;
 		if (evi >= 0) {
 			qp->evs.ev[evi].st.ecn++;
-			mrc_ev_on_skip(&qp->evs, evi, MRC_EVC_ECN, now_ps);
+			if (!qp->roce)
+				mrc_ev_on_skip(&qp->evs, evi, MRC_EVC_ECN, now_ps);
 		}
-	} else if (s->m == MRC_SACK_M_ALWAYS_SKIP && evi >= 0) {
+	} else if (s->m == MRC_SACK_M_ALWAYS_SKIP && evi >= 0 && !qp->roce) {
 		retire_ev(qp, evi, MRC_EVC_SACK_BAD, now_ps);
 	}
-	if (s->pr && evi >= 0 && mrc_ev_on_probe_ok(&qp->evs, evi, now_ps))
+	if (s->pr && evi >= 0 && !qp->roce && mrc_ev_on_probe_ok(&qp->evs, evi, now_ps))
 		qp->st.probes_ok++;
 	if (s->mpr) {
 		uint32_t w = (uint32_t)s->mpr * 128;
@@ -739,15 +796,95 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 	}
 	if (newly)
 		mrc_cc_on_ack(&qp->cc, now_ps, newly, delay, s->m == MRC_SACK_M_SKIP_ONCE);
-	advance(qp, now_ps);
-	progress = newly || qp->una != una0;
-	if (progress) {
-		qp->last_progress_ps = now_ps;
-		qp->retries = 0;
-		qp->rto_ps = mrc_qp_timeout_ps(qp->env.qp);
-	}
-	infer_losses(qp, now_ps);
+	progress = settle(qp, una0, newly, now_ps);
+	if (!qp->roce)
+		infer_losses(qp, now_ps);
 	if (progress || qp->rtx_len || s->pr)
+		wake(qp, -1);
+}
+
+/*
+ * RoCE mode, go-back-N (qp.h): every PSN sent from @from on and not acknowledged is
+ * resent, in PSN order, before any new one; the retransmit queue is rebuilt so earlier
+ * entries cannot reorder it. @from is una or a NAKed PSN (everything before is acked).
+ * Returns the PSNs queued, each also counted in *@lost.
+ */
+static unsigned gbn_rewind(struct mrc_qp *qp, uint32_t from, uint64_t *lost)
+{
+	unsigned n = 0;
+	uint32_t psn;
+
+	for (psn = qp->una; psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1))
+		ent(qp, psn)->flags &= (uint8_t)~TX_QUEUED;
+	qp->rtx_len = 0;
+	for (psn = from; psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
+		struct txent *e = ent(qp, psn);
+
+		if ((e->flags & TX_ACKED) || !(e->flags & TX_SENT))
+			continue;
+		queue_rtx(qp, psn);
+		(*lost)++;
+		n++;
+	}
+	qp->st.gbn_rewinds++;
+	return n;
+}
+
+/*
+ * RoCE mode: a NAK for @psn (a sequence NAK, or any NACK): the requester goes back to it.
+ * A sequence NAK (@acks_before) also says the responder holds every PSN before it
+ * (IBTA: a NAK acknowledges the PSNs preceding it). Stale when @psn is outside
+ * [una, next_psn), not yet sent, or already queued again by an earlier rewind.
+ */
+static void roce_on_nak(
+	struct mrc_qp *qp, uint32_t psn, bool acks_before, uint64_t now_ps)
+{
+	uint32_t una0 = qp->una;
+	uint64_t newly = 0;
+	struct txent *e;
+
+	for (uint32_t q = qp->una; acks_before && psn_lt(q, psn) && psn_lt(q, qp->next_psn);
+		q = psn_add(q, 1))
+		newly += ack_one(qp, q);
+	if (newly)
+		mrc_cc_on_ack(&qp->cc, now_ps, newly, UINT64_MAX, false);
+	settle(qp, una0, newly, now_ps);
+	e = ent(qp, psn);
+	if (!in_flight_range(qp, psn) || !(e->flags & TX_SENT) || (e->flags & TX_QUEUED)) {
+		qp->st.nack_stale++;
+		if (newly)
+			wake(qp, -1);
+		return;
+	}
+	mrc_cc_on_loss(&qp->cc, now_ps, e->len);
+	qp->evs.ev[qp->roce_ev].st.losses += gbn_rewind(qp, psn, &qp->st.loss_sack);
+	wake(qp, -1);
+}
+
+/*
+ * RoCE mode: an IBTA ACK/NAK (opcode ACK, AETH). ACK: cumulative through the BTH PSN.
+ * NAK "PSN sequence error": go back to the BTH PSN. Other NAK codes (RNR, invalid
+ * request, access, operational) are not produced by mrcgen's responder: ignored, counted.
+ */
+static void roce_on_aeth(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
+{
+	uint32_t psn = p->psn & MRC_PSN_MASK, una0 = qp->una;
+	uint64_t newly = 0;
+
+	if (p->aeth.syndrome == AETH_NAK_PSN_SEQ) {
+		qp->st.seq_nak_rx++;
+		roce_on_nak(qp, psn, true, now_ps);
+		return;
+	}
+	if (AETH_KIND(p->aeth.syndrome) != 0 || !psn_lt(psn, qp->next_psn)) {
+		qp->st.rx_ignored++;
+		return;
+	}
+	for (uint32_t q = qp->una; psn_lt(q, psn_add(psn, 1)); q = psn_add(q, 1))
+		newly += ack_one(qp, q);
+	if (newly)
+		mrc_cc_on_ack(&qp->cc, now_ps, newly, UINT64_MAX, false);
+	if (settle(qp, una0, newly, now_ps))
 		wake(qp, -1);
 }
 
@@ -764,6 +901,10 @@ static void on_nack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 	if (n->reason == MRC_NACK_UNEXP_EVENT) {
 		qp_fail(qp, -ECONNABORTED, now_ps, "NACK UNEXP_EVENT from peer for PSN 0x%06x",
 			psn);
+		return;
+	}
+	if (qp->roce) { /* no trimming reaction, no EV: every NACK is a loss (qp.h) */
+		roce_on_nak(qp, psn, false, now_ps);
 		return;
 	}
 	/* Stale: already acknowledged (C11), never sent, already queued, or about an earlier
@@ -830,6 +971,8 @@ static uint32_t ctl_ev(struct mrc_qp *qp, unsigned plane, uint64_t now_ps)
 {
 	int idx = qp->ctl_ev[plane];
 
+	if (qp->roce && plane == qp->roce_plane)
+		return qp->evs.ev[qp->roce_ev].value; /* the QP's one UDP source port */
 	if (idx < 0 || qp->evs.ev[idx].state != MRC_EV_GOOD || !qp->evs.ev[idx].active) {
 		idx = mrc_ev_pick(&qp->evs, plane, &qp->rng, -1, false, now_ps);
 		if (idx < 0)
@@ -917,6 +1060,20 @@ static void send_nack(struct mrc_qp *qp, unsigned plane, uint32_t psn, uint8_t r
 	qp->st.nack_tx[mrc_nack_idx(reason)]++;
 }
 
+/* RoCE mode: NAK "PSN sequence error" for the expected PSN, once per gap (qp.h). */
+static void send_seq_nak(struct mrc_qp *qp, unsigned plane, uint64_t now_ps)
+{
+	struct mrc_pkt c;
+
+	plane = ctl_common(qp, plane, MRC_OP_ACK, now_ps, &c);
+	c.psn = qp->epsn;
+	c.aeth.syndrome = AETH_NAK_PSN_SEQ;
+	c.aeth.msn = qp->next_cmsn;
+	qp->env.emit_ctl(qp->env.owner, plane, qp->peer_host, &c);
+	qp->st.seq_nak_tx++;
+	qp->nak_sent = true;
+}
+
 static bool is_data(uint8_t op)
 {
 	return op >= MRC_OP_WRITE_FIRST && op <= MRC_OP_WRITE_ONLY_IMM;
@@ -950,6 +1107,16 @@ static void on_data(
 	qp->st.rx_data_pkts++;
 	if (ce)
 		qp->st.rx_ce++;
+	if (qp->roce && p->trimmed) {
+		qp->st.rx_trimmed++; /* a loss: no NACK TRIMMED (qp.h "RoCE mode") */
+		return;
+	}
+	if (qp->roce && d > 0) {
+		qp->st.rx_out_of_seq++;
+		if (!qp->nak_sent)
+			send_seq_nak(qp, plane, now_ps);
+		return;
+	}
 	if (p->trimmed) {
 		qp->st.rx_trimmed++;
 		if (d >= 0 && (uint32_t)d < qp->rwin && !rx_bit(qp, psn)) {
@@ -1017,6 +1184,8 @@ static void on_data(
 		rx_set(qp, qp->epsn, false);
 		qp->epsn = psn_add(qp->epsn, 1);
 	}
+	if (d == 0)
+		qp->nak_sent = false; /* the gap a sequence NAK reported is closed */
 	if (qp->have_trim && psn_lt(qp->trim_hi, qp->epsn))
 		qp->have_trim = false; /* every trimmed PSN arrived again */
 	deliver(qp, now_ps);
@@ -1047,7 +1216,7 @@ static void on_ep_request(struct mrc_qp *qp, const struct mrc_pkt *p)
 {
 	const struct mrc_erth *r = &p->erth;
 
-	if (r->kind != MRC_EP_PORT_STATUS || r->plane >= qp->env.planes) {
+	if (r->kind != MRC_EP_PORT_STATUS || r->plane >= qp->env.planes || qp->roce) {
 		qp->st.rx_ignored++;
 		return;
 	}
@@ -1074,6 +1243,8 @@ void mrc_qp_on_pkt(
 		on_sack(qp, p, now_ps);
 	} else if (p->opcode == MRC_OP_NACK) {
 		on_nack(qp, p, now_ps);
+	} else if (p->opcode == MRC_OP_ACK && qp->roce) {
+		roce_on_aeth(qp, p, now_ps);
 	} else if (p->opcode == MRC_OP_EP_REQUEST) {
 		on_ep_request(qp, p);
 	} else if (p->opcode == MRC_OP_PROBE) {
@@ -1114,7 +1285,7 @@ uint64_t mrc_qp_next_timer(const struct mrc_qp *qp)
 		t = qp->backoff_until_ps;
 	if (qp->rack_at_ps < t)
 		t = qp->rack_at_ps;
-	if (!qp->tlp_done && qp->inflight && qp->last_tx_ps + 2 * reo_wnd_ps(qp) < t)
+	if (!qp->roce && !qp->tlp_done && qp->inflight && qp->last_tx_ps + 2 * reo_wnd_ps(qp) < t)
 		t = qp->last_tx_ps + 2 * reo_wnd_ps(qp);
 	pr = mrc_ev_next_probe(&qp->evs, up_mask(qp));
 	if (pr != UINT64_MAX && (pr > qp->probe_woken_ps || qp->probe_woken_ps == 0) && pr < t)
@@ -1138,7 +1309,9 @@ static void on_rto(struct mrc_qp *qp, uint64_t now_ps)
 			p->retry_linear, p->retry_exp);
 		return;
 	}
-	for (psn = qp->una; psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
+	if (qp->roce)
+		qp->evs.ev[qp->roce_ev].st.losses += gbn_rewind(qp, qp->una, &qp->st.loss_rto);
+	for (psn = qp->una; !qp->roce && psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
 		struct txent *e = ent(qp, psn);
 
 		if ((e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
@@ -1199,7 +1372,8 @@ void mrc_qp_on_timer(struct mrc_qp *qp, uint64_t now_ps)
 		qp->backoff_until_ps = 0;
 		wake(qp, -1);
 	}
-	if (!qp->tlp_done && qp->inflight && now_ps >= qp->last_tx_ps + 2 * reo_wnd_ps(qp))
+	if (!qp->roce && !qp->tlp_done && qp->inflight &&
+		now_ps >= qp->last_tx_ps + 2 * reo_wnd_ps(qp))
 		tail_probe(qp);
 	if (now_ps >= qp->rack_at_ps) {
 		uint32_t before = qp->rtx_len;
@@ -1224,6 +1398,12 @@ void mrc_qp_port_status(struct mrc_qp *qp, unsigned plane, bool up, uint64_t now
 
 	if (qp->failed || plane >= qp->env.planes)
 		return;
+	if (qp->roce) {
+		/* a single-port RC QP: what was in flight is lost, the ACK timeout resends it
+		 * once the port is back; no port status update (an MRC endpoint request) */
+		wake(qp, -1);
+		return;
+	}
 	if (!up) {
 		requeue_plane(qp, plane);
 		qp->ctl_ev[plane] = -1;
@@ -1262,6 +1442,15 @@ void mrc_qp_get_stats(const struct mrc_qp *qp, struct mrc_qp_stats *out)
 
 		out->rx_lost = span > qp->st.rx_unique ? span - qp->st.rx_unique : 0;
 	}
+}
+
+int mrc_qp_roce_path(const struct mrc_qp *qp, unsigned *plane, unsigned *ev_idx)
+{
+	if (!qp->roce)
+		return -EINVAL;
+	*plane = qp->roce_plane;
+	*ev_idx = (unsigned)qp->roce_ev;
+	return 0;
 }
 
 bool mrc_qp_failed(const struct mrc_qp *qp, const char **reason)
