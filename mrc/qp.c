@@ -2378,3 +2378,161 @@ MRC_SELFTEST(qp)
 	mrc_st_case(st, "Q17 C09 C: 1,2,3,7,5,6,4,9 -> lost 1, reordered 3, duplicates 0");
 	c09_run(st, (const uint32_t[]){1, 2, 3, 7, 5, 6, 4, 9}, 8, 1, 3, 0);
 }
+
+/* ---- selftest: RoCE mode (qp.h "RoCE mode") on the same scripted network ------------- */
+
+static void tw_roce(struct mrc_ep_params *p)
+{
+	p->qp.transport = MRC_QP_ROCE;
+	p->ev.backup_per_plane = 0;
+}
+
+static uint32_t trim_psn;
+
+/* Trims the first transmission of PSN trim_psn, as a full switch queue would. */
+static int hook_trim_psn(struct tn *tn, unsigned from, const struct mrc_pkt *d, uint8_t *b,
+	uint32_t *len, uint64_t *extra)
+{
+	(void)extra;
+	if (from == 0 && is_data(d->opcode) && d->psn == trim_psn && tn->psn_tx[d->psn] == 1)
+		*len = (uint32_t)mrc_wire_trim(b, *len, 256, tn->wire.dscp_trimmed);
+	return TN_PASS;
+}
+
+/*
+ * Eight packets (32 KiB) with 100 us one-way delay: all are on the wire before any answer
+ * comes back, so a loss of PSN k is answered by exactly one NAK(k) (from PSN k+1's
+ * arrival) and go-back-N resends PSNs k..7: 8 - k retransmissions, 16 - k transmissions.
+ */
+static void roce_gbn_case(struct mrc_st *st, bool trim, uint8_t *src, uint8_t *dst)
+{
+	struct tn tn;
+	struct mrc_qp_stats s0, s1;
+	unsigned k = 2;
+
+	ST_EQ_I(st, tn_init(&tn, 2, 4, false, tw_roce), 0);
+	tn.delay_ps = 100000000;
+	n_drop_psn = 0;
+	if (trim) {
+		trim_psn = k;
+		tn.hook = hook_trim_psn;
+	} else {
+		drop_psn[0] = k;
+		n_drop_psn = 1;
+		tn.hook = hook_drop_psn;
+	}
+	ST_EQ_I(st, tn_write(&tn, src, dst, 8 * 4096, false), 0);
+	tn_run(&tn, UINT64_MAX);
+	s0 = tn_stats(&tn, 0);
+	s1 = tn_stats(&tn, 1);
+	ST_EQ(st, tn.done, 1);
+	ST_EQ_I(st, tn.done_status, 0);
+	ST_EQ_MEM(st, dst, src, 8 * 4096);
+	ST_EQ(st, tn.data_tx, 16 - k);
+	ST_EQ(st, s0.rtx_pkts, 8 - k);
+	for (unsigned psn = 0; psn < 8; psn++)
+		ST_EQ(st, tn.psn_tx[psn], psn < k ? 1 : 2);
+	ST_EQ(st, s1.seq_nak_tx, 1);	  /* once per gap ... */
+	ST_EQ(st, s1.rx_out_of_seq, 7 - k); /* ... though PSNs k+1..7 all came early */
+	ST_EQ(st, s0.seq_nak_rx, 1);
+	ST_EQ(st, s0.gbn_rewinds, 1);
+	ST_EQ(st, s0.rto_events, 0);
+	ST_EQ(st, s1.rx_unique, 8);
+	ST_EQ(st, s1.rx_trimmed, trim ? 1 : 0);
+	ST_EQ(st, s1.nack_tx[MRC_NI_TRIMMED] + s1.nack_tx[MRC_NI_TRIMMED_LASTHOP], 0);
+	/* four one-way trips (data, NAK, resent data, its ACK) and some serialization */
+	ST_TRUE(st, tn.done_t > 400000000 && tn.done_t < 410000000);
+	ST_EQ(st, mrc_ep_qp_evs(tn.ep[0], 1)->log_total, 0); /* no EV state changes */
+	tn_free(&tn);
+}
+
+MRC_SELFTEST(roce)
+{
+	static uint8_t src[256 << 10], dst[256 << 10];
+	struct tn tn;
+	struct mrc_qp_stats s0, s1;
+	const struct mrc_ev_set *evs;
+	unsigned plane = 0, evi = 0;
+
+	mrc_st_case(st, "R01 one plane and one EV per QP, no probes, lossless");
+	ST_EQ_I(st, tn_init(&tn, 4, 8, false, tw_roce), 0);
+	ST_EQ_I(st, mrc_qp_roce_path(tn_qp(&tn, 0), &plane, &evi), 0);
+	ST_EQ_I(st, tn_write(&tn, src, dst, 256 << 10, false), 0);
+	tn_run(&tn, UINT64_MAX);
+	evs = mrc_ep_qp_evs(tn.ep[0], 1);
+	s0 = tn_stats(&tn, 0);
+	ST_EQ_MEM(st, dst, src, 256 << 10);
+	ST_TRUE(st, plane < 4 && evs->ev[evi].plane == plane);
+	for (unsigned p = 0; p < 4; p++)
+		ST_EQ(st, tn.plane_data[p], p == plane ? 64 : 0); /* 256 KiB / 4096 */
+	ST_EQ(st, evs->ev[evi].st.tx_pkts, 64);
+	ST_EQ(st, tn.probe_tx + s0.rtx_pkts + s0.tlp, 0);
+	ST_EQ(st, tn.done, 1);
+	ST_EQ(st, mrc_ep_next_timer(tn.ep[0]), UINT64_MAX);
+	{
+		struct tn t2;
+		unsigned pl2, ev2;
+
+		/* MRC mode has no bound path */
+		ST_EQ_I(st, tn_init(&t2, 1, 2, false, NULL), 0);
+		ST_EQ_I(st, mrc_qp_roce_path(tn_qp(&t2, 0), &pl2, &ev2), -EINVAL);
+		tn_free(&t2);
+	}
+	tn_free(&tn);
+
+	mrc_st_case(st, "R02 drop PSN 2 of 8: one NAK(2), go back to 2: 6 retransmissions");
+	roce_gbn_case(st, false, src, dst);
+
+	mrc_st_case(st, "R03 trim PSN 2 of 8: a loss, no NACK TRIMMED: 6 retransmissions");
+	roce_gbn_case(st, true, src, dst);
+
+	mrc_st_case(st, "R04 drop the last PSN: no NAK, stall to the ACK timeout, resend all 8");
+	ST_EQ_I(st, tn_init(&tn, 2, 4, false, tw_roce), 0);
+	drop_psn[0] = 7;
+	n_drop_psn = 1;
+	tn.hook = hook_drop_psn;
+	ST_EQ_I(st, tn_write(&tn, src, dst, 8 * 4096, false), 0);
+	tn_run(&tn, UINT64_MAX);
+	s0 = tn_stats(&tn, 0);
+	s1 = tn_stats(&tn, 1);
+	ST_EQ(st, tn.done, 1);
+	ST_EQ_MEM(st, dst, src, 8 * 4096);
+	/* nothing was acknowledged (no ack request before PSN 7, 28 KiB < sack_every), so the
+	 * timeout fires T = 1.024 us * 2^14 after the post and rewinds to PSN 0 */
+	ST_EQ(st, s0.rto_events, 1);
+	ST_EQ(st, s0.rtx_pkts, 8);
+	ST_EQ(st, s0.loss_rto, 8);
+	ST_EQ(st, s1.rx_dup, 7);
+	ST_EQ(st, s1.seq_nak_tx, 0);
+	ST_TRUE(st, tn.done_t > 16777216000ull && tn.done_t < 16777216000ull + 5000000);
+	tn_free(&tn);
+
+	mrc_st_case(st, "R05 NACK TRIMMED at a RoCE requester: go back to its PSN, EV untouched");
+	ST_EQ_I(st, tn_init(&tn, 1, 4, false, tw_roce), 0);
+	tn.delay_ps = 100000000;
+	ST_EQ_I(st, tn_write(&tn, src, dst, 8 * 4096, false), 0);
+	tn_run(&tn, 50000000); /* all 8 sent, none arrived */
+	ST_EQ_I(st, mrc_qp_roce_path(tn_qp(&tn, 0), &plane, &evi), 0);
+	{
+		struct mrc_pkt n;
+
+		memset(&n, 0, sizeof(n));
+		n.opcode = MRC_OP_NACK;
+		n.dest_qp = 1;
+		n.neth.reason = MRC_NACK_TRIMMED;
+		n.neth.nack_psn = 5;
+		n.neth.ev = mrc_ep_qp_evs(tn.ep[0], 1)->ev[evi].value;
+		mrc_qp_on_pkt(tn_qp(&tn, 0), plane, &n, false, tn.now);
+	}
+	tn_run(&tn, UINT64_MAX);
+	s0 = tn_stats(&tn, 0);
+	evs = mrc_ep_qp_evs(tn.ep[0], 1);
+	ST_EQ(st, s0.nack_rx[MRC_NI_TRIMMED], 1);
+	ST_EQ(st, s0.rtx_pkts, 3); /* PSNs 5, 6, 7 */
+	ST_EQ(st, s0.gbn_rewinds, 1);
+	ST_EQ(st, evs->ev[evi].state, MRC_EV_GOOD);
+	ST_EQ(st, evs->log_total, 0);
+	ST_EQ(st, tn.done, 1);
+	ST_EQ_MEM(st, dst, src, 8 * 4096);
+	tn_free(&tn);
+}

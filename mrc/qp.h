@@ -45,7 +45,8 @@
  *   cumulative part in use, so the CC sees the same delay and ECN signals as in MRC mode.
  * - Requester, go-back-N: a NAK for PSN n acknowledges every PSN before n and resends
  *   every PSN sent from n on, in order; the ACK timeout resends every PSN from the oldest
- *   unacknowledged one. Any NACK (TRIMMED included) counts as a NAK for its PSN.
+ *   unacknowledged one. Any NACK (TRIMMED included) counts as a NAK for its PSN. PSNs
+ *   resent by a NAK count in loss_sack, by the timeout in loss_rto (and the EV's losses).
  */
 #ifndef MRC_QP_H
 #define MRC_QP_H
