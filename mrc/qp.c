@@ -101,7 +101,17 @@ struct mrc_qp {
 	int32_t ctl_ev[MRC_EV_MAX_PLANES]; /* EV index for control packets, per plane */
 	uint32_t peer_down;		   /* planes whose port the peer reported down */
 	uint16_t req_id;
+
+	/* RoCE mode (qp.h): the one plane and EV index, and the responder's NAK latch */
+	bool roce;
+	unsigned roce_plane;
+	int roce_ev;
+	bool nak_sent; /* a sequence NAK for epsn is out; cleared when epsn arrives */
 };
+
+/* AETH syndrome of a NAK "PSN sequence error": bits 6:5 = 11 (NAK), code 0 (IBTA vol. 1). */
+#define AETH_NAK_PSN_SEQ 0x60
+#define AETH_KIND(syn) ((syn) >> 5 & 3)
 
 void mrc_qp_params_default(struct mrc_qp_params *p)
 {
@@ -174,6 +184,28 @@ static void qp_ev_notify(void *ctx, uint32_t ev, int from, int to, int cause, ui
 		qp->env.ops->ev_event(qp->env.ctx, qp->qpn, ev, from, to, cause, now_ps);
 }
 
+/*
+ * RoCE mode: binds the QP to one plane, uniform over the planes with a usable EV, and one
+ * of that plane's active EVs (its fixed UDP source port), both drawn from the QP's seed.
+ * -EINVAL when no plane has an EV.
+ */
+static int roce_bind(struct mrc_qp *qp)
+{
+	unsigned cand[MRC_EV_MAX_PLANES], n = 0;
+
+	for (unsigned p = 0; p < qp->env.planes; p++)
+		if (mrc_ev_active_usable(&qp->evs, p))
+			cand[n++] = p;
+	if (!n)
+		return -EINVAL;
+	qp->roce_plane = cand[mrc_rng_below(&qp->rng, n)];
+	qp->roce_ev = mrc_ev_pick(&qp->evs, qp->roce_plane, &qp->rng, -1, false, 0);
+	if (qp->roce_ev < 0)
+		return -EINVAL;
+	qp->roce = true;
+	return 0;
+}
+
 int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, uint32_t peer_qpn,
 	uint64_t seed, struct mrc_qp **out)
 {
@@ -218,6 +250,14 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 	qp->rto_ps = mrc_qp_timeout_ps(p);
 	for (unsigned i = 0; i < MRC_EV_MAX_PLANES; i++)
 		qp->ctl_ev[i] = -1;
+	if (p->transport == MRC_QP_ROCE) {
+		rc = roce_bind(qp);
+		if (rc)
+			goto fail_mem;
+	} else if (p->transport != MRC_QP_MRC) {
+		rc = -EINVAL;
+		goto fail_mem;
+	}
 	*out = qp;
 	return 0;
 fail_mem:
@@ -464,9 +504,10 @@ static bool tx_rtx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mr
 		if (!window_open(qp, ent_bytes(e)))
 			return false;
 		/* A different EV than the lost transmission's, from this plane; the same one only
-		 * when nothing else is left anywhere. */
-		evi = mrc_ev_pick(
-			&qp->evs, plane, &qp->rng, e->ev, !other_plane_usable(qp, plane), now_ps);
+		 * when nothing else is left anywhere. RoCE: its one path. */
+		evi = qp->roce ? qp->roce_ev
+			       : mrc_ev_pick(&qp->evs, plane, &qp->rng, e->ev,
+					 !other_plane_usable(qp, plane), now_ps);
 		if (evi < 0)
 			return false;
 		qp->rtx_head = (qp->rtx_head + 1) & (qp->win - 1);
@@ -498,7 +539,7 @@ static bool tx_new(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mr
 	len = w->len - off < mtu ? w->len - off : mtu;
 	if (!window_open(qp, len ? len : 1))
 		return false;
-	evi = mrc_ev_pick(&qp->evs, plane, &qp->rng, -1, false, now_ps);
+	evi = qp->roce ? qp->roce_ev : mrc_ev_pick(&qp->evs, plane, &qp->rng, -1, false, now_ps);
 	if (evi < 0)
 		return false;
 	e = ent(qp, psn);
@@ -522,7 +563,9 @@ bool mrc_qp_tx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pk
 {
 	if (qp->failed || plane >= qp->env.planes || (qp->peer_down >> plane & 1))
 		return false;
-	if (tx_probe(qp, plane, now_ps, out))
+	if (qp->roce && plane != qp->roce_plane)
+		return false;
+	if (!qp->roce && tx_probe(qp, plane, now_ps, out))
 		return true;
 	if (now_ps < qp->backoff_until_ps)
 		return false;
@@ -685,6 +728,19 @@ static void rtt_sample(struct mrc_qp *qp, int evi, uint64_t rtt_ps)
 	}
 }
 
+/* After acknowledgements: completes what is done and, on progress, restarts the ACK
+ * timeout with a fresh retry budget. Returns whether there was progress. */
+static bool settle(struct mrc_qp *qp, uint32_t una0, uint64_t newly, uint64_t now_ps)
+{
+	advance(qp, now_ps);
+	if (!newly && qp->una == una0)
+		return false;
+	qp->last_progress_ps = now_ps;
+	qp->retries = 0;
+	qp->rto_ps = mrc_qp_timeout_ps(qp->env.qp);
+	return true;
+}
+
 static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 {
 	const struct mrc_seth *s = &p->seth;
@@ -725,12 +781,13 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 		qp->st.ecn_echo_rx++;
 		if (evi >= 0) {
 			qp->evs.ev[evi].st.ecn++;
-			mrc_ev_on_skip(&qp->evs, evi, MRC_EVC_ECN, now_ps);
+			if (!qp->roce)
+				mrc_ev_on_skip(&qp->evs, evi, MRC_EVC_ECN, now_ps);
 		}
-	} else if (s->m == MRC_SACK_M_ALWAYS_SKIP && evi >= 0) {
+	} else if (s->m == MRC_SACK_M_ALWAYS_SKIP && evi >= 0 && !qp->roce) {
 		retire_ev(qp, evi, MRC_EVC_SACK_BAD, now_ps);
 	}
-	if (s->pr && evi >= 0 && mrc_ev_on_probe_ok(&qp->evs, evi, now_ps))
+	if (s->pr && evi >= 0 && !qp->roce && mrc_ev_on_probe_ok(&qp->evs, evi, now_ps))
 		qp->st.probes_ok++;
 	if (s->mpr) {
 		uint32_t w = (uint32_t)s->mpr * 128;
@@ -739,15 +796,95 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 	}
 	if (newly)
 		mrc_cc_on_ack(&qp->cc, now_ps, newly, delay, s->m == MRC_SACK_M_SKIP_ONCE);
-	advance(qp, now_ps);
-	progress = newly || qp->una != una0;
-	if (progress) {
-		qp->last_progress_ps = now_ps;
-		qp->retries = 0;
-		qp->rto_ps = mrc_qp_timeout_ps(qp->env.qp);
-	}
-	infer_losses(qp, now_ps);
+	progress = settle(qp, una0, newly, now_ps);
+	if (!qp->roce)
+		infer_losses(qp, now_ps);
 	if (progress || qp->rtx_len || s->pr)
+		wake(qp, -1);
+}
+
+/*
+ * RoCE mode, go-back-N (qp.h): every PSN sent from @from on and not acknowledged is
+ * resent, in PSN order, before any new one; the retransmit queue is rebuilt so earlier
+ * entries cannot reorder it. @from is una or a NAKed PSN (everything before is acked).
+ * Returns the PSNs queued, each also counted in *@lost.
+ */
+static unsigned gbn_rewind(struct mrc_qp *qp, uint32_t from, uint64_t *lost)
+{
+	unsigned n = 0;
+	uint32_t psn;
+
+	for (psn = qp->una; psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1))
+		ent(qp, psn)->flags &= (uint8_t)~TX_QUEUED;
+	qp->rtx_len = 0;
+	for (psn = from; psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
+		struct txent *e = ent(qp, psn);
+
+		if ((e->flags & TX_ACKED) || !(e->flags & TX_SENT))
+			continue;
+		queue_rtx(qp, psn);
+		(*lost)++;
+		n++;
+	}
+	qp->st.gbn_rewinds++;
+	return n;
+}
+
+/*
+ * RoCE mode: a NAK for @psn (a sequence NAK, or any NACK): the requester goes back to it.
+ * A sequence NAK (@acks_before) also says the responder holds every PSN before it
+ * (IBTA: a NAK acknowledges the PSNs preceding it). Stale when @psn is outside
+ * [una, next_psn), not yet sent, or already queued again by an earlier rewind.
+ */
+static void roce_on_nak(
+	struct mrc_qp *qp, uint32_t psn, bool acks_before, uint64_t now_ps)
+{
+	uint32_t una0 = qp->una;
+	uint64_t newly = 0;
+	struct txent *e;
+
+	for (uint32_t q = qp->una; acks_before && psn_lt(q, psn) && psn_lt(q, qp->next_psn);
+		q = psn_add(q, 1))
+		newly += ack_one(qp, q);
+	if (newly)
+		mrc_cc_on_ack(&qp->cc, now_ps, newly, UINT64_MAX, false);
+	settle(qp, una0, newly, now_ps);
+	e = ent(qp, psn);
+	if (!in_flight_range(qp, psn) || !(e->flags & TX_SENT) || (e->flags & TX_QUEUED)) {
+		qp->st.nack_stale++;
+		if (newly)
+			wake(qp, -1);
+		return;
+	}
+	mrc_cc_on_loss(&qp->cc, now_ps, e->len);
+	qp->evs.ev[qp->roce_ev].st.losses += gbn_rewind(qp, psn, &qp->st.loss_sack);
+	wake(qp, -1);
+}
+
+/*
+ * RoCE mode: an IBTA ACK/NAK (opcode ACK, AETH). ACK: cumulative through the BTH PSN.
+ * NAK "PSN sequence error": go back to the BTH PSN. Other NAK codes (RNR, invalid
+ * request, access, operational) are not produced by mrcgen's responder: ignored, counted.
+ */
+static void roce_on_aeth(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
+{
+	uint32_t psn = p->psn & MRC_PSN_MASK, una0 = qp->una;
+	uint64_t newly = 0;
+
+	if (p->aeth.syndrome == AETH_NAK_PSN_SEQ) {
+		qp->st.seq_nak_rx++;
+		roce_on_nak(qp, psn, true, now_ps);
+		return;
+	}
+	if (AETH_KIND(p->aeth.syndrome) != 0 || !psn_lt(psn, qp->next_psn)) {
+		qp->st.rx_ignored++;
+		return;
+	}
+	for (uint32_t q = qp->una; psn_lt(q, psn_add(psn, 1)); q = psn_add(q, 1))
+		newly += ack_one(qp, q);
+	if (newly)
+		mrc_cc_on_ack(&qp->cc, now_ps, newly, UINT64_MAX, false);
+	if (settle(qp, una0, newly, now_ps))
 		wake(qp, -1);
 }
 
@@ -764,6 +901,10 @@ static void on_nack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 	if (n->reason == MRC_NACK_UNEXP_EVENT) {
 		qp_fail(qp, -ECONNABORTED, now_ps, "NACK UNEXP_EVENT from peer for PSN 0x%06x",
 			psn);
+		return;
+	}
+	if (qp->roce) { /* no trimming reaction, no EV: every NACK is a loss (qp.h) */
+		roce_on_nak(qp, psn, false, now_ps);
 		return;
 	}
 	/* Stale: already acknowledged (C11), never sent, already queued, or about an earlier
@@ -830,6 +971,8 @@ static uint32_t ctl_ev(struct mrc_qp *qp, unsigned plane, uint64_t now_ps)
 {
 	int idx = qp->ctl_ev[plane];
 
+	if (qp->roce && plane == qp->roce_plane)
+		return qp->evs.ev[qp->roce_ev].value; /* the QP's one UDP source port */
 	if (idx < 0 || qp->evs.ev[idx].state != MRC_EV_GOOD || !qp->evs.ev[idx].active) {
 		idx = mrc_ev_pick(&qp->evs, plane, &qp->rng, -1, false, now_ps);
 		if (idx < 0)
@@ -917,6 +1060,20 @@ static void send_nack(struct mrc_qp *qp, unsigned plane, uint32_t psn, uint8_t r
 	qp->st.nack_tx[mrc_nack_idx(reason)]++;
 }
 
+/* RoCE mode: NAK "PSN sequence error" for the expected PSN, once per gap (qp.h). */
+static void send_seq_nak(struct mrc_qp *qp, unsigned plane, uint64_t now_ps)
+{
+	struct mrc_pkt c;
+
+	plane = ctl_common(qp, plane, MRC_OP_ACK, now_ps, &c);
+	c.psn = qp->epsn;
+	c.aeth.syndrome = AETH_NAK_PSN_SEQ;
+	c.aeth.msn = qp->next_cmsn;
+	qp->env.emit_ctl(qp->env.owner, plane, qp->peer_host, &c);
+	qp->st.seq_nak_tx++;
+	qp->nak_sent = true;
+}
+
 static bool is_data(uint8_t op)
 {
 	return op >= MRC_OP_WRITE_FIRST && op <= MRC_OP_WRITE_ONLY_IMM;
@@ -950,6 +1107,16 @@ static void on_data(
 	qp->st.rx_data_pkts++;
 	if (ce)
 		qp->st.rx_ce++;
+	if (qp->roce && p->trimmed) {
+		qp->st.rx_trimmed++; /* a loss: no NACK TRIMMED (qp.h "RoCE mode") */
+		return;
+	}
+	if (qp->roce && d > 0) {
+		qp->st.rx_out_of_seq++;
+		if (!qp->nak_sent)
+			send_seq_nak(qp, plane, now_ps);
+		return;
+	}
 	if (p->trimmed) {
 		qp->st.rx_trimmed++;
 		if (d >= 0 && (uint32_t)d < qp->rwin && !rx_bit(qp, psn)) {
@@ -1017,6 +1184,8 @@ static void on_data(
 		rx_set(qp, qp->epsn, false);
 		qp->epsn = psn_add(qp->epsn, 1);
 	}
+	if (d == 0)
+		qp->nak_sent = false; /* the gap a sequence NAK reported is closed */
 	if (qp->have_trim && psn_lt(qp->trim_hi, qp->epsn))
 		qp->have_trim = false; /* every trimmed PSN arrived again */
 	deliver(qp, now_ps);
@@ -1047,7 +1216,7 @@ static void on_ep_request(struct mrc_qp *qp, const struct mrc_pkt *p)
 {
 	const struct mrc_erth *r = &p->erth;
 
-	if (r->kind != MRC_EP_PORT_STATUS || r->plane >= qp->env.planes) {
+	if (r->kind != MRC_EP_PORT_STATUS || r->plane >= qp->env.planes || qp->roce) {
 		qp->st.rx_ignored++;
 		return;
 	}
@@ -1074,6 +1243,8 @@ void mrc_qp_on_pkt(
 		on_sack(qp, p, now_ps);
 	} else if (p->opcode == MRC_OP_NACK) {
 		on_nack(qp, p, now_ps);
+	} else if (p->opcode == MRC_OP_ACK && qp->roce) {
+		roce_on_aeth(qp, p, now_ps);
 	} else if (p->opcode == MRC_OP_EP_REQUEST) {
 		on_ep_request(qp, p);
 	} else if (p->opcode == MRC_OP_PROBE) {
@@ -1114,7 +1285,7 @@ uint64_t mrc_qp_next_timer(const struct mrc_qp *qp)
 		t = qp->backoff_until_ps;
 	if (qp->rack_at_ps < t)
 		t = qp->rack_at_ps;
-	if (!qp->tlp_done && qp->inflight && qp->last_tx_ps + 2 * reo_wnd_ps(qp) < t)
+	if (!qp->roce && !qp->tlp_done && qp->inflight && qp->last_tx_ps + 2 * reo_wnd_ps(qp) < t)
 		t = qp->last_tx_ps + 2 * reo_wnd_ps(qp);
 	pr = mrc_ev_next_probe(&qp->evs, up_mask(qp));
 	if (pr != UINT64_MAX && (pr > qp->probe_woken_ps || qp->probe_woken_ps == 0) && pr < t)
@@ -1138,7 +1309,9 @@ static void on_rto(struct mrc_qp *qp, uint64_t now_ps)
 			p->retry_linear, p->retry_exp);
 		return;
 	}
-	for (psn = qp->una; psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
+	if (qp->roce)
+		qp->evs.ev[qp->roce_ev].st.losses += gbn_rewind(qp, qp->una, &qp->st.loss_rto);
+	for (psn = qp->una; !qp->roce && psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
 		struct txent *e = ent(qp, psn);
 
 		if ((e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
@@ -1199,7 +1372,8 @@ void mrc_qp_on_timer(struct mrc_qp *qp, uint64_t now_ps)
 		qp->backoff_until_ps = 0;
 		wake(qp, -1);
 	}
-	if (!qp->tlp_done && qp->inflight && now_ps >= qp->last_tx_ps + 2 * reo_wnd_ps(qp))
+	if (!qp->roce && !qp->tlp_done && qp->inflight &&
+		now_ps >= qp->last_tx_ps + 2 * reo_wnd_ps(qp))
 		tail_probe(qp);
 	if (now_ps >= qp->rack_at_ps) {
 		uint32_t before = qp->rtx_len;
@@ -1224,6 +1398,12 @@ void mrc_qp_port_status(struct mrc_qp *qp, unsigned plane, bool up, uint64_t now
 
 	if (qp->failed || plane >= qp->env.planes)
 		return;
+	if (qp->roce) {
+		/* a single-port RC QP: what was in flight is lost, the ACK timeout resends it
+		 * once the port is back; no port status update (an MRC endpoint request) */
+		wake(qp, -1);
+		return;
+	}
 	if (!up) {
 		requeue_plane(qp, plane);
 		qp->ctl_ev[plane] = -1;
@@ -1262,6 +1442,15 @@ void mrc_qp_get_stats(const struct mrc_qp *qp, struct mrc_qp_stats *out)
 
 		out->rx_lost = span > qp->st.rx_unique ? span - qp->st.rx_unique : 0;
 	}
+}
+
+int mrc_qp_roce_path(const struct mrc_qp *qp, unsigned *plane, unsigned *ev_idx)
+{
+	if (!qp->roce)
+		return -EINVAL;
+	*plane = qp->roce_plane;
+	*ev_idx = (unsigned)qp->roce_ev;
+	return 0;
 }
 
 bool mrc_qp_failed(const struct mrc_qp *qp, const char **reason)
@@ -2188,4 +2377,162 @@ MRC_SELFTEST(qp)
 	c09_run(st, (const uint32_t[]){1, 3, 3, 4}, 4, 1, 0, 1);
 	mrc_st_case(st, "Q17 C09 C: 1,2,3,7,5,6,4,9 -> lost 1, reordered 3, duplicates 0");
 	c09_run(st, (const uint32_t[]){1, 2, 3, 7, 5, 6, 4, 9}, 8, 1, 3, 0);
+}
+
+/* ---- selftest: RoCE mode (qp.h "RoCE mode") on the same scripted network ------------- */
+
+static void tw_roce(struct mrc_ep_params *p)
+{
+	p->qp.transport = MRC_QP_ROCE;
+	p->ev.backup_per_plane = 0;
+}
+
+static uint32_t trim_psn;
+
+/* Trims the first transmission of PSN trim_psn, as a full switch queue would. */
+static int hook_trim_psn(struct tn *tn, unsigned from, const struct mrc_pkt *d, uint8_t *b,
+	uint32_t *len, uint64_t *extra)
+{
+	(void)extra;
+	if (from == 0 && is_data(d->opcode) && d->psn == trim_psn && tn->psn_tx[d->psn] == 1)
+		*len = (uint32_t)mrc_wire_trim(b, *len, 256, tn->wire.dscp_trimmed);
+	return TN_PASS;
+}
+
+/*
+ * Eight packets (32 KiB) with 100 us one-way delay: all are on the wire before any answer
+ * comes back, so a loss of PSN k is answered by exactly one NAK(k) (from PSN k+1's
+ * arrival) and go-back-N resends PSNs k..7: 8 - k retransmissions, 16 - k transmissions.
+ */
+static void roce_gbn_case(struct mrc_st *st, bool trim, uint8_t *src, uint8_t *dst)
+{
+	struct tn tn;
+	struct mrc_qp_stats s0, s1;
+	unsigned k = 2;
+
+	ST_EQ_I(st, tn_init(&tn, 2, 4, false, tw_roce), 0);
+	tn.delay_ps = 100000000;
+	n_drop_psn = 0;
+	if (trim) {
+		trim_psn = k;
+		tn.hook = hook_trim_psn;
+	} else {
+		drop_psn[0] = k;
+		n_drop_psn = 1;
+		tn.hook = hook_drop_psn;
+	}
+	ST_EQ_I(st, tn_write(&tn, src, dst, 8 * 4096, false), 0);
+	tn_run(&tn, UINT64_MAX);
+	s0 = tn_stats(&tn, 0);
+	s1 = tn_stats(&tn, 1);
+	ST_EQ(st, tn.done, 1);
+	ST_EQ_I(st, tn.done_status, 0);
+	ST_EQ_MEM(st, dst, src, 8 * 4096);
+	ST_EQ(st, tn.data_tx, 16 - k);
+	ST_EQ(st, s0.rtx_pkts, 8 - k);
+	for (unsigned psn = 0; psn < 8; psn++)
+		ST_EQ(st, tn.psn_tx[psn], psn < k ? 1 : 2);
+	ST_EQ(st, s1.seq_nak_tx, 1);	  /* once per gap ... */
+	ST_EQ(st, s1.rx_out_of_seq, 7 - k); /* ... though PSNs k+1..7 all came early */
+	ST_EQ(st, s0.seq_nak_rx, 1);
+	ST_EQ(st, s0.gbn_rewinds, 1);
+	ST_EQ(st, s0.rto_events, 0);
+	ST_EQ(st, s1.rx_unique, 8);
+	ST_EQ(st, s1.rx_trimmed, trim ? 1 : 0);
+	ST_EQ(st, s1.nack_tx[MRC_NI_TRIMMED] + s1.nack_tx[MRC_NI_TRIMMED_LASTHOP], 0);
+	/* four one-way trips (data, NAK, resent data, its ACK) and some serialization */
+	ST_TRUE(st, tn.done_t > 400000000 && tn.done_t < 410000000);
+	ST_EQ(st, mrc_ep_qp_evs(tn.ep[0], 1)->log_total, 0); /* no EV state changes */
+	tn_free(&tn);
+}
+
+MRC_SELFTEST(roce)
+{
+	static uint8_t src[256 << 10], dst[256 << 10];
+	struct tn tn;
+	struct mrc_qp_stats s0, s1;
+	const struct mrc_ev_set *evs;
+	unsigned plane = 0, evi = 0;
+
+	mrc_st_case(st, "R01 one plane and one EV per QP, no probes, lossless");
+	ST_EQ_I(st, tn_init(&tn, 4, 8, false, tw_roce), 0);
+	ST_EQ_I(st, mrc_qp_roce_path(tn_qp(&tn, 0), &plane, &evi), 0);
+	ST_EQ_I(st, tn_write(&tn, src, dst, 256 << 10, false), 0);
+	tn_run(&tn, UINT64_MAX);
+	evs = mrc_ep_qp_evs(tn.ep[0], 1);
+	s0 = tn_stats(&tn, 0);
+	ST_EQ_MEM(st, dst, src, 256 << 10);
+	ST_TRUE(st, plane < 4 && evs->ev[evi].plane == plane);
+	for (unsigned p = 0; p < 4; p++)
+		ST_EQ(st, tn.plane_data[p], p == plane ? 64 : 0); /* 256 KiB / 4096 */
+	ST_EQ(st, evs->ev[evi].st.tx_pkts, 64);
+	ST_EQ(st, tn.probe_tx + s0.rtx_pkts + s0.tlp, 0);
+	ST_EQ(st, tn.done, 1);
+	ST_EQ(st, mrc_ep_next_timer(tn.ep[0]), UINT64_MAX);
+	{
+		struct tn t2;
+		unsigned pl2, ev2;
+
+		/* MRC mode has no bound path */
+		ST_EQ_I(st, tn_init(&t2, 1, 2, false, NULL), 0);
+		ST_EQ_I(st, mrc_qp_roce_path(tn_qp(&t2, 0), &pl2, &ev2), -EINVAL);
+		tn_free(&t2);
+	}
+	tn_free(&tn);
+
+	mrc_st_case(st, "R02 drop PSN 2 of 8: one NAK(2), go back to 2: 6 retransmissions");
+	roce_gbn_case(st, false, src, dst);
+
+	mrc_st_case(st, "R03 trim PSN 2 of 8: a loss, no NACK TRIMMED: 6 retransmissions");
+	roce_gbn_case(st, true, src, dst);
+
+	mrc_st_case(st, "R04 drop the last PSN: no NAK, stall to the ACK timeout, resend all 8");
+	ST_EQ_I(st, tn_init(&tn, 2, 4, false, tw_roce), 0);
+	drop_psn[0] = 7;
+	n_drop_psn = 1;
+	tn.hook = hook_drop_psn;
+	ST_EQ_I(st, tn_write(&tn, src, dst, 8 * 4096, false), 0);
+	tn_run(&tn, UINT64_MAX);
+	s0 = tn_stats(&tn, 0);
+	s1 = tn_stats(&tn, 1);
+	ST_EQ(st, tn.done, 1);
+	ST_EQ_MEM(st, dst, src, 8 * 4096);
+	/* nothing was acknowledged (no ack request before PSN 7, 28 KiB < sack_every), so the
+	 * timeout fires T = 1.024 us * 2^14 after the post and rewinds to PSN 0 */
+	ST_EQ(st, s0.rto_events, 1);
+	ST_EQ(st, s0.rtx_pkts, 8);
+	ST_EQ(st, s0.loss_rto, 8);
+	ST_EQ(st, s1.rx_dup, 7);
+	ST_EQ(st, s1.seq_nak_tx, 0);
+	ST_TRUE(st, tn.done_t > 16777216000ull && tn.done_t < 16777216000ull + 5000000);
+	tn_free(&tn);
+
+	mrc_st_case(st, "R05 NACK TRIMMED at a RoCE requester: go back to its PSN, EV untouched");
+	ST_EQ_I(st, tn_init(&tn, 1, 4, false, tw_roce), 0);
+	tn.delay_ps = 100000000;
+	ST_EQ_I(st, tn_write(&tn, src, dst, 8 * 4096, false), 0);
+	tn_run(&tn, 50000000); /* all 8 sent, none arrived */
+	ST_EQ_I(st, mrc_qp_roce_path(tn_qp(&tn, 0), &plane, &evi), 0);
+	{
+		struct mrc_pkt n;
+
+		memset(&n, 0, sizeof(n));
+		n.opcode = MRC_OP_NACK;
+		n.dest_qp = 1;
+		n.neth.reason = MRC_NACK_TRIMMED;
+		n.neth.nack_psn = 5;
+		n.neth.ev = mrc_ep_qp_evs(tn.ep[0], 1)->ev[evi].value;
+		mrc_qp_on_pkt(tn_qp(&tn, 0), plane, &n, false, tn.now);
+	}
+	tn_run(&tn, UINT64_MAX);
+	s0 = tn_stats(&tn, 0);
+	evs = mrc_ep_qp_evs(tn.ep[0], 1);
+	ST_EQ(st, s0.nack_rx[MRC_NI_TRIMMED], 1);
+	ST_EQ(st, s0.rtx_pkts, 3); /* PSNs 5, 6, 7 */
+	ST_EQ(st, s0.gbn_rewinds, 1);
+	ST_EQ(st, evs->ev[evi].state, MRC_EV_GOOD);
+	ST_EQ(st, evs->log_total, 0);
+	ST_EQ(st, tn.done, 1);
+	ST_EQ_MEM(st, dst, src, 8 * 4096);
+	tn_free(&tn);
 }

@@ -26,6 +26,27 @@
  * - ACK timeout: T = 1.024 us * 2^timeout after the last progress; retry_linear retries
  *   at T, then retry_exp retries at 2T, 4T, ...; one more expiry fails the QP with
  *   -ETIMEDOUT and a reason (mrc_qp_give_up_ps()).
+ *
+ * RoCE mode (transport MRC_QP_ROCE, the `transport: roce` baseline of ARCHITECTURE.md):
+ * the same QP — segmentation, placement, ACK timeout and retry budget, congestion control
+ * and counters — behaving as a single-port RoCEv2 RC QP, so a job can be rerun to see what
+ * spraying buys:
+ * - One path: at creation the QP draws one plane (uniform over the planes that have EVs,
+ *   from its seed) and one EV of that plane; every data packet and every ACK it sends
+ *   carries that EV, i.e. a fixed UDP source port (the endpoint should use EV format
+ *   udp or stev, so the fabric's ECMP hash picks the path). No EV states, no probes, no
+ *   tail loss probe, no time- or SACK-based loss inference, no port status updates.
+ * - Responder: only the expected PSN is accepted. A duplicate is acknowledged; a PSN past
+ *   it is dropped and answered, once per gap, by a NAK "PSN sequence error" (opcode ACK,
+ *   AETH syndrome 0x60, BTH PSN = the expected PSN; IBTA vol. 1 AETH); further
+ *   out-of-order packets are dropped silently until the expected one arrives. A trimmed
+ *   packet is a loss (dropped, counted in rx_trimmed, no NACK TRIMMED): a RoCE NIC
+ *   cannot tell a trim from corruption. Acknowledgements are SACKs with only the
+ *   cumulative part in use, so the CC sees the same delay and ECN signals as in MRC mode.
+ * - Requester, go-back-N: a NAK for PSN n acknowledges every PSN before n and resends
+ *   every PSN sent from n on, in order; the ACK timeout resends every PSN from the oldest
+ *   unacknowledged one. Any NACK (TRIMMED included) counts as a NAK for its PSN. PSNs
+ *   resent by a NAK count in loss_sack, by the timeout in loss_rto (and the EV's losses).
  */
 #ifndef MRC_QP_H
 #define MRC_QP_H
@@ -37,8 +58,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Transport behaviour of a QP (see "RoCE mode" above). */
+enum mrc_qp_transport {
+	MRC_QP_MRC = 0, /* MRC: spraying, SACK/NACK, EV states (WIRE.md) */
+	MRC_QP_ROCE,	/* RoCEv2 RC baseline: one path, go-back-N */
+};
+
 /* QP attributes (mrc_ctl.h QP attributes plus mrcgen knobs). Times in ps. */
 struct mrc_qp_params {
+	enum mrc_qp_transport transport; /* MRC_QP_MRC (0) or MRC_QP_ROCE */
 	uint32_t mtu;		    /* payload bytes per full packet (4096) */
 	uint8_t mpr;		    /* receive window in units of 128 PSNs (SETH mpr), 1..255 */
 	uint8_t timeout;	    /* local ACK timeout 1.024 us * 2^timeout (0..31) */
@@ -54,7 +82,7 @@ struct mrc_qp_params {
 	bool retire_rtx; /* an EV going ASSUMED_BAD resends its unacked PSNs at once (true) */
 };
 
-/* Fills @p with mrcgen's defaults, those of the config loader (mtu 4096, mpr 8, timeout
+/* Fills @p with mrcgen's defaults, those of the config loader (transport MRC, mtu 4096, mpr 8, timeout
  * 14 = 16.78 ms, 3 linear and 4 exponential retries, reorder threshold 64, SACK every
  * 64 KiB, start PSN 0, sq_depth 64 (max_wimm), NACK backoff 10 us, DSCP 26/28/46, TSETH). */
 void mrc_qp_params_default(struct mrc_qp_params *p);
@@ -106,6 +134,10 @@ struct mrc_qp_stats {
 	uint64_t sack_tx, nack_tx[MRC_NI_COUNT], probes_rx;
 	uint64_t msgs_delivered, placed_bytes;
 	uint64_t rx_ignored; /* packets for a QP in the error state, or unknown opcodes */
+	/* RoCE mode */
+	uint64_t rx_out_of_seq;		/* responder: past the expected PSN, dropped */
+	uint64_t seq_nak_tx, seq_nak_rx; /* NAK "PSN sequence error" sent / received */
+	uint64_t gbn_rewinds;		/* requester: go-back-N rewinds (NAK or timeout) */
 	uint64_t port_status_tx, port_status_rx; /* ENDPOINT_REQUEST port status updates */
 };
 
@@ -184,6 +216,12 @@ void mrc_qp_on_timer(struct mrc_qp *qp, uint64_t now_ps);
  * loss and probes them. Receiving one for the peer's port has the same effect here.
  */
 void mrc_qp_port_status(struct mrc_qp *qp, unsigned plane, bool up, uint64_t now_ps);
+
+/*
+ * RoCE mode: the NIC port (plane) and EV index (into mrc_qp_evs()) the QP was bound to at
+ * creation. Returns 0, or -EINVAL for a QP in MRC mode.
+ */
+int mrc_qp_roce_path(const struct mrc_qp *qp, unsigned *plane, unsigned *ev_idx);
 
 /* Counters (rx_lost computed now). */
 void mrc_qp_get_stats(const struct mrc_qp *qp, struct mrc_qp_stats *out);

@@ -589,6 +589,14 @@ static int setup_hosts(struct run *r, char *err, size_t errlen)
 	}
 	mrc_ep_params_default(&p, j->fabric.planes, j->fabric.link_rate_bps, rtt);
 	p.wire.ev_format = (enum mrc_ev_format)cm->ev_format;
+	/* transport roce: single-path go-back-N QPs (mrc/qp.h "RoCE mode"); their packets
+	 * carry no SRv6 header, so the fabric's ECMP hash of the UDP source port and flow
+	 * label picks the path (stev: the 32-bit EVs fit; a configured udp format is kept) */
+	if (cm->transport == CONF_TRANSPORT_ROCE) {
+		p.qp.transport = MRC_QP_ROCE;
+		if (p.wire.ev_format == MRC_EVF_SRV6)
+			p.wire.ev_format = MRC_EVF_STEV;
+	}
 	p.wire.icrc_outer = cm->icrc_outer;
 	p.wire.dscp_trimmed = cm->dscp.trimmed;
 	p.wire.dscp_trimmed_lasthop = cm->dscp.trimmed_lasthop;
