@@ -10,6 +10,7 @@
 #include "mrc/run.h"
 #include "mrc/st.h"
 #include "mrc/wire.h"
+#include "mrc/wirerun.h"
 #include "mrc/wping.h"
 #include "pcap/pcapw.h"
 
@@ -52,7 +53,7 @@ static int cmd_sample(int argc, char **argv);
 static int cmd_wire_ping(int argc, char **argv);
 
 static const struct cmd cmds[] = {
-	{ "run", "CONF [--set K=V]... [-o DIR]",
+	{ "run", "CONF [--set K=V]... [-o DIR] [--host H] [--ports IF,..] [--rendezvous A]",
 		"run the job: collective traffic over MRC, faults, pcaps, histograms, report",
 		cmd_run },
 	{ "check", "CONF [--set K=V]... [-o DIR]", "validate CONF, print the effective config as YAML",
@@ -844,27 +845,99 @@ static void run_progress(void *ctx, double frac)
 	fflush(stderr);
 }
 
+/* cmd_run's wire-driver options; the rest of argv is left for load_job. */
+static int run_wire_opts(int *argc, char **argv, struct mrc_wirerun_opts *o)
+{
+	static const char *const opts[] = { "--host", "--ports", "--rendezvous", "--timeout-ms" };
+	int n = 0;
+
+	for (int i = 0; i < *argc; i++) {
+		const char *opt = argv[i], *val;
+		size_t k;
+
+		for (k = 0; k < sizeof(opts) / sizeof(opts[0]); k++)
+			if (strcmp(opt, opts[k]) == 0)
+				break;
+		if (i == 0 || k == sizeof(opts) / sizeof(opts[0])) {
+			argv[n++] = argv[i];
+			continue;
+		}
+		if (i + 1 == *argc) {
+			fprintf(stderr, "mrcgen: run: %s: missing value\n", opt);
+			return EXIT_USAGE;
+		}
+		val = argv[++i];
+		if (k == 0) {
+			o->host = val;
+		} else if (k == 1) {
+			size_t p = 0;
+
+			for (char *tok = strtok(argv[i], ","); tok; tok = strtok(NULL, ",")) {
+				if (p == MRC_WIRERUN_MAX_PLANES) {
+					fprintf(stderr, "mrcgen: run: --ports: more than %d names\n",
+						MRC_WIRERUN_MAX_PLANES);
+					return EXIT_USAGE;
+				}
+				o->ports[p++] = tok;
+			}
+		} else if (k == 2) {
+			o->rendezvous = val;
+		} else {
+			char *end;
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(val, &end, 10);
+			if (errno || !*val || *end || val[0] == '-' || v == 0 || v > 86400000) {
+				fprintf(stderr, "mrcgen: run: --timeout-ms: not 1..86400000 '%s'\n", val);
+				return EXIT_USAGE;
+			}
+			o->timeout_ms = (unsigned)v;
+		}
+	}
+	*argc = n;
+	return EXIT_OK;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct conf_job job;
 	struct mrc_run_result *res = NULL;
+	struct mrc_wirerun_opts wo = { 0 };
+	uint32_t rank = 0;
 	char err[1024];
-	int ret = load_job("run", argc, argv, &job), e;
+	int ret = run_wire_opts(&argc, argv, &wo), e;
 
+	ret = ret ?: load_job("run", argc, argv, &job);
 	if (ret)
 		return ret;
-	if (job.fabric.driver != CONF_DRIVER_SIM) {
-		fprintf(stderr, "mrcgen: run: fabric.driver: '%s' is not available in this build; "
-				"use 'sim'\n", conf_name_of(conf_driver_names, job.fabric.driver));
+	if (job.fabric.driver == CONF_DRIVER_WIRE) {
+		e = mrc_run_wire(&job, &wo, &res, &rank, err, sizeof(err));
+		if (e) {
+			fprintf(stderr, "mrcgen: run: h%u: %s\n", rank, err);
+			conf_free(&job);
+			return e == -ECONNABORTED || e == -ETIMEDOUT || e == -EPROTO ?
+				EXIT_JOB_FAILED : EXIT_USAGE;
+		}
+		if (!res) {
+			printf("mrcgen: run: h%u: done, results sent to h0\n", rank);
+			conf_free(&job);
+			return EXIT_OK;
+		}
+	} else if (wo.host || wo.ports[0] || wo.rendezvous || wo.timeout_ms) {
+		fprintf(stderr, "mrcgen: run: --host, --ports, --rendezvous and --timeout-ms need "
+				"fabric.driver: wire, not '%s'\n",
+			conf_name_of(conf_driver_names, job.fabric.driver));
 		conf_free(&job);
 		return EXIT_USAGE;
-	}
-	e = mrc_run_sim(&job, isatty(STDERR_FILENO) ? run_progress : NULL, NULL, &res, err,
-		sizeof(err));
-	if (e) {
-		fprintf(stderr, "mrcgen: run: %s\n", err);
-		conf_free(&job);
-		return EXIT_USAGE;
+	} else {
+		e = mrc_run_sim(&job, isatty(STDERR_FILENO) ? run_progress : NULL, NULL, &res, err,
+			sizeof(err));
+		if (e) {
+			fprintf(stderr, "mrcgen: run: %s\n", err);
+			conf_free(&job);
+			return EXIT_USAGE;
+		}
 	}
 	mrc_report_print(&job, res, stdout);
 	e = mrc_report_write(&job, res, err, sizeof(err));

@@ -567,71 +567,70 @@ static uint64_t base_rtt_ps(const struct conf_fabric *f, uint32_t mtu)
 	       6 * f->switch_delay_ps;
 }
 
-static int setup_hosts(struct run *r, char *err, size_t errlen)
+int mrc_run_ep_params(const struct conf_job *j, const struct mrc_job_srv6 *m, uint32_t nranks,
+	struct mrc_ep_params *p)
 {
-	const struct conf_job *j = r->job;
 	const struct conf_mrc *cm = &j->mrc;
-	struct mrc_ep_params p;
-	static const struct mrc_ep_ops ops = { ep_tx_ready, ep_send_done, ep_recv_imm,
-		ep_ev_event };
-	uint32_t *evs = calloc(r->m.n_evs + 1, sizeof(*evs)), *deny = calloc(r->m.n_evs + 1, 4);
+	uint32_t *evs = calloc(m->n_evs + 1, sizeof(*evs)), *deny = calloc(m->n_evs + 1, 4);
 	unsigned n_deny = 0;
 	uint64_t rtt = cm->cc.base_rtt_ps ? cm->cc.base_rtt_ps : base_rtt_ps(&j->fabric, cm->mtu);
-	int e = -ENOMEM;
 
-	r->hosts = calloc(r->nhosts, sizeof(*r->hosts));
-	if (!evs || !deny || !r->hosts)
-		goto out;
-	for (size_t i = 0; i < r->m.n_evs; i++) {
-		evs[i] = r->m.evs[i].ev;
-		if (r->m.evs[i].denied)
-			deny[n_deny++] = r->m.evs[i].ev;
+	if (!evs || !deny) {
+		free(evs);
+		free(deny);
+		return -ENOMEM;
 	}
-	mrc_ep_params_default(&p, j->fabric.planes, j->fabric.link_rate_bps, rtt);
-	p.wire.ev_format = (enum mrc_ev_format)cm->ev_format;
+	for (size_t i = 0; i < m->n_evs; i++) {
+		evs[i] = m->evs[i].ev;
+		if (m->evs[i].denied)
+			deny[n_deny++] = m->evs[i].ev;
+	}
+	mrc_ep_params_default(p, j->fabric.planes, j->fabric.link_rate_bps, rtt);
+	p->wire.ev_format = (enum mrc_ev_format)cm->ev_format;
 	/* transport roce: single-path go-back-N QPs (mrc/qp.h "RoCE mode"); their packets
 	 * carry no SRv6 header, so the fabric's ECMP hash of the UDP source port and flow
 	 * label picks the path (stev: the 32-bit EVs fit; a configured udp format is kept) */
 	if (cm->transport == CONF_TRANSPORT_ROCE) {
-		p.qp.transport = MRC_QP_ROCE;
-		if (p.wire.ev_format == MRC_EVF_SRV6)
-			p.wire.ev_format = MRC_EVF_STEV;
+		p->qp.transport = MRC_QP_ROCE;
+		if (p->wire.ev_format == MRC_EVF_SRV6)
+			p->wire.ev_format = MRC_EVF_STEV;
 	}
-	p.wire.icrc_outer = cm->icrc_outer;
-	p.wire.dscp_trimmed = cm->dscp.trimmed;
-	p.wire.dscp_trimmed_lasthop = cm->dscp.trimmed_lasthop;
+	p->wire.icrc_outer = cm->icrc_outer;
+	p->wire.dscp_trimmed = cm->dscp.trimmed;
+	p->wire.dscp_trimmed_lasthop = cm->dscp.trimmed_lasthop;
 	/* The simulated fabric never corrupts a byte (trims are classified before any
 	 * check), so receive-side UDP checksum and ICRC verification would only repeat the
 	 * sender's arithmetic: about a third of the quickstart's CPU. Packets still carry
-	 * both, computed at the sender (pcaps verify in tshark); the wire driver checks. */
-	p.wire.check_icrc = p.wire.check_csum = cm->rx_checks;
-	p.path = ep_path;
-	p.ev_plane = ep_ev_plane;
-	p.ev.evs = evs;
-	p.ev.n_evs = (unsigned)r->m.n_evs;
-	p.ev.deny = n_deny ? deny : NULL;
-	p.ev.n_deny = n_deny;
-	p.ev.ev_min_active = cm->ev.ev_min_active;
+	 * both, computed at the sender (pcaps verify in tshark); real networks are checked. */
+	p->wire.check_icrc = p->wire.check_csum =
+		cm->rx_checks || j->fabric.driver != CONF_DRIVER_SIM;
+	p->ev.evs = evs;
+	p->ev.n_evs = (unsigned)m->n_evs;
+	p->ev.deny = n_deny ? deny : NULL;
+	p->ev.n_deny = n_deny;
+	if (!n_deny)
+		free(deny);
+	p->ev.ev_min_active = cm->ev.ev_min_active;
 	if (cm->skip_hold_ps)
-		p.ev.skip_hold_ps = cm->skip_hold_ps;
+		p->ev.skip_hold_ps = cm->skip_hold_ps;
 	if (cm->probe_backoff_ps)
-		p.ev.probe_backoff_ps = cm->probe_backoff_ps;
-	p.qp.mtu = cm->mtu;
-	p.qp.mpr = (uint8_t)cm->qp.mpr;
-	p.qp.timeout = (uint8_t)cm->qp.timeout;
-	p.qp.retry_linear = (uint8_t)cm->qp.retry_linear;
-	p.qp.retry_exp = (uint8_t)cm->qp.retry_exp;
-	p.qp.reorder_threshold = cm->reorder_threshold;
-	p.qp.sack_every_bytes = (uint32_t)cm->sack_every_bytes;
-	p.qp.dscp_data = cm->dscp.data;
-	p.qp.dscp_rtx = cm->dscp.rtx;
-	p.qp.dscp_ctl = cm->dscp.ctrl;
-	p.cc = cm->cc.algorithm == CONF_CC_FIXED ? "fixed" : "nscc";
-	mrc_cc_defaults(&p.cc_params, (uint64_t)j->fabric.planes * j->fabric.link_rate_bps, rtt,
+		p->ev.probe_backoff_ps = cm->probe_backoff_ps;
+	p->qp.mtu = cm->mtu;
+	p->qp.mpr = (uint8_t)cm->qp.mpr;
+	p->qp.timeout = (uint8_t)cm->qp.timeout;
+	p->qp.retry_linear = (uint8_t)cm->qp.retry_linear;
+	p->qp.retry_exp = (uint8_t)cm->qp.retry_exp;
+	p->qp.reorder_threshold = cm->reorder_threshold;
+	p->qp.sack_every_bytes = (uint32_t)cm->sack_every_bytes;
+	p->qp.dscp_data = cm->dscp.data;
+	p->qp.dscp_rtx = cm->dscp.rtx;
+	p->qp.dscp_ctl = cm->dscp.ctrl;
+	p->cc = cm->cc.algorithm == CONF_CC_FIXED ? "fixed" : "nscc";
+	mrc_cc_defaults(&p->cc_params, (uint64_t)j->fabric.planes * j->fabric.link_rate_bps, rtt,
 		cm->mtu);
 #define CC_SET(field, v)                                                                           \
 	if (v)                                                                                     \
-		p.cc_params.field = v
+		p->cc_params.field = v
 	CC_SET(target_delay_ps, cm->cc.target_delay_ps);
 	CC_SET(eta, cm->cc.eta);
 	CC_SET(fi, cm->cc.fi);
@@ -645,8 +644,34 @@ static int setup_hosts(struct run *r, char *err, size_t errlen)
 	CC_SET(adjust_period_threshold_ps, cm->cc.adjust_period_threshold_ps);
 	CC_SET(init_cwnd, cm->cc.fixed_cwnd_bytes);
 #undef CC_SET
-	p.cc_params.disable_qa = cm->cc.disable_qa;
-	p.max_qps = r->nranks;
+	p->cc_params.disable_qa = cm->cc.disable_qa;
+	p->max_qps = nranks;
+	return 0;
+}
+
+void mrc_run_ep_params_free(struct mrc_ep_params *p)
+{
+	free((void *)p->ev.evs);
+	free((void *)p->ev.deny);
+	p->ev.evs = p->ev.deny = NULL;
+}
+
+static int setup_hosts(struct run *r, char *err, size_t errlen)
+{
+	const struct conf_job *j = r->job;
+	struct mrc_ep_params p;
+	static const struct mrc_ep_ops ops = { ep_tx_ready, ep_send_done, ep_recv_imm,
+		ep_ev_event };
+	int e = mrc_run_ep_params(j, &r->m, r->nranks, &p);
+
+	if (e)
+		return e;
+	p.path = ep_path;
+	p.ev_plane = ep_ev_plane;
+	e = -ENOMEM;
+	r->hosts = calloc(r->nhosts, sizeof(*r->hosts));
+	if (!r->hosts)
+		goto out;
 	for (uint32_t h = 0; h < r->nhosts; h++) {
 		struct host *hs = &r->hosts[h];
 
@@ -667,8 +692,7 @@ static int setup_hosts(struct run *r, char *err, size_t errlen)
 	}
 	e = 0;
 out:
-	free(evs);
-	free(deny);
+	mrc_run_ep_params_free(&p);
 	return e;
 }
 

@@ -162,7 +162,9 @@ proc ::netns::add_link {fabvar a b} {
 	set ib [ifname $b $a]
 	set na [ns $fab [hostof $a]]
 	set nb [ns $fab [hostof $b]]
-	sh ip -n $na link add $ia type veth peer name $ib netns $nb
+	# jumbo frames, as on RoCE fabrics: a 4096-byte MTU packet with its outer and inner
+	# headers is ~4.2 kB, and a header-included raw send above the MTU fails (EMSGSIZE)
+	sh ip -n $na link add $ia mtu 9216 type veth peer name $ib mtu 9216 netns $nb
 	dict set fab links "$a $b" [list $a $ia $b $ib]
 	foreach {node dev ll} [list $a $ia fe80::a/64 $b $ib fe80::b/64] {
 		sysctl [ns $fab [hostof $node]] net.ipv6.conf.$dev.seg6_enabled=1
@@ -191,7 +193,7 @@ proc ::netns::build {fabvar d} {
 	foreach t $tables {
 		set ns [add_ns fab [dict get $t switch] 1]
 		# The uN route's device: a veth pair inside the switch (see the header).
-		sh ip -n $ns link add un0 type veth peer name un1
+		sh ip -n $ns link add un0 mtu 9216 type veth peer name un1 mtu 9216
 		sh ip -n $ns link set un0 up
 		sh ip -n $ns link set un1 up
 	}

@@ -1,0 +1,1877 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* wirerun: one rank of the main job on real sockets, with a rendezvous at rank 0 (wirerun.h). */
+#include "mrc/wirerun.h"
+
+#include "mrc/bytes.h"
+#include "mrc/coll.h"
+#include "mrc/ep.h"
+#include "mrc/hist.h"
+#include "mrc/job.h"
+#include "mrc/loop.h"
+#include "mrc/sock.h"
+#include "mrc/srv6.h"
+#include "pcap/pcapw.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+enum rv_type {
+	RV_HELLO = 1,
+	RV_WELCOME,
+	RV_MR,
+	RV_MRTAB,
+	RV_ARM,
+	RV_ARMED,
+	RV_GO,
+	RV_DONE,
+	RV_FINISH,
+	RV_RESULT,
+	RV_ABORT,
+};
+
+#define RV_MAX_MSG     (64u << 20) /* a RESULT with three histograms fits easily */
+#define WR_POLL_NS     100000ull   /* control sockets polled at least every 100 us */
+#define WR_MAX_WAIT_NS 1000000ull  /* one loop turn waits at most 1 ms */
+#define WR_TX_SLOTS    512u
+
+/* Counters a rank sends in RESULT, in this order (struct mrc_run_result fields). */
+#define WR_CTRS(X)                                                                                 \
+	X(data_pkts) X(data_bytes) X(rtx_pkts) X(rtx_bytes) X(sacks) X(nacks) X(nack_trimmed)     \
+	X(probes) X(ecn_echoes) X(losses_sack) X(losses_rto) X(rx_dup) X(rx_reordered)            \
+	X(rx_decode_err) X(qp_errors) X(injected) X(delivered) X(fab_drops) X(fab_ecn)
+#define WR_COUNT(f) +1
+#define WR_N_CTRS (0 WR_CTRS(WR_COUNT))
+#define WR_EV_FIELDS 12
+
+/* One peer connection with its receive buffer. */
+struct rv_conn {
+	int fd;
+	uint32_t rank;
+	uint8_t *buf;
+	size_t have, cap;
+};
+
+/* A received message: type and body (points into the connection's buffer). */
+struct rv_msg {
+	uint8_t type;
+	const uint8_t *body;
+	size_t len;
+};
+
+/* A write the collective posted while the rank was arming (sent at GO). */
+struct deferred {
+	struct mrc_coll_xfer x;
+	const void *src;
+	uint64_t va, wr_id;
+	uint32_t imm;
+};
+
+struct tap {
+	struct pcapw *w;
+	int plane;
+	bool ingress, egress;
+};
+
+struct wr {
+	const struct conf_job *job;
+	const struct mrc_wirerun_opts *o;
+	struct mrc_job_srv6 m;
+	uint32_t rank, nranks;
+	uint64_t hash;
+	unsigned planes;
+	uint64_t timeout_ns;
+	/* sockets and loop */
+	struct mrc_sock_port ports[MRC_WIRERUN_MAX_PLANES];
+	int tx_idx[MRC_WIRERUN_MAX_PLANES];
+	int plane_of_sock[MRC_LOOP_MAX_SOCKS];
+	struct mrc_loop *loop;
+	uint64_t last_poll_ns;
+	/* engine */
+	struct mrc_ep *ep;
+	uint32_t *peer_of_qpn; /* [nranks + 1] */
+	uint32_t rkey[MRC_REG_N];
+	struct mrc_coll *coll;
+	uint32_t (*peer_rkey)[MRC_REG_N]; /* [nranks] */
+	uint64_t *post_ns;
+	size_t n_post;
+	bool arming;
+	struct deferred *defq;
+	size_t n_def, cap_def;
+	bool measuring;
+	uint64_t evs_retired;
+	/* outputs */
+	struct tap *taps;
+	size_t n_taps;
+	struct mrc_hist *msg_ns, *step_ns, *rtt_ns;
+	/* rendezvous */
+	int lfd;
+	struct rv_conn *conns; /* rank 0: [nranks] (own slot unused); others: [1] = rank 0 */
+	size_t n_conns;
+	char rv_path[108];     /* unix socket rank 0 bound, to unlink */
+	/* state from messages */
+	bool *got;	       /* rank 0: per rank, the message awaited came */
+	uint64_t *done_ps, *wrong;
+	uint8_t **result;      /* rank 0: RESULT bodies */
+	size_t *result_len;
+	int64_t want_iter;     /* workers: ARM/GO awaited for this iteration */
+	bool got_arm, got_go, got_finish, got_mrtab;
+	uint64_t (*mrtab_va)[MRC_REG_N];
+	/* failure */
+	int err;
+	char errmsg[512];
+};
+
+static void wr_fail(struct wr *w, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (w->err)
+		return;
+	w->err = err ? err : -EIO;
+	va_start(ap, fmt);
+	vsnprintf(w->errmsg, sizeof(w->errmsg), fmt, ap);
+	va_end(ap);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static uint64_t real_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* ---- rank and config -------------------------------------------------------------------- */
+
+static int parse_u32(const char *s, uint32_t *v)
+{
+	char *end;
+	unsigned long long x;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || *end || x > UINT32_MAX)
+		return -EINVAL;
+	*v = (uint32_t)x;
+	return 0;
+}
+
+int mrc_wirerun_rank(const char *host, uint32_t nranks, uint32_t *rank, char *err,
+	size_t errlen)
+{
+	static const char *const env[][2] = {
+		{ "SLURM_PROCID", "SLURM_NTASKS" },
+		{ "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE" },
+		{ "PMI_RANK", "PMI_SIZE" },
+	};
+	uint32_t r, n;
+
+	if (host) {
+		if (host[0] != 'h' || parse_u32(host + 1, &r) || (host[1] == '0' && host[2])) {
+			snprintf(err, errlen, "host: --host: not a host name (h0, h1, ...) '%s'",
+				host);
+			return -EINVAL;
+		}
+		if (r >= nranks) {
+			snprintf(err, errlen, "host: --host: '%s' takes no part: the job has %u ranks "
+				 "(h0..h%u)", host, nranks, nranks - 1);
+			return -EINVAL;
+		}
+		*rank = r;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(env) / sizeof(env[0]); i++) {
+		const char *rs = getenv(env[i][0]), *ns = getenv(env[i][1]);
+
+		if (!rs)
+			continue;
+		if (parse_u32(rs, &r)) {
+			snprintf(err, errlen, "host: %s: not a rank '%s'", env[i][0], rs);
+			return -EINVAL;
+		}
+		if (!ns || parse_u32(ns, &n) || n != nranks) {
+			snprintf(err, errlen, "host: %s: the launcher starts '%s' processes, the job "
+				 "has %u ranks (traffic.ranks)", env[i][1], ns ? ns : "", nranks);
+			return -EINVAL;
+		}
+		if (r >= n) {
+			snprintf(err, errlen, "host: %s: rank '%s' outside %u ranks", env[i][0], rs,
+				n);
+			return -EINVAL;
+		}
+		*rank = r;
+		return 0;
+	}
+	snprintf(err, errlen, "host: which host is this? give --host hN, or start under srun or "
+		 "mpirun (SLURM_PROCID, OMPI_COMM_WORLD_RANK, PMI_RANK)");
+	return -ENOENT;
+}
+
+int mrc_wirerun_conf_hash(const struct conf_job *job, uint64_t *hash)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	uint64_t h = 0xcbf29ce484222325ull;
+	int e;
+
+	if (!f)
+		return -ENOMEM;
+	e = conf_dump(job, f);
+	if (fclose(f) || e) {
+		free(text);
+		return -EIO;
+	}
+	for (size_t i = 0; i < len; i++) {
+		h ^= (uint8_t)text[i];
+		h *= 0x100000001b3ull;
+	}
+	free(text);
+	*hash = h;
+	return 0;
+}
+
+/* ---- rendezvous transport ------------------------------------------------------------- */
+
+/* Parses @addr into a socket address; @path gets the unix path (empty for TCP). */
+static int rv_addr(const char *addr, struct sockaddr_storage *ss, socklen_t *sl, char *path,
+	char *err, size_t errlen)
+{
+	const char *p = addr;
+	char host[256];
+	const char *port;
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
+	int e;
+
+	path[0] = 0;
+	if (!strncmp(p, "unix:", 5) || strchr(p, '/')) {
+		struct sockaddr_un *su = (struct sockaddr_un *)ss;
+
+		if (!strncmp(p, "unix:", 5))
+			p += 5;
+		if (strlen(p) == 0 || strlen(p) >= sizeof(su->sun_path)) {
+			snprintf(err, errlen, "rendezvous: address: unix path empty or longer than "
+				 "%zu bytes '%s'", sizeof(su->sun_path) - 1, addr);
+			return -EINVAL;
+		}
+		memset(su, 0, sizeof(*su));
+		su->sun_family = AF_UNIX;
+		strcpy(su->sun_path, p);
+		strcpy(path, p);
+		*sl = sizeof(*su);
+		return 0;
+	}
+	if (*p == '[') {
+		const char *rb = strchr(p, ']');
+
+		if (!rb || rb[1] != ':' || (size_t)(rb - p - 1) >= sizeof(host))
+			goto bad;
+		memcpy(host, p + 1, (size_t)(rb - p - 1));
+		host[rb - p - 1] = 0;
+		port = rb + 2;
+	} else {
+		const char *c = strrchr(p, ':');
+
+		if (!c || (size_t)(c - p) >= sizeof(host) || strchr(p, ':') != c)
+			goto bad;
+		memcpy(host, p, (size_t)(c - p));
+		host[c - p] = 0;
+		port = c + 1;
+	}
+	if (!*host || !*port)
+		goto bad;
+	e = getaddrinfo(host, port, &hints, &ai);
+	if (e) {
+		snprintf(err, errlen, "rendezvous: address: '%s': %s", addr, gai_strerror(e));
+		return -EINVAL;
+	}
+	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+	*sl = ai->ai_addrlen;
+	freeaddrinfo(ai);
+	return 0;
+bad:
+	snprintf(err, errlen, "rendezvous: address: expected unix:PATH, HOST:PORT or [V6]:PORT "
+		 "'%s'", addr);
+	return -EINVAL;
+}
+
+static int rv_send(struct wr *w, struct rv_conn *c, uint8_t type, const void *body, size_t len)
+{
+	uint8_t hdr[5];
+	const uint8_t *parts[2] = { hdr, body };
+	size_t lens[2] = { sizeof(hdr), len };
+
+	put_be32(hdr, (uint32_t)(len + 1));
+	hdr[4] = type;
+	for (int i = 0; i < 2; i++) {
+		size_t off = 0;
+
+		while (off < lens[i]) {
+			ssize_t n = send(c->fd, parts[i] + off, lens[i] - off, MSG_NOSIGNAL);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				int e = errno;
+
+				wr_fail(w, e == EAGAIN ? -ETIMEDOUT : -ECONNABORTED,
+					"rendezvous: send to rank %u (h%u): %s", c->rank, c->rank,
+					e == EAGAIN ? "timed out" : strerror(e));
+				return w->err;
+			}
+			off += (size_t)n;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Reads what @c has without blocking. Returns 1 with a complete message in @m (consumed
+ * by the next call), 0 when none is complete yet, or a negative errno (closed, error).
+ */
+static int rv_recv(struct wr *w, struct rv_conn *c, struct rv_msg *m, size_t *consume)
+{
+	uint32_t len;
+
+	if (*consume) {
+		memmove(c->buf, c->buf + *consume, c->have - *consume);
+		c->have -= *consume;
+		*consume = 0;
+	}
+	for (;;) {
+		if (c->have >= 4) {
+			len = get_be32(c->buf);
+			if (len == 0 || len > RV_MAX_MSG) {
+				wr_fail(w, -EPROTO, "rendezvous: rank %u (h%u): bad message length "
+					"'%u'", c->rank, c->rank, len);
+				return -EPROTO;
+			}
+			if (c->have >= 4 + (size_t)len) {
+				m->type = c->buf[4];
+				m->body = c->buf + 5;
+				m->len = len - 1;
+				*consume = 4 + (size_t)len;
+				return 1;
+			}
+			if (c->cap < 4 + (size_t)len) {
+				uint8_t *nb = realloc(c->buf, 4 + (size_t)len);
+
+				if (!nb) {
+					wr_fail(w, -ENOMEM, "rendezvous: out of memory");
+					return -ENOMEM;
+				}
+				c->buf = nb;
+				c->cap = 4 + (size_t)len;
+			}
+		} else if (c->cap < 4096) {
+			uint8_t *nb = realloc(c->buf, 4096);
+
+			if (!nb) {
+				wr_fail(w, -ENOMEM, "rendezvous: out of memory");
+				return -ENOMEM;
+			}
+			c->buf = nb;
+			c->cap = 4096;
+		}
+		ssize_t n = recv(c->fd, c->buf + c->have, c->cap - c->have, MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n == 0 && w->rank == 0 && w->result[c->rank]) {
+			close(c->fd); /* orderly: the rank has sent everything */
+			c->fd = -1;
+			return 0;
+		}
+		if (n <= 0) {
+			wr_fail(w, -ECONNABORTED, "rendezvous: rank %u (h%u): connection %s "
+				"(the process ended or crashed)", c->rank, c->rank,
+				n == 0 ? "closed" : strerror(errno));
+			return -ECONNABORTED;
+		}
+		c->have += (size_t)n;
+	}
+}
+
+static void set_timeouts(int fd, uint64_t ns)
+{
+	struct timeval tv = { .tv_sec = (time_t)(ns / 1000000000ull),
+		.tv_usec = (suseconds_t)(ns % 1000000000ull / 1000) };
+	int one = 1;
+
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)); /* fails on unix: fine */
+}
+
+/* Waits until @fd is readable or @deadline (monotonic ns). Returns 1, 0 on timeout. */
+static int wait_readable(int fd, uint64_t deadline)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	uint64_t now = mono_ns();
+	int n;
+
+	if (now >= deadline)
+		return 0;
+	n = poll(&p, 1, (int)((deadline - now + 999999) / 1000000));
+	return n > 0;
+}
+
+/* Rank 0: listens, accepts every other rank's HELLO, checks rank and config hash. */
+static int rv_listen(struct wr *w, const char *addr, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	uint64_t deadline = mono_ns() + w->timeout_ns;
+	size_t joined = 0;
+	int e = rv_addr(addr, &ss, &sl, w->rv_path, err, errlen), one = 1;
+
+	if (e)
+		return e;
+	w->lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (w->lfd < 0)
+		goto sys;
+	if (w->rv_path[0])
+		unlink(w->rv_path); /* a socket file left by an earlier run */
+	else
+		setsockopt(w->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(w->lfd, (struct sockaddr *)&ss, sl) || listen(w->lfd, (int)w->nranks + 8))
+		goto sys;
+	if (w->rv_path[0])
+		chmod(w->rv_path, 0666);
+	while (joined + 1 < w->nranks) {
+		struct rv_conn c = { .fd = -1, .rank = UINT32_MAX };
+		struct rv_msg m;
+		size_t consume = 0;
+		uint8_t reply[300];
+		uint32_t r, n;
+		uint64_t h;
+
+		if (!wait_readable(w->lfd, deadline)) {
+			size_t k = snprintf(err, errlen, "rendezvous: %zu of %u ranks joined within "
+					    "%llu ms; missing:", joined + 1, w->nranks,
+				(unsigned long long)(w->timeout_ns / 1000000));
+
+			for (uint32_t i = 1; i < w->nranks && k < errlen; i++)
+				if (w->conns[i].fd < 0)
+					k += snprintf(err + k, errlen - k, " h%u", i);
+			return -ETIMEDOUT;
+		}
+		c.fd = accept4(w->lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (c.fd < 0)
+			continue;
+		set_timeouts(c.fd, w->timeout_ns);
+		while ((e = rv_recv(w, &c, &m, &consume)) == 0 && wait_readable(c.fd, deadline))
+			;
+		if (e <= 0 || m.type != RV_HELLO || m.len < 16) {
+			close(c.fd);
+			free(c.buf);
+			w->err = 0; /* a stray or early-closing client: keep listening */
+			continue;
+		}
+		r = get_be32(m.body);
+		n = get_be32(m.body + 4);
+		h = get_be64(m.body + 8);
+		reply[0] = 1;
+		if (n != w->nranks || r == 0 || r >= w->nranks)
+			snprintf((char *)reply + 1, sizeof(reply) - 1, "rank %u of %u does not fit "
+				 "this job of %u ranks", r, n, w->nranks);
+		else if (w->conns[r].fd >= 0)
+			snprintf((char *)reply + 1, sizeof(reply) - 1, "rank %u (h%u) joined twice",
+				r, r);
+		else if (h != w->hash)
+			snprintf((char *)reply + 1, sizeof(reply) - 1, "config hash mismatch: h%u runs "
+				 "0x%016llx, rank 0 runs 0x%016llx (same file and --set options "
+				 "everywhere)", r, (unsigned long long)h,
+				(unsigned long long)w->hash);
+		else
+			reply[0] = 0, reply[1] = 0;
+		c.rank = r;
+		rv_send(w, &c, RV_WELCOME, reply, 1 + strlen((char *)reply + 1));
+		if (reply[0]) {
+			snprintf(err, errlen, "rendezvous: refused: %s", (char *)reply + 1);
+			close(c.fd);
+			free(c.buf);
+			return -EPROTO;
+		}
+		c.have -= consume;
+		memmove(c.buf, c.buf + consume, c.have);
+		w->conns[r] = c;
+		joined++;
+	}
+	return 0;
+sys:
+	e = -errno;
+	snprintf(err, errlen, "rendezvous: listen '%s': %s", addr, strerror(errno));
+	return e;
+}
+
+/* Other ranks: connects to rank 0 (retrying until the deadline), HELLO, WELCOME. */
+static int rv_join(struct wr *w, const char *addr, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	char path[108];
+	uint64_t deadline = mono_ns() + w->timeout_ns;
+	struct rv_conn *c = &w->conns[0];
+	uint8_t hello[16];
+	struct rv_msg m;
+	size_t consume = 0;
+	int e = rv_addr(addr, &ss, &sl, path, err, errlen), last = 0;
+
+	if (e)
+		return e;
+	for (;;) {
+		c->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (c->fd < 0)
+			return -errno;
+		if (!connect(c->fd, (struct sockaddr *)&ss, sl))
+			break;
+		last = errno;
+		close(c->fd);
+		c->fd = -1;
+		if (mono_ns() >= deadline) {
+			snprintf(err, errlen, "rendezvous: connect '%s': %s for %llu ms (is rank 0 "
+				 "(h0) running? on a cluster set MRCGEN_RENDEZVOUS=HOST:PORT)", addr,
+				strerror(last), (unsigned long long)(w->timeout_ns / 1000000));
+			return -ETIMEDOUT;
+		}
+		usleep(20000);
+	}
+	c->rank = 0;
+	set_timeouts(c->fd, w->timeout_ns);
+	put_be32(hello, w->rank);
+	put_be32(hello + 4, w->nranks);
+	put_be64(hello + 8, w->hash);
+	if (rv_send(w, c, RV_HELLO, hello, sizeof(hello)))
+		goto fail;
+	while ((e = rv_recv(w, c, &m, &consume)) == 0 && wait_readable(c->fd, deadline))
+		;
+	if (e < 0)
+		goto fail;
+	if (e == 0) {
+		snprintf(err, errlen, "rendezvous: rank 0 (h0) did not answer within %llu ms",
+			(unsigned long long)(w->timeout_ns / 1000000));
+		return -ETIMEDOUT;
+	}
+	if (m.type != RV_WELCOME || m.len < 1) {
+		snprintf(err, errlen, "rendezvous: rank 0 (h0): unexpected message type %u", m.type);
+		return -EPROTO;
+	}
+	if (m.body[0]) {
+		snprintf(err, errlen, "rendezvous: refused by rank 0: %.*s", (int)m.len - 1,
+			(const char *)m.body + 1);
+		return -EPROTO;
+	}
+	c->have -= consume;
+	memmove(c->buf, c->buf + consume, c->have);
+	return 0;
+fail:
+	snprintf(err, errlen, "%s", w->errmsg);
+	return w->err;
+}
+
+/* ---- messages during the job ---------------------------------------------------------- */
+
+static void on_msg(struct wr *w, struct rv_conn *c, const struct rv_msg *m)
+{
+	const uint8_t *b = m->body;
+
+	if (w->rank == 0) {
+		uint32_t r = c->rank;
+
+		switch (m->type) {
+		case RV_MR:
+			if (m->len < 4 + MRC_REG_N * 12u)
+				break;
+			for (int g = 0; g < MRC_REG_N; g++) {
+				w->mrtab_va[r][g] = get_be64(b + 4 + g * 12);
+				w->peer_rkey[r][g] = get_be32(b + 4 + g * 12 + 8);
+			}
+			w->got[r] = true;
+			return;
+		case RV_ARMED:
+			if (m->len < 4 || (int64_t)get_be32(b) != w->want_iter)
+				break;
+			w->got[r] = true;
+			return;
+		case RV_DONE:
+			if (m->len < 20 || (int64_t)get_be32(b) != w->want_iter)
+				break;
+			w->done_ps[r] = get_be64(b + 4);
+			w->wrong[r] = get_be64(b + 12);
+			w->got[r] = true;
+			return;
+		case RV_RESULT:
+			free(w->result[r]);
+			w->result[r] = malloc(m->len + 1);
+			if (!w->result[r]) {
+				wr_fail(w, -ENOMEM, "rendezvous: out of memory");
+				return;
+			}
+			memcpy(w->result[r], b, m->len);
+			w->result_len[r] = m->len;
+			w->got[r] = true;
+			return;
+		}
+		wr_fail(w, -EPROTO, "rendezvous: rank %u (h%u): unexpected message type %u", r, r,
+			m->type);
+		return;
+	}
+	switch (m->type) {
+	case RV_MRTAB:
+		if (m->len < (size_t)w->nranks * MRC_REG_N * 12)
+			break;
+		for (uint32_t r = 0; r < w->nranks; r++) {
+			for (int g = 0; g < MRC_REG_N; g++) {
+				const uint8_t *e = b + ((size_t)r * MRC_REG_N + g) * 12;
+
+				w->mrtab_va[r][g] = get_be64(e);
+				w->peer_rkey[r][g] = get_be32(e + 8);
+			}
+		}
+		w->got_mrtab = true;
+		return;
+	case RV_ARM:
+	case RV_GO:
+		if (m->len < 4 || (int64_t)get_be32(b) != w->want_iter)
+			break;
+		if (m->type == RV_ARM)
+			w->got_arm = true;
+		else
+			w->got_go = true;
+		return;
+	case RV_FINISH:
+		w->got_finish = true;
+		return;
+	case RV_ABORT:
+		wr_fail(w, -ECONNABORTED, "job aborted by rank 0 (h0): %.*s", (int)m->len,
+			(const char *)b);
+		return;
+	}
+	wr_fail(w, -EPROTO, "rendezvous: rank 0 (h0): unexpected message type %u", m->type);
+}
+
+static void ctl_poll(struct wr *w)
+{
+	for (size_t i = 0; i < w->n_conns && !w->err; i++) {
+		struct rv_conn *c = &w->conns[i];
+		struct rv_msg m;
+		size_t consume = 0;
+		int e;
+
+		if (c->fd < 0)
+			continue;
+		while (!w->err && (e = rv_recv(w, c, &m, &consume)) > 0)
+			on_msg(w, c, &m);
+		if (consume) {
+			memmove(c->buf, c->buf + consume, c->have - consume);
+			c->have -= consume;
+		}
+	}
+}
+
+/* Rank 0: sends @type with @body to every other rank. */
+static int rv_bcast(struct wr *w, uint8_t type, const void *body, size_t len)
+{
+	for (uint32_t r = 1; r < w->nranks; r++)
+		if (rv_send(w, &w->conns[r], type, body, len))
+			return w->err;
+	return 0;
+}
+
+/* ---- engine glue ---------------------------------------------------------------------- */
+
+static int ep_path(void *ctx, uint32_t peer, uint32_t ev, struct mrc_pkt *hdr)
+{
+	struct wr *w = ctx;
+	struct mrc_srv6_path p;
+	int err = mrc_srv6_path(w->m.plan, w->rank, peer, ev, &p);
+
+	if (err)
+		return err;
+	hdr->outer_src = p.src_addr;
+	hdr->outer_dst = p.container;
+	hdr->n_segs = 0;
+	hdr->src = p.src_addr;
+	hdr->dst = p.dst_addr;
+	return 0;
+}
+
+static unsigned ep_ev_plane(void *ctx, uint32_t ev)
+{
+	struct wr *w = ctx;
+
+	return mrc_srv6_ev_plane(&w->m.params.ev, ev);
+}
+
+static void ep_send_done(void *ctx, uint32_t qpn, uint64_t wr_id, int status, uint64_t now)
+{
+	struct wr *w = ctx;
+	int err;
+
+	if (status) {
+		struct mrc_loop_counters lc;
+
+		mrc_loop_get_counters(w->loop, &lc);
+		wr_fail(w, status, "h%u: QP %u to h%u failed: %s (packets sent %llu, received "
+			"%llu, send errors %llu%s%s)", w->rank, qpn, w->peer_of_qpn[qpn],
+			strerror(-status), (unsigned long long)lc.tx, (unsigned long long)lc.rx,
+			(unsigned long long)lc.send_errors, lc.last_send_error ? ", last: " : "",
+			lc.last_send_error ? strerror(-lc.last_send_error) : "");
+		return;
+	}
+	if (w->measuring && wr_id < w->n_post)
+		mrc_hist_record(w->msg_ns, (int64_t)(now / 1000 - w->post_ns[wr_id]));
+	err = mrc_coll_on_send_done(w->coll, w->rank, wr_id, now);
+	if (err)
+		wr_fail(w, err, "h%u: collective: send completion %llu: %s", w->rank,
+			(unsigned long long)wr_id, strerror(-err));
+}
+
+static void ep_recv_imm(void *ctx, uint32_t qpn, uint32_t imm, uint64_t len, uint64_t now)
+{
+	struct wr *w = ctx;
+	int err;
+
+	(void)len;
+	err = mrc_coll_on_recv(w->coll, w->rank, w->peer_of_qpn[qpn], imm, now);
+	if (err)
+		wr_fail(w, err, "h%u: collective: unexpected write from h%u (imm 0x%08x)", w->rank,
+			w->peer_of_qpn[qpn], imm);
+}
+
+static void ep_ev_event(void *ctx, uint32_t qpn, uint32_t ev, int from, int to, int cause,
+	uint64_t now)
+{
+	struct wr *w = ctx;
+
+	(void)qpn, (void)ev, (void)from, (void)cause, (void)now;
+	if (to == MRC_EV_ASSUMED_BAD)
+		w->evs_retired++;
+}
+
+static int post_now(struct wr *w, const struct mrc_coll_xfer *x, const void *src, uint64_t va,
+	uint32_t imm, uint64_t wr_id)
+{
+	uint64_t now = mono_ns();
+	uint32_t qpn = x->peer < w->rank ? x->peer + 1 : x->peer;
+
+	if (wr_id >= w->n_post) {
+		size_t n = w->n_post ? w->n_post : 16;
+
+		while (n <= wr_id)
+			n *= 2;
+		uint64_t *np = realloc(w->post_ns, n * sizeof(*np));
+
+		if (!np)
+			return -ENOMEM;
+		w->post_ns = np;
+		w->n_post = n;
+	}
+	w->post_ns[wr_id] = now;
+	return mrc_ep_post_write(w->ep, qpn, src, x->len, va, w->peer_rkey[x->peer][x->dst_reg],
+		true, imm, wr_id, now * 1000);
+}
+
+static int coll_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, const void *src,
+	uint64_t va, uint32_t imm, uint64_t wr_id)
+{
+	struct wr *w = ctx;
+	struct deferred *d;
+
+	(void)rank;
+	if (!w->arming)
+		return post_now(w, x, src, va, imm, wr_id);
+	if (w->n_def == w->cap_def) {
+		size_t n = w->cap_def ? 2 * w->cap_def : 64;
+
+		d = realloc(w->defq, n * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		w->defq = d;
+		w->cap_def = n;
+	}
+	d = &w->defq[w->n_def++];
+	d->x = *x;
+	d->src = src;
+	d->va = va;
+	d->imm = imm;
+	d->wr_id = wr_id;
+	return 0;
+}
+
+static void on_rx(void *ctx, int sock_idx, const uint8_t *buf, size_t len,
+	const struct mrc_loop_rx_info *info)
+{
+	struct wr *w = ctx;
+	int plane = w->plane_of_sock[sock_idx];
+	bool ce = info->tclass >= 0 && (info->tclass & 3) == 3;
+
+	for (size_t i = 0; i < w->n_taps; i++)
+		if (w->taps[i].ingress && w->taps[i].plane == plane)
+			pcapw_write(w->taps[i].w, real_ns(), buf, len);
+	mrc_ep_on_rx(w->ep, (unsigned)plane, buf, len, ce, mono_ns() * 1000);
+}
+
+/* Pulls packets from every plane in turn while the send pool has room. */
+static void tx_all(struct wr *w)
+{
+	uint8_t pkt[MRC_PKT_MAX];
+	bool more = true;
+
+	while (more && mrc_loop_tx_inflight(w->loop) < WR_TX_SLOTS) {
+		more = false;
+		for (unsigned p = 0; p < w->planes; p++) {
+			struct sockaddr_in6 sa;
+			int n;
+
+			if (mrc_loop_tx_inflight(w->loop) >= WR_TX_SLOTS)
+				break;
+			n = mrc_ep_tx(w->ep, p, mono_ns() * 1000, pkt, sizeof(pkt));
+			if (n <= 0)
+				continue;
+			more = true;
+			if (mrc_sock_dst_of(pkt, (size_t)n, &sa))
+				continue;
+			for (size_t i = 0; i < w->n_taps; i++)
+				if (w->taps[i].egress && w->taps[i].plane == (int)p)
+					pcapw_write(w->taps[i].w, real_ns(), pkt, (size_t)n);
+			mrc_loop_send(w->loop, w->tx_idx[p], pkt, (size_t)n, &sa);
+		}
+	}
+}
+
+/* One turn: send, wait (bounded by the engine's timer and @max_wait_ns), receive, timers,
+ * control messages. */
+static void pump(struct wr *w, uint64_t max_wait_ns)
+{
+	uint64_t now, t, wait = max_wait_ns;
+	int e;
+
+	tx_all(w);
+	now = mono_ns();
+	t = mrc_ep_next_timer(w->ep);
+	if (t != UINT64_MAX) {
+		uint64_t t_ns = t / 1000;
+
+		if (t_ns <= now)
+			wait = 0;
+		else if (t_ns - now < wait)
+			wait = t_ns - now;
+	}
+	e = mrc_loop_run_once(w->loop, wait);
+	if (e < 0) {
+		wr_fail(w, e, "io_uring: %s", strerror(-e));
+		return;
+	}
+	now = mono_ns();
+	if (mrc_ep_next_timer(w->ep) <= now * 1000)
+		mrc_ep_on_timer(w->ep, now * 1000);
+	tx_all(w);
+	if (now - w->last_poll_ns >= WR_POLL_NS || e == 0) {
+		w->last_poll_ns = now;
+		ctl_poll(w);
+	}
+}
+
+/* Pumps until @cond(w) holds, the job fails, or the timeout passes (then fails with @what). */
+static int pump_until(struct wr *w, bool (*cond)(struct wr *), const char *what)
+{
+	uint64_t deadline = mono_ns() + w->timeout_ns;
+
+	while (!w->err && !cond(w)) {
+		if (mono_ns() > deadline) {
+			wr_fail(w, -ETIMEDOUT, "%s: nothing within %llu ms", what,
+				(unsigned long long)(w->timeout_ns / 1000000));
+			break;
+		}
+		pump(w, WR_MAX_WAIT_NS);
+	}
+	return w->err;
+}
+
+static bool all_got(struct wr *w)
+{
+	for (uint32_t r = 1; r < w->nranks; r++)
+		if (!w->got[r])
+			return false;
+	return true;
+}
+
+static bool coll_done(struct wr *w)
+{
+	return mrc_coll_done(w->coll);
+}
+
+static bool got_mrtab(struct wr *w)
+{
+	return w->got_mrtab;
+}
+
+static bool got_arm(struct wr *w)
+{
+	return w->got_arm;
+}
+
+static bool got_go(struct wr *w)
+{
+	return w->got_go;
+}
+
+static bool got_finish(struct wr *w)
+{
+	return w->got_finish;
+}
+
+static void clear_got(struct wr *w)
+{
+	memset(w->got, 0, w->nranks * sizeof(*w->got));
+}
+
+/* Names the ranks rank 0 still waits for, into the failure message. */
+static void name_missing(struct wr *w)
+{
+	size_t k = strlen(w->errmsg);
+
+	if (w->rank || w->err != -ETIMEDOUT)
+		return;
+	k += snprintf(w->errmsg + k, sizeof(w->errmsg) - k, " from");
+	for (uint32_t r = 1; r < w->nranks && k < sizeof(w->errmsg); r++)
+		if (!w->got[r])
+			k += snprintf(w->errmsg + k, sizeof(w->errmsg) - k, " h%u", r);
+}
+
+/* ---- setup ---------------------------------------------------------------------------- */
+
+static int setup_ports(struct wr *w, char *err, size_t errlen)
+{
+	w->planes = w->job->fabric.planes;
+	if (w->planes > MRC_WIRERUN_MAX_PLANES) {
+		snprintf(err, errlen, "fabric.planes: the wire driver handles at most %d '%u'",
+			MRC_WIRERUN_MAX_PLANES, w->planes);
+		return -EINVAL;
+	}
+	for (unsigned p = 0; p < w->planes; p++) {
+		char name[16];
+		const char *ifn = w->o->ports[p];
+		int e;
+
+		if (!ifn) {
+			snprintf(name, sizeof(name), "p%u", p);
+			ifn = name;
+		}
+		e = mrc_sock_port_open(ifn, 0, &w->ports[p], err, errlen);
+		if (e)
+			return e;
+	}
+	return 0;
+}
+
+static int setup_loop(struct wr *w, char *err, size_t errlen)
+{
+	struct mrc_loop_params lp = { .sq_entries = 1024, .rx_bufs = 2048,
+		.tx_bufs = WR_TX_SLOTS, .tx_buf_size = MRC_PKT_MAX };
+	int e = mrc_loop_new(&lp, &w->loop, err, errlen);
+
+	if (e)
+		return e;
+	for (unsigned p = 0; p < w->planes; p++) {
+		int rx = mrc_loop_add_rx_socket(w->loop, w->ports[p].rx_fd, on_rx, w);
+
+		w->tx_idx[p] = mrc_loop_add_tx_socket(w->loop, w->ports[p].tx_fd);
+		if (rx < 0 || w->tx_idx[p] < 0) {
+			snprintf(err, errlen, "io_uring: add sockets of port %u: %s", p,
+				strerror(-(rx < 0 ? rx : w->tx_idx[p])));
+			return rx < 0 ? rx : w->tx_idx[p];
+		}
+		w->plane_of_sock[rx] = (int)p;
+	}
+	return 0;
+}
+
+static int setup_ep(struct wr *w, char *err, size_t errlen)
+{
+	static const struct mrc_ep_ops ops = { NULL, ep_send_done, ep_recv_imm, ep_ev_event };
+	struct mrc_ep_params p;
+	int e = mrc_run_ep_params(w->job, &w->m, w->nranks, &p);
+
+	if (e)
+		return e;
+	p.host = w->rank;
+	p.seed = w->job->seed * 0x9E3779B97F4A7C15ull + w->rank;
+	p.path = ep_path;
+	p.ev_plane = ep_ev_plane;
+	e = mrc_ep_new(&p, &ops, w, &w->ep);
+	mrc_run_ep_params_free(&p);
+	if (e) {
+		snprintf(err, errlen, "endpoint h%u: %s", w->rank, strerror(-e));
+		return e;
+	}
+	/*
+	 * One QP per peer, created in peer order on every rank: rank a's QP to b is number
+	 * (b < a ? b + 1 : b), so both ends know each other's QPN without asking.
+	 */
+	for (uint32_t peer = 0; peer < w->nranks; peer++) {
+		uint32_t want = peer < w->rank ? peer + 1 : peer, qpn;
+
+		if (peer == w->rank)
+			continue;
+		e = mrc_ep_qp_create(w->ep, peer, w->rank < peer ? w->rank + 1 : w->rank, &qpn);
+		if (!e && qpn != want)
+			e = -EPROTO;
+		if (e) {
+			snprintf(err, errlen, "endpoint h%u: QP to h%u: %s", w->rank, peer,
+				strerror(-e));
+			return e;
+		}
+		w->peer_of_qpn[qpn] = peer;
+	}
+	return 0;
+}
+
+static int setup_captures(struct wr *w, char *err, size_t errlen)
+{
+	const struct conf_output *o = &w->job->output;
+
+	w->taps = calloc(o->n_captures + 1, sizeof(*w->taps));
+	if (!w->taps)
+		return -ENOMEM;
+	for (size_t i = 0; i < o->n_captures; i++) {
+		const struct conf_capture *c = &o->captures[i];
+		const struct conf_node *n = &c->node;
+		char path[4096], perr[PCAPW_ERRBUF_SIZE], name[64];
+		struct tap *t;
+		int e;
+
+		if (n->kind != CONF_NODE_PORT && n->kind != CONF_NODE_LINK_HOST_T0) {
+			snprintf(err, errlen, "capture %s: the wire driver captures host ports only "
+				 "(h0.p0, h0.p0-p0.t0.0); capture switches with tcpdump", c->point);
+			return -EINVAL;
+		}
+		if (n->host != w->rank)
+			continue; /* another host's port: that host writes it */
+		snprintf(name, sizeof(name), "%s", c->point);
+		for (char *s = name; *s; s++)
+			if (*s == '>' || *s == '/')
+				*s = '_';
+		snprintf(path, sizeof(path), "%s/%s.pcap", o->dir, name);
+		t = &w->taps[w->n_taps];
+		e = pcapw_open(path, c->snaplen, c->tsresol == CONF_TS_US ? PCAPW_TS_US : PCAPW_TS_NS,
+			&t->w, perr);
+		if (e) {
+			snprintf(err, errlen, "capture %s: %s", c->point, perr);
+			return e;
+		}
+		w->n_taps++;
+		pcapw_set_flush_every(t->w, 256);
+		t->plane = (int)n->plane;
+		/* a link written T0 first is seen from the switch: its egress is our ingress */
+		t->egress = c->dir == CONF_CAP_BOTH ||
+			    (c->dir == CONF_CAP_EGRESS) != (n->kind == CONF_NODE_LINK_HOST_T0 &&
+								n->reverse);
+		t->ingress = c->dir == CONF_CAP_BOTH || !t->egress;
+	}
+	return 0;
+}
+
+static int new_hist(const struct conf_hist *c, struct mrc_hist **h)
+{
+	return mrc_hist_init((int64_t)c->lowest_ns, (int64_t)c->highest_ns, (int)c->sigfigs, h);
+}
+
+/* ---- results -------------------------------------------------------------------------- */
+
+struct buf {
+	uint8_t *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static uint8_t *buf_grow(struct buf *b, size_t n)
+{
+	if (b->len + n > b->cap) {
+		size_t c = b->cap ? b->cap : 1024;
+		uint8_t *np;
+
+		while (c < b->len + n)
+			c *= 2;
+		np = realloc(b->p, c);
+		if (!np) {
+			b->oom = true;
+			return NULL;
+		}
+		b->p = np;
+		b->cap = c;
+	}
+	b->len += n;
+	return b->p + b->len - n;
+}
+
+static void buf_u32(struct buf *b, uint32_t v)
+{
+	uint8_t *p = buf_grow(b, 4);
+
+	if (p)
+		put_be32(p, v);
+}
+
+static void buf_u64(struct buf *b, uint64_t v)
+{
+	uint8_t *p = buf_grow(b, 8);
+
+	if (p)
+		put_be64(p, v);
+}
+
+/* This rank's counters, per-EV counters and histograms, as a RESULT body. */
+static int encode_result(struct wr *w, struct buf *b)
+{
+	struct mrc_run_result r = { 0 };
+	struct mrc_ep_stats es;
+	struct mrc_loop_counters lc;
+	struct mrc_hist *hs[3] = { w->msg_ns, w->step_ns, w->rtt_ns };
+	uint64_t (*ev)[WR_EV_FIELDS] = calloc(w->m.n_evs + 1, sizeof(*ev));
+
+	if (!ev)
+		return -ENOMEM;
+	mrc_ep_get_stats(w->ep, &es);
+	mrc_loop_get_counters(w->loop, &lc);
+	r.rx_decode_err = es.rx_decode_err;
+	r.injected = lc.tx;
+	r.delivered = lc.rx;
+	r.fab_drops = lc.send_errors + lc.sock_drops + lc.cq_dropped + lc.truncated;
+	for (uint32_t qpn = 1; qpn < w->nranks; qpn++) {
+		const struct mrc_ev_set *set = mrc_ep_qp_evs(w->ep, qpn);
+		struct mrc_qp_stats s;
+		const char *why;
+
+		if (mrc_ep_qp_stats(w->ep, qpn, &s))
+			continue;
+		r.data_pkts += s.data_pkts;
+		r.data_bytes += s.data_bytes;
+		r.rtx_pkts += s.rtx_pkts;
+		r.rtx_bytes += s.rtx_bytes;
+		r.sacks += s.sack_rx;
+		for (int k = 0; k < MRC_NI_COUNT; k++)
+			r.nacks += s.nack_rx[k];
+		r.nack_trimmed += s.nack_rx[MRC_NI_TRIMMED] + s.nack_rx[MRC_NI_TRIMMED_LASTHOP];
+		r.probes += s.probes_tx;
+		r.ecn_echoes += s.ecn_echo_rx;
+		r.losses_sack += s.loss_sack;
+		r.losses_rto += s.loss_rto;
+		r.rx_dup += s.rx_dup;
+		r.rx_reordered += s.rx_reordered;
+		r.fab_ecn += s.rx_ce;
+		if (s.rtt_samples)
+			mrc_hist_record(w->rtt_ns, (int64_t)(s.rtt_sum_ps / s.rtt_samples / 1000));
+		if (mrc_qp_failed(mrc_ep_qp(w->ep, qpn), &why))
+			r.qp_errors++;
+		for (unsigned e = 0; set && e < set->n; e++) {
+			const struct mrc_ev *v = &set->ev[e];
+
+			for (size_t k = 0; k < w->m.n_evs; k++) {
+				if (w->m.evs[k].ev != v->value)
+					continue;
+				ev[k][0] += v->st.tx_pkts;
+				ev[k][1] += v->st.rtx_pkts;
+				ev[k][2] += v->st.losses;
+				ev[k][3] += v->st.ecn;
+				ev[k][4] += v->st.trims;
+				ev[k][5] += v->st.nacks;
+				ev[k][6] += v->st.probes;
+				ev[k][7] += v->st.probes_ok;
+				ev[k][8] += v->st.changes;
+				ev[k][9] += v->st.rtt_samples;
+				ev[k][10] += v->st.rtt_sum_ps;
+				ev[k][11] += v->state == MRC_EV_ASSUMED_BAD;
+				break;
+			}
+		}
+	}
+	buf_u32(b, WR_N_CTRS);
+#define WR_PUT(f) buf_u64(b, r.f);
+	WR_CTRS(WR_PUT)
+#undef WR_PUT
+	buf_u64(b, w->evs_retired);
+	buf_u32(b, (uint32_t)w->m.n_evs);
+	for (size_t k = 0; k < w->m.n_evs; k++)
+		for (int f = 0; f < WR_EV_FIELDS; f++)
+			buf_u64(b, ev[k][f]);
+	free(ev);
+	for (int i = 0; i < 3; i++) {
+		uint8_t *enc = NULL, *p;
+		size_t n = 0;
+		int e = mrc_hist_encode(hs[i], &enc, &n);
+
+		if (e)
+			return e;
+		buf_u32(b, (uint32_t)n);
+		p = buf_grow(b, n);
+		if (p)
+			memcpy(p, enc, n);
+		free(enc);
+	}
+	return b->oom ? -ENOMEM : 0;
+}
+
+/* Adds one RESULT body into @res (rank 0). */
+static int merge_result(struct wr *w, struct mrc_run_result *res, uint32_t rank,
+	const uint8_t *b, size_t len, uint64_t *retired)
+{
+	size_t off = 0, need;
+	struct mrc_hist *dst[3] = { res->msg_ns, res->step_ns, res->rtt_ns };
+	uint32_t n;
+
+#define NEED(k)                                                                                    \
+	do {                                                                                       \
+		if (len - off < (size_t)(k))                                                       \
+			goto bad;                                                                  \
+	} while (0)
+	NEED(4);
+	if (get_be32(b) != WR_N_CTRS)
+		goto bad;
+	off = 4;
+	NEED(WR_N_CTRS * 8 + 8 + 4);
+#define WR_GET(f) res->f += get_be64(b + off), off += 8;
+	WR_CTRS(WR_GET)
+#undef WR_GET
+	*retired += get_be64(b + off);
+	off += 8;
+	n = get_be32(b + off);
+	off += 4;
+	if (n != res->n_evs)
+		goto bad;
+	need = (size_t)n * WR_EV_FIELDS * 8;
+	NEED(need);
+	for (uint32_t k = 0; k < n; k++) {
+		struct mrc_run_ev *e = &res->evs[k];
+		uint64_t v[WR_EV_FIELDS];
+
+		for (int f = 0; f < WR_EV_FIELDS; f++, off += 8)
+			v[f] = get_be64(b + off);
+		e->tx_pkts += v[0];
+		e->rtx_pkts += v[1];
+		e->losses += v[2];
+		e->ecn += v[3];
+		e->trims += v[4];
+		e->nacks += v[5];
+		e->probes += v[6];
+		e->probes_ok += v[7];
+		e->changes += v[8];
+		e->rtt_samples += v[9];
+		e->rtt_sum_ps += v[10];
+		e->bad_qps += (uint32_t)v[11];
+	}
+	for (int i = 0; i < 3; i++) {
+		struct mrc_hist *h = NULL;
+		uint32_t hl;
+
+		NEED(4);
+		hl = get_be32(b + off);
+		off += 4;
+		NEED(hl);
+		if (mrc_hist_decode(b + off, hl, &h))
+			goto bad;
+		off += hl;
+		mrc_hist_add(dst[i], h);
+		mrc_hist_free(h);
+	}
+#undef NEED
+	return 0;
+bad:
+	wr_fail(w, -EPROTO, "rendezvous: rank %u (h%u): malformed RESULT (%zu bytes)", rank, rank,
+		len);
+	return -EPROTO;
+}
+
+/* ---- the run -------------------------------------------------------------------------- */
+
+/* Registers this rank's regions and swaps VA/rkey with every peer through rank 0. */
+static int exchange_mrs(struct wr *w, uint32_t size_idx)
+{
+	uint8_t msg[4 + MRC_REG_N * 12];
+	uint8_t *tab;
+	size_t tl = (size_t)w->nranks * MRC_REG_N * 12;
+
+	put_be32(msg, size_idx);
+	for (int g = 0; g < MRC_REG_N; g++) {
+		uint64_t len;
+		void *base = mrc_coll_region(w->coll, w->rank, g, &len);
+
+		w->rkey[g] = 0;
+		if (len)
+			mrc_ep_reg_mr(w->ep, base, len, &w->rkey[g]);
+		w->mrtab_va[w->rank][g] = (uint64_t)(uintptr_t)base;
+		w->peer_rkey[w->rank][g] = w->rkey[g];
+		put_be64(msg + 4 + g * 12, (uint64_t)(uintptr_t)base);
+		put_be32(msg + 4 + g * 12 + 8, w->rkey[g]);
+	}
+	if (w->rank) {
+		w->got_mrtab = false;
+		if (rv_send(w, &w->conns[0], RV_MR, msg, sizeof(msg)) ||
+			pump_until(w, got_mrtab, "rendezvous: memory regions from h0"))
+			return w->err;
+	} else {
+		clear_got(w);
+		if (pump_until(w, all_got, "rendezvous: memory regions")) {
+			name_missing(w);
+			return w->err;
+		}
+		tab = malloc(tl);
+		if (!tab)
+			return -ENOMEM;
+		for (uint32_t r = 0; r < w->nranks; r++) {
+			for (int g = 0; g < MRC_REG_N; g++) {
+				uint8_t *e = tab + ((size_t)r * MRC_REG_N + g) * 12;
+
+				put_be64(e, w->mrtab_va[r][g]);
+				put_be32(e + 8, w->peer_rkey[r][g]);
+			}
+		}
+		rv_bcast(w, RV_MRTAB, tab, tl);
+		free(tab);
+		if (w->err)
+			return w->err;
+	}
+	for (uint32_t r = 0; r < w->nranks; r++)
+		for (int g = 0; g < MRC_REG_N; g++)
+			mrc_coll_set_va(w->coll, r, g, w->mrtab_va[r][g]);
+	return 0;
+}
+
+/*
+ * One iteration of this rank: ARM (start the collective with its posts held back),
+ * barrier, GO (post them), run until this rank is done, DONE. Rank 0 also gathers every
+ * rank's completion time and wrong count into @ri. Completion time is measured from GO on
+ * each rank's own clock.
+ */
+static int run_iteration(struct wr *w, uint32_t global_iter, bool warmup,
+	struct mrc_run_iter *ri)
+{
+	uint8_t m4[4], done[20];
+	uint64_t arm_ns, go_ns, t;
+
+	put_be32(m4, global_iter);
+	w->want_iter = global_iter;
+	if (w->rank == 0) {
+		if (rv_bcast(w, RV_ARM, m4, 4))
+			return w->err;
+	} else {
+		if (pump_until(w, got_arm, "rendezvous: start of an iteration from h0"))
+			return w->err;
+		w->got_arm = false;
+	}
+	w->arming = true;
+	w->n_def = 0;
+	arm_ns = mono_ns();
+	{
+		int e = mrc_coll_start(w->coll, global_iter, arm_ns * 1000);
+
+		w->arming = false;
+		if (e) {
+			wr_fail(w, e, "collective: start of iteration %u: %s", global_iter,
+				strerror(-e));
+			return e;
+		}
+	}
+	if (w->rank == 0) {
+		clear_got(w);
+		if (pump_until(w, all_got, "rendezvous: start barrier")) {
+			name_missing(w);
+			return w->err;
+		}
+		clear_got(w);
+		if (rv_bcast(w, RV_GO, m4, 4))
+			return w->err;
+	} else {
+		w->got_go = false;
+		if (rv_send(w, &w->conns[0], RV_ARMED, m4, 4) ||
+			pump_until(w, got_go, "rendezvous: start barrier from h0"))
+			return w->err;
+		w->got_go = false;
+	}
+	w->measuring = !warmup;
+	go_ns = mono_ns();
+	for (size_t i = 0; i < w->n_def; i++) {
+		struct deferred *d = &w->defq[i];
+		int e = post_now(w, &d->x, d->src, d->va, d->imm, d->wr_id);
+
+		if (e) {
+			wr_fail(w, e, "h%u: post to h%u: %s", w->rank, d->x.peer, strerror(-e));
+			return e;
+		}
+	}
+	w->n_def = 0;
+	if (pump_until(w, coll_done, "iteration: this rank's collective made no progress"))
+		return w->err;
+	t = mrc_coll_rank_time(w->coll, w->rank);
+	t = t > (go_ns - arm_ns) * 1000 ? t - (go_ns - arm_ns) * 1000 : 0;
+	put_be32(done, global_iter);
+	put_be64(done + 4, t);
+	put_be64(done + 12, w->job->traffic.verify ?
+			mrc_coll_verify(w->coll, w->rank, global_iter) : 0);
+	for (uint32_t s = 0; !warmup && s < mrc_coll_steps(w->coll, w->rank); s++)
+		mrc_hist_record(w->step_ns,
+			(int64_t)(mrc_coll_step_time(w->coll, w->rank, s) / 1000));
+	if (w->rank) {
+		return rv_send(w, &w->conns[0], RV_DONE, done, sizeof(done));
+	}
+	if (pump_until(w, all_got, "rendezvous: end of an iteration")) {
+		name_missing(w);
+		return w->err;
+	}
+	w->done_ps[0] = t;
+	w->wrong[0] = get_be64(done + 12);
+	ri->cct_ps = 0;
+	for (uint32_t r = 0; r < w->nranks; r++) {
+		if (w->done_ps[r] > ri->cct_ps) {
+			ri->cct_ps = w->done_ps[r];
+			ri->slowest_rank = r;
+		}
+		ri->wrong += w->wrong[r];
+	}
+	return 0;
+}
+
+static enum mrc_coll_algo coll_algo(const struct conf_traffic *t)
+{
+	switch (t->algorithm) {
+	case CONF_ALG_TREE:
+		return MRC_COLL_TREE;
+	case CONF_ALG_PARALLEL:
+		return MRC_COLL_PARALLEL;
+	case CONF_ALG_SHIFT:
+		return MRC_COLL_SHIFT;
+	default:
+		return t->pattern == CONF_PAT_ALLTOALL ? MRC_COLL_PARALLEL : MRC_COLL_RING;
+	}
+}
+
+static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t errlen)
+{
+	const struct conf_traffic *t = &w->job->traffic;
+	uint64_t sizes[64];
+	size_t n_sizes = conf_sizes_expand(&t->sizes, sizes, 64);
+	bool *local = calloc(w->nranks, sizeof(bool));
+	uint32_t global_iter = 0;
+	int e = 0;
+
+	if (!local)
+		return -ENOMEM;
+	local[w->rank] = true;
+	if (n_sizes > 64) {
+		snprintf(err, errlen, "traffic.sizes: %zu sizes, at most 64", n_sizes);
+		free(local);
+		return -E2BIG;
+	}
+	if (res) {
+		res->sizes = calloc(n_sizes, sizeof(*res->sizes));
+		if (!res->sizes) {
+			free(local);
+			return -ENOMEM;
+		}
+	}
+	for (size_t s = 0; s < n_sizes && !e; s++) {
+		static const struct mrc_coll_ops cops = { coll_post };
+		struct mrc_coll_params cp = {
+			.pattern = (enum mrc_coll_pattern)t->pattern,
+			.algo = coll_algo(t),
+			.dtype = (enum mrc_dtype)t->dtype,
+			.nranks = w->nranks,
+			.count = sizes[s] / conf_dtype_size(t->dtype),
+			.root = t->root_host,
+			.seed = w->job->seed,
+			.verify = t->verify,
+			.local = local,
+		};
+		struct mrc_run_size *rs = NULL;
+		double sum = 0;
+		uint32_t n = 0;
+
+		e = mrc_coll_new(&cp, &cops, w, &w->coll);
+		if (e) {
+			snprintf(err, errlen, "collective %s of %llu B over %u ranks: %s",
+				mrc_coll_pattern_name(cp.pattern), (unsigned long long)sizes[s],
+				w->nranks, strerror(-e));
+			break;
+		}
+		if (res) {
+			rs = &res->sizes[res->n_sizes++];
+			rs->bytes = mrc_coll_bytes(w->coll);
+			rs->count = cp.count;
+			e = new_hist(&w->job->output.hist, &rs->cct_ns);
+			if (e)
+				break;
+		}
+		e = exchange_mrs(w, (uint32_t)s);
+		for (uint32_t it = 0; !e && it < t->warmup + t->iterations; it++) {
+			bool warm = it < t->warmup;
+			struct mrc_run_iter ri = { .size_idx = (uint32_t)s, .iter = global_iter,
+				.warmup = warm };
+
+			e = run_iteration(w, global_iter++, warm, &ri);
+			if (e || !res)
+				continue;
+			struct mrc_run_iter *ni = realloc(res->iters, (res->n_iters + 1) * sizeof(*ni));
+
+			if (!ni) {
+				e = -ENOMEM;
+				break;
+			}
+			res->iters = ni;
+			res->iters[res->n_iters++] = ri;
+			if (!warm) {
+				mrc_hist_record(rs->cct_ns, (int64_t)(ri.cct_ps / 1000));
+				sum += (double)ri.cct_ps;
+				n++;
+				rs->wrong += ri.wrong;
+			}
+		}
+		if (!e && rs) {
+			rs->time_us = n ? sum / n / 1e6 : 0;
+			if (rs->time_us > 0) {
+				rs->algbw_gbs = (double)rs->bytes / (rs->time_us * 1e-6) / 1e9;
+				rs->busbw_gbs = rs->algbw_gbs *
+						mrc_coll_bus_factor(cp.pattern, w->nranks);
+			}
+		}
+		/* the engine keeps the MRs; the buffers stay until the job ends */
+		if (e)
+			break;
+		mrc_coll_free(w->coll);
+		w->coll = NULL;
+	}
+	free(local);
+	if (e && w->err)
+		snprintf(err, errlen, "%s", w->errmsg);
+	return e;
+}
+
+/* Workers: RESULT to rank 0. Rank 0: gathers and merges every rank's into @res. */
+static int gather(struct wr *w, struct mrc_run_result *res, char *err, size_t errlen)
+{
+	struct buf b = { 0 };
+	uint64_t retired = 0;
+	int e;
+
+	if (w->rank) {
+		if (pump_until(w, got_finish, "rendezvous: end of the job from h0"))
+			goto fail;
+		e = encode_result(w, &b);
+		if (!e)
+			e = rv_send(w, &w->conns[0], RV_RESULT, b.p, b.len);
+		free(b.p);
+		if (e && !w->err)
+			wr_fail(w, e, "results: %s", strerror(-e));
+		if (w->err)
+			goto fail;
+		return 0;
+	}
+	clear_got(w);
+	if (rv_bcast(w, RV_FINISH, NULL, 0))
+		goto fail;
+	e = encode_result(w, &b);
+	if (e) {
+		free(b.p);
+		wr_fail(w, e, "results: %s", strerror(-e));
+		goto fail;
+	}
+	res->evs = calloc(w->m.n_evs + 1, sizeof(*res->evs));
+	if (!res->evs) {
+		free(b.p);
+		return -ENOMEM;
+	}
+	res->n_evs = w->m.n_evs;
+	for (size_t i = 0; i < res->n_evs; i++) {
+		res->evs[i].ev = w->m.evs[i].ev;
+		res->evs[i].plane = mrc_srv6_ev_plane(&w->m.params.ev, w->m.evs[i].ev);
+		res->evs[i].spine = mrc_srv6_ev_spine(&w->m.params.ev, w->m.evs[i].ev) %
+				    w->job->fabric.t1;
+	}
+	e = merge_result(w, res, 0, b.p, b.len, &retired);
+	free(b.p);
+	if (e || pump_until(w, all_got, "rendezvous: results")) {
+		name_missing(w);
+		goto fail;
+	}
+	for (uint32_t r = 1; r < w->nranks; r++)
+		if (merge_result(w, res, r, w->result[r], w->result_len[r], &retired))
+			goto fail;
+	(void)retired;
+	return 0;
+fail:
+	snprintf(err, errlen, "%s", w->errmsg);
+	return w->err;
+}
+
+int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
+	struct mrc_run_result **out, uint32_t *rank_out, char *err, size_t errlen)
+{
+	struct wr w = { .job = job, .o = o, .lfd = -1 };
+	struct mrc_run_result *res = NULL;
+	const char *addr = o->rendezvous ? o->rendezvous : getenv("MRCGEN_RENDEZVOUS");
+	char defaddr[80];
+	struct timespec w0, w1;
+	struct rusage ru;
+	int e;
+
+	*out = NULL;
+	clock_gettime(CLOCK_MONOTONIC, &w0);
+	for (int p = 0; p < MRC_WIRERUN_MAX_PLANES; p++)
+		w.ports[p].tx_fd = w.ports[p].rx_fd = -1;
+	w.timeout_ns = (o->timeout_ms ? o->timeout_ms : 60000) * 1000000ull;
+	w.nranks = job->traffic.ranks ? job->traffic.ranks : conf_fabric_hosts(&job->fabric);
+	if (w.nranks < 2 || w.nranks > conf_fabric_hosts(&job->fabric)) {
+		snprintf(err, errlen, "traffic.ranks: %u ranks on %u hosts", w.nranks,
+			conf_fabric_hosts(&job->fabric));
+		return -EINVAL;
+	}
+	if (job->n_faults) {
+		snprintf(err, errlen, "faults: the wire driver injects no faults (yet): fault the "
+			 "fabric itself ('ip link set DEV down') and remove faults[] '%s'",
+			job->faults[0].target);
+		return -EINVAL;
+	}
+	e = mrc_wirerun_rank(o->host, w.nranks, &w.rank, err, errlen);
+	if (e)
+		return e;
+	*rank_out = w.rank;
+	e = mrc_wirerun_conf_hash(job, &w.hash);
+	if (e) {
+		snprintf(err, errlen, "config: hash: %s", strerror(-e));
+		return e;
+	}
+	if (!addr) {
+		snprintf(defaddr, sizeof(defaddr), "unix:/tmp/mrcgen-%016llx.sock",
+			(unsigned long long)w.hash);
+		addr = defaddr;
+	}
+	e = mrc_job_srv6(job, &w.m, err, errlen);
+	if (e)
+		return e;
+	e = -ENOMEM;
+	w.n_conns = w.rank ? 1 : w.nranks;
+	w.conns = calloc(w.n_conns, sizeof(*w.conns));
+	w.peer_of_qpn = calloc(w.nranks + 1, sizeof(uint32_t));
+	w.peer_rkey = calloc(w.nranks, sizeof(*w.peer_rkey));
+	w.mrtab_va = calloc(w.nranks, sizeof(*w.mrtab_va));
+	w.got = calloc(w.nranks, sizeof(bool));
+	w.done_ps = calloc(w.nranks, sizeof(uint64_t));
+	w.wrong = calloc(w.nranks, sizeof(uint64_t));
+	w.result = calloc(w.nranks, sizeof(*w.result));
+	w.result_len = calloc(w.nranks, sizeof(size_t));
+	if (!w.conns || !w.peer_of_qpn || !w.peer_rkey || !w.mrtab_va || !w.got || !w.done_ps ||
+		!w.wrong || !w.result || !w.result_len)
+		goto out;
+	for (size_t i = 0; i < w.n_conns; i++)
+		w.conns[i].fd = -1;
+	e = new_hist(&job->output.hist, &w.msg_ns);
+	e = e ?: new_hist(&job->output.hist, &w.step_ns);
+	e = e ?: new_hist(&job->output.hist, &w.rtt_ns);
+	if (e) {
+		snprintf(err, errlen, "output.hist: %s", strerror(-e));
+		goto out;
+	}
+	if (mkdir(job->output.dir, 0755) && errno != EEXIST) {
+		e = -errno;
+		snprintf(err, errlen, "output.dir: %s: %s", job->output.dir, strerror(errno));
+		goto out;
+	}
+	e = setup_ports(&w, err, errlen);
+	e = e ?: setup_loop(&w, err, errlen);
+	e = e ?: setup_ep(&w, err, errlen);
+	e = e ?: setup_captures(&w, err, errlen);
+	if (e)
+		goto out;
+	mrc_loop_run_once(w.loop, 0); /* arm the receives before any peer can send */
+	e = w.rank ? rv_join(&w, addr, err, errlen) : rv_listen(&w, addr, err, errlen);
+	if (e)
+		goto out;
+	if (w.rank == 0) {
+		res = calloc(1, sizeof(*res));
+		if (!res) {
+			e = -ENOMEM;
+			goto out;
+		}
+		res->nranks = w.nranks;
+		e = new_hist(&job->output.hist, &res->msg_ns);
+		e = e ?: new_hist(&job->output.hist, &res->step_ns);
+		e = e ?: new_hist(&job->output.hist, &res->rtt_ns);
+		if (e)
+			goto out;
+	}
+	e = run_sizes(&w, res, err, errlen);
+	e = e ?: gather(&w, res, err, errlen);
+	if (e)
+		goto out;
+	if (res) {
+		clock_gettime(CLOCK_MONOTONIC, &w1);
+		res->wall_s = (double)(w1.tv_sec - w0.tv_sec) +
+			      (double)(w1.tv_nsec - w0.tv_nsec) / 1e9;
+		res->sim_end_ps = (uint64_t)(res->wall_s * 1e12);
+		if (!getrusage(RUSAGE_SELF, &ru))
+			res->peak_rss_bytes = (size_t)ru.ru_maxrss * 1024;
+		*out = res;
+		res = NULL;
+	}
+out:
+	if (e && w.rank == 0 && w.conns) {
+		/* tell every connected rank why, so none waits for its timeout */
+		for (uint32_t r = 1; r < w.n_conns; r++) {
+			uint8_t hdr[5];
+			size_t l = strlen(err);
+
+			if (w.conns[r].fd < 0)
+				continue;
+			put_be32(hdr, (uint32_t)l + 1);
+			hdr[4] = RV_ABORT;
+			if (send(w.conns[r].fd, hdr, 5, MSG_NOSIGNAL | MSG_DONTWAIT) == 5)
+				send(w.conns[r].fd, err, l, MSG_NOSIGNAL | MSG_DONTWAIT);
+		}
+	}
+	for (size_t i = 0; w.conns && i < w.n_conns; i++) {
+		if (w.conns[i].fd >= 0)
+			close(w.conns[i].fd);
+		free(w.conns[i].buf);
+	}
+	if (w.lfd >= 0)
+		close(w.lfd);
+	if (w.rv_path[0])
+		unlink(w.rv_path);
+	for (size_t i = 0; i < w.n_taps; i++)
+		pcapw_close(w.taps[i].w);
+	free(w.taps);
+	mrc_coll_free(w.coll);
+	mrc_ep_free(w.ep);
+	mrc_loop_free(w.loop);
+	for (unsigned p = 0; p < MRC_WIRERUN_MAX_PLANES; p++)
+		mrc_sock_port_close(&w.ports[p]);
+	for (uint32_t r = 0; w.result && r < w.nranks; r++)
+		free(w.result[r]);
+	free(w.result);
+	free(w.result_len);
+	free(w.conns);
+	free(w.peer_of_qpn);
+	free(w.peer_rkey);
+	free(w.mrtab_va);
+	free(w.got);
+	free(w.done_ps);
+	free(w.wrong);
+	free(w.post_ns);
+	free(w.defq);
+	mrc_hist_free(w.msg_ns);
+	mrc_hist_free(w.step_ns);
+	mrc_hist_free(w.rtt_ns);
+	mrc_job_srv6_free(&w.m);
+	mrc_run_result_free(res);
+	return e;
+}
+
+/* ---- selftest ---- */
+
+#include "mrc/st.h"
+
+MRC_SELFTEST(wirerun)
+{
+	static const char *const vars[] = { "SLURM_PROCID", "SLURM_NTASKS",
+		"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMI_SIZE" };
+	char *saved[6], err[256], path[108];
+	struct sockaddr_storage ss;
+	struct conf_job a, b;
+	socklen_t sl;
+	uint64_t ha = 0, hb = 0, ha2 = 0;
+	uint32_t r = 99;
+
+	for (int i = 0; i < 6; i++) {
+		const char *v = getenv(vars[i]);
+
+		saved[i] = v ? strdup(v) : NULL;
+		unsetenv(vars[i]);
+	}
+	mrc_st_case(st, "rank from --host: h3 of 4 is 3; h4 and h03 are refused");
+	ST_EQ_I(st, mrc_wirerun_rank("h3", 4, &r, err, sizeof(err)), 0);
+	ST_EQ(st, r, 3);
+	ST_EQ_I(st, mrc_wirerun_rank("h4", 4, &r, err, sizeof(err)), -EINVAL);
+	ST_TRUE(st, strstr(err, "'h4' takes no part: the job has 4 ranks (h0..h3)") != NULL);
+	ST_EQ_I(st, mrc_wirerun_rank("h03", 4, &r, err, sizeof(err)), -EINVAL);
+	ST_EQ_I(st, mrc_wirerun_rank("x1", 4, &r, err, sizeof(err)), -EINVAL);
+
+	mrc_st_case(st, "rank from the launcher: Slurm first, then Open MPI, then PMI");
+	ST_EQ_I(st, mrc_wirerun_rank(NULL, 4, &r, err, sizeof(err)), -ENOENT);
+	setenv("PMI_RANK", "1", 1);
+	setenv("PMI_SIZE", "4", 1);
+	ST_EQ_I(st, mrc_wirerun_rank(NULL, 4, &r, err, sizeof(err)), 0);
+	ST_EQ(st, r, 1);
+	setenv("OMPI_COMM_WORLD_RANK", "2", 1);
+	setenv("OMPI_COMM_WORLD_SIZE", "4", 1);
+	ST_EQ_I(st, mrc_wirerun_rank(NULL, 4, &r, err, sizeof(err)), 0);
+	ST_EQ(st, r, 2);
+	setenv("SLURM_PROCID", "0", 1);
+	setenv("SLURM_NTASKS", "8", 1);
+	ST_EQ_I(st, mrc_wirerun_rank(NULL, 4, &r, err, sizeof(err)), -EINVAL);
+	ST_TRUE(st, strstr(err, "SLURM_NTASKS: the launcher starts '8' processes") != NULL);
+	setenv("SLURM_NTASKS", "4", 1);
+	ST_EQ_I(st, mrc_wirerun_rank(NULL, 4, &r, err, sizeof(err)), 0);
+	ST_EQ(st, r, 0);
+	ST_EQ_I(st, mrc_wirerun_rank("h3", 4, &r, err, sizeof(err)), 0); /* --host wins */
+	ST_EQ(st, r, 3);
+	for (int i = 0; i < 6; i++) {
+		if (saved[i])
+			setenv(vars[i], saved[i], 1);
+		else
+			unsetenv(vars[i]);
+		free(saved[i]);
+	}
+
+	mrc_st_case(st, "config hash: equal for equal configs, differs with the seed");
+	ST_EQ_I(st, conf_load_string("seed: 1\n", 8, "a", NULL, 0, &a, err, sizeof(err)), 0);
+	ST_EQ_I(st, conf_load_string("seed: 2\n", 8, "b", NULL, 0, &b, err, sizeof(err)), 0);
+	ST_EQ_I(st, mrc_wirerun_conf_hash(&a, &ha), 0);
+	ST_EQ_I(st, mrc_wirerun_conf_hash(&a, &ha2), 0);
+	ST_EQ_I(st, mrc_wirerun_conf_hash(&b, &hb), 0);
+	ST_EQ(st, ha, ha2);
+	ST_TRUE(st, ha != hb);
+	conf_free(&a);
+	conf_free(&b);
+
+	mrc_st_case(st, "rendezvous addresses: unix path, host:port, [v6]:port, refusals");
+	ST_EQ_I(st, rv_addr("unix:rv.sock", &ss, &sl, path, err, sizeof(err)), 0);
+	ST_EQ(st, ss.ss_family, AF_UNIX);
+	ST_TRUE(st, strcmp(path, "rv.sock") == 0);
+	ST_EQ_I(st, rv_addr("127.0.0.1:7000", &ss, &sl, path, err, sizeof(err)), 0);
+	ST_EQ(st, ss.ss_family, AF_INET);
+	ST_EQ(st, ntohs(((struct sockaddr_in *)&ss)->sin_port), 7000);
+	ST_EQ(st, path[0], 0);
+	ST_EQ_I(st, rv_addr("[::1]:7001", &ss, &sl, path, err, sizeof(err)), 0);
+	ST_EQ(st, ss.ss_family, AF_INET6);
+	ST_EQ(st, ntohs(((struct sockaddr_in6 *)&ss)->sin6_port), 7001);
+	ST_EQ_I(st, rv_addr("::1:7001", &ss, &sl, path, err, sizeof(err)), -EINVAL);
+	ST_EQ_I(st, rv_addr("nohostport", &ss, &sl, path, err, sizeof(err)), -EINVAL);
+	ST_EQ_I(st, rv_addr("unix:", &ss, &sl, path, err, sizeof(err)), -EINVAL);
+}
