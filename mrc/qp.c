@@ -994,16 +994,30 @@ static unsigned ctl_plane(const struct mrc_qp *qp, unsigned plane)
 	return plane;
 }
 
-/* Starts control packet @c answering on @plane; returns the plane it is to leave on. */
-static unsigned ctl_common(
-	struct mrc_qp *qp, unsigned plane, uint8_t opcode, uint64_t now_ps, struct mrc_pkt *c)
+/*
+ * Starts control packet @c answering on @plane; returns the plane it is to leave on. A
+ * SACK or NACK answering a packet that came over EV @echo (MRC_NO_EV: none) goes back over
+ * the same EV, hence the same spine: that path just carried a packet. A responder that
+ * sends no data of its own (one direction of a ring) never learns that its own control
+ * EV crosses a dead spine, so with a fixed control EV its SACKs were lost until the
+ * requester's ACK timeout.
+ */
+#define MRC_NO_EV UINT32_MAX
+static unsigned ctl_common(struct mrc_qp *qp, unsigned plane, uint8_t opcode, uint32_t echo,
+	uint64_t now_ps, struct mrc_pkt *c)
 {
+	unsigned in = plane;
+
 	plane = ctl_plane(qp, plane);
 	memset(c, 0, sizeof(*c));
 	c->opcode = opcode;
 	c->hop_limit = 64;
 	c->dscp = qp->env.qp->dscp_ctl;
-	c->ev = ctl_ev(qp, plane, now_ps);
+	if (echo != MRC_NO_EV && plane == in && !qp->roce &&
+		qp->env.ev_plane(qp->env.ctx, echo) == plane)
+		c->ev = echo;
+	else
+		c->ev = ctl_ev(qp, plane, now_ps);
 	c->dest_qp = qp->peer_qpn;
 	c->psn = psn_add(qp->epsn, -1);
 	return plane;
@@ -1019,7 +1033,7 @@ static void send_sack(struct mrc_qp *qp, unsigned plane, uint32_t psn, uint32_t 
 	uint32_t cack = psn_add(qp->epsn, -1);
 	int32_t rel = psn_diff(psn, cack), off = rel < 64 ? 0 : rel - 63;
 
-	plane = ctl_common(qp, plane, MRC_OP_SACK, now_ps, &c);
+	plane = ctl_common(qp, plane, MRC_OP_SACK, echo_ev, now_ps, &c);
 	s->m = m;
 	s->pr = pr;
 	s->ack_psn_offset = (int16_t)(rel > INT16_MAX	? INT16_MAX
@@ -1048,7 +1062,7 @@ static void send_nack(struct mrc_qp *qp, unsigned plane, uint32_t psn, uint8_t r
 {
 	struct mrc_pkt c;
 
-	plane = ctl_common(qp, plane, MRC_OP_NACK, now_ps, &c);
+	plane = ctl_common(qp, plane, MRC_OP_NACK, echo_ev, now_ps, &c);
 	c.neth.reason = reason;
 	c.neth.ev = echo_ev;
 	c.neth.spdcid = (uint16_t)qp->qpn;
@@ -1065,7 +1079,7 @@ static void send_seq_nak(struct mrc_qp *qp, unsigned plane, uint64_t now_ps)
 {
 	struct mrc_pkt c;
 
-	plane = ctl_common(qp, plane, MRC_OP_ACK, now_ps, &c);
+	plane = ctl_common(qp, plane, MRC_OP_ACK, MRC_NO_EV, now_ps, &c);
 	c.psn = qp->epsn;
 	c.aeth.syndrome = AETH_NAK_PSN_SEQ;
 	c.aeth.msn = qp->next_cmsn;
@@ -1416,7 +1430,7 @@ void mrc_qp_port_status(struct mrc_qp *qp, unsigned plane, bool up, uint64_t now
 	}
 	/* Port status update to the peer (ENDPOINT_REQUEST, WIRE.md "Opcodes"), so it moves
 	 * its traffic to us off this plane, or back onto it. */
-	ctl_common(qp, out, MRC_OP_EP_REQUEST, now_ps, &c);
+	ctl_common(qp, out, MRC_OP_EP_REQUEST, MRC_NO_EV, now_ps, &c);
 	c.erth.kind = MRC_EP_PORT_STATUS;
 	c.erth.plane = (uint8_t)plane;
 	c.erth.port_up = up;
