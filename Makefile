@@ -12,7 +12,7 @@ DEPS_BUILD := build-essential pkg-config liburing-dev libyaml-dev libpcap-dev zl
 DEPS_TEST  := tcl tcllib tshark iproute2 gnuplot-nox default-jre-headless \
 	libhdrhistogram-java clang libclang-rt-14-dev
 
-CFLAGS  ?= -O2 -g
+CFLAGS  ?= -O3 -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
 XCFLAGS := -std=gnu11 $(WARN) -iquote . -D_GNU_SOURCE $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
