@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct mrc_srv6_node node;
-	struct mrc_srv6_srh srh;
+	struct mrc_srh srh;
 	uint8_t *pkt;
 	char *s;
 	int r, steps = 0;
@@ -45,13 +45,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(pkt, data, size);
 	r = mrc_srv6_srh_end(pkt, size);
 	(void)r;
-	if (size > 40 && mrc_srv6_srh_parse(data + 40, size - 40, &srh) == 0) {
+	if (size > 40 && mrc_wire_srh_decode(data + 40, size - 40, &srh) > 0) {
 		struct mrc_ip6 seg;
 
 		if (srh.len > size - 40 || srh.segments_left > srh.last_entry + 1)
 			abort();
 		for (unsigned i = 0; i <= srh.last_entry; i++)
-			mrc_srv6_srh_seg(&srh, i, &seg);
+			mrc_wire_srh_segment(&srh, i, &seg);
 	}
 	free(pkt);
 	s = malloc(size + 1);
