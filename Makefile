@@ -122,6 +122,9 @@ fuzz-%: build/fuzz/fuzz_% | harness/fuzz/corpus/%
 
 fuzz: $(FUZZ_TARGETS:%=fuzz-%)
 
+# generated seed corpora and generators are kept, never removed as intermediates
+.PRECIOUS: harness/fuzz/corpus/% build/fuzz/gen_corpus_% build/fuzz/fuzz_%
+
 clean:
 	rm -rf build mrcgen harness/out
 
