@@ -1068,7 +1068,7 @@ int conf_defaults(struct conf_job *job)
 	m->qp.retry_linear = 7;
 	m->qp.retry_exp = 7;
 	m->mtu = 4096;
-	m->reorder_threshold = 64;
+	m->reorder_threshold = 1024;
 	m->sack_every_bytes = 64 * 1024;
 	m->skip_hold_ps = 0;
 	m->probe_backoff_ps = 100000000;	/* 100 us */

@@ -121,7 +121,7 @@ void mrc_qp_params_default(struct mrc_qp_params *p)
 	p->timeout = 14;
 	p->retry_linear = 3;
 	p->retry_exp = 4;
-	p->reorder_threshold = 64;
+	p->reorder_threshold = 1024;
 	p->sack_every_bytes = 65536;
 	p->start_psn = 0;
 	p->sq_depth = 64;

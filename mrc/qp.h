@@ -6,7 +6,9 @@
  * endpoint (mrc/ep) owns bytes, planes and scheduling. Pure: time is an input in ps.
  *
  * Policies (each a WIRE.md rule made concrete; knobs in struct mrc_qp_params):
- * - Loss: a sent, unacknowledged PSN is lost once reorder_threshold PSNs sent after it
+ * - Loss: time-based (RACK, RFC 8985 §6.2) — a packet sent after it was acknowledged and
+ *   two reorder windows (RTTs) passed — with a tail loss probe (RFC 8985 §7); or by count:
+ *   a sent, unacknowledged PSN is lost once reorder_threshold PSNs sent after it
  *   are acknowledged (send order, so retransmissions restart the count), or when the ACK
  *   timeout fires. Its EV goes ASSUMED_BAD on that first loss (subject to ev_min_active),
  *   and the PSN is queued for one retransmission, together with every other PSN still
@@ -83,7 +85,7 @@ struct mrc_qp_params {
 };
 
 /* Fills @p with mrcgen's defaults, those of the config loader (transport MRC, mtu 4096, mpr 8, timeout
- * 14 = 16.78 ms, 3 linear and 4 exponential retries, reorder threshold 64, SACK every
+ * 14 = 16.78 ms, 3 linear and 4 exponential retries, reorder threshold 1024, SACK every
  * 64 KiB, start PSN 0, sq_depth 64 (max_wimm), NACK backoff 10 us, DSCP 26/28/46, TSETH). */
 void mrc_qp_params_default(struct mrc_qp_params *p);
 
