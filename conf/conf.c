@@ -1802,6 +1802,26 @@ static int check_fault(struct ld *ld, const struct tnode *map, void *obj, const 
 		if (!v && need)
 			return TERR(ld, map, sub, "action %s needs '%s'", act, params[i].key);
 	}
+	/* what a fault can hit (the simulator's fabric and the wire driver's endpoints) */
+	{
+		const struct conf_node *n = &fa->node;
+		bool link = n->kind == CONF_NODE_LINK_T0_T1 || n->kind == CONF_NODE_LINK_HOST_T0;
+
+		path_key(sub, path, "target");
+		if (n->kind == CONF_NODE_HOST)
+			return TERR(ld, tget(map, "target"), sub,
+				"a whole host cannot be faulted: name its NIC ports (h%u.p0 ...) '%s'",
+				n->host, fa->target);
+		if (!link && fa->action != CONF_FA_DOWN && fa->action != CONF_FA_UP)
+			return TERR(ld, tget(map, "target"), sub,
+				"action %s needs a link (p0.t0.1-p0.t1.2, h3.p0-p0.t0.0) '%s'", act,
+				fa->target);
+		if (fa->action == CONF_FA_BLACKHOLE && n->kind == CONF_NODE_LINK_HOST_T0 &&
+			!n->reverse)
+			return TERR(ld, tget(map, "target"), sub,
+				"a host has no static routes: write the T0 first to blackhole its route "
+				"to the port '%s'", fa->target);
+	}
 	if (fa->action == CONF_FA_FLAP && !(fa->duty > 0 && fa->duty < 1)) {
 		path_key(sub, path, "duty");
 		return TERR(ld, tget(map, "duty"), sub, "out of range (0..1 exclusive) '%s'",
