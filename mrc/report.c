@@ -117,6 +117,8 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 		o = json_object();
 		json_object_set_new(o, "bytes", json_integer((json_int_t)res->sizes[it->size_idx].bytes));
 		json_object_set_new(o, "iter", json_integer(it->iter));
+		json_object_set_new(o, "measured", it->warmup ? json_null() :
+							json_integer(it->measured));
 		json_object_set_new(o, "warmup", json_boolean(it->warmup));
 		json_object_set_new(o, "start_us", json_real((double)it->start_ps / PS_US));
 		json_object_set_new(o, "cct_us", json_real((double)it->cct_ps / PS_US));
@@ -142,7 +144,9 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 
 		o = json_object();
 		json_object_set_new(o, "at_us", json_real((double)rf->at_ps / PS_US));
-		json_object_set_new(o, "iteration", json_integer(rf->iter));
+		json_object_set_new(o, "iteration", rf->in_warmup ? json_null() :
+							   json_integer(rf->measured));
+		json_object_set_new(o, "global_iteration", json_integer(rf->iter));
 		json_object_set_new(o, "action", json_string(rf->action));
 		json_object_set_new(o, "target", json_string(rf->target));
 		json_object_set_new(o, "first_ev_retired_us", rf->first_retire_ps < 0 ? json_null() :
@@ -439,14 +443,19 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 			"CCT infl", "straggler");
 		for (size_t i = 0; i < res->n_faults; i++) {
 			const struct mrc_run_fault *rf = &res->faults[i];
-			char a[32] = "-", b[32] = "-";
+			char a[32] = "-", b[32] = "-", itn[16];
 
+			/* the measured iteration, numbered as faults' at_iteration; "wK" in warmup */
+			if (rf->in_warmup)
+				snprintf(itn, sizeof(itn), "w%u", rf->iter);
+			else
+				snprintf(itn, sizeof(itn), "%u", rf->measured);
 			if (rf->first_retire_ps >= 0)
 				snprintf(a, sizeof(a), "%.2f us", (double)rf->first_retire_ps / PS_US);
 			if (rf->recovery_ps >= 0)
 				snprintf(b, sizeof(b), "%.1f us", (double)rf->recovery_ps / PS_US);
-			fprintf(f, "#  %10.1f %5u %-13s %-18s %12s %12s %10llu %8.1f%% %9s%u\n",
-				(double)rf->at_ps / PS_US, rf->iter, rf->action, rf->target, a, b,
+			fprintf(f, "#  %10.1f %5s %-13s %-18s %12s %12s %10llu %8.1f%% %9s%u\n",
+				(double)rf->at_ps / PS_US, itn, rf->action, rf->target, a, b,
 				(unsigned long long)rf->rtx_bytes, rf->cct_inflation * 100, "h",
 				rf->straggler_rank);
 		}

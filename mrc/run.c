@@ -927,6 +927,7 @@ static int run_iteration(struct run *r, uint32_t size_idx, uint32_t it, bool war
 	memset(ri, 0, sizeof(*ri));
 	ri->size_idx = size_idx;
 	ri->iter = global_iter;
+	ri->measured = it;
 	ri->warmup = warmup;
 	ri->start_ps = start;
 	r->measuring = !warmup;
@@ -978,7 +979,16 @@ static int run_iteration(struct run *r, uint32_t size_idx, uint32_t it, bool war
 static void finish_faults(struct run *r)
 {
 	struct mrc_run_result *res = r->res;
-	double clean_sum = 0, clean_n = 0, clean_bytes = 0, clean_bins = 0;
+	double clean_bytes = 0, clean_bins = 0;
+	/* fault-free mean CCT per size: a sweep's sizes are not comparable */
+	double *clean_sum = calloc(res->n_sizes + 1, sizeof(double));
+	double *clean_n = calloc(res->n_sizes + 1, sizeof(double));
+
+	if (!clean_sum || !clean_n) {
+		free(clean_sum);
+		free(clean_n);
+		return;
+	}
 
 	/* which iterations ran with a fault in force: from a fault to what clears it */
 	for (size_t i = 0; i < res->n_iters; i++) {
@@ -995,8 +1005,8 @@ static void finish_faults(struct run *r)
 				it->degraded = true;
 		if (it->warmup || it->degraded)
 			continue;
-		clean_sum += (double)it->cct_ps;
-		clean_n++;
+		clean_sum[it->size_idx] += (double)it->cct_ps;
+		clean_n[it->size_idx]++;
 		/* the clean goodput level: mean bytes per whole bin inside clean iterations */
 		for (uint64_t t = it->start_ps; res->bin_ps && t + res->bin_ps <= end;
 			t += res->bin_ps) {
@@ -1032,8 +1042,14 @@ static void finish_faults(struct run *r)
 						it->rtx_bytes_end - rf->rtx_bytes : 0;
 		else
 			rf->rtx_bytes = 0;
-		if (it && clean_n)
-			rf->cct_inflation = (double)it->cct_ps / (clean_sum / clean_n) - 1.0;
+		if (it) {
+			rf->measured = it->measured;
+			rf->in_warmup = it->warmup;
+		}
+		if (it && clean_n[it->size_idx] && it->cct_ps)
+			rf->cct_inflation = (double)it->cct_ps /
+						    (clean_sum[it->size_idx] / clean_n[it->size_idx]) -
+					    1.0;
 		if (it) {
 			rf->straggler_rank = it->slowest_rank;
 			rf->straggler_step = it->slowest_step;
@@ -1064,6 +1080,8 @@ static void finish_faults(struct run *r)
 				"its iteration ended within 3 goodput bins of it" :
 				"goodput stayed below 95% of the capacity left until its iteration ended";
 	}
+	free(clean_sum);
+	free(clean_n);
 }
 
 static void collect_stats(struct run *r)

@@ -17,7 +17,9 @@
 
 /* One iteration of one size. Times in ps of virtual time. */
 struct mrc_run_iter {
-	uint32_t size_idx, iter;     /* iter counts warmup iterations first */
+	uint32_t size_idx, iter;     /* iter: global index, warmup iterations of every size counted */
+	uint32_t measured;	     /* index among its size's measured iterations (the number
+				      * faults' at_iteration uses); meaningless for warmup */
 	bool warmup;
 	uint64_t start_ps, cct_ps;   /* CCT: start to the last rank's completion */
 	uint64_t wrong;		     /* wrong elements over all ranks (nccl-tests #wrong) */
@@ -45,6 +47,8 @@ struct mrc_run_size {
 struct mrc_run_fault {
 	uint64_t at_ps;
 	uint32_t iter;		/* global iteration index it fell in */
+	uint32_t measured;	/* that iteration's measured index (at_iteration's numbering) */
+	bool in_warmup;		/* it fell in a warmup iteration */
 	char action[16], target[48];
 	bool clears;		/* it ends a fault (up, clear, a duration's revert) */
 	int64_t first_retire_ps;   /* first EV to ASSUMED_BAD after the fault */
