@@ -387,6 +387,14 @@ static enum mrc_epf_verdict st_tx(struct mrc_epf *e, struct mrc_epf_pkt p, uint6
 	return mrc_epf_tx(e, &p, now, &rel);
 }
 
+/* Sends @p at each of @n times @at and checks it is dropped exactly when @drop says. */
+static void st_timeline(struct mrc_st *st, struct mrc_epf *e, struct mrc_epf_pkt p,
+	const uint64_t *at, const bool *drop, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		ST_EQ_I(st, st_tx(e, p, at[i]), drop[i] ? MRC_EPF_DROP : MRC_EPF_PASS);
+}
+
 MRC_SELFTEST(epfault)
 {
 	struct mrc_epf *e;
@@ -537,10 +545,9 @@ MRC_SELFTEST(epfault)
 		f[1].has_at = false, f[1].has_at_iteration = true, f[1].at_iteration = 3;
 		ST_EQ_I(st, mrc_epf_new(&st_params, f, 3, &e, err, sizeof(err)), 0);
 		mrc_epf_start(e, 100);
-		ST_EQ_I(st, st_tx(e, p, 10000099), MRC_EPF_PASS);
-		ST_EQ_I(st, st_tx(e, p, 10000100), MRC_EPF_DROP);
-		ST_EQ_I(st, st_tx(e, p, 15000099), MRC_EPF_DROP);
-		ST_EQ_I(st, st_tx(e, p, 15000100), MRC_EPF_PASS);
+		/* down from 100 + 10us for 5us: [10000100, 15000100) */
+		st_timeline(st, e, p, (const uint64_t[]){ 10000099, 10000100, 15000099, 15000100 },
+			(const bool[]){ 0, 1, 1, 0 }, 4);
 		mrc_epf_iteration(e, 1, 20000000);
 		ST_EQ_I(st, st_tx(e, p, 20000000), MRC_EPF_PASS);
 		mrc_epf_iteration(e, 2, 30000000);
@@ -557,10 +564,8 @@ MRC_SELFTEST(epfault)
 		f[0].duty = 0.3;
 		ST_EQ_I(st, mrc_epf_new(&st_params, f, 1, &e, err, sizeof(err)), 0);
 		mrc_epf_start(e, 0);
-		ST_EQ_I(st, st_tx(e, p, 2999999), MRC_EPF_DROP);
-		ST_EQ_I(st, st_tx(e, p, 3000000), MRC_EPF_PASS);
-		ST_EQ_I(st, st_tx(e, p, 12000000), MRC_EPF_DROP);
-		ST_EQ_I(st, st_tx(e, p, 19999999), MRC_EPF_PASS);
+		st_timeline(st, e, p, (const uint64_t[]){ 2999999, 3000000, 12000000, 19999999 },
+			(const bool[]){ 1, 0, 1, 0 }, 4);
 		mrc_epf_free(e);
 	}
 
