@@ -5,6 +5,7 @@
 #include "mrc/bytes.h"
 #include "mrc/coll.h"
 #include "mrc/ep.h"
+#include "mrc/epfault.h"
 #include "mrc/hist.h"
 #include "mrc/job.h"
 #include "mrc/loop.h"
@@ -113,6 +114,10 @@ struct wr {
 	size_t n_def, cap_def;
 	bool measuring;
 	uint64_t evs_retired;
+	/* endpoint faults (NULL without faults:) */
+	struct mrc_epf *epf;
+	struct mrc_wire_cfg dcfg;	/* decode for the fault hooks: no checks */
+	uint32_t measured_iter;		/* of the current size, for at_iteration */
 	/* outputs */
 	struct tap *taps;
 	size_t n_taps;
@@ -826,6 +831,9 @@ static int coll_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, co
 	return 0;
 }
 
+static int epf_pkt(struct wr *w, const uint8_t *buf, size_t len, bool outer,
+	struct mrc_epf_pkt *fp);
+
 static void on_rx(void *ctx, int sock_idx, const uint8_t *buf, size_t len,
 	const struct mrc_loop_rx_info *info)
 {
@@ -836,7 +844,67 @@ static void on_rx(void *ctx, int sock_idx, const uint8_t *buf, size_t len,
 	for (size_t i = 0; i < w->n_taps; i++)
 		if (w->taps[i].ingress && w->taps[i].plane == plane)
 			pcapw_write(w->taps[i].w, real_ns(), buf, len);
+	if (w->epf) {
+		uint8_t cut[MRC_PKT_MAX];
+		struct mrc_epf_pkt fp;
+		uint64_t now = mono_ns() * 1000;
+
+		if (epf_pkt(w, buf, len, false, &fp) == 0 &&
+			mrc_epf_rx(w->epf, &fp, now, &ce) == MRC_EPF_TRIM && len <= sizeof(cut)) {
+			int n;
+
+			memcpy(cut, buf, len);
+			n = mrc_wire_trim(cut, len, w->job->fabric.trim_size_bytes,
+				w->dcfg.dscp_trimmed);
+			if (n > 0) {
+				mrc_ep_on_rx(w->ep, (unsigned)plane, cut, (size_t)n, ce, now);
+				return;
+			}
+		}
+	}
 	mrc_ep_on_rx(w->ep, (unsigned)plane, buf, len, ce, mono_ns() * 1000);
+}
+
+/* Sends @n bytes of @pkt on plane @p: egress captures, then the kernel. */
+static void send_pkt(struct wr *w, unsigned p, const uint8_t *pkt, size_t n)
+{
+	struct sockaddr_in6 sa;
+
+	if (mrc_sock_dst_of(pkt, n, &sa))
+		return;
+	for (size_t i = 0; i < w->n_taps; i++)
+		if (w->taps[i].egress && w->taps[i].plane == (int)p)
+			pcapw_write(w->taps[i].w, real_ns(), pkt, n);
+	mrc_loop_send(w->loop, w->tx_idx[p], pkt, n, &sa);
+}
+
+/* Sends the delayed packets that are due, while the send pool has room. */
+static void tx_due(struct wr *w)
+{
+	uint8_t pkt[MRC_PKT_MAX];
+	unsigned p;
+	int n;
+
+	while (mrc_loop_tx_inflight(w->loop) < WR_TX_SLOTS &&
+		(n = mrc_epf_due(w->epf, mono_ns() * 1000, pkt, sizeof(pkt), &p)) > 0)
+		send_pkt(w, p, pkt, (size_t)n);
+}
+
+/* The fault hook's view of a packet leaving (@outer) or reaching this host. */
+static int epf_pkt(struct wr *w, const uint8_t *buf, size_t len, bool outer,
+	struct mrc_epf_pkt *fp)
+{
+	struct mrc_pkt k;
+	uint32_t t1 = w->job->fabric.t1;
+
+	if (mrc_wire_decode(&w->dcfg, buf, len, outer, &k) != MRC_WIRE_OK)
+		return -EINVAL;
+	/* inner port addresses end in plane : host : 1 (srv6.h mrc_srv6_host_addr) */
+	fp->plane = mrc_srv6_ev_plane(&w->m.params.ev, k.ev);
+	fp->spine = mrc_srv6_ev_spine(&w->m.params.ev, k.ev) % (t1 ? t1 : 1);
+	fp->src = get_be16(k.src.b + 12);
+	fp->dst = get_be16(k.dst.b + 12);
+	return 0;
 }
 
 /* Pulls packets from every plane in turn while the send pool has room. */
@@ -845,24 +913,34 @@ static void tx_all(struct wr *w)
 	uint8_t pkt[MRC_PKT_MAX];
 	bool more = true;
 
+	if (w->epf)
+		tx_due(w);
 	while (more && mrc_loop_tx_inflight(w->loop) < WR_TX_SLOTS) {
 		more = false;
 		for (unsigned p = 0; p < w->planes; p++) {
-			struct sockaddr_in6 sa;
+			struct mrc_epf_pkt fp;
+			uint64_t now, rel;
 			int n;
 
 			if (mrc_loop_tx_inflight(w->loop) >= WR_TX_SLOTS)
 				break;
-			n = mrc_ep_tx(w->ep, p, mono_ns() * 1000, pkt, sizeof(pkt));
+			now = mono_ns() * 1000;
+			n = mrc_ep_tx(w->ep, p, now, pkt, sizeof(pkt));
 			if (n <= 0)
 				continue;
 			more = true;
-			if (mrc_sock_dst_of(pkt, (size_t)n, &sa))
-				continue;
-			for (size_t i = 0; i < w->n_taps; i++)
-				if (w->taps[i].egress && w->taps[i].plane == (int)p)
-					pcapw_write(w->taps[i].w, real_ns(), pkt, (size_t)n);
-			mrc_loop_send(w->loop, w->tx_idx[p], pkt, (size_t)n, &sa);
+			if (w->epf && epf_pkt(w, pkt, (size_t)n, true, &fp) == 0) {
+				switch (mrc_epf_tx(w->epf, &fp, now, &rel)) {
+				case MRC_EPF_DROP:
+					continue;
+				case MRC_EPF_DELAY:
+					mrc_epf_hold(w->epf, p, pkt, (size_t)n, rel);
+					continue;
+				default:
+					break;
+				}
+			}
+			send_pkt(w, p, pkt, (size_t)n);
 		}
 	}
 }
@@ -877,6 +955,8 @@ static void pump(struct wr *w, uint64_t max_wait_ns)
 	tx_all(w);
 	now = mono_ns();
 	t = mrc_ep_next_timer(w->ep);
+	if (w->epf && mrc_epf_next_release(w->epf) < t)
+		t = mrc_epf_next_release(w->epf);
 	if (t != UINT64_MAX) {
 		uint64_t t_ns = t / 1000;
 
@@ -1027,6 +1107,8 @@ static int setup_ep(struct wr *w, char *err, size_t errlen)
 	p.seed = w->job->seed * 0x9E3779B97F4A7C15ull + w->rank;
 	p.path = ep_path;
 	p.ev_plane = ep_ev_plane;
+	w->dcfg = p.wire;
+	w->dcfg.check_icrc = w->dcfg.check_csum = false;
 	e = mrc_ep_new(&p, &ops, w, &w->ep);
 	mrc_run_ep_params_free(&p);
 	if (e) {
@@ -1053,6 +1135,24 @@ static int setup_ep(struct wr *w, char *err, size_t errlen)
 		w->peer_of_qpn[qpn] = peer;
 	}
 	return 0;
+}
+
+/* The faults: timeline at this endpoint (mrc/epfault.h), each host with its own draws. */
+static int setup_faults(struct wr *w, char *err, size_t errlen)
+{
+	const struct conf_job *j = w->job;
+	struct mrc_epf_params p = {
+		.planes = j->fabric.planes, .t0 = j->fabric.t0, .t1 = j->fabric.t1,
+		.hosts_per_t0 = j->fabric.hosts_per_t0,
+		.seed = j->seed * 0xD1B54A32D192ED03ull + w->rank,
+		.trim = j->fabric.trim, .trim_size = (uint32_t)j->fabric.trim_size_bytes,
+		.dscp_trimmed = j->mrc.dscp.trimmed, .link_rate_bps = j->fabric.link_rate_bps,
+		.ecn_threshold_bytes = j->fabric.ecn_threshold_bytes,
+	};
+
+	if (!j->n_faults)
+		return 0;
+	return mrc_epf_new(&p, j->faults, j->n_faults, &w->epf, err, errlen);
 }
 
 static int setup_captures(struct wr *w, char *err, size_t errlen)
@@ -1418,6 +1518,10 @@ static int run_iteration(struct wr *w, uint32_t global_iter, bool warmup,
 	}
 	w->measuring = !warmup;
 	go_ns = mono_ns();
+	if (w->epf && global_iter == 0)
+		mrc_epf_start(w->epf, go_ns * 1000);
+	if (w->epf && !warmup)
+		mrc_epf_iteration(w->epf, w->measured_iter, go_ns * 1000);
 	for (size_t i = 0; i < w->n_def; i++) {
 		struct deferred *d = &w->defq[i];
 		int e = post_now(w, &d->x, d->src, d->va, d->imm, d->wr_id);
@@ -1535,6 +1639,7 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 			struct mrc_run_iter ri = { .size_idx = (uint32_t)s, .iter = global_iter,
 				.warmup = warm };
 
+			w->measured_iter = warm ? 0 : it - t->warmup;
 			e = run_iteration(w, global_iter++, warm, &ri);
 			if (e || !res)
 				continue;
@@ -1652,12 +1757,6 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 			conf_fabric_hosts(&job->fabric));
 		return -EINVAL;
 	}
-	if (job->n_faults) {
-		snprintf(err, errlen, "faults: the wire driver injects no faults (yet): fault the "
-			 "fabric itself ('ip link set DEV down') and remove faults[] '%s'",
-			job->faults[0].target);
-		return -EINVAL;
-	}
 	e = mrc_wirerun_rank(o->host, w.nranks, &w.rank, err, errlen);
 	if (e)
 		return e;
@@ -1703,7 +1802,8 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 		snprintf(err, errlen, "output.dir: %s: %s", job->output.dir, strerror(errno));
 		goto out;
 	}
-	e = setup_ports(&w, err, errlen);
+	e = setup_faults(&w, err, errlen);
+	e = e ?: setup_ports(&w, err, errlen);
 	e = e ?: setup_loop(&w, err, errlen);
 	e = e ?: setup_ep(&w, err, errlen);
 	e = e ?: setup_captures(&w, err, errlen);
@@ -1768,6 +1868,16 @@ out:
 		pcapw_close(w.taps[i].w);
 	free(w.taps);
 	mrc_coll_free(w.coll);
+	if (w.epf) {
+		const struct mrc_epf_stats *fs = mrc_epf_stats(w.epf);
+
+		fprintf(stderr, "h%u: endpoint faults: dropped %llu, delayed %llu (queue full "
+			"%llu), trimmed %llu, CE-marked %llu\n", w.rank,
+			(unsigned long long)fs->dropped, (unsigned long long)fs->delayed,
+			(unsigned long long)fs->queue_full, (unsigned long long)fs->trimmed,
+			(unsigned long long)fs->ce_marked);
+	}
+	mrc_epf_free(w.epf);
 	mrc_ep_free(w.ep);
 	mrc_loop_free(w.loop);
 	for (unsigned p = 0; p < MRC_WIRERUN_MAX_PLANES; p++)

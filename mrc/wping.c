@@ -5,6 +5,7 @@
 #include "mrc/bytes.h"
 #include "mrc/loop.h"
 #include "mrc/sock.h"
+#include "mrc/wire.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,110 +20,43 @@
 #define WP_PKT_LEN   (MRC_IP6_HLEN + WP_INNER_LEN)
 #define WP_ECT0	     2
 
-/* RFC 8200 §8.1 checksum of the UDP datagram @udp (@len bytes) between @src and @dst. */
-static uint16_t udp6_csum(const uint8_t *src, const uint8_t *dst, const uint8_t *udp, size_t len)
-{
-	uint32_t sum = 0;
-
-	for (int i = 0; i < 16; i += 2)
-		sum += get_be16(src + i) + get_be16(dst + i);
-	sum += (uint32_t)len + 17;
-	for (size_t i = 0; i + 1 < len; i += 2)
-		sum += get_be16(udp + i);
-	if (len & 1)
-		sum += (uint32_t)udp[len - 1] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	sum = ~sum & 0xffff;
-	return sum ? (uint16_t)sum : 0xffff;
-}
-
-/* CRC-32 (IEEE 802.3, reflected 0xEDB88320) register update, bit by bit. */
-static uint32_t crc32_bits(uint32_t crc, const uint8_t *p, size_t n)
-{
-	while (n--) {
-		crc ^= *p++;
-		for (int k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0xEDB88320u & -(crc & 1));
-	}
-	return crc;
-}
-
-/*
- * RoCEv2 ICRC over the inner packet (@len bytes before the ICRC): 8 bytes of 1s stand for
- * the absent LRH, then the packet with the variant fields set to 1s — IPv6 traffic class,
- * flow label and hop limit, the UDP checksum, BTH byte 4 (WIRE.md "ICRC").
- */
-static uint32_t icrc(const uint8_t *ip6, size_t len)
-{
-	static const uint8_t ones[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	uint8_t h[MRC_IP6_HLEN + MRC_UDP_HLEN + MRC_BTH_LEN];
-	uint32_t crc;
-
-	memcpy(h, ip6, sizeof(h));
-	h[0] |= 0x0f;
-	h[1] = h[2] = h[3] = 0xff;
-	h[7] = 0xff;
-	h[MRC_IP6_HLEN + 6] = h[MRC_IP6_HLEN + 7] = 0xff;
-	h[MRC_IP6_HLEN + MRC_UDP_HLEN + 4] = 0xff;
-	crc = crc32_bits(~0u, ones, sizeof(ones));
-	crc = crc32_bits(crc, h, sizeof(h));
-	crc = crc32_bits(crc, ip6 + sizeof(h), len - sizeof(h));
-	return ~crc;
-}
-
-static void put_ip6(uint8_t *h, uint8_t tclass, uint32_t flow, uint16_t plen, uint8_t nh,
-	const struct mrc_ip6 *src, const struct mrc_ip6 *dst)
-{
-	put_be32(h, 6u << 28 | (uint32_t)tclass << 20 | (flow & 0xfffff));
-	put_be16(h + 4, plen);
-	h[6] = nh;
-	h[7] = 64;
-	memcpy(h + 8, src->b, 16);
-	memcpy(h + 24, dst->b, 16);
-}
-
 int mrc_wping_build(const struct mrc_srv6_path *path, uint16_t probe_id, uint16_t tx_ts,
 	uint8_t *buf, size_t cap)
 {
-	uint8_t *in = buf + MRC_IP6_HLEN, *udp = in + MRC_IP6_HLEN, *bth = udp + MRC_UDP_HLEN;
-	uint8_t *peth = bth + MRC_BTH_LEN;
-	uint32_t flow = path->ev & 0xffff;
-	size_t udp_len = MRC_UDP_HLEN + MRC_BTH_LEN + MRC_PETH_LEN + MRC_ICRC_LEN;
-	uint32_t crc;
+	struct mrc_wire_cfg cfg;
+	struct mrc_pkt p;
 
 	if (cap < WP_PKT_LEN)
 		return -ENOSPC;
-	memset(buf, 0, WP_PKT_LEN);
-	put_ip6(buf, WP_ECT0, flow, WP_INNER_LEN, 41, &path->src_addr, &path->container);
-	put_ip6(in, WP_ECT0, flow, (uint16_t)udp_len, 17, &path->src_addr, &path->dst_addr);
-	put_be16(udp, (uint16_t)(path->ev >> 16));
-	put_be16(udp + 2, MRC_UDP_PORT);
-	put_be16(udp + 4, (uint16_t)udp_len);
-	bth[0] = MRC_OP_PROBE;
-	put_be16(bth + 2, 0xffff); /* default P_Key */
-	/* DestQP 0, flags 0, PSN 0: a probe consumes no PSN */
-	put_be16(peth + 4, probe_id);
-	put_be16(peth + 12, tx_ts);
-	crc = icrc(in, WP_INNER_LEN - MRC_ICRC_LEN);
-	in[WP_INNER_LEN - 4] = (uint8_t)crc;
-	in[WP_INNER_LEN - 3] = (uint8_t)(crc >> 8);
-	in[WP_INNER_LEN - 2] = (uint8_t)(crc >> 16);
-	in[WP_INNER_LEN - 1] = (uint8_t)(crc >> 24);
-	put_be16(udp + 6, udp6_csum(in + 8, in + 24, udp, udp_len));
-	return WP_PKT_LEN;
+	mrc_wire_cfg_default(&cfg);
+	memset(&p, 0, sizeof(p));
+	p.outer_src = path->src_addr;
+	p.outer_dst = path->container;
+	p.ecn = WP_ECT0;
+	p.src = path->src_addr;
+	p.dst = path->dst_addr;
+	p.ev = path->ev;
+	p.opcode = MRC_OP_PROBE;
+	p.pkey = 0xffff; /* default P_Key; DestQP 0, PSN 0: a probe consumes no PSN */
+	p.peth.probe_id = probe_id;
+	p.peth.tx_ts = tx_ts;
+	return mrc_wire_encode(&cfg, &p, buf, cap);
 }
 
 int mrc_wping_probe_id(const uint8_t *inner, size_t len, uint16_t *probe_id)
 {
-	size_t peth = MRC_IP6_HLEN + MRC_UDP_HLEN + MRC_BTH_LEN;
+	struct mrc_wire_cfg cfg;
+	struct mrc_pkt p;
 
-	if (len < peth + MRC_PETH_LEN)
+	/* the id alone: a damaged probe still matches and is then reported corrupt */
+	mrc_wire_cfg_default(&cfg);
+	cfg.check_icrc = cfg.check_csum = false;
+	if (len < MRC_IP6_HLEN + MRC_UDP_HLEN + MRC_BTH_LEN + MRC_PETH_LEN)
 		return -EMSGSIZE;
-	if (inner[0] >> 4 != 6 || inner[6] != 17 || get_be16(inner + MRC_IP6_HLEN + 2) !=
-		MRC_UDP_PORT || inner[MRC_IP6_HLEN + MRC_UDP_HLEN] != MRC_OP_PROBE)
+	if (mrc_wire_decode(&cfg, inner, len, false, &p) != MRC_WIRE_OK ||
+		p.opcode != MRC_OP_PROBE)
 		return -EPROTO;
-	*probe_id = get_be16(inner + peth + 4);
+	*probe_id = p.peth.probe_id;
 	return 0;
 }
 
@@ -380,9 +314,19 @@ MRC_SELFTEST(wping)
 	ST_EQ(st, get_be16(in + 40), 0x1002); /* EV[31:16] */
 	ST_EQ(st, get_be16(in + 42), 4791);
 	ST_EQ(st, in[48], 0xDE);
+	ST_EQ(st, pkt[7], 64);			/* hop limits */
+	ST_EQ(st, in[7], 64);
+	ST_EQ(st, get_be16(in + 50), 0xffff);	/* P_Key */
+	ST_EQ(st, get_be32(in + 52), 0);	/* DestQP 0 */
+	ST_EQ(st, get_be32(in + 56), 0);	/* PSN 0 */
+	ST_EQ(st, get_be16(in + 60 + 4), 7);	/* PETH probe_id */
+	ST_EQ(st, get_be16(in + 60 + 12), 0xabcd); /* PETH tx_ts */
 	ST_EQ_I(st, mrc_wping_probe_id(in, 80, &id), 0);
 	ST_EQ(st, id, 7);
 	ST_EQ_I(st, mrc_wping_probe_id(in, 75, &id), -EMSGSIZE);
+	in[48] = 0x0A; /* RDMA WRITE opcode: not a probe */
+	ST_EQ_I(st, mrc_wping_probe_id(in, 80, &id), -EPROTO);
+	in[48] = 0xDE;
 
 	mrc_st_case(st, "UDP checksum: the one's-complement sum with the pseudo-header is 0xffff");
 	for (int i = 0; i < 32; i += 2)

@@ -19,14 +19,17 @@
  * Writes the PROBE of @path (outer IPv6 with the uSID container as DA and next header 41,
  * inner IPv6 with flow label EV[15:0], UDP sport EV[31:16] dport 4791 with the checksum
  * over the inner pseudo-header, BTH opcode 0xDE with PSN 0, PETH with @probe_id and
- * @tx_ts, ICRC) into @buf. Traffic class DSCP 0, ECN ECT(0) on both headers. Interim
- * encoder until mrc/wire's mrc_wire_encode is on main. Returns the length (120 bytes), or
- * -ENOSPC.
+ * @tx_ts, ICRC) into @buf with mrc_wire_encode (WIRE.md "Opcodes"). Traffic class DSCP 0,
+ * ECN ECT(0) on both headers. Returns the length (120 bytes), or -ENOSPC.
  */
 int mrc_wping_build(const struct mrc_srv6_path *path, uint16_t probe_id, uint16_t tx_ts,
 	uint8_t *buf, size_t cap);
 
-/* The PROBE's probe_id in an inner packet as the protocol-41 socket delivers it. */
+/*
+ * The PROBE's probe_id in an inner packet as the protocol-41 socket delivers it (decoded
+ * with mrc_wire_decode, checksum and ICRC not checked). Returns 0, -EMSGSIZE (shorter than
+ * IPv6 + UDP + BTH + PETH) or -EPROTO (not an MRC PROBE).
+ */
 int mrc_wping_probe_id(const uint8_t *inner, size_t len, uint16_t *probe_id);
 
 struct mrc_wping_opts {
