@@ -2650,10 +2650,12 @@ MRC_SELFTEST(conf)
 			"traffic: {pattern: alltoall, sizes: {min: 4KiB, max: 1MiB, factor: 4}}\n"
 			"faults:\n  - {at: 1.5ms, target: p1.t1.2-p1.t0.0, action: loss, rate: 0.01,"
 			" direction: forward}\n"
-			"  - {at_iteration: 1, target: h3.p1, action: flap, period: 10us, duty: 0.25}\n";
+			"  - {at_iteration: 1, target: h3.p1-p1.t0.1, action: flap, period: 10us,"
+			" duty: 0.25}\n";
 		char *d1, *d2;
 
-		ST_EQ_I(st, st_load(text, NULL, 0, &job, err, sizeof(err)), 0);
+		if (!ST_TRUE(st, st_load(text, NULL, 0, &job, err, sizeof(err)) == 0))
+			return;
 		ST_EQ(st, job.mrc.ev.ev_count, 2);
 		ST_EQ(st, job.traffic.algorithm, CONF_ALG_PARALLEL);
 		ST_EQ(st, job.faults[0].node.kind, CONF_NODE_LINK_T0_T1);
@@ -2680,10 +2682,12 @@ MRC_SELFTEST(conf)
 	mrc_st_case(st, "C16 --set overrides and names an unknown key");
 	{
 		const char *sets[] = { "seed=7", "traffic.iterations=3", "traffic.sizes=[1KiB, 2KiB]",
-				       "faults[0].target=h1", "faults[0].at=0", "faults[0].action=down" };
+				       "faults[0].target=h1.p0", "faults[0].at=0",
+				       "faults[0].action=down" };
 		const char *bad[] = { "nosuch.key=1" };
 
-		ST_EQ_I(st, st_load("seed: 5\n", sets, 6, &job, err, sizeof(err)), 0);
+		if (!ST_TRUE(st, st_load("seed: 5\n", sets, 6, &job, err, sizeof(err)) == 0))
+			return;
 		ST_EQ(st, job.seed, 7);
 		ST_EQ(st, job.traffic.iterations, 3);
 		ST_EQ(st, job.traffic.sizes.n_list, 2);
