@@ -330,7 +330,9 @@ static double capacity_after(const struct conf_fabric *f, const struct conf_faul
 {
 	double planes = f->planes;
 
-	if (cf->action == CONF_FA_UP || cf->action == CONF_FA_CLEAR)
+	/* loss and delay leave every link up: the goodput target is the clean level */
+	if (cf->action == CONF_FA_UP || cf->action == CONF_FA_CLEAR ||
+		cf->action == CONF_FA_LOSS || cf->action == CONF_FA_DELAY)
 		return 1.0;
 	switch (cf->node.kind) {
 	case CONF_NODE_T1:
@@ -475,6 +477,14 @@ static int fault_apply(struct run *r, const struct conf_fault *cf, uint64_t at, 
 	e = e ?: now ? mrc_fabric_apply(r->fab, &f, at) : mrc_fabric_schedule(r->fab, &f);
 	/* after the fabric's own event at the same time: equal times run in insertion order */
 	e = e ?: now ? 0 : mrc_sim_at(r->sim, at, (unsigned)r->snap_kind, r, 0);
+	if (!e && cf->action == CONF_FA_CLEAR) { /* clear ends a delay as well as a loss */
+		struct mrc_fab_fault d = f;
+
+		d.kind = MRC_FAB_DELAY;
+		d.delay_ps = 0;
+		e = applied_add(r, &d, cf, true);
+		e = e ?: now ? mrc_fabric_apply(r->fab, &d, at) : mrc_fabric_schedule(r->fab, &d);
+	}
 	if (e) {
 		snprintf(err, errlen, "fault %s: the fabric refused it: %s", cf->target,
 			strerror(-e));
@@ -835,6 +845,10 @@ static void collect_faults(struct run *r, uint32_t iter)
 			nf->clears = ap->clears;
 			nf->capacity_frac = ap->clears ? 1.0 :
 				capacity_after(&r->job->fabric, &r->job->faults[ap->conf]);
+			/* the end of a loss or delay (clear, or its duration) is its own action */
+			if (ap->clears && (fr->kind == MRC_FAB_LOSS || fr->kind == MRC_FAB_DELAY))
+				snprintf(nf->action, sizeof(nf->action), "%s_end",
+					mrc_fab_fault_name(fr->kind));
 			break;
 		}
 	}
