@@ -316,18 +316,19 @@ static void write_plots(const struct conf_job *job, const struct mrc_run_result 
 
 	/* CCT per iteration, faults marked at the iteration they hit */
 	for (size_t i = 0; i < res->n_iters; i++) {
-		x[n] = res->iters[i].iter;
+		/* at_iteration's numbering: measured from 0, warmup at negative positions */
+		x[n] = (double)res->iters[i].iter - job->traffic.warmup;
 		y[n++] = (double)res->iters[i].cct_ps / PS_US;
 	}
 	for (size_t f = 0; f < res->n_faults; f++) {
 		snprintf(lab[f], sizeof(lab[f]), "%s %s", res->faults[f].target,
 			res->faults[f].action);
-		m[nm].x = res->faults[f].iter;
+		m[nm].x = (double)res->faults[f].iter - job->traffic.warmup;
 		m[nm++].label = lab[f];
 	}
 	snprintf(base, sizeof(base), "%s/plots/cct", job->output.dir);
 	mrc_plot_png(base, &(struct mrc_plot){ .title = "Collective completion time per iteration",
-		.xlabel = "iteration (warmup first)", .ylabel = "CCT (us)", .x = x, .y = y, .n = n,
+		.xlabel = "iteration (as at_iteration counts; warmup < 0)", .ylabel = "CCT (us)", .x = x, .y = y, .n = n,
 		.markers = m, .n_markers = nm });
 
 	/* goodput over time */
