@@ -120,17 +120,8 @@ static void on_timer_event(void *ctx, void *obj, uint64_t arg, uint64_t now)
 static int ep_path(void *ctx, uint32_t peer, uint32_t ev, struct mrc_pkt *hdr)
 {
 	struct host *h = ctx;
-	struct mrc_srv6_path p;
-	int err = mrc_srv6_path(h->run->m.plan, h->idx, peer, ev, &p);
 
-	if (err)
-		return err;
-	hdr->outer_src = p.src_addr;
-	hdr->outer_dst = p.container;
-	hdr->n_segs = 0;
-	hdr->src = p.src_addr;
-	hdr->dst = p.dst_addr;
-	return 0;
+	return mrc_srv6_address(h->run->m.plan, h->idx, peer, ev, hdr);
 }
 
 static unsigned ep_ev_plane(void *ctx, uint32_t ev)

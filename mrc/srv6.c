@@ -670,6 +670,22 @@ int mrc_srv6_node_parse(const char *s, struct mrc_srv6_node *n)
 
 /* ---- EV <-> path ---- */
 
+int mrc_srv6_address(const struct mrc_srv6_plan *plan, uint32_t src, uint32_t dst, uint32_t ev,
+	struct mrc_pkt *hdr)
+{
+	struct mrc_srv6_path p;
+	int err = mrc_srv6_path(plan, src, dst, ev, &p);
+
+	if (err)
+		return err;
+	hdr->outer_src = p.src_addr;
+	hdr->outer_dst = p.container;
+	hdr->n_segs = 0;
+	hdr->src = p.src_addr;
+	hdr->dst = p.dst_addr;
+	return 0;
+}
+
 uint32_t mrc_srv6_ev_plane(const struct mrc_srv6_ev_layout *l, uint32_t ev)
 {
 	return l->plane_bits ? (ev >> l->plane_shift) & bits_mask(l->plane_bits) : 0;

@@ -236,6 +236,15 @@ struct mrc_srv6_path {
 int mrc_srv6_path(const struct mrc_srv6_plan *plan, uint32_t src, uint32_t dst, uint32_t ev,
 	struct mrc_srv6_path *out);
 
+/*
+ * Addresses a packet from host @src to @dst on @ev (WIRE.md "Packet stack"): outer source
+ * and inner source = @src's port address on the EV's plane, outer DA = the uSID
+ * container of the path, inner DA = @dst's port address; no SRH. What both drivers hand
+ * the engine as its path callback. Returns 0 or the errors of mrc_srv6_path().
+ */
+int mrc_srv6_address(const struct mrc_srv6_plan *plan, uint32_t src, uint32_t dst, uint32_t ev,
+	struct mrc_pkt *hdr);
+
 /* Plane and raw spine fields of an EV under @l (the reverse of mrc_srv6_ev_make). */
 uint32_t mrc_srv6_ev_plane(const struct mrc_srv6_ev_layout *l, uint32_t ev);
 uint32_t mrc_srv6_ev_spine(const struct mrc_srv6_ev_layout *l, uint32_t ev);

@@ -715,17 +715,8 @@ static int rv_bcast(struct wr *w, uint8_t type, const void *body, size_t len)
 static int ep_path(void *ctx, uint32_t peer, uint32_t ev, struct mrc_pkt *hdr)
 {
 	struct wr *w = ctx;
-	struct mrc_srv6_path p;
-	int err = mrc_srv6_path(w->m.plan, w->rank, peer, ev, &p);
 
-	if (err)
-		return err;
-	hdr->outer_src = p.src_addr;
-	hdr->outer_dst = p.container;
-	hdr->n_segs = 0;
-	hdr->src = p.src_addr;
-	hdr->dst = p.dst_addr;
-	return 0;
+	return mrc_srv6_address(w->m.plan, w->rank, peer, ev, hdr);
 }
 
 static unsigned ep_ev_plane(void *ctx, uint32_t ev)
