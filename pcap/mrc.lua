@@ -211,11 +211,23 @@ local function psn_add(a, n)
 	return (a + n) % 0x1000000
 end
 
--- Returns false (after flagging the tree) when @n bytes from @off are not all there.
+-- Returns false when @n bytes from @off are not all there. A packet too short for them
+-- (by its reported, original length) is flagged malformed; one whose bytes were merely cut
+-- by the capture's snaplen gets a "[truncated capture]" item instead, with no error.
 local function need(tvb, tree, off, n, what)
-	if tvb:len() < off + n then
+	local rlen, clen = tvb:reported_len(), tvb:len()
+	if rlen < off + n then
 		tree:add_proto_expert_info(ex_trunc, string.format("%s: needs %d bytes at offset %d, "
-			.. "packet has %d", what, n, off, tvb:len()))
+			.. "packet has %d", what, n, off, rlen))
+		return false
+	end
+	if clen < off + n then
+		local label = string.format("%s [truncated capture]", what)
+		if clen > off then
+			tree:add(mrc, tvb(off, clen - off), label)
+		else
+			tree:add(mrc, label)
+		end
 		return false
 	end
 	return true
@@ -454,30 +466,66 @@ function mrc.dissector(tvb, pinfo, tree)
 		off = nil
 	end
 	pinfo.cols.info = table.concat(info, " ")
-	if not off then return tvb:len() end
+	if not off then
+		if tvb:len() < tvb:reported_len() then
+			root:add(F.icrc_status, "unchecked: truncated capture"):set_generated()
+		end
+		return tvb:len()
+	end
 
-	-- What follows the headers: payload (data packets) and the 4-byte ICRC.
-	local rest = tvb:len() - off
+	-- What follows the headers: payload (data packets) and the 4-byte ICRC. Lengths come
+	-- from the reported (original) packet length: a snaplen-limited capture keeps only the
+	-- first bytes, and then the ICRC is not there to be checked.
+	local rlen, clen = tvb:reported_len(), tvb:len()
+	local rest = rlen - off
 	if rest < LEN.ICRC then
 		root:add_proto_expert_info(ex_trunc, "ICRC missing")
-		return tvb:len()
+		return clen
 	end
 	local pad = band(rshift(tvb(1, 1):uint(), 4), 3)
 	if rest < LEN.ICRC + pad then pad = 0 end
 	local plen = rest - LEN.ICRC - pad
 	root:add(F.payload_len, plen):set_generated()
-	if plen > 0 then root:add(F.payload, tvb(off, plen)) end
-	if pad > 0 then root:add(F.pad, tvb(off + plen, pad)) end
-	local icrc_r = tvb(off + plen + pad, LEN.ICRC)
+	-- Adds @field over [@from, @from + @n), clipped to the captured bytes.
+	local function add_clipped(field, from, n)
+		if n <= 0 then return end
+		if from + n <= clen then
+			root:add(field, tvb(from, n))
+		elseif from < clen then
+			root:add(field, tvb(from, clen - from)):append_text(" [truncated capture]")
+		end
+	end
+	add_clipped(F.payload, off, plen)
+	add_clipped(F.pad, off + plen, pad)
+	local icrc_off = off + plen + pad
+	if clen < rlen then
+		root:add(F.icrc_status, "unchecked: truncated capture"):set_generated()
+		return clen
+	end
+	local icrc_r = tvb(icrc_off, LEN.ICRC)
 	local it = root:add_le(F.icrc, icrc_r)
-	local ok, calc = pcall(icrc_of, tvb(0, off + plen + pad):bytes())
+	local ok, calc = pcall(icrc_of, tvb(0, icrc_off):bytes())
 	if ok and calc then
 		local good = calc == icrc_r:le_uint()
 		it:add(F.icrc_calc, icrc_r, calc):set_generated()
 		it:add(F.icrc_status, icrc_r, good and "Good" or "Bad"):set_generated()
 		if not good then it:add_proto_expert_info(ex_icrc) end
 	end
-	return tvb:len()
+	return clen
 end
 
 DissectorTable.get("udp.port"):add(4791, mrc)
+
+-- UDP hands a packet to the dissector of its lower port first, and an MRC packet's source
+-- port is the EV's upper half: EVs of spine 7 or 13 would decode as ECHO or DAYTIME. As a
+-- heuristic dissector MRC claims UDP packets to port 4791 with an MRC opcode before any
+-- port-based guess when "Try heuristic sub-dissectors first" (udp.try_heuristic_first) is
+-- on; the port registration above still serves every other case.
+local function heur(tvb, pinfo, tree)
+	if pinfo.dst_port ~= 4791 or tvb:len() < 1 then return false end
+	local op = tvb(0, 1):uint()
+	if op < 0xC6 or op > 0xDE then return false end
+	mrc.dissector(tvb, pinfo, tree)
+	return true
+end
+mrc:register_heuristic("udp", heur)
