@@ -824,8 +824,17 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "--version") == 0)
 		exit(cmd_version(argc - 1, argv + 1));
 	for (size_t i = 0; i < N_CMDS; i++) {
-		if (strcmp(argv[1], cmds[i].name) == 0)
-			exit(cmds[i].fn(argc - 1, argv + 1));
+		if (strcmp(argv[1], cmds[i].name) != 0)
+			continue;
+		/* `mrcgen COMMAND --help`: that command's line of the table (sample and hist
+		 * print their own, longer usage) */
+		if (argc == 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0) &&
+			strcmp(argv[1], "sample") && strcmp(argv[1], "hist")) {
+			printf("usage: mrcgen %s %s\n  %s\n(the README has the details)\n",
+				cmds[i].name, cmds[i].args, cmds[i].summary);
+			exit(EXIT_OK);
+		}
+		exit(cmds[i].fn(argc - 1, argv + 1));
 	}
 	fprintf(stderr, "mrcgen: unknown command '%s'\n\n", argv[1]);
 	usage(stderr);
