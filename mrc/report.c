@@ -230,6 +230,7 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 	C("rx_decode_errors", res->rx_decode_err);
 	C("qp_errors", res->qp_errors);
 	C("fabric_drops", res->fab_drops);
+	C("fabric_down_drops", res->fab_down_drops);
 	C("fabric_trims", res->fab_trims);
 	C("fabric_ecn_marks", res->fab_ecn);
 	C("fabric_lost", res->fab_lost);
@@ -462,12 +463,14 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 		}
 	}
 	fprintf(f, "#\n#  packets: %llu data, %llu retransmitted, %llu SACK, %llu NACK (%llu trim), "
-		   "%llu probes; fabric: %llu trims, %llu ECN, %llu drops, %llu lost in faults\n",
+		   "%llu probes\n#  fabric: %llu trims, %llu ECN marks, %llu drops (%llu at failed links "
+		   "or switches), %llu lost in flight on a link that failed or dropped them\n",
 		(unsigned long long)res->data_pkts, (unsigned long long)res->rtx_pkts,
 		(unsigned long long)res->sacks, (unsigned long long)res->nacks,
 		(unsigned long long)res->nack_trimmed, (unsigned long long)res->probes,
 		(unsigned long long)res->fab_trims, (unsigned long long)res->fab_ecn,
-		(unsigned long long)res->fab_drops, (unsigned long long)res->fab_lost);
+		(unsigned long long)res->fab_drops, (unsigned long long)res->fab_down_drops,
+		(unsigned long long)res->fab_lost);
 	fprintf(f, "#  simulated %.3f ms in %.2f s wall: %.2f M packet-hops/s, peak RSS %zu MiB\n",
 		(double)res->sim_end_ps / 1e9, res->wall_s,
 		res->wall_s > 0 ? (double)res->pkt_hops / res->wall_s / 1e6 : 0.0,

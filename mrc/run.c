@@ -1168,6 +1168,7 @@ static void collect_stats(struct run *r)
 	res->injected = fs.injected;
 	res->delivered = fs.delivered;
 	res->fab_drops = tot.drops + tot.down_drops;
+	res->fab_down_drops = tot.down_drops;
 	res->fab_trims = tot.trims;
 	res->fab_ecn = tot.ecn_marks;
 	res->fab_lost = tot.lost;

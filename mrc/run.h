@@ -107,6 +107,7 @@ struct mrc_run_result {
 	uint64_t probes, ecn_echoes, losses_sack, losses_rto, rx_dup, rx_reordered;
 	uint64_t rx_decode_err, qp_errors;
 	uint64_t fab_drops, fab_trims, fab_ecn, fab_lost, fab_no_route;
+	uint64_t fab_down_drops; /* of fab_drops: sent to or queued at a failed link or switch */
 	uint64_t events, pkt_hops, injected, delivered;
 	uint64_t qps; /* queue pairs created, both ends counted */
 	uint64_t sim_end_ps;
