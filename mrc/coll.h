@@ -136,8 +136,13 @@ uint64_t mrc_coll_step_time(const struct mrc_coll *c, uint32_t rank, uint32_t s)
  */
 uint64_t mrc_coll_verify(const struct mrc_coll *c, uint32_t rank, uint32_t iter);
 
-/* Input element @i of @rank at iteration @iter: ((7r + 13i + 3 iter) mod 61) - 30, an
- * integer exactly representable in every dtype, so sums are exact. */
+/*
+ * Input element @i of @rank at iteration @iter: ((7r + 13i + 3 iter) mod 61) - 30 +
+ * ((r + iter) mod 7): small integers, exact in every dtype, so sums are exact; period 61
+ * in @i; changing every iteration, so data left from the last one is caught. The second
+ * term matters for 61k ranks: the first alone then sums every element to exactly 0,
+ * which an all-zero output would pass.
+ */
 double mrc_coll_input(uint32_t rank, uint64_t i, uint32_t iter);
 
 /* Human names (config enum tables live in conf/; these are for reports). */
