@@ -156,6 +156,25 @@ static int end_exists(const struct conf_fabric *f, const struct conf_node *n)
 	}
 }
 
+char *conf_dump_string(const struct conf_job *job, size_t *len)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	int e;
+
+	if (!f)
+		return NULL;
+	e = conf_dump(job, f);
+	if (fclose(f) || e) {
+		free(buf);
+		return NULL;
+	}
+	if (len)
+		*len = n;
+	return buf;
+}
+
 int conf_node_parse(const struct conf_fabric *fab, const char *name, struct conf_node *out)
 {
 	struct conf_node a, b, *lo, *hi;
@@ -2419,15 +2438,7 @@ static int st_load(const char *text, const char *const *sets, size_t n, struct c
 
 static char *st_dump(const struct conf_job *job)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	conf_dump(job, f);
-	fclose(f);
-	return buf;
+	return conf_dump_string(job, NULL);
 }
 
 MRC_SELFTEST(conf)

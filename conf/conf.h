@@ -286,6 +286,10 @@ void conf_free(struct conf_job *job);
  */
 int conf_dump(const struct conf_job *job, FILE *f);
 
+/* conf_dump() into a malloc'ed NUL-terminated string (*@len bytes when @len is not
+ * NULL); the caller frees it. NULL on -ENOMEM or a write error. */
+char *conf_dump_string(const struct conf_job *job, size_t *len);
+
 /*
  * Resolves the node name @name against @fab (see struct conf_node). Returns 0, -EINVAL
  * when @name is not a node name at all, -ENOENT when it names something outside the

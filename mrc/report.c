@@ -51,24 +51,11 @@ static json_t *j_hist(const struct mrc_hist *h, const struct conf_hist *c)
 	return o;
 }
 
-static char *config_yaml(const struct conf_job *job)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	conf_dump(job, f);
-	fclose(f);
-	return buf;
-}
-
 static json_t *j_report(const struct conf_job *job, const struct mrc_run_result *res)
 {
 	const struct conf_hist *hc = &job->output.hist;
 	json_t *root = json_object(), *a, *o;
-	char *yaml = config_yaml(job);
+	char *yaml = conf_dump_string(job, NULL);
 
 	json_object_set_new(root, "schema", json_string("mrcgen-report/1"));
 	json_object_set_new(root, "ok", json_boolean(mrc_report_ok(res)));

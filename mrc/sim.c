@@ -87,30 +87,6 @@ static int heap_push(struct sim_heap *h, const struct sim_ev *e)
 	return 0;
 }
 
-static void heap_pop(struct sim_heap *h, struct sim_ev *out)
-{
-	struct sim_ev last;
-	size_t i = 0, n;
-
-	*out = h->a[0];
-	last = h->a[--h->n];
-	n = h->n;
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= n)
-			break;
-		if (c + 1 < n && ev_lt(&h->a[c + 1], &h->a[c]))
-			c++;
-		if (!ev_lt(&h->a[c], &last))
-			break;
-		h->a[i] = h->a[c];
-		i = c;
-	}
-	if (n)
-		h->a[i] = last;
-}
-
 static void sift_down(struct sim_heap *h, size_t i)
 {
 	struct sim_ev e = h->a[i];
@@ -129,6 +105,14 @@ static void sift_down(struct sim_heap *h, size_t i)
 		i = c;
 	}
 	h->a[i] = e;
+}
+
+static void heap_pop(struct sim_heap *h, struct sim_ev *out)
+{
+	*out = h->a[0];
+	h->a[0] = h->a[--h->n];
+	if (h->n)
+		sift_down(h, 0);
 }
 
 static void heapify(struct sim_heap *h)

@@ -238,19 +238,12 @@ int mrc_wirerun_rank(const char *host, uint32_t nranks, uint32_t *rank, char *er
 
 int mrc_wirerun_conf_hash(const struct conf_job *job, uint64_t *hash)
 {
-	char *text = NULL;
 	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
+	char *text = conf_dump_string(job, &len);
 	uint64_t h = 0xcbf29ce484222325ull;
-	int e;
 
-	if (!f)
+	if (!text)
 		return -ENOMEM;
-	e = conf_dump(job, f);
-	if (fclose(f) || e) {
-		free(text);
-		return -EIO;
-	}
 	for (size_t i = 0; i < len; i++) {
 		h ^= (uint8_t)text[i];
 		h *= 0x100000001b3ull;

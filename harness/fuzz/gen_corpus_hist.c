@@ -7,25 +7,12 @@
 #include "mrc/hist.h"
 
 #include <errno.h>
+#include "harness/fuzz/corpus.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int put(const char *dir, const char *name, const void *b, size_t n)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "wb");
-	if (!f || fwrite(b, 1, n, f) != n) {
-		fprintf(stderr, "gen_corpus_hist: write: %s: %s\n", path, strerror(errno));
-		if (f)
-			fclose(f);
-		return -1;
-	}
-	return fclose(f);
-}
 
 /* Writes @h three ways: raw, base64, .hlog line. */
 static int put_all(const char *dir, int k, const struct mrc_hist *h)
@@ -39,10 +26,10 @@ static int put_all(const char *dir, int k, const struct mrc_hist *h)
 	if (mrc_hist_encode(h, &enc, &n) || mrc_hist_encode_base64(h, &b64))
 		goto out;
 	snprintf(name, sizeof(name), "h%d-raw", k);
-	if (put(dir, name, enc, n))
+	if (corpus_put(dir, name, enc, n))
 		goto out;
 	snprintf(name, sizeof(name), "h%d-b64", k);
-	if (put(dir, name, b64, strlen(b64)))
+	if (corpus_put(dir, name, b64, strlen(b64)))
 		goto out;
 	f = open_memstream(&text, &tn);
 	if (!f || mrc_hist_hlog_interval(f, k % 2 ? "rtt" : NULL, 1.5, 0.25, h, 1e6)) {
@@ -52,7 +39,7 @@ static int put_all(const char *dir, int k, const struct mrc_hist *h)
 	}
 	fclose(f);
 	snprintf(name, sizeof(name), "h%d-hlog", k);
-	ret = put(dir, name, text, tn);
+	ret = corpus_put(dir, name, text, tn);
 out:
 	free(enc);
 	free(b64);
@@ -90,5 +77,5 @@ int main(int argc, char **argv)
 			return 1;
 		mrc_hist_free(h);
 	}
-	return put(argv[1], "comment", "#[BaseTime: 0]\n", 15);
+	return corpus_put(argv[1], "comment", "#[BaseTime: 0]\n", 15);
 }

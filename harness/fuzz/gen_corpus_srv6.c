@@ -7,6 +7,8 @@
 #include "mrc/wire.h"
 
 #include <errno.h>
+#include "harness/fuzz/corpus.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -22,21 +24,6 @@ static const uint8_t c01[] = {
 	0x12, 0xb7, 0x00, 0x10, 0xc5, 0x7c, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
 };
 
-static int put(const char *dir, const char *name, const void *b, size_t n)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "wb");
-	if (!f || fwrite(b, 1, n, f) != n) {
-		fprintf(stderr, "gen_corpus_srv6: write: %s: %s\n", path, strerror(errno));
-		if (f)
-			fclose(f);
-		return -1;
-	}
-	return fclose(f);
-}
 
 int main(int argc, char **argv)
 {
@@ -50,7 +37,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: gen_corpus_srv6 DIR\n");
 		return 2;
 	}
-	if (put(argv[1], "c01", c01, sizeof(c01)))
+	if (corpus_put(argv[1], "c01", c01, sizeof(c01)))
 		return 1;
 	/* no SRH: DA fc00:0:1:2:3:: (uSIDs 1, 2, 3), next header UDP */
 	memcpy(buf, c01, 40);
@@ -61,7 +48,7 @@ int main(int argc, char **argv)
 	buf[31] = 2;
 	buf[33] = 3;
 	memcpy(buf + 40, c01 + 104, 8);
-	if (put(argv[1], "usid-no-srh", buf, 48))
+	if (corpus_put(argv[1], "usid-no-srh", buf, 48))
 		return 1;
 	mrc_wire_cfg_default(&cfg);
 	cfg.ev_format = MRC_EVF_SRV6;
@@ -70,12 +57,12 @@ int main(int argc, char **argv)
 		if (n < 0)
 			return 1;
 		snprintf(name, sizeof(name), "wire-s%02d", i);
-		if (put(argv[1], name, buf, (size_t)n))
+		if (corpus_put(argv[1], name, buf, (size_t)n))
 			return 1;
 	}
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		snprintf(name, sizeof(name), "node-%zu", i);
-		if (put(argv[1], name, names[i], strlen(names[i])))
+		if (corpus_put(argv[1], name, names[i], strlen(names[i])))
 			return 1;
 	}
 	return 0;

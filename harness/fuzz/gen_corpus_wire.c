@@ -7,24 +7,11 @@
 #include "mrc/wire.h"
 
 #include <errno.h>
+#include "harness/fuzz/corpus.h"
+
 #include <stdio.h>
 #include <string.h>
 
-static int put(const char *dir, const char *name, const uint8_t *b, size_t n)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "wb");
-	if (!f || fwrite(b, 1, n, f) != n) {
-		fprintf(stderr, "gen_corpus_wire: write: %s: %s\n", path, strerror(errno));
-		if (f)
-			fclose(f);
-		return -1;
-	}
-	return fclose(f);
-}
 
 int main(int argc, char **argv)
 {
@@ -46,18 +33,18 @@ int main(int argc, char **argv)
 			if (n < 0)
 				return 1;
 			snprintf(name, sizeof(name), "f%d-s%02d", f, i);
-			if (put(argv[1], name, buf, (size_t)n))
+			if (corpus_put(argv[1], name, buf, (size_t)n))
 				return 1;
 			files++;
 			if (f == MRC_EVF_SRV6) {
 				size_t io = 40 + (buf[6] == 43 ? ((size_t)buf[41] + 1) * 8 : 0);
 
 				snprintf(name, sizeof(name), "f%d-s%02d-inner", f, i);
-				if (put(argv[1], name, buf + io, (size_t)n - io))
+				if (corpus_put(argv[1], name, buf + io, (size_t)n - io))
 					return 1;
 				if (i == MRC_WIRE_SAMPLE_TYPES + 10 && n > 200) {
 					n = mrc_wire_trim(buf, (size_t)n, 200, cfg.dscp_trimmed);
-					if (put(argv[1], "f0-trimmed", buf, (size_t)n))
+					if (corpus_put(argv[1], "f0-trimmed", buf, (size_t)n))
 						return 1;
 				}
 				files += 2;
@@ -75,7 +62,7 @@ int main(int argc, char **argv)
 	h.payload = (const uint8_t *)"\0\1\2\3\4\5\6\7";
 	h.payload_len = 8;
 	n = mrc_wire_encode_ip6_udp(&h, buf, sizeof(buf));
-	if (n < 0 || put(argv[1], "ip6-srh-udp", buf, (size_t)n))
+	if (n < 0 || corpus_put(argv[1], "ip6-srh-udp", buf, (size_t)n))
 		return 1;
 	printf("gen_corpus_wire: %d files in %s\n", files + 1, argv[1]);
 	return 0;
