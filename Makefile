@@ -122,10 +122,24 @@ fuzz-%: build/fuzz/fuzz_% | harness/fuzz/corpus/%
 
 fuzz: $(FUZZ_TARGETS:%=fuzz-%)
 
+# The CI form, reproducible: every seed input and every committed reproducer
+# (harness/fuzz/regress/T/, one file per bug found) once, then FUZZ_RUNS inputs from seed 1
+# into a fresh corpus. Same binary, same inputs, same verdict: open-ended exploration is
+# `make fuzz`, run by hand, whose finds become regress/ files.
+FUZZ_RUNS ?= 20000
+fuzz-check-%: build/fuzz/fuzz_% | harness/fuzz/corpus/%
+	@rm -rf build/fuzz/ci/$* && mkdir -p build/fuzz/ci/$* build/fuzz/crash
+	build/fuzz/fuzz_$* -runs=0 -timeout=10 -artifact_prefix=build/fuzz/crash/$*- \
+		harness/fuzz/corpus/$* $(wildcard harness/fuzz/regress/$*)
+	build/fuzz/fuzz_$* -seed=1 -runs=$(FUZZ_RUNS) -timeout=10 -print_final_stats=1 \
+		-artifact_prefix=build/fuzz/crash/$*- build/fuzz/ci/$* harness/fuzz/corpus/$*
+
+fuzz-check: $(FUZZ_TARGETS:%=fuzz-check-%)
+
 # generated seed corpora and generators are kept, never removed as intermediates
 .PRECIOUS: harness/fuzz/corpus/% build/fuzz/gen_corpus_% build/fuzz/fuzz_%
 
 clean:
 	rm -rf build mrcgen harness/out
 
-.PHONY: all deps test bench install clean fuzz quickstart
+.PHONY: all deps test bench install clean fuzz fuzz-check quickstart

@@ -221,6 +221,7 @@ bool mrc_hist_record_corrected(struct mrc_hist *h, int64_t v, int64_t expected_i
 int64_t mrc_hist_value_at_percentile(const struct mrc_hist *h, double p)
 {
 	int64_t want, run = 0;
+	double rank;
 
 	if (h->total == 0)
 		return 0;
@@ -228,11 +229,12 @@ int64_t mrc_hist_value_at_percentile(const struct mrc_hist *h, double p)
 		p = 0;
 	if (p > 100)
 		p = 100;
-	want = (int64_t)floor(p / 100.0 * (double)h->total + 0.5);
-	if (want < 1)
-		want = 1;
-	if (want > h->total)
+	/* Rank in double, clamped before the conversion: a total near INT64_MAX rounds to 2^63. */
+	rank = floor(p / 100.0 * (double)h->total + 0.5);
+	if (rank >= (double)h->total)
 		want = h->total;
+	else
+		want = rank < 1 ? 1 : (int64_t)rank;
 	for (int32_t i = 0; i <= h->max_index; i++) {
 		run += h->counts[i];
 		if (run >= want) {
@@ -1062,6 +1064,14 @@ MRC_SELFTEST(hist)
 	ST_EQ(st, mrc_hist_min(h), 10);
 	ST_EQ(st, mrc_hist_max(h), 1000002);
 	ST_EQ_D(st, mrc_hist_mean(h), 3000103.0 / 5, 1e-9);
+	mrc_hist_free(h);
+
+	mrc_st_case(st, "a total near INT64_MAX: p99 and p100 are the one bucket, not UB");
+	h = st_hist(1, 1000, 3);
+	mrc_hist_record_n(h, 7, INT64_MAX - 1);	/* (double)total rounds up to 2^63 */
+	ST_EQ(st, mrc_hist_value_at_percentile(h, 99), 7);
+	ST_EQ(st, mrc_hist_value_at_percentile(h, 100), 7);
+	ST_EQ(st, mrc_hist_value_at_percentile(h, 0), 7);
 	mrc_hist_free(h);
 
 	mrc_st_case(st, "init errors, out of range, corrected recording");
