@@ -72,7 +72,7 @@ bench: mrcgen
 
 # The main job on the embedded default driver (the simulated fabric).
 quickstart: deps
-	$(MAKE) mrcgen
+	$(MAKE) -j$$(nproc) mrcgen
 	./mrcgen run conf/examples/quickstart.yaml
 
 install: mrcgen

@@ -128,7 +128,8 @@ struct synth {
 
 #define SYN_LEN (40 + 40 + 8 + 12 + 4 + 16 + 4096 + 4)
 
-static size_t syn_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8_t *b, size_t cap)
+static size_t syn_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8_t *b,
+	size_t cap, struct mrc_wire_gather *g)
 {
 	struct synth *s = ctx;
 	uint32_t *n = &s->sent[host * s->planes + plane], dst, len = SYN_LEN;
@@ -136,6 +137,7 @@ static size_t syn_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uin
 	uint8_t *in = b + 40;
 
 	(void)now;
+	(void)g; /* whole packets */
 	if (*n == s->pkts || cap < len || s->inflight[host * s->planes + plane] >= s->window)
 		return 0;
 	s->inflight[host * s->planes + plane]++;

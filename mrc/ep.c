@@ -389,7 +389,7 @@ void mrc_ep_on_rx(
 
 /* Fills the path of @p and encodes it; counts the packet. */
 static int ep_finish(struct mrc_ep *ep, unsigned plane, uint32_t peer_host, struct mrc_pkt *p,
-	uint8_t *buf, size_t cap)
+	uint8_t *buf, size_t cap, struct mrc_wire_gather *g)
 {
 	int n;
 
@@ -397,7 +397,8 @@ static int ep_finish(struct mrc_ep *ep, unsigned plane, uint32_t peer_host, stru
 		ep->st.path_err++;
 		return -EHOSTUNREACH;
 	}
-	n = mrc_wire_encode(&ep->p.wire, p, buf, cap);
+	n = g ? mrc_wire_encode_gather(&ep->p.wire, p, buf, cap, g)
+	      : mrc_wire_encode(&ep->p.wire, p, buf, cap);
 	if (n < 0) {
 		ep->st.tx_encode_err++;
 		return n;
@@ -407,7 +408,8 @@ static int ep_finish(struct mrc_ep *ep, unsigned plane, uint32_t peer_host, stru
 	return n;
 }
 
-int mrc_ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf, size_t cap)
+static int ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf, size_t cap,
+	struct mrc_wire_gather *g)
 {
 	struct ctlq *q;
 	struct mrc_pkt p;
@@ -422,15 +424,17 @@ int mrc_ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf, 
 		p = c->pkt;
 		q->head = (q->head + 1) % q->cap;
 		q->len--;
-		return ep_finish(ep, plane, peer, &p, buf, cap);
+		return ep_finish(ep, plane, peer, &p, buf, cap, g);
 	}
-	for (unsigned k = 0, i = ep->rr[plane]; k < ep->n_qps; k++, i = i + 1 == ep->n_qps ? 0 : i + 1) {
+	for (unsigned k = 0, i = ep->rr[plane]; k < ep->n_qps;
+		k++, i = i + 1 == ep->n_qps ? 0 : i + 1) {
 		if (!(ep->tm->ready[i] >> plane & 1))
 			continue;
 		if (mrc_qp_tx(ep->qps[i], plane, now_ps, &p)) {
 			ep->rr[plane] = i + 1 == ep->n_qps ? 0 : i + 1;
 			touch(ep, i);
-			return ep_finish(ep, plane, mrc_qp_peer_host(ep->qps[i]), &p, buf, cap);
+			return ep_finish(ep, plane, mrc_qp_peer_host(ep->qps[i]), &p, buf, cap,
+				g);
 		}
 		/* declined: asked again after something reaches it; asking may have moved a
 		 * hold or probe time */
@@ -438,6 +442,17 @@ int mrc_ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf, 
 		refresh_timer(ep, i);
 	}
 	return 0;
+}
+
+int mrc_ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf, size_t cap)
+{
+	return ep_tx(ep, plane, now_ps, buf, cap, NULL);
+}
+
+int mrc_ep_tx_gather(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf,
+	size_t cap, struct mrc_wire_gather *g)
+{
+	return ep_tx(ep, plane, now_ps, buf, cap, g);
 }
 
 uint64_t mrc_ep_next_timer(const struct mrc_ep *ep)

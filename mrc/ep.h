@@ -135,6 +135,15 @@ void mrc_ep_on_rx(struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, size_t 
  */
 int mrc_ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf, size_t cap);
 
+/*
+ * mrc_ep_tx for a NIC that gathers payload from memory: a data packet's payload is not
+ * copied into @buf but described in @g (mrc_wire_encode_gather; needs the wire cfg's
+ * csum_offload). The payload bytes stay valid until the write that sent them completes
+ * and its source buffer is reused. Returns as mrc_ep_tx (the packet's whole length).
+ */
+int mrc_ep_tx_gather(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf,
+	size_t cap, struct mrc_wire_gather *g);
+
 /* When mrc_ep_on_timer() wants to run next (ps), UINT64_MAX when no timer is armed. */
 uint64_t mrc_ep_next_timer(const struct mrc_ep *ep);
 void mrc_ep_on_timer(struct mrc_ep *ep, uint64_t now_ps);

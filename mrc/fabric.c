@@ -16,22 +16,31 @@
 #include <string.h>
 
 /*
- * A packet in the pool: 24 bytes of metadata, then the bytes, 64-byte aligned so that
- * one cache line holds the metadata and the whole outer IPv6 header a switch edits.
- * The offsets are parsed once when the host injects the packet (switches edit DA, SL,
- * TC and hop limit in place, never the layout). A free packet keeps the free-list link
- * in its first data bytes.
+ * A packet in the pool: 40 bytes of metadata, then the bytes, 64-byte aligned. The
+ * offsets are parsed once when the host injects the packet (switches edit DA, SL, TC and
+ * hop limit in place, never the layout). A gathering host (mrc_wire_encode_gather)
+ * leaves a data packet's payload in its registered buffer, as an RDMA NIC DMAs it: data
+ * holds the hlen bytes before it, and the packet's len bytes on the link are those, the
+ * pay_len payload bytes at pay (zeros when NULL), then zeros (pad, ICRC; the ICRC once
+ * computed is kept in icrc). So the pool holds headers, not payloads: a few hundred
+ * bytes a packet in flight instead of the MTU. A free packet keeps the free-list link in
+ * its first data bytes.
  */
 struct fab_pkt {
-	uint64_t t_arr; /* its last bit reaches the far end of the link */
-	uint32_t port;	/* output port it is queued at or travelling on */
-	uint16_t len;
+	uint64_t t_arr;	    /* its last bit reaches the far end of the link */
+	const uint8_t *pay; /* gathered payload, NULL: zeros (or none: pay_len 0) */
+	uint32_t port;	    /* output port it is queued at or travelling on */
+	uint32_t icrc;	    /* PK_ICRC: the ICRC of a gathered packet, as on the wire */
+	uint16_t len;	    /* on the link */
+	uint16_t hlen;	    /* in data[]: len unless gathered */
+	uint16_t pay_len;   /* gathered payload bytes after data[hlen - 1] */
 	uint16_t inner_off; /* offset of the inner IPv6, 0 = plain packet (no outer) */
 	uint16_t bth_off;   /* offset of the BTH, 0 = not an MRC packet */
 	uint8_t srh_off;    /* offset of the SRH, 0 = none (it can only follow the outer) */
 	uint8_t flags;	    /* PK_* */
 	uint8_t gen;	    /* its link's down count when it was sent */
-	uint8_t pad[3];
+	uint8_t live;	    /* allocated (mrc_fabric_forget_payloads walks the slabs) */
+	uint8_t pad[6];
 	uint8_t data[];
 };
 
@@ -39,6 +48,7 @@ enum {
 	PK_CTRL = 1, /* control class: ACK/SACK/NACK/probe/endpoint, trimmed */
 	PK_LOST = 2, /* dies on arrival (random loss) */
 	PK_BAD = 4,  /* not parsable as IPv6: switches drop it */
+	PK_ICRC = 8, /* gathered, checksums finished: icrc holds the ICRC */
 };
 
 struct fab_ring {
@@ -126,6 +136,7 @@ struct mrc_fabric {
 	uint32_t addr_mask;
 
 	/* packet pool */
+	uint8_t *scratch; /* MRC_PKT_MAX: a gathered packet laid out whole */
 	struct fab_pkt *free_pkts;
 	struct fab_slab *slabs;
 	size_t pkt_stride;
@@ -202,11 +213,13 @@ static struct fab_pkt *pkt_alloc(struct mrc_fabric *fab)
 		pkt = fab->free_pkts;
 	}
 	memcpy(&fab->free_pkts, pkt->data, sizeof(pkt));
+	pkt->live = 1;
 	return pkt;
 }
 
 static inline void pkt_free(struct mrc_fabric *fab, struct fab_pkt *pkt)
 {
+	pkt->live = 0;
 	memcpy(pkt->data, &fab->free_pkts, sizeof(pkt));
 	fab->free_pkts = pkt;
 }
@@ -310,7 +323,7 @@ static struct fab_switch *t1_sw(struct mrc_fabric *fab, unsigned plane, uint32_t
 static void pkt_parse(struct fab_pkt *pkt)
 {
 	const uint8_t *d = pkt->data;
-	uint32_t len = pkt->len, off = MRC_IP6_HLEN;
+	uint32_t len = pkt->hlen, off = MRC_IP6_HLEN;
 	uint8_t nh;
 
 	pkt->srh_off = 0;
@@ -359,21 +372,66 @@ static void pkt_parse(struct fab_pkt *pkt)
 /* ---- output ports ------------------------------------------------------------------ */
 
 /*
+ * The packet's bytes as they are on the link: data itself, or a gathered packet laid
+ * out whole in the fabric's scratch buffer (valid until the next call).
+ */
+static const uint8_t *pkt_bytes(struct mrc_fabric *fab, const struct fab_pkt *pkt)
+{
+	uint8_t *o = fab->scratch, *t;
+
+	if (pkt->hlen == pkt->len)
+		return pkt->data;
+	memcpy(o, pkt->data, pkt->hlen);
+	if (pkt->pay)
+		memcpy(o + pkt->hlen, pkt->pay, pkt->pay_len);
+	else
+		memset(o + pkt->hlen, 0, pkt->pay_len);
+	t = o + pkt->hlen + pkt->pay_len;
+	memset(t, 0, (size_t)(o + pkt->len - t));
+	if (pkt->flags & PK_ICRC) /* little-endian on the wire (mrc_wire_icrc) */
+		memcpy(o + pkt->len - MRC_ICRC_LEN, (uint8_t[4]){(uint8_t)pkt->icrc,
+			(uint8_t)(pkt->icrc >> 8), (uint8_t)(pkt->icrc >> 16),
+			(uint8_t)(pkt->icrc >> 24)}, MRC_ICRC_LEN);
+	return o;
+}
+
+/*
  * Fills the UDP checksum and ICRC a host left to its NIC (csum_offload) before anything
  * outside the simulation sees the bytes or a trim cuts them: what the sender would have
  * computed (mrc_wire_csum_finish). A zero UDP checksum is never sent over IPv6, so zero
- * means "not yet"; a trimmed packet was finished before the cut.
+ * means "not yet"; a trimmed packet was finished before the cut. A gathered packet keeps
+ * the checksum in its header bytes and the ICRC beside them.
  */
-static void finish_csum(const struct mrc_fabric *fab, struct fab_pkt *pkt)
+static void finish_csum(struct mrc_fabric *fab, struct fab_pkt *pkt)
 {
 	struct mrc_wire_cfg cfg;
+	uint8_t *sum = pkt->data + pkt->bth_off - MRC_UDP_HLEN + 6;
+	const uint8_t *b;
 
-	if (!fab->p.csum_offload || !pkt->bth_off ||
-		get_be16(pkt->data + pkt->bth_off - MRC_UDP_HLEN + 6) != 0)
+	if (!fab->p.csum_offload || !pkt->bth_off || get_be16(sum) != 0)
 		return;
 	mrc_wire_cfg_default(&cfg);
 	cfg.icrc_outer = fab->p.icrc_outer;
-	mrc_wire_csum_finish(&cfg, pkt->data, pkt->len);
+	if (pkt->hlen == pkt->len) {
+		mrc_wire_csum_finish(&cfg, pkt->data, pkt->len);
+		return;
+	}
+	b = pkt_bytes(fab, pkt);
+	if (mrc_wire_csum_finish(&cfg, fab->scratch, pkt->len))
+		return;
+	memcpy(sum, b + (sum - pkt->data), 2);
+	b += pkt->len - MRC_ICRC_LEN;
+	pkt->icrc = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+		    (uint32_t)b[3] << 24;
+	pkt->flags |= PK_ICRC;
+}
+
+/* Hands a tap the packet as it is on the link, checksums filled. */
+static void tap_call(struct mrc_fabric *fab, mrc_fab_tap_fn fn, void *ctx, struct fab_pkt *pkt,
+	uint64_t t)
+{
+	finish_csum(fab, pkt);
+	fn(ctx, pkt_bytes(fab, pkt), pkt->len, t);
 }
 
 static void launch(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *pkt, uint64_t now)
@@ -385,10 +443,8 @@ static void launch(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *p
 	o->busy_until = now + ser;
 	o->st.tx_pkts++;
 	o->st.tx_bytes += pkt->len;
-	if (o->tap_egress) {
-		finish_csum(fab, pkt);
-		o->tap_egress(o->tap_egress_ctx, pkt->data, pkt->len, now);
-	}
+	if (o->tap_egress)
+		tap_call(fab, o->tap_egress, o->tap_egress_ctx, pkt, now);
 	if (o->loss_thresh && (mrc_rng_next(&fab->rng) >> 11) < o->loss_thresh)
 		pkt->flags |= PK_LOST;
 	pkt->port = idx;
@@ -420,16 +476,27 @@ static void start_tx(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
 /* Cuts a data packet to trim_bytes with mrc/wire's switch trim (C11): headers kept, the
  * first IPv6 header's payload length follows the cut, UDP length and inner headers stay
  * as sent, DSCP becomes the trimmed class (the last-hop one on a T0->host port). */
-static void trim_pkt(const struct mrc_fabric *fab, struct fab_pkt *pkt, bool lasthop)
+static void trim_pkt(struct mrc_fabric *fab, struct fab_pkt *pkt, bool lasthop)
 {
 	uint8_t dscp = lasthop ? fab->p.dscp_trimmed_lasthop : fab->p.dscp_trimmed;
 	int n;
 
 	finish_csum(fab, pkt);
-	n = mrc_wire_trim(pkt->data, pkt->len, fab->p.trim_bytes, dscp);
-
-	if (n > 0)
-		pkt->len = (uint16_t)n;
+	if (pkt->hlen != pkt->len) { /* gathered: what is left fits in data (trim <= cap) */
+		pkt_bytes(fab, pkt);
+		n = mrc_wire_trim(fab->scratch, pkt->len, fab->p.trim_bytes, dscp);
+		if (n > 0 && (size_t)n <= fab->p.pkt_cap) {
+			memcpy(pkt->data, fab->scratch, (size_t)n);
+			pkt->len = pkt->hlen = (uint16_t)n;
+			pkt->pay = NULL;
+			pkt->pay_len = 0;
+			pkt->flags &= (uint8_t)~PK_ICRC;
+		}
+	} else {
+		n = mrc_wire_trim(pkt->data, pkt->len, fab->p.trim_bytes, dscp);
+		if (n > 0)
+			pkt->len = pkt->hlen = (uint16_t)n;
+	}
 	pkt->flags |= PK_CTRL;
 }
 
@@ -505,15 +572,23 @@ static void nic_pull(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
 
 	if (!port_up(o) || !fab->ops.tx)
 		return;
+	struct mrc_wire_gather g = {0};
+
 	pkt = pkt_alloc(fab);
 	if (!pkt)
 		return;
-	n = fab->ops.tx(fab->ctx, o->host, o->plane, now, pkt->data, fab->p.pkt_cap);
-	if (n == 0 || n > fab->p.pkt_cap) {
+	n = fab->ops.tx(fab->ctx, o->host, o->plane, now, pkt->data, fab->p.pkt_cap, &g);
+	if (!g.hlen)
+		g.hlen = n;
+	if (n == 0 || n > MRC_PKT_MAX || g.hlen > fab->p.pkt_cap ||
+		g.hlen + g.payload_len > n) {
 		pkt_free(fab, pkt);
 		return;
 	}
-	pkt->len = (uint32_t)n;
+	pkt->len = (uint16_t)n;
+	pkt->hlen = (uint16_t)g.hlen;
+	pkt->pay = g.payload;
+	pkt->pay_len = (uint16_t)g.payload_len;
 	pkt_parse(pkt);
 	fab->injected++;
 	launch(fab, o, pkt, now);
@@ -659,14 +734,13 @@ static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
 		return;
 	}
 	fab->pkt_hops++;
-	if (o->tap_arrive) {
-		finish_csum(fab, pkt);
-		o->tap_arrive(o->tap_arrive_ctx, pkt->data, pkt->len, pkt->t_arr);
-	}
+	if (o->tap_arrive)
+		tap_call(fab, o->tap_arrive, o->tap_arrive_ctx, pkt, pkt->t_arr);
 	if (!s) {
 		fab->delivered++;
 		if (fab->ops.rx)
-			fab->ops.rx(fab->ctx, o->peer_host, o->plane, pkt->data, pkt->len, now);
+			fab->ops.rx(fab->ctx, o->peer_host, o->plane, pkt_bytes(fab, pkt), pkt->len,
+				now);
 		pkt_free(fab, pkt);
 		return;
 	}
@@ -850,7 +924,8 @@ int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_
 		sp->hosts_per_t0 + sp->t1 > 65535 || sp->t0 > 65535 ||
 		(uint64_t)sp->t0 * sp->hosts_per_t0 > (1u << 24))
 		return -EINVAL;
-	if ((p->trim && p->trim_bytes < MRC_IP6_HLEN) || p->pkt_cap > 65535)
+	if ((p->trim && p->trim_bytes < MRC_IP6_HLEN) || p->pkt_cap > 65535 ||
+		(p->trim && p->pkt_cap && p->trim_bytes > p->pkt_cap))
 		return -EINVAL;
 	fab = calloc(1, sizeof(*fab));
 	if (!fab)
@@ -868,6 +943,11 @@ int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_
 	fab->ctx = ctx;
 	fab->hosts = sp->t0 * sp->hosts_per_t0;
 	fab->pkt_stride = (sizeof(struct fab_pkt) + fab->p.pkt_cap + 63) & ~(size_t)63;
+	fab->scratch = aligned_alloc(64, MRC_PKT_MAX + 64);
+	if (!fab->scratch) {
+		err = -ENOMEM;
+		goto fail;
+	}
 	mrc_rng_seed(&fab->rng, p->seed);
 	err = mrc_sim_new(&p->simq, &fab->sim);
 	if (err)
@@ -886,10 +966,23 @@ fail:
 	return err;
 }
 
+void mrc_fabric_forget_payloads(struct mrc_fabric *fab)
+{
+	for (struct fab_slab *s = fab->slabs; s; s = s->next) {
+		for (int i = 0; i < SLAB_PKTS; i++) {
+			struct fab_pkt *q = (struct fab_pkt *)(s->mem + (size_t)i * fab->pkt_stride);
+
+			if (q->live)
+				q->pay = NULL;
+		}
+	}
+}
+
 void mrc_fabric_free(struct mrc_fabric *fab)
 {
 	if (!fab)
 		return;
+	free(fab->scratch);
 	if (fab->ports)
 		for (uint32_t i = 0; i < fab->n_ports; i++) {
 			free(fab->ports[i].q[0].a);
@@ -1524,12 +1617,14 @@ static uint8_t *t_slot(struct t_net *n, uint32_t h, unsigned plane)
 	return n->bufs[h][plane][n->txq[h][plane].n];
 }
 
-static size_t t_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8_t *buf, size_t cap)
+static size_t t_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8_t *buf,
+	size_t cap, struct mrc_wire_gather *g)
 {
 	struct t_net *n = ctx;
 	uint32_t len;
 
 	(void)now;
+	(void)g; /* whole packets */
 	if (n->txq[host][plane].next == n->txq[host][plane].n)
 		return 0;
 	len = n->txq[host][plane].len[n->txq[host][plane].next];
@@ -1564,7 +1659,7 @@ static void t_rx(
 		struct fab_pkt *q = (struct fab_pkt *)copy;
 
 		memcpy(q->data, buf, len);
-		q->len = (uint16_t)len;
+		q->len = q->hlen = (uint16_t)len;
 		pkt_parse(q);
 		if (q->bth_off)
 			r->psn = get_be24(q->data + q->bth_off + 9);
@@ -1810,7 +1905,7 @@ MRC_SELFTEST(fabric)
 
 		t_hex("fc00 0000 0401 0000 0000 0000 0000 0000", segs[0]);
 		t_hex("fc00 0000 0802 0402 0004 0000 0000 0000", segs[1]);
-		q->len = (uint16_t)t_build(
+		q->len = q->hlen = (uint16_t)t_build(
 			q->data, 1504, segs[0], segs, 2, 1, &pl.addr[0], &pl.addr[3], 1, 0xC6, 1);
 		pkt_parse(q);
 		ST_EQ(st, q->srh_off, 40);
@@ -1827,6 +1922,73 @@ MRC_SELFTEST(fabric)
 		ST_EQ(st, ip6_tc(q->data) & 3, 2); /* ECN kept */
 		ST_EQ(st, q->flags & PK_CTRL, PK_CTRL);
 		ST_EQ(st, q->data[40 + 3], 1); /* SRH intact: SL as at the trim point */
+		t_net_free(n);
+	}
+
+	mrc_st_case(st, "a gathered packet: laid out, finished, trimmed and forgotten exactly as "
+			"the same packet written whole");
+	t_setup(&pl, &p, 1, 2, 2, 2);
+	p.csum_offload = true;
+	p.trim_bytes = 256;
+	n = t_net_new(st, &p);
+	if (n) {
+		static uint8_t whole[MRC_PKT_MAX], sent[MRC_PKT_MAX], pay[2000];
+		struct mrc_wire_cfg cfg;
+		struct mrc_wire_gather g;
+		struct mrc_pkt mp;
+		struct fab_pkt *q = pkt_alloc(n->fab), *w = pkt_alloc(n->fab);
+		int len = -1;
+
+		mrc_wire_cfg_default(&cfg);
+		for (unsigned i = 0; i < sizeof(pay); i++)
+			pay[i] = (uint8_t)(i * 7 + 1);
+		/* the first sample with a payload, given ours (1999 B: three pad bytes) */
+		for (int i = 0; i < mrc_wire_sample_count(&cfg) && len < 0; i++) {
+			ST_EQ(st, mrc_wire_sample_pkt((unsigned)i, &cfg, &mp), 0);
+			if (!mp.payload_len)
+				continue;
+			mp.payload = pay;
+			mp.payload_len = 1999;
+			len = mrc_wire_encode(&cfg, &mp, sent, sizeof(sent)); /* checksums computed */
+			cfg.csum_offload = true;
+			ST_EQ_I(st, mrc_wire_encode(&cfg, &mp, whole, sizeof(whole)), len);
+			ST_EQ_I(st, mrc_wire_encode_gather(&cfg, &mp, q->data, 512, &g), len);
+		}
+		ST_TRUE(st, len > 2000 && q && w);
+		if (len > 2000 && q && w) {
+			q->len = (uint16_t)len;
+			q->hlen = (uint16_t)g.hlen;
+			q->pay = g.payload;
+			q->pay_len = (uint16_t)g.payload_len;
+			pkt_parse(q);
+			ST_EQ_MEM(st, pkt_bytes(n->fab, q), whole, (size_t)len); /* zero sums */
+			finish_csum(n->fab, q);
+			ST_EQ(st, q->flags & PK_ICRC, PK_ICRC);
+			ST_EQ_MEM(st, pkt_bytes(n->fab, q), sent, (size_t)len);
+			/* trimmed: the same 256 bytes as the whole packet trimmed */
+			memcpy(w->data, sent, (size_t)len);
+			w->len = w->hlen = (uint16_t)len;
+			w->pay = NULL;
+			w->pay_len = 0;
+			pkt_parse(w);
+			trim_pkt(n->fab, w, true);
+			trim_pkt(n->fab, q, true);
+			ST_EQ(st, q->len, 256);
+			ST_EQ(st, q->hlen, 256);
+			ST_EQ(st, q->len, w->len);
+			ST_EQ_MEM(st, q->data, w->data, 256);
+			/* forgotten: the payload reads as zeros, the headers stay */
+			q->len = (uint16_t)len;
+			q->hlen = (uint16_t)g.hlen;
+			q->pay = pay;
+			q->pay_len = (uint16_t)g.payload_len;
+			q->flags = 0;
+			memcpy(q->data, whole, g.hlen);
+			mrc_fabric_forget_payloads(n->fab);
+			ST_TRUE(st, q->pay == NULL);
+			memset(whole + g.hlen, 0, g.payload_len);
+			ST_EQ_MEM(st, pkt_bytes(n->fab, q), whole, (size_t)len);
+		}
 		t_net_free(n);
 	}
 

@@ -40,13 +40,17 @@ enum mrc_fab_tier {
  *  tx:  NIC port @plane of @host is free: write the next packet (at most @cap bytes) into
  *       @buf and return its length, or 0 when the host has nothing to send on that port
  *       (it then calls mrc_fabric_kick when it has). Called only while the port is up.
+ *       A gathering host (mrc_ep_tx_gather) writes only the bytes before a data packet's
+ *       payload and describes the rest in @g (mrc_wire_encode_gather); @g arrives
+ *       zeroed, hlen 0 meaning the whole packet is in @buf. The payload must stay valid
+ *       while the packet is in the fabric, or until mrc_fabric_forget_payloads.
  *  port_status: NIC port @plane of @host went down or up (a NIC-port fault).
  */
 struct mrc_fab_host_ops {
 	void (*rx)(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
 		uint64_t now_ps);
 	size_t (*tx)(void *ctx, uint32_t host, unsigned plane, uint64_t now_ps, uint8_t *buf,
-		size_t cap);
+		size_t cap, struct mrc_wire_gather *g);
 	void (*port_status)(void *ctx, uint32_t host, unsigned plane, bool up, uint64_t now_ps);
 };
 
@@ -86,7 +90,7 @@ void mrc_fabric_defaults(struct mrc_fabric_params *p);
  * Builds the fabric and an event loop. Each switch gets its own copy of its static table
  * from the plan (mrc_srv6_fib_of), so a blackhole fault can remove a route. Errors:
  * -EINVAL (no plan, zero rates, a table naming a port the switch does not have,
- * duplicate host addresses, pkt_cap > 65535), -ENOMEM.
+ * duplicate host addresses, pkt_cap > 65535 or below trim_bytes), -ENOMEM.
  */
 int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_ops *ops, void *ctx,
 	struct mrc_fabric **out);
@@ -94,6 +98,13 @@ void mrc_fabric_free(struct mrc_fabric *fab);
 
 /* The event loop the fabric runs on (the driver schedules its engine timers here). */
 struct mrc_sim *mrc_fabric_sim(struct mrc_fabric *fab);
+
+/*
+ * Gathered payloads of the packets still in the fabric become zeros: call it before the
+ * buffers they point into are freed or reused (a new collective), when only stale
+ * copies (duplicates the receivers drop unread) can still be in flight.
+ */
+void mrc_fabric_forget_payloads(struct mrc_fabric *fab);
 
 /* Host @host has new work for NIC port @plane: the port pulls (tx) when it is free. */
 void mrc_fabric_kick(struct mrc_fabric *fab, uint32_t host, unsigned plane);

@@ -60,6 +60,7 @@ struct run {
 	struct host *hosts;
 	uint32_t nhosts, nranks;
 	struct mrc_coll *coll;
+	bool gather; /* hosts leave payloads in their MRs (mrc_ep_tx_gather) */
 	struct mrc_run_result *res;
 	struct tap *taps;
 	size_t n_taps;
@@ -230,11 +231,13 @@ static void fab_rx(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf,
 }
 
 static size_t fab_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8_t *buf,
-	size_t cap)
+	size_t cap, struct mrc_wire_gather *g)
 {
 	struct run *r = ctx;
 	struct host *h = &r->hosts[host];
-	int n = mrc_ep_tx(h->ep, plane, now, buf, cap);
+	/* checksums offloaded: the payload can stay in the MR too (a NIC's gather DMA) */
+	int n = r->gather ? mrc_ep_tx_gather(h->ep, plane, now, buf, cap, g)
+			  : mrc_ep_tx(h->ep, plane, now, buf, cap);
 
 	timer_arm(h);
 	return n > 0 ? (size_t)n : 0;
@@ -538,11 +541,18 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 	p.trim_bytes = (uint32_t)cf->trim_size_bytes;
 	p.dscp_trimmed = cm->dscp.trimmed;
 	p.dscp_trimmed_lasthop = cm->dscp.trimmed_lasthop;
-	/* packet buffers sized for this job's MTU, not MRC_PKT_MAX: the pool is most of the
-	 * simulator's memory at scale. 512 B covers outer IPv6, a full SRH (8 + 8 x 16),
-	 * inner IPv6, UDP, BTH, every extension header at once (156) and the ICRC: 396. */
-	p.pkt_cap = r->job->mrc.mtu + 512 < MRC_PKT_MAX ? r->job->mrc.mtu + 512 : MRC_PKT_MAX;
+	/* Packet buffers: the pool is most of the simulator's memory at scale. 512 B cover
+	 * outer IPv6, a full SRH (8 + 8 x 16), inner IPv6, UDP, BTH, every extension header
+	 * at once (156) and the ICRC: 396. With checksums offloaded the hosts gather, so a
+	 * data packet's payload stays in its MR and the pool holds headers (or a trimmed
+	 * packet); otherwise whole packets of this job's MTU. */
 	p.csum_offload = !r->job->mrc.rx_checks; /* as mrc_run_ep_params sets the hosts' */
+	r->gather = p.csum_offload;
+	if (r->gather)
+		p.pkt_cap = p.trim && p.trim_bytes > 512 ? p.trim_bytes : 512;
+	else
+		p.pkt_cap = r->job->mrc.mtu + 512 < MRC_PKT_MAX ? r->job->mrc.mtu + 512
+								: MRC_PKT_MAX;
 	p.icrc_outer = r->job->mrc.icrc_outer;
 	p.seed = r->job->seed;
 	/* MRCGEN_SIMQ=heap|wheel picks the event queue (for `mrcgen bench`; same results) */
@@ -773,6 +783,15 @@ static int setup_captures(struct run *r, char *err, size_t errlen)
 
 /* Registers every rank's regions; with verify off they have no memory (sink regions,
  * zero payloads), so memory stays flat in the message size and rank count. */
+/* Frees the collective's buffers; packets still in flight forget their payload first. */
+static void coll_release(struct run *r)
+{
+	if (r->fab)
+		mrc_fabric_forget_payloads(r->fab);
+	mrc_coll_free(r->coll);
+	r->coll = NULL;
+}
+
 static int mem_regions(struct run *r)
 {
 	for (uint32_t h = 0; h < r->nranks; h++) {
@@ -1408,8 +1427,7 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 		if (e && r.err) {
 			snprintf(res->error, sizeof(res->error), "%s", r.errmsg);
 			e = 0; /* the job ran and failed its checks: report what there is */
-			mrc_coll_free(r.coll);
-			r.coll = NULL;
+			coll_release(&r);
 			break;
 		}
 		if (e)
@@ -1419,8 +1437,7 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 			rs->algbw_gbs = (double)rs->bytes / (rs->time_us * 1e-6) / 1e9;
 			rs->busbw_gbs = rs->algbw_gbs * mrc_coll_bus_factor(cp.pattern, r.nranks);
 		}
-		mrc_coll_free(r.coll);
-		r.coll = NULL;
+		coll_release(&r);
 	}
 	res->sim_end_ps = mrc_sim_now(r.sim);
 	collect_stats(&r);
@@ -1436,7 +1453,7 @@ fail:
 	for (size_t i = 0; i < r.n_taps; i++)
 		pcapw_close(r.taps[i].w);
 	free(r.taps);
-	mrc_coll_free(r.coll);
+	coll_release(&r);
 	for (uint32_t h = 0; r.hosts && h < r.nhosts; h++) {
 		mrc_ep_free(r.hosts[h].ep);
 		free(r.hosts[h].qpn_of_peer);

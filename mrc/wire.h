@@ -259,6 +259,26 @@ struct mrc_wire_cfg {
 int mrc_wire_encode(const struct mrc_wire_cfg *cfg, const struct mrc_pkt *p, uint8_t *buf,
 	size_t cap);
 
+/* Where the rest of a packet from mrc_wire_encode_gather is. */
+struct mrc_wire_gather {
+	size_t hlen;		/* bytes in the buffer: the whole packet unless payload_len */
+	const uint8_t *payload; /* payload_len bytes to lay after them; NULL: zeros */
+	uint32_t payload_len;	/* then zeros (pad, ICRC) up to the packet's length */
+};
+
+/*
+ * mrc_wire_encode for a NIC that gathers the payload from memory, as an RDMA NIC DMAs it
+ * from the registered buffer: a data packet's payload is not copied. Writes the @g->hlen
+ * bytes before it (headers and extension headers) and returns the whole packet's
+ * length; the rest is p->payload_len bytes from p->payload (zeros when NULL), PadCnt zero
+ * bytes and a zero ICRC, for the caller to lay out (mrc_wire_csum_finish then fills the
+ * UDP checksum and ICRC). A packet without payload is written whole (@g->hlen = its
+ * length). Needs cfg->csum_offload (-EINVAL without: the checksums would cover bytes not
+ * written here); other errors as mrc_wire_encode, -ENOSPC when @cap cannot hold @g->hlen.
+ */
+int mrc_wire_encode_gather(const struct mrc_wire_cfg *cfg, const struct mrc_pkt *p,
+	uint8_t *buf, size_t cap, struct mrc_wire_gather *g);
+
 /*
  * Fills in the UDP checksum and the ICRC of an MRC packet encoded with cfg->csum_offload
  * (@cfg->icrc_outer must be the encoder's), in place, exactly as mrc_wire_encode would
