@@ -45,7 +45,7 @@ enum rv_type {
 };
 
 #define RV_MAX_MSG     (64u << 20) /* a RESULT with three histograms fits easily */
-#define WR_POLL_NS     100000ull   /* control sockets polled at least every 100 us */
+#define WR_POLL_NS     1000000ull  /* control sockets polled at least every 1 ms (and when idle) */
 #define WR_MAX_WAIT_NS 1000000ull  /* one loop turn waits at most 1 ms */
 #define WR_TX_SLOTS    512u
 
@@ -96,9 +96,10 @@ struct wr {
 	unsigned planes;
 	uint64_t timeout_ns;
 	/* sockets and loop */
-	struct mrc_sock_port ports[MRC_WIRERUN_MAX_PLANES];
+	struct mrc_sock_port ports[MRC_WIRERUN_MAX_PLANES]; /* send sockets (rx_fd closed) */
 	int tx_idx[MRC_WIRERUN_MAX_PLANES];
-	int plane_of_sock[MRC_LOOP_MAX_SOCKS];
+	int rx_fd;		/* one protocol-41 socket for every plane (mrc_sock_rx_open_all) */
+	uint64_t rx_foreign;	/* packets that came in on an interface of no plane */
 	struct mrc_loop *loop;
 	uint64_t last_poll_ns;
 	/* engine */
@@ -822,8 +823,20 @@ static void on_rx(void *ctx, int sock_idx, const uint8_t *buf, size_t len,
 	const struct mrc_loop_rx_info *info)
 {
 	struct wr *w = ctx;
-	int plane = w->plane_of_sock[sock_idx];
+	int plane = -1;
 	bool ce = info->tclass >= 0 && (info->tclass & 3) == 3;
+
+	(void)sock_idx;
+	for (unsigned p = 0; p < w->planes; p++) {
+		if (info->ifindex == (int)w->ports[p].ifindex) {
+			plane = (int)p;
+			break;
+		}
+	}
+	if (plane < 0) {
+		w->rx_foreign++;
+		return;
+	}
 
 	for (size_t i = 0; i < w->n_taps; i++)
 		if (w->taps[i].ingress && w->taps[i].plane == plane)
@@ -849,8 +862,11 @@ static void on_rx(void *ctx, int sock_idx, const uint8_t *buf, size_t len,
 	mrc_ep_on_rx(w->ep, (unsigned)plane, buf, len, ce, mono_ns() * 1000);
 }
 
-/* Sends @n bytes of @pkt on plane @p: egress captures, then the kernel. */
-static void send_pkt(struct wr *w, unsigned p, const uint8_t *pkt, size_t n)
+/*
+ * Sends the @n bytes on plane @p that were written into the send slot mrc_loop_tx_buf
+ * lent (@pkt): egress captures, then the kernel with the next submit.
+ */
+static void send_slot(struct wr *w, unsigned p, const uint8_t *pkt, size_t n)
 {
 	struct sockaddr_in6 sa;
 
@@ -859,19 +875,20 @@ static void send_pkt(struct wr *w, unsigned p, const uint8_t *pkt, size_t n)
 	for (size_t i = 0; i < w->n_taps; i++)
 		if (w->taps[i].egress && w->taps[i].plane == (int)p)
 			pcapw_write(w->taps[i].w, real_ns(), pkt, n);
-	mrc_loop_send(w->loop, w->tx_idx[p], pkt, n, &sa);
+	mrc_loop_tx_commit(w->loop, w->tx_idx[p], n, &sa);
 }
 
 /* Sends the delayed packets that are due, while the send pool has room. */
 static void tx_due(struct wr *w)
 {
-	uint8_t pkt[MRC_PKT_MAX];
+	uint8_t *buf;
+	size_t cap;
 	unsigned p;
 	int n;
 
-	while (mrc_loop_tx_inflight(w->loop) < WR_TX_SLOTS &&
-		(n = mrc_epf_due(w->epf, mono_ns() * 1000, pkt, sizeof(pkt), &p)) > 0)
-		send_pkt(w, p, pkt, (size_t)n);
+	while ((buf = mrc_loop_tx_buf(w->loop, &cap)) &&
+		(n = mrc_epf_due(w->epf, mono_ns() * 1000, buf, cap, &p)) > 0)
+		send_slot(w, p, buf, (size_t)n);
 }
 
 /* The fault hook's view of a packet leaving (@outer) or reaching this host. */
@@ -891,41 +908,47 @@ static int epf_pkt(struct wr *w, const uint8_t *buf, size_t len, bool outer,
 	return 0;
 }
 
-/* Pulls packets from every plane in turn while the send pool has room. */
+/*
+ * Pulls packets from every plane in turn until the engine has nothing more or the send
+ * pool is full; the engine encodes each straight into its send slot (no copy).
+ */
 static void tx_all(struct wr *w)
 {
-	uint8_t pkt[MRC_PKT_MAX];
+	uint64_t now = mono_ns() * 1000;
 	bool more = true;
 
 	if (w->epf)
 		tx_due(w);
-	while (more && mrc_loop_tx_inflight(w->loop) < WR_TX_SLOTS) {
+	while (more) {
 		more = false;
 		for (unsigned p = 0; p < w->planes; p++) {
 			struct mrc_epf_pkt fp;
-			uint64_t now, rel;
+			uint64_t rel;
+			uint8_t *buf;
+			size_t cap;
 			int n;
 
-			if (mrc_loop_tx_inflight(w->loop) >= WR_TX_SLOTS)
-				break;
-			now = mono_ns() * 1000;
-			n = mrc_ep_tx(w->ep, p, now, pkt, sizeof(pkt));
+			buf = mrc_loop_tx_buf(w->loop, &cap);
+			if (!buf)
+				return; /* the pool is full: completions come with the next turn */
+			n = mrc_ep_tx(w->ep, p, now, buf, cap);
 			if (n <= 0)
 				continue;
 			more = true;
-			if (w->epf && epf_pkt(w, pkt, (size_t)n, true, &fp) == 0) {
+			if (w->epf && epf_pkt(w, buf, (size_t)n, true, &fp) == 0) {
 				switch (mrc_epf_tx(w->epf, &fp, now, &rel)) {
 				case MRC_EPF_DROP:
-					continue;
+					continue; /* the slot stays free */
 				case MRC_EPF_DELAY:
-					mrc_epf_hold(w->epf, p, pkt, (size_t)n, rel);
+					mrc_epf_hold(w->epf, p, buf, (size_t)n, rel);
 					continue;
 				default:
 					break;
 				}
 			}
-			send_pkt(w, p, pkt, (size_t)n);
+			send_slot(w, p, buf, (size_t)n);
 		}
+		now = mono_ns() * 1000;
 	}
 }
 
@@ -1053,8 +1076,11 @@ static int setup_ports(struct wr *w, char *err, size_t errlen)
 		e = mrc_sock_port_open(ifn, 0, &w->ports[p], err, errlen);
 		if (e)
 			return e;
+		close(w->ports[p].rx_fd); /* one receive socket serves every plane */
+		w->ports[p].rx_fd = -1;
 	}
-	return 0;
+	w->rx_fd = mrc_sock_rx_open_all(w->planes * (4u << 20), err, errlen);
+	return w->rx_fd < 0 ? w->rx_fd : 0;
 }
 
 static int setup_loop(struct wr *w, char *err, size_t errlen)
@@ -1065,16 +1091,18 @@ static int setup_loop(struct wr *w, char *err, size_t errlen)
 
 	if (e)
 		return e;
+	e = mrc_loop_add_rx_socket(w->loop, w->rx_fd, on_rx, w);
+	if (e < 0) {
+		snprintf(err, errlen, "io_uring: add the receive socket: %s", strerror(-e));
+		return e;
+	}
 	for (unsigned p = 0; p < w->planes; p++) {
-		int rx = mrc_loop_add_rx_socket(w->loop, w->ports[p].rx_fd, on_rx, w);
-
 		w->tx_idx[p] = mrc_loop_add_tx_socket(w->loop, w->ports[p].tx_fd);
-		if (rx < 0 || w->tx_idx[p] < 0) {
-			snprintf(err, errlen, "io_uring: add sockets of port %u: %s", p,
-				strerror(-(rx < 0 ? rx : w->tx_idx[p])));
-			return rx < 0 ? rx : w->tx_idx[p];
+		if (w->tx_idx[p] < 0) {
+			snprintf(err, errlen, "io_uring: add the send socket of port %u: %s", p,
+				strerror(-w->tx_idx[p]));
+			return w->tx_idx[p];
 		}
-		w->plane_of_sock[rx] = (int)p;
 	}
 	return 0;
 }
@@ -1249,7 +1277,7 @@ static int encode_result(struct wr *w, struct buf *b)
 	r.rx_decode_err = es.rx_decode_err;
 	r.injected = lc.tx;
 	r.delivered = lc.rx;
-	r.fab_drops = lc.send_errors + lc.sock_drops + lc.cq_dropped + lc.truncated;
+	r.fab_drops = lc.send_errors + lc.sock_drops + lc.cq_dropped + lc.truncated + w->rx_foreign;
 	for (uint32_t qpn = 1; qpn < w->nranks; qpn++) {
 		const struct mrc_ev_set *set = mrc_ep_qp_evs(w->ep, qpn);
 		struct mrc_qp_stats s;
@@ -1722,7 +1750,7 @@ fail:
 int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 	struct mrc_run_result **out, uint32_t *rank_out, char *err, size_t errlen)
 {
-	struct wr w = { .job = job, .o = o, .lfd = -1 };
+	struct wr w = { .job = job, .o = o, .lfd = -1, .rx_fd = -1 };
 	struct mrc_run_result *res = NULL;
 	const char *addr = o->rendezvous ? o->rendezvous : getenv("MRCGEN_RENDEZVOUS");
 	char defaddr[80];
@@ -1866,6 +1894,8 @@ out:
 	mrc_loop_free(w.loop);
 	for (unsigned p = 0; p < MRC_WIRERUN_MAX_PLANES; p++)
 		mrc_sock_port_close(&w.ports[p]);
+	if (w.rx_fd >= 0)
+		close(w.rx_fd);
 	for (uint32_t r = 0; w.result && r < w.nranks; r++)
 		free(w.result[r]);
 	free(w.result);
