@@ -115,6 +115,19 @@ struct wr {
 	size_t n_def, cap_def;
 	bool measuring;
 	uint64_t evs_retired;
+	uint64_t t0_ns;		/* GO of the first iteration: the report's time 0 */
+	uint64_t go_ns;		/* GO of the current iteration */
+	uint32_t cur_iter;	/* its global index */
+	/*
+	 * When an EV went ASSUMED_BAD: global iteration and ps after that iteration's GO on
+	 * the rank's own clock, which rank 0 maps onto its own timeline (rank 0: every
+	 * rank's). Per iteration, so the skew of the start barrier never accumulates.
+	 */
+	struct wr_bad {
+		uint32_t iter;
+		uint64_t off_ps;
+	} *bad;
+	size_t n_bad, cap_bad;
 	/* endpoint faults (NULL without faults:) */
 	struct mrc_epf *epf;
 	struct mrc_wire_cfg dcfg;	/* decode for the fault hooks: no checks */
@@ -756,14 +769,32 @@ static void ep_recv_imm(void *ctx, uint32_t qpn, uint32_t imm, uint64_t len, uin
 			w->peer_of_qpn[qpn], imm);
 }
 
+/* Records an EV retirement @off_ps after the GO of iteration @iter, for the fault figures. */
+static void bad_add(struct wr *w, uint32_t iter, uint64_t off_ps)
+{
+	if (w->n_bad == w->cap_bad) {
+		size_t n = w->cap_bad ? 2 * w->cap_bad : 64;
+		struct wr_bad *nb = realloc(w->bad, n * sizeof(*nb));
+
+		if (!nb)
+			return; /* the figure undercounts; the run goes on */
+		w->bad = nb;
+		w->cap_bad = n;
+	}
+	w->bad[w->n_bad++] = (struct wr_bad){ iter, off_ps };
+}
+
 static void ep_ev_event(void *ctx, uint32_t qpn, uint32_t ev, int from, int to, int cause,
 	uint64_t now)
 {
 	struct wr *w = ctx;
 
-	(void)qpn, (void)ev, (void)from, (void)cause, (void)now;
-	if (to == MRC_EV_ASSUMED_BAD)
-		w->evs_retired++;
+	(void)qpn, (void)ev, (void)from, (void)cause;
+	if (to != MRC_EV_ASSUMED_BAD)
+		return;
+	w->evs_retired++;
+	if (w->go_ns && now / 1000 >= w->go_ns)
+		bad_add(w, w->cur_iter, now - w->go_ns * 1000);
 }
 
 static int post_now(struct wr *w, const struct mrc_coll_xfer *x, const void *src, uint64_t va,
@@ -1349,6 +1380,11 @@ static int encode_result(struct wr *w, struct buf *b)
 			memcpy(p, enc, n);
 		free(enc);
 	}
+	buf_u32(b, (uint32_t)w->n_bad);
+	for (size_t i = 0; i < w->n_bad; i++) {
+		buf_u32(b, w->bad[i].iter);
+		buf_u64(b, w->bad[i].off_ps);
+	}
 	return b->oom ? -ENOMEM : 0;
 }
 
@@ -1414,12 +1450,207 @@ static int merge_result(struct wr *w, struct mrc_run_result *res, uint32_t rank,
 		mrc_hist_add(dst[i], h);
 		mrc_hist_free(h);
 	}
+	NEED(4);
+	n = get_be32(b + off);
+	off += 4;
+	NEED((size_t)n * 12);
+	/* rank 0's own list is what it appends to: its entries are already there */
+	for (uint32_t i = 0; rank && i < n; i++)
+		bad_add(w, get_be32(b + off + (size_t)i * 12),
+			get_be64(b + off + (size_t)i * 12 + 4));
 #undef NEED
 	return 0;
 bad:
 	wr_fail(w, -EPROTO, "rendezvous: rank %u (h%u): malformed RESULT (%zu bytes)", rank, rank,
 		len);
 	return -EPROTO;
+}
+
+/* ---- faults in the report ------------------------------------------------------------ */
+
+/*
+ * Capacity a fault leaves, as a fraction of the fabric's: the simulator's rule (README
+ * "Report schema", faults[].capacity_left).
+ */
+static double wf_capacity(const struct conf_fabric *f, const struct conf_fault *cf, bool clears)
+{
+	double planes = f->planes;
+
+	if (clears || cf->action == CONF_FA_LOSS || cf->action == CONF_FA_DELAY)
+		return 1.0;
+	switch (cf->node.kind) {
+	case CONF_NODE_T1:
+		return 1.0 - 1.0 / (planes * f->t1);
+	case CONF_NODE_T0:
+	case CONF_NODE_PORT:
+	case CONF_NODE_LINK_HOST_T0:
+		return 1.0 - 1.0 / planes;
+	case CONF_NODE_LINK_T0_T1:
+		return 1.0 - 1.0 / (planes * f->t1 * f->t0);
+	case CONF_NODE_HOST:
+		return 0.0;
+	}
+	return 1.0;
+}
+
+/* The simulator's action names (mrc_fab_fault_name), for one report schema across drivers. */
+static void wf_action(const struct conf_fault *cf, bool revert, char *out, size_t n)
+{
+	const char *what = cf->node.kind == CONF_NODE_PORT ? "nic" :
+			   cf->node.kind == CONF_NODE_T0 || cf->node.kind == CONF_NODE_T1 ?
+									     "switch" :
+									     "link";
+	bool down = cf->action == CONF_FA_DOWN, up = cf->action == CONF_FA_UP;
+
+	if (down || up)
+		snprintf(out, n, "%s_%s", what, down != revert ? "down" : "up");
+	else if (cf->action == CONF_FA_BLACKHOLE)
+		snprintf(out, n, "%s", revert ? "unblackhole" : "blackhole");
+	else if (cf->action == CONF_FA_CLEAR)
+		snprintf(out, n, "loss_end");
+	else
+		snprintf(out, n, "%s%s", conf_name_of(conf_fault_action_names, cf->action),
+			revert ? "_end" : "");
+}
+
+static int wf_add(struct mrc_run_result *res, const struct conf_job *j,
+	const struct conf_fault *cf, uint64_t at_ps, bool revert)
+{
+	struct mrc_run_fault *nf = realloc(res->faults, (res->n_faults + 1) * sizeof(*nf));
+	bool clears = revert || cf->action == CONF_FA_UP || cf->action == CONF_FA_CLEAR;
+
+	if (!nf)
+		return -ENOMEM;
+	res->faults = nf;
+	nf = &res->faults[res->n_faults++];
+	memset(nf, 0, sizeof(*nf));
+	nf->at_ps = at_ps;
+	nf->clears = clears;
+	wf_action(cf, revert, nf->action, sizeof(nf->action));
+	snprintf(nf->target, sizeof(nf->target), "%s", cf->target);
+	nf->first_retire_ps = -1;
+	nf->recovery_ps = -1;
+	nf->recovery_note = "the wire driver keeps no goodput bins: see first_ev_retired_us and "
+			    "cct_inflation";
+	nf->capacity_frac = wf_capacity(&j->fabric, cf, clears);
+	return 0;
+}
+
+static int wf_cmp(const void *a, const void *b)
+{
+	const struct mrc_run_fault *x = a, *y = b;
+
+	return x->at_ps < y->at_ps ? -1 : x->at_ps > y->at_ps;
+}
+
+/*
+ * Rank 0: the endpoint faults of the `faults:` timeline as report faults[] entries, as the
+ * simulator writes its fabric faults — when each took effect (every rank applies the same
+ * timeline on its own clock from its first GO, so times are rank 0's and agree with the
+ * others' to the start barrier's skew), its iteration, the EVs every rank retired from
+ * then to that iteration's end, the CCT inflation of that iteration over the fault-free
+ * ones of its size and its slowest rank. Marks the iterations that ran degraded.
+ */
+static int wire_faults(struct wr *w, struct mrc_run_result *res)
+{
+	const struct conf_job *j = w->job;
+	double *clean_sum, *clean_n;
+
+	for (size_t i = 0; i < j->n_faults; i++) {
+		const struct conf_fault *cf = &j->faults[i];
+		bool reverts = cf->has_duration && cf->action != CONF_FA_UP &&
+			       cf->action != CONF_FA_CLEAR;
+
+		for (size_t k = 0; k < res->n_iters; k++) {
+			const struct mrc_run_iter *it = &res->iters[k];
+			uint64_t at;
+
+			if (cf->has_at && k == 0)
+				at = cf->at_ps;
+			else if (cf->has_at_iteration && !it->warmup &&
+				 it->measured == cf->at_iteration)
+				at = it->start_ps;
+			else
+				continue;
+			if (wf_add(res, j, cf, at, false) ||
+				(reverts && wf_add(res, j, cf, at + cf->duration_ps, true)))
+				return -ENOMEM;
+		}
+	}
+	qsort(res->faults, res->n_faults, sizeof(*res->faults), wf_cmp);
+	clean_sum = calloc(res->n_sizes + 1, sizeof(double));
+	clean_n = calloc(res->n_sizes + 1, sizeof(double));
+	if (!clean_sum || !clean_n) {
+		free(clean_sum);
+		free(clean_n);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < res->n_iters; k++) {
+		struct mrc_run_iter *it = &res->iters[k];
+		uint64_t end = it->start_ps + it->cct_ps;
+		int depth = 0;
+
+		for (size_t f = 0; f < res->n_faults; f++) {
+			struct mrc_run_fault *rf = &res->faults[f];
+
+			if (rf->at_ps < end)
+				depth += rf->clears ? -1 : 1;
+			/* the iteration it fell in: the last one started by then */
+			if (rf->at_ps >= it->start_ps) {
+				rf->iter = it->iter;
+				rf->measured = it->measured;
+				rf->in_warmup = it->warmup;
+			}
+		}
+		it->degraded = depth > 0;
+	}
+	for (size_t k = 0; k < res->n_iters; k++) {
+		struct mrc_run_iter *it = &res->iters[k];
+
+		for (size_t f = 0; f < res->n_faults; f++) {
+			if (res->faults[f].iter != it->iter)
+				continue;
+			it->faults++;
+			if (!res->faults[f].clears)
+				it->degraded = true;
+		}
+		if (!it->warmup && !it->degraded) {
+			clean_sum[it->size_idx] += (double)it->cct_ps;
+			clean_n[it->size_idx]++;
+		}
+	}
+	for (size_t f = 0; f < res->n_faults; f++) {
+		struct mrc_run_fault *rf = &res->faults[f];
+		const struct mrc_run_iter *it = NULL;
+		uint64_t end;
+
+		for (size_t k = 0; k < res->n_iters; k++)
+			if (res->iters[k].iter == rf->iter)
+				it = &res->iters[k];
+		if (!it)
+			continue;
+		end = it->start_ps + it->cct_ps;
+		for (size_t b = 0; b < w->n_bad; b++) {
+			uint64_t t;
+
+			if (w->bad[b].iter != it->iter)
+				continue;
+			t = it->start_ps + w->bad[b].off_ps; /* onto rank 0's timeline */
+			if (t < rf->at_ps || t > end)
+				continue;
+			if (rf->first_retire_ps < 0 || (int64_t)(t - rf->at_ps) < rf->first_retire_ps)
+				rf->first_retire_ps = (int64_t)(t - rf->at_ps);
+			rf->evs_retired++;
+		}
+		if (clean_n[it->size_idx] && it->cct_ps)
+			rf->cct_inflation = (double)it->cct_ps /
+						    (clean_sum[it->size_idx] / clean_n[it->size_idx]) -
+					    1.0;
+		rf->straggler_rank = it->slowest_rank;
+	}
+	free(clean_sum);
+	free(clean_n);
+	return 0;
 }
 
 /* ---- the run -------------------------------------------------------------------------- */
@@ -1530,6 +1761,11 @@ static int run_iteration(struct wr *w, uint32_t global_iter, bool warmup,
 	}
 	w->measuring = !warmup;
 	go_ns = mono_ns();
+	if (global_iter == 0)
+		w->t0_ns = go_ns;
+	w->go_ns = go_ns;
+	w->cur_iter = global_iter;
+	ri->start_ps = (go_ns - w->t0_ns) * 1000;
 	if (w->epf && global_iter == 0)
 		mrc_epf_start(w->epf, go_ns * 1000);
 	if (w->epf && !warmup)
@@ -1652,6 +1888,7 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 				.warmup = warm };
 
 			w->measured_iter = warm ? 0 : it - t->warmup;
+			ri.measured = w->measured_iter;
 			e = run_iteration(w, global_iter++, warm, &ri);
 			if (e || !res)
 				continue;
@@ -1840,6 +2077,7 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 	}
 	e = run_sizes(&w, res, err, errlen);
 	e = e ?: gather(&w, res, err, errlen);
+	e = e ?: res ? wire_faults(&w, res) : 0;
 	if (e)
 		goto out;
 	if (res) {
@@ -1909,6 +2147,7 @@ out:
 	free(w.wrong);
 	free(w.post_ns);
 	free(w.defq);
+	free(w.bad);
 	mrc_hist_free(w.msg_ns);
 	mrc_hist_free(w.step_ns);
 	mrc_hist_free(w.rtt_ns);
