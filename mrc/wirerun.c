@@ -1577,6 +1577,8 @@ static int wire_faults(struct wr *w, struct mrc_run_result *res)
 				return -ENOMEM;
 		}
 	}
+	if (!res->n_faults)
+		return 0;
 	qsort(res->faults, res->n_faults, sizeof(*res->faults), wf_cmp);
 	clean_sum = calloc(res->n_sizes + 1, sizeof(double));
 	clean_n = calloc(res->n_sizes + 1, sizeof(double));
