@@ -53,13 +53,22 @@ struct mrc_ep {
  * such call refreshes its entry; the minimum is recomputed only when the entry that held
  * it moved later. Behind a pointer so mrc_ep_next_timer() can stay const.
  */
+/*
+ * Beside them, which QPs may have a packet for each plane: ready[i] has bit p unless QP i
+ * declined plane p (mrc_qp_tx false) and nothing reached it since — no packet, post,
+ * timer or port change, the only ways a QP's answer changes (time alone changes it only
+ * through a timer: holds and probes are in mrc_qp_next_timer). mrc_ep_tx asks the ready
+ * ones in the same round-robin order, so the packets are the same, without asking 127
+ * idle QPs per packet in a 128-host all-to-all.
+ */
 struct timers {
 	uint64_t *t; /* [max_qps] */
 	uint64_t min;
 	bool valid;
+	uint32_t *ready; /* [max_qps]: plane bitmask */
 };
 
-static void touch(const struct mrc_ep *ep, unsigned i)
+static void refresh_timer(const struct mrc_ep *ep, unsigned i)
 {
 	struct timers *tm = ep->tm;
 	uint64_t old = tm->t[i], nw = mrc_qp_next_timer(ep->qps[i]);
@@ -69,6 +78,13 @@ static void touch(const struct mrc_ep *ep, unsigned i)
 		tm->min = nw;
 	else if (old == tm->min && nw != old)
 		tm->valid = false;
+}
+
+/* QP @i was called: its timer may have moved and it may have packets on any plane. */
+static void touch(const struct mrc_ep *ep, unsigned i)
+{
+	ep->tm->ready[i] = UINT32_MAX;
+	refresh_timer(ep, i);
 }
 
 static void touch_qp(const struct mrc_ep *ep, uint32_t qpn)
@@ -103,10 +119,13 @@ static bool ep_plane_up(void *owner, unsigned plane)
 	return plane < ep->p.planes && ep->up[plane];
 }
 
-static void ep_wake(void *owner, int plane)
+static void ep_wake(void *owner, uint32_t qpn, int plane)
 {
 	struct mrc_ep *ep = owner;
+	uint32_t i = qpn - ep->p.first_qpn;
 
+	if (i < ep->n_qps)
+		ep->tm->ready[i] |= plane < 0 ? UINT32_MAX : 1u << plane;
 	if (!ep->ops.tx_ready)
 		return;
 	for (unsigned p = 0; p < ep->p.planes; p++)
@@ -208,10 +227,11 @@ int mrc_ep_new(
 	ep->tm = calloc(1, sizeof(*ep->tm));
 	if (ep->tm) {
 		ep->tm->t = calloc(ep->p.max_qps, sizeof(uint64_t));
+		ep->tm->ready = calloc(ep->p.max_qps, sizeof(uint32_t));
 		ep->tm->min = UINT64_MAX;
 		ep->tm->valid = true;
 	}
-	if (!ep->evs || !ep->deny || !ep->qps || !ep->tm || !ep->tm->t) {
+	if (!ep->evs || !ep->deny || !ep->qps || !ep->tm || !ep->tm->t || !ep->tm->ready) {
 		mrc_ep_free(ep);
 		return -ENOMEM;
 	}
@@ -254,8 +274,10 @@ void mrc_ep_free(struct mrc_ep *ep)
 	for (unsigned p = 0; p < MRC_EV_MAX_PLANES; p++)
 		free(ep->ctlq[p].q);
 	free(ep->qps);
-	if (ep->tm)
+	if (ep->tm) {
 		free(ep->tm->t);
+		free(ep->tm->ready);
+	}
 	free(ep->tm);
 	free(ep->mrs);
 	free(ep->evs);
@@ -319,6 +341,7 @@ int mrc_ep_qp_connect(struct mrc_ep *ep, uint32_t qpn, uint32_t peer_qpn)
 	if (!qp)
 		return -ENOENT;
 	mrc_qp_set_peer(qp, peer_qpn);
+	touch_qp(ep, qpn);
 	return 0;
 }
 
@@ -401,16 +424,19 @@ int mrc_ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf, 
 		q->len--;
 		return ep_finish(ep, plane, peer, &p, buf, cap);
 	}
-	for (unsigned k = 0; k < ep->n_qps; k++) {
-		unsigned i = (ep->rr[plane] + k) % ep->n_qps;
-
+	for (unsigned k = 0, i = ep->rr[plane]; k < ep->n_qps; k++, i = i + 1 == ep->n_qps ? 0 : i + 1) {
+		if (!(ep->tm->ready[i] >> plane & 1))
+			continue;
 		if (mrc_qp_tx(ep->qps[i], plane, now_ps, &p)) {
-			ep->rr[plane] = (i + 1) % ep->n_qps;
+			ep->rr[plane] = i + 1 == ep->n_qps ? 0 : i + 1;
 			touch(ep, i);
 			return ep_finish(ep, plane, mrc_qp_peer_host(ep->qps[i]), &p, buf, cap);
 		}
+		/* declined: asked again after something reaches it; asking may have moved a
+		 * hold or probe time */
+		ep->tm->ready[i] &= ~(1u << plane);
+		refresh_timer(ep, i);
 	}
-	ep->tm->valid = false; /* QPs were asked and may have moved a hold or probe time */
 	return 0;
 }
 
@@ -451,8 +477,10 @@ void mrc_ep_port_status(struct mrc_ep *ep, unsigned plane, bool up, uint64_t now
 		ep->ctlq[plane].len = 0;
 		ep->ctlq[plane].head = 0;
 	}
-	for (unsigned i = 0; i < ep->n_qps; i++)
+	for (unsigned i = 0; i < ep->n_qps; i++) {
 		mrc_qp_port_status(ep->qps[i], plane, up, now_ps);
+		ep->tm->ready[i] = UINT32_MAX;
+	}
 	ep->tm->valid = false;
 }
 

@@ -358,6 +358,24 @@ static void pkt_parse(struct fab_pkt *pkt)
 
 /* ---- output ports ------------------------------------------------------------------ */
 
+/*
+ * Fills the UDP checksum and ICRC a host left to its NIC (csum_offload) before anything
+ * outside the simulation sees the bytes or a trim cuts them: what the sender would have
+ * computed (mrc_wire_csum_finish). A zero UDP checksum is never sent over IPv6, so zero
+ * means "not yet"; a trimmed packet was finished before the cut.
+ */
+static void finish_csum(const struct mrc_fabric *fab, struct fab_pkt *pkt)
+{
+	struct mrc_wire_cfg cfg;
+
+	if (!fab->p.csum_offload || !pkt->bth_off ||
+		get_be16(pkt->data + pkt->bth_off - MRC_UDP_HLEN + 6) != 0)
+		return;
+	mrc_wire_cfg_default(&cfg);
+	cfg.icrc_outer = fab->p.icrc_outer;
+	mrc_wire_csum_finish(&cfg, pkt->data, pkt->len);
+}
+
 static void launch(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *pkt, uint64_t now)
 {
 	uint64_t ser = o->ser_ps_per_byte ? pkt->len * o->ser_ps_per_byte
@@ -367,8 +385,10 @@ static void launch(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *p
 	o->busy_until = now + ser;
 	o->st.tx_pkts++;
 	o->st.tx_bytes += pkt->len;
-	if (o->tap_egress)
+	if (o->tap_egress) {
+		finish_csum(fab, pkt);
 		o->tap_egress(o->tap_egress_ctx, pkt->data, pkt->len, now);
+	}
 	if (o->loss_thresh && (mrc_rng_next(&fab->rng) >> 11) < o->loss_thresh)
 		pkt->flags |= PK_LOST;
 	pkt->port = idx;
@@ -403,7 +423,10 @@ static void start_tx(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
 static void trim_pkt(const struct mrc_fabric *fab, struct fab_pkt *pkt, bool lasthop)
 {
 	uint8_t dscp = lasthop ? fab->p.dscp_trimmed_lasthop : fab->p.dscp_trimmed;
-	int n = mrc_wire_trim(pkt->data, pkt->len, fab->p.trim_bytes, dscp);
+	int n;
+
+	finish_csum(fab, pkt);
+	n = mrc_wire_trim(pkt->data, pkt->len, fab->p.trim_bytes, dscp);
 
 	if (n > 0)
 		pkt->len = (uint16_t)n;
@@ -636,8 +659,10 @@ static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
 		return;
 	}
 	fab->pkt_hops++;
-	if (o->tap_arrive)
+	if (o->tap_arrive) {
+		finish_csum(fab, pkt);
 		o->tap_arrive(o->tap_arrive_ctx, pkt->data, pkt->len, pkt->t_arr);
+	}
 	if (!s) {
 		fab->delivered++;
 		if (fab->ops.rx)

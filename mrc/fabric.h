@@ -69,6 +69,10 @@ struct mrc_fabric_params {
 	uint32_t trim_bytes;			    /* trimmed length, L3, from outer IPv6 */
 	uint8_t dscp_trimmed, dscp_trimmed_lasthop; /* DSCP written by a trimming port */
 	uint32_t pkt_cap;			    /* packet buffer size; 0 = MRC_PKT_MAX */
+	bool csum_offload;			    /* hosts leave UDP checksum and ICRC zero
+						     * (mrc_wire cfg csum_offload): filled
+						     * where a tap sees or a trim cuts them */
+	bool icrc_outer;			    /* the hosts' mrc_wire icrc_outer */
 	uint64_t seed;				    /* loss draws and ECMP hash salt */
 	struct mrc_sim_params simq;		    /* event queue choice */
 };

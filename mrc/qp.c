@@ -310,7 +310,7 @@ static struct wqe *sq_at(struct mrc_qp *qp, uint32_t n)
 static void wake(struct mrc_qp *qp, int plane)
 {
 	if (qp->env.wake)
-		qp->env.wake(qp->env.owner, plane);
+		qp->env.wake(qp->env.owner, qp->qpn, plane);
 }
 
 /* May this QP send on @plane: our port up, and the peer's port not reported down? */

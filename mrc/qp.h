@@ -166,8 +166,8 @@ struct mrc_qp_env {
 	void (*emit_ctl)(void *owner, unsigned plane, uint32_t peer_host, const struct mrc_pkt *p);
 	/* Places @len bytes at @va of the MR @rkey: 0, or -EACCES when outside the MR. */
 	int (*place)(void *owner, uint32_t rkey, uint64_t va, const uint8_t *data, uint32_t len);
-	/* The QP has new work for @plane (-1: every plane). */
-	void (*wake)(void *owner, int plane);
+	/* QP @qpn has new work for @plane (-1: every plane). */
+	void (*wake)(void *owner, uint32_t qpn, int plane);
 };
 
 /*

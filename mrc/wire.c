@@ -693,6 +693,10 @@ int mrc_wire_encode(const struct mrc_wire_cfg *cfg, const struct mrc_pkt *p, uin
 		memset(h, 0, pay);
 	memset(h + pay, 0, l.pad);
 	h += pay + l.pad;
+	if (cfg->csum_offload) {
+		memset(h, 0, MRC_ICRC_LEN);
+		return (int)l.total;
+	}
 	icrc = icrc_pkt(cfg, buf, l.outer, (size_t)(h - in));
 	h[0] = (uint8_t)icrc;
 	h[1] = (uint8_t)(icrc >> 8);
@@ -700,6 +704,46 @@ int mrc_wire_encode(const struct mrc_wire_cfg *cfg, const struct mrc_pkt *p, uin
 	h[3] = (uint8_t)(icrc >> 24);
 	put_be16(u + 6, mrc_wire_csum_udp6(&p->src, &p->dst, u, l.udp));
 	return (int)l.total;
+}
+
+int mrc_wire_csum_finish(const struct mrc_wire_cfg *cfg, uint8_t *buf, size_t len)
+{
+	size_t outer = 0, in_len, ulen;
+	struct mrc_ip6 src, dst;
+	uint8_t *u, *ic;
+	uint32_t icrc;
+
+	if (len < MRC_IP6_HLEN || buf[0] >> 4 != 6)
+		return -EINVAL;
+	if (buf[6] == MRC_NH_ROUTING || buf[6] == NH_IPV6) { /* outer [+SRH] + inner */
+		outer = MRC_IP6_HLEN;
+		if (buf[6] == MRC_NH_ROUTING) {
+			if (len < outer + 8 || buf[outer] != NH_IPV6)
+				return -EINVAL;
+			outer += ((size_t)buf[outer + 1] + 1) * 8;
+		}
+		if (len < outer + MRC_IP6_HLEN || buf[outer] >> 4 != 6)
+			return -EINVAL;
+	}
+	in_len = len - outer;
+	if (in_len < MRC_IP6_HLEN + MRC_UDP_HLEN + MRC_BTH_LEN + MRC_ICRC_LEN ||
+		buf[outer + 6] != NH_UDP)
+		return -EINVAL;
+	ulen = get_be16(buf + outer + 4);
+	if (ulen != in_len - MRC_IP6_HLEN)
+		return -EINVAL;
+	u = buf + outer + MRC_IP6_HLEN;
+	put_be16(u + 6, 0);
+	ic = buf + len - MRC_ICRC_LEN;
+	icrc = icrc_pkt(cfg, buf, outer, in_len - MRC_ICRC_LEN);
+	ic[0] = (uint8_t)icrc;
+	ic[1] = (uint8_t)(icrc >> 8);
+	ic[2] = (uint8_t)(icrc >> 16);
+	ic[3] = (uint8_t)(icrc >> 24);
+	memcpy(src.b, buf + outer + 8, 16);
+	memcpy(dst.b, buf + outer + 24, 16);
+	put_be16(u + 6, mrc_wire_csum_udp6(&src, &dst, u, ulen));
+	return 0;
 }
 
 int mrc_wire_trim(uint8_t *buf, size_t len, size_t cut, uint8_t dscp)
@@ -975,7 +1019,8 @@ int mrc_wire_decode(const struct mrc_wire_cfg *cfg, const uint8_t *buf, size_t l
 	tail = ulen - need; /* payload + pad */
 	if (tail < p->pad_cnt)
 		return MRC_WIRE_BAD_LENGTH;
-	if (get_be16(buf + u + 6) == 0) /* RFC 8200 §8.1: a zero UDP checksum is invalid */
+	/* RFC 8200 §8.1: a zero UDP checksum is invalid, unless offload left it to be filled */
+	if (get_be16(buf + u + 6) == 0 && (cfg->check_csum || !cfg->csum_offload))
 		return MRC_WIRE_BAD_CHECKSUM;
 	if (cfg->check_csum &&
 		get_be16(buf + u + 6) != mrc_wire_csum_udp6(&p->src, &p->dst, buf + u, ulen))
@@ -1915,6 +1960,50 @@ MRC_SELFTEST(wire)
 	cfg.icrc_outer = false;
 	ST_EQ_I(st, mrc_wire_decode(&cfg, buf, (size_t)n, true, &d), MRC_WIRE_BAD_ICRC);
 	ST_EQ_I(st, mrc_wire_decode(&cfg, want, (size_t)n, true, &d), MRC_WIRE_OK);
+
+	mrc_st_case(st, "csum_offload: zeros, decodable unchecked, finished = encoded (every sample)");
+	for (int f = MRC_EVF_SRV6; f <= MRC_EVF_UDP; f++) {
+		static uint8_t ref[MRC_PKT_MAX];
+
+		for (int io = 0; io < 2; io++) {
+			int cnt, bad = 0;
+
+			cfg.ev_format = (enum mrc_ev_format)f;
+			cfg.icrc_outer = io;
+			cnt = mrc_wire_sample_count(&cfg);
+			for (int i = 0; i < cnt && bad < 5; i++) {
+				size_t uo;
+
+				ST_EQ(st, mrc_wire_sample_pkt((unsigned)i, &cfg, &p), 0);
+				n = mrc_wire_encode(&cfg, &p, ref, sizeof(ref));
+				cfg.csum_offload = true;
+				ST_EQ_I(st, mrc_wire_encode(&cfg, &p, buf, sizeof(buf)), n);
+				uo = (f == MRC_EVF_SRV6 ? inner_off(buf) : 0) + MRC_IP6_HLEN;
+				bad += get_be16(buf + uo + 6) != 0 || get_be32(buf + n - 4) != 0;
+				cfg.check_csum = cfg.check_icrc = false;
+				bad += mrc_wire_decode(&cfg, buf, (size_t)n, true, &d) != MRC_WIRE_OK;
+				cfg.check_csum = cfg.check_icrc = true;
+				bad += mrc_wire_decode(&cfg, buf, (size_t)n, true, &d) == MRC_WIRE_OK;
+				if (f == MRC_EVF_SRV6 && p.n_segs > 1) { /* one hop later: DA, SL */
+					buf[MRC_IP6_HLEN + 3]--;
+					ref[MRC_IP6_HLEN + 3]--;
+					buf[24] ^= 0x5a;
+					ref[24] ^= 0x5a;
+				}
+				bad += mrc_wire_csum_finish(&cfg, buf, (size_t)n) != 0;
+				cfg.csum_offload = false;
+				bad += memcmp(buf, ref, (size_t)n) != 0;
+				if (!mrc_st_check(st, bad == 0, __FILE__, __LINE__,
+					    "format %d icrc_outer %d sample %d", f, io, i))
+					break;
+			}
+		}
+	}
+	cfg.ev_format = MRC_EVF_SRV6;
+	cfg.icrc_outer = false;
+	ST_EQ_I(st, mrc_wire_csum_finish(&cfg, buf, 39), -EINVAL);
+	buf[6] = 6; /* TCP: not a packet this codec wrote */
+	ST_EQ_I(st, mrc_wire_csum_finish(&cfg, buf, (size_t)n), -EINVAL);
 
 	mrc_st_case(st, "names");
 	ST_EQ_STR(st, mrc_wire_strerror(MRC_WIRE_TRUNCATED), "truncated");

@@ -239,7 +239,11 @@ struct mrc_wire_cfg {
 	uint8_t dscp_trimmed, dscp_trimmed_lasthop; /* DSCPs a trimming switch writes */
 	bool check_icrc;		   /* verify ICRC on decode (default true) */
 	bool check_csum;		   /* verify the UDP checksum on decode (default true;
-					    * 0x0000 is rejected either way) */
+					    * 0x0000 is rejected either way, but see below) */
+	bool csum_offload;		   /* encode leaves the UDP checksum and ICRC zero for
+					    * mrc_wire_csum_finish (a NIC's checksum offload);
+					    * decode with check_csum off then takes a zero UDP
+					    * checksum as "not yet filled" (default false) */
 };
 
 /*
@@ -254,6 +258,18 @@ struct mrc_wire_cfg {
  */
 int mrc_wire_encode(const struct mrc_wire_cfg *cfg, const struct mrc_pkt *p, uint8_t *buf,
 	size_t cap);
+
+/*
+ * Fills in the UDP checksum and the ICRC of an MRC packet encoded with cfg->csum_offload
+ * (@cfg->icrc_outer must be the encoder's), in place, exactly as mrc_wire_encode would
+ * have: what a NIC's checksum offload does at egress. The simulated fabric calls it where
+ * bytes become observable (a capture) or are cut (a trim), so no other packet pays for
+ * two passes over its payload. @buf holds the whole @len-byte packet as it is on the link
+ * (the outer DA, SRH Segments Left, traffic class and hop limit may have changed since:
+ * the ICRC masks them). Returns 0, or -EINVAL when the bytes are not IPv6 [+SRH] + IPv6 +
+ * UDP or a plain IPv6 + UDP packet of consistent lengths.
+ */
+int mrc_wire_csum_finish(const struct mrc_wire_cfg *cfg, uint8_t *buf, size_t len);
 
 /*
  * Parses @len bytes at @buf into @p. Checks the length before every field. @p->payload
