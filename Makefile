@@ -66,9 +66,12 @@ test: deps
 	./mrcgen selftest
 	tclsh harness/run.tcl --mrcgen ./mrcgen $(TESTFLAGS)
 
-# Simulator performance figures (wall time; never part of `make test`).
+# Performance figures (wall time; never part of `make test`): the simulator's scenarios,
+# then the wire driver against a raw-socket baseline on the netns fabric (root only; says
+# so and skips otherwise).
 bench: mrcgen
 	./mrcgen bench
+	tclsh harness/bench/wire.tcl --mrcgen ./mrcgen
 
 # The main job on the embedded default driver (the simulated fabric).
 quickstart: deps

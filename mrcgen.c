@@ -2,6 +2,7 @@
 /* mrcgen: MRC fabric testbed and traffic generator — the subcommand table and main(). */
 #include "conf/conf.h"
 #include "mrc/bench.h"
+#include "mrc/blast.h"
 #include "mrc/hist.h"
 #include "mrc/sim.h"
 #include "mrc/job.h"
@@ -51,6 +52,7 @@ static int cmd_run(int argc, char **argv);
 static int cmd_hist(int argc, char **argv);
 static int cmd_sample(int argc, char **argv);
 static int cmd_wire_ping(int argc, char **argv);
+static int cmd_blast(int argc, char **argv);
 
 static const struct cmd cmds[] = {
 	{ "run", "CONF [--set K=V]... [-o DIR] [--host H] [--ports IF,..] [--rendezvous A]",
@@ -62,6 +64,9 @@ static const struct cmd cmds[] = {
 		"print the EV -> path table and the switches' static tables", cmd_paths },
 	{ "wire-ping", "CONF --host H --to H [--ev N] [--ports IF,..] [--netns NS] [--peer-netns NS]",
 		"send one MRC PROBE per EV over raw sockets, check each arrives", cmd_wire_ping },
+	{ "blast", "CONF --host H --to H --packets N [--start-ns T] [--ports IF,..]",
+		"raw-socket baseline: batched sends of the job's data packets, no transport",
+		cmd_blast },
 	{ "selftest", "[MODULE|--list]", "run the built-in unit tests (all modules, or one)",
 		cmd_selftest },
 	{ "hist", "[OPTIONS] [FILE]", "histogram of numbers (one a line) -> .hgrm / .hlog",
@@ -689,6 +694,111 @@ static int cmd_bench(int argc, char **argv)
 		return EXIT_JOB_FAILED;
 	}
 	return EXIT_OK;
+}
+
+/*
+ * blast: the wire benchmark's baseline (mrc/blast.h) — this host sends --packets data
+ * packets to --to over every EV in turn and counts what --to sends back; one line of
+ * key=value figures for harness/bench/wire.tcl. Exit 0, or 2 for usage or setup errors.
+ */
+static int cmd_blast(int argc, char **argv)
+{
+	struct mrc_blast_opts o = { .host = UINT32_MAX, .peer = UINT32_MAX };
+	struct mrc_blast_result r;
+	struct conf_job job;
+	char err[1024], **rest, *ports = NULL;
+	int n = 0, ret;
+
+	rest = calloc((size_t)argc + 1, sizeof(*rest));
+	if (!rest) {
+		fprintf(stderr, "mrcgen: blast: out of memory\n");
+		return EXIT_USAGE;
+	}
+	for (int i = 0; i < argc; i++) {
+		static const char *const opts[] = { "--host", "--to", "--packets", "--start-ns",
+			"--ports", "--idle-ms" };
+		const char *opt = argv[i], *val;
+		size_t k;
+
+		for (k = 0; k < sizeof(opts) / sizeof(opts[0]); k++)
+			if (strcmp(opt, opts[k]) == 0)
+				break;
+		if (i == 0 || k == sizeof(opts) / sizeof(opts[0])) {
+			rest[n++] = argv[i];
+			continue;
+		}
+		if (i + 1 == argc) {
+			fprintf(stderr, "mrcgen: blast: %s: missing value\n", opt);
+			goto usage;
+		}
+		val = argv[++i];
+		if (k <= 1) {
+			int64_t h = paths_host(val);
+
+			if (h < 0) {
+				fprintf(stderr, "mrcgen: blast: %s: not a host name (h0, h1, ...) "
+						"'%s'\n", opt, val);
+				goto usage;
+			}
+			*(k == 0 ? &o.host : &o.peer) = (uint32_t)h;
+		} else if (k == 4) {
+			ports = argv[i];
+		} else {
+			char *end;
+			unsigned long long v;
+
+			errno = 0;
+			v = strtoull(val, &end, 10);
+			if (errno || !*val || *end || val[0] == '-' || (k == 5 && v > 3600000)) {
+				fprintf(stderr, "mrcgen: blast: %s: not a number in range '%s'\n", opt,
+					val);
+				goto usage;
+			}
+			if (k == 2)
+				o.packets = v;
+			else if (k == 3)
+				o.start_ns = v;
+			else
+				o.idle_ms = (unsigned)v;
+		}
+	}
+	if (o.host == UINT32_MAX || o.peer == UINT32_MAX || !o.packets) {
+		fprintf(stderr, "mrcgen: blast: --host, --to and --packets (> 0) are required\n");
+		goto usage;
+	}
+	if (ports) {
+		size_t p = 0;
+
+		for (char *tok = strtok(ports, ","); tok; tok = strtok(NULL, ",")) {
+			if (p == MRC_BLAST_MAX_PLANES) {
+				fprintf(stderr, "mrcgen: blast: --ports: more than %d names\n",
+					MRC_BLAST_MAX_PLANES);
+				goto usage;
+			}
+			o.ports[p++] = tok;
+		}
+	}
+	ret = load_job("blast", n, rest, &job);
+	free(rest);
+	if (ret)
+		return ret;
+	ret = mrc_blast_run(&job, &o, &r, err, sizeof(err));
+	conf_free(&job);
+	if (ret) {
+		fprintf(stderr, "mrcgen: %s\n", err);
+		return EXIT_USAGE;
+	}
+	printf("blast host=h%u to=h%u evs=%u pkt_bytes=%u payload_bytes=%u sent=%llu "
+	       "send_errors=%llu send_s=%.6f received=%llu received_bytes=%llu recv_s=%.6f "
+	       "sock_drops=%llu cpu_user_s=%.3f cpu_sys_s=%.3f\n",
+		o.host, o.peer, r.evs, r.pkt_bytes, r.payload_bytes, (unsigned long long)r.sent,
+		(unsigned long long)r.send_errors, r.send_s, (unsigned long long)r.received,
+		(unsigned long long)r.received_bytes, r.recv_s, (unsigned long long)r.sock_drops,
+		r.cpu_user_s, r.cpu_sys_s);
+	return EXIT_OK;
+usage:
+	free(rest);
+	return EXIT_USAGE;
 }
 
 /*

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * loop: the wire driver's io_uring event loop — multishot recvmsg into a provided-buffer
- * ring, batched sendmsg from a preallocated send pool, a wait bounded by the engine's next
- * timer, and counters for every way a packet can go missing (case C13).
+ * ring, batched sendmsg from a preallocated send pool the caller encodes into directly (no
+ * second copy), every queued send submitted by one io_uring_enter per turn, a wait bounded
+ * by the caller (the engine's next timer), and counters for every way a packet can go
+ * missing (case C13).
  */
 #ifndef MRC_LOOP_H
 #define MRC_LOOP_H
@@ -22,6 +24,8 @@ struct mrc_loop_rx_info {
 	bool has_drops;		/* sock_drops was delivered (the kernel omits it while 0) */
 	bool truncated;		/* MSG_TRUNC: the datagram was longer than the buffer */
 	uint32_t full_len;	/* the datagram's length before truncation, bytes */
+	int ifindex;		/* IPV6_PKTINFO: the interface it arrived on; 0 when not
+				   delivered (the socket did not ask for IPV6_RECVPKTINFO) */
 };
 
 /*
@@ -98,6 +102,20 @@ int mrc_loop_add_tx_socket(struct mrc_loop *loop, int fd);
  */
 int mrc_loop_send(struct mrc_loop *loop, int sock_idx, const void *buf, size_t len,
 	const struct sockaddr_in6 *dst);
+
+/*
+ * Zero-copy sending, in two steps: mrc_loop_tx_buf() lends the free send-pool slot the
+ * next commit will use (@cap: tx_buf_size bytes; NULL when every slot is in flight), the
+ * caller writes its packet there, then mrc_loop_tx_commit() queues @len bytes of it as
+ * mrc_loop_send() would. Not committing is fine: the slot stays free. Commit returns 0,
+ * -EMSGSIZE, -ENOBUFS (no slot was free; counted), -EBADF, -EBUSY (no SQE).
+ */
+uint8_t *mrc_loop_tx_buf(struct mrc_loop *loop, size_t *cap);
+int mrc_loop_tx_commit(struct mrc_loop *loop, int sock_idx, size_t len,
+	const struct sockaddr_in6 *dst);
+
+/* Send-pool slots free now (mrc_loop_tx_buf succeeds while this is > 0). */
+unsigned mrc_loop_tx_free(const struct mrc_loop *loop);
 
 /*
  * One loop turn: submits what is queued, waits at most @timeout_ns (0: do not wait) for a

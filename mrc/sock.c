@@ -35,6 +35,38 @@ static int set_int(int fd, int level, int opt, int v)
 	return setsockopt(fd, level, opt, &v, sizeof(v));
 }
 
+/* The receive socket's options: TCLASS, drops and timestamps as ancillary data, buffer. */
+static int rx_options(int fd, unsigned rcvbuf_bytes, const char *ifname, char *err,
+	size_t errlen)
+{
+	if (set_int(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, 1) < 0 ||
+		set_int(fd, SOL_SOCKET, SO_RXQ_OVFL, 1) < 0 ||
+		set_int(fd, SOL_SOCKET, SO_TIMESTAMPNS, 1) < 0)
+		return sock_fail(errno, "receive socket options", ifname, err, errlen);
+	if (!rcvbuf_bytes)
+		rcvbuf_bytes = 4u << 20;
+	/* FORCE passes net.core.rmem_max with CAP_NET_ADMIN; otherwise the capped size. */
+	if (set_int(fd, SOL_SOCKET, SO_RCVBUFFORCE, (int)rcvbuf_bytes) < 0)
+		set_int(fd, SOL_SOCKET, SO_RCVBUF, (int)rcvbuf_bytes);
+	return 0;
+}
+
+int mrc_sock_rx_open_all(unsigned rcvbuf_bytes, char *err, size_t errlen)
+{
+	int fd = socket(AF_INET6, SOCK_RAW | SOCK_CLOEXEC, SOCK_IPPROTO_IPV6_IN_IPV6), ret;
+
+	if (fd < 0)
+		return sock_fail(errno, "open protocol-41 receive socket", NULL, err, errlen);
+	ret = rx_options(fd, rcvbuf_bytes, NULL, err, errlen);
+	if (!ret && set_int(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, 1) < 0)
+		ret = sock_fail(errno, "IPV6_RECVPKTINFO", NULL, err, errlen);
+	if (ret < 0) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
 int mrc_sock_port_open(const char *ifname, unsigned rcvbuf_bytes, struct mrc_sock_port *out,
 	char *err, size_t errlen)
 {
@@ -79,17 +111,9 @@ int mrc_sock_port_open(const char *ifname, unsigned rcvbuf_bytes, struct mrc_soc
 			goto close_all;
 		}
 	}
-	if (set_int(out->rx_fd, IPPROTO_IPV6, IPV6_RECVTCLASS, 1) < 0 ||
-		set_int(out->rx_fd, SOL_SOCKET, SO_RXQ_OVFL, 1) < 0 ||
-		set_int(out->rx_fd, SOL_SOCKET, SO_TIMESTAMPNS, 1) < 0) {
-		ret = sock_fail(errno, "receive socket options", ifname, err, errlen);
+	ret = rx_options(out->rx_fd, rcvbuf_bytes, ifname, err, errlen);
+	if (ret < 0)
 		goto close_all;
-	}
-	if (!rcvbuf_bytes)
-		rcvbuf_bytes = 4u << 20;
-	/* FORCE passes net.core.rmem_max with CAP_NET_ADMIN; otherwise the capped size. */
-	if (set_int(out->rx_fd, SOL_SOCKET, SO_RCVBUFFORCE, (int)rcvbuf_bytes) < 0)
-		set_int(out->rx_fd, SOL_SOCKET, SO_RCVBUF, (int)rcvbuf_bytes);
 	return 0;
 
 close_all:
@@ -159,5 +183,27 @@ MRC_SELFTEST(sock)
 		ST_EQ_I(st, ret, -EPERM);
 		ST_EQ_STR(st, err, "sock: open raw send socket: 'lo': needs CAP_NET_RAW: run as "
 				   "root or setcap cap_net_raw+ep ./mrcgen");
+	}
+
+	mrc_st_case(st, "one receive socket for all ports: asks for IPV6_PKTINFO, 8 MiB buffer");
+	ret = mrc_sock_rx_open_all(8u << 20, err, sizeof(err));
+	if (geteuid() == 0) {
+		int v = 0;
+		socklen_t vl = sizeof(v);
+
+		ST_TRUE(st, ret >= 0);
+		if (ret >= 0) {
+			ST_EQ_I(st, getsockopt(ret, IPPROTO_IPV6, IPV6_RECVPKTINFO, &v, &vl), 0);
+			ST_EQ_I(st, v, 1);
+			vl = sizeof(v);
+			/* the kernel reports twice what was set (socket(7) SO_RCVBUF) */
+			ST_EQ_I(st, getsockopt(ret, SOL_SOCKET, SO_RCVBUF, &v, &vl), 0);
+			ST_EQ_I(st, v, 2 * (8 << 20));
+			close(ret);
+		}
+	} else {
+		ST_EQ_I(st, ret, -EPERM);
+		ST_EQ_STR(st, err, "sock: open protocol-41 receive socket: '(any)': needs "
+				   "CAP_NET_RAW: run as root or setcap cap_net_raw+ep ./mrcgen");
 	}
 }

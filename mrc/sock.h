@@ -41,6 +41,18 @@ struct mrc_sock_port {
 int mrc_sock_port_open(const char *ifname, unsigned rcvbuf_bytes, struct mrc_sock_port *out,
 	char *err, size_t errlen);
 
+/*
+ * Opens one protocol-41 receive socket for all the host's ports: bound to no interface,
+ * so the kernel queues what arrives on every plane in one socket, in arrival order. (With
+ * one socket per plane the loop drains the sockets one after the other, handing the engine
+ * a sprayed flight plane by plane: reordered, which costs SACKs and spurious
+ * retransmissions.) The plane is the interface in IPV6_PKTINFO (mrc_loop_rx_info.ifindex;
+ * compare with mrc_sock_port.ifindex). Options as mrc_sock_port_open's receive socket
+ * plus IPV6_RECVPKTINFO; @rcvbuf_bytes 0: 4 MiB. Returns the fd, or a negative errno with
+ * "sock: OPERATION: '(any)': reason" in @err (-EPERM: the CAP_NET_RAW advice).
+ */
+int mrc_sock_rx_open_all(unsigned rcvbuf_bytes, char *err, size_t errlen);
+
 /* Closes the port's sockets (each fd >= 0) and sets them to -1. */
 void mrc_sock_port_close(struct mrc_sock_port *port);
 

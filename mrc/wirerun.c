@@ -45,7 +45,7 @@ enum rv_type {
 };
 
 #define RV_MAX_MSG     (64u << 20) /* a RESULT with three histograms fits easily */
-#define WR_POLL_NS     100000ull   /* control sockets polled at least every 100 us */
+#define WR_POLL_NS     1000000ull  /* control sockets polled at least every 1 ms (and when idle) */
 #define WR_MAX_WAIT_NS 1000000ull  /* one loop turn waits at most 1 ms */
 #define WR_TX_SLOTS    512u
 
@@ -96,9 +96,10 @@ struct wr {
 	unsigned planes;
 	uint64_t timeout_ns;
 	/* sockets and loop */
-	struct mrc_sock_port ports[MRC_WIRERUN_MAX_PLANES];
+	struct mrc_sock_port ports[MRC_WIRERUN_MAX_PLANES]; /* send sockets (rx_fd closed) */
 	int tx_idx[MRC_WIRERUN_MAX_PLANES];
-	int plane_of_sock[MRC_LOOP_MAX_SOCKS];
+	int rx_fd;		/* one protocol-41 socket for every plane (mrc_sock_rx_open_all) */
+	uint64_t rx_foreign;	/* packets that came in on an interface of no plane */
 	struct mrc_loop *loop;
 	uint64_t last_poll_ns;
 	/* engine */
@@ -114,6 +115,19 @@ struct wr {
 	size_t n_def, cap_def;
 	bool measuring;
 	uint64_t evs_retired;
+	uint64_t t0_ns;		/* GO of the first iteration: the report's time 0 */
+	uint64_t go_ns;		/* GO of the current iteration */
+	uint32_t cur_iter;	/* its global index */
+	/*
+	 * When an EV went ASSUMED_BAD: global iteration and ps after that iteration's GO on
+	 * the rank's own clock, which rank 0 maps onto its own timeline (rank 0: every
+	 * rank's). Per iteration, so the skew of the start barrier never accumulates.
+	 */
+	struct wr_bad {
+		uint32_t iter;
+		uint64_t off_ps;
+	} *bad;
+	size_t n_bad, cap_bad;
 	/* endpoint faults (NULL without faults:) */
 	struct mrc_epf *epf;
 	struct mrc_wire_cfg dcfg;	/* decode for the fault hooks: no checks */
@@ -755,14 +769,32 @@ static void ep_recv_imm(void *ctx, uint32_t qpn, uint32_t imm, uint64_t len, uin
 			w->peer_of_qpn[qpn], imm);
 }
 
+/* Records an EV retirement @off_ps after the GO of iteration @iter, for the fault figures. */
+static void bad_add(struct wr *w, uint32_t iter, uint64_t off_ps)
+{
+	if (w->n_bad == w->cap_bad) {
+		size_t n = w->cap_bad ? 2 * w->cap_bad : 64;
+		struct wr_bad *nb = realloc(w->bad, n * sizeof(*nb));
+
+		if (!nb)
+			return; /* the figure undercounts; the run goes on */
+		w->bad = nb;
+		w->cap_bad = n;
+	}
+	w->bad[w->n_bad++] = (struct wr_bad){ iter, off_ps };
+}
+
 static void ep_ev_event(void *ctx, uint32_t qpn, uint32_t ev, int from, int to, int cause,
 	uint64_t now)
 {
 	struct wr *w = ctx;
 
-	(void)qpn, (void)ev, (void)from, (void)cause, (void)now;
-	if (to == MRC_EV_ASSUMED_BAD)
-		w->evs_retired++;
+	(void)qpn, (void)ev, (void)from, (void)cause;
+	if (to != MRC_EV_ASSUMED_BAD)
+		return;
+	w->evs_retired++;
+	if (w->go_ns && now / 1000 >= w->go_ns)
+		bad_add(w, w->cur_iter, now - w->go_ns * 1000);
 }
 
 static int post_now(struct wr *w, const struct mrc_coll_xfer *x, const void *src, uint64_t va,
@@ -822,8 +854,20 @@ static void on_rx(void *ctx, int sock_idx, const uint8_t *buf, size_t len,
 	const struct mrc_loop_rx_info *info)
 {
 	struct wr *w = ctx;
-	int plane = w->plane_of_sock[sock_idx];
+	int plane = -1;
 	bool ce = info->tclass >= 0 && (info->tclass & 3) == 3;
+
+	(void)sock_idx;
+	for (unsigned p = 0; p < w->planes; p++) {
+		if (info->ifindex == (int)w->ports[p].ifindex) {
+			plane = (int)p;
+			break;
+		}
+	}
+	if (plane < 0) {
+		w->rx_foreign++;
+		return;
+	}
 
 	for (size_t i = 0; i < w->n_taps; i++)
 		if (w->taps[i].ingress && w->taps[i].plane == plane)
@@ -849,8 +893,11 @@ static void on_rx(void *ctx, int sock_idx, const uint8_t *buf, size_t len,
 	mrc_ep_on_rx(w->ep, (unsigned)plane, buf, len, ce, mono_ns() * 1000);
 }
 
-/* Sends @n bytes of @pkt on plane @p: egress captures, then the kernel. */
-static void send_pkt(struct wr *w, unsigned p, const uint8_t *pkt, size_t n)
+/*
+ * Sends the @n bytes on plane @p that were written into the send slot mrc_loop_tx_buf
+ * lent (@pkt): egress captures, then the kernel with the next submit.
+ */
+static void send_slot(struct wr *w, unsigned p, const uint8_t *pkt, size_t n)
 {
 	struct sockaddr_in6 sa;
 
@@ -859,19 +906,20 @@ static void send_pkt(struct wr *w, unsigned p, const uint8_t *pkt, size_t n)
 	for (size_t i = 0; i < w->n_taps; i++)
 		if (w->taps[i].egress && w->taps[i].plane == (int)p)
 			pcapw_write(w->taps[i].w, real_ns(), pkt, n);
-	mrc_loop_send(w->loop, w->tx_idx[p], pkt, n, &sa);
+	mrc_loop_tx_commit(w->loop, w->tx_idx[p], n, &sa);
 }
 
 /* Sends the delayed packets that are due, while the send pool has room. */
 static void tx_due(struct wr *w)
 {
-	uint8_t pkt[MRC_PKT_MAX];
+	uint8_t *buf;
+	size_t cap;
 	unsigned p;
 	int n;
 
-	while (mrc_loop_tx_inflight(w->loop) < WR_TX_SLOTS &&
-		(n = mrc_epf_due(w->epf, mono_ns() * 1000, pkt, sizeof(pkt), &p)) > 0)
-		send_pkt(w, p, pkt, (size_t)n);
+	while ((buf = mrc_loop_tx_buf(w->loop, &cap)) &&
+		(n = mrc_epf_due(w->epf, mono_ns() * 1000, buf, cap, &p)) > 0)
+		send_slot(w, p, buf, (size_t)n);
 }
 
 /* The fault hook's view of a packet leaving (@outer) or reaching this host. */
@@ -891,41 +939,47 @@ static int epf_pkt(struct wr *w, const uint8_t *buf, size_t len, bool outer,
 	return 0;
 }
 
-/* Pulls packets from every plane in turn while the send pool has room. */
+/*
+ * Pulls packets from every plane in turn until the engine has nothing more or the send
+ * pool is full; the engine encodes each straight into its send slot (no copy).
+ */
 static void tx_all(struct wr *w)
 {
-	uint8_t pkt[MRC_PKT_MAX];
+	uint64_t now = mono_ns() * 1000;
 	bool more = true;
 
 	if (w->epf)
 		tx_due(w);
-	while (more && mrc_loop_tx_inflight(w->loop) < WR_TX_SLOTS) {
+	while (more) {
 		more = false;
 		for (unsigned p = 0; p < w->planes; p++) {
 			struct mrc_epf_pkt fp;
-			uint64_t now, rel;
+			uint64_t rel;
+			uint8_t *buf;
+			size_t cap;
 			int n;
 
-			if (mrc_loop_tx_inflight(w->loop) >= WR_TX_SLOTS)
-				break;
-			now = mono_ns() * 1000;
-			n = mrc_ep_tx(w->ep, p, now, pkt, sizeof(pkt));
+			buf = mrc_loop_tx_buf(w->loop, &cap);
+			if (!buf)
+				return; /* the pool is full: completions come with the next turn */
+			n = mrc_ep_tx(w->ep, p, now, buf, cap);
 			if (n <= 0)
 				continue;
 			more = true;
-			if (w->epf && epf_pkt(w, pkt, (size_t)n, true, &fp) == 0) {
+			if (w->epf && epf_pkt(w, buf, (size_t)n, true, &fp) == 0) {
 				switch (mrc_epf_tx(w->epf, &fp, now, &rel)) {
 				case MRC_EPF_DROP:
-					continue;
+					continue; /* the slot stays free */
 				case MRC_EPF_DELAY:
-					mrc_epf_hold(w->epf, p, pkt, (size_t)n, rel);
+					mrc_epf_hold(w->epf, p, buf, (size_t)n, rel);
 					continue;
 				default:
 					break;
 				}
 			}
-			send_pkt(w, p, pkt, (size_t)n);
+			send_slot(w, p, buf, (size_t)n);
 		}
+		now = mono_ns() * 1000;
 	}
 }
 
@@ -1053,8 +1107,11 @@ static int setup_ports(struct wr *w, char *err, size_t errlen)
 		e = mrc_sock_port_open(ifn, 0, &w->ports[p], err, errlen);
 		if (e)
 			return e;
+		close(w->ports[p].rx_fd); /* one receive socket serves every plane */
+		w->ports[p].rx_fd = -1;
 	}
-	return 0;
+	w->rx_fd = mrc_sock_rx_open_all(w->planes * (4u << 20), err, errlen);
+	return w->rx_fd < 0 ? w->rx_fd : 0;
 }
 
 static int setup_loop(struct wr *w, char *err, size_t errlen)
@@ -1065,16 +1122,18 @@ static int setup_loop(struct wr *w, char *err, size_t errlen)
 
 	if (e)
 		return e;
+	e = mrc_loop_add_rx_socket(w->loop, w->rx_fd, on_rx, w);
+	if (e < 0) {
+		snprintf(err, errlen, "io_uring: add the receive socket: %s", strerror(-e));
+		return e;
+	}
 	for (unsigned p = 0; p < w->planes; p++) {
-		int rx = mrc_loop_add_rx_socket(w->loop, w->ports[p].rx_fd, on_rx, w);
-
 		w->tx_idx[p] = mrc_loop_add_tx_socket(w->loop, w->ports[p].tx_fd);
-		if (rx < 0 || w->tx_idx[p] < 0) {
-			snprintf(err, errlen, "io_uring: add sockets of port %u: %s", p,
-				strerror(-(rx < 0 ? rx : w->tx_idx[p])));
-			return rx < 0 ? rx : w->tx_idx[p];
+		if (w->tx_idx[p] < 0) {
+			snprintf(err, errlen, "io_uring: add the send socket of port %u: %s", p,
+				strerror(-w->tx_idx[p]));
+			return w->tx_idx[p];
 		}
-		w->plane_of_sock[rx] = (int)p;
 	}
 	return 0;
 }
@@ -1249,7 +1308,7 @@ static int encode_result(struct wr *w, struct buf *b)
 	r.rx_decode_err = es.rx_decode_err;
 	r.injected = lc.tx;
 	r.delivered = lc.rx;
-	r.fab_drops = lc.send_errors + lc.sock_drops + lc.cq_dropped + lc.truncated;
+	r.fab_drops = lc.send_errors + lc.sock_drops + lc.cq_dropped + lc.truncated + w->rx_foreign;
 	for (uint32_t qpn = 1; qpn < w->nranks; qpn++) {
 		const struct mrc_ev_set *set = mrc_ep_qp_evs(w->ep, qpn);
 		struct mrc_qp_stats s;
@@ -1321,6 +1380,11 @@ static int encode_result(struct wr *w, struct buf *b)
 			memcpy(p, enc, n);
 		free(enc);
 	}
+	buf_u32(b, (uint32_t)w->n_bad);
+	for (size_t i = 0; i < w->n_bad; i++) {
+		buf_u32(b, w->bad[i].iter);
+		buf_u64(b, w->bad[i].off_ps);
+	}
 	return b->oom ? -ENOMEM : 0;
 }
 
@@ -1386,12 +1450,209 @@ static int merge_result(struct wr *w, struct mrc_run_result *res, uint32_t rank,
 		mrc_hist_add(dst[i], h);
 		mrc_hist_free(h);
 	}
+	NEED(4);
+	n = get_be32(b + off);
+	off += 4;
+	NEED((size_t)n * 12);
+	/* rank 0's own list is what it appends to: its entries are already there */
+	for (uint32_t i = 0; rank && i < n; i++)
+		bad_add(w, get_be32(b + off + (size_t)i * 12),
+			get_be64(b + off + (size_t)i * 12 + 4));
 #undef NEED
 	return 0;
 bad:
 	wr_fail(w, -EPROTO, "rendezvous: rank %u (h%u): malformed RESULT (%zu bytes)", rank, rank,
 		len);
 	return -EPROTO;
+}
+
+/* ---- faults in the report ------------------------------------------------------------ */
+
+/*
+ * Capacity a fault leaves, as a fraction of the fabric's: the simulator's rule (README
+ * "Report schema", faults[].capacity_left).
+ */
+static double wf_capacity(const struct conf_fabric *f, const struct conf_fault *cf, bool clears)
+{
+	double planes = f->planes;
+
+	if (clears || cf->action == CONF_FA_LOSS || cf->action == CONF_FA_DELAY)
+		return 1.0;
+	switch (cf->node.kind) {
+	case CONF_NODE_T1:
+		return 1.0 - 1.0 / (planes * f->t1);
+	case CONF_NODE_T0:
+	case CONF_NODE_PORT:
+	case CONF_NODE_LINK_HOST_T0:
+		return 1.0 - 1.0 / planes;
+	case CONF_NODE_LINK_T0_T1:
+		return 1.0 - 1.0 / (planes * f->t1 * f->t0);
+	case CONF_NODE_HOST:
+		return 0.0;
+	}
+	return 1.0;
+}
+
+/* The simulator's action names (mrc_fab_fault_name), for one report schema across drivers. */
+static void wf_action(const struct conf_fault *cf, bool revert, char *out, size_t n)
+{
+	const char *what = cf->node.kind == CONF_NODE_PORT ? "nic" :
+			   cf->node.kind == CONF_NODE_T0 || cf->node.kind == CONF_NODE_T1 ?
+									     "switch" :
+									     "link";
+	bool down = cf->action == CONF_FA_DOWN, up = cf->action == CONF_FA_UP;
+
+	if (down || up)
+		snprintf(out, n, "%s_%s", what, down != revert ? "down" : "up");
+	else if (cf->action == CONF_FA_BLACKHOLE)
+		snprintf(out, n, "%s", revert ? "unblackhole" : "blackhole");
+	else if (cf->action == CONF_FA_CLEAR)
+		snprintf(out, n, "loss_end");
+	else
+		snprintf(out, n, "%s%s", conf_name_of(conf_fault_action_names, cf->action),
+			revert ? "_end" : "");
+}
+
+static int wf_add(struct mrc_run_result *res, const struct conf_job *j,
+	const struct conf_fault *cf, uint64_t at_ps, bool revert)
+{
+	struct mrc_run_fault *nf = realloc(res->faults, (res->n_faults + 1) * sizeof(*nf));
+	bool clears = revert || cf->action == CONF_FA_UP || cf->action == CONF_FA_CLEAR;
+
+	if (!nf)
+		return -ENOMEM;
+	res->faults = nf;
+	nf = &res->faults[res->n_faults++];
+	memset(nf, 0, sizeof(*nf));
+	nf->at_ps = at_ps;
+	nf->clears = clears;
+	wf_action(cf, revert, nf->action, sizeof(nf->action));
+	snprintf(nf->target, sizeof(nf->target), "%s", cf->target);
+	nf->first_retire_ps = -1;
+	nf->recovery_ps = -1;
+	nf->recovery_note = "the wire driver keeps no goodput bins: see first_ev_retired_us and "
+			    "cct_inflation";
+	nf->capacity_frac = wf_capacity(&j->fabric, cf, clears);
+	return 0;
+}
+
+static int wf_cmp(const void *a, const void *b)
+{
+	const struct mrc_run_fault *x = a, *y = b;
+
+	return x->at_ps < y->at_ps ? -1 : x->at_ps > y->at_ps;
+}
+
+/*
+ * Rank 0: the endpoint faults of the `faults:` timeline as report faults[] entries, as the
+ * simulator writes its fabric faults — when each took effect (every rank applies the same
+ * timeline on its own clock from its first GO, so times are rank 0's and agree with the
+ * others' to the start barrier's skew), its iteration, the EVs every rank retired from
+ * then to that iteration's end, the CCT inflation of that iteration over the fault-free
+ * ones of its size and its slowest rank. Marks the iterations that ran degraded.
+ */
+static int wire_faults(struct wr *w, struct mrc_run_result *res)
+{
+	const struct conf_job *j = w->job;
+	double *clean_sum, *clean_n;
+
+	for (size_t i = 0; i < j->n_faults; i++) {
+		const struct conf_fault *cf = &j->faults[i];
+		bool reverts = cf->has_duration && cf->action != CONF_FA_UP &&
+			       cf->action != CONF_FA_CLEAR;
+
+		for (size_t k = 0; k < res->n_iters; k++) {
+			const struct mrc_run_iter *it = &res->iters[k];
+			uint64_t at;
+
+			if (cf->has_at && k == 0)
+				at = cf->at_ps;
+			else if (cf->has_at_iteration && !it->warmup &&
+				 it->measured == cf->at_iteration)
+				at = it->start_ps;
+			else
+				continue;
+			if (wf_add(res, j, cf, at, false) ||
+				(reverts && wf_add(res, j, cf, at + cf->duration_ps, true)))
+				return -ENOMEM;
+		}
+	}
+	if (!res->n_faults)
+		return 0;
+	qsort(res->faults, res->n_faults, sizeof(*res->faults), wf_cmp);
+	clean_sum = calloc(res->n_sizes + 1, sizeof(double));
+	clean_n = calloc(res->n_sizes + 1, sizeof(double));
+	if (!clean_sum || !clean_n) {
+		free(clean_sum);
+		free(clean_n);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < res->n_iters; k++) {
+		struct mrc_run_iter *it = &res->iters[k];
+		uint64_t end = it->start_ps + it->cct_ps;
+		int depth = 0;
+
+		for (size_t f = 0; f < res->n_faults; f++) {
+			struct mrc_run_fault *rf = &res->faults[f];
+
+			if (rf->at_ps < end)
+				depth += rf->clears ? -1 : 1;
+			/* the iteration it fell in: the last one started by then */
+			if (rf->at_ps >= it->start_ps) {
+				rf->iter = it->iter;
+				rf->measured = it->measured;
+				rf->in_warmup = it->warmup;
+			}
+		}
+		it->degraded = depth > 0;
+	}
+	for (size_t k = 0; k < res->n_iters; k++) {
+		struct mrc_run_iter *it = &res->iters[k];
+
+		for (size_t f = 0; f < res->n_faults; f++) {
+			if (res->faults[f].iter != it->iter)
+				continue;
+			it->faults++;
+			if (!res->faults[f].clears)
+				it->degraded = true;
+		}
+		if (!it->warmup && !it->degraded) {
+			clean_sum[it->size_idx] += (double)it->cct_ps;
+			clean_n[it->size_idx]++;
+		}
+	}
+	for (size_t f = 0; f < res->n_faults; f++) {
+		struct mrc_run_fault *rf = &res->faults[f];
+		const struct mrc_run_iter *it = NULL;
+		uint64_t end;
+
+		for (size_t k = 0; k < res->n_iters; k++)
+			if (res->iters[k].iter == rf->iter)
+				it = &res->iters[k];
+		if (!it)
+			continue;
+		end = it->start_ps + it->cct_ps;
+		for (size_t b = 0; b < w->n_bad; b++) {
+			uint64_t t;
+
+			if (w->bad[b].iter != it->iter)
+				continue;
+			t = it->start_ps + w->bad[b].off_ps; /* onto rank 0's timeline */
+			if (t < rf->at_ps || t > end)
+				continue;
+			if (rf->first_retire_ps < 0 || (int64_t)(t - rf->at_ps) < rf->first_retire_ps)
+				rf->first_retire_ps = (int64_t)(t - rf->at_ps);
+			rf->evs_retired++;
+		}
+		if (clean_n[it->size_idx] && it->cct_ps)
+			rf->cct_inflation = (double)it->cct_ps /
+						    (clean_sum[it->size_idx] / clean_n[it->size_idx]) -
+					    1.0;
+		rf->straggler_rank = it->slowest_rank;
+	}
+	free(clean_sum);
+	free(clean_n);
+	return 0;
 }
 
 /* ---- the run -------------------------------------------------------------------------- */
@@ -1502,6 +1763,11 @@ static int run_iteration(struct wr *w, uint32_t global_iter, bool warmup,
 	}
 	w->measuring = !warmup;
 	go_ns = mono_ns();
+	if (global_iter == 0)
+		w->t0_ns = go_ns;
+	w->go_ns = go_ns;
+	w->cur_iter = global_iter;
+	ri->start_ps = (go_ns - w->t0_ns) * 1000;
 	if (w->epf && global_iter == 0)
 		mrc_epf_start(w->epf, go_ns * 1000);
 	if (w->epf && !warmup)
@@ -1624,6 +1890,7 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 				.warmup = warm };
 
 			w->measured_iter = warm ? 0 : it - t->warmup;
+			ri.measured = w->measured_iter;
 			e = run_iteration(w, global_iter++, warm, &ri);
 			if (e || !res)
 				continue;
@@ -1722,7 +1989,7 @@ fail:
 int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 	struct mrc_run_result **out, uint32_t *rank_out, char *err, size_t errlen)
 {
-	struct wr w = { .job = job, .o = o, .lfd = -1 };
+	struct wr w = { .job = job, .o = o, .lfd = -1, .rx_fd = -1 };
 	struct mrc_run_result *res = NULL;
 	const char *addr = o->rendezvous ? o->rendezvous : getenv("MRCGEN_RENDEZVOUS");
 	char defaddr[80];
@@ -1812,6 +2079,7 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 	}
 	e = run_sizes(&w, res, err, errlen);
 	e = e ?: gather(&w, res, err, errlen);
+	e = e ?: res ? wire_faults(&w, res) : 0;
 	if (e)
 		goto out;
 	if (res) {
@@ -1866,6 +2134,8 @@ out:
 	mrc_loop_free(w.loop);
 	for (unsigned p = 0; p < MRC_WIRERUN_MAX_PLANES; p++)
 		mrc_sock_port_close(&w.ports[p]);
+	if (w.rx_fd >= 0)
+		close(w.rx_fd);
 	for (uint32_t r = 0; w.result && r < w.nranks; r++)
 		free(w.result[r]);
 	free(w.result);
@@ -1879,6 +2149,7 @@ out:
 	free(w.wrong);
 	free(w.post_ns);
 	free(w.defq);
+	free(w.bad);
 	mrc_hist_free(w.msg_ns);
 	mrc_hist_free(w.step_ns);
 	mrc_hist_free(w.rtt_ns);

@@ -19,7 +19,9 @@
  *   DONE     worker -> 0   iteration u32, completion time u64 ps (own clock, from GO),
  *                          wrong elements u64
  *   FINISH   0 -> all      (no body) send RESULT
- *   RESULT   worker -> 0   counters, per-EV counters, histograms (mrc_hist_encode)
+ *   RESULT   worker -> 0   counters, per-EV counters, histograms (mrc_hist_encode), the
+ *                          times its EVs went ASSUMED_BAD (u32 count, u64 ps after its
+ *                          first GO each), for the report's faults[]
  *   ABORT    0 -> all      reason text: the job failed elsewhere
  * A closed connection or a wait longer than the timeout ends the job with an error naming
  * the rank; nothing waits forever.
