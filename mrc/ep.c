@@ -7,6 +7,7 @@
 #include "mrc/bytes.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,9 +19,16 @@ struct mr {
 };
 
 /* A control packet waiting for its plane's port. */
+/*
+ * A queued control packet, compact: the packet's fields from dscp on (all a QP sets in
+ * one besides hop_limit 64); the outer header, SRH and addresses before them are filled
+ * from the path when it leaves (ep_finish). Half a struct mrc_pkt.
+ */
+#define CTL_FROM offsetof(struct mrc_pkt, dscp)
+
 struct ctl {
 	uint32_t peer_host;
-	struct mrc_pkt pkt;
+	uint8_t tail[sizeof(struct mrc_pkt) - CTL_FROM];
 };
 
 struct ctlq {
@@ -137,6 +145,7 @@ static void ep_emit_ctl(void *owner, unsigned plane, uint32_t peer_host, const s
 {
 	struct mrc_ep *ep = owner;
 	struct ctlq *q;
+	struct ctl *c;
 	bool was_empty;
 
 	/* Our port on that plane is down: answer on the first port that is up. */
@@ -153,7 +162,7 @@ static void ep_emit_ctl(void *owner, unsigned plane, uint32_t peer_host, const s
 	}
 	q = &ep->ctlq[plane];
 	if (q->len == q->cap) {
-		unsigned ncap = q->cap ? q->cap * 2 : 64;
+		unsigned ncap = q->cap ? q->cap * 2 : 4;
 		struct ctl *nq;
 
 		if (q->cap >= ep->p.ctl_queue_max) {
@@ -173,7 +182,9 @@ static void ep_emit_ctl(void *owner, unsigned plane, uint32_t peer_host, const s
 		q->head = 0;
 	}
 	was_empty = q->len == 0;
-	q->q[(q->head + q->len) % q->cap] = (struct ctl){.peer_host = peer_host, .pkt = *pkt};
+	c = &q->q[(q->head + q->len) % q->cap];
+	c->peer_host = peer_host;
+	memcpy(c->tail, (const uint8_t *)pkt + CTL_FROM, sizeof(c->tail));
 	q->len++;
 	if (was_empty && ep->ops.tx_ready)
 		ep->ops.tx_ready(ep->ctx, plane);
@@ -421,7 +432,9 @@ static int ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *bu
 		struct ctl *c = &q->q[q->head];
 		uint32_t peer = c->peer_host;
 
-		p = c->pkt;
+		memset(&p, 0, CTL_FROM);
+		p.hop_limit = 64;
+		memcpy((uint8_t *)&p + CTL_FROM, c->tail, sizeof(c->tail));
 		q->head = (q->head + 1) % q->cap;
 		q->len--;
 		return ep_finish(ep, plane, peer, &p, buf, cap, g);
