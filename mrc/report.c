@@ -88,6 +88,21 @@ static json_t *j_cct(const struct mrc_run_size *rs, const struct conf_hist *c)
 	return o;
 }
 
+/* A flap's own figures: its toggles and where its window ends. */
+static json_t *j_flap(const struct mrc_run_fault *rf)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "downs", json_integer(rf->flap_downs));
+	json_object_set_new(o, "toggles", json_integer(rf->flap_toggles));
+	json_object_set_new(o, "end_us", rf->end_ps < 0 ? json_null() :
+		json_real((double)rf->end_ps / PS_US));
+	json_object_set_new(o, "last_iteration", rf->last_in_warmup ? json_null() :
+		json_integer(rf->last_measured));
+	json_object_set_new(o, "global_last_iteration", json_integer(rf->last_iter));
+	return o;
+}
+
 static json_t *j_report(const struct conf_job *job, const struct mrc_run_result *res)
 {
 	const struct conf_hist *hc = &job->output.hist;
@@ -182,6 +197,8 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 		json_object_set_new(o, "evs_retired", json_integer((json_int_t)rf->evs_retired));
 		json_object_set_new(o, "recovery_us", rf->recovery_ps < 0 ? json_null() :
 			json_real((double)rf->recovery_ps / PS_US));
+		json_object_set_new(o, "goodput_dip", rf->recovery_note && !rf->dipped &&
+			rf->recovery_ps < 0 ? json_null() : json_boolean(rf->dipped));
 		json_object_set_new(o, "recovery_note", rf->recovery_note ?
 			json_string(rf->recovery_note) : json_null());
 		json_object_set_new(o, "capacity_left", json_real(rf->capacity_frac));
@@ -192,6 +209,7 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 		snprintf(hex, sizeof(hex), "0x%08x", rf->straggler_ev);
 		json_object_set_new(st, "ev", rf->has_straggler_ev ? json_string(hex) : json_null());
 		json_object_set_new(o, "straggler", st);
+		json_object_set_new(o, "flap", rf->flap ? j_flap(rf) : json_null());
 		json_array_append_new(a, o);
 	}
 	json_object_set_new(root, "faults", a);
@@ -492,27 +510,47 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 	print_hist_row(f, lw, "step", res->step_ns, hc);
 	print_hist_row(f, lw, "QP RTT", res->rtt_ns, hc);
 	if (res->n_faults) {
-		fprintf(f, "#\n#  %-10s %5s %-13s %-18s %12s %12s %10s %9s %9s\n", "fault at us",
+		bool nodip = false;
+
+		fprintf(f, "#\n#  %-10s %7s %-13s %-18s %12s %12s %10s %9s %9s\n", "fault at us",
 			"iter", "action", "target", "1st EV out", "recovery", "rtx bytes",
 			"CCT infl", "straggler");
 		for (size_t i = 0; i < res->n_faults; i++) {
 			const struct mrc_run_fault *rf = &res->faults[i];
-			char a[32] = "-", b[32] = "-", itn[16];
+			char a[32] = "-", b[32] = "-", itn[32], act[32];
 
-			/* the measured iteration, numbered as faults' at_iteration; "wK" in warmup */
+			/* measured iterations, numbered as faults' at_iteration; "wK" in warmup; a
+			 * flap's from the one it started in to the one it ended in */
 			if (rf->in_warmup)
 				snprintf(itn, sizeof(itn), "w%u", rf->iter);
 			else
 				snprintf(itn, sizeof(itn), "%u", rf->measured);
+			if (rf->flap && rf->last_iter != rf->iter) {
+				size_t l = strlen(itn);
+
+				snprintf(itn + l, sizeof(itn) - l, rf->last_in_warmup ? "-w%u" : "-%u",
+					rf->last_in_warmup ? rf->last_iter : rf->last_measured);
+			}
+			if (rf->flap)
+				snprintf(act, sizeof(act), "flap x%u", rf->flap_downs);
+			else
+				snprintf(act, sizeof(act), "%s", rf->action);
 			if (rf->first_retire_ps >= 0)
 				snprintf(a, sizeof(a), "%.2f us", (double)rf->first_retire_ps / PS_US);
-			if (rf->recovery_ps >= 0)
+			if (rf->recovery_ps >= 0 && !rf->dipped) {
+				snprintf(b, sizeof(b), "no dip *");
+				nodip = true;
+			} else if (rf->recovery_ps >= 0) {
 				snprintf(b, sizeof(b), "%.1f us", (double)rf->recovery_ps / PS_US);
-			fprintf(f, "#  %10.1f %5s %-13s %-18s %12s %12s %10llu %8.1f%% %9s%u\n",
-				(double)rf->at_ps / PS_US, itn, rf->action, rf->target, a, b,
+			}
+			fprintf(f, "#  %10.1f %7s %-13s %-18s %12s %12s %10llu %8.1f%% %9s%u\n",
+				(double)rf->at_ps / PS_US, itn, act, rf->target, a, b,
 				(unsigned long long)rf->rtx_bytes, rf->cct_inflation * 100, "h",
 				rf->straggler_rank);
 		}
+		if (nodip)
+			fprintf(f, "#  * no dip: goodput never fell below 95%% of what the capacity left "
+				   "allows; recovery 0\n");
 	}
 	fprintf(f, "#\n#  packets: %llu data, %llu retransmitted, %llu SACK, %llu NACK (%llu trim), "
 		   "%llu probes\n#  fabric: %llu trims, %llu ECN marks, %llu drops (%llu at failed links "
