@@ -1045,12 +1045,14 @@ static bool fault_in(const struct mrc_run_fault *rf, const struct mrc_run_iter *
 }
 
 /* Goodput recovery of @rf over the whole bins of its window [first bin starting at or after
- * the fault, @win_end - @tail_bins bins): the first two consecutive bins below @target are
- * the dip; recovery is the start of the first two consecutive bins at or above @target
- * after it (README "Report schema"). One bin off the band is noise, not a dip. */
+ * the fault, @win_end - @tail_bins bins): the first @dip_len consecutive bins below @target
+ * are the dip; recovery is the start of the first two consecutive bins at or above @target
+ * after it (README "Report schema"). Shorter runs below the band are noise, not a dip. */
 static void recovery(const struct mrc_run_result *res, struct mrc_run_fault *rf,
-	uint64_t win_end, uint64_t tail_bins, double target)
+	uint64_t win_end, uint64_t tail_bins, uint64_t dip_len, double target)
 {
+	uint64_t run = 0;
+
 	size_t b0 = (rf->at_ps + res->bin_ps - 1) / res->bin_ps, end = win_end / res->bin_ps, d;
 
 	end = end > tail_bins ? end - tail_bins : 0;
@@ -1060,16 +1062,15 @@ static void recovery(const struct mrc_run_result *res, struct mrc_run_fault *rf,
 		rf->recovery_note = "its window held fewer than 2 whole goodput bins";
 		return;
 	}
-	for (d = b0; d + 1 < end; d++)
-		if (res->bin_bytes[d] < target && res->bin_bytes[d + 1] < target)
-			break;
-	if (d + 1 >= end) {
+	for (d = b0; d < end && run < dip_len; d++)
+		run = res->bin_bytes[d] < target ? run + 1 : 0;
+	if (run < dip_len) {
 		rf->recovery_ps = 0;
 		rf->recovery_note = "goodput never fell below 95% of the capacity left";
 		return;
 	}
 	rf->dipped = true;
-	for (size_t b = d + 2; b + 1 < end; b++) {
+	for (size_t b = d; b + 1 < end; b++) {
 		if (res->bin_bytes[b] >= target && res->bin_bytes[b + 1] >= target) {
 			rf->recovery_ps = (int64_t)(b * res->bin_ps - rf->at_ps);
 			return;
@@ -1084,7 +1085,7 @@ static void finish_faults(struct run *r)
 {
 	struct mrc_run_result *res = r->res;
 	double level = 0;
-	uint64_t tail_bins = 0, *clean = calloc(res->n_bins + 1, sizeof(uint64_t));
+	uint64_t tail_bins = 0, noise_run = 0, *clean = calloc(res->n_bins + 1, sizeof(uint64_t));
 	size_t n_clean = 0;
 	/* fault-free mean CCT per size: a sweep's sizes are not comparable */
 	double *clean_sum = calloc(res->n_sizes + 1, sizeof(double));
@@ -1135,20 +1136,27 @@ static void finish_faults(struct run *r)
 				      ((double)clean[n_clean / 2 - 1] + (double)clean[n_clean / 2]) / 2;
 	}
 	/* the collective's own ramp-down: the most trailing whole bins of a clean iteration
-	 * below 95% of the clean level; a fault's dip is not looked for there */
+	 * below 95% of the clean level, where a fault's dip is not looked for; and the noise:
+	 * the longest run below it before that, which a dip must outlast */
 	for (size_t i = 0; level > 0 && i < res->n_iters; i++) {
 		const struct mrc_run_iter *it = &res->iters[i];
-		uint64_t first = (it->start_ps + res->bin_ps - 1) / res->bin_ps, k = 0;
+		uint64_t first = (it->start_ps + res->bin_ps - 1) / res->bin_ps, run = 0;
+		uint64_t tail = (it->start_ps + it->cct_ps) / res->bin_ps;
 
 		if (it->warmup || it->degraded)
 			continue;
-		for (uint64_t b = (it->start_ps + it->cct_ps) / res->bin_ps; b-- > first;) {
-			if (b >= res->n_bins || res->bin_bytes[b] >= 0.95 * level)
-				break;
-			k++;
+		if (tail > res->n_bins)
+			tail = res->n_bins;
+		while (tail > first && res->bin_bytes[tail - 1] < 0.95 * level)
+			tail--;
+		if ((it->start_ps + it->cct_ps) / res->bin_ps - tail > tail_bins)
+			tail_bins = (it->start_ps + it->cct_ps) / res->bin_ps - tail;
+		/* and the longest run below that before it: the bins' own noise */
+		for (uint64_t c = first; c < tail; c++) {
+			run = res->bin_bytes[c] < 0.95 * level ? run + 1 : 0;
+			if (run > noise_run)
+				noise_run = run;
 		}
-		if (k > tail_bins)
-			tail_bins = k;
 	}
 	for (size_t f = 0; f < res->n_faults; f++) {
 		struct mrc_run_fault *rf = &res->faults[f];
@@ -1210,7 +1218,8 @@ static void finish_faults(struct run *r)
 			rf->recovery_note = "no fault-free iteration to take the goodput level from";
 			continue;
 		}
-		recovery(res, rf, win_end, tail_bins, 0.95 * rf->capacity_frac * level);
+		recovery(res, rf, win_end, tail_bins, noise_run + 1 > 2 ? noise_run + 1 : 2,
+			0.95 * rf->capacity_frac * level);
 	}
 	free(clean_sum);
 	free(clean_n);
