@@ -73,6 +73,7 @@ struct mrc_ev {
 	uint64_t probe_at_ps;	/* ASSUMED_BAD: next probe due */
 	uint64_t probe_backoff_ps;
 	uint16_t probe_id; /* id of the last probe sent */
+	uint64_t rtt_last_ps; /* the latest RTT sample of a packet sent on it, 0: none */
 	struct mrc_ev_stats st;
 };
 

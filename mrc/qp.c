@@ -70,6 +70,7 @@ struct mrc_qp {
 	uint64_t txseq, acked_txseq; /* send counter; highest send order acknowledged */
 	uint64_t acked_sent_ps;	     /* latest send time among acknowledged packets */
 	uint64_t rtt_last_ps;	     /* the most recent RTT sample */
+	uint64_t rtt_plane_ps[MRC_EV_MAX_PLANES]; /* the most recent one per plane, 0: none */
 	uint64_t rack_at_ps;	     /* next time-based loss check, UINT64_MAX when none */
 	uint64_t last_tx_ps;	     /* latest data transmission */
 	bool tlp_done;		     /* the tail probe of this flight was sent */
@@ -712,6 +713,22 @@ static uint64_t reo_wnd_ps(const struct mrc_qp *qp)
 }
 
 /*
+ * The reorder window of packet @e: at least the latest RTT seen on its plane and on its
+ * EV. Planes, and spines within a plane, queue independently (an incast's last hops, one
+ * per plane; colliding permutation flows on one spine), so a packet on a slower path is
+ * not late by a faster path's RTT: judged so, an 8-rank incast retransmitted a sixth of
+ * its packets and a 7-rank permutation an eighth, with nothing lost.
+ */
+static uint64_t reo_wnd_of(const struct mrc_qp *qp, const struct txent *e)
+{
+	uint64_t r = reo_wnd_ps(qp), p = qp->rtt_plane_ps[e->plane];
+	uint64_t v = e->ev >= 0 ? qp->evs.ev[e->ev].rtt_last_ps : 0;
+
+	r = p > r ? p : r;
+	return v > r ? v : r;
+}
+
+/*
  * Loss inference: an unacked PSN is lost once reorder_threshold PSNs sent after it were
  * acknowledged (send order, so a retransmission restarts its count), or — time-based, as
  * RACK (RFC 8985 §6.2) — once a packet sent after it was acknowledged and 2 reorder windows
@@ -722,7 +739,6 @@ static uint64_t reo_wnd_ps(const struct mrc_qp *qp)
 static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 {
 	uint64_t thr = qp->env.qp->reorder_threshold ? qp->env.qp->reorder_threshold : 1;
-	uint64_t wnd = 2 * reo_wnd_ps(qp);
 	uint32_t psn;
 
 	qp->rack_at_ps = UINT64_MAX;
@@ -731,9 +747,11 @@ static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 	for (psn = qp->una; psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
 		struct txent *e = ent(qp, psn);
 		bool by_count, by_time, older;
+		uint64_t wnd;
 
 		if ((e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
 			continue;
+		wnd = 2 * reo_wnd_of(qp, e);
 		by_count = psn_lt(psn, qp->acked_hi) && qp->acked_txseq >= e->txseq + thr;
 		older = e->sent_ps < qp->acked_sent_ps;
 		by_time = older && now_ps >= e->sent_ps + wnd;
@@ -764,6 +782,8 @@ static void rtt_sample(struct mrc_qp *qp, int evi, uint64_t rtt_ps)
 	if (evi >= 0) {
 		qp->evs.ev[evi].st.rtt_samples++;
 		qp->evs.ev[evi].st.rtt_sum_ps += rtt_ps;
+		qp->evs.ev[evi].rtt_last_ps = rtt_ps;
+		qp->rtt_plane_ps[qp->evs.ev[evi].plane] = rtt_ps;
 	}
 }
 
