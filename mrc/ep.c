@@ -50,6 +50,7 @@ struct mrc_ep {
 	bool up[MRC_EV_MAX_PLANES];
 	struct ctlq ctlq[MRC_EV_MAX_PLANES];
 	unsigned rr[MRC_EV_MAX_PLANES]; /* next QP to serve, per plane */
+	unsigned wake_rr;		/* plane told first on the next wake of all planes */
 	struct mrc_ep_stats st;
 	struct timers *tm;
 };
@@ -145,8 +146,19 @@ static void ep_wake(void *owner, uint32_t qpn, int plane)
 	}
 	if (!ep->ops.tx_ready)
 		return;
-	for (unsigned p = 0; p < ep->p.planes; p++)
-		if (ep->up[p] && (plane < 0 || (unsigned)plane == p))
+	if (plane >= 0) {
+		if ((unsigned)plane < ep->p.planes && ep->up[plane])
+			ep->ops.tx_ready(ep->ctx, (unsigned)plane);
+		return;
+	}
+	/*
+	 * Every plane, starting one further each time: when an ACK opens a window-limited
+	 * QP by one packet, the port told first takes it, so a fixed order gave plane 0 three
+	 * times plane 1's share in an 8-rank incast (5.5 vs 1.8 MB at the receiver's ports).
+	 */
+	for (unsigned k = 0, p = ep->wake_rr++ % ep->p.planes; k < ep->p.planes;
+		k++, p = p + 1 == ep->p.planes ? 0 : p + 1)
+		if (ep->up[p])
 			ep->ops.tx_ready(ep->ctx, p);
 }
 

@@ -19,6 +19,7 @@ enum {
 	TX_ACKED = 0x02,    /* acknowledged: never sent again (C11) */
 	TX_QUEUED = 0x04,   /* waiting in the retransmit queue */
 	TX_INFLIGHT = 0x08, /* counted in inflight bytes */
+	TX_TLP = 0x10,	    /* queued, or last resent, as the tail loss probe */
 };
 
 /* One PSN of the requester's window. */
@@ -27,6 +28,7 @@ struct txent {
 	uint32_t off;	  /* byte offset in the message */
 	uint32_t len;	  /* payload bytes */
 	int32_t ev;	  /* EV index of the latest transmission */
+	int32_t prev_ev;  /* of the one before it, -1 when none */
 	uint64_t sent_ps; /* time of the latest transmission */
 	uint64_t txseq;	  /* send order of the latest transmission */
 	uint16_t ntx;
@@ -482,6 +484,7 @@ static void sent(struct mrc_qp *qp, struct txent *e, int evi, unsigned plane, ui
 {
 	struct mrc_ev *ev = &qp->evs.ev[evi];
 
+	e->prev_ev = e->ntx ? e->ev : -1;
 	e->ev = evi;
 	e->plane = (uint8_t)plane;
 	e->sent_ps = now_ps;
@@ -628,6 +631,7 @@ static void queue_rtx(struct mrc_qp *qp, uint32_t psn)
 
 	if (e->flags & (TX_ACKED | TX_QUEUED))
 		return;
+	e->flags &= (uint8_t)~TX_TLP; /* tail_probe sets it again for its own */
 	if (e->flags & TX_INFLIGHT) {
 		qp->inflight -= ent_bytes(e);
 		e->flags &= (uint8_t)~TX_INFLIGHT;
@@ -824,6 +828,18 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 	if (in_flight_range(qp, ack_psn) && !(ae->flags & TX_ACKED) && (ae->flags & TX_SENT) &&
 		ae->ntx == 1 && !s->pr)
 		rtt = now_ps - ae->sent_ps;
+	/*
+	 * The tail probe's copy arrived first (this SACK echoes its EV): the original is lost,
+	 * a loss without a trim on its EV, which is a failed path (WIRE.md). The time rule
+	 * cannot see it when the lost packet was its flight's last: nothing sent after it.
+	 */
+	if (in_flight_range(qp, ack_psn) && (ae->flags & (TX_TLP | TX_ACKED)) == TX_TLP &&
+		!s->pr && evi >= 0 && evi == ae->ev && ae->prev_ev >= 0 && ae->prev_ev != evi) {
+		qp->st.loss_sack++;
+		mrc_cc_on_loss(&qp->cc, now_ps, ae->len);
+		qp->evs.ev[ae->prev_ev].st.losses++;
+		retire_ev(qp, ae->prev_ev, MRC_EVC_LOSS_SACK, now_ps);
+	}
 	for (uint32_t q = qp->una; psn_lt(q, psn_add(cack, 1)); q = psn_add(q, 1))
 		newly += ack_one(qp, q);
 	base = psn_add(cack, s->sack_offset);
@@ -1446,6 +1462,7 @@ static void tail_probe(struct mrc_qp *qp)
 		return;
 	qp->st.tlp++;
 	queue_rtx(qp, pick);
+	ent(qp, pick)->flags |= TX_TLP;
 	wake(qp, -1);
 }
 
