@@ -170,6 +170,8 @@ struct wr {
 	char rv_path[108];     /* unix socket rank 0 bound, to unlink */
 	/* state from messages */
 	bool *got;	       /* rank 0: per rank, the message awaited came */
+	uint32_t *mr_of;       /* rank 0: per rank, 1 + the size index of its last MR */
+	uint32_t want_mr;      /* rank 0: the MRs awaited are of size index want_mr - 1 */
 	uint64_t *done_ps, *wrong;
 	uint8_t **result;      /* rank 0: RESULT bodies */
 	size_t *result_len;
@@ -654,13 +656,18 @@ static void on_msg(struct wr *w, struct rv_conn *c, const struct rv_msg *m)
 
 		switch (m->type) {
 		case RV_MR:
+			/*
+			 * Not through got[]: a rank that finished the last iteration of a
+			 * size sends the next size's MR right after its DONE, and both can
+			 * come in the same poll, before rank 0 clears got[] for the MRs.
+			 */
 			if (m->len < 4 + MRC_REG_N * 12u)
 				break;
 			for (int g = 0; g < MRC_REG_N; g++) {
 				w->mrtab_va[r][g] = get_be64(b + 4 + g * 12);
 				w->peer_rkey[r][g] = get_be32(b + 4 + g * 12 + 8);
 			}
-			w->got[r] = true;
+			w->mr_of[r] = get_be32(b) + 1;
 			return;
 		case RV_ARMED:
 			if (m->len < 4 || (int64_t)get_be32(b) != w->want_iter)
@@ -1157,6 +1164,14 @@ static bool all_got(struct wr *w)
 {
 	for (uint32_t r = 1; r < w->nranks; r++)
 		if (!w->got[r])
+			return false;
+	return true;
+}
+
+static bool all_mr(struct wr *w)
+{
+	for (uint32_t r = 1; r < w->nranks; r++)
+		if (w->mr_of[r] != w->want_mr)
 			return false;
 	return true;
 }
@@ -1934,8 +1949,12 @@ static int exchange_mrs(struct wr *w, uint32_t size_idx)
 			pump_until(w, got_mrtab, "rendezvous: memory regions from h0"))
 			return w->err;
 	} else {
-		clear_got(w);
-		if (pump_until(w, all_got, "rendezvous: memory regions")) {
+		w->want_mr = size_idx + 1;
+		for (uint32_t r = 1; r < w->nranks; r++)
+			w->got[r] = w->mr_of[r] == w->want_mr; /* for name_missing */
+		if (pump_until(w, all_mr, "rendezvous: memory regions")) {
+			for (uint32_t r = 1; r < w->nranks; r++)
+				w->got[r] = w->mr_of[r] == w->want_mr;
 			name_missing(w);
 			return w->err;
 		}
@@ -2285,11 +2304,13 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 	w.peer_rkey = calloc(w.nranks, sizeof(*w.peer_rkey));
 	w.mrtab_va = calloc(w.nranks, sizeof(*w.mrtab_va));
 	w.got = calloc(w.nranks, sizeof(bool));
+	w.mr_of = calloc(w.nranks, sizeof(uint32_t));
 	w.done_ps = calloc(w.nranks, sizeof(uint64_t));
 	w.wrong = calloc(w.nranks, sizeof(uint64_t));
 	w.result = calloc(w.nranks, sizeof(*w.result));
 	w.result_len = calloc(w.nranks, sizeof(size_t));
-	if (!w.conns || !w.peer_of_qpn || !w.peer_rkey || !w.mrtab_va || !w.got || !w.done_ps ||
+	if (!w.conns || !w.peer_of_qpn || !w.peer_rkey || !w.mrtab_va || !w.got || !w.mr_of ||
+		!w.done_ps ||
 		!w.wrong || !w.result || !w.result_len)
 		goto out;
 	for (size_t i = 0; i < w.n_conns; i++)
@@ -2410,6 +2431,7 @@ out:
 	free(w.peer_rkey);
 	free(w.mrtab_va);
 	free(w.got);
+	free(w.mr_of);
 	free(w.done_ps);
 	free(w.wrong);
 	free(w.post_ns);
