@@ -176,7 +176,8 @@ struct wr {
 	uint8_t **result;      /* rank 0: RESULT bodies */
 	size_t *result_len;
 	int64_t want_iter;     /* workers: ARM/GO awaited for this iteration */
-	bool got_arm, got_go, got_finish, got_mrtab;
+	uint32_t arm_of, go_of;	/* workers: 1 + the iteration of the last ARM, GO */
+	bool got_finish, got_mrtab;
 	uint64_t (*mrtab_va)[MRC_REG_N];
 	/* base RTT (measure_rtt) */
 	struct mrc_wire_cfg pcfg;	/* echo probes: the job's codec, checks on */
@@ -721,12 +722,18 @@ static void on_msg(struct wr *w, struct rv_conn *c, const struct rv_msg *m)
 		return;
 	case RV_ARM:
 	case RV_GO:
-		if (m->len < 4 || (int64_t)get_be32(b) != w->want_iter)
+		/*
+		 * ARM of the next iteration may come before this rank waits for it: with the
+		 * MRTAB of a new size (rank 0 sends both at once) in the same poll. GO only
+		 * follows this rank's ARMED.
+		 */
+		if (m->len < 4 || (int64_t)get_be32(b) < w->want_iter ||
+			(int64_t)get_be32(b) > w->want_iter + (m->type == RV_ARM))
 			break;
 		if (m->type == RV_ARM)
-			w->got_arm = true;
+			w->arm_of = get_be32(b) + 1;
 		else
-			w->got_go = true;
+			w->go_of = get_be32(b) + 1;
 		return;
 	case RV_FINISH:
 		w->got_finish = true;
@@ -1188,12 +1195,12 @@ static bool got_mrtab(struct wr *w)
 
 static bool got_arm(struct wr *w)
 {
-	return w->got_arm;
+	return w->arm_of == w->want_iter + 1;
 }
 
 static bool got_go(struct wr *w)
 {
-	return w->got_go;
+	return w->go_of == w->want_iter + 1;
 }
 
 static bool got_finish(struct wr *w)
@@ -2000,7 +2007,6 @@ static int run_iteration(struct wr *w, uint32_t global_iter, bool warmup,
 	} else {
 		if (pump_until(w, got_arm, "rendezvous: start of an iteration from h0"))
 			return w->err;
-		w->got_arm = false;
 	}
 	w->arming = true;
 	w->n_def = 0;
@@ -2025,11 +2031,9 @@ static int run_iteration(struct wr *w, uint32_t global_iter, bool warmup,
 		if (rv_bcast(w, RV_GO, m4, 4))
 			return w->err;
 	} else {
-		w->got_go = false;
 		if (rv_send(w, &w->conns[0], RV_ARMED, m4, 4) ||
 			pump_until(w, got_go, "rendezvous: start barrier from h0"))
 			return w->err;
-		w->got_go = false;
 	}
 	w->measuring = !warmup;
 	go_ns = mono_ns();
