@@ -482,9 +482,10 @@ MRC_SELFTEST(wrtt)
 		ST_EQ(st, s.figure_ns, 0);
 		ST_EQ(st, mrc_wrtt_agree(figs, 4), 310000);
 		ST_EQ(st, mrc_wrtt_agree(none, 2), 0);
+		mrc_wrtt_free(t);
 		tp.window = MRC_WRTT_MAX_WINDOW + 1;
 		ST_EQ_I(st, mrc_wrtt_new(&tp, 0, &t), -EINVAL);
-		t = NULL;
+		ST_TRUE(st, t == NULL);
 	}
 out:
 	mrc_wrtt_free(t);
