@@ -1306,8 +1306,10 @@ static int conv_sizes(struct ld *ld, const struct tnode *t, const char *path,
 		err = conv_list(ld, t, &lf, &tmp, path);
 		if (err)
 			return err;
-		if (tmp.n_list == 0)
+		if (tmp.n_list == 0) {
+			free(tmp.list); /* conv_list's one-element allocation */
 			return TERR(ld, t, path, "empty list of sizes");
+		}
 	} else {
 		/* One size written as a scalar is a list of one. */
 		struct tnode one = { .kind = T_SEQ, .src = t->src, .line = t->line, .col = t->col,

@@ -339,7 +339,35 @@ struct job_fig {
 	uint64_t pkts, hops, events, hosts, qps;
 	double wall_s, cpu_s;
 	long rss_kb;
+	long idle_kb; /* the same binary checking the same config: the process's own floor */
 };
+
+/*
+ * Peak RSS of `mrcgen check CONF` in a child: the binary, its libraries and the parsed
+ * config, no simulation. A job's memory per host is what its run adds above this.
+ */
+static long idle_rss_kb(const char *conf)
+{
+	const char *argv[] = {"mrcgen", "check", conf, NULL};
+	struct rusage ru;
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execv("/proc/self/exe", (char *const *)argv);
+		_exit(127);
+	}
+	if (pid < 0 || wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) ||
+		WEXITSTATUS(status) != 0)
+		return 0;
+	return ru.ru_maxrss;
+}
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
@@ -409,6 +437,7 @@ static int job_child(const struct job_scen *sc, const char *queue, struct job_fi
 	f->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
 		   (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 	f->rss_kb = ru.ru_maxrss;
+	f->idle_kb = idle_rss_kb(sc->conf);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		fprintf(out, "%-14s mrcgen run %s: exit status %d (log kept: %s)\n", sc->name,
 			sc->conf, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
@@ -437,17 +466,18 @@ static void job_print(FILE *out, const struct job_scen *sc, const char *queue,
 	const struct job_fig *f, double base_hops_cpu)
 {
 	double mh_wall = (double)f->hops / f->wall_s / 1e6, mh_cpu = (double)f->hops / f->cpu_s / 1e6;
-	double kb_host = f->hosts ? (double)f->rss_kb / (double)f->hosts : 0;
+	double sim_kb = (double)(f->rss_kb > f->idle_kb ? f->rss_kb - f->idle_kb : 0);
+	double kb_host = f->hosts ? sim_kb / (double)f->hosts : 0;
 	const struct htsim_ref *r = sc->ref;
 
 	fprintf(out,
 		"%-14s %-6s hosts=%llu qps=%llu packets=%llu hops=%llu events=%llu wall=%.2fs "
-		"cpu=%.2fs hops/wall-s=%.3fM hops/cpu-s=%.3fM peak_rss=%ldKB rss/host=%.0fKB "
-		"rss/qp=%.1fKB\n",
+		"cpu=%.2fs hops/wall-s=%.3fM hops/cpu-s=%.3fM peak_rss=%ldKB idle=%ldKB "
+		"sim/host=%.0fKB sim/qp=%.1fKB\n",
 		sc->name, queue, (unsigned long long)f->hosts, (unsigned long long)f->qps,
 		(unsigned long long)f->pkts, (unsigned long long)f->hops,
 		(unsigned long long)f->events, f->wall_s, f->cpu_s, mh_wall, mh_cpu, f->rss_kb,
-		kb_host, f->qps ? (double)f->rss_kb / (double)f->qps : 0);
+		f->idle_kb, kb_host, f->qps ? sim_kb / (double)f->qps : 0);
 	fprintf(out,
 		"%-14s %-6s vs htsim @%s (%.2f-%.2f M hops/s, %.0f-%.0f KB/host): speed x%.2f-x%.2f "
 		"(cpu) x%.2f-x%.2f (wall), memory/host x%.1f-x%.1f; vs %s (no engine, this run): "
@@ -483,8 +513,8 @@ int mrc_bench_run(const char *only, const char *queue, FILE *out)
 		if (only && strcmp(only, sc->name))
 			continue;
 		if (!jobs)
-			fprintf(out, "# real jobs: `mrcgen run` in a child; peak RSS from wait4 "
-				     "(includes the idle mrcgen, a few MB)\n");
+			fprintf(out, "# real jobs: `mrcgen run` in a child; peak RSS from wait4; "
+				     "sim = peak RSS minus `mrcgen check`'s on the same config\n");
 		any = jobs = true;
 		fprintf(out, "%-14s %s\n", sc->name, sc->note);
 		for (int q = 0; q < (both ? 2 : 1) && !err; q++) {

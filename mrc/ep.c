@@ -7,6 +7,7 @@
 #include "mrc/bytes.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,9 +19,16 @@ struct mr {
 };
 
 /* A control packet waiting for its plane's port. */
+/*
+ * A queued control packet, compact: the packet's fields from dscp on (all a QP sets in
+ * one besides hop_limit 64); the outer header, SRH and addresses before them are filled
+ * from the path when it leaves (ep_finish). Half a struct mrc_pkt.
+ */
+#define CTL_FROM offsetof(struct mrc_pkt, dscp)
+
 struct ctl {
 	uint32_t peer_host;
-	struct mrc_pkt pkt;
+	uint8_t tail[sizeof(struct mrc_pkt) - CTL_FROM];
 };
 
 struct ctlq {
@@ -50,10 +58,11 @@ struct mrc_ep {
  * Each QP's next timer, cached: a driver asks for the endpoint's earliest timer after
  * every event, and scanning every QP (and its EVs) each time made a 128-host all-to-all
  * spend half its time there. A QP's timer changes only inside a call on that QP, so every
- * such call refreshes its entry; the minimum is recomputed only when the entry that held
- * it moved later. Behind a pointer so mrc_ep_next_timer() can stay const.
- */
-/*
+ * such call refreshes its entry. The entries are the leaves of a min segment tree (t[p +
+ * i] for QP i, t[k] = min(t[2k], t[2k + 1]), t[1] the earliest): an update walks log2(p)
+ * nodes of one small array and never touches another QP, whose memory is a cache miss
+ * each in a large job. Behind a pointer so mrc_ep_next_timer() can stay const.
+ *
  * Beside them, which QPs may have a packet for each plane: ready[i] has bit p unless QP i
  * declined plane p (mrc_qp_tx false) and nothing reached it since — no packet, post,
  * timer or port change, the only ways a QP's answer changes (time alone changes it only
@@ -62,22 +71,28 @@ struct mrc_ep {
  * idle QPs per packet in a 128-host all-to-all.
  */
 struct timers {
-	uint64_t *t; /* [max_qps] */
-	uint64_t min;
-	bool valid;
+	uint64_t *t;	 /* [2 * p]: the tree, leaves at p.. */
+	unsigned p;	 /* leaves: a power of 2 >= max_qps */
 	uint32_t *ready; /* [max_qps]: plane bitmask */
 };
 
+static void set_timer(struct timers *tm, unsigned i, uint64_t v)
+{
+	unsigned k = tm->p + i;
+
+	tm->t[k] = v;
+	for (k /= 2; k; k /= 2) {
+		uint64_t m = tm->t[2 * k] < tm->t[2 * k + 1] ? tm->t[2 * k] : tm->t[2 * k + 1];
+
+		if (tm->t[k] == m)
+			break; /* the rest of the path already holds it */
+		tm->t[k] = m;
+	}
+}
+
 static void refresh_timer(const struct mrc_ep *ep, unsigned i)
 {
-	struct timers *tm = ep->tm;
-	uint64_t old = tm->t[i], nw = mrc_qp_next_timer(ep->qps[i]);
-
-	tm->t[i] = nw;
-	if (nw < tm->min)
-		tm->min = nw;
-	else if (old == tm->min && nw != old)
-		tm->valid = false;
+	set_timer(ep->tm, i, mrc_qp_next_timer(ep->qps[i]));
 }
 
 /* QP @i was called: its timer may have moved and it may have packets on any plane. */
@@ -124,8 +139,10 @@ static void ep_wake(void *owner, uint32_t qpn, int plane)
 	struct mrc_ep *ep = owner;
 	uint32_t i = qpn - ep->p.first_qpn;
 
-	if (i < ep->n_qps)
+	if (i < ep->n_qps) { /* also when a QP is driven directly, not through the ep */
 		ep->tm->ready[i] |= plane < 0 ? UINT32_MAX : 1u << plane;
+		refresh_timer(ep, i);
+	}
 	if (!ep->ops.tx_ready)
 		return;
 	for (unsigned p = 0; p < ep->p.planes; p++)
@@ -137,6 +154,7 @@ static void ep_emit_ctl(void *owner, unsigned plane, uint32_t peer_host, const s
 {
 	struct mrc_ep *ep = owner;
 	struct ctlq *q;
+	struct ctl *c;
 	bool was_empty;
 
 	/* Our port on that plane is down: answer on the first port that is up. */
@@ -153,7 +171,7 @@ static void ep_emit_ctl(void *owner, unsigned plane, uint32_t peer_host, const s
 	}
 	q = &ep->ctlq[plane];
 	if (q->len == q->cap) {
-		unsigned ncap = q->cap ? q->cap * 2 : 64;
+		unsigned ncap = q->cap ? q->cap * 2 : 4;
 		struct ctl *nq;
 
 		if (q->cap >= ep->p.ctl_queue_max) {
@@ -173,7 +191,9 @@ static void ep_emit_ctl(void *owner, unsigned plane, uint32_t peer_host, const s
 		q->head = 0;
 	}
 	was_empty = q->len == 0;
-	q->q[(q->head + q->len) % q->cap] = (struct ctl){.peer_host = peer_host, .pkt = *pkt};
+	c = &q->q[(q->head + q->len) % q->cap];
+	c->peer_host = peer_host;
+	memcpy(c->tail, (const uint8_t *)pkt + CTL_FROM, sizeof(c->tail));
 	q->len++;
 	if (was_empty && ep->ops.tx_ready)
 		ep->ops.tx_ready(ep->ctx, plane);
@@ -226,10 +246,12 @@ int mrc_ep_new(
 	ep->qps = calloc(ep->p.max_qps, sizeof(*ep->qps));
 	ep->tm = calloc(1, sizeof(*ep->tm));
 	if (ep->tm) {
-		ep->tm->t = calloc(ep->p.max_qps, sizeof(uint64_t));
+		for (ep->tm->p = 1; ep->tm->p < ep->p.max_qps; ep->tm->p *= 2)
+			;
+		ep->tm->t = malloc(2 * (size_t)ep->tm->p * sizeof(uint64_t));
 		ep->tm->ready = calloc(ep->p.max_qps, sizeof(uint32_t));
-		ep->tm->min = UINT64_MAX;
-		ep->tm->valid = true;
+		for (unsigned k = 0; ep->tm->t && k < 2 * ep->tm->p; k++)
+			ep->tm->t[k] = UINT64_MAX;
 	}
 	if (!ep->evs || !ep->deny || !ep->qps || !ep->tm || !ep->tm->t || !ep->tm->ready) {
 		mrc_ep_free(ep);
@@ -327,7 +349,6 @@ int mrc_ep_qp_create(struct mrc_ep *ep, uint32_t peer_host, uint32_t peer_qpn, u
 	rc = mrc_qp_new(&ep->env, n, peer_host, peer_qpn, seed, &ep->qps[ep->n_qps]);
 	if (rc)
 		return rc;
-	ep->tm->t[ep->n_qps] = UINT64_MAX;
 	ep->n_qps++;
 	touch(ep, ep->n_qps - 1);
 	*qpn = n;
@@ -421,7 +442,9 @@ static int ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *bu
 		struct ctl *c = &q->q[q->head];
 		uint32_t peer = c->peer_host;
 
-		p = c->pkt;
+		memset(&p, 0, CTL_FROM);
+		p.hop_limit = 64;
+		memcpy((uint8_t *)&p + CTL_FROM, c->tail, sizeof(c->tail));
 		q->head = (q->head + 1) % q->cap;
 		q->len--;
 		return ep_finish(ep, plane, peer, &p, buf, cap, g);
@@ -457,24 +480,13 @@ int mrc_ep_tx_gather(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t
 
 uint64_t mrc_ep_next_timer(const struct mrc_ep *ep)
 {
-	struct timers *tm = ep->tm;
-
-	if (!tm->valid) {
-		tm->min = UINT64_MAX;
-		for (unsigned i = 0; i < ep->n_qps; i++) {
-			tm->t[i] = mrc_qp_next_timer(ep->qps[i]);
-			if (tm->t[i] < tm->min)
-				tm->min = tm->t[i];
-		}
-		tm->valid = true;
-	}
-	return tm->min;
+	return ep->tm->t[1];
 }
 
 void mrc_ep_on_timer(struct mrc_ep *ep, uint64_t now_ps)
 {
-	for (unsigned i = 0; i < ep->n_qps; i++) {
-		if (ep->tm->t[i] <= now_ps) {
+	for (unsigned i = 0; i < ep->n_qps && ep->tm->t[1] <= now_ps; i++) {
+		if (ep->tm->t[ep->tm->p + i] <= now_ps) {
 			mrc_qp_on_timer(ep->qps[i], now_ps);
 			touch(ep, i);
 		}
@@ -494,9 +506,8 @@ void mrc_ep_port_status(struct mrc_ep *ep, unsigned plane, bool up, uint64_t now
 	}
 	for (unsigned i = 0; i < ep->n_qps; i++) {
 		mrc_qp_port_status(ep->qps[i], plane, up, now_ps);
-		ep->tm->ready[i] = UINT32_MAX;
+		touch(ep, i);
 	}
-	ep->tm->valid = false;
 }
 
 int mrc_ep_ev_deny(struct mrc_ep *ep, uint32_t qpn, uint32_t ev, bool deny, uint64_t now_ps)

@@ -19,6 +19,20 @@ static int cmp_by_value(const void *a, const void *b)
 	return va < vb ? -1 : va > vb;
 }
 
+/* Recomputes probe_min[] after an EV entered or left ASSUMED_BAD or its probe time moved:
+ * rare next to the timer queries that read it. */
+static void probe_min_update(struct mrc_ev_set *s)
+{
+	for (unsigned pl = 0; pl < s->planes; pl++)
+		s->probe_min[pl] = UINT64_MAX;
+	for (unsigned i = 0; s->n_bad && i < s->n; i++) {
+		const struct mrc_ev *e = &s->ev[i];
+
+		if (e->state == MRC_EV_ASSUMED_BAD && e->probe_at_ps < s->probe_min[e->plane])
+			s->probe_min[e->plane] = e->probe_at_ps;
+	}
+}
+
 static void ev_change(struct mrc_ev_set *s, int idx, int to, int cause, uint64_t now_ps)
 {
 	struct mrc_ev *e = &s->ev[idx];
@@ -32,6 +46,8 @@ static void ev_change(struct mrc_ev_set *s, int idx, int to, int cause, uint64_t
 		s->n_bad--;
 	if (to == MRC_EV_ASSUMED_BAD)
 		s->n_bad++;
+	if (from == MRC_EV_ASSUMED_BAD || to == MRC_EV_ASSUMED_BAD)
+		probe_min_update(s);
 	if (was_usable && !is_usable)
 		s->usable--;
 	else if (!was_usable && is_usable)
@@ -65,6 +81,8 @@ int mrc_ev_set_init(struct mrc_ev_set *s, const struct mrc_ev_params *p, unsigne
 	s->backoff0_ps = p->probe_backoff_ps ? p->probe_backoff_ps : 1;
 	s->backoff_max_ps =
 		p->probe_backoff_max_ps > s->backoff0_ps ? p->probe_backoff_max_ps : s->backoff0_ps;
+	for (unsigned pl = 0; pl < MRC_EV_MAX_PLANES; pl++)
+		s->probe_min[pl] = UINT64_MAX;
 	s->ev = calloc(s->n, sizeof(*s->ev));
 	s->by_value = calloc(s->n, sizeof(*s->by_value));
 	s->scratch = calloc(s->n, sizeof(*s->scratch));
@@ -242,6 +260,7 @@ bool mrc_ev_on_bad(struct mrc_ev_set *s, int idx, int cause, uint64_t now_ps)
 	ev_change(s, idx, MRC_EV_ASSUMED_BAD, cause, now_ps);
 	e->probe_backoff_ps = s->backoff0_ps;
 	e->probe_at_ps = now_ps + e->probe_backoff_ps;
+	probe_min_update(s);
 	ev_replace(s, idx);
 	return true;
 }
@@ -295,7 +314,7 @@ bool mrc_ev_set_denied(struct mrc_ev_set *s, int idx, bool deny, uint64_t now_ps
 
 int mrc_ev_probe_due(const struct mrc_ev_set *s, unsigned plane, uint64_t now_ps)
 {
-	if (plane >= s->planes || !s->n_bad)
+	if (plane >= s->planes || !s->n_bad || s->probe_min[plane] > now_ps)
 		return -1;
 	for (unsigned k = 0; k < s->plane_n[plane]; k++) {
 		uint32_t idx = s->plane_idx[plane][k];
@@ -316,6 +335,7 @@ void mrc_ev_probe_sent(struct mrc_ev_set *s, int idx, uint64_t now_ps)
 	e->probe_backoff_ps = e->probe_backoff_ps * 2 > s->backoff_max_ps ? s->backoff_max_ps
 									  : e->probe_backoff_ps * 2;
 	e->probe_at_ps = now_ps + e->probe_backoff_ps;
+	probe_min_update(s);
 }
 
 uint64_t mrc_ev_next_probe(const struct mrc_ev_set *s, uint32_t plane_mask)
@@ -324,13 +344,9 @@ uint64_t mrc_ev_next_probe(const struct mrc_ev_set *s, uint32_t plane_mask)
 
 	if (!s->n_bad)
 		return t; /* the common case, asked on every timer query */
-	for (unsigned i = 0; i < s->n; i++) {
-		const struct mrc_ev *e = &s->ev[i];
-
-		if (e->state == MRC_EV_ASSUMED_BAD && (plane_mask >> e->plane & 1) &&
-			e->probe_at_ps < t)
-			t = e->probe_at_ps;
-	}
+	for (unsigned pl = 0; pl < s->planes; pl++)
+		if ((plane_mask >> pl & 1) && s->probe_min[pl] < t)
+			t = s->probe_min[pl];
 	return t;
 }
 

@@ -100,6 +100,9 @@ struct mrc_ev_set {
 	uint64_t skip_hold_ps, backoff0_ps, backoff_max_ps;
 	unsigned usable;	   /* EVs in GOOD or SKIP */
 	unsigned n_bad;		   /* EVs in ASSUMED_BAD */
+	uint64_t probe_min[MRC_EV_MAX_PLANES]; /* per plane, the earliest probe_at_ps of
+						* its ASSUMED_BAD EVs (UINT64_MAX: none),
+						* kept as they change: asked per packet */
 	uint64_t floor_hits;	   /* ASSUMED_BAD refused because of ev_min_active */
 	struct mrc_ev_change *log; /* ring of the last log_cap changes */
 	unsigned log_cap, log_len;

@@ -1264,9 +1264,10 @@ static int fault_check(const struct mrc_fabric *fab, const struct mrc_fab_fault 
 	return -EINVAL;
 }
 
+/* The down part of a flap's period: duty is the fraction spent down (conf.h, README). */
 static uint64_t flap_down_ps(const struct mrc_fab_fault *f)
 {
-	return f->period_ps - (uint64_t)((double)f->period_ps * f->duty);
+	return (uint64_t)((double)f->period_ps * f->duty);
 }
 
 int mrc_fabric_apply(struct mrc_fabric *fab, const struct mrc_fab_fault *f, uint64_t now)
@@ -2179,7 +2180,8 @@ MRC_SELFTEST(fabric)
 			.period_ps = 10000000,
 			.duty = 0.7,
 			.until_ps = 32000000};
-		static const uint64_t want_t[] = {1, 1, 4, 11, 14, 21, 24, 31, 32};
+		/* down for 0.7 x 10 us of each period: 1-8, 11-18, 21-28, 31-32 (until) */
+		static const uint64_t want_t[] = {1, 1, 8, 11, 18, 21, 28, 31, 32};
 		static const enum mrc_fab_fault_kind want_k[] = {MRC_FAB_FLAP, MRC_FAB_LINK_DOWN,
 			MRC_FAB_LINK_UP, MRC_FAB_LINK_DOWN, MRC_FAB_LINK_UP, MRC_FAB_LINK_DOWN,
 			MRC_FAB_LINK_UP, MRC_FAB_LINK_DOWN, MRC_FAB_LINK_UP};

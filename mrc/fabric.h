@@ -139,8 +139,8 @@ enum mrc_fab_dir {
  *  switch: @tier (T0/T1) and index @a in @plane.
  *  NIC:    host @a, @plane.
  *  blackhole: switch (@tier, @a, @plane), route to @usid.
- * FLAP: from at_ps, each @period_ps starts with the link down for
- * period - floor(period * duty) ps, then up for the rest; the link is left up at until_ps.
+ * FLAP: from at_ps, each @period_ps starts with the link down for floor(period * duty)
+ * ps (duty: the fraction down), then up for the rest; the link is left up at until_ps.
  */
 struct mrc_fab_fault {
 	enum mrc_fab_fault_kind kind;

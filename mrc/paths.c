@@ -44,6 +44,38 @@ static void node_str(uint8_t role, uint32_t plane, uint32_t index, char *buf)
 	mrc_srv6_node_name(&n, buf, NAME_LEN);
 }
 
+/*
+ * Text column widths, from the fabric's largest names (not from the rows printed), so the
+ * header lines up with every row a listing of this fabric can hold: h9999, p15.t1.1022,
+ * h9999.p15. A '#' header's first field includes its "# ".
+ */
+struct widths {
+	int host, plane, t0, t1, port; /* path rows */
+	int tport;		       /* static table rows: the port number */
+};
+
+static int max_int(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+static void text_widths(const struct mrc_srv6_params *par, uint32_t hosts, struct widths *w)
+{
+	char b[NAME_LEN];
+	uint32_t ports = par->hosts_per_t0 + par->t1 > par->t0 ? par->hosts_per_t0 + par->t1 :
+								 par->t0;
+
+	w->host = max_int((int)strlen("src"), snprintf(b, sizeof(b), "h%u", hosts - 1));
+	w->plane = max_int((int)strlen("plane"), snprintf(b, sizeof(b), "%u", par->planes - 1));
+	node_str(MRC_SRV6_T0, par->planes - 1, par->t0 - 1, b);
+	w->t0 = max_int((int)strlen("t0"), (int)strlen(b));
+	node_str(MRC_SRV6_T1, par->planes - 1, par->t1 - 1, b);
+	w->t1 = max_int((int)strlen("t1"), (int)strlen(b));
+	node_str(MRC_SRV6_HOST, par->planes - 1, hosts - 1, b);
+	w->port = max_int((int)strlen("port"), (int)strlen(b));
+	w->tport = max_int((int)strlen("port"), snprintf(b, sizeof(b), "%u", ports - 1));
+}
+
 static void usid_prefix(uint32_t block, uint16_t usid, char *buf)
 {
 	struct mrc_ip6 a;
@@ -157,23 +189,28 @@ fail_o:
 	return NULL;
 }
 
-static void table_text(FILE *f, const struct mrc_srv6_plan *plan, const struct mrc_srv6_fib *fib)
+/* A static table's prefix column: "ffff:ffff:ffff::/48" is the longest prefix. */
+#define PFX_W 24
+
+static void table_text(FILE *f, const struct mrc_srv6_plan *plan, const struct mrc_srv6_fib *fib,
+	const struct widths *w)
 {
-	char name[NAME_LEN], pfx[ADDR_LEN], to[NAME_LEN];
+	char name[NAME_LEN], pfx[ADDR_LEN], to[NAME_LEN], port[16];
 
 	mrc_srv6_node_name(&fib->node, name, sizeof(name));
-	fprintf(f, "\n# table %s usid 0x%04x\n# prefix usid action port to\n", name, fib->own);
+	fprintf(f, "\n# table %s usid 0x%04x\n%-*s %-6s %-7s %-*s %s\n", name, fib->own, PFX_W,
+		"# prefix", "usid", "action", w->tport, "port", "to");
 	for (size_t i = 0; i < fib->n; i++) {
 		const struct mrc_srv6_route *r = &fib->routes[i];
+		bool local = r->port == MRC_SRV6_PORT_LOCAL;
 		struct mrc_srv6_node n;
 
 		usid_prefix(fib->block, r->usid, pfx);
 		mrc_srv6_usid_node(plan, r->usid, &n);
 		mrc_srv6_node_name(&n, to, sizeof(to));
-		if (r->port == MRC_SRV6_PORT_LOCAL)
-			fprintf(f, "%-24s 0x%04x uN      -   %s\n", pfx, r->usid, to);
-		else
-			fprintf(f, "%-24s 0x%04x forward %-3d %s\n", pfx, r->usid, r->port, to);
+		snprintf(port, sizeof(port), local ? "-" : "%d", r->port);
+		fprintf(f, "%-*s 0x%04x %-7s %-*s %s\n", PFX_W, pfx, r->usid,
+			local ? "uN" : "forward", w->tport, port, to);
 	}
 }
 
@@ -228,14 +265,29 @@ static int mark_used(void *arg, const struct row *r)
 	return 0;
 }
 
+struct text_arg {
+	FILE *f;
+	struct widths w;
+};
+
+/* EV is "0x%08x" (10), state at most "unlisted" (8); the other widths from the fabric. */
+static void print_head_text(FILE *f, const struct widths *w)
+{
+	fprintf(f, "%-10s %-8s %-*s %-*s %-*s %-*s %-*s %-*s %-*s %s\n", "# ev", "state", w->host,
+		"src", w->host, "dst", w->plane, "plane", w->t0, "t0", w->t1, "t1", w->t0, "t0",
+		w->port, "port", "container");
+}
+
 static int print_row_text(void *arg, const struct row *r)
 {
-	FILE *f = arg;
+	const struct text_arg *t = arg;
+	const struct widths *w = &t->w;
 	struct hops h;
 
 	row_hops(&r->p, &h);
-	fprintf(f, "0x%08x %-8s %-5s %-5s %-5u %-9s %-9s %-9s %-8s %s\n", r->p.ev, r->state, h.src,
-		h.dst, r->p.plane, h.t0s, h.t1[0] ? h.t1 : "-", h.t0d, h.port, h.cont);
+	fprintf(t->f, "0x%08x %-8s %-*s %-*s %-*u %-*s %-*s %-*s %-*s %s\n", r->p.ev, r->state,
+		w->host, h.src, w->host, h.dst, w->plane, r->p.plane, w->t0, h.t0s, w->t1,
+		h.t1[0] ? h.t1 : "-", w->t0, h.t0d, w->port, h.port, h.cont);
 	return 0;
 }
 
@@ -279,13 +331,14 @@ struct table_arg {
 	const struct mrc_srv6_plan *plan;
 	FILE *f;
 	json_t *arr;
+	const struct widths *w;
 };
 
 static int print_table_text(void *arg, const struct mrc_srv6_fib *fib)
 {
 	struct table_arg *t = arg;
 
-	table_text(t->f, t->plan, fib);
+	table_text(t->f, t->plan, fib, t->w);
 	return 0;
 }
 
@@ -305,7 +358,8 @@ int mrc_paths_print(FILE *f, const struct mrc_srv6_plan *plan, const struct mrc_
 	const struct mrc_srv6_params *par = mrc_srv6_plan_params(plan);
 	uint32_t hosts = mrc_srv6_plan_hosts(plan);
 	struct listing l = {plan, par, NULL, NULL};
-	struct table_arg ta = {plan, f, NULL};
+	struct text_arg txt = {f, {0}};
+	struct table_arg ta = {plan, f, NULL, &txt.w};
 	json_t *root = NULL, *rows = NULL;
 	struct mrc_ip6 blk;
 	char block[ADDR_LEN];
@@ -353,8 +407,9 @@ int mrc_paths_print(FILE *f, const struct mrc_srv6_plan *plan, const struct mrc_
 	if (!q->json) {
 		fprintf(f, "# fabric planes %u t0 %u t1 %u hosts_per_t0 %u block %s\n", par->planes,
 			par->t0, par->t1, par->hosts_per_t0, block);
-		fprintf(f, "# ev state src dst plane t0 t1 t0 port container\n");
-		rc = each_row(plan, evs, n_evs, q, print_row_text, f);
+		text_widths(par, hosts, &txt.w);
+		print_head_text(f, &txt.w);
+		rc = each_row(plan, evs, n_evs, q, print_row_text, &txt);
 		if (!rc)
 			rc = each_table(&l, print_table_text, &ta);
 	} else {
@@ -395,6 +450,41 @@ out:
 
 #include "mrc/st.h"
 
+/* Start columns of the space-separated fields of @line (up to its newline), at most @max;
+ * a header's leading "#" is not a field. Returns the number found. */
+static size_t t_starts(const char *line, size_t *out, size_t max)
+{
+	size_t n = 0, i = line[0] == '#' ? 1 : 0;
+
+	for (; line[i] && line[i] != '\n' && n < max; i++)
+		if (line[i] != ' ' && (i == 0 || line[i - 1] == ' '))
+			out[n++] = i;
+	return n;
+}
+
+/* Every line of @text starting with @row_prefix has its fields where the header line
+ * starting with @head puts its labels (the first field excepted: the header's holds "# "). */
+static void t_aligned(struct mrc_st *st, const char *text, const char *head,
+	const char *row_prefix, size_t want_fields)
+{
+	size_t hs[16], rs[16], nh = 0, rows = 0;
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		if (!strncmp(l, head, strlen(head))) {
+			nh = t_starts(l, hs, 16);
+			ST_EQ(st, nh, want_fields);
+		} else if (nh && !strncmp(l, row_prefix, strlen(row_prefix))) {
+			size_t nr = t_starts(l, rs, 16);
+
+			ST_EQ(st, nr, nh);
+			for (size_t i = 1; i < nr && i < nh; i++)
+				ST_EQ(st, rs[i], hs[i]);
+			rows++;
+		}
+	}
+	ST_TRUE(st, rows > 0);
+}
+
 MRC_SELFTEST(paths)
 {
 	struct mrc_srv6_params par;
@@ -418,28 +508,32 @@ MRC_SELFTEST(paths)
 	if (f) {
 		ST_EQ_I(st, mrc_paths_print(f, plan, evs, 2, &q, err, sizeof(err)), 0);
 		fclose(f);
+		/* widths: src/dst "h3" -> 3 ("src"), plane 5 ("plane"), T0/T1 "p1.t0.1" 7,
+		 * port "h3.p1" 5, table port: ports 0..2+2-1 -> 4 ("port") */
 		ST_EQ_STR(st, text,
 			"# fabric planes 2 t0 2 t1 2 hosts_per_t0 2 block fc00::/32\n"
-			"# ev state src dst plane t0 t1 t0 port container\n"
-			"0x1003beef good     h0    h3    1     p1.t0.0   p1.t1.1   p1.t0.1   h3.p1 "
-			"   "
+			"# ev       state    src dst plane t0      t1      t0      port  container\n"
+			"0x1003beef good     h0  h3  1     p1.t0.0 p1.t1.1 p1.t0.1 h3.p1 "
 			"fc00:0:1401:1802:1402:1004::\n"
-			"\n# table p1.t0.0 usid 0x1401\n# prefix usid action port to\n"
-			"fc00:0:1001::/48         0x1001 forward 0   h0.p1\n"
-			"fc00:0:1002::/48         0x1002 forward 1   h1.p1\n"
-			"fc00:0:1401::/48         0x1401 uN      -   p1.t0.0\n"
-			"fc00:0:1801::/48         0x1801 forward 2   p1.t1.0\n"
-			"fc00:0:1802::/48         0x1802 forward 3   p1.t1.1\n"
-			"\n# table p1.t0.1 usid 0x1402\n# prefix usid action port to\n"
-			"fc00:0:1003::/48         0x1003 forward 0   h2.p1\n"
-			"fc00:0:1004::/48         0x1004 forward 1   h3.p1\n"
-			"fc00:0:1402::/48         0x1402 uN      -   p1.t0.1\n"
-			"fc00:0:1801::/48         0x1801 forward 2   p1.t1.0\n"
-			"fc00:0:1802::/48         0x1802 forward 3   p1.t1.1\n"
-			"\n# table p1.t1.1 usid 0x1802\n# prefix usid action port to\n"
-			"fc00:0:1401::/48         0x1401 forward 0   p1.t0.0\n"
-			"fc00:0:1402::/48         0x1402 forward 1   p1.t0.1\n"
-			"fc00:0:1802::/48         0x1802 uN      -   p1.t1.1\n");
+			"\n# table p1.t0.0 usid 0x1401\n"
+			"# prefix                 usid   action  port to\n"
+			"fc00:0:1001::/48         0x1001 forward 0    h0.p1\n"
+			"fc00:0:1002::/48         0x1002 forward 1    h1.p1\n"
+			"fc00:0:1401::/48         0x1401 uN      -    p1.t0.0\n"
+			"fc00:0:1801::/48         0x1801 forward 2    p1.t1.0\n"
+			"fc00:0:1802::/48         0x1802 forward 3    p1.t1.1\n"
+			"\n# table p1.t0.1 usid 0x1402\n"
+			"# prefix                 usid   action  port to\n"
+			"fc00:0:1003::/48         0x1003 forward 0    h2.p1\n"
+			"fc00:0:1004::/48         0x1004 forward 1    h3.p1\n"
+			"fc00:0:1402::/48         0x1402 uN      -    p1.t0.1\n"
+			"fc00:0:1801::/48         0x1801 forward 2    p1.t1.0\n"
+			"fc00:0:1802::/48         0x1802 forward 3    p1.t1.1\n"
+			"\n# table p1.t1.1 usid 0x1802\n"
+			"# prefix                 usid   action  port to\n"
+			"fc00:0:1401::/48         0x1401 forward 0    p1.t0.0\n"
+			"fc00:0:1402::/48         0x1402 forward 1    p1.t0.1\n"
+			"fc00:0:1802::/48         0x1802 uN      -    p1.t1.1\n");
 		free(text);
 	}
 
@@ -451,11 +545,11 @@ MRC_SELFTEST(paths)
 		ST_EQ_I(st, mrc_paths_print(f, plan, evs, 2, &q, err, sizeof(err)), 0);
 		fclose(f);
 		ST_TRUE(st,
-			strstr(text, "0x1003beef good     h1    h0    1     p1.t0.0   -         "
-				     "p1.t0.0   h0.p1    fc00:0:1401:1001::\n") != NULL);
+			strstr(text, "0x1003beef good     h1  h0  1     p1.t0.0 -       "
+				     "p1.t0.0 h0.p1 fc00:0:1401:1001::\n") != NULL);
 		ST_TRUE(st,
-			strstr(text, "0x00010000 denied   h1    h0    0     p0.t0.0   -         "
-				     "p0.t0.0   h0.p0    fc00:0:401:1::\n") != NULL);
+			strstr(text, "0x00010000 denied   h1  h0  0     p0.t0.0 -       "
+				     "p0.t0.0 h0.p0 fc00:0:401:1::\n") != NULL);
 		ST_TRUE(st, strstr(text, "# table p1.t1") == NULL);
 		ST_TRUE(st, strstr(text, "# table p0.t0.1") == NULL);
 		free(text);
@@ -474,4 +568,70 @@ MRC_SELFTEST(paths)
 	ST_EQ_I(st, mrc_paths_print(stdout, plan, evs, 2, &q, err, sizeof(err)), -EINVAL);
 	ST_EQ_STR(st, err, "paths: --ev: '0x20000000' is in plane 2; the fabric has 2 planes");
 	mrc_srv6_plan_free(plan);
+
+	mrc_st_case(st, "text: headers line up with h9999, h9999.p0 and 5-digit table ports");
+	{
+		/* explicit plan: 1 plane, 1 T0 with 10000 hosts, 1 T1; uSIDs 1..10000, then
+		 * 0xa000 (T0) and 0xb000 (T1) */
+		enum { H = 10000 };
+		struct mrc_srv6_assign *as = calloc(H + 2, sizeof(*as));
+		struct mrc_srv6_ev_entry ev1 = {0x00000000, false};
+
+		mrc_srv6_params_default(&par);
+		par.planes = 1;
+		par.t0 = 1;
+		par.t1 = 1;
+		par.hosts_per_t0 = H;
+		for (uint32_t h = 0; as && h < H; h++)
+			as[h] = (struct mrc_srv6_assign){{MRC_SRV6_HOST, 0, h}, h + 1};
+		if (as) {
+			as[H] = (struct mrc_srv6_assign){{MRC_SRV6_T0, 0, 0}, 0xa000};
+			as[H + 1] = (struct mrc_srv6_assign){{MRC_SRV6_T1, 0, 0}, 0xb000};
+		}
+		par.usids = as;
+		par.n_usids = H + 2;
+		q = (struct mrc_paths_query){.from = H - 1, .to = 0};
+		text = NULL;
+		f = as && !mrc_srv6_plan_new(&par, &plan, err, sizeof(err)) ?
+			open_memstream(&text, &len) : NULL;
+		ST_TRUE(st, f != NULL);
+		if (f) {
+			ST_EQ_I(st, mrc_paths_print(f, plan, &ev1, 1, &q, err, sizeof(err)), 0);
+			fclose(f);
+			/* same T0: no T1; h0 has uSID 1 */
+			ST_TRUE(st, strstr(text, "\n0x00000000 good     h9999 h0    0     "
+						 "p0.t0.0 -       p0.t0.0 h0.p0    fc00:0:a000:1::\n"));
+			t_aligned(st, text, "# ev ", "0x", 10);
+			/* T0 ports 0..9999 to hosts, 10000 to the T1: 5 digits */
+			ST_TRUE(st, strstr(text, "\nfc00:0:b000::/48         0xb000 forward 10000 "
+						 "p0.t1.0\n"));
+			t_aligned(st, text, "# prefix ", "fc00:", 5);
+			free(text);
+			mrc_srv6_plan_free(plan);
+		}
+		free(as);
+	}
+
+	mrc_st_case(st, "text: headers line up with p15.t1.1022 (16 planes, 1023 T1)");
+	mrc_srv6_params_default(&par);
+	par.planes = 16;
+	par.t0 = 2;
+	par.t1 = 1023;
+	par.hosts_per_t0 = 1;
+	q = (struct mrc_paths_query){.from = 0, .to = 1, .has_ev = true, .ev = 0xf3fe0000};
+	text = NULL;
+	f = !mrc_srv6_plan_new(&par, &plan, err, sizeof(err)) ? open_memstream(&text, &len) : NULL;
+	ST_TRUE(st, f != NULL);
+	if (f) {
+		ST_EQ_I(st, mrc_paths_print(f, plan, evs, 2, &q, err, sizeof(err)), 0);
+		fclose(f);
+		/* spine field 0x3fe = 1022; T0 0 of plane 15: 0xf000 | 0x400 | 1, T1 1022:
+		 * 0xf000 | 0x800 | 1023 = 0xfbff, T0 1: 0xf402, h1: 0xf002 */
+		ST_TRUE(st, strstr(text, "\n0xf3fe0000 unlisted h0  h1  15    p15.t0.0 "
+					 "p15.t1.1022 p15.t0.1 h1.p15 fc00:0:f401:fbff:f402:f002::\n"));
+		t_aligned(st, text, "# ev ", "0x", 10);
+		t_aligned(st, text, "# prefix ", "fc00:", 5);
+		free(text);
+		mrc_srv6_plan_free(plan);
+	}
 }

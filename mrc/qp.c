@@ -62,8 +62,9 @@ struct mrc_qp {
 	struct mrc_qp_stats st;
 
 	/* requester */
-	uint32_t win;	   /* PSN ring size (power of 2 >= mpr * 128) */
+	uint32_t win;	   /* PSN window (power of 2 >= mpr * 128) */
 	uint32_t peer_win; /* PSNs the peer accepts beyond una */
+	uint32_t txcap;	   /* tx and rtxq ring size: a power of 2 <= win, grown on need */
 	struct txent *tx;
 	uint32_t una, next_psn;
 	uint64_t txseq, acked_txseq; /* send counter; highest send order acknowledged */
@@ -75,7 +76,7 @@ struct mrc_qp {
 	uint32_t acked_hi;	     /* highest PSN acknowledged (valid when any_acked) */
 	bool any_acked;
 	uint64_t inflight;
-	uint32_t *rtxq; /* retransmit queue of PSNs, ring of win entries */
+	uint32_t *rtxq; /* retransmit queue of PSNs, ring of txcap entries */
 	uint32_t rtx_head, rtx_len;
 	struct wqe *sq;
 	uint32_t sq_cap, sq_head, sq_cur, sq_tail; /* monotonic counters, slot = n % cap */
@@ -169,6 +170,8 @@ int mrc_nack_idx(uint8_t reason)
 	}
 }
 
+#define TX_RING_MIN 16 /* PSNs a new QP's send rings hold */
+
 static uint32_t pow2_at_least(uint32_t n)
 {
 	uint32_t w = 1;
@@ -237,8 +240,11 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 	qp->rwin = (uint32_t)p->mpr * 128;
 	qp->win = pow2_at_least(qp->rwin);
 	qp->peer_win = qp->rwin;
-	qp->tx = calloc(qp->win, sizeof(*qp->tx));
-	qp->rtxq = calloc(qp->win, sizeof(*qp->rtxq));
+	/* the send rings start small and double while more PSNs are in flight: a QP of a
+	 * 128-host all-to-all sends a few packets, not the 1024 the window allows */
+	qp->txcap = qp->win < TX_RING_MIN ? qp->win : TX_RING_MIN;
+	qp->tx = calloc(qp->txcap, sizeof(*qp->tx));
+	qp->rtxq = calloc(qp->txcap, sizeof(*qp->rtxq));
 	qp->rxmap = calloc(qp->win / 64 + 1, sizeof(*qp->rxmap));
 	qp->sq_cap = pow2_at_least(p->sq_depth);
 	qp->sq = calloc(qp->sq_cap, sizeof(*qp->sq));
@@ -299,7 +305,36 @@ uint32_t mrc_qp_peer_host(const struct mrc_qp *qp)
 
 static struct txent *ent(struct mrc_qp *qp, uint32_t psn)
 {
-	return &qp->tx[psn & (qp->win - 1)];
+	return &qp->tx[psn & (qp->txcap - 1)];
+}
+
+/*
+ * Doubles the send rings, entries at the same PSNs (valid ones: una .. next_psn - 1, at
+ * most txcap of them; callers check the range before trusting an entry). Returns 0 or
+ * -ENOMEM (the QP then waits with a full ring, as with a closed window).
+ */
+static int tx_grow(struct mrc_qp *qp)
+{
+	uint32_t cap = qp->txcap * 2;
+	struct txent *tx = calloc(cap, sizeof(*tx));
+	uint32_t *q = calloc(cap, sizeof(*q));
+
+	if (!tx || !q) {
+		free(tx);
+		free(q);
+		return -ENOMEM;
+	}
+	for (uint32_t psn = qp->una; psn != qp->next_psn; psn = psn_add(psn, 1))
+		tx[psn & (cap - 1)] = *ent(qp, psn);
+	for (uint32_t i = 0; i < qp->rtx_len; i++)
+		q[i] = qp->rtxq[(qp->rtx_head + i) & (qp->txcap - 1)];
+	free(qp->tx);
+	free(qp->rtxq);
+	qp->tx = tx;
+	qp->rtxq = q;
+	qp->rtx_head = 0;
+	qp->txcap = cap;
+	return 0;
 }
 
 static struct wqe *sq_at(struct mrc_qp *qp, uint32_t n)
@@ -499,7 +534,7 @@ static bool tx_rtx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mr
 
 		if ((e->flags & TX_ACKED) || !(e->flags & TX_QUEUED) || psn_lt(psn, qp->una) ||
 			!psn_lt(psn, qp->next_psn)) {
-			qp->rtx_head = (qp->rtx_head + 1) & (qp->win - 1);
+			qp->rtx_head = (qp->rtx_head + 1) & (qp->txcap - 1);
 			qp->rtx_len--;
 			continue;
 		}
@@ -512,7 +547,7 @@ static bool tx_rtx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mr
 					 !other_plane_usable(qp, plane), now_ps);
 		if (evi < 0)
 			return false;
-		qp->rtx_head = (qp->rtx_head + 1) & (qp->win - 1);
+		qp->rtx_head = (qp->rtx_head + 1) & (qp->txcap - 1);
 		qp->rtx_len--;
 		build_data(qp, psn, e, evi, true, now_ps, out);
 		sent(qp, e, evi, plane, now_ps);
@@ -535,6 +570,8 @@ static bool tx_new(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mr
 	if (qp->sq_cur == qp->sq_tail)
 		return false;
 	if ((uint32_t)psn_diff(psn, qp->una) >= qp->peer_win)
+		return false;
+	if ((uint32_t)psn_diff(psn, qp->una) >= qp->txcap && tx_grow(qp))
 		return false;
 	w = sq_at(qp, qp->sq_cur);
 	off = w->next_pkt * mtu;
@@ -595,7 +632,7 @@ static void queue_rtx(struct mrc_qp *qp, uint32_t psn)
 		e->flags &= (uint8_t)~TX_INFLIGHT;
 	}
 	e->flags |= TX_QUEUED;
-	qp->rtxq[(qp->rtx_head + qp->rtx_len) & (qp->win - 1)] = psn;
+	qp->rtxq[(qp->rtx_head + qp->rtx_len) & (qp->txcap - 1)] = psn;
 	qp->rtx_len++;
 }
 

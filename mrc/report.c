@@ -14,6 +14,27 @@
 
 #define PS_US 1e6 /* ps per us */
 
+int mrc_report_size_label(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	unsigned u = 0;
+
+	while (u + 1 < sizeof(unit) / sizeof(unit[0]) && bytes && !(bytes & 1023)) {
+		bytes >>= 10;
+		u++;
+	}
+	return snprintf(buf, len, "%llu%s", (unsigned long long)bytes, unit[u]);
+}
+
+/* The tag of size @s's CCT histogram: "cct_" and its size label. */
+static void cct_tag(const struct mrc_run_size *rs, char *buf, size_t len)
+{
+	char l[32];
+
+	mrc_report_size_label(rs->bytes, l, sizeof(l));
+	snprintf(buf, len, "cct_%s", l);
+}
+
 bool mrc_report_ok(const struct mrc_run_result *res)
 {
 	if (res->error[0] || res->qp_errors)
@@ -27,8 +48,9 @@ bool mrc_report_ok(const struct mrc_run_result *res)
 	return true;
 }
 
-/* A histogram in ns as a JSON object in us; an empty one has count 0 and zeros (C07). */
-static json_t *j_hist(const struct mrc_hist *h, const struct conf_hist *c)
+/* A histogram in ns as a JSON object in us; an empty one has count 0 and zeros (C07).
+ * @tag: its Tag= in latency.hlog and its hist/TAG.hgrm. */
+static json_t *j_hist(const struct mrc_hist *h, const struct conf_hist *c, const char *tag)
 {
 	struct mrc_hist_summary s;
 	json_t *o = json_object(), *p = json_object();
@@ -36,6 +58,7 @@ static json_t *j_hist(const struct mrc_hist *h, const struct conf_hist *c)
 								  MRC_HIST_SUMMARY_MAX_PCT;
 
 	mrc_hist_summarize(h, c->percentiles, n, &s);
+	json_object_set_new(o, "tag", json_string(tag));
 	json_object_set_new(o, "count", json_integer(s.count));
 	json_object_set_new(o, "min", json_real((double)s.min / 1e3));
 	json_object_set_new(o, "max", json_real((double)s.max / 1e3));
@@ -48,6 +71,35 @@ static json_t *j_hist(const struct mrc_hist *h, const struct conf_hist *c)
 		json_object_set_new(p, k, json_real((double)s.pct[i].value / 1e3));
 	}
 	json_object_set_new(o, "percentiles", p);
+	return o;
+}
+
+/* A size's CCT histogram, saying which size it is for. */
+static json_t *j_cct(const struct mrc_run_size *rs, const struct conf_hist *c)
+{
+	char tag[48], l[32];
+	json_t *o;
+
+	cct_tag(rs, tag, sizeof(tag));
+	mrc_report_size_label(rs->bytes, l, sizeof(l));
+	o = j_hist(rs->cct_ns, c, tag);
+	json_object_set_new(o, "bytes", json_integer((json_int_t)rs->bytes));
+	json_object_set_new(o, "size", json_string(l));
+	return o;
+}
+
+/* A flap's own figures: its toggles and where its window ends. */
+static json_t *j_flap(const struct mrc_run_fault *rf)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "downs", json_integer(rf->flap_downs));
+	json_object_set_new(o, "toggles", json_integer(rf->flap_toggles));
+	json_object_set_new(o, "end_us", rf->end_ps < 0 ? json_null() :
+		json_real((double)rf->end_ps / PS_US));
+	json_object_set_new(o, "last_iteration", rf->last_in_warmup ? json_null() :
+		json_integer(rf->last_measured));
+	json_object_set_new(o, "global_last_iteration", json_integer(rf->last_iter));
 	return o;
 }
 
@@ -92,7 +144,7 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 		json_object_set_new(o, "algbw_GBps", json_real(rs->algbw_gbs));
 		json_object_set_new(o, "busbw_GBps", json_real(rs->busbw_gbs));
 		json_object_set_new(o, "wrong", json_integer((json_int_t)rs->wrong));
-		json_object_set_new(o, "cct_us", j_hist(rs->cct_ns, hc));
+		json_object_set_new(o, "cct_us", j_cct(rs, hc));
 		json_array_append_new(a, o);
 	}
 	json_object_set_new(root, "sizes", a);
@@ -118,9 +170,13 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 	json_object_set_new(root, "iterations", a);
 
 	o = json_object();
-	json_object_set_new(o, "message_us", j_hist(res->msg_ns, hc));
-	json_object_set_new(o, "step_us", j_hist(res->step_ns, hc));
-	json_object_set_new(o, "qp_rtt_us", j_hist(res->rtt_ns, hc));
+	a = json_array();
+	for (size_t s = 0; s < res->n_sizes; s++)
+		json_array_append_new(a, j_cct(&res->sizes[s], hc));
+	json_object_set_new(o, "cct_us", a);
+	json_object_set_new(o, "message_us", j_hist(res->msg_ns, hc, "message"));
+	json_object_set_new(o, "step_us", j_hist(res->step_ns, hc, "step"));
+	json_object_set_new(o, "qp_rtt_us", j_hist(res->rtt_ns, hc, "qp_rtt"));
 	json_object_set_new(root, "latency", o);
 
 	a = json_array();
@@ -141,6 +197,8 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 		json_object_set_new(o, "evs_retired", json_integer((json_int_t)rf->evs_retired));
 		json_object_set_new(o, "recovery_us", rf->recovery_ps < 0 ? json_null() :
 			json_real((double)rf->recovery_ps / PS_US));
+		json_object_set_new(o, "goodput_dip", rf->recovery_note && !rf->dipped &&
+			rf->recovery_ps < 0 ? json_null() : json_boolean(rf->dipped));
 		json_object_set_new(o, "recovery_note", rf->recovery_note ?
 			json_string(rf->recovery_note) : json_null());
 		json_object_set_new(o, "capacity_left", json_real(rf->capacity_frac));
@@ -151,6 +209,7 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 		snprintf(hex, sizeof(hex), "0x%08x", rf->straggler_ev);
 		json_object_set_new(st, "ev", rf->has_straggler_ev ? json_string(hex) : json_null());
 		json_object_set_new(o, "straggler", st);
+		json_object_set_new(o, "flap", rf->flap ? j_flap(rf) : json_null());
 		json_array_append_new(a, o);
 	}
 	json_object_set_new(root, "faults", a);
@@ -242,42 +301,53 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 	return root;
 }
 
+/* One histogram as hist/TAG.hgrm and, when @log, an interval of latency.hlog tagged TAG. */
+static int write_hist(const struct conf_job *job, const char *tag, const struct mrc_hist *h,
+	FILE *log, double len_s, char *path, size_t plen)
+{
+	FILE *f;
+
+	snprintf(path, plen, "%s/hist/%s.hgrm", job->output.dir, tag);
+	f = fopen(path, "w");
+	if (!f)
+		return -EIO;
+	if (mrc_hist_write_hgrm(h, f, 5, 1000.0) | fclose(f))
+		return -EIO;
+	if (!log)
+		return 0;
+	snprintf(path, plen, "%s/latency.hlog", job->output.dir);
+	return mrc_hist_hlog_interval(log, tag, 0, len_s, h, 1e6) ? -EIO : 0;
+}
+
+/* hist/TAG.hgrm for every histogram and latency.hlog with one interval per tag: cct_SIZE
+ * per message size (README "Histograms"), message, step, qp_rtt. */
 static int write_hists(const struct conf_job *job, const struct mrc_run_result *res, char *err,
 	size_t errlen)
 {
-	static const char *const tags[] = { "cct", "message", "step", "qp_rtt" };
-	const struct mrc_hist *h[4] = { res->n_sizes ? res->sizes[0].cct_ns : NULL, res->msg_ns,
-		res->step_ns, res->rtt_ns };
-	char path[4096];
+	static const char *const tags[] = { "message", "step", "qp_rtt" };
+	const struct mrc_hist *h[3] = { res->msg_ns, res->step_ns, res->rtt_ns };
+	char path[4096], tag[48];
 	FILE *log = NULL;
 	double len_s = (double)res->sim_end_ps / 1e12;
 
 	snprintf(path, sizeof(path), "%s/hist", job->output.dir);
 	if (mkdir(path, 0755) && errno != EEXIST)
 		goto io;
-	for (int i = 0; i < 4; i++) {
-		FILE *f;
-
-		if (!h[i])
-			continue;
-		snprintf(path, sizeof(path), "%s/hist/%s.hgrm", job->output.dir, tags[i]);
-		f = fopen(path, "w");
-		if (!f)
-			goto io;
-		if (mrc_hist_write_hgrm(h[i], f, 5, 1000.0) | fclose(f))
+	if (job->output.hlog) {
+		snprintf(path, sizeof(path), "%s/latency.hlog", job->output.dir);
+		log = fopen(path, "w");
+		if (!log || mrc_hist_hlog_head(log, 0, 0))
 			goto io;
 	}
-	if (!job->output.hlog)
-		return 0;
-	snprintf(path, sizeof(path), "%s/latency.hlog", job->output.dir);
-	log = fopen(path, "w");
-	if (!log || mrc_hist_hlog_head(log, 0, 0))
-		goto io;
-	for (int i = 0; i < 4; i++) {
-		if (h[i] && mrc_hist_hlog_interval(log, tags[i], 0, len_s, h[i], 1e6))
+	for (size_t s = 0; s < res->n_sizes; s++) {
+		cct_tag(&res->sizes[s], tag, sizeof(tag));
+		if (write_hist(job, tag, res->sizes[s].cct_ns, log, len_s, path, sizeof(path)))
 			goto io;
 	}
-	if (fclose(log)) {
+	for (int i = 0; i < 3; i++)
+		if (write_hist(job, tags[i], h[i], log, len_s, path, sizeof(path)))
+			goto io;
+	if (log && fclose(log)) {
 		log = NULL;
 		goto io;
 	}
@@ -377,10 +447,10 @@ int mrc_report_write(const struct conf_job *job, const struct mrc_run_result *re
 	return 0;
 }
 
-static void print_hist_row(FILE *f, const char *name, const struct mrc_hist *h,
+static void print_hist_row(FILE *f, int w, const char *name, const struct mrc_hist *h,
 	const struct conf_hist *c)
 {
-	fprintf(f, "#  %-10s %8lld", name, (long long)mrc_hist_count(h));
+	fprintf(f, "#  %-*s %8lld", w, name, (long long)mrc_hist_count(h));
 	for (size_t i = 0; i < c->n_percentiles && i < 8; i++)
 		fprintf(f, " %9.2f", (double)mrc_hist_value_at_percentile(h, c->percentiles[i]) / 1e3);
 	fprintf(f, " %9.2f\n", mrc_hist_count(h) ? mrc_hist_mean(h) / 1e3 : 0.0);
@@ -392,6 +462,7 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 	const struct conf_hist *hc = &job->output.hist;
 	bool ar = t->pattern == CONF_PAT_ALLREDUCE;
 	double bus_sum = 0;
+	int lw = 10; /* latency labels: "CCT 1000004B" in a sweep widens the column */
 
 	fprintf(f, "# mrcgen: %s %s, %u ranks, %u planes x (%u T0 + %u T1), %u hosts, %s, seed %llu\n",
 		conf_name_of(conf_pattern_names, t->pattern),
@@ -413,7 +484,14 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 			rs->algbw_gbs, rs->busbw_gbs, (unsigned long long)rs->wrong);
 		bus_sum += rs->busbw_gbs;
 	}
-	fprintf(f, "#\n#  %-10s %8s", "latency us", "count");
+	for (size_t s = 0; s < res->n_sizes; s++) {
+		char l[32];
+
+		mrc_report_size_label(res->sizes[s].bytes, l, sizeof(l));
+		if ((int)strlen(l) + 4 > lw)
+			lw = (int)strlen(l) + 4;
+	}
+	fprintf(f, "#\n#  %-*s %8s", lw, "latency us", "count");
 	for (size_t i = 0; i < hc->n_percentiles && i < 8; i++) {
 		char p[16];
 
@@ -421,33 +499,58 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 		fprintf(f, " %9s", p);
 	}
 	fprintf(f, " %9s\n", "mean");
-	for (size_t s = 0; s < res->n_sizes; s++)
-		print_hist_row(f, "CCT", res->sizes[s].cct_ns, hc);
-	print_hist_row(f, "write", res->msg_ns, hc);
-	print_hist_row(f, "step", res->step_ns, hc);
-	print_hist_row(f, "QP RTT", res->rtt_ns, hc);
+	for (size_t s = 0; s < res->n_sizes; s++) {
+		char l[32], name[40];
+
+		mrc_report_size_label(res->sizes[s].bytes, l, sizeof(l));
+		snprintf(name, sizeof(name), "CCT %s", l);
+		print_hist_row(f, lw, name, res->sizes[s].cct_ns, hc);
+	}
+	print_hist_row(f, lw, "write", res->msg_ns, hc);
+	print_hist_row(f, lw, "step", res->step_ns, hc);
+	print_hist_row(f, lw, "QP RTT", res->rtt_ns, hc);
 	if (res->n_faults) {
-		fprintf(f, "#\n#  %-10s %5s %-13s %-18s %12s %12s %10s %9s %9s\n", "fault at us",
+		bool nodip = false;
+
+		fprintf(f, "#\n#  %-10s %7s %-13s %-18s %12s %12s %10s %9s %9s\n", "fault at us",
 			"iter", "action", "target", "1st EV out", "recovery", "rtx bytes",
 			"CCT infl", "straggler");
 		for (size_t i = 0; i < res->n_faults; i++) {
 			const struct mrc_run_fault *rf = &res->faults[i];
-			char a[32] = "-", b[32] = "-", itn[16];
+			char a[32] = "-", b[32] = "-", itn[32], act[32];
 
-			/* the measured iteration, numbered as faults' at_iteration; "wK" in warmup */
+			/* measured iterations, numbered as faults' at_iteration; "wK" in warmup; a
+			 * flap's from the one it started in to the one it ended in */
 			if (rf->in_warmup)
 				snprintf(itn, sizeof(itn), "w%u", rf->iter);
 			else
 				snprintf(itn, sizeof(itn), "%u", rf->measured);
+			if (rf->flap && rf->last_iter != rf->iter) {
+				size_t l = strlen(itn);
+
+				snprintf(itn + l, sizeof(itn) - l, rf->last_in_warmup ? "-w%u" : "-%u",
+					rf->last_in_warmup ? rf->last_iter : rf->last_measured);
+			}
+			if (rf->flap)
+				snprintf(act, sizeof(act), "flap x%u", rf->flap_downs);
+			else
+				snprintf(act, sizeof(act), "%s", rf->action);
 			if (rf->first_retire_ps >= 0)
 				snprintf(a, sizeof(a), "%.2f us", (double)rf->first_retire_ps / PS_US);
-			if (rf->recovery_ps >= 0)
+			if (rf->recovery_ps >= 0 && !rf->dipped) {
+				snprintf(b, sizeof(b), "no dip *");
+				nodip = true;
+			} else if (rf->recovery_ps >= 0) {
 				snprintf(b, sizeof(b), "%.1f us", (double)rf->recovery_ps / PS_US);
-			fprintf(f, "#  %10.1f %5s %-13s %-18s %12s %12s %10llu %8.1f%% %9s%u\n",
-				(double)rf->at_ps / PS_US, itn, rf->action, rf->target, a, b,
+			}
+			fprintf(f, "#  %10.1f %7s %-13s %-18s %12s %12s %10llu %8.1f%% %9s%u\n",
+				(double)rf->at_ps / PS_US, itn, act, rf->target, a, b,
 				(unsigned long long)rf->rtx_bytes, rf->cct_inflation * 100, "h",
 				rf->straggler_rank);
 		}
+		if (nodip)
+			fprintf(f, "#  * no dip: goodput never fell below 95%% of what the capacity left "
+				   "allows; recovery 0\n");
 	}
 	fprintf(f, "#\n#  packets: %llu data, %llu retransmitted, %llu SACK, %llu NACK (%llu trim), "
 		   "%llu probes\n#  fabric: %llu trims, %llu ECN marks, %llu drops (%llu at failed links "
@@ -473,4 +576,37 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 			mrc_report_ok(res) ? "OK" : "FAILED");
 	}
 	fprintf(f, "# Avg bus bandwidth    : %g\n", res->n_sizes ? bus_sum / res->n_sizes : 0.0);
+}
+
+/* ---- selftest ---- */
+
+#include "mrc/st.h"
+
+MRC_SELFTEST(report)
+{
+	static const struct {
+		uint64_t bytes;
+		char want[16];
+	} t[] = {
+		{ 0, "0B" },
+		{ 1, "1B" },
+		{ 1023, "1023B" },
+		{ 1024, "1KiB" },
+		{ 1536, "1536B" },		 /* 1.5 KiB: never rounded */
+		{ 65536, "64KiB" },		 /* 64 x 1024 */
+		{ 1000004, "1000004B" },	 /* 4 x 250001 */
+		{ 1048576, "1MiB" },		 /* 1024^2 */
+		{ 1049600, "1025KiB" },		 /* 1024^2 + 1024 */
+		{ 3ull << 30, "3GiB" },
+		{ 1ull << 40, "1TiB" },
+		{ 1ull << 50, "1024TiB" },	 /* no unit above TiB */
+	};
+
+	mrc_st_case(st, "size labels: the largest binary unit dividing exactly, else bytes");
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char b[32];
+
+		mrc_report_size_label(t[i].bytes, b, sizeof(b));
+		ST_EQ_STR(st, b, t[i].want);
+	}
 }

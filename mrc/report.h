@@ -22,6 +22,14 @@ int mrc_report_write(const struct conf_job *job, const struct mrc_run_result *re
 /* Prints the nccl-tests style table, latency percentiles and fault summary to @f. */
 void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *res, FILE *f);
 
+/*
+ * Writes @bytes as the label of its size in the latency table, the .hlog tags and
+ * report.json: the largest binary unit that divides it exactly ("64KiB", "1MiB", "3GiB"),
+ * else bytes ("40028B", "0B"). Exact, so two sizes never share a label. Returns what
+ * snprintf returns.
+ */
+int mrc_report_size_label(uint64_t bytes, char *buf, size_t len);
+
 /* True when the run passed its checks: no error, #wrong 0 everywhere, no QP in error. */
 bool mrc_report_ok(const struct mrc_run_result *res);
 

@@ -829,7 +829,25 @@ static uint64_t total_rtx_bytes(struct run *r)
 	return sum;
 }
 
-/* Records the fabric faults applied since the last call as results. */
+/* The flap record a link toggle of @fr belongs to: a flap of the same link that has not
+ * stopped by @fr's time; NULL for a configured down or up. */
+static struct mrc_run_fault *flap_of(struct mrc_run_result *res,
+	const struct mrc_fab_fault_rec *fr)
+{
+	if (fr->kind != MRC_FAB_LINK_DOWN && fr->kind != MRC_FAB_LINK_UP)
+		return NULL;
+	for (size_t f = res->n_faults; f-- > 0;) {
+		struct mrc_run_fault *rf = &res->faults[f];
+
+		if (rf->flap && rf->at_ps <= fr->at_ps && fr->at_ps <= rf->until_ps &&
+			!strcmp(rf->target, fr->target))
+			return rf;
+	}
+	return NULL;
+}
+
+/* Records the fabric faults applied since the last call as results; a flap's toggles are
+ * counted in its record. */
 static void collect_faults(struct run *r, uint32_t iter)
 {
 	size_t n;
@@ -838,8 +856,22 @@ static void collect_faults(struct run *r, uint32_t iter)
 
 	for (; r->fault_seen < n; r->fault_seen++) {
 		const struct mrc_fab_fault_rec *fr = &log[r->fault_seen];
-		struct mrc_run_fault *nf = realloc(res->faults, (res->n_faults + 1) * sizeof(*nf));
+		struct mrc_run_fault *nf = NULL;
+		bool configured = false;
 
+		for (size_t a = 0; a < r->n_applied && !configured; a++)
+			configured = !r->applied[a].matched && r->applied[a].at_ps == fr->at_ps &&
+				     r->applied[a].kind == fr->kind;
+		nf = configured ? NULL : flap_of(res, fr);
+		if (nf) {
+			nf->flap_toggles++;
+			if (fr->kind == MRC_FAB_LINK_DOWN)
+				nf->flap_downs++;
+			else
+				nf->flap_last_up_ps = fr->at_ps;
+			continue;
+		}
+		nf = realloc(res->faults, (res->n_faults + 1) * sizeof(*nf));
 		if (!nf)
 			return;
 		res->faults = nf;
@@ -851,6 +883,8 @@ static void collect_faults(struct run *r, uint32_t iter)
 		snprintf(nf->target, sizeof(nf->target), "%s", fr->target);
 		nf->first_retire_ps = -1;
 		nf->recovery_ps = -1;
+		nf->end_ps = -1;
+		nf->last_iter = iter;
 		nf->capacity_frac = 1.0;
 		nf->rtx_bytes = total_rtx_bytes(r); /* start value; made a delta later */
 		/* the configured fault it came from; a flap's toggles have none */
@@ -862,6 +896,13 @@ static void collect_faults(struct run *r, uint32_t iter)
 				continue;
 			ap->matched = true;
 			nf->clears = ap->clears;
+			if (fr->kind == MRC_FAB_FLAP) {
+				const struct conf_fault *cf = &r->job->faults[ap->conf];
+
+				nf->flap = true;
+				nf->until_ps = cf->has_duration ? fr->at_ps + cf->duration_ps :
+								  UINT64_MAX;
+			}
 			nf->capacity_frac = ap->clears ? 1.0 :
 				capacity_after(&r->job->fabric, &r->job->faults[ap->conf]);
 			/* the end of a loss or delay (clear, or its duration) is its own action */
@@ -1007,22 +1048,85 @@ static int run_iteration(struct run *r, uint32_t size_idx, uint32_t it, bool war
 	return 0;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* A fault (a flap: over its whole span) was in force during part of @it. */
+static bool fault_in(const struct mrc_run_fault *rf, const struct mrc_run_iter *it)
+{
+	uint64_t end = it->start_ps + it->cct_ps;
+
+	if (rf->iter == it->iter && !rf->clears)
+		return true;
+	return rf->flap && rf->at_ps < end && (rf->end_ps < 0 || (uint64_t)rf->end_ps > it->start_ps);
+}
+
+/* Goodput recovery of @rf over the whole bins of its window [first bin starting at or after
+ * the fault, @win_end - @tail_bins bins): the first @dip_len consecutive bins below @target
+ * are the dip; recovery is the start of the first two consecutive bins at or above @target
+ * after it (README "Report schema"). Shorter runs below the band are noise, not a dip. */
+static void recovery(const struct mrc_run_result *res, struct mrc_run_fault *rf,
+	uint64_t win_end, uint64_t tail_bins, uint64_t dip_len, double target)
+{
+	uint64_t run = 0;
+
+	size_t b0 = (rf->at_ps + res->bin_ps - 1) / res->bin_ps, end = win_end / res->bin_ps, d;
+
+	end = end > tail_bins ? end - tail_bins : 0;
+	if (end > res->n_bins)
+		end = res->n_bins;
+	if (end < b0 + 2) {
+		rf->recovery_note = "its window held fewer than 2 whole goodput bins";
+		return;
+	}
+	for (d = b0; d < end && run < dip_len; d++)
+		run = res->bin_bytes[d] < target ? run + 1 : 0;
+	if (run < dip_len) {
+		rf->recovery_ps = 0;
+		rf->recovery_note = "goodput never fell below 95% of the capacity left";
+		return;
+	}
+	rf->dipped = true;
+	for (size_t b = d; b + 1 < end; b++) {
+		if (res->bin_bytes[b] >= target && res->bin_bytes[b + 1] >= target) {
+			rf->recovery_ps = (int64_t)(b * res->bin_ps - rf->at_ps);
+			return;
+		}
+	}
+	rf->recovery_note = "goodput stayed below 95% of the capacity left until its window ended";
+}
+
 /* Recovery figures of every applied fault, from the iterations, the EV state changes and the
  * goodput bins (README "Report schema", faults[]). */
 static void finish_faults(struct run *r)
 {
 	struct mrc_run_result *res = r->res;
-	double clean_bytes = 0, clean_bins = 0;
+	double level = 0;
+	uint64_t tail_bins = 0, noise_run = 0, *clean = calloc(res->n_bins + 1, sizeof(uint64_t));
+	size_t n_clean = 0;
 	/* fault-free mean CCT per size: a sweep's sizes are not comparable */
 	double *clean_sum = calloc(res->n_sizes + 1, sizeof(double));
 	double *clean_n = calloc(res->n_sizes + 1, sizeof(double));
 
-	if (!clean_sum || !clean_n) {
+	if (!clean_sum || !clean_n || !clean) {
 		free(clean_sum);
 		free(clean_n);
+		free(clean);
 		return;
 	}
 
+	/* a flap ends with its last up, once its time is over */
+	for (size_t f = 0; f < res->n_faults; f++) {
+		struct mrc_run_fault *rf = &res->faults[f];
+
+		if (rf->flap && rf->until_ps <= res->sim_end_ps)
+			rf->end_ps = (int64_t)(rf->flap_last_up_ps > rf->at_ps ? rf->flap_last_up_ps :
+										 rf->at_ps);
+	}
 	/* which iterations ran with a fault in force: from a fault to what clears it */
 	for (size_t i = 0; i < res->n_iters; i++) {
 		struct mrc_run_iter *it = &res->iters[i];
@@ -1030,91 +1134,117 @@ static void finish_faults(struct run *r)
 		int depth = 0;
 
 		for (size_t f = 0; f < res->n_faults; f++)
-			if (res->faults[f].at_ps < end)
+			if (res->faults[f].at_ps < end && !res->faults[f].flap)
 				depth += res->faults[f].clears ? -1 : 1;
 		it->degraded = depth > 0;
 		for (size_t f = 0; f < res->n_faults; f++)
-			if (res->faults[f].iter == it->iter && !res->faults[f].clears)
+			if (fault_in(&res->faults[f], it))
 				it->degraded = true;
 		if (it->warmup || it->degraded)
 			continue;
 		clean_sum[it->size_idx] += (double)it->cct_ps;
 		clean_n[it->size_idx]++;
-		/* the clean goodput level: mean bytes per whole bin inside clean iterations */
-		for (uint64_t t = it->start_ps; res->bin_ps && t + res->bin_ps <= end;
-			t += res->bin_ps) {
-			size_t b = t / res->bin_ps;
+		/* the whole bins inside clean iterations */
+		for (size_t b = (it->start_ps + res->bin_ps - 1) / res->bin_ps;
+			b < res->n_bins && (b + 1) * res->bin_ps <= end; b++)
+			clean[n_clean++] = res->bin_bytes[b];
+	}
+	/* the clean goodput level: their median, which the bursts opening an iteration and
+	 * its ramp-down do not move */
+	if (n_clean) {
+		qsort(clean, n_clean, sizeof(*clean), cmp_u64);
+		level = n_clean % 2 ? (double)clean[n_clean / 2] :
+				      ((double)clean[n_clean / 2 - 1] + (double)clean[n_clean / 2]) / 2;
+	}
+	/* the collective's own ramp-down: the most trailing whole bins of a clean iteration
+	 * below 95% of the clean level, where a fault's dip is not looked for; and the noise:
+	 * the longest run below it before that, which a dip must outlast */
+	for (size_t i = 0; level > 0 && i < res->n_iters; i++) {
+		const struct mrc_run_iter *it = &res->iters[i];
+		uint64_t first = (it->start_ps + res->bin_ps - 1) / res->bin_ps, run = 0;
+		uint64_t tail = (it->start_ps + it->cct_ps) / res->bin_ps;
 
-			if (b < res->n_bins && b * res->bin_ps >= it->start_ps &&
-				(b + 1) * res->bin_ps <= end) {
-				clean_bytes += (double)res->bin_bytes[b];
-				clean_bins++;
-			}
+		if (it->warmup || it->degraded)
+			continue;
+		if (tail > res->n_bins)
+			tail = res->n_bins;
+		while (tail > first && res->bin_bytes[tail - 1] < 0.95 * level)
+			tail--;
+		if ((it->start_ps + it->cct_ps) / res->bin_ps - tail > tail_bins)
+			tail_bins = (it->start_ps + it->cct_ps) / res->bin_ps - tail;
+		/* and the longest run below that before it: the bins' own noise */
+		for (uint64_t c = first; c < tail; c++) {
+			run = res->bin_bytes[c] < 0.95 * level ? run + 1 : 0;
+			if (run > noise_run)
+				noise_run = run;
 		}
 	}
 	for (size_t f = 0; f < res->n_faults; f++) {
 		struct mrc_run_fault *rf = &res->faults[f];
-		const struct mrc_run_iter *it = NULL;
-		uint64_t it_end;
+		const struct mrc_run_iter *it = NULL, *last = NULL, *worst = NULL;
+		double worst_infl = 0;
+		uint64_t win_end;
 
-		for (size_t i = 0; i < res->n_iters; i++)
-			if (res->iters[i].iter == rf->iter)
-				it = &res->iters[i];
-		it_end = it ? it->start_ps + it->cct_ps : res->sim_end_ps;
+		/* its window: its iteration; a flap's runs to the iteration it ended in */
+		for (size_t i = 0; i < res->n_iters; i++) {
+			const struct mrc_run_iter *ii = &res->iters[i];
+
+			if (ii->iter == rf->iter)
+				it = last = ii;
+			if (rf->flap && it && ii->iter > rf->iter &&
+				(rf->end_ps < 0 || ii->start_ps <= (uint64_t)rf->end_ps))
+				last = ii;
+		}
+		win_end = last ? last->start_ps + last->cct_ps : res->sim_end_ps;
 		for (size_t b = 0; b < r->n_bad; b++) {
-			if (r->bad_t[b] >= rf->at_ps && r->bad_t[b] <= it_end) {
+			if (r->bad_t[b] >= rf->at_ps && r->bad_t[b] <= win_end) {
 				if (rf->first_retire_ps < 0)
 					rf->first_retire_ps = (int64_t)(r->bad_t[b] - rf->at_ps);
 				rf->evs_retired++;
 			}
 		}
 		/* rtx_bytes held the run's total when the fault fired: the delta to the end of
-		 * its iteration */
-		if (it)
-			rf->rtx_bytes = it->rtx_bytes_end >= rf->rtx_bytes ?
-						it->rtx_bytes_end - rf->rtx_bytes : 0;
+		 * its window */
+		if (last)
+			rf->rtx_bytes = last->rtx_bytes_end >= rf->rtx_bytes ?
+						last->rtx_bytes_end - rf->rtx_bytes : 0;
 		else
 			rf->rtx_bytes = 0;
-		if (it) {
-			rf->measured = it->measured;
-			rf->in_warmup = it->warmup;
-		}
-		if (it && clean_n[it->size_idx] && it->cct_ps)
-			rf->cct_inflation = (double)it->cct_ps /
-						    (clean_sum[it->size_idx] / clean_n[it->size_idx]) -
-					    1.0;
-		if (it) {
-			rf->straggler_rank = it->slowest_rank;
-			rf->straggler_step = it->slowest_step;
-			rf->straggler_ev = it->straggler_ev;
-			rf->has_straggler_ev = it->has_straggler_ev;
-		}
-		/* goodput recovery: the first 2 consecutive whole bins after the fault's bin at
-		 * >= 95% of the clean level x the capacity left, within its iteration */
 		if (!it) {
 			rf->recovery_note = "the fault fired after the last iteration";
 			continue;
 		}
-		if (!clean_bins) {
+		rf->measured = it->measured;
+		rf->in_warmup = it->warmup;
+		rf->last_iter = last->iter;
+		rf->last_measured = last->measured;
+		rf->last_in_warmup = last->warmup;
+		/* the worst iteration of the window names the inflation and the straggler */
+		for (const struct mrc_run_iter *ii = it; ii <= last; ii++) {
+			double infl = clean_n[ii->size_idx] && ii->cct_ps ?
+				(double)ii->cct_ps / (clean_sum[ii->size_idx] / clean_n[ii->size_idx]) - 1.0 :
+				0.0;
+
+			if (!worst || infl > worst_infl) {
+				worst = ii;
+				worst_infl = infl;
+			}
+		}
+		rf->cct_inflation = worst_infl;
+		rf->straggler_rank = worst->slowest_rank;
+		rf->straggler_step = worst->slowest_step;
+		rf->straggler_ev = worst->straggler_ev;
+		rf->has_straggler_ev = worst->has_straggler_ev;
+		if (!n_clean) {
 			rf->recovery_note = "no fault-free iteration to take the goodput level from";
 			continue;
 		}
-		double target = 0.95 * rf->capacity_frac * clean_bytes / clean_bins;
-
-		for (size_t b = rf->at_ps / res->bin_ps + 1;
-			b + 1 < res->n_bins && (b + 2) * res->bin_ps <= it_end; b++) {
-			if (res->bin_bytes[b] >= target && res->bin_bytes[b + 1] >= target) {
-				rf->recovery_ps = (int64_t)(b * res->bin_ps - rf->at_ps);
-				break;
-			}
-		}
-		if (rf->recovery_ps < 0)
-			rf->recovery_note = (it_end - rf->at_ps) < 3 * res->bin_ps ?
-				"its iteration ended within 3 goodput bins of it" :
-				"goodput stayed below 95% of the capacity left until its iteration ended";
+		recovery(res, rf, win_end, tail_bins, noise_run + 1 > 2 ? noise_run + 1 : 2,
+			0.95 * rf->capacity_frac * level);
 	}
 	free(clean_sum);
 	free(clean_n);
+	free(clean);
 }
 
 static void collect_stats(struct run *r)

@@ -42,8 +42,13 @@ struct mrc_run_size {
 	struct mrc_hist *cct_ns; /* CCT of the measured iterations */
 };
 
-/* What happened around one applied fault (recovery figures). Times relative to it, ps;
- * -1 when it did not happen within the run. */
+/*
+ * What happened around one applied fault (recovery figures, README "Report schema"). Its
+ * window: from the fault to the end of its iteration — for a flap, to the end of the
+ * iteration in which the link was left up (or of the run). A flap is one record: its
+ * toggles are counted here, not listed. Times relative to it, ps; -1 when it did not
+ * happen within the run.
+ */
 struct mrc_run_fault {
 	uint64_t at_ps;
 	uint32_t iter;		/* global iteration index it fell in */
@@ -51,17 +56,31 @@ struct mrc_run_fault {
 	bool in_warmup;		/* it fell in a warmup iteration */
 	char action[16], target[48];
 	bool clears;		/* it ends a fault (up, clear, a duration's revert) */
-	int64_t first_retire_ps;   /* first EV to ASSUMED_BAD after the fault */
-	uint64_t evs_retired;	   /* EV state changes to ASSUMED_BAD in its iteration */
-	int64_t recovery_ps;	   /* goodput back within 5% of what the capacity allows */
+	int64_t first_retire_ps;   /* first EV to ASSUMED_BAD in its window */
+	uint64_t evs_retired;	   /* EV state changes to ASSUMED_BAD in its window */
+	int64_t recovery_ps;	   /* goodput back within 5% of what the capacity allows; 0
+				    * when it never left that band (dipped false) */
+	bool dipped;		   /* goodput fell below the band in its window */
 	double capacity_frac;	   /* capacity left by the fault (1 for an up) */
-	uint64_t rtx_bytes;	   /* retransmitted bytes from the fault to its iteration's end */
-	double cct_inflation;	   /* CCT of its iteration / mean fault-free CCT - 1 */
-	uint32_t straggler_rank;   /* slowest rank of its iteration */
+	uint64_t rtx_bytes;	   /* retransmitted bytes in its window */
+	double cct_inflation;	   /* worst iteration of its window: CCT / mean fault-free CCT
+				    * of that size - 1 */
+	uint32_t straggler_rank;   /* slowest rank of that iteration */
 	uint32_t straggler_step;   /* slowest step of that rank */
 	uint32_t straggler_ev;	   /* the EV of that rank with the most losses in the iteration */
 	bool has_straggler_ev;	   /* false: that rank lost nothing in the iteration */
-	const char *recovery_note; /* why recovery_ps is -1 (static string), else NULL */
+	const char *recovery_note; /* why recovery_ps is -1 or 0 (static string), else NULL */
+	/* flaps (action "flap") */
+	bool flap;
+	uint64_t until_ps;	   /* when it is to stop flapping (UINT64_MAX: never) */
+	uint32_t flap_downs;	   /* times the link went down */
+	uint32_t flap_toggles;	   /* link state changes, downs and ups */
+	uint64_t flap_last_up_ps;  /* the last up */
+	int64_t end_ps;		   /* the link left up for good (absolute); -1: still flapping
+				    * when the run ended */
+	uint32_t last_iter;	   /* global iteration its window ends in (= iter but for flaps) */
+	uint32_t last_measured;	   /* that iteration's measured index */
+	bool last_in_warmup;
 };
 
 /* Aggregated over every QP: one path's view. */
