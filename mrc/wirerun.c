@@ -1515,8 +1515,8 @@ static int measure_rtt(struct wr *w)
 	if (!o->base_rtt_ns) {
 		o->base_rtt_ns = MRC_WIRERUN_RTT_DEFAULT_NS;
 		o->source = MRC_WIRERUN_RTT_DEFAULT;
-		fprintf(stderr, "h0: base RTT: no rank measured one (%llu of %llu probes answered): "
-			"NSCC starts from the wire default %.0f us (mrc.cc.base_rtt sets it)\n",
+		fprintf(stderr, "h0: base RTT: no rank measured one (%llu of %llu probes "
+			"answered): NSCC starts from the wire default %.0f us (mrc.cc.base_rtt sets it)\n",
 			(unsigned long long)o->probes_answered, (unsigned long long)o->probes_sent,
 			(double)o->base_rtt_ns / 1e3);
 	} else {
@@ -2479,7 +2479,8 @@ int mrc_wirerun_report_rtt(const struct conf_job *job, const struct mrc_wirerun_
 	snprintf(path, sizeof(path), "%s/report.json", job->output.dir);
 	root = json_load_file(path, 0, &je);
 	if (!json_is_object(root)) {
-		snprintf(err, errlen, "report.json: %s: %s", path, root ? "not an object" : je.text);
+		snprintf(err, errlen, "report.json: %s: %s", path,
+			root ? "not an object" : je.text);
 		json_decref(root);
 		return -EINVAL;
 	}

@@ -422,7 +422,8 @@ MRC_SELFTEST(wrtt)
 			if (i == 0)
 				continue;
 			if (i == 1) /* the window of 2 is full */
-				ST_EQ_I(st, mrc_wrtt_next(t, t0 + 1000, req, sizeof(req), &plane), 0);
+				ST_EQ_I(st, mrc_wrtt_next(t, t0 + 1000, req, sizeof(req), &plane),
+					0);
 			rlen = st_answer(plan, &cfg, want_dst[i - 1], pend[i - 1], lens[i - 1], rep,
 				sizeof(rep));
 			if (rlen < 0 || mrc_wrtt_classify(&cfg, rep + 40, (size_t)rlen - 40, &p) !=
