@@ -1023,6 +1023,7 @@ static int cmd_run(int argc, char **argv)
 	struct conf_job job;
 	struct mrc_run_result *res = NULL;
 	struct mrc_wirerun_opts wo = { 0 };
+	struct mrc_wirerun_rtt rtt = { 0 };
 	uint32_t rank = 0;
 	char err[1024];
 	int ret = run_wire_opts(&argc, argv, &wo), e;
@@ -1031,15 +1032,17 @@ static int cmd_run(int argc, char **argv)
 	if (ret)
 		return ret;
 	if (job.fabric.driver == CONF_DRIVER_WIRE) {
-		e = mrc_run_wire(&job, &wo, &res, &rank, err, sizeof(err));
+		e = mrc_run_wire(&job, &wo, &res, &rtt, &rank, err, sizeof(err));
 		if (e) {
 			fprintf(stderr, "mrcgen: run: h%u: %s\n", rank, err);
+			mrc_wirerun_rtt_free(&rtt);
 			conf_free(&job);
 			return e == -ECONNABORTED || e == -ETIMEDOUT || e == -EPROTO ?
 				EXIT_JOB_FAILED : EXIT_USAGE;
 		}
 		if (!res) {
 			printf("mrcgen: run: h%u: done, results sent to h0\n", rank);
+			mrc_wirerun_rtt_free(&rtt);
 			conf_free(&job);
 			return EXIT_OK;
 		}
@@ -1060,6 +1063,9 @@ static int cmd_run(int argc, char **argv)
 	}
 	mrc_report_print(&job, res, stdout);
 	e = mrc_report_write(&job, res, err, sizeof(err));
+	if (!e && job.fabric.driver == CONF_DRIVER_WIRE)
+		e = mrc_wirerun_report_rtt(&job, &rtt, err, sizeof(err));
+	mrc_wirerun_rtt_free(&rtt);
 	if (e)
 		fprintf(stderr, "mrcgen: run: %s\n", err);
 	ret = e ? EXIT_JOB_FAILED : mrc_report_ok(res) ? EXIT_OK : EXIT_JOB_FAILED;

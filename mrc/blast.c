@@ -68,7 +68,7 @@ static int build_packets(const struct conf_job *job, const struct mrc_job_srv6 *
 	struct mrc_ep_params ep;
 	uint32_t mtu = job->mrc.mtu;
 	uint8_t *payload = calloc(1, mtu ? mtu : 1);
-	int e = mrc_run_ep_params(job, m, conf_fabric_hosts(&job->fabric), &ep);
+	int e = mrc_run_ep_params(job, m, conf_fabric_hosts(&job->fabric), 0, &ep);
 
 	*tpl = malloc(m->n_evs * (size_t)MRC_PKT_MAX);
 	*plane = calloc(m->n_evs + 1, sizeof(**plane));

@@ -581,12 +581,14 @@ static uint64_t base_rtt_ps(const struct conf_fabric *f, uint32_t mtu)
 }
 
 int mrc_run_ep_params(const struct conf_job *j, const struct mrc_job_srv6 *m, uint32_t nranks,
-	struct mrc_ep_params *p)
+	uint64_t base_rtt_ps_in, struct mrc_ep_params *p)
 {
 	const struct conf_mrc *cm = &j->mrc;
 	uint32_t *evs = calloc(m->n_evs + 1, sizeof(*evs)), *deny = calloc(m->n_evs + 1, 4);
 	unsigned n_deny = 0;
-	uint64_t rtt = cm->cc.base_rtt_ps ? cm->cc.base_rtt_ps : base_rtt_ps(&j->fabric, cm->mtu);
+	uint64_t rtt = cm->cc.base_rtt_ps ? cm->cc.base_rtt_ps
+			: base_rtt_ps_in  ? base_rtt_ps_in
+					  : base_rtt_ps(&j->fabric, cm->mtu);
 
 	if (!evs || !deny) {
 		free(evs);
@@ -680,7 +682,7 @@ static int setup_hosts(struct run *r, char *err, size_t errlen)
 	struct mrc_ep_params p;
 	static const struct mrc_ep_ops ops = { ep_tx_ready, ep_send_done, ep_recv_imm,
 		ep_ev_event };
-	int e = mrc_run_ep_params(j, &r->m, r->nranks, &p);
+	int e = mrc_run_ep_params(j, &r->m, r->nranks, 0, &p);
 
 	if (e)
 		return e;

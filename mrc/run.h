@@ -154,14 +154,15 @@ struct mrc_ep_params;
 struct mrc_job_srv6;
 
 /*
- * Fills @p with the endpoint parameters of @j (its mrc: section, the EV profile of @m, the
- * base RTT from the fabric when mrc.cc.base_rtt is 0) for a job of @nranks ranks; both
- * drivers build their endpoints from it. host, seed, path and ev_plane stay for the
- * caller. p->ev.evs and p->ev.deny are allocated: release them with
- * mrc_run_ep_params_free(). Returns 0 or -ENOMEM.
+ * Fills @p with the endpoint parameters of @j (its mrc: section, the EV profile of @m) for
+ * a job of @nranks ranks; both drivers build their endpoints from it. NSCC's base RTT is
+ * mrc.cc.base_rtt, else @base_rtt_ps when non-zero (the wire driver's measured RTT), else
+ * the fabric's unloaded RTT from its link rate and delays (the simulator). host, seed,
+ * path and ev_plane stay for the caller. p->ev.evs and p->ev.deny are allocated: release
+ * them with mrc_run_ep_params_free(). Returns 0 or -ENOMEM.
  */
 int mrc_run_ep_params(const struct conf_job *j, const struct mrc_job_srv6 *m, uint32_t nranks,
-	struct mrc_ep_params *p);
+	uint64_t base_rtt_ps, struct mrc_ep_params *p);
 void mrc_run_ep_params_free(struct mrc_ep_params *p);
 
 #endif

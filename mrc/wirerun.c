@@ -11,10 +11,12 @@
 #include "mrc/loop.h"
 #include "mrc/sock.h"
 #include "mrc/srv6.h"
+#include "mrc/wrtt.h"
 #include "pcap/pcapw.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -42,12 +44,30 @@ enum rv_type {
 	RV_FINISH,
 	RV_RESULT,
 	RV_ABORT,
+	RV_RTTGO,
+	RV_RTT,
+	RV_RTTSET,
 };
 
 #define RV_MAX_MSG     (64u << 20) /* a RESULT with three histograms fits easily */
 #define WR_POLL_NS     1000000ull  /* control sockets polled at least every 1 ms (and when idle) */
 #define WR_MAX_WAIT_NS 1000000ull  /* one loop turn waits at most 1 ms */
 #define WR_TX_SLOTS    512u
+
+/*
+ * Base-RTT measurement (mrc/wrtt.h): per peer 32 probes (at least 4 per plane), one in
+ * flight, one lost after 50 ms, all done within 1 s; a rank's figure is the 10th
+ * percentile of its samples. One at a time because a burst measures itself: on the netns
+ * fabric 8 in flight gave 400-440 us against 130-140 us for one (each send carries the
+ * packet through every hop in the sender's softirq, so the 8th waits for the 7 before it).
+ * Without any figure NSCC starts from MRC_WIRERUN_RTT_DEFAULT_NS.
+ */
+#define WR_RTT_PER_PEER	   32u
+#define WR_RTT_WINDOW	   1u
+#define WR_RTT_TIMEOUT_NS  50000000ull
+#define WR_RTT_BUDGET_NS   1000000000ull
+#define WR_RTT_PERCENTILE  10u
+#define WR_RTT_REPLIES	   256u /* echo answers queued for the next send turn */
 
 /* Counters a rank sends in RESULT, in this order (struct mrc_run_result fields). */
 #define WR_CTRS(X)                                                                                 \
@@ -85,6 +105,13 @@ struct tap {
 	struct pcapw *w;
 	int plane;
 	bool ingress, egress;
+};
+
+/* An echo answer waiting for a send slot. */
+struct rtt_reply {
+	unsigned plane;
+	uint16_t len;
+	uint8_t pkt[128];
 };
 
 struct wr {
@@ -143,12 +170,23 @@ struct wr {
 	char rv_path[108];     /* unix socket rank 0 bound, to unlink */
 	/* state from messages */
 	bool *got;	       /* rank 0: per rank, the message awaited came */
+	uint32_t *mr_of;       /* rank 0: per rank, 1 + the size index of its last MR */
+	uint32_t want_mr;      /* rank 0: the MRs awaited are of size index want_mr - 1 */
 	uint64_t *done_ps, *wrong;
 	uint8_t **result;      /* rank 0: RESULT bodies */
 	size_t *result_len;
 	int64_t want_iter;     /* workers: ARM/GO awaited for this iteration */
-	bool got_arm, got_go, got_finish, got_mrtab;
+	uint32_t arm_of, go_of;	/* workers: 1 + the iteration of the last ARM, GO */
+	bool got_finish, got_mrtab;
 	uint64_t (*mrtab_va)[MRC_REG_N];
+	/* base RTT (measure_rtt) */
+	struct mrc_wire_cfg pcfg;	/* echo probes: the job's codec, checks on */
+	struct mrc_wrtt *rtt;		/* while this rank measures */
+	struct rtt_reply *replies;	/* [WR_RTT_REPLIES] */
+	unsigned n_replies;
+	uint64_t replies_dropped;
+	bool got_rttgo, got_rttset;
+	struct mrc_wirerun_rtt *rtt_out; /* the job's figures (rank 0 fills rank_ns[]) */
 	/* failure */
 	int err;
 	char errmsg[512];
@@ -619,13 +657,18 @@ static void on_msg(struct wr *w, struct rv_conn *c, const struct rv_msg *m)
 
 		switch (m->type) {
 		case RV_MR:
+			/*
+			 * Not through got[]: a rank that finished the last iteration of a
+			 * size sends the next size's MR right after its DONE, and both can
+			 * come in the same poll, before rank 0 clears got[] for the MRs.
+			 */
 			if (m->len < 4 + MRC_REG_N * 12u)
 				break;
 			for (int g = 0; g < MRC_REG_N; g++) {
 				w->mrtab_va[r][g] = get_be64(b + 4 + g * 12);
 				w->peer_rkey[r][g] = get_be32(b + 4 + g * 12 + 8);
 			}
-			w->got[r] = true;
+			w->mr_of[r] = get_be32(b) + 1;
 			return;
 		case RV_ARMED:
 			if (m->len < 4 || (int64_t)get_be32(b) != w->want_iter)
@@ -637,6 +680,14 @@ static void on_msg(struct wr *w, struct rv_conn *c, const struct rv_msg *m)
 				break;
 			w->done_ps[r] = get_be64(b + 4);
 			w->wrong[r] = get_be64(b + 12);
+			w->got[r] = true;
+			return;
+		case RV_RTT:
+			if (m->len < 16 || !w->rtt_out->rank_ns)
+				break;
+			w->rtt_out->rank_ns[r] = get_be64(b);
+			w->rtt_out->probes_sent += get_be32(b + 8);
+			w->rtt_out->probes_answered += get_be32(b + 12);
 			w->got[r] = true;
 			return;
 		case RV_RESULT:
@@ -671,15 +722,31 @@ static void on_msg(struct wr *w, struct rv_conn *c, const struct rv_msg *m)
 		return;
 	case RV_ARM:
 	case RV_GO:
-		if (m->len < 4 || (int64_t)get_be32(b) != w->want_iter)
+		/*
+		 * ARM of the next iteration may come before this rank waits for it: with the
+		 * MRTAB of a new size (rank 0 sends both at once) in the same poll. GO only
+		 * follows this rank's ARMED.
+		 */
+		if (m->len < 4 || (int64_t)get_be32(b) < w->want_iter ||
+			(int64_t)get_be32(b) > w->want_iter + (m->type == RV_ARM))
 			break;
 		if (m->type == RV_ARM)
-			w->got_arm = true;
+			w->arm_of = get_be32(b) + 1;
 		else
-			w->got_go = true;
+			w->go_of = get_be32(b) + 1;
 		return;
 	case RV_FINISH:
 		w->got_finish = true;
+		return;
+	case RV_RTTGO:
+		w->got_rttgo = true;
+		return;
+	case RV_RTTSET:
+		if (m->len < 9 || b[8] > MRC_WIRERUN_RTT_DEFAULT)
+			break;
+		w->rtt_out->base_rtt_ns = get_be64(b);
+		w->rtt_out->source = (enum mrc_wirerun_rtt_source)b[8];
+		w->got_rttset = true;
 		return;
 	case RV_ABORT:
 		wr_fail(w, -ECONNABORTED, "job aborted by rank 0 (h0): %.*s", (int)m->len,
@@ -850,6 +917,40 @@ static int coll_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, co
 static int epf_pkt(struct wr *w, const uint8_t *buf, size_t len, bool outer,
 	struct mrc_epf_pkt *fp);
 
+/*
+ * Echo probes (mrc/wrtt.h) never reach the engine: a request is answered (queued for the
+ * next send turn, at any time, so a slower rank's measurement is served after this one's
+ * ended), a reply goes to the measurement in progress. Returns true for either.
+ */
+static bool rtt_rx(struct wr *w, const uint8_t *buf, size_t len)
+{
+	struct mrc_pkt p;
+	struct rtt_reply *r;
+	int n;
+
+	switch (mrc_wrtt_classify(&w->pcfg, buf, len, &p)) {
+	case MRC_WRTT_REQUEST:
+		if (w->n_replies == WR_RTT_REPLIES) {
+			w->replies_dropped++; /* the requester counts it lost */
+			return true;
+		}
+		r = &w->replies[w->n_replies];
+		n = mrc_wrtt_reply(w->m.plan, &w->pcfg, w->rank, w->nranks, &p, r->pkt,
+			sizeof(r->pkt), &r->plane);
+		if (n > 0 && r->plane < w->planes) {
+			r->len = (uint16_t)n;
+			w->n_replies++;
+		}
+		return true;
+	case MRC_WRTT_REPLY:
+		if (w->rtt)
+			mrc_wrtt_on_reply(w->rtt, &p, mono_ns());
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void on_rx(void *ctx, int sock_idx, const uint8_t *buf, size_t len,
 	const struct mrc_loop_rx_info *info)
 {
@@ -872,6 +973,8 @@ static void on_rx(void *ctx, int sock_idx, const uint8_t *buf, size_t len,
 	for (size_t i = 0; i < w->n_taps; i++)
 		if (w->taps[i].ingress && w->taps[i].plane == plane)
 			pcapw_write(w->taps[i].w, real_ns(), buf, len);
+	if (rtt_rx(w, buf, len) || !w->ep)
+		return; /* an echo probe, or the endpoint is not built yet */
 	if (w->epf) {
 		uint8_t cut[MRC_PKT_MAX];
 		struct mrc_epf_pkt fp;
@@ -939,6 +1042,31 @@ static int epf_pkt(struct wr *w, const uint8_t *buf, size_t len, bool outer,
 	return 0;
 }
 
+/* Sends the queued echo answers, then this rank's next echo requests, while slots last. */
+static void rtt_tx(struct wr *w)
+{
+	unsigned done = 0, plane;
+	uint8_t *buf;
+	size_t cap;
+	int n;
+
+	while (done < w->n_replies && (buf = mrc_loop_tx_buf(w->loop, &cap))) {
+		struct rtt_reply *r = &w->replies[done++];
+
+		if (r->len <= cap) {
+			memcpy(buf, r->pkt, r->len);
+			send_slot(w, r->plane, buf, r->len);
+		}
+	}
+	memmove(w->replies, w->replies + done, (w->n_replies - done) * sizeof(*w->replies));
+	w->n_replies -= done;
+	while (w->rtt && (buf = mrc_loop_tx_buf(w->loop, &cap)) &&
+		(n = mrc_wrtt_next(w->rtt, mono_ns(), buf, cap, &plane)) != 0) {
+		if (n > 0 && plane < w->planes)
+			send_slot(w, plane, buf, (size_t)n);
+	}
+}
+
 /*
  * Pulls packets from every plane in turn until the engine has nothing more or the send
  * pool is full; the engine encodes each straight into its send slot (no copy).
@@ -948,6 +1076,9 @@ static void tx_all(struct wr *w)
 	uint64_t now = mono_ns() * 1000;
 	bool more = true;
 
+	rtt_tx(w);
+	if (!w->ep)
+		return;
 	if (w->epf)
 		tx_due(w);
 	while (more) {
@@ -992,9 +1123,11 @@ static void pump(struct wr *w, uint64_t max_wait_ns)
 
 	tx_all(w);
 	now = mono_ns();
-	t = mrc_ep_next_timer(w->ep);
+	t = w->ep ? mrc_ep_next_timer(w->ep) : UINT64_MAX;
 	if (w->epf && mrc_epf_next_release(w->epf) < t)
 		t = mrc_epf_next_release(w->epf);
+	if (w->rtt && mrc_wrtt_next_timer(w->rtt) * 1000 < t)
+		t = mrc_wrtt_next_timer(w->rtt) * 1000;
 	if (t != UINT64_MAX) {
 		uint64_t t_ns = t / 1000;
 
@@ -1009,7 +1142,7 @@ static void pump(struct wr *w, uint64_t max_wait_ns)
 		return;
 	}
 	now = mono_ns();
-	if (mrc_ep_next_timer(w->ep) <= now * 1000)
+	if (w->ep && mrc_ep_next_timer(w->ep) <= now * 1000)
 		mrc_ep_on_timer(w->ep, now * 1000);
 	tx_all(w);
 	if (now - w->last_poll_ns >= WR_POLL_NS || e == 0) {
@@ -1042,6 +1175,14 @@ static bool all_got(struct wr *w)
 	return true;
 }
 
+static bool all_mr(struct wr *w)
+{
+	for (uint32_t r = 1; r < w->nranks; r++)
+		if (w->mr_of[r] != w->want_mr)
+			return false;
+	return true;
+}
+
 static bool coll_done(struct wr *w)
 {
 	return mrc_coll_done(w->coll);
@@ -1054,12 +1195,12 @@ static bool got_mrtab(struct wr *w)
 
 static bool got_arm(struct wr *w)
 {
-	return w->got_arm;
+	return w->arm_of == w->want_iter + 1;
 }
 
 static bool got_go(struct wr *w)
 {
-	return w->got_go;
+	return w->go_of == w->want_iter + 1;
 }
 
 static bool got_finish(struct wr *w)
@@ -1142,7 +1283,7 @@ static int setup_ep(struct wr *w, char *err, size_t errlen)
 {
 	static const struct mrc_ep_ops ops = { NULL, ep_send_done, ep_recv_imm, ep_ev_event };
 	struct mrc_ep_params p;
-	int e = mrc_run_ep_params(w->job, &w->m, w->nranks, &p);
+	int e = mrc_run_ep_params(w->job, &w->m, w->nranks, w->rtt_out->base_rtt_ns * 1000, &p);
 
 	if (e)
 		return e;
@@ -1150,6 +1291,13 @@ static int setup_ep(struct wr *w, char *err, size_t errlen)
 	p.seed = w->job->seed * 0x9E3779B97F4A7C15ull + w->rank;
 	p.path = ep_path;
 	p.ev_plane = ep_ev_plane;
+	/*
+	 * Arrivals are checked by their ICRC alone, as RoCEv2 receivers do: the CRC-32 covers
+	 * every byte the UDP checksum does (inner addresses and lengths, UDP ports, payload),
+	 * so the one's-complement sum would catch nothing more, and it cost 3% of a rank's
+	 * CPU in the wire bench (perf). Senders still write it (captures show it good).
+	 */
+	p.wire.check_csum = false;
 	w->dcfg = p.wire;
 	w->dcfg.check_icrc = w->dcfg.check_csum = false;
 	e = mrc_ep_new(&p, &ops, w, &w->ep);
@@ -1246,6 +1394,138 @@ static int setup_captures(struct wr *w, char *err, size_t errlen)
 static int new_hist(const struct conf_hist *c, struct mrc_hist **h)
 {
 	return mrc_hist_init((int64_t)c->lowest_ns, (int64_t)c->highest_ns, (int)c->sigfigs, h);
+}
+
+/* The codec of echo probes: the job's, with checksum and ICRC verified. */
+static int setup_probe_codec(struct wr *w)
+{
+	struct mrc_ep_params p;
+	int e = mrc_run_ep_params(w->job, &w->m, w->nranks, 0, &p);
+
+	if (e)
+		return e;
+	w->pcfg = p.wire;
+	w->pcfg.check_icrc = w->pcfg.check_csum = true;
+	w->pcfg.csum_offload = false;
+	mrc_run_ep_params_free(&p);
+	w->replies = calloc(WR_RTT_REPLIES, sizeof(*w->replies));
+	return w->replies ? 0 : -ENOMEM;
+}
+
+static bool got_rttgo(struct wr *w)
+{
+	return w->got_rttgo;
+}
+
+static bool got_rttset(struct wr *w)
+{
+	return w->got_rttset;
+}
+
+static bool rtt_done(struct wr *w)
+{
+	return mrc_wrtt_done(w->rtt, mono_ns());
+}
+
+/*
+ * The job's base RTT, before any endpoint exists: mrc.cc.base_rtt when set; else every
+ * rank probes its peers on every plane (mrc/wrtt.h) once rank 0 says all have joined,
+ * rank 0 takes the largest rank's figure and sends it to all. Echo requests are answered
+ * all along. Fills w->rtt_out.
+ */
+static int measure_rtt(struct wr *w)
+{
+	struct mrc_wirerun_rtt *o = w->rtt_out;
+	struct mrc_wrtt_params tp = { .plan = w->m.plan, .cfg = &w->pcfg, .rank = w->rank,
+		.nranks = w->nranks, .window = WR_RTT_WINDOW, .probe_timeout_ns = WR_RTT_TIMEOUT_NS,
+		.budget_ns = WR_RTT_BUDGET_NS, .percentile = WR_RTT_PERCENTILE };
+	struct mrc_wrtt_stats s;
+	uint32_t *evs;
+	uint8_t msg[16];
+	int e;
+
+	o->nranks = w->nranks;
+	if (w->job->mrc.cc.base_rtt_ps) {
+		o->base_rtt_ns = w->job->mrc.cc.base_rtt_ps / 1000;
+		o->source = MRC_WIRERUN_RTT_CONFIG;
+		return 0;
+	}
+	evs = calloc(w->m.n_evs + 1, sizeof(*evs));
+	if (!evs)
+		return -ENOMEM;
+	for (size_t i = 0; i < w->m.n_evs; i++)
+		if (!w->m.evs[i].denied)
+			evs[tp.n_evs++] = w->m.evs[i].ev;
+	tp.evs = evs;
+	tp.per_peer = WR_RTT_PER_PEER > 4 * w->planes ? WR_RTT_PER_PEER : 4 * w->planes;
+	if (w->rank == 0) {
+		o->rank_ns = calloc(w->nranks, sizeof(*o->rank_ns));
+		if (!o->rank_ns) {
+			free(evs);
+			return -ENOMEM;
+		}
+		clear_got(w); /* before RTTGO: a fast rank's RTT may come while this one probes */
+		if (rv_bcast(w, RV_RTTGO, NULL, 0)) {
+			free(evs);
+			return w->err;
+		}
+	} else if (pump_until(w, got_rttgo, "rendezvous: start of the RTT probes from h0")) {
+		free(evs);
+		return w->err;
+	}
+	e = mrc_wrtt_new(&tp, mono_ns(), &w->rtt);
+	free(evs);
+	if (e) {
+		wr_fail(w, e, "base RTT: probes: %s", strerror(-e));
+		return e;
+	}
+	pump_until(w, rtt_done, "base RTT: probes");
+	mrc_wrtt_stats(w->rtt, mono_ns(), &s);
+	mrc_wrtt_free(w->rtt);
+	w->rtt = NULL;
+	if (w->err)
+		return w->err;
+	fprintf(stderr, "h%u: base RTT: ", w->rank);
+	if (s.figure_ns)
+		fprintf(stderr, "%.1f us (p%u of %u answers, min %.1f us, max %.1f us, %u lost)\n",
+			(double)s.figure_ns / 1e3, WR_RTT_PERCENTILE, s.answered,
+			(double)s.min_ns / 1e3, (double)s.max_ns / 1e3, s.lost);
+	else
+		fprintf(stderr, "no figure: %u of %u probes answered within %llu ms\n", s.answered,
+			s.sent, (unsigned long long)(WR_RTT_TIMEOUT_NS / 1000000));
+	if (w->rank) {
+		put_be64(msg, s.figure_ns);
+		put_be32(msg + 8, s.sent);
+		put_be32(msg + 12, s.answered);
+		w->got_rttset = false;
+		if (rv_send(w, &w->conns[0], RV_RTT, msg, 16) ||
+			pump_until(w, got_rttset, "rendezvous: base RTT from h0"))
+			return w->err;
+		return 0;
+	}
+	o->rank_ns[0] = s.figure_ns;
+	o->probes_sent += s.sent; /* the workers' may have come in already */
+	o->probes_answered += s.answered;
+	if (pump_until(w, all_got, "rendezvous: base RTT")) {
+		name_missing(w);
+		return w->err;
+	}
+	o->base_rtt_ns = mrc_wrtt_agree(o->rank_ns, w->nranks);
+	o->source = MRC_WIRERUN_RTT_MEASURED;
+	if (!o->base_rtt_ns) {
+		o->base_rtt_ns = MRC_WIRERUN_RTT_DEFAULT_NS;
+		o->source = MRC_WIRERUN_RTT_DEFAULT;
+		fprintf(stderr, "h0: base RTT: no rank measured one (%llu of %llu probes "
+			"answered): NSCC starts from the wire default %.0f us (mrc.cc.base_rtt sets it)\n",
+			(unsigned long long)o->probes_answered, (unsigned long long)o->probes_sent,
+			(double)o->base_rtt_ns / 1e3);
+	} else {
+		fprintf(stderr, "h0: base RTT of the job: %.1f us (the largest rank's figure)\n",
+			(double)o->base_rtt_ns / 1e3);
+	}
+	put_be64(msg, o->base_rtt_ns);
+	msg[8] = (uint8_t)o->source;
+	return rv_bcast(w, RV_RTTSET, msg, 9);
 }
 
 /* ---- results -------------------------------------------------------------------------- */
@@ -1683,8 +1963,12 @@ static int exchange_mrs(struct wr *w, uint32_t size_idx)
 			pump_until(w, got_mrtab, "rendezvous: memory regions from h0"))
 			return w->err;
 	} else {
-		clear_got(w);
-		if (pump_until(w, all_got, "rendezvous: memory regions")) {
+		w->want_mr = size_idx + 1;
+		for (uint32_t r = 1; r < w->nranks; r++)
+			w->got[r] = w->mr_of[r] == w->want_mr; /* for name_missing */
+		if (pump_until(w, all_mr, "rendezvous: memory regions")) {
+			for (uint32_t r = 1; r < w->nranks; r++)
+				w->got[r] = w->mr_of[r] == w->want_mr;
 			name_missing(w);
 			return w->err;
 		}
@@ -1730,7 +2014,6 @@ static int run_iteration(struct wr *w, uint32_t global_iter, bool warmup,
 	} else {
 		if (pump_until(w, got_arm, "rendezvous: start of an iteration from h0"))
 			return w->err;
-		w->got_arm = false;
 	}
 	w->arming = true;
 	w->n_def = 0;
@@ -1755,11 +2038,9 @@ static int run_iteration(struct wr *w, uint32_t global_iter, bool warmup,
 		if (rv_bcast(w, RV_GO, m4, 4))
 			return w->err;
 	} else {
-		w->got_go = false;
 		if (rv_send(w, &w->conns[0], RV_ARMED, m4, 4) ||
 			pump_until(w, got_go, "rendezvous: start barrier from h0"))
 			return w->err;
-		w->got_go = false;
 	}
 	w->measuring = !warmup;
 	go_ns = mono_ns();
@@ -1987,9 +2268,10 @@ fail:
 }
 
 int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
-	struct mrc_run_result **out, uint32_t *rank_out, char *err, size_t errlen)
+	struct mrc_run_result **out, struct mrc_wirerun_rtt *rtt, uint32_t *rank_out, char *err,
+	size_t errlen)
 {
-	struct wr w = { .job = job, .o = o, .lfd = -1, .rx_fd = -1 };
+	struct wr w = { .job = job, .o = o, .lfd = -1, .rx_fd = -1, .rtt_out = rtt };
 	struct mrc_run_result *res = NULL;
 	const char *addr = o->rendezvous ? o->rendezvous : getenv("MRCGEN_RENDEZVOUS");
 	char defaddr[80];
@@ -1998,6 +2280,7 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 	int e;
 
 	*out = NULL;
+	memset(rtt, 0, sizeof(*rtt));
 	clock_gettime(CLOCK_MONOTONIC, &w0);
 	for (int p = 0; p < MRC_WIRERUN_MAX_PLANES; p++)
 		w.ports[p].tx_fd = w.ports[p].rx_fd = -1;
@@ -2032,11 +2315,13 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 	w.peer_rkey = calloc(w.nranks, sizeof(*w.peer_rkey));
 	w.mrtab_va = calloc(w.nranks, sizeof(*w.mrtab_va));
 	w.got = calloc(w.nranks, sizeof(bool));
+	w.mr_of = calloc(w.nranks, sizeof(uint32_t));
 	w.done_ps = calloc(w.nranks, sizeof(uint64_t));
 	w.wrong = calloc(w.nranks, sizeof(uint64_t));
 	w.result = calloc(w.nranks, sizeof(*w.result));
 	w.result_len = calloc(w.nranks, sizeof(size_t));
-	if (!w.conns || !w.peer_of_qpn || !w.peer_rkey || !w.mrtab_va || !w.got || !w.done_ps ||
+	if (!w.conns || !w.peer_of_qpn || !w.peer_rkey || !w.mrtab_va || !w.got || !w.mr_of ||
+		!w.done_ps ||
 		!w.wrong || !w.result || !w.result_len)
 		goto out;
 	for (size_t i = 0; i < w.n_conns; i++)
@@ -2056,12 +2341,24 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 	e = setup_faults(&w, err, errlen);
 	e = e ?: setup_ports(&w, err, errlen);
 	e = e ?: setup_loop(&w, err, errlen);
-	e = e ?: setup_ep(&w, err, errlen);
+	e = e ?: setup_probe_codec(&w);
 	e = e ?: setup_captures(&w, err, errlen);
 	if (e)
 		goto out;
 	mrc_loop_run_once(w.loop, 0); /* arm the receives before any peer can send */
 	e = w.rank ? rv_join(&w, addr, err, errlen) : rv_listen(&w, addr, err, errlen);
+	if (e)
+		goto out;
+	/* the endpoint after the base RTT: NSCC's parameters scale from it */
+	e = measure_rtt(&w);
+	if (e) {
+		if (w.errmsg[0])
+			snprintf(err, errlen, "%s", w.errmsg);
+		else
+			snprintf(err, errlen, "base RTT: %s", strerror(-e));
+		goto out;
+	}
+	e = setup_ep(&w, err, errlen);
 	if (e)
 		goto out;
 	if (w.rank == 0) {
@@ -2145,16 +2442,65 @@ out:
 	free(w.peer_rkey);
 	free(w.mrtab_va);
 	free(w.got);
+	free(w.mr_of);
 	free(w.done_ps);
 	free(w.wrong);
 	free(w.post_ns);
 	free(w.defq);
 	free(w.bad);
+	free(w.replies);
+	mrc_wrtt_free(w.rtt);
 	mrc_hist_free(w.msg_ns);
 	mrc_hist_free(w.step_ns);
 	mrc_hist_free(w.rtt_ns);
 	mrc_job_srv6_free(&w.m);
 	mrc_run_result_free(res);
+	return e;
+}
+
+void mrc_wirerun_rtt_free(struct mrc_wirerun_rtt *r)
+{
+	free(r->rank_ns);
+	r->rank_ns = NULL;
+}
+
+static const char *const rtt_source_names[] = { "config", "measured", "default" };
+
+int mrc_wirerun_report_rtt(const struct conf_job *job, const struct mrc_wirerun_rtt *r,
+	char *err, size_t errlen)
+{
+	char path[4200];
+	json_error_t je;
+	json_t *root, *o, *ranks;
+	int e = 0;
+
+	if (!job->output.report)
+		return 0;
+	snprintf(path, sizeof(path), "%s/report.json", job->output.dir);
+	root = json_load_file(path, 0, &je);
+	if (!json_is_object(root)) {
+		snprintf(err, errlen, "report.json: %s: %s", path,
+			root ? "not an object" : je.text);
+		json_decref(root);
+		return -EINVAL;
+	}
+	o = json_object();
+	ranks = json_array();
+	for (uint32_t i = 0; r->rank_ns && i < r->nranks; i++)
+		json_array_append_new(ranks, r->rank_ns[i] ? json_real((double)r->rank_ns[i] / 1e3)
+							   : json_null());
+	json_object_set_new(o, "base_rtt_us", json_real((double)r->base_rtt_ns / 1e3));
+	json_object_set_new(o, "base_rtt_source", json_string(rtt_source_names[r->source]));
+	json_object_set_new(o, "rank_rtt_us", ranks);
+	json_object_set_new(o, "rtt_probes", json_integer((json_int_t)r->probes_sent));
+	json_object_set_new(o, "rtt_answered", json_integer((json_int_t)r->probes_answered));
+	json_object_set_new(root, "wire", o);
+	/* as mrc_report_write dumps it */
+	if (json_dump_file(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(10))) {
+		e = -EIO;
+		snprintf(err, errlen, "report.json: %s: cannot write", path);
+	}
+	json_decref(root);
 	return e;
 }
 

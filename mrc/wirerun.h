@@ -10,6 +10,11 @@
  * what follows, one type byte, then the body, integers big-endian):
  *   HELLO    worker -> 0   rank u32, nranks u32, config hash u64
  *   WELCOME  0 -> worker   status u8 (0 ok), then a reason text when refused
+ *   RTTGO    0 -> all      (no body) every rank has joined: measure the base RTT (only
+ *                          when mrc.cc.base_rtt is 0; mrc/wrtt.h echo probes)
+ *   RTT      worker -> 0   figure u64 ns (0: none), probes sent u32, answered u32
+ *   RTTSET   0 -> all      base RTT u64 ns, source u8 (enum mrc_wirerun_rtt_source): every
+ *                          rank builds its endpoint with it
  *   MR       worker -> 0   size index u32, per region (MRC_REG_N) va u64, rkey u32
  *   MRTAB    0 -> all      per rank and region va u64, rkey u32
  *   ARM      0 -> all      iteration u32: fill inputs, clear outputs, queue the first posts
@@ -58,11 +63,42 @@ int mrc_wirerun_rank(const char *host, uint32_t nranks, uint32_t *rank, char *er
 /* FNV-1a 64 of conf_dump(@job): what every rank must agree on. Returns 0 or -ENOMEM/-EIO. */
 int mrc_wirerun_conf_hash(const struct conf_job *job, uint64_t *hash);
 
+enum mrc_wirerun_rtt_source {
+	MRC_WIRERUN_RTT_CONFIG = 0,   /* mrc.cc.base_rtt */
+	MRC_WIRERUN_RTT_MEASURED = 1, /* the largest rank's figure */
+	MRC_WIRERUN_RTT_DEFAULT = 2,  /* no rank had a figure: MRC_WIRERUN_RTT_DEFAULT_NS */
+};
+
+#define MRC_WIRERUN_RTT_DEFAULT_NS 200000ull /* 200 us */
+
+/* The base RTT every rank's NSCC started from (README "Running on a real fabric"). */
+struct mrc_wirerun_rtt {
+	uint64_t base_rtt_ns;
+	enum mrc_wirerun_rtt_source source;
+	uint32_t nranks;
+	uint64_t *rank_ns;	/* rank 0: each rank's figure, 0 = none (NULL: not measured) */
+	uint64_t probes_sent, probes_answered; /* rank 0: over every rank */
+};
+
+/* Releases r->rank_ns. */
+void mrc_wirerun_rtt_free(struct mrc_wirerun_rtt *r);
+
+/*
+ * Adds `wire` to the report.json that mrc_report_write() wrote under job->output.dir
+ * (nothing when output.report is off): base_rtt_us, base_rtt_source ("config",
+ * "measured", "default"), rank_rtt_us[] (null: that rank measured nothing), rtt_probes,
+ * rtt_answered. Returns 0 or a negative errno with "report.json: ..." in @err.
+ */
+int mrc_wirerun_report_rtt(const struct conf_job *job, const struct mrc_wirerun_rtt *r,
+	char *err, size_t errlen);
+
 /*
  * Runs this process's rank of @job (fabric.driver wire) on real sockets. On rank 0, *out
  * receives the merged result of every rank (histograms merged with mrc_hist_add, CCT of an
  * iteration = the slowest rank's), for mrc_report_write; on other ranks *out is NULL once
  * their results are delivered. *rank_out: this process's rank (set as soon as known).
+ * *rtt: the base RTT NSCC used (measured after the rendezvous when mrc.cc.base_rtt is 0;
+ * release with mrc_wirerun_rtt_free, also after an error).
  * Each host writes the captures of its own ports under output.dir (egress: the full
  * packet; ingress: the inner packet, as the protocol-41 socket delivers it).
  * Returns 0; -EINVAL/-ENOENT/-EPERM/-ENODEV/-EOPNOTSUPP for setup errors (config, rank,
@@ -71,6 +107,7 @@ int mrc_wirerun_conf_hash(const struct conf_job *job, uint64_t *hash);
  * failures; the reason, naming the rank, is in @err.
  */
 int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
-	struct mrc_run_result **out, uint32_t *rank_out, char *err, size_t errlen);
+	struct mrc_run_result **out, struct mrc_wirerun_rtt *rtt, uint32_t *rank_out, char *err,
+	size_t errlen);
 
 #endif
