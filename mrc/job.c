@@ -3,6 +3,7 @@
 #include "mrc/job.h"
 #include "conf/units.h"
 #include "mrc/coll.h"
+#include "mrc/hist.h"
 #include "mrc/wire.h"
 
 #include <errno.h>
@@ -356,6 +357,11 @@ int mrc_job_check(const struct conf_job *job, char *key, size_t keylen, char *ms
 	size_t msglen)
 {
 	int rc = check_srv6(job, key, keylen, msg, msglen);
+
+	/* the report summarizes at most MRC_HIST_SUMMARY_MAX_PCT percentiles (mrc/report.c) */
+	if (!rc && job->output.hist.n_percentiles > MRC_HIST_SUMMARY_MAX_PCT)
+		return FAIL("output.hist.percentiles", "more than %d percentiles '%zu'",
+			MRC_HIST_SUMMARY_MAX_PCT, job->output.hist.n_percentiles);
 
 	rc = rc ?: check_packets(job, key, keylen, msg, msglen);
 	return rc ?: check_coll(job, key, keylen, msg, msglen);
