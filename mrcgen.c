@@ -325,6 +325,12 @@ static int cmd_hist(int argc, char **argv)
 				MRC_HIST_SUMMARY_MAX_PCT, p);
 			return EXIT_USAGE;
 		}
+		/* as output.hist.percentiles: strictly ascending */
+		if (n_pcts && v <= pcts[n_pcts - 1]) {
+			fprintf(stderr, "mrcgen: hist: --percentiles: not ascending after %g at '%s'\n",
+				pcts[n_pcts - 1], p);
+			return EXIT_USAGE;
+		}
 		pcts[n_pcts++] = v;
 		p = *end ? end + 1 : end;
 	}
@@ -446,7 +452,8 @@ static int load_job(const char *cmd, int argc, char **argv, struct conf_job *job
 		conf_args_free(&a);
 		return EXIT_USAGE;
 	}
-	ret = conf_load(a.rest[0], a.sets, a.n_sets, job, err, sizeof(err));
+	ret = conf_load_checked(a.rest[0], a.sets, a.n_sets, mrc_job_check, job, err,
+		sizeof(err));
 	conf_args_free(&a);
 	if (ret) {
 		fprintf(stderr, "%s\n", err);
@@ -1031,6 +1038,12 @@ static int cmd_run(int argc, char **argv)
 	ret = ret ?: load_job("run", argc, argv, &job);
 	if (ret)
 		return ret;
+	/* an unusable output directory is known now, not after the whole run */
+	if (mrc_job_outdir(&job, err, sizeof(err))) {
+		fprintf(stderr, "mrcgen: run: %s\n", err);
+		conf_free(&job);
+		return EXIT_USAGE;
+	}
 	if (job.fabric.driver == CONF_DRIVER_WIRE) {
 		e = mrc_run_wire(&job, &wo, &res, &rtt, &rank, err, sizeof(err));
 		if (e) {

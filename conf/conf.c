@@ -289,7 +289,8 @@ struct tnode {
 	const char *src;	/* file name, or the --set argument it came from */
 	unsigned line, col;	/* 1-based; 0 when from a --set */
 	char *s;		/* scalar text */
-	bool plain;		/* scalar written without quotes */
+	bool plain;		/* scalar written without quotes or an explicit !!str tag */
+	bool str_tag;		/* ... and it had the tag (messages say so) */
 	size_t n;		/* pairs or items */
 	struct tpair *pairs;
 	struct tnode **items;
@@ -331,6 +332,8 @@ struct ld {
 	size_t budget;
 	yaml_document_t *doc;
 	struct conf_job *job;	/* conversion target (fabric converted before its users) */
+	size_t *str_tags;	/* byte offsets of the scalars tagged !!str, ascending */
+	size_t n_str_tags;
 };
 
 /* Shortens a quoted value so that messages stay one readable line. */
@@ -433,6 +436,58 @@ static long key_seen(const struct tnode *t, size_t *tab, size_t mask, const char
 	return -1;
 }
 
+/* Whether the scalar starting at byte @off carried an explicit !!str (or "!") tag. */
+static bool str_tagged(const struct ld *ld, size_t off)
+{
+	size_t lo = 0, hi = ld->n_str_tags;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ld->str_tags[mid] == off)
+			return true;
+		if (ld->str_tags[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/*
+ * Notes an explicit tag on the scalar of @ev (libyaml's document API gives every scalar
+ * the str tag, so only the events tell "!!str 5" from "5"): !!str and the non-specific
+ * "!" make it a string like quotes do (YAML 1.2 section 10.1.1.3); any other tag is
+ * refused rather than silently ignored.
+ */
+static int scan_tag(struct ld *ld, const char *src, const yaml_event_t *ev, size_t *cap)
+{
+	static const char pfx[] = "tag:yaml.org,2002:";
+	const char *tag = (const char *)ev->data.scalar.tag;
+	char cb[64];
+
+	if (!tag)
+		return 0;
+	if (strcmp(tag, "tag:yaml.org,2002:str") && strcmp(tag, "!")) {
+		bool core = strncmp(tag, pfx, sizeof(pfx) - 1) == 0;
+
+		return lerr(ld, src, (unsigned)ev->start_mark.line + 1,
+			(unsigned)ev->start_mark.column + 1, "",
+			"unsupported YAML tag (only !!str) '%s%s'", core ? "!!" : "",
+			clip(core ? tag + sizeof(pfx) - 1 : tag, cb, 48));
+	}
+	if (ld->n_str_tags == *cap) {
+		size_t nc = *cap ? 2 * *cap : 16, *n = realloc(ld->str_tags, nc * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		ld->str_tags = n;
+		*cap = nc;
+	}
+	ld->str_tags[ld->n_str_tags++] = ev->start_mark.index;
+	return 0;
+}
+
 /* Copies libyaml node @id into a fresh tree, expanding aliases within the budget. */
 static int tcopy(struct ld *ld, int id, const char *path, int depth, struct tnode **out)
 {
@@ -457,6 +512,10 @@ static int tcopy(struct ld *ld, int id, const char *path, int depth, struct tnod
 			return -ENOMEM;
 		t->s = strndup((const char *)yn->data.scalar.value, yn->data.scalar.length);
 		t->plain = yn->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+		if (str_tagged(ld, yn->start_mark.index)) {
+			t->plain = false;	/* "!!str 5" is the string "5", as "'5'" is */
+			t->str_tag = true;
+		}
 		if (!t->s) {
 			tfree(t);
 			return -ENOMEM;
@@ -598,7 +657,7 @@ static int yaml_err(struct ld *ld, const char *src, const yaml_parser_t *p, cons
  */
 static int tscan(struct ld *ld, const char *src, const char *text, size_t len)
 {
-	size_t depth = 0, nodes = 0;
+	size_t depth = 0, nodes = 0, cap = 0;
 	yaml_parser_t p;
 	yaml_event_t ev;
 	bool done = false;
@@ -630,6 +689,12 @@ static int tscan(struct ld *ld, const char *src, const char *text, size_t len)
 			}
 			/* fall through */
 		case YAML_SCALAR_EVENT:
+			if (ev.type == YAML_SCALAR_EVENT) {
+				err = scan_tag(ld, src, &ev, &cap);
+				if (err)
+					break;
+			}
+			/* fall through */
 		case YAML_ALIAS_EVENT:
 			if (++nodes > CONF_EVENT_LIMIT)
 				err = lerr(ld, src, line, col, "", "too large: more than %d YAML nodes",
@@ -652,7 +717,7 @@ static int tscan(struct ld *ld, const char *src, const char *text, size_t len)
  * Parses YAML @text (one document) into a tree. An empty document gives NULL in @out.
  * @src names the text in messages.
  */
-static int tparse(struct ld *ld, const char *src, const char *text, size_t len,
+static int tparse_doc(struct ld *ld, const char *src, const char *text, size_t len,
 	struct tnode **out)
 {
 	yaml_parser_t parser;
@@ -702,6 +767,17 @@ static int tparse(struct ld *ld, const char *src, const char *text, size_t len,
 	}
 	yaml_document_delete(&doc);
 	yaml_parser_delete(&parser);
+	return err;
+}
+
+static int tparse(struct ld *ld, const char *src, const char *text, size_t len,
+	struct tnode **out)
+{
+	int err = tparse_doc(ld, src, text, len, out);
+
+	free(ld->str_tags);
+	ld->str_tags = NULL;
+	ld->n_str_tags = 0;
 	return err;
 }
 
@@ -1264,8 +1340,9 @@ static int conv_prefix(struct ld *ld, const struct tnode *t, const char *path, u
 	*slash = '\0';
 	if (inet_pton(AF_INET6, buf, &a) != 1 || conf_parse_uint(slash + 1, &len))
 		return TERR(ld, t, path, "expected an IPv6 prefix like fd00::/64 '%s'", t->s);
-	if (len < 8 || len > 112)
-		return TERR(ld, t, path, "prefix length out of range 8..112 '%s'", t->s);
+	/* srv6 plan (WIRE.md "SRv6 uSID addressing"): plane:host:1 takes the low 48 bits */
+	if (len < 8 || len > 80)
+		return TERR(ld, t, path, "prefix length out of range 8..80 '%s'", t->s);
 	for (unsigned bit = (unsigned)len; bit < 128; bit++)
 		if (a.s6_addr[bit / 8] & (0x80 >> (bit % 8)))
 			return TERR(ld, t, path, "host bits set past /%u '%s'", (unsigned)len,
@@ -1352,8 +1429,9 @@ static int conv_field(struct ld *ld, const struct tnode *t, const struct cf *f, 
 		return TERR(ld, t, path, "missing value");
 	if (!t->plain && f->t != CT_STR && f->t != CT_NODE && f->t != CT_BLOCK &&
 	    f->t != CT_PREFIX)
-		return TERR(ld, t, path, "expected %s, got a quoted string '%s'",
-			f->t == CT_ENUM ? "a name" : type_word(f->t), clip(t->s, cb, 48));
+		return TERR(ld, t, path, "expected %s, got %s '%s'",
+			f->t == CT_ENUM ? "a name" : type_word(f->t),
+			t->str_tag ? "a string (tagged !!str)" : "a quoted string", clip(t->s, cb, 48));
 	switch (f->t) {
 	case CT_U8: case CT_U16: case CT_U32: case CT_U64:
 	case CT_SIZE: case CT_RATE: case CT_TIME: case CT_TIME_NS:
@@ -1544,21 +1622,64 @@ static const struct tnode *at(const struct tnode *map, const char *key)
 	return v ? v : map;
 }
 
+/* A size for messages: conf_fmt_size() with a "B" on bare byte counts ("1B", "4KiB"). */
+static char *fmt_bytes(uint64_t v, char *buf, size_t len)
+{
+	size_t n = strlen(conf_fmt_size(v, buf, len));
+
+	if (n && n + 1 < len && buf[n - 1] >= '0' && buf[n - 1] <= '9')
+		strcpy(buf + n, "B");
+	return buf;
+}
+
+/* The key of @keys (NULL-terminated) first given in @map, else the last one. */
+static const char *given(const struct tnode *map, const char *const *keys)
+{
+	size_t i = 0;
+
+	for (; keys[i + 1]; i++)
+		if (tget(map, keys[i]))
+			break;
+	return keys[i];
+}
+
 static int check_fabric(struct ld *ld, const struct tnode *map, void *obj, const char *path)
 {
+	static const char *const hk[] = { "hosts_per_t0", "t0", NULL };
 	struct conf_fabric *f = obj;
 	char sub[CONF_PATH_MAX], a[24], b[24];
+	/* srv6 plan (WIRE.md "SRv6 uSID addressing"): the generated plan numbers nodes 1..1023
+	 * per role and plane (0 ends a container); an explicit plan takes any 16-bit uSIDs */
+	bool gen = f->addressing.plan == CONF_PLAN_GENERATED;
+	uint32_t lim = gen ? 1023 : 1024;
+	const char *why = gen ? " (plan generated: at most 1023 per role and plane)" : "";
 
-	if (conf_fabric_hosts(f) > 1024) {
-		path_key(sub, path, "hosts_per_t0");
-		return TERR(ld, at(map, "hosts_per_t0"), sub,
-			"t0 * hosts_per_t0 exceeds 1024 hosts '%" PRIu32 "'", conf_fabric_hosts(f));
+	if (f->t0 > lim || f->t1 > lim) {
+		const char *k = f->t0 > lim ? "t0" : "t1";
+
+		path_key(sub, path, k);
+		return TERR(ld, at(map, k), sub, "out of range 1..%" PRIu32 "%s '%" PRIu32 "'", lim,
+			why, f->t0 > lim ? f->t0 : f->t1);
+	}
+	if (conf_fabric_hosts(f) > lim) {
+		const char *k = given(map, hk);
+
+		path_key(sub, path, k);
+		return TERR(ld, at(map, k), sub, "t0 * hosts_per_t0 exceeds %" PRIu32 " hosts%s '%"
+			PRIu32 "'", lim, why, conf_fabric_hosts(f));
 	}
 	if (f->ecn_threshold_bytes > f->buffer_bytes) {
-		path_key(sub, path, "ecn_threshold");
-		return TERR(ld, at(map, "ecn_threshold"), sub, "above the buffer (%s) '%s'",
-			conf_fmt_size(f->buffer_bytes, a, sizeof(a)),
-			conf_fmt_size(f->ecn_threshold_bytes, b, sizeof(b)));
+		/* blame the field that was written: a defaulted one is not where the error is */
+		if (tget(map, "ecn_threshold") || !tget(map, "buffer")) {
+			path_key(sub, path, "ecn_threshold");
+			return TERR(ld, at(map, "ecn_threshold"), sub, "above the buffer (%s) '%s'",
+				fmt_bytes(f->buffer_bytes, a, sizeof(a)),
+				fmt_bytes(f->ecn_threshold_bytes, b, sizeof(b)));
+		}
+		path_key(sub, path, "buffer");
+		return TERR(ld, tget(map, "buffer"), sub, "below the ecn_threshold (%s) '%s'",
+			fmt_bytes(f->ecn_threshold_bytes, a, sizeof(a)),
+			fmt_bytes(f->buffer_bytes, b, sizeof(b)));
 	}
 	return 0;
 }
@@ -1763,6 +1884,10 @@ static int check_traffic(struct ld *ld, const struct tnode *map, void *obj, cons
 			ranks, t->root);
 	t->root_host = n.host;
 	path_key(sub, path, "sizes");
+	/* a run measures at most CONF_SIZES_MAX sizes (mrc/run.c) */
+	if (conf_sizes_expand(&t->sizes, NULL, 0) > CONF_SIZES_MAX)
+		return TERR(ld, at(map, "sizes"), sub, "more than %d sizes '%zu'", CONF_SIZES_MAX,
+			conf_sizes_expand(&t->sizes, NULL, 0));
 	if (t->sizes.range) {
 		if (t->sizes.min % esz)
 			return TERR(ld, at(map, "sizes"), sub, "min not a multiple of the %u-byte "
@@ -1781,6 +1906,18 @@ static int check_traffic(struct ld *ld, const struct tnode *map, void *obj, cons
 			return TERR(ld, sz, sub, "not a multiple of the %u-byte %s '%s'", esz,
 				conf_name_of(conf_dtype_names, (int)t->dtype),
 				conf_fmt_size(t->sizes.list[i], a, sizeof(a)));
+		}
+		/* one size measured twice is a typo, and two report rows for one size */
+		for (size_t j = 0; j < i; j++) {
+			if (t->sizes.list[j] == t->sizes.list[i]) {
+				const struct tnode *sz = at(map, "sizes");
+
+				if (sz->kind == T_SEQ && i < sz->n)
+					sz = sz->items[i];
+				path_idx(sub, sub, i);
+				return TERR(ld, sz, sub, "duplicate size (sizes[%zu] is the same) '%s'",
+					j, fmt_bytes(t->sizes.list[i], a, sizeof(a)));
+			}
 		}
 	}
 	return 0;
@@ -1839,6 +1976,13 @@ static int check_fault(struct ld *ld, const struct tnode *map, void *obj, const 
 			return TERR(ld, tget(map, "target"), sub,
 				"action %s needs a link (p0.t0.1-p0.t1.2, h3.p0-p0.t0.0) '%s'", act,
 				fa->target);
+		/* "both" is every fault's default (and in every dump); one way needs a link */
+		if (!link && fa->direction != CONF_DIR_BOTH) {
+			path_key(sub, path, "direction");
+			return TERR(ld, tget(map, "direction"), sub,
+				"applies to a link target only, not '%s' '%s'", fa->target,
+				conf_name_of(conf_direction_names, (int)fa->direction));
+		}
 		if (fa->action == CONF_FA_BLACKHOLE && n->kind == CONF_NODE_LINK_HOST_T0 &&
 			!n->reverse)
 			return TERR(ld, tget(map, "target"), sub,
@@ -2053,8 +2197,64 @@ static void free_strs(char **v, size_t n)
 	free(v);
 }
 
-int conf_load_string(const char *text, size_t len, const char *name, const char *const *sets,
-	size_t n_sets, struct conf_job *job, char *err, size_t errlen)
+/*
+ * The node that @key ("a.b[2].c") names in @root, or the deepest one on its path that
+ * exists; NULL when not even the first key was written.
+ */
+static const struct tnode *tfind(const struct tnode *root, const char *key)
+{
+	const struct tnode *cur = root, *last = NULL;
+	const char *p = key;
+
+	while (*p && cur) {
+		size_t n = strcspn(p, ".[");
+
+		if (n) {
+			char seg[128];
+
+			if (n >= sizeof(seg))
+				break;
+			memcpy(seg, p, n);
+			seg[n] = '\0';
+			cur = tget(cur, seg);
+			p += n;
+		} else if (*p == '[') {
+			char *end;
+			unsigned long i = strtoul(p + 1, &end, 10);
+
+			if (*end != ']')
+				break;
+			cur = cur->kind == T_SEQ && i < cur->n ? cur->items[i] : NULL;
+			p = end + 1;
+		} else {
+			break;
+		}
+		if (*p == '.')
+			p++;
+		if (cur)
+			last = cur;
+	}
+	return last;
+}
+
+/* Runs @check on @job, placing its error at the key it names (conf_load_checked()). */
+static int run_check(struct ld *ld, const struct tnode *root, conf_check_fn check,
+	const struct conf_job *job)
+{
+	char key[CONF_PATH_MAX] = "", msg[512] = "";
+	const struct tnode *t;
+	int ret = check(job, key, sizeof(key), msg, sizeof(msg));
+
+	if (!ret || ret == -ENOMEM)
+		return ret;
+	t = tfind(root, key);
+	if (!t)
+		return lerr(ld, ld->src, 0, 0, key, "%s", msg);
+	return TERR(ld, t, key, "%s", msg);
+}
+
+static int load_string(const char *text, size_t len, const char *name, const char *const *sets,
+	size_t n_sets, conf_check_fn check, struct conf_job *job, char *err, size_t errlen)
 {
 	struct ld ld = { .src = name, .err = err, .errlen = errlen, .budget = CONF_NODE_LIMIT };
 	struct conf_job tmp;
@@ -2097,6 +2297,8 @@ int conf_load_string(const char *text, size_t len, const char *name, const char 
 			goto out_free;
 	}
 	ret = conv_fields(&ld, root, job_tbl, &tmp, "", NULL);
+	if (!ret && check)
+		ret = run_check(&ld, root, check, &tmp);
 	if (ret)
 		goto out_free;
 	tmp.source = strdup(name);
@@ -2117,8 +2319,27 @@ out_free:
 	return ret;
 }
 
+int conf_load_string(const char *text, size_t len, const char *name, const char *const *sets,
+	size_t n_sets, struct conf_job *job, char *err, size_t errlen)
+{
+	return load_string(text, len, name, sets, n_sets, NULL, job, err, errlen);
+}
+
+int conf_load_string_checked(const char *text, size_t len, const char *name,
+	const char *const *sets, size_t n_sets, conf_check_fn check, struct conf_job *job,
+	char *err, size_t errlen)
+{
+	return load_string(text, len, name, sets, n_sets, check, job, err, errlen);
+}
+
 int conf_load(const char *path, const char *const *sets, size_t n_sets, struct conf_job *job,
 	char *err, size_t errlen)
+{
+	return conf_load_checked(path, sets, n_sets, NULL, job, err, errlen);
+}
+
+int conf_load_checked(const char *path, const char *const *sets, size_t n_sets,
+	conf_check_fn check, struct conf_job *job, char *err, size_t errlen)
 {
 	char *text = NULL;
 	size_t len = 0, cap = 0;
@@ -2166,7 +2387,7 @@ int conf_load(const char *path, const char *const *sets, size_t n_sets, struct c
 		return ret;
 	}
 	fclose(f);
-	ret = conf_load_string(text, len, path, sets, n_sets, job, err, errlen);
+	ret = load_string(text, len, path, sets, n_sets, check, job, err, errlen);
 	free(text);
 	return ret;
 }

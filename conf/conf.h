@@ -89,13 +89,13 @@ struct conf_addressing {
 	struct conf_usid_entry *usids;	/* plan explicit: every switch and host port */
 	size_t n_usids;
 	uint8_t host_prefix[16];	/* inner port addresses are generated inside it */
-	uint8_t host_prefix_len;	/* 8..112 bits */
+	uint8_t host_prefix_len;	/* 8..80 bits (plane:host:1 fills the rest) */
 };
 
 struct conf_fabric {
 	enum conf_driver driver;
 	uint32_t planes;		/* 1..16 (4 plane bits in the uSID plan and the EV) */
-	uint32_t t0, t1;		/* switches per plane: 1..1023 each */
+	uint32_t t0, t1;		/* switches per plane: 1..1024, 1..1023 with plan generated */
 	uint32_t hosts_per_t0;		/* 1..1023 */
 	uint64_t link_rate_bps;
 	uint64_t host_link_delay_ps, fabric_link_delay_ps;	/* propagation */
@@ -196,6 +196,9 @@ struct conf_traffic {
 	uint32_t root_host;		/* its number */
 };
 
+/* Most sizes one job may list or step through (a run keeps a row of results for each). */
+#define CONF_SIZES_MAX 64
+
 /*
  * Expands @s into at most @cap sizes in @out (ascending for a range). Returns the count
  * (which may exceed @cap: then only @cap were written).
@@ -275,6 +278,29 @@ int conf_load(const char *path, const char *const *sets, size_t n_sets, struct c
 /* As conf_load() from a string; @name stands for the file name in messages. */
 int conf_load_string(const char *text, size_t len, const char *name, const char *const *sets,
 	size_t n_sets, struct conf_job *job, char *err, size_t errlen);
+
+/*
+ * A whole-job check that needs more than conf/ knows: the engine's addressing plan, EV
+ * profile, packet sizes and collectives (mrc/job.c's mrc_job_check). Returns 0, or a
+ * negative errno with the dotted key path of the field at fault in @key ("fabric.t0",
+ * "traffic.sizes[1]", "mrc.ev.deny[0]") and the reason, ending in the quoted value, in
+ * @msg; -ENOMEM may leave both empty.
+ */
+typedef int (*conf_check_fn)(const struct conf_job *job, char *key, size_t keylen, char *msg,
+	size_t msglen);
+
+/*
+ * As conf_load() (and conf_load_string()), then @check on the loaded job while the
+ * positions are still known: its error becomes "FILE:LINE:COL: key: reason" pointing at
+ * the value of @key, or at the nearest enclosing mapping that was written when the key
+ * itself was defaulted ("FILE: key: reason" when nothing on its path was), or
+ * "--set K=V: key: reason" when an override set it. @check NULL checks nothing more.
+ */
+int conf_load_checked(const char *path, const char *const *sets, size_t n_sets,
+	conf_check_fn check, struct conf_job *job, char *err, size_t errlen);
+int conf_load_string_checked(const char *text, size_t len, const char *name,
+	const char *const *sets, size_t n_sets, conf_check_fn check, struct conf_job *job,
+	char *err, size_t errlen);
 
 /* Releases everything @job owns and zeroes it; safe on a zeroed or defaulted job. */
 void conf_free(struct conf_job *job);
