@@ -1059,6 +1059,7 @@ static int cmd_run(int argc, char **argv)
 		}
 	}
 	mrc_report_print(&job, res, stdout);
+	mrc_report_print_problems(res, stderr);
 	e = mrc_report_write(&job, res, err, sizeof(err));
 	if (e)
 		fprintf(stderr, "mrcgen: run: %s\n", err);
