@@ -652,6 +652,50 @@ void mrc_report_print_problems(const struct mrc_run_result *res, FILE *f)
 
 #include "mrc/st.h"
 
+/*
+ * A result with 3 packets that failed to encode (and nothing else wrong): the terminal says
+ * ", 3 encode errors (never sent)" after the probes; without them the line ends at
+ * "probes" and the run is ok.
+ */
+static void st_encode_errors(struct mrc_st *st)
+{
+	struct conf_job job;
+	struct mrc_run_result res = { .nranks = 2, .probes = 7 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	ST_EQ_I(st, conf_defaults(&job), 0);
+	ST_EQ_I(st, mrc_hist_init(1, 3600000000000ll, 3, &res.msg_ns), 0);
+	ST_EQ_I(st, mrc_hist_init(1, 3600000000000ll, 3, &res.step_ns), 0);
+	ST_EQ_I(st, mrc_hist_init(1, 3600000000000ll, 3, &res.rtt_ns), 0);
+	ST_TRUE(st, mrc_report_ok(&res));
+	res.tx_encode_err = 3;
+	ST_TRUE(st, !mrc_report_ok(&res));
+	f = open_memstream(&text, &len);
+	if (f) {
+		mrc_report_print(&job, &res, f);
+		fclose(f);
+		ST_TRUE(st, text && strstr(text, "0 NACK (0 trim), 7 probes, 3 encode errors (never "
+						 "sent)\n") != NULL);
+		ST_TRUE(st, text && strstr(text, "FAILED") != NULL);
+		free(text);
+	}
+	res.tx_encode_err = 0;
+	text = NULL;
+	f = open_memstream(&text, &len);
+	if (f) {
+		mrc_report_print(&job, &res, f);
+		fclose(f);
+		ST_TRUE(st, text && strstr(text, "0 NACK (0 trim), 7 probes\n") != NULL);
+		free(text);
+	}
+	mrc_hist_free(res.msg_ns);
+	mrc_hist_free(res.step_ns);
+	mrc_hist_free(res.rtt_ns);
+	conf_free(&job);
+}
+
 MRC_SELFTEST(report)
 {
 	static const struct {
@@ -671,6 +715,9 @@ MRC_SELFTEST(report)
 		{ 1ull << 40, "1TiB" },
 		{ 1ull << 50, "1024TiB" },	 /* no unit above TiB */
 	};
+
+	mrc_st_case(st, "encode errors: on the packets: line when non-zero, and the run fails");
+	st_encode_errors(st);
 
 	mrc_st_case(st, "size labels: the largest binary unit dividing exactly, else bytes");
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
