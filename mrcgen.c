@@ -1075,6 +1075,7 @@ static int cmd_run(int argc, char **argv)
 		}
 	}
 	mrc_report_print(&job, res, stdout);
+	mrc_report_print_problems(res, stderr);
 	e = mrc_report_write(&job, res, err, sizeof(err));
 	if (!e && job.fabric.driver == CONF_DRIVER_WIRE)
 		e = mrc_wirerun_report_rtt(&job, &rtt, err, sizeof(err));

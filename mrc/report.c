@@ -37,7 +37,7 @@ static void cct_tag(const struct mrc_run_size *rs, char *buf, size_t len)
 
 bool mrc_report_ok(const struct mrc_run_result *res)
 {
-	if (res->error[0] || res->qp_errors)
+	if (res->error[0] || res->qp_errors || res->n_errors || res->tx_encode_err)
 		return false;
 	for (size_t s = 0; s < res->n_sizes; s++)
 		if (res->sizes[s].wrong)
@@ -103,6 +103,31 @@ static json_t *j_flap(const struct mrc_run_fault *rf)
 	return o;
 }
 
+/* @v as a JSON real, or null when it did not happen (!@happened). */
+static json_t *j_real_if(bool happened, double v)
+{
+	return happened ? json_real(v) : json_null();
+}
+
+/* Configured faults that never fired: index, action, target, when, why. */
+static json_t *j_unapplied(const struct mrc_run_result *res)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < res->n_unapplied; i++) {
+		const struct mrc_run_unapplied *u = &res->unapplied[i];
+		json_t *o = json_object();
+
+		json_object_set_new(o, "index", json_integer(u->index));
+		json_object_set_new(o, "action", json_string(u->action));
+		json_object_set_new(o, "target", json_string(u->target));
+		json_object_set_new(o, "when", json_string(u->when));
+		json_object_set_new(o, "why", json_string(u->why));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 static json_t *j_report(const struct conf_job *job, const struct mrc_run_result *res)
 {
 	const struct conf_hist *hc = &job->output.hist;
@@ -112,6 +137,12 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 	json_object_set_new(root, "schema", json_string("mrcgen-report/1"));
 	json_object_set_new(root, "ok", json_boolean(mrc_report_ok(res)));
 	json_object_set_new(root, "error", res->error[0] ? json_string(res->error) : json_null());
+	a = json_array();
+	if (res->error[0])
+		json_array_append_new(a, json_string(res->error));
+	for (size_t i = 0; i < res->n_errors; i++)
+		json_array_append_new(a, json_string(res->errors[i]));
+	json_object_set_new(root, "errors", a);
 	json_object_set_new(root, "config_file", json_string(job->source ? job->source : ""));
 	json_object_set_new(root, "config", json_string(yaml ? yaml : ""));
 	free(yaml);
@@ -140,9 +171,10 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 		o = json_object();
 		json_object_set_new(o, "bytes", json_integer((json_int_t)rs->bytes));
 		json_object_set_new(o, "count", json_integer((json_int_t)rs->count));
-		json_object_set_new(o, "time_us", json_real(rs->time_us));
-		json_object_set_new(o, "algbw_GBps", json_real(rs->algbw_gbs));
-		json_object_set_new(o, "busbw_GBps", json_real(rs->busbw_gbs));
+		/* a size the job failed in has no time: null, never 0 */
+		json_object_set_new(o, "time_us", j_real_if(!rs->incomplete, rs->time_us));
+		json_object_set_new(o, "algbw_GBps", j_real_if(!rs->incomplete, rs->algbw_gbs));
+		json_object_set_new(o, "busbw_GBps", j_real_if(!rs->incomplete, rs->busbw_gbs));
 		json_object_set_new(o, "wrong", json_integer((json_int_t)rs->wrong));
 		json_object_set_new(o, "cct_us", j_cct(rs, hc));
 		json_array_append_new(a, o);
@@ -160,11 +192,13 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 							json_integer(it->measured));
 		json_object_set_new(o, "warmup", json_boolean(it->warmup));
 		json_object_set_new(o, "start_us", json_real((double)it->start_ps / PS_US));
-		json_object_set_new(o, "cct_us", json_real((double)it->cct_ps / PS_US));
+		json_object_set_new(o, "cct_us", j_real_if(!it->incomplete,
+						   (double)it->cct_ps / PS_US));
 		json_object_set_new(o, "wrong", json_integer((json_int_t)it->wrong));
 		json_object_set_new(o, "faults", json_integer(it->faults));
 		json_object_set_new(o, "degraded", json_boolean(it->degraded));
-		json_object_set_new(o, "slowest_rank", json_integer(it->slowest_rank));
+		json_object_set_new(o, "slowest_rank", it->incomplete ? json_null() :
+							     json_integer(it->slowest_rank));
 		json_array_append_new(a, o);
 	}
 	json_object_set_new(root, "iterations", a);
@@ -213,6 +247,7 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 		json_array_append_new(a, o);
 	}
 	json_object_set_new(root, "faults", a);
+	json_object_set_new(root, "faults_not_applied", j_unapplied(res));
 
 	a = json_array();
 	for (size_t e = 0; e < res->n_evs; e++) {
@@ -274,6 +309,7 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 	C("rx_duplicates", res->rx_dup);
 	C("rx_reordered", res->rx_reordered);
 	C("rx_decode_errors", res->rx_decode_err);
+	C("tx_encode_errors", res->tx_encode_err);
 	C("qp_errors", res->qp_errors);
 	C("fabric_drops", res->fab_drops);
 	C("fabric_down_drops", res->fab_down_drops);
@@ -374,6 +410,8 @@ static void write_plots(const struct conf_job *job, const struct mrc_run_result 
 
 	/* CCT per iteration, faults marked at the iteration they hit */
 	for (size_t i = 0; i < res->n_iters; i++) {
+		if (res->iters[i].incomplete) /* no CCT to plot */
+			continue;
 		/* at_iteration's numbering: measured from 0, warmup at negative positions */
 		x[n] = (double)res->iters[i].iter - job->traffic.warmup;
 		y[n++] = (double)res->iters[i].cct_ps / PS_US;
@@ -462,6 +500,8 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 	const struct conf_hist *hc = &job->output.hist;
 	bool ar = t->pattern == CONF_PAT_ALLREDUCE;
 	double bus_sum = 0;
+	size_t n_bus = 0;
+	char enc[64] = "";
 	int lw = 10; /* latency labels: "CCT 1000004B" in a sweep widens the column */
 
 	fprintf(f, "# mrcgen: %s %s, %u ranks, %u planes x (%u T0 + %u T1), %u hosts, %s, seed %llu\n",
@@ -477,12 +517,21 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 	for (size_t s = 0; s < res->n_sizes; s++) {
 		const struct mrc_run_size *rs = &res->sizes[s];
 
-		fprintf(f, "   %10llu %12llu %8s %6s %6d %10.1f %8.2f %8.2f %6llu\n",
+		char tm[24] = "-", alg[24] = "-", bus[24] = "-";
+
+		/* a size the job failed in: "-", as nccl-tests prints a figure it lacks */
+		if (!rs->incomplete) {
+			snprintf(tm, sizeof(tm), "%.1f", rs->time_us);
+			snprintf(alg, sizeof(alg), "%.2f", rs->algbw_gbs);
+			snprintf(bus, sizeof(bus), "%.2f", rs->busbw_gbs);
+			bus_sum += rs->busbw_gbs;
+			n_bus++;
+		}
+		fprintf(f, "   %10llu %12llu %8s %6s %6d %10s %8s %8s %6llu\n",
 			(unsigned long long)rs->bytes, (unsigned long long)rs->count,
 			conf_name_of(conf_dtype_names, t->dtype), ar ? "sum" : "none",
-			t->pattern == CONF_PAT_INCAST ? (int)t->root_host : -1, rs->time_us,
-			rs->algbw_gbs, rs->busbw_gbs, (unsigned long long)rs->wrong);
-		bus_sum += rs->busbw_gbs;
+			t->pattern == CONF_PAT_INCAST ? (int)t->root_host : -1, tm, alg, bus,
+			(unsigned long long)rs->wrong);
 	}
 	for (size_t s = 0; s < res->n_sizes; s++) {
 		char l[32];
@@ -552,12 +601,15 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 			fprintf(f, "#  * no dip: goodput never fell below 95%% of what the capacity left "
 				   "allows; recovery 0\n");
 	}
+	if (res->tx_encode_err)
+		snprintf(enc, sizeof(enc), ", %llu encode errors (never sent)",
+			(unsigned long long)res->tx_encode_err);
 	fprintf(f, "#\n#  packets: %llu data, %llu retransmitted, %llu SACK, %llu NACK (%llu trim), "
-		   "%llu probes\n#  fabric: %llu trims, %llu ECN marks, %llu drops (%llu at failed links "
+		   "%llu probes%s\n#  fabric: %llu trims, %llu ECN marks, %llu drops (%llu at failed links "
 		   "or switches), %llu lost in flight on a link that failed or dropped them\n",
 		(unsigned long long)res->data_pkts, (unsigned long long)res->rtx_pkts,
 		(unsigned long long)res->sacks, (unsigned long long)res->nacks,
-		(unsigned long long)res->nack_trimmed, (unsigned long long)res->probes,
+		(unsigned long long)res->nack_trimmed, (unsigned long long)res->probes, enc,
 		(unsigned long long)res->fab_trims, (unsigned long long)res->fab_ecn,
 		(unsigned long long)res->fab_drops, (unsigned long long)res->fab_down_drops,
 		(unsigned long long)res->fab_lost);
@@ -565,8 +617,14 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 		(double)res->sim_end_ps / 1e9, res->wall_s,
 		res->wall_s > 0 ? (double)res->pkt_hops / res->wall_s / 1e6 : 0.0,
 		res->peak_rss_bytes >> 20);
+	for (size_t i = 0; i < res->n_unapplied; i++)
+		fprintf(f, "#  not applied: fault %u (%s %s, %s): %s\n", res->unapplied[i].index,
+			res->unapplied[i].action, res->unapplied[i].target, res->unapplied[i].when,
+			res->unapplied[i].why);
 	if (res->error[0])
 		fprintf(f, "#  ERROR: %s\n", res->error);
+	for (size_t i = 0; i < res->n_errors; i++)
+		fprintf(f, "#  ERROR: %s\n", res->errors[i]);
 	{
 		uint64_t wrong = 0;
 
@@ -575,12 +633,68 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 		fprintf(f, "# Out of bounds values : %llu %s\n", (unsigned long long)wrong,
 			mrc_report_ok(res) ? "OK" : "FAILED");
 	}
-	fprintf(f, "# Avg bus bandwidth    : %g\n", res->n_sizes ? bus_sum / res->n_sizes : 0.0);
+	fprintf(f, "# Avg bus bandwidth    : %g\n", n_bus ? bus_sum / (double)n_bus : 0.0);
+}
+
+void mrc_report_print_problems(const struct mrc_run_result *res, FILE *f)
+{
+	for (size_t i = 0; i < res->n_unapplied; i++)
+		fprintf(f, "mrcgen: run: note: faults[%u] (%s %s, %s) was not applied: %s\n",
+			res->unapplied[i].index, res->unapplied[i].action, res->unapplied[i].target,
+			res->unapplied[i].when, res->unapplied[i].why);
+	if (res->error[0])
+		fprintf(f, "mrcgen: run: %s\n", res->error);
+	for (size_t i = 0; i < res->n_errors; i++)
+		fprintf(f, "mrcgen: run: %s\n", res->errors[i]);
 }
 
 /* ---- selftest ---- */
 
 #include "mrc/st.h"
+
+/*
+ * A result with 3 packets that failed to encode (and nothing else wrong): the terminal says
+ * ", 3 encode errors (never sent)" after the probes; without them the line ends at
+ * "probes" and the run is ok.
+ */
+static void st_encode_errors(struct mrc_st *st)
+{
+	struct conf_job job;
+	struct mrc_run_result res = { .nranks = 2, .probes = 7 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	ST_EQ_I(st, conf_defaults(&job), 0);
+	ST_EQ_I(st, mrc_hist_init(1, 3600000000000ll, 3, &res.msg_ns), 0);
+	ST_EQ_I(st, mrc_hist_init(1, 3600000000000ll, 3, &res.step_ns), 0);
+	ST_EQ_I(st, mrc_hist_init(1, 3600000000000ll, 3, &res.rtt_ns), 0);
+	ST_TRUE(st, mrc_report_ok(&res));
+	res.tx_encode_err = 3;
+	ST_TRUE(st, !mrc_report_ok(&res));
+	f = open_memstream(&text, &len);
+	if (f) {
+		mrc_report_print(&job, &res, f);
+		fclose(f);
+		ST_TRUE(st, text && strstr(text, "0 NACK (0 trim), 7 probes, 3 encode errors (never "
+						 "sent)\n") != NULL);
+		ST_TRUE(st, text && strstr(text, "FAILED") != NULL);
+		free(text);
+	}
+	res.tx_encode_err = 0;
+	text = NULL;
+	f = open_memstream(&text, &len);
+	if (f) {
+		mrc_report_print(&job, &res, f);
+		fclose(f);
+		ST_TRUE(st, text && strstr(text, "0 NACK (0 trim), 7 probes\n") != NULL);
+		free(text);
+	}
+	mrc_hist_free(res.msg_ns);
+	mrc_hist_free(res.step_ns);
+	mrc_hist_free(res.rtt_ns);
+	conf_free(&job);
+}
 
 MRC_SELFTEST(report)
 {
@@ -601,6 +715,9 @@ MRC_SELFTEST(report)
 		{ 1ull << 40, "1TiB" },
 		{ 1ull << 50, "1024TiB" },	 /* no unit above TiB */
 	};
+
+	mrc_st_case(st, "encode errors: on the packets: line when non-zero, and the run fails");
+	st_encode_errors(st);
 
 	mrc_st_case(st, "size labels: the largest binary unit dividing exactly, else bytes");
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {

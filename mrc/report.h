@@ -30,7 +30,15 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
  */
 int mrc_report_size_label(uint64_t bytes, char *buf, size_t len);
 
-/* True when the run passed its checks: no error, #wrong 0 everywhere, no QP in error. */
+/*
+ * Prints what went wrong or was left out, one line each, for stderr: "mrcgen: run: note:
+ * faults[N] (...) was not applied: why" per configured fault that never fired, then the
+ * job's error and every other error (a capture that could not be written, encode errors).
+ */
+void mrc_report_print_problems(const struct mrc_run_result *res, FILE *f);
+
+/* True when the run passed its checks: no error (the job's or in res->errors, e.g. a capture
+ * that could not be written), no encode error, #wrong 0 everywhere, no QP in error. */
 bool mrc_report_ok(const struct mrc_run_result *res);
 
 #endif

@@ -40,6 +40,9 @@ struct host {
 
 struct tap {
 	struct pcapw *w;
+	struct run *run;
+	const char *point;	/* as configured, "h0.p0" */
+	bool failed;		/* a write failed: no more records, the error is reported */
 };
 
 /* A fault handed to the fabric, to match its log entry to the configured fault. */
@@ -48,7 +51,17 @@ struct applied {
 	enum mrc_fab_fault_kind kind;
 	size_t conf;	/* index in job->faults */
 	bool clears;	/* an up, a clear or a duration's revert */
+	bool revert;	/* a duration's revert, not the configured fault itself */
 	bool matched;
+	bool no_effect;	/* a clear's part that found nothing to end on its link */
+	unsigned dir_bits; /* loss/delay: 1 upward, 2 downward, 3 both */
+};
+
+/* Loss and delay in force on a link (its fault-log name without direction), per direction
+ * (bits as in struct applied), so that a clear records only what it ends. */
+struct link_imp {
+	char link[48];
+	unsigned loss, delay;
 };
 
 struct run {
@@ -76,9 +89,27 @@ struct run {
 	uint32_t cur_iter;	/* global index of the iteration running */
 	struct applied *applied;
 	size_t n_applied;
+	struct link_imp *imp;
+	size_t n_imp;
+	uint32_t *fired;	/* [job->n_faults]: times each at_iteration fault was applied */
+	char encode_err_host[24]; /* "h3 first": the first host that failed to encode */
 	uint64_t *loss0;	/* [nranks * n_evs]: each rank's EV losses at the iteration start */
 	uint64_t *loss1;	/* [n_evs] scratch */
 };
+
+int mrc_run_add_error(struct mrc_run_result *r, const char *fmt, ...)
+{
+	char(*e)[sizeof(*r->errors)] = realloc(r->errors, (r->n_errors + 1) * sizeof(*e));
+	va_list ap;
+
+	if (!e)
+		return -ENOMEM;
+	r->errors = e;
+	va_start(ap, fmt);
+	vsnprintf(e[r->n_errors++], sizeof(*e), fmt, ap);
+	va_end(ap);
+	return 0;
+}
 
 static void run_fail(struct run *r, int err, const char *fmt, ...)
 {
@@ -255,8 +286,18 @@ static void fab_port_status(void *ctx, uint32_t host, unsigned plane, bool up, u
 static void tap_write(void *ctx, const uint8_t *buf, size_t len, uint64_t now)
 {
 	struct tap *t = ctx;
+	int e;
 
-	pcapw_write(t->w, now / 1000, buf, len);
+	if (t->failed)
+		return;
+	e = pcapw_write(t->w, now / 1000, buf, len);
+	if (e == -ERANGE) /* this record only (a 32-bit field); the capture goes on */
+		return;
+	if (e) {
+		/* the file ends at its last whole record; the job goes on without it */
+		t->failed = true;
+		mrc_run_add_error(t->run->res, "capture %s: %s", t->point, pcapw_error(t->w));
+	}
 }
 
 /* ---- collective <-> endpoints ------------------------------------------------------- */
@@ -446,15 +487,21 @@ static int fault_map(struct run *r, const struct conf_fault *cf, uint64_t at,
 }
 
 static int applied_add(struct run *r, const struct mrc_fab_fault *f, const struct conf_fault *cf,
-	bool clears)
+	bool clears, bool revert)
 {
 	struct applied *a = realloc(r->applied, (r->n_applied + 1) * sizeof(*a));
 
 	if (!a)
 		return -ENOMEM;
 	r->applied = a;
-	a[r->n_applied++] = (struct applied){ f->at_ps, f->kind, (size_t)(cf - r->job->faults),
-		clears, false };
+	a[r->n_applied++] = (struct applied){
+		.at_ps = f->at_ps,
+		.kind = f->kind,
+		.conf = (size_t)(cf - r->job->faults),
+		.clears = clears,
+		.revert = revert,
+		.dir_bits = f->dir == MRC_FAB_UPWARD ? 1u : f->dir == MRC_FAB_DOWNWARD ? 2u : 3u,
+	};
 	return 0;
 }
 
@@ -467,7 +514,9 @@ static int fault_apply(struct run *r, const struct conf_fault *cf, uint64_t at, 
 
 	if (e)
 		return e;
-	e = applied_add(r, &f, cf, cf->action == CONF_FA_UP || cf->action == CONF_FA_CLEAR);
+	if (cf->has_at_iteration)
+		r->fired[cf - r->job->faults]++;
+	e = applied_add(r, &f, cf, cf->action == CONF_FA_UP || cf->action == CONF_FA_CLEAR, false);
 	e = e ?: now ? mrc_fabric_apply(r->fab, &f, at) : mrc_fabric_schedule(r->fab, &f);
 	/* after the fabric's own event at the same time: equal times run in insertion order */
 	e = e ?: now ? 0 : mrc_sim_at(r->sim, at, (unsigned)r->snap_kind, r, 0);
@@ -476,7 +525,7 @@ static int fault_apply(struct run *r, const struct conf_fault *cf, uint64_t at, 
 
 		d.kind = MRC_FAB_DELAY;
 		d.delay_ps = 0;
-		e = applied_add(r, &d, cf, true);
+		e = applied_add(r, &d, cf, true, false);
 		e = e ?: now ? mrc_fabric_apply(r->fab, &d, at) : mrc_fabric_schedule(r->fab, &d);
 	}
 	if (e) {
@@ -510,7 +559,7 @@ static int fault_apply(struct run *r, const struct conf_fault *cf, uint64_t at, 
 	default:
 		return 0; /* an "up" needs no revert */
 	}
-	e = applied_add(r, &rev, cf, true);
+	e = applied_add(r, &rev, cf, true, true);
 	e = e ?: mrc_fabric_schedule(r->fab, &rev);
 	e = e ?: mrc_sim_at(r->sim, rev.at_ps, (unsigned)r->snap_kind, r, 0);
 	if (e)
@@ -766,6 +815,8 @@ static int setup_captures(struct run *r, char *err, size_t errlen)
 			return e;
 		}
 		pcapw_set_flush_every(r->taps[i].w, 256);
+		r->taps[i].run = r;
+		r->taps[i].point = c->point;
 		r->n_taps = i + 1;
 		for (int eg = 0; eg < 2; eg++) {
 			bool want = c->dir == CONF_CAP_BOTH || (eg ? c->dir == CONF_CAP_EGRESS :
@@ -846,6 +897,77 @@ static struct mrc_run_fault *flap_of(struct mrc_run_result *res,
 	return NULL;
 }
 
+/* Lists configured fault @cf as never applied, saying why (printf format). */
+static void unapplied_add(struct run *r, const struct conf_fault *cf, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void unapplied_add(struct run *r, const struct conf_fault *cf, const char *fmt, ...)
+{
+	struct mrc_run_result *res = r->res;
+	struct mrc_run_unapplied *u = realloc(res->unapplied, (res->n_unapplied + 1) * sizeof(*u));
+	va_list ap;
+
+	if (!u)
+		return;
+	res->unapplied = u;
+	u = &u[res->n_unapplied++];
+	memset(u, 0, sizeof(*u));
+	u->index = (uint32_t)(cf - r->job->faults);
+	snprintf(u->action, sizeof(u->action), "%s",
+		conf_name_of(conf_fault_action_names, cf->action));
+	snprintf(u->target, sizeof(u->target), "%s", cf->target);
+	if (cf->has_at_iteration)
+		snprintf(u->when, sizeof(u->when), "at_iteration %u", cf->at_iteration);
+	else
+		snprintf(u->when, sizeof(u->when), "at %.15gus", (double)cf->at_ps / 1e6);
+	va_start(ap, fmt);
+	vsnprintf(u->why, sizeof(u->why), fmt, ap);
+	va_end(ap);
+}
+
+/* The loss (or @delay) direction bits in force on the link of fault-log target @target
+ * ("p0.t0.1-p0.t1.0 up": the link without its direction); NULL when out of memory. */
+static unsigned *imp_bits(struct run *r, const char *target, bool delay)
+{
+	size_t n = strcspn(target, " ");
+	struct link_imp *li;
+
+	for (size_t i = 0; i < r->n_imp; i++)
+		if (!strncmp(r->imp[i].link, target, n) && !r->imp[i].link[n])
+			return delay ? &r->imp[i].delay : &r->imp[i].loss;
+	li = realloc(r->imp, (r->n_imp + 1) * sizeof(*li));
+	if (!li)
+		return NULL;
+	r->imp = li;
+	li = &li[r->n_imp++];
+	memset(li, 0, sizeof(*li));
+	snprintf(li->link, sizeof(li->link), "%.*s", (int)n, target);
+	return delay ? &li->delay : &li->loss;
+}
+
+/*
+ * Loss or delay fault @ap fired with log entry @fr: keeps the link's state and says whether
+ * it had an effect. A clear's part that finds nothing of its kind in force on the link (in
+ * its directions) has none, and gets no faults[] row (README "Report schema").
+ */
+static bool imp_update(struct run *r, struct applied *ap, const struct mrc_fab_fault_rec *fr)
+{
+	const struct conf_fault *cf = &r->job->faults[ap->conf];
+	bool delay = fr->kind == MRC_FAB_DELAY;
+	unsigned *bits = imp_bits(r, fr->target, delay);
+	bool ends = ap->clears || (delay ? cf->delay_ps == 0 : cf->rate == 0);
+	bool effect = true;
+
+	if (!bits)
+		return true;
+	if (cf->action == CONF_FA_CLEAR && !ap->revert && !(*bits & ap->dir_bits))
+		effect = false;
+	if (ends)
+		*bits &= ~ap->dir_bits;
+	else
+		*bits |= ap->dir_bits;
+	return effect;
+}
+
 /* Records the fabric faults applied since the last call as results; a flap's toggles are
  * counted in its record. */
 static void collect_faults(struct run *r, uint32_t iter)
@@ -895,6 +1017,20 @@ static void collect_faults(struct run *r, uint32_t iter)
 			if (ap->matched || ap->at_ps != fr->at_ps || ap->kind != fr->kind)
 				continue;
 			ap->matched = true;
+			if ((fr->kind == MRC_FAB_LOSS || fr->kind == MRC_FAB_DELAY) &&
+				!imp_update(r, ap, fr)) {
+				/* a clear found nothing of this kind to end: no row; nothing at
+				 * all (its loss part, just before, neither): listed as such */
+				ap->no_effect = true;
+				res->n_faults--;
+				if (fr->kind == MRC_FAB_DELAY && a > 0 && r->applied[a - 1].no_effect &&
+					r->applied[a - 1].conf == ap->conf &&
+					r->applied[a - 1].at_ps == ap->at_ps)
+					unapplied_add(r, &r->job->faults[ap->conf],
+						"nothing to clear: no loss or delay was in force on "
+						"the link at %.6g us", (double)fr->at_ps / 1e6);
+				break;
+			}
 			nf->clears = ap->clears;
 			if (fr->kind == MRC_FAB_FLAP) {
 				const struct conf_fault *cf = &r->job->faults[ap->conf];
@@ -1027,8 +1163,10 @@ static int run_iteration(struct run *r, uint32_t size_idx, uint32_t it, bool war
 		mrc_sim_run(r->sim, deadline);
 	}
 	collect_faults(r, global_iter); /* time-scheduled ones that fired meanwhile */
-	if (r->err)
+	if (r->err) {
+		ri->incomplete = true; /* no CCT: the report says null */
 		return r->err;
+	}
 	ri->cct_ps = 0;
 	for (uint32_t k = 0; k < r->nranks; k++) {
 		uint64_t t = mrc_coll_rank_time(r->coll, k);
@@ -1098,6 +1236,47 @@ static void recovery(const struct mrc_run_result *res, struct mrc_run_fault *rf,
 		}
 	}
 	rf->recovery_note = "goodput stayed below 95% of the capacity left until its window ended";
+}
+
+static int cmp_unapplied(const void *a, const void *b)
+{
+	const struct mrc_run_unapplied *x = a, *y = b;
+
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The configured faults that never fired, in config order, each saying why (README "Report
+ * schema", faults_not_applied[]). Called once the run ended, its last faults collected. */
+static void not_applied(struct run *r)
+{
+	const struct conf_job *j = r->job;
+	struct mrc_run_result *res = r->res;
+
+	for (size_t f = 0; f < j->n_faults; f++) {
+		const struct conf_fault *cf = &j->faults[f];
+		bool fired = false;
+
+		if (cf->has_at_iteration) {
+			if (r->fired[f])
+				continue;
+			if (cf->at_iteration >= j->traffic.iterations)
+				unapplied_add(r, cf, "at_iteration %u: each size runs %u measured "
+						     "iterations (0 to %u)", cf->at_iteration,
+					j->traffic.iterations, j->traffic.iterations - 1);
+			else
+				unapplied_add(r, cf, "the job stopped before measured iteration %u",
+					cf->at_iteration);
+			continue;
+		}
+		for (size_t a = 0; a < r->n_applied && !fired; a++)
+			fired = r->applied[a].conf == f && !r->applied[a].revert &&
+				r->applied[a].matched;
+		if (!fired)
+			unapplied_add(r, cf, "the run ended at %.6g us, before it",
+				(double)res->sim_end_ps / 1e6);
+	}
+	if (res->n_unapplied > 1)
+		qsort(res->unapplied, res->n_unapplied, sizeof(*res->unapplied), cmp_unapplied);
 }
 
 /* Recovery figures of every applied fault, from the iterations, the EV state changes and the
@@ -1266,6 +1445,9 @@ static void collect_stats(struct run *r)
 
 		mrc_ep_get_stats(r->hosts[h].ep, &es);
 		res->rx_decode_err += es.rx_decode_err;
+		if (es.tx_encode_err && !res->tx_encode_err)
+			snprintf(r->encode_err_host, sizeof(r->encode_err_host), "h%u first", h);
+		res->tx_encode_err += es.tx_encode_err;
 		for (uint32_t q = 0; q < r->nhosts; q++) {
 			uint32_t qpn = r->hosts[h].qpn_of_peer[q];
 			const struct mrc_ev_set *set;
@@ -1458,7 +1640,8 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 	r.snap_kind = e;
 	r.loss0 = calloc((size_t)r.nranks * r.m.n_evs + 1, sizeof(*r.loss0));
 	r.loss1 = calloc(r.m.n_evs + 1, sizeof(*r.loss1));
-	if (!r.loss0 || !r.loss1) {
+	r.fired = calloc(job->n_faults + 1, sizeof(*r.fired));
+	if (!r.loss0 || !r.loss1 || !r.fired) {
 		snprintf(err, errlen, "EV loss counters: out of memory");
 		e = -ENOMEM;
 		goto fail;
@@ -1557,6 +1740,7 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 		}
 		/* the engine keeps MRs; the collective's buffers stay until the run ends */
 		if (e && r.err) {
+			rs->incomplete = true; /* its time and bandwidths did not happen */
 			snprintf(res->error, sizeof(res->error), "%s", r.errmsg);
 			e = 0; /* the job ran and failed its checks: report what there is */
 			coll_release(&r);
@@ -1572,8 +1756,18 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 		coll_release(&r);
 	}
 	res->sim_end_ps = mrc_sim_now(r.sim);
+	collect_faults(&r, r.cur_iter);
+	not_applied(&r);
 	collect_stats(&r);
+	if (res->tx_encode_err)
+		mrc_run_add_error(res, "encode: %llu packets could not be encoded and were never "
+				       "sent (%s)", (unsigned long long)res->tx_encode_err, r.encode_err_host);
 	finish_faults(&r);
+	/* a capture's last records are written now: a failure fails the run */
+	for (size_t i = 0; i < r.n_taps; i++)
+		if (!r.taps[i].failed && pcapw_flush(r.taps[i].w))
+			mrc_run_add_error(res, "capture %s: %s", r.taps[i].point,
+				pcapw_error(r.taps[i].w));
 	clock_gettime(CLOCK_MONOTONIC, &w1);
 	res->wall_s = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) / 1e9;
 	if (!getrusage(RUSAGE_SELF, &ru))
@@ -1595,6 +1789,8 @@ fail:
 	free(r.hosts);
 	free(r.bad_t);
 	free(r.applied);
+	free(r.imp);
+	free(r.fired);
 	free(r.loss0);
 	free(r.loss1);
 	mrc_fabric_free(r.fab);
@@ -1615,6 +1811,8 @@ void mrc_run_result_free(struct mrc_run_result *r)
 	mrc_hist_free(r->step_ns);
 	mrc_hist_free(r->rtt_ns);
 	free(r->faults);
+	free(r->unapplied);
+	free(r->errors);
 	free(r->bin_bytes);
 	free(r->evs);
 	free(r->links);

@@ -21,6 +21,8 @@ struct mrc_run_iter {
 	uint32_t measured;	     /* index among its size's measured iterations (the number
 				      * faults' at_iteration uses); meaningless for warmup */
 	bool warmup;
+	bool incomplete;	     /* the job failed in it: cct_ps and what follows are not
+				      * figures (the report prints null) */
 	uint64_t start_ps, cct_ps;   /* CCT: start to the last rank's completion */
 	uint64_t wrong;		     /* wrong elements over all ranks (nccl-tests #wrong) */
 	uint32_t faults;	     /* faults applied while it ran */
@@ -37,6 +39,8 @@ struct mrc_run_size {
 	uint64_t bytes;		 /* S of algbw: what really moves per rank (C12) */
 	uint64_t count;		 /* elements */
 	double time_us;		 /* mean CCT of the measured iterations */
+	bool incomplete;	 /* the job failed before its last iteration: time_us, algbw,
+				  * busbw did not happen (the report prints null) */
 	double algbw_gbs, busbw_gbs; /* GB = 1e9 B */
 	uint64_t wrong;
 	struct mrc_hist *cct_ns; /* CCT of the measured iterations */
@@ -83,6 +87,14 @@ struct mrc_run_fault {
 	bool last_in_warmup;
 };
 
+/* A configured fault that never fired (README "Report schema", faults_not_applied[]). */
+struct mrc_run_unapplied {
+	uint32_t index;		/* in the config's faults[] */
+	char action[16], target[48];
+	char when[32];		/* as configured: "at 5000us", "at_iteration 7" */
+	char why[128];		/* "the run ended at 1234.5 us, before it", ... */
+};
+
 /* Aggregated over every QP: one path's view. */
 struct mrc_run_ev {
 	uint32_t ev, plane, spine;
@@ -108,10 +120,12 @@ struct mrc_run_result {
 	/* latency histograms over the measured iterations, ns */
 	struct mrc_hist *msg_ns;   /* post -> completion of every RDMA write */
 	struct mrc_hist *step_ns;  /* per rank and step */
-	struct mrc_hist *rtt_ns;   /* per-QP mean packet RTT, one sample per QP and size */
+	struct mrc_hist *rtt_ns;   /* per-QP mean packet RTT over the run, one sample per QP */
 	/* faults and recovery */
 	struct mrc_run_fault *faults;
 	size_t n_faults;
+	struct mrc_run_unapplied *unapplied; /* configured faults that never fired */
+	size_t n_unapplied;
 	/* goodput: L3 bytes delivered to hosts per bin */
 	uint64_t bin_ps;
 	uint64_t *bin_bytes;
@@ -125,6 +139,7 @@ struct mrc_run_result {
 	uint64_t data_pkts, data_bytes, rtx_pkts, rtx_bytes, sacks, nacks, nack_trimmed;
 	uint64_t probes, ecn_echoes, losses_sack, losses_rto, rx_dup, rx_reordered;
 	uint64_t rx_decode_err, qp_errors;
+	uint64_t tx_encode_err; /* packets a sender failed to encode, so never sent */
 	uint64_t fab_drops, fab_trims, fab_ecn, fab_lost, fab_no_route;
 	uint64_t fab_down_drops; /* of fab_drops: sent to or queued at a failed link or switch */
 	uint64_t events, pkt_hops, injected, delivered;
@@ -133,7 +148,15 @@ struct mrc_run_result {
 	double wall_s;
 	size_t peak_rss_bytes;
 	char error[256];	/* why the job failed, empty when it did not */
+	/* what else failed the run, besides error[] and #wrong: a capture that could not be
+	 * written, packets that could not be encoded; one message each */
+	char (*errors)[320];
+	size_t n_errors;
 };
+
+/* Appends a message to @r->errors (printf format). Returns 0 or -ENOMEM. */
+int mrc_run_add_error(struct mrc_run_result *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* Progress callback: fraction done 0..1 (NULL for none). */
 typedef void (*mrc_run_progress_fn)(void *ctx, double frac);

@@ -7,10 +7,13 @@
 
 #include <errno.h>
 #include <pcap.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,6 +24,12 @@
  * that stdio never flushes on its own in the middle of a record: before a record that
  * would not fit in what is left of the buffer we flush explicitly. The file on disk thus
  * always ends on a record boundary, whatever pcapw_set_flush_every says.
+ *
+ * Write errors (a full disk, a file size limit): libpcap's pcap_dump reports none, so every
+ * flush is checked through the FILE. A flush that fails may have written part of its
+ * records; the writer then drops what stdio still holds, truncates the file back to the end
+ * of the last flush that succeeded (a record boundary) and fails every later call with the
+ * same error: a capture that could not be written is cut short, never cut mid-record.
  */
 #define PCAPW_BUF_MIN (1u << 20)
 
@@ -36,6 +45,10 @@ struct pcapw {
 	uint32_t snaplen;
 	enum pcapw_tsresol res;
 	uint64_t count;
+	uint64_t bytes;		/* bytes handed to stdio, file header included */
+	uint64_t done_bytes;	/* file size at the end of the last good flush */
+	uint64_t done_count;	/* records in the file then */
+	int failed;		/* 0, or the negative errno of the write that failed (sticky) */
 	char *path;
 	char err[PCAPW_ERRBUF_SIZE];
 };
@@ -109,6 +122,7 @@ int pcapw_open(const char *path, uint32_t snaplen, enum pcapw_tsresol res, struc
 		goto close_file;
 	}
 	/* The header goes to disk now: an empty capture is still a valid file. */
+	w->bytes = PCAPW_FILE_HDR_LEN;
 	err = pcapw_flush(w);
 	if (err) {
 		snprintf(w->err, sizeof(w->err), "pcap open: %s: %s", path, strerror(-err));
@@ -138,16 +152,36 @@ void pcapw_set_flush_every(struct pcapw *w, unsigned n)
 	w->flush_every = n ? n : 1;
 }
 
-int pcapw_flush(struct pcapw *w)
+/* A write failed with @errnum: keep the file's records whole and make the failure sticky. */
+static int pcapw_fail(struct pcapw *w, int errnum)
 {
-	if (pcap_dump_flush(w->dump) != 0 || ferror(w->f)) {
-		int e = errno ? errno : EIO;
-
-		pcapw_set_err(w, "pcap write", e);
-		return -e;
-	}
+	pcapw_set_err(w, "pcap write", errnum);
+	w->failed = -errnum;
+	__fpurge(w->f);	/* nothing more reaches the file, not even at close */
+	clearerr(w->f);
+	/* a failed flush may have written part of a record: back to the last whole one */
+	if (ftruncate(fileno(w->f), (off_t)w->done_bytes) != 0 && errno != EINVAL)
+		snprintf(w->err + strlen(w->err), sizeof(w->err) - strlen(w->err),
+			" (and truncating it back to %llu bytes failed: %s)",
+			(unsigned long long)w->done_bytes, strerror(errno));
+	w->count = w->done_count;
+	w->bytes = w->done_bytes;
 	w->pending = 0;
 	w->unflushed = 0;
+	return w->failed;
+}
+
+int pcapw_flush(struct pcapw *w)
+{
+	if (w->failed)
+		return w->failed;
+	errno = 0;
+	if (pcap_dump_flush(w->dump) != 0 || ferror(w->f))
+		return pcapw_fail(w, errno ? errno : EIO);
+	w->pending = 0;
+	w->unflushed = 0;
+	w->done_bytes = w->bytes;
+	w->done_count = w->count;
 	return 0;
 }
 
@@ -159,6 +193,8 @@ int pcapw_write(struct pcapw *w, uint64_t ts_ns, const void *buf, size_t len)
 	size_t rec;
 	int err;
 
+	if (w->failed)
+		return w->failed;
 	if (sec > UINT32_MAX || len > UINT32_MAX) {
 		snprintf(w->err, sizeof(w->err), "pcap write: %s: %s '%llu' does not fit 32 bits",
 			w->path, sec > UINT32_MAX ? "timestamp seconds" : "packet length",
@@ -180,13 +216,10 @@ int pcapw_write(struct pcapw *w, uint64_t ts_ns, const void *buf, size_t len)
 	}
 	errno = 0;
 	pcap_dump((u_char *)w->dump, &h, buf);
-	if (ferror(w->f)) {
-		int e = errno ? errno : EIO;
-
-		pcapw_set_err(w, "pcap write", e);
-		return -e;
-	}
+	if (ferror(w->f)) /* stdio flushed on its own (it should not) and failed */
+		return pcapw_fail(w, errno ? errno : EIO);
 	w->pending += rec;
+	w->bytes += rec;
 	w->count++;
 	if (++w->unflushed >= w->flush_every)
 		return pcapw_flush(w);
@@ -209,8 +242,8 @@ int pcapw_close(struct pcapw *w)
 
 	if (!w)
 		return 0;
-	errno = 0;
 	err = pcapw_flush(w);
+	/* after a failure the buffer is already dropped: fclose writes nothing */
 	pcap_dump_close(w->dump); /* fcloses w->f */
 	pcap_close(w->dead);
 	free(w->buf);
@@ -288,6 +321,51 @@ static bool st_tmpname(char *path, size_t cap)
 		return false;
 	close(fd);
 	return true;
+}
+
+/*
+ * A file size limit stands in for a full disk: with RLIMIT_FSIZE at 700 bytes a write past
+ * it writes what fits and fails with EFBIG (SIGXFSZ ignored meanwhile). Records of 100
+ * bytes take 16 + 100 = 116; flushing every 4 records the file holds 24 + 4 x 116 = 488
+ * bytes after the 4th; the 8th's flush of 4 x 116 = 464 more stops at 700, mid-record
+ * (700 - 488 = 212 = 116 + 96). The file must be cut back to 488 and stay so.
+ */
+static void st_write_error(struct mrc_st *st, const char *path, const uint8_t *pkt)
+{
+	char errbuf[PCAPW_ERRBUF_SIZE], want[600];
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_sa;
+	struct rlimit old_rl, rl;
+	struct pcapw *w = NULL;
+	int rc[10];
+
+	if (getrlimit(RLIMIT_FSIZE, &old_rl) || old_rl.rlim_cur < 4096) {
+		ST_TRUE(st, false);
+		return;
+	}
+	ST_EQ_I(st, pcapw_open(path, 0, PCAPW_TS_NS, &w, errbuf), 0);
+	if (!w)
+		return;
+	pcapw_set_flush_every(w, 4);
+	sigaction(SIGXFSZ, &ign, &old_sa);
+	rl = old_rl;
+	rl.rlim_cur = 700;
+	setrlimit(RLIMIT_FSIZE, &rl);
+	for (int i = 0; i < 10; i++)
+		rc[i] = pcapw_write(w, 1000u * (unsigned)i, pkt, 100);
+	setrlimit(RLIMIT_FSIZE, &old_rl);
+	sigaction(SIGXFSZ, &old_sa, NULL);
+	for (int i = 0; i < 7; i++)
+		ST_EQ_I(st, rc[i], 0);
+	ST_EQ_I(st, rc[7], -EFBIG);
+	ST_EQ_I(st, rc[8], -EFBIG); /* sticky: nothing more is written */
+	ST_EQ_I(st, rc[9], -EFBIG);
+	ST_EQ_I(st, st_file_size(path), 24 + 4 * 116);
+	ST_EQ(st, pcapw_count(w), 4);
+	snprintf(want, sizeof(want), "pcap write: %s: %s", path, strerror(EFBIG));
+	ST_EQ_STR(st, pcapw_error(w), want);
+	ST_EQ_I(st, pcapw_flush(w), -EFBIG);
+	ST_EQ_I(st, pcapw_close(w), -EFBIG);
+	ST_EQ_I(st, st_file_size(path), 24 + 4 * 116);
 }
 
 MRC_SELFTEST(pcapw)
@@ -434,5 +512,8 @@ MRC_SELFTEST(pcapw)
 		ST_EQ_I(st, pcapw_write(w, 4294967295ull * 1000000000ull, pkt, 60), 0);
 		ST_EQ_I(st, pcapw_close(w), 0);
 	}
+
+	mrc_st_case(st, "a write error cuts the file back to its last whole record, then sticks");
+	st_write_error(st, path, pkt);
 	unlink(path);
 }

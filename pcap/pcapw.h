@@ -49,8 +49,12 @@ int pcapw_open(const char *path, uint32_t snaplen, enum pcapw_tsresol res, struc
  * Unix epoch, or the simulator's virtual picoseconds / 1000). The record keeps
  * incl_len = min(@len, snaplen) bytes and orig_len = @len. In a microsecond file the
  * fraction is truncated, never rounded (C04). Returns 0; -ERANGE when the seconds do not
- * fit the 32-bit field (after 2106-02-07) or @len exceeds UINT32_MAX; -EIO (or the errno
- * of the failed write) when the file cannot be written — pcapw_error() says why.
+ * fit the 32-bit field (after 2106-02-07) or @len exceeds UINT32_MAX (nothing written, the
+ * writer stays usable); the negative errno of a failed write (-ENOSPC, -EFBIG, -EIO) when
+ * the file cannot be written — pcapw_error() says why. A failed write is final: the file
+ * is truncated back to the end of the last record that was wholly written (never a partial
+ * record), records not yet in it are dropped, and every later write, flush and close
+ * returns the same error without writing.
  */
 int pcapw_write(struct pcapw *w, uint64_t ts_ns, const void *buf, size_t len);
 
@@ -63,10 +67,12 @@ int pcapw_write(struct pcapw *w, uint64_t ts_ns, const void *buf, size_t len);
  */
 void pcapw_set_flush_every(struct pcapw *w, unsigned n);
 
-/* Pushes buffered records to the kernel now. Returns 0 or a negative errno. */
+/* Pushes buffered records to the kernel now. Returns 0 or a negative errno (a failed write,
+ * handled as in pcapw_write). */
 int pcapw_flush(struct pcapw *w);
 
-/* Records written so far (including those not yet flushed). */
+/* Records written so far (including those not yet flushed); after a write error, the
+ * records the file holds. */
 uint64_t pcapw_count(const struct pcapw *w);
 
 /* The last error as "pcap write: PATH: reason" ("" when none). Valid until the next call. */
@@ -74,7 +80,8 @@ const char *pcapw_error(const struct pcapw *w);
 
 /*
  * Flushes and closes the file and frees @w (NULL is accepted). Returns 0, or the negative
- * errno of a failed final flush/close (the file may then lack the last records).
+ * errno of a failed write, now or earlier (the file then ends at its last whole record
+ * and lacks the records after it).
  */
 int pcapw_close(struct pcapw *w);
 
