@@ -704,6 +704,63 @@ static int cmd_bench(int argc, char **argv)
 }
 
 /*
+ * One step of a subcommand's option loop over @argc arguments (argv[0] is the config):
+ * when argv[*i] is one of the @nopts names in @opts and has a value, sets *@val, moves *i
+ * onto the value and returns the name's index; returns -1 for an argument that is not
+ * one of them (left for load_job), -2 after saying that the value is missing.
+ */
+static int take_opt(const char *cmd, int argc, char **argv, int *i, const char *const *opts,
+	size_t nopts, const char **val)
+{
+	size_t k;
+
+	if (*i == 0)
+		return -1;
+	for (k = 0; k < nopts && strcmp(argv[*i], opts[k]) != 0; k++)
+		;
+	if (k == nopts)
+		return -1;
+	if (*i + 1 == argc) {
+		fprintf(stderr, "mrcgen: %s: %s: missing value\n", cmd, argv[*i]);
+		return -2;
+	}
+	*val = argv[++*i];
+	return (int)k;
+}
+
+/* Option @opt's host name @val (h0, h1, ...) into *@out; false after saying why not. */
+static bool opt_host(const char *cmd, const char *opt, const char *val, uint32_t *out)
+{
+	int64_t h = paths_host(val);
+
+	if (h < 0) {
+		fprintf(stderr, "mrcgen: %s: %s: not a host name (h0, h1, ...) '%s'\n", cmd, opt,
+			val);
+		return false;
+	}
+	*out = (uint32_t)h;
+	return true;
+}
+
+/*
+ * --ports' comma-separated interface names, split in place into @out (at most @max);
+ * false after saying there are too many.
+ */
+static bool opt_ports(const char *cmd, char *list, const char **out, size_t max)
+{
+	size_t p = 0;
+
+	for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+		if (p == max) {
+			fprintf(stderr, "mrcgen: %s: --ports: more than %zu names\n", cmd, max);
+			return false;
+		}
+		out[p++] = tok;
+	}
+	return true;
+}
+
+/*
  * blast: the wire benchmark's baseline (mrc/blast.h) — this host sends --packets data
  * packets to --to over every EV in turn and counts what --to sends back; one line of
  * key=value figures for harness/bench/wire.tcl. Exit 0, or 2 for usage or setup errors.
@@ -724,30 +781,19 @@ static int cmd_blast(int argc, char **argv)
 	for (int i = 0; i < argc; i++) {
 		static const char *const opts[] = { "--host", "--to", "--packets", "--start-ns",
 			"--ports", "--idle-ms" };
-		const char *opt = argv[i], *val;
-		size_t k;
+		const char *opt = argv[i], *val = NULL;
+		int k = take_opt("blast", argc, argv, &i, opts, sizeof(opts) / sizeof(opts[0]),
+			&val);
 
-		for (k = 0; k < sizeof(opts) / sizeof(opts[0]); k++)
-			if (strcmp(opt, opts[k]) == 0)
-				break;
-		if (i == 0 || k == sizeof(opts) / sizeof(opts[0])) {
+		if (k == -2)
+			goto usage;
+		if (k == -1) {
 			rest[n++] = argv[i];
 			continue;
 		}
-		if (i + 1 == argc) {
-			fprintf(stderr, "mrcgen: blast: %s: missing value\n", opt);
-			goto usage;
-		}
-		val = argv[++i];
 		if (k <= 1) {
-			int64_t h = paths_host(val);
-
-			if (h < 0) {
-				fprintf(stderr, "mrcgen: blast: %s: not a host name (h0, h1, ...) "
-						"'%s'\n", opt, val);
+			if (!opt_host("blast", opt, val, k == 0 ? &o.host : &o.peer))
 				goto usage;
-			}
-			*(k == 0 ? &o.host : &o.peer) = (uint32_t)h;
 		} else if (k == 4) {
 			ports = argv[i];
 		} else {
@@ -773,18 +819,8 @@ static int cmd_blast(int argc, char **argv)
 		fprintf(stderr, "mrcgen: blast: --host, --to and --packets (> 0) are required\n");
 		goto usage;
 	}
-	if (ports) {
-		size_t p = 0;
-
-		for (char *tok = strtok(ports, ","); tok; tok = strtok(NULL, ",")) {
-			if (p == MRC_BLAST_MAX_PLANES) {
-				fprintf(stderr, "mrcgen: blast: --ports: more than %d names\n",
-					MRC_BLAST_MAX_PLANES);
-				goto usage;
-			}
-			o.ports[p++] = tok;
-		}
-	}
+	if (ports && !opt_ports("blast", ports, o.ports, MRC_BLAST_MAX_PLANES))
+		goto usage;
 	ret = load_job("blast", n, rest, &job);
 	free(rest);
 	if (ret)
@@ -831,30 +867,19 @@ static int cmd_wire_ping(int argc, char **argv)
 	for (int i = 0; i < argc; i++) {
 		static const char *const opts[] = { "--host", "--to", "--ev", "--ports", "--netns",
 			"--peer-netns", "--timeout-ms" };
-		const char *opt = argv[i], *val;
-		size_t k;
+		const char *opt = argv[i], *val = NULL;
+		int k = take_opt("wire-ping", argc, argv, &i, opts, sizeof(opts) / sizeof(opts[0]),
+			&val);
 
-		for (k = 0; k < sizeof(opts) / sizeof(opts[0]); k++)
-			if (strcmp(opt, opts[k]) == 0)
-				break;
-		if (i == 0 || k == sizeof(opts) / sizeof(opts[0])) {
+		if (k == -2)
+			goto usage;
+		if (k == -1) {
 			rest[n++] = argv[i];
 			continue;
 		}
-		if (i + 1 == argc) {
-			fprintf(stderr, "mrcgen: wire-ping: %s: missing value\n", opt);
-			goto usage;
-		}
-		val = argv[++i];
 		if (k <= 1) {
-			int64_t h = paths_host(val);
-
-			if (h < 0) {
-				fprintf(stderr, "mrcgen: wire-ping: %s: not a host name (h0, h1, ...) "
-						"'%s'\n", opt, val);
+			if (!opt_host("wire-ping", opt, val, k == 0 ? &o.src : &o.dst))
 				goto usage;
-			}
-			*(k == 0 ? &o.src : &o.dst) = (uint32_t)h;
 		} else if (k == 2 || k == 6) {
 			char *end;
 			unsigned long long v;
@@ -882,18 +907,8 @@ static int cmd_wire_ping(int argc, char **argv)
 		fprintf(stderr, "mrcgen: wire-ping: --host and --to are required\n");
 		goto usage;
 	}
-	if (ports) {
-		size_t p = 0;
-
-		for (char *tok = strtok(ports, ","); tok; tok = strtok(NULL, ",")) {
-			if (p == MRC_WPING_MAX_PLANES) {
-				fprintf(stderr, "mrcgen: wire-ping: --ports: more than %d names\n",
-					MRC_WPING_MAX_PLANES);
-				goto usage;
-			}
-			o.ports[p++] = tok;
-		}
-	}
+	if (ports && !opt_ports("wire-ping", ports, o.ports, MRC_WPING_MAX_PLANES))
+		goto usage;
 	ret = load_job("wire-ping", n, rest, &job);
 	free(rest);
 	rest = NULL;
@@ -978,34 +993,20 @@ static int run_wire_opts(int *argc, char **argv, struct mrc_wirerun_opts *o)
 	int n = 0;
 
 	for (int i = 0; i < *argc; i++) {
-		const char *opt = argv[i], *val;
-		size_t k;
+		const char *val = NULL;
+		int k = take_opt("run", *argc, argv, &i, opts, sizeof(opts) / sizeof(opts[0]), &val);
 
-		for (k = 0; k < sizeof(opts) / sizeof(opts[0]); k++)
-			if (strcmp(opt, opts[k]) == 0)
-				break;
-		if (i == 0 || k == sizeof(opts) / sizeof(opts[0])) {
+		if (k == -2)
+			return EXIT_USAGE;
+		if (k == -1) {
 			argv[n++] = argv[i];
 			continue;
 		}
-		if (i + 1 == *argc) {
-			fprintf(stderr, "mrcgen: run: %s: missing value\n", opt);
-			return EXIT_USAGE;
-		}
-		val = argv[++i];
 		if (k == 0) {
 			o->host = val;
 		} else if (k == 1) {
-			size_t p = 0;
-
-			for (char *tok = strtok(argv[i], ","); tok; tok = strtok(NULL, ",")) {
-				if (p == MRC_WIRERUN_MAX_PLANES) {
-					fprintf(stderr, "mrcgen: run: --ports: more than %d names\n",
-						MRC_WIRERUN_MAX_PLANES);
-					return EXIT_USAGE;
-				}
-				o->ports[p++] = tok;
-			}
+			if (!opt_ports("run", argv[i], o->ports, MRC_WIRERUN_MAX_PLANES))
+				return EXIT_USAGE;
 		} else if (k == 2) {
 			o->rendezvous = val;
 		} else {

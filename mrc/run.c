@@ -359,9 +359,7 @@ static int coll_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, co
 
 /* ---- faults -------------------------------------------------------------------------- */
 
-/* Capacity left after a fault on @n, as a fraction of the fabric's (documented in the
- * README: the goodput target of the recovery figure). */
-static double capacity_after(const struct conf_fabric *f, const struct conf_fault *cf)
+double mrc_run_capacity_left(const struct conf_fabric *f, const struct conf_fault *cf)
 {
 	double planes = f->planes;
 
@@ -1040,7 +1038,7 @@ static void collect_faults(struct run *r, uint32_t iter)
 								  UINT64_MAX;
 			}
 			nf->capacity_frac = ap->clears ? 1.0 :
-				capacity_after(&r->job->fabric, &r->job->faults[ap->conf]);
+				mrc_run_capacity_left(&r->job->fabric, &r->job->faults[ap->conf]);
 			/* the end of a loss or delay (clear, or its duration) is its own action */
 			if (ap->clears && (fr->kind == MRC_FAB_LOSS || fr->kind == MRC_FAB_DELAY))
 				snprintf(nf->action, sizeof(nf->action), "%s_end",

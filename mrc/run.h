@@ -188,4 +188,16 @@ int mrc_run_ep_params(const struct conf_job *j, const struct mrc_job_srv6 *m, ui
 	uint64_t base_rtt_ps, struct mrc_ep_params *p);
 void mrc_run_ep_params_free(struct mrc_ep_params *p);
 
+struct conf_fabric;
+struct conf_fault;
+
+/*
+ * The fraction of the fabric's capacity left while fault @cf is in force, both drivers'
+ * faults[].capacity_left (README "Report schema"): 1 - 1/(planes x t1) for a T1, 1 -
+ * 1/planes for a T0 or a host port or its link (the collective follows its slowest rank),
+ * 1 - 1/(planes x t1 x t0) for a T0-T1 link, 0 for a host; 1 for up, clear, loss and delay
+ * (every link stays up: the goodput target is the clean level).
+ */
+double mrc_run_capacity_left(const struct conf_fabric *f, const struct conf_fault *cf);
+
 #endif

@@ -1748,30 +1748,6 @@ bad:
 
 /* ---- faults in the report ------------------------------------------------------------ */
 
-/*
- * Capacity a fault leaves, as a fraction of the fabric's: the simulator's rule (README
- * "Report schema", faults[].capacity_left).
- */
-static double wf_capacity(const struct conf_fabric *f, const struct conf_fault *cf, bool clears)
-{
-	double planes = f->planes;
-
-	if (clears || cf->action == CONF_FA_LOSS || cf->action == CONF_FA_DELAY)
-		return 1.0;
-	switch (cf->node.kind) {
-	case CONF_NODE_T1:
-		return 1.0 - 1.0 / (planes * f->t1);
-	case CONF_NODE_T0:
-	case CONF_NODE_PORT:
-	case CONF_NODE_LINK_HOST_T0:
-		return 1.0 - 1.0 / planes;
-	case CONF_NODE_LINK_T0_T1:
-		return 1.0 - 1.0 / (planes * f->t1 * f->t0);
-	case CONF_NODE_HOST:
-		return 0.0;
-	}
-	return 1.0;
-}
 
 /* The simulator's action names (mrc_fab_fault_name), for one report schema across drivers. */
 static void wf_action(const struct conf_fault *cf, bool revert, char *out, size_t n)
@@ -1812,7 +1788,7 @@ static int wf_add(struct mrc_run_result *res, const struct conf_job *j,
 	nf->recovery_ps = -1;
 	nf->recovery_note = "the wire driver keeps no goodput bins: see first_ev_retired_us and "
 			    "cct_inflation";
-	nf->capacity_frac = wf_capacity(&j->fabric, cf, clears);
+	nf->capacity_frac = clears ? 1.0 : mrc_run_capacity_left(&j->fabric, cf);
 	return 0;
 }
 
