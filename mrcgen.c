@@ -1075,12 +1075,12 @@ static int cmd_run(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	if (job.fabric.driver == CONF_DRIVER_WIRE)
+		mrc_wirerun_rtt_to_result(&rtt, res);
+	mrc_wirerun_rtt_free(&rtt);
 	mrc_report_print(&job, res, stdout);
 	mrc_report_print_problems(res, stderr);
 	e = mrc_report_write(&job, res, err, sizeof(err));
-	if (!e && job.fabric.driver == CONF_DRIVER_WIRE)
-		e = mrc_wirerun_report_rtt(&job, &rtt, err, sizeof(err));
-	mrc_wirerun_rtt_free(&rtt);
 	if (e)
 		fprintf(stderr, "mrcgen: run: %s\n", err);
 	ret = e ? EXIT_JOB_FAILED : mrc_report_ok(res) ? EXIT_OK : EXIT_JOB_FAILED;

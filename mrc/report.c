@@ -334,6 +334,19 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 						   ((double)res->bin_ps / 1e12) / 1e9));
 	json_object_set_new(o, "gbps", a);
 	json_object_set_new(root, "goodput", o);
+	if (res->wire_rtt) {
+		o = json_object();
+		a = json_array();
+		for (uint32_t i = 0; res->rank_rtt_ns && i < res->n_rank_rtt; i++)
+			json_array_append_new(a, res->rank_rtt_ns[i] ?
+				json_real((double)res->rank_rtt_ns[i] / 1e3) : json_null());
+		json_object_set_new(o, "base_rtt_us", json_real((double)res->base_rtt_ns / 1e3));
+		json_object_set_new(o, "base_rtt_source", json_string(res->base_rtt_source));
+		json_object_set_new(o, "rank_rtt_us", a);
+		json_object_set_new(o, "rtt_probes", json_integer((json_int_t)res->rtt_probes));
+		json_object_set_new(o, "rtt_answered", json_integer((json_int_t)res->rtt_answered));
+		json_object_set_new(root, "wire", o);
+	}
 	return root;
 }
 

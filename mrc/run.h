@@ -152,6 +152,13 @@ struct mrc_run_result {
 	 * written, packets that could not be encoded; one message each */
 	char (*errors)[320];
 	size_t n_errors;
+	/* the wire driver's base RTT (report.json `wire`; absent when wire_rtt is false) */
+	bool wire_rtt;
+	const char *base_rtt_source; /* "config", "measured", "default" */
+	uint64_t base_rtt_ns;
+	uint64_t *rank_rtt_ns; /* [n_rank_rtt], 0: that rank measured nothing; owned */
+	uint32_t n_rank_rtt;
+	uint64_t rtt_probes, rtt_answered;
 };
 
 /* Appends a message to @r->errors (printf format). Returns 0 or -ENOMEM. */

@@ -2442,42 +2442,17 @@ void mrc_wirerun_rtt_free(struct mrc_wirerun_rtt *r)
 
 static const char *const rtt_source_names[] = { "config", "measured", "default" };
 
-int mrc_wirerun_report_rtt(const struct conf_job *job, const struct mrc_wirerun_rtt *r,
-	char *err, size_t errlen)
+void mrc_wirerun_rtt_to_result(struct mrc_wirerun_rtt *r, struct mrc_run_result *res)
 {
-	char path[4200];
-	json_error_t je;
-	json_t *root, *o, *ranks;
-	int e = 0;
-
-	if (!job->output.report)
-		return 0;
-	snprintf(path, sizeof(path), "%s/report.json", job->output.dir);
-	root = json_load_file(path, 0, &je);
-	if (!json_is_object(root)) {
-		snprintf(err, errlen, "report.json: %s: %s", path,
-			root ? "not an object" : je.text);
-		json_decref(root);
-		return -EINVAL;
-	}
-	o = json_object();
-	ranks = json_array();
-	for (uint32_t i = 0; r->rank_ns && i < r->nranks; i++)
-		json_array_append_new(ranks, r->rank_ns[i] ? json_real((double)r->rank_ns[i] / 1e3)
-							   : json_null());
-	json_object_set_new(o, "base_rtt_us", json_real((double)r->base_rtt_ns / 1e3));
-	json_object_set_new(o, "base_rtt_source", json_string(rtt_source_names[r->source]));
-	json_object_set_new(o, "rank_rtt_us", ranks);
-	json_object_set_new(o, "rtt_probes", json_integer((json_int_t)r->probes_sent));
-	json_object_set_new(o, "rtt_answered", json_integer((json_int_t)r->probes_answered));
-	json_object_set_new(root, "wire", o);
-	/* as mrc_report_write dumps it */
-	if (json_dump_file(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(10))) {
-		e = -EIO;
-		snprintf(err, errlen, "report.json: %s: cannot write", path);
-	}
-	json_decref(root);
-	return e;
+	res->wire_rtt = true;
+	res->base_rtt_source = rtt_source_names[r->source];
+	res->base_rtt_ns = r->base_rtt_ns;
+	res->rtt_probes = r->probes_sent;
+	res->rtt_answered = r->probes_answered;
+	free(res->rank_rtt_ns);
+	res->rank_rtt_ns = r->rank_ns; /* now the result's */
+	res->n_rank_rtt = r->rank_ns ? r->nranks : 0;
+	r->rank_ns = NULL;
 }
 
 /* ---- selftest ---- */

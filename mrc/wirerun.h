@@ -84,13 +84,11 @@ struct mrc_wirerun_rtt {
 void mrc_wirerun_rtt_free(struct mrc_wirerun_rtt *r);
 
 /*
- * Adds `wire` to the report.json that mrc_report_write() wrote under job->output.dir
- * (nothing when output.report is off): base_rtt_us, base_rtt_source ("config",
- * "measured", "default"), rank_rtt_us[] (null: that rank measured nothing), rtt_probes,
- * rtt_answered. Returns 0 or a negative errno with "report.json: ..." in @err.
+ * Hands the base RTT figures to @res for report.json's `wire` object (mrc/report):
+ * base_rtt_us, base_rtt_source ("config", "measured", "default"), rank_rtt_us[] (null:
+ * that rank measured nothing), rtt_probes, rtt_answered. Takes r->rank_ns.
  */
-int mrc_wirerun_report_rtt(const struct conf_job *job, const struct mrc_wirerun_rtt *r,
-	char *err, size_t errlen);
+void mrc_wirerun_rtt_to_result(struct mrc_wirerun_rtt *r, struct mrc_run_result *res);
 
 /*
  * Runs this process's rank of @job (fabric.driver wire) on real sockets. On rank 0, *out
