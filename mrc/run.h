@@ -140,6 +140,7 @@ struct mrc_run_result {
 	uint64_t probes, ecn_echoes, losses_sack, losses_rto, rx_dup, rx_reordered;
 	uint64_t rx_decode_err, qp_errors;
 	uint64_t tx_encode_err; /* packets a sender failed to encode, so never sent */
+	uint64_t capture_errors; /* captures that could not be written (wire: every host's) */
 	uint64_t fab_drops, fab_trims, fab_ecn, fab_lost, fab_no_route;
 	uint64_t fab_down_drops; /* of fab_drops: sent to or queued at a failed link or switch */
 	uint64_t events, pkt_hops, injected, delivered;

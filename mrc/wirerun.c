@@ -73,7 +73,8 @@ enum rv_type {
 #define WR_CTRS(X)                                                                                 \
 	X(data_pkts) X(data_bytes) X(rtx_pkts) X(rtx_bytes) X(sacks) X(nacks) X(nack_trimmed)     \
 	X(probes) X(ecn_echoes) X(losses_sack) X(losses_rto) X(rx_dup) X(rx_reordered)            \
-	X(rx_decode_err) X(qp_errors) X(injected) X(delivered) X(fab_drops) X(fab_ecn)
+	X(rx_decode_err) X(qp_errors) X(injected) X(delivered) X(fab_drops) X(fab_ecn)            \
+	X(tx_encode_err) X(capture_errors)
 #define WR_COUNT(f) +1
 #define WR_N_CTRS (0 WR_CTRS(WR_COUNT))
 #define WR_EV_FIELDS 12
@@ -105,6 +106,7 @@ struct tap {
 	struct pcapw *w;
 	int plane;
 	bool ingress, egress;
+	bool failed; /* a write failed: the file ends at its last whole record, said once */
 };
 
 /* An echo answer waiting for a send slot. */
@@ -218,6 +220,15 @@ static uint64_t real_ns(void)
 
 	clock_gettime(CLOCK_REALTIME, &t);
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* Writes a packet to capture @t; the first failure is said on stderr and ends the capture. */
+static void tap_put(const struct wr *w, struct tap *t, const void *buf, size_t len)
+{
+	if (t->failed || !pcapw_write(t->w, real_ns(), buf, len))
+		return;
+	t->failed = true;
+	fprintf(stderr, "mrcgen: h%u: capture: %s\n", w->rank, pcapw_error(t->w));
 }
 
 /* ---- rank and config -------------------------------------------------------------------- */
@@ -972,7 +983,7 @@ static void on_rx(void *ctx, int sock_idx, const uint8_t *buf, size_t len,
 
 	for (size_t i = 0; i < w->n_taps; i++)
 		if (w->taps[i].ingress && w->taps[i].plane == plane)
-			pcapw_write(w->taps[i].w, real_ns(), buf, len);
+			tap_put(w, &w->taps[i], buf, len);
 	if (rtt_rx(w, buf, len) || !w->ep)
 		return; /* an echo probe, or the endpoint is not built yet */
 	if (w->epf) {
@@ -1008,7 +1019,7 @@ static void send_slot(struct wr *w, unsigned p, const uint8_t *pkt, size_t n)
 		return;
 	for (size_t i = 0; i < w->n_taps; i++)
 		if (w->taps[i].egress && w->taps[i].plane == (int)p)
-			pcapw_write(w->taps[i].w, real_ns(), pkt, n);
+			tap_put(w, &w->taps[i], pkt, n);
 	mrc_loop_tx_commit(w->loop, w->tx_idx[p], n, &sa);
 }
 
@@ -1586,6 +1597,15 @@ static int encode_result(struct wr *w, struct buf *b)
 	mrc_ep_get_stats(w->ep, &es);
 	mrc_loop_get_counters(w->loop, &lc);
 	r.rx_decode_err = es.rx_decode_err;
+	r.tx_encode_err = es.tx_encode_err;
+	for (size_t i = 0; i < w->n_taps; i++) /* the last records reach the file now */
+		if (!w->taps[i].failed && pcapw_flush(w->taps[i].w)) {
+			w->taps[i].failed = true;
+			fprintf(stderr, "mrcgen: h%u: capture: %s\n", w->rank,
+				pcapw_error(w->taps[i].w));
+		}
+	for (size_t i = 0; i < w->n_taps; i++)
+		r.capture_errors += w->taps[i].failed;
 	r.injected = lc.tx;
 	r.delivered = lc.rx;
 	r.fab_drops = lc.send_errors + lc.sock_drops + lc.cq_dropped + lc.truncated + w->rx_foreign;
@@ -2355,6 +2375,19 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 	e = e ?: res ? wire_faults(&w, res) : 0;
 	if (e)
 		goto out;
+	if (res && res->tx_encode_err)
+		mrc_run_add_error(res, "encode: %llu packets could not be encoded and were never "
+				       "sent", (unsigned long long)res->tx_encode_err);
+	if (res && res->capture_errors)
+		mrc_run_add_error(res, "capture: %llu captures could not be written (the hosts' "
+				       "stderr names each file)", (unsigned long long)res->capture_errors);
+	for (size_t i = 0; !res && w.rank && i < w.n_taps; i++) {
+		if (w.taps[i].failed) { /* rank 0 reports it too; this host's exit says so */
+			snprintf(err, errlen, "%s", pcapw_error(w.taps[i].w));
+			e = -EIO;
+			goto out;
+		}
+	}
 	if (res) {
 		clock_gettime(CLOCK_MONOTONIC, &w1);
 		res->wall_s = (double)(w1.tv_sec - w0.tv_sec) +
