@@ -479,3 +479,22 @@ proc ::harness::make_testdir {name} {
 	file mkdir $dir
 	return [file normalize $dir]
 }
+
+# The records of a pcap file (little-endian, as libpcap writes on this host): their count,
+# and the offset where the walk stopped (the file size when every record is whole).
+proc pcap_walk {path} {
+	set f [open $path rb]
+	set d [read $f]
+	close $f
+	set off 24
+	set n 0
+	while {$off + 16 <= [string length $d]} {
+		binary scan $d @[expr {$off + 8}]iu incl
+		if {$off + 16 + $incl > [string length $d]} {
+			break
+		}
+		incr off [expr {16 + $incl}]
+		incr n
+	}
+	return [list $n $off [string length $d]]
+}
