@@ -66,6 +66,7 @@ add("pad", ProtoField.bytes("mrc.pad", "Pad"))
 add("icrc", ProtoField.uint32("mrc.icrc", "ICRC (little-endian)", base.HEX))
 add("icrc_calc", ProtoField.uint32("mrc.icrc.calculated", "Calculated ICRC", base.HEX))
 add("icrc_status", ProtoField.string("mrc.icrc.status", "ICRC Status"))
+add("trimmed", ProtoField.uint32("mrc.trimmed", "Trimmed: payload bytes as sent", base.DEC))
 -- AETH
 add("aeth_syn", ProtoField.uint8("mrc.aeth.syndrome", "Syndrome", base.HEX))
 add("aeth_msn", ProtoField.uint24("mrc.aeth.msn", "MSN", base.DEC))
@@ -143,6 +144,7 @@ local ex_unknown = ProtoExpert.new("mrc.unknown_opcode", "Unknown MRC opcode",
 	expert.group.UNDECODED, expert.severity.WARN)
 local ex_fatal = ProtoExpert.new("mrc.nack_fatal", "Fatal NACK (UNEXP_EVENT)",
 	expert.group.SEQUENCE, expert.severity.WARN)
+local f_udp_len = Field.new("udp.length")
 local ex_icrc = ProtoExpert.new("mrc.icrc.bad", "Bad ICRC", expert.group.CHECKSUM,
 	expert.severity.ERROR)
 mrc.experts = { ex_trunc, ex_unknown, ex_fatal, ex_icrc }
@@ -477,6 +479,21 @@ function mrc.dissector(tvb, pinfo, tree)
 	-- from the reported (original) packet length: a snaplen-limited capture keeps only the
 	-- first bytes, and then the ICRC is not there to be checked.
 	local rlen, clen = tvb:reported_len(), tvb:len()
+	-- A trimmed packet (C11, README "Trimmed packets"): a switch cut it after the headers,
+	-- rewriting the first IPv6 header's payload length and DSCP; the UDP length still says
+	-- what was sent (Wireshark flags it), so UDP carries more than the packet holds. The
+	-- payload and ICRC after the cut cannot be checked.
+	local ul = f_udp_len()
+	if ul and ul.value - 8 > rlen then
+		local pad = band(rshift(tvb(1, 1):uint(), 4), 3)
+		local sent = ul.value - 8 - off - LEN.ICRC - pad
+		root:add(F.trimmed, sent):set_generated()
+		if clen > off then root:add(F.payload, tvb(off, clen - off)):append_text(" [trimmed]") end
+		root:add(F.icrc_status, "unchecked: trimmed"):set_generated()
+		info[#info + 1] = "[trimmed]"
+		pinfo.cols.info = table.concat(info, " ")
+		return clen
+	end
 	local rest = rlen - off
 	if rest < LEN.ICRC then
 		root:add_proto_expert_info(ex_trunc, "ICRC missing")
