@@ -306,6 +306,10 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 	C("ecn_echoes", res->ecn_echoes);
 	C("losses_sack", res->losses_sack);
 	C("losses_rto", res->losses_rto);
+	C("losses_port", res->losses_port);
+	C("losses_path", res->losses_path);
+	C("tail_probes", res->tlp);
+	C("gbn_rewinds", res->gbn_rewinds);
 	C("rx_duplicates", res->rx_dup);
 	C("rx_reordered", res->rx_reordered);
 	C("rx_decode_errors", res->rx_decode_err);

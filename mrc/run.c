@@ -1466,6 +1466,10 @@ static void collect_stats(struct run *r)
 			res->ecn_echoes += s.ecn_echo_rx;
 			res->losses_sack += s.loss_sack;
 			res->losses_rto += s.loss_rto;
+			res->losses_port += s.loss_port;
+			res->losses_path += s.loss_path;
+			res->tlp += s.tlp;
+			res->gbn_rewinds += s.gbn_rewinds;
 			res->rx_dup += s.rx_dup;
 			res->rx_reordered += s.rx_reordered;
 			if (s.rtt_samples)

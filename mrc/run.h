@@ -138,6 +138,9 @@ struct mrc_run_result {
 	/* counters */
 	uint64_t data_pkts, data_bytes, rtx_pkts, rtx_bytes, sacks, nacks, nack_trimmed;
 	uint64_t probes, ecn_echoes, losses_sack, losses_rto, rx_dup, rx_reordered;
+	uint64_t losses_port, losses_path; /* PSNs lost with their NIC port; resent off an EV
+					    * that went ASSUMED_BAD */
+	uint64_t tlp, gbn_rewinds; /* tail loss probes sent; RoCE go-back-N rewinds */
 	uint64_t rx_decode_err, qp_errors;
 	uint64_t tx_encode_err; /* packets a sender failed to encode, so never sent */
 	uint64_t capture_errors; /* captures that could not be written (wire: every host's) */

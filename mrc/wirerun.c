@@ -74,7 +74,7 @@ enum rv_type {
 	X(data_pkts) X(data_bytes) X(rtx_pkts) X(rtx_bytes) X(sacks) X(nacks) X(nack_trimmed)     \
 	X(probes) X(ecn_echoes) X(losses_sack) X(losses_rto) X(rx_dup) X(rx_reordered)            \
 	X(rx_decode_err) X(qp_errors) X(injected) X(delivered) X(fab_drops) X(fab_ecn)            \
-	X(tx_encode_err) X(capture_errors)
+	X(tx_encode_err) X(capture_errors) X(losses_port) X(losses_path) X(tlp) X(gbn_rewinds)
 #define WR_COUNT(f) +1
 #define WR_N_CTRS (0 WR_CTRS(WR_COUNT))
 #define WR_EV_FIELDS 12
@@ -1628,6 +1628,10 @@ static int encode_result(struct wr *w, struct buf *b)
 		r.ecn_echoes += s.ecn_echo_rx;
 		r.losses_sack += s.loss_sack;
 		r.losses_rto += s.loss_rto;
+		r.losses_port += s.loss_port;
+		r.losses_path += s.loss_path;
+		r.tlp += s.tlp;
+		r.gbn_rewinds += s.gbn_rewinds;
 		r.rx_dup += s.rx_dup;
 		r.rx_reordered += s.rx_reordered;
 		r.fab_ecn += s.rx_ce;
