@@ -237,11 +237,16 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 			json_string(rf->recovery_note) : json_null());
 		json_object_set_new(o, "capacity_left", json_real(rf->capacity_frac));
 		json_object_set_new(o, "rtx_bytes", json_integer((json_int_t)rf->rtx_bytes));
-		json_object_set_new(o, "cct_inflation", json_real(rf->cct_inflation));
+		json_object_set_new(o, "cct_inflation",
+			rf->unfinished ? json_null() : json_real(rf->cct_inflation));
 		json_object_set_new(st, "rank", json_integer(rf->straggler_rank));
 		json_object_set_new(st, "step", json_integer(rf->straggler_step));
 		snprintf(hex, sizeof(hex), "0x%08x", rf->straggler_ev);
 		json_object_set_new(st, "ev", rf->has_straggler_ev ? json_string(hex) : json_null());
+		if (rf->unfinished) {
+			json_decref(st);
+			st = json_null();
+		}
 		json_object_set_new(o, "straggler", st);
 		json_object_set_new(o, "flap", rf->flap ? j_flap(rf) : json_null());
 		json_array_append_new(a, o);
@@ -609,10 +614,15 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 			} else if (rf->recovery_ps >= 0) {
 				snprintf(b, sizeof(b), "%.1f us", (double)rf->recovery_ps / PS_US);
 			}
-			fprintf(f, "#  %10.1f %7s %-13s %-18s %12s %12s %10llu %8.1f%% %9s%u\n",
+			char infl[16] = "-", strag[16] = "-";
+
+			if (!rf->unfinished) { /* else the job failed in its window: unknown */
+				snprintf(infl, sizeof(infl), "%.1f%%", rf->cct_inflation * 100);
+				snprintf(strag, sizeof(strag), "h%u", rf->straggler_rank);
+			}
+			fprintf(f, "#  %10.1f %7s %-13s %-18s %12s %12s %10llu %9s %10s\n",
 				(double)rf->at_ps / PS_US, itn, act, rf->target, a, b,
-				(unsigned long long)rf->rtx_bytes, rf->cct_inflation * 100, "h",
-				rf->straggler_rank);
+				(unsigned long long)rf->rtx_bytes, infl, strag);
 		}
 		if (nodip)
 			fprintf(f, "#  * no dip: goodput never fell below 95%% of what the capacity left "

@@ -1382,11 +1382,13 @@ static void finish_faults(struct run *r)
 		}
 		/* rtx_bytes held the run's total when the fault fired: the delta to the end of
 		 * its window */
-		if (last)
-			rf->rtx_bytes = last->rtx_bytes_end >= rf->rtx_bytes ?
-						last->rtx_bytes_end - rf->rtx_bytes : 0;
-		else
+		if (last) { /* the job failed in it: to the end of the run */
+			uint64_t end = last->incomplete ? res->rtx_bytes : last->rtx_bytes_end;
+
+			rf->rtx_bytes = end >= rf->rtx_bytes ? end - rf->rtx_bytes : 0;
+		} else {
 			rf->rtx_bytes = 0;
+		}
 		if (!it) {
 			rf->recovery_note = "the fault fired after the last iteration";
 			continue;
@@ -1398,20 +1400,27 @@ static void finish_faults(struct run *r)
 		rf->last_in_warmup = last->warmup;
 		/* the worst iteration of the window names the inflation and the straggler */
 		for (const struct mrc_run_iter *ii = it; ii <= last; ii++) {
-			double infl = clean_n[ii->size_idx] && ii->cct_ps ?
+			double infl;
+
+			if (ii->incomplete) {
+				rf->unfinished = true;
+				continue;
+			}
+			infl = clean_n[ii->size_idx] && ii->cct_ps ?
 				(double)ii->cct_ps / (clean_sum[ii->size_idx] / clean_n[ii->size_idx]) - 1.0 :
 				0.0;
-
 			if (!worst || infl > worst_infl) {
 				worst = ii;
 				worst_infl = infl;
 			}
 		}
 		rf->cct_inflation = worst_infl;
-		rf->straggler_rank = worst->slowest_rank;
-		rf->straggler_step = worst->slowest_step;
-		rf->straggler_ev = worst->straggler_ev;
-		rf->has_straggler_ev = worst->has_straggler_ev;
+		if (worst) {
+			rf->straggler_rank = worst->slowest_rank;
+			rf->straggler_step = worst->slowest_step;
+			rf->straggler_ev = worst->straggler_ev;
+			rf->has_straggler_ev = worst->has_straggler_ev;
+		}
 		if (!n_clean) {
 			rf->recovery_note = "no fault-free iteration to take the goodput level from";
 			continue;

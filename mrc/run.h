@@ -73,6 +73,8 @@ struct mrc_run_fault {
 	uint32_t straggler_step;   /* slowest step of that rank */
 	uint32_t straggler_ev;	   /* the EV of that rank with the most losses in the iteration */
 	bool has_straggler_ev;	   /* false: that rank lost nothing in the iteration */
+	bool unfinished;	   /* its window holds the iteration the job failed in:
+				    * cct_inflation and the straggler are unknown (null) */
 	const char *recovery_note; /* why recovery_ps is -1 or 0 (static string), else NULL */
 	/* flaps (action "flap") */
 	bool flap;
