@@ -1161,6 +1161,7 @@ static int run_iteration(struct run *r, uint32_t size_idx, uint32_t it, bool war
 		mrc_sim_run(r->sim, deadline);
 	}
 	collect_faults(r, global_iter); /* time-scheduled ones that fired meanwhile */
+	ri->faults = (uint32_t)(res->n_faults - faults_before);
 	if (r->err) {
 		ri->incomplete = true; /* no CCT: the report says null */
 		return r->err;
@@ -1180,7 +1181,6 @@ static int run_iteration(struct run *r, uint32_t size_idx, uint32_t it, bool war
 	}
 	straggler(r, ri);
 	ri->rtx_bytes_end = total_rtx_bytes(r);
-	ri->faults = (uint32_t)(res->n_faults - faults_before);
 	return 0;
 }
 
