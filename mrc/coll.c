@@ -145,7 +145,7 @@ static int add_send(struct rank *rk, uint32_t peer, int src_reg, uint64_t src_of
 		return 0;
 	if (grow((void **)&rk->sends, &rk->cap_sends, rk->n_sends + 1, sizeof(*rk->sends)))
 		return -ENOMEM;
-	rk->sends[rk->n_sends++] = (struct mrc_coll_xfer){ .peer = peer,
+	rk->sends[rk->n_sends++] = (struct mrc_coll_xfer){ .peer = peer, .step = rk->n_steps - 1,
 		.src_reg = (uint8_t)src_reg, .dst_reg = (uint8_t)dst_reg, .src_off = src_off,
 		.dst_off = dst_off, .len = len };
 	rk->steps[rk->n_steps - 1].n_send++;
@@ -745,6 +745,18 @@ uint64_t mrc_coll_rank_time(const struct mrc_coll *c, uint32_t rank)
 	const struct rank *rk = &c->r[rank];
 
 	return rk->done ? rk->t_done - c->t_start : 0;
+}
+
+uint64_t mrc_coll_posted_at(const struct mrc_coll *c, uint32_t rank, uint64_t wr_id)
+{
+	const struct rank *rk;
+
+	if (rank >= c->p.nranks)
+		return UINT64_MAX;
+	rk = &c->r[rank];
+	if (wr_id >= rk->n_sends || !rk->step_t0)
+		return UINT64_MAX;
+	return rk->step_t0[rk->sends[wr_id].step];
 }
 
 uint32_t mrc_coll_steps(const struct mrc_coll *c, uint32_t rank)

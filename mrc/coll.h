@@ -43,6 +43,7 @@ enum mrc_coll_region {
  * (@dst_reg, @dst_off) of @peer. */
 struct mrc_coll_xfer {
 	uint32_t peer;
+	uint32_t step; /* the sender's step, which posts it */
 	uint8_t src_reg, dst_reg;
 	uint64_t src_off, dst_off, len;
 };
@@ -110,6 +111,14 @@ void mrc_coll_set_va(struct mrc_coll *c, uint32_t rank, enum mrc_coll_region reg
  * Returns 0 or the first negative errno from ops->post.
  */
 int mrc_coll_start(struct mrc_coll *c, uint32_t iter, uint64_t now_ps);
+
+/*
+ * When @rank posted its write @wr_id (from ops->post) in the running iteration: the time
+ * given to the call that entered its step (ps, or whatever clock the driver uses), so a
+ * driver's post -> completion latency needs no table of its own. UINT64_MAX for an
+ * unknown @rank or @wr_id.
+ */
+uint64_t mrc_coll_posted_at(const struct mrc_coll *c, uint32_t rank, uint64_t wr_id);
 
 /* A write of @rank (wr_id from ops->post) completed; may post the next step. */
 int mrc_coll_on_send_done(struct mrc_coll *c, uint32_t rank, uint64_t wr_id, uint64_t now_ps);

@@ -34,8 +34,6 @@ struct host {
 	uint32_t *peer_of_qpn;	 /* [max_qps + 1] */
 	uint32_t rkey[MRC_REG_N];
 	uint64_t timer_at;	 /* time of the engine timer event scheduled, or UINT64_MAX */
-	uint64_t *post_ps;	 /* post time by coll wr_id */
-	size_t n_post;
 };
 
 struct tap {
@@ -204,8 +202,9 @@ static void ep_send_done(void *ctx, uint32_t qpn, uint64_t wr_id, int status, ui
 			h->peer_of_qpn[qpn], strerror(-status));
 		return;
 	}
-	if (r->measuring && wr_id < h->n_post)
-		mrc_hist_record(r->res->msg_ns, (int64_t)((now - h->post_ps[wr_id]) / 1000));
+	if (r->measuring)
+		mrc_hist_record(r->res->msg_ns,
+			(int64_t)((now - mrc_coll_posted_at(r->coll, h->idx, wr_id)) / 1000));
 	err = mrc_coll_on_send_done(r->coll, h->idx, wr_id, now);
 	if (err)
 		run_fail(r, err, "h%u: collective: send completion %llu: %s", h->idx,
@@ -338,19 +337,6 @@ static int coll_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, co
 
 	if (err)
 		return err;
-	if (wr_id >= h->n_post) {
-		size_t n = h->n_post ? h->n_post : 16;
-
-		while (n <= wr_id)
-			n *= 2;
-		uint64_t *np = realloc(h->post_ps, n * sizeof(*np));
-
-		if (!np)
-			return -ENOMEM;
-		h->post_ps = np;
-		h->n_post = n;
-	}
-	h->post_ps[wr_id] = now;
 	err = mrc_ep_post_write(h->ep, qpn, src, x->len, va, r->hosts[x->peer].rkey[x->dst_reg],
 		true, imm, wr_id, now);
 	timer_arm(h);
@@ -1795,7 +1781,6 @@ fail:
 		mrc_ep_free(r.hosts[h].ep);
 		free(r.hosts[h].qpn_of_peer);
 		free(r.hosts[h].peer_of_qpn);
-		free(r.hosts[h].post_ps);
 	}
 	free(r.hosts);
 	free(r.bad_t);

@@ -137,8 +137,6 @@ struct wr {
 	uint32_t rkey[MRC_REG_N];
 	struct mrc_coll *coll;
 	uint32_t (*peer_rkey)[MRC_REG_N]; /* [nranks] */
-	uint64_t *post_ns;
-	size_t n_post;
 	bool arming;
 	struct deferred *defq;
 	size_t n_def, cap_def;
@@ -827,8 +825,13 @@ static void ep_send_done(void *ctx, uint32_t qpn, uint64_t wr_id, int status, ui
 			lc.last_send_error ? strerror(-lc.last_send_error) : "");
 		return;
 	}
-	if (w->measuring && wr_id < w->n_post)
-		mrc_hist_record(w->msg_ns, (int64_t)(now / 1000 - w->post_ns[wr_id]));
+	if (w->measuring) { /* the first step's writes wait for GO after the collective armed */
+		uint64_t t0 = mrc_coll_posted_at(w->coll, w->rank, wr_id);
+
+		if (t0 < w->go_ns * 1000)
+			t0 = w->go_ns * 1000;
+		mrc_hist_record(w->msg_ns, (int64_t)((now - t0) / 1000));
+	}
 	err = mrc_coll_on_send_done(w->coll, w->rank, wr_id, now);
 	if (err)
 		wr_fail(w, err, "h%u: collective: send completion %llu: %s", w->rank,
@@ -881,19 +884,6 @@ static int post_now(struct wr *w, const struct mrc_coll_xfer *x, const void *src
 	uint64_t now = mono_ns();
 	uint32_t qpn = x->peer < w->rank ? x->peer + 1 : x->peer;
 
-	if (wr_id >= w->n_post) {
-		size_t n = w->n_post ? w->n_post : 16;
-
-		while (n <= wr_id)
-			n *= 2;
-		uint64_t *np = realloc(w->post_ns, n * sizeof(*np));
-
-		if (!np)
-			return -ENOMEM;
-		w->post_ns = np;
-		w->n_post = n;
-	}
-	w->post_ns[wr_id] = now;
 	return mrc_ep_post_write(w->ep, qpn, src, x->len, va, w->peer_rkey[x->peer][x->dst_reg],
 		true, imm, wr_id, now * 1000);
 }
@@ -2458,7 +2448,6 @@ out:
 	free(w.mr_of);
 	free(w.done_ps);
 	free(w.wrong);
-	free(w.post_ns);
 	free(w.defq);
 	free(w.bad);
 	free(w.replies);
