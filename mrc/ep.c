@@ -140,10 +140,8 @@ static void ep_wake(void *owner, uint32_t qpn, int plane)
 	struct mrc_ep *ep = owner;
 	uint32_t i = qpn - ep->p.first_qpn;
 
-	if (i < ep->n_qps) { /* also when a QP is driven directly, not through the ep */
+	if (i < ep->n_qps) /* its timer: every ep call into a QP touches it afterwards */
 		ep->tm->ready[i] |= plane < 0 ? UINT32_MAX : 1u << plane;
-		refresh_timer(ep, i);
-	}
 	if (!ep->ops.tx_ready)
 		return;
 	if (plane >= 0) {
