@@ -257,10 +257,9 @@ bool mrc_ev_on_bad(struct mrc_ev_set *s, int idx, int cause, uint64_t now_ps)
 		s->floor_hits++;
 		return false;
 	}
-	ev_change(s, idx, MRC_EV_ASSUMED_BAD, cause, now_ps);
-	e->probe_backoff_ps = s->backoff0_ps;
+	e->probe_backoff_ps = s->backoff0_ps; /* first: ev_change's probe_min_update reads it */
 	e->probe_at_ps = now_ps + e->probe_backoff_ps;
-	probe_min_update(s);
+	ev_change(s, idx, MRC_EV_ASSUMED_BAD, cause, now_ps);
 	ev_replace(s, idx);
 	return true;
 }
