@@ -400,38 +400,38 @@ static const uint8_t *pkt_bytes(struct mrc_fabric *fab, const struct fab_pkt *pk
  * outside the simulation sees the bytes or a trim cuts them: what the sender would have
  * computed (mrc_wire_csum_finish). A zero UDP checksum is never sent over IPv6, so zero
  * means "not yet"; a trimmed packet was finished before the cut. A gathered packet keeps
- * the checksum in its header bytes and the ICRC beside them.
+ * the checksum in its header bytes and the ICRC beside them. Returns the packet's bytes
+ * as on the link (pkt_bytes), checksums filled: laid out once.
  */
-static void finish_csum(struct mrc_fabric *fab, struct fab_pkt *pkt)
+static const uint8_t *finish_csum(struct mrc_fabric *fab, struct fab_pkt *pkt)
 {
 	struct mrc_wire_cfg cfg;
 	uint8_t *sum = pkt->data + pkt->bth_off - MRC_UDP_HLEN + 6;
 	const uint8_t *b;
 
 	if (!fab->p.csum_offload || !pkt->bth_off || get_be16(sum) != 0)
-		return;
+		return pkt_bytes(fab, pkt);
 	mrc_wire_cfg_default(&cfg);
 	cfg.icrc_outer = fab->p.icrc_outer;
 	if (pkt->hlen == pkt->len) {
 		mrc_wire_csum_finish(&cfg, pkt->data, pkt->len);
-		return;
+		return pkt->data;
 	}
 	b = pkt_bytes(fab, pkt);
 	if (mrc_wire_csum_finish(&cfg, fab->scratch, pkt->len))
-		return;
+		return b;
 	memcpy(sum, b + (sum - pkt->data), 2);
-	b += pkt->len - MRC_ICRC_LEN;
-	pkt->icrc = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
-		    (uint32_t)b[3] << 24;
+	pkt->icrc = (uint32_t)b[pkt->len - 4] | (uint32_t)b[pkt->len - 3] << 8 |
+		    (uint32_t)b[pkt->len - 2] << 16 | (uint32_t)b[pkt->len - 1] << 24;
 	pkt->flags |= PK_ICRC;
+	return b; /* the scratch layout, now with both checksums */
 }
 
 /* Hands a tap the packet as it is on the link, checksums filled. */
 static void tap_call(struct mrc_fabric *fab, mrc_fab_tap_fn fn, void *ctx, struct fab_pkt *pkt,
 	uint64_t t)
 {
-	finish_csum(fab, pkt);
-	fn(ctx, pkt_bytes(fab, pkt), pkt->len, t);
+	fn(ctx, finish_csum(fab, pkt), pkt->len, t);
 }
 
 static void launch(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *pkt, uint64_t now)
@@ -481,9 +481,8 @@ static void trim_pkt(struct mrc_fabric *fab, struct fab_pkt *pkt, bool lasthop)
 	uint8_t dscp = lasthop ? fab->p.dscp_trimmed_lasthop : fab->p.dscp_trimmed;
 	int n;
 
-	finish_csum(fab, pkt);
 	if (pkt->hlen != pkt->len) { /* gathered: what is left fits in data (trim <= cap) */
-		pkt_bytes(fab, pkt);
+		finish_csum(fab, pkt); /* lays it out in the scratch buffer */
 		n = mrc_wire_trim(fab->scratch, pkt->len, fab->p.trim_bytes, dscp);
 		if (n > 0 && (size_t)n <= fab->p.pkt_cap) {
 			memcpy(pkt->data, fab->scratch, (size_t)n);
@@ -493,6 +492,7 @@ static void trim_pkt(struct mrc_fabric *fab, struct fab_pkt *pkt, bool lasthop)
 			pkt->flags &= (uint8_t)~PK_ICRC;
 		}
 	} else {
+		finish_csum(fab, pkt);
 		n = mrc_wire_trim(pkt->data, pkt->len, fab->p.trim_bytes, dscp);
 		if (n > 0)
 			pkt->len = pkt->hlen = (uint16_t)n;
