@@ -20,6 +20,7 @@ enum {
 	TX_QUEUED = 0x04,   /* waiting in the retransmit queue */
 	TX_INFLIGHT = 0x08, /* counted in inflight bytes */
 	TX_TLP = 0x10,	    /* queued, or last resent, as the tail loss probe */
+	TX_CAND = 0x20,	    /* infer_losses: to be judged (set and cleared there) */
 };
 
 /* One PSN of the requester's window. */
@@ -34,6 +35,15 @@ struct txent {
 	uint16_t ntx;
 	uint8_t plane;
 	uint8_t flags;
+};
+
+/*
+ * One transmission in the send log. It is live while its PSN is unacknowledged and
+ * this is the PSN's latest transmission (the txent's txseq is still this one).
+ */
+struct sendrec {
+	uint64_t txseq;
+	uint32_t psn;
 };
 
 /* One posted message (send work request). */
@@ -81,6 +91,8 @@ struct mrc_qp {
 	uint64_t inflight;
 	uint32_t *rtxq; /* retransmit queue of PSNs, ring of txcap entries */
 	uint32_t rtx_head, rtx_len;
+	struct sendrec *slog; /* send log: every transmission in send order (infer_losses) */
+	uint32_t slog_cap, slog_head, slog_len; /* ring; cap a power of 2 or 0 */
 	struct wqe *sq;
 	uint32_t sq_cap, sq_head, sq_cur, sq_tail; /* monotonic counters, slot = n % cap */
 	uint16_t msn_next;
@@ -290,6 +302,7 @@ void mrc_qp_free(struct mrc_qp *qp)
 	mrc_ev_set_free(&qp->evs);
 	free(qp->tx);
 	free(qp->rtxq);
+	free(qp->slog);
 	free(qp->rxmap);
 	free(qp->sq);
 	free(qp->rxm);
@@ -479,8 +492,55 @@ static uint64_t ent_bytes(const struct txent *e)
 	return e->len ? e->len : 1;
 }
 
-/* Records a transmission of @e on @evi. */
-static void sent(struct mrc_qp *qp, struct txent *e, int evi, unsigned plane, uint64_t now_ps)
+/* Is @r its PSN's latest transmission, still unacknowledged? */
+static bool slog_live(struct mrc_qp *qp, const struct sendrec *r)
+{
+	const struct txent *e = ent(qp, r->psn);
+
+	return !psn_lt(r->psn, qp->una) && psn_lt(r->psn, qp->next_psn) && e->txseq == r->txseq &&
+	       !(e->flags & TX_ACKED);
+}
+
+static struct sendrec *slog_at(struct mrc_qp *qp, uint32_t i)
+{
+	return &qp->slog[(qp->slog_head + i) & (qp->slog_cap - 1)];
+}
+
+/*
+ * Appends a transmission to the send log. A full log first drops what is no longer live
+ * (at most txcap entries are); if more than half of it stays live, it doubles. On
+ * -ENOMEM the record is not kept: the PSN is then found lost only by the ACK timeout.
+ */
+static void slog_push(struct mrc_qp *qp, uint32_t psn, uint64_t txseq)
+{
+	if (qp->slog_len == qp->slog_cap) {
+		uint32_t n = 0, cap = qp->slog_cap;
+		struct sendrec *a;
+
+		for (uint32_t i = 0; i < qp->slog_len; i++)
+			if (slog_live(qp, slog_at(qp, i)))
+				n++;
+		if (n * 2 > cap || !cap)
+			cap = cap ? cap * 2 : 2 * TX_RING_MIN;
+		a = malloc(cap * sizeof(*a));
+		if (!a)
+			return;
+		n = 0;
+		for (uint32_t i = 0; i < qp->slog_len; i++)
+			if (slog_live(qp, slog_at(qp, i)))
+				a[n++] = *slog_at(qp, i);
+		free(qp->slog);
+		qp->slog = a;
+		qp->slog_cap = cap;
+		qp->slog_head = 0;
+		qp->slog_len = n;
+	}
+	*slog_at(qp, qp->slog_len++) = (struct sendrec){.txseq = txseq, .psn = psn};
+}
+
+/* Records a transmission of @e (PSN @psn) on @evi. */
+static void sent(struct mrc_qp *qp, uint32_t psn, struct txent *e, int evi, unsigned plane,
+	uint64_t now_ps)
 {
 	struct mrc_ev *ev = &qp->evs.ev[evi];
 
@@ -491,6 +551,7 @@ static void sent(struct mrc_qp *qp, struct txent *e, int evi, unsigned plane, ui
 	qp->last_tx_ps = now_ps;
 	qp->tlp_done = false;
 	e->txseq = ++qp->txseq;
+	slog_push(qp, psn, e->txseq);
 	e->ntx++;
 	e->flags |= TX_SENT | TX_INFLIGHT;
 	e->flags &= (uint8_t)~TX_QUEUED;
@@ -554,7 +615,7 @@ static bool tx_rtx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mr
 		qp->rtx_head = (qp->rtx_head + 1) & (qp->txcap - 1);
 		qp->rtx_len--;
 		build_data(qp, psn, e, evi, true, now_ps, out);
-		sent(qp, e, evi, plane, now_ps);
+		sent(qp, psn, e, evi, plane, now_ps);
 		qp->st.rtx_pkts++;
 		qp->st.rtx_bytes += e->len;
 		qp->evs.ev[evi].st.rtx_pkts++;
@@ -596,7 +657,7 @@ static bool tx_new(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mr
 	/* Ask for a SACK when this packet fills the window: nothing else would trigger one. */
 	if (qp->inflight + ent_bytes(e) + mtu > mrc_cc_cwnd(&qp->cc))
 		out->flags |= MRC_BTH_F_ACKREQ;
-	sent(qp, e, evi, plane, now_ps);
+	sent(qp, psn, e, evi, plane, now_ps);
 	qp->st.data_pkts++;
 	qp->st.data_bytes += len;
 	return true;
@@ -743,17 +804,44 @@ static uint64_t reo_wnd_of(const struct mrc_qp *qp, const struct txent *e)
 static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 {
 	uint64_t thr = qp->env.qp->reorder_threshold ? qp->env.qp->reorder_threshold : 1;
-	uint32_t psn;
+	uint32_t lo = UINT32_MAX, hi = 0;
 
 	qp->rack_at_ps = UINT64_MAX;
 	if (!qp->any_acked || !in_flight_range(qp, qp->acked_hi))
 		return;
-	for (psn = qp->una; psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
+	/*
+	 * Only a transmission older than the latest acknowledged one can be lost (both rules
+	 * need one sent after it acknowledged): the send log's live records before
+	 * acked_txseq. They are marked, then judged in PSN order as the rules are stated, so
+	 * retransmissions and EV retirements happen in the same order as by a window scan.
+	 */
+	while (qp->slog_len && !slog_live(qp, slog_at(qp, 0))) {
+		qp->slog_head = (qp->slog_head + 1) & (qp->slog_cap - 1);
+		qp->slog_len--;
+	}
+	for (uint32_t i = 0; i < qp->slog_len; i++) {
+		const struct sendrec *r = slog_at(qp, i);
+		uint32_t off;
+
+		if (r->txseq >= qp->acked_txseq)
+			break;
+		if (!slog_live(qp, r) || (ent(qp, r->psn)->flags & TX_QUEUED))
+			continue;
+		ent(qp, r->psn)->flags |= TX_CAND;
+		off = (uint32_t)psn_diff(r->psn, qp->una);
+		lo = off < lo ? off : lo;
+		hi = off > hi ? off : hi;
+	}
+	for (uint32_t off = lo; lo != UINT32_MAX && off <= hi; off++) {
+		uint32_t psn = psn_add(qp->una, off);
 		struct txent *e = ent(qp, psn);
 		bool by_count, by_time, older;
 		uint64_t wnd;
 
-		if ((e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
+		if (!(e->flags & TX_CAND))
+			continue;
+		e->flags &= (uint8_t)~TX_CAND;
+		if (e->flags & (TX_ACKED | TX_QUEUED))
 			continue;
 		wnd = 2 * reo_wnd_of(qp, e);
 		by_count = psn_lt(psn, qp->acked_hi) && qp->acked_txseq >= e->txseq + thr;
