@@ -39,6 +39,7 @@ struct ctlq {
 struct mrc_ep {
 	struct mrc_ep_params p;
 	uint32_t *evs, *deny; /* copies of the EV profile arrays */
+	struct mrc_ev_profile *ev_prof; /* built from them, shared by the QPs */
 	struct mrc_ep_ops ops;
 	void *ctx;
 	const struct mrc_cc_ops *cc_ops;
@@ -232,6 +233,7 @@ int mrc_ep_new(
 	const struct mrc_ep_params *p, const struct mrc_ep_ops *ops, void *ctx, struct mrc_ep **out)
 {
 	struct mrc_ep *ep;
+	int rc;
 
 	if (!p->planes || p->planes > MRC_EV_MAX_PLANES || !p->path || !p->ev_plane ||
 		!p->ev.n_evs || !p->ev.evs)
@@ -272,6 +274,11 @@ int mrc_ep_new(
 		memcpy(ep->deny, p->ev.deny, p->ev.n_deny * sizeof(uint32_t));
 	ep->p.ev.evs = ep->evs;
 	ep->p.ev.deny = ep->deny;
+	rc = mrc_ev_profile_new(&ep->p.ev, p->planes, p->ev_plane, ctx, &ep->ev_prof);
+	if (rc) {
+		mrc_ep_free(ep);
+		return rc;
+	}
 	if (ops)
 		ep->ops = *ops;
 	ep->ctx = ctx;
@@ -280,6 +287,7 @@ int mrc_ep_new(
 	ep->env = (struct mrc_qp_env){
 		.qp = &ep->p.qp,
 		.ev = &ep->p.ev,
+		.ev_prof = ep->ev_prof,
 		.cc_ops = ep->cc_ops,
 		.cc = &ep->p.cc_params,
 		.planes = p->planes,
@@ -312,6 +320,7 @@ void mrc_ep_free(struct mrc_ep *ep)
 	}
 	free(ep->tm);
 	free(ep->mrs);
+	mrc_ev_profile_put(ep->ev_prof);
 	free(ep->evs);
 	free(ep->deny);
 	free(ep);
@@ -548,6 +557,11 @@ int mrc_ep_qp_stats(const struct mrc_ep *ep, uint32_t qpn, struct mrc_qp_stats *
 		return -ENOENT;
 	mrc_qp_get_stats(qp, out);
 	return 0;
+}
+
+const struct mrc_ev_profile *mrc_ep_ev_profile(const struct mrc_ep *ep)
+{
+	return ep->ev_prof;
 }
 
 const struct mrc_ev_set *mrc_ep_qp_evs(const struct mrc_ep *ep, uint32_t qpn)

@@ -158,6 +158,11 @@ int mrc_ep_ev_deny(struct mrc_ep *ep, uint32_t qpn, uint32_t ev, bool deny, uint
 void mrc_ep_get_stats(const struct mrc_ep *ep, struct mrc_ep_stats *out);
 int mrc_ep_qp_stats(const struct mrc_ep *ep, uint32_t qpn, struct mrc_qp_stats *out);
 const struct mrc_ev_set *mrc_ep_qp_evs(const struct mrc_ep *ep, uint32_t qpn);
+/*
+ * The endpoint's EV profile, shared by its QPs: values in profile order (the EV list of
+ * the params) and, in st[], each EV's counters summed over all its QPs.
+ */
+const struct mrc_ev_profile *mrc_ep_ev_profile(const struct mrc_ep *ep);
 /* The QP with number @qpn, or NULL (for mrc_qp_* inspection calls). */
 struct mrc_qp *mrc_ep_qp(const struct mrc_ep *ep, uint32_t qpn);
 

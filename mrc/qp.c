@@ -233,7 +233,8 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 	qp->qpn = qpn & MRC_PSN_MASK;
 	qp->peer_host = peer_host;
 	qp->peer_qpn = peer_qpn & MRC_PSN_MASK;
-	rc = mrc_ev_set_init(&qp->evs, env->ev, env->planes, env->ev_plane, env->ctx);
+	rc = env->ev_prof ? mrc_ev_set_init_shared(&qp->evs, env->ev_prof)
+			  : mrc_ev_set_init(&qp->evs, env->ev, env->planes, env->ev_plane, env->ctx);
 	if (rc)
 		goto fail_qp;
 	qp->evs.notify = qp_ev_notify;
@@ -452,7 +453,7 @@ static void build_data(struct mrc_qp *qp, uint32_t psn, struct txent *e, int evi
 	out->hop_limit = 64;
 	out->dscp = rtx ? p->dscp_rtx : p->dscp_data;
 	out->ecn = 2; /* ECT(0) */
-	out->ev = qp->evs.ev[evi].value;
+	out->ev = mrc_ev_value(&qp->evs, evi);
 	out->dest_qp = qp->peer_qpn;
 	out->psn = psn;
 	out->flags = 0;
@@ -482,7 +483,7 @@ static uint64_t ent_bytes(const struct txent *e)
 /* Records a transmission of @e on @evi. */
 static void sent(struct mrc_qp *qp, struct txent *e, int evi, unsigned plane, uint64_t now_ps)
 {
-	struct mrc_ev *ev = &qp->evs.ev[evi];
+	struct mrc_ev_stats *es = mrc_ev_st(&qp->evs, (unsigned)evi);
 
 	e->prev_ev = e->ntx ? e->ev : -1;
 	e->ev = evi;
@@ -495,8 +496,8 @@ static void sent(struct mrc_qp *qp, struct txent *e, int evi, unsigned plane, ui
 	e->flags |= TX_SENT | TX_INFLIGHT;
 	e->flags &= (uint8_t)~TX_QUEUED;
 	qp->inflight += ent_bytes(e);
-	ev->st.tx_pkts++;
-	ev->st.tx_bytes += e->len;
+	es->tx_pkts++;
+	es->tx_bytes += e->len;
 }
 
 static bool window_open(struct mrc_qp *qp, uint64_t bytes)
@@ -507,20 +508,18 @@ static bool window_open(struct mrc_qp *qp, uint64_t bytes)
 static bool tx_probe(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pkt *out)
 {
 	int idx = mrc_ev_probe_due(&qp->evs, plane, now_ps);
-	struct mrc_ev *ev;
 
 	if (idx < 0)
 		return false;
-	ev = &qp->evs.ev[idx];
 	mrc_ev_probe_sent(&qp->evs, idx, now_ps);
 	memset(out, 0, sizeof(*out));
 	out->opcode = MRC_OP_PROBE;
 	out->hop_limit = 64;
 	out->dscp = qp->env.qp->dscp_ctl;
-	out->ev = ev->value;
+	out->ev = mrc_ev_value(&qp->evs, (unsigned)idx);
 	out->dest_qp = qp->peer_qpn;
 	out->psn = qp->next_psn; /* a probe consumes no PSN */
-	out->peth.probe_id = ev->probe_id;
+	out->peth.probe_id = mrc_ev_probe_id(&qp->evs, (unsigned)idx);
 	out->peth.spdcid = (uint16_t)qp->qpn;
 	out->peth.dpdcid = (uint16_t)qp->peer_qpn;
 	out->peth.tx_ts = ts16(now_ps);
@@ -557,7 +556,7 @@ static bool tx_rtx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mr
 		sent(qp, e, evi, plane, now_ps);
 		qp->st.rtx_pkts++;
 		qp->st.rtx_bytes += e->len;
-		qp->evs.ev[evi].st.rtx_pkts++;
+		mrc_ev_st(&qp->evs, evi)->rtx_pkts++;
 		return true;
 	}
 	return false;
@@ -657,7 +656,7 @@ static void retire_ev(struct mrc_qp *qp, int evi, int cause, uint64_t now_ps)
 		if (e->ev != evi || (e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
 			continue;
 		qp->st.loss_path++;
-		qp->evs.ev[evi].st.losses++;
+		mrc_ev_st(&qp->evs, evi)->losses++;
 		queue_rtx(qp, psn);
 	}
 }
@@ -726,7 +725,7 @@ static uint64_t reo_wnd_ps(const struct mrc_qp *qp)
 static uint64_t reo_wnd_of(const struct mrc_qp *qp, const struct txent *e)
 {
 	uint64_t r = reo_wnd_ps(qp), p = qp->rtt_plane_ps[e->plane];
-	uint64_t v = e->ev >= 0 ? qp->evs.ev[e->ev].rtt_last_ps : 0;
+	uint64_t v = e->ev >= 0 ? mrc_ev_rtt_last(&qp->evs, (unsigned)e->ev) : 0;
 
 	r = p > r ? p : r;
 	return v > r ? v : r;
@@ -768,7 +767,7 @@ static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 		mrc_cc_on_loss(&qp->cc, now_ps, e->len);
 		queue_rtx(qp, psn);
 		if (e->ev >= 0) {
-			qp->evs.ev[e->ev].st.losses++;
+			mrc_ev_st(&qp->evs, e->ev)->losses++;
 			retire_ev(qp, e->ev, MRC_EVC_LOSS_SACK, now_ps);
 		}
 	}
@@ -784,10 +783,10 @@ static void rtt_sample(struct mrc_qp *qp, int evi, uint64_t rtt_ps)
 	if (rtt_ps > qp->st.rtt_max_ps)
 		qp->st.rtt_max_ps = rtt_ps;
 	if (evi >= 0) {
-		qp->evs.ev[evi].st.rtt_samples++;
-		qp->evs.ev[evi].st.rtt_sum_ps += rtt_ps;
-		qp->evs.ev[evi].rtt_last_ps = rtt_ps;
-		qp->rtt_plane_ps[qp->evs.ev[evi].plane] = rtt_ps;
+		mrc_ev_st(&qp->evs, evi)->rtt_samples++;
+		mrc_ev_st(&qp->evs, evi)->rtt_sum_ps += rtt_ps;
+		mrc_ev_set_rtt(&qp->evs, (unsigned)evi, rtt_ps);
+		qp->rtt_plane_ps[mrc_ev_plane(&qp->evs, evi)] = rtt_ps;
 	}
 }
 
@@ -816,7 +815,7 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 
 	qp->st.sack_rx++;
 	if (evi >= 0)
-		qp->evs.ev[evi].st.sacks++;
+		mrc_ev_st(&qp->evs, evi)->sacks++;
 	/* A cumulative point at or past next_psn acknowledges PSNs never sent: stale or
 	 * foreign; ignore it whole. */
 	if (!psn_lt(cack, qp->next_psn)) {
@@ -837,7 +836,7 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 		!s->pr && evi >= 0 && evi == ae->ev && ae->prev_ev >= 0 && ae->prev_ev != evi) {
 		qp->st.loss_sack++;
 		mrc_cc_on_loss(&qp->cc, now_ps, ae->len);
-		qp->evs.ev[ae->prev_ev].st.losses++;
+		mrc_ev_st(&qp->evs, ae->prev_ev)->losses++;
 		retire_ev(qp, ae->prev_ev, MRC_EVC_LOSS_SACK, now_ps);
 	}
 	for (uint32_t q = qp->una; psn_lt(q, psn_add(cack, 1)); q = psn_add(q, 1))
@@ -855,7 +854,7 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 	if (s->m == MRC_SACK_M_SKIP_ONCE) {
 		qp->st.ecn_echo_rx++;
 		if (evi >= 0) {
-			qp->evs.ev[evi].st.ecn++;
+			mrc_ev_st(&qp->evs, evi)->ecn++;
 			if (!qp->roce)
 				mrc_ev_on_skip(&qp->evs, evi, MRC_EVC_ECN, now_ps);
 		}
@@ -932,7 +931,7 @@ static void roce_on_nak(
 		return;
 	}
 	mrc_cc_on_loss(&qp->cc, now_ps, e->len);
-	qp->evs.ev[qp->roce_ev].st.losses += gbn_rewind(qp, psn, &qp->st.loss_sack);
+	mrc_ev_st(&qp->evs, qp->roce_ev)->losses += gbn_rewind(qp, psn, &qp->st.loss_sack);
 	wake(qp, -1);
 }
 
@@ -972,7 +971,7 @@ static void on_nack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 
 	qp->st.nack_rx[ri]++;
 	if (evi >= 0)
-		qp->evs.ev[evi].st.nacks++;
+		mrc_ev_st(&qp->evs, evi)->nacks++;
 	if (n->reason == MRC_NACK_UNEXP_EVENT) {
 		qp_fail(qp, -ECONNABORTED, now_ps, "NACK UNEXP_EVENT from peer for PSN 0x%06x",
 			psn);
@@ -992,14 +991,14 @@ static void on_nack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 	switch (n->reason) {
 	case MRC_NACK_TRIMMED:
 		if (evi >= 0) {
-			qp->evs.ev[evi].st.trims++;
+			mrc_ev_st(&qp->evs, evi)->trims++;
 			mrc_ev_on_skip(&qp->evs, evi, MRC_EVC_TRIM, now_ps);
 		}
 		mrc_cc_on_trim(&qp->cc, now_ps, e->len);
 		break;
 	case MRC_NACK_TRIMMED_LASTHOP: /* the receiver's link, not the path: EV keeps GOOD */
 		if (evi >= 0)
-			qp->evs.ev[evi].st.trims++;
+			mrc_ev_st(&qp->evs, evi)->trims++;
 		mrc_cc_on_trim(&qp->cc, now_ps, e->len);
 		break;
 	default: /* NO_BITMAP, NO_PKT_BUFFER, NO_RESOURCE, PSN_OOR_WINDOW: back off */
@@ -1047,14 +1046,17 @@ static uint32_t ctl_ev(struct mrc_qp *qp, unsigned plane, uint64_t now_ps)
 	int idx = qp->ctl_ev[plane];
 
 	if (qp->roce && plane == qp->roce_plane)
-		return qp->evs.ev[qp->roce_ev].value; /* the QP's one UDP source port */
-	if (idx < 0 || qp->evs.ev[idx].state != MRC_EV_GOOD || !qp->evs.ev[idx].active) {
+		return mrc_ev_value(&qp->evs, qp->roce_ev); /* the QP's one UDP source port */
+	if (idx < 0 || mrc_ev_state(&qp->evs, (unsigned)idx) != MRC_EV_GOOD ||
+		!mrc_ev_active(&qp->evs, (unsigned)idx)) {
+		const struct mrc_ev_profile *f = qp->evs.prof;
+
 		idx = mrc_ev_pick(&qp->evs, plane, &qp->rng, -1, false, now_ps);
 		if (idx < 0)
-			idx = qp->evs.plane_n[plane] ? (int)qp->evs.plane_idx[plane][0] : 0;
+			idx = f->plane_n[plane] ? (int)f->pidx[f->plane_off[plane]] : 0;
 		qp->ctl_ev[plane] = idx;
 	}
-	return qp->evs.ev[idx].value;
+	return mrc_ev_value(&qp->evs, idx);
 }
 
 /* The plane a control packet answering on @plane leaves on: that one, unless the peer
@@ -1417,7 +1419,7 @@ static void on_rto(struct mrc_qp *qp, uint64_t now_ps)
 		return;
 	}
 	if (qp->roce)
-		qp->evs.ev[qp->roce_ev].st.losses += gbn_rewind(qp, qp->una, &qp->st.loss_rto);
+		mrc_ev_st(&qp->evs, qp->roce_ev)->losses += gbn_rewind(qp, qp->una, &qp->st.loss_rto);
 	for (psn = qp->una; !qp->roce && psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
 		struct txent *e = ent(qp, psn);
 
@@ -1425,7 +1427,7 @@ static void on_rto(struct mrc_qp *qp, uint64_t now_ps)
 			continue;
 		qp->st.loss_rto++;
 		if (e->ev >= 0) {
-			qp->evs.ev[e->ev].st.losses++;
+			mrc_ev_st(&qp->evs, e->ev)->losses++;
 			mrc_ev_on_bad(&qp->evs, e->ev, MRC_EVC_LOSS_RTO, now_ps);
 		}
 		queue_rtx(qp, psn);
@@ -2203,17 +2205,17 @@ MRC_SELFTEST(qp)
 	s0 = tn_stats(&tn, 0);
 	ST_EQ_MEM(st, dst, src, 256 << 10);
 	ST_EQ(st, tn.done, 1);
-	ST_EQ(st, evs->ev[3].state, MRC_EV_ASSUMED_BAD);
-	ST_TRUE(st, !evs->ev[3].active);
-	ST_TRUE(st, evs->ev[6].active && evs->ev[6].st.tx_pkts > 0); /* plane 0's first backup */
-	ST_TRUE(st, !evs->ev[15].active && evs->ev[15].st.tx_pkts == 0); /* plane 1's: unused */
+	ST_EQ(st, mrc_ev_state(evs, 3), MRC_EV_ASSUMED_BAD);
+	ST_TRUE(st, !mrc_ev_active(evs, 3));
+	ST_TRUE(st, mrc_ev_active(evs, 6) && mrc_ev_st(evs, 6)->tx_pkts > 0); /* plane 0's first backup */
+	ST_TRUE(st, !mrc_ev_active(evs, 15) && mrc_ev_st(evs, 15)->tx_pkts == 0); /* plane 1's: unused */
 	{
 		unsigned data_drops = tn.drops - tn.probe_tx, twice = 0, more = 0;
 		struct mrc_ev_change log[8];
 		unsigned n = mrc_ev_log(evs, log, 8);
 
 		ST_TRUE(st, data_drops >= 1);
-		ST_EQ(st, evs->ev[3].st.losses, data_drops); /* every loss on it was seen ... */
+		ST_EQ(st, mrc_ev_st(evs, 3)->losses, data_drops); /* every loss on it was seen ... */
 		ST_EQ(st, s0.rtx_pkts, data_drops);	     /* ... and resent once */
 		for (unsigned i = 0; i < 64; i++) {
 			twice += tn.psn_tx[i] == 2;
@@ -2229,8 +2231,8 @@ MRC_SELFTEST(qp)
 	ST_TRUE(st, tn.probe_tx >= 2); /* probes at +2, +4, +8 us ... all dropped */
 	bh_on = false;
 	tn_run(&tn, 400000000);
-	ST_EQ(st, evs->ev[3].state, MRC_EV_GOOD);
-	ST_EQ(st, evs->ev[3].st.probes_ok, 1);
+	ST_EQ(st, mrc_ev_state(evs, 3), MRC_EV_GOOD);
+	ST_EQ(st, mrc_ev_st(evs, 3)->probes_ok, 1);
 	ST_EQ(st, mrc_ep_next_timer(tn.ep[0]), UINT64_MAX);
 	tn_free(&tn);
 
@@ -2284,7 +2286,7 @@ MRC_SELFTEST(qp)
 		ST_EQ(st, cc->n_quadrant[MRC_CCQ_NONE], ce_marked);
 		ST_EQ(st, cc->n_md, 0);
 		ST_TRUE(st, mrc_cc_cwnd(cc) >= cwnd0);
-		ST_EQ(st, evs->ev[1].st.ecn, ce_marked);
+		ST_EQ(st, mrc_ev_st(evs, 1)->ecn, ce_marked);
 		ST_TRUE(st, mrc_ev_log(evs, log, 4) >= 1 && log[0].to == MRC_EV_SKIP &&
 				    log[0].cause == MRC_EVC_ECN && log[0].ev == ce_ev);
 		ST_EQ(st, s0.rtx_pkts, 0);
@@ -2570,10 +2572,10 @@ MRC_SELFTEST(roce)
 	evs = mrc_ep_qp_evs(tn.ep[0], 1);
 	s0 = tn_stats(&tn, 0);
 	ST_EQ_MEM(st, dst, src, 256 << 10);
-	ST_TRUE(st, plane < 4 && evs->ev[evi].plane == plane);
+	ST_TRUE(st, plane < 4 && mrc_ev_plane(evs, evi) == plane);
 	for (unsigned p = 0; p < 4; p++)
 		ST_EQ(st, tn.plane_data[p], p == plane ? 64 : 0); /* 256 KiB / 4096 */
-	ST_EQ(st, evs->ev[evi].st.tx_pkts, 64);
+	ST_EQ(st, mrc_ev_st(evs, evi)->tx_pkts, 64);
 	ST_EQ(st, tn.probe_tx + s0.rtx_pkts + s0.tlp, 0);
 	ST_EQ(st, tn.done, 1);
 	ST_EQ(st, mrc_ep_next_timer(tn.ep[0]), UINT64_MAX);
@@ -2629,7 +2631,7 @@ MRC_SELFTEST(roce)
 		n.dest_qp = 1;
 		n.neth.reason = MRC_NACK_TRIMMED;
 		n.neth.nack_psn = 5;
-		n.neth.ev = mrc_ep_qp_evs(tn.ep[0], 1)->ev[evi].value;
+		n.neth.ev = mrc_ev_value(mrc_ep_qp_evs(tn.ep[0], 1), evi);
 		mrc_qp_on_pkt(tn_qp(&tn, 0), plane, &n, false, tn.now);
 	}
 	tn_run(&tn, UINT64_MAX);
@@ -2638,7 +2640,7 @@ MRC_SELFTEST(roce)
 	ST_EQ(st, s0.nack_rx[MRC_NI_TRIMMED], 1);
 	ST_EQ(st, s0.rtx_pkts, 3); /* PSNs 5, 6, 7 */
 	ST_EQ(st, s0.gbn_rewinds, 1);
-	ST_EQ(st, evs->ev[evi].state, MRC_EV_GOOD);
+	ST_EQ(st, mrc_ev_state(evs, evi), MRC_EV_GOOD);
 	ST_EQ(st, evs->log_total, 0);
 	ST_EQ(st, tn.done, 1);
 	ST_EQ_MEM(st, dst, src, 8 * 4096);

@@ -153,6 +153,9 @@ struct mrc_qp;
 struct mrc_qp_env {
 	const struct mrc_qp_params *qp;
 	const struct mrc_ev_params *ev;
+	/* The EV profile built from @ev, shared by the endpoint's QPs (each takes a
+	 * reference); NULL: the QP builds one of its own from @ev. */
+	struct mrc_ev_profile *ev_prof;
 	const struct mrc_cc_ops *cc_ops;
 	const struct mrc_cc_params *cc;
 	unsigned planes;
@@ -234,7 +237,8 @@ void mrc_qp_get_stats(const struct mrc_qp *qp, struct mrc_qp_stats *out);
 /* True once the QP is in the error state; *reason then says why ("ACK timeout: ..."). */
 bool mrc_qp_failed(const struct mrc_qp *qp, const char **reason);
 
-/* The QP's EV set (states, per-EV counters, event log), and its congestion control. */
+/* The QP's EV set (states, event log; the per-EV counters are the profile's, shared by
+ * the QPs of an endpoint), and its congestion control. */
 struct mrc_ev_set *mrc_qp_evs(struct mrc_qp *qp);
 const struct mrc_cc *mrc_qp_cc(const struct mrc_qp *qp);
 

@@ -1046,25 +1046,17 @@ static void on_fault_snapshot(void *ctx, void *obj, uint64_t arg, uint64_t now)
 /* Each EV's losses as sender, summed over @rank's QPs, into @out[n_evs] (plan order). */
 static void rank_ev_losses(struct run *r, uint32_t rank, uint64_t *out)
 {
-	struct host *h = &r->hosts[rank];
+	const struct mrc_ev_profile *f = mrc_ep_ev_profile(r->hosts[rank].ep);
 
 	memset(out, 0, r->m.n_evs * sizeof(*out));
-	for (uint32_t q = 0; q < r->nhosts; q++) {
-		const struct mrc_ev_set *set;
+	for (unsigned e = 0; e < f->n; e++) { /* the counters are the endpoint's QPs' sums */
+		size_t k = e;
 
-		if (!h->qpn_of_peer[q])
-			continue;
-		set = mrc_ep_qp_evs(h->ep, h->qpn_of_peer[q]);
-		for (unsigned e = 0; set && e < set->n; e++) {
-			const struct mrc_ev *ev = &set->ev[e];
-			size_t k = e;
-
-			if (k >= r->m.n_evs || r->m.evs[k].ev != ev->value)
-				for (k = 0; k < r->m.n_evs && r->m.evs[k].ev != ev->value; k++)
-					;
-			if (k < r->m.n_evs)
-				out[k] += ev->st.losses;
-		}
+		if (k >= r->m.n_evs || r->m.evs[k].ev != f->value[e])
+			for (k = 0; k < r->m.n_evs && r->m.evs[k].ev != f->value[e]; k++)
+				;
+		if (k < r->m.n_evs)
+			out[k] += f->st[e].losses;
 	}
 }
 
@@ -1419,12 +1411,25 @@ static void finish_faults(struct run *r)
 	free(clean);
 }
 
+/* The report's entry of EV @value, at profile position @e: the same position in the plan
+ * when it matches, else found by value; NULL when the plan lacks it. */
+static struct mrc_run_ev *run_ev_of(struct mrc_run_result *res, unsigned e, uint32_t value)
+{
+	if (e < res->n_evs && res->evs[e].ev == value)
+		return &res->evs[e];
+	for (size_t k = 0; k < res->n_evs; k++)
+		if (res->evs[k].ev == value)
+			return &res->evs[k];
+	return NULL;
+}
+
 static void collect_stats(struct run *r)
 {
 	struct mrc_run_result *res = r->res;
 	const struct conf_fabric *f = &r->job->fabric;
 	struct mrc_fab_stats fs;
 	struct mrc_fab_port_stats tot;
+	const struct mrc_ev_profile *prof;
 
 	res->evs = calloc(r->m.n_evs + 1, sizeof(*res->evs));
 	res->n_evs = res->evs ? r->m.n_evs : 0;
@@ -1472,30 +1477,32 @@ static void collect_stats(struct run *r)
 			if (mrc_qp_failed(mrc_ep_qp(r->hosts[h].ep, qpn), &why))
 				res->qp_errors++;
 			set = mrc_ep_qp_evs(r->hosts[h].ep, qpn);
-			for (unsigned e = 0; set && e < set->n; e++) {
-				const struct mrc_ev *ev = &set->ev[e];
-				struct mrc_run_ev *re = NULL;
+			for (unsigned e = 0; set && set->n_bad && e < set->n; e++) {
+				struct mrc_run_ev *re = run_ev_of(res, e, mrc_ev_value(set, e));
 
-				if (e < res->n_evs && res->evs[e].ev == ev->value)
-					re = &res->evs[e];
-				for (size_t k = 0; !re && k < res->n_evs; k++)
-					if (res->evs[k].ev == ev->value)
-						re = &res->evs[k];
-				if (!re)
-					continue;
-				re->tx_pkts += ev->st.tx_pkts;
-				re->rtx_pkts += ev->st.rtx_pkts;
-				re->losses += ev->st.losses;
-				re->ecn += ev->st.ecn;
-				re->trims += ev->st.trims;
-				re->nacks += ev->st.nacks;
-				re->probes += ev->st.probes;
-				re->probes_ok += ev->st.probes_ok;
-				re->changes += ev->st.changes;
-				re->rtt_samples += ev->st.rtt_samples;
-				re->rtt_sum_ps += ev->st.rtt_sum_ps;
-				re->bad_qps += ev->state == MRC_EV_ASSUMED_BAD;
+				if (re)
+					re->bad_qps += mrc_ev_state(set, e) == MRC_EV_ASSUMED_BAD;
 			}
+		}
+		/* the per-EV counters are kept per endpoint: every QP of it is one above */
+		prof = mrc_ep_ev_profile(r->hosts[h].ep);
+		for (unsigned e = 0; e < prof->n; e++) {
+			const struct mrc_ev_stats *vs = &prof->st[e];
+			struct mrc_run_ev *re = run_ev_of(res, e, prof->value[e]);
+
+			if (!re)
+				continue;
+			re->tx_pkts += vs->tx_pkts;
+			re->rtx_pkts += vs->rtx_pkts;
+			re->losses += vs->losses;
+			re->ecn += vs->ecn;
+			re->trims += vs->trims;
+			re->nacks += vs->nacks;
+			re->probes += vs->probes;
+			re->probes_ok += vs->probes_ok;
+			re->changes += vs->changes;
+			re->rtt_samples += vs->rtt_samples;
+			re->rtt_sum_ps += vs->rtt_sum_ps;
 		}
 	}
 	mrc_fabric_stats(r->fab, &fs);
