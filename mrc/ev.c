@@ -10,19 +10,22 @@
 #define EV_LOG_CAP 256 /* changes kept per set */
 #define EV_LOG_MIN 8   /* the log's first allocation; doubles up to EV_LOG_CAP */
 
-/* What few EVs need: per EV, rare state; per plane, the earliest probe of its ASSUMED_BAD
- * EVs (UINT64_MAX: none), kept as they change since it is asked per packet. */
+/* What few EVs need, one entry per EV that ever needed it (found by a scan: there are
+ * few); per plane, the earliest probe of its ASSUMED_BAD EVs (UINT64_MAX: none), kept as
+ * they change since it is asked per packet. */
 struct mrc_ev_rare {
+	uint32_t idx;		   /* the EV */
+	uint16_t probe_id;	   /* id of the last probe sent */
 	uint64_t skip_until_ps;	   /* SKIP: GOOD again at this time (hold > 0) */
 	uint64_t probe_at_ps;	   /* ASSUMED_BAD: next probe due */
 	uint64_t probe_backoff_ps; /* current backoff */
 	uint64_t rtt_ps;	   /* the latest RTT when it does not fit the u32 */
-	uint16_t probe_id;	   /* id of the last probe sent */
 };
 
 struct mrc_ev_slow {
 	uint64_t probe_min[MRC_EV_MAX_PLANES];
-	struct mrc_ev_rare r[];
+	unsigned n, cap;
+	struct mrc_ev_rare *r;
 };
 
 static uint32_t ev_hash(uint32_t v, uint32_t mask)
@@ -143,18 +146,43 @@ fail:
 	return rc;
 }
 
-/* The side table, made on first need (zeroed: no probe due anywhere). NULL when out of
- * memory. */
-static struct mrc_ev_slow *slow_get(struct mrc_ev_set *s)
+/* EV @idx's entry in the side table, or NULL. */
+static struct mrc_ev_rare *rare_find(const struct mrc_ev_set *s, uint32_t idx)
 {
-	if (!s->slow) {
-		s->slow = calloc(1, sizeof(*s->slow) + s->n * sizeof(s->slow->r[0]));
-		if (!s->slow)
+	for (unsigned k = 0; s->slow && k < s->slow->n; k++)
+		if (s->slow->r[k].idx == idx)
+			return &s->slow->r[k];
+	return NULL;
+}
+
+/* EV @idx's entry, made (zeroed) with the table on first need; NULL when out of memory. */
+static struct mrc_ev_rare *rare_get(struct mrc_ev_set *s, uint32_t idx)
+{
+	struct mrc_ev_rare *e = rare_find(s, idx);
+	struct mrc_ev_slow *sl = s->slow;
+
+	if (e)
+		return e;
+	if (!sl) {
+		sl = calloc(1, sizeof(*sl));
+		if (!sl)
 			return NULL;
 		for (unsigned pl = 0; pl < MRC_EV_MAX_PLANES; pl++)
-			s->slow->probe_min[pl] = UINT64_MAX;
+			sl->probe_min[pl] = UINT64_MAX;
+		s->slow = sl;
 	}
-	return s->slow;
+	if (sl->n == sl->cap) {
+		unsigned cap = sl->cap ? 2 * sl->cap : 2;
+		struct mrc_ev_rare *r = realloc(sl->r, cap * sizeof(*r));
+
+		if (!r)
+			return NULL;
+		sl->r = r;
+		sl->cap = cap;
+	}
+	e = &sl->r[sl->n++];
+	*e = (struct mrc_ev_rare){.idx = idx};
+	return e;
 }
 
 /* Recomputes probe_min[] after an EV entered or left ASSUMED_BAD or its probe time moved:
@@ -166,12 +194,12 @@ static void probe_min_update(struct mrc_ev_set *s)
 
 	for (unsigned pl = 0; pl < s->planes; pl++)
 		sl->probe_min[pl] = UINT64_MAX;
-	for (unsigned i = 0; s->n_bad && i < s->n; i++) {
-		uint64_t t = sl->r[i].probe_at_ps;
+	for (unsigned k = 0; s->n_bad && k < sl->n; k++) { /* every ASSUMED_BAD EV has one */
+		const struct mrc_ev_rare *e = &sl->r[k];
 
-		if ((s->sa[i] & MRC_EV_STATE) == MRC_EV_ASSUMED_BAD &&
-			t < sl->probe_min[pl_of[i]])
-			sl->probe_min[pl_of[i]] = t;
+		if ((s->sa[e->idx] & MRC_EV_STATE) == MRC_EV_ASSUMED_BAD &&
+			e->probe_at_ps < sl->probe_min[pl_of[e->idx]])
+			sl->probe_min[pl_of[e->idx]] = e->probe_at_ps;
 	}
 }
 
@@ -268,6 +296,8 @@ int mrc_ev_set_init(struct mrc_ev_set *s, const struct mrc_ev_params *p, unsigne
 void mrc_ev_set_free(struct mrc_ev_set *s)
 {
 	free(s->rtt); /* and sa, the same block */
+	if (s->slow)
+		free(s->slow->r);
 	free(s->slow);
 	free(s->log);
 	mrc_ev_profile_put(s->prof);
@@ -281,27 +311,32 @@ int mrc_ev_find(const struct mrc_ev_set *s, uint32_t ev)
 
 uint64_t mrc_ev_rtt_last(const struct mrc_ev_set *s, unsigned i)
 {
-	return s->rtt[i] == UINT32_MAX ? s->slow->r[i].rtt_ps : s->rtt[i];
+	return s->rtt[i] == UINT32_MAX ? rare_find(s, i)->rtt_ps : s->rtt[i];
 }
 
 int mrc_ev_set_rtt(struct mrc_ev_set *s, unsigned i, uint64_t rtt_ps)
 {
+	struct mrc_ev_rare *e;
+
 	if (rtt_ps < UINT32_MAX) {
 		s->rtt[i] = (uint32_t)rtt_ps;
 		return 0;
 	}
-	if (!slow_get(s)) {
+	e = rare_get(s, i);
+	if (!e) {
 		s->rtt[i] = UINT32_MAX - 1; /* the most the u32 holds */
 		return -ENOMEM;
 	}
-	s->slow->r[i].rtt_ps = rtt_ps;
+	e->rtt_ps = rtt_ps;
 	s->rtt[i] = UINT32_MAX;
 	return 0;
 }
 
 uint16_t mrc_ev_probe_id(const struct mrc_ev_set *s, unsigned i)
 {
-	return s->slow ? s->slow->r[i].probe_id : 0;
+	const struct mrc_ev_rare *e = rare_find(s, i);
+
+	return e ? e->probe_id : 0;
 }
 
 /* GOOD now? Ends an expired SKIP hold on the way. @rotation: this is a selection pass. */
@@ -315,7 +350,7 @@ static bool ev_pickable(struct mrc_ev_set *s, int idx, bool rotation, uint64_t n
 				ev_change(s, idx, MRC_EV_GOOD, MRC_EVC_HOLD_DONE, now_ps);
 			return false; /* passed over this once */
 		}
-		if (now_ps >= s->slow->r[idx].skip_until_ps)
+		if (now_ps >= rare_find(s, (uint32_t)idx)->skip_until_ps) /* on_skip made it */
 			ev_change(s, idx, MRC_EV_GOOD, MRC_EVC_HOLD_DONE, now_ps);
 	}
 	return (s->sa[idx] & MRC_EV_STATE) == MRC_EV_GOOD;
@@ -355,9 +390,11 @@ bool mrc_ev_on_skip(struct mrc_ev_set *s, int idx, int cause, uint64_t now_ps)
 	if (idx < 0 || (s->sa[idx] & MRC_EV_STATE) != MRC_EV_GOOD)
 		return false;
 	if (s->prof->skip_hold_ps) {
-		if (!slow_get(s))
+		struct mrc_ev_rare *e = rare_get(s, (uint32_t)idx);
+
+		if (!e)
 			return false; /* out of memory: the hint is ignored */
-		s->slow->r[idx].skip_until_ps = now_ps + s->prof->skip_hold_ps;
+		e->skip_until_ps = now_ps + s->prof->skip_hold_ps;
 	}
 	ev_change(s, idx, MRC_EV_SKIP, cause, now_ps);
 	return true;
@@ -398,9 +435,9 @@ bool mrc_ev_on_bad(struct mrc_ev_set *s, int idx, int cause, uint64_t now_ps)
 		s->floor_hits++;
 		return false;
 	}
-	if (!slow_get(s))
+	r = rare_get(s, (uint32_t)idx);
+	if (!r)
 		return false; /* out of memory: kept in use, as below the floor */
-	r = &s->slow->r[idx];
 	r->probe_backoff_ps = s->prof->backoff0_ps; /* first: ev_change's probe_min_update reads it */
 	r->probe_at_ps = now_ps + r->probe_backoff_ps;
 	ev_change(s, idx, MRC_EV_ASSUMED_BAD, cause, now_ps);
@@ -464,25 +501,26 @@ bool mrc_ev_set_denied(struct mrc_ev_set *s, int idx, bool deny, uint64_t now_ps
 
 int mrc_ev_probe_due(const struct mrc_ev_set *s, unsigned plane, uint64_t now_ps)
 {
-	const struct mrc_ev_profile *f = s->prof;
-	const uint32_t *pidx;
+	const struct mrc_ev_slow *sl = s->slow;
+	int best = -1;
 
-	if (plane >= s->planes || !s->n_bad || s->slow->probe_min[plane] > now_ps)
+	if (plane >= s->planes || !s->n_bad || sl->probe_min[plane] > now_ps)
 		return -1;
-	pidx = f->pidx + f->plane_off[plane];
-	for (unsigned k = 0; k < f->plane_n[plane]; k++) {
-		uint32_t idx = pidx[k];
+	/* the first due in profile order, as a walk of the plane's EVs would find */
+	for (unsigned k = 0; k < sl->n; k++) {
+		const struct mrc_ev_rare *e = &sl->r[k];
 
-		if ((s->sa[idx] & MRC_EV_STATE) == MRC_EV_ASSUMED_BAD &&
-			s->slow->r[idx].probe_at_ps <= now_ps)
-			return (int)idx;
+		if ((s->sa[e->idx] & MRC_EV_STATE) == MRC_EV_ASSUMED_BAD &&
+			s->prof->plane[e->idx] == plane && e->probe_at_ps <= now_ps &&
+			(best < 0 || e->idx < (uint32_t)best))
+			best = (int)e->idx;
 	}
-	return -1;
+	return best;
 }
 
 void mrc_ev_probe_sent(struct mrc_ev_set *s, int idx, uint64_t now_ps)
 {
-	struct mrc_ev_rare *r = &s->slow->r[idx]; /* ASSUMED_BAD: the table exists */
+	struct mrc_ev_rare *r = rare_find(s, (uint32_t)idx); /* ASSUMED_BAD: it has one */
 	uint64_t max = s->prof->backoff_max_ps;
 
 	s->prof->st[idx].probes++;
