@@ -182,7 +182,7 @@ static void ep_emit_ctl(void *owner, unsigned plane, uint32_t peer_host, const s
 	}
 	q = &ep->ctlq[plane];
 	if (q->len == q->cap) {
-		unsigned ncap = q->cap ? q->cap * 2 : 4;
+		unsigned ncap = q->cap ? q->cap * 2 : 1; /* grown on need: few wait */
 		struct ctl *nq;
 
 		if (q->cap >= ep->p.ctl_queue_max) {

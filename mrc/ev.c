@@ -694,5 +694,72 @@ MRC_SELFTEST(ev)
 		p.deny = &deny;
 		p.n_deny = 1;
 		ST_EQ_I(st, mrc_ev_set_init(&s, &p, 2, st_plane_of, NULL), -EINVAL);
+		p.deny = NULL;
+		p.n_deny = 0;
+	}
+
+	mrc_st_case(st, "E10 shared profile: states per set, counters and lookup shared");
+	{
+		struct mrc_ev_profile *f;
+		struct mrc_ev_set a, b;
+
+		ST_EQ_I(st, mrc_ev_profile_new(&p, 2, st_plane_of, NULL, &f), 0);
+		ST_EQ_I(st, mrc_ev_set_init_shared(&a, f), 0);
+		ST_EQ_I(st, mrc_ev_set_init_shared(&b, f), 0);
+		ST_EQ(st, f->refs, 3);
+		for (int i = 0; i < 16; i++)
+			ST_EQ_I(st, mrc_ev_find(&b, evs[i]), i);
+		ST_TRUE(st, mrc_ev_on_bad(&a, 2, MRC_EVC_LOSS_SACK, 100));
+		ST_EQ(st, mrc_ev_state(&a, 2), MRC_EV_ASSUMED_BAD);
+		ST_EQ(st, mrc_ev_state(&b, 2), MRC_EV_GOOD);
+		ST_TRUE(st, mrc_ev_active(&b, 2) && !mrc_ev_active(&b, 6));
+		mrc_ev_st(&b, 2)->losses += 5;
+		ST_EQ(st, mrc_ev_st(&a, 2)->changes, 1); /* a's change, seen through b too */
+		ST_EQ(st, mrc_ev_st(&b, 2)->changes, 1);
+		ST_EQ(st, mrc_ev_st(&a, 2)->losses, 5);
+
+		mrc_st_case(st, "E11 probe due: the lowest index of the plane; RTTs past 2^32 ps");
+		ST_TRUE(st, mrc_ev_on_bad(&a, 1, MRC_EVC_LOSS_SACK, 100));
+		ST_EQ_I(st, mrc_ev_probe_due(&a, 0, 1000099), -1);
+		ST_EQ_I(st, mrc_ev_probe_due(&a, 0, 1000100), 1); /* 2 went bad first */
+		mrc_ev_probe_sent(&a, 1, 1000100);
+		ST_EQ(st, mrc_ev_probe_id(&a, 1), 1);
+		ST_EQ(st, mrc_ev_probe_id(&a, 2), 0);
+		ST_EQ_I(st, mrc_ev_probe_due(&a, 0, 1000100), 2);
+		ST_EQ(st, mrc_ev_next_probe(&a, 1), 1000100); /* 2's first probe */
+		ST_EQ_I(st, mrc_ev_set_rtt(&b, 5, 5000000000ull), 0); /* 5 ms */
+		ST_EQ_I(st, mrc_ev_set_rtt(&b, 7, 1234), 0);
+		ST_EQ(st, mrc_ev_rtt_last(&b, 5), 5000000000ull);
+		ST_EQ(st, mrc_ev_rtt_last(&b, 7), 1234);
+		ST_EQ(st, mrc_ev_rtt_last(&a, 5), 0);
+		mrc_ev_set_free(&a);
+		ST_EQ(st, f->refs, 2);
+		mrc_ev_profile_put(f);
+		ST_EQ(st, b.prof->refs, 1);
+
+		mrc_st_case(st, "E12 log grows with use, then keeps the latest 256 in order");
+		{
+			struct mrc_ev_change log[256];
+			unsigned n;
+
+			for (unsigned i = 0; i < 5; i++)
+				mrc_ev_set_denied(&b, 0, i % 2 == 0, i);
+			n = mrc_ev_log(&b, log, 256);
+			ST_EQ(st, n, 5);
+			ST_EQ(st, log[0].t_ps, 0);
+			ST_EQ(st, log[4].t_ps, 4);
+			for (unsigned i = 5; i < 300; i++)
+				mrc_ev_set_denied(&b, 0, i % 2 == 0, i);
+			ST_EQ(st, b.log_total, 300);
+			n = mrc_ev_log(&b, log, 256);
+			ST_EQ(st, n, 256);
+			ST_EQ(st, log[0].t_ps, 300 - 256);
+			ST_EQ(st, log[0].to, MRC_EV_DENIED); /* change 44: even, a deny */
+			ST_EQ(st, log[255].t_ps, 299);
+			ST_EQ(st, log[255].to, MRC_EV_GOOD);
+			ST_EQ(st, mrc_ev_log(&b, log, 3), 3);
+			ST_EQ(st, log[0].t_ps, 297);
+		}
+		mrc_ev_set_free(&b);
 	}
 }
