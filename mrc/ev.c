@@ -28,9 +28,11 @@ struct mrc_ev_slow {
 	struct mrc_ev_rare *r;
 };
 
+/* Slot of @v in a table of @mask + 1 slots: the product's top bits, which depend on every
+ * bit of @v (EVs often differ only in their high plane and spine fields). */
 static uint32_t ev_hash(uint32_t v, uint32_t mask)
 {
-	return (uint32_t)(v * 0x9E3779B1u) >> 7 & mask;
+	return (uint32_t)((uint64_t)(v * 0x9E3779B1u) * (mask + 1ull) >> 32);
 }
 
 void mrc_ev_profile_put(struct mrc_ev_profile *f)
@@ -309,9 +311,9 @@ int mrc_ev_find(const struct mrc_ev_set *s, uint32_t ev)
 	return mrc_ev_profile_find(s->prof, ev);
 }
 
-uint64_t mrc_ev_rtt_last(const struct mrc_ev_set *s, unsigned i)
+uint64_t mrc_ev_rtt_big(const struct mrc_ev_set *s, unsigned i)
 {
-	return s->rtt[i] == UINT32_MAX ? rare_find(s, i)->rtt_ps : s->rtt[i];
+	return rare_find(s, i)->rtt_ps;
 }
 
 int mrc_ev_set_rtt(struct mrc_ev_set *s, unsigned i, uint64_t rtt_ps)

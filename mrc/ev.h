@@ -185,8 +185,15 @@ static inline struct mrc_ev_stats *mrc_ev_st(const struct mrc_ev_set *s, unsigne
 	return &s->prof->st[i];
 }
 
-/* The latest RTT sample (ps) of a packet sent on EV @i, 0: none; and its setter. */
-uint64_t mrc_ev_rtt_last(const struct mrc_ev_set *s, unsigned i);
+/*
+ * The latest RTT sample (ps) of a packet sent on EV @i, 0: none; and its setter (0, or
+ * -ENOMEM when a sample of 2^32 ps or more finds no room: it is kept as 2^32 - 2).
+ */
+uint64_t mrc_ev_rtt_big(const struct mrc_ev_set *s, unsigned i);
+static inline uint64_t mrc_ev_rtt_last(const struct mrc_ev_set *s, unsigned i)
+{
+	return s->rtt[i] != UINT32_MAX ? s->rtt[i] : mrc_ev_rtt_big(s, i);
+}
 int mrc_ev_set_rtt(struct mrc_ev_set *s, unsigned i, uint64_t rtt_ps);
 
 /* Id of the last probe sent on EV @i (0 before the first). */
