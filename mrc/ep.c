@@ -39,12 +39,13 @@ struct ctlq {
 struct mrc_ep {
 	struct mrc_ep_params p;
 	uint32_t *evs, *deny; /* copies of the EV profile arrays */
+	struct mrc_ev_profile *ev_prof; /* built from them, shared by the QPs */
 	struct mrc_ep_ops ops;
 	void *ctx;
 	const struct mrc_cc_ops *cc_ops;
 	struct mrc_qp_env env;
-	struct mrc_qp **qps;
-	unsigned n_qps;
+	struct mrc_qp **qps; /* [qps_cap], grown with the QPs created */
+	unsigned n_qps, qps_cap;
 	struct mr *mrs;
 	unsigned n_mrs;
 	bool up[MRC_EV_MAX_PLANES];
@@ -73,8 +74,8 @@ struct mrc_ep {
  */
 struct timers {
 	uint64_t *t;	 /* [2 * p]: the tree, leaves at p.. */
-	unsigned p;	 /* leaves: a power of 2 >= max_qps */
-	uint32_t *ready; /* [max_qps]: plane bitmask */
+	unsigned p;	 /* leaves: a power of 2 >= the QPs, doubled as they are created */
+	uint32_t *ready; /* [p]: plane bitmask */
 };
 
 static void set_timer(struct timers *tm, unsigned i, uint64_t v)
@@ -181,7 +182,7 @@ static void ep_emit_ctl(void *owner, unsigned plane, uint32_t peer_host, const s
 	}
 	q = &ep->ctlq[plane];
 	if (q->len == q->cap) {
-		unsigned ncap = q->cap ? q->cap * 2 : 4;
+		unsigned ncap = q->cap ? q->cap * 2 : 1; /* grown on need: few wait */
 		struct ctl *nq;
 
 		if (q->cap >= ep->p.ctl_queue_max) {
@@ -232,6 +233,7 @@ int mrc_ep_new(
 	const struct mrc_ep_params *p, const struct mrc_ep_ops *ops, void *ctx, struct mrc_ep **out)
 {
 	struct mrc_ep *ep;
+	int rc;
 
 	if (!p->planes || p->planes > MRC_EV_MAX_PLANES || !p->path || !p->ev_plane ||
 		!p->ev.n_evs || !p->ev.evs)
@@ -253,17 +255,15 @@ int mrc_ep_new(
 		ep->p.ctl_queue_max = 65536;
 	ep->evs = malloc(p->ev.n_evs * sizeof(uint32_t));
 	ep->deny = malloc((p->ev.n_deny ? p->ev.n_deny : 1) * sizeof(uint32_t));
-	ep->qps = calloc(ep->p.max_qps, sizeof(*ep->qps));
 	ep->tm = calloc(1, sizeof(*ep->tm));
-	if (ep->tm) {
-		for (ep->tm->p = 1; ep->tm->p < ep->p.max_qps; ep->tm->p *= 2)
-			;
-		ep->tm->t = malloc(2 * (size_t)ep->tm->p * sizeof(uint64_t));
-		ep->tm->ready = calloc(ep->p.max_qps, sizeof(uint32_t));
-		for (unsigned k = 0; ep->tm->t && k < 2 * ep->tm->p; k++)
-			ep->tm->t[k] = UINT64_MAX;
+	if (ep->tm) { /* one leaf, the root, until QPs come */
+		ep->tm->p = 1;
+		ep->tm->t = malloc(2 * sizeof(uint64_t));
+		ep->tm->ready = calloc(1, sizeof(uint32_t));
+		if (ep->tm->t)
+			ep->tm->t[0] = ep->tm->t[1] = UINT64_MAX;
 	}
-	if (!ep->evs || !ep->deny || !ep->qps || !ep->tm || !ep->tm->t || !ep->tm->ready) {
+	if (!ep->evs || !ep->deny || !ep->tm || !ep->tm->t || !ep->tm->ready) {
 		mrc_ep_free(ep);
 		return -ENOMEM;
 	}
@@ -272,6 +272,11 @@ int mrc_ep_new(
 		memcpy(ep->deny, p->ev.deny, p->ev.n_deny * sizeof(uint32_t));
 	ep->p.ev.evs = ep->evs;
 	ep->p.ev.deny = ep->deny;
+	rc = mrc_ev_profile_new(&ep->p.ev, p->planes, p->ev_plane, ctx, &ep->ev_prof);
+	if (rc) {
+		mrc_ep_free(ep);
+		return rc;
+	}
 	if (ops)
 		ep->ops = *ops;
 	ep->ctx = ctx;
@@ -280,6 +285,7 @@ int mrc_ep_new(
 	ep->env = (struct mrc_qp_env){
 		.qp = &ep->p.qp,
 		.ev = &ep->p.ev,
+		.ev_prof = ep->ev_prof,
 		.cc_ops = ep->cc_ops,
 		.cc = &ep->p.cc_params,
 		.planes = p->planes,
@@ -312,6 +318,7 @@ void mrc_ep_free(struct mrc_ep *ep)
 	}
 	free(ep->tm);
 	free(ep->mrs);
+	mrc_ev_profile_put(ep->ev_prof);
 	free(ep->evs);
 	free(ep->deny);
 	free(ep);
@@ -347,6 +354,51 @@ struct mrc_qp *mrc_ep_qp(const struct mrc_ep *ep, uint32_t qpn)
 	return qpn >= ep->p.first_qpn && i < ep->n_qps ? ep->qps[i] : NULL;
 }
 
+/*
+ * Room for one more QP: doubles the QP table and the timer tree (leaves copied, inner
+ * nodes recomputed) when full. Returns 0 or -ENOMEM.
+ */
+static int ep_grow(struct mrc_ep *ep)
+{
+	struct timers *tm = ep->tm;
+	unsigned cap, p;
+	struct mrc_qp **q;
+	uint64_t *t;
+	uint32_t *rd;
+
+	if (ep->n_qps < ep->qps_cap)
+		return 0;
+	cap = ep->qps_cap ? 2 * ep->qps_cap : 4;
+	if (cap > ep->p.max_qps)
+		cap = ep->p.max_qps;
+	q = realloc(ep->qps, cap * sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	ep->qps = q;
+	for (p = 1; p < cap; p *= 2)
+		;
+	if (p > tm->p) {
+		t = malloc(2 * (size_t)p * sizeof(*t));
+		rd = realloc(tm->ready, p * sizeof(*rd));
+		if (!t || !rd) {
+			free(t);
+			if (rd)
+				tm->ready = rd;
+			return -ENOMEM;
+		}
+		tm->ready = rd;
+		for (unsigned i = 0; i < p; i++)
+			t[p + i] = i < tm->p ? tm->t[tm->p + i] : UINT64_MAX;
+		for (unsigned k = p - 1; k; k--)
+			t[k] = t[2 * k] < t[2 * k + 1] ? t[2 * k] : t[2 * k + 1];
+		free(tm->t);
+		tm->t = t;
+		tm->p = p;
+	}
+	ep->qps_cap = cap;
+	return 0;
+}
+
 int mrc_ep_qp_create(struct mrc_ep *ep, uint32_t peer_host, uint32_t peer_qpn, uint32_t *qpn)
 {
 	uint32_t n = ep->p.first_qpn + ep->n_qps;
@@ -356,6 +408,9 @@ int mrc_ep_qp_create(struct mrc_ep *ep, uint32_t peer_host, uint32_t peer_qpn, u
 
 	if (ep->n_qps == ep->p.max_qps || n > MRC_PSN_MASK)
 		return -ENOSPC;
+	rc = ep_grow(ep);
+	if (rc)
+		return rc;
 	rc = mrc_qp_new(&ep->env, n, peer_host, peer_qpn, seed, &ep->qps[ep->n_qps]);
 	if (rc)
 		return rc;
@@ -548,6 +603,17 @@ int mrc_ep_qp_stats(const struct mrc_ep *ep, uint32_t qpn, struct mrc_qp_stats *
 		return -ENOENT;
 	mrc_qp_get_stats(qp, out);
 	return 0;
+}
+
+unsigned mrc_ep_qpns(const struct mrc_ep *ep, uint32_t *first)
+{
+	*first = ep->p.first_qpn;
+	return ep->n_qps;
+}
+
+const struct mrc_ev_profile *mrc_ep_ev_profile(const struct mrc_ep *ep)
+{
+	return ep->ev_prof;
 }
 
 const struct mrc_ev_set *mrc_ep_qp_evs(const struct mrc_ep *ep, uint32_t qpn)
