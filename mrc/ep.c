@@ -65,18 +65,58 @@ struct mrc_ep {
  * nodes of one small array and never touches another QP, whose memory is a cache miss
  * each in a large job. Behind a pointer so mrc_ep_next_timer() can stay const.
  *
- * Beside them, which QPs may have a packet for each plane: ready[i] has bit p unless QP i
- * declined plane p (mrc_qp_tx false) and nothing reached it since — no packet, post,
- * timer or port change, the only ways a QP's answer changes (time alone changes it only
- * through a timer: holds and probes are in mrc_qp_next_timer). mrc_ep_tx asks the ready
- * ones in the same round-robin order, so the packets are the same, without asking 127
- * idle QPs per packet in a 128-host all-to-all.
+ * Beside them, which QPs may have a packet for each plane: per plane a bitmap over the
+ * QPs, bit i set unless QP i declined the plane (mrc_qp_tx false) and nothing reached it
+ * since — no packet, post, timer or port change, the only ways a QP's answer changes (time
+ * alone changes it only through a timer: holds and probes are in mrc_qp_next_timer).
+ * mrc_ep_tx asks the ready ones in the same round-robin order, so the packets are the
+ * same, finding them a word (64 QPs) at a time instead of asking 127 idle QPs per packet
+ * in a 128-host all-to-all.
  */
 struct timers {
 	uint64_t *t;	 /* [2 * p]: the tree, leaves at p.. */
 	unsigned p;	 /* leaves: a power of 2 >= the QPs, doubled as they are created */
-	uint32_t *ready; /* [p]: plane bitmask */
+	unsigned words;	 /* per plane in ready: (p + 63) / 64 */
+	uint64_t *ready; /* [plane * words + i / 64] bit i % 64: QP i may send on the plane */
 };
+
+static inline uint64_t *ready_word(const struct mrc_ep *ep, unsigned plane, unsigned i)
+{
+	return &ep->tm->ready[plane * ep->tm->words + i / 64];
+}
+
+/* Marks QP @i ready on @plane, or on every plane when @plane < 0. */
+static void set_ready(const struct mrc_ep *ep, unsigned i, int plane)
+{
+	uint64_t bit = 1ull << (i % 64);
+
+	if (plane >= 0) {
+		if ((unsigned)plane < ep->p.planes)
+			*ready_word(ep, (unsigned)plane, i) |= bit;
+		return;
+	}
+	for (unsigned pl = 0; pl < ep->p.planes; pl++)
+		*ready_word(ep, pl, i) |= bit;
+}
+
+/* The first QP index in [@from, @to) ready on @plane, or @to. */
+static unsigned next_ready(const struct mrc_ep *ep, unsigned plane, unsigned from, unsigned to)
+{
+	const uint64_t *m = ready_word(ep, plane, 0);
+
+	for (unsigned w = from / 64; w * 64 < to; w++) {
+		uint64_t x = m[w];
+
+		if (w == from / 64)
+			x &= ~0ull << (from % 64);
+		if (x) {
+			unsigned i = w * 64 + (unsigned)__builtin_ctzll(x);
+
+			return i < to ? i : to;
+		}
+	}
+	return to;
+}
 
 static void set_timer(struct timers *tm, unsigned i, uint64_t v)
 {
@@ -100,7 +140,7 @@ static void refresh_timer(const struct mrc_ep *ep, unsigned i)
 /* QP @i was called: its timer may have moved and it may have packets on any plane. */
 static void touch(const struct mrc_ep *ep, unsigned i)
 {
-	ep->tm->ready[i] = UINT32_MAX;
+	set_ready(ep, i, -1);
 	refresh_timer(ep, i);
 }
 
@@ -142,7 +182,7 @@ static void ep_wake(void *owner, uint32_t qpn, int plane)
 	uint32_t i = qpn - ep->p.first_qpn;
 
 	if (i < ep->n_qps) /* its timer: every ep call into a QP touches it afterwards */
-		ep->tm->ready[i] |= plane < 0 ? UINT32_MAX : 1u << plane;
+		set_ready(ep, i, plane);
 	if (!ep->ops.tx_ready)
 		return;
 	if (plane >= 0) {
@@ -259,7 +299,8 @@ int mrc_ep_new(
 	if (ep->tm) { /* one leaf, the root, until QPs come */
 		ep->tm->p = 1;
 		ep->tm->t = malloc(2 * sizeof(uint64_t));
-		ep->tm->ready = calloc(1, sizeof(uint32_t));
+		ep->tm->words = 1;
+		ep->tm->ready = calloc(p->planes, sizeof(uint64_t));
 		if (ep->tm->t)
 			ep->tm->t[0] = ep->tm->t[1] = UINT64_MAX;
 	}
@@ -363,8 +404,8 @@ static int ep_grow(struct mrc_ep *ep)
 	struct timers *tm = ep->tm;
 	unsigned cap, p;
 	struct mrc_qp **q;
-	uint64_t *t;
-	uint32_t *rd;
+	uint64_t *t, *rd;
+	unsigned words;
 
 	if (ep->n_qps < ep->qps_cap)
 		return 0;
@@ -378,15 +419,19 @@ static int ep_grow(struct mrc_ep *ep)
 	for (p = 1; p < cap; p *= 2)
 		;
 	if (p > tm->p) {
+		words = (p + 63) / 64;
 		t = malloc(2 * (size_t)p * sizeof(*t));
-		rd = realloc(tm->ready, p * sizeof(*rd));
+		rd = calloc((size_t)ep->p.planes * words, sizeof(*rd));
 		if (!t || !rd) {
 			free(t);
-			if (rd)
-				tm->ready = rd;
+			free(rd);
 			return -ENOMEM;
 		}
+		for (unsigned pl = 0; pl < ep->p.planes; pl++)
+			memcpy(rd + pl * words, tm->ready + pl * tm->words, tm->words * sizeof(*rd));
+		free(tm->ready);
 		tm->ready = rd;
+		tm->words = words;
 		for (unsigned i = 0; i < p; i++)
 			t[p + i] = i < tm->p ? tm->t[tm->p + i] : UINT64_MAX;
 		for (unsigned k = p - 1; k; k--)
@@ -514,20 +559,22 @@ static int ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *bu
 		q->len--;
 		return ep_finish(ep, plane, peer, &p, buf, cap, g);
 	}
-	for (unsigned k = 0, i = ep->rr[plane]; k < ep->n_qps;
-		k++, i = i + 1 == ep->n_qps ? 0 : i + 1) {
-		if (!(ep->tm->ready[i] >> plane & 1))
-			continue;
-		if (mrc_qp_tx(ep->qps[i], plane, now_ps, &p)) {
-			ep->rr[plane] = i + 1 == ep->n_qps ? 0 : i + 1;
-			touch(ep, i);
-			return ep_finish(ep, plane, mrc_qp_peer_host(ep->qps[i]), &p, buf, cap,
-				g);
+	/* round robin from rr: [rr, n_qps), then [0, rr), each ready QP asked once */
+	for (unsigned pass = 0, from = ep->rr[plane], to = ep->n_qps; pass < 2;
+		pass++, to = from, from = 0) {
+		for (unsigned i = next_ready(ep, plane, from, to); i < to;
+			i = next_ready(ep, plane, i + 1, to)) {
+			if (mrc_qp_tx(ep->qps[i], plane, now_ps, &p)) {
+				ep->rr[plane] = i + 1 == ep->n_qps ? 0 : i + 1;
+				touch(ep, i);
+				return ep_finish(ep, plane, mrc_qp_peer_host(ep->qps[i]), &p, buf,
+					cap, g);
+			}
+			/* declined: asked again after something reaches it; asking may have
+			 * moved a hold or probe time */
+			*ready_word(ep, plane, i) &= ~(1ull << (i % 64));
+			refresh_timer(ep, i);
 		}
-		/* declined: asked again after something reaches it; asking may have moved a
-		 * hold or probe time */
-		ep->tm->ready[i] &= ~(1u << plane);
-		refresh_timer(ep, i);
 	}
 	return 0;
 }
