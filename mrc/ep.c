@@ -38,8 +38,8 @@ struct ctlq {
 
 struct mrc_ep {
 	struct mrc_ep_params p;
-	uint32_t *evs, *deny; /* copies of the EV profile arrays */
-	struct mrc_ev_profile *ev_prof; /* built from them, shared by the QPs */
+	struct mrc_ev_profile *ev_prof; /* built from p.ev or given; shared by the QPs */
+	uint64_t *ev_losses;		/* [ev_prof->n] losses counted by our QPs */
 	struct mrc_ep_ops ops;
 	void *ctx;
 	const struct mrc_cc_ops *cc_ops;
@@ -229,6 +229,19 @@ static int ep_place(void *owner, uint32_t rkey, uint64_t va, const uint8_t *data
 	return -EACCES;
 }
 
+/* A given profile must hold the EV list of the params, in order, over the same planes. */
+static bool ev_prof_matches(const struct mrc_ep_params *p)
+{
+	const struct mrc_ev_profile *f = p->ev_prof;
+
+	if (f->n != p->ev.n_evs || f->planes != p->planes)
+		return false;
+	for (unsigned i = 0; i < f->n; i++)
+		if (f->value[i] != p->ev.evs[i])
+			return false;
+	return true;
+}
+
 int mrc_ep_new(
 	const struct mrc_ep_params *p, const struct mrc_ep_ops *ops, void *ctx, struct mrc_ep **out)
 {
@@ -253,8 +266,6 @@ int mrc_ep_new(
 		ep->p.max_qps = 1024;
 	if (!ep->p.ctl_queue_max)
 		ep->p.ctl_queue_max = 65536;
-	ep->evs = malloc(p->ev.n_evs * sizeof(uint32_t));
-	ep->deny = malloc((p->ev.n_deny ? p->ev.n_deny : 1) * sizeof(uint32_t));
 	ep->tm = calloc(1, sizeof(*ep->tm));
 	if (ep->tm) { /* one leaf, the root, until QPs come */
 		ep->tm->p = 1;
@@ -263,16 +274,25 @@ int mrc_ep_new(
 		if (ep->tm->t)
 			ep->tm->t[0] = ep->tm->t[1] = UINT64_MAX;
 	}
-	if (!ep->evs || !ep->deny || !ep->tm || !ep->tm->t || !ep->tm->ready) {
+	if (!ep->tm || !ep->tm->t || !ep->tm->ready) {
 		mrc_ep_free(ep);
 		return -ENOMEM;
 	}
-	memcpy(ep->evs, p->ev.evs, p->ev.n_evs * sizeof(uint32_t));
-	if (p->ev.n_deny)
-		memcpy(ep->deny, p->ev.deny, p->ev.n_deny * sizeof(uint32_t));
-	ep->p.ev.evs = ep->evs;
-	ep->p.ev.deny = ep->deny;
-	rc = mrc_ev_profile_new(&ep->p.ev, p->planes, p->ev_plane, ctx, &ep->ev_prof);
+	/* the QPs use the profile alone: the caller's arrays are not kept */
+	ep->p.ev.evs = ep->p.ev.deny = NULL;
+	if (p->ev_prof) {
+		rc = ev_prof_matches(p) ? 0 : -EINVAL;
+		if (!rc) {
+			ep->ev_prof = p->ev_prof;
+			ep->ev_prof->refs++;
+		}
+	} else {
+		rc = mrc_ev_profile_new(&p->ev, p->planes, p->ev_plane, ctx, &ep->ev_prof);
+	}
+	if (!rc) {
+		ep->ev_losses = calloc(ep->ev_prof->n, sizeof(*ep->ev_losses));
+		rc = ep->ev_losses ? 0 : -ENOMEM;
+	}
 	if (rc) {
 		mrc_ep_free(ep);
 		return rc;
@@ -284,8 +304,8 @@ int mrc_ep_new(
 		ep->up[i] = true;
 	ep->env = (struct mrc_qp_env){
 		.qp = &ep->p.qp,
-		.ev = &ep->p.ev,
 		.ev_prof = ep->ev_prof,
+		.ev_losses = ep->ev_losses,
 		.cc_ops = ep->cc_ops,
 		.cc = &ep->p.cc_params,
 		.planes = p->planes,
@@ -319,8 +339,7 @@ void mrc_ep_free(struct mrc_ep *ep)
 	free(ep->tm);
 	free(ep->mrs);
 	mrc_ev_profile_put(ep->ev_prof);
-	free(ep->evs);
-	free(ep->deny);
+	free(ep->ev_losses);
 	free(ep);
 }
 
@@ -614,6 +633,16 @@ unsigned mrc_ep_qpns(const struct mrc_ep *ep, uint32_t *first)
 const struct mrc_ev_profile *mrc_ep_ev_profile(const struct mrc_ep *ep)
 {
 	return ep->ev_prof;
+}
+
+const uint64_t *mrc_ep_ev_losses(const struct mrc_ep *ep)
+{
+	return ep->ev_losses;
+}
+
+void mrc_ep_ev_losses_clear(struct mrc_ep *ep)
+{
+	memset(ep->ev_losses, 0, ep->ev_prof->n * sizeof(*ep->ev_losses));
 }
 
 const struct mrc_ev_set *mrc_ep_qp_evs(const struct mrc_ep *ep, uint32_t qpn)

@@ -738,6 +738,14 @@ static void queue_rtx(struct mrc_qp *qp, uint32_t psn)
 	qp->rtx_len++;
 }
 
+/* @n PSNs inferred lost on EV @evi: the profile's counter, and the endpoint's own. */
+static void ev_lost(struct mrc_qp *qp, int evi, uint64_t n)
+{
+	mrc_ev_st(&qp->evs, (unsigned)evi)->losses += n;
+	if (qp->env->ev_losses)
+		qp->env->ev_losses[evi] += n;
+}
+
 /*
  * WIRE.md "Path (EV) states": an EV going ASSUMED_BAD stops carrying traffic at once and
  * what may be lost on it is retransmitted on other EVs — every PSN still unacknowledged
@@ -754,7 +762,7 @@ static void retire_ev(struct mrc_qp *qp, int evi, int cause, uint64_t now_ps)
 		if (e->ev != evi || (e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
 			continue;
 		qp->st.loss_path++;
-		mrc_ev_st(&qp->evs, evi)->losses++;
+		ev_lost(qp, evi, 1);
 		queue_rtx(qp, psn);
 	}
 }
@@ -808,9 +816,9 @@ static void advance(struct mrc_qp *qp, uint64_t now_ps)
  */
 static uint64_t reo_wnd_ps(const struct mrc_qp *qp)
 {
-	uint64_t r = qp->rtt_last_ps ? qp->rtt_last_ps : qp->cc.p.base_rtt_ps;
+	uint64_t r = qp->rtt_last_ps ? qp->rtt_last_ps : qp->cc.p->base_rtt_ps;
 
-	return r > qp->cc.p.base_rtt_ps ? r : qp->cc.p.base_rtt_ps;
+	return r > qp->cc.p->base_rtt_ps ? r : qp->cc.p->base_rtt_ps;
 }
 
 /*
@@ -892,7 +900,7 @@ static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 		mrc_cc_on_loss(&qp->cc, now_ps, e->len);
 		queue_rtx(qp, psn);
 		if (e->ev >= 0) {
-			mrc_ev_st(&qp->evs, e->ev)->losses++;
+			ev_lost(qp, e->ev, 1);
 			retire_ev(qp, e->ev, MRC_EVC_LOSS_SACK, now_ps);
 		}
 	}
@@ -961,7 +969,7 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 		!s->pr && evi >= 0 && evi == ae->ev && ae->prev_ev >= 0 && ae->prev_ev != evi) {
 		qp->st.loss_sack++;
 		mrc_cc_on_loss(&qp->cc, now_ps, ae->len);
-		mrc_ev_st(&qp->evs, ae->prev_ev)->losses++;
+		ev_lost(qp, ae->prev_ev, 1);
 		retire_ev(qp, ae->prev_ev, MRC_EVC_LOSS_SACK, now_ps);
 	}
 	for (uint32_t q = qp->una; psn_lt(q, psn_add(cack, 1)); q = psn_add(q, 1))
@@ -974,7 +982,7 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 		rtt = (uint64_t)(uint16_t)(ts16(now_ps) - s->tx_ts_echo) * 1000;
 	if (rtt != UINT64_MAX) {
 		rtt_sample(qp, evi, rtt);
-		delay = rtt > qp->cc.p.base_rtt_ps ? rtt - qp->cc.p.base_rtt_ps : 0;
+		delay = rtt > qp->cc.p->base_rtt_ps ? rtt - qp->cc.p->base_rtt_ps : 0;
 	}
 	if (s->m == MRC_SACK_M_SKIP_ONCE) {
 		qp->st.ecn_echo_rx++;
@@ -1056,7 +1064,7 @@ static void roce_on_nak(
 		return;
 	}
 	mrc_cc_on_loss(&qp->cc, now_ps, e->len);
-	mrc_ev_st(&qp->evs, qp->roce_ev)->losses += gbn_rewind(qp, psn, &qp->st.loss_sack);
+	ev_lost(qp, qp->roce_ev, gbn_rewind(qp, psn, &qp->st.loss_sack));
 	wake(qp, -1);
 }
 
@@ -1570,7 +1578,7 @@ static void on_rto(struct mrc_qp *qp, uint64_t now_ps)
 		return;
 	}
 	if (qp->roce)
-		mrc_ev_st(&qp->evs, qp->roce_ev)->losses += gbn_rewind(qp, qp->una, &qp->st.loss_rto);
+		ev_lost(qp, qp->roce_ev, gbn_rewind(qp, qp->una, &qp->st.loss_rto));
 	for (psn = qp->una; !qp->roce && psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
 		struct txent *e = ent(qp, psn);
 
@@ -1578,7 +1586,7 @@ static void on_rto(struct mrc_qp *qp, uint64_t now_ps)
 			continue;
 		qp->st.loss_rto++;
 		if (e->ev >= 0) {
-			mrc_ev_st(&qp->evs, e->ev)->losses++;
+			ev_lost(qp, e->ev, 1);
 			mrc_ev_on_bad(&qp->evs, e->ev, MRC_EVC_LOSS_RTO, now_ps);
 		}
 		queue_rtx(qp, psn);

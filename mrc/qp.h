@@ -156,6 +156,9 @@ struct mrc_qp_env {
 	/* The EV profile built from @ev, shared by the endpoint's QPs (each takes a
 	 * reference); NULL: the QP builds one of its own from @ev. */
 	struct mrc_ev_profile *ev_prof;
+	/* [ev_prof->n] PSNs inferred lost per EV by the endpoint's QPs (the profile's
+	 * counters may be shared by several endpoints), or NULL: not counted */
+	uint64_t *ev_losses;
 	const struct mrc_cc_ops *cc_ops;
 	const struct mrc_cc_params *cc;
 	unsigned planes;
