@@ -18,18 +18,58 @@ struct mr {
 	uint32_t rkey;
 };
 
-/* A control packet waiting for its plane's port. */
-/*
- * A queued control packet, compact: the packet's fields from dscp on (all a QP sets in
- * one besides hop_limit 64); the outer header, SRH and addresses before them are filled
- * from the path when it leaves (ep_finish). Half a struct mrc_pkt.
- */
-#define CTL_FROM offsetof(struct mrc_pkt, dscp)
+/* The extension headers a control packet may carry (struct mrc_pkt's union). */
+union ctl_xh {
+	struct mrc_aeth aeth;
+	struct mrc_seth seth;
+	struct mrc_neth neth;
+	struct mrc_peth peth;
+	struct mrc_erth erth;
+	struct mrc_eeth eeth;
+};
 
+/*
+ * A control packet waiting for its plane's port, packed (72 of struct mrc_pkt's 328
+ * bytes): the fields a QP sets in one (qp.h, emit_ctl); the rest is zero but hop_limit 64,
+ * and the addresses and SRH come from the path when it leaves (ep_finish).
+ */
 struct ctl {
 	uint32_t peer_host;
-	uint8_t tail[sizeof(struct mrc_pkt) - CTL_FROM];
+	uint32_t ev, dest_qp, psn;
+	uint8_t opcode, dscp, ecn, flags;
+	union ctl_xh xh;
 };
+
+_Static_assert(offsetof(struct mrc_pkt, trimmed) - offsetof(struct mrc_pkt, aeth) >=
+		       sizeof(union ctl_xh),
+	"struct mrc_pkt's extension header union is union ctl_xh");
+
+static void ctl_pack(struct ctl *c, uint32_t peer_host, const struct mrc_pkt *p)
+{
+	c->peer_host = peer_host;
+	c->ev = p->ev;
+	c->dest_qp = p->dest_qp;
+	c->psn = p->psn;
+	c->opcode = p->opcode;
+	c->dscp = p->dscp;
+	c->ecn = p->ecn;
+	c->flags = p->flags;
+	memcpy(&c->xh, &p->aeth, sizeof(c->xh));
+}
+
+static void ctl_unpack(const struct ctl *c, struct mrc_pkt *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->hop_limit = 64;
+	p->ev = c->ev;
+	p->dest_qp = c->dest_qp;
+	p->psn = c->psn;
+	p->opcode = c->opcode;
+	p->dscp = c->dscp;
+	p->ecn = c->ecn;
+	p->flags = c->flags;
+	memcpy(&p->aeth, &c->xh, sizeof(c->xh));
+}
 
 struct ctlq {
 	struct ctl *q;
@@ -203,8 +243,7 @@ static void ep_emit_ctl(void *owner, unsigned plane, uint32_t peer_host, const s
 	}
 	was_empty = q->len == 0;
 	c = &q->q[(q->head + q->len) % q->cap];
-	c->peer_host = peer_host;
-	memcpy(c->tail, (const uint8_t *)pkt + CTL_FROM, sizeof(c->tail));
+	ctl_pack(c, peer_host, pkt);
 	q->len++;
 	if (was_empty && ep->ops.tx_ready)
 		ep->ops.tx_ready(ep->ctx, plane);
@@ -526,9 +565,7 @@ static int ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *bu
 		struct ctl *c = &q->q[q->head];
 		uint32_t peer = c->peer_host;
 
-		memset(&p, 0, CTL_FROM);
-		p.hop_limit = 64;
-		memcpy((uint8_t *)&p + CTL_FROM, c->tail, sizeof(c->tail));
+		ctl_unpack(c, &p);
 		q->head = (q->head + 1) % q->cap;
 		q->len--;
 		return ep_finish(ep, plane, peer, &p, buf, cap, g);
