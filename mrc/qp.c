@@ -63,69 +63,72 @@ struct rxmsg {
 	uint64_t got;
 };
 
+/*
+ * Laid out by use: what every transmission and arrival reads first (the first two cache
+ * lines: state checks, the send window and rings), then the rest of the requester, CC
+ * and EV state, the responder, timers; counters and the failure reason last.
+ */
 struct mrc_qp {
 	const struct mrc_qp_env *env; /* the endpoint's, shared by its QPs */
-	uint32_t qpn, peer_host, peer_qpn;
 	bool failed;
-	char *reason; /* why it failed (allocated then) */
-	struct mrc_ev_set evs;
-	struct mrc_rng rng;
-	struct mrc_cc cc;
-	struct mrc_qp_stats st;
-
-	/* requester */
-	uint32_t win;	   /* PSN window (power of 2 >= mpr * 128) */
+	bool roce;	    /* RoCE mode (qp.h): the one plane and EV index below */
+	uint16_t msn_next;
+	uint32_t peer_down; /* planes whose port the peer reported down */
+	uint32_t qpn, peer_host, peer_qpn;
+	unsigned roce_plane;
+	int roce_ev;
+	uint32_t una, next_psn;
 	uint32_t peer_win; /* PSNs the peer accepts beyond una */
 	uint32_t txcap;	   /* tx and rtxq ring size: a power of 2 <= win, grown on need */
-	struct txent *tx;
-	uint32_t una, next_psn;
-	uint64_t txseq, acked_txseq; /* send counter; highest send order acknowledged */
-	uint64_t acked_sent_ps;	     /* latest send time among acknowledged packets */
-	uint64_t rtt_last_ps;	     /* the most recent RTT sample */
-	uint64_t *rtt_plane_ps;	     /* [planes] the most recent one per plane, 0: none */
-	uint64_t rack_at_ps;	     /* next time-based loss check, UINT64_MAX when none */
-	uint64_t last_tx_ps;	     /* latest data transmission */
-	bool tlp_done;		     /* the tail probe of this flight was sent */
-	uint32_t acked_hi;	     /* highest PSN acknowledged (valid when any_acked) */
-	bool any_acked;
-	uint64_t inflight;
-	uint32_t *rtxq; /* retransmit queue of PSNs, ring of txcap entries */
 	uint32_t rtx_head, rtx_len;
+	uint32_t sq_cap, sq_head, sq_cur, sq_tail; /* monotonic counters, slot = n % cap */
+	struct wqe *sq;
+	struct txent *tx;
+	uint32_t *rtxq; /* retransmit queue of PSNs, ring of txcap entries */
+	uint64_t inflight;
+	uint64_t backoff_until_ps;
+	uint64_t txseq, acked_txseq; /* send counter; highest send order acknowledged */
+	uint64_t last_tx_ps;	     /* latest data transmission */
 	struct sendrec *slog; /* send log: every transmission in send order (infer_losses) */
 	uint32_t slog_cap, slog_head, slog_len; /* ring; cap a power of 2 or 0 */
-	struct wqe *sq;
-	uint32_t sq_cap, sq_head, sq_cur, sq_tail; /* monotonic counters, slot = n % cap */
-	uint32_t sq_max; /* sq_cap grows on need up to this: sq_depth as a power of 2 */
-	uint16_t msn_next;
-	uint64_t last_progress_ps;
-	unsigned retries;
-	uint64_t rto_ps; /* current timeout */
-	uint64_t backoff_until_ps;
-	uint64_t probe_woken_ps; /* probes due at or before this were already announced */
+	bool tlp_done;				/* the tail probe of this flight was sent */
+	bool any_acked;
+	uint32_t acked_hi;	 /* highest PSN acknowledged (valid when any_acked) */
+	uint64_t acked_sent_ps;	 /* latest send time among acknowledged packets */
+	uint64_t rtt_last_ps;	 /* the most recent RTT sample */
+	uint64_t *rtt_plane_ps;	 /* [planes] the most recent one per plane, 0: none */
+	struct mrc_cc cc;
+	struct mrc_rng rng;
+	struct mrc_ev_set evs;
 
 	/* responder */
 	uint32_t rwin;	 /* receive window in PSNs: mpr * 128 */
-	uint64_t *rxmap; /* received bits over the window, ring indexed psn & (win-1) */
 	uint32_t epsn;	 /* next expected PSN: cack = epsn - 1 */
+	uint64_t *rxmap; /* received bits over the window, ring indexed psn & (win-1) */
 	uint32_t max_seen;
-	uint32_t trim_hi;	/* highest trimmed PSN NACKed (valid with have_trim) */
+	uint32_t trim_hi; /* highest trimmed PSN NACKed (valid with have_trim) */
 	bool have_trim;
 	bool have_max;
-	struct rxmsg *rxm; /* ring by MSN, rxm_cap slots, grown on need up to rxm_max */
-	uint32_t rxm_cap, rxm_max;
+	bool nak_sent;	    /* RoCE: a sequence NAK for epsn is out; cleared when it arrives */
 	uint16_t next_cmsn; /* next MSN to complete */
+	struct rxmsg *rxm;  /* ring by MSN, rxm_cap slots, grown on need up to rxm_max */
+	uint32_t rxm_cap, rxm_max;
 	uint64_t bytes_since_sack, rcvd_bytes, ooo;
 	uint32_t ooo_since_sack; /* out-of-order arrivals not yet reported by a SACK */
-	int32_t *ctl_ev;		   /* [planes] EV index for control packets */
-	uint32_t peer_down;		   /* planes whose port the peer reported down */
 	uint16_t req_id;
+	int32_t *ctl_ev; /* [planes] EV index for control packets */
 
-	/* RoCE mode (qp.h): the one plane and EV index, and the responder's NAK latch */
-	bool roce;
-	unsigned roce_plane;
-	int roce_ev;
-	bool nak_sent; /* a sequence NAK for epsn is out; cleared when epsn arrives */
+	/* requester: timers, limits */
+	uint64_t rack_at_ps;	 /* next time-based loss check, UINT64_MAX when none */
+	uint64_t probe_woken_ps; /* probes due at or before this were already announced */
+	uint64_t last_progress_ps;
+	uint64_t rto_ps; /* current timeout */
+	unsigned retries;
+	uint32_t win;	 /* PSN window (power of 2 >= mpr * 128) */
+	uint32_t sq_max; /* sq_cap grows on need up to this: sq_depth as a power of 2 */
 
+	char *reason; /* why it failed (allocated then) */
+	struct mrc_qp_stats st;
 	uint64_t plane_arrays[]; /* rtt_plane_ps, then ctl_ev: sized by the planes */
 };
 
