@@ -2099,6 +2099,18 @@ static void tw_blackhole(struct mrc_ep_params *p)
 	p->ev.probe_backoff_max_ps = 8000000;
 }
 
+/* tw_blackhole, the endpoints sharing one EV profile (made by the first, freed by the test). */
+static struct mrc_ev_profile *tw_shared_prof;
+
+static void tw_shared(struct mrc_ep_params *p)
+{
+	tw_blackhole(p);
+	if (!tw_shared_prof &&
+		mrc_ev_profile_new(&p->ev, p->planes, p->ev_plane, NULL, &tw_shared_prof))
+		return;
+	p->ev_prof = tw_shared_prof;
+}
+
 /* (3): C11 — trim PSN 1's first transmission; delay NACKs so SACK(2) overtakes. */
 static uint8_t c11_nack[MRC_PKT_MAX];
 static uint32_t c11_nack_len;
@@ -2649,6 +2661,50 @@ MRC_SELFTEST(qp)
 	c09_run(st, (const uint32_t[]){1, 3, 3, 4}, 4, 1, 0, 1);
 	mrc_st_case(st, "Q17 C09 C: 1,2,3,7,5,6,4,9 -> lost 1, reordered 3, duplicates 0");
 	c09_run(st, (const uint32_t[]){1, 2, 3, 7, 5, 6, 4, 9}, 8, 1, 3, 0);
+
+	mrc_st_case(st, "Q18 (2) with one EV profile given to both endpoints: its counters are "
+			"both's, losses per endpoint");
+	ST_EQ_I(st, tn_init(&tn, 2, 8, false, tw_shared), 0);
+	bh_ev = tn_evs[3];
+	bh_on = true;
+	tn.hook = hook_blackhole;
+	ST_EQ_I(st, tn_write(&tn, src, dst, 256 << 10, false), 0);
+	tn_run(&tn, 200000000);
+	{
+		const struct mrc_ev_profile *f = mrc_ep_ev_profile(tn.ep[0]);
+		const uint64_t *l0 = mrc_ep_ev_losses(tn.ep[0]), *l1 = mrc_ep_ev_losses(tn.ep[1]);
+		unsigned data_drops = tn.drops - tn.probe_tx;
+		uint64_t tx = 0;
+		struct mrc_ep_params p;
+		struct mrc_ep *ep = NULL;
+
+		ST_TRUE(st, f == tw_shared_prof && mrc_ep_ev_profile(tn.ep[1]) == f);
+		ST_EQ(st, tn.done, 1);
+		ST_TRUE(st, data_drops >= 1);
+		ST_EQ(st, f->st[3].losses, data_drops);
+		ST_EQ(st, l0[3], data_drops);
+		for (unsigned i = 0; i < 16; i++) {
+			tx += f->st[i].tx_pkts;
+			ST_EQ(st, l0[i], f->st[i].losses); /* host 1 sends no data: all host 0's */
+			ST_EQ(st, l1[i], 0);
+		}
+		ST_EQ(st, tx, tn.data_tx); /* host 0's data transmissions, counted once */
+		mrc_ep_ev_losses_clear(tn.ep[0]);
+		ST_EQ(st, mrc_ep_ev_losses(tn.ep[0])[3], 0);
+		ST_EQ(st, f->st[3].losses, data_drops); /* the shared counter stays */
+		/* a profile of another EV list is refused */
+		mrc_ep_params_default(&p, 2, TN_RATE_BPS, 12000000);
+		p.path = tn_path;
+		p.ev_plane = tn_ev_plane;
+		p.ev.evs = tn_evs;
+		p.ev.n_evs = 15;
+		p.ev_prof = tw_shared_prof;
+		ST_EQ_I(st, mrc_ep_new(&p, &tn_ops, NULL, &ep), -EINVAL);
+		ST_TRUE(st, ep == NULL);
+	}
+	tn_free(&tn);
+	mrc_ev_profile_put(tw_shared_prof);
+	tw_shared_prof = NULL;
 }
 
 /* ---- selftest: RoCE mode (qp.h "RoCE mode") on the same scripted network ------------- */
