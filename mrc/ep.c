@@ -18,18 +18,58 @@ struct mr {
 	uint32_t rkey;
 };
 
-/* A control packet waiting for its plane's port. */
-/*
- * A queued control packet, compact: the packet's fields from dscp on (all a QP sets in
- * one besides hop_limit 64); the outer header, SRH and addresses before them are filled
- * from the path when it leaves (ep_finish). Half a struct mrc_pkt.
- */
-#define CTL_FROM offsetof(struct mrc_pkt, dscp)
+/* The extension headers a control packet may carry (struct mrc_pkt's union). */
+union ctl_xh {
+	struct mrc_aeth aeth;
+	struct mrc_seth seth;
+	struct mrc_neth neth;
+	struct mrc_peth peth;
+	struct mrc_erth erth;
+	struct mrc_eeth eeth;
+};
 
+/*
+ * A control packet waiting for its plane's port, packed (72 of struct mrc_pkt's 328
+ * bytes): the fields a QP sets in one (qp.h, emit_ctl); the rest is zero but hop_limit 64,
+ * and the addresses and SRH come from the path when it leaves (ep_finish).
+ */
 struct ctl {
 	uint32_t peer_host;
-	uint8_t tail[sizeof(struct mrc_pkt) - CTL_FROM];
+	uint32_t ev, dest_qp, psn;
+	uint8_t opcode, dscp, ecn, flags;
+	union ctl_xh xh;
 };
+
+_Static_assert(offsetof(struct mrc_pkt, trimmed) - offsetof(struct mrc_pkt, aeth) >=
+		       sizeof(union ctl_xh),
+	"struct mrc_pkt's extension header union is union ctl_xh");
+
+static void ctl_pack(struct ctl *c, uint32_t peer_host, const struct mrc_pkt *p)
+{
+	c->peer_host = peer_host;
+	c->ev = p->ev;
+	c->dest_qp = p->dest_qp;
+	c->psn = p->psn;
+	c->opcode = p->opcode;
+	c->dscp = p->dscp;
+	c->ecn = p->ecn;
+	c->flags = p->flags;
+	memcpy(&c->xh, &p->aeth, sizeof(c->xh));
+}
+
+static void ctl_unpack(const struct ctl *c, struct mrc_pkt *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->hop_limit = 64;
+	p->ev = c->ev;
+	p->dest_qp = c->dest_qp;
+	p->psn = c->psn;
+	p->opcode = c->opcode;
+	p->dscp = c->dscp;
+	p->ecn = c->ecn;
+	p->flags = c->flags;
+	memcpy(&p->aeth, &c->xh, sizeof(c->xh));
+}
 
 struct ctlq {
 	struct ctl *q;
@@ -38,8 +78,8 @@ struct ctlq {
 
 struct mrc_ep {
 	struct mrc_ep_params p;
-	uint32_t *evs, *deny; /* copies of the EV profile arrays */
-	struct mrc_ev_profile *ev_prof; /* built from them, shared by the QPs */
+	struct mrc_ev_profile *ev_prof; /* built from p.ev or given; shared by the QPs */
+	uint64_t *ev_losses;		/* [ev_prof->n] losses counted by our QPs */
 	struct mrc_ep_ops ops;
 	void *ctx;
 	const struct mrc_cc_ops *cc_ops;
@@ -243,8 +283,7 @@ static void ep_emit_ctl(void *owner, unsigned plane, uint32_t peer_host, const s
 	}
 	was_empty = q->len == 0;
 	c = &q->q[(q->head + q->len) % q->cap];
-	c->peer_host = peer_host;
-	memcpy(c->tail, (const uint8_t *)pkt + CTL_FROM, sizeof(c->tail));
+	ctl_pack(c, peer_host, pkt);
 	q->len++;
 	if (was_empty && ep->ops.tx_ready)
 		ep->ops.tx_ready(ep->ctx, plane);
@@ -267,6 +306,19 @@ static int ep_place(void *owner, uint32_t rkey, uint64_t va, const uint8_t *data
 		return 0;
 	}
 	return -EACCES;
+}
+
+/* A given profile must hold the EV list of the params, in order, over the same planes. */
+static bool ev_prof_matches(const struct mrc_ep_params *p)
+{
+	const struct mrc_ev_profile *f = p->ev_prof;
+
+	if (f->n != p->ev.n_evs || f->planes != p->planes)
+		return false;
+	for (unsigned i = 0; i < f->n; i++)
+		if (f->value[i] != p->ev.evs[i])
+			return false;
+	return true;
 }
 
 int mrc_ep_new(
@@ -293,8 +345,6 @@ int mrc_ep_new(
 		ep->p.max_qps = 1024;
 	if (!ep->p.ctl_queue_max)
 		ep->p.ctl_queue_max = 65536;
-	ep->evs = malloc(p->ev.n_evs * sizeof(uint32_t));
-	ep->deny = malloc((p->ev.n_deny ? p->ev.n_deny : 1) * sizeof(uint32_t));
 	ep->tm = calloc(1, sizeof(*ep->tm));
 	if (ep->tm) { /* one leaf, the root, until QPs come */
 		ep->tm->p = 1;
@@ -304,16 +354,25 @@ int mrc_ep_new(
 		if (ep->tm->t)
 			ep->tm->t[0] = ep->tm->t[1] = UINT64_MAX;
 	}
-	if (!ep->evs || !ep->deny || !ep->tm || !ep->tm->t || !ep->tm->ready) {
+	if (!ep->tm || !ep->tm->t || !ep->tm->ready) {
 		mrc_ep_free(ep);
 		return -ENOMEM;
 	}
-	memcpy(ep->evs, p->ev.evs, p->ev.n_evs * sizeof(uint32_t));
-	if (p->ev.n_deny)
-		memcpy(ep->deny, p->ev.deny, p->ev.n_deny * sizeof(uint32_t));
-	ep->p.ev.evs = ep->evs;
-	ep->p.ev.deny = ep->deny;
-	rc = mrc_ev_profile_new(&ep->p.ev, p->planes, p->ev_plane, ctx, &ep->ev_prof);
+	/* the QPs use the profile alone: the caller's arrays are not kept */
+	ep->p.ev.evs = ep->p.ev.deny = NULL;
+	if (p->ev_prof) {
+		rc = ev_prof_matches(p) ? 0 : -EINVAL;
+		if (!rc) {
+			ep->ev_prof = p->ev_prof;
+			ep->ev_prof->refs++;
+		}
+	} else {
+		rc = mrc_ev_profile_new(&p->ev, p->planes, p->ev_plane, ctx, &ep->ev_prof);
+	}
+	if (!rc) {
+		ep->ev_losses = calloc(ep->ev_prof->n, sizeof(*ep->ev_losses));
+		rc = ep->ev_losses ? 0 : -ENOMEM;
+	}
 	if (rc) {
 		mrc_ep_free(ep);
 		return rc;
@@ -325,8 +384,8 @@ int mrc_ep_new(
 		ep->up[i] = true;
 	ep->env = (struct mrc_qp_env){
 		.qp = &ep->p.qp,
-		.ev = &ep->p.ev,
 		.ev_prof = ep->ev_prof,
+		.ev_losses = ep->ev_losses,
 		.cc_ops = ep->cc_ops,
 		.cc = &ep->p.cc_params,
 		.planes = p->planes,
@@ -360,8 +419,7 @@ void mrc_ep_free(struct mrc_ep *ep)
 	free(ep->tm);
 	free(ep->mrs);
 	mrc_ev_profile_put(ep->ev_prof);
-	free(ep->evs);
-	free(ep->deny);
+	free(ep->ev_losses);
 	free(ep);
 }
 
@@ -552,9 +610,7 @@ static int ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *bu
 		struct ctl *c = &q->q[q->head];
 		uint32_t peer = c->peer_host;
 
-		memset(&p, 0, CTL_FROM);
-		p.hop_limit = 64;
-		memcpy((uint8_t *)&p + CTL_FROM, c->tail, sizeof(c->tail));
+		ctl_unpack(c, &p);
 		q->head = (q->head + 1) % q->cap;
 		q->len--;
 		return ep_finish(ep, plane, peer, &p, buf, cap, g);
@@ -661,6 +717,16 @@ unsigned mrc_ep_qpns(const struct mrc_ep *ep, uint32_t *first)
 const struct mrc_ev_profile *mrc_ep_ev_profile(const struct mrc_ep *ep)
 {
 	return ep->ev_prof;
+}
+
+const uint64_t *mrc_ep_ev_losses(const struct mrc_ep *ep)
+{
+	return ep->ev_losses;
+}
+
+void mrc_ep_ev_losses_clear(struct mrc_ep *ep)
+{
+	memset(ep->ev_losses, 0, ep->ev_prof->n * sizeof(*ep->ev_losses));
 }
 
 const struct mrc_ev_set *mrc_ep_qp_evs(const struct mrc_ep *ep, uint32_t qpn)

@@ -36,6 +36,12 @@ struct mrc_ep_params {
 	int (*path)(void *ctx, uint32_t peer_host, uint32_t ev, struct mrc_pkt *hdr);
 	unsigned (*ev_plane)(void *ctx, uint32_t ev); /* plane of an EV */
 	struct mrc_ev_params ev;		      /* EV profile; the arrays are copied */
+	/*
+	 * A profile built from @ev with @ev_plane (mrc_ev_profile_new) to share with other
+	 * endpoints, as a simulated job's hosts do: one copy of its tables, and its per-EV
+	 * counters are job-wide. The endpoint takes a reference. NULL: it builds its own.
+	 */
+	struct mrc_ev_profile *ev_prof;
 	struct mrc_qp_params qp;	/* QP attributes for every QP of this endpoint */
 	const char *cc;			/* "nscc" (NULL = "nscc") or "fixed" */
 	struct mrc_cc_params cc_params; /* see mrc_cc_defaults() */
@@ -82,8 +88,8 @@ struct mrc_ep;
 
 /*
  * Creates an endpoint. @ops (copied) and @ctx may be NULL/anything. Returns 0, -EINVAL
- * (planes 0 or > MRC_EV_MAX_PLANES, no path/ev_plane, unknown cc, bad EV profile) or
- * -ENOMEM.
+ * (planes 0 or > MRC_EV_MAX_PLANES, no path/ev_plane, unknown cc, bad EV profile, a given
+ * ev_prof whose values or planes differ from ev's) or -ENOMEM.
  */
 int mrc_ep_new(const struct mrc_ep_params *p, const struct mrc_ep_ops *ops, void *ctx,
 	struct mrc_ep **out);
@@ -160,9 +166,16 @@ int mrc_ep_qp_stats(const struct mrc_ep *ep, uint32_t qpn, struct mrc_qp_stats *
 const struct mrc_ev_set *mrc_ep_qp_evs(const struct mrc_ep *ep, uint32_t qpn);
 /*
  * The endpoint's EV profile, shared by its QPs: values in profile order (the EV list of
- * the params) and, in st[], each EV's counters summed over all its QPs.
+ * the params) and, in st[], each EV's counters summed over all its QPs — and over every
+ * other endpoint's when the profile was given in the params (ev_prof).
  */
 const struct mrc_ev_profile *mrc_ep_ev_profile(const struct mrc_ep *ep);
+/*
+ * Each EV's losses (PSNs inferred lost, as st[].losses) counted by this endpoint's QPs
+ * alone since it was made or last cleared: [profile n], profile order.
+ */
+const uint64_t *mrc_ep_ev_losses(const struct mrc_ep *ep);
+void mrc_ep_ev_losses_clear(struct mrc_ep *ep);
 /* The QPs created so far: their count, *@first the first QPN (the rest follow it). */
 unsigned mrc_ep_qpns(const struct mrc_ep *ep, uint32_t *first);
 /* The QP with number @qpn, or NULL (for mrc_qp_* inspection calls). */

@@ -66,7 +66,7 @@ struct mrc_ev_stats {
 
 /*
  * The immutable part of an EV profile, built once and shared by every EV set (QP) that uses
- * it (an endpoint's QPs all do): values, planes, per-plane index lists and backup split,
+ * it (an endpoint's QPs all do; in a simulated job, every endpoint's): values, planes, per-plane index lists and backup split,
  * a value -> index hash, the selection knobs. Besides, two things the sets share: @st, the
  * per-EV counters (indexed by profile position; the reports only ever sum them over QPs),
  * and @scratch, the selection candidates of mrc_ev_pick (single-threaded use).
@@ -179,7 +179,7 @@ static inline bool mrc_ev_active(const struct mrc_ev_set *s, unsigned i)
 	return s->sa[i] & MRC_EV_ACTIVE;
 }
 
-/* Counters of EV @i, shared by every set of the profile (an endpoint's QPs). */
+/* Counters of EV @i, shared by every set of the profile (an endpoint's QPs, or a job's). */
 static inline struct mrc_ev_stats *mrc_ev_st(const struct mrc_ev_set *s, unsigned i)
 {
 	return &s->prof->st[i];

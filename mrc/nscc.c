@@ -44,17 +44,17 @@ int mrc_cc_defaults(
 
 static void clamp(struct mrc_cc *cc)
 {
-	if (cc->cwnd > (double)cc->p.max_cwnd)
-		cc->cwnd = (double)cc->p.max_cwnd;
-	if (cc->cwnd < (double)cc->p.min_cwnd)
-		cc->cwnd = (double)cc->p.min_cwnd;
+	if (cc->cwnd > (double)cc->p->max_cwnd)
+		cc->cwnd = (double)cc->p->max_cwnd;
+	if (cc->cwnd < (double)cc->p->min_cwnd)
+		cc->cwnd = (double)cc->p->min_cwnd;
 }
 
 /* ---- fixed ---- */
 
 static void fixed_init(struct mrc_cc *cc)
 {
-	cc->cwnd = (double)cc->p.init_cwnd;
+	cc->cwnd = (double)cc->p->init_cwnd;
 }
 
 static void fixed_on_ack(
@@ -86,7 +86,7 @@ static const struct mrc_cc_ops fixed_ops = {
 
 static void nscc_init(struct mrc_cc *cc)
 {
-	cc->cwnd = (double)cc->p.init_cwnd;
+	cc->cwnd = (double)cc->p->init_cwnd;
 	clamp(cc);
 	cc->fast_start_ps = UINT64_MAX;
 	cc->last_quadrant = -1;
@@ -97,10 +97,10 @@ static void nscc_quick_adapt(struct mrc_cc *cc, uint64_t now_ps)
 {
 	double achieved = (double)cc->last_win_acked;
 
-	if (cc->p.disable_qa || now_ps < cc->qa_block_until_ps)
+	if (cc->p->disable_qa || now_ps < cc->qa_block_until_ps)
 		return;
-	cc->qa_block_until_ps = now_ps + cc->p.base_rtt_ps;
-	if (achieved < cc->cwnd - cc->cwnd / (double)(1ull << cc->p.qa_gate)) {
+	cc->qa_block_until_ps = now_ps + cc->p->base_rtt_ps;
+	if (achieved < cc->cwnd - cc->cwnd / (double)(1ull << cc->p->qa_gate)) {
 		cc->cwnd = achieved;
 		cc->inc_bytes = 0;
 		cc->n_qa++;
@@ -111,7 +111,7 @@ static void nscc_quick_adapt(struct mrc_cc *cc, uint64_t now_ps)
 static void nscc_on_ack(
 	struct mrc_cc *cc, uint64_t now_ps, uint64_t acked_bytes, uint64_t delay_ps, bool ecn)
 {
-	const struct mrc_cc_params *p = &cc->p;
+	const struct mrc_cc_params *p = cc->p;
 	double d, target = (double)p->target_delay_ps, ab = (double)acked_bytes;
 	int q;
 
@@ -217,13 +217,13 @@ void mrc_cc_init(struct mrc_cc *cc, const struct mrc_cc_ops *ops, const struct m
 {
 	memset(cc, 0, sizeof(*cc));
 	cc->ops = ops;
-	cc->p = *p;
+	cc->p = p;
 	ops->init(cc);
 }
 
 uint64_t mrc_cc_cwnd(const struct mrc_cc *cc)
 {
-	return cc->cwnd < (double)cc->p.min_cwnd ? cc->p.min_cwnd : (uint64_t)cc->cwnd;
+	return cc->cwnd < (double)cc->p->min_cwnd ? cc->p->min_cwnd : (uint64_t)cc->cwnd;
 }
 
 void mrc_cc_on_ack(

@@ -73,7 +73,7 @@ struct mrc_cc_ops {
 /* CC state of one QP. Transparent so counters can be read; change it through the ops. */
 struct mrc_cc {
 	const struct mrc_cc_ops *ops;
-	struct mrc_cc_params p;
+	const struct mrc_cc_params *p; /* shared (an endpoint's QPs all point to one) */
 	double cwnd;	  /* bytes */
 	double inc_bytes; /* increase accumulated since the last adjustment */
 	uint64_t acked_since_adjust, last_adjust_ps;
@@ -89,7 +89,8 @@ struct mrc_cc {
 /* The algorithm named @name ("nscc", "fixed"), or NULL. */
 const struct mrc_cc_ops *mrc_cc_find(const char *name);
 
-/* Sets up @cc with @ops and @p (copied); cwnd starts at p->init_cwnd. */
+/* Sets up @cc with @ops and @p (not copied: it must outlive @cc); cwnd starts at
+ * p->init_cwnd. */
 void mrc_cc_init(struct mrc_cc *cc, const struct mrc_cc_ops *ops, const struct mrc_cc_params *p);
 
 /* Current window in bytes (at least min_cwnd). */

@@ -63,69 +63,72 @@ struct rxmsg {
 	uint64_t got;
 };
 
+/*
+ * Laid out by use: what every transmission and arrival reads first (the first two cache
+ * lines: state checks, the send window and rings), then the rest of the requester, CC
+ * and EV state, the responder, timers; counters and the failure reason last.
+ */
 struct mrc_qp {
 	const struct mrc_qp_env *env; /* the endpoint's, shared by its QPs */
-	uint32_t qpn, peer_host, peer_qpn;
 	bool failed;
-	char *reason; /* why it failed (allocated then) */
-	struct mrc_ev_set evs;
-	struct mrc_rng rng;
-	struct mrc_cc cc;
-	struct mrc_qp_stats st;
-
-	/* requester */
-	uint32_t win;	   /* PSN window (power of 2 >= mpr * 128) */
+	bool roce;	    /* RoCE mode (qp.h): the one plane and EV index below */
+	uint16_t msn_next;
+	uint32_t peer_down; /* planes whose port the peer reported down */
+	uint32_t qpn, peer_host, peer_qpn;
+	unsigned roce_plane;
+	int roce_ev;
+	uint32_t una, next_psn;
 	uint32_t peer_win; /* PSNs the peer accepts beyond una */
 	uint32_t txcap;	   /* tx and rtxq ring size: a power of 2 <= win, grown on need */
-	struct txent *tx;
-	uint32_t una, next_psn;
-	uint64_t txseq, acked_txseq; /* send counter; highest send order acknowledged */
-	uint64_t acked_sent_ps;	     /* latest send time among acknowledged packets */
-	uint64_t rtt_last_ps;	     /* the most recent RTT sample */
-	uint64_t *rtt_plane_ps;	     /* [planes] the most recent one per plane, 0: none */
-	uint64_t rack_at_ps;	     /* next time-based loss check, UINT64_MAX when none */
-	uint64_t last_tx_ps;	     /* latest data transmission */
-	bool tlp_done;		     /* the tail probe of this flight was sent */
-	uint32_t acked_hi;	     /* highest PSN acknowledged (valid when any_acked) */
-	bool any_acked;
-	uint64_t inflight;
-	uint32_t *rtxq; /* retransmit queue of PSNs, ring of txcap entries */
 	uint32_t rtx_head, rtx_len;
+	uint32_t sq_cap, sq_head, sq_cur, sq_tail; /* monotonic counters, slot = n % cap */
+	struct wqe *sq;
+	struct txent *tx;
+	uint32_t *rtxq; /* retransmit queue of PSNs, ring of txcap entries */
+	uint64_t inflight;
+	uint64_t backoff_until_ps;
+	uint64_t txseq, acked_txseq; /* send counter; highest send order acknowledged */
+	uint64_t last_tx_ps;	     /* latest data transmission */
 	struct sendrec *slog; /* send log: every transmission in send order (infer_losses) */
 	uint32_t slog_cap, slog_head, slog_len; /* ring; cap a power of 2 or 0 */
-	struct wqe *sq;
-	uint32_t sq_cap, sq_head, sq_cur, sq_tail; /* monotonic counters, slot = n % cap */
-	uint32_t sq_max; /* sq_cap grows on need up to this: sq_depth as a power of 2 */
-	uint16_t msn_next;
-	uint64_t last_progress_ps;
-	unsigned retries;
-	uint64_t rto_ps; /* current timeout */
-	uint64_t backoff_until_ps;
-	uint64_t probe_woken_ps; /* probes due at or before this were already announced */
+	bool tlp_done;				/* the tail probe of this flight was sent */
+	bool any_acked;
+	uint32_t acked_hi;	 /* highest PSN acknowledged (valid when any_acked) */
+	uint64_t acked_sent_ps;	 /* latest send time among acknowledged packets */
+	uint64_t rtt_last_ps;	 /* the most recent RTT sample */
+	uint64_t *rtt_plane_ps;	 /* [planes] the most recent one per plane, 0: none */
+	struct mrc_cc cc;
+	struct mrc_rng rng;
+	struct mrc_ev_set evs;
 
 	/* responder */
 	uint32_t rwin;	 /* receive window in PSNs: mpr * 128 */
-	uint64_t *rxmap; /* received bits over the window, ring indexed psn & (win-1) */
 	uint32_t epsn;	 /* next expected PSN: cack = epsn - 1 */
+	uint64_t *rxmap; /* received bits over the window, ring indexed psn & (win-1) */
 	uint32_t max_seen;
-	uint32_t trim_hi;	/* highest trimmed PSN NACKed (valid with have_trim) */
+	uint32_t trim_hi; /* highest trimmed PSN NACKed (valid with have_trim) */
 	bool have_trim;
 	bool have_max;
-	struct rxmsg *rxm; /* ring by MSN, rxm_cap slots, grown on need up to rxm_max */
-	uint32_t rxm_cap, rxm_max;
+	bool nak_sent;	    /* RoCE: a sequence NAK for epsn is out; cleared when it arrives */
 	uint16_t next_cmsn; /* next MSN to complete */
+	struct rxmsg *rxm;  /* ring by MSN, rxm_cap slots, grown on need up to rxm_max */
+	uint32_t rxm_cap, rxm_max;
 	uint64_t bytes_since_sack, rcvd_bytes, ooo;
 	uint32_t ooo_since_sack; /* out-of-order arrivals not yet reported by a SACK */
-	int32_t *ctl_ev;		   /* [planes] EV index for control packets */
-	uint32_t peer_down;		   /* planes whose port the peer reported down */
 	uint16_t req_id;
+	int32_t *ctl_ev; /* [planes] EV index for control packets */
 
-	/* RoCE mode (qp.h): the one plane and EV index, and the responder's NAK latch */
-	bool roce;
-	unsigned roce_plane;
-	int roce_ev;
-	bool nak_sent; /* a sequence NAK for epsn is out; cleared when epsn arrives */
+	/* requester: timers, limits */
+	uint64_t rack_at_ps;	 /* next time-based loss check, UINT64_MAX when none */
+	uint64_t probe_woken_ps; /* probes due at or before this were already announced */
+	uint64_t last_progress_ps;
+	uint64_t rto_ps; /* current timeout */
+	unsigned retries;
+	uint32_t win;	 /* PSN window (power of 2 >= mpr * 128) */
+	uint32_t sq_max; /* sq_cap grows on need up to this: sq_depth as a power of 2 */
 
+	char *reason; /* why it failed (allocated then) */
+	struct mrc_qp_stats st;
 	uint64_t plane_arrays[]; /* rtt_plane_ps, then ctl_ev: sized by the planes */
 };
 
@@ -738,6 +741,14 @@ static void queue_rtx(struct mrc_qp *qp, uint32_t psn)
 	qp->rtx_len++;
 }
 
+/* @n PSNs inferred lost on EV @evi: the profile's counter, and the endpoint's own. */
+static void ev_lost(struct mrc_qp *qp, int evi, uint64_t n)
+{
+	mrc_ev_st(&qp->evs, (unsigned)evi)->losses += n;
+	if (qp->env->ev_losses)
+		qp->env->ev_losses[evi] += n;
+}
+
 /*
  * WIRE.md "Path (EV) states": an EV going ASSUMED_BAD stops carrying traffic at once and
  * what may be lost on it is retransmitted on other EVs — every PSN still unacknowledged
@@ -754,7 +765,7 @@ static void retire_ev(struct mrc_qp *qp, int evi, int cause, uint64_t now_ps)
 		if (e->ev != evi || (e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
 			continue;
 		qp->st.loss_path++;
-		mrc_ev_st(&qp->evs, evi)->losses++;
+		ev_lost(qp, evi, 1);
 		queue_rtx(qp, psn);
 	}
 }
@@ -808,9 +819,9 @@ static void advance(struct mrc_qp *qp, uint64_t now_ps)
  */
 static uint64_t reo_wnd_ps(const struct mrc_qp *qp)
 {
-	uint64_t r = qp->rtt_last_ps ? qp->rtt_last_ps : qp->cc.p.base_rtt_ps;
+	uint64_t r = qp->rtt_last_ps ? qp->rtt_last_ps : qp->cc.p->base_rtt_ps;
 
-	return r > qp->cc.p.base_rtt_ps ? r : qp->cc.p.base_rtt_ps;
+	return r > qp->cc.p->base_rtt_ps ? r : qp->cc.p->base_rtt_ps;
 }
 
 /*
@@ -892,7 +903,7 @@ static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 		mrc_cc_on_loss(&qp->cc, now_ps, e->len);
 		queue_rtx(qp, psn);
 		if (e->ev >= 0) {
-			mrc_ev_st(&qp->evs, e->ev)->losses++;
+			ev_lost(qp, e->ev, 1);
 			retire_ev(qp, e->ev, MRC_EVC_LOSS_SACK, now_ps);
 		}
 	}
@@ -961,7 +972,7 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 		!s->pr && evi >= 0 && evi == ae->ev && ae->prev_ev >= 0 && ae->prev_ev != evi) {
 		qp->st.loss_sack++;
 		mrc_cc_on_loss(&qp->cc, now_ps, ae->len);
-		mrc_ev_st(&qp->evs, ae->prev_ev)->losses++;
+		ev_lost(qp, ae->prev_ev, 1);
 		retire_ev(qp, ae->prev_ev, MRC_EVC_LOSS_SACK, now_ps);
 	}
 	for (uint32_t q = qp->una; psn_lt(q, psn_add(cack, 1)); q = psn_add(q, 1))
@@ -974,7 +985,7 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 		rtt = (uint64_t)(uint16_t)(ts16(now_ps) - s->tx_ts_echo) * 1000;
 	if (rtt != UINT64_MAX) {
 		rtt_sample(qp, evi, rtt);
-		delay = rtt > qp->cc.p.base_rtt_ps ? rtt - qp->cc.p.base_rtt_ps : 0;
+		delay = rtt > qp->cc.p->base_rtt_ps ? rtt - qp->cc.p->base_rtt_ps : 0;
 	}
 	if (s->m == MRC_SACK_M_SKIP_ONCE) {
 		qp->st.ecn_echo_rx++;
@@ -1056,7 +1067,7 @@ static void roce_on_nak(
 		return;
 	}
 	mrc_cc_on_loss(&qp->cc, now_ps, e->len);
-	mrc_ev_st(&qp->evs, qp->roce_ev)->losses += gbn_rewind(qp, psn, &qp->st.loss_sack);
+	ev_lost(qp, qp->roce_ev, gbn_rewind(qp, psn, &qp->st.loss_sack));
 	wake(qp, -1);
 }
 
@@ -1570,7 +1581,7 @@ static void on_rto(struct mrc_qp *qp, uint64_t now_ps)
 		return;
 	}
 	if (qp->roce)
-		mrc_ev_st(&qp->evs, qp->roce_ev)->losses += gbn_rewind(qp, qp->una, &qp->st.loss_rto);
+		ev_lost(qp, qp->roce_ev, gbn_rewind(qp, qp->una, &qp->st.loss_rto));
 	for (psn = qp->una; !qp->roce && psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
 		struct txent *e = ent(qp, psn);
 
@@ -1578,7 +1589,7 @@ static void on_rto(struct mrc_qp *qp, uint64_t now_ps)
 			continue;
 		qp->st.loss_rto++;
 		if (e->ev >= 0) {
-			mrc_ev_st(&qp->evs, e->ev)->losses++;
+			ev_lost(qp, e->ev, 1);
 			mrc_ev_on_bad(&qp->evs, e->ev, MRC_EVC_LOSS_RTO, now_ps);
 		}
 		queue_rtx(qp, psn);
@@ -2086,6 +2097,18 @@ static void tw_blackhole(struct mrc_ep_params *p)
 	p->qp.reorder_threshold = 8;
 	p->ev.probe_backoff_ps = 2000000;
 	p->ev.probe_backoff_max_ps = 8000000;
+}
+
+/* tw_blackhole, the endpoints sharing one EV profile (made by the first, freed by the test). */
+static struct mrc_ev_profile *tw_shared_prof;
+
+static void tw_shared(struct mrc_ep_params *p)
+{
+	tw_blackhole(p);
+	if (!tw_shared_prof &&
+		mrc_ev_profile_new(&p->ev, p->planes, p->ev_plane, NULL, &tw_shared_prof))
+		return;
+	p->ev_prof = tw_shared_prof;
 }
 
 /* (3): C11 — trim PSN 1's first transmission; delay NACKs so SACK(2) overtakes. */
@@ -2638,6 +2661,50 @@ MRC_SELFTEST(qp)
 	c09_run(st, (const uint32_t[]){1, 3, 3, 4}, 4, 1, 0, 1);
 	mrc_st_case(st, "Q17 C09 C: 1,2,3,7,5,6,4,9 -> lost 1, reordered 3, duplicates 0");
 	c09_run(st, (const uint32_t[]){1, 2, 3, 7, 5, 6, 4, 9}, 8, 1, 3, 0);
+
+	mrc_st_case(st, "Q18 (2) with one EV profile given to both endpoints: its counters are "
+			"both's, losses per endpoint");
+	ST_EQ_I(st, tn_init(&tn, 2, 8, false, tw_shared), 0);
+	bh_ev = tn_evs[3];
+	bh_on = true;
+	tn.hook = hook_blackhole;
+	ST_EQ_I(st, tn_write(&tn, src, dst, 256 << 10, false), 0);
+	tn_run(&tn, 200000000);
+	{
+		const struct mrc_ev_profile *f = mrc_ep_ev_profile(tn.ep[0]);
+		const uint64_t *l0 = mrc_ep_ev_losses(tn.ep[0]), *l1 = mrc_ep_ev_losses(tn.ep[1]);
+		unsigned data_drops = tn.drops - tn.probe_tx;
+		uint64_t tx = 0;
+		struct mrc_ep_params p;
+		struct mrc_ep *ep = NULL;
+
+		ST_TRUE(st, f == tw_shared_prof && mrc_ep_ev_profile(tn.ep[1]) == f);
+		ST_EQ(st, tn.done, 1);
+		ST_TRUE(st, data_drops >= 1);
+		ST_EQ(st, f->st[3].losses, data_drops);
+		ST_EQ(st, l0[3], data_drops);
+		for (unsigned i = 0; i < 16; i++) {
+			tx += f->st[i].tx_pkts;
+			ST_EQ(st, l0[i], f->st[i].losses); /* host 1 sends no data: all host 0's */
+			ST_EQ(st, l1[i], 0);
+		}
+		ST_EQ(st, tx, tn.data_tx); /* host 0's data transmissions, counted once */
+		mrc_ep_ev_losses_clear(tn.ep[0]);
+		ST_EQ(st, mrc_ep_ev_losses(tn.ep[0])[3], 0);
+		ST_EQ(st, f->st[3].losses, data_drops); /* the shared counter stays */
+		/* a profile of another EV list is refused */
+		mrc_ep_params_default(&p, 2, TN_RATE_BPS, 12000000);
+		p.path = tn_path;
+		p.ev_plane = tn_ev_plane;
+		p.ev.evs = tn_evs;
+		p.ev.n_evs = 15;
+		p.ev_prof = tw_shared_prof;
+		ST_EQ_I(st, mrc_ep_new(&p, &tn_ops, NULL, &ep), -EINVAL);
+		ST_TRUE(st, ep == NULL);
+	}
+	tn_free(&tn);
+	mrc_ev_profile_put(tw_shared_prof);
+	tw_shared_prof = NULL;
 }
 
 /* ---- selftest: RoCE mode (qp.h "RoCE mode") on the same scripted network ------------- */

@@ -156,6 +156,9 @@ struct mrc_qp_env {
 	/* The EV profile built from @ev, shared by the endpoint's QPs (each takes a
 	 * reference); NULL: the QP builds one of its own from @ev. */
 	struct mrc_ev_profile *ev_prof;
+	/* [ev_prof->n] PSNs inferred lost per EV by the endpoint's QPs (the profile's
+	 * counters may be shared by several endpoints), or NULL: not counted */
+	uint64_t *ev_losses;
 	const struct mrc_cc_ops *cc_ops;
 	const struct mrc_cc_params *cc;
 	unsigned planes;
@@ -165,7 +168,9 @@ struct mrc_qp_env {
 	void *ctx;		      /* for ev_plane and ops */
 	void *owner;		      /* the endpoint, passed to the hooks below */
 	bool (*plane_up)(void *owner, unsigned plane);
-	/* Queues a control packet (SACK/NACK) built by the QP for @plane. */
+	/* Queues a control packet (SACK/NACK/NAK/port status) built by the QP for @plane.
+	 * Only opcode, dscp, ecn, ev, dest_qp, flags, psn and the extension header union
+	 * are kept: the rest must be zero but hop_limit 64 (the path fills the addresses). */
 	void (*emit_ctl)(void *owner, unsigned plane, uint32_t peer_host, const struct mrc_pkt *p);
 	/* Places @len bytes at @va of the MR @rkey: 0, or -EACCES when outside the MR. */
 	int (*place)(void *owner, uint32_t rkey, uint64_t va, const uint8_t *data, uint32_t len);

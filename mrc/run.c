@@ -91,8 +91,6 @@ struct run {
 	size_t n_imp;
 	uint32_t *fired;	/* [job->n_faults]: times each at_iteration fault was applied */
 	char encode_err_host[24]; /* "h3 first": the first host that failed to encode */
-	uint64_t *loss0;	/* [nranks * n_evs]: each rank's EV losses at the iteration start */
-	uint64_t *loss1;	/* [n_evs] scratch */
 };
 
 int mrc_run_add_error(struct mrc_run_result *r, const char *fmt, ...)
@@ -768,6 +766,14 @@ static int setup_hosts(struct run *r, char *err, size_t errlen)
 	r->hosts = calloc(r->nhosts, sizeof(*r->hosts));
 	if (!r->hosts)
 		goto out;
+	/* one EV profile for the job: every host has the same EV list and planes, so its
+	 * tables and per-EV counters (the report sums them over all QPs anyway) are shared */
+	r->hosts[0].run = r;
+	e = mrc_ev_profile_new(&p.ev, p.planes, ep_ev_plane, &r->hosts[0], &p.ev_prof);
+	if (e) {
+		snprintf(err, errlen, "EV profile: %s", strerror(-e));
+		goto out;
+	}
 	for (uint32_t h = 0; h < r->nhosts; h++) {
 		struct host *hs = &r->hosts[h];
 
@@ -784,6 +790,7 @@ static int setup_hosts(struct run *r, char *err, size_t errlen)
 	}
 	e = 0;
 out:
+	mrc_ev_profile_put(p.ev_prof); /* the endpoints hold theirs */
 	mrc_run_ep_params_free(&p);
 	return e;
 }
@@ -1083,29 +1090,13 @@ static void on_fault_snapshot(void *ctx, void *obj, uint64_t arg, uint64_t now)
 	collect_faults(r, r->cur_iter);
 }
 
-/* Each EV's losses as sender, summed over @rank's QPs, into @out[n_evs] (plan order). */
-static void rank_ev_losses(struct run *r, uint32_t rank, uint64_t *out)
-{
-	const struct mrc_ev_profile *f = mrc_ep_ev_profile(r->hosts[rank].ep);
-
-	memset(out, 0, r->m.n_evs * sizeof(*out));
-	for (unsigned e = 0; e < f->n; e++) { /* the counters are the endpoint's QPs' sums */
-		size_t k = e;
-
-		if (k >= r->m.n_evs || r->m.evs[k].ev != f->value[e])
-			for (k = 0; k < r->m.n_evs && r->m.evs[k].ev != f->value[e]; k++)
-				;
-		if (k < r->m.n_evs)
-			out[k] += f->st[e].losses;
-	}
-}
-
 /* The slowest rank's slowest step, and its EV with the most losses in the iteration (ties:
- * the first in plan order). */
+ * the first in plan order). The endpoints' loss counters were cleared at its start. */
 static void straggler(struct run *r, struct mrc_run_iter *ri)
 {
 	uint32_t k = ri->slowest_rank;
-	const uint64_t *l0 = &r->loss0[(size_t)k * r->m.n_evs];
+	const struct mrc_ev_profile *f = mrc_ep_ev_profile(r->hosts[k].ep);
+	const uint64_t *lost = mrc_ep_ev_losses(r->hosts[k].ep);
 	uint64_t best = 0, slow = 0;
 
 	for (uint32_t s = 0; s < mrc_coll_steps(r->coll, k); s++) {
@@ -1116,10 +1107,18 @@ static void straggler(struct run *r, struct mrc_run_iter *ri)
 			ri->slowest_step = s;
 		}
 	}
-	rank_ev_losses(r, k, r->loss1);
-	for (size_t e = 0; e < r->m.n_evs; e++) {
-		if (r->loss1[e] - l0[e] > best) {
-			best = r->loss1[e] - l0[e];
+	for (size_t e = 0; e < r->m.n_evs; e++) { /* plan order; the profile's is the same */
+		unsigned i = e;
+
+		if (i >= f->n || f->value[i] != r->m.evs[e].ev) {
+			int fi = mrc_ev_profile_find(f, r->m.evs[e].ev);
+
+			if (fi < 0)
+				continue;
+			i = (unsigned)fi;
+		}
+		if (lost[i] > best) {
+			best = lost[i];
 			ri->straggler_ev = r->m.evs[e].ev;
 			ri->has_straggler_ev = true;
 		}
@@ -1159,7 +1158,7 @@ static int run_iteration(struct run *r, uint32_t size_idx, uint32_t it, bool war
 	r->measuring = !warmup;
 	r->cur_iter = global_iter;
 	for (uint32_t k = 0; k < r->nranks; k++)
-		rank_ev_losses(r, k, &r->loss0[(size_t)k * r->m.n_evs]);
+		mrc_ep_ev_losses_clear(r->hosts[k].ep);
 	e = mrc_coll_start(r->coll, global_iter, start);
 	if (e) {
 		snprintf(err, errlen, "collective: start: %s", strerror(-e));
@@ -1525,26 +1524,26 @@ static void collect_stats(struct run *r)
 					re->bad_qps += mrc_ev_state(set, e) == MRC_EV_ASSUMED_BAD;
 			}
 		}
-		/* the per-EV counters are kept per endpoint: every QP of it is one above */
-		prof = mrc_ep_ev_profile(r->hosts[h].ep);
-		for (unsigned e = 0; e < prof->n; e++) {
-			const struct mrc_ev_stats *vs = &prof->st[e];
-			struct mrc_run_ev *re = run_ev_of(res, e, prof->value[e]);
+	}
+	/* the per-EV counters are job-wide (setup_hosts): every QP above is in them */
+	prof = r->nhosts ? mrc_ep_ev_profile(r->hosts[0].ep) : NULL;
+	for (unsigned e = 0; prof && e < prof->n; e++) {
+		const struct mrc_ev_stats *vs = &prof->st[e];
+		struct mrc_run_ev *re = run_ev_of(res, e, prof->value[e]);
 
-			if (!re)
-				continue;
-			re->tx_pkts += vs->tx_pkts;
-			re->rtx_pkts += vs->rtx_pkts;
-			re->losses += vs->losses;
-			re->ecn += vs->ecn;
-			re->trims += vs->trims;
-			re->nacks += vs->nacks;
-			re->probes += vs->probes;
-			re->probes_ok += vs->probes_ok;
-			re->changes += vs->changes;
-			re->rtt_samples += vs->rtt_samples;
-			re->rtt_sum_ps += vs->rtt_sum_ps;
-		}
+		if (!re)
+			continue;
+		re->tx_pkts += vs->tx_pkts;
+		re->rtx_pkts += vs->rtx_pkts;
+		re->losses += vs->losses;
+		re->ecn += vs->ecn;
+		re->trims += vs->trims;
+		re->nacks += vs->nacks;
+		re->probes += vs->probes;
+		re->probes_ok += vs->probes_ok;
+		re->changes += vs->changes;
+		re->rtt_samples += vs->rtt_samples;
+		re->rtt_sum_ps += vs->rtt_sum_ps;
 	}
 	mrc_fabric_stats(r->fab, &fs);
 	mrc_fabric_port_totals(r->fab, &tot);
@@ -1683,11 +1682,9 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 		goto fail;
 	}
 	r.snap_kind = e;
-	r.loss0 = calloc((size_t)r.nranks * r.m.n_evs + 1, sizeof(*r.loss0));
-	r.loss1 = calloc(r.m.n_evs + 1, sizeof(*r.loss1));
 	r.fired = calloc(job->n_faults + 1, sizeof(*r.fired));
-	if (!r.loss0 || !r.loss1 || !r.fired) {
-		snprintf(err, errlen, "EV loss counters: out of memory");
+	if (!r.fired) {
+		snprintf(err, errlen, "fault counters: out of memory");
 		e = -ENOMEM;
 		goto fail;
 	}
@@ -1834,8 +1831,6 @@ fail:
 	free(r.applied);
 	free(r.imp);
 	free(r.fired);
-	free(r.loss0);
-	free(r.loss1);
 	mrc_fabric_free(r.fab);
 	mrc_job_srv6_free(&r.m);
 	mrc_run_result_free(res);
