@@ -848,10 +848,29 @@ static uint64_t reo_wnd_of(const struct mrc_qp *qp, const struct txent *e)
  * packets in microseconds, where the count never gets there; rack_at_ps arms a timer for
  * the earliest packet that may become overdue.
  */
+/*
+ * Judges the unacknowledged transmission @e of @psn by both rules: true when it is lost,
+ * else rack_at_ps comes down to when it may become overdue.
+ */
+static bool overdue(struct mrc_qp *qp, uint32_t psn, const struct txent *e, uint64_t thr,
+	uint64_t now_ps)
+{
+	uint64_t wnd = 2 * reo_wnd_of(qp, e);
+	bool older = e->sent_ps < qp->acked_sent_ps;
+
+	if ((psn_lt(psn, qp->acked_hi) && qp->acked_txseq >= e->txseq + thr) ||
+		(older && now_ps >= e->sent_ps + wnd))
+		return true;
+	if (older && e->sent_ps + wnd < qp->rack_at_ps)
+		qp->rack_at_ps = e->sent_ps + wnd;
+	return false;
+}
+
 static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 {
 	uint64_t thr = qp->env->qp->reorder_threshold ? qp->env->qp->reorder_threshold : 1;
 	uint32_t lo = UINT32_MAX, hi = 0;
+	bool lost = false;
 
 	qp->rack_at_ps = UINT64_MAX;
 	if (!qp->any_acked || !in_flight_range(qp, qp->acked_hi))
@@ -859,13 +878,26 @@ static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 	/*
 	 * Only a transmission older than the latest acknowledged one can be lost (both rules
 	 * need one sent after it acknowledged): the send log's live records before
-	 * acked_txseq. They are marked, then judged in PSN order as the rules are stated, so
-	 * retransmissions and EV retirements happen in the same order as by a window scan.
+	 * acked_txseq. Judged in send order they give rack_at_ps when none is lost, the
+	 * common case; otherwise they are marked and judged again in PSN order as the rules
+	 * are stated, so retransmissions and EV retirements happen in the same order as by a
+	 * window scan.
 	 */
 	while (qp->slog_len && !slog_live(qp, slog_at(qp, 0))) {
 		qp->slog_head = (qp->slog_head + 1) & (qp->slog_cap - 1);
 		qp->slog_len--;
 	}
+	for (uint32_t i = 0; i < qp->slog_len && !lost; i++) {
+		const struct sendrec *r = slog_at(qp, i);
+
+		if (r->txseq >= qp->acked_txseq)
+			break;
+		if (slog_live(qp, r) && !(ent(qp, r->psn)->flags & TX_QUEUED))
+			lost = overdue(qp, r->psn, ent(qp, r->psn), thr, now_ps);
+	}
+	if (!lost)
+		return;
+	qp->rack_at_ps = UINT64_MAX;
 	for (uint32_t i = 0; i < qp->slog_len; i++) {
 		const struct sendrec *r = slog_at(qp, i);
 		uint32_t off;
@@ -882,23 +914,12 @@ static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 	for (uint32_t off = lo; lo != UINT32_MAX && off <= hi; off++) {
 		uint32_t psn = psn_add(qp->una, off);
 		struct txent *e = ent(qp, psn);
-		bool by_count, by_time, older;
-		uint64_t wnd;
 
 		if (!(e->flags & TX_CAND))
 			continue;
 		e->flags &= (uint8_t)~TX_CAND;
-		if (e->flags & (TX_ACKED | TX_QUEUED))
+		if ((e->flags & (TX_ACKED | TX_QUEUED)) || !overdue(qp, psn, e, thr, now_ps))
 			continue;
-		wnd = 2 * reo_wnd_of(qp, e);
-		by_count = psn_lt(psn, qp->acked_hi) && qp->acked_txseq >= e->txseq + thr;
-		older = e->sent_ps < qp->acked_sent_ps;
-		by_time = older && now_ps >= e->sent_ps + wnd;
-		if (!by_count && !by_time) {
-			if (older && e->sent_ps + wnd < qp->rack_at_ps)
-				qp->rack_at_ps = e->sent_ps + wnd;
-			continue;
-		}
 		qp->st.loss_sack++;
 		mrc_cc_on_loss(&qp->cc, now_ps, e->len);
 		queue_rtx(qp, psn);
