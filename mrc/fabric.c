@@ -16,31 +16,36 @@
 #include <string.h>
 
 /*
- * A packet in the pool: 40 bytes of metadata, then the bytes, 64-byte aligned. The
- * offsets are parsed once when the host injects the packet (switches edit DA, SL, TC and
- * hop limit in place, never the layout). A gathering host (mrc_wire_encode_gather)
- * leaves a data packet's payload in its registered buffer, as an RDMA NIC DMAs it: data
- * holds the hlen bytes before it, and the packet's len bytes on the link are those, the
- * pay_len payload bytes at pay (zeros when NULL), then zeros (pad, ICRC; the ICRC once
- * computed is kept in icrc). So the pool holds headers, not payloads: a few hundred
- * bytes a packet in flight instead of the MTU. A free packet keeps the free-list link in
- * its first data bytes.
+ * A packet in the pool: 40 bytes of metadata, then its bytes, in a slot of the smallest
+ * size class (POOL_STEP-byte steps) that holds them: a packet costs its header bytes
+ * rounded up, not the largest packet's. The offsets are parsed once when the host
+ * injects the packet (switches edit DA, SL, TC and hop limit in place, never the
+ * layout). A gathering host (mrc_wire_encode_gather) leaves a data packet's payload in
+ * its registered buffer, as an RDMA NIC DMAs it: data holds the hlen bytes before it,
+ * and the packet's len bytes on the link are those, the pay_len payload bytes at pay
+ * (zeros when NULL), then zeros (pad, ICRC; the ICRC once computed is kept in icrc). So
+ * the pool holds headers, not payloads: 192 bytes a gathered packet (124-140 bytes of
+ * headers) instead of the MTU. @next links a queued packet to the one behind it in its
+ * port's queue, and a free packet to the next free one of its class. The time its last
+ * bit reaches the far end of the link is not kept: the arrival event runs then (plus
+ * the switch delay at a switch).
  */
 struct fab_pkt {
-	uint64_t t_arr;	    /* its last bit reaches the far end of the link */
-	const uint8_t *pay; /* gathered payload, NULL: zeros (or none: pay_len 0) */
-	uint32_t port;	    /* output port it is queued at or travelling on */
-	uint32_t icrc;	    /* PK_ICRC: the ICRC of a gathered packet, as on the wire */
-	uint16_t len;	    /* on the link */
-	uint16_t hlen;	    /* in data[]: len unless gathered */
-	uint16_t pay_len;   /* gathered payload bytes after data[hlen - 1] */
-	uint16_t inner_off; /* offset of the inner IPv6, 0 = plain packet (no outer) */
-	uint16_t bth_off;   /* offset of the BTH, 0 = not an MRC packet */
-	uint8_t srh_off;    /* offset of the SRH, 0 = none (it can only follow the outer) */
-	uint8_t flags;	    /* PK_* */
-	uint8_t gen;	    /* its link's down count when it was sent */
-	uint8_t live;	    /* allocated (mrc_fabric_forget_payloads walks the slabs) */
-	uint8_t pad[6];
+	struct fab_pkt *next; /* queue or free list */
+	const uint8_t *pay;   /* gathered payload, NULL: zeros (or none: pay_len 0) */
+	uint32_t port;	      /* output port it is queued at or travelling on */
+	uint32_t icrc;	      /* PK_ICRC: the ICRC of a gathered packet, as on the wire */
+	uint16_t len;	      /* on the link */
+	uint16_t hlen;	      /* in data[]: len unless gathered */
+	uint16_t pay_len;     /* gathered payload bytes after data[hlen - 1] */
+	uint16_t inner_off;   /* offset of the inner IPv6, 0 = plain packet (no outer) */
+	uint16_t bth_off;     /* offset of the BTH, 0 = not an MRC packet */
+	uint8_t srh_off;      /* offset of the SRH, 0 = none (it can only follow the outer) */
+	uint8_t flags;	      /* PK_* */
+	uint8_t gen;	      /* its link's down count when it was sent */
+	uint8_t cls;	      /* size class: the slot is (cls + 1) * POOL_STEP bytes */
+	uint8_t live;	      /* allocated (mrc_fabric_forget_payloads walks the slabs) */
+	uint8_t pad[1];
 	uint8_t data[];
 };
 
@@ -51,9 +56,9 @@ enum {
 	PK_ICRC = 8, /* gathered, checksums finished: icrc holds the ICRC */
 };
 
-struct fab_ring {
-	struct fab_pkt **a;
-	uint32_t head, n, cap; /* cap: power of two or 0 */
+/* A port's queue of one class: packets linked by their next field, FIFO. */
+struct fab_fifo {
+	struct fab_pkt *head, *tail;
 };
 
 enum {
@@ -65,7 +70,7 @@ enum {
 struct fab_switch;
 
 struct fab_port {
-	struct fab_ring q[2]; /* 0: control class, 1: data class */
+	struct fab_fifo q[2]; /* 0: control class, 1: data class */
 	uint32_t qbytes[2];
 	uint64_t busy_until; /* serialization of the last packet ends */
 	uint64_t rate_bps, delay_ps, extra_ps;
@@ -101,10 +106,12 @@ struct fab_switch {
 	struct mrc_fab_switch_stats st;
 };
 
-/* A block of SLAB_PKTS packets; the packets start 64 bytes in, cache-line aligned. */
+/* A block of n packets of one size class; they start 64 bytes in, cache-line aligned. */
 struct fab_slab {
 	struct fab_slab *next;
-	uint8_t pad[56];
+	uint32_t n;	/* slots */
+	uint32_t stride; /* bytes per slot: (class + 1) * POOL_STEP */
+	uint8_t pad[48];
 	uint8_t mem[];
 };
 
@@ -135,12 +142,14 @@ struct mrc_fabric {
 	uint32_t *addr_val; /* UINT32_MAX = empty */
 	uint32_t addr_mask;
 
-	/* packet pool */
+	/* packet pool: one free list per size class, slabs of all classes on one chain */
 	uint8_t *scratch; /* MRC_PKT_MAX: a gathered packet laid out whole */
-	struct fab_pkt *free_pkts;
+	uint8_t *txbuf;	  /* pkt_cap: a host writes the packet it sends here */
+	struct fab_pkt **free_pkts; /* [n_cls] */
+	unsigned n_cls;		    /* classes up to 40 + pkt_cap bytes */
 	struct fab_slab *slabs;
-	size_t pkt_stride;
 	uint64_t pkts_alloc;
+	size_t pool_bytes;
 
 	struct fab_sched *sched;
 	struct mrc_fab_fault_rec *log;
@@ -149,7 +158,11 @@ struct mrc_fabric {
 	uint64_t pkt_hops, injected, delivered;
 };
 
-#define SLAB_PKTS 256
+/* Pool size classes: slots of k * POOL_STEP bytes (one cache line per step); a slab
+ * holds SLAB_BYTES of slots, at least SLAB_MIN of them. */
+#define POOL_STEP 64
+#define SLAB_BYTES (32u << 10)
+#define SLAB_MIN 8u
 
 uint64_t mrc_fab_ser_ps(uint64_t bytes, uint64_t rate_bps)
 {
@@ -191,28 +204,50 @@ static inline bool port_up(const struct fab_port *o)
 	return !o->down && sw_up(o->sw) && sw_up(o->peer_sw);
 }
 
-static struct fab_pkt *pkt_alloc(struct mrc_fabric *fab)
+/* Size class of a packet holding @bytes in data[] (bytes <= pkt_cap). */
+static inline unsigned pkt_cls(size_t bytes)
 {
-	struct fab_pkt *pkt = fab->free_pkts;
+	return (unsigned)((sizeof(struct fab_pkt) + bytes - 1) / POOL_STEP);
+}
 
+/* Bytes a packet of class @cls holds in data[]. */
+static inline size_t cls_cap(unsigned cls)
+{
+	return (cls + 1) * (size_t)POOL_STEP - sizeof(struct fab_pkt);
+}
+
+/* A free packet with room for @bytes (<= pkt_cap) in data[], or NULL (out of memory). */
+static struct fab_pkt *pkt_alloc(struct mrc_fabric *fab, size_t bytes)
+{
+	unsigned cls = pkt_cls(bytes);
+	struct fab_pkt *pkt;
+
+	if (cls >= fab->n_cls)
+		return NULL;
+	pkt = fab->free_pkts[cls];
 	if (!pkt) {
-		struct fab_slab *s = aligned_alloc(64, sizeof(*s) + SLAB_PKTS * fab->pkt_stride);
+		uint32_t stride = (cls + 1) * POOL_STEP;
+		uint32_t n = SLAB_BYTES / stride > SLAB_MIN ? SLAB_BYTES / stride : SLAB_MIN;
+		struct fab_slab *s = aligned_alloc(64, sizeof(*s) + (size_t)n * stride);
 
 		if (!s)
 			return NULL;
 		s->next = fab->slabs;
+		s->n = n;
+		s->stride = stride;
 		fab->slabs = s;
-		for (int i = SLAB_PKTS - 1; i >= 0; i--) {
-			struct fab_pkt *q =
-				(struct fab_pkt *)(s->mem + (size_t)i * fab->pkt_stride);
+		for (uint32_t i = n; i-- > 0;) {
+			struct fab_pkt *q = (struct fab_pkt *)(s->mem + (size_t)i * stride);
 
-			memcpy(q->data, &fab->free_pkts, sizeof(q));
-			fab->free_pkts = q;
+			q->cls = (uint8_t)cls;
+			q->live = 0;
+			q->next = pkt;
+			pkt = q;
 		}
-		fab->pkts_alloc += SLAB_PKTS;
-		pkt = fab->free_pkts;
+		fab->pkts_alloc += n;
+		fab->pool_bytes += (size_t)n * stride;
 	}
-	memcpy(&fab->free_pkts, pkt->data, sizeof(pkt));
+	fab->free_pkts[cls] = pkt->next;
 	pkt->live = 1;
 	return pkt;
 }
@@ -220,39 +255,26 @@ static struct fab_pkt *pkt_alloc(struct mrc_fabric *fab)
 static inline void pkt_free(struct mrc_fabric *fab, struct fab_pkt *pkt)
 {
 	pkt->live = 0;
-	memcpy(pkt->data, &fab->free_pkts, sizeof(pkt));
-	fab->free_pkts = pkt;
+	pkt->next = fab->free_pkts[pkt->cls];
+	fab->free_pkts[pkt->cls] = pkt;
 }
 
-static int ring_push(struct fab_ring *r, struct fab_pkt *pkt)
+static inline void fifo_push(struct fab_fifo *f, struct fab_pkt *pkt)
 {
-	if (r->n == r->cap) {
-		uint32_t cap = r->cap ? r->cap * 2 : 16;
-		struct fab_pkt **a = malloc(cap * sizeof(*a));
-
-		if (!a)
-			return -ENOMEM;
-		for (uint32_t i = 0; i < r->n; i++)
-			a[i] = r->a[(r->head + i) & (r->cap - 1)];
-		free(r->a);
-		r->a = a;
-		r->head = 0;
-		r->cap = cap;
-	}
-	r->a[(r->head + r->n) & (r->cap - 1)] = pkt;
-	r->n++;
-	return 0;
+	pkt->next = NULL;
+	if (f->head)
+		f->tail->next = pkt;
+	else
+		f->head = pkt;
+	f->tail = pkt;
 }
 
-static inline struct fab_pkt *ring_pop(struct fab_ring *r)
+static inline struct fab_pkt *fifo_pop(struct fab_fifo *f)
 {
-	struct fab_pkt *pkt;
+	struct fab_pkt *pkt = f->head;
 
-	if (!r->n)
-		return NULL;
-	pkt = r->a[r->head];
-	r->head = (r->head + 1) & (r->cap - 1);
-	r->n--;
+	if (pkt)
+		f->head = pkt->next;
 	return pkt;
 }
 
@@ -449,10 +471,11 @@ static void launch(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *p
 		pkt->flags |= PK_LOST;
 	pkt->port = idx;
 	pkt->gen = o->gen;
-	pkt->t_arr = now + ser + o->delay_ps + o->extra_ps;
-	mrc_sim_at(fab->sim, pkt->t_arr + (o->peer_sw ? fab->p.switch_delay_ps : 0),
+	/* its last bit reaches the far end at now + ser + delay (on_arrive works it back) */
+	mrc_sim_at(fab->sim,
+		now + ser + o->delay_ps + o->extra_ps + (o->peer_sw ? fab->p.switch_delay_ps : 0),
 		(unsigned)fab->k_arrive, pkt, 0);
-	if (o->nic || o->q[0].n || o->q[1].n) {
+	if (o->nic || o->q[0].head || o->q[1].head) {
 		o->pending = 1;
 		mrc_sim_at(fab->sim, o->busy_until, (unsigned)fab->k_free, o, 0);
 	}
@@ -460,12 +483,12 @@ static void launch(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *p
 
 static void start_tx(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
 {
-	struct fab_pkt *pkt = ring_pop(&o->q[0]);
+	struct fab_pkt *pkt = fifo_pop(&o->q[0]);
 
 	if (pkt) {
 		o->qbytes[0] -= pkt->len;
 	} else {
-		pkt = ring_pop(&o->q[1]);
+		pkt = fifo_pop(&o->q[1]);
 		if (!pkt)
 			return;
 		o->qbytes[1] -= pkt->len;
@@ -473,10 +496,33 @@ static void start_tx(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
 	launch(fab, o, pkt, now);
 }
 
+/*
+ * Moves @pkt into a slot of the class for @bytes in data[] (its first @keep data bytes
+ * and its metadata go along) and frees the old slot. Returns the packet, moved or (same
+ * class, or no memory for a bigger slot) not.
+ */
+static struct fab_pkt *pkt_move(struct mrc_fabric *fab, struct fab_pkt *pkt, size_t bytes,
+	size_t keep)
+{
+	struct fab_pkt *q;
+
+	if (pkt_cls(bytes) == pkt->cls)
+		return pkt;
+	q = pkt_alloc(fab, bytes);
+	if (!q)
+		return pkt;
+	memcpy(&q->pay, &pkt->pay, offsetof(struct fab_pkt, cls) - offsetof(struct fab_pkt, pay));
+	memcpy(q->data, pkt->data, keep);
+	pkt_free(fab, pkt);
+	return q;
+}
+
 /* Cuts a data packet to trim_bytes with mrc/wire's switch trim (C11): headers kept, the
  * first IPv6 header's payload length follows the cut, UDP length and inner headers stay
- * as sent, DSCP becomes the trimmed class (the last-hop one on a T0->host port). */
-static void trim_pkt(struct mrc_fabric *fab, struct fab_pkt *pkt, bool lasthop)
+ * as sent, DSCP becomes the trimmed class (the last-hop one on a T0->host port). The
+ * trimmed packet takes a slot of its size: a gathered one a bigger slot (the cut
+ * packet's bytes all in data), a whole one a smaller. Returns the packet (maybe moved). */
+static struct fab_pkt *trim_pkt(struct mrc_fabric *fab, struct fab_pkt *pkt, bool lasthop)
 {
 	uint8_t dscp = lasthop ? fab->p.dscp_trimmed_lasthop : fab->p.dscp_trimmed;
 	int n;
@@ -485,19 +531,25 @@ static void trim_pkt(struct mrc_fabric *fab, struct fab_pkt *pkt, bool lasthop)
 		finish_csum(fab, pkt); /* lays it out in the scratch buffer */
 		n = mrc_wire_trim(fab->scratch, pkt->len, fab->p.trim_bytes, dscp);
 		if (n > 0 && (size_t)n <= fab->p.pkt_cap) {
-			memcpy(pkt->data, fab->scratch, (size_t)n);
-			pkt->len = pkt->hlen = (uint16_t)n;
-			pkt->pay = NULL;
-			pkt->pay_len = 0;
-			pkt->flags &= (uint8_t)~PK_ICRC;
+			pkt = pkt_move(fab, pkt, (size_t)n, 0);
+			if ((size_t)n <= cls_cap(pkt->cls)) {
+				memcpy(pkt->data, fab->scratch, (size_t)n);
+				pkt->len = pkt->hlen = (uint16_t)n;
+				pkt->pay = NULL;
+				pkt->pay_len = 0;
+				pkt->flags &= (uint8_t)~PK_ICRC;
+			}
 		}
 	} else {
 		finish_csum(fab, pkt);
 		n = mrc_wire_trim(pkt->data, pkt->len, fab->p.trim_bytes, dscp);
-		if (n > 0)
+		if (n > 0) {
 			pkt->len = pkt->hlen = (uint16_t)n;
+			pkt = pkt_move(fab, pkt, (size_t)n, (size_t)n);
+		}
 	}
 	pkt->flags |= PK_CTRL;
+	return pkt;
 }
 
 /* Sets CE (RFC 3168) on an ECN-capable packet, outer and inner. Returns true if marked. */
@@ -534,7 +586,7 @@ static void enqueue(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *
 			pkt_free(fab, pkt);
 			return;
 		}
-		trim_pkt(fab, pkt, o->lasthop);
+		pkt = trim_pkt(fab, pkt, o->lasthop);
 		o->st.trims++;
 	}
 	q = pkt->flags & PK_CTRL ? 0 : 1;
@@ -546,11 +598,7 @@ static void enqueue(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *
 	if (q == 1 && p->ecn_threshold_bytes && o->qbytes[1] > p->ecn_threshold_bytes &&
 		(!o->lasthop || p->ecn_lasthop) && mark_ce(pkt))
 		o->st.ecn_marks++;
-	if (ring_push(&o->q[q], pkt)) {
-		o->st.drops++;
-		pkt_free(fab, pkt);
-		return;
-	}
+	fifo_push(&o->q[q], pkt);
 	o->qbytes[q] += pkt->len;
 	if (o->qbytes[0] + o->qbytes[1] > o->st.max_queue_bytes)
 		o->st.max_queue_bytes = o->qbytes[0] + o->qbytes[1];
@@ -574,17 +622,17 @@ static void nic_pull(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
 		return;
 	struct mrc_wire_gather g = {0};
 
-	pkt = pkt_alloc(fab);
-	if (!pkt)
-		return;
-	n = fab->ops.tx(fab->ctx, o->host, o->plane, now, pkt->data, fab->p.pkt_cap, &g);
+	/* the host writes into txbuf; the pool keeps the bytes in a slot of their size */
+	n = fab->ops.tx(fab->ctx, o->host, o->plane, now, fab->txbuf, fab->p.pkt_cap, &g);
 	if (!g.hlen)
 		g.hlen = n;
 	if (n == 0 || n > MRC_PKT_MAX || g.hlen > fab->p.pkt_cap ||
-		g.hlen + g.payload_len > n) {
-		pkt_free(fab, pkt);
+		g.hlen + g.payload_len > n)
 		return;
-	}
+	pkt = pkt_alloc(fab, g.hlen);
+	if (!pkt)
+		return;
+	memcpy(pkt->data, fab->txbuf, g.hlen);
 	pkt->len = (uint16_t)n;
 	pkt->hlen = (uint16_t)g.hlen;
 	pkt->pay = g.payload;
@@ -708,7 +756,8 @@ static int forward(struct mrc_fabric *fab, struct fab_switch *s, struct fab_pkt 
  * before its last bit arrived), or drawn by random loss? Exact while fewer than 4
  * link-down events happen during one packet's flight and switch delay.
  */
-static inline bool pkt_lost(const struct fab_port *o, const struct fab_pkt *pkt)
+static inline bool pkt_lost(
+	const struct fab_port *o, const struct fab_pkt *pkt, uint64_t t_arr)
 {
 	uint8_t downs = (uint8_t)(o->gen - pkt->gen);
 
@@ -716,7 +765,7 @@ static inline bool pkt_lost(const struct fab_port *o, const struct fab_pkt *pkt)
 		return true;
 	if (!downs)
 		return false;
-	return downs > 3 || o->down_at[(uint8_t)(pkt->gen + 1) & 3] < pkt->t_arr;
+	return downs > 3 || o->down_at[(uint8_t)(pkt->gen + 1) & 3] < t_arr;
 }
 
 static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
@@ -725,17 +774,18 @@ static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
 	struct fab_pkt *pkt = obj;
 	struct fab_port *o = &fab->ports[pkt->port];
 	struct fab_switch *s = o->peer_sw;
+	uint64_t t_arr = s ? now - fab->p.switch_delay_ps : now; /* its last bit arrived */
 	int out;
 
 	(void)arg;
-	if (pkt_lost(o, pkt)) {
+	if (pkt_lost(o, pkt, t_arr)) {
 		o->st.lost++;
 		pkt_free(fab, pkt);
 		return;
 	}
 	fab->pkt_hops++;
 	if (o->tap_arrive)
-		tap_call(fab, o->tap_arrive, o->tap_arrive_ctx, pkt, pkt->t_arr);
+		tap_call(fab, o->tap_arrive, o->tap_arrive_ctx, pkt, t_arr);
 	if (!s) {
 		fab->delivered++;
 		if (fab->ops.rx)
@@ -942,9 +992,11 @@ int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_
 		fab->ops = *ops;
 	fab->ctx = ctx;
 	fab->hosts = sp->t0 * sp->hosts_per_t0;
-	fab->pkt_stride = (sizeof(struct fab_pkt) + fab->p.pkt_cap + 63) & ~(size_t)63;
+	fab->n_cls = pkt_cls(fab->p.pkt_cap) + 1;
+	fab->free_pkts = calloc(fab->n_cls, sizeof(*fab->free_pkts));
 	fab->scratch = aligned_alloc(64, MRC_PKT_MAX + 64);
-	if (!fab->scratch) {
+	fab->txbuf = aligned_alloc(64, (fab->p.pkt_cap + 63) & ~(size_t)63);
+	if (!fab->scratch || !fab->txbuf || !fab->free_pkts) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -969,8 +1021,8 @@ fail:
 void mrc_fabric_forget_payloads(struct mrc_fabric *fab)
 {
 	for (struct fab_slab *s = fab->slabs; s; s = s->next) {
-		for (int i = 0; i < SLAB_PKTS; i++) {
-			struct fab_pkt *q = (struct fab_pkt *)(s->mem + (size_t)i * fab->pkt_stride);
+		for (uint32_t i = 0; i < s->n; i++) {
+			struct fab_pkt *q = (struct fab_pkt *)(s->mem + (size_t)i * s->stride);
 
 			if (q->live)
 				q->pay = NULL;
@@ -983,11 +1035,8 @@ void mrc_fabric_free(struct mrc_fabric *fab)
 	if (!fab)
 		return;
 	free(fab->scratch);
-	if (fab->ports)
-		for (uint32_t i = 0; i < fab->n_ports; i++) {
-			free(fab->ports[i].q[0].a);
-			free(fab->ports[i].q[1].a);
-		}
+	free(fab->txbuf);
+	free(fab->free_pkts);
 	if (fab->sw)
 		for (uint32_t i = 0; i < fab->n_switches; i++)
 			free(fab->sw[i].routes);
@@ -1134,7 +1183,7 @@ static void port_went_down(struct mrc_fabric *fab, struct fab_port *o, uint64_t 
 	o->gen++;
 	o->down_at[o->gen & 3] = now;
 	for (int q = 0; q < 2; q++) {
-		while ((pkt = ring_pop(&o->q[q])) != NULL) {
+		while ((pkt = fifo_pop(&o->q[q])) != NULL) {
 			o->st.down_drops++;
 			pkt_free(fab, pkt);
 		}
@@ -1476,20 +1525,19 @@ void mrc_fabric_stats(const struct mrc_fabric *fab, struct mrc_fab_stats *out)
 		     fab->n_switches * sizeof(struct fab_switch) +
 		     (fab->addr_mask + 1) * (sizeof(struct mrc_ip6) + sizeof(uint32_t));
 
-	for (uint32_t i = 0; i < fab->n_ports; i++)
-		mem += (fab->ports[i].q[0].cap + fab->ports[i].q[1].cap) * sizeof(void *);
 	for (uint32_t i = 0; i < fab->n_switches; i++)
 		mem += fab->sw[i].plan_fib ? fab->sw[i].plan_fib->n * sizeof(*fab->sw[i].routes)
 					   : 0;
-	mem += fab->pkts_alloc * fab->pkt_stride + mrc_sim_mem_bytes(fab->sim);
+	mem += fab->pool_bytes + mrc_sim_mem_bytes(fab->sim) + MRC_PKT_MAX + fab->p.pkt_cap +
+	       fab->n_cls * sizeof(*fab->free_pkts);
 	out->events = mrc_sim_events(fab->sim);
 	out->pkt_hops = fab->pkt_hops;
 	out->injected = fab->injected;
 	out->delivered = fab->delivered;
 	out->pkts_alloc = fab->pkts_alloc;
-	out->pkt_bytes = fab->pkt_stride;
+	out->pkt_bytes = fab->pkts_alloc ? fab->pool_bytes / fab->pkts_alloc : 0;
 	out->mem_bytes = mem;
-	out->pool_bytes = fab->pkts_alloc * fab->pkt_stride;
+	out->pool_bytes = fab->pool_bytes;
 	out->evq_bytes = mrc_sim_mem_bytes(fab->sim);
 }
 
@@ -1900,8 +1948,7 @@ MRC_SELFTEST(fabric)
 	t_setup(&pl, &p, 1, 2, 2, 2);
 	n = t_net_new(st, &p);
 	if (n) {
-		static uint8_t mem[sizeof(struct fab_pkt) + 1504] __attribute__((aligned(64)));
-		struct fab_pkt *q = (struct fab_pkt *)mem;
+		struct fab_pkt *q = pkt_alloc(n->fab, 1504);
 		uint8_t segs[2][16];
 
 		t_hex("fc00 0000 0401 0000 0000 0000 0000 0000", segs[0]);
@@ -1912,8 +1959,9 @@ MRC_SELFTEST(fabric)
 		ST_EQ(st, q->srh_off, 40);
 		ST_EQ(st, q->inner_off, 40 + 8 + 32);
 		ST_EQ(st, q->flags & PK_CTRL, 0);
-		trim_pkt(n->fab, q, false);
+		q = trim_pkt(n->fab, q, false);
 		ST_EQ(st, q->len, 256);
+		ST_EQ(st, q->cls, (40 + 256 - 1) / 64); /* moved to the smaller slot */
 		ST_EQ(st, get_be16(q->data + 4), 216);
 		/* UDP length = 1504 - 40 outer - 40 SRH - 40 inner = 1384 */
 		ST_EQ(st, get_be16(q->data + 120 + 4), 1384);
@@ -1933,11 +1981,11 @@ MRC_SELFTEST(fabric)
 	p.trim_bytes = 256;
 	n = t_net_new(st, &p);
 	if (n) {
-		static uint8_t whole[MRC_PKT_MAX], sent[MRC_PKT_MAX], pay[2000];
+		static uint8_t whole[MRC_PKT_MAX], sent[MRC_PKT_MAX], pay[2000], hdr[512];
 		struct mrc_wire_cfg cfg;
 		struct mrc_wire_gather g;
 		struct mrc_pkt mp;
-		struct fab_pkt *q = pkt_alloc(n->fab), *w = pkt_alloc(n->fab);
+		struct fab_pkt *q = NULL, *w = pkt_alloc(n->fab, T_PKT);
 		int len = -1;
 
 		mrc_wire_cfg_default(&cfg);
@@ -1953,7 +2001,14 @@ MRC_SELFTEST(fabric)
 			len = mrc_wire_encode(&cfg, &mp, sent, sizeof(sent)); /* checksums computed */
 			cfg.csum_offload = true;
 			ST_EQ_I(st, mrc_wire_encode(&cfg, &mp, whole, sizeof(whole)), len);
-			ST_EQ_I(st, mrc_wire_encode_gather(&cfg, &mp, q->data, 512, &g), len);
+			ST_EQ_I(st, mrc_wire_encode_gather(&cfg, &mp, hdr, 512, &g), len);
+		}
+		/* the headers in the pool's slot of their size, as nic_pull keeps them */
+		if (len > 2000) {
+			q = pkt_alloc(n->fab, g.hlen);
+			ST_TRUE(st, q && g.hlen + 40 <= 192u && q->cls == 2);
+			if (q)
+				memcpy(q->data, hdr, g.hlen);
 		}
 		ST_TRUE(st, len > 2000 && q && w);
 		if (len > 2000 && q && w) {
@@ -1972,8 +2027,9 @@ MRC_SELFTEST(fabric)
 			w->pay = NULL;
 			w->pay_len = 0;
 			pkt_parse(w);
-			trim_pkt(n->fab, w, true);
-			trim_pkt(n->fab, q, true);
+			w = trim_pkt(n->fab, w, true);
+			q = trim_pkt(n->fab, q, true);
+			ST_EQ(st, q->cls, 4); /* moved: 40 + 256 bytes need a 320-byte slot */
 			ST_EQ(st, q->len, 256);
 			ST_EQ(st, q->hlen, 256);
 			ST_EQ(st, q->len, w->len);
