@@ -69,28 +69,45 @@ enum {
 
 struct fab_switch;
 
+/*
+ * An output port (one direction of a link): what a packet touches, and its counters.
+ * Rate and propagation delay are its tier's (host links, T0-T1 links: fab->link[]);
+ * taps and link-down times live in arrays of the fabric made when first needed.
+ */
 struct fab_port {
 	struct fab_fifo q[2]; /* 0: control class, 1: data class */
 	uint32_t qbytes[2];
-	uint64_t busy_until; /* serialization of the last packet ends */
-	uint64_t rate_bps, delay_ps, extra_ps;
+	uint64_t busy_until;	    /* serialization of the last packet ends */
+	uint64_t extra_ps;	    /* added propagation delay (DELAY fault) */
 	uint64_t loss_thresh;	    /* random loss: draw (53 bits) < thresh */
-	uint64_t ser_ps_per_byte;   /* 0: rate does not divide 8e12, divide per packet */
-	uint64_t down_at[4];	    /* times of the last 4 link-down events, by gen */
-	uint8_t gen;		    /* link-down events so far, mod 256 */
 	struct fab_switch *sw;	    /* owner switch, NULL for a NIC port */
 	struct fab_switch *peer_sw; /* receiving switch, NULL when it is a host */
-	uint32_t peer_host;	    /* receiving host (when peer_sw is NULL) */
-	uint32_t host;		    /* owner host (NIC ports) */
+	uint32_t host;		    /* owner host (NIC port), receiving host (last hop) */
 	uint32_t rev;		    /* the opposite direction of the link */
-	uint16_t plane, local;	    /* plane, port number at the owner */
-	uint8_t pending;	    /* a FREE event is scheduled */
-	uint8_t lasthop;	    /* T0 -> host */
+	uint16_t plane;
+	uint8_t gen;	 /* link-down events so far, mod 256 */
+	uint8_t pending; /* a FREE event is scheduled */
+	uint8_t lasthop; /* T0 -> host */
 	uint8_t nic;
-	uint8_t down;			       /* DOWN_* bits */
-	mrc_fab_tap_fn tap_egress, tap_arrive; /* arrive = ingress tap of the peer's port */
-	void *tap_egress_ctx, *tap_arrive_ctx;
+	uint8_t down; /* DOWN_* bits */
+	uint8_t taps; /* TAP_* bits: fab->taps[] has a tap for it */
 	struct mrc_fab_port_stats st;
+};
+
+enum {
+	TAP_EGRESS = 1,
+	TAP_ARRIVE = 2, /* ingress tap of the peer's port: arrivals over this direction */
+};
+
+struct fab_taps {
+	mrc_fab_tap_fn egress, arrive;
+	void *egress_ctx, *arrive_ctx;
+};
+
+/* A tier's links: host<->T0 (0) or T0<->T1 (1). */
+struct fab_link {
+	uint64_t rate_bps, delay_ps;
+	uint64_t ser_ps_per_byte; /* 0: rate does not divide 8e12, divide per packet */
 };
 
 struct fab_switch {
@@ -134,6 +151,10 @@ struct mrc_fabric {
 	uint32_t hosts, n_switches, n_ports;
 	uint32_t base_t0, base_t1; /* first T0 / T1 port */
 	struct fab_port *ports;
+	struct fab_link link[2];  /* by tier: port_link() */
+	struct fab_taps *taps;	  /* [n_ports] once a tap is set, else NULL */
+	uint64_t (*down_at)[4];	  /* [n_ports]: times of a port's last 4 link-down events, by
+				   * gen; made by the first fault that can take a link down */
 	struct fab_switch *sw;
 	struct mrc_rng rng;
 
@@ -202,6 +223,13 @@ static inline bool sw_up(const struct fab_switch *s)
 static inline bool port_up(const struct fab_port *o)
 {
 	return !o->down && sw_up(o->sw) && sw_up(o->peer_sw);
+}
+
+/* The link tier of @o: host links (NIC ports and last hops) or T0-T1 links. */
+static inline const struct fab_link *port_link(const struct mrc_fabric *fab,
+	const struct fab_port *o)
+{
+	return &fab->link[!(o->nic | o->lasthop)];
 }
 
 /* Size class of a packet holding @bytes in data[] (bytes <= pkt_cap). */
@@ -458,22 +486,23 @@ static void tap_call(struct mrc_fabric *fab, mrc_fab_tap_fn fn, void *ctx, struc
 
 static void launch(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *pkt, uint64_t now)
 {
-	uint64_t ser = o->ser_ps_per_byte ? pkt->len * o->ser_ps_per_byte
-					  : mrc_fab_ser_ps(pkt->len, o->rate_bps);
+	const struct fab_link *l = port_link(fab, o);
+	uint64_t ser = l->ser_ps_per_byte ? pkt->len * l->ser_ps_per_byte
+					  : mrc_fab_ser_ps(pkt->len, l->rate_bps);
 	uint32_t idx = (uint32_t)(o - fab->ports);
 
 	o->busy_until = now + ser;
 	o->st.tx_pkts++;
 	o->st.tx_bytes += pkt->len;
-	if (o->tap_egress)
-		tap_call(fab, o->tap_egress, o->tap_egress_ctx, pkt, now);
+	if (o->taps & TAP_EGRESS)
+		tap_call(fab, fab->taps[idx].egress, fab->taps[idx].egress_ctx, pkt, now);
 	if (o->loss_thresh && (mrc_rng_next(&fab->rng) >> 11) < o->loss_thresh)
 		pkt->flags |= PK_LOST;
 	pkt->port = idx;
 	pkt->gen = o->gen;
 	/* its last bit reaches the far end at now + ser + delay (on_arrive works it back) */
 	mrc_sim_at(fab->sim,
-		now + ser + o->delay_ps + o->extra_ps + (o->peer_sw ? fab->p.switch_delay_ps : 0),
+		now + ser + l->delay_ps + o->extra_ps + (o->peer_sw ? fab->p.switch_delay_ps : 0),
 		(unsigned)fab->k_arrive, pkt, 0);
 	if (o->nic || o->q[0].head || o->q[1].head) {
 		o->pending = 1;
@@ -756,8 +785,8 @@ static int forward(struct mrc_fabric *fab, struct fab_switch *s, struct fab_pkt 
  * before its last bit arrived), or drawn by random loss? Exact while fewer than 4
  * link-down events happen during one packet's flight and switch delay.
  */
-static inline bool pkt_lost(
-	const struct fab_port *o, const struct fab_pkt *pkt, uint64_t t_arr)
+static inline bool pkt_lost(const struct mrc_fabric *fab, const struct fab_port *o,
+	const struct fab_pkt *pkt, uint64_t t_arr)
 {
 	uint8_t downs = (uint8_t)(o->gen - pkt->gen);
 
@@ -765,7 +794,7 @@ static inline bool pkt_lost(
 		return true;
 	if (!downs)
 		return false;
-	return downs > 3 || o->down_at[(uint8_t)(pkt->gen + 1) & 3] < t_arr;
+	return downs > 3 || fab->down_at[pkt->port][(uint8_t)(pkt->gen + 1) & 3] < t_arr;
 }
 
 static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
@@ -778,18 +807,19 @@ static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
 	int out;
 
 	(void)arg;
-	if (pkt_lost(o, pkt, t_arr)) {
+	if (pkt_lost(fab, o, pkt, t_arr)) {
 		o->st.lost++;
 		pkt_free(fab, pkt);
 		return;
 	}
 	fab->pkt_hops++;
-	if (o->tap_arrive)
-		tap_call(fab, o->tap_arrive, o->tap_arrive_ctx, pkt, t_arr);
+	if (o->taps & TAP_ARRIVE)
+		tap_call(fab, fab->taps[pkt->port].arrive, fab->taps[pkt->port].arrive_ctx, pkt,
+			t_arr);
 	if (!s) {
 		fab->delivered++;
 		if (fab->ops.rx)
-			fab->ops.rx(fab->ctx, o->peer_host, o->plane, pkt_bytes(fab, pkt), pkt->len,
+			fab->ops.rx(fab->ctx, o->host, o->plane, pkt_bytes(fab, pkt), pkt->len,
 				now);
 		pkt_free(fab, pkt);
 		return;
@@ -810,14 +840,11 @@ static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
 
 /* ---- construction ------------------------------------------------------------------ */
 
-static void init_port(
-	struct fab_port *o, uint64_t rate, uint64_t delay, uint16_t plane, uint16_t local)
+static void init_link(struct fab_link *l, uint64_t rate, uint64_t delay)
 {
-	o->rate_bps = rate;
-	o->ser_ps_per_byte = 8000000000000ull % rate ? 0 : 8000000000000ull / rate;
-	o->delay_ps = delay;
-	o->plane = plane;
-	o->local = local;
+	l->rate_bps = rate;
+	l->ser_ps_per_byte = 8000000000000ull % rate ? 0 : 8000000000000ull / rate;
+	l->delay_ps = delay;
 }
 
 static uint64_t splitmix_salt(uint64_t seed, uint64_t k)
@@ -886,21 +913,21 @@ static int build(struct mrc_fabric *fab)
 	}
 
 	/* links */
+	init_link(&fab->link[0], p->host_rate_bps, p->host_delay_ps);
+	init_link(&fab->link[1], p->fabric_rate_bps, p->fabric_delay_ps);
 	for (uint32_t pl = 0; pl < P; pl++) {
 		for (uint32_t h = 0; h < H; h++) {
 			uint32_t up = nic_port(fab, h, pl), dn = t0_port(fab, pl, h / hpt, h % hpt);
 			struct fab_port *u = &fab->ports[up], *d = &fab->ports[dn];
 
-			init_port(
-				u, p->host_rate_bps, p->host_delay_ps, (uint16_t)pl, (uint16_t)pl);
+			u->plane = (uint16_t)pl;
 			u->nic = 1;
 			u->host = h;
 			u->peer_sw = t0_sw(fab, pl, h / hpt);
 			u->rev = dn;
-			init_port(d, p->host_rate_bps, p->host_delay_ps, (uint16_t)pl,
-				(uint16_t)(h % hpt));
+			d->plane = (uint16_t)pl;
 			d->sw = t0_sw(fab, pl, h / hpt);
-			d->peer_host = h;
+			d->host = h;
 			d->lasthop = 1;
 			d->rev = up;
 		}
@@ -910,13 +937,11 @@ static int build(struct mrc_fabric *fab)
 					 dn = t1_port(fab, pl, j, i);
 				struct fab_port *u = &fab->ports[up], *d = &fab->ports[dn];
 
-				init_port(u, p->fabric_rate_bps, p->fabric_delay_ps, (uint16_t)pl,
-					(uint16_t)(hpt + j));
+				u->plane = (uint16_t)pl;
 				u->sw = t0_sw(fab, pl, i);
 				u->peer_sw = t1_sw(fab, pl, j);
 				u->rev = dn;
-				init_port(d, p->fabric_rate_bps, p->fabric_delay_ps, (uint16_t)pl,
-					(uint16_t)i);
+				d->plane = (uint16_t)pl;
 				d->sw = t1_sw(fab, pl, j);
 				d->peer_sw = t0_sw(fab, pl, i);
 				d->rev = up;
@@ -1053,6 +1078,8 @@ void mrc_fabric_free(struct mrc_fabric *fab)
 		free(s);
 	}
 	free(fab->ports);
+	free(fab->taps);
+	free(fab->down_at);
 	free(fab->sw);
 	free(fab->addr_key);
 	free(fab->addr_val);
@@ -1181,7 +1208,7 @@ static void port_went_down(struct mrc_fabric *fab, struct fab_port *o, uint64_t 
 	struct fab_pkt *pkt;
 
 	o->gen++;
-	o->down_at[o->gen & 3] = now;
+	fab->down_at[o - fab->ports][o->gen & 3] = now;
 	for (int q = 0; q < 2; q++) {
 		while ((pkt = fifo_pop(&o->q[q])) != NULL) {
 			o->st.down_drops++;
@@ -1319,11 +1346,24 @@ static uint64_t flap_down_ps(const struct mrc_fab_fault *f)
 	return (uint64_t)((double)f->period_ps * f->duty);
 }
 
+/* Makes the ports' link-down times when @f is the first fault that can take a link down
+ * (pkt_lost reads them only after one did). 0 or -ENOMEM. */
+static int need_down_at(struct mrc_fabric *fab, const struct mrc_fab_fault *f)
+{
+	if (fab->down_at || (f->kind != MRC_FAB_LINK_DOWN && f->kind != MRC_FAB_SWITCH_DOWN &&
+				    f->kind != MRC_FAB_NIC_DOWN && f->kind != MRC_FAB_FLAP))
+		return 0;
+	fab->down_at = calloc(fab->n_ports, sizeof(*fab->down_at));
+	return fab->down_at ? 0 : -ENOMEM;
+}
+
 int mrc_fabric_apply(struct mrc_fabric *fab, const struct mrc_fab_fault *f, uint64_t now)
 {
 	uint32_t ports[2];
 	int n, err = fault_check(fab, f);
 
+	if (!err)
+		err = need_down_at(fab, f);
 	if (err)
 		return err;
 	n = link_ports(fab, f, ports);
@@ -1423,6 +1463,8 @@ int mrc_fabric_schedule(struct mrc_fabric *fab, const struct mrc_fab_fault *f)
 	struct fab_sched *s;
 	int err = fault_check(fab, f);
 
+	if (!err)
+		err = need_down_at(fab, f);
 	if (err)
 		return err;
 	s = calloc(1, sizeof(*s));
@@ -1465,15 +1507,25 @@ int mrc_fabric_tap(struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t inde
 
 	if (i < 0)
 		return -EINVAL;
+	if (!fab->taps) {
+		if (!fn)
+			return 0;
+		fab->taps = calloc(fab->n_ports, sizeof(*fab->taps));
+		if (!fab->taps)
+			return -ENOMEM;
+	}
 	o = &fab->ports[i];
 	if (egress) {
-		o->tap_egress = fn;
-		o->tap_egress_ctx = ctx;
+		fab->taps[i].egress = fn;
+		fab->taps[i].egress_ctx = ctx;
+		o->taps = (uint8_t)(fn ? o->taps | TAP_EGRESS : o->taps & ~TAP_EGRESS);
 	} else {
 		/* ingress at this port = arrivals over the opposite direction of its link */
-		o = &fab->ports[o->rev];
-		o->tap_arrive = fn;
-		o->tap_arrive_ctx = ctx;
+		i = o->rev;
+		o = &fab->ports[i];
+		fab->taps[i].arrive = fn;
+		fab->taps[i].arrive_ctx = ctx;
+		o->taps = (uint8_t)(fn ? o->taps | TAP_ARRIVE : o->taps & ~TAP_ARRIVE);
 	}
 	return 0;
 }
@@ -1530,6 +1582,10 @@ void mrc_fabric_stats(const struct mrc_fabric *fab, struct mrc_fab_stats *out)
 					   : 0;
 	mem += fab->pool_bytes + mrc_sim_mem_bytes(fab->sim) + MRC_PKT_MAX + fab->p.pkt_cap +
 	       fab->n_cls * sizeof(*fab->free_pkts);
+	if (fab->taps)
+		mem += fab->n_ports * sizeof(*fab->taps);
+	if (fab->down_at)
+		mem += fab->n_ports * sizeof(*fab->down_at);
 	out->events = mrc_sim_events(fab->sim);
 	out->pkt_hops = fab->pkt_hops;
 	out->injected = fab->injected;

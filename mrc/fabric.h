@@ -184,7 +184,8 @@ typedef void (*mrc_fab_tap_fn)(void *ctx, const uint8_t *buf, size_t len, uint64
 /*
  * Attaches @fn to port @port of node (@tier, @index, @plane) — host ports: tier HOST,
  * index = host, port ignored (the plane's NIC port). @egress picks the direction.
- * One tap per port and direction; NULL @fn removes it. 0 or -EINVAL.
+ * One tap per port and direction; NULL @fn removes it. 0, -EINVAL or -ENOMEM (the
+ * fabric makes its table of taps at the first one).
  */
 int mrc_fabric_tap(struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index, unsigned plane,
 	unsigned port, bool egress, mrc_fab_tap_fn fn, void *ctx);
