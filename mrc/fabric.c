@@ -165,6 +165,8 @@ struct mrc_fabric {
 
 	/* packet pool: one free list per size class, slabs of all classes on one chain */
 	uint8_t *scratch; /* MRC_PKT_MAX: a gathered packet laid out whole */
+	uint32_t scratch_nz, scratch_ic; /* scratch is zero but for [0, nz) and, when ic is
+					  * not 0, the 4 ICRC bytes at ic */
 	uint8_t *txbuf;	  /* pkt_cap: a host writes the packet it sends here */
 	struct fab_pkt **free_pkts; /* [n_cls] */
 	unsigned n_cls;		    /* classes up to 40 + pkt_cap bytes */
@@ -423,25 +425,34 @@ static void pkt_parse(struct fab_pkt *pkt)
 
 /*
  * The packet's bytes as they are on the link: data itself, or a gathered packet laid
- * out whole in the fabric's scratch buffer (valid until the next call).
+ * out whole in the fabric's scratch buffer (valid until the next call). The scratch
+ * buffer is kept zero past what the last layout wrote, so a payload of zeros (NULL) and
+ * the pad cost no writes: only the bytes an earlier, longer layout left are cleared.
  */
 static const uint8_t *pkt_bytes(struct mrc_fabric *fab, const struct fab_pkt *pkt)
 {
-	uint8_t *o = fab->scratch, *t;
+	uint8_t *o = fab->scratch;
+	uint32_t z = pkt->hlen; /* zeros from here to the end of the packet */
 
 	if (pkt->hlen == pkt->len)
 		return pkt->data;
 	memcpy(o, pkt->data, pkt->hlen);
-	if (pkt->pay)
+	if (pkt->pay) {
 		memcpy(o + pkt->hlen, pkt->pay, pkt->pay_len);
-	else
-		memset(o + pkt->hlen, 0, pkt->pay_len);
-	t = o + pkt->hlen + pkt->pay_len;
-	memset(t, 0, (size_t)(o + pkt->len - t));
-	if (pkt->flags & PK_ICRC) /* little-endian on the wire (mrc_wire_icrc) */
+		z += pkt->pay_len;
+	}
+	if (fab->scratch_nz > z)
+		memset(o + z, 0, fab->scratch_nz - z);
+	if (fab->scratch_ic >= z)
+		memset(o + fab->scratch_ic, 0, MRC_ICRC_LEN);
+	fab->scratch_nz = z;
+	fab->scratch_ic = 0;
+	if (pkt->flags & PK_ICRC) { /* little-endian on the wire (mrc_wire_icrc) */
 		memcpy(o + pkt->len - MRC_ICRC_LEN, (uint8_t[4]){(uint8_t)pkt->icrc,
 			(uint8_t)(pkt->icrc >> 8), (uint8_t)(pkt->icrc >> 16),
 			(uint8_t)(pkt->icrc >> 24)}, MRC_ICRC_LEN);
+		fab->scratch_ic = pkt->len - MRC_ICRC_LEN;
+	}
 	return o;
 }
 
@@ -470,6 +481,7 @@ static const uint8_t *finish_csum(struct mrc_fabric *fab, struct fab_pkt *pkt)
 	b = pkt_bytes(fab, pkt);
 	if (mrc_wire_csum_finish(&cfg, fab->scratch, pkt->len))
 		return b;
+	fab->scratch_ic = pkt->len - MRC_ICRC_LEN; /* written there (the UDP sum before z) */
 	memcpy(sum, b + (sum - pkt->data), 2);
 	pkt->icrc = (uint32_t)b[pkt->len - 4] | (uint32_t)b[pkt->len - 3] << 8 |
 		    (uint32_t)b[pkt->len - 2] << 16 | (uint32_t)b[pkt->len - 1] << 24;
@@ -1020,6 +1032,8 @@ int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_
 	fab->n_cls = pkt_cls(fab->p.pkt_cap) + 1;
 	fab->free_pkts = calloc(fab->n_cls, sizeof(*fab->free_pkts));
 	fab->scratch = aligned_alloc(64, MRC_PKT_MAX + 64);
+	if (fab->scratch)
+		memset(fab->scratch, 0, MRC_PKT_MAX + 64); /* scratch_nz = scratch_ic = 0 */
 	fab->txbuf = aligned_alloc(64, (fab->p.pkt_cap + 63) & ~(size_t)63);
 	if (!fab->scratch || !fab->txbuf || !fab->free_pkts) {
 		err = -ENOMEM;
