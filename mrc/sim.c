@@ -29,6 +29,12 @@ struct sim_bucket {
 	uint32_t n, cap;
 };
 
+/* Events at the clock's time, in insertion order: a ring, cap a power of two or 0. */
+struct sim_fifo {
+	struct sim_ev *a;
+	uint32_t head, n, cap;
+};
+
 struct sim_wheel {
 	unsigned tick_bits, nb_bits;
 	uint64_t nb, mask;
@@ -39,7 +45,8 @@ struct sim_wheel {
 	uint32_t run_i, run_n; /* next, end */
 	uint32_t run_cap;
 	struct sim_heap near;  /* events of the current tick: a bucket too disordered to sort
-				* cheaply, and those scheduled into the tick */
+				* cheaply, and those scheduled into the tick after now */
+	struct sim_fifo at_now; /* scheduled at the clock's time: each is the last of those */
 	struct sim_heap far;   /* ticks >= cur + nb */
 };
 
@@ -150,27 +157,56 @@ static bool sort_run(struct sim_ev *a, uint32_t n)
 	return true;
 }
 
-/* The wheel's next event (run or near, whichever is earlier); they must not both be
- * empty. */
+static int fifo_push(struct sim_fifo *f, const struct sim_ev *e)
+{
+	if (f->n == f->cap) {
+		uint32_t cap = f->cap ? f->cap * 2 : 64;
+		struct sim_ev *a = malloc(cap * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < f->n; i++)
+			a[i] = f->a[(f->head + i) & (f->cap - 1)];
+		free(f->a);
+		f->a = a;
+		f->head = 0;
+		f->cap = cap;
+	}
+	f->a[(f->head + f->n) & (f->cap - 1)] = *e;
+	f->n++;
+	return 0;
+}
+
+/* The wheel's next event: the earliest of run's, near's and at_now's first; they must
+ * not all be empty. */
 static inline struct sim_ev *wheel_top(struct sim_wheel *w)
 {
-	if (w->run_i < w->run_n && (!w->near.n || ev_lt(&w->run[w->run_i], &w->near.a[0])))
-		return &w->run[w->run_i];
-	return &w->near.a[0];
+	struct sim_ev *t = w->run_i < w->run_n ? &w->run[w->run_i] : NULL;
+
+	if (w->near.n && (!t || ev_lt(&w->near.a[0], t)))
+		t = &w->near.a[0];
+	if (w->at_now.n && (!t || ev_lt(&w->at_now.a[w->at_now.head], t)))
+		t = &w->at_now.a[w->at_now.head];
+	return t;
 }
 
 static inline bool wheel_empty_tick(const struct sim_wheel *w)
 {
-	return w->near.n == 0 && w->run_i == w->run_n;
+	return w->near.n == 0 && w->run_i == w->run_n && w->at_now.n == 0;
 }
 
 /* Takes @top (wheel_top) off the wheel into @e. */
 static inline void wheel_pop(struct sim_wheel *w, struct sim_ev *top, struct sim_ev *e)
 {
-	if (top == w->near.a)
+	if (top == w->near.a) {
 		heap_pop(&w->near, e);
-	else
+	} else if (w->run_i < w->run_n && top == &w->run[w->run_i]) {
 		*e = w->run[w->run_i++];
+	} else {
+		*e = *top;
+		w->at_now.head = (w->at_now.head + 1) & (w->at_now.cap - 1);
+		w->at_now.n--;
+	}
 }
 
 static int bucket_add(struct sim_wheel *w, uint64_t tick, const struct sim_ev *e)
@@ -225,8 +261,8 @@ static uint64_t wheel_next_bucket(const struct sim_wheel *w)
 	return MRC_SIM_NEVER;
 }
 
-/* Refills run (a sorted bucket) or the near heap from the wheel and far heap. Returns
- * false when all are empty. */
+/* Refills run (a sorted bucket) or the near heap from the wheel and far heap, once the
+ * current tick has nothing left. Returns false when all are empty. */
 static bool wheel_advance(struct sim_wheel *w)
 {
 	while (wheel_empty_tick(w)) {
@@ -338,6 +374,7 @@ void mrc_sim_free(struct mrc_sim *sim)
 	free(sim->w.b);
 	free(sim->w.bits);
 	free(sim->w.run);
+	free(sim->w.at_now.a);
 	free(sim->w.near.a);
 	free(sim->w.far.a);
 	free(sim);
@@ -362,7 +399,14 @@ int mrc_sim_at(struct mrc_sim *sim, uint64_t at_ps, unsigned kind, void *obj, ui
 	};
 	int err;
 
-	err = sim->queue == MRC_SIMQ_HEAP ? heap_push(&sim->heap, &e) : wheel_push(&sim->w, &e);
+	/* on the wheel, an event at the clock's time runs after every other at that time (its
+	 * key is the largest) and before any later one: a FIFO keeps them in order */
+	if (sim->queue == MRC_SIMQ_HEAP)
+		err = heap_push(&sim->heap, &e);
+	else if (e.t == sim->now)
+		err = fifo_push(&sim->w.at_now, &e);
+	else
+		err = wheel_push(&sim->w, &e);
 	if (err)
 		return err;
 	sim->seq++;
@@ -412,6 +456,8 @@ uint64_t mrc_sim_run(struct mrc_sim *sim, uint64_t until_ps)
 			wheel_pop(w, top, &e);
 			if (w->run_i < w->run_n)
 				__builtin_prefetch(w->run[w->run_i].obj);
+			else if (w->at_now.n)
+				__builtin_prefetch(w->at_now.a[w->at_now.head].obj);
 			else if (w->near.n)
 				__builtin_prefetch(w->near.a[0].obj);
 		}
@@ -448,7 +494,8 @@ size_t mrc_sim_mem_bytes(const struct mrc_sim *sim)
 		n += sim->w.nb * (sizeof(struct sim_bucket) + 1.0 / 8);
 		for (uint64_t i = 0; i < sim->w.nb; i++)
 			n += sim->w.b[i].cap * sizeof(struct sim_ev);
-		n += (sim->w.run_cap + sim->w.near.cap + sim->w.far.cap) * sizeof(struct sim_ev);
+		n += (sim->w.run_cap + sim->w.near.cap + sim->w.at_now.cap + sim->w.far.cap) *
+		     sizeof(struct sim_ev);
 	}
 	return n;
 }
