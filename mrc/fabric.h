@@ -215,8 +215,9 @@ struct mrc_fab_stats {
 	uint64_t pkt_hops;   /* link traversals completed */
 	uint64_t injected;   /* packets the hosts sent */
 	uint64_t delivered;  /* packets handed to hosts */
-	uint64_t pkts_alloc; /* packet buffers ever allocated (pool high-water mark) */
-	size_t pkt_bytes;    /* bytes per pooled packet (header + buffer) */
+	uint64_t pkts_alloc; /* packet slots ever allocated, all size classes (high-water) */
+	size_t pkt_bytes;    /* bytes per slot on average (metadata + packet bytes kept: the
+			      * headers of a gathered packet; 64-byte size classes) */
 	size_t mem_bytes;    /* fabric + pool + event queue memory */
 	size_t pool_bytes;   /* of which packet pool */
 	size_t evq_bytes;    /* of which event queue */
