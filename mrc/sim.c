@@ -282,8 +282,9 @@ static bool wheel_advance(struct sim_wheel *w)
 
 			/* the (empty) run takes the bucket's array and sorts it in place, or when
 			 * that is dear the (empty) near heap takes it and heapifies it; the
-			 * bucket keeps the array it replaced unless it is large, so the wheel's
-			 * memory follows the events pending, not the busiest bucket ever */
+			 * bucket keeps the array it replaced unless it holds more than 16
+			 * events, so the wheel's memory follows the events pending, not the
+			 * busiest bucket ever (2048 buckets keeping 64 each were 4 MB) */
 			if (sort_run(b->ev, b->n)) {
 				spare = w->run;
 				spare_cap = w->run_cap;
@@ -299,7 +300,7 @@ static bool wheel_advance(struct sim_wheel *w)
 				w->near.n = b->n;
 				heapify(&w->near);
 			}
-			if (spare_cap > 64) {
+			if (spare_cap > 16) {
 				free(spare);
 				spare = NULL;
 				spare_cap = 0;
