@@ -39,12 +39,13 @@ struct ctlq {
 struct mrc_ep {
 	struct mrc_ep_params p;
 	uint32_t *evs, *deny; /* copies of the EV profile arrays */
+	struct mrc_ev_profile *ev_prof; /* built from them, shared by the QPs */
 	struct mrc_ep_ops ops;
 	void *ctx;
 	const struct mrc_cc_ops *cc_ops;
 	struct mrc_qp_env env;
-	struct mrc_qp **qps;
-	unsigned n_qps;
+	struct mrc_qp **qps; /* [qps_cap], grown with the QPs created */
+	unsigned n_qps, qps_cap;
 	struct mr *mrs;
 	unsigned n_mrs;
 	bool up[MRC_EV_MAX_PLANES];
@@ -64,18 +65,58 @@ struct mrc_ep {
  * nodes of one small array and never touches another QP, whose memory is a cache miss
  * each in a large job. Behind a pointer so mrc_ep_next_timer() can stay const.
  *
- * Beside them, which QPs may have a packet for each plane: ready[i] has bit p unless QP i
- * declined plane p (mrc_qp_tx false) and nothing reached it since — no packet, post,
- * timer or port change, the only ways a QP's answer changes (time alone changes it only
- * through a timer: holds and probes are in mrc_qp_next_timer). mrc_ep_tx asks the ready
- * ones in the same round-robin order, so the packets are the same, without asking 127
- * idle QPs per packet in a 128-host all-to-all.
+ * Beside them, which QPs may have a packet for each plane: per plane a bitmap over the
+ * QPs, bit i set unless QP i declined the plane (mrc_qp_tx false) and nothing reached it
+ * since — no packet, post, timer or port change, the only ways a QP's answer changes (time
+ * alone changes it only through a timer: holds and probes are in mrc_qp_next_timer).
+ * mrc_ep_tx asks the ready ones in the same round-robin order, so the packets are the
+ * same, finding them a word (64 QPs) at a time instead of asking 127 idle QPs per packet
+ * in a 128-host all-to-all.
  */
 struct timers {
 	uint64_t *t;	 /* [2 * p]: the tree, leaves at p.. */
-	unsigned p;	 /* leaves: a power of 2 >= max_qps */
-	uint32_t *ready; /* [max_qps]: plane bitmask */
+	unsigned p;	 /* leaves: a power of 2 >= the QPs, doubled as they are created */
+	unsigned words;	 /* per plane in ready: (p + 63) / 64 */
+	uint64_t *ready; /* [plane * words + i / 64] bit i % 64: QP i may send on the plane */
 };
+
+static inline uint64_t *ready_word(const struct mrc_ep *ep, unsigned plane, unsigned i)
+{
+	return &ep->tm->ready[plane * ep->tm->words + i / 64];
+}
+
+/* Marks QP @i ready on @plane, or on every plane when @plane < 0. */
+static void set_ready(const struct mrc_ep *ep, unsigned i, int plane)
+{
+	uint64_t bit = 1ull << (i % 64);
+
+	if (plane >= 0) {
+		if ((unsigned)plane < ep->p.planes)
+			*ready_word(ep, (unsigned)plane, i) |= bit;
+		return;
+	}
+	for (unsigned pl = 0; pl < ep->p.planes; pl++)
+		*ready_word(ep, pl, i) |= bit;
+}
+
+/* The first QP index in [@from, @to) ready on @plane, or @to. */
+static unsigned next_ready(const struct mrc_ep *ep, unsigned plane, unsigned from, unsigned to)
+{
+	const uint64_t *m = ready_word(ep, plane, 0);
+
+	for (unsigned w = from / 64; w * 64 < to; w++) {
+		uint64_t x = m[w];
+
+		if (w == from / 64)
+			x &= ~0ull << (from % 64);
+		if (x) {
+			unsigned i = w * 64 + (unsigned)__builtin_ctzll(x);
+
+			return i < to ? i : to;
+		}
+	}
+	return to;
+}
 
 static void set_timer(struct timers *tm, unsigned i, uint64_t v)
 {
@@ -99,7 +140,7 @@ static void refresh_timer(const struct mrc_ep *ep, unsigned i)
 /* QP @i was called: its timer may have moved and it may have packets on any plane. */
 static void touch(const struct mrc_ep *ep, unsigned i)
 {
-	ep->tm->ready[i] = UINT32_MAX;
+	set_ready(ep, i, -1);
 	refresh_timer(ep, i);
 }
 
@@ -141,7 +182,7 @@ static void ep_wake(void *owner, uint32_t qpn, int plane)
 	uint32_t i = qpn - ep->p.first_qpn;
 
 	if (i < ep->n_qps) /* its timer: every ep call into a QP touches it afterwards */
-		ep->tm->ready[i] |= plane < 0 ? UINT32_MAX : 1u << plane;
+		set_ready(ep, i, plane);
 	if (!ep->ops.tx_ready)
 		return;
 	if (plane >= 0) {
@@ -181,7 +222,7 @@ static void ep_emit_ctl(void *owner, unsigned plane, uint32_t peer_host, const s
 	}
 	q = &ep->ctlq[plane];
 	if (q->len == q->cap) {
-		unsigned ncap = q->cap ? q->cap * 2 : 4;
+		unsigned ncap = q->cap ? q->cap * 2 : 1; /* grown on need: few wait */
 		struct ctl *nq;
 
 		if (q->cap >= ep->p.ctl_queue_max) {
@@ -232,6 +273,7 @@ int mrc_ep_new(
 	const struct mrc_ep_params *p, const struct mrc_ep_ops *ops, void *ctx, struct mrc_ep **out)
 {
 	struct mrc_ep *ep;
+	int rc;
 
 	if (!p->planes || p->planes > MRC_EV_MAX_PLANES || !p->path || !p->ev_plane ||
 		!p->ev.n_evs || !p->ev.evs)
@@ -253,17 +295,16 @@ int mrc_ep_new(
 		ep->p.ctl_queue_max = 65536;
 	ep->evs = malloc(p->ev.n_evs * sizeof(uint32_t));
 	ep->deny = malloc((p->ev.n_deny ? p->ev.n_deny : 1) * sizeof(uint32_t));
-	ep->qps = calloc(ep->p.max_qps, sizeof(*ep->qps));
 	ep->tm = calloc(1, sizeof(*ep->tm));
-	if (ep->tm) {
-		for (ep->tm->p = 1; ep->tm->p < ep->p.max_qps; ep->tm->p *= 2)
-			;
-		ep->tm->t = malloc(2 * (size_t)ep->tm->p * sizeof(uint64_t));
-		ep->tm->ready = calloc(ep->p.max_qps, sizeof(uint32_t));
-		for (unsigned k = 0; ep->tm->t && k < 2 * ep->tm->p; k++)
-			ep->tm->t[k] = UINT64_MAX;
+	if (ep->tm) { /* one leaf, the root, until QPs come */
+		ep->tm->p = 1;
+		ep->tm->t = malloc(2 * sizeof(uint64_t));
+		ep->tm->words = 1;
+		ep->tm->ready = calloc(p->planes, sizeof(uint64_t));
+		if (ep->tm->t)
+			ep->tm->t[0] = ep->tm->t[1] = UINT64_MAX;
 	}
-	if (!ep->evs || !ep->deny || !ep->qps || !ep->tm || !ep->tm->t || !ep->tm->ready) {
+	if (!ep->evs || !ep->deny || !ep->tm || !ep->tm->t || !ep->tm->ready) {
 		mrc_ep_free(ep);
 		return -ENOMEM;
 	}
@@ -272,6 +313,11 @@ int mrc_ep_new(
 		memcpy(ep->deny, p->ev.deny, p->ev.n_deny * sizeof(uint32_t));
 	ep->p.ev.evs = ep->evs;
 	ep->p.ev.deny = ep->deny;
+	rc = mrc_ev_profile_new(&ep->p.ev, p->planes, p->ev_plane, ctx, &ep->ev_prof);
+	if (rc) {
+		mrc_ep_free(ep);
+		return rc;
+	}
 	if (ops)
 		ep->ops = *ops;
 	ep->ctx = ctx;
@@ -280,6 +326,7 @@ int mrc_ep_new(
 	ep->env = (struct mrc_qp_env){
 		.qp = &ep->p.qp,
 		.ev = &ep->p.ev,
+		.ev_prof = ep->ev_prof,
 		.cc_ops = ep->cc_ops,
 		.cc = &ep->p.cc_params,
 		.planes = p->planes,
@@ -312,6 +359,7 @@ void mrc_ep_free(struct mrc_ep *ep)
 	}
 	free(ep->tm);
 	free(ep->mrs);
+	mrc_ev_profile_put(ep->ev_prof);
 	free(ep->evs);
 	free(ep->deny);
 	free(ep);
@@ -347,6 +395,55 @@ struct mrc_qp *mrc_ep_qp(const struct mrc_ep *ep, uint32_t qpn)
 	return qpn >= ep->p.first_qpn && i < ep->n_qps ? ep->qps[i] : NULL;
 }
 
+/*
+ * Room for one more QP: doubles the QP table and the timer tree (leaves copied, inner
+ * nodes recomputed) when full. Returns 0 or -ENOMEM.
+ */
+static int ep_grow(struct mrc_ep *ep)
+{
+	struct timers *tm = ep->tm;
+	unsigned cap, p;
+	struct mrc_qp **q;
+	uint64_t *t, *rd;
+	unsigned words;
+
+	if (ep->n_qps < ep->qps_cap)
+		return 0;
+	cap = ep->qps_cap ? 2 * ep->qps_cap : 4;
+	if (cap > ep->p.max_qps)
+		cap = ep->p.max_qps;
+	q = realloc(ep->qps, cap * sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	ep->qps = q;
+	for (p = 1; p < cap; p *= 2)
+		;
+	if (p > tm->p) {
+		words = (p + 63) / 64;
+		t = malloc(2 * (size_t)p * sizeof(*t));
+		rd = calloc((size_t)ep->p.planes * words, sizeof(*rd));
+		if (!t || !rd) {
+			free(t);
+			free(rd);
+			return -ENOMEM;
+		}
+		for (unsigned pl = 0; pl < ep->p.planes; pl++)
+			memcpy(rd + pl * words, tm->ready + pl * tm->words, tm->words * sizeof(*rd));
+		free(tm->ready);
+		tm->ready = rd;
+		tm->words = words;
+		for (unsigned i = 0; i < p; i++)
+			t[p + i] = i < tm->p ? tm->t[tm->p + i] : UINT64_MAX;
+		for (unsigned k = p - 1; k; k--)
+			t[k] = t[2 * k] < t[2 * k + 1] ? t[2 * k] : t[2 * k + 1];
+		free(tm->t);
+		tm->t = t;
+		tm->p = p;
+	}
+	ep->qps_cap = cap;
+	return 0;
+}
+
 int mrc_ep_qp_create(struct mrc_ep *ep, uint32_t peer_host, uint32_t peer_qpn, uint32_t *qpn)
 {
 	uint32_t n = ep->p.first_qpn + ep->n_qps;
@@ -356,6 +453,9 @@ int mrc_ep_qp_create(struct mrc_ep *ep, uint32_t peer_host, uint32_t peer_qpn, u
 
 	if (ep->n_qps == ep->p.max_qps || n > MRC_PSN_MASK)
 		return -ENOSPC;
+	rc = ep_grow(ep);
+	if (rc)
+		return rc;
 	rc = mrc_qp_new(&ep->env, n, peer_host, peer_qpn, seed, &ep->qps[ep->n_qps]);
 	if (rc)
 		return rc;
@@ -459,20 +559,22 @@ static int ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *bu
 		q->len--;
 		return ep_finish(ep, plane, peer, &p, buf, cap, g);
 	}
-	for (unsigned k = 0, i = ep->rr[plane]; k < ep->n_qps;
-		k++, i = i + 1 == ep->n_qps ? 0 : i + 1) {
-		if (!(ep->tm->ready[i] >> plane & 1))
-			continue;
-		if (mrc_qp_tx(ep->qps[i], plane, now_ps, &p)) {
-			ep->rr[plane] = i + 1 == ep->n_qps ? 0 : i + 1;
-			touch(ep, i);
-			return ep_finish(ep, plane, mrc_qp_peer_host(ep->qps[i]), &p, buf, cap,
-				g);
+	/* round robin from rr: [rr, n_qps), then [0, rr), each ready QP asked once */
+	for (unsigned pass = 0, from = ep->rr[plane], to = ep->n_qps; pass < 2;
+		pass++, to = from, from = 0) {
+		for (unsigned i = next_ready(ep, plane, from, to); i < to;
+			i = next_ready(ep, plane, i + 1, to)) {
+			if (mrc_qp_tx(ep->qps[i], plane, now_ps, &p)) {
+				ep->rr[plane] = i + 1 == ep->n_qps ? 0 : i + 1;
+				touch(ep, i);
+				return ep_finish(ep, plane, mrc_qp_peer_host(ep->qps[i]), &p, buf,
+					cap, g);
+			}
+			/* declined: asked again after something reaches it; asking may have
+			 * moved a hold or probe time */
+			*ready_word(ep, plane, i) &= ~(1ull << (i % 64));
+			refresh_timer(ep, i);
 		}
-		/* declined: asked again after something reaches it; asking may have moved a
-		 * hold or probe time */
-		ep->tm->ready[i] &= ~(1u << plane);
-		refresh_timer(ep, i);
 	}
 	return 0;
 }
@@ -548,6 +650,17 @@ int mrc_ep_qp_stats(const struct mrc_ep *ep, uint32_t qpn, struct mrc_qp_stats *
 		return -ENOENT;
 	mrc_qp_get_stats(qp, out);
 	return 0;
+}
+
+unsigned mrc_ep_qpns(const struct mrc_ep *ep, uint32_t *first)
+{
+	*first = ep->p.first_qpn;
+	return ep->n_qps;
+}
+
+const struct mrc_ev_profile *mrc_ep_ev_profile(const struct mrc_ep *ep)
+{
+	return ep->ev_prof;
 }
 
 const struct mrc_ev_set *mrc_ep_qp_evs(const struct mrc_ep *ep, uint32_t qpn)

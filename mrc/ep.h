@@ -41,7 +41,7 @@ struct mrc_ep_params {
 	struct mrc_cc_params cc_params; /* see mrc_cc_defaults() */
 	uint64_t seed;			/* EV selection PRNG seed (per QP: seed ^ qpn mix) */
 	uint32_t first_qpn;		/* QPNs are first_qpn, first_qpn + 1, ... (0 -> 1) */
-	unsigned max_qps;		/* 0 -> 1024 */
+	unsigned max_qps;		/* most QPs (0 -> 1024); tables grow with those made */
 	unsigned ctl_queue_max;		/* control packets queued per plane; 0 -> 65536 */
 };
 
@@ -158,6 +158,13 @@ int mrc_ep_ev_deny(struct mrc_ep *ep, uint32_t qpn, uint32_t ev, bool deny, uint
 void mrc_ep_get_stats(const struct mrc_ep *ep, struct mrc_ep_stats *out);
 int mrc_ep_qp_stats(const struct mrc_ep *ep, uint32_t qpn, struct mrc_qp_stats *out);
 const struct mrc_ev_set *mrc_ep_qp_evs(const struct mrc_ep *ep, uint32_t qpn);
+/*
+ * The endpoint's EV profile, shared by its QPs: values in profile order (the EV list of
+ * the params) and, in st[], each EV's counters summed over all its QPs.
+ */
+const struct mrc_ev_profile *mrc_ep_ev_profile(const struct mrc_ep *ep);
+/* The QPs created so far: their count, *@first the first QPN (the rest follow it). */
+unsigned mrc_ep_qpns(const struct mrc_ep *ep, uint32_t *first);
 /* The QP with number @qpn, or NULL (for mrc_qp_* inspection calls). */
 struct mrc_qp *mrc_ep_qp(const struct mrc_ep *ep, uint32_t qpn);
 

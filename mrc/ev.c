@@ -7,41 +7,241 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EV_LOG_CAP 256
+#define EV_LOG_CAP 256 /* changes kept per set */
+#define EV_LOG_MIN 8   /* the log's first allocation; doubles up to EV_LOG_CAP */
 
-static const struct mrc_ev_set *sort_set;
+/* What few EVs need, one entry per EV that ever needed it (found by a scan: there are
+ * few); per plane, the earliest probe of its ASSUMED_BAD EVs (UINT64_MAX: none), kept as
+ * they change since it is asked per packet. */
+struct mrc_ev_rare {
+	uint32_t idx;		   /* the EV */
+	uint16_t probe_id;	   /* id of the last probe sent */
+	uint64_t skip_until_ps;	   /* SKIP: GOOD again at this time (hold > 0) */
+	uint64_t probe_at_ps;	   /* ASSUMED_BAD: next probe due */
+	uint64_t probe_backoff_ps; /* current backoff */
+	uint64_t rtt_ps;	   /* the latest RTT when it does not fit the u32 */
+};
 
-static int cmp_by_value(const void *a, const void *b)
+struct mrc_ev_slow {
+	uint64_t probe_min[MRC_EV_MAX_PLANES];
+	unsigned n, cap;
+	struct mrc_ev_rare *r;
+};
+
+/* Slot of @v in a table of @mask + 1 slots: the product's top bits, which depend on every
+ * bit of @v (EVs often differ only in their high plane and spine fields). */
+static uint32_t ev_hash(uint32_t v, uint32_t mask)
 {
-	uint32_t va = sort_set->ev[*(const uint32_t *)a].value;
-	uint32_t vb = sort_set->ev[*(const uint32_t *)b].value;
+	return (uint32_t)((uint64_t)(v * 0x9E3779B1u) * (mask + 1ull) >> 32);
+}
 
-	return va < vb ? -1 : va > vb;
+void mrc_ev_profile_put(struct mrc_ev_profile *f)
+{
+	if (!f || --f->refs)
+		return;
+	free(f->value);
+	free(f->plane);
+	free(f->init);
+	free(f->pidx);
+	free(f->hash);
+	free(f->scratch);
+	free(f->st);
+	free(f);
+}
+
+int mrc_ev_profile_find(const struct mrc_ev_profile *f, uint32_t ev)
+{
+	for (uint32_t h = ev_hash(ev, f->hash_mask);; h = (h + 1) & f->hash_mask) {
+		uint32_t k = f->hash[h];
+
+		if (!k)
+			return -1;
+		if (f->value[k - 1] == ev)
+			return (int)(k - 1);
+	}
+}
+
+int mrc_ev_profile_new(const struct mrc_ev_params *p, unsigned planes,
+	unsigned (*plane_of)(void *ctx, uint32_t ev), void *ctx, struct mrc_ev_profile **out)
+{
+	unsigned fill[MRC_EV_MAX_PLANES] = {0}, off = 0;
+	struct mrc_ev_profile *f;
+	int rc = -EINVAL;
+
+	if (!p->n_evs || !p->evs || planes == 0 || planes > MRC_EV_MAX_PLANES ||
+		p->n_evs > UINT32_MAX / 4)
+		return -EINVAL;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->refs = 1;
+	f->n = p->n_evs;
+	f->planes = planes;
+	f->min_active = p->ev_min_active;
+	f->skip_hold_ps = p->skip_hold_ps;
+	f->backoff0_ps = p->probe_backoff_ps ? p->probe_backoff_ps : 1;
+	f->backoff_max_ps =
+		p->probe_backoff_max_ps > f->backoff0_ps ? p->probe_backoff_max_ps : f->backoff0_ps;
+	for (f->hash_mask = 1; f->hash_mask < 2 * f->n; f->hash_mask *= 2)
+		;
+	f->hash = calloc(f->hash_mask, sizeof(*f->hash));
+	f->hash_mask--;
+	f->value = calloc(f->n, sizeof(*f->value));
+	f->plane = calloc(f->n, 1);
+	f->init = calloc(f->n, 1);
+	f->pidx = calloc(f->n, sizeof(*f->pidx));
+	f->scratch = calloc(f->n, sizeof(*f->scratch));
+	f->st = calloc(f->n, sizeof(*f->st));
+	if (!f->hash || !f->value || !f->plane || !f->init || !f->pidx || !f->scratch || !f->st) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	for (unsigned i = 0; i < f->n; i++) {
+		unsigned pl = plane_of(ctx, p->evs[i]);
+		uint32_t h;
+
+		if (pl >= planes)
+			goto fail;
+		f->value[i] = p->evs[i];
+		f->plane[i] = (uint8_t)pl;
+		f->init[i] = MRC_EV_GOOD;
+		f->plane_n[pl]++;
+		for (h = ev_hash(p->evs[i], f->hash_mask); f->hash[h]; h = (h + 1) & f->hash_mask)
+			if (f->value[f->hash[h] - 1] == p->evs[i])
+				goto fail; /* duplicate */
+		f->hash[h] = i + 1;
+	}
+	for (unsigned pl = 0; pl < planes; pl++) {
+		f->plane_off[pl] = off;
+		off += f->plane_n[pl];
+	}
+	for (unsigned i = 0; i < f->n; i++) {
+		unsigned pl = f->plane[i];
+
+		f->pidx[f->plane_off[pl] + fill[pl]++] = i;
+	}
+	for (unsigned pl = 0; pl < planes; pl++) {
+		unsigned nb = p->backup_per_plane == UINT32_MAX ? f->plane_n[pl] / 8
+								: p->backup_per_plane;
+
+		if (nb >= f->plane_n[pl])
+			nb = f->plane_n[pl] ? f->plane_n[pl] - 1 : 0;
+		f->active_target[pl] = f->plane_n[pl] - nb;
+		for (unsigned k = 0; k < f->active_target[pl]; k++)
+			f->init[f->pidx[f->plane_off[pl] + k]] |= MRC_EV_ACTIVE;
+	}
+	f->usable0 = f->n;
+	for (unsigned i = 0; i < p->n_deny; i++) {
+		int idx = mrc_ev_profile_find(f, p->deny[i]);
+
+		if (idx < 0)
+			goto fail;
+		if ((f->init[idx] & MRC_EV_STATE) != MRC_EV_DENIED) {
+			f->init[idx] = (uint8_t)((f->init[idx] & MRC_EV_ACTIVE) | MRC_EV_DENIED);
+			f->usable0--;
+		}
+	}
+	*out = f;
+	return 0;
+fail:
+	mrc_ev_profile_put(f);
+	return rc;
+}
+
+/* EV @idx's entry in the side table, or NULL. */
+static struct mrc_ev_rare *rare_find(const struct mrc_ev_set *s, uint32_t idx)
+{
+	for (unsigned k = 0; s->slow && k < s->slow->n; k++)
+		if (s->slow->r[k].idx == idx)
+			return &s->slow->r[k];
+	return NULL;
+}
+
+/* EV @idx's entry, made (zeroed) with the table on first need; NULL when out of memory. */
+static struct mrc_ev_rare *rare_get(struct mrc_ev_set *s, uint32_t idx)
+{
+	struct mrc_ev_rare *e = rare_find(s, idx);
+	struct mrc_ev_slow *sl = s->slow;
+
+	if (e)
+		return e;
+	if (!sl) {
+		sl = calloc(1, sizeof(*sl));
+		if (!sl)
+			return NULL;
+		for (unsigned pl = 0; pl < MRC_EV_MAX_PLANES; pl++)
+			sl->probe_min[pl] = UINT64_MAX;
+		s->slow = sl;
+	}
+	if (sl->n == sl->cap) {
+		unsigned cap = sl->cap ? 2 * sl->cap : 2;
+		struct mrc_ev_rare *r = realloc(sl->r, cap * sizeof(*r));
+
+		if (!r)
+			return NULL;
+		sl->r = r;
+		sl->cap = cap;
+	}
+	e = &sl->r[sl->n++];
+	*e = (struct mrc_ev_rare){.idx = idx};
+	return e;
 }
 
 /* Recomputes probe_min[] after an EV entered or left ASSUMED_BAD or its probe time moved:
  * rare next to the timer queries that read it. */
 static void probe_min_update(struct mrc_ev_set *s)
 {
-	for (unsigned pl = 0; pl < s->planes; pl++)
-		s->probe_min[pl] = UINT64_MAX;
-	for (unsigned i = 0; s->n_bad && i < s->n; i++) {
-		const struct mrc_ev *e = &s->ev[i];
+	struct mrc_ev_slow *sl = s->slow; /* exists: an EV went ASSUMED_BAD */
+	const uint8_t *pl_of = s->prof->plane;
 
-		if (e->state == MRC_EV_ASSUMED_BAD && e->probe_at_ps < s->probe_min[e->plane])
-			s->probe_min[e->plane] = e->probe_at_ps;
+	for (unsigned pl = 0; pl < s->planes; pl++)
+		sl->probe_min[pl] = UINT64_MAX;
+	for (unsigned k = 0; s->n_bad && k < sl->n; k++) { /* every ASSUMED_BAD EV has one */
+		const struct mrc_ev_rare *e = &sl->r[k];
+
+		if ((s->sa[e->idx] & MRC_EV_STATE) == MRC_EV_ASSUMED_BAD &&
+			e->probe_at_ps < sl->probe_min[pl_of[e->idx]])
+			sl->probe_min[pl_of[e->idx]] = e->probe_at_ps;
 	}
+}
+
+/* Appends to the change log, a ring grown by doubling up to EV_LOG_CAP entries; a full
+ * ring (or one that cannot grow) drops its oldest. */
+static void log_add(struct mrc_ev_set *s, const struct mrc_ev_change *c)
+{
+	if (s->log_len == s->log_cap && s->log_cap < EV_LOG_CAP) {
+		unsigned ncap = s->log_cap ? s->log_cap * 2 : EV_LOG_MIN;
+		struct mrc_ev_change *n = malloc(ncap * sizeof(*n));
+
+		if (n) {
+			for (unsigned i = 0; i < s->log_len; i++)
+				n[i] = s->log[(s->log_head + i) % s->log_cap];
+			free(s->log);
+			s->log = n;
+			s->log_cap = ncap;
+			s->log_head = 0;
+		}
+	}
+	s->log_total++;
+	if (!s->log_cap)
+		return; /* out of memory before the first entry */
+	if (s->log_len < s->log_cap) {
+		s->log[(s->log_head + s->log_len++) % s->log_cap] = *c;
+		return;
+	}
+	s->log[s->log_head] = *c;
+	s->log_head = (s->log_head + 1) % s->log_cap;
 }
 
 static void ev_change(struct mrc_ev_set *s, int idx, int to, int cause, uint64_t now_ps)
 {
-	struct mrc_ev *e = &s->ev[idx];
-	int from = e->state;
+	int from = s->sa[idx] & MRC_EV_STATE;
 	bool was_usable = from == MRC_EV_GOOD || from == MRC_EV_SKIP;
 	bool is_usable = to == MRC_EV_GOOD || to == MRC_EV_SKIP;
+	uint32_t value = s->prof->value[idx];
 
-	e->state = (uint8_t)to;
-	e->st.changes++;
+	s->sa[idx] = (uint8_t)((s->sa[idx] & MRC_EV_ACTIVE) | to);
+	s->prof->st[idx].changes++;
 	if (from == MRC_EV_ASSUMED_BAD)
 		s->n_bad--;
 	if (to == MRC_EV_ASSUMED_BAD)
@@ -52,193 +252,176 @@ static void ev_change(struct mrc_ev_set *s, int idx, int to, int cause, uint64_t
 		s->usable--;
 	else if (!was_usable && is_usable)
 		s->usable++;
-	s->log[(s->log_total) % s->log_cap] = (struct mrc_ev_change){
+	log_add(s, &(struct mrc_ev_change){
 		.t_ps = now_ps,
-		.ev = e->value,
+		.ev = value,
 		.from = (uint8_t)from,
 		.to = (uint8_t)to,
 		.cause = (uint8_t)cause,
-	};
-	s->log_total++;
-	if (s->log_len < s->log_cap)
-		s->log_len++;
+	});
 	if (s->notify)
-		s->notify(s->notify_ctx, e->value, from, to, cause, now_ps);
+		s->notify(s->notify_ctx, value, from, to, cause, now_ps);
+}
+
+int mrc_ev_set_init_shared(struct mrc_ev_set *s, struct mrc_ev_profile *prof)
+{
+	memset(s, 0, sizeof(*s));
+	/* one block: the u32 RTTs first, then the state bytes */
+	s->rtt = calloc(prof->n, sizeof(*s->rtt) + 1);
+	if (!s->rtt)
+		return -ENOMEM;
+	s->sa = (uint8_t *)(s->rtt + prof->n);
+	memcpy(s->sa, prof->init, prof->n);
+	s->prof = prof;
+	prof->refs++;
+	s->n = prof->n;
+	s->planes = prof->planes;
+	s->usable = prof->usable0;
+	return 0;
 }
 
 int mrc_ev_set_init(struct mrc_ev_set *s, const struct mrc_ev_params *p, unsigned planes,
 	unsigned (*plane_of)(void *ctx, uint32_t ev), void *ctx)
 {
-	unsigned fill[MRC_EV_MAX_PLANES] = {0};
+	struct mrc_ev_profile *f;
+	int rc;
 
 	memset(s, 0, sizeof(*s));
-	if (!p->n_evs || !p->evs || planes == 0 || planes > MRC_EV_MAX_PLANES)
-		return -EINVAL;
-	s->n = p->n_evs;
-	s->planes = planes;
-	s->min_active = p->ev_min_active;
-	s->skip_hold_ps = p->skip_hold_ps;
-	s->backoff0_ps = p->probe_backoff_ps ? p->probe_backoff_ps : 1;
-	s->backoff_max_ps =
-		p->probe_backoff_max_ps > s->backoff0_ps ? p->probe_backoff_max_ps : s->backoff0_ps;
-	for (unsigned pl = 0; pl < MRC_EV_MAX_PLANES; pl++)
-		s->probe_min[pl] = UINT64_MAX;
-	s->ev = calloc(s->n, sizeof(*s->ev));
-	s->by_value = calloc(s->n, sizeof(*s->by_value));
-	s->scratch = calloc(s->n, sizeof(*s->scratch));
-	s->log_cap = EV_LOG_CAP;
-	s->log = calloc(s->log_cap, sizeof(*s->log));
-	if (!s->ev || !s->by_value || !s->scratch || !s->log)
-		goto fail_nomem;
-	for (unsigned i = 0; i < s->n; i++) {
-		unsigned pl = plane_of(ctx, p->evs[i]);
-
-		if (pl >= planes)
-			goto fail_inval;
-		s->ev[i].value = p->evs[i];
-		s->ev[i].plane = (uint8_t)pl;
-		s->ev[i].state = MRC_EV_GOOD;
-		s->plane_n[pl]++;
-		s->by_value[i] = i;
-	}
-	sort_set = s;
-	qsort(s->by_value, s->n, sizeof(*s->by_value), cmp_by_value);
-	sort_set = NULL;
-	for (unsigned i = 1; i < s->n; i++)
-		if (s->ev[s->by_value[i]].value == s->ev[s->by_value[i - 1]].value)
-			goto fail_inval;
-	for (unsigned pl = 0; pl < planes; pl++) {
-		s->plane_idx[pl] = calloc(s->plane_n[pl] ? s->plane_n[pl] : 1, sizeof(uint32_t));
-		if (!s->plane_idx[pl])
-			goto fail_nomem;
-	}
-	for (unsigned i = 0; i < s->n; i++) {
-		unsigned pl = s->ev[i].plane;
-
-		s->plane_idx[pl][fill[pl]++] = i;
-	}
-	for (unsigned pl = 0; pl < planes; pl++) {
-		unsigned nb = p->backup_per_plane == UINT32_MAX ? s->plane_n[pl] / 8
-								: p->backup_per_plane;
-
-		if (nb >= s->plane_n[pl])
-			nb = s->plane_n[pl] ? s->plane_n[pl] - 1 : 0;
-		s->active_target[pl] = s->plane_n[pl] - nb;
-		for (unsigned k = 0; k < s->plane_n[pl]; k++)
-			s->ev[s->plane_idx[pl][k]].active = k < s->active_target[pl];
-	}
-	s->usable = s->n;
-	for (unsigned i = 0; i < p->n_deny; i++) {
-		int idx = mrc_ev_find(s, p->deny[i]);
-
-		if (idx < 0)
-			goto fail_inval;
-		if (s->ev[idx].state != MRC_EV_DENIED) {
-			s->ev[idx].state = MRC_EV_DENIED;
-			s->usable--;
-		}
-	}
-	return 0;
-fail_inval:
-	mrc_ev_set_free(s);
-	return -EINVAL;
-fail_nomem:
-	mrc_ev_set_free(s);
-	return -ENOMEM;
+	rc = mrc_ev_profile_new(p, planes, plane_of, ctx, &f);
+	if (rc)
+		return rc;
+	rc = mrc_ev_set_init_shared(s, f);
+	mrc_ev_profile_put(f); /* the set holds the only reference now */
+	return rc;
 }
 
 void mrc_ev_set_free(struct mrc_ev_set *s)
 {
-	free(s->ev);
-	free(s->by_value);
-	free(s->scratch);
+	free(s->rtt); /* and sa, the same block */
+	if (s->slow)
+		free(s->slow->r);
+	free(s->slow);
 	free(s->log);
-	for (unsigned pl = 0; pl < MRC_EV_MAX_PLANES; pl++)
-		free(s->plane_idx[pl]);
+	mrc_ev_profile_put(s->prof);
 	memset(s, 0, sizeof(*s));
 }
 
 int mrc_ev_find(const struct mrc_ev_set *s, uint32_t ev)
 {
-	unsigned lo = 0, hi = s->n;
+	return mrc_ev_profile_find(s->prof, ev);
+}
 
-	while (lo < hi) {
-		unsigned mid = lo + (hi - lo) / 2;
-		uint32_t v = s->ev[s->by_value[mid]].value;
+uint64_t mrc_ev_rtt_big(const struct mrc_ev_set *s, unsigned i)
+{
+	return rare_find(s, i)->rtt_ps;
+}
 
-		if (v == ev)
-			return (int)s->by_value[mid];
-		if (v < ev)
-			lo = mid + 1;
-		else
-			hi = mid;
+int mrc_ev_set_rtt(struct mrc_ev_set *s, unsigned i, uint64_t rtt_ps)
+{
+	struct mrc_ev_rare *e;
+
+	if (rtt_ps < UINT32_MAX) {
+		s->rtt[i] = (uint32_t)rtt_ps;
+		return 0;
 	}
-	return -1;
+	e = rare_get(s, i);
+	if (!e) {
+		s->rtt[i] = UINT32_MAX - 1; /* the most the u32 holds */
+		return -ENOMEM;
+	}
+	e->rtt_ps = rtt_ps;
+	s->rtt[i] = UINT32_MAX;
+	return 0;
+}
+
+uint16_t mrc_ev_probe_id(const struct mrc_ev_set *s, unsigned i)
+{
+	const struct mrc_ev_rare *e = rare_find(s, i);
+
+	return e ? e->probe_id : 0;
 }
 
 /* GOOD now? Ends an expired SKIP hold on the way. @rotation: this is a selection pass. */
 static bool ev_pickable(struct mrc_ev_set *s, int idx, bool rotation, uint64_t now_ps)
 {
-	struct mrc_ev *e = &s->ev[idx];
+	int st = s->sa[idx] & MRC_EV_STATE;
 
-	if (e->state == MRC_EV_SKIP) {
-		if (s->skip_hold_ps == 0) {
+	if (st == MRC_EV_SKIP) {
+		if (s->prof->skip_hold_ps == 0) {
 			if (rotation)
 				ev_change(s, idx, MRC_EV_GOOD, MRC_EVC_HOLD_DONE, now_ps);
 			return false; /* passed over this once */
 		}
-		if (now_ps >= e->skip_until_ps)
+		if (now_ps >= rare_find(s, (uint32_t)idx)->skip_until_ps) /* on_skip made it */
 			ev_change(s, idx, MRC_EV_GOOD, MRC_EVC_HOLD_DONE, now_ps);
 	}
-	return e->state == MRC_EV_GOOD;
+	return (s->sa[idx] & MRC_EV_STATE) == MRC_EV_GOOD;
 }
 
 int mrc_ev_pick(struct mrc_ev_set *s, unsigned plane, struct mrc_rng *rng, int exclude,
 	bool allow_exclude, uint64_t now_ps)
 {
-	unsigned n = plane < s->planes ? s->plane_n[plane] : 0, m = 0;
+	const struct mrc_ev_profile *f = s->prof;
+	unsigned n = plane < s->planes ? f->plane_n[plane] : 0, m = 0;
+	const uint32_t *pidx = f->pidx + (plane < s->planes ? f->plane_off[plane] : 0);
+	uint32_t *scratch = f->scratch;
 	bool saw_exclude = false;
 
 	/* Collect the candidates first so the draw is uniform over them. */
 	for (unsigned k = 0; k < n; k++) {
-		int idx = (int)s->plane_idx[plane][k];
+		int idx = (int)pidx[k];
+		uint8_t sa = s->sa[idx];
 
-		if (!s->ev[idx].active || !ev_pickable(s, idx, true, now_ps))
+		if (!(sa & MRC_EV_ACTIVE))
+			continue;
+		if ((sa & MRC_EV_STATE) != MRC_EV_GOOD && !ev_pickable(s, idx, true, now_ps))
 			continue;
 		if (idx == exclude) {
 			saw_exclude = true;
 			continue;
 		}
-		s->scratch[m++] = (uint32_t)idx;
+		scratch[m++] = (uint32_t)idx;
 	}
 	if (m)
-		return (int)s->scratch[mrc_rng_below(rng, m)];
+		return (int)scratch[mrc_rng_below(rng, m)];
 	return saw_exclude && allow_exclude ? exclude : -1;
 }
 
 bool mrc_ev_on_skip(struct mrc_ev_set *s, int idx, int cause, uint64_t now_ps)
 {
-	if (idx < 0 || s->ev[idx].state != MRC_EV_GOOD)
+	if (idx < 0 || (s->sa[idx] & MRC_EV_STATE) != MRC_EV_GOOD)
 		return false;
-	s->ev[idx].skip_until_ps = now_ps + s->skip_hold_ps;
+	if (s->prof->skip_hold_ps) {
+		struct mrc_ev_rare *e = rare_get(s, (uint32_t)idx);
+
+		if (!e)
+			return false; /* out of memory: the hint is ignored */
+		e->skip_until_ps = now_ps + s->prof->skip_hold_ps;
+	}
 	ev_change(s, idx, MRC_EV_SKIP, cause, now_ps);
 	return true;
+}
+
+static bool usable_state(uint8_t sa)
+{
+	return (sa & MRC_EV_STATE) == MRC_EV_GOOD || (sa & MRC_EV_STATE) == MRC_EV_SKIP;
 }
 
 /* Takes @idx out of its plane's active set and promotes a usable backup of that plane. */
 static void ev_replace(struct mrc_ev_set *s, int idx)
 {
-	struct mrc_ev *e = &s->ev[idx];
-	unsigned pl = e->plane;
+	const struct mrc_ev_profile *f = s->prof;
+	unsigned pl = f->plane[idx];
+	const uint32_t *pidx = f->pidx + f->plane_off[pl];
 
-	if (!e->active)
+	if (!(s->sa[idx] & MRC_EV_ACTIVE))
 		return;
-	e->active = false;
-	for (unsigned k = 0; k < s->plane_n[pl]; k++) {
-		struct mrc_ev *b = &s->ev[s->plane_idx[pl][k]];
+	s->sa[idx] &= (uint8_t)~MRC_EV_ACTIVE;
+	for (unsigned k = 0; k < f->plane_n[pl]; k++) {
+		uint8_t *b = &s->sa[pidx[k]];
 
-		if (!b->active && (b->state == MRC_EV_GOOD || b->state == MRC_EV_SKIP)) {
-			b->active = true;
+		if (!(*b & MRC_EV_ACTIVE) && usable_state(*b)) {
+			*b |= MRC_EV_ACTIVE;
 			break;
 		}
 	}
@@ -246,19 +429,19 @@ static void ev_replace(struct mrc_ev_set *s, int idx)
 
 bool mrc_ev_on_bad(struct mrc_ev_set *s, int idx, int cause, uint64_t now_ps)
 {
-	struct mrc_ev *e;
+	struct mrc_ev_rare *r;
 
-	if (idx < 0)
+	if (idx < 0 || !usable_state(s->sa[idx]))
 		return false;
-	e = &s->ev[idx];
-	if (e->state != MRC_EV_GOOD && e->state != MRC_EV_SKIP)
-		return false;
-	if (s->usable <= s->min_active) {
+	if (s->usable <= s->prof->min_active) {
 		s->floor_hits++;
 		return false;
 	}
-	e->probe_backoff_ps = s->backoff0_ps; /* first: ev_change's probe_min_update reads it */
-	e->probe_at_ps = now_ps + e->probe_backoff_ps;
+	r = rare_get(s, (uint32_t)idx);
+	if (!r)
+		return false; /* out of memory: kept in use, as below the floor */
+	r->probe_backoff_ps = s->prof->backoff0_ps; /* first: ev_change's probe_min_update reads it */
+	r->probe_at_ps = now_ps + r->probe_backoff_ps;
 	ev_change(s, idx, MRC_EV_ASSUMED_BAD, cause, now_ps);
 	ev_replace(s, idx);
 	return true;
@@ -267,45 +450,52 @@ bool mrc_ev_on_bad(struct mrc_ev_set *s, int idx, int cause, uint64_t now_ps)
 /* Number of active EVs on @plane that are not ASSUMED_BAD/DENIED, i.e. the set's size. */
 static unsigned active_count(const struct mrc_ev_set *s, unsigned pl)
 {
+	const struct mrc_ev_profile *f = s->prof;
+	const uint32_t *pidx = f->pidx + f->plane_off[pl];
 	unsigned c = 0;
 
-	for (unsigned k = 0; k < s->plane_n[pl]; k++) {
-		const struct mrc_ev *e = &s->ev[s->plane_idx[pl][k]];
+	for (unsigned k = 0; k < f->plane_n[pl]; k++) {
+		uint8_t sa = s->sa[pidx[k]];
 
-		c += e->active && (e->state == MRC_EV_GOOD || e->state == MRC_EV_SKIP);
+		c += (sa & MRC_EV_ACTIVE) && usable_state(sa);
 	}
 	return c;
 }
 
 bool mrc_ev_on_probe_ok(struct mrc_ev_set *s, int idx, uint64_t now_ps)
 {
-	struct mrc_ev *e;
+	unsigned pl;
 
-	if (idx < 0 || s->ev[idx].state != MRC_EV_ASSUMED_BAD)
+	if (idx < 0 || (s->sa[idx] & MRC_EV_STATE) != MRC_EV_ASSUMED_BAD)
 		return false;
-	e = &s->ev[idx];
-	e->st.probes_ok++;
+	pl = s->prof->plane[idx];
+	s->prof->st[idx].probes_ok++;
 	ev_change(s, idx, MRC_EV_GOOD, MRC_EVC_PROBE_OK, now_ps);
 	/* Rejoin the active set when it is short (no backup was left to replace us), else
 	 * wait in the backup set. */
-	if (active_count(s, e->plane) < s->active_target[e->plane])
-		e->active = true;
+	if (active_count(s, pl) < s->prof->active_target[pl])
+		s->sa[idx] |= MRC_EV_ACTIVE;
 	return true;
 }
 
 bool mrc_ev_set_denied(struct mrc_ev_set *s, int idx, bool deny, uint64_t now_ps)
 {
+	int st;
+
 	if (idx < 0)
 		return false;
-	if (deny && s->ev[idx].state != MRC_EV_DENIED) {
+	st = s->sa[idx] & MRC_EV_STATE;
+	if (deny && st != MRC_EV_DENIED) {
 		ev_change(s, idx, MRC_EV_DENIED, MRC_EVC_DENY, now_ps);
 		ev_replace(s, idx);
 		return true;
 	}
-	if (!deny && s->ev[idx].state == MRC_EV_DENIED) {
+	if (!deny && st == MRC_EV_DENIED) {
+		unsigned pl = s->prof->plane[idx];
+
 		ev_change(s, idx, MRC_EV_GOOD, MRC_EVC_ALLOW, now_ps);
-		if (active_count(s, s->ev[idx].plane) < s->active_target[s->ev[idx].plane])
-			s->ev[idx].active = true;
+		if (active_count(s, pl) < s->prof->active_target[pl])
+			s->sa[idx] |= MRC_EV_ACTIVE;
 		return true;
 	}
 	return false;
@@ -313,27 +503,32 @@ bool mrc_ev_set_denied(struct mrc_ev_set *s, int idx, bool deny, uint64_t now_ps
 
 int mrc_ev_probe_due(const struct mrc_ev_set *s, unsigned plane, uint64_t now_ps)
 {
-	if (plane >= s->planes || !s->n_bad || s->probe_min[plane] > now_ps)
-		return -1;
-	for (unsigned k = 0; k < s->plane_n[plane]; k++) {
-		uint32_t idx = s->plane_idx[plane][k];
-		const struct mrc_ev *e = &s->ev[idx];
+	const struct mrc_ev_slow *sl = s->slow;
+	int best = -1;
 
-		if (e->state == MRC_EV_ASSUMED_BAD && e->probe_at_ps <= now_ps)
-			return (int)idx;
+	if (plane >= s->planes || !s->n_bad || sl->probe_min[plane] > now_ps)
+		return -1;
+	/* the first due in profile order, as a walk of the plane's EVs would find */
+	for (unsigned k = 0; k < sl->n; k++) {
+		const struct mrc_ev_rare *e = &sl->r[k];
+
+		if ((s->sa[e->idx] & MRC_EV_STATE) == MRC_EV_ASSUMED_BAD &&
+			s->prof->plane[e->idx] == plane && e->probe_at_ps <= now_ps &&
+			(best < 0 || e->idx < (uint32_t)best))
+			best = (int)e->idx;
 	}
-	return -1;
+	return best;
 }
 
 void mrc_ev_probe_sent(struct mrc_ev_set *s, int idx, uint64_t now_ps)
 {
-	struct mrc_ev *e = &s->ev[idx];
+	struct mrc_ev_rare *r = rare_find(s, (uint32_t)idx); /* ASSUMED_BAD: it has one */
+	uint64_t max = s->prof->backoff_max_ps;
 
-	e->st.probes++;
-	e->probe_id++;
-	e->probe_backoff_ps = e->probe_backoff_ps * 2 > s->backoff_max_ps ? s->backoff_max_ps
-									  : e->probe_backoff_ps * 2;
-	e->probe_at_ps = now_ps + e->probe_backoff_ps;
+	s->prof->st[idx].probes++;
+	r->probe_id++;
+	r->probe_backoff_ps = r->probe_backoff_ps * 2 > max ? max : r->probe_backoff_ps * 2;
+	r->probe_at_ps = now_ps + r->probe_backoff_ps;
 	probe_min_update(s);
 }
 
@@ -344,8 +539,8 @@ uint64_t mrc_ev_next_probe(const struct mrc_ev_set *s, uint32_t plane_mask)
 	if (!s->n_bad)
 		return t; /* the common case, asked on every timer query */
 	for (unsigned pl = 0; pl < s->planes; pl++)
-		if ((plane_mask >> pl & 1) && s->probe_min[pl] < t)
-			t = s->probe_min[pl];
+		if ((plane_mask >> pl & 1) && s->slow->probe_min[pl] < t)
+			t = s->slow->probe_min[pl];
 	return t;
 }
 
@@ -357,10 +552,9 @@ unsigned mrc_ev_active_usable(const struct mrc_ev_set *s, unsigned plane)
 unsigned mrc_ev_log(const struct mrc_ev_set *s, struct mrc_ev_change *out, unsigned cap)
 {
 	unsigned n = s->log_len < cap ? s->log_len : cap;
-	uint64_t first = s->log_total - n;
 
 	for (unsigned i = 0; i < n; i++)
-		out[i] = s->log[(first + i) % s->log_cap];
+		out[i] = s->log[(s->log_head + s->log_len - n + i) % s->log_cap];
 	return n;
 }
 
@@ -414,7 +608,7 @@ MRC_SELFTEST(ev)
 	ST_EQ(st, mrc_ev_active_usable(&s, 1), 6);
 	ST_EQ_I(st, mrc_ev_find(&s, 1u << 28 | 3 << 16 | 0x1234), 11);
 	ST_EQ_I(st, mrc_ev_find(&s, 0xdeadbeef), -1);
-	ST_TRUE(st, !s.ev[6].active && !s.ev[7].active && s.ev[5].active);
+	ST_TRUE(st, !mrc_ev_active(&s, 6) && !mrc_ev_active(&s, 7) && mrc_ev_active(&s, 5));
 
 	mrc_st_case(st, "E03 pick: only the plane's active GOOD EVs, all of them, evenly");
 	mrc_rng_seed(&rng, 42);
@@ -431,17 +625,17 @@ MRC_SELFTEST(ev)
 
 	mrc_st_case(st, "E04 SKIP with hold 0: passed over once, then GOOD (one rotation)");
 	ST_TRUE(st, mrc_ev_on_skip(&s, 0, MRC_EVC_ECN, 10));
-	ST_EQ(st, s.ev[0].state, MRC_EV_SKIP);
+	ST_EQ(st, mrc_ev_state(&s, 0), MRC_EV_SKIP);
 	ST_TRUE(st, !mrc_ev_on_skip(&s, 0, MRC_EVC_ECN, 11)); /* only GOOD changes */
-	for (unsigned i = 0; i < 100 && s.ev[0].state == MRC_EV_SKIP; i++)
+	for (unsigned i = 0; i < 100 && mrc_ev_state(&s, 0) == MRC_EV_SKIP; i++)
 		ST_TRUE(st, mrc_ev_pick(&s, 0, &rng, -1, false, 12) != 0);
-	ST_EQ(st, s.ev[0].state, MRC_EV_GOOD);
+	ST_EQ(st, mrc_ev_state(&s, 0), MRC_EV_GOOD);
 
 	mrc_st_case(st, "E05 ASSUMED_BAD: replaced from the same plane, probe backoff 1,2,4,4 us");
 	ST_TRUE(st, mrc_ev_on_bad(&s, 2, MRC_EVC_LOSS_SACK, 100));
-	ST_EQ(st, s.ev[2].state, MRC_EV_ASSUMED_BAD);
-	ST_TRUE(st, !s.ev[2].active);
-	ST_TRUE(st, s.ev[6].active); /* first backup of plane 0 */
+	ST_EQ(st, mrc_ev_state(&s, 2), MRC_EV_ASSUMED_BAD);
+	ST_TRUE(st, !mrc_ev_active(&s, 2));
+	ST_TRUE(st, mrc_ev_active(&s, 6)); /* first backup of plane 0 */
 	ST_EQ(st, mrc_ev_active_usable(&s, 0), 6);
 	ST_EQ(st, mrc_ev_active_usable(&s, 1), 6);
 	ST_EQ_I(st, mrc_ev_probe_due(&s, 0, 100 + 999999), -1);
@@ -459,8 +653,8 @@ MRC_SELFTEST(ev)
 
 	mrc_st_case(st, "E06 probe answered: GOOD again, rejoins as backup");
 	ST_TRUE(st, mrc_ev_on_probe_ok(&s, 2, 8000000));
-	ST_EQ(st, s.ev[2].state, MRC_EV_GOOD);
-	ST_TRUE(st, !s.ev[2].active); /* active set was refilled: 6 of 8 already */
+	ST_EQ(st, mrc_ev_state(&s, 2), MRC_EV_GOOD);
+	ST_TRUE(st, !mrc_ev_active(&s, 2)); /* active set was refilled: 6 of 8 already */
 	ST_EQ(st, mrc_ev_active_usable(&s, 0), 6);
 
 	mrc_st_case(st, "E07 floor: ev_min_active 4 of 16 stops the 13th ASSUMED_BAD");
@@ -476,11 +670,11 @@ MRC_SELFTEST(ev)
 		int idx = -1;
 
 		for (int i = 0; i < 16 && idx < 0; i++)
-			if (s.ev[i].state == MRC_EV_GOOD)
+			if (mrc_ev_state(&s, i) == MRC_EV_GOOD)
 				idx = i;
 		ST_TRUE(st, mrc_ev_set_denied(&s, idx, true, 9500000));
 		ST_TRUE(st, !mrc_ev_on_probe_ok(&s, idx, 9600000));
-		ST_EQ(st, s.ev[idx].state, MRC_EV_DENIED);
+		ST_EQ(st, mrc_ev_state(&s, idx), MRC_EV_DENIED);
 		n = mrc_ev_log(&s, log, 4);
 		ST_EQ(st, n, 4);
 		ST_EQ(st, log[3].t_ps, 9500000);
@@ -502,5 +696,72 @@ MRC_SELFTEST(ev)
 		p.deny = &deny;
 		p.n_deny = 1;
 		ST_EQ_I(st, mrc_ev_set_init(&s, &p, 2, st_plane_of, NULL), -EINVAL);
+		p.deny = NULL;
+		p.n_deny = 0;
+	}
+
+	mrc_st_case(st, "E10 shared profile: states per set, counters and lookup shared");
+	{
+		struct mrc_ev_profile *f;
+		struct mrc_ev_set a, b;
+
+		ST_EQ_I(st, mrc_ev_profile_new(&p, 2, st_plane_of, NULL, &f), 0);
+		ST_EQ_I(st, mrc_ev_set_init_shared(&a, f), 0);
+		ST_EQ_I(st, mrc_ev_set_init_shared(&b, f), 0);
+		ST_EQ(st, f->refs, 3);
+		for (int i = 0; i < 16; i++)
+			ST_EQ_I(st, mrc_ev_find(&b, evs[i]), i);
+		ST_TRUE(st, mrc_ev_on_bad(&a, 2, MRC_EVC_LOSS_SACK, 100));
+		ST_EQ(st, mrc_ev_state(&a, 2), MRC_EV_ASSUMED_BAD);
+		ST_EQ(st, mrc_ev_state(&b, 2), MRC_EV_GOOD);
+		ST_TRUE(st, mrc_ev_active(&b, 2) && !mrc_ev_active(&b, 6));
+		mrc_ev_st(&b, 2)->losses += 5;
+		ST_EQ(st, mrc_ev_st(&a, 2)->changes, 1); /* a's change, seen through b too */
+		ST_EQ(st, mrc_ev_st(&b, 2)->changes, 1);
+		ST_EQ(st, mrc_ev_st(&a, 2)->losses, 5);
+
+		mrc_st_case(st, "E11 probe due: the lowest index of the plane; RTTs past 2^32 ps");
+		ST_TRUE(st, mrc_ev_on_bad(&a, 1, MRC_EVC_LOSS_SACK, 100));
+		ST_EQ_I(st, mrc_ev_probe_due(&a, 0, 1000099), -1);
+		ST_EQ_I(st, mrc_ev_probe_due(&a, 0, 1000100), 1); /* 2 went bad first */
+		mrc_ev_probe_sent(&a, 1, 1000100);
+		ST_EQ(st, mrc_ev_probe_id(&a, 1), 1);
+		ST_EQ(st, mrc_ev_probe_id(&a, 2), 0);
+		ST_EQ_I(st, mrc_ev_probe_due(&a, 0, 1000100), 2);
+		ST_EQ(st, mrc_ev_next_probe(&a, 1), 1000100); /* 2's first probe */
+		ST_EQ_I(st, mrc_ev_set_rtt(&b, 5, 5000000000ull), 0); /* 5 ms */
+		ST_EQ_I(st, mrc_ev_set_rtt(&b, 7, 1234), 0);
+		ST_EQ(st, mrc_ev_rtt_last(&b, 5), 5000000000ull);
+		ST_EQ(st, mrc_ev_rtt_last(&b, 7), 1234);
+		ST_EQ(st, mrc_ev_rtt_last(&a, 5), 0);
+		mrc_ev_set_free(&a);
+		ST_EQ(st, f->refs, 2);
+		mrc_ev_profile_put(f);
+		ST_EQ(st, b.prof->refs, 1);
+
+		mrc_st_case(st, "E12 log grows with use, then keeps the latest 256 in order");
+		{
+			struct mrc_ev_change log[256];
+			unsigned n;
+
+			for (unsigned i = 0; i < 5; i++)
+				mrc_ev_set_denied(&b, 0, i % 2 == 0, i);
+			n = mrc_ev_log(&b, log, 256);
+			ST_EQ(st, n, 5);
+			ST_EQ(st, log[0].t_ps, 0);
+			ST_EQ(st, log[4].t_ps, 4);
+			for (unsigned i = 5; i < 300; i++)
+				mrc_ev_set_denied(&b, 0, i % 2 == 0, i);
+			ST_EQ(st, b.log_total, 300);
+			n = mrc_ev_log(&b, log, 256);
+			ST_EQ(st, n, 256);
+			ST_EQ(st, log[0].t_ps, 300 - 256);
+			ST_EQ(st, log[0].to, MRC_EV_DENIED); /* change 44: even, a deny */
+			ST_EQ(st, log[255].t_ps, 299);
+			ST_EQ(st, log[255].to, MRC_EV_GOOD);
+			ST_EQ(st, mrc_ev_log(&b, log, 3), 3);
+			ST_EQ(st, log[0].t_ps, 297);
+		}
+		mrc_ev_set_free(&b);
 	}
 }

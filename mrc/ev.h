@@ -52,7 +52,7 @@ struct mrc_ev_params {
 	uint64_t probe_backoff_max_ps; /* backoff ceiling */
 };
 
-/* Per-EV counters (one QP's view of one path). */
+/* Per-EV counters: one path's view, summed over the QPs sharing a profile (below). */
 struct mrc_ev_stats {
 	uint64_t tx_pkts, tx_bytes; /* data packets sent on this EV (incl. retransmits) */
 	uint64_t rtx_pkts;	    /* retransmissions sent on this EV */
@@ -64,18 +64,50 @@ struct mrc_ev_stats {
 	uint64_t rtt_samples, rtt_sum_ps;
 };
 
-struct mrc_ev {
-	uint32_t value;
-	uint8_t plane;
-	uint8_t state;		/* enum mrc_ev_state */
-	bool active;		/* in the plane's active set (else backup) */
-	uint64_t skip_until_ps; /* SKIP: GOOD again at this time (hold > 0) */
-	uint64_t probe_at_ps;	/* ASSUMED_BAD: next probe due */
-	uint64_t probe_backoff_ps;
-	uint16_t probe_id; /* id of the last probe sent */
-	uint64_t rtt_last_ps; /* the latest RTT sample of a packet sent on it, 0: none */
-	struct mrc_ev_stats st;
+/*
+ * The immutable part of an EV profile, built once and shared by every EV set (QP) that uses
+ * it (an endpoint's QPs all do): values, planes, per-plane index lists and backup split,
+ * a value -> index hash, the selection knobs. Besides, two things the sets share: @st, the
+ * per-EV counters (indexed by profile position; the reports only ever sum them over QPs),
+ * and @scratch, the selection candidates of mrc_ev_pick (single-threaded use).
+ * Reference counted: mrc_ev_set_init_shared() takes a reference, mrc_ev_set_free() and
+ * mrc_ev_profile_put() drop one.
+ */
+struct mrc_ev_profile {
+	unsigned refs;
+	unsigned n, planes;
+	uint32_t *value;		       /* [n] EV values, profile order */
+	uint8_t *plane;			       /* [n] each EV's plane */
+	uint8_t *init;			       /* [n] initial state | MRC_EV_ACTIVE */
+	unsigned usable0;		       /* EVs not DENIED at the start */
+	uint32_t *pidx;			       /* each plane's EV indices, plane after plane */
+	unsigned plane_off[MRC_EV_MAX_PLANES]; /* plane p's list: pidx + plane_off[p] */
+	unsigned plane_n[MRC_EV_MAX_PLANES];
+	unsigned active_target[MRC_EV_MAX_PLANES]; /* plane_n minus the backups */
+	unsigned min_active;
+	uint64_t skip_hold_ps, backoff0_ps, backoff_max_ps;
+	uint32_t *hash; /* open addressing over values: index + 1, 0 = empty */
+	uint32_t hash_mask;
+	uint32_t *scratch;	 /* [n] selection candidates */
+	struct mrc_ev_stats *st; /* [n] counters of every set using the profile */
 };
+
+/*
+ * Builds a profile from @p (arrays copied); plane_of(ctx, ev) gives each EV's plane
+ * (< @planes <= MRC_EV_MAX_PLANES). Per plane, the last backup_per_plane EVs (in profile
+ * order) form the backup set, the rest the active set. *out holds one reference. Returns
+ * 0, -EINVAL (no EVs, plane out of range, duplicate EV, deny not in the list, planes out
+ * of range) or -ENOMEM.
+ */
+int mrc_ev_profile_new(const struct mrc_ev_params *p, unsigned planes,
+	unsigned (*plane_of)(void *ctx, uint32_t ev), void *ctx, struct mrc_ev_profile **out);
+void mrc_ev_profile_put(struct mrc_ev_profile *prof);
+
+/* Index of EV value @ev in @prof, or -1 (O(1): hash; echoed EVs come from the wire). */
+int mrc_ev_profile_find(const struct mrc_ev_profile *prof, uint32_t ev);
+
+#define MRC_EV_ACTIVE 0x80 /* state byte: in the plane's active set (else backup) */
+#define MRC_EV_STATE 0x03  /* state byte: enum mrc_ev_state */
 
 /* One EV state change, as kept in the event log. */
 struct mrc_ev_change {
@@ -88,42 +120,84 @@ struct mrc_ev_change {
 typedef void (*mrc_ev_notify_fn)(
 	void *ctx, uint32_t ev, int from, int to, int cause, uint64_t now_ps);
 
+struct mrc_ev_slow;
+
+/*
+ * One QP's EV states over a shared profile: per EV a state byte (enum mrc_ev_state |
+ * MRC_EV_ACTIVE) and the latest RTT sample; what few EVs need (SKIP hold end, probe time,
+ * backoff and id, RTTs of 2^32 ps or more) in a side table made on first need; the change
+ * log grows with use up to 256 entries.
+ */
 struct mrc_ev_set {
-	struct mrc_ev *ev; /* n entries, in profile order */
-	unsigned n;
-	unsigned planes;
-	uint32_t *by_value;			/* indices sorted by value, for echo lookup */
-	uint32_t *scratch;			/* selection candidates */
-	uint32_t *plane_idx[MRC_EV_MAX_PLANES]; /* each plane's EV indices */
-	unsigned plane_n[MRC_EV_MAX_PLANES];
-	unsigned active_target[MRC_EV_MAX_PLANES]; /* plane_n minus the backups */
-	unsigned min_active;
-	uint64_t skip_hold_ps, backoff0_ps, backoff_max_ps;
-	unsigned usable;	   /* EVs in GOOD or SKIP */
-	unsigned n_bad;		   /* EVs in ASSUMED_BAD */
-	uint64_t probe_min[MRC_EV_MAX_PLANES]; /* per plane, the earliest probe_at_ps of
-						* its ASSUMED_BAD EVs (UINT64_MAX: none),
-						* kept as they change: asked per packet */
-	uint64_t floor_hits;	   /* ASSUMED_BAD refused because of ev_min_active */
-	struct mrc_ev_change *log; /* ring of the last log_cap changes */
-	unsigned log_cap, log_len;
-	uint64_t log_total;
+	struct mrc_ev_profile *prof;
+	unsigned n, planes;
+	uint8_t *sa;	  /* [n] state | MRC_EV_ACTIVE */
+	uint32_t *rtt;	  /* [n] latest RTT sample in ps, 0: none, UINT32_MAX: in slow */
+	struct mrc_ev_slow *slow; /* NULL until an EV needs it */
+	unsigned usable;	  /* EVs in GOOD or SKIP */
+	unsigned n_bad;		  /* EVs in ASSUMED_BAD */
+	uint64_t floor_hits;	  /* ASSUMED_BAD refused because of ev_min_active */
+	struct mrc_ev_change *log; /* ring of the last log_len changes, from log_head */
+	unsigned log_cap, log_len, log_head; /* log_cap grows with use up to 256 */
+	uint64_t log_total;		     /* changes ever made */
 	mrc_ev_notify_fn notify;
 	void *notify_ctx;
 };
 
 /*
- * Builds @s from @p; plane_of(ctx, ev) gives each EV's plane (< @planes <=
- * MRC_EV_MAX_PLANES). Per plane, the last backup_per_plane EVs (in profile order) form
- * the backup set, the rest the active set. Returns 0, -EINVAL (no EVs, plane out of
- * range, duplicate EV, deny not in the list, planes out of range) or -ENOMEM.
+ * Builds @s with a profile of its own made from @p (see mrc_ev_profile_new(); same
+ * errors).
  */
 int mrc_ev_set_init(struct mrc_ev_set *s, const struct mrc_ev_params *p, unsigned planes,
 	unsigned (*plane_of)(void *ctx, uint32_t ev), void *ctx);
+/* Builds @s over @prof, every EV in its initial state; takes a reference. 0 or -ENOMEM. */
+int mrc_ev_set_init_shared(struct mrc_ev_set *s, struct mrc_ev_profile *prof);
+/* Frees @s's state and drops its reference to the profile. */
 void mrc_ev_set_free(struct mrc_ev_set *s);
 
-/* Index of EV value @ev in @s, or -1 (binary search; echoed EVs come from the wire). */
+/* Index of EV value @ev in @s, or -1 (mrc_ev_profile_find). */
 int mrc_ev_find(const struct mrc_ev_set *s, uint32_t ev);
+
+/* EV @i (< s->n) of @s: value, plane, state (enum mrc_ev_state), active-set member. */
+static inline uint32_t mrc_ev_value(const struct mrc_ev_set *s, unsigned i)
+{
+	return s->prof->value[i];
+}
+
+static inline unsigned mrc_ev_plane(const struct mrc_ev_set *s, unsigned i)
+{
+	return s->prof->plane[i];
+}
+
+static inline int mrc_ev_state(const struct mrc_ev_set *s, unsigned i)
+{
+	return s->sa[i] & MRC_EV_STATE;
+}
+
+static inline bool mrc_ev_active(const struct mrc_ev_set *s, unsigned i)
+{
+	return s->sa[i] & MRC_EV_ACTIVE;
+}
+
+/* Counters of EV @i, shared by every set of the profile (an endpoint's QPs). */
+static inline struct mrc_ev_stats *mrc_ev_st(const struct mrc_ev_set *s, unsigned i)
+{
+	return &s->prof->st[i];
+}
+
+/*
+ * The latest RTT sample (ps) of a packet sent on EV @i, 0: none; and its setter (0, or
+ * -ENOMEM when a sample of 2^32 ps or more finds no room: it is kept as 2^32 - 2).
+ */
+uint64_t mrc_ev_rtt_big(const struct mrc_ev_set *s, unsigned i);
+static inline uint64_t mrc_ev_rtt_last(const struct mrc_ev_set *s, unsigned i)
+{
+	return s->rtt[i] != UINT32_MAX ? s->rtt[i] : mrc_ev_rtt_big(s, i);
+}
+int mrc_ev_set_rtt(struct mrc_ev_set *s, unsigned i, uint64_t rtt_ps);
+
+/* Id of the last probe sent on EV @i (0 before the first). */
+uint16_t mrc_ev_probe_id(const struct mrc_ev_set *s, unsigned i);
 
 /*
  * Picks an EV for a packet leaving on @plane at @now_ps: uniform (@rng) among the plane's

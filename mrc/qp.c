@@ -20,20 +20,30 @@ enum {
 	TX_QUEUED = 0x04,   /* waiting in the retransmit queue */
 	TX_INFLIGHT = 0x08, /* counted in inflight bytes */
 	TX_TLP = 0x10,	    /* queued, or last resent, as the tail loss probe */
+	TX_CAND = 0x20,	    /* infer_losses: to be judged (set and cleared there) */
 };
 
 /* One PSN of the requester's window. */
 struct txent {
-	uint32_t wqe;	  /* send-queue slot of its message */
+	uint32_t wqe;	  /* its message's send-queue counter (sq_at) */
 	uint32_t off;	  /* byte offset in the message */
 	uint32_t len;	  /* payload bytes */
 	int32_t ev;	  /* EV index of the latest transmission */
 	int32_t prev_ev;  /* of the one before it, -1 when none */
-	uint64_t sent_ps; /* time of the latest transmission */
-	uint64_t txseq;	  /* send order of the latest transmission */
 	uint16_t ntx;
 	uint8_t plane;
 	uint8_t flags;
+	uint64_t sent_ps; /* time of the latest transmission */
+	uint64_t txseq;	  /* send order of the latest transmission */
+};
+
+/*
+ * One transmission in the send log. It is live while its PSN is unacknowledged and
+ * this is the PSN's latest transmission (the txent's txseq is still this one).
+ */
+struct sendrec {
+	uint64_t txseq;
+	uint32_t psn;
 };
 
 /* One posted message (send work request). */
@@ -54,10 +64,10 @@ struct rxmsg {
 };
 
 struct mrc_qp {
-	struct mrc_qp_env env;
+	const struct mrc_qp_env *env; /* the endpoint's, shared by its QPs */
 	uint32_t qpn, peer_host, peer_qpn;
 	bool failed;
-	char reason[160];
+	char *reason; /* why it failed (allocated then) */
 	struct mrc_ev_set evs;
 	struct mrc_rng rng;
 	struct mrc_cc cc;
@@ -72,7 +82,7 @@ struct mrc_qp {
 	uint64_t txseq, acked_txseq; /* send counter; highest send order acknowledged */
 	uint64_t acked_sent_ps;	     /* latest send time among acknowledged packets */
 	uint64_t rtt_last_ps;	     /* the most recent RTT sample */
-	uint64_t rtt_plane_ps[MRC_EV_MAX_PLANES]; /* the most recent one per plane, 0: none */
+	uint64_t *rtt_plane_ps;	     /* [planes] the most recent one per plane, 0: none */
 	uint64_t rack_at_ps;	     /* next time-based loss check, UINT64_MAX when none */
 	uint64_t last_tx_ps;	     /* latest data transmission */
 	bool tlp_done;		     /* the tail probe of this flight was sent */
@@ -81,8 +91,11 @@ struct mrc_qp {
 	uint64_t inflight;
 	uint32_t *rtxq; /* retransmit queue of PSNs, ring of txcap entries */
 	uint32_t rtx_head, rtx_len;
+	struct sendrec *slog; /* send log: every transmission in send order (infer_losses) */
+	uint32_t slog_cap, slog_head, slog_len; /* ring; cap a power of 2 or 0 */
 	struct wqe *sq;
 	uint32_t sq_cap, sq_head, sq_cur, sq_tail; /* monotonic counters, slot = n % cap */
+	uint32_t sq_max; /* sq_cap grows on need up to this: sq_depth as a power of 2 */
 	uint16_t msn_next;
 	uint64_t last_progress_ps;
 	unsigned retries;
@@ -98,12 +111,12 @@ struct mrc_qp {
 	uint32_t trim_hi;	/* highest trimmed PSN NACKed (valid with have_trim) */
 	bool have_trim;
 	bool have_max;
-	struct rxmsg *rxm;
-	uint32_t rxm_cap;
+	struct rxmsg *rxm; /* ring by MSN, rxm_cap slots, grown on need up to rxm_max */
+	uint32_t rxm_cap, rxm_max;
 	uint16_t next_cmsn; /* next MSN to complete */
 	uint64_t bytes_since_sack, rcvd_bytes, ooo;
 	uint32_t ooo_since_sack; /* out-of-order arrivals not yet reported by a SACK */
-	int32_t ctl_ev[MRC_EV_MAX_PLANES]; /* EV index for control packets, per plane */
+	int32_t *ctl_ev;		   /* [planes] EV index for control packets */
 	uint32_t peer_down;		   /* planes whose port the peer reported down */
 	uint16_t req_id;
 
@@ -112,6 +125,8 @@ struct mrc_qp {
 	unsigned roce_plane;
 	int roce_ev;
 	bool nak_sent; /* a sequence NAK for epsn is out; cleared when epsn arrives */
+
+	uint64_t plane_arrays[]; /* rtt_plane_ps, then ctl_ev: sized by the planes */
 };
 
 /* AETH syndrome of a NAK "PSN sequence error": bits 6:5 = 11 (NAK), code 0 (IBTA vol. 1). */
@@ -173,7 +188,8 @@ int mrc_nack_idx(uint8_t reason)
 	}
 }
 
-#define TX_RING_MIN 16 /* PSNs a new QP's send rings hold */
+#define TX_RING_MIN 4 /* PSNs a new QP's send rings hold */
+#define SQ_MIN 4       /* messages its send queue, and MSNs its receive ring, hold at first */
 
 static uint32_t pow2_at_least(uint32_t n)
 {
@@ -188,8 +204,8 @@ static void qp_ev_notify(void *ctx, uint32_t ev, int from, int to, int cause, ui
 {
 	struct mrc_qp *qp = ctx;
 
-	if (qp->env.ops && qp->env.ops->ev_event)
-		qp->env.ops->ev_event(qp->env.ctx, qp->qpn, ev, from, to, cause, now_ps);
+	if (qp->env->ops && qp->env->ops->ev_event)
+		qp->env->ops->ev_event(qp->env->ctx, qp->qpn, ev, from, to, cause, now_ps);
 }
 
 /*
@@ -201,7 +217,7 @@ static int roce_bind(struct mrc_qp *qp)
 {
 	unsigned cand[MRC_EV_MAX_PLANES], n = 0;
 
-	for (unsigned p = 0; p < qp->env.planes; p++)
+	for (unsigned p = 0; p < qp->env->planes; p++)
 		if (mrc_ev_active_usable(&qp->evs, p))
 			cand[n++] = p;
 	if (!n)
@@ -224,16 +240,19 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 	if (!p->mtu || p->mtu > MRC_PKT_MAX || !p->mpr || p->timeout > 31 || !p->sq_depth ||
 		env->planes == 0 || env->planes > MRC_EV_MAX_PLANES)
 		return -EINVAL;
-	qp = calloc(1, sizeof(*qp));
+	qp = calloc(1, sizeof(*qp) + env->planes * (sizeof(uint64_t) + sizeof(int32_t)));
 	if (qp)
 		qp->rack_at_ps = UINT64_MAX;
 	if (!qp)
 		return -ENOMEM;
-	qp->env = *env;
+	qp->env = env;
+	qp->rtt_plane_ps = qp->plane_arrays;
+	qp->ctl_ev = (int32_t *)(qp->plane_arrays + env->planes);
 	qp->qpn = qpn & MRC_PSN_MASK;
 	qp->peer_host = peer_host;
 	qp->peer_qpn = peer_qpn & MRC_PSN_MASK;
-	rc = mrc_ev_set_init(&qp->evs, env->ev, env->planes, env->ev_plane, env->ctx);
+	rc = env->ev_prof ? mrc_ev_set_init_shared(&qp->evs, env->ev_prof)
+			  : mrc_ev_set_init(&qp->evs, env->ev, env->planes, env->ev_plane, env->ctx);
 	if (rc)
 		goto fail_qp;
 	qp->evs.notify = qp_ev_notify;
@@ -249,9 +268,13 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 	qp->tx = calloc(qp->txcap, sizeof(*qp->tx));
 	qp->rtxq = calloc(qp->txcap, sizeof(*qp->rtxq));
 	qp->rxmap = calloc(qp->win / 64 + 1, sizeof(*qp->rxmap));
-	qp->sq_cap = pow2_at_least(p->sq_depth);
+	/* the send queue and the receive ring start small and double on need: a QP of an
+	 * all-to-all has a message or two out, not sq_depth */
+	qp->sq_max = pow2_at_least(p->sq_depth);
+	qp->sq_cap = qp->sq_max < SQ_MIN ? qp->sq_max : SQ_MIN;
 	qp->sq = calloc(qp->sq_cap, sizeof(*qp->sq));
-	qp->rxm_cap = qp->sq_cap > 32768 ? 32768 : qp->sq_cap;
+	qp->rxm_max = qp->sq_max > 32768 ? 32768 : qp->sq_max;
+	qp->rxm_cap = qp->rxm_max < SQ_MIN ? qp->rxm_max : SQ_MIN;
 	qp->rxm = calloc(qp->rxm_cap, sizeof(*qp->rxm));
 	if (!qp->tx || !qp->rtxq || !qp->rxmap || !qp->sq || !qp->rxm) {
 		rc = -ENOMEM;
@@ -259,7 +282,7 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 	}
 	qp->una = qp->next_psn = qp->epsn = p->start_psn & MRC_PSN_MASK;
 	qp->rto_ps = mrc_qp_timeout_ps(p);
-	for (unsigned i = 0; i < MRC_EV_MAX_PLANES; i++)
+	for (unsigned i = 0; i < env->planes; i++)
 		qp->ctl_ev[i] = -1;
 	if (p->transport == MRC_QP_ROCE) {
 		rc = roce_bind(qp);
@@ -290,9 +313,11 @@ void mrc_qp_free(struct mrc_qp *qp)
 	mrc_ev_set_free(&qp->evs);
 	free(qp->tx);
 	free(qp->rtxq);
+	free(qp->slog);
 	free(qp->rxmap);
 	free(qp->sq);
 	free(qp->rxm);
+	free(qp->reason);
 	free(qp);
 }
 
@@ -340,6 +365,27 @@ static int tx_grow(struct mrc_qp *qp)
 	return 0;
 }
 
+#define QP_REASON_MAX 160 /* bytes of a failed QP's reason */
+
+/*
+ * Doubles the send queue (up to sq_max), live messages sq_head .. sq_tail - 1 at the
+ * same counters. Returns 0 or -ENOMEM.
+ */
+static int sq_grow(struct mrc_qp *qp)
+{
+	uint32_t cap = qp->sq_cap * 2;
+	struct wqe *sq = calloc(cap, sizeof(*sq));
+
+	if (!sq)
+		return -ENOMEM;
+	for (uint32_t n = qp->sq_head; n != qp->sq_tail; n++)
+		sq[n & (cap - 1)] = qp->sq[n & (qp->sq_cap - 1)];
+	free(qp->sq);
+	qp->sq = sq;
+	qp->sq_cap = cap;
+	return 0;
+}
+
 static struct wqe *sq_at(struct mrc_qp *qp, uint32_t n)
 {
 	return &qp->sq[n & (qp->sq_cap - 1)];
@@ -347,14 +393,14 @@ static struct wqe *sq_at(struct mrc_qp *qp, uint32_t n)
 
 static void wake(struct mrc_qp *qp, int plane)
 {
-	if (qp->env.wake)
-		qp->env.wake(qp->env.owner, qp->qpn, plane);
+	if (qp->env->wake)
+		qp->env->wake(qp->env->owner, qp->qpn, plane);
 }
 
 /* May this QP send on @plane: our port up, and the peer's port not reported down? */
 static bool plane_ok(const struct mrc_qp *qp, unsigned plane)
 {
-	return qp->env.plane_up(qp->env.owner, plane) && !(qp->peer_down >> plane & 1);
+	return qp->env->plane_up(qp->env->owner, plane) && !(qp->peer_down >> plane & 1);
 }
 
 /* Enters the error state: every posted message completes with @status, nothing more is
@@ -369,14 +415,17 @@ static void qp_fail(struct mrc_qp *qp, int status, uint64_t now_ps, const char *
 	if (qp->failed)
 		return;
 	qp->failed = true;
-	va_start(ap, fmt);
-	vsnprintf(qp->reason, sizeof(qp->reason), fmt, ap);
-	va_end(ap);
+	qp->reason = malloc(QP_REASON_MAX);
+	if (qp->reason) {
+		va_start(ap, fmt);
+		vsnprintf(qp->reason, QP_REASON_MAX, fmt, ap);
+		va_end(ap);
+	}
 	for (; qp->sq_head != qp->sq_tail; qp->sq_head++) {
 		struct wqe *w = sq_at(qp, qp->sq_head);
 
-		if (qp->env.ops && qp->env.ops->send_done)
-			qp->env.ops->send_done(qp->env.ctx, qp->qpn, w->wr_id, status, now_ps);
+		if (qp->env->ops && qp->env->ops->send_done)
+			qp->env->ops->send_done(qp->env->ctx, qp->qpn, w->wr_id, status, now_ps);
 	}
 	qp->inflight = 0;
 	qp->rtx_len = 0;
@@ -385,7 +434,7 @@ static void qp_fail(struct mrc_qp *qp, int status, uint64_t now_ps, const char *
 int mrc_qp_post_write(struct mrc_qp *qp, const void *local, uint64_t len, uint64_t remote_va,
 	uint32_t rkey, bool with_imm, uint32_t imm, uint64_t wr_id, uint64_t now_ps)
 {
-	uint32_t mtu = qp->env.qp->mtu;
+	uint32_t mtu = qp->env->qp->mtu;
 	bool idle = qp->sq_head == qp->sq_tail && qp->una == qp->next_psn;
 	struct wqe *w;
 
@@ -393,9 +442,11 @@ int mrc_qp_post_write(struct mrc_qp *qp, const void *local, uint64_t len, uint64
 		return -EPIPE;
 	if (len > UINT32_MAX)
 		return -EINVAL;
-	if (qp->sq_tail - qp->sq_head >= qp->sq_cap ||
-		qp->sq_tail - qp->sq_head >= qp->env.qp->sq_depth)
+	if (qp->sq_tail - qp->sq_head >= qp->sq_max ||
+		qp->sq_tail - qp->sq_head >= qp->env->qp->sq_depth)
 		return -EAGAIN;
+	if (qp->sq_tail - qp->sq_head == qp->sq_cap && sq_grow(qp))
+		return -ENOMEM;
 	w = sq_at(qp, qp->sq_tail++);
 	*w = (struct wqe){.local = local,
 		.va = remote_va,
@@ -410,7 +461,7 @@ int mrc_qp_post_write(struct mrc_qp *qp, const void *local, uint64_t len, uint64
 	if (idle) {
 		qp->last_progress_ps = now_ps;
 		qp->retries = 0;
-		qp->rto_ps = mrc_qp_timeout_ps(qp->env.qp);
+		qp->rto_ps = mrc_qp_timeout_ps(qp->env->qp);
 	}
 	wake(qp, -1);
 	return 0;
@@ -420,7 +471,7 @@ int mrc_qp_post_write(struct mrc_qp *qp, const void *local, uint64_t len, uint64
 
 static bool other_plane_usable(struct mrc_qp *qp, unsigned plane)
 {
-	for (unsigned p = 0; p < qp->env.planes; p++)
+	for (unsigned p = 0; p < qp->env->planes; p++)
 		if (p != plane && plane_ok(qp, p) && mrc_ev_active_usable(&qp->evs, p))
 			return true;
 	return false;
@@ -435,7 +486,7 @@ static uint16_t ts16(uint64_t now_ps)
 static void build_data(struct mrc_qp *qp, uint32_t psn, struct txent *e, int evi, bool rtx,
 	uint64_t now_ps, struct mrc_pkt *out)
 {
-	const struct mrc_qp_params *p = qp->env.qp;
+	const struct mrc_qp_params *p = qp->env->qp;
 	struct wqe *w = sq_at(qp, e->wqe);
 	uint32_t k = e->off / p->mtu;
 	bool first = k == 0, last = k + 1 == w->npkts;
@@ -452,7 +503,7 @@ static void build_data(struct mrc_qp *qp, uint32_t psn, struct txent *e, int evi
 	out->hop_limit = 64;
 	out->dscp = rtx ? p->dscp_rtx : p->dscp_data;
 	out->ecn = 2; /* ECT(0) */
-	out->ev = qp->evs.ev[evi].value;
+	out->ev = mrc_ev_value(&qp->evs, evi);
 	out->dest_qp = qp->peer_qpn;
 	out->psn = psn;
 	out->flags = 0;
@@ -479,10 +530,57 @@ static uint64_t ent_bytes(const struct txent *e)
 	return e->len ? e->len : 1;
 }
 
-/* Records a transmission of @e on @evi. */
-static void sent(struct mrc_qp *qp, struct txent *e, int evi, unsigned plane, uint64_t now_ps)
+/* Is @r its PSN's latest transmission, still unacknowledged? */
+static bool slog_live(struct mrc_qp *qp, const struct sendrec *r)
 {
-	struct mrc_ev *ev = &qp->evs.ev[evi];
+	const struct txent *e = ent(qp, r->psn);
+
+	return !psn_lt(r->psn, qp->una) && psn_lt(r->psn, qp->next_psn) && e->txseq == r->txseq &&
+	       !(e->flags & TX_ACKED);
+}
+
+static struct sendrec *slog_at(struct mrc_qp *qp, uint32_t i)
+{
+	return &qp->slog[(qp->slog_head + i) & (qp->slog_cap - 1)];
+}
+
+/*
+ * Appends a transmission to the send log. A full log first drops what is no longer live
+ * (at most txcap entries are); if more than half of it stays live, it doubles. On
+ * -ENOMEM the record is not kept: the PSN is then found lost only by the ACK timeout.
+ */
+static void slog_push(struct mrc_qp *qp, uint32_t psn, uint64_t txseq)
+{
+	if (qp->slog_len == qp->slog_cap) {
+		uint32_t n = 0, cap = qp->slog_cap;
+		struct sendrec *a;
+
+		for (uint32_t i = 0; i < qp->slog_len; i++)
+			if (slog_live(qp, slog_at(qp, i)))
+				n++;
+		if (n * 2 > cap || !cap)
+			cap = cap ? cap * 2 : 2 * TX_RING_MIN;
+		a = malloc(cap * sizeof(*a));
+		if (!a)
+			return;
+		n = 0;
+		for (uint32_t i = 0; i < qp->slog_len; i++)
+			if (slog_live(qp, slog_at(qp, i)))
+				a[n++] = *slog_at(qp, i);
+		free(qp->slog);
+		qp->slog = a;
+		qp->slog_cap = cap;
+		qp->slog_head = 0;
+		qp->slog_len = n;
+	}
+	*slog_at(qp, qp->slog_len++) = (struct sendrec){.txseq = txseq, .psn = psn};
+}
+
+/* Records a transmission of @e (PSN @psn) on @evi. */
+static void sent(struct mrc_qp *qp, uint32_t psn, struct txent *e, int evi, unsigned plane,
+	uint64_t now_ps)
+{
+	struct mrc_ev_stats *es = mrc_ev_st(&qp->evs, (unsigned)evi);
 
 	e->prev_ev = e->ntx ? e->ev : -1;
 	e->ev = evi;
@@ -491,12 +589,13 @@ static void sent(struct mrc_qp *qp, struct txent *e, int evi, unsigned plane, ui
 	qp->last_tx_ps = now_ps;
 	qp->tlp_done = false;
 	e->txseq = ++qp->txseq;
+	slog_push(qp, psn, e->txseq);
 	e->ntx++;
 	e->flags |= TX_SENT | TX_INFLIGHT;
 	e->flags &= (uint8_t)~TX_QUEUED;
 	qp->inflight += ent_bytes(e);
-	ev->st.tx_pkts++;
-	ev->st.tx_bytes += e->len;
+	es->tx_pkts++;
+	es->tx_bytes += e->len;
 }
 
 static bool window_open(struct mrc_qp *qp, uint64_t bytes)
@@ -507,20 +606,18 @@ static bool window_open(struct mrc_qp *qp, uint64_t bytes)
 static bool tx_probe(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pkt *out)
 {
 	int idx = mrc_ev_probe_due(&qp->evs, plane, now_ps);
-	struct mrc_ev *ev;
 
 	if (idx < 0)
 		return false;
-	ev = &qp->evs.ev[idx];
 	mrc_ev_probe_sent(&qp->evs, idx, now_ps);
 	memset(out, 0, sizeof(*out));
 	out->opcode = MRC_OP_PROBE;
 	out->hop_limit = 64;
-	out->dscp = qp->env.qp->dscp_ctl;
-	out->ev = ev->value;
+	out->dscp = qp->env->qp->dscp_ctl;
+	out->ev = mrc_ev_value(&qp->evs, (unsigned)idx);
 	out->dest_qp = qp->peer_qpn;
 	out->psn = qp->next_psn; /* a probe consumes no PSN */
-	out->peth.probe_id = ev->probe_id;
+	out->peth.probe_id = mrc_ev_probe_id(&qp->evs, (unsigned)idx);
 	out->peth.spdcid = (uint16_t)qp->qpn;
 	out->peth.dpdcid = (uint16_t)qp->peer_qpn;
 	out->peth.tx_ts = ts16(now_ps);
@@ -554,10 +651,10 @@ static bool tx_rtx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mr
 		qp->rtx_head = (qp->rtx_head + 1) & (qp->txcap - 1);
 		qp->rtx_len--;
 		build_data(qp, psn, e, evi, true, now_ps, out);
-		sent(qp, e, evi, plane, now_ps);
+		sent(qp, psn, e, evi, plane, now_ps);
 		qp->st.rtx_pkts++;
 		qp->st.rtx_bytes += e->len;
-		qp->evs.ev[evi].st.rtx_pkts++;
+		mrc_ev_st(&qp->evs, evi)->rtx_pkts++;
 		return true;
 	}
 	return false;
@@ -565,7 +662,7 @@ static bool tx_rtx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mr
 
 static bool tx_new(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pkt *out)
 {
-	uint32_t mtu = qp->env.qp->mtu, psn = qp->next_psn;
+	uint32_t mtu = qp->env->qp->mtu, psn = qp->next_psn;
 	struct wqe *w;
 	struct txent *e;
 	uint32_t off, len;
@@ -596,7 +693,7 @@ static bool tx_new(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mr
 	/* Ask for a SACK when this packet fills the window: nothing else would trigger one. */
 	if (qp->inflight + ent_bytes(e) + mtu > mrc_cc_cwnd(&qp->cc))
 		out->flags |= MRC_BTH_F_ACKREQ;
-	sent(qp, e, evi, plane, now_ps);
+	sent(qp, psn, e, evi, plane, now_ps);
 	qp->st.data_pkts++;
 	qp->st.data_bytes += len;
 	return true;
@@ -604,7 +701,7 @@ static bool tx_new(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mr
 
 bool mrc_qp_tx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pkt *out)
 {
-	if (qp->failed || plane >= qp->env.planes || (qp->peer_down >> plane & 1))
+	if (qp->failed || plane >= qp->env->planes || (qp->peer_down >> plane & 1))
 		return false;
 	if (qp->roce && plane != qp->roce_plane)
 		return false;
@@ -649,7 +746,7 @@ static void queue_rtx(struct mrc_qp *qp, uint32_t psn)
  */
 static void retire_ev(struct mrc_qp *qp, int evi, int cause, uint64_t now_ps)
 {
-	if (!mrc_ev_on_bad(&qp->evs, evi, cause, now_ps) || !qp->env.qp->retire_rtx)
+	if (!mrc_ev_on_bad(&qp->evs, evi, cause, now_ps) || !qp->env->qp->retire_rtx)
 		return;
 	for (uint32_t psn = qp->una; psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
 		struct txent *e = ent(qp, psn);
@@ -657,7 +754,7 @@ static void retire_ev(struct mrc_qp *qp, int evi, int cause, uint64_t now_ps)
 		if (e->ev != evi || (e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
 			continue;
 		qp->st.loss_path++;
-		qp->evs.ev[evi].st.losses++;
+		mrc_ev_st(&qp->evs, evi)->losses++;
 		queue_rtx(qp, psn);
 	}
 }
@@ -698,8 +795,8 @@ static void advance(struct mrc_qp *qp, uint64_t now_ps)
 			break;
 		qp->sq_head++;
 		qp->st.msgs_done++;
-		if (qp->env.ops && qp->env.ops->send_done)
-			qp->env.ops->send_done(qp->env.ctx, qp->qpn, w->wr_id, 0, now_ps);
+		if (qp->env->ops && qp->env->ops->send_done)
+			qp->env->ops->send_done(qp->env->ctx, qp->qpn, w->wr_id, 0, now_ps);
 	}
 }
 
@@ -726,7 +823,7 @@ static uint64_t reo_wnd_ps(const struct mrc_qp *qp)
 static uint64_t reo_wnd_of(const struct mrc_qp *qp, const struct txent *e)
 {
 	uint64_t r = reo_wnd_ps(qp), p = qp->rtt_plane_ps[e->plane];
-	uint64_t v = e->ev >= 0 ? qp->evs.ev[e->ev].rtt_last_ps : 0;
+	uint64_t v = e->ev >= 0 ? mrc_ev_rtt_last(&qp->evs, (unsigned)e->ev) : 0;
 
 	r = p > r ? p : r;
 	return v > r ? v : r;
@@ -742,18 +839,45 @@ static uint64_t reo_wnd_of(const struct mrc_qp *qp, const struct txent *e)
  */
 static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 {
-	uint64_t thr = qp->env.qp->reorder_threshold ? qp->env.qp->reorder_threshold : 1;
-	uint32_t psn;
+	uint64_t thr = qp->env->qp->reorder_threshold ? qp->env->qp->reorder_threshold : 1;
+	uint32_t lo = UINT32_MAX, hi = 0;
 
 	qp->rack_at_ps = UINT64_MAX;
 	if (!qp->any_acked || !in_flight_range(qp, qp->acked_hi))
 		return;
-	for (psn = qp->una; psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
+	/*
+	 * Only a transmission older than the latest acknowledged one can be lost (both rules
+	 * need one sent after it acknowledged): the send log's live records before
+	 * acked_txseq. They are marked, then judged in PSN order as the rules are stated, so
+	 * retransmissions and EV retirements happen in the same order as by a window scan.
+	 */
+	while (qp->slog_len && !slog_live(qp, slog_at(qp, 0))) {
+		qp->slog_head = (qp->slog_head + 1) & (qp->slog_cap - 1);
+		qp->slog_len--;
+	}
+	for (uint32_t i = 0; i < qp->slog_len; i++) {
+		const struct sendrec *r = slog_at(qp, i);
+		uint32_t off;
+
+		if (r->txseq >= qp->acked_txseq)
+			break;
+		if (!slog_live(qp, r) || (ent(qp, r->psn)->flags & TX_QUEUED))
+			continue;
+		ent(qp, r->psn)->flags |= TX_CAND;
+		off = (uint32_t)psn_diff(r->psn, qp->una);
+		lo = off < lo ? off : lo;
+		hi = off > hi ? off : hi;
+	}
+	for (uint32_t off = lo; lo != UINT32_MAX && off <= hi; off++) {
+		uint32_t psn = psn_add(qp->una, off);
 		struct txent *e = ent(qp, psn);
 		bool by_count, by_time, older;
 		uint64_t wnd;
 
-		if ((e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
+		if (!(e->flags & TX_CAND))
+			continue;
+		e->flags &= (uint8_t)~TX_CAND;
+		if (e->flags & (TX_ACKED | TX_QUEUED))
 			continue;
 		wnd = 2 * reo_wnd_of(qp, e);
 		by_count = psn_lt(psn, qp->acked_hi) && qp->acked_txseq >= e->txseq + thr;
@@ -768,7 +892,7 @@ static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 		mrc_cc_on_loss(&qp->cc, now_ps, e->len);
 		queue_rtx(qp, psn);
 		if (e->ev >= 0) {
-			qp->evs.ev[e->ev].st.losses++;
+			mrc_ev_st(&qp->evs, e->ev)->losses++;
 			retire_ev(qp, e->ev, MRC_EVC_LOSS_SACK, now_ps);
 		}
 	}
@@ -784,10 +908,10 @@ static void rtt_sample(struct mrc_qp *qp, int evi, uint64_t rtt_ps)
 	if (rtt_ps > qp->st.rtt_max_ps)
 		qp->st.rtt_max_ps = rtt_ps;
 	if (evi >= 0) {
-		qp->evs.ev[evi].st.rtt_samples++;
-		qp->evs.ev[evi].st.rtt_sum_ps += rtt_ps;
-		qp->evs.ev[evi].rtt_last_ps = rtt_ps;
-		qp->rtt_plane_ps[qp->evs.ev[evi].plane] = rtt_ps;
+		mrc_ev_st(&qp->evs, evi)->rtt_samples++;
+		mrc_ev_st(&qp->evs, evi)->rtt_sum_ps += rtt_ps;
+		mrc_ev_set_rtt(&qp->evs, (unsigned)evi, rtt_ps);
+		qp->rtt_plane_ps[mrc_ev_plane(&qp->evs, evi)] = rtt_ps;
 	}
 }
 
@@ -800,7 +924,7 @@ static bool settle(struct mrc_qp *qp, uint32_t una0, uint64_t newly, uint64_t no
 		return false;
 	qp->last_progress_ps = now_ps;
 	qp->retries = 0;
-	qp->rto_ps = mrc_qp_timeout_ps(qp->env.qp);
+	qp->rto_ps = mrc_qp_timeout_ps(qp->env->qp);
 	return true;
 }
 
@@ -816,7 +940,7 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 
 	qp->st.sack_rx++;
 	if (evi >= 0)
-		qp->evs.ev[evi].st.sacks++;
+		mrc_ev_st(&qp->evs, evi)->sacks++;
 	/* A cumulative point at or past next_psn acknowledges PSNs never sent: stale or
 	 * foreign; ignore it whole. */
 	if (!psn_lt(cack, qp->next_psn)) {
@@ -837,7 +961,7 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 		!s->pr && evi >= 0 && evi == ae->ev && ae->prev_ev >= 0 && ae->prev_ev != evi) {
 		qp->st.loss_sack++;
 		mrc_cc_on_loss(&qp->cc, now_ps, ae->len);
-		qp->evs.ev[ae->prev_ev].st.losses++;
+		mrc_ev_st(&qp->evs, ae->prev_ev)->losses++;
 		retire_ev(qp, ae->prev_ev, MRC_EVC_LOSS_SACK, now_ps);
 	}
 	for (uint32_t q = qp->una; psn_lt(q, psn_add(cack, 1)); q = psn_add(q, 1))
@@ -846,7 +970,7 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 	for (unsigned i = 0; i < 64; i++)
 		if (s->sack_bitmap >> i & 1)
 			newly += ack_one(qp, psn_add(base, (int32_t)i));
-	if (rtt == UINT64_MAX && qp->env.qp->tseth && !s->pr && s->tx_ts_echo)
+	if (rtt == UINT64_MAX && qp->env->qp->tseth && !s->pr && s->tx_ts_echo)
 		rtt = (uint64_t)(uint16_t)(ts16(now_ps) - s->tx_ts_echo) * 1000;
 	if (rtt != UINT64_MAX) {
 		rtt_sample(qp, evi, rtt);
@@ -855,7 +979,7 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 	if (s->m == MRC_SACK_M_SKIP_ONCE) {
 		qp->st.ecn_echo_rx++;
 		if (evi >= 0) {
-			qp->evs.ev[evi].st.ecn++;
+			mrc_ev_st(&qp->evs, evi)->ecn++;
 			if (!qp->roce)
 				mrc_ev_on_skip(&qp->evs, evi, MRC_EVC_ECN, now_ps);
 		}
@@ -932,7 +1056,7 @@ static void roce_on_nak(
 		return;
 	}
 	mrc_cc_on_loss(&qp->cc, now_ps, e->len);
-	qp->evs.ev[qp->roce_ev].st.losses += gbn_rewind(qp, psn, &qp->st.loss_sack);
+	mrc_ev_st(&qp->evs, qp->roce_ev)->losses += gbn_rewind(qp, psn, &qp->st.loss_sack);
 	wake(qp, -1);
 }
 
@@ -972,7 +1096,7 @@ static void on_nack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 
 	qp->st.nack_rx[ri]++;
 	if (evi >= 0)
-		qp->evs.ev[evi].st.nacks++;
+		mrc_ev_st(&qp->evs, evi)->nacks++;
 	if (n->reason == MRC_NACK_UNEXP_EVENT) {
 		qp_fail(qp, -ECONNABORTED, now_ps, "NACK UNEXP_EVENT from peer for PSN 0x%06x",
 			psn);
@@ -992,18 +1116,18 @@ static void on_nack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 	switch (n->reason) {
 	case MRC_NACK_TRIMMED:
 		if (evi >= 0) {
-			qp->evs.ev[evi].st.trims++;
+			mrc_ev_st(&qp->evs, evi)->trims++;
 			mrc_ev_on_skip(&qp->evs, evi, MRC_EVC_TRIM, now_ps);
 		}
 		mrc_cc_on_trim(&qp->cc, now_ps, e->len);
 		break;
 	case MRC_NACK_TRIMMED_LASTHOP: /* the receiver's link, not the path: EV keeps GOOD */
 		if (evi >= 0)
-			qp->evs.ev[evi].st.trims++;
+			mrc_ev_st(&qp->evs, evi)->trims++;
 		mrc_cc_on_trim(&qp->cc, now_ps, e->len);
 		break;
 	default: /* NO_BITMAP, NO_PKT_BUFFER, NO_RESOURCE, PSN_OOR_WINDOW: back off */
-		qp->backoff_until_ps = now_ps + qp->env.qp->nack_backoff_ps;
+		qp->backoff_until_ps = now_ps + qp->env->qp->nack_backoff_ps;
 		break;
 	}
 	queue_rtx(qp, psn);
@@ -1047,14 +1171,17 @@ static uint32_t ctl_ev(struct mrc_qp *qp, unsigned plane, uint64_t now_ps)
 	int idx = qp->ctl_ev[plane];
 
 	if (qp->roce && plane == qp->roce_plane)
-		return qp->evs.ev[qp->roce_ev].value; /* the QP's one UDP source port */
-	if (idx < 0 || qp->evs.ev[idx].state != MRC_EV_GOOD || !qp->evs.ev[idx].active) {
+		return mrc_ev_value(&qp->evs, qp->roce_ev); /* the QP's one UDP source port */
+	if (idx < 0 || mrc_ev_state(&qp->evs, (unsigned)idx) != MRC_EV_GOOD ||
+		!mrc_ev_active(&qp->evs, (unsigned)idx)) {
+		const struct mrc_ev_profile *f = qp->evs.prof;
+
 		idx = mrc_ev_pick(&qp->evs, plane, &qp->rng, -1, false, now_ps);
 		if (idx < 0)
-			idx = qp->evs.plane_n[plane] ? (int)qp->evs.plane_idx[plane][0] : 0;
+			idx = f->plane_n[plane] ? (int)f->pidx[f->plane_off[plane]] : 0;
 		qp->ctl_ev[plane] = idx;
 	}
-	return qp->evs.ev[idx].value;
+	return mrc_ev_value(&qp->evs, idx);
 }
 
 /* The plane a control packet answering on @plane leaves on: that one, unless the peer
@@ -1063,7 +1190,7 @@ static unsigned ctl_plane(const struct mrc_qp *qp, unsigned plane)
 {
 	if (!(qp->peer_down >> plane & 1))
 		return plane;
-	for (unsigned p = 0; p < qp->env.planes; p++)
+	for (unsigned p = 0; p < qp->env->planes; p++)
 		if (plane_ok(qp, p))
 			return p;
 	return plane;
@@ -1087,9 +1214,9 @@ static unsigned ctl_common(struct mrc_qp *qp, unsigned plane, uint8_t opcode, ui
 	memset(c, 0, sizeof(*c));
 	c->opcode = opcode;
 	c->hop_limit = 64;
-	c->dscp = qp->env.qp->dscp_ctl;
+	c->dscp = qp->env->qp->dscp_ctl;
 	if (echo != MRC_NO_EV && plane == in && !qp->roce &&
-		qp->env.ev_plane(qp->env.ctx, echo) == plane)
+		qp->env->ev_plane(qp->env->ctx, echo) == plane)
 		c->ev = echo;
 	else
 		c->ev = ctl_ev(qp, plane, now_ps);
@@ -1119,7 +1246,7 @@ static void send_sack(struct mrc_qp *qp, unsigned plane, uint32_t psn, uint32_t 
 	s->dpdcid = (uint16_t)qp->peer_qpn;
 	s->cack_psn = cack;
 	s->cc_type = 1;
-	s->mpr = qp->env.qp->mpr;
+	s->mpr = qp->env->qp->mpr;
 	s->sack_offset = (int16_t)off;
 	for (unsigned i = 0; i < 64; i++)
 		if (rx_has(qp, psn_add(cack, off + (int32_t)i)))
@@ -1127,7 +1254,7 @@ static void send_sack(struct mrc_qp *qp, unsigned plane, uint32_t psn, uint32_t 
 	s->tx_ts_echo = ts_echo;
 	s->ooo_count = (uint16_t)(qp->ooo & 0x7FFF);
 	s->rcvd_bytes = (uint32_t)(qp->rcvd_bytes / 256) & 0xFFFFFF;
-	qp->env.emit_ctl(qp->env.owner, plane, qp->peer_host, &c);
+	qp->env->emit_ctl(qp->env->owner, plane, qp->peer_host, &c);
 	qp->st.sack_tx++;
 	qp->bytes_since_sack = 0;
 	qp->ooo_since_sack = 0;
@@ -1146,7 +1273,7 @@ static void send_nack(struct mrc_qp *qp, unsigned plane, uint32_t psn, uint8_t r
 	c.neth.nack_psn = psn;
 	c.neth.cc_type = 1;
 	c.neth.tx_ts_echo = ts_echo;
-	qp->env.emit_ctl(qp->env.owner, plane, qp->peer_host, &c);
+	qp->env->emit_ctl(qp->env->owner, plane, qp->peer_host, &c);
 	qp->st.nack_tx[mrc_nack_idx(reason)]++;
 }
 
@@ -1159,7 +1286,7 @@ static void send_seq_nak(struct mrc_qp *qp, unsigned plane, uint64_t now_ps)
 	c.psn = qp->epsn;
 	c.aeth.syndrome = AETH_NAK_PSN_SEQ;
 	c.aeth.msn = qp->next_cmsn;
-	qp->env.emit_ctl(qp->env.owner, plane, qp->peer_host, &c);
+	qp->env->emit_ctl(qp->env->owner, plane, qp->peer_host, &c);
 	qp->st.seq_nak_tx++;
 	qp->nak_sent = true;
 }
@@ -1177,11 +1304,37 @@ static void deliver(struct mrc_qp *qp, uint64_t now_ps)
 		if (!m->seen || m->got != m->dma_len)
 			return;
 		qp->st.msgs_delivered++;
-		if (m->has_imm && qp->env.ops && qp->env.ops->recv_imm)
-			qp->env.ops->recv_imm(qp->env.ctx, qp->qpn, m->imm, m->dma_len, now_ps);
+		if (m->has_imm && qp->env->ops && qp->env->ops->recv_imm)
+			qp->env->ops->recv_imm(qp->env->ctx, qp->qpn, m->imm, m->dma_len, now_ps);
 		*m = (struct rxmsg){0};
 		qp->next_cmsn++;
 	}
+}
+
+/*
+ * Grows the receive ring (up to rxm_max) until it holds MSN next_cmsn + @md; messages
+ * next_cmsn .. next_cmsn + rxm_cap - 1 keep their entries (the others are empty).
+ * Returns 0 or -ENOMEM.
+ */
+static int rxm_grow(struct mrc_qp *qp, uint32_t md)
+{
+	uint32_t cap = qp->rxm_cap;
+	struct rxmsg *m;
+
+	while (cap <= md)
+		cap *= 2;
+	m = calloc(cap, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < qp->rxm_cap; i++) {
+		uint16_t msn = (uint16_t)(qp->next_cmsn + i);
+
+		m[msn & (cap - 1)] = qp->rxm[msn & (qp->rxm_cap - 1)];
+	}
+	free(qp->rxm);
+	qp->rxm = m;
+	qp->rxm_cap = cap;
+	return 0;
 }
 
 static void on_data(
@@ -1211,7 +1364,7 @@ static void on_data(
 		qp->st.rx_trimmed++;
 		if (d >= 0 && (uint32_t)d < qp->rwin && !rx_bit(qp, psn)) {
 			send_nack(qp, plane, psn,
-				p->dscp == qp->env.dscp_trimmed_lasthop ? MRC_NACK_TRIMMED_LASTHOP
+				p->dscp == qp->env->dscp_trimmed_lasthop ? MRC_NACK_TRIMMED_LASTHOP
 									: MRC_NACK_TRIMMED,
 				p->ev, ts, now_ps);
 			/* The trim cuts the sender's window: packets delivered in order and not
@@ -1237,13 +1390,13 @@ static void on_data(
 		send_nack(qp, plane, psn, MRC_NACK_PSN_OOR_WINDOW, p->ev, ts, now_ps);
 		return;
 	}
-	if (md >= qp->rxm_cap) {
+	if (md >= qp->rxm_max || (md >= qp->rxm_cap && rxm_grow(qp, md))) {
 		qp->st.rx_msn_oor++;
 		send_nack(qp, plane, psn, MRC_NACK_NO_RESOURCE, p->ev, ts, now_ps);
 		return;
 	}
 	if (p->payload_len &&
-		qp->env.place(qp->env.owner, p->rkey, p->va, p->payload, p->payload_len)) {
+		qp->env->place(qp->env->owner, p->rkey, p->va, p->payload, p->payload_len)) {
 		qp->st.rx_access_err++;
 		send_nack(qp, plane, psn, MRC_NACK_UNEXP_EVENT, p->ev, ts, now_ps);
 		return;
@@ -1293,13 +1446,13 @@ static void on_data(
 	 */
 	bool ooo = d != 0 || qp->epsn != psn_add(psn, 1);
 	bool filled = psn_diff(qp->epsn, epsn0) > 1;
-	uint32_t every = qp->env.qp->sack_ooo_every ? qp->env.qp->sack_ooo_every : 1;
+	uint32_t every = qp->env->qp->sack_ooo_every ? qp->env->qp->sack_ooo_every : 1;
 
 	if (ooo)
 		qp->ooo_since_sack++;
 	sack = (p->flags & MRC_BTH_F_ACKREQ) || ce || filled ||
 	       (ooo && qp->ooo_since_sack >= every) ||
-	       qp->bytes_since_sack >= qp->env.qp->sack_every_bytes ||
+	       qp->bytes_since_sack >= qp->env->qp->sack_every_bytes ||
 	       (qp->have_trim && psn_lt(psn, qp->trim_hi));
 	if (sack)
 		send_sack(qp, plane, psn, p->ev, ce ? MRC_SACK_M_SKIP_ONCE : 0, false, ts, now_ps);
@@ -1323,7 +1476,7 @@ static void on_ep_request(struct mrc_qp *qp, const struct mrc_pkt *p)
 {
 	const struct mrc_erth *r = &p->erth;
 
-	if (r->kind != MRC_EP_PORT_STATUS || r->plane >= qp->env.planes || qp->roce) {
+	if (r->kind != MRC_EP_PORT_STATUS || r->plane >= qp->env->planes || qp->roce) {
 		qp->st.rx_ignored++;
 		return;
 	}
@@ -1340,7 +1493,7 @@ static void on_ep_request(struct mrc_qp *qp, const struct mrc_pkt *p)
 void mrc_qp_on_pkt(
 	struct mrc_qp *qp, unsigned plane, const struct mrc_pkt *p, bool ce, uint64_t now_ps)
 {
-	if (qp->failed || plane >= qp->env.planes) {
+	if (qp->failed || plane >= qp->env->planes) {
 		qp->st.rx_ignored++;
 		return;
 	}
@@ -1374,7 +1527,7 @@ static uint32_t up_mask(const struct mrc_qp *qp)
 {
 	uint32_t m = 0;
 
-	for (unsigned p = 0; p < qp->env.planes; p++)
+	for (unsigned p = 0; p < qp->env->planes; p++)
 		if (plane_ok(qp, p))
 			m |= 1u << p;
 	return m;
@@ -1402,7 +1555,7 @@ uint64_t mrc_qp_next_timer(const struct mrc_qp *qp)
 
 static void on_rto(struct mrc_qp *qp, uint64_t now_ps)
 {
-	const struct mrc_qp_params *p = qp->env.qp;
+	const struct mrc_qp_params *p = qp->env->qp;
 	uint64_t t = mrc_qp_timeout_ps(p);
 	uint32_t psn;
 
@@ -1417,7 +1570,7 @@ static void on_rto(struct mrc_qp *qp, uint64_t now_ps)
 		return;
 	}
 	if (qp->roce)
-		qp->evs.ev[qp->roce_ev].st.losses += gbn_rewind(qp, qp->una, &qp->st.loss_rto);
+		mrc_ev_st(&qp->evs, qp->roce_ev)->losses += gbn_rewind(qp, qp->una, &qp->st.loss_rto);
 	for (psn = qp->una; !qp->roce && psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
 		struct txent *e = ent(qp, psn);
 
@@ -1425,7 +1578,7 @@ static void on_rto(struct mrc_qp *qp, uint64_t now_ps)
 			continue;
 		qp->st.loss_rto++;
 		if (e->ev >= 0) {
-			qp->evs.ev[e->ev].st.losses++;
+			mrc_ev_st(&qp->evs, e->ev)->losses++;
 			mrc_ev_on_bad(&qp->evs, e->ev, MRC_EVC_LOSS_RTO, now_ps);
 		}
 		queue_rtx(qp, psn);
@@ -1492,7 +1645,7 @@ void mrc_qp_on_timer(struct mrc_qp *qp, uint64_t now_ps)
 	}
 	pr = mrc_ev_next_probe(&qp->evs, up_mask(qp));
 	if (pr <= now_ps) {
-		for (unsigned p = 0; p < qp->env.planes; p++)
+		for (unsigned p = 0; p < qp->env->planes; p++)
 			if (mrc_ev_probe_due(&qp->evs, p, now_ps) >= 0 && plane_ok(qp, p))
 				wake(qp, (int)p);
 		qp->probe_woken_ps = now_ps;
@@ -1504,7 +1657,7 @@ void mrc_qp_port_status(struct mrc_qp *qp, unsigned plane, bool up, uint64_t now
 	struct mrc_pkt c;
 	unsigned out = plane;
 
-	if (qp->failed || plane >= qp->env.planes)
+	if (qp->failed || plane >= qp->env->planes)
 		return;
 	if (qp->roce) {
 		/* a single-port RC QP: what was in flight is lost, the ACK timeout resends it
@@ -1515,9 +1668,9 @@ void mrc_qp_port_status(struct mrc_qp *qp, unsigned plane, bool up, uint64_t now
 	if (!up) {
 		requeue_plane(qp, plane);
 		qp->ctl_ev[plane] = -1;
-		for (out = 0; out < qp->env.planes && !plane_ok(qp, out); out++)
+		for (out = 0; out < qp->env->planes && !plane_ok(qp, out); out++)
 			;
-		if (out == qp->env.planes) {
+		if (out == qp->env->planes) {
 			wake(qp, -1);
 			return; /* no port left to tell the peer through */
 		}
@@ -1533,7 +1686,7 @@ void mrc_qp_port_status(struct mrc_qp *qp, unsigned plane, bool up, uint64_t now
 	c.erth.spdcid = (uint16_t)qp->qpn;
 	c.erth.dpdcid = (uint16_t)qp->peer_qpn;
 	c.erth.tx_ts = ts16(now_ps);
-	qp->env.emit_ctl(qp->env.owner, out, qp->peer_host, &c);
+	qp->env->emit_ctl(qp->env->owner, out, qp->peer_host, &c);
 	qp->st.port_status_tx++;
 	wake(qp, -1);
 }
@@ -1546,7 +1699,7 @@ void mrc_qp_get_stats(const struct mrc_qp *qp, struct mrc_qp_stats *out)
 	out->rx_lost = 0;
 	if (qp->have_max) {
 		uint64_t span =
-			(uint64_t)psn_diff(qp->max_seen, qp->env.qp->start_psn & MRC_PSN_MASK) + 1;
+			(uint64_t)psn_diff(qp->max_seen, qp->env->qp->start_psn & MRC_PSN_MASK) + 1;
 
 		out->rx_lost = span > qp->st.rx_unique ? span - qp->st.rx_unique : 0;
 	}
@@ -1564,7 +1717,7 @@ int mrc_qp_roce_path(const struct mrc_qp *qp, unsigned *plane, unsigned *ev_idx)
 bool mrc_qp_failed(const struct mrc_qp *qp, const char **reason)
 {
 	if (reason)
-		*reason = qp->failed ? qp->reason : NULL;
+		*reason = !qp->failed ? NULL : qp->reason ? qp->reason : "out of memory";
 	return qp->failed;
 }
 
@@ -2203,17 +2356,17 @@ MRC_SELFTEST(qp)
 	s0 = tn_stats(&tn, 0);
 	ST_EQ_MEM(st, dst, src, 256 << 10);
 	ST_EQ(st, tn.done, 1);
-	ST_EQ(st, evs->ev[3].state, MRC_EV_ASSUMED_BAD);
-	ST_TRUE(st, !evs->ev[3].active);
-	ST_TRUE(st, evs->ev[6].active && evs->ev[6].st.tx_pkts > 0); /* plane 0's first backup */
-	ST_TRUE(st, !evs->ev[15].active && evs->ev[15].st.tx_pkts == 0); /* plane 1's: unused */
+	ST_EQ(st, mrc_ev_state(evs, 3), MRC_EV_ASSUMED_BAD);
+	ST_TRUE(st, !mrc_ev_active(evs, 3));
+	ST_TRUE(st, mrc_ev_active(evs, 6) && mrc_ev_st(evs, 6)->tx_pkts > 0); /* plane 0's first backup */
+	ST_TRUE(st, !mrc_ev_active(evs, 15) && mrc_ev_st(evs, 15)->tx_pkts == 0); /* plane 1's: unused */
 	{
 		unsigned data_drops = tn.drops - tn.probe_tx, twice = 0, more = 0;
 		struct mrc_ev_change log[8];
 		unsigned n = mrc_ev_log(evs, log, 8);
 
 		ST_TRUE(st, data_drops >= 1);
-		ST_EQ(st, evs->ev[3].st.losses, data_drops); /* every loss on it was seen ... */
+		ST_EQ(st, mrc_ev_st(evs, 3)->losses, data_drops); /* every loss on it was seen ... */
 		ST_EQ(st, s0.rtx_pkts, data_drops);	     /* ... and resent once */
 		for (unsigned i = 0; i < 64; i++) {
 			twice += tn.psn_tx[i] == 2;
@@ -2229,8 +2382,8 @@ MRC_SELFTEST(qp)
 	ST_TRUE(st, tn.probe_tx >= 2); /* probes at +2, +4, +8 us ... all dropped */
 	bh_on = false;
 	tn_run(&tn, 400000000);
-	ST_EQ(st, evs->ev[3].state, MRC_EV_GOOD);
-	ST_EQ(st, evs->ev[3].st.probes_ok, 1);
+	ST_EQ(st, mrc_ev_state(evs, 3), MRC_EV_GOOD);
+	ST_EQ(st, mrc_ev_st(evs, 3)->probes_ok, 1);
 	ST_EQ(st, mrc_ep_next_timer(tn.ep[0]), UINT64_MAX);
 	tn_free(&tn);
 
@@ -2284,7 +2437,7 @@ MRC_SELFTEST(qp)
 		ST_EQ(st, cc->n_quadrant[MRC_CCQ_NONE], ce_marked);
 		ST_EQ(st, cc->n_md, 0);
 		ST_TRUE(st, mrc_cc_cwnd(cc) >= cwnd0);
-		ST_EQ(st, evs->ev[1].st.ecn, ce_marked);
+		ST_EQ(st, mrc_ev_st(evs, 1)->ecn, ce_marked);
 		ST_TRUE(st, mrc_ev_log(evs, log, 4) >= 1 && log[0].to == MRC_EV_SKIP &&
 				    log[0].cause == MRC_EVC_ECN && log[0].ev == ce_ev);
 		ST_EQ(st, s0.rtx_pkts, 0);
@@ -2570,10 +2723,10 @@ MRC_SELFTEST(roce)
 	evs = mrc_ep_qp_evs(tn.ep[0], 1);
 	s0 = tn_stats(&tn, 0);
 	ST_EQ_MEM(st, dst, src, 256 << 10);
-	ST_TRUE(st, plane < 4 && evs->ev[evi].plane == plane);
+	ST_TRUE(st, plane < 4 && mrc_ev_plane(evs, evi) == plane);
 	for (unsigned p = 0; p < 4; p++)
 		ST_EQ(st, tn.plane_data[p], p == plane ? 64 : 0); /* 256 KiB / 4096 */
-	ST_EQ(st, evs->ev[evi].st.tx_pkts, 64);
+	ST_EQ(st, mrc_ev_st(evs, evi)->tx_pkts, 64);
 	ST_EQ(st, tn.probe_tx + s0.rtx_pkts + s0.tlp, 0);
 	ST_EQ(st, tn.done, 1);
 	ST_EQ(st, mrc_ep_next_timer(tn.ep[0]), UINT64_MAX);
@@ -2629,7 +2782,7 @@ MRC_SELFTEST(roce)
 		n.dest_qp = 1;
 		n.neth.reason = MRC_NACK_TRIMMED;
 		n.neth.nack_psn = 5;
-		n.neth.ev = mrc_ep_qp_evs(tn.ep[0], 1)->ev[evi].value;
+		n.neth.ev = mrc_ev_value(mrc_ep_qp_evs(tn.ep[0], 1), evi);
 		mrc_qp_on_pkt(tn_qp(&tn, 0), plane, &n, false, tn.now);
 	}
 	tn_run(&tn, UINT64_MAX);
@@ -2638,7 +2791,7 @@ MRC_SELFTEST(roce)
 	ST_EQ(st, s0.nack_rx[MRC_NI_TRIMMED], 1);
 	ST_EQ(st, s0.rtx_pkts, 3); /* PSNs 5, 6, 7 */
 	ST_EQ(st, s0.gbn_rewinds, 1);
-	ST_EQ(st, evs->ev[evi].state, MRC_EV_GOOD);
+	ST_EQ(st, mrc_ev_state(evs, evi), MRC_EV_GOOD);
 	ST_EQ(st, evs->log_total, 0);
 	ST_EQ(st, tn.done, 1);
 	ST_EQ_MEM(st, dst, src, 8 * 4096);

@@ -149,10 +149,13 @@ struct mrc_qp_stats {
 struct mrc_ep_ops;
 struct mrc_qp;
 
-/* What a QP needs from its endpoint. All pointers outlive the QP. */
+/* What a QP needs from its endpoint. The struct and all its pointers outlive the QP. */
 struct mrc_qp_env {
 	const struct mrc_qp_params *qp;
 	const struct mrc_ev_params *ev;
+	/* The EV profile built from @ev, shared by the endpoint's QPs (each takes a
+	 * reference); NULL: the QP builds one of its own from @ev. */
+	struct mrc_ev_profile *ev_prof;
 	const struct mrc_cc_ops *cc_ops;
 	const struct mrc_cc_params *cc;
 	unsigned planes;
@@ -171,7 +174,8 @@ struct mrc_qp_env {
 };
 
 /*
- * Creates QP @qpn talking to @peer_qpn on @peer_host; PSNs of both directions start at
+ * Creates QP @qpn talking to @peer_qpn on @peer_host (@env is kept: it must outlive the
+ * QP, as the endpoint's does); PSNs of both directions start at
  * env->qp->start_psn. @seed makes EV selection reproducible. Returns 0, -EINVAL (bad
  * params: mtu 0, mpr 0, timeout > 30, EV profile invalid) or -ENOMEM.
  */
@@ -188,8 +192,8 @@ uint32_t mrc_qp_peer_host(const struct mrc_qp *qp);
  * send_done; NULL sends zeros, for runs that do not verify data) to @remote_va/@rkey at the peer, with immediate @imm when @with_imm
  * (WIRE.md "Opcodes"). Completion: ops->send_done(wr_id, 0) once every packet is
  * acknowledged, in posting order; (wr_id, -ETIMEDOUT or -ECONNABORTED) if the QP fails.
- * Returns 0, -EAGAIN (sq_depth messages outstanding), -EINVAL (len >= 2^32) or -EPIPE
- * (QP in the error state).
+ * Returns 0, -EAGAIN (sq_depth messages outstanding), -EINVAL (len >= 2^32), -EPIPE
+ * (QP in the error state) or -ENOMEM (the send queue, grown on need, could not grow).
  */
 int mrc_qp_post_write(struct mrc_qp *qp, const void *local, uint64_t len, uint64_t remote_va,
 	uint32_t rkey, bool with_imm, uint32_t imm, uint64_t wr_id, uint64_t now_ps);
@@ -234,7 +238,8 @@ void mrc_qp_get_stats(const struct mrc_qp *qp, struct mrc_qp_stats *out);
 /* True once the QP is in the error state; *reason then says why ("ACK timeout: ..."). */
 bool mrc_qp_failed(const struct mrc_qp *qp, const char **reason);
 
-/* The QP's EV set (states, per-EV counters, event log), and its congestion control. */
+/* The QP's EV set (states, event log; the per-EV counters are the profile's, shared by
+ * the QPs of an endpoint), and its congestion control. */
 struct mrc_ev_set *mrc_qp_evs(struct mrc_qp *qp);
 const struct mrc_cc *mrc_qp_cc(const struct mrc_qp *qp);
 

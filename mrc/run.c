@@ -30,8 +30,8 @@ struct host {
 	struct run *run;
 	uint32_t idx;
 	struct mrc_ep *ep;
-	uint32_t *qpn_of_peer;	 /* [nranks]; 0 = no QP yet */
-	uint32_t *peer_of_qpn;	 /* [max_qps + 1] */
+	uint64_t *peer_map;	 /* hash of the peers it has a QP to: (peer + 1) << 32 | qpn */
+	uint32_t map_cap, map_n; /* slots (a power of 2, or 0), used slots */
 	uint32_t rkey[MRC_REG_N];
 	uint64_t timer_at;	 /* time of the engine timer event scheduled, or UINT64_MAX */
 };
@@ -191,6 +191,14 @@ static void bin_add(struct run *r, uint64_t now, uint64_t bytes)
 	res->bin_bytes[b] += bytes;
 }
 
+/* The peer host of @h's QP @qpn. */
+static uint32_t qpn_peer(const struct host *h, uint32_t qpn)
+{
+	const struct mrc_qp *qp = mrc_ep_qp(h->ep, qpn);
+
+	return qp ? mrc_qp_peer_host(qp) : 0;
+}
+
 static void ep_send_done(void *ctx, uint32_t qpn, uint64_t wr_id, int status, uint64_t now)
 {
 	struct host *h = ctx;
@@ -199,7 +207,7 @@ static void ep_send_done(void *ctx, uint32_t qpn, uint64_t wr_id, int status, ui
 
 	if (status) {
 		run_fail(r, status, "h%u: QP %u to h%u failed: %s", h->idx, qpn,
-			h->peer_of_qpn[qpn], strerror(-status));
+			qpn_peer(h, qpn), strerror(-status));
 		return;
 	}
 	if (r->measuring)
@@ -220,10 +228,10 @@ static void ep_recv_imm(void *ctx, uint32_t qpn, uint32_t imm, uint64_t len, uin
 	int err;
 
 	(void)len;
-	err = mrc_coll_on_recv(r->coll, h->idx, h->peer_of_qpn[qpn], imm, now);
+	err = mrc_coll_on_recv(r->coll, h->idx, qpn_peer(h, qpn), imm, now);
 	if (err)
 		run_fail(r, err, "h%u: collective: unexpected write from h%u (imm 0x%08x)", h->idx,
-			h->peer_of_qpn[qpn], imm);
+			qpn_peer(h, qpn), imm);
 	else if (mrc_coll_done(r->coll))
 		mrc_sim_stop(r->sim);
 }
@@ -301,6 +309,44 @@ static void tap_write(void *ctx, const uint8_t *buf, size_t len, uint64_t now)
 
 /* ---- collective <-> endpoints ------------------------------------------------------- */
 
+/* @h's slot for @peer in its map: the peer's entry, or the empty slot it would take. */
+static uint64_t *peer_slot(const struct host *h, uint32_t peer)
+{
+	uint32_t m = h->map_cap - 1, i = (uint32_t)((peer + 1) * 0x9E3779B1u) >> 8 & m;
+
+	while (h->peer_map[i] && (uint32_t)(h->peer_map[i] >> 32) != peer + 1)
+		i = (i + 1) & m;
+	return &h->peer_map[i];
+}
+
+/* The QPN @h talks to @peer over, 0 when none yet. */
+static uint32_t qpn_of_peer(const struct host *h, uint32_t peer)
+{
+	return h->map_cap ? (uint32_t)*peer_slot(h, peer) : 0;
+}
+
+/* Records @h's QP @qpn to @peer (new). Returns 0 or -ENOMEM. */
+static int peer_map_add(struct host *h, uint32_t peer, uint32_t qpn)
+{
+	if (2 * (h->map_n + 1) > h->map_cap) { /* at most half full */
+		struct host n = *h;
+
+		n.map_cap = h->map_cap ? 2 * h->map_cap : 8;
+		n.peer_map = calloc(n.map_cap, sizeof(*n.peer_map));
+		if (!n.peer_map)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < h->map_cap; i++)
+			if (h->peer_map[i])
+				*peer_slot(&n, (uint32_t)(h->peer_map[i] >> 32) - 1) = h->peer_map[i];
+		free(h->peer_map);
+		h->peer_map = n.peer_map;
+		h->map_cap = n.map_cap;
+	}
+	*peer_slot(h, peer) = (uint64_t)(peer + 1) << 32 | qpn;
+	h->map_n++;
+	return 0;
+}
+
 /* QPs are made on first use, one per pair of hosts, both directions (RC). */
 static int qp_get(struct run *r, uint32_t a, uint32_t b, uint32_t *qpn)
 {
@@ -308,20 +354,17 @@ static int qp_get(struct run *r, uint32_t a, uint32_t b, uint32_t *qpn)
 	uint32_t qa, qb;
 	int err;
 
-	if (ha->qpn_of_peer[b]) {
-		*qpn = ha->qpn_of_peer[b];
+	*qpn = qpn_of_peer(ha, b);
+	if (*qpn)
 		return 0;
-	}
 	err = mrc_ep_qp_create(ha->ep, b, 0, &qa);
 	err = err ?: mrc_ep_qp_create(hb->ep, a, qa, &qb);
 	err = err ?: mrc_ep_qp_connect(ha->ep, qa, qb);
+	err = err ?: peer_map_add(ha, b, qa);
+	err = err ?: peer_map_add(hb, a, qb);
 	if (err)
 		return err;
 	r->res->qps += 2;
-	ha->qpn_of_peer[b] = qa;
-	hb->qpn_of_peer[a] = qb;
-	ha->peer_of_qpn[qa] = b;
-	hb->peer_of_qpn[qb] = a;
 	*qpn = qa;
 	return 0;
 }
@@ -732,10 +775,6 @@ static int setup_hosts(struct run *r, char *err, size_t errlen)
 		hs->run = r;
 		hs->idx = h;
 		hs->timer_at = UINT64_MAX;
-		hs->qpn_of_peer = calloc(r->nhosts, sizeof(uint32_t));
-		hs->peer_of_qpn = calloc(r->nranks + 2, sizeof(uint32_t));
-		if (!hs->qpn_of_peer || !hs->peer_of_qpn)
-			goto out;
 		p.host = h;
 		p.seed = j->seed * 0x9E3779B97F4A7C15ull + h;
 		e = mrc_ep_new(&p, &ops, hs, &hs->ep);
@@ -854,11 +893,12 @@ static uint64_t total_rtx_bytes(struct run *r)
 	uint64_t sum = 0;
 
 	for (uint32_t h = 0; h < r->nranks; h++) {
-		for (uint32_t q = 0; q < r->nhosts; q++) {
+		uint32_t first, n = mrc_ep_qpns(r->hosts[h].ep, &first);
+
+		for (uint32_t qpn = first; qpn < first + n; qpn++) {
 			struct mrc_qp_stats s;
 
-			if (r->hosts[h].qpn_of_peer[q] &&
-				!mrc_ep_qp_stats(r->hosts[h].ep, r->hosts[h].qpn_of_peer[q], &s))
+			if (!mrc_ep_qp_stats(r->hosts[h].ep, qpn, &s))
 				sum += s.rtx_bytes;
 		}
 	}
@@ -1047,25 +1087,17 @@ static void on_fault_snapshot(void *ctx, void *obj, uint64_t arg, uint64_t now)
 /* Each EV's losses as sender, summed over @rank's QPs, into @out[n_evs] (plan order). */
 static void rank_ev_losses(struct run *r, uint32_t rank, uint64_t *out)
 {
-	struct host *h = &r->hosts[rank];
+	const struct mrc_ev_profile *f = mrc_ep_ev_profile(r->hosts[rank].ep);
 
 	memset(out, 0, r->m.n_evs * sizeof(*out));
-	for (uint32_t q = 0; q < r->nhosts; q++) {
-		const struct mrc_ev_set *set;
+	for (unsigned e = 0; e < f->n; e++) { /* the counters are the endpoint's QPs' sums */
+		size_t k = e;
 
-		if (!h->qpn_of_peer[q])
-			continue;
-		set = mrc_ep_qp_evs(h->ep, h->qpn_of_peer[q]);
-		for (unsigned e = 0; set && e < set->n; e++) {
-			const struct mrc_ev *ev = &set->ev[e];
-			size_t k = e;
-
-			if (k >= r->m.n_evs || r->m.evs[k].ev != ev->value)
-				for (k = 0; k < r->m.n_evs && r->m.evs[k].ev != ev->value; k++)
-					;
-			if (k < r->m.n_evs)
-				out[k] += ev->st.losses;
-		}
+		if (k >= r->m.n_evs || r->m.evs[k].ev != f->value[e])
+			for (k = 0; k < r->m.n_evs && r->m.evs[k].ev != f->value[e]; k++)
+				;
+		if (k < r->m.n_evs)
+			out[k] += f->st[e].losses;
 	}
 }
 
@@ -1420,12 +1452,25 @@ static void finish_faults(struct run *r)
 	free(clean);
 }
 
+/* The report's entry of EV @value, at profile position @e: the same position in the plan
+ * when it matches, else found by value; NULL when the plan lacks it. */
+static struct mrc_run_ev *run_ev_of(struct mrc_run_result *res, unsigned e, uint32_t value)
+{
+	if (e < res->n_evs && res->evs[e].ev == value)
+		return &res->evs[e];
+	for (size_t k = 0; k < res->n_evs; k++)
+		if (res->evs[k].ev == value)
+			return &res->evs[k];
+	return NULL;
+}
+
 static void collect_stats(struct run *r)
 {
 	struct mrc_run_result *res = r->res;
 	const struct conf_fabric *f = &r->job->fabric;
 	struct mrc_fab_stats fs;
 	struct mrc_fab_port_stats tot;
+	const struct mrc_ev_profile *prof;
 
 	res->evs = calloc(r->m.n_evs + 1, sizeof(*res->evs));
 	res->n_evs = res->evs ? r->m.n_evs : 0;
@@ -1442,13 +1487,14 @@ static void collect_stats(struct run *r)
 		if (es.tx_encode_err && !res->tx_encode_err)
 			snprintf(r->encode_err_host, sizeof(r->encode_err_host), "h%u first", h);
 		res->tx_encode_err += es.tx_encode_err;
-		for (uint32_t q = 0; q < r->nhosts; q++) {
-			uint32_t qpn = r->hosts[h].qpn_of_peer[q];
+		uint32_t first, nq = mrc_ep_qpns(r->hosts[h].ep, &first);
+
+		for (uint32_t qpn = first; qpn < first + nq; qpn++) { /* every QP: all of qp_get */
 			const struct mrc_ev_set *set;
 			struct mrc_qp_stats s;
 			const char *why;
 
-			if (!qpn || mrc_ep_qp_stats(r->hosts[h].ep, qpn, &s))
+			if (mrc_ep_qp_stats(r->hosts[h].ep, qpn, &s))
 				continue;
 			res->data_pkts += s.data_pkts;
 			res->data_bytes += s.data_bytes;
@@ -1473,30 +1519,32 @@ static void collect_stats(struct run *r)
 			if (mrc_qp_failed(mrc_ep_qp(r->hosts[h].ep, qpn), &why))
 				res->qp_errors++;
 			set = mrc_ep_qp_evs(r->hosts[h].ep, qpn);
-			for (unsigned e = 0; set && e < set->n; e++) {
-				const struct mrc_ev *ev = &set->ev[e];
-				struct mrc_run_ev *re = NULL;
+			for (unsigned e = 0; set && set->n_bad && e < set->n; e++) {
+				struct mrc_run_ev *re = run_ev_of(res, e, mrc_ev_value(set, e));
 
-				if (e < res->n_evs && res->evs[e].ev == ev->value)
-					re = &res->evs[e];
-				for (size_t k = 0; !re && k < res->n_evs; k++)
-					if (res->evs[k].ev == ev->value)
-						re = &res->evs[k];
-				if (!re)
-					continue;
-				re->tx_pkts += ev->st.tx_pkts;
-				re->rtx_pkts += ev->st.rtx_pkts;
-				re->losses += ev->st.losses;
-				re->ecn += ev->st.ecn;
-				re->trims += ev->st.trims;
-				re->nacks += ev->st.nacks;
-				re->probes += ev->st.probes;
-				re->probes_ok += ev->st.probes_ok;
-				re->changes += ev->st.changes;
-				re->rtt_samples += ev->st.rtt_samples;
-				re->rtt_sum_ps += ev->st.rtt_sum_ps;
-				re->bad_qps += ev->state == MRC_EV_ASSUMED_BAD;
+				if (re)
+					re->bad_qps += mrc_ev_state(set, e) == MRC_EV_ASSUMED_BAD;
 			}
+		}
+		/* the per-EV counters are kept per endpoint: every QP of it is one above */
+		prof = mrc_ep_ev_profile(r->hosts[h].ep);
+		for (unsigned e = 0; e < prof->n; e++) {
+			const struct mrc_ev_stats *vs = &prof->st[e];
+			struct mrc_run_ev *re = run_ev_of(res, e, prof->value[e]);
+
+			if (!re)
+				continue;
+			re->tx_pkts += vs->tx_pkts;
+			re->rtx_pkts += vs->rtx_pkts;
+			re->losses += vs->losses;
+			re->ecn += vs->ecn;
+			re->trims += vs->trims;
+			re->nacks += vs->nacks;
+			re->probes += vs->probes;
+			re->probes_ok += vs->probes_ok;
+			re->changes += vs->changes;
+			re->rtt_samples += vs->rtt_samples;
+			re->rtt_sum_ps += vs->rtt_sum_ps;
 		}
 	}
 	mrc_fabric_stats(r->fab, &fs);
@@ -1780,8 +1828,7 @@ fail:
 	coll_release(&r);
 	for (uint32_t h = 0; r.hosts && h < r.nhosts; h++) {
 		mrc_ep_free(r.hosts[h].ep);
-		free(r.hosts[h].qpn_of_peer);
-		free(r.hosts[h].peer_of_qpn);
+		free(r.hosts[h].peer_map);
 	}
 	free(r.hosts);
 	free(r.bad_t);

@@ -1581,6 +1581,7 @@ static int encode_result(struct wr *w, struct buf *b)
 	struct mrc_loop_counters lc;
 	struct mrc_hist *hs[3] = { w->msg_ns, w->step_ns, w->rtt_ns };
 	uint64_t (*ev)[WR_EV_FIELDS] = calloc(w->m.n_evs + 1, sizeof(*ev));
+	const struct mrc_ev_profile *prof;
 
 	if (!ev)
 		return -ENOMEM;
@@ -1629,26 +1630,33 @@ static int encode_result(struct wr *w, struct buf *b)
 			mrc_hist_record(w->rtt_ns, (int64_t)(s.rtt_sum_ps / s.rtt_samples / 1000));
 		if (mrc_qp_failed(mrc_ep_qp(w->ep, qpn), &why))
 			r.qp_errors++;
-		for (unsigned e = 0; set && e < set->n; e++) {
-			const struct mrc_ev *v = &set->ev[e];
+		for (unsigned e = 0; set && set->n_bad && e < set->n; e++)
+			for (size_t k = 0; k < w->m.n_evs; k++)
+				if (w->m.evs[k].ev == mrc_ev_value(set, e)) {
+					ev[k][11] += mrc_ev_state(set, e) == MRC_EV_ASSUMED_BAD;
+					break;
+				}
+	}
+	/* the per-EV counters are the endpoint's, summed over all its QPs (those above) */
+	prof = mrc_ep_ev_profile(w->ep);
+	for (unsigned e = 0; e < prof->n; e++) {
+		const struct mrc_ev_stats *v = &prof->st[e];
 
-			for (size_t k = 0; k < w->m.n_evs; k++) {
-				if (w->m.evs[k].ev != v->value)
-					continue;
-				ev[k][0] += v->st.tx_pkts;
-				ev[k][1] += v->st.rtx_pkts;
-				ev[k][2] += v->st.losses;
-				ev[k][3] += v->st.ecn;
-				ev[k][4] += v->st.trims;
-				ev[k][5] += v->st.nacks;
-				ev[k][6] += v->st.probes;
-				ev[k][7] += v->st.probes_ok;
-				ev[k][8] += v->st.changes;
-				ev[k][9] += v->st.rtt_samples;
-				ev[k][10] += v->st.rtt_sum_ps;
-				ev[k][11] += v->state == MRC_EV_ASSUMED_BAD;
-				break;
-			}
+		for (size_t k = 0; k < w->m.n_evs; k++) {
+			if (w->m.evs[k].ev != prof->value[e])
+				continue;
+			ev[k][0] += v->tx_pkts;
+			ev[k][1] += v->rtx_pkts;
+			ev[k][2] += v->losses;
+			ev[k][3] += v->ecn;
+			ev[k][4] += v->trims;
+			ev[k][5] += v->nacks;
+			ev[k][6] += v->probes;
+			ev[k][7] += v->probes_ok;
+			ev[k][8] += v->changes;
+			ev[k][9] += v->rtt_samples;
+			ev[k][10] += v->rtt_sum_ps;
+			break;
 		}
 	}
 	buf_u32(b, WR_N_CTRS);
