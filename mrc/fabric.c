@@ -16,31 +16,36 @@
 #include <string.h>
 
 /*
- * A packet in the pool: 40 bytes of metadata, then the bytes, 64-byte aligned. The
- * offsets are parsed once when the host injects the packet (switches edit DA, SL, TC and
- * hop limit in place, never the layout). A gathering host (mrc_wire_encode_gather)
- * leaves a data packet's payload in its registered buffer, as an RDMA NIC DMAs it: data
- * holds the hlen bytes before it, and the packet's len bytes on the link are those, the
- * pay_len payload bytes at pay (zeros when NULL), then zeros (pad, ICRC; the ICRC once
- * computed is kept in icrc). So the pool holds headers, not payloads: a few hundred
- * bytes a packet in flight instead of the MTU. A free packet keeps the free-list link in
- * its first data bytes.
+ * A packet in the pool: 40 bytes of metadata, then its bytes, in a slot of the smallest
+ * size class (POOL_STEP-byte steps) that holds them: a packet costs its header bytes
+ * rounded up, not the largest packet's. The offsets are parsed once when the host
+ * injects the packet (switches edit DA, SL, TC and hop limit in place, never the
+ * layout). A gathering host (mrc_wire_encode_gather) leaves a data packet's payload in
+ * its registered buffer, as an RDMA NIC DMAs it: data holds the hlen bytes before it,
+ * and the packet's len bytes on the link are those, the pay_len payload bytes at pay
+ * (zeros when NULL), then zeros (pad, ICRC; the ICRC once computed is kept in icrc). So
+ * the pool holds headers, not payloads: 192 bytes a gathered packet (124-140 bytes of
+ * headers) instead of the MTU. @next links a queued packet to the one behind it in its
+ * port's queue, and a free packet to the next free one of its class. The time its last
+ * bit reaches the far end of the link is not kept: the arrival event runs then (plus
+ * the switch delay at a switch).
  */
 struct fab_pkt {
-	uint64_t t_arr;	    /* its last bit reaches the far end of the link */
-	const uint8_t *pay; /* gathered payload, NULL: zeros (or none: pay_len 0) */
-	uint32_t port;	    /* output port it is queued at or travelling on */
-	uint32_t icrc;	    /* PK_ICRC: the ICRC of a gathered packet, as on the wire */
-	uint16_t len;	    /* on the link */
-	uint16_t hlen;	    /* in data[]: len unless gathered */
-	uint16_t pay_len;   /* gathered payload bytes after data[hlen - 1] */
-	uint16_t inner_off; /* offset of the inner IPv6, 0 = plain packet (no outer) */
-	uint16_t bth_off;   /* offset of the BTH, 0 = not an MRC packet */
-	uint8_t srh_off;    /* offset of the SRH, 0 = none (it can only follow the outer) */
-	uint8_t flags;	    /* PK_* */
-	uint8_t gen;	    /* its link's down count when it was sent */
-	uint8_t live;	    /* allocated (mrc_fabric_forget_payloads walks the slabs) */
-	uint8_t pad[6];
+	struct fab_pkt *next; /* queue or free list */
+	const uint8_t *pay;   /* gathered payload, NULL: zeros (or none: pay_len 0) */
+	uint32_t port;	      /* output port it is queued at or travelling on */
+	uint32_t icrc;	      /* PK_ICRC: the ICRC of a gathered packet, as on the wire */
+	uint16_t len;	      /* on the link */
+	uint16_t hlen;	      /* in data[]: len unless gathered */
+	uint16_t pay_len;     /* gathered payload bytes after data[hlen - 1] */
+	uint16_t inner_off;   /* offset of the inner IPv6, 0 = plain packet (no outer) */
+	uint16_t bth_off;     /* offset of the BTH, 0 = not an MRC packet */
+	uint8_t srh_off;      /* offset of the SRH, 0 = none (it can only follow the outer) */
+	uint8_t flags;	      /* PK_* */
+	uint8_t gen;	      /* its link's down count when it was sent */
+	uint8_t cls;	      /* size class: the slot is (cls + 1) * POOL_STEP bytes */
+	uint8_t live;	      /* allocated (mrc_fabric_forget_payloads walks the slabs) */
+	uint8_t pad[1];
 	uint8_t data[];
 };
 
@@ -51,9 +56,9 @@ enum {
 	PK_ICRC = 8, /* gathered, checksums finished: icrc holds the ICRC */
 };
 
-struct fab_ring {
-	struct fab_pkt **a;
-	uint32_t head, n, cap; /* cap: power of two or 0 */
+/* A port's queue of one class: packets linked by their next field, FIFO. */
+struct fab_fifo {
+	struct fab_pkt *head, *tail;
 };
 
 enum {
@@ -64,28 +69,45 @@ enum {
 
 struct fab_switch;
 
+/*
+ * An output port (one direction of a link): what a packet touches, and its counters.
+ * Rate and propagation delay are its tier's (host links, T0-T1 links: fab->link[]);
+ * taps and link-down times live in arrays of the fabric made when first needed.
+ */
 struct fab_port {
-	struct fab_ring q[2]; /* 0: control class, 1: data class */
+	struct fab_fifo q[2]; /* 0: control class, 1: data class */
 	uint32_t qbytes[2];
-	uint64_t busy_until; /* serialization of the last packet ends */
-	uint64_t rate_bps, delay_ps, extra_ps;
+	uint64_t busy_until;	    /* serialization of the last packet ends */
+	uint64_t extra_ps;	    /* added propagation delay (DELAY fault) */
 	uint64_t loss_thresh;	    /* random loss: draw (53 bits) < thresh */
-	uint64_t ser_ps_per_byte;   /* 0: rate does not divide 8e12, divide per packet */
-	uint64_t down_at[4];	    /* times of the last 4 link-down events, by gen */
-	uint8_t gen;		    /* link-down events so far, mod 256 */
 	struct fab_switch *sw;	    /* owner switch, NULL for a NIC port */
 	struct fab_switch *peer_sw; /* receiving switch, NULL when it is a host */
-	uint32_t peer_host;	    /* receiving host (when peer_sw is NULL) */
-	uint32_t host;		    /* owner host (NIC ports) */
+	uint32_t host;		    /* owner host (NIC port), receiving host (last hop) */
 	uint32_t rev;		    /* the opposite direction of the link */
-	uint16_t plane, local;	    /* plane, port number at the owner */
-	uint8_t pending;	    /* a FREE event is scheduled */
-	uint8_t lasthop;	    /* T0 -> host */
+	uint16_t plane;
+	uint8_t gen;	 /* link-down events so far, mod 256 */
+	uint8_t pending; /* a FREE event is scheduled */
+	uint8_t lasthop; /* T0 -> host */
 	uint8_t nic;
-	uint8_t down;			       /* DOWN_* bits */
-	mrc_fab_tap_fn tap_egress, tap_arrive; /* arrive = ingress tap of the peer's port */
-	void *tap_egress_ctx, *tap_arrive_ctx;
+	uint8_t down; /* DOWN_* bits */
+	uint8_t taps; /* TAP_* bits: fab->taps[] has a tap for it */
 	struct mrc_fab_port_stats st;
+};
+
+enum {
+	TAP_EGRESS = 1,
+	TAP_ARRIVE = 2, /* ingress tap of the peer's port: arrivals over this direction */
+};
+
+struct fab_taps {
+	mrc_fab_tap_fn egress, arrive;
+	void *egress_ctx, *arrive_ctx;
+};
+
+/* A tier's links: host<->T0 (0) or T0<->T1 (1). */
+struct fab_link {
+	uint64_t rate_bps, delay_ps;
+	uint64_t ser_ps_per_byte; /* 0: rate does not divide 8e12, divide per packet */
 };
 
 struct fab_switch {
@@ -101,10 +123,12 @@ struct fab_switch {
 	struct mrc_fab_switch_stats st;
 };
 
-/* A block of SLAB_PKTS packets; the packets start 64 bytes in, cache-line aligned. */
+/* A block of n packets of one size class; they start 64 bytes in, cache-line aligned. */
 struct fab_slab {
 	struct fab_slab *next;
-	uint8_t pad[56];
+	uint32_t n;	/* slots */
+	uint32_t stride; /* bytes per slot: (class + 1) * POOL_STEP */
+	uint8_t pad[48];
 	uint8_t mem[];
 };
 
@@ -127,6 +151,10 @@ struct mrc_fabric {
 	uint32_t hosts, n_switches, n_ports;
 	uint32_t base_t0, base_t1; /* first T0 / T1 port */
 	struct fab_port *ports;
+	struct fab_link link[2];  /* by tier: port_link() */
+	struct fab_taps *taps;	  /* [n_ports] once a tap is set, else NULL */
+	uint64_t (*down_at)[4];	  /* [n_ports]: times of a port's last 4 link-down events, by
+				   * gen; made by the first fault that can take a link down */
 	struct fab_switch *sw;
 	struct mrc_rng rng;
 
@@ -135,12 +163,16 @@ struct mrc_fabric {
 	uint32_t *addr_val; /* UINT32_MAX = empty */
 	uint32_t addr_mask;
 
-	/* packet pool */
+	/* packet pool: one free list per size class, slabs of all classes on one chain */
 	uint8_t *scratch; /* MRC_PKT_MAX: a gathered packet laid out whole */
-	struct fab_pkt *free_pkts;
+	uint32_t scratch_nz, scratch_ic; /* scratch is zero but for [0, nz) and, when ic is
+					  * not 0, the 4 ICRC bytes at ic */
+	uint8_t *txbuf;	  /* pkt_cap: a host writes the packet it sends here */
+	struct fab_pkt **free_pkts; /* [n_cls] */
+	unsigned n_cls;		    /* classes up to 40 + pkt_cap bytes */
 	struct fab_slab *slabs;
-	size_t pkt_stride;
 	uint64_t pkts_alloc;
+	size_t pool_bytes;
 
 	struct fab_sched *sched;
 	struct mrc_fab_fault_rec *log;
@@ -149,7 +181,11 @@ struct mrc_fabric {
 	uint64_t pkt_hops, injected, delivered;
 };
 
-#define SLAB_PKTS 256
+/* Pool size classes: slots of k * POOL_STEP bytes (one cache line per step); a slab
+ * holds SLAB_BYTES of slots, at least SLAB_MIN of them. */
+#define POOL_STEP 64
+#define SLAB_BYTES (32u << 10)
+#define SLAB_MIN 8u
 
 uint64_t mrc_fab_ser_ps(uint64_t bytes, uint64_t rate_bps)
 {
@@ -191,28 +227,57 @@ static inline bool port_up(const struct fab_port *o)
 	return !o->down && sw_up(o->sw) && sw_up(o->peer_sw);
 }
 
-static struct fab_pkt *pkt_alloc(struct mrc_fabric *fab)
+/* The link tier of @o: host links (NIC ports and last hops) or T0-T1 links. */
+static inline const struct fab_link *port_link(const struct mrc_fabric *fab,
+	const struct fab_port *o)
 {
-	struct fab_pkt *pkt = fab->free_pkts;
+	return &fab->link[!(o->nic | o->lasthop)];
+}
 
+/* Size class of a packet holding @bytes in data[] (bytes <= pkt_cap). */
+static inline unsigned pkt_cls(size_t bytes)
+{
+	return (unsigned)((sizeof(struct fab_pkt) + bytes - 1) / POOL_STEP);
+}
+
+/* Bytes a packet of class @cls holds in data[]. */
+static inline size_t cls_cap(unsigned cls)
+{
+	return (cls + 1) * (size_t)POOL_STEP - sizeof(struct fab_pkt);
+}
+
+/* A free packet with room for @bytes (<= pkt_cap) in data[], or NULL (out of memory). */
+static struct fab_pkt *pkt_alloc(struct mrc_fabric *fab, size_t bytes)
+{
+	unsigned cls = pkt_cls(bytes);
+	struct fab_pkt *pkt;
+
+	if (cls >= fab->n_cls)
+		return NULL;
+	pkt = fab->free_pkts[cls];
 	if (!pkt) {
-		struct fab_slab *s = aligned_alloc(64, sizeof(*s) + SLAB_PKTS * fab->pkt_stride);
+		uint32_t stride = (cls + 1) * POOL_STEP;
+		uint32_t n = SLAB_BYTES / stride > SLAB_MIN ? SLAB_BYTES / stride : SLAB_MIN;
+		struct fab_slab *s = aligned_alloc(64, sizeof(*s) + (size_t)n * stride);
 
 		if (!s)
 			return NULL;
 		s->next = fab->slabs;
+		s->n = n;
+		s->stride = stride;
 		fab->slabs = s;
-		for (int i = SLAB_PKTS - 1; i >= 0; i--) {
-			struct fab_pkt *q =
-				(struct fab_pkt *)(s->mem + (size_t)i * fab->pkt_stride);
+		for (uint32_t i = n; i-- > 0;) {
+			struct fab_pkt *q = (struct fab_pkt *)(s->mem + (size_t)i * stride);
 
-			memcpy(q->data, &fab->free_pkts, sizeof(q));
-			fab->free_pkts = q;
+			q->cls = (uint8_t)cls;
+			q->live = 0;
+			q->next = pkt;
+			pkt = q;
 		}
-		fab->pkts_alloc += SLAB_PKTS;
-		pkt = fab->free_pkts;
+		fab->pkts_alloc += n;
+		fab->pool_bytes += (size_t)n * stride;
 	}
-	memcpy(&fab->free_pkts, pkt->data, sizeof(pkt));
+	fab->free_pkts[cls] = pkt->next;
 	pkt->live = 1;
 	return pkt;
 }
@@ -220,39 +285,26 @@ static struct fab_pkt *pkt_alloc(struct mrc_fabric *fab)
 static inline void pkt_free(struct mrc_fabric *fab, struct fab_pkt *pkt)
 {
 	pkt->live = 0;
-	memcpy(pkt->data, &fab->free_pkts, sizeof(pkt));
-	fab->free_pkts = pkt;
+	pkt->next = fab->free_pkts[pkt->cls];
+	fab->free_pkts[pkt->cls] = pkt;
 }
 
-static int ring_push(struct fab_ring *r, struct fab_pkt *pkt)
+static inline void fifo_push(struct fab_fifo *f, struct fab_pkt *pkt)
 {
-	if (r->n == r->cap) {
-		uint32_t cap = r->cap ? r->cap * 2 : 16;
-		struct fab_pkt **a = malloc(cap * sizeof(*a));
-
-		if (!a)
-			return -ENOMEM;
-		for (uint32_t i = 0; i < r->n; i++)
-			a[i] = r->a[(r->head + i) & (r->cap - 1)];
-		free(r->a);
-		r->a = a;
-		r->head = 0;
-		r->cap = cap;
-	}
-	r->a[(r->head + r->n) & (r->cap - 1)] = pkt;
-	r->n++;
-	return 0;
+	pkt->next = NULL;
+	if (f->head)
+		f->tail->next = pkt;
+	else
+		f->head = pkt;
+	f->tail = pkt;
 }
 
-static inline struct fab_pkt *ring_pop(struct fab_ring *r)
+static inline struct fab_pkt *fifo_pop(struct fab_fifo *f)
 {
-	struct fab_pkt *pkt;
+	struct fab_pkt *pkt = f->head;
 
-	if (!r->n)
-		return NULL;
-	pkt = r->a[r->head];
-	r->head = (r->head + 1) & (r->cap - 1);
-	r->n--;
+	if (pkt)
+		f->head = pkt->next;
 	return pkt;
 }
 
@@ -373,25 +425,34 @@ static void pkt_parse(struct fab_pkt *pkt)
 
 /*
  * The packet's bytes as they are on the link: data itself, or a gathered packet laid
- * out whole in the fabric's scratch buffer (valid until the next call).
+ * out whole in the fabric's scratch buffer (valid until the next call). The scratch
+ * buffer is kept zero past what the last layout wrote, so a payload of zeros (NULL) and
+ * the pad cost no writes: only the bytes an earlier, longer layout left are cleared.
  */
 static const uint8_t *pkt_bytes(struct mrc_fabric *fab, const struct fab_pkt *pkt)
 {
-	uint8_t *o = fab->scratch, *t;
+	uint8_t *o = fab->scratch;
+	uint32_t z = pkt->hlen; /* zeros from here to the end of the packet */
 
 	if (pkt->hlen == pkt->len)
 		return pkt->data;
 	memcpy(o, pkt->data, pkt->hlen);
-	if (pkt->pay)
+	if (pkt->pay) {
 		memcpy(o + pkt->hlen, pkt->pay, pkt->pay_len);
-	else
-		memset(o + pkt->hlen, 0, pkt->pay_len);
-	t = o + pkt->hlen + pkt->pay_len;
-	memset(t, 0, (size_t)(o + pkt->len - t));
-	if (pkt->flags & PK_ICRC) /* little-endian on the wire (mrc_wire_icrc) */
+		z += pkt->pay_len;
+	}
+	if (fab->scratch_nz > z)
+		memset(o + z, 0, fab->scratch_nz - z);
+	if (fab->scratch_ic >= z)
+		memset(o + fab->scratch_ic, 0, MRC_ICRC_LEN);
+	fab->scratch_nz = z;
+	fab->scratch_ic = 0;
+	if (pkt->flags & PK_ICRC) { /* little-endian on the wire (mrc_wire_icrc) */
 		memcpy(o + pkt->len - MRC_ICRC_LEN, (uint8_t[4]){(uint8_t)pkt->icrc,
 			(uint8_t)(pkt->icrc >> 8), (uint8_t)(pkt->icrc >> 16),
 			(uint8_t)(pkt->icrc >> 24)}, MRC_ICRC_LEN);
+		fab->scratch_ic = pkt->len - MRC_ICRC_LEN;
+	}
 	return o;
 }
 
@@ -420,6 +481,7 @@ static const uint8_t *finish_csum(struct mrc_fabric *fab, struct fab_pkt *pkt)
 	b = pkt_bytes(fab, pkt);
 	if (mrc_wire_csum_finish(&cfg, fab->scratch, pkt->len))
 		return b;
+	fab->scratch_ic = pkt->len - MRC_ICRC_LEN; /* written there (the UDP sum before z) */
 	memcpy(sum, b + (sum - pkt->data), 2);
 	pkt->icrc = (uint32_t)b[pkt->len - 4] | (uint32_t)b[pkt->len - 3] << 8 |
 		    (uint32_t)b[pkt->len - 2] << 16 | (uint32_t)b[pkt->len - 1] << 24;
@@ -436,23 +498,25 @@ static void tap_call(struct mrc_fabric *fab, mrc_fab_tap_fn fn, void *ctx, struc
 
 static void launch(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *pkt, uint64_t now)
 {
-	uint64_t ser = o->ser_ps_per_byte ? pkt->len * o->ser_ps_per_byte
-					  : mrc_fab_ser_ps(pkt->len, o->rate_bps);
+	const struct fab_link *l = port_link(fab, o);
+	uint64_t ser = l->ser_ps_per_byte ? pkt->len * l->ser_ps_per_byte
+					  : mrc_fab_ser_ps(pkt->len, l->rate_bps);
 	uint32_t idx = (uint32_t)(o - fab->ports);
 
 	o->busy_until = now + ser;
 	o->st.tx_pkts++;
 	o->st.tx_bytes += pkt->len;
-	if (o->tap_egress)
-		tap_call(fab, o->tap_egress, o->tap_egress_ctx, pkt, now);
+	if (o->taps & TAP_EGRESS)
+		tap_call(fab, fab->taps[idx].egress, fab->taps[idx].egress_ctx, pkt, now);
 	if (o->loss_thresh && (mrc_rng_next(&fab->rng) >> 11) < o->loss_thresh)
 		pkt->flags |= PK_LOST;
 	pkt->port = idx;
 	pkt->gen = o->gen;
-	pkt->t_arr = now + ser + o->delay_ps + o->extra_ps;
-	mrc_sim_at(fab->sim, pkt->t_arr + (o->peer_sw ? fab->p.switch_delay_ps : 0),
+	/* its last bit reaches the far end at now + ser + delay (on_arrive works it back) */
+	mrc_sim_at(fab->sim,
+		now + ser + l->delay_ps + o->extra_ps + (o->peer_sw ? fab->p.switch_delay_ps : 0),
 		(unsigned)fab->k_arrive, pkt, 0);
-	if (o->nic || o->q[0].n || o->q[1].n) {
+	if (o->nic || o->q[0].head || o->q[1].head) {
 		o->pending = 1;
 		mrc_sim_at(fab->sim, o->busy_until, (unsigned)fab->k_free, o, 0);
 	}
@@ -460,12 +524,12 @@ static void launch(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *p
 
 static void start_tx(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
 {
-	struct fab_pkt *pkt = ring_pop(&o->q[0]);
+	struct fab_pkt *pkt = fifo_pop(&o->q[0]);
 
 	if (pkt) {
 		o->qbytes[0] -= pkt->len;
 	} else {
-		pkt = ring_pop(&o->q[1]);
+		pkt = fifo_pop(&o->q[1]);
 		if (!pkt)
 			return;
 		o->qbytes[1] -= pkt->len;
@@ -473,10 +537,33 @@ static void start_tx(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
 	launch(fab, o, pkt, now);
 }
 
+/*
+ * Moves @pkt into a slot of the class for @bytes in data[] (its first @keep data bytes
+ * and its metadata go along) and frees the old slot. Returns the packet, moved or (same
+ * class, or no memory for a bigger slot) not.
+ */
+static struct fab_pkt *pkt_move(struct mrc_fabric *fab, struct fab_pkt *pkt, size_t bytes,
+	size_t keep)
+{
+	struct fab_pkt *q;
+
+	if (pkt_cls(bytes) == pkt->cls)
+		return pkt;
+	q = pkt_alloc(fab, bytes);
+	if (!q)
+		return pkt;
+	memcpy(&q->pay, &pkt->pay, offsetof(struct fab_pkt, cls) - offsetof(struct fab_pkt, pay));
+	memcpy(q->data, pkt->data, keep);
+	pkt_free(fab, pkt);
+	return q;
+}
+
 /* Cuts a data packet to trim_bytes with mrc/wire's switch trim (C11): headers kept, the
  * first IPv6 header's payload length follows the cut, UDP length and inner headers stay
- * as sent, DSCP becomes the trimmed class (the last-hop one on a T0->host port). */
-static void trim_pkt(struct mrc_fabric *fab, struct fab_pkt *pkt, bool lasthop)
+ * as sent, DSCP becomes the trimmed class (the last-hop one on a T0->host port). The
+ * trimmed packet takes a slot of its size: a gathered one a bigger slot (the cut
+ * packet's bytes all in data), a whole one a smaller. Returns the packet (maybe moved). */
+static struct fab_pkt *trim_pkt(struct mrc_fabric *fab, struct fab_pkt *pkt, bool lasthop)
 {
 	uint8_t dscp = lasthop ? fab->p.dscp_trimmed_lasthop : fab->p.dscp_trimmed;
 	int n;
@@ -485,19 +572,25 @@ static void trim_pkt(struct mrc_fabric *fab, struct fab_pkt *pkt, bool lasthop)
 		finish_csum(fab, pkt); /* lays it out in the scratch buffer */
 		n = mrc_wire_trim(fab->scratch, pkt->len, fab->p.trim_bytes, dscp);
 		if (n > 0 && (size_t)n <= fab->p.pkt_cap) {
-			memcpy(pkt->data, fab->scratch, (size_t)n);
-			pkt->len = pkt->hlen = (uint16_t)n;
-			pkt->pay = NULL;
-			pkt->pay_len = 0;
-			pkt->flags &= (uint8_t)~PK_ICRC;
+			pkt = pkt_move(fab, pkt, (size_t)n, 0);
+			if ((size_t)n <= cls_cap(pkt->cls)) {
+				memcpy(pkt->data, fab->scratch, (size_t)n);
+				pkt->len = pkt->hlen = (uint16_t)n;
+				pkt->pay = NULL;
+				pkt->pay_len = 0;
+				pkt->flags &= (uint8_t)~PK_ICRC;
+			}
 		}
 	} else {
 		finish_csum(fab, pkt);
 		n = mrc_wire_trim(pkt->data, pkt->len, fab->p.trim_bytes, dscp);
-		if (n > 0)
+		if (n > 0) {
 			pkt->len = pkt->hlen = (uint16_t)n;
+			pkt = pkt_move(fab, pkt, (size_t)n, (size_t)n);
+		}
 	}
 	pkt->flags |= PK_CTRL;
+	return pkt;
 }
 
 /* Sets CE (RFC 3168) on an ECN-capable packet, outer and inner. Returns true if marked. */
@@ -534,7 +627,7 @@ static void enqueue(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *
 			pkt_free(fab, pkt);
 			return;
 		}
-		trim_pkt(fab, pkt, o->lasthop);
+		pkt = trim_pkt(fab, pkt, o->lasthop);
 		o->st.trims++;
 	}
 	q = pkt->flags & PK_CTRL ? 0 : 1;
@@ -546,11 +639,7 @@ static void enqueue(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *
 	if (q == 1 && p->ecn_threshold_bytes && o->qbytes[1] > p->ecn_threshold_bytes &&
 		(!o->lasthop || p->ecn_lasthop) && mark_ce(pkt))
 		o->st.ecn_marks++;
-	if (ring_push(&o->q[q], pkt)) {
-		o->st.drops++;
-		pkt_free(fab, pkt);
-		return;
-	}
+	fifo_push(&o->q[q], pkt);
 	o->qbytes[q] += pkt->len;
 	if (o->qbytes[0] + o->qbytes[1] > o->st.max_queue_bytes)
 		o->st.max_queue_bytes = o->qbytes[0] + o->qbytes[1];
@@ -574,17 +663,17 @@ static void nic_pull(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
 		return;
 	struct mrc_wire_gather g = {0};
 
-	pkt = pkt_alloc(fab);
-	if (!pkt)
-		return;
-	n = fab->ops.tx(fab->ctx, o->host, o->plane, now, pkt->data, fab->p.pkt_cap, &g);
+	/* the host writes into txbuf; the pool keeps the bytes in a slot of their size */
+	n = fab->ops.tx(fab->ctx, o->host, o->plane, now, fab->txbuf, fab->p.pkt_cap, &g);
 	if (!g.hlen)
 		g.hlen = n;
 	if (n == 0 || n > MRC_PKT_MAX || g.hlen > fab->p.pkt_cap ||
-		g.hlen + g.payload_len > n) {
-		pkt_free(fab, pkt);
+		g.hlen + g.payload_len > n)
 		return;
-	}
+	pkt = pkt_alloc(fab, g.hlen);
+	if (!pkt)
+		return;
+	memcpy(pkt->data, fab->txbuf, g.hlen);
 	pkt->len = (uint16_t)n;
 	pkt->hlen = (uint16_t)g.hlen;
 	pkt->pay = g.payload;
@@ -708,7 +797,8 @@ static int forward(struct mrc_fabric *fab, struct fab_switch *s, struct fab_pkt 
  * before its last bit arrived), or drawn by random loss? Exact while fewer than 4
  * link-down events happen during one packet's flight and switch delay.
  */
-static inline bool pkt_lost(const struct fab_port *o, const struct fab_pkt *pkt)
+static inline bool pkt_lost(const struct mrc_fabric *fab, const struct fab_port *o,
+	const struct fab_pkt *pkt, uint64_t t_arr)
 {
 	uint8_t downs = (uint8_t)(o->gen - pkt->gen);
 
@@ -716,7 +806,7 @@ static inline bool pkt_lost(const struct fab_port *o, const struct fab_pkt *pkt)
 		return true;
 	if (!downs)
 		return false;
-	return downs > 3 || o->down_at[(uint8_t)(pkt->gen + 1) & 3] < pkt->t_arr;
+	return downs > 3 || fab->down_at[pkt->port][(uint8_t)(pkt->gen + 1) & 3] < t_arr;
 }
 
 static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
@@ -725,21 +815,23 @@ static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
 	struct fab_pkt *pkt = obj;
 	struct fab_port *o = &fab->ports[pkt->port];
 	struct fab_switch *s = o->peer_sw;
+	uint64_t t_arr = s ? now - fab->p.switch_delay_ps : now; /* its last bit arrived */
 	int out;
 
 	(void)arg;
-	if (pkt_lost(o, pkt)) {
+	if (pkt_lost(fab, o, pkt, t_arr)) {
 		o->st.lost++;
 		pkt_free(fab, pkt);
 		return;
 	}
 	fab->pkt_hops++;
-	if (o->tap_arrive)
-		tap_call(fab, o->tap_arrive, o->tap_arrive_ctx, pkt, pkt->t_arr);
+	if (o->taps & TAP_ARRIVE)
+		tap_call(fab, fab->taps[pkt->port].arrive, fab->taps[pkt->port].arrive_ctx, pkt,
+			t_arr);
 	if (!s) {
 		fab->delivered++;
 		if (fab->ops.rx)
-			fab->ops.rx(fab->ctx, o->peer_host, o->plane, pkt_bytes(fab, pkt), pkt->len,
+			fab->ops.rx(fab->ctx, o->host, o->plane, pkt_bytes(fab, pkt), pkt->len,
 				now);
 		pkt_free(fab, pkt);
 		return;
@@ -760,14 +852,11 @@ static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
 
 /* ---- construction ------------------------------------------------------------------ */
 
-static void init_port(
-	struct fab_port *o, uint64_t rate, uint64_t delay, uint16_t plane, uint16_t local)
+static void init_link(struct fab_link *l, uint64_t rate, uint64_t delay)
 {
-	o->rate_bps = rate;
-	o->ser_ps_per_byte = 8000000000000ull % rate ? 0 : 8000000000000ull / rate;
-	o->delay_ps = delay;
-	o->plane = plane;
-	o->local = local;
+	l->rate_bps = rate;
+	l->ser_ps_per_byte = 8000000000000ull % rate ? 0 : 8000000000000ull / rate;
+	l->delay_ps = delay;
 }
 
 static uint64_t splitmix_salt(uint64_t seed, uint64_t k)
@@ -836,21 +925,21 @@ static int build(struct mrc_fabric *fab)
 	}
 
 	/* links */
+	init_link(&fab->link[0], p->host_rate_bps, p->host_delay_ps);
+	init_link(&fab->link[1], p->fabric_rate_bps, p->fabric_delay_ps);
 	for (uint32_t pl = 0; pl < P; pl++) {
 		for (uint32_t h = 0; h < H; h++) {
 			uint32_t up = nic_port(fab, h, pl), dn = t0_port(fab, pl, h / hpt, h % hpt);
 			struct fab_port *u = &fab->ports[up], *d = &fab->ports[dn];
 
-			init_port(
-				u, p->host_rate_bps, p->host_delay_ps, (uint16_t)pl, (uint16_t)pl);
+			u->plane = (uint16_t)pl;
 			u->nic = 1;
 			u->host = h;
 			u->peer_sw = t0_sw(fab, pl, h / hpt);
 			u->rev = dn;
-			init_port(d, p->host_rate_bps, p->host_delay_ps, (uint16_t)pl,
-				(uint16_t)(h % hpt));
+			d->plane = (uint16_t)pl;
 			d->sw = t0_sw(fab, pl, h / hpt);
-			d->peer_host = h;
+			d->host = h;
 			d->lasthop = 1;
 			d->rev = up;
 		}
@@ -860,13 +949,11 @@ static int build(struct mrc_fabric *fab)
 					 dn = t1_port(fab, pl, j, i);
 				struct fab_port *u = &fab->ports[up], *d = &fab->ports[dn];
 
-				init_port(u, p->fabric_rate_bps, p->fabric_delay_ps, (uint16_t)pl,
-					(uint16_t)(hpt + j));
+				u->plane = (uint16_t)pl;
 				u->sw = t0_sw(fab, pl, i);
 				u->peer_sw = t1_sw(fab, pl, j);
 				u->rev = dn;
-				init_port(d, p->fabric_rate_bps, p->fabric_delay_ps, (uint16_t)pl,
-					(uint16_t)i);
+				d->plane = (uint16_t)pl;
 				d->sw = t1_sw(fab, pl, j);
 				d->peer_sw = t0_sw(fab, pl, i);
 				d->rev = up;
@@ -942,9 +1029,13 @@ int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_
 		fab->ops = *ops;
 	fab->ctx = ctx;
 	fab->hosts = sp->t0 * sp->hosts_per_t0;
-	fab->pkt_stride = (sizeof(struct fab_pkt) + fab->p.pkt_cap + 63) & ~(size_t)63;
+	fab->n_cls = pkt_cls(fab->p.pkt_cap) + 1;
+	fab->free_pkts = calloc(fab->n_cls, sizeof(*fab->free_pkts));
 	fab->scratch = aligned_alloc(64, MRC_PKT_MAX + 64);
-	if (!fab->scratch) {
+	if (fab->scratch)
+		memset(fab->scratch, 0, MRC_PKT_MAX + 64); /* scratch_nz = scratch_ic = 0 */
+	fab->txbuf = aligned_alloc(64, (fab->p.pkt_cap + 63) & ~(size_t)63);
+	if (!fab->scratch || !fab->txbuf || !fab->free_pkts) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -969,8 +1060,8 @@ fail:
 void mrc_fabric_forget_payloads(struct mrc_fabric *fab)
 {
 	for (struct fab_slab *s = fab->slabs; s; s = s->next) {
-		for (int i = 0; i < SLAB_PKTS; i++) {
-			struct fab_pkt *q = (struct fab_pkt *)(s->mem + (size_t)i * fab->pkt_stride);
+		for (uint32_t i = 0; i < s->n; i++) {
+			struct fab_pkt *q = (struct fab_pkt *)(s->mem + (size_t)i * s->stride);
 
 			if (q->live)
 				q->pay = NULL;
@@ -983,11 +1074,8 @@ void mrc_fabric_free(struct mrc_fabric *fab)
 	if (!fab)
 		return;
 	free(fab->scratch);
-	if (fab->ports)
-		for (uint32_t i = 0; i < fab->n_ports; i++) {
-			free(fab->ports[i].q[0].a);
-			free(fab->ports[i].q[1].a);
-		}
+	free(fab->txbuf);
+	free(fab->free_pkts);
 	if (fab->sw)
 		for (uint32_t i = 0; i < fab->n_switches; i++)
 			free(fab->sw[i].routes);
@@ -1004,6 +1092,8 @@ void mrc_fabric_free(struct mrc_fabric *fab)
 		free(s);
 	}
 	free(fab->ports);
+	free(fab->taps);
+	free(fab->down_at);
 	free(fab->sw);
 	free(fab->addr_key);
 	free(fab->addr_val);
@@ -1132,9 +1222,9 @@ static void port_went_down(struct mrc_fabric *fab, struct fab_port *o, uint64_t 
 	struct fab_pkt *pkt;
 
 	o->gen++;
-	o->down_at[o->gen & 3] = now;
+	fab->down_at[o - fab->ports][o->gen & 3] = now;
 	for (int q = 0; q < 2; q++) {
-		while ((pkt = ring_pop(&o->q[q])) != NULL) {
+		while ((pkt = fifo_pop(&o->q[q])) != NULL) {
 			o->st.down_drops++;
 			pkt_free(fab, pkt);
 		}
@@ -1270,11 +1360,24 @@ static uint64_t flap_down_ps(const struct mrc_fab_fault *f)
 	return (uint64_t)((double)f->period_ps * f->duty);
 }
 
+/* Makes the ports' link-down times when @f is the first fault that can take a link down
+ * (pkt_lost reads them only after one did). 0 or -ENOMEM. */
+static int need_down_at(struct mrc_fabric *fab, const struct mrc_fab_fault *f)
+{
+	if (fab->down_at || (f->kind != MRC_FAB_LINK_DOWN && f->kind != MRC_FAB_SWITCH_DOWN &&
+				    f->kind != MRC_FAB_NIC_DOWN && f->kind != MRC_FAB_FLAP))
+		return 0;
+	fab->down_at = calloc(fab->n_ports, sizeof(*fab->down_at));
+	return fab->down_at ? 0 : -ENOMEM;
+}
+
 int mrc_fabric_apply(struct mrc_fabric *fab, const struct mrc_fab_fault *f, uint64_t now)
 {
 	uint32_t ports[2];
 	int n, err = fault_check(fab, f);
 
+	if (!err)
+		err = need_down_at(fab, f);
 	if (err)
 		return err;
 	n = link_ports(fab, f, ports);
@@ -1374,6 +1477,8 @@ int mrc_fabric_schedule(struct mrc_fabric *fab, const struct mrc_fab_fault *f)
 	struct fab_sched *s;
 	int err = fault_check(fab, f);
 
+	if (!err)
+		err = need_down_at(fab, f);
 	if (err)
 		return err;
 	s = calloc(1, sizeof(*s));
@@ -1416,15 +1521,25 @@ int mrc_fabric_tap(struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t inde
 
 	if (i < 0)
 		return -EINVAL;
+	if (!fab->taps) {
+		if (!fn)
+			return 0;
+		fab->taps = calloc(fab->n_ports, sizeof(*fab->taps));
+		if (!fab->taps)
+			return -ENOMEM;
+	}
 	o = &fab->ports[i];
 	if (egress) {
-		o->tap_egress = fn;
-		o->tap_egress_ctx = ctx;
+		fab->taps[i].egress = fn;
+		fab->taps[i].egress_ctx = ctx;
+		o->taps = (uint8_t)(fn ? o->taps | TAP_EGRESS : o->taps & ~TAP_EGRESS);
 	} else {
 		/* ingress at this port = arrivals over the opposite direction of its link */
-		o = &fab->ports[o->rev];
-		o->tap_arrive = fn;
-		o->tap_arrive_ctx = ctx;
+		i = o->rev;
+		o = &fab->ports[i];
+		fab->taps[i].arrive = fn;
+		fab->taps[i].arrive_ctx = ctx;
+		o->taps = (uint8_t)(fn ? o->taps | TAP_ARRIVE : o->taps & ~TAP_ARRIVE);
 	}
 	return 0;
 }
@@ -1476,20 +1591,23 @@ void mrc_fabric_stats(const struct mrc_fabric *fab, struct mrc_fab_stats *out)
 		     fab->n_switches * sizeof(struct fab_switch) +
 		     (fab->addr_mask + 1) * (sizeof(struct mrc_ip6) + sizeof(uint32_t));
 
-	for (uint32_t i = 0; i < fab->n_ports; i++)
-		mem += (fab->ports[i].q[0].cap + fab->ports[i].q[1].cap) * sizeof(void *);
 	for (uint32_t i = 0; i < fab->n_switches; i++)
 		mem += fab->sw[i].plan_fib ? fab->sw[i].plan_fib->n * sizeof(*fab->sw[i].routes)
 					   : 0;
-	mem += fab->pkts_alloc * fab->pkt_stride + mrc_sim_mem_bytes(fab->sim);
+	mem += fab->pool_bytes + mrc_sim_mem_bytes(fab->sim) + MRC_PKT_MAX + fab->p.pkt_cap +
+	       fab->n_cls * sizeof(*fab->free_pkts);
+	if (fab->taps)
+		mem += fab->n_ports * sizeof(*fab->taps);
+	if (fab->down_at)
+		mem += fab->n_ports * sizeof(*fab->down_at);
 	out->events = mrc_sim_events(fab->sim);
 	out->pkt_hops = fab->pkt_hops;
 	out->injected = fab->injected;
 	out->delivered = fab->delivered;
 	out->pkts_alloc = fab->pkts_alloc;
-	out->pkt_bytes = fab->pkt_stride;
+	out->pkt_bytes = fab->pkts_alloc ? fab->pool_bytes / fab->pkts_alloc : 0;
 	out->mem_bytes = mem;
-	out->pool_bytes = fab->pkts_alloc * fab->pkt_stride;
+	out->pool_bytes = fab->pool_bytes;
 	out->evq_bytes = mrc_sim_mem_bytes(fab->sim);
 }
 
@@ -1900,8 +2018,7 @@ MRC_SELFTEST(fabric)
 	t_setup(&pl, &p, 1, 2, 2, 2);
 	n = t_net_new(st, &p);
 	if (n) {
-		static uint8_t mem[sizeof(struct fab_pkt) + 1504] __attribute__((aligned(64)));
-		struct fab_pkt *q = (struct fab_pkt *)mem;
+		struct fab_pkt *q = pkt_alloc(n->fab, 1504);
 		uint8_t segs[2][16];
 
 		t_hex("fc00 0000 0401 0000 0000 0000 0000 0000", segs[0]);
@@ -1912,8 +2029,9 @@ MRC_SELFTEST(fabric)
 		ST_EQ(st, q->srh_off, 40);
 		ST_EQ(st, q->inner_off, 40 + 8 + 32);
 		ST_EQ(st, q->flags & PK_CTRL, 0);
-		trim_pkt(n->fab, q, false);
+		q = trim_pkt(n->fab, q, false);
 		ST_EQ(st, q->len, 256);
+		ST_EQ(st, q->cls, (40 + 256 - 1) / 64); /* moved to the smaller slot */
 		ST_EQ(st, get_be16(q->data + 4), 216);
 		/* UDP length = 1504 - 40 outer - 40 SRH - 40 inner = 1384 */
 		ST_EQ(st, get_be16(q->data + 120 + 4), 1384);
@@ -1933,11 +2051,11 @@ MRC_SELFTEST(fabric)
 	p.trim_bytes = 256;
 	n = t_net_new(st, &p);
 	if (n) {
-		static uint8_t whole[MRC_PKT_MAX], sent[MRC_PKT_MAX], pay[2000];
+		static uint8_t whole[MRC_PKT_MAX], sent[MRC_PKT_MAX], pay[2000], hdr[512];
 		struct mrc_wire_cfg cfg;
 		struct mrc_wire_gather g;
 		struct mrc_pkt mp;
-		struct fab_pkt *q = pkt_alloc(n->fab), *w = pkt_alloc(n->fab);
+		struct fab_pkt *q = NULL, *w = pkt_alloc(n->fab, T_PKT);
 		int len = -1;
 
 		mrc_wire_cfg_default(&cfg);
@@ -1953,7 +2071,14 @@ MRC_SELFTEST(fabric)
 			len = mrc_wire_encode(&cfg, &mp, sent, sizeof(sent)); /* checksums computed */
 			cfg.csum_offload = true;
 			ST_EQ_I(st, mrc_wire_encode(&cfg, &mp, whole, sizeof(whole)), len);
-			ST_EQ_I(st, mrc_wire_encode_gather(&cfg, &mp, q->data, 512, &g), len);
+			ST_EQ_I(st, mrc_wire_encode_gather(&cfg, &mp, hdr, 512, &g), len);
+		}
+		/* the headers in the pool's slot of their size, as nic_pull keeps them */
+		if (len > 2000) {
+			q = pkt_alloc(n->fab, g.hlen);
+			ST_TRUE(st, q && g.hlen + 40 <= 192u && q->cls == 2);
+			if (q)
+				memcpy(q->data, hdr, g.hlen);
 		}
 		ST_TRUE(st, len > 2000 && q && w);
 		if (len > 2000 && q && w) {
@@ -1972,8 +2097,9 @@ MRC_SELFTEST(fabric)
 			w->pay = NULL;
 			w->pay_len = 0;
 			pkt_parse(w);
-			trim_pkt(n->fab, w, true);
-			trim_pkt(n->fab, q, true);
+			w = trim_pkt(n->fab, w, true);
+			q = trim_pkt(n->fab, q, true);
+			ST_EQ(st, q->cls, 4); /* moved: 40 + 256 bytes need a 320-byte slot */
 			ST_EQ(st, q->len, 256);
 			ST_EQ(st, q->hlen, 256);
 			ST_EQ(st, q->len, w->len);

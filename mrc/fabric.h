@@ -184,7 +184,8 @@ typedef void (*mrc_fab_tap_fn)(void *ctx, const uint8_t *buf, size_t len, uint64
 /*
  * Attaches @fn to port @port of node (@tier, @index, @plane) — host ports: tier HOST,
  * index = host, port ignored (the plane's NIC port). @egress picks the direction.
- * One tap per port and direction; NULL @fn removes it. 0 or -EINVAL.
+ * One tap per port and direction; NULL @fn removes it. 0, -EINVAL or -ENOMEM (the
+ * fabric makes its table of taps at the first one).
  */
 int mrc_fabric_tap(struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index, unsigned plane,
 	unsigned port, bool egress, mrc_fab_tap_fn fn, void *ctx);
@@ -214,8 +215,9 @@ struct mrc_fab_stats {
 	uint64_t pkt_hops;   /* link traversals completed */
 	uint64_t injected;   /* packets the hosts sent */
 	uint64_t delivered;  /* packets handed to hosts */
-	uint64_t pkts_alloc; /* packet buffers ever allocated (pool high-water mark) */
-	size_t pkt_bytes;    /* bytes per pooled packet (header + buffer) */
+	uint64_t pkts_alloc; /* packet slots ever allocated, all size classes (high-water) */
+	size_t pkt_bytes;    /* bytes per slot on average (metadata + packet bytes kept: the
+			      * headers of a gathered packet; 64-byte size classes) */
 	size_t mem_bytes;    /* fabric + pool + event queue memory */
 	size_t pool_bytes;   /* of which packet pool */
 	size_t evq_bytes;    /* of which event queue */

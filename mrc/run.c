@@ -619,7 +619,8 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 	 * outer IPv6, a full SRH (8 + 8 x 16), inner IPv6, UDP, BTH, every extension header
 	 * at once (156) and the ICRC: 396. With checksums offloaded the hosts gather, so a
 	 * data packet's payload stays in its MR and the pool holds headers (or a trimmed
-	 * packet); otherwise whole packets of this job's MTU. */
+	 * packet); otherwise whole packets of this job's MTU. pkt_cap bounds the pool's
+	 * largest size class: each packet takes a slot of its own size (mrc/fabric). */
 	p.csum_offload = !r->job->mrc.rx_checks; /* as mrc_run_ep_params sets the hosts' */
 	r->gather = p.csum_offload;
 	if (r->gather)

@@ -29,13 +29,25 @@ struct sim_bucket {
 	uint32_t n, cap;
 };
 
+/* Events at the clock's time, in insertion order: a ring, cap a power of two or 0. */
+struct sim_fifo {
+	struct sim_ev *a;
+	uint32_t head, n, cap;
+};
+
 struct sim_wheel {
 	unsigned tick_bits, nb_bits;
 	uint64_t nb, mask;
-	uint64_t cur;		   /* current tick: near holds every event with tick <= cur */
-	struct sim_bucket *b;	   /* ticks cur+1 .. cur+nb-1, slot = tick & mask */
-	uint64_t *bits;		   /* non-empty buckets */
-	struct sim_heap near, far; /* far: ticks >= cur + nb */
+	uint64_t cur;	       /* current tick: run and near hold every event with tick <= cur */
+	struct sim_bucket *b;  /* ticks cur+1 .. cur+nb-1, slot = tick & mask */
+	uint64_t *bits;	       /* non-empty buckets */
+	struct sim_ev *run;    /* the current tick's bucket, sorted: run[run_i..run_n-1] */
+	uint32_t run_i, run_n; /* next, end */
+	uint32_t run_cap;
+	struct sim_heap near;  /* events of the current tick: a bucket too disordered to sort
+				* cheaply, and those scheduled into the tick after now */
+	struct sim_fifo at_now; /* scheduled at the clock's time: each is the last of those */
+	struct sim_heap far;   /* ticks >= cur + nb */
 };
 
 struct sim_handler {
@@ -121,6 +133,82 @@ static void heapify(struct sim_heap *h)
 		sift_down(h, i);
 }
 
+/*
+ * Sorts @n events by (time, key) by insertion, which costs little on a bucket: its
+ * events are in insertion (key) order, and in time order too unless scheduled out of it
+ * (in lockstep, hundreds at one time). Gives up (returns false, @a a permutation of what
+ * it was) when that costs more than a few moves per event.
+ */
+static bool sort_run(struct sim_ev *a, uint32_t n)
+{
+	uint64_t budget = 4 * (uint64_t)n + 64;
+
+	for (uint32_t i = 1; i < n; i++) {
+		struct sim_ev e = a[i];
+		uint32_t j = i;
+
+		for (; j > 0 && ev_lt(&e, &a[j - 1]); j--)
+			a[j] = a[j - 1];
+		a[j] = e;
+		if (i - j > budget)
+			return false;
+		budget -= i - j;
+	}
+	return true;
+}
+
+static int fifo_push(struct sim_fifo *f, const struct sim_ev *e)
+{
+	if (f->n == f->cap) {
+		uint32_t cap = f->cap ? f->cap * 2 : 64;
+		struct sim_ev *a = malloc(cap * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < f->n; i++)
+			a[i] = f->a[(f->head + i) & (f->cap - 1)];
+		free(f->a);
+		f->a = a;
+		f->head = 0;
+		f->cap = cap;
+	}
+	f->a[(f->head + f->n) & (f->cap - 1)] = *e;
+	f->n++;
+	return 0;
+}
+
+/* The wheel's next event: the earliest of run's, near's and at_now's first; they must
+ * not all be empty. */
+static inline struct sim_ev *wheel_top(struct sim_wheel *w)
+{
+	struct sim_ev *t = w->run_i < w->run_n ? &w->run[w->run_i] : NULL;
+
+	if (w->near.n && (!t || ev_lt(&w->near.a[0], t)))
+		t = &w->near.a[0];
+	if (w->at_now.n && (!t || ev_lt(&w->at_now.a[w->at_now.head], t)))
+		t = &w->at_now.a[w->at_now.head];
+	return t;
+}
+
+static inline bool wheel_empty_tick(const struct sim_wheel *w)
+{
+	return w->near.n == 0 && w->run_i == w->run_n && w->at_now.n == 0;
+}
+
+/* Takes @top (wheel_top) off the wheel into @e. */
+static inline void wheel_pop(struct sim_wheel *w, struct sim_ev *top, struct sim_ev *e)
+{
+	if (top == w->near.a) {
+		heap_pop(&w->near, e);
+	} else if (w->run_i < w->run_n && top == &w->run[w->run_i]) {
+		*e = w->run[w->run_i++];
+	} else {
+		*e = *top;
+		w->at_now.head = (w->at_now.head + 1) & (w->at_now.cap - 1);
+		w->at_now.n--;
+	}
+}
+
 static int bucket_add(struct sim_wheel *w, uint64_t tick, const struct sim_ev *e)
 {
 	uint64_t slot = tick & w->mask;
@@ -173,10 +261,11 @@ static uint64_t wheel_next_bucket(const struct sim_wheel *w)
 	return MRC_SIM_NEVER;
 }
 
-/* Refills the near heap from the wheel and far heap. Returns false when all are empty. */
+/* Refills run (a sorted bucket) or the near heap from the wheel and far heap, once the
+ * current tick has nothing left. Returns false when all are empty. */
 static bool wheel_advance(struct sim_wheel *w)
 {
-	while (w->near.n == 0) {
+	while (wheel_empty_tick(w)) {
 		uint64_t tb = wheel_next_bucket(w), tf = MRC_SIM_NEVER, next;
 
 		if (w->far.n)
@@ -188,17 +277,30 @@ static bool wheel_advance(struct sim_wheel *w)
 		if (tb == next) {
 			uint64_t slot = next & w->mask;
 			struct sim_bucket *b = &w->b[slot];
-			struct sim_ev *spare = w->near.a;
-			size_t spare_cap = w->near.cap;
+			struct sim_ev *spare;
+			size_t spare_cap;
 
-			/* the (empty) near heap takes the bucket's array and heapifies it in
-			 * place; the bucket keeps the old near array unless it is large, so the
-			 * wheel's memory follows the events pending, not the busiest bucket ever */
-			w->near.a = b->ev;
-			w->near.cap = b->cap;
-			w->near.n = b->n;
-			heapify(&w->near);
-			if (spare_cap > 64) {
+			/* the (empty) run takes the bucket's array and sorts it in place, or when
+			 * that is dear the (empty) near heap takes it and heapifies it; the
+			 * bucket keeps the array it replaced unless it holds more than 16
+			 * events, so the wheel's memory follows the events pending, not the
+			 * busiest bucket ever (2048 buckets keeping 64 each were 4 MB) */
+			if (sort_run(b->ev, b->n)) {
+				spare = w->run;
+				spare_cap = w->run_cap;
+				w->run = b->ev;
+				w->run_cap = b->cap;
+				w->run_n = b->n;
+				w->run_i = 0;
+			} else {
+				spare = w->near.a;
+				spare_cap = w->near.cap;
+				w->near.a = b->ev;
+				w->near.cap = b->cap;
+				w->near.n = b->n;
+				heapify(&w->near);
+			}
+			if (spare_cap > 16) {
 				free(spare);
 				spare = NULL;
 				spare_cap = 0;
@@ -272,6 +374,8 @@ void mrc_sim_free(struct mrc_sim *sim)
 			free(sim->w.b[i].ev);
 	free(sim->w.b);
 	free(sim->w.bits);
+	free(sim->w.run);
+	free(sim->w.at_now.a);
 	free(sim->w.near.a);
 	free(sim->w.far.a);
 	free(sim);
@@ -296,7 +400,14 @@ int mrc_sim_at(struct mrc_sim *sim, uint64_t at_ps, unsigned kind, void *obj, ui
 	};
 	int err;
 
-	err = sim->queue == MRC_SIMQ_HEAP ? heap_push(&sim->heap, &e) : wheel_push(&sim->w, &e);
+	/* on the wheel, an event at the clock's time runs after every other at that time (its
+	 * key is the largest) and before any later one: a FIFO keeps them in order */
+	if (sim->queue == MRC_SIMQ_HEAP)
+		err = heap_push(&sim->heap, &e);
+	else if (e.t == sim->now)
+		err = fifo_push(&sim->w.at_now, &e);
+	else
+		err = wheel_push(&sim->w, &e);
 	if (err)
 		return err;
 	sim->seq++;
@@ -315,27 +426,42 @@ uint64_t mrc_sim_next(struct mrc_sim *sim)
 		return sim->heap.n ? sim->heap.a[0].t : MRC_SIM_NEVER;
 	if (!wheel_advance(&sim->w))
 		return MRC_SIM_NEVER;
-	return sim->w.near.a[0].t;
+	return wheel_top(&sim->w)->t;
 }
 
 uint64_t mrc_sim_run(struct mrc_sim *sim, uint64_t until_ps)
 {
 	uint64_t ran = 0;
-	struct sim_heap *h = sim->queue == MRC_SIMQ_HEAP ? &sim->heap : &sim->w.near;
+	struct sim_heap *h = &sim->heap;
+	struct sim_wheel *w = &sim->w;
 
 	sim->stop = false;
 	while (!sim->stop) {
-		struct sim_ev e;
+		struct sim_ev e, *top;
 		const struct sim_handler *hd;
 
-		if (h->n == 0 && (sim->queue == MRC_SIMQ_HEAP || !wheel_advance(&sim->w)))
-			break;
-		if (h->a[0].t > until_ps)
-			break;
-		heap_pop(h, &e);
-		/* the next event's object is most likely a packet or port not in cache */
-		if (h->n)
-			__builtin_prefetch(h->a[0].obj);
+		/* the next event's object is most likely a packet or port not in cache: it is
+		 * prefetched while this one runs */
+		if (sim->queue == MRC_SIMQ_HEAP) {
+			if (h->n == 0 || h->a[0].t > until_ps)
+				break;
+			heap_pop(h, &e);
+			if (h->n)
+				__builtin_prefetch(h->a[0].obj);
+		} else {
+			if (wheel_empty_tick(w) && !wheel_advance(w))
+				break;
+			top = wheel_top(w);
+			if (top->t > until_ps)
+				break;
+			wheel_pop(w, top, &e);
+			if (w->run_i < w->run_n)
+				__builtin_prefetch(w->run[w->run_i].obj);
+			else if (w->at_now.n)
+				__builtin_prefetch(w->at_now.a[w->at_now.head].obj);
+			else if (w->near.n)
+				__builtin_prefetch(w->near.a[0].obj);
+		}
 		sim->pending--;
 		sim->now = e.t;
 		hd = &sim->h[e.key & 0xFF];
@@ -369,7 +495,8 @@ size_t mrc_sim_mem_bytes(const struct mrc_sim *sim)
 		n += sim->w.nb * (sizeof(struct sim_bucket) + 1.0 / 8);
 		for (uint64_t i = 0; i < sim->w.nb; i++)
 			n += sim->w.b[i].cap * sizeof(struct sim_ev);
-		n += (sim->w.near.cap + sim->w.far.cap) * sizeof(struct sim_ev);
+		n += (sim->w.run_cap + sim->w.near.cap + sim->w.at_now.cap + sim->w.far.cap) *
+		     sizeof(struct sim_ev);
 	}
 	return n;
 }
@@ -413,6 +540,24 @@ static void st_rec(void *ctx, void *obj, uint64_t arg, uint64_t now)
 	/* tags >= 100 schedule a follow-up at the same time: runs after those queued before */
 	if (arg >= 100 && arg < 103)
 		mrc_sim_at(l->sim, now, (unsigned)l->kind, NULL, arg + 100);
+}
+
+/* Checks the order events run in: times never go back, and equal times run in the
+ * order of their args (the order they were scheduled in, by the test's construction). */
+struct st_order {
+	uint64_t last_t, last_arg, n, bad;
+};
+
+static void st_order_fn(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct st_order *o = ctx;
+
+	(void)obj;
+	if (o->n && (now < o->last_t || (now == o->last_t && arg <= o->last_arg)))
+		o->bad++;
+	o->last_t = now;
+	o->last_arg = arg;
+	o->n++;
 }
 
 MRC_SELFTEST(sim)
@@ -499,6 +644,29 @@ MRC_SELFTEST(sim)
 			mrc_sim_free(sim);
 	}
 
+	mrc_st_case(st, "wheel: a tick of 300 events scheduled latest first (too far out of order "
+			"to sort: heapified) and a tick scheduled in order run in time order");
+	{
+		struct mrc_sim *sim;
+		struct mrc_sim_params pw = {.queue = MRC_SIMQ_WHEEL}; /* 2048-ps ticks */
+		struct st_order o = {0};
+		int k;
+
+		ST_EQ(st, mrc_sim_new(&pw, &sim), 0);
+		k = mrc_sim_handler(sim, st_order_fn, &o);
+		/* tick 500 (1024000..1026047 ps): times 1025999 down to 1025700, args rising
+		 * with time; tick 600: 300 events, 3 per time, in order */
+		for (uint64_t i = 0; i < 300; i++)
+			mrc_sim_at(sim, 1025999 - i, (unsigned)k, NULL, 1000 - i);
+		for (uint64_t i = 0; i < 300; i++)
+			mrc_sim_at(sim, 600 * 2048 + i / 3, (unsigned)k, NULL, 2000 + i);
+		ST_EQ(st, mrc_sim_run(sim, MRC_SIM_NEVER), 600);
+		ST_EQ(st, o.n, 600);
+		ST_EQ(st, o.bad, 0);
+		ST_EQ(st, o.last_t, 600 * 2048 + 99);
+		mrc_sim_free(sim);
+	}
+
 	mrc_st_case(st, "heap and wheel pop 20000 random events in the same order");
 	{
 		struct mrc_sim *a, *b;
@@ -518,7 +686,7 @@ MRC_SELFTEST(sim)
 			mrc_sim_at(a, t, 0, NULL, i);
 			mrc_sim_at(b, t, 0, NULL, i);
 		}
-		/* pop by peeking at the raw heap / near heap through run(…) of one tick each */
+		/* pop by peeking at the raw heap / the wheel's current tick */
 		while (mrc_sim_pending(a)) {
 			uint64_t ta = mrc_sim_next(a), tb = mrc_sim_next(b);
 			struct sim_ev ea, eb;
@@ -527,7 +695,7 @@ MRC_SELFTEST(sim)
 				mism++;
 			heap_pop(&a->heap, &ea);
 			a->pending--;
-			heap_pop(&b->w.near, &eb);
+			wheel_pop(&b->w, wheel_top(&b->w), &eb);
 			b->pending--;
 			if (ea.arg != eb.arg || ea.t != eb.t)
 				mism++;

@@ -20,8 +20,10 @@
  */
 enum mrc_simq {
 	MRC_SIMQ_HEAP = 0, /* binary heap of 32-byte entries: O(log n) insert and pop */
-	MRC_SIMQ_WHEEL,	   /* timing wheel of 2^wheel_bits buckets of 2^tick_bits ps each,
-			      a small heap for the current tick and a heap for far events */
+	MRC_SIMQ_WHEEL,	   /* timing wheel of 2^wheel_bits buckets of 2^tick_bits ps each;
+			      the current tick's bucket sorted (heapified when far out of
+			      order), a heap for events scheduled into it and one for far
+			      events */
 };
 /*
  * `make bench`: the wheel pops 2-4x more events per CPU second than the heap in the hold
