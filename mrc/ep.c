@@ -139,6 +139,13 @@ static void set_ready(const struct mrc_ep *ep, unsigned i, int plane)
 		*ready_word(ep, pl, i) |= bit;
 }
 
+/* QP @i is ready on no plane. */
+static void clear_ready(const struct mrc_ep *ep, unsigned i)
+{
+	for (unsigned pl = 0; pl < ep->p.planes; pl++)
+		*ready_word(ep, pl, i) &= ~(1ull << (i % 64));
+}
+
 /* The first QP index in [@from, @to) ready on @plane, or @to. */
 static unsigned next_ready(const struct mrc_ep *ep, unsigned plane, unsigned from, unsigned to)
 {
@@ -621,14 +628,20 @@ static int ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *bu
 		for (unsigned i = next_ready(ep, plane, from, to); i < to;
 			i = next_ready(ep, plane, i + 1, to)) {
 			if (mrc_qp_tx(ep->qps[i], plane, now_ps, &p)) {
+				/* a send never lets another plane send where it was refused (it
+				 * only spends window): the ready bits stand, the timer may move */
 				ep->rr[plane] = i + 1 == ep->n_qps ? 0 : i + 1;
-				touch(ep, i);
+				refresh_timer(ep, i);
 				return ep_finish(ep, plane, mrc_qp_peer_host(ep->qps[i]), &p, buf,
 					cap, g);
 			}
 			/* declined: asked again after something reaches it; asking may have
-			 * moved a hold or probe time */
-			*ready_word(ep, plane, i) &= ~(1ull << (i % 64));
+			 * moved a hold or probe time. A refusal for want of data or window
+			 * holds on every plane: they need not ask to hear it. */
+			if (mrc_qp_tx_refused_all(ep->qps[i]))
+				clear_ready(ep, i);
+			else
+				*ready_word(ep, plane, i) &= ~(1ull << (i % 64));
 			refresh_timer(ep, i);
 		}
 	}

@@ -72,6 +72,7 @@ struct mrc_qp {
 	const struct mrc_qp_env *env; /* the endpoint's, shared by its QPs */
 	bool failed;
 	bool roce;	    /* RoCE mode (qp.h): the one plane and EV index below */
+	bool refused_all;   /* the last mrc_qp_tx refusal holds for every plane */
 	uint16_t msn_next;
 	uint32_t peer_down; /* planes whose port the peer reported down */
 	uint32_t qpn, peer_host, peer_qpn;
@@ -629,7 +630,9 @@ static bool tx_probe(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct 
 	return true;
 }
 
-static bool tx_rtx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pkt *out)
+/* The tx_* below set *@plane_only when they refuse for want of an EV on @plane only. */
+static bool tx_rtx(
+	struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pkt *out, bool *plane_only)
 {
 	while (qp->rtx_len) {
 		uint32_t psn = qp->rtxq[qp->rtx_head];
@@ -649,8 +652,10 @@ static bool tx_rtx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mr
 		evi = qp->roce ? qp->roce_ev
 			       : mrc_ev_pick(&qp->evs, plane, &qp->rng, e->ev,
 					 !other_plane_usable(qp, plane), now_ps);
-		if (evi < 0)
+		if (evi < 0) {
+			*plane_only = true;
 			return false;
+		}
 		qp->rtx_head = (qp->rtx_head + 1) & (qp->txcap - 1);
 		qp->rtx_len--;
 		build_data(qp, psn, e, evi, true, now_ps, out);
@@ -663,7 +668,8 @@ static bool tx_rtx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mr
 	return false;
 }
 
-static bool tx_new(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pkt *out)
+static bool tx_new(
+	struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pkt *out, bool *plane_only)
 {
 	uint32_t mtu = qp->env->qp->mtu, psn = qp->next_psn;
 	struct wqe *w;
@@ -683,8 +689,10 @@ static bool tx_new(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mr
 	if (!window_open(qp, len ? len : 1))
 		return false;
 	evi = qp->roce ? qp->roce_ev : mrc_ev_pick(&qp->evs, plane, &qp->rng, -1, false, now_ps);
-	if (evi < 0)
+	if (evi < 0) {
+		*plane_only = true;
 		return false;
+	}
 	e = ent(qp, psn);
 	*e = (struct txent){.wqe = qp->sq_cur, .off = off, .len = len};
 	if (w->next_pkt == 0)
@@ -704,6 +712,9 @@ static bool tx_new(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mr
 
 bool mrc_qp_tx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pkt *out)
 {
+	bool plane_only = false;
+
+	qp->refused_all = qp->failed;
 	if (qp->failed || plane >= qp->env->planes || (qp->peer_down >> plane & 1))
 		return false;
 	if (qp->roce && plane != qp->roce_plane)
@@ -711,10 +722,19 @@ bool mrc_qp_tx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pk
 	if (!qp->roce && tx_probe(qp, plane, now_ps, out))
 		return true;
 	if (now_ps < qp->backoff_until_ps)
-		return false;
-	if (tx_rtx(qp, plane, now_ps, out))
+		return false; /* ends by time, with or without a timer: not refused_all */
+	if (tx_rtx(qp, plane, now_ps, out, &plane_only) ||
+		tx_new(qp, plane, now_ps, out, &plane_only))
 		return true;
-	return tx_new(qp, plane, now_ps, out);
+	/* Nothing to send, or no window: the same on every plane, unless a plane lacked an
+	 * EV or another plane may have a probe due (only with ASSUMED_BAD EVs). */
+	qp->refused_all = !plane_only && !qp->evs.n_bad;
+	return false;
+}
+
+bool mrc_qp_tx_refused_all(const struct mrc_qp *qp)
+{
+	return qp->refused_all;
 }
 
 /* ---- requester: acknowledgements ---------------------------------------------------- */
@@ -1555,9 +1575,14 @@ static bool rto_armed(const struct mrc_qp *qp)
 	return !qp->failed && (qp->una != qp->next_psn || qp->sq_head != qp->sq_tail);
 }
 
+/* Planes usable both ways; 0 without ASSUMED_BAD EVs, where no probe is due anyway and
+ * the plane_up calls (one per plane, per timer query) are saved. */
 static uint32_t up_mask(const struct mrc_qp *qp)
 {
 	uint32_t m = 0;
+
+	if (!qp->evs.n_bad)
+		return 0;
 
 	for (unsigned p = 0; p < qp->env->planes; p++)
 		if (plane_ok(qp, p))

@@ -218,6 +218,15 @@ void mrc_qp_on_pkt(
  */
 bool mrc_qp_tx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pkt *out);
 
+/*
+ * After mrc_qp_tx returned false: true when every plane would be refused too until the
+ * QP is called again (a packet, a post, a timer or a port change) — it has nothing to
+ * send, or no window, and no probe can be due; false when the refusal may be the plane's
+ * own (no EV there, the peer's port down) or may end with time (a NACK backoff). Lets an
+ * endpoint stop asking the QP on its other planes.
+ */
+bool mrc_qp_tx_refused_all(const struct mrc_qp *qp);
+
 /* Next timer (ACK timeout, backoff end, probe due on an up plane) in ps, UINT64_MAX if none. */
 uint64_t mrc_qp_next_timer(const struct mrc_qp *qp);
 void mrc_qp_on_timer(struct mrc_qp *qp, uint64_t now_ps);
