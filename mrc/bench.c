@@ -339,6 +339,9 @@ static const struct job_scen job_scens[] = {
 		{"traffic.sizes=[2MiB]", "traffic.iterations=1"}, &htsim_128, "fabric-128",
 		"128 hosts, 8 planes, parallel all-to-all of 2 MiB per rank (16 KiB per pair), "
 		"1 iteration"},
+	{"job-perm128", "conf/examples/bench-perm128.yaml", {NULL}, &htsim_128, "fabric-128",
+		"128 hosts, 8 planes, sendrecv permutation of 8 MiB per rank, 1 iteration: "
+		"job-perm1k's load (one flow per host) at the 128-host scale"},
 	{"job-perm1k", "conf/examples/bench-perm1k.yaml", {NULL}, &htsim_1k, "fabric-1k",
 		"1020 hosts, 8 planes, sendrecv permutation of 1 MiB per rank, 1 iteration"},
 };
