@@ -217,7 +217,7 @@ struct mrc_fab_stats {
 	uint64_t delivered;  /* packets handed to hosts */
 	uint64_t pkts_alloc; /* packet slots ever allocated, all size classes (high-water) */
 	size_t pkt_bytes;    /* bytes per slot on average (metadata + packet bytes kept: the
-			      * headers of a gathered packet; 64-byte size classes) */
+			      * headers of a gathered packet; 8-byte size classes) */
 	size_t mem_bytes;    /* fabric + pool + event queue memory */
 	size_t pool_bytes;   /* of which packet pool */
 	size_t evq_bytes;    /* of which event queue */

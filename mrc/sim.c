@@ -48,7 +48,18 @@ struct sim_wheel {
 				* cheaply, and those scheduled into the tick after now */
 	struct sim_fifo at_now; /* scheduled at the clock's time: each is the last of those */
 	struct sim_heap far;   /* ticks >= cur + nb */
+	struct sim_ev *spare;  /* free arrays of at most SPARE_CAP events, for buckets that
+				* fill: linked through obj of their event 0, t its capacity */
+	uint32_t n_spare;      /* arrays on it, at most SPARE_MAX */
+	size_t spare_evs;      /* events they have room for */
 };
+
+/* An emptied bucket gives its array to the spare list (not kept by the bucket, so the
+ * wheel's memory follows the buckets in use, not all 2^wheel_bits of them: 2048 buckets
+ * keeping up to 16 events each were 0.94 MB of a 32-host job's heap); arrays above
+ * SPARE_CAP events, or beyond SPARE_MAX on the list, are freed. */
+#define SPARE_CAP 16u
+#define SPARE_MAX 64u
 
 struct sim_handler {
 	mrc_sim_fn fn;
@@ -209,11 +220,34 @@ static inline void wheel_pop(struct sim_wheel *w, struct sim_ev *top, struct sim
 	}
 }
 
+/* Takes @a (an array of @cap events, NULL or empty) back: onto the spare list or freed. */
+static void spare_put(struct sim_wheel *w, struct sim_ev *a, size_t cap)
+{
+	if (!a)
+		return;
+	if (cap > SPARE_CAP || w->n_spare == SPARE_MAX) {
+		free(a);
+		return;
+	}
+	a[0].t = cap;
+	a[0].obj = w->spare;
+	w->spare = a;
+	w->n_spare++;
+	w->spare_evs += cap;
+}
+
 static int bucket_add(struct sim_wheel *w, uint64_t tick, const struct sim_ev *e)
 {
 	uint64_t slot = tick & w->mask;
 	struct sim_bucket *b = &w->b[slot];
 
+	if (b->cap == 0 && w->spare) {
+		b->ev = w->spare;
+		b->cap = (uint32_t)b->ev[0].t;
+		w->spare = b->ev[0].obj;
+		w->n_spare--;
+		w->spare_evs -= b->cap;
+	}
 	if (b->n == b->cap) {
 		uint32_t cap = b->cap ? b->cap * 2 : 8;
 		struct sim_ev *ev = realloc(b->ev, cap * sizeof(*ev));
@@ -282,9 +316,8 @@ static bool wheel_advance(struct sim_wheel *w)
 
 			/* the (empty) run takes the bucket's array and sorts it in place, or when
 			 * that is dear the (empty) near heap takes it and heapifies it; the
-			 * bucket keeps the array it replaced unless it holds more than 16
-			 * events, so the wheel's memory follows the events pending, not the
-			 * busiest bucket ever (2048 buckets keeping 64 each were 4 MB) */
+			 * array it replaced goes to the spare list (spare_put), so the wheel's
+			 * memory follows the events pending, not the busiest bucket ever */
 			if (sort_run(b->ev, b->n)) {
 				spare = w->run;
 				spare_cap = w->run_cap;
@@ -300,13 +333,9 @@ static bool wheel_advance(struct sim_wheel *w)
 				w->near.n = b->n;
 				heapify(&w->near);
 			}
-			if (spare_cap > 16) {
-				free(spare);
-				spare = NULL;
-				spare_cap = 0;
-			}
-			b->ev = spare;
-			b->cap = (uint32_t)spare_cap;
+			spare_put(w, spare, spare_cap);
+			b->ev = NULL;
+			b->cap = 0;
 			b->n = 0;
 			w->bits[slot >> 6] &= ~(1ull << (slot & 63));
 		}
@@ -378,6 +407,12 @@ void mrc_sim_free(struct mrc_sim *sim)
 	free(sim->w.at_now.a);
 	free(sim->w.near.a);
 	free(sim->w.far.a);
+	while (sim->w.spare) {
+		struct sim_ev *a = sim->w.spare;
+
+		sim->w.spare = a[0].obj;
+		free(a);
+	}
 	free(sim);
 }
 
@@ -495,7 +530,8 @@ size_t mrc_sim_mem_bytes(const struct mrc_sim *sim)
 		n += sim->w.nb * (sizeof(struct sim_bucket) + 1.0 / 8);
 		for (uint64_t i = 0; i < sim->w.nb; i++)
 			n += sim->w.b[i].cap * sizeof(struct sim_ev);
-		n += (sim->w.run_cap + sim->w.near.cap + sim->w.at_now.cap + sim->w.far.cap) *
+		n += (sim->w.run_cap + sim->w.near.cap + sim->w.at_now.cap + sim->w.far.cap +
+			     sim->w.spare_evs) *
 		     sizeof(struct sim_ev);
 	}
 	return n;

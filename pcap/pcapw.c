@@ -22,8 +22,12 @@
 /*
  * Buffering: we own the stdio buffer of the dump file (pcap_dump_fopen on our FILE) so
  * that stdio never flushes on its own in the middle of a record: before a record that
- * would not fit in what is left of the buffer we flush explicitly. The file on disk thus
- * always ends on a record boundary, whatever pcapw_set_flush_every says.
+ * would not fit in what is left of the buffer we flush explicitly. A record that does not
+ * fit even the empty buffer (over 64 KiB: a snaplen above that and a packet as large)
+ * goes through stdio in pieces and is flushed at once, within the same pcapw_write. The
+ * file on disk thus ends on a record boundary between calls, whatever
+ * pcapw_set_flush_every says. 64 KiB makes few enough write(2) calls for file I/O; it was
+ * 1 MiB (sized for the largest snaplen), which was most of a small simulated job's heap.
  *
  * Write errors (a full disk, a file size limit): libpcap's pcap_dump reports none, so every
  * flush is checked through the FILE. A flush that fails may have written part of its
@@ -31,7 +35,7 @@
  * of the last flush that succeeded (a record boundary) and fails every later call with the
  * same error: a capture that could not be written is cut short, never cut mid-record.
  */
-#define PCAPW_BUF_MIN (1u << 20)
+#define PCAPW_BUF_SIZE (64u << 10)
 
 struct pcapw {
 	pcap_t *dead;		/* the "dead" handle that carries link type, snaplen, precision */
@@ -87,9 +91,7 @@ int pcapw_open(const char *path, uint32_t snaplen, enum pcapw_tsresol res, struc
 	w->snaplen = snaplen;
 	w->res = res;
 	w->flush_every = 1;
-	w->buf_size = PCAPW_BUF_MIN;
-	if (w->buf_size < 2 * ((size_t)snaplen + PCAPW_REC_HDR_LEN))
-		w->buf_size = 2 * ((size_t)snaplen + PCAPW_REC_HDR_LEN);
+	w->buf_size = PCAPW_BUF_SIZE;
 	w->buf = malloc(w->buf_size);
 	if (!w->path || !w->buf) {
 		err = -ENOMEM;
@@ -191,6 +193,7 @@ int pcapw_write(struct pcapw *w, uint64_t ts_ns, const void *buf, size_t len)
 	uint64_t sec = ts_ns / 1000000000u;
 	uint32_t frac_ns = (uint32_t)(ts_ns % 1000000000u);
 	size_t rec;
+	bool big;
 	int err;
 
 	if (w->failed)
@@ -214,14 +217,15 @@ int pcapw_write(struct pcapw *w, uint64_t ts_ns, const void *buf, size_t len)
 		if (err)
 			return err;
 	}
+	big = rec >= w->buf_size; /* stdio writes it in pieces: flushed whole below */
 	errno = 0;
 	pcap_dump((u_char *)w->dump, &h, buf);
-	if (ferror(w->f)) /* stdio flushed on its own (it should not) and failed */
+	if (ferror(w->f)) /* stdio flushed on its own (only a big record) and failed */
 		return pcapw_fail(w, errno ? errno : EIO);
 	w->pending += rec;
 	w->bytes += rec;
 	w->count++;
-	if (++w->unflushed >= w->flush_every)
+	if (big || ++w->unflushed >= w->flush_every)
 		return pcapw_flush(w);
 	return 0;
 }
@@ -487,8 +491,8 @@ MRC_SELFTEST(pcapw)
 	ST_EQ_I(st, pcapw_open(path, 0, PCAPW_TS_NS, &w, errbuf), 0);
 	if (w) {
 		pcapw_set_flush_every(w, 1000000);
-		/* 1000 x 1520 B = 1.52 MB passes the 1 MiB buffer once; 1 MiB - 24 is no
-		 * multiple of 1520, so a plain stdio flush would cut a record. */
+		/* 1000 x 1520 B = 1.52 MB passes the 64 KiB buffer 23 times; 64 KiB - 24 is
+		 * no multiple of 1520, so a plain stdio flush would cut a record. */
 		for (int i = 0; i < 1000; i++)
 			pcapw_write(w, 1, pkt, 1504);
 		n = st_file_size(path);
@@ -496,6 +500,26 @@ MRC_SELFTEST(pcapw)
 		ST_EQ_I(st, (n - 24) % 1520, 0);
 		ST_EQ_I(st, pcapw_close(w), 0);
 		ST_EQ_I(st, st_file_size(path), 24 + 1000 * 1520);
+	}
+
+	mrc_st_case(st, "a record larger than the 64 KiB buffer is in the file when its write "
+			"returns, after the records before it; later ones wait in the buffer");
+	w = NULL;
+	ST_EQ_I(st, pcapw_open(path, 0, PCAPW_TS_NS, &w, errbuf), 0);
+	if (w) {
+		static uint8_t big[100000];
+
+		pcapw_set_flush_every(w, 1000000);
+		ST_EQ_I(st, pcapw_write(w, 1, pkt, 100), 0);
+		ST_EQ_I(st, pcapw_write(w, 2, pkt, 100), 0);
+		ST_EQ_I(st, st_file_size(path), 24);
+		ST_EQ_I(st, pcapw_write(w, 3, big, sizeof(big)), 0);
+		/* 24 + 2 x (16 + 100) + 16 + 100000 */
+		ST_EQ_I(st, st_file_size(path), 100272);
+		ST_EQ_I(st, pcapw_write(w, 4, pkt, 100), 0);
+		ST_EQ_I(st, st_file_size(path), 100272);
+		ST_EQ_I(st, pcapw_close(w), 0);
+		ST_EQ_I(st, st_file_size(path), 100272 + 116);
 	}
 
 	mrc_st_case(st, "errors name the file: unwritable path, 32-bit seconds overflow");
