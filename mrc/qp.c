@@ -23,26 +23,34 @@ enum {
 	TX_CAND = 0x20,	    /* infer_losses: to be judged (set and cleared there) */
 };
 
-/* One PSN of the requester's window. */
+/*
+ * One PSN of the requester's window, 24 bytes (a 1024-PSN window of a permutation QP is
+ * most of its memory). Its byte offset in the message is (psn - first_psn) * mtu; EV
+ * indexes have 18 bits (mrc_qp_new refuses larger profiles; the config allows 65536 EVs);
+ * len <= mtu <= MRC_PKT_MAX fits 14 bits; ntx saturates at 3 (only 0 and 1 are asked
+ * about). txseq keeps the low 32 bits of the send counter: see ent_txseq().
+ */
 struct txent {
-	uint32_t wqe;	  /* its message's send-queue counter (sq_at) */
-	uint32_t off;	  /* byte offset in the message */
-	uint32_t len;	  /* payload bytes */
-	int32_t ev;	  /* EV index of the latest transmission */
-	int32_t prev_ev;  /* of the one before it, -1 when none */
-	uint16_t ntx;
-	uint8_t plane;
-	uint8_t flags;
 	uint64_t sent_ps; /* time of the latest transmission */
-	uint64_t txseq;	  /* send order of the latest transmission */
+	uint32_t wqe;	  /* its message's send-queue counter (sq_at) */
+	uint32_t txseq;	  /* send order of the latest transmission, low 32 bits */
+	uint64_t ev : 18;      /* EV index of the latest transmission */
+	uint64_t prev_ev1 : 18; /* of the one before it, plus 1; 0 when none */
+	uint64_t len : 14;     /* payload bytes */
+	uint64_t flags : 6;    /* TX_* */
+	uint64_t ntx : 2;      /* transmissions, saturating at 3 */
+	uint64_t plane : 4;    /* plane of the latest transmission (< MRC_EV_MAX_PLANES) */
 };
 
+#define TXENT_EV_LIMIT ((1u << 18) - 1) /* EVs a profile may have: prev_ev + 1 fits too */
+
 /*
- * One transmission in the send log. It is live while its PSN is unacknowledged and
+ * One transmission in the send log, 8 bytes: txseq is the low 32 bits of the send
+ * counter (ent_txseq() restores the rest). It is live while its PSN is unacknowledged and
  * this is the PSN's latest transmission (the txent's txseq is still this one).
  */
 struct sendrec {
-	uint64_t txseq;
+	uint32_t txseq;
 	uint32_t psn;
 };
 
@@ -259,6 +267,10 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 			  : mrc_ev_set_init(&qp->evs, env->ev, env->planes, env->ev_plane, env->ctx);
 	if (rc)
 		goto fail_qp;
+	if (qp->evs.prof->n > TXENT_EV_LIMIT) {
+		rc = -EINVAL;
+		goto fail_mem;
+	}
 	qp->evs.notify = qp_ev_notify;
 	qp->evs.notify_ctx = qp;
 	mrc_rng_seed(&qp->rng, seed);
@@ -338,6 +350,36 @@ uint32_t mrc_qp_peer_host(const struct mrc_qp *qp)
 static struct txent *ent(struct mrc_qp *qp, uint32_t psn)
 {
 	return &qp->tx[psn & (qp->txcap - 1)];
+}
+
+/*
+ * The send counter of a transmission from its low 32 bits @lo: the latest counter minus
+ * their distance. Exact while it is fewer than 2^32 sends old. A live transmission (its
+ * PSN unacknowledged, and its latest) is resent at the latest by the next ACK timeout
+ * (on_rto requeues every such PSN), and 2^32 sends in one timeout are >= 2^32 * 64 B:
+ * 2.7 s at 800 Gb/s, against the 16.8 ms default. A dead record stays in the send log
+ * at most its capacity (<= 2 * win) further sends: the log drops the dead when full.
+ */
+static uint64_t txseq_full(const struct mrc_qp *qp, uint32_t lo)
+{
+	return qp->txseq - (uint32_t)((uint32_t)qp->txseq - lo);
+}
+
+static int ent_ev(const struct txent *e)
+{
+	return (int)e->ev;
+}
+
+/* EV index of the transmission before the latest, -1 when none. */
+static int ent_prev_ev(const struct txent *e)
+{
+	return (int)e->prev_ev1 - 1;
+}
+
+/* Byte offset of PSN @psn in its message @w (its first PSN is set once it is sent). */
+static uint32_t ent_off(const struct mrc_qp *qp, const struct wqe *w, uint32_t psn)
+{
+	return (uint32_t)psn_diff(psn, w->first_psn) * qp->env->qp->mtu;
 }
 
 /*
@@ -492,7 +534,7 @@ static void build_data(struct mrc_qp *qp, uint32_t psn, struct txent *e, int evi
 {
 	const struct mrc_qp_params *p = qp->env->qp;
 	struct wqe *w = sq_at(qp, e->wqe);
-	uint32_t k = e->off / p->mtu;
+	uint32_t off = ent_off(qp, w, psn), k = off / p->mtu;
 	bool first = k == 0, last = k + 1 == w->npkts;
 
 	memset(out, 0, sizeof(*out));
@@ -521,11 +563,11 @@ static void build_data(struct mrc_qp *qp, uint32_t psn, struct txent *e, int evi
 	}
 	out->rqmsn = sq_at(qp, qp->sq_head)->msn;
 	out->msn = w->msn;
-	out->va = w->va + e->off;
+	out->va = w->va + off;
 	out->rkey = w->rkey;
 	out->dma_len = w->len;
 	out->imm = w->imm;
-	out->payload = w->local ? w->local + e->off : NULL;
+	out->payload = w->local ? w->local + off : NULL;
 	out->payload_len = e->len;
 }
 
@@ -553,7 +595,7 @@ static struct sendrec *slog_at(struct mrc_qp *qp, uint32_t i)
  * (at most txcap entries are); if more than half of it stays live, it doubles. On
  * -ENOMEM the record is not kept: the PSN is then found lost only by the ACK timeout.
  */
-static void slog_push(struct mrc_qp *qp, uint32_t psn, uint64_t txseq)
+static void slog_push(struct mrc_qp *qp, uint32_t psn, uint32_t txseq)
 {
 	if (qp->slog_len == qp->slog_cap) {
 		uint32_t n = 0, cap = qp->slog_cap;
@@ -586,15 +628,16 @@ static void sent(struct mrc_qp *qp, uint32_t psn, struct txent *e, int evi, unsi
 {
 	struct mrc_ev_stats *es = mrc_ev_st(&qp->evs, (unsigned)evi);
 
-	e->prev_ev = e->ntx ? e->ev : -1;
-	e->ev = evi;
-	e->plane = (uint8_t)plane;
+	e->prev_ev1 = e->ntx ? e->ev + 1 : 0;
+	e->ev = (uint32_t)evi;
+	e->plane = plane;
 	e->sent_ps = now_ps;
 	qp->last_tx_ps = now_ps;
 	qp->tlp_done = false;
-	e->txseq = ++qp->txseq;
+	e->txseq = (uint32_t)++qp->txseq;
 	slog_push(qp, psn, e->txseq);
-	e->ntx++;
+	if (e->ntx < 3)
+		e->ntx++;
 	e->flags |= TX_SENT | TX_INFLIGHT;
 	e->flags &= (uint8_t)~TX_QUEUED;
 	qp->inflight += ent_bytes(e);
@@ -650,7 +693,7 @@ static bool tx_rtx(
 		/* A different EV than the lost transmission's, from this plane; the same one only
 		 * when nothing else is left anywhere. RoCE: its one path. */
 		evi = qp->roce ? qp->roce_ev
-			       : mrc_ev_pick(&qp->evs, plane, &qp->rng, e->ev,
+			       : mrc_ev_pick(&qp->evs, plane, &qp->rng, ent_ev(e),
 					 !other_plane_usable(qp, plane), now_ps);
 		if (evi < 0) {
 			*plane_only = true;
@@ -694,7 +737,7 @@ static bool tx_new(
 		return false;
 	}
 	e = ent(qp, psn);
-	*e = (struct txent){.wqe = qp->sq_cur, .off = off, .len = len};
+	*e = (struct txent){.wqe = qp->sq_cur, .len = len};
 	if (w->next_pkt == 0)
 		w->first_psn = psn;
 	if (++w->next_pkt == w->npkts)
@@ -782,7 +825,7 @@ static void retire_ev(struct mrc_qp *qp, int evi, int cause, uint64_t now_ps)
 	for (uint32_t psn = qp->una; psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
 		struct txent *e = ent(qp, psn);
 
-		if (e->ev != evi || (e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
+		if (ent_ev(e) != evi || (e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
 			continue;
 		qp->st.loss_path++;
 		ev_lost(qp, evi, 1);
@@ -803,8 +846,8 @@ static uint64_t ack_one(struct mrc_qp *qp, uint32_t psn)
 		e->flags &= (uint8_t)~TX_INFLIGHT;
 	}
 	sq_at(qp, e->wqe)->acked++;
-	if (e->txseq > qp->acked_txseq)
-		qp->acked_txseq = e->txseq;
+	if (txseq_full(qp, e->txseq) > qp->acked_txseq)
+		qp->acked_txseq = txseq_full(qp, e->txseq);
 	if (e->sent_ps > qp->acked_sent_ps)
 		qp->acked_sent_ps = e->sent_ps;
 	if (!qp->any_acked || psn_lt(qp->acked_hi, psn))
@@ -854,7 +897,7 @@ static uint64_t reo_wnd_ps(const struct mrc_qp *qp)
 static uint64_t reo_wnd_of(const struct mrc_qp *qp, const struct txent *e)
 {
 	uint64_t r = reo_wnd_ps(qp), p = qp->rtt_plane_ps[e->plane];
-	uint64_t v = e->ev >= 0 ? mrc_ev_rtt_last(&qp->evs, (unsigned)e->ev) : 0;
+	uint64_t v = mrc_ev_rtt_last(&qp->evs, e->ev);
 
 	r = p > r ? p : r;
 	return v > r ? v : r;
@@ -878,7 +921,7 @@ static bool overdue(struct mrc_qp *qp, uint32_t psn, const struct txent *e, uint
 	uint64_t wnd = 2 * reo_wnd_of(qp, e);
 	bool older = e->sent_ps < qp->acked_sent_ps;
 
-	if ((psn_lt(psn, qp->acked_hi) && qp->acked_txseq >= e->txseq + thr) ||
+	if ((psn_lt(psn, qp->acked_hi) && qp->acked_txseq >= txseq_full(qp, e->txseq) + thr) ||
 		(older && now_ps >= e->sent_ps + wnd))
 		return true;
 	if (older && e->sent_ps + wnd < qp->rack_at_ps)
@@ -910,7 +953,7 @@ static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 	for (uint32_t i = 0; i < qp->slog_len && !lost; i++) {
 		const struct sendrec *r = slog_at(qp, i);
 
-		if (r->txseq >= qp->acked_txseq)
+		if (txseq_full(qp, r->txseq) >= qp->acked_txseq)
 			break;
 		if (slog_live(qp, r) && !(ent(qp, r->psn)->flags & TX_QUEUED))
 			lost = overdue(qp, r->psn, ent(qp, r->psn), thr, now_ps);
@@ -922,7 +965,7 @@ static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 		const struct sendrec *r = slog_at(qp, i);
 		uint32_t off;
 
-		if (r->txseq >= qp->acked_txseq)
+		if (txseq_full(qp, r->txseq) >= qp->acked_txseq)
 			break;
 		if (!slog_live(qp, r) || (ent(qp, r->psn)->flags & TX_QUEUED))
 			continue;
@@ -943,10 +986,8 @@ static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 		qp->st.loss_sack++;
 		mrc_cc_on_loss(&qp->cc, now_ps, e->len);
 		queue_rtx(qp, psn);
-		if (e->ev >= 0) {
-			ev_lost(qp, e->ev, 1);
-			retire_ev(qp, e->ev, MRC_EVC_LOSS_SACK, now_ps);
-		}
+		ev_lost(qp, ent_ev(e), 1);
+		retire_ev(qp, ent_ev(e), MRC_EVC_LOSS_SACK, now_ps);
 	}
 }
 
@@ -1010,11 +1051,12 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 	 * cannot see it when the lost packet was its flight's last: nothing sent after it.
 	 */
 	if (in_flight_range(qp, ack_psn) && (ae->flags & (TX_TLP | TX_ACKED)) == TX_TLP &&
-		!s->pr && evi >= 0 && evi == ae->ev && ae->prev_ev >= 0 && ae->prev_ev != evi) {
+		!s->pr && evi >= 0 && evi == ent_ev(ae) && ent_prev_ev(ae) >= 0 &&
+		ent_prev_ev(ae) != evi) {
 		qp->st.loss_sack++;
 		mrc_cc_on_loss(&qp->cc, now_ps, ae->len);
-		ev_lost(qp, ae->prev_ev, 1);
-		retire_ev(qp, ae->prev_ev, MRC_EVC_LOSS_SACK, now_ps);
+		ev_lost(qp, ent_prev_ev(ae), 1);
+		retire_ev(qp, ent_prev_ev(ae), MRC_EVC_LOSS_SACK, now_ps);
 	}
 	for (uint32_t q = qp->una; psn_lt(q, psn_add(cack, 1)); q = psn_add(q, 1))
 		newly += ack_one(qp, q);
@@ -1161,7 +1203,7 @@ static void on_nack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 	/* Stale: already acknowledged (C11), never sent, already queued, or about an earlier
 	 * transmission (retransmissions go out on another EV than the one echoed). */
 	if (!in_flight_range(qp, psn) || (e->flags & (TX_ACKED | TX_QUEUED)) ||
-		!(e->flags & TX_SENT) || (evi >= 0 && evi != e->ev) || ri == MRC_NI_OTHER) {
+		!(e->flags & TX_SENT) || (evi >= 0 && evi != ent_ev(e)) || ri == MRC_NI_OTHER) {
 		qp->st.nack_stale++;
 		return;
 	}
@@ -1634,10 +1676,8 @@ static void on_rto(struct mrc_qp *qp, uint64_t now_ps)
 		if ((e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
 			continue;
 		qp->st.loss_rto++;
-		if (e->ev >= 0) {
-			ev_lost(qp, e->ev, 1);
-			mrc_ev_on_bad(&qp->evs, e->ev, MRC_EVC_LOSS_RTO, now_ps);
-		}
+		ev_lost(qp, ent_ev(e), 1);
+		mrc_ev_on_bad(&qp->evs, ent_ev(e), MRC_EVC_LOSS_RTO, now_ps);
 		queue_rtx(qp, psn);
 	}
 	mrc_cc_on_loss(&qp->cc, now_ps, 0);
@@ -1663,8 +1703,8 @@ static void tail_probe(struct mrc_qp *qp)
 
 		if ((e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
 			continue;
-		if (e->txseq >= best) {
-			best = e->txseq;
+		if (txseq_full(qp, e->txseq) >= best) {
+			best = txseq_full(qp, e->txseq);
 			pick = psn;
 		}
 	}

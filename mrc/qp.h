@@ -182,7 +182,8 @@ struct mrc_qp_env {
  * Creates QP @qpn talking to @peer_qpn on @peer_host (@env is kept: it must outlive the
  * QP, as the endpoint's does); PSNs of both directions start at
  * env->qp->start_psn. @seed makes EV selection reproducible. Returns 0, -EINVAL (bad
- * params: mtu 0, mpr 0, timeout > 30, EV profile invalid) or -ENOMEM.
+ * params: mtu 0, mpr 0, timeout > 30, EV profile invalid or of more than 2^18 - 1 EVs) or
+ * -ENOMEM.
  */
 int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, uint32_t peer_qpn,
 	uint64_t seed, struct mrc_qp **out);
