@@ -72,6 +72,28 @@ struct rxmsg {
 };
 
 /*
+ * The counters of struct mrc_qp_stats most QPs count: every packet's, and those of the
+ * losses and tail probes a loss-free all-to-all still has. rx_payload_bytes and
+ * placed_bytes are the QP's rcvd_bytes; rx_lost is computed when read.
+ */
+struct qp_hot {
+	uint64_t msgs_posted, msgs_done, data_pkts, data_bytes, rtx_pkts, rtx_bytes;
+	uint64_t sack_rx, ecn_echo_rx, loss_sack, tlp;
+	uint64_t rtt_samples, rtt_sum_ps, rtt_min_ps, rtt_max_ps;
+	uint64_t rx_data_pkts, rx_unique, rx_dup, rx_reordered, rx_ce, sack_tx, msgs_delivered;
+};
+
+/* The others (NACKs, probes, timeouts, port status, RoCE, errors): made on first need. */
+struct qp_rare {
+	uint64_t sack_stale, nack_rx[MRC_NI_COUNT], nack_stale, probes_tx, probes_ok;
+	uint64_t loss_rto, loss_port, loss_path, rto_events;
+	uint64_t rx_oor, rx_trimmed, rx_access_err, rx_msn_oor;
+	uint64_t nack_tx[MRC_NI_COUNT], probes_rx, rx_ignored;
+	uint64_t rx_out_of_seq, seq_nak_tx, seq_nak_rx, gbn_rewinds;
+	uint64_t port_status_tx, port_status_rx;
+};
+
+/*
  * Laid out by use: what every transmission and arrival reads first (the first two cache
  * lines: state checks, the send window and rings), then the rest of the requester, CC
  * and EV state, the responder, timers; counters and the failure reason last.
@@ -137,7 +159,8 @@ struct mrc_qp {
 	uint32_t sq_max; /* sq_cap grows on need up to this: sq_depth as a power of 2 */
 
 	char *reason; /* why it failed (allocated then) */
-	struct mrc_qp_stats st;
+	struct qp_rare *rare; /* NULL until a rare counter counts */
+	struct qp_hot st;
 	uint64_t plane_arrays[]; /* rtt_plane_ps, then ctl_ev: sized by the planes */
 };
 
@@ -334,6 +357,7 @@ void mrc_qp_free(struct mrc_qp *qp)
 	free(qp->sq);
 	free(qp->rxm);
 	free(qp->reason);
+	free(qp->rare);
 	free(qp);
 }
 
@@ -412,6 +436,17 @@ static int tx_grow(struct mrc_qp *qp)
 }
 
 #define QP_REASON_MAX 160 /* bytes of a failed QP's reason */
+
+/* Counts nothing: where a QP whose rare counters could not be made counts them. */
+static _Thread_local struct qp_rare qp_rare_sink;
+
+/* The QP's rare counters, made zeroed on first need; on -ENOMEM they go uncounted. */
+static struct qp_rare *qp_rare(struct mrc_qp *qp)
+{
+	if (!qp->rare)
+		qp->rare = calloc(1, sizeof(*qp->rare));
+	return qp->rare ? qp->rare : &qp_rare_sink;
+}
 
 /*
  * Doubles the send queue (up to sq_max), live messages sq_head .. sq_tail - 1 at the
@@ -669,7 +704,7 @@ static bool tx_probe(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct 
 	out->peth.dpdcid = (uint16_t)qp->peer_qpn;
 	out->peth.tx_ts = ts16(now_ps);
 	out->peth.ftype = 1;
-	qp->st.probes_tx++;
+	qp_rare(qp)->probes_tx++;
 	return true;
 }
 
@@ -827,7 +862,7 @@ static void retire_ev(struct mrc_qp *qp, int evi, int cause, uint64_t now_ps)
 
 		if (ent_ev(e) != evi || (e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
 			continue;
-		qp->st.loss_path++;
+		qp_rare(qp)->loss_path++;
 		ev_lost(qp, evi, 1);
 		queue_rtx(qp, psn);
 	}
@@ -1037,7 +1072,7 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 	/* A cumulative point at or past next_psn acknowledges PSNs never sent: stale or
 	 * foreign; ignore it whole. */
 	if (!psn_lt(cack, qp->next_psn)) {
-		qp->st.sack_stale++;
+		qp_rare(qp)->sack_stale++;
 		return;
 	}
 	ack_psn = psn_add(cack, s->ack_psn_offset);
@@ -1081,7 +1116,7 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 		retire_ev(qp, evi, MRC_EVC_SACK_BAD, now_ps);
 	}
 	if (s->pr && evi >= 0 && !qp->roce && mrc_ev_on_probe_ok(&qp->evs, evi, now_ps))
-		qp->st.probes_ok++;
+		qp_rare(qp)->probes_ok++;
 	if (s->mpr) {
 		uint32_t w = (uint32_t)s->mpr * 128;
 
@@ -1119,7 +1154,7 @@ static unsigned gbn_rewind(struct mrc_qp *qp, uint32_t from, uint64_t *lost)
 		(*lost)++;
 		n++;
 	}
-	qp->st.gbn_rewinds++;
+	qp_rare(qp)->gbn_rewinds++;
 	return n;
 }
 
@@ -1144,7 +1179,7 @@ static void roce_on_nak(
 	settle(qp, una0, newly, now_ps);
 	e = ent(qp, psn);
 	if (!in_flight_range(qp, psn) || !(e->flags & TX_SENT) || (e->flags & TX_QUEUED)) {
-		qp->st.nack_stale++;
+		qp_rare(qp)->nack_stale++;
 		if (newly)
 			wake(qp, -1);
 		return;
@@ -1165,12 +1200,12 @@ static void roce_on_aeth(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t no
 	uint64_t newly = 0;
 
 	if (p->aeth.syndrome == AETH_NAK_PSN_SEQ) {
-		qp->st.seq_nak_rx++;
+		qp_rare(qp)->seq_nak_rx++;
 		roce_on_nak(qp, psn, true, now_ps);
 		return;
 	}
 	if (AETH_KIND(p->aeth.syndrome) != 0 || !psn_lt(psn, qp->next_psn)) {
-		qp->st.rx_ignored++;
+		qp_rare(qp)->rx_ignored++;
 		return;
 	}
 	for (uint32_t q = qp->una; psn_lt(q, psn_add(psn, 1)); q = psn_add(q, 1))
@@ -1188,7 +1223,7 @@ static void on_nack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 	int evi = mrc_ev_find(&qp->evs, n->ev), ri = mrc_nack_idx(n->reason);
 	struct txent *e = ent(qp, psn);
 
-	qp->st.nack_rx[ri]++;
+	qp_rare(qp)->nack_rx[ri]++;
 	if (evi >= 0)
 		mrc_ev_st(&qp->evs, evi)->nacks++;
 	if (n->reason == MRC_NACK_UNEXP_EVENT) {
@@ -1204,7 +1239,7 @@ static void on_nack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 	 * transmission (retransmissions go out on another EV than the one echoed). */
 	if (!in_flight_range(qp, psn) || (e->flags & (TX_ACKED | TX_QUEUED)) ||
 		!(e->flags & TX_SENT) || (evi >= 0 && evi != ent_ev(e)) || ri == MRC_NI_OTHER) {
-		qp->st.nack_stale++;
+		qp_rare(qp)->nack_stale++;
 		return;
 	}
 	switch (n->reason) {
@@ -1368,7 +1403,7 @@ static void send_nack(struct mrc_qp *qp, unsigned plane, uint32_t psn, uint8_t r
 	c.neth.cc_type = 1;
 	c.neth.tx_ts_echo = ts_echo;
 	qp->env->emit_ctl(qp->env->owner, plane, qp->peer_host, &c);
-	qp->st.nack_tx[mrc_nack_idx(reason)]++;
+	qp_rare(qp)->nack_tx[mrc_nack_idx(reason)]++;
 }
 
 /* RoCE mode: NAK "PSN sequence error" for the expected PSN, once per gap (qp.h). */
@@ -1381,7 +1416,7 @@ static void send_seq_nak(struct mrc_qp *qp, unsigned plane, uint64_t now_ps)
 	c.aeth.syndrome = AETH_NAK_PSN_SEQ;
 	c.aeth.msn = qp->next_cmsn;
 	qp->env->emit_ctl(qp->env->owner, plane, qp->peer_host, &c);
-	qp->st.seq_nak_tx++;
+	qp_rare(qp)->seq_nak_tx++;
 	qp->nak_sent = true;
 }
 
@@ -1445,17 +1480,17 @@ static void on_data(
 	if (ce)
 		qp->st.rx_ce++;
 	if (qp->roce && p->trimmed) {
-		qp->st.rx_trimmed++; /* a loss: no NACK TRIMMED (qp.h "RoCE mode") */
+		qp_rare(qp)->rx_trimmed++; /* a loss: no NACK TRIMMED (qp.h "RoCE mode") */
 		return;
 	}
 	if (qp->roce && d > 0) {
-		qp->st.rx_out_of_seq++;
+		qp_rare(qp)->rx_out_of_seq++;
 		if (!qp->nak_sent)
 			send_seq_nak(qp, plane, now_ps);
 		return;
 	}
 	if (p->trimmed) {
-		qp->st.rx_trimmed++;
+		qp_rare(qp)->rx_trimmed++;
 		if (d >= 0 && (uint32_t)d < qp->rwin && !rx_bit(qp, psn)) {
 			send_nack(qp, plane, psn,
 				p->dscp == qp->env->dscp_trimmed_lasthop ? MRC_NACK_TRIMMED_LASTHOP
@@ -1480,25 +1515,24 @@ static void on_data(
 		return;
 	}
 	if ((uint32_t)d >= qp->rwin) {
-		qp->st.rx_oor++;
+		qp_rare(qp)->rx_oor++;
 		send_nack(qp, plane, psn, MRC_NACK_PSN_OOR_WINDOW, p->ev, ts, now_ps);
 		return;
 	}
 	if (md >= qp->rxm_max || (md >= qp->rxm_cap && rxm_grow(qp, md))) {
-		qp->st.rx_msn_oor++;
+		qp_rare(qp)->rx_msn_oor++;
 		send_nack(qp, plane, psn, MRC_NACK_NO_RESOURCE, p->ev, ts, now_ps);
 		return;
 	}
 	if (p->payload_len &&
 		qp->env->place(qp->env->owner, p->rkey, p->va, p->payload, p->payload_len)) {
-		qp->st.rx_access_err++;
+		qp_rare(qp)->rx_access_err++;
 		send_nack(qp, plane, psn, MRC_NACK_UNEXP_EVENT, p->ev, ts, now_ps);
 		return;
 	}
 	rx_set(qp, psn, true);
 	qp->st.rx_unique++;
-	qp->st.rx_payload_bytes += p->payload_len;
-	qp->st.placed_bytes += p->payload_len;
+	qp->rcvd_bytes += p->payload_len; /* also rx_payload_bytes and placed_bytes */
 	if (qp->have_max && psn_lt(psn, psn_add(qp->max_seen, 1)))
 		qp->st.rx_reordered++;
 	if (!qp->have_max || psn_lt(qp->max_seen, psn))
@@ -1528,7 +1562,6 @@ static void on_data(
 	if (qp->have_trim && psn_lt(qp->trim_hi, qp->epsn))
 		qp->have_trim = false; /* every trimmed PSN arrived again */
 	deliver(qp, now_ps);
-	qp->rcvd_bytes += p->payload_len;
 	qp->bytes_since_sack += p->payload_len;
 	/*
 	 * Out of order (a gap before or after this PSN): a filled hole (the cumulative point
@@ -1559,7 +1592,7 @@ static void requeue_plane(struct mrc_qp *qp, unsigned plane)
 		struct txent *e = ent(qp, psn);
 
 		if ((e->flags & TX_INFLIGHT) && e->plane == plane) {
-			qp->st.loss_port++;
+			qp_rare(qp)->loss_port++;
 			queue_rtx(qp, psn);
 		}
 	}
@@ -1571,10 +1604,10 @@ static void on_ep_request(struct mrc_qp *qp, const struct mrc_pkt *p)
 	const struct mrc_erth *r = &p->erth;
 
 	if (r->kind != MRC_EP_PORT_STATUS || r->plane >= qp->env->planes || qp->roce) {
-		qp->st.rx_ignored++;
+		qp_rare(qp)->rx_ignored++;
 		return;
 	}
-	qp->st.port_status_rx++;
+	qp_rare(qp)->port_status_rx++;
 	if (r->port_up) {
 		qp->peer_down &= ~(1u << r->plane);
 	} else {
@@ -1588,7 +1621,7 @@ void mrc_qp_on_pkt(
 	struct mrc_qp *qp, unsigned plane, const struct mrc_pkt *p, bool ce, uint64_t now_ps)
 {
 	if (qp->failed || plane >= qp->env->planes) {
-		qp->st.rx_ignored++;
+		qp_rare(qp)->rx_ignored++;
 		return;
 	}
 	if (is_data(p->opcode)) {
@@ -1602,11 +1635,11 @@ void mrc_qp_on_pkt(
 	} else if (p->opcode == MRC_OP_EP_REQUEST) {
 		on_ep_request(qp, p);
 	} else if (p->opcode == MRC_OP_PROBE) {
-		qp->st.probes_rx++;
+		qp_rare(qp)->probes_rx++;
 		send_sack(qp, plane, psn_add(qp->epsn, -1), p->ev, ce ? MRC_SACK_M_SKIP_ONCE : 0,
 			true, p->peth.tx_ts, now_ps);
 	} else {
-		qp->st.rx_ignored++;
+		qp_rare(qp)->rx_ignored++;
 	}
 }
 
@@ -1659,7 +1692,7 @@ static void on_rto(struct mrc_qp *qp, uint64_t now_ps)
 	uint32_t psn;
 
 	qp->retries++;
-	qp->st.rto_events++;
+	qp_rare(qp)->rto_events++;
 	if (qp->retries > (unsigned)p->retry_linear + p->retry_exp) {
 		qp_fail(qp, -ETIMEDOUT, now_ps,
 			"ACK timeout: PSN 0x%06x unacknowledged after %u retries, %" PRIu64
@@ -1669,13 +1702,13 @@ static void on_rto(struct mrc_qp *qp, uint64_t now_ps)
 		return;
 	}
 	if (qp->roce)
-		ev_lost(qp, qp->roce_ev, gbn_rewind(qp, qp->una, &qp->st.loss_rto));
+		ev_lost(qp, qp->roce_ev, gbn_rewind(qp, qp->una, &qp_rare(qp)->loss_rto));
 	for (psn = qp->una; !qp->roce && psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
 		struct txent *e = ent(qp, psn);
 
 		if ((e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
 			continue;
-		qp->st.loss_rto++;
+		qp_rare(qp)->loss_rto++;
 		ev_lost(qp, ent_ev(e), 1);
 		mrc_ev_on_bad(&qp->evs, ent_ev(e), MRC_EVC_LOSS_RTO, now_ps);
 		queue_rtx(qp, psn);
@@ -1784,7 +1817,7 @@ void mrc_qp_port_status(struct mrc_qp *qp, unsigned plane, bool up, uint64_t now
 	c.erth.dpdcid = (uint16_t)qp->peer_qpn;
 	c.erth.tx_ts = ts16(now_ps);
 	qp->env->emit_ctl(qp->env->owner, out, qp->peer_host, &c);
-	qp->st.port_status_tx++;
+	qp_rare(qp)->port_status_tx++;
 	wake(qp, -1);
 }
 
@@ -1792,13 +1825,63 @@ void mrc_qp_port_status(struct mrc_qp *qp, unsigned plane, bool up, uint64_t now
 
 void mrc_qp_get_stats(const struct mrc_qp *qp, struct mrc_qp_stats *out)
 {
-	*out = qp->st;
-	out->rx_lost = 0;
+	const struct qp_hot *h = &qp->st;
+	const struct qp_rare *r = qp->rare;
+
+	*out = (struct mrc_qp_stats){
+		.msgs_posted = h->msgs_posted,
+		.msgs_done = h->msgs_done,
+		.data_pkts = h->data_pkts,
+		.data_bytes = h->data_bytes,
+		.rtx_pkts = h->rtx_pkts,
+		.rtx_bytes = h->rtx_bytes,
+		.sack_rx = h->sack_rx,
+		.ecn_echo_rx = h->ecn_echo_rx,
+		.loss_sack = h->loss_sack,
+		.tlp = h->tlp,
+		.rtt_samples = h->rtt_samples,
+		.rtt_sum_ps = h->rtt_sum_ps,
+		.rtt_min_ps = h->rtt_min_ps,
+		.rtt_max_ps = h->rtt_max_ps,
+		.rx_data_pkts = h->rx_data_pkts,
+		.rx_payload_bytes = qp->rcvd_bytes,
+		.rx_unique = h->rx_unique,
+		.rx_dup = h->rx_dup,
+		.rx_reordered = h->rx_reordered,
+		.rx_ce = h->rx_ce,
+		.sack_tx = h->sack_tx,
+		.msgs_delivered = h->msgs_delivered,
+		.placed_bytes = qp->rcvd_bytes,
+	};
+	if (r) {
+		out->sack_stale = r->sack_stale;
+		memcpy(out->nack_rx, r->nack_rx, sizeof(out->nack_rx));
+		out->nack_stale = r->nack_stale;
+		out->probes_tx = r->probes_tx;
+		out->probes_ok = r->probes_ok;
+		out->loss_rto = r->loss_rto;
+		out->loss_port = r->loss_port;
+		out->loss_path = r->loss_path;
+		out->rto_events = r->rto_events;
+		out->rx_oor = r->rx_oor;
+		out->rx_trimmed = r->rx_trimmed;
+		out->rx_access_err = r->rx_access_err;
+		out->rx_msn_oor = r->rx_msn_oor;
+		memcpy(out->nack_tx, r->nack_tx, sizeof(out->nack_tx));
+		out->probes_rx = r->probes_rx;
+		out->rx_ignored = r->rx_ignored;
+		out->rx_out_of_seq = r->rx_out_of_seq;
+		out->seq_nak_tx = r->seq_nak_tx;
+		out->seq_nak_rx = r->seq_nak_rx;
+		out->gbn_rewinds = r->gbn_rewinds;
+		out->port_status_tx = r->port_status_tx;
+		out->port_status_rx = r->port_status_rx;
+	}
 	if (qp->have_max) {
 		uint64_t span =
 			(uint64_t)psn_diff(qp->max_seen, qp->env->qp->start_psn & MRC_PSN_MASK) + 1;
 
-		out->rx_lost = span > qp->st.rx_unique ? span - qp->st.rx_unique : 0;
+		out->rx_lost = span > h->rx_unique ? span - h->rx_unique : 0;
 	}
 }
 

@@ -247,7 +247,9 @@ void mrc_qp_port_status(struct mrc_qp *qp, unsigned plane, bool up, uint64_t now
  */
 int mrc_qp_roce_path(const struct mrc_qp *qp, unsigned *plane, unsigned *ev_idx);
 
-/* Counters (rx_lost computed now). */
+/* Counters (rx_lost computed now). The QP keeps those every packet, loss or tail probe
+ * moves; the rest (NACKs, probes, timeouts, port status, RoCE, errors) in a block made when
+ * one first counts: a QP that could not make it (-ENOMEM) reports them 0. */
 void mrc_qp_get_stats(const struct mrc_qp *qp, struct mrc_qp_stats *out);
 
 /* True once the QP is in the error state; *reason then says why ("ACK timeout: ..."). */
