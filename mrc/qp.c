@@ -23,26 +23,34 @@ enum {
 	TX_CAND = 0x20,	    /* infer_losses: to be judged (set and cleared there) */
 };
 
-/* One PSN of the requester's window. */
+/*
+ * One PSN of the requester's window, 24 bytes (a 1024-PSN window of a permutation QP is
+ * most of its memory). Its byte offset in the message is (psn - first_psn) * mtu; EV
+ * indexes have 18 bits (mrc_qp_new refuses larger profiles; the config allows 65536 EVs);
+ * len <= mtu <= MRC_PKT_MAX fits 14 bits; ntx saturates at 3 (only 0 and 1 are asked
+ * about). txseq keeps the low 32 bits of the send counter: see ent_txseq().
+ */
 struct txent {
-	uint32_t wqe;	  /* its message's send-queue counter (sq_at) */
-	uint32_t off;	  /* byte offset in the message */
-	uint32_t len;	  /* payload bytes */
-	int32_t ev;	  /* EV index of the latest transmission */
-	int32_t prev_ev;  /* of the one before it, -1 when none */
-	uint16_t ntx;
-	uint8_t plane;
-	uint8_t flags;
 	uint64_t sent_ps; /* time of the latest transmission */
-	uint64_t txseq;	  /* send order of the latest transmission */
+	uint32_t wqe;	  /* its message's send-queue counter (sq_at) */
+	uint32_t txseq;	  /* send order of the latest transmission, low 32 bits */
+	uint64_t ev : 18;      /* EV index of the latest transmission */
+	uint64_t prev_ev1 : 18; /* of the one before it, plus 1; 0 when none */
+	uint64_t len : 14;     /* payload bytes */
+	uint64_t flags : 6;    /* TX_* */
+	uint64_t ntx : 2;      /* transmissions, saturating at 3 */
+	uint64_t plane : 4;    /* plane of the latest transmission (< MRC_EV_MAX_PLANES) */
 };
 
+#define TXENT_EV_LIMIT ((1u << 18) - 1) /* EVs a profile may have: prev_ev + 1 fits too */
+
 /*
- * One transmission in the send log. It is live while its PSN is unacknowledged and
+ * One transmission in the send log, 8 bytes: txseq is the low 32 bits of the send
+ * counter (ent_txseq() restores the rest). It is live while its PSN is unacknowledged and
  * this is the PSN's latest transmission (the txent's txseq is still this one).
  */
 struct sendrec {
-	uint64_t txseq;
+	uint32_t txseq;
 	uint32_t psn;
 };
 
@@ -61,6 +69,28 @@ struct rxmsg {
 	bool seen, has_imm;
 	uint32_t dma_len, imm;
 	uint64_t got;
+};
+
+/*
+ * The counters of struct mrc_qp_stats most QPs count: every packet's, and those of the
+ * losses and tail probes a loss-free all-to-all still has. rx_payload_bytes and
+ * placed_bytes are the QP's rcvd_bytes; rx_lost is computed when read.
+ */
+struct qp_hot {
+	uint64_t msgs_posted, msgs_done, data_pkts, data_bytes, rtx_pkts, rtx_bytes;
+	uint64_t sack_rx, ecn_echo_rx, loss_sack, tlp;
+	uint64_t rtt_samples, rtt_sum_ps, rtt_min_ps, rtt_max_ps;
+	uint64_t rx_data_pkts, rx_unique, rx_dup, rx_reordered, rx_ce, sack_tx, msgs_delivered;
+};
+
+/* The others (NACKs, probes, timeouts, port status, RoCE, errors): made on first need. */
+struct qp_rare {
+	uint64_t sack_stale, nack_rx[MRC_NI_COUNT], nack_stale, probes_tx, probes_ok;
+	uint64_t loss_rto, loss_port, loss_path, rto_events;
+	uint64_t rx_oor, rx_trimmed, rx_access_err, rx_msn_oor;
+	uint64_t nack_tx[MRC_NI_COUNT], probes_rx, rx_ignored;
+	uint64_t rx_out_of_seq, seq_nak_tx, seq_nak_rx, gbn_rewinds;
+	uint64_t port_status_tx, port_status_rx;
 };
 
 /*
@@ -129,7 +159,8 @@ struct mrc_qp {
 	uint32_t sq_max; /* sq_cap grows on need up to this: sq_depth as a power of 2 */
 
 	char *reason; /* why it failed (allocated then) */
-	struct mrc_qp_stats st;
+	struct qp_rare *rare; /* NULL until a rare counter counts */
+	struct qp_hot st;
 	uint64_t plane_arrays[]; /* rtt_plane_ps, then ctl_ev: sized by the planes */
 };
 
@@ -259,6 +290,10 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 			  : mrc_ev_set_init(&qp->evs, env->ev, env->planes, env->ev_plane, env->ctx);
 	if (rc)
 		goto fail_qp;
+	if (qp->evs.prof->n > TXENT_EV_LIMIT) {
+		rc = -EINVAL;
+		goto fail_mem;
+	}
 	qp->evs.notify = qp_ev_notify;
 	qp->evs.notify_ctx = qp;
 	mrc_rng_seed(&qp->rng, seed);
@@ -322,6 +357,7 @@ void mrc_qp_free(struct mrc_qp *qp)
 	free(qp->sq);
 	free(qp->rxm);
 	free(qp->reason);
+	free(qp->rare);
 	free(qp);
 }
 
@@ -338,6 +374,36 @@ uint32_t mrc_qp_peer_host(const struct mrc_qp *qp)
 static struct txent *ent(struct mrc_qp *qp, uint32_t psn)
 {
 	return &qp->tx[psn & (qp->txcap - 1)];
+}
+
+/*
+ * The send counter of a transmission from its low 32 bits @lo: the latest counter minus
+ * their distance. Exact while it is fewer than 2^32 sends old. A live transmission (its
+ * PSN unacknowledged, and its latest) is resent at the latest by the next ACK timeout
+ * (on_rto requeues every such PSN), and 2^32 sends in one timeout are >= 2^32 * 64 B:
+ * 2.7 s at 800 Gb/s, against the 16.8 ms default. A dead record stays in the send log
+ * at most its capacity (<= 2 * win) further sends: the log drops the dead when full.
+ */
+static uint64_t txseq_full(const struct mrc_qp *qp, uint32_t lo)
+{
+	return qp->txseq - (uint32_t)((uint32_t)qp->txseq - lo);
+}
+
+static int ent_ev(const struct txent *e)
+{
+	return (int)e->ev;
+}
+
+/* EV index of the transmission before the latest, -1 when none. */
+static int ent_prev_ev(const struct txent *e)
+{
+	return (int)e->prev_ev1 - 1;
+}
+
+/* Byte offset of PSN @psn in its message @w (its first PSN is set once it is sent). */
+static uint32_t ent_off(const struct mrc_qp *qp, const struct wqe *w, uint32_t psn)
+{
+	return (uint32_t)psn_diff(psn, w->first_psn) * qp->env->qp->mtu;
 }
 
 /*
@@ -370,6 +436,17 @@ static int tx_grow(struct mrc_qp *qp)
 }
 
 #define QP_REASON_MAX 160 /* bytes of a failed QP's reason */
+
+/* Counts nothing: where a QP whose rare counters could not be made counts them. */
+static _Thread_local struct qp_rare qp_rare_sink;
+
+/* The QP's rare counters, made zeroed on first need; on -ENOMEM they go uncounted. */
+static struct qp_rare *qp_rare(struct mrc_qp *qp)
+{
+	if (!qp->rare)
+		qp->rare = calloc(1, sizeof(*qp->rare));
+	return qp->rare ? qp->rare : &qp_rare_sink;
+}
 
 /*
  * Doubles the send queue (up to sq_max), live messages sq_head .. sq_tail - 1 at the
@@ -492,7 +569,7 @@ static void build_data(struct mrc_qp *qp, uint32_t psn, struct txent *e, int evi
 {
 	const struct mrc_qp_params *p = qp->env->qp;
 	struct wqe *w = sq_at(qp, e->wqe);
-	uint32_t k = e->off / p->mtu;
+	uint32_t off = ent_off(qp, w, psn), k = off / p->mtu;
 	bool first = k == 0, last = k + 1 == w->npkts;
 
 	memset(out, 0, sizeof(*out));
@@ -521,11 +598,11 @@ static void build_data(struct mrc_qp *qp, uint32_t psn, struct txent *e, int evi
 	}
 	out->rqmsn = sq_at(qp, qp->sq_head)->msn;
 	out->msn = w->msn;
-	out->va = w->va + e->off;
+	out->va = w->va + off;
 	out->rkey = w->rkey;
 	out->dma_len = w->len;
 	out->imm = w->imm;
-	out->payload = w->local ? w->local + e->off : NULL;
+	out->payload = w->local ? w->local + off : NULL;
 	out->payload_len = e->len;
 }
 
@@ -553,7 +630,7 @@ static struct sendrec *slog_at(struct mrc_qp *qp, uint32_t i)
  * (at most txcap entries are); if more than half of it stays live, it doubles. On
  * -ENOMEM the record is not kept: the PSN is then found lost only by the ACK timeout.
  */
-static void slog_push(struct mrc_qp *qp, uint32_t psn, uint64_t txseq)
+static void slog_push(struct mrc_qp *qp, uint32_t psn, uint32_t txseq)
 {
 	if (qp->slog_len == qp->slog_cap) {
 		uint32_t n = 0, cap = qp->slog_cap;
@@ -586,15 +663,16 @@ static void sent(struct mrc_qp *qp, uint32_t psn, struct txent *e, int evi, unsi
 {
 	struct mrc_ev_stats *es = mrc_ev_st(&qp->evs, (unsigned)evi);
 
-	e->prev_ev = e->ntx ? e->ev : -1;
-	e->ev = evi;
-	e->plane = (uint8_t)plane;
+	e->prev_ev1 = e->ntx ? e->ev + 1 : 0;
+	e->ev = (uint32_t)evi;
+	e->plane = plane;
 	e->sent_ps = now_ps;
 	qp->last_tx_ps = now_ps;
 	qp->tlp_done = false;
-	e->txseq = ++qp->txseq;
+	e->txseq = (uint32_t)++qp->txseq;
 	slog_push(qp, psn, e->txseq);
-	e->ntx++;
+	if (e->ntx < 3)
+		e->ntx++;
 	e->flags |= TX_SENT | TX_INFLIGHT;
 	e->flags &= (uint8_t)~TX_QUEUED;
 	qp->inflight += ent_bytes(e);
@@ -626,7 +704,7 @@ static bool tx_probe(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct 
 	out->peth.dpdcid = (uint16_t)qp->peer_qpn;
 	out->peth.tx_ts = ts16(now_ps);
 	out->peth.ftype = 1;
-	qp->st.probes_tx++;
+	qp_rare(qp)->probes_tx++;
 	return true;
 }
 
@@ -650,7 +728,7 @@ static bool tx_rtx(
 		/* A different EV than the lost transmission's, from this plane; the same one only
 		 * when nothing else is left anywhere. RoCE: its one path. */
 		evi = qp->roce ? qp->roce_ev
-			       : mrc_ev_pick(&qp->evs, plane, &qp->rng, e->ev,
+			       : mrc_ev_pick(&qp->evs, plane, &qp->rng, ent_ev(e),
 					 !other_plane_usable(qp, plane), now_ps);
 		if (evi < 0) {
 			*plane_only = true;
@@ -694,7 +772,7 @@ static bool tx_new(
 		return false;
 	}
 	e = ent(qp, psn);
-	*e = (struct txent){.wqe = qp->sq_cur, .off = off, .len = len};
+	*e = (struct txent){.wqe = qp->sq_cur, .len = len};
 	if (w->next_pkt == 0)
 		w->first_psn = psn;
 	if (++w->next_pkt == w->npkts)
@@ -782,9 +860,9 @@ static void retire_ev(struct mrc_qp *qp, int evi, int cause, uint64_t now_ps)
 	for (uint32_t psn = qp->una; psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
 		struct txent *e = ent(qp, psn);
 
-		if (e->ev != evi || (e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
+		if (ent_ev(e) != evi || (e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
 			continue;
-		qp->st.loss_path++;
+		qp_rare(qp)->loss_path++;
 		ev_lost(qp, evi, 1);
 		queue_rtx(qp, psn);
 	}
@@ -803,8 +881,8 @@ static uint64_t ack_one(struct mrc_qp *qp, uint32_t psn)
 		e->flags &= (uint8_t)~TX_INFLIGHT;
 	}
 	sq_at(qp, e->wqe)->acked++;
-	if (e->txseq > qp->acked_txseq)
-		qp->acked_txseq = e->txseq;
+	if (txseq_full(qp, e->txseq) > qp->acked_txseq)
+		qp->acked_txseq = txseq_full(qp, e->txseq);
 	if (e->sent_ps > qp->acked_sent_ps)
 		qp->acked_sent_ps = e->sent_ps;
 	if (!qp->any_acked || psn_lt(qp->acked_hi, psn))
@@ -854,7 +932,7 @@ static uint64_t reo_wnd_ps(const struct mrc_qp *qp)
 static uint64_t reo_wnd_of(const struct mrc_qp *qp, const struct txent *e)
 {
 	uint64_t r = reo_wnd_ps(qp), p = qp->rtt_plane_ps[e->plane];
-	uint64_t v = e->ev >= 0 ? mrc_ev_rtt_last(&qp->evs, (unsigned)e->ev) : 0;
+	uint64_t v = mrc_ev_rtt_last(&qp->evs, e->ev);
 
 	r = p > r ? p : r;
 	return v > r ? v : r;
@@ -878,7 +956,7 @@ static bool overdue(struct mrc_qp *qp, uint32_t psn, const struct txent *e, uint
 	uint64_t wnd = 2 * reo_wnd_of(qp, e);
 	bool older = e->sent_ps < qp->acked_sent_ps;
 
-	if ((psn_lt(psn, qp->acked_hi) && qp->acked_txseq >= e->txseq + thr) ||
+	if ((psn_lt(psn, qp->acked_hi) && qp->acked_txseq >= txseq_full(qp, e->txseq) + thr) ||
 		(older && now_ps >= e->sent_ps + wnd))
 		return true;
 	if (older && e->sent_ps + wnd < qp->rack_at_ps)
@@ -910,7 +988,7 @@ static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 	for (uint32_t i = 0; i < qp->slog_len && !lost; i++) {
 		const struct sendrec *r = slog_at(qp, i);
 
-		if (r->txseq >= qp->acked_txseq)
+		if (txseq_full(qp, r->txseq) >= qp->acked_txseq)
 			break;
 		if (slog_live(qp, r) && !(ent(qp, r->psn)->flags & TX_QUEUED))
 			lost = overdue(qp, r->psn, ent(qp, r->psn), thr, now_ps);
@@ -922,7 +1000,7 @@ static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 		const struct sendrec *r = slog_at(qp, i);
 		uint32_t off;
 
-		if (r->txseq >= qp->acked_txseq)
+		if (txseq_full(qp, r->txseq) >= qp->acked_txseq)
 			break;
 		if (!slog_live(qp, r) || (ent(qp, r->psn)->flags & TX_QUEUED))
 			continue;
@@ -943,10 +1021,8 @@ static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 		qp->st.loss_sack++;
 		mrc_cc_on_loss(&qp->cc, now_ps, e->len);
 		queue_rtx(qp, psn);
-		if (e->ev >= 0) {
-			ev_lost(qp, e->ev, 1);
-			retire_ev(qp, e->ev, MRC_EVC_LOSS_SACK, now_ps);
-		}
+		ev_lost(qp, ent_ev(e), 1);
+		retire_ev(qp, ent_ev(e), MRC_EVC_LOSS_SACK, now_ps);
 	}
 }
 
@@ -996,7 +1072,7 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 	/* A cumulative point at or past next_psn acknowledges PSNs never sent: stale or
 	 * foreign; ignore it whole. */
 	if (!psn_lt(cack, qp->next_psn)) {
-		qp->st.sack_stale++;
+		qp_rare(qp)->sack_stale++;
 		return;
 	}
 	ack_psn = psn_add(cack, s->ack_psn_offset);
@@ -1010,11 +1086,12 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 	 * cannot see it when the lost packet was its flight's last: nothing sent after it.
 	 */
 	if (in_flight_range(qp, ack_psn) && (ae->flags & (TX_TLP | TX_ACKED)) == TX_TLP &&
-		!s->pr && evi >= 0 && evi == ae->ev && ae->prev_ev >= 0 && ae->prev_ev != evi) {
+		!s->pr && evi >= 0 && evi == ent_ev(ae) && ent_prev_ev(ae) >= 0 &&
+		ent_prev_ev(ae) != evi) {
 		qp->st.loss_sack++;
 		mrc_cc_on_loss(&qp->cc, now_ps, ae->len);
-		ev_lost(qp, ae->prev_ev, 1);
-		retire_ev(qp, ae->prev_ev, MRC_EVC_LOSS_SACK, now_ps);
+		ev_lost(qp, ent_prev_ev(ae), 1);
+		retire_ev(qp, ent_prev_ev(ae), MRC_EVC_LOSS_SACK, now_ps);
 	}
 	for (uint32_t q = qp->una; psn_lt(q, psn_add(cack, 1)); q = psn_add(q, 1))
 		newly += ack_one(qp, q);
@@ -1039,7 +1116,7 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 		retire_ev(qp, evi, MRC_EVC_SACK_BAD, now_ps);
 	}
 	if (s->pr && evi >= 0 && !qp->roce && mrc_ev_on_probe_ok(&qp->evs, evi, now_ps))
-		qp->st.probes_ok++;
+		qp_rare(qp)->probes_ok++;
 	if (s->mpr) {
 		uint32_t w = (uint32_t)s->mpr * 128;
 
@@ -1077,7 +1154,7 @@ static unsigned gbn_rewind(struct mrc_qp *qp, uint32_t from, uint64_t *lost)
 		(*lost)++;
 		n++;
 	}
-	qp->st.gbn_rewinds++;
+	qp_rare(qp)->gbn_rewinds++;
 	return n;
 }
 
@@ -1102,7 +1179,7 @@ static void roce_on_nak(
 	settle(qp, una0, newly, now_ps);
 	e = ent(qp, psn);
 	if (!in_flight_range(qp, psn) || !(e->flags & TX_SENT) || (e->flags & TX_QUEUED)) {
-		qp->st.nack_stale++;
+		qp_rare(qp)->nack_stale++;
 		if (newly)
 			wake(qp, -1);
 		return;
@@ -1123,12 +1200,12 @@ static void roce_on_aeth(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t no
 	uint64_t newly = 0;
 
 	if (p->aeth.syndrome == AETH_NAK_PSN_SEQ) {
-		qp->st.seq_nak_rx++;
+		qp_rare(qp)->seq_nak_rx++;
 		roce_on_nak(qp, psn, true, now_ps);
 		return;
 	}
 	if (AETH_KIND(p->aeth.syndrome) != 0 || !psn_lt(psn, qp->next_psn)) {
-		qp->st.rx_ignored++;
+		qp_rare(qp)->rx_ignored++;
 		return;
 	}
 	for (uint32_t q = qp->una; psn_lt(q, psn_add(psn, 1)); q = psn_add(q, 1))
@@ -1146,7 +1223,7 @@ static void on_nack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 	int evi = mrc_ev_find(&qp->evs, n->ev), ri = mrc_nack_idx(n->reason);
 	struct txent *e = ent(qp, psn);
 
-	qp->st.nack_rx[ri]++;
+	qp_rare(qp)->nack_rx[ri]++;
 	if (evi >= 0)
 		mrc_ev_st(&qp->evs, evi)->nacks++;
 	if (n->reason == MRC_NACK_UNEXP_EVENT) {
@@ -1161,8 +1238,8 @@ static void on_nack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 	/* Stale: already acknowledged (C11), never sent, already queued, or about an earlier
 	 * transmission (retransmissions go out on another EV than the one echoed). */
 	if (!in_flight_range(qp, psn) || (e->flags & (TX_ACKED | TX_QUEUED)) ||
-		!(e->flags & TX_SENT) || (evi >= 0 && evi != e->ev) || ri == MRC_NI_OTHER) {
-		qp->st.nack_stale++;
+		!(e->flags & TX_SENT) || (evi >= 0 && evi != ent_ev(e)) || ri == MRC_NI_OTHER) {
+		qp_rare(qp)->nack_stale++;
 		return;
 	}
 	switch (n->reason) {
@@ -1326,7 +1403,7 @@ static void send_nack(struct mrc_qp *qp, unsigned plane, uint32_t psn, uint8_t r
 	c.neth.cc_type = 1;
 	c.neth.tx_ts_echo = ts_echo;
 	qp->env->emit_ctl(qp->env->owner, plane, qp->peer_host, &c);
-	qp->st.nack_tx[mrc_nack_idx(reason)]++;
+	qp_rare(qp)->nack_tx[mrc_nack_idx(reason)]++;
 }
 
 /* RoCE mode: NAK "PSN sequence error" for the expected PSN, once per gap (qp.h). */
@@ -1339,7 +1416,7 @@ static void send_seq_nak(struct mrc_qp *qp, unsigned plane, uint64_t now_ps)
 	c.aeth.syndrome = AETH_NAK_PSN_SEQ;
 	c.aeth.msn = qp->next_cmsn;
 	qp->env->emit_ctl(qp->env->owner, plane, qp->peer_host, &c);
-	qp->st.seq_nak_tx++;
+	qp_rare(qp)->seq_nak_tx++;
 	qp->nak_sent = true;
 }
 
@@ -1403,17 +1480,17 @@ static void on_data(
 	if (ce)
 		qp->st.rx_ce++;
 	if (qp->roce && p->trimmed) {
-		qp->st.rx_trimmed++; /* a loss: no NACK TRIMMED (qp.h "RoCE mode") */
+		qp_rare(qp)->rx_trimmed++; /* a loss: no NACK TRIMMED (qp.h "RoCE mode") */
 		return;
 	}
 	if (qp->roce && d > 0) {
-		qp->st.rx_out_of_seq++;
+		qp_rare(qp)->rx_out_of_seq++;
 		if (!qp->nak_sent)
 			send_seq_nak(qp, plane, now_ps);
 		return;
 	}
 	if (p->trimmed) {
-		qp->st.rx_trimmed++;
+		qp_rare(qp)->rx_trimmed++;
 		if (d >= 0 && (uint32_t)d < qp->rwin && !rx_bit(qp, psn)) {
 			send_nack(qp, plane, psn,
 				p->dscp == qp->env->dscp_trimmed_lasthop ? MRC_NACK_TRIMMED_LASTHOP
@@ -1438,25 +1515,24 @@ static void on_data(
 		return;
 	}
 	if ((uint32_t)d >= qp->rwin) {
-		qp->st.rx_oor++;
+		qp_rare(qp)->rx_oor++;
 		send_nack(qp, plane, psn, MRC_NACK_PSN_OOR_WINDOW, p->ev, ts, now_ps);
 		return;
 	}
 	if (md >= qp->rxm_max || (md >= qp->rxm_cap && rxm_grow(qp, md))) {
-		qp->st.rx_msn_oor++;
+		qp_rare(qp)->rx_msn_oor++;
 		send_nack(qp, plane, psn, MRC_NACK_NO_RESOURCE, p->ev, ts, now_ps);
 		return;
 	}
 	if (p->payload_len &&
 		qp->env->place(qp->env->owner, p->rkey, p->va, p->payload, p->payload_len)) {
-		qp->st.rx_access_err++;
+		qp_rare(qp)->rx_access_err++;
 		send_nack(qp, plane, psn, MRC_NACK_UNEXP_EVENT, p->ev, ts, now_ps);
 		return;
 	}
 	rx_set(qp, psn, true);
 	qp->st.rx_unique++;
-	qp->st.rx_payload_bytes += p->payload_len;
-	qp->st.placed_bytes += p->payload_len;
+	qp->rcvd_bytes += p->payload_len; /* also rx_payload_bytes and placed_bytes */
 	if (qp->have_max && psn_lt(psn, psn_add(qp->max_seen, 1)))
 		qp->st.rx_reordered++;
 	if (!qp->have_max || psn_lt(qp->max_seen, psn))
@@ -1486,7 +1562,6 @@ static void on_data(
 	if (qp->have_trim && psn_lt(qp->trim_hi, qp->epsn))
 		qp->have_trim = false; /* every trimmed PSN arrived again */
 	deliver(qp, now_ps);
-	qp->rcvd_bytes += p->payload_len;
 	qp->bytes_since_sack += p->payload_len;
 	/*
 	 * Out of order (a gap before or after this PSN): a filled hole (the cumulative point
@@ -1517,7 +1592,7 @@ static void requeue_plane(struct mrc_qp *qp, unsigned plane)
 		struct txent *e = ent(qp, psn);
 
 		if ((e->flags & TX_INFLIGHT) && e->plane == plane) {
-			qp->st.loss_port++;
+			qp_rare(qp)->loss_port++;
 			queue_rtx(qp, psn);
 		}
 	}
@@ -1529,10 +1604,10 @@ static void on_ep_request(struct mrc_qp *qp, const struct mrc_pkt *p)
 	const struct mrc_erth *r = &p->erth;
 
 	if (r->kind != MRC_EP_PORT_STATUS || r->plane >= qp->env->planes || qp->roce) {
-		qp->st.rx_ignored++;
+		qp_rare(qp)->rx_ignored++;
 		return;
 	}
-	qp->st.port_status_rx++;
+	qp_rare(qp)->port_status_rx++;
 	if (r->port_up) {
 		qp->peer_down &= ~(1u << r->plane);
 	} else {
@@ -1546,7 +1621,7 @@ void mrc_qp_on_pkt(
 	struct mrc_qp *qp, unsigned plane, const struct mrc_pkt *p, bool ce, uint64_t now_ps)
 {
 	if (qp->failed || plane >= qp->env->planes) {
-		qp->st.rx_ignored++;
+		qp_rare(qp)->rx_ignored++;
 		return;
 	}
 	if (is_data(p->opcode)) {
@@ -1560,11 +1635,11 @@ void mrc_qp_on_pkt(
 	} else if (p->opcode == MRC_OP_EP_REQUEST) {
 		on_ep_request(qp, p);
 	} else if (p->opcode == MRC_OP_PROBE) {
-		qp->st.probes_rx++;
+		qp_rare(qp)->probes_rx++;
 		send_sack(qp, plane, psn_add(qp->epsn, -1), p->ev, ce ? MRC_SACK_M_SKIP_ONCE : 0,
 			true, p->peth.tx_ts, now_ps);
 	} else {
-		qp->st.rx_ignored++;
+		qp_rare(qp)->rx_ignored++;
 	}
 }
 
@@ -1617,7 +1692,7 @@ static void on_rto(struct mrc_qp *qp, uint64_t now_ps)
 	uint32_t psn;
 
 	qp->retries++;
-	qp->st.rto_events++;
+	qp_rare(qp)->rto_events++;
 	if (qp->retries > (unsigned)p->retry_linear + p->retry_exp) {
 		qp_fail(qp, -ETIMEDOUT, now_ps,
 			"ACK timeout: PSN 0x%06x unacknowledged after %u retries, %" PRIu64
@@ -1627,17 +1702,15 @@ static void on_rto(struct mrc_qp *qp, uint64_t now_ps)
 		return;
 	}
 	if (qp->roce)
-		ev_lost(qp, qp->roce_ev, gbn_rewind(qp, qp->una, &qp->st.loss_rto));
+		ev_lost(qp, qp->roce_ev, gbn_rewind(qp, qp->una, &qp_rare(qp)->loss_rto));
 	for (psn = qp->una; !qp->roce && psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
 		struct txent *e = ent(qp, psn);
 
 		if ((e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
 			continue;
-		qp->st.loss_rto++;
-		if (e->ev >= 0) {
-			ev_lost(qp, e->ev, 1);
-			mrc_ev_on_bad(&qp->evs, e->ev, MRC_EVC_LOSS_RTO, now_ps);
-		}
+		qp_rare(qp)->loss_rto++;
+		ev_lost(qp, ent_ev(e), 1);
+		mrc_ev_on_bad(&qp->evs, ent_ev(e), MRC_EVC_LOSS_RTO, now_ps);
 		queue_rtx(qp, psn);
 	}
 	mrc_cc_on_loss(&qp->cc, now_ps, 0);
@@ -1663,8 +1736,8 @@ static void tail_probe(struct mrc_qp *qp)
 
 		if ((e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
 			continue;
-		if (e->txseq >= best) {
-			best = e->txseq;
+		if (txseq_full(qp, e->txseq) >= best) {
+			best = txseq_full(qp, e->txseq);
 			pick = psn;
 		}
 	}
@@ -1744,7 +1817,7 @@ void mrc_qp_port_status(struct mrc_qp *qp, unsigned plane, bool up, uint64_t now
 	c.erth.dpdcid = (uint16_t)qp->peer_qpn;
 	c.erth.tx_ts = ts16(now_ps);
 	qp->env->emit_ctl(qp->env->owner, out, qp->peer_host, &c);
-	qp->st.port_status_tx++;
+	qp_rare(qp)->port_status_tx++;
 	wake(qp, -1);
 }
 
@@ -1752,13 +1825,63 @@ void mrc_qp_port_status(struct mrc_qp *qp, unsigned plane, bool up, uint64_t now
 
 void mrc_qp_get_stats(const struct mrc_qp *qp, struct mrc_qp_stats *out)
 {
-	*out = qp->st;
-	out->rx_lost = 0;
+	const struct qp_hot *h = &qp->st;
+	const struct qp_rare *r = qp->rare;
+
+	*out = (struct mrc_qp_stats){
+		.msgs_posted = h->msgs_posted,
+		.msgs_done = h->msgs_done,
+		.data_pkts = h->data_pkts,
+		.data_bytes = h->data_bytes,
+		.rtx_pkts = h->rtx_pkts,
+		.rtx_bytes = h->rtx_bytes,
+		.sack_rx = h->sack_rx,
+		.ecn_echo_rx = h->ecn_echo_rx,
+		.loss_sack = h->loss_sack,
+		.tlp = h->tlp,
+		.rtt_samples = h->rtt_samples,
+		.rtt_sum_ps = h->rtt_sum_ps,
+		.rtt_min_ps = h->rtt_min_ps,
+		.rtt_max_ps = h->rtt_max_ps,
+		.rx_data_pkts = h->rx_data_pkts,
+		.rx_payload_bytes = qp->rcvd_bytes,
+		.rx_unique = h->rx_unique,
+		.rx_dup = h->rx_dup,
+		.rx_reordered = h->rx_reordered,
+		.rx_ce = h->rx_ce,
+		.sack_tx = h->sack_tx,
+		.msgs_delivered = h->msgs_delivered,
+		.placed_bytes = qp->rcvd_bytes,
+	};
+	if (r) {
+		out->sack_stale = r->sack_stale;
+		memcpy(out->nack_rx, r->nack_rx, sizeof(out->nack_rx));
+		out->nack_stale = r->nack_stale;
+		out->probes_tx = r->probes_tx;
+		out->probes_ok = r->probes_ok;
+		out->loss_rto = r->loss_rto;
+		out->loss_port = r->loss_port;
+		out->loss_path = r->loss_path;
+		out->rto_events = r->rto_events;
+		out->rx_oor = r->rx_oor;
+		out->rx_trimmed = r->rx_trimmed;
+		out->rx_access_err = r->rx_access_err;
+		out->rx_msn_oor = r->rx_msn_oor;
+		memcpy(out->nack_tx, r->nack_tx, sizeof(out->nack_tx));
+		out->probes_rx = r->probes_rx;
+		out->rx_ignored = r->rx_ignored;
+		out->rx_out_of_seq = r->rx_out_of_seq;
+		out->seq_nak_tx = r->seq_nak_tx;
+		out->seq_nak_rx = r->seq_nak_rx;
+		out->gbn_rewinds = r->gbn_rewinds;
+		out->port_status_tx = r->port_status_tx;
+		out->port_status_rx = r->port_status_rx;
+	}
 	if (qp->have_max) {
 		uint64_t span =
 			(uint64_t)psn_diff(qp->max_seen, qp->env->qp->start_psn & MRC_PSN_MASK) + 1;
 
-		out->rx_lost = span > qp->st.rx_unique ? span - qp->st.rx_unique : 0;
+		out->rx_lost = span > h->rx_unique ? span - h->rx_unique : 0;
 	}
 }
 

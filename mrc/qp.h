@@ -182,7 +182,8 @@ struct mrc_qp_env {
  * Creates QP @qpn talking to @peer_qpn on @peer_host (@env is kept: it must outlive the
  * QP, as the endpoint's does); PSNs of both directions start at
  * env->qp->start_psn. @seed makes EV selection reproducible. Returns 0, -EINVAL (bad
- * params: mtu 0, mpr 0, timeout > 30, EV profile invalid) or -ENOMEM.
+ * params: mtu 0, mpr 0, timeout > 30, EV profile invalid or of more than 2^18 - 1 EVs) or
+ * -ENOMEM.
  */
 int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, uint32_t peer_qpn,
 	uint64_t seed, struct mrc_qp **out);
@@ -246,7 +247,9 @@ void mrc_qp_port_status(struct mrc_qp *qp, unsigned plane, bool up, uint64_t now
  */
 int mrc_qp_roce_path(const struct mrc_qp *qp, unsigned *plane, unsigned *ev_idx);
 
-/* Counters (rx_lost computed now). */
+/* Counters (rx_lost computed now). The QP keeps those every packet, loss or tail probe
+ * moves; the rest (NACKs, probes, timeouts, port status, RoCE, errors) in a block made when
+ * one first counts: a QP that could not make it (-ENOMEM) reports them 0. */
 void mrc_qp_get_stats(const struct mrc_qp *qp, struct mrc_qp_stats *out);
 
 /* True once the QP is in the error state; *reason then says why ("ACK timeout: ..."). */
