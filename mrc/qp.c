@@ -224,7 +224,7 @@ int mrc_nack_idx(uint8_t reason)
 }
 
 #define TX_RING_MIN 4 /* PSNs a new QP's send rings hold */
-#define SQ_MIN 4       /* messages its send queue, and MSNs its receive ring, hold at first */
+#define SQ_MIN 1       /* messages its send queue, and MSNs its receive ring, hold at first */
 
 static uint32_t pow2_at_least(uint32_t n)
 {
