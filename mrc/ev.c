@@ -266,11 +266,9 @@ static void ev_change(struct mrc_ev_set *s, int idx, int to, int cause, uint64_t
 int mrc_ev_set_init_shared(struct mrc_ev_set *s, struct mrc_ev_profile *prof)
 {
 	memset(s, 0, sizeof(*s));
-	/* one block: the u32 RTTs first, then the state bytes */
-	s->rtt = calloc(prof->n, sizeof(*s->rtt) + 1);
-	if (!s->rtt)
+	s->sa = malloc(prof->n);
+	if (!s->sa)
 		return -ENOMEM;
-	s->sa = (uint8_t *)(s->rtt + prof->n);
 	memcpy(s->sa, prof->init, prof->n);
 	s->prof = prof;
 	prof->refs++;
@@ -297,7 +295,8 @@ int mrc_ev_set_init(struct mrc_ev_set *s, const struct mrc_ev_params *p, unsigne
 
 void mrc_ev_set_free(struct mrc_ev_set *s)
 {
-	free(s->rtt); /* and sa, the same block */
+	free(s->sa);
+	free(s->rtt);
 	if (s->slow)
 		free(s->slow->r);
 	free(s->slow);
@@ -316,21 +315,46 @@ uint64_t mrc_ev_rtt_big(const struct mrc_ev_set *s, unsigned i)
 	return rare_find(s, i)->rtt_ps;
 }
 
+/* Where EV @i's u32 RTT lives: in place, or in rtt[] once more EVs have one than fit
+ * there (made then, the in-place ones moved over). NULL: no room. */
+static uint32_t *rtt_slot(struct mrc_ev_set *s, unsigned i)
+{
+	if (s->rtt)
+		return &s->rtt[i];
+	for (unsigned k = 0; s->n <= UINT16_MAX + 1u && k < s->n_few; k++)
+		if (s->few_idx[k] == i)
+			return &s->few_rtt[k];
+	if (s->n_few < MRC_EV_RTT_FEW && s->n <= UINT16_MAX + 1u) { /* few_idx is 16 bits */
+		s->few_idx[s->n_few] = (uint16_t)i;
+		s->few_rtt[s->n_few] = 0;
+		return &s->few_rtt[s->n_few++];
+	}
+	s->rtt = calloc(s->n, sizeof(*s->rtt));
+	if (!s->rtt)
+		return NULL;
+	for (unsigned k = 0; k < s->n_few; k++)
+		s->rtt[s->few_idx[k]] = s->few_rtt[k];
+	return &s->rtt[i];
+}
+
 int mrc_ev_set_rtt(struct mrc_ev_set *s, unsigned i, uint64_t rtt_ps)
 {
+	uint32_t *r = rtt_slot(s, i);
 	struct mrc_ev_rare *e;
 
+	if (!r)
+		return -ENOMEM;
 	if (rtt_ps < UINT32_MAX) {
-		s->rtt[i] = (uint32_t)rtt_ps;
+		*r = (uint32_t)rtt_ps;
 		return 0;
 	}
 	e = rare_get(s, i);
 	if (!e) {
-		s->rtt[i] = UINT32_MAX - 1; /* the most the u32 holds */
+		*r = UINT32_MAX - 1; /* the most the u32 holds */
 		return -ENOMEM;
 	}
 	e->rtt_ps = rtt_ps;
-	s->rtt[i] = UINT32_MAX;
+	*r = UINT32_MAX;
 	return 0;
 }
 
@@ -734,6 +758,23 @@ MRC_SELFTEST(ev)
 		ST_EQ(st, mrc_ev_rtt_last(&b, 5), 5000000000ull);
 		ST_EQ(st, mrc_ev_rtt_last(&b, 7), 1234);
 		ST_EQ(st, mrc_ev_rtt_last(&a, 5), 0);
+
+		mrc_st_case(st, "E13 RTTs of 8 EVs in place, then of all 16 in an array: none lost");
+		ST_TRUE(st, b.rtt == NULL && b.n_few == 2);
+		for (unsigned i = 8; i < 14; i++) /* 8 EVs with a sample: still in place */
+			ST_EQ_I(st, mrc_ev_set_rtt(&b, i, 1000 + i), 0);
+		ST_TRUE(st, b.rtt == NULL && b.n_few == 8);
+		ST_EQ_I(st, mrc_ev_set_rtt(&b, 7, 4321), 0); /* an update, not a ninth */
+		ST_TRUE(st, b.rtt == NULL);
+		ST_EQ_I(st, mrc_ev_set_rtt(&b, 15, 1015), 0); /* the ninth: the array */
+		ST_TRUE(st, b.rtt != NULL);
+		ST_EQ(st, mrc_ev_rtt_last(&b, 5), 5000000000ull);
+		ST_EQ(st, mrc_ev_rtt_last(&b, 7), 4321);
+		for (unsigned i = 8; i < 14; i++)
+			ST_EQ(st, mrc_ev_rtt_last(&b, i), 1000 + i);
+		ST_EQ(st, mrc_ev_rtt_last(&b, 15), 1015);
+		ST_EQ(st, mrc_ev_rtt_last(&b, 14), 0);
+		ST_EQ(st, mrc_ev_rtt_last(&b, 0), 0);
 		mrc_ev_set_free(&a);
 		ST_EQ(st, f->refs, 2);
 		mrc_ev_profile_put(f);

@@ -122,17 +122,25 @@ typedef void (*mrc_ev_notify_fn)(
 
 struct mrc_ev_slow;
 
+#define MRC_EV_RTT_FEW 8 /* EVs whose RTT a set keeps in place before it needs rtt[n] */
+
 /*
  * One QP's EV states over a shared profile: per EV a state byte (enum mrc_ev_state |
- * MRC_EV_ACTIVE) and the latest RTT sample; what few EVs need (SKIP hold end, probe time,
- * backoff and id, RTTs of 2^32 ps or more) in a side table made on first need; the change
- * log grows with use up to 256 entries.
+ * MRC_EV_ACTIVE) and the latest RTT sample — the samples of its first MRC_EV_RTT_FEW EVs
+ * to have one in place, an array over every EV after that (a QP of an all-to-all sends
+ * on a few EVs); what few EVs need (SKIP hold end, probe time, backoff and id, RTTs of
+ * 2^32 ps or more) in a side table made on first need; the change log grows with use up
+ * to 256 entries.
  */
 struct mrc_ev_set {
 	struct mrc_ev_profile *prof;
 	unsigned n, planes;
 	uint8_t *sa;	  /* [n] state | MRC_EV_ACTIVE */
-	uint32_t *rtt;	  /* [n] latest RTT sample in ps, 0: none, UINT32_MAX: in slow */
+	uint32_t *rtt;	  /* [n] latest RTT sample in ps, 0: none, UINT32_MAX: in slow;
+			   * NULL while the few below hold every sample */
+	uint16_t few_idx[MRC_EV_RTT_FEW]; /* EV index of each in-place sample */
+	uint32_t few_rtt[MRC_EV_RTT_FEW]; /* as rtt[] */
+	unsigned n_few;
 	struct mrc_ev_slow *slow; /* NULL until an EV needs it */
 	unsigned usable;	  /* EVs in GOOD or SKIP */
 	unsigned n_bad;		  /* EVs in ASSUMED_BAD */
@@ -187,12 +195,22 @@ static inline struct mrc_ev_stats *mrc_ev_st(const struct mrc_ev_set *s, unsigne
 
 /*
  * The latest RTT sample (ps) of a packet sent on EV @i, 0: none; and its setter (0, or
- * -ENOMEM when a sample of 2^32 ps or more finds no room: it is kept as 2^32 - 2).
+ * -ENOMEM: a sample of 2^32 ps or more that finds no room is kept as 2^32 - 2; the
+ * sample of a ninth EV that finds no room for rtt[n] is not kept).
  */
 uint64_t mrc_ev_rtt_big(const struct mrc_ev_set *s, unsigned i);
 static inline uint64_t mrc_ev_rtt_last(const struct mrc_ev_set *s, unsigned i)
 {
-	return s->rtt[i] != UINT32_MAX ? s->rtt[i] : mrc_ev_rtt_big(s, i);
+	uint32_t r = 0;
+
+	if (s->rtt) {
+		r = s->rtt[i];
+	} else {
+		for (unsigned k = 0; k < s->n_few; k++)
+			if (s->few_idx[k] == i)
+				r = s->few_rtt[k];
+	}
+	return r != UINT32_MAX ? r : mrc_ev_rtt_big(s, i);
 }
 int mrc_ev_set_rtt(struct mrc_ev_set *s, unsigned i, uint64_t rtt_ps);
 
