@@ -40,7 +40,9 @@ struct ctl {
 	union ctl_xh xh;
 };
 
-_Static_assert(offsetof(struct mrc_pkt, trimmed) - offsetof(struct mrc_pkt, aeth) >=
+/* the same members, so the same size: a larger member added to struct mrc_pkt's union
+ * and not here would be cut off by ctl_pack */
+_Static_assert(offsetof(struct mrc_pkt, trimmed) - offsetof(struct mrc_pkt, aeth) ==
 		       sizeof(union ctl_xh),
 	"struct mrc_pkt's extension header union is union ctl_xh");
 
@@ -493,7 +495,8 @@ static int ep_grow(struct mrc_ep *ep)
 			return -ENOMEM;
 		}
 		for (unsigned pl = 0; pl < ep->p.planes; pl++)
-			memcpy(rd + pl * words, tm->ready + pl * tm->words, tm->words * sizeof(*rd));
+			memcpy(rd + pl * words, tm->ready + pl * tm->words,
+				tm->words * sizeof(*rd));
 		free(tm->ready);
 		tm->ready = rd;
 		tm->words = words;
@@ -628,10 +631,10 @@ static int ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *bu
 		for (unsigned i = next_ready(ep, plane, from, to); i < to;
 			i = next_ready(ep, plane, i + 1, to)) {
 			if (mrc_qp_tx(ep->qps[i], plane, now_ps, &p)) {
-				/* a send never lets another plane send where it was refused (it
-				 * only spends window): the ready bits stand, the timer may move */
+				/* a send may let a plane send where it was refused (the next
+				 * retransmission's EV is another): every plane asks again */
 				ep->rr[plane] = i + 1 == ep->n_qps ? 0 : i + 1;
-				refresh_timer(ep, i);
+				touch(ep, i);
 				return ep_finish(ep, plane, mrc_qp_peer_host(ep->qps[i]), &p, buf,
 					cap, g);
 			}

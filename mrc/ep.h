@@ -40,6 +40,8 @@ struct mrc_ep_params {
 	 * A profile built from @ev with @ev_plane (mrc_ev_profile_new) to share with other
 	 * endpoints, as a simulated job's hosts do: one copy of its tables, and its per-EV
 	 * counters are job-wide. The endpoint takes a reference. NULL: it builds its own.
+	 * mrc_ep_new checks its EV values and plane count against @ev; the rest (selection
+	 * knobs, deny list, each EV's plane) is the profile's as built.
 	 */
 	struct mrc_ev_profile *ev_prof;
 	struct mrc_qp_params qp;	/* QP attributes for every QP of this endpoint */
@@ -160,7 +162,11 @@ void mrc_ep_port_status(struct mrc_ep *ep, unsigned plane, bool up, uint64_t now
 /* Control interface: DENY an EV of a QP, or lift it. Returns 0 or -ENOENT. */
 int mrc_ep_ev_deny(struct mrc_ep *ep, uint32_t qpn, uint32_t ev, bool deny, uint64_t now_ps);
 
-/* Counters: endpoint, one QP (-ENOENT if unknown), and a QP's EV set (NULL if unknown). */
+/*
+ * Counters: endpoint, one QP (-ENOENT if unknown), and a QP's EV set (NULL if unknown:
+ * states are the QP's; per-EV counters, mrc_ev_st(), are the profile's, summed over its
+ * QPs — and over the job's when the profile was given in the params, ev_prof).
+ */
 void mrc_ep_get_stats(const struct mrc_ep *ep, struct mrc_ep_stats *out);
 int mrc_ep_qp_stats(const struct mrc_ep *ep, uint32_t qpn, struct mrc_qp_stats *out);
 const struct mrc_ev_set *mrc_ep_qp_evs(const struct mrc_ep *ep, uint32_t qpn);
@@ -172,7 +178,8 @@ const struct mrc_ev_set *mrc_ep_qp_evs(const struct mrc_ep *ep, uint32_t qpn);
 const struct mrc_ev_profile *mrc_ep_ev_profile(const struct mrc_ep *ep);
 /*
  * Each EV's losses (PSNs inferred lost, as st[].losses) counted by this endpoint's QPs
- * alone since it was made or last cleared: [profile n], profile order.
+ * alone since it was made or last cleared: [profile n], profile order. Clearing zeroes
+ * this endpoint's copy only, never the profile's st[].
  */
 const uint64_t *mrc_ep_ev_losses(const struct mrc_ep *ep);
 void mrc_ep_ev_losses_clear(struct mrc_ep *ep);

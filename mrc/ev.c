@@ -464,7 +464,8 @@ bool mrc_ev_on_bad(struct mrc_ev_set *s, int idx, int cause, uint64_t now_ps)
 	r = rare_get(s, (uint32_t)idx);
 	if (!r)
 		return false; /* out of memory: kept in use, as below the floor */
-	r->probe_backoff_ps = s->prof->backoff0_ps; /* first: ev_change's probe_min_update reads it */
+	/* first: ev_change's probe_min_update reads it */
+	r->probe_backoff_ps = s->prof->backoff0_ps;
 	r->probe_at_ps = now_ps + r->probe_backoff_ps;
 	ev_change(s, idx, MRC_EV_ASSUMED_BAD, cause, now_ps);
 	ev_replace(s, idx);
@@ -759,7 +760,7 @@ MRC_SELFTEST(ev)
 		ST_EQ(st, mrc_ev_rtt_last(&b, 7), 1234);
 		ST_EQ(st, mrc_ev_rtt_last(&a, 5), 0);
 
-		mrc_st_case(st, "E13 RTTs of 8 EVs in place, then of all 16 in an array: none lost");
+		mrc_st_case(st, "E13 RTTs of 8 EVs in place, then of all 16 in an array");
 		ST_TRUE(st, b.rtt == NULL && b.n_few == 2);
 		for (unsigned i = 8; i < 14; i++) /* 8 EVs with a sample: still in place */
 			ST_EQ_I(st, mrc_ev_set_rtt(&b, i, 1000 + i), 0);

@@ -65,9 +65,10 @@ struct mrc_ev_stats {
 };
 
 /*
- * The immutable part of an EV profile, built once and shared by every EV set (QP) that uses
- * it (an endpoint's QPs all do; in a simulated job, every endpoint's): values, planes, per-plane index lists and backup split,
- * a value -> index hash, the selection knobs. Besides, two things the sets share: @st, the
+ * The immutable part of an EV profile, built once and shared by every EV set (QP) that
+ * uses it (an endpoint's QPs all do; in a simulated job, every endpoint's): values,
+ * planes, per-plane index lists and backup split, a value -> index hash, the selection
+ * knobs. Besides, two things the sets share: @st, the
  * per-EV counters (indexed by profile position; the reports only ever sum them over QPs),
  * and @scratch, the selection candidates of mrc_ev_pick (single-threaded use).
  * Reference counted: mrc_ev_set_init_shared() takes a reference, mrc_ev_set_free() and
@@ -101,6 +102,8 @@ struct mrc_ev_profile {
  */
 int mrc_ev_profile_new(const struct mrc_ev_params *p, unsigned planes,
 	unsigned (*plane_of)(void *ctx, uint32_t ev), void *ctx, struct mrc_ev_profile **out);
+/* Drops one reference to @prof, freeing it (and its counters) with the last; NULL is a
+ * no-op. */
 void mrc_ev_profile_put(struct mrc_ev_profile *prof);
 
 /* Index of EV value @ev in @prof, or -1 (O(1): hash; echoed EVs come from the wire). */

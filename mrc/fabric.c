@@ -446,8 +446,11 @@ static const uint8_t *pkt_bytes(struct mrc_fabric *fab, const struct fab_pkt *pk
 	}
 	if (fab->scratch_nz > z)
 		memset(o + z, 0, fab->scratch_nz - z);
-	if (fab->scratch_ic >= z)
-		memset(o + fab->scratch_ic, 0, MRC_ICRC_LEN);
+	if (fab->scratch_ic && fab->scratch_ic + MRC_ICRC_LEN > z) { /* its part past z */
+		uint32_t from = fab->scratch_ic > z ? fab->scratch_ic : z;
+
+		memset(o + from, 0, fab->scratch_ic + MRC_ICRC_LEN - from);
+	}
 	fab->scratch_nz = z;
 	fab->scratch_ic = 0;
 	if (pkt->flags & PK_ICRC) { /* little-endian on the wire (mrc_wire_icrc) */
@@ -567,35 +570,38 @@ static struct fab_pkt *pkt_move(struct mrc_fabric *fab, struct fab_pkt *pkt, siz
  * first IPv6 header's payload length follows the cut, UDP length and inner headers stay
  * as sent, DSCP becomes the trimmed class (the last-hop one on a T0->host port). The
  * trimmed packet takes a slot of its size: a gathered one a bigger slot (the cut
- * packet's bytes all in data), a whole one a smaller. Returns the packet (maybe moved). */
-static struct fab_pkt *trim_pkt(struct mrc_fabric *fab, struct fab_pkt *pkt, bool lasthop)
+ * packet's bytes all in data), a whole one a smaller; *@pp follows it. Returns false when
+ * it could not be cut (no room for the bigger slot, or not cuttable): the caller drops it.
+ */
+static bool trim_pkt(struct mrc_fabric *fab, struct fab_pkt **pp, bool lasthop)
 {
 	uint8_t dscp = lasthop ? fab->p.dscp_trimmed_lasthop : fab->p.dscp_trimmed;
+	struct fab_pkt *pkt = *pp;
 	int n;
 
 	if (pkt->hlen != pkt->len) { /* gathered: what is left fits in data (trim <= cap) */
 		finish_csum(fab, pkt); /* lays it out in the scratch buffer */
 		n = mrc_wire_trim(fab->scratch, pkt->len, fab->p.trim_bytes, dscp);
-		if (n > 0 && (size_t)n <= fab->p.pkt_cap) {
-			pkt = pkt_move(fab, pkt, (size_t)n, 0);
-			if ((size_t)n <= cls_cap(pkt->cls)) {
-				memcpy(pkt->data, fab->scratch, (size_t)n);
-				pkt->len = pkt->hlen = (uint16_t)n;
-				pkt->pay = NULL;
-				pkt->pay_len = 0;
-				pkt->flags &= (uint8_t)~PK_ICRC;
-			}
-		}
+		if (n <= 0 || (size_t)n > fab->p.pkt_cap)
+			return false;
+		*pp = pkt = pkt_move(fab, pkt, (size_t)n, 0);
+		if ((size_t)n > cls_cap(pkt->cls))
+			return false;
+		memcpy(pkt->data, fab->scratch, (size_t)n);
+		pkt->len = pkt->hlen = (uint16_t)n;
+		pkt->pay = NULL;
+		pkt->pay_len = 0;
+		pkt->flags &= (uint8_t)~PK_ICRC;
 	} else {
 		finish_csum(fab, pkt);
 		n = mrc_wire_trim(pkt->data, pkt->len, fab->p.trim_bytes, dscp);
-		if (n > 0) {
-			pkt->len = pkt->hlen = (uint16_t)n;
-			pkt = pkt_move(fab, pkt, (size_t)n, (size_t)n);
-		}
+		if (n <= 0)
+			return false;
+		pkt->len = pkt->hlen = (uint16_t)n;
+		*pp = pkt = pkt_move(fab, pkt, (size_t)n, (size_t)n);
 	}
 	pkt->flags |= PK_CTRL;
-	return pkt;
+	return true;
 }
 
 /* Sets CE (RFC 3168) on an ECN-capable packet, outer and inner. Returns true if marked. */
@@ -632,7 +638,11 @@ static void enqueue(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *
 			pkt_free(fab, pkt);
 			return;
 		}
-		pkt = trim_pkt(fab, pkt, o->lasthop);
+		if (!trim_pkt(fab, &pkt, o->lasthop)) {
+			o->st.drops++;
+			pkt_free(fab, pkt);
+			return;
+		}
 		o->st.trims++;
 	}
 	q = pkt->flags & PK_CTRL ? 0 : 1;
@@ -676,8 +686,10 @@ static void nic_pull(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
 		g.hlen + g.payload_len > n)
 		return;
 	pkt = pkt_alloc(fab, g.hlen);
-	if (!pkt)
+	if (!pkt) { /* the host sent it: lost at its port, as a full queue would */
+		o->st.drops++;
 		return;
+	}
 	memcpy(pkt->data, fab->txbuf, g.hlen);
 	pkt->len = (uint16_t)n;
 	pkt->hlen = (uint16_t)g.hlen;
@@ -2034,7 +2046,7 @@ MRC_SELFTEST(fabric)
 		ST_EQ(st, q->srh_off, 40);
 		ST_EQ(st, q->inner_off, 40 + 8 + 32);
 		ST_EQ(st, q->flags & PK_CTRL, 0);
-		q = trim_pkt(n->fab, q, false);
+		ST_TRUE(st, trim_pkt(n->fab, &q, false));
 		ST_EQ(st, q->len, 256);
 		ST_EQ(st, q->cls, 36); /* moved to the smaller slot: 40 + 256 = 37 x 8 bytes */
 		ST_EQ(st, get_be16(q->data + 4), 216);
@@ -2104,8 +2116,8 @@ MRC_SELFTEST(fabric)
 			w->pay = NULL;
 			w->pay_len = 0;
 			pkt_parse(w);
-			w = trim_pkt(n->fab, w, true);
-			q = trim_pkt(n->fab, q, true);
+			ST_TRUE(st, trim_pkt(n->fab, &w, true));
+			ST_TRUE(st, trim_pkt(n->fab, &q, true));
 			ST_EQ(st, q->cls, 36); /* moved: 40 + 256 bytes need a 296-byte slot */
 			ST_EQ(st, q->len, 256);
 			ST_EQ(st, q->hlen, 256);
@@ -2122,6 +2134,39 @@ MRC_SELFTEST(fabric)
 			ST_TRUE(st, q->pay == NULL);
 			memset(whole + g.hlen, 0, g.payload_len);
 			ST_EQ_MEM(st, pkt_bytes(n->fab, q), whole, (size_t)len);
+		}
+		t_net_free(n);
+	}
+
+	mrc_st_case(st, "a layout after one 4 bytes shorter, whose ICRC overlaps its pad: "
+			"pad zero");
+	t_setup(&pl, &p, 1, 2, 2, 2);
+	p.csum_offload = true;
+	n = t_net_new(st, &p);
+	if (n) {
+		static uint8_t pay[1001];
+		struct fab_pkt *a = pkt_alloc(n->fab, 64), *b = pkt_alloc(n->fab, 64);
+		const uint8_t *o;
+
+		memset(pay, 0x11, sizeof(pay));
+		ST_TRUE(st, a && b);
+		if (a && b) {
+			/* A: 64 header bytes, 1000 payload bytes, its ICRC at 1064..1067 */
+			memset(a->data, 0x22, 64);
+			a->hlen = 64, a->pay = pay, a->pay_len = 1000, a->len = 1068;
+			a->flags = PK_ICRC, a->icrc = 0xAABBCCDD;
+			o = pkt_bytes(n->fab, a);
+			ST_EQ(st, o[1064], 0xDD);
+			/* B: 1001 payload bytes, pad 1065..1067, ICRC (not computed) 1068..1071 */
+			*b = *a;
+			b->pay_len = 1001, b->len = 1072, b->flags = 0;
+			memcpy(b->data, a->data, 64);
+			o = pkt_bytes(n->fab, b);
+			ST_EQ(st, o[1064], 0x11);
+			for (int i = 1065; i < 1072; i++)
+				ST_EQ(st, o[i], 0);
+			pkt_free(n->fab, a);
+			pkt_free(n->fab, b);
 		}
 		t_net_free(n);
 	}

@@ -1035,7 +1035,8 @@ MRC_SELFTEST(hist)
 	ST_EQ(st, mrc_hist_sub_bucket_count(h), 2048);	/* 2^ceil(log2(2 * 10^3)) */
 	mrc_hist_free(h);
 
-	mrc_st_case(st, "reset clears every count written, up to the highest one, then records anew");
+	mrc_st_case(st, "reset clears every count written, up to the highest one, then "
+			"records anew");
 	h = st_hist(1, 3600000000000ll, 3);
 	g = st_hist(1, 3600000000000ll, 3);
 	mrc_hist_record(h, 1);

@@ -103,6 +103,8 @@ struct mrc_qp {
 	bool failed;
 	bool roce;	    /* RoCE mode (qp.h): the one plane and EV index below */
 	bool refused_all;   /* the last mrc_qp_tx refusal holds for every plane */
+	uint8_t fail_to;    /* failed by the ACK timeout (else by the peer), for a reason
+			     * that found no memory */
 	uint16_t msn_next;
 	uint32_t peer_down; /* planes whose port the peer reported down */
 	uint32_t qpn, peer_host, peer_qpn;
@@ -287,7 +289,8 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 	qp->peer_host = peer_host;
 	qp->peer_qpn = peer_qpn & MRC_PSN_MASK;
 	rc = env->ev_prof ? mrc_ev_set_init_shared(&qp->evs, env->ev_prof)
-			  : mrc_ev_set_init(&qp->evs, env->ev, env->planes, env->ev_plane, env->ctx);
+			  : mrc_ev_set_init(&qp->evs, env->ev, env->planes, env->ev_plane,
+				  env->ctx);
 	if (rc)
 		goto fail_qp;
 	if (qp->evs.prof->n > TXENT_EV_LIMIT) {
@@ -379,10 +382,12 @@ static struct txent *ent(struct mrc_qp *qp, uint32_t psn)
 /*
  * The send counter of a transmission from its low 32 bits @lo: the latest counter minus
  * their distance. Exact while it is fewer than 2^32 sends old. A live transmission (its
- * PSN unacknowledged, and its latest) is resent at the latest by the next ACK timeout
- * (on_rto requeues every such PSN), and 2^32 sends in one timeout are >= 2^32 * 64 B:
- * 2.7 s at 800 Gb/s, against the 16.8 ms default. A dead record stays in the send log
- * at most its capacity (<= 2 * win) further sends: the log drops the dead when full.
+ * PSN unacknowledged, and its latest) is far younger: the window bounds the new PSNs sent
+ * after it (mpr x 128 <= 32640), and the other sends are retransmissions of PSNs found
+ * lost — by the rules that find it lost too once a later packet is acknowledged and its
+ * reorder windows pass, or by an ACK timeout, which requeues it as well; 2^32 sends of
+ * at least 64 bytes are 2.7 s at 800 Gb/s. A dead record stays in the send log at most
+ * its capacity (<= 2 * win) further sends: the log drops the dead when full.
  */
 static uint64_t txseq_full(const struct mrc_qp *qp, uint32_t lo)
 {
@@ -403,7 +408,8 @@ static int ent_prev_ev(const struct txent *e)
 /* Byte offset of PSN @psn in its message @w (its first PSN is set once it is sent). */
 static uint32_t ent_off(const struct mrc_qp *qp, const struct wqe *w, uint32_t psn)
 {
-	return (uint32_t)psn_diff(psn, w->first_psn) * qp->env->qp->mtu;
+	/* the distance unsigned mod 2^24: a message may span more than 2^23 PSNs */
+	return ((psn - w->first_psn) & MRC_PSN_MASK) * qp->env->qp->mtu;
 }
 
 /*
@@ -496,6 +502,7 @@ static void qp_fail(struct mrc_qp *qp, int status, uint64_t now_ps, const char *
 	if (qp->failed)
 		return;
 	qp->failed = true;
+	qp->fail_to = status == -ETIMEDOUT;
 	qp->reason = malloc(QP_REASON_MAX);
 	if (qp->reason) {
 		va_start(ap, fmt);
@@ -670,7 +677,8 @@ static void sent(struct mrc_qp *qp, uint32_t psn, struct txent *e, int evi, unsi
 	qp->last_tx_ps = now_ps;
 	qp->tlp_done = false;
 	e->txseq = (uint32_t)++qp->txseq;
-	slog_push(qp, psn, e->txseq);
+	if (!qp->roce) /* RoCE infers no loss from SACKs: nothing reads the log */
+		slog_push(qp, psn, e->txseq);
 	if (e->ntx < 3)
 		e->ntx++;
 	e->flags |= TX_SENT | TX_INFLIGHT;
@@ -860,7 +868,8 @@ static void retire_ev(struct mrc_qp *qp, int evi, int cause, uint64_t now_ps)
 	for (uint32_t psn = qp->una; psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
 		struct txent *e = ent(qp, psn);
 
-		if (ent_ev(e) != evi || (e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
+		if (ent_ev(e) != evi || (e->flags & (TX_ACKED | TX_QUEUED)) ||
+			!(e->flags & TX_SENT))
 			continue;
 		qp_rare(qp)->loss_path++;
 		ev_lost(qp, evi, 1);
@@ -939,16 +948,8 @@ static uint64_t reo_wnd_of(const struct mrc_qp *qp, const struct txent *e)
 }
 
 /*
- * Loss inference: an unacked PSN is lost once reorder_threshold PSNs sent after it were
- * acknowledged (send order, so a retransmission restarts its count), or — time-based, as
- * RACK (RFC 8985 §6.2) — once a packet sent after it was acknowledged and 2 reorder windows
- * have passed since it was sent. The second rule finds the loss of a message's last
- * packets in microseconds, where the count never gets there; rack_at_ps arms a timer for
- * the earliest packet that may become overdue.
- */
-/*
- * Judges the unacknowledged transmission @e of @psn by both rules: true when it is lost,
- * else rack_at_ps comes down to when it may become overdue.
+ * Judges the unacknowledged transmission @e of @psn by both rules of infer_losses: true
+ * when it is lost, else rack_at_ps comes down to when it may become overdue.
  */
 static bool overdue(struct mrc_qp *qp, uint32_t psn, const struct txent *e, uint64_t thr,
 	uint64_t now_ps)
@@ -964,6 +965,14 @@ static bool overdue(struct mrc_qp *qp, uint32_t psn, const struct txent *e, uint
 	return false;
 }
 
+/*
+ * Loss inference: an unacked PSN is lost once reorder_threshold PSNs sent after it were
+ * acknowledged (send order, so a retransmission restarts its count), or — time-based, as
+ * RACK (RFC 8985 §6.2) — once a packet sent after it was acknowledged and 2 reorder windows
+ * have passed since it was sent. The second rule finds the loss of a message's last
+ * packets in microseconds, where the count never gets there; rack_at_ps arms a timer for
+ * the earliest packet that may become overdue.
+ */
 static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 {
 	uint64_t thr = qp->env->qp->reorder_threshold ? qp->env->qp->reorder_threshold : 1;
@@ -1897,7 +1906,10 @@ int mrc_qp_roce_path(const struct mrc_qp *qp, unsigned *plane, unsigned *ev_idx)
 bool mrc_qp_failed(const struct mrc_qp *qp, const char **reason)
 {
 	if (reason)
-		*reason = !qp->failed ? NULL : qp->reason ? qp->reason : "out of memory";
+		*reason = !qp->failed ? NULL
+			  : qp->reason	? qp->reason
+			  : qp->fail_to ? "ACK timeout (no memory for the details)"
+					: "NACK UNEXP_EVENT from peer (no memory for the details)";
 	return qp->failed;
 }
 
@@ -2491,6 +2503,87 @@ static void c09_run(struct mrc_st *st, const uint32_t *psns, unsigned n, uint64_
 	tn_free(&tn);
 }
 
+/* ---- selftest: the endpoint's ready bits follow what a send changes --------------- */
+
+static const uint32_t q19_evs[2] = {0x00000A0B, 0x10000A0B}; /* one EV per plane */
+
+static unsigned q19_plane(void *ctx, uint32_t ev)
+{
+	(void)ctx;
+	return ev >> 28;
+}
+
+static int q19_path(void *ctx, uint32_t peer, uint32_t ev, struct mrc_pkt *h)
+{
+	(void)ctx;
+	memset(&h->outer_src, 0, sizeof(h->outer_src));
+	h->outer_src.b[0] = 0xfd;
+	h->outer_src.b[15] = (uint8_t)(ev >> 28);
+	h->outer_dst = h->outer_src;
+	h->outer_dst.b[13] = (uint8_t)peer;
+	h->src = h->outer_src;
+	h->dst = h->outer_dst;
+	h->n_segs = 0;
+	return 0;
+}
+
+/*
+ * Two planes of one EV each; PSNs 0 (plane 0) and 1 (plane 1) come back NACKed
+ * TRIMMED_LASTHOP. Plane 0 must refuse PSN 0 (its retransmission takes another EV while
+ * plane 1 has one) and plane 1 sends it; then PSN 1, last sent on plane 1, is plane 0's
+ * to send: the send on plane 1 must have made plane 0 ask the QP again.
+ */
+static void q19_case(struct mrc_st *st)
+{
+	static uint8_t buf[16384];
+	struct mrc_ep_params p;
+	struct mrc_ep *ep = NULL;
+	struct mrc_qp_stats s;
+	struct mrc_qp *qp;
+	uint64_t now = 1000000;
+	uint32_t qpn = 0;
+
+	mrc_ep_params_default(&p, 2, TN_RATE_BPS, 12000000);
+	p.path = q19_path;
+	p.ev_plane = q19_plane;
+	p.ev.evs = q19_evs;
+	p.ev.n_evs = 2;
+	p.ev.backup_per_plane = 0;
+	p.cc = "fixed";
+	ST_EQ_I(st, mrc_ep_new(&p, &(struct mrc_ep_ops){0}, NULL, &ep), 0);
+	ST_EQ_I(st, ep ? mrc_ep_qp_create(ep, 1, 1, &qpn) : -1, 0);
+	qp = ep ? mrc_ep_qp(ep, qpn) : NULL;
+	ST_TRUE(st, qp != NULL);
+	if (!qp) {
+		mrc_ep_free(ep);
+		return;
+	}
+	ST_EQ_I(st, mrc_ep_post_write(ep, qpn, NULL, 2 * p.qp.mtu, 0, 1, false, 0, 1, now), 0);
+	ST_TRUE(st, mrc_ep_tx(ep, 0, now, buf, sizeof(buf)) > 0);
+	ST_TRUE(st, mrc_ep_tx(ep, 1, now, buf, sizeof(buf)) > 0);
+	for (unsigned k = 0; k < 2; k++) {
+		struct mrc_pkt c = {.opcode = MRC_OP_NACK, .dest_qp = qpn};
+		int n;
+
+		c.neth.reason = MRC_NACK_TRIMMED_LASTHOP;
+		c.neth.nack_psn = (p.qp.start_psn + k) & MRC_PSN_MASK;
+		c.neth.ev = q19_evs[k];
+		c.psn = c.neth.nack_psn;
+		q19_path(NULL, 0, q19_evs[k], &c);
+		n = mrc_wire_encode(&p.wire, &c, buf, sizeof(buf));
+		ST_TRUE(st, n > 0);
+		if (n > 0)
+			mrc_ep_on_rx(ep, k, buf, (size_t)n, false, now);
+	}
+	now += 1000;
+	ST_EQ_I(st, mrc_ep_tx(ep, 0, now, buf, sizeof(buf)), 0); /* PSN 0: not on plane 0 */
+	ST_TRUE(st, mrc_ep_tx(ep, 1, now, buf, sizeof(buf)) > 0); /* PSN 0 on plane 1 */
+	ST_TRUE(st, mrc_ep_tx(ep, 0, now, buf, sizeof(buf)) > 0); /* PSN 1 on plane 0 */
+	mrc_qp_get_stats(qp, &s);
+	ST_EQ(st, s.rtx_pkts, 2);
+	mrc_ep_free(ep);
+}
+
 MRC_SELFTEST(qp)
 {
 	static uint8_t src[2 << 20], dst[2 << 20];
@@ -2550,15 +2643,17 @@ MRC_SELFTEST(qp)
 	ST_EQ(st, tn.done, 1);
 	ST_EQ(st, mrc_ev_state(evs, 3), MRC_EV_ASSUMED_BAD);
 	ST_TRUE(st, !mrc_ev_active(evs, 3));
-	ST_TRUE(st, mrc_ev_active(evs, 6) && mrc_ev_st(evs, 6)->tx_pkts > 0); /* plane 0's first backup */
-	ST_TRUE(st, !mrc_ev_active(evs, 15) && mrc_ev_st(evs, 15)->tx_pkts == 0); /* plane 1's: unused */
+	/* plane 0's first backup carried packets, plane 1's did not */
+	ST_TRUE(st, mrc_ev_active(evs, 6) && mrc_ev_st(evs, 6)->tx_pkts > 0);
+	ST_TRUE(st, !mrc_ev_active(evs, 15) && mrc_ev_st(evs, 15)->tx_pkts == 0);
 	{
 		unsigned data_drops = tn.drops - tn.probe_tx, twice = 0, more = 0;
 		struct mrc_ev_change log[8];
 		unsigned n = mrc_ev_log(evs, log, 8);
 
 		ST_TRUE(st, data_drops >= 1);
-		ST_EQ(st, mrc_ev_st(evs, 3)->losses, data_drops); /* every loss on it was seen ... */
+		/* every loss on it was seen ... */
+		ST_EQ(st, mrc_ev_st(evs, 3)->losses, data_drops);
 		ST_EQ(st, s0.rtx_pkts, data_drops);	     /* ... and resent once */
 		for (unsigned i = 0; i < 64; i++) {
 			twice += tn.psn_tx[i] == 2;
@@ -2874,6 +2969,10 @@ MRC_SELFTEST(qp)
 	tn_free(&tn);
 	mrc_ev_profile_put(tw_shared_prof);
 	tw_shared_prof = NULL;
+
+	mrc_st_case(st, "Q19 a send on one plane lets another ask the QP again (its next "
+			"retransmission may be that plane's)");
+	q19_case(st);
 }
 
 /* ---- selftest: RoCE mode (qp.h "RoCE mode") on the same scripted network ------------- */

@@ -333,9 +333,12 @@ static int peer_map_add(struct host *h, uint32_t peer, uint32_t qpn)
 		n.peer_map = calloc(n.map_cap, sizeof(*n.peer_map));
 		if (!n.peer_map)
 			return -ENOMEM;
-		for (uint32_t i = 0; i < h->map_cap; i++)
+		for (uint32_t i = 0; i < h->map_cap; i++) {
+			uint32_t p = (uint32_t)(h->peer_map[i] >> 32) - 1;
+
 			if (h->peer_map[i])
-				*peer_slot(&n, (uint32_t)(h->peer_map[i] >> 32) - 1) = h->peer_map[i];
+				*peer_slot(&n, p) = h->peer_map[i];
+		}
 		free(h->peer_map);
 		h->peer_map = n.peer_map;
 		h->map_cap = n.map_cap;

@@ -1573,6 +1573,19 @@ static void buf_u64(struct buf *b, uint64_t v)
 		put_be64(p, v);
 }
 
+/* The plan position of EV @value, profile position @e (the same order, normally), or
+ * n_evs when the plan has no such EV. */
+static size_t plan_ev(const struct wr *w, unsigned e, uint32_t value)
+{
+	size_t k = 0;
+
+	if (e < w->m.n_evs && w->m.evs[e].ev == value)
+		return e;
+	while (k < w->m.n_evs && w->m.evs[k].ev != value)
+		k++;
+	return k;
+}
+
 /* This rank's counters, per-EV counters and histograms, as a RESULT body. */
 static int encode_result(struct wr *w, struct buf *b)
 {
@@ -1631,33 +1644,26 @@ static int encode_result(struct wr *w, struct buf *b)
 		if (mrc_qp_failed(mrc_ep_qp(w->ep, qpn), &why))
 			r.qp_errors++;
 		for (unsigned e = 0; set && set->n_bad && e < set->n; e++)
-			for (size_t k = 0; k < w->m.n_evs; k++)
-				if (w->m.evs[k].ev == mrc_ev_value(set, e)) {
-					ev[k][11] += mrc_ev_state(set, e) == MRC_EV_ASSUMED_BAD;
-					break;
-				}
+			if (mrc_ev_state(set, e) == MRC_EV_ASSUMED_BAD)
+				ev[plan_ev(w, e, mrc_ev_value(set, e))][11]++; /* [n_evs]: unused */
 	}
 	/* the per-EV counters are the endpoint's, summed over all its QPs (those above) */
 	prof = mrc_ep_ev_profile(w->ep);
 	for (unsigned e = 0; e < prof->n; e++) {
 		const struct mrc_ev_stats *v = &prof->st[e];
+		uint64_t *c = ev[plan_ev(w, e, prof->value[e])]; /* [n_evs]: not in the plan */
 
-		for (size_t k = 0; k < w->m.n_evs; k++) {
-			if (w->m.evs[k].ev != prof->value[e])
-				continue;
-			ev[k][0] += v->tx_pkts;
-			ev[k][1] += v->rtx_pkts;
-			ev[k][2] += v->losses;
-			ev[k][3] += v->ecn;
-			ev[k][4] += v->trims;
-			ev[k][5] += v->nacks;
-			ev[k][6] += v->probes;
-			ev[k][7] += v->probes_ok;
-			ev[k][8] += v->changes;
-			ev[k][9] += v->rtt_samples;
-			ev[k][10] += v->rtt_sum_ps;
-			break;
-		}
+		c[0] += v->tx_pkts;
+		c[1] += v->rtx_pkts;
+		c[2] += v->losses;
+		c[3] += v->ecn;
+		c[4] += v->trims;
+		c[5] += v->nacks;
+		c[6] += v->probes;
+		c[7] += v->probes_ok;
+		c[8] += v->changes;
+		c[9] += v->rtt_samples;
+		c[10] += v->rtt_sum_ps;
 	}
 	buf_u32(b, WR_N_CTRS);
 #define WR_PUT(f) buf_u64(b, r.f);
