@@ -847,9 +847,16 @@ static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
 			t_arr);
 	if (!s) {
 		fab->delivered++;
-		if (fab->ops.rx)
+		if (fab->ops.rx_gather) {
+			struct mrc_wire_gather g = {
+				.hlen = pkt->hlen, .payload = pkt->pay, .payload_len = pkt->pay_len};
+
+			fab->ops.rx_gather(fab->ctx, o->host, o->plane, pkt->data, pkt->len, &g,
+				now);
+		} else if (fab->ops.rx) {
 			fab->ops.rx(fab->ctx, o->host, o->plane, pkt_bytes(fab, pkt), pkt->len,
 				now);
+		}
 		pkt_free(fab, pkt);
 		return;
 	}
@@ -1815,7 +1822,7 @@ static void t_status(void *ctx, uint32_t host, unsigned plane, bool up, uint64_t
 		n->status_down++;
 }
 
-static const struct mrc_fab_host_ops t_ops = {t_rx, t_tx, t_status};
+static const struct mrc_fab_host_ops t_ops = {t_rx, t_tx, t_status, NULL};
 
 struct t_tap {
 	unsigned n;
