@@ -2118,6 +2118,87 @@ MRC_SELFTEST(wire)
 	}
 	cfg.ev_format = MRC_EVF_SRV6;
 
+	mrc_st_case(st, "decode_gather: headers here, payload at the sender's: as the whole packet");
+	for (int f = MRC_EVF_SRV6; f <= MRC_EVF_UDP; f++) {
+		static uint8_t ref[MRC_PKT_MAX];
+		struct mrc_wire_gather g, gh;
+		struct mrc_pkt dw;
+		int cnt, bad = 0, gathered = 0, ctl = 0;
+
+		cfg.ev_format = (enum mrc_ev_format)f;
+		cfg.csum_offload = true;
+		cfg.check_csum = cfg.check_icrc = false;
+		cnt = mrc_wire_sample_count(&cfg);
+		for (int i = 0; i < cnt && !bad; i++) {
+			ST_EQ(st, mrc_wire_sample_pkt((unsigned)i, &cfg, &p), 0);
+			n = mrc_wire_encode(&cfg, &p, ref, sizeof(ref));
+			bad += mrc_wire_encode_gather(&cfg, &p, buf, sizeof(buf), &g) != n;
+			bad += mrc_wire_decode(&cfg, ref, (size_t)n, true, &dw) != MRC_WIRE_OK;
+			bad += mrc_wire_decode_gather(&cfg, buf, (size_t)n, &g, true, &d) !=
+			       MRC_WIRE_OK;
+			if (bad)
+				break;
+			if (g.hlen == (size_t)n) { /* whole: the same decode, payload in @buf */
+				bad += d.payload_len != dw.payload_len ||
+				       (d.payload_len && d.payload != buf + (dw.payload - ref));
+				if (!op_is_data(p.opcode) && g.hlen > MRC_IP6_HLEN) {
+					gh = g; /* a control packet is never gathered */
+					gh.hlen = g.hlen - MRC_ICRC_LEN;
+					bad += mrc_wire_decode_gather(&cfg, buf, (size_t)n, &gh, true,
+						       &d) != MRC_WIRE_BAD_LENGTH;
+					ctl++;
+				}
+				continue;
+			}
+			/* the sender's payload itself, and every field as the whole packet's */
+			bad += d.payload != p.payload || d.payload_len != p.payload_len;
+			bad += dw.payload != ref + g.hlen;
+			dw.payload = d.payload;
+			bad += memcmp(&d, &dw, sizeof(d)) != 0;
+			/* no source bytes (verify off): the payload is zeros, NULL */
+			gh = g;
+			gh.payload = NULL;
+			bad += mrc_wire_decode_gather(&cfg, buf, (size_t)n, &gh, true, &d) !=
+				       MRC_WIRE_OK || d.payload || d.payload_len != p.payload_len;
+			/* headers ending one byte short or long, a payload of another length */
+			gh = g;
+			gh.hlen--;
+			bad += mrc_wire_decode_gather(&cfg, buf, (size_t)n, &gh, true, &d) !=
+			       MRC_WIRE_BAD_LENGTH;
+			gh.hlen += 2;
+			bad += mrc_wire_decode_gather(&cfg, buf, (size_t)n, &gh, true, &d) !=
+			       MRC_WIRE_BAD_LENGTH;
+			gh = g;
+			gh.payload_len++;
+			bad += mrc_wire_decode_gather(&cfg, buf, (size_t)n, &gh, true, &d) !=
+			       MRC_WIRE_BAD_LENGTH;
+			/* too few bytes for the first IPv6 header; more than the packet */
+			gh = g;
+			gh.hlen = MRC_IP6_HLEN - 1;
+			bad += mrc_wire_decode_gather(&cfg, buf, (size_t)n, &gh, true, &d) !=
+			       MRC_WIRE_TRUNCATED;
+			gh.hlen = (size_t)n + 1;
+			bad += mrc_wire_decode_gather(&cfg, buf, (size_t)n, &gh, true, &d) !=
+			       MRC_WIRE_BAD_LENGTH;
+			/* checks on: they cover bytes that are not here */
+			cfg.check_csum = true;
+			bad += mrc_wire_decode_gather(&cfg, buf, (size_t)n, &g, true, &d) !=
+			       MRC_WIRE_BAD_CHECKSUM;
+			cfg.check_csum = false;
+			cfg.check_icrc = true;
+			bad += mrc_wire_decode_gather(&cfg, buf, (size_t)n, &g, true, &d) !=
+			       MRC_WIRE_BAD_CHECKSUM;
+			cfg.check_icrc = false;
+			gathered++;
+			mrc_st_check(st, !bad, __FILE__, __LINE__, "format %d sample %d", f, i);
+		}
+		ST_EQ(st, bad, 0);
+		ST_TRUE(st, gathered > 0 && ctl > 0);
+	}
+	cfg.ev_format = MRC_EVF_SRV6;
+	cfg.csum_offload = false;
+	cfg.check_csum = cfg.check_icrc = true;
+
 	mrc_st_case(st, "names");
 	ST_EQ_STR(st, mrc_wire_strerror(MRC_WIRE_TRUNCATED), "truncated");
 	ST_EQ_STR(st, mrc_wire_opcode_name(0xDC), "SACK");
