@@ -25,7 +25,9 @@
  * and the packet's len bytes on the link are those, the pay_len payload bytes at pay
  * (zeros when NULL), then zeros (pad, ICRC; the ICRC once computed is kept in icrc). So
  * the pool holds headers, not payloads: 168-184 bytes a gathered packet (124-140 bytes
- * of headers) instead of the MTU. @next links a queued packet to the one behind it in its
+ * of headers) instead of the MTU. A receiving host with the rx_gather op gets it in
+ * those pieces (headers, payload pointer) and places the payload from the sender's
+ * buffer: one copy, as an RDMA NIC; with rx it is laid out first. @next links a queued packet to the one behind it in its
  * port's queue, and a free packet to the next free one of its class. The time its last
  * bit reaches the far end of the link is not kept: the arrival event runs then (plus
  * the switch delay at a switch).
