@@ -27,10 +27,10 @@
  * the pool holds headers, not payloads: 168-184 bytes a gathered packet (124-140 bytes
  * of headers) instead of the MTU. A receiving host with the rx_gather op gets it in
  * those pieces (headers, payload pointer) and places the payload from the sender's
- * buffer: one copy, as an RDMA NIC; with rx it is laid out first. @next links a queued packet to the one behind it in its
- * port's queue, and a free packet to the next free one of its class. The time its last
- * bit reaches the far end of the link is not kept: the arrival event runs then (plus
- * the switch delay at a switch).
+ * buffer: one copy, as an RDMA NIC; with rx it is laid out first. @next links a queued
+ * packet to the one behind it in its port's queue, and a free packet to the next free
+ * one of its class. The time its last bit reaches the far end of the link is not kept:
+ * the arrival event runs then (plus the switch delay at a switch).
  */
 struct fab_pkt {
 	struct fab_pkt *next; /* queue or free list */
@@ -850,11 +850,12 @@ static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
 	if (!s) {
 		fab->delivered++;
 		if (fab->ops.rx_gather) {
-			struct mrc_wire_gather g = {
-				.hlen = pkt->hlen, .payload = pkt->pay, .payload_len = pkt->pay_len};
+			struct mrc_wire_gather g = {.hlen = pkt->hlen,
+				.payload = pkt->pay,
+				.payload_len = pkt->pay_len};
 
-			fab->ops.rx_gather(fab->ctx, o->host, o->plane, pkt->data, pkt->len, &g,
-				now);
+			fab->ops.rx_gather(
+				fab->ctx, o->host, o->plane, pkt->data, pkt->len, &g, now);
 		} else if (fab->ops.rx) {
 			fab->ops.rx(fab->ctx, o->host, o->plane, pkt_bytes(fab, pkt), pkt->len,
 				now);
@@ -1878,8 +1879,8 @@ static size_t t_gtx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint
 	return sizeof(n->pkt);
 }
 
-static void t_grx_gather(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf,
-	size_t len, const struct mrc_wire_gather *g, uint64_t now)
+static void t_grx_gather(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
+	const struct mrc_wire_gather *g, uint64_t now)
 {
 	struct t_gnet *n = ctx;
 	unsigned i = n->n_gather++;
@@ -1894,8 +1895,8 @@ static void t_grx_gather(void *ctx, uint32_t host, unsigned plane, const uint8_t
 	n->payload_len[i] = g->payload_len;
 }
 
-static void t_grx(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
-	uint64_t now)
+static void t_grx(
+	void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len, uint64_t now)
 {
 	struct t_gnet *n = ctx;
 

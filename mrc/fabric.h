@@ -60,8 +60,8 @@ struct mrc_fab_host_ops {
 	size_t (*tx)(void *ctx, uint32_t host, unsigned plane, uint64_t now_ps, uint8_t *buf,
 		size_t cap, struct mrc_wire_gather *g);
 	void (*port_status)(void *ctx, uint32_t host, unsigned plane, bool up, uint64_t now_ps);
-	void (*rx_gather)(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf,
-		size_t len, const struct mrc_wire_gather *g, uint64_t now_ps);
+	void (*rx_gather)(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
+		const struct mrc_wire_gather *g, uint64_t now_ps);
 };
 
 /*

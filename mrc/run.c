@@ -267,8 +267,8 @@ static void fab_rx(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf,
 }
 
 /* fab_rx for gathering hosts: the payload is placed straight from the sender's MR */
-static void fab_rx_gather(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf,
-	size_t len, const struct mrc_wire_gather *g, uint64_t now)
+static void fab_rx_gather(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
+	const struct mrc_wire_gather *g, uint64_t now)
 {
 	struct run *r = ctx;
 	struct host *h = &r->hosts[host];
@@ -613,7 +613,7 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 {
 	const struct conf_fabric *cf = &r->job->fabric;
 	const struct conf_mrc *cm = &r->job->mrc;
-	static const struct mrc_fab_host_ops hops = { fab_rx, fab_tx, fab_port_status, NULL };
+	static const struct mrc_fab_host_ops hops = {fab_rx, fab_tx, fab_port_status, NULL};
 	/* a gathering host also receives gathered (one copy per packet, as an RDMA NIC) */
 	static const struct mrc_fab_host_ops hops_gather = {
 		fab_rx, fab_tx, fab_port_status, fab_rx_gather};

@@ -2118,7 +2118,8 @@ MRC_SELFTEST(wire)
 	}
 	cfg.ev_format = MRC_EVF_SRV6;
 
-	mrc_st_case(st, "decode_gather: headers here, payload at the sender's: as the whole packet");
+	mrc_st_case(st, "decode_gather: headers here, the payload the sender's: as the whole "
+			"packet");
 	for (int f = MRC_EVF_SRV6; f <= MRC_EVF_UDP; f++) {
 		static uint8_t ref[MRC_PKT_MAX];
 		struct mrc_wire_gather g, gh;
@@ -2144,8 +2145,8 @@ MRC_SELFTEST(wire)
 				if (!op_is_data(p.opcode) && g.hlen > MRC_IP6_HLEN) {
 					gh = g; /* a control packet is never gathered */
 					gh.hlen = g.hlen - MRC_ICRC_LEN;
-					bad += mrc_wire_decode_gather(&cfg, buf, (size_t)n, &gh, true,
-						       &d) != MRC_WIRE_BAD_LENGTH;
+					bad += mrc_wire_decode_gather(&cfg, buf, (size_t)n, &gh,
+						       true, &d) != MRC_WIRE_BAD_LENGTH;
 					ctl++;
 				}
 				continue;
@@ -2159,7 +2160,8 @@ MRC_SELFTEST(wire)
 			gh = g;
 			gh.payload = NULL;
 			bad += mrc_wire_decode_gather(&cfg, buf, (size_t)n, &gh, true, &d) !=
-				       MRC_WIRE_OK || d.payload || d.payload_len != p.payload_len;
+				       MRC_WIRE_OK ||
+			       d.payload || d.payload_len != p.payload_len;
 			/* headers ending one byte short or long, a payload of another length */
 			gh = g;
 			gh.hlen--;
