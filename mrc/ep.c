@@ -308,10 +308,14 @@ static int ep_place(void *owner, uint32_t rkey, uint64_t va, const uint8_t *data
 
 		if (m->rkey != rkey)
 			continue;
-		if (va < base || len > m->len || va - base > m->len - len || !data)
+		if (va < base || len > m->len || va - base > m->len - len)
 			return -EACCES;
-		if (m->base) /* a sink MR (no memory) checks the access, keeps no bytes */
+		if (!m->base) /* a sink MR (no memory) checks the access, keeps no bytes */
+			return 0;
+		if (data)
 			memcpy(m->base + (va - base), data, len);
+		else /* a gathered payload without source bytes (traffic.verify off) */
+			memset(m->base + (va - base), 0, len);
 		return 0;
 	}
 	return -EACCES;
@@ -559,12 +563,15 @@ int mrc_ep_post_write(struct mrc_ep *ep, uint32_t qpn, const void *local, uint64
 	return rc;
 }
 
-void mrc_ep_on_rx(
-	struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, size_t len, bool ce, uint64_t now_ps)
+/* mrc_ep_on_rx, or with @g the packet's payload apart from its headers */
+static void on_rx(struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, size_t len,
+	const struct mrc_wire_gather *g, bool ce, uint64_t now_ps)
 {
+	size_t have = g ? g->hlen : len; /* bytes at @pkt */
 	struct mrc_pkt p;
 	struct mrc_qp *qp;
 	bool outer;
+	int r;
 
 	if (plane >= ep->p.planes)
 		return;
@@ -572,8 +579,10 @@ void mrc_ep_on_rx(
 	ep->st.rx_bytes[plane] += len;
 	/* The inner packet alone starts with IPv6 next header UDP; a full packet's outer
 	 * header says IPv6-in-IPv6 (41) or routing (43). */
-	outer = ep->p.wire.ev_format == MRC_EVF_SRV6 && !(len >= MRC_IP6_HLEN && pkt[6] == 17);
-	if (mrc_wire_decode(&ep->p.wire, pkt, len, outer, &p) != MRC_WIRE_OK) {
+	outer = ep->p.wire.ev_format == MRC_EVF_SRV6 && !(have >= MRC_IP6_HLEN && pkt[6] == 17);
+	r = g ? mrc_wire_decode_gather(&ep->p.wire, pkt, len, g, outer, &p)
+	      : mrc_wire_decode(&ep->p.wire, pkt, len, outer, &p);
+	if (r != MRC_WIRE_OK) {
 		ep->st.rx_decode_err++;
 		return;
 	}
@@ -584,6 +593,18 @@ void mrc_ep_on_rx(
 	}
 	mrc_qp_on_pkt(qp, plane, &p, ce || p.ecn == 3, now_ps);
 	touch_qp(ep, p.dest_qp);
+}
+
+void mrc_ep_on_rx(
+	struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, size_t len, bool ce, uint64_t now_ps)
+{
+	on_rx(ep, plane, pkt, len, NULL, ce, now_ps);
+}
+
+void mrc_ep_on_rx_gather(struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, size_t len,
+	const struct mrc_wire_gather *g, bool ce, uint64_t now_ps)
+{
+	on_rx(ep, plane, pkt, len, g, ce, now_ps);
 }
 
 /* Fills the path of @p and encodes it; counts the packet. */

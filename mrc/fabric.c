@@ -25,10 +25,12 @@
  * and the packet's len bytes on the link are those, the pay_len payload bytes at pay
  * (zeros when NULL), then zeros (pad, ICRC; the ICRC once computed is kept in icrc). So
  * the pool holds headers, not payloads: 168-184 bytes a gathered packet (124-140 bytes
- * of headers) instead of the MTU. @next links a queued packet to the one behind it in its
- * port's queue, and a free packet to the next free one of its class. The time its last
- * bit reaches the far end of the link is not kept: the arrival event runs then (plus
- * the switch delay at a switch).
+ * of headers) instead of the MTU. A receiving host with the rx_gather op gets it in
+ * those pieces (headers, payload pointer) and places the payload from the sender's
+ * buffer: one copy, as an RDMA NIC; with rx it is laid out first. @next links a queued
+ * packet to the one behind it in its port's queue, and a free packet to the next free
+ * one of its class. The time its last bit reaches the far end of the link is not kept:
+ * the arrival event runs then (plus the switch delay at a switch).
  */
 struct fab_pkt {
 	struct fab_pkt *next; /* queue or free list */
@@ -847,9 +849,17 @@ static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
 			t_arr);
 	if (!s) {
 		fab->delivered++;
-		if (fab->ops.rx)
+		if (fab->ops.rx_gather) {
+			struct mrc_wire_gather g = {.hlen = pkt->hlen,
+				.payload = pkt->pay,
+				.payload_len = pkt->pay_len};
+
+			fab->ops.rx_gather(
+				fab->ctx, o->host, o->plane, pkt->data, pkt->len, &g, now);
+		} else if (fab->ops.rx) {
 			fab->ops.rx(fab->ctx, o->host, o->plane, pkt_bytes(fab, pkt), pkt->len,
 				now);
+		}
 		pkt_free(fab, pkt);
 		return;
 	}
@@ -1815,7 +1825,7 @@ static void t_status(void *ctx, uint32_t host, unsigned plane, bool up, uint64_t
 		n->status_down++;
 }
 
-static const struct mrc_fab_host_ops t_ops = {t_rx, t_tx, t_status};
+static const struct mrc_fab_host_ops t_ops = {t_rx, t_tx, t_status, NULL};
 
 struct t_tap {
 	unsigned n;
@@ -1832,6 +1842,76 @@ static void t_tapfn(void *ctx, const uint8_t *buf, size_t len, uint64_t now)
 		memcpy(tp->da[tp->n], buf + 24, 16);
 		tp->t[tp->n++] = now;
 	}
+}
+
+/*
+ * A sender (host 0) that gathers, as mrc_ep_tx_gather: a 1000-byte data packet whose
+ * 896-byte payload stays in @pay (100 header bytes written), then a 120-byte packet
+ * written whole. The receivers record what each rx op hands them.
+ */
+struct t_gnet {
+	uint8_t pkt[1000], ctl[120], pay[896];
+	unsigned sent;
+	unsigned n_gather, n_rx, n_tap;
+	uint8_t hdr[2][128];
+	size_t len[2], hlen[2];
+	const uint8_t *payload[2];
+	uint32_t payload_len[2];
+	uint8_t whole[1000], tapped[1000];
+};
+
+static size_t t_gtx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8_t *buf,
+	size_t cap, struct mrc_wire_gather *g)
+{
+	struct t_gnet *n = ctx;
+
+	(void)now, (void)plane, (void)cap;
+	if (host != 0 || n->sent == 2)
+		return 0;
+	if (n->sent++ == 1) {
+		memcpy(buf, n->ctl, sizeof(n->ctl));
+		return sizeof(n->ctl);
+	}
+	memcpy(buf, n->pkt, 100);
+	g->hlen = 100;
+	g->payload = n->pay;
+	g->payload_len = sizeof(n->pay); /* then the 4 ICRC bytes, zeros */
+	return sizeof(n->pkt);
+}
+
+static void t_grx_gather(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
+	const struct mrc_wire_gather *g, uint64_t now)
+{
+	struct t_gnet *n = ctx;
+	unsigned i = n->n_gather++;
+
+	(void)host, (void)plane, (void)now;
+	if (i >= 2)
+		return;
+	memcpy(n->hdr[i], buf, g->hlen < 128 ? g->hlen : 128);
+	n->len[i] = len;
+	n->hlen[i] = g->hlen;
+	n->payload[i] = g->payload;
+	n->payload_len[i] = g->payload_len;
+}
+
+static void t_grx(
+	void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len, uint64_t now)
+{
+	struct t_gnet *n = ctx;
+
+	(void)host, (void)plane, (void)now;
+	if (n->n_rx++ == 0 && len == sizeof(n->whole))
+		memcpy(n->whole, buf, len);
+}
+
+static void t_gtap(void *ctx, const uint8_t *buf, size_t len, uint64_t now)
+{
+	struct t_gnet *n = ctx;
+
+	(void)now;
+	if (n->n_tap++ == 0 && len == sizeof(n->tapped))
+		memcpy(n->tapped, buf, len);
 }
 
 /* Starts every host port that has packets queued. */
@@ -2136,6 +2216,63 @@ MRC_SELFTEST(fabric)
 			ST_EQ_MEM(st, pkt_bytes(n->fab, q), whole, (size_t)len);
 		}
 		t_net_free(n);
+	}
+
+	mrc_st_case(st, "rx_gather: headers and the sender's payload pointer, never laid out; "
+			"rx alone: laid out; the tap sees the packet whole");
+	for (int with_gather = 1; with_gather >= 0; with_gather--) {
+		static const struct mrc_fab_host_ops gops[2] = {
+			{t_grx, t_gtx, NULL, NULL}, {t_grx, t_gtx, NULL, t_grx_gather}};
+		static struct t_gnet gn;
+		struct mrc_fabric *fab = NULL;
+		uint8_t da1[16], tail0[4] = {0};
+
+		/* 1 plane, 1 T0, 1 T1, 2 hosts: host 0 to host 1 through T0 0 (uSID 0401) */
+		t_setup(&pl, &p, 1, 1, 1, 2);
+		memset(&gn, 0, sizeof(gn));
+		for (unsigned i = 0; i < sizeof(gn.pay); i++)
+			gn.pay[i] = (uint8_t)(i * 5 + 3);
+		t_hex("fc00 0000 0401 0002 0000 0000 0000 0000", c);
+		t_hex("fc00 0000 0002 0000 0000 0000 0000 0000", da1); /* after T0's shift */
+		t_build(gn.pkt, 1000, c, NULL, 0, 0, &pl.addr[0], &pl.addr[1], 9, 0xC7, 5);
+		t_build(gn.ctl, 120, c, NULL, 0, 0, &pl.addr[0], &pl.addr[1], 9, 0xDC, 6);
+		ST_EQ_I(st, mrc_fabric_new(&p, &gops[with_gather], &gn, &fab), 0);
+		if (!fab) {
+			mrc_srv6_plan_free(pl.plan);
+			continue;
+		}
+		ST_EQ_I(st, mrc_fabric_tap(fab, MRC_FAB_HOST, 1, 0, 0, false, t_gtap, &gn), 0);
+		mrc_fabric_kick(fab, 0, 0);
+		mrc_sim_run(mrc_fabric_sim(fab), MRC_SIM_NEVER);
+		/* the tap: 100 header bytes, the payload, 4 zero bytes (no checksum offload) */
+		ST_EQ(st, gn.n_tap, 2);
+		ST_EQ_MEM(st, gn.tapped + 40, gn.pkt + 40, 60);
+		ST_EQ_MEM(st, gn.tapped + 100, gn.pay, sizeof(gn.pay));
+		ST_EQ_MEM(st, gn.tapped + 996, tail0, 4);
+		if (with_gather) {
+			ST_EQ(st, gn.n_rx, 0);
+			ST_EQ(st, gn.n_gather, 2);
+			ST_EQ(st, gn.len[0], 1000);
+			ST_EQ(st, gn.hlen[0], 100);
+			ST_TRUE(st, gn.payload[0] == gn.pay); /* the sender's bytes, not a copy */
+			ST_EQ(st, gn.payload_len[0], 896);
+			ST_EQ_MEM(st, gn.hdr[0] + 24, da1, 16); /* the switch's edit is there */
+			ST_EQ_MEM(st, gn.hdr[0] + 40, gn.pkt + 40, 60);
+			ST_EQ(st, gn.len[1], 120); /* written whole: whole */
+			ST_EQ(st, gn.hlen[1], 120);
+			ST_TRUE(st, gn.payload[1] == NULL);
+			ST_EQ(st, gn.payload_len[1], 0);
+			ST_EQ_MEM(st, gn.hdr[1] + 40, gn.ctl + 40, 80);
+		} else {
+			ST_EQ(st, gn.n_rx, 2);
+			ST_EQ(st, gn.n_gather, 0);
+			ST_EQ_MEM(st, gn.whole + 24, da1, 16);
+			ST_EQ_MEM(st, gn.whole + 40, gn.pkt + 40, 60);
+			ST_EQ_MEM(st, gn.whole + 100, gn.pay, sizeof(gn.pay));
+			ST_EQ_MEM(st, gn.whole + 996, tail0, 4);
+		}
+		mrc_fabric_free(fab);
+		mrc_srv6_plan_free(pl.plan);
 	}
 
 	mrc_st_case(st, "a layout after one 4 bytes shorter, whose ICRC overlaps its pad: "

@@ -37,6 +37,14 @@ enum mrc_fab_tier {
  * The host side of the fabric (wired to mrc_ep_* by the driver glue). All callbacks run
  * inside the event loop at virtual time @now_ps.
  *  rx:  a packet arrived at NIC port @plane of @host; @buf is valid only during the call.
+ *  rx_gather: optional; when set it replaces rx for every packet, as a NIC receives: a
+ *       gathered data packet comes in pieces, @len bytes on the link of which the first
+ *       @g->hlen (its headers) are at @buf and the payload is @g->payload_len bytes at
+ *       @g->payload (the sender's buffer; NULL: zeros), then pad and ICRC, not given
+ *       (mrc_ep_on_rx_gather decodes that). Any other packet (control, trimmed, or from
+ *       a host that does not gather) is whole at @buf: @g->hlen == @len, no payload.
+ *       All of it is valid only during the call; the UDP checksum and ICRC may still be
+ *       zero (offloaded, see csum_offload). Hosts that need contiguous bytes use rx.
  *  tx:  NIC port @plane of @host is free: write the next packet (at most @cap bytes) into
  *       @buf and return its length, or 0 when the host has nothing to send on that port
  *       (it then calls mrc_fabric_kick when it has). Called only while the port is up.
@@ -52,6 +60,8 @@ struct mrc_fab_host_ops {
 	size_t (*tx)(void *ctx, uint32_t host, unsigned plane, uint64_t now_ps, uint8_t *buf,
 		size_t cap, struct mrc_wire_gather *g);
 	void (*port_status)(void *ctx, uint32_t host, unsigned plane, bool up, uint64_t now_ps);
+	void (*rx_gather)(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
+		const struct mrc_wire_gather *g, uint64_t now_ps);
 };
 
 /*

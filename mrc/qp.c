@@ -2503,6 +2503,81 @@ static void c09_run(struct mrc_st *st, const uint32_t *psns, unsigned n, uint64_
 	tn_free(&tn);
 }
 
+/* Offloaded checksums, unchecked on receipt: how a simulated host that gathers runs. */
+static void gather_tweak(struct mrc_ep_params *p)
+{
+	p->wire.check_csum = p->wire.check_icrc = false;
+	p->wire.csum_offload = true;
+}
+
+/* Host 0 gathers; host 1 keeps the default checks (an rx_checks run). */
+static void gather_checks_tweak(struct mrc_ep_params *p)
+{
+	if (p->host == 0)
+		gather_tweak(p);
+}
+
+/*
+ * Q20: host 0's packet for 96 bytes at MR offset 64 of host 1, gathered (headers only in
+ * the buffer, the payload left at @src), handed to host 1 in pieces: the bytes placed are
+ * @src's (or zeros for a NULL payload), and the headers alone are a decode error. With
+ * @checks on at host 1 the payload apart cannot be verified: a decode error, MR untouched.
+ */
+static void q20_run(struct mrc_st *st, const uint8_t *src, bool checks)
+{
+	struct tn tn;
+	static uint8_t dst[256], want[256];
+	uint8_t buf[MRC_PKT_MAX];
+	struct mrc_wire_gather g = {0};
+	struct mrc_wire_cfg wc;
+	struct mrc_ep_stats es;
+	struct mrc_qp_stats s;
+	struct mrc_pkt p = {0};
+	uint32_t rkey;
+	int len;
+
+	ST_EQ_I(st, tn_init(&tn, 1, 4, false, checks ? gather_checks_tweak : gather_tweak), 0);
+	memset(dst, 0xEE, sizeof(dst));
+	memcpy(want, dst, sizeof(want));
+	if (!checks) {
+		for (unsigned i = 0; i < 96; i++) /* the payload's bytes, computed apart */
+			want[64 + i] = src ? (uint8_t)(3 * i + 5) : 0;
+	}
+	ST_EQ_I(st, mrc_ep_reg_mr(tn.ep[1], dst, sizeof(dst), &rkey), 0);
+	tn_path(&tn.hc[0], 1, tn_evs[0], &p);
+	p.hop_limit = 64;
+	p.opcode = MRC_OP_WRITE_ONLY;
+	p.ecn = 2;
+	p.ev = tn_evs[0];
+	p.dest_qp = 1;
+	p.psn = 0;
+	p.va = (uint64_t)(uintptr_t)dst + 64;
+	p.rkey = rkey;
+	p.dma_len = 96;
+	p.payload = src;
+	p.payload_len = 96;
+	memset(buf, 0, sizeof(buf));
+	wc = tn.wire; /* host 0's encoder */
+	wc.csum_offload = true;
+	wc.check_csum = wc.check_icrc = false;
+	len = mrc_wire_encode_gather(&wc, &p, buf, sizeof(buf), &g);
+	ST_TRUE(st, len > 0 && g.hlen + 96 + MRC_ICRC_LEN == (size_t)len && g.payload == src);
+	if (len > 0) {
+		/* the headers laid out alone, as if they were the packet: not decodable */
+		mrc_ep_on_rx(tn.ep[1], 0, buf, g.hlen, false, 1000);
+		mrc_ep_get_stats(tn.ep[1], &es);
+		ST_EQ(st, es.rx_decode_err, 1);
+		mrc_ep_on_rx_gather(tn.ep[1], 0, buf, (size_t)len, &g, false, 2000);
+		mrc_ep_get_stats(tn.ep[1], &es);
+		ST_EQ(st, es.rx_decode_err, checks ? 2 : 1);
+		ST_EQ(st, es.rx_bytes[0], g.hlen + (uint64_t)len);
+		mrc_ep_qp_stats(tn.ep[1], 1, &s);
+		ST_EQ(st, s.placed_bytes, checks ? 0 : 96);
+		ST_EQ_MEM(st, dst, want, sizeof(dst));
+	}
+	tn_free(&tn);
+}
+
 /* ---- selftest: the endpoint's ready bits follow what a send changes --------------- */
 
 static const uint32_t q19_evs[2] = {0x00000A0B, 0x10000A0B}; /* one EV per plane */
@@ -2973,6 +3048,18 @@ MRC_SELFTEST(qp)
 	mrc_st_case(st, "Q19 a send on one plane lets another ask the QP again (its next "
 			"retransmission may be that plane's)");
 	q19_case(st);
+
+	mrc_st_case(st, "Q20 a gathered packet received in pieces: its payload placed from the "
+			"sender's buffer, one copy; NULL places zeros; with checks on, dropped");
+	{
+		static uint8_t gsrc[96];
+
+		for (unsigned i = 0; i < sizeof(gsrc); i++)
+			gsrc[i] = (uint8_t)(3 * i + 5);
+		q20_run(st, gsrc, false);
+		q20_run(st, NULL, false);
+		q20_run(st, gsrc, true);
+	}
 }
 
 /* ---- selftest: RoCE mode (qp.h "RoCE mode") on the same scripted network ------------- */

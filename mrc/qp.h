@@ -172,7 +172,8 @@ struct mrc_qp_env {
 	 * Only opcode, dscp, ecn, ev, dest_qp, flags, psn and the extension header union
 	 * are kept: the rest must be zero but hop_limit 64 (the path fills the addresses). */
 	void (*emit_ctl)(void *owner, unsigned plane, uint32_t peer_host, const struct mrc_pkt *p);
-	/* Places @len bytes at @va of the MR @rkey: 0, or -EACCES when outside the MR. */
+	/* Places @len bytes at @va of the MR @rkey (@data NULL: zeros, a gathered payload
+	 * without source bytes): 0, or -EACCES when outside the MR. */
 	int (*place)(void *owner, uint32_t rkey, uint64_t va, const uint8_t *data, uint32_t len);
 	/* QP @qpn has new work for @plane (-1: every plane). */
 	void (*wake)(void *owner, uint32_t qpn, int plane);

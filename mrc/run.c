@@ -266,6 +266,18 @@ static void fab_rx(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf,
 	timer_arm(h);
 }
 
+/* fab_rx for gathering hosts: the payload is placed straight from the sender's MR */
+static void fab_rx_gather(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
+	const struct mrc_wire_gather *g, uint64_t now)
+{
+	struct run *r = ctx;
+	struct host *h = &r->hosts[host];
+
+	bin_add(r, now, len);
+	mrc_ep_on_rx_gather(h->ep, plane, buf, len, g, false, now);
+	timer_arm(h);
+}
+
 static size_t fab_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8_t *buf,
 	size_t cap, struct mrc_wire_gather *g)
 {
@@ -601,7 +613,10 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 {
 	const struct conf_fabric *cf = &r->job->fabric;
 	const struct conf_mrc *cm = &r->job->mrc;
-	static const struct mrc_fab_host_ops hops = { fab_rx, fab_tx, fab_port_status };
+	static const struct mrc_fab_host_ops hops = {fab_rx, fab_tx, fab_port_status, NULL};
+	/* a gathering host also receives gathered (one copy per packet, as an RDMA NIC) */
+	static const struct mrc_fab_host_ops hops_gather = {
+		fab_rx, fab_tx, fab_port_status, fab_rx_gather};
 	struct mrc_fabric_params p;
 	int e;
 
@@ -639,7 +654,7 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 			getenv("MRCGEN_SIMQ"));
 		return -EINVAL;
 	}
-	e = mrc_fabric_new(&p, &hops, r, &r->fab);
+	e = mrc_fabric_new(&p, r->gather ? &hops_gather : &hops, r, &r->fab);
 	if (e)
 		snprintf(err, errlen, "fabric: %s", strerror(-e));
 	else

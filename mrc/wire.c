@@ -925,9 +925,15 @@ static bool dscp_is_trimmed(const struct mrc_wire_cfg *cfg, uint8_t dscp)
  * inner header still says the original length, so an inner packet shorter than its own
  * payload length with a data opcode and a full BTH is classified trimmed.
  */
-int mrc_wire_decode(const struct mrc_wire_cfg *cfg, const uint8_t *buf, size_t len, bool outer,
-	struct mrc_pkt *p)
+/*
+ * mrc_wire_decode, or with @g (hlen < len) a packet whose bytes from @g->hlen on are not
+ * at @buf: its headers are, its payload is @g->payload (zeros when NULL), its pad and
+ * ICRC are never read. Every header read is bounded by @avail, the bytes at @buf.
+ */
+static int decode(const struct mrc_wire_cfg *cfg, const uint8_t *buf, size_t len,
+	const struct mrc_wire_gather *g, bool outer, struct mrc_pkt *p)
 {
+	size_t avail = g ? g->hlen : len;
 	size_t off = 0, iplen, ulen, carried, u, hb, need, tail;
 	bool srv6_outer = cfg->ev_format == MRC_EVF_SRV6 && outer;
 	bool hidden_trim = cfg->ev_format == MRC_EVF_SRV6 && !outer;
@@ -937,7 +943,7 @@ int mrc_wire_decode(const struct mrc_wire_cfg *cfg, const uint8_t *buf, size_t l
 	int ext;
 
 	memset(p, 0, sizeof(*p));
-	if (len < MRC_IP6_HLEN)
+	if (avail < MRC_IP6_HLEN)
 		return MRC_WIRE_TRUNCATED;
 	if (buf[0] >> 4 != 6)
 		return MRC_WIRE_BAD_VERSION;
@@ -950,11 +956,13 @@ int mrc_wire_decode(const struct mrc_wire_cfg *cfg, const uint8_t *buf, size_t l
 		if (MRC_IP6_HLEN + (size_t)get_be16(buf + 4) > len)
 			return MRC_WIRE_TRUNCATED;
 		len = MRC_IP6_HLEN + get_be16(buf + 4);
+		if (avail > len)
+			avail = len;
 		memcpy(p->outer_src.b, buf + 8, 16);
 		memcpy(p->outer_dst.b, buf + 24, 16);
 		off = MRC_IP6_HLEN;
 		if (nh == MRC_NH_ROUTING) {
-			int r = srh_read(buf, len, p->segs, &p->n_segs, &p->srh_reduced,
+			int r = srh_read(buf, avail, p->segs, &p->n_segs, &p->srh_reduced,
 				&p->segments_left, &nh);
 
 			if (r < 0)
@@ -963,7 +971,7 @@ int mrc_wire_decode(const struct mrc_wire_cfg *cfg, const uint8_t *buf, size_t l
 		}
 		if (nh != NH_IPV6)
 			return MRC_WIRE_NOT_MRC;
-		if (len - off < MRC_IP6_HLEN)
+		if (avail - off < MRC_IP6_HLEN)
 			return MRC_WIRE_TRUNCATED;
 		if (buf[off] >> 4 != 6)
 			return MRC_WIRE_BAD_VERSION;
@@ -983,13 +991,15 @@ int mrc_wire_decode(const struct mrc_wire_cfg *cfg, const uint8_t *buf, size_t l
 			short_pkt = true;
 		} else {
 			len = off + MRC_IP6_HLEN + iplen;
+			if (avail > len)
+				avail = len;
 		}
 	}
 	p->dscp = first_dscp;
 	/* RFC 6040 decapsulation: CE on either header is CE */
 	p->ecn = (inner_tc & 3) == ECN_CE ? ECN_CE : first_ecn;
 	u = off + MRC_IP6_HLEN;
-	if (len - u < MRC_UDP_HLEN)
+	if (avail - u < MRC_UDP_HLEN)
 		return MRC_WIRE_TRUNCATED;
 	p->udp_sport = get_be16(buf + u);
 	if (get_be16(buf + u + 2) != MRC_UDP_PORT)
@@ -1012,7 +1022,7 @@ int mrc_wire_decode(const struct mrc_wire_cfg *cfg, const uint8_t *buf, size_t l
 	if (ulen > carried)
 		short_pkt = true;
 	/* BTH */
-	if (carried < MRC_UDP_HLEN + MRC_BTH_LEN)
+	if (avail - u < MRC_UDP_HLEN + MRC_BTH_LEN)
 		return MRC_WIRE_TRUNCATED;
 	hb = u + MRC_UDP_HLEN;
 	p->opcode = buf[hb];
@@ -1033,6 +1043,10 @@ int mrc_wire_decode(const struct mrc_wire_cfg *cfg, const uint8_t *buf, size_t l
 	p->flags = buf[hb + 8];
 	p->psn = get_be24(buf + hb + 9);
 	hb += MRC_BTH_LEN;
+	if (avail < len) { /* gathered: whole data headers here, nothing after them, not cut */
+		if (short_pkt || !op_is_data(p->opcode) || avail != hb + (size_t)ext)
+			return MRC_WIRE_BAD_LENGTH;
+	}
 	if (short_pkt) {
 		size_t got = get_data_ext(p, buf + hb, len - hb, &all);
 
@@ -1071,11 +1085,38 @@ int mrc_wire_decode(const struct mrc_wire_cfg *cfg, const uint8_t *buf, size_t l
 		get_data_ext(p, buf + hb, (size_t)ext, &all);
 		p->payload = buf + hb + ext;
 		p->payload_len = (uint32_t)(tail - p->pad_cnt);
+		if (avail < len) {
+			if (g->payload_len != p->payload_len)
+				return MRC_WIRE_BAD_LENGTH;
+			p->payload = g->payload;
+		}
 	} else {
 		get_ctl_ext(p, buf + hb);
 	}
 	p->orig_len = (uint32_t)len;
 	return MRC_WIRE_OK;
+}
+
+int mrc_wire_decode(const struct mrc_wire_cfg *cfg, const uint8_t *buf, size_t len, bool outer,
+	struct mrc_pkt *p)
+{
+	return decode(cfg, buf, len, NULL, outer, p);
+}
+
+int mrc_wire_decode_gather(const struct mrc_wire_cfg *cfg, const uint8_t *buf, size_t len,
+	const struct mrc_wire_gather *g, bool outer, struct mrc_pkt *p)
+{
+	if (g->hlen > len) {
+		memset(p, 0, sizeof(*p));
+		return MRC_WIRE_BAD_LENGTH;
+	}
+	if (g->hlen == len)
+		return decode(cfg, buf, len, NULL, outer, p);
+	if (cfg->check_csum || cfg->check_icrc) { /* they cover bytes that are not here */
+		memset(p, 0, sizeof(*p));
+		return MRC_WIRE_BAD_CHECKSUM;
+	}
+	return decode(cfg, buf, len, g, outer, p);
 }
 
 /* ---- names ---- */
@@ -2076,6 +2117,89 @@ MRC_SELFTEST(wire)
 		ST_EQ_I(st, mrc_wire_encode_gather(&cfg, &p, buf, sizeof(buf), &g), -EINVAL);
 	}
 	cfg.ev_format = MRC_EVF_SRV6;
+
+	mrc_st_case(st, "decode_gather: headers here, the payload the sender's: as the whole "
+			"packet");
+	for (int f = MRC_EVF_SRV6; f <= MRC_EVF_UDP; f++) {
+		static uint8_t ref[MRC_PKT_MAX];
+		struct mrc_wire_gather g, gh;
+		struct mrc_pkt dw;
+		int cnt, bad = 0, gathered = 0, ctl = 0;
+
+		cfg.ev_format = (enum mrc_ev_format)f;
+		cfg.csum_offload = true;
+		cfg.check_csum = cfg.check_icrc = false;
+		cnt = mrc_wire_sample_count(&cfg);
+		for (int i = 0; i < cnt && !bad; i++) {
+			ST_EQ(st, mrc_wire_sample_pkt((unsigned)i, &cfg, &p), 0);
+			n = mrc_wire_encode(&cfg, &p, ref, sizeof(ref));
+			bad += mrc_wire_encode_gather(&cfg, &p, buf, sizeof(buf), &g) != n;
+			bad += mrc_wire_decode(&cfg, ref, (size_t)n, true, &dw) != MRC_WIRE_OK;
+			bad += mrc_wire_decode_gather(&cfg, buf, (size_t)n, &g, true, &d) !=
+			       MRC_WIRE_OK;
+			if (bad)
+				break;
+			if (g.hlen == (size_t)n) { /* whole: the same decode, payload in @buf */
+				bad += d.payload_len != dw.payload_len ||
+				       (d.payload_len && d.payload != buf + (dw.payload - ref));
+				if (!op_is_data(p.opcode) && g.hlen > MRC_IP6_HLEN) {
+					gh = g; /* a control packet is never gathered */
+					gh.hlen = g.hlen - MRC_ICRC_LEN;
+					bad += mrc_wire_decode_gather(&cfg, buf, (size_t)n, &gh,
+						       true, &d) != MRC_WIRE_BAD_LENGTH;
+					ctl++;
+				}
+				continue;
+			}
+			/* the sender's payload itself, and every field as the whole packet's */
+			bad += d.payload != p.payload || d.payload_len != p.payload_len;
+			bad += dw.payload != ref + g.hlen;
+			dw.payload = d.payload;
+			bad += memcmp(&d, &dw, sizeof(d)) != 0;
+			/* no source bytes (verify off): the payload is zeros, NULL */
+			gh = g;
+			gh.payload = NULL;
+			bad += mrc_wire_decode_gather(&cfg, buf, (size_t)n, &gh, true, &d) !=
+				       MRC_WIRE_OK ||
+			       d.payload || d.payload_len != p.payload_len;
+			/* headers ending one byte short or long, a payload of another length */
+			gh = g;
+			gh.hlen--;
+			bad += mrc_wire_decode_gather(&cfg, buf, (size_t)n, &gh, true, &d) !=
+			       MRC_WIRE_BAD_LENGTH;
+			gh.hlen += 2;
+			bad += mrc_wire_decode_gather(&cfg, buf, (size_t)n, &gh, true, &d) !=
+			       MRC_WIRE_BAD_LENGTH;
+			gh = g;
+			gh.payload_len++;
+			bad += mrc_wire_decode_gather(&cfg, buf, (size_t)n, &gh, true, &d) !=
+			       MRC_WIRE_BAD_LENGTH;
+			/* too few bytes for the first IPv6 header; more than the packet */
+			gh = g;
+			gh.hlen = MRC_IP6_HLEN - 1;
+			bad += mrc_wire_decode_gather(&cfg, buf, (size_t)n, &gh, true, &d) !=
+			       MRC_WIRE_TRUNCATED;
+			gh.hlen = (size_t)n + 1;
+			bad += mrc_wire_decode_gather(&cfg, buf, (size_t)n, &gh, true, &d) !=
+			       MRC_WIRE_BAD_LENGTH;
+			/* checks on: they cover bytes that are not here */
+			cfg.check_csum = true;
+			bad += mrc_wire_decode_gather(&cfg, buf, (size_t)n, &g, true, &d) !=
+			       MRC_WIRE_BAD_CHECKSUM;
+			cfg.check_csum = false;
+			cfg.check_icrc = true;
+			bad += mrc_wire_decode_gather(&cfg, buf, (size_t)n, &g, true, &d) !=
+			       MRC_WIRE_BAD_CHECKSUM;
+			cfg.check_icrc = false;
+			gathered++;
+			mrc_st_check(st, !bad, __FILE__, __LINE__, "format %d sample %d", f, i);
+		}
+		ST_EQ(st, bad, 0);
+		ST_TRUE(st, gathered > 0 && ctl > 0);
+	}
+	cfg.ev_format = MRC_EVF_SRV6;
+	cfg.csum_offload = false;
+	cfg.check_csum = cfg.check_icrc = true;
 
 	mrc_st_case(st, "names");
 	ST_EQ_STR(st, mrc_wire_strerror(MRC_WIRE_TRUNCATED), "truncated");

@@ -305,6 +305,23 @@ int mrc_wire_decode(const struct mrc_wire_cfg *cfg, const uint8_t *buf, size_t l
 	struct mrc_pkt *p);
 
 /*
+ * mrc_wire_decode for a NIC that receives a gathered packet (mrc_wire_encode_gather's
+ * output, still in pieces): the @len-byte packet's first @g->hlen bytes are at @buf, its
+ * payload is @g->payload_len bytes at @g->payload (zeros when NULL), then pad and ICRC,
+ * which are not read. The headers are checked as mrc_wire_decode checks them (WIRE.md
+ * "Packet stack"; a read past @g->hlen is MRC_WIRE_TRUNCATED), and they must be a data
+ * packet's, not cut by a trim, ending exactly at @g->hlen, with a payload length (from
+ * the UDP length and PadCnt) equal to @g->payload_len (else MRC_WIRE_BAD_LENGTH).
+ * @p->payload is then @g->payload, which may be NULL with payload_len > 0. @g->hlen ==
+ * @len is a whole packet: exactly mrc_wire_decode. With the payload apart the checksums
+ * cannot be verified: cfg->check_csum or check_icrc gives MRC_WIRE_BAD_CHECKSUM (lay the
+ * packet out and use mrc_wire_decode); @g->hlen > @len gives MRC_WIRE_BAD_LENGTH.
+ * Returns enum mrc_wire_err.
+ */
+int mrc_wire_decode_gather(const struct mrc_wire_cfg *cfg, const uint8_t *buf, size_t len,
+	const struct mrc_wire_gather *g, bool outer, struct mrc_pkt *p);
+
+/*
  * Fills @cfg with the defaults: ev_format srv6, icrc_outer false, check_icrc and
  * check_csum true, dscp_trimmed 12, dscp_trimmed_lasthop 13 (knobs; README "Bytes on the
  * wire").
