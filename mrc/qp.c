@@ -2458,6 +2458,25 @@ static int hook_port_down(struct tn *tn, unsigned from, const struct mrc_pkt *d,
 	return TN_PASS;
 }
 
+/* Host 0's WRITE_ONLY of @len bytes from @payload to @va/@rkey at host 1, PSN @psn, on the
+ * first EV (ECT(0)): the packet a scripted test hands to host 1 itself. */
+static void tn_write_pkt(struct tn *tn, struct mrc_pkt *p, uint32_t psn, uint64_t va,
+	uint32_t rkey, const uint8_t *payload, uint32_t len)
+{
+	tn_path(&tn->hc[0], 1, tn_evs[0], p);
+	p->hop_limit = 64;
+	p->opcode = MRC_OP_WRITE_ONLY;
+	p->ecn = 2;
+	p->ev = tn_evs[0];
+	p->dest_qp = 1;
+	p->psn = psn;
+	p->va = va;
+	p->rkey = rkey;
+	p->dma_len = len;
+	p->payload = payload;
+	p->payload_len = len;
+}
+
 /* C09: feeds single-packet messages with the given PSNs to a responder starting at PSN 1. */
 static void c09_tweak(struct mrc_ep_params *p)
 {
@@ -2478,19 +2497,8 @@ static void c09_run(struct mrc_st *st, const uint32_t *psns, unsigned n, uint64_
 		struct mrc_pkt p = {0};
 		int len;
 
-		tn_path(&tn.hc[0], 1, tn_evs[0], &p);
-		p.hop_limit = 64;
-		p.opcode = MRC_OP_WRITE_ONLY;
-		p.ecn = 2;
-		p.ev = tn_evs[0];
-		p.dest_qp = 1;
-		p.psn = psns[i];
+		tn_write_pkt(&tn, &p, psns[i], (uint64_t)(uintptr_t)dst + 8 * psns[i], rkey, src, 8);
 		p.msn = (uint16_t)(psns[i] - 1);
-		p.va = (uint64_t)(uintptr_t)dst + 8 * psns[i];
-		p.rkey = rkey;
-		p.dma_len = 8;
-		p.payload = src;
-		p.payload_len = 8;
 		len = mrc_wire_encode(&tn.wire, &p, buf, sizeof(buf));
 		ST_TRUE(st, len > 0);
 		if (len > 0)
@@ -2544,18 +2552,7 @@ static void q20_run(struct mrc_st *st, const uint8_t *src, bool checks)
 			want[64 + i] = src ? (uint8_t)(3 * i + 5) : 0;
 	}
 	ST_EQ_I(st, mrc_ep_reg_mr(tn.ep[1], dst, sizeof(dst), &rkey), 0);
-	tn_path(&tn.hc[0], 1, tn_evs[0], &p);
-	p.hop_limit = 64;
-	p.opcode = MRC_OP_WRITE_ONLY;
-	p.ecn = 2;
-	p.ev = tn_evs[0];
-	p.dest_qp = 1;
-	p.psn = 0;
-	p.va = (uint64_t)(uintptr_t)dst + 64;
-	p.rkey = rkey;
-	p.dma_len = 96;
-	p.payload = src;
-	p.payload_len = 96;
+	tn_write_pkt(&tn, &p, 0, (uint64_t)(uintptr_t)dst + 64, rkey, src, 96);
 	memset(buf, 0, sizeof(buf));
 	wc = tn.wire; /* host 0's encoder */
 	wc.csum_offload = true;
