@@ -140,8 +140,8 @@ void mrc_ep_on_rx(struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, size_t 
  * gathered from its registered memory (mrc_ep_tx_gather): the @len-byte packet's first
  * @g->hlen bytes (its headers) are at @pkt, its payload is @g->payload_len bytes at
  * @g->payload (zeros when NULL), decoded by mrc_wire_decode_gather (WIRE.md "Packet
- * stack"), so the QP places the payload straight from there: one copy. @g->hlen == @len
- * is a whole packet, as mrc_ep_on_rx. Needs the endpoint's wire checks off (no rx_checks):
+ * stack"), so the QP places the payload straight from there: one copy. @g NULL or
+ * @g->hlen == @len is a whole packet, as mrc_ep_on_rx. Needs the endpoint's wire checks off (no rx_checks):
  * otherwise a packet with its payload apart counts as a decode error.
  */
 void mrc_ep_on_rx_gather(struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, size_t len,

@@ -255,18 +255,8 @@ static void ep_ev_event(void *ctx, uint32_t qpn, uint32_t ev, int from, int to, 
 	r->bad_t[r->n_bad++] = now;
 }
 
-static void fab_rx(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
-	uint64_t now)
-{
-	struct run *r = ctx;
-	struct host *h = &r->hosts[host];
-
-	bin_add(r, now, len);
-	mrc_ep_on_rx(h->ep, plane, buf, len, false, now);
-	timer_arm(h);
-}
-
-/* fab_rx for gathering hosts: the payload is placed straight from the sender's MR */
+/* A packet reaches @host: whole (@g NULL), or gathered, its payload placed straight from
+ * the sender's MR */
 static void fab_rx_gather(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
 	const struct mrc_wire_gather *g, uint64_t now)
 {
@@ -276,6 +266,12 @@ static void fab_rx_gather(void *ctx, uint32_t host, unsigned plane, const uint8_
 	bin_add(r, now, len);
 	mrc_ep_on_rx_gather(h->ep, plane, buf, len, g, false, now);
 	timer_arm(h);
+}
+
+static void fab_rx(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
+	uint64_t now)
+{
+	fab_rx_gather(ctx, host, plane, buf, len, NULL, now);
 }
 
 static size_t fab_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8_t *buf,
