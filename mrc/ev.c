@@ -321,7 +321,7 @@ static uint32_t *rtt_slot(struct mrc_ev_set *s, unsigned i)
 {
 	if (s->rtt)
 		return &s->rtt[i];
-	for (unsigned k = 0; s->n <= UINT16_MAX + 1u && k < s->n_few; k++)
+	for (unsigned k = 0; k < s->n_few; k++)
 		if (s->few_idx[k] == i)
 			return &s->few_rtt[k];
 	if (s->n_few < MRC_EV_RTT_FEW && s->n <= UINT16_MAX + 1u) { /* few_idx is 16 bits */

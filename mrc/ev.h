@@ -206,13 +206,13 @@ static inline uint64_t mrc_ev_rtt_last(const struct mrc_ev_set *s, unsigned i)
 {
 	uint32_t r = 0;
 
-	if (s->rtt) {
+	if (s->rtt)
 		r = s->rtt[i];
-	} else {
-		for (unsigned k = 0; k < s->n_few; k++)
-			if (s->few_idx[k] == i)
-				r = s->few_rtt[k];
-	}
+	for (unsigned k = 0; !s->rtt && k < s->n_few; k++)
+		if (s->few_idx[k] == i) {
+			r = s->few_rtt[k];
+			break;
+		}
 	return r != UINT32_MAX ? r : mrc_ev_rtt_big(s, i);
 }
 int mrc_ev_set_rtt(struct mrc_ev_set *s, unsigned i, uint64_t rtt_ps);
