@@ -976,6 +976,7 @@ static bool overdue(struct mrc_qp *qp, uint32_t psn, const struct txent *e, uint
 static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 {
 	uint64_t thr = qp->env->qp->reorder_threshold ? qp->env->qp->reorder_threshold : 1;
+	uint64_t wnd_min = 2 * reo_wnd_ps(qp); /* the least of overdue()'s windows */
 	uint32_t lo = UINT32_MAX, hi = 0;
 	bool lost = false;
 
@@ -996,11 +997,23 @@ static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 	}
 	for (uint32_t i = 0; i < qp->slog_len && !lost; i++) {
 		const struct sendrec *r = slog_at(qp, i);
+		uint64_t seq = txseq_full(qp, r->txseq);
+		const struct txent *e;
 
-		if (txseq_full(qp, r->txseq) >= qp->acked_txseq)
+		if (seq >= qp->acked_txseq)
 			break;
-		if (slog_live(qp, r) && !(ent(qp, r->psn)->flags & TX_QUEUED))
-			lost = overdue(qp, r->psn, ent(qp, r->psn), thr, now_ps);
+		if (!slog_live(qp, r) || (ent(qp, r->psn)->flags & TX_QUEUED))
+			continue;
+		e = ent(qp, r->psn);
+		/*
+		 * Send times grow along the log and every reorder window is at least wnd_min,
+		 * so once this record is past the count rule's reach and could not be due
+		 * before rack_at_ps (later than now, none being lost), no record after it can
+		 * be lost or due sooner: the rest of the walk would change nothing.
+		 */
+		if (seq + thr > qp->acked_txseq && e->sent_ps + wnd_min >= qp->rack_at_ps)
+			break;
+		lost = overdue(qp, r->psn, e, thr, now_ps);
 	}
 	if (!lost)
 		return;
