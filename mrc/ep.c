@@ -86,6 +86,7 @@ struct mrc_ep {
 	void *ctx;
 	const struct mrc_cc_ops *cc_ops;
 	struct mrc_qp_env env;
+	struct mrc_qp_rtt_ens ens; /* the QPs' shared RTT samples (env.ens) */
 	struct mrc_qp **qps; /* [qps_cap], grown with the QPs created */
 	unsigned n_qps, qps_cap;
 	struct mr *mrs;
@@ -401,6 +402,7 @@ int mrc_ep_new(
 		.ev_losses = ep->ev_losses,
 		.cc_ops = ep->cc_ops,
 		.cc = &ep->p.cc_params,
+		.ens = p->qp.rtt_ensemble ? &ep->ens : NULL,
 		.planes = p->planes,
 		.dscp_trimmed_lasthop = p->wire.dscp_trimmed_lasthop,
 		.ev_plane = p->ev_plane,

@@ -189,6 +189,7 @@ void mrc_qp_params_default(struct mrc_qp_params *p)
 	p->tseth = true;
 	p->retire_rtx = true;
 	p->sack_ooo_every = 1;
+	p->rtt_ensemble = true;
 }
 
 uint64_t mrc_qp_timeout_ps(const struct mrc_qp_params *p)
@@ -928,6 +929,8 @@ static uint64_t reo_wnd_ps(const struct mrc_qp *qp)
 {
 	uint64_t r = qp->rtt_last_ps ? qp->rtt_last_ps : qp->cc.p->base_rtt_ps;
 
+	if (qp->env->ens && qp->env->ens->max_ps > r)
+		r = qp->env->ens->max_ps;
 	return r > qp->cc.p->base_rtt_ps ? r : qp->cc.p->base_rtt_ps;
 }
 
@@ -1062,6 +1065,15 @@ static void rtt_sample(struct mrc_qp *qp, int evi, uint64_t rtt_ps)
 		mrc_ev_st(&qp->evs, evi)->rtt_sum_ps += rtt_ps;
 		mrc_ev_set_rtt(&qp->evs, (unsigned)evi, rtt_ps);
 		qp->rtt_plane_ps[mrc_ev_plane(&qp->evs, evi)] = rtt_ps;
+		if (qp->env->ens) {
+			struct mrc_qp_rtt_ens *ens = qp->env->ens;
+			uint64_t m = 0;
+
+			ens->plane_ps[mrc_ev_plane(&qp->evs, evi)] = rtt_ps;
+			for (unsigned p = 0; p < qp->env->planes; p++)
+				m = ens->plane_ps[p] > m ? ens->plane_ps[p] : m;
+			ens->max_ps = m;
+		}
 	}
 }
 
@@ -2669,6 +2681,39 @@ static void q19_case(struct mrc_st *st)
 	mrc_ep_free(ep);
 }
 
+static void tw_no_ens(struct mrc_ep_params *p)
+{
+	p->qp.rtt_ensemble = false;
+}
+
+/*
+ * Q21: host 0 has two QPs; only the first samples RTTs (2 planes x 4 EVs, base RTT 12 us).
+ * The second's reorder window (which also times its tail probe) is the largest of the
+ * endpoint's latest per-plane samples, or the base RTT without the ensemble.
+ */
+static void q21_case(struct mrc_st *st)
+{
+	for (int ens = 1; ens >= 0; ens--) {
+		struct tn tn;
+		struct mrc_qp *a, *b;
+		uint32_t qpn2;
+
+		ST_EQ_I(st, tn_init(&tn, 2, 4, false, ens ? NULL : tw_no_ens), 0);
+		ST_EQ_I(st, mrc_ep_qp_create(tn.ep[0], 1, 2, &qpn2), 0);
+		a = mrc_ep_qp(tn.ep[0], 1);
+		b = mrc_ep_qp(tn.ep[0], qpn2);
+		ST_EQ(st, reo_wnd_ps(b), 12000000); /* no sample anywhere: the base RTT */
+		rtt_sample(a, 1, 40000000);	    /* EV 1: plane 0 */
+		ST_EQ(st, reo_wnd_ps(b), ens ? 40000000 : 12000000);
+		rtt_sample(a, 6, 30000000); /* EV 6: plane 1; plane 0's 40 us is still latest */
+		ST_EQ(st, reo_wnd_ps(b), ens ? 40000000 : 12000000);
+		rtt_sample(a, 2, 5000000); /* plane 0 now 5 us: the largest is plane 1's 30 */
+		ST_EQ(st, reo_wnd_ps(b), ens ? 30000000 : 12000000);
+		ST_EQ(st, reo_wnd_ps(a), ens ? 30000000 : 12000000); /* its own latest is 5 */
+		tn_free(&tn);
+	}
+}
+
 MRC_SELFTEST(qp)
 {
 	static uint8_t src[2 << 20], dst[2 << 20];
@@ -3058,6 +3103,10 @@ MRC_SELFTEST(qp)
 	mrc_st_case(st, "Q19 a send on one plane lets another ask the QP again (its next "
 			"retransmission may be that plane's)");
 	q19_case(st);
+
+	mrc_st_case(st, "Q21 RTT ensemble (RFC 9040): a QP's reorder and tail-probe window is at "
+			"least the largest latest per-plane RTT of its endpoint's QPs");
+	q21_case(st);
 
 	mrc_st_case(st, "Q20 a gathered packet received in pieces: its payload placed from the "
 			"sender's buffer, one copy; NULL places zeros; with checks on, dropped");

@@ -85,11 +85,13 @@ struct mrc_qp_params {
 	bool retire_rtx; /* an EV going ASSUMED_BAD resends its unacked PSNs at once (true) */
 	uint32_t sack_ooo_every; /* SACK every N out-of-order arrivals (1 = each); a
 				  * filled hole, an ack request, CE and trims at once */
+	bool rtt_ensemble; /* the endpoint's QPs share RTT samples (struct mrc_qp_rtt_ens) */
 };
 
 /* Fills @p with mrcgen's defaults, those of the config loader (transport MRC, mtu 4096, mpr 8, timeout
  * 14 = 16.78 ms, 3 linear and 4 exponential retries, reorder threshold 1024, SACK every
- * 64 KiB, start PSN 0, sq_depth 64 (max_wimm), NACK backoff 10 us, DSCP 26/28/46, TSETH). */
+ * 64 KiB, start PSN 0, sq_depth 64 (max_wimm), NACK backoff 10 us, DSCP 26/28/46, TSETH,
+ * RTT ensemble). */
 void mrc_qp_params_default(struct mrc_qp_params *p);
 
 /* Base ACK timeout of @p in ps: 1.024 us * 2^timeout (WIRE.md "QP attributes"). */
@@ -150,6 +152,17 @@ struct mrc_ep_ops;
 struct mrc_qp;
 
 /* What a QP needs from its endpoint. The struct and all its pointers outlive the QP. */
+/*
+ * RTT samples shared by an endpoint's QPs (RFC 9040 §4, "ensemble sharing"): the latest
+ * per plane and the largest of those. A QP's reorder and tail-probe windows are at least
+ * the largest, so a QP that has no samples yet, or only early ones, is not fooled by a
+ * queue its sibling QPs already measured.
+ */
+struct mrc_qp_rtt_ens {
+	uint64_t plane_ps[MRC_EV_MAX_PLANES];
+	uint64_t max_ps;
+};
+
 struct mrc_qp_env {
 	const struct mrc_qp_params *qp;
 	const struct mrc_ev_params *ev;
@@ -161,6 +174,8 @@ struct mrc_qp_env {
 	uint64_t *ev_losses;
 	const struct mrc_cc_ops *cc_ops;
 	const struct mrc_cc_params *cc;
+	/* The endpoint's RTT ensemble, written by every QP's samples (NULL: none) */
+	struct mrc_qp_rtt_ens *ens;
 	unsigned planes;
 	uint8_t dscp_trimmed_lasthop; /* DSCP a last-hop switch writes when trimming */
 	unsigned (*ev_plane)(void *ctx, uint32_t ev);
