@@ -275,17 +275,36 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 	struct mrc_qp *qp;
 	int rc;
 
+	uint32_t win, txcap;
+	size_t at;
+
 	if (!p->mtu || p->mtu > MRC_PKT_MAX || !p->mpr || p->timeout > 31 || !p->sq_depth ||
 		env->planes == 0 || env->planes > MRC_EV_MAX_PLANES)
 		return -EINVAL;
-	qp = calloc(1, sizeof(*qp) + env->planes * (sizeof(uint64_t) + sizeof(int32_t)));
-	if (qp)
-		qp->rack_at_ps = UINT64_MAX;
+	/*
+	 * One block: the QP, its per-plane arrays, then its first send rings, send queue and
+	 * receive ring (which move out when they grow) and its receive bitmap (which does
+	 * not): a QP of an all-to-all that never grows them is one allocation, its state a
+	 * few neighbouring cache lines.
+	 */
+	win = pow2_at_least((uint32_t)p->mpr * 128);
+	txcap = win < TX_RING_MIN ? win : TX_RING_MIN;
+	at = sizeof(*qp) + env->planes * (sizeof(uint64_t) + sizeof(int32_t));
+	at = (at + 7) & ~(size_t)7;
+	qp = calloc(1, at + txcap * (sizeof(struct txent) + sizeof(uint32_t)) +
+			       SQ_MIN * (sizeof(struct wqe) + sizeof(struct rxmsg)) +
+			       (win / 64 + 1) * sizeof(uint64_t) + 8);
 	if (!qp)
 		return -ENOMEM;
+	qp->rack_at_ps = UINT64_MAX;
 	qp->env = env;
 	qp->rtt_plane_ps = qp->plane_arrays;
 	qp->ctl_ev = (int32_t *)(qp->plane_arrays + env->planes);
+	qp->tx = (struct txent *)((char *)qp + at);
+	qp->sq = (struct wqe *)(qp->tx + txcap);
+	qp->rxm = (struct rxmsg *)(qp->sq + SQ_MIN);
+	qp->rtxq = (uint32_t *)(qp->rxm + SQ_MIN);
+	qp->rxmap = (uint64_t *)(((uintptr_t)(qp->rtxq + txcap) + 7) & ~(uintptr_t)7);
 	qp->qpn = qpn & MRC_PSN_MASK;
 	qp->peer_host = peer_host;
 	qp->peer_qpn = peer_qpn & MRC_PSN_MASK;
@@ -303,26 +322,17 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 	mrc_rng_seed(&qp->rng, seed);
 	mrc_cc_init(&qp->cc, env->cc_ops, env->cc);
 	qp->rwin = (uint32_t)p->mpr * 128;
-	qp->win = pow2_at_least(qp->rwin);
+	qp->win = win;
 	qp->peer_win = qp->rwin;
 	/* the send rings start small and double while more PSNs are in flight: a QP of a
 	 * 128-host all-to-all sends a few packets, not the 1024 the window allows */
-	qp->txcap = qp->win < TX_RING_MIN ? qp->win : TX_RING_MIN;
-	qp->tx = calloc(qp->txcap, sizeof(*qp->tx));
-	qp->rtxq = calloc(qp->txcap, sizeof(*qp->rtxq));
-	qp->rxmap = calloc(qp->win / 64 + 1, sizeof(*qp->rxmap));
+	qp->txcap = txcap;
 	/* the send queue and the receive ring start small and double on need: a QP of an
 	 * all-to-all has a message or two out, not sq_depth */
 	qp->sq_max = pow2_at_least(p->sq_depth);
 	qp->sq_cap = qp->sq_max < SQ_MIN ? qp->sq_max : SQ_MIN;
-	qp->sq = calloc(qp->sq_cap, sizeof(*qp->sq));
 	qp->rxm_max = qp->sq_max > 32768 ? 32768 : qp->sq_max;
 	qp->rxm_cap = qp->rxm_max < SQ_MIN ? qp->rxm_max : SQ_MIN;
-	qp->rxm = calloc(qp->rxm_cap, sizeof(*qp->rxm));
-	if (!qp->tx || !qp->rtxq || !qp->rxmap || !qp->sq || !qp->rxm) {
-		rc = -ENOMEM;
-		goto fail_mem;
-	}
 	qp->una = qp->next_psn = qp->epsn = p->start_psn & MRC_PSN_MASK;
 	qp->rto_ps = mrc_qp_timeout_ps(p);
 	for (unsigned i = 0; i < env->planes; i++)
@@ -338,15 +348,19 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 	*out = qp;
 	return 0;
 fail_mem:
-	free(qp->tx);
-	free(qp->rtxq);
-	free(qp->rxmap);
-	free(qp->sq);
-	free(qp->rxm);
 	mrc_ev_set_free(&qp->evs);
 fail_qp:
 	free(qp);
 	return rc;
+}
+
+/* Frees @mem unless it is one of the first arrays made in the QP's own block. */
+static void qp_release(struct mrc_qp *qp, void *mem)
+{
+	uintptr_t m = (uintptr_t)mem;
+
+	if (m <= (uintptr_t)qp || m >= (uintptr_t)qp->rxmap)
+		free(mem);
 }
 
 void mrc_qp_free(struct mrc_qp *qp)
@@ -354,12 +368,11 @@ void mrc_qp_free(struct mrc_qp *qp)
 	if (!qp)
 		return;
 	mrc_ev_set_free(&qp->evs);
-	free(qp->tx);
-	free(qp->rtxq);
+	qp_release(qp, qp->tx);
+	qp_release(qp, qp->rtxq);
 	free(qp->slog);
-	free(qp->rxmap);
-	free(qp->sq);
-	free(qp->rxm);
+	qp_release(qp, qp->sq);
+	qp_release(qp, qp->rxm);
 	free(qp->reason);
 	free(qp->rare);
 	free(qp);
@@ -433,8 +446,8 @@ static int tx_grow(struct mrc_qp *qp)
 		tx[psn & (cap - 1)] = *ent(qp, psn);
 	for (uint32_t i = 0; i < qp->rtx_len; i++)
 		q[i] = qp->rtxq[(qp->rtx_head + i) & (qp->txcap - 1)];
-	free(qp->tx);
-	free(qp->rtxq);
+	qp_release(qp, qp->tx);
+	qp_release(qp, qp->rtxq);
 	qp->tx = tx;
 	qp->rtxq = q;
 	qp->rtx_head = 0;
@@ -468,7 +481,7 @@ static int sq_grow(struct mrc_qp *qp)
 		return -ENOMEM;
 	for (uint32_t n = qp->sq_head; n != qp->sq_tail; n++)
 		sq[n & (cap - 1)] = qp->sq[n & (qp->sq_cap - 1)];
-	free(qp->sq);
+	qp_release(qp, qp->sq);
 	qp->sq = sq;
 	qp->sq_cap = cap;
 	return 0;
@@ -1494,7 +1507,7 @@ static int rxm_grow(struct mrc_qp *qp, uint32_t md)
 
 		m[msn & (cap - 1)] = qp->rxm[msn & (qp->rxm_cap - 1)];
 	}
-	free(qp->rxm);
+	qp_release(qp, qp->rxm);
 	qp->rxm = m;
 	qp->rxm_cap = cap;
 	return 0;
