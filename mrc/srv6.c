@@ -145,7 +145,9 @@ int mrc_srv6_end_pkt(uint8_t *pkt, size_t len, uint32_t block, uint16_t own)
 
 /* ---- addressing plan ---- */
 
+/* One node by uSID; @space is its plane with a uSID space per plane, else 0. */
 struct usid_ent {
+	uint8_t space;
 	uint16_t usid;
 	struct mrc_srv6_node node;
 };
@@ -158,7 +160,7 @@ struct mrc_srv6_plan {
 	uint16_t *usid_t1;   /* [plane * t1 + j] */
 	struct mrc_srv6_fib *fib_t0, *fib_t1;
 	struct mrc_srv6_route *routes;
-	struct usid_ent *by_usid; /* sorted by uSID */
+	struct usid_ent *by_usid; /* sorted by space, uSID */
 	size_t n_nodes;
 };
 
@@ -170,6 +172,7 @@ void mrc_srv6_params_default(struct mrc_srv6_params *p)
 	p->t1 = 1;
 	p->hosts_per_t0 = 1;
 	p->block = 0xfc000000;
+	p->usid_plane_bits = MRC_SRV6_USID_PLANE_BITS;
 	p->host_prefix[0] = 0xfd;
 	p->host_prefix_len = 64;
 	p->ev.plane_shift = 28;
@@ -253,6 +256,18 @@ static int check_params(const struct mrc_srv6_params *p, char *err, size_t errle
 		errf(err, errlen, "srv6 plan: block: must not be 0 (::/32)");
 		return -EINVAL;
 	}
+	if (p->usid_plane_bits > MRC_SRV6_USID_PLANE_BITS) {
+		errf(err, errlen, "srv6 plan: usid_plane_bits: must be 0..%u, got %u",
+			MRC_SRV6_USID_PLANE_BITS, p->usid_plane_bits);
+		return -EINVAL;
+	}
+	if (!p->usid_plane_bits && (uint64_t)p->block + p->planes - 1 > 0xffffffffu) {
+		errf(err, errlen,
+			"srv6 plan: block: 0x%08x + %u planes passes 32 bits (usid_plane_bits 0 "
+			"gives plane p the block block + p)",
+			p->block, p->planes);
+		return -EINVAL;
+	}
 	if (l->plane_bits == 0 || l->plane_bits > 16 || l->spine_bits > 16 ||
 		l->plane_shift + l->plane_bits > 32 || l->spine_shift + l->spine_bits > 32 ||
 		((bits_mask(l->plane_bits) << l->plane_shift) &
@@ -269,18 +284,22 @@ static int check_params(const struct mrc_srv6_params *p, char *err, size_t errle
 		return -EINVAL;
 	}
 	if (!p->usids) {
-		if (p->planes > 16) {
+		unsigned b = p->usid_plane_bits;
+		uint32_t lim = (1u << (14 - b)) - 1;
+
+		if (b && p->planes > (1u << b)) {
 			errf(err, errlen,
-				"srv6 plan: planes: the generated plan has 4 plane bits, "
+				"srv6 plan: planes: the generated plan has %u plane bits, "
 				"got %u planes (give the plan explicitly)",
-				p->planes);
+				b, p->planes);
 			return -EINVAL;
 		}
-		if (hosts > 1023 || p->t0 > 1023 || p->t1 > 1023) {
+		if (hosts > lim || p->t0 > lim || p->t1 > lim) {
 			errf(err, errlen,
 				"srv6 plan: topology: the generated plan numbers at most "
-				"1023 nodes per role and plane, got %llu hosts, %u T0, %u T1",
-				(unsigned long long)hosts, p->t0, p->t1);
+				"%u nodes per role and plane with usid_plane_bits %u (0: 16383), "
+				"got %llu hosts, %u T0, %u T1",
+				lim, b, (unsigned long long)hosts, p->t0, p->t1);
 			return -EINVAL;
 		}
 	}
@@ -291,6 +310,8 @@ static int cmp_usid_ent(const void *a, const void *b)
 {
 	const struct usid_ent *x = a, *y = b;
 
+	if (x->space != y->space)
+		return (int)x->space - (int)y->space;
 	return (int)x->usid - (int)y->usid;
 }
 
@@ -306,6 +327,7 @@ static int assign_usids(struct mrc_srv6_plan *pl, char *err, size_t errlen)
 	const struct mrc_srv6_params *p = &pl->p;
 	static const uint32_t roles[] = {MRC_SRV6_HOST, MRC_SRV6_T0, MRC_SRV6_T1};
 	const struct mrc_srv6_params *in = p;
+	unsigned b = p->usid_plane_bits, shift = 14 - b;
 	char name[48];
 	size_t k = 0;
 
@@ -320,8 +342,10 @@ static int assign_usids(struct mrc_srv6_plan *pl, char *err, size_t errlen)
 					struct mrc_srv6_node n = {
 						(uint8_t)roles[r], (uint8_t)pi, i};
 
+					uint32_t plane = b ? pi << (shift + 2) : 0;
+
 					*usid_slot(pl, &n) =
-						(uint16_t)(pi << 12 | roles[r] << 10 | (i + 1));
+						(uint16_t)(plane | roles[r] << shift | (i + 1));
 				}
 			}
 		}
@@ -368,6 +392,7 @@ static int assign_usids(struct mrc_srv6_plan *pl, char *err, size_t errlen)
 			for (uint32_t i = 0; i < count; i++) {
 				struct mrc_srv6_node n = {(uint8_t)roles[r], (uint8_t)pi, i};
 
+				pl->by_usid[k].space = b ? 0 : (uint8_t)pi;
 				pl->by_usid[k].node = n;
 				pl->by_usid[k++].usid = *usid_slot(pl, &n);
 			}
@@ -375,7 +400,7 @@ static int assign_usids(struct mrc_srv6_plan *pl, char *err, size_t errlen)
 	}
 	qsort(pl->by_usid, k, sizeof(*pl->by_usid), cmp_usid_ent);
 	for (size_t i = 1; i < k; i++) {
-		if (pl->by_usid[i].usid == pl->by_usid[i - 1].usid) {
+		if (!cmp_usid_ent(&pl->by_usid[i], &pl->by_usid[i - 1])) {
 			char other[48];
 
 			mrc_srv6_node_name(&pl->by_usid[i - 1].node, other, sizeof(other));
@@ -401,7 +426,7 @@ static void build_fibs(struct mrc_srv6_plan *pl)
 
 			f->node = (struct mrc_srv6_node){MRC_SRV6_T0, (uint8_t)pi, i};
 			f->own = pl->usid_t0[pi * p->t0 + i];
-			f->block = p->block;
+			f->block = mrc_srv6_plane_block(pl, pi);
 			*r++ = (struct mrc_srv6_route){f->own, MRC_SRV6_PORT_LOCAL};
 			for (uint32_t k = 0; k < h; k++)
 				*r++ = (struct mrc_srv6_route){
@@ -419,7 +444,7 @@ static void build_fibs(struct mrc_srv6_plan *pl)
 
 			f->node = (struct mrc_srv6_node){MRC_SRV6_T1, (uint8_t)pi, j};
 			f->own = pl->usid_t1[pi * p->t1 + j];
-			f->block = p->block;
+			f->block = mrc_srv6_plane_block(pl, pi);
 			*r++ = (struct mrc_srv6_route){f->own, MRC_SRV6_PORT_LOCAL};
 			for (uint32_t i = 0; i < p->t0; i++)
 				*r++ = (struct mrc_srv6_route){
@@ -501,15 +526,24 @@ uint32_t mrc_srv6_plan_hosts(const struct mrc_srv6_plan *plan)
 	return plan->hosts;
 }
 
-int mrc_srv6_usid_node(const struct mrc_srv6_plan *plan, uint16_t usid, struct mrc_srv6_node *n)
+int mrc_srv6_usid_node(const struct mrc_srv6_plan *plan, uint32_t plane, uint16_t usid,
+	struct mrc_srv6_node *n)
 {
 	struct usid_ent key = {.usid = usid}, *e;
 
+	if (plane >= plan->p.planes)
+		return -ENOENT;
+	key.space = plan->p.usid_plane_bits ? 0 : (uint8_t)plane;
 	e = bsearch(&key, plan->by_usid, plan->n_nodes, sizeof(key), cmp_usid_ent);
-	if (!e)
+	if (!e || e->node.plane != plane)
 		return -ENOENT;
 	*n = e->node;
 	return 0;
+}
+
+uint32_t mrc_srv6_plane_block(const struct mrc_srv6_plan *plan, uint32_t plane)
+{
+	return plan->p.usid_plane_bits ? plan->p.block : plan->p.block + plane;
 }
 
 int mrc_srv6_host_locator(
@@ -523,7 +557,7 @@ int mrc_srv6_host_locator(
 	u = mrc_srv6_usid(plan, &n);
 	if (!u)
 		return -EINVAL;
-	return mrc_srv6_container(plan->p.block, &u, 1, out);
+	return mrc_srv6_container(mrc_srv6_plane_block(plan, plane), &u, 1, out);
 }
 
 int mrc_srv6_host_addr(
@@ -738,7 +772,8 @@ int mrc_srv6_path(const struct mrc_srv6_plan *plan, uint32_t src, uint32_t dst, 
 	out->n_usids = k;
 	mrc_srv6_host_addr(plan, plane, src, &out->src_addr);
 	mrc_srv6_host_addr(plan, plane, dst, &out->dst_addr);
-	return mrc_srv6_container(p->block, out->usids, k, &out->container);
+	return mrc_srv6_container(
+		mrc_srv6_plane_block(plan, plane), out->usids, k, &out->container);
 }
 
 /* ---- EV profile expansion ---- */
@@ -1151,9 +1186,11 @@ MRC_SELFTEST(srv6)
 			n = (struct mrc_srv6_node){tab[i].role, tab[i].plane, tab[i].index};
 			ST_EQ(st, mrc_srv6_usid(pl, &n), tab[i].usid);
 		}
-		ST_EQ_I(st, mrc_srv6_usid_node(pl, 0x1802, &n), 0);
+		ST_EQ_I(st, mrc_srv6_usid_node(pl, 1, 0x1802, &n), 0);
 		ST_TRUE(st, n.role == MRC_SRV6_T1 && n.plane == 1 && n.index == 1);
-		ST_EQ_I(st, mrc_srv6_usid_node(pl, 0x0c01, &n), -ENOENT);
+		ST_EQ_I(st, mrc_srv6_usid_node(pl, 0, 0x1802, &n), -ENOENT); /* plane 1's */
+		ST_EQ_I(st, mrc_srv6_usid_node(pl, 0, 0x0c01, &n), -ENOENT);
+		ST_EQ(st, mrc_srv6_plane_block(pl, 1), 0xfc000000); /* one block: 4 plane bits */
 		ST_EQ_I(st, mrc_srv6_host_locator(pl, 1, 3, &a), 0);
 		st_ip6("fc000000 1004 0000 0000 0000 0000 0000", &want);
 		ST_EQ_MEM(st, a.b, want.b, 16);
