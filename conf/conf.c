@@ -1662,8 +1662,8 @@ static int check_fabric(struct ld *ld, const struct tnode *map, void *obj, const
 
 	if (gen)
 		snprintf(why, sizeof(why), " (plan generated with usid_plane_bits %u: at most %"
-			PRIu32 " per role and plane; fabric.addressing.usid_plane_bits 0 allows "
-			"16383)", pb, hlim);
+			PRIu32 " per role and plane%s)", pb, hlim, pb ? "; fabric.addressing."
+			"usid_plane_bits 0 allows 16383" : "");
 	if (f->t0 > lim || f->t1 > lim) {
 		const char *k = f->t0 > lim ? "t0" : "t1";
 
@@ -1745,8 +1745,9 @@ static int check_addressing(struct ld *ld, const struct tnode *map, void *obj, c
 		if (a->usid_plane_bits && f->planes > (1u << a->usid_plane_bits)) {
 			path_key(sub, path, "usid_plane_bits");
 			return TERR(ld, at(map, "usid_plane_bits"), sub, "%" PRIu32 " planes "
-				"do not fit the uSID's plane bits (0 puts the plane in the block) "
-				"'%u'", f->planes, (unsigned)a->usid_plane_bits);
+				"do not fit %u plane bits (0 puts the plane in the block) '%u'",
+				f->planes, (unsigned)a->usid_plane_bits,
+				(unsigned)a->usid_plane_bits);
 		}
 		return 0;
 	}
