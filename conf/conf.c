@@ -852,6 +852,9 @@ static const struct cf usid_tbl[] = {
 
 static const struct cf addressing_tbl[] = {
 	{ .name = "block", .t = CT_BLOCK, .off = offsetof(struct conf_addressing, block) },
+	{ .name = "usid_plane_bits", .t = CT_U8, .off = offsetof(struct conf_addressing,
+		usid_plane_bits), .min = 0, .max = 4, HAS(struct conf_addressing,
+		has_usid_plane_bits) },
 	E(struct conf_addressing, plan, "plan", conf_plan_names),
 	LIST(struct conf_addressing, usids, n_usids, "usids", usid_tbl, struct conf_usid_entry,
 		check_usid),
@@ -1146,6 +1149,7 @@ int conf_defaults(struct conf_job *job)
 	f->trim = true;
 	f->trim_size_bytes = 256;
 	f->addressing.block = 0xfc000000u;
+	f->addressing.usid_plane_bits = 4;
 	f->addressing.plan = CONF_PLAN_GENERATED;
 	f->addressing.host_prefix[0] = 0xfd;
 	f->addressing.host_prefix_len = 64;
@@ -1650,12 +1654,18 @@ static int check_fabric(struct ld *ld, const struct tnode *map, void *obj, const
 	static const char *const hk[] = { "hosts_per_t0", "t0", NULL };
 	struct conf_fabric *f = obj;
 	char sub[CONF_PATH_MAX], a[24], b[24];
-	/* srv6 plan (WIRE.md "SRv6 uSID addressing"): the generated plan numbers nodes 1..1023
-	 * per role and plane (0 ends a container); an explicit plan takes any 16-bit uSIDs */
+	/* srv6 plan (WIRE.md "SRv6 uSID addressing", mrc/srv6.h): the generated plan numbers
+	 * nodes 1..2^(14 - b) - 1 per role and plane for b = usid_plane_bits (0 ends a
+	 * container): 1023 with WIRE.md's b = 4; an explicit plan takes any 16-bit uSIDs */
 	bool gen = f->addressing.plan == CONF_PLAN_GENERATED;
-	uint32_t lim = gen ? 1023 : 1024;
-	const char *why = gen ? " (plan generated: at most 1023 per role and plane)" : "";
+	unsigned pb = f->addressing.usid_plane_bits;
+	uint32_t hlim = gen ? (1u << (14 - pb)) - 1 : 1024, lim = hlim < 1024 ? hlim : 1024;
+	char why[160] = "";
 
+	if (gen)
+		snprintf(why, sizeof(why), " (plan generated with usid_plane_bits %u: at most %"
+			PRIu32 " per role and plane%s)", pb, hlim, pb ? "; fabric.addressing."
+			"usid_plane_bits 0 allows 16383" : "");
 	if (f->t0 > lim || f->t1 > lim) {
 		const char *k = f->t0 > lim ? "t0" : "t1";
 
@@ -1663,12 +1673,12 @@ static int check_fabric(struct ld *ld, const struct tnode *map, void *obj, const
 		return TERR(ld, at(map, k), sub, "out of range 1..%" PRIu32 "%s '%" PRIu32 "'", lim,
 			why, f->t0 > lim ? f->t0 : f->t1);
 	}
-	if (conf_fabric_hosts(f) > lim) {
+	if (conf_fabric_hosts(f) > hlim) {
 		const char *k = given(map, hk);
 
 		path_key(sub, path, k);
 		return TERR(ld, at(map, k), sub, "t0 * hosts_per_t0 exceeds %" PRIu32 " hosts%s '%"
-			PRIu32 "'", lim, why, conf_fabric_hosts(f));
+			PRIu32 "'", hlim, why, conf_fabric_hosts(f));
 	}
 	if (f->ecn_threshold_bytes > f->buffer_bytes) {
 		/* blame the field that was written: a defaulted one is not where the error is */
@@ -1719,21 +1729,42 @@ static int check_addressing(struct ld *ld, const struct tnode *map, void *obj, c
 	long total = (long)f->planes * ((long)f->t0 + f->t1 + conf_fabric_hosts(f));
 	char sub[CONF_PATH_MAX], nb[48];
 	uint8_t *seen = NULL, *used = NULL;
+	/* usid_plane_bits 0: a uSID space per plane, plane p under block + p (mrc/srv6.h) */
+	bool per_plane = a->usid_plane_bits == 0;
 	int err = 0;
 
+	if (per_plane && (uint64_t)a->block + f->planes - 1 > UINT32_MAX) {
+		path_key(sub, path, "block");
+		return TERR(ld, at(map, "block"), sub, "plane %" PRIu32 "'s block (block + plane, "
+			"usid_plane_bits 0) passes 32 bits '%x:%x::'", f->planes - 1,
+			a->block >> 16, a->block & 0xffff);
+	}
 	if (a->plan == CONF_PLAN_GENERATED) {
 		if (a->n_usids) {
 			path_key(sub, path, "usids");
 			return TERR(ld, list, sub, "given but plan is 'generated'");
 		}
+		if (a->usid_plane_bits && f->planes > (1u << a->usid_plane_bits)) {
+			path_key(sub, path, "usid_plane_bits");
+			return TERR(ld, at(map, "usid_plane_bits"), sub, "%" PRIu32 " planes "
+				"do not fit %u plane bits (0 puts the plane in the block) '%u'",
+				f->planes, (unsigned)a->usid_plane_bits,
+				(unsigned)a->usid_plane_bits);
+		}
 		return 0;
+	}
+	if (a->has_usid_plane_bits && !per_plane) {
+		path_key(sub, path, "usid_plane_bits");
+		return TERR(ld, at(map, "usid_plane_bits"), sub, "with plan 'explicit' only 0 "
+			"(uSIDs unique per plane, plane p under block + p) applies '%u'",
+			(unsigned)a->usid_plane_bits);
 	}
 	if (a->n_usids == 0) {
 		path_key(sub, path, "usids");
 		return TERR(ld, at(map, "plan"), sub, "plan 'explicit' needs the usids list");
 	}
 	seen = calloc((size_t)total, 1);
-	used = calloc(65536, 1);
+	used = calloc(per_plane ? (size_t)f->planes << 16 : 65536, 1); /* [space << 16 | uSID] */
 	if (!seen || !used) {
 		err = -ENOMEM;
 		goto out_free;
@@ -1741,6 +1772,7 @@ static int check_addressing(struct ld *ld, const struct tnode *map, void *obj, c
 	for (size_t i = 0; i < a->n_usids; i++) {
 		struct conf_usid_entry *u = &a->usids[i];
 		long slot = usid_slot(f, &u->n);
+		size_t uk;
 		const struct tnode *it = list->items[i];
 
 		path_key(sub, path, "usids");
@@ -1754,13 +1786,14 @@ static int check_addressing(struct ld *ld, const struct tnode *map, void *obj, c
 			err = TERR(ld, at(it, "node"), sub, "node given twice '%s'", u->node);
 			goto out_free;
 		}
-		if (used[u->usid]) {
-			err = TERR(ld, at(it, "usid"), sub, "uSID used twice '%u'",
-				(unsigned)u->usid);
+		uk = (per_plane ? (size_t)u->n.plane << 16 : 0) | u->usid;
+		if (used[uk]) {
+			err = TERR(ld, at(it, "usid"), sub, "uSID used twice%s '%u'",
+				per_plane ? " in its plane" : "", (unsigned)u->usid);
 			goto out_free;
 		}
 		seen[slot] = 1;
-		used[u->usid] = 1;
+		used[uk] = 1;
 	}
 	for (long s = 0; s < total; s++) {
 		if (!seen[s]) {

@@ -85,6 +85,10 @@ struct conf_usid_entry {
 
 struct conf_addressing {
 	uint32_t block;		/* the 32-bit uSID block, e.g. 0xfc000000 for "fc00:0::" */
+	/* 0..4, default 4 (WIRE.md): the plane's bits in a generated uSID; 0 = a uSID space
+	 * per plane, plane p under block + p (mrc/srv6.h struct mrc_srv6_params) */
+	uint8_t usid_plane_bits;
+	bool has_usid_plane_bits;	/* given in the file (only 0 combines with explicit) */
 	enum conf_plan plan;
 	struct conf_usid_entry *usids;	/* plan explicit: every switch and host port */
 	size_t n_usids;
@@ -95,8 +99,10 @@ struct conf_addressing {
 struct conf_fabric {
 	enum conf_driver driver;
 	uint32_t planes;		/* 1..16 (4 plane bits in the uSID plan and the EV) */
-	uint32_t t0, t1;		/* switches per plane: 1..1024, 1..1023 with plan generated */
-	uint32_t hosts_per_t0;		/* 1..1023 */
+	uint32_t t0, t1;		/* switches per plane: 1..1024, 1..1023 with plan generated
+					 * and usid_plane_bits 4 */
+	uint32_t hosts_per_t0;		/* 1..1024; t0 * hosts_per_t0 <= 2^(14 - plane bits) - 1
+					 * with plan generated, <= 1024 with explicit */
 	uint64_t link_rate_bps;
 	uint64_t host_link_delay_ps, fabric_link_delay_ps;	/* propagation */
 	uint64_t switch_delay_ps;

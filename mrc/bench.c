@@ -116,7 +116,7 @@ static int bench_evq(FILE *out)
 struct synth {
 	struct mrc_fabric *fab;
 	struct mrc_srv6_plan *plan;
-	uint32_t block;
+	uint32_t block[16]; /* [plane]: mrc_srv6_plane_block */
 	unsigned planes, t0, t1, hpt, hosts;
 	uint32_t pkts;
 	uint32_t *sent;	    /* [host * planes + plane] */
@@ -154,7 +154,7 @@ static size_t syn_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uin
 	put_be16(b + 4, (uint16_t)(len - 40));
 	b[6] = 41, b[7] = 64;
 	memcpy(b + 8, s->addr[plane * s->hosts + host].b, 16);
-	put_be32(b + 24, s->block);
+	put_be32(b + 24, s->block[plane]);
 	memset(b + 28, 0, 12);
 	put_be16(b + 28, s->u_t0[plane * s->t0 + rs]);
 	if (rs == rd) {
@@ -197,9 +197,10 @@ static void syn_rx(
 		mrc_fabric_kick(s->fab, src / s->planes, src % s->planes);
 }
 
+/* @plane_bits: the plan's usid_plane_bits (4, WIRE.md's default; 0 above 1023 hosts). */
 static int bench_fabric(FILE *out, const char *name, unsigned planes, unsigned t0, unsigned t1,
-	unsigned hpt, uint32_t pkts, uint32_t window, const struct mrc_sim_params *sp,
-	double *hops_per_cpu_s)
+	unsigned hpt, unsigned plane_bits, uint32_t pkts, uint32_t window,
+	const struct mrc_sim_params *sp, double *hops_per_cpu_s)
 {
 	struct mrc_fab_host_ops ops = {.rx = syn_rx, .tx = syn_tx};
 	struct mrc_fabric_params p;
@@ -220,10 +221,11 @@ static int bench_fabric(FILE *out, const char *name, unsigned planes, unsigned t
 	s.u_t1 = calloc((size_t)planes * t1, sizeof(uint16_t));
 	s.u_port = calloc((size_t)planes * s.hosts, sizeof(uint16_t));
 	s.addr = calloc((size_t)planes * s.hosts, sizeof(*s.addr));
-	if (!s.sent || !s.inflight || !s.u_t0 || !s.u_t1 || !s.u_port || !s.addr)
+	if (!s.sent || !s.inflight || !s.u_t0 || !s.u_t1 || !s.u_port || !s.addr || planes > 16)
 		goto out;
-	/* the default generated plan of mrc/srv6; its uSIDs cached for building containers */
+	/* the generated plan of mrc/srv6; its uSIDs cached for building containers */
 	mrc_srv6_params_default(&spp);
+	spp.usid_plane_bits = (uint8_t)plane_bits;
 	spp.planes = planes;
 	spp.t0 = t0;
 	spp.t1 = t1;
@@ -233,10 +235,10 @@ static int bench_fabric(FILE *out, const char *name, unsigned planes, unsigned t
 		fprintf(out, "%s: %s\n", name, msg);
 		goto out;
 	}
-	s.block = spp.block;
 	for (unsigned pl = 0; pl < planes; pl++) {
 		struct mrc_srv6_node n = {.plane = (uint8_t)pl};
 
+		s.block[pl] = mrc_srv6_plane_block(s.plan, pl);
 		n.role = MRC_SRV6_T0;
 		for (n.index = 0; n.index < t0; n.index++)
 			s.u_t0[pl * t0 + n.index] = mrc_srv6_usid(s.plan, &n);
@@ -318,6 +320,7 @@ struct htsim_ref {
 
 static const struct htsim_ref htsim_128 = {0.45, 0.93, 90, 120, "128 hosts"};
 static const struct htsim_ref htsim_1k = {0.27, 0.37, 90, 120, "1024 hosts"};
+static const struct htsim_ref htsim_8k = {0.15, 0.15, 90, 120, "8192 hosts"};
 
 struct job_scen {
 	const char *name;
@@ -344,6 +347,9 @@ static const struct job_scen job_scens[] = {
 		"job-perm1k's load (one flow per host) at the 128-host scale"},
 	{"job-perm1k", "conf/examples/bench-perm1k.yaml", {NULL}, &htsim_1k, "fabric-1k",
 		"1020 hosts, 8 planes, sendrecv permutation of 1 MiB per rank, 1 iteration"},
+	{"job-perm8k", "conf/examples/bench-perm8k.yaml", {NULL}, &htsim_8k, "fabric-8k",
+		"8192 hosts, 8 planes (usid_plane_bits 0), sendrecv permutation of 256 KiB per "
+		"rank, 1 iteration"},
 };
 
 struct job_fig {
@@ -505,7 +511,7 @@ int mrc_bench_run(const char *only, const char *queue, FILE *out)
 	struct mrc_sim_params sp = {.queue = MRC_SIMQ_DEFAULT};
 	struct job_fig figs[NJ][2];
 	const char *qnames[NJ][2] = {{NULL}};
-	double base128 = 0, base1k = 0;
+	double base128 = 0, base1k = 0, base8k = 0;
 	bool any = false, jobs = false;
 	int err = 0;
 
@@ -544,18 +550,24 @@ int mrc_bench_run(const char *only, const char *queue, FILE *out)
 	}
 	if (!err && (!only || strcmp(only, "fabric-128") == 0 || jobs)) {
 		any = true;
-		err = bench_fabric(out, "fabric-128", 4, 8, 8, 16, 1000, 16, &sp, &base128);
+		err = bench_fabric(out, "fabric-128", 4, 8, 8, 16, 4, 1000, 16, &sp, &base128);
 	}
 	if (!err && (!only || strcmp(only, "fabric-1k") == 0 || strcmp(only, "job-perm1k") == 0)) {
 		any = true;
-		err = bench_fabric(out, "fabric-1k", 8, 34, 15, 30, 100, 16, &sp, &base1k);
+		err = bench_fabric(out, "fabric-1k", 8, 34, 15, 30, 4, 100, 16, &sp, &base1k);
+	}
+	if (!err && (!only || strcmp(only, "fabric-8k") == 0 || strcmp(only, "job-perm8k") == 0)) {
+		any = true;
+		err = bench_fabric(out, "fabric-8k", 8, 256, 16, 32, 0, 16, 16, &sp, &base8k);
 	}
 	if (jobs)
 		fprintf(out, "# real jobs against htsim (issue 5) and the fabric-only scenario: "
 			     "ratios > 1 are better for speed, < 1 for memory\n");
 	for (size_t i = 0; i < NJ; i++) {
 		const struct job_scen *sc = &job_scens[i];
-		double base = strcmp(sc->baseline, "fabric-1k") ? base128 : base1k;
+		double base = !strcmp(sc->baseline, "fabric-1k")   ? base1k
+			      : !strcmp(sc->baseline, "fabric-8k") ? base8k
+								   : base128;
 
 		for (int q = 0; q < 2; q++)
 			if (qnames[i][q])

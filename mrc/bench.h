@@ -10,11 +10,13 @@
  * simulated packets, packet-hops, events, wall time, packet-hops and events per wall
  * second, peak RSS, bytes per host and per packet in flight. Scenarios: "evq" (event
  * queue hold model, heap against wheel), "fabric-128" (128 hosts, 4 planes, synthetic
- * sprayed all-to-all at line rate), "fabric-1k" (1020 hosts, 8 planes: mrc/srv6's
- * generated plan numbers at most 1023 host ports per plane), and the real jobs run by
+ * sprayed all-to-all at line rate), "fabric-1k" (1020 hosts, 8 planes: WIRE.md's
+ * generated plan numbers at most 1023 host ports per plane), "fabric-8k" (8192 hosts,
+ * 8 planes, a uSID space per plane: usid_plane_bits 0), and the real jobs run by
  * `mrcgen run` in a child (peak RSS per child from wait4, figures from its report.json):
- * "job-quickstart" (both queues), "job-a2a128", "job-perm1k" (conf/examples/, relative
- * to the working directory), each compared with htsim's figures quoted in issue 5 and
+ * "job-quickstart" (both queues), "job-a2a128", "job-perm128", "job-perm1k",
+ * "job-perm8k" (conf/examples/, relative to the working directory), each compared with
+ * htsim's figures quoted in issue 5 (128, 1024 and 8192 hosts) and
  * with the fabric-only scenario of its scale. @queue: "heap", "wheel" or NULL (default
  * backend). Returns 0, -ENOENT for an unknown scenario or a missing config, -EIO for a
  * failed job (its log kept and named on @out), -EINVAL for an unknown queue or a topology the plan rejects (said on @out),

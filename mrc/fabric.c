@@ -144,7 +144,6 @@ struct mrc_fabric {
 	struct mrc_fabric_params p;
 	struct {
 		unsigned planes, t0, t1, hosts_per_t0;
-		uint32_t block;
 	} tp; /* from the plan */
 	struct mrc_fab_host_ops ops;
 	void *ctx;
@@ -762,9 +761,9 @@ static int port_to_host(const struct mrc_fabric *fab, const struct fab_switch *s
 }
 
 /*
- * Forwards @pkt at switch @s by its bytes. A DA in the uSID block goes through mrc/srv6's
- * switch step (static table, uN shift RFC 9800 §4.1.1, SRH End RFC 8754 §4.3.1.1, hop
- * limit); when the segment list ends at this switch, the packet goes to the attached host
+ * Forwards @pkt at switch @s by its bytes. A DA in its plane's uSID block
+ * (mrc_srv6_plane_block) goes through mrc/srv6's switch step (static table, uN shift
+ * RFC 9800 §4.1.1, SRH End RFC 8754 §4.3.1.1, hop limit); when the segment list ends at this switch, the packet goes to the attached host
  * its inner DA names. Any other DA is a plain (stev/udp, RoCE baseline) packet: host
  * route, or ECMP over the up ports at a T0. Returns the local output port or -1 (counted).
  */
@@ -778,7 +777,7 @@ static int forward(struct mrc_fabric *fab, struct fab_switch *s, struct fab_pkt 
 		s->st.bad_pkt++;
 		return -1;
 	}
-	if (get_be32(d + 24) == fab->tp.block) {
+	if (get_be32(d + 24) == s->fib.block) {
 		rc = mrc_srv6_switch_forward(&s->fib, d, pkt->len);
 		if (rc >= 0)
 			return rc;
@@ -1051,7 +1050,6 @@ int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_
 	fab->tp.t0 = sp->t0;
 	fab->tp.t1 = sp->t1;
 	fab->tp.hosts_per_t0 = sp->hosts_per_t0;
-	fab->tp.block = sp->block;
 	if (ops)
 		fab->ops = *ops;
 	fab->ctx = ctx;

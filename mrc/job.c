@@ -40,6 +40,7 @@ int mrc_job_srv6(const struct conf_job *job, struct mrc_job_srv6 *out, char *err
 	p->t1 = fab->t1;
 	p->hosts_per_t0 = fab->hosts_per_t0;
 	p->block = fab->addressing.block;
+	p->usid_plane_bits = fab->addressing.usid_plane_bits;
 	memcpy(p->host_prefix, fab->addressing.host_prefix, sizeof(p->host_prefix));
 	p->host_prefix_len = fab->addressing.host_prefix_len;
 	if (fab->addressing.plan == CONF_PLAN_EXPLICIT) {
@@ -215,6 +216,7 @@ static int srv6_fail(const char *err, char *key, size_t keylen, char *msg, size_
 		{ "srv6 plan: ", "planes", "fabric.planes" },
 		{ "srv6 plan: ", "host_prefix", "fabric.addressing.host_prefix" },
 		{ "srv6 plan: ", "block", "fabric.addressing.block" },
+		{ "srv6 plan: ", "usid_plane_bits", "fabric.addressing.usid_plane_bits" },
 		{ "srv6 plan: ", "topology", "fabric" },
 		{ "srv6 plan: ", "", "fabric.addressing" },
 	};

@@ -108,11 +108,20 @@ static void row_hops(const struct mrc_srv6_path *p, struct hops *h)
 	mrc_srv6_addr_str(&p->dst_addr, h->da, ADDR_LEN);
 }
 
+/* The fabric object; "usid_plane_bits" only when not WIRE.md's default (then plane p's
+ * tables and paths are under block + p with 0). */
 static json_t *fabric_json(const struct mrc_srv6_params *par, const char *block)
 {
-	return json_pack("{s:i, s:i, s:i, s:i, s:s}", "planes", (json_int_t)par->planes, "t0",
-		(json_int_t)par->t0, "t1", (json_int_t)par->t1, "hosts_per_t0",
+	json_t *o = json_pack("{s:i, s:i, s:i, s:i, s:s}", "planes", (json_int_t)par->planes,
+		"t0", (json_int_t)par->t0, "t1", (json_int_t)par->t1, "hosts_per_t0",
 		(json_int_t)par->hosts_per_t0, "block", block);
+
+	if (o && par->usid_plane_bits != MRC_SRV6_USID_PLANE_BITS &&
+		json_object_set_new(o, "usid_plane_bits", json_integer(par->usid_plane_bits))) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
 }
 
 static json_t *row_json(const struct row *r, const struct hops *h)
@@ -170,7 +179,7 @@ static json_t *table_json(const struct mrc_srv6_plan *plan, const struct mrc_srv
 
 		usid_prefix(fib->block, r->usid, pfx);
 		snprintf(us, sizeof(us), "0x%04x", r->usid);
-		mrc_srv6_usid_node(plan, r->usid, &n);
+		mrc_srv6_usid_node(plan, fib->node.plane, r->usid, &n);
 		mrc_srv6_node_name(&n, to, sizeof(to));
 		e = json_pack("{s:s, s:s, s:s, s:o, s:s}", "prefix", pfx, "usid", us, "action",
 			r->port == MRC_SRV6_PORT_LOCAL ? "uN" : "forward", "port",
@@ -206,7 +215,7 @@ static void table_text(FILE *f, const struct mrc_srv6_plan *plan, const struct m
 		struct mrc_srv6_node n;
 
 		usid_prefix(fib->block, r->usid, pfx);
-		mrc_srv6_usid_node(plan, r->usid, &n);
+		mrc_srv6_usid_node(plan, fib->node.plane, r->usid, &n);
 		mrc_srv6_node_name(&n, to, sizeof(to));
 		snprintf(port, sizeof(port), local ? "-" : "%d", r->port);
 		fprintf(f, "%-*s 0x%04x %-7s %-*s %s\n", PFX_W, pfx, r->usid,
@@ -405,8 +414,12 @@ int mrc_paths_print(FILE *f, const struct mrc_srv6_plan *plan, const struct mrc_
 	strncat(block, "/32", sizeof(block) - strlen(block) - 1);
 
 	if (!q->json) {
-		fprintf(f, "# fabric planes %u t0 %u t1 %u hosts_per_t0 %u block %s\n", par->planes,
+		fprintf(f, "# fabric planes %u t0 %u t1 %u hosts_per_t0 %u block %s", par->planes,
 			par->t0, par->t1, par->hosts_per_t0, block);
+		if (par->usid_plane_bits != MRC_SRV6_USID_PLANE_BITS)
+			fprintf(f, " usid_plane_bits %u%s", par->usid_plane_bits,
+				par->usid_plane_bits ? "" : " (plane p: block + p)");
+		fputc('\n', f);
 		text_widths(par, hosts, &txt.w);
 		print_head_text(f, &txt.w);
 		rc = each_row(plan, evs, n_evs, q, print_row_text, &txt);

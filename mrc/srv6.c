@@ -145,7 +145,9 @@ int mrc_srv6_end_pkt(uint8_t *pkt, size_t len, uint32_t block, uint16_t own)
 
 /* ---- addressing plan ---- */
 
+/* One node by uSID; @space is its plane with a uSID space per plane, else 0. */
 struct usid_ent {
+	uint8_t space;
 	uint16_t usid;
 	struct mrc_srv6_node node;
 };
@@ -158,7 +160,7 @@ struct mrc_srv6_plan {
 	uint16_t *usid_t1;   /* [plane * t1 + j] */
 	struct mrc_srv6_fib *fib_t0, *fib_t1;
 	struct mrc_srv6_route *routes;
-	struct usid_ent *by_usid; /* sorted by uSID */
+	struct usid_ent *by_usid; /* sorted by space, uSID */
 	size_t n_nodes;
 };
 
@@ -170,6 +172,7 @@ void mrc_srv6_params_default(struct mrc_srv6_params *p)
 	p->t1 = 1;
 	p->hosts_per_t0 = 1;
 	p->block = 0xfc000000;
+	p->usid_plane_bits = MRC_SRV6_USID_PLANE_BITS;
 	p->host_prefix[0] = 0xfd;
 	p->host_prefix_len = 64;
 	p->ev.plane_shift = 28;
@@ -253,6 +256,18 @@ static int check_params(const struct mrc_srv6_params *p, char *err, size_t errle
 		errf(err, errlen, "srv6 plan: block: must not be 0 (::/32)");
 		return -EINVAL;
 	}
+	if (p->usid_plane_bits > MRC_SRV6_USID_PLANE_BITS) {
+		errf(err, errlen, "srv6 plan: usid_plane_bits: must be 0..%u, got %u",
+			MRC_SRV6_USID_PLANE_BITS, p->usid_plane_bits);
+		return -EINVAL;
+	}
+	if (!p->usid_plane_bits && (uint64_t)p->block + p->planes - 1 > 0xffffffffu) {
+		errf(err, errlen,
+			"srv6 plan: block: 0x%08x + %u planes passes 32 bits (usid_plane_bits 0 "
+			"gives plane p the block block + p)",
+			p->block, p->planes);
+		return -EINVAL;
+	}
 	if (l->plane_bits == 0 || l->plane_bits > 16 || l->spine_bits > 16 ||
 		l->plane_shift + l->plane_bits > 32 || l->spine_shift + l->spine_bits > 32 ||
 		((bits_mask(l->plane_bits) << l->plane_shift) &
@@ -269,18 +284,22 @@ static int check_params(const struct mrc_srv6_params *p, char *err, size_t errle
 		return -EINVAL;
 	}
 	if (!p->usids) {
-		if (p->planes > 16) {
+		unsigned b = p->usid_plane_bits;
+		uint32_t lim = (1u << (14 - b)) - 1;
+
+		if (b && p->planes > (1u << b)) {
 			errf(err, errlen,
-				"srv6 plan: planes: the generated plan has 4 plane bits, "
+				"srv6 plan: planes: the generated plan has %u plane bits, "
 				"got %u planes (give the plan explicitly)",
-				p->planes);
+				b, p->planes);
 			return -EINVAL;
 		}
-		if (hosts > 1023 || p->t0 > 1023 || p->t1 > 1023) {
+		if (hosts > lim || p->t0 > lim || p->t1 > lim) {
 			errf(err, errlen,
 				"srv6 plan: topology: the generated plan numbers at most "
-				"1023 nodes per role and plane, got %llu hosts, %u T0, %u T1",
-				(unsigned long long)hosts, p->t0, p->t1);
+				"%u nodes per role and plane with usid_plane_bits %u (0: 16383), "
+				"got %llu hosts, %u T0, %u T1",
+				lim, b, (unsigned long long)hosts, p->t0, p->t1);
 			return -EINVAL;
 		}
 	}
@@ -291,6 +310,8 @@ static int cmp_usid_ent(const void *a, const void *b)
 {
 	const struct usid_ent *x = a, *y = b;
 
+	if (x->space != y->space)
+		return (int)x->space - (int)y->space;
 	return (int)x->usid - (int)y->usid;
 }
 
@@ -306,6 +327,7 @@ static int assign_usids(struct mrc_srv6_plan *pl, char *err, size_t errlen)
 	const struct mrc_srv6_params *p = &pl->p;
 	static const uint32_t roles[] = {MRC_SRV6_HOST, MRC_SRV6_T0, MRC_SRV6_T1};
 	const struct mrc_srv6_params *in = p;
+	unsigned b = p->usid_plane_bits, shift = 14 - b;
 	char name[48];
 	size_t k = 0;
 
@@ -320,8 +342,10 @@ static int assign_usids(struct mrc_srv6_plan *pl, char *err, size_t errlen)
 					struct mrc_srv6_node n = {
 						(uint8_t)roles[r], (uint8_t)pi, i};
 
+					uint32_t plane = b ? pi << (shift + 2) : 0;
+
 					*usid_slot(pl, &n) =
-						(uint16_t)(pi << 12 | roles[r] << 10 | (i + 1));
+						(uint16_t)(plane | roles[r] << shift | (i + 1));
 				}
 			}
 		}
@@ -368,6 +392,7 @@ static int assign_usids(struct mrc_srv6_plan *pl, char *err, size_t errlen)
 			for (uint32_t i = 0; i < count; i++) {
 				struct mrc_srv6_node n = {(uint8_t)roles[r], (uint8_t)pi, i};
 
+				pl->by_usid[k].space = b ? 0 : (uint8_t)pi;
 				pl->by_usid[k].node = n;
 				pl->by_usid[k++].usid = *usid_slot(pl, &n);
 			}
@@ -375,7 +400,7 @@ static int assign_usids(struct mrc_srv6_plan *pl, char *err, size_t errlen)
 	}
 	qsort(pl->by_usid, k, sizeof(*pl->by_usid), cmp_usid_ent);
 	for (size_t i = 1; i < k; i++) {
-		if (pl->by_usid[i].usid == pl->by_usid[i - 1].usid) {
+		if (!cmp_usid_ent(&pl->by_usid[i], &pl->by_usid[i - 1])) {
 			char other[48];
 
 			mrc_srv6_node_name(&pl->by_usid[i - 1].node, other, sizeof(other));
@@ -401,7 +426,7 @@ static void build_fibs(struct mrc_srv6_plan *pl)
 
 			f->node = (struct mrc_srv6_node){MRC_SRV6_T0, (uint8_t)pi, i};
 			f->own = pl->usid_t0[pi * p->t0 + i];
-			f->block = p->block;
+			f->block = mrc_srv6_plane_block(pl, pi);
 			*r++ = (struct mrc_srv6_route){f->own, MRC_SRV6_PORT_LOCAL};
 			for (uint32_t k = 0; k < h; k++)
 				*r++ = (struct mrc_srv6_route){
@@ -419,7 +444,7 @@ static void build_fibs(struct mrc_srv6_plan *pl)
 
 			f->node = (struct mrc_srv6_node){MRC_SRV6_T1, (uint8_t)pi, j};
 			f->own = pl->usid_t1[pi * p->t1 + j];
-			f->block = p->block;
+			f->block = mrc_srv6_plane_block(pl, pi);
 			*r++ = (struct mrc_srv6_route){f->own, MRC_SRV6_PORT_LOCAL};
 			for (uint32_t i = 0; i < p->t0; i++)
 				*r++ = (struct mrc_srv6_route){
@@ -501,15 +526,24 @@ uint32_t mrc_srv6_plan_hosts(const struct mrc_srv6_plan *plan)
 	return plan->hosts;
 }
 
-int mrc_srv6_usid_node(const struct mrc_srv6_plan *plan, uint16_t usid, struct mrc_srv6_node *n)
+int mrc_srv6_usid_node(const struct mrc_srv6_plan *plan, uint32_t plane, uint16_t usid,
+	struct mrc_srv6_node *n)
 {
 	struct usid_ent key = {.usid = usid}, *e;
 
+	if (plane >= plan->p.planes)
+		return -ENOENT;
+	key.space = plan->p.usid_plane_bits ? 0 : (uint8_t)plane;
 	e = bsearch(&key, plan->by_usid, plan->n_nodes, sizeof(key), cmp_usid_ent);
-	if (!e)
+	if (!e || e->node.plane != plane)
 		return -ENOENT;
 	*n = e->node;
 	return 0;
+}
+
+uint32_t mrc_srv6_plane_block(const struct mrc_srv6_plan *plan, uint32_t plane)
+{
+	return plan->p.usid_plane_bits ? plan->p.block : plan->p.block + plane;
 }
 
 int mrc_srv6_host_locator(
@@ -523,7 +557,7 @@ int mrc_srv6_host_locator(
 	u = mrc_srv6_usid(plan, &n);
 	if (!u)
 		return -EINVAL;
-	return mrc_srv6_container(plan->p.block, &u, 1, out);
+	return mrc_srv6_container(mrc_srv6_plane_block(plan, plane), &u, 1, out);
 }
 
 int mrc_srv6_host_addr(
@@ -738,7 +772,8 @@ int mrc_srv6_path(const struct mrc_srv6_plan *plan, uint32_t src, uint32_t dst, 
 	out->n_usids = k;
 	mrc_srv6_host_addr(plan, plane, src, &out->src_addr);
 	mrc_srv6_host_addr(plan, plane, dst, &out->dst_addr);
-	return mrc_srv6_container(p->block, out->usids, k, &out->container);
+	return mrc_srv6_container(
+		mrc_srv6_plane_block(plan, plane), out->usids, k, &out->container);
 }
 
 /* ---- EV profile expansion ---- */
@@ -1006,6 +1041,234 @@ static struct mrc_srv6_plan *st_small_plan(void)
 	return mrc_srv6_plan_new(&p, &pl, NULL, 0) ? NULL : pl;
 }
 
+/* 8 planes, 256 T0 x 32 hosts = 8192 hosts, 16 T1, with @bits plane bits in the uSID. */
+static int st_8k_plan(unsigned bits, struct mrc_srv6_plan **pl, char *err, size_t errlen)
+{
+	struct mrc_srv6_params p;
+
+	mrc_srv6_params_default(&p);
+	p.planes = 8;
+	p.t0 = 256;
+	p.t1 = 16;
+	p.hosts_per_t0 = 32;
+	p.usid_plane_bits = (uint8_t)bits;
+	return mrc_srv6_plan_new(&p, pl, err, errlen);
+}
+
+/* usid_plane_bits: a uSID space per plane (0), fewer plane bits (3), and their limits. */
+static void st_cases_8k(struct mrc_st *st)
+{
+	struct mrc_srv6_plan *pl = NULL;
+	struct mrc_ip6 a, want;
+	uint8_t pkt[64];
+	char err[200];
+
+	mrc_st_case(st, "usid_plane_bits 0: 8192 hosts, uSIDs role(2) | index+1(14) by hand");
+	ST_EQ_I(st, st_8k_plan(0, &pl, err, sizeof(err)), 0);
+	if (pl) {
+		/* host 8191: role 0, 8191 + 1 = 0x2000; T0 255: 0x4000 | 256 = 0x4100;
+		 * T1 15: 0x8000 | 16 = 0x8010; the plane is in the block: fc00:3::/32 */
+		static const struct {
+			uint8_t role, plane;
+			uint32_t index;
+			uint16_t usid;
+		} tab[] = {
+			{MRC_SRV6_HOST, 3, 8191, 0x2000},
+			{MRC_SRV6_HOST, 0, 8191, 0x2000},
+			{MRC_SRV6_HOST, 7, 0, 0x0001},
+			{MRC_SRV6_T0, 3, 255, 0x4100},
+			{MRC_SRV6_T0, 3, 0, 0x4001},
+			{MRC_SRV6_T1, 3, 15, 0x8010},
+			{MRC_SRV6_T1, 3, 16, 0},
+			{MRC_SRV6_HOST, 8, 0, 0},
+		};
+		struct mrc_srv6_node n;
+
+		for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
+			n = (struct mrc_srv6_node){tab[i].role, tab[i].plane, tab[i].index};
+			ST_EQ(st, mrc_srv6_usid(pl, &n), tab[i].usid);
+		}
+		ST_EQ(st, mrc_srv6_plane_block(pl, 0), 0xfc000000);
+		ST_EQ(st, mrc_srv6_plane_block(pl, 3), 0xfc000003);
+		ST_EQ_I(st, mrc_srv6_host_locator(pl, 3, 8191, &a), 0);
+		st_ip6("fc000003 2000 0000 0000 0000 0000 0000", &want); /* fc00:3:2000:: */
+		ST_EQ_MEM(st, a.b, want.b, 16);
+		/* the same uSID names a different node in each plane */
+		ST_EQ_I(st, mrc_srv6_usid_node(pl, 3, 0x2000, &n), 0);
+		ST_TRUE(st, n.role == MRC_SRV6_HOST && n.plane == 3 && n.index == 8191);
+		ST_EQ_I(st, mrc_srv6_usid_node(pl, 5, 0x8010, &n), 0);
+		ST_TRUE(st, n.role == MRC_SRV6_T1 && n.plane == 5 && n.index == 15);
+		ST_EQ_I(st, mrc_srv6_usid_node(pl, 3, 0x2001, &n), -ENOENT); /* no h8192 */
+		ST_EQ_I(st, mrc_srv6_usid_node(pl, 8, 0x0001, &n), -ENOENT); /* no plane 8 */
+		/* inner addresses are unchanged: fd00::3:1fff:1 */
+		ST_EQ_I(st, mrc_srv6_host_addr(pl, 3, 8191, &a), 0);
+		st_ip6("fd00 0000 0000 0000 0000 0003 1fff 0001", &want);
+		ST_EQ_MEM(st, a.b, want.b, 16);
+	}
+
+	mrc_st_case(st, "usid_plane_bits 0: h0 -> h8191 on plane 3, the uN shift hop by hop");
+	if (pl) {
+		struct mrc_srv6_path p;
+		struct mrc_srv6_node n;
+
+		/* EV 0x3005beef: plane 3, spine 5 -> T1 5 (0x8006); T0 0 = 0x4001, T0 8191 / 32 =
+		 * 255 = 0x4100, h8191 = 0x2000 */
+		ST_EQ_I(st, mrc_srv6_path(pl, 0, 8191, 0x3005beef, &p), 0);
+		ST_EQ(st, p.t0_dst, 255);
+		st_ip6("fc000003 4001 8006 4100 2000 0000 0000", &want);
+		ST_EQ_MEM(st, p.container.b, want.b, 16);
+		st_ip6_hdr(pkt, 41, 0, &p.container);
+		/* plane 2's T0 0 owns 0x4001 too, but under fc00:2::/32: no route */
+		n = (struct mrc_srv6_node){MRC_SRV6_T0, 2, 0};
+		ST_EQ_I(st, mrc_srv6_switch_forward(mrc_srv6_fib_of(pl, &n), pkt, 40), -ENOENT);
+		/* T0 0: up port 32 + T1 5 = 37 */
+		n = (struct mrc_srv6_node){MRC_SRV6_T0, 3, 0};
+		ST_EQ_I(st, mrc_srv6_switch_forward(mrc_srv6_fib_of(pl, &n), pkt, 40), 37);
+		st_ip6("fc000003 8006 4100 2000 0000 0000 0000", &want);
+		ST_EQ_MEM(st, pkt + IP6_OFF_DST, want.b, 16);
+		/* T1 5: port 255 to T0 255 */
+		n = (struct mrc_srv6_node){MRC_SRV6_T1, 3, 5};
+		ST_EQ_I(st, mrc_srv6_switch_forward(mrc_srv6_fib_of(pl, &n), pkt, 40), 255);
+		st_ip6("fc000003 4100 2000 0000 0000 0000 0000", &want);
+		ST_EQ_MEM(st, pkt + IP6_OFF_DST, want.b, 16);
+		/* T0 255: host 8191 is its port 8191 - 255 * 32 = 31 */
+		n = (struct mrc_srv6_node){MRC_SRV6_T0, 3, 255};
+		ST_EQ_I(st, mrc_srv6_switch_forward(mrc_srv6_fib_of(pl, &n), pkt, 40), 31);
+		st_ip6("fc000003 2000 0000 0000 0000 0000 0000", &want);
+		ST_EQ_MEM(st, pkt + IP6_OFF_DST, want.b, 16);
+		ST_EQ(st, pkt[IP6_OFF_HLIM], 61);
+		ST_EQ_I(st, mrc_srv6_end_pkt(pkt, 40, 0xfc000003, 0x2000), MRC_SRV6_END_ARRIVED);
+	}
+
+	mrc_st_case(st, "usid_plane_bits 0: the static table of p3.t1.15 holds all 256 T0s");
+	if (pl) {
+		struct mrc_srv6_node n = {MRC_SRV6_T1, 3, 15};
+		const struct mrc_srv6_fib *f = mrc_srv6_fib_of(pl, &n);
+		bool all = true;
+
+		/* sorted: T0 i = 0x4001 + i on port i, then its own 0x8010 */
+		if (mrc_st_check(st, f && f->n == 257, __FILE__, __LINE__, "257 routes")) {
+			for (uint32_t i = 0; i < 256; i++)
+				all = all && f->routes[i].usid == 0x4001 + i &&
+				      f->routes[i].port == (int32_t)i;
+			ST_TRUE(st, all);
+			ST_EQ(st, f->routes[255].usid, 0x4100);
+			ST_EQ(st, f->routes[256].usid, 0x8010);
+			ST_EQ_I(st, f->routes[256].port, MRC_SRV6_PORT_LOCAL);
+			ST_EQ(st, f->own, 0x8010);
+			ST_EQ(st, f->block, 0xfc000003);
+		}
+		/* a T0's table: own + 32 hosts + 16 T1s */
+		n = (struct mrc_srv6_node){MRC_SRV6_T0, 7, 255};
+		f = mrc_srv6_fib_of(pl, &n);
+		if (mrc_st_check(st, f && f->n == 49, __FILE__, __LINE__, "49 routes")) {
+			ST_EQ(st, f->routes[0].usid, 0x1fe1); /* h8160 = 255 * 32: 0x1fe1 */
+			ST_EQ_I(st, f->routes[0].port, 0);
+			ST_EQ(st, f->routes[32].usid, 0x4100);
+			ST_EQ(st, f->routes[48].usid, 0x8010);
+			ST_EQ_I(st, f->routes[48].port, 32 + 15);
+			ST_EQ(st, f->block, 0xfc000007);
+		}
+	}
+	mrc_srv6_plan_free(pl);
+	pl = NULL;
+
+	mrc_st_case(st, "usid_plane_bits: limits per value, 3 bits by hand, block overflow");
+	{
+		struct mrc_srv6_params p;
+		struct mrc_srv6_node n = {MRC_SRV6_T1, 5, 9};
+
+		/* WIRE.md's 4 bits: 1023 host ports per plane, the knob named */
+		ST_EQ_I(st, st_8k_plan(4, &pl, err, sizeof(err)), -EINVAL);
+		ST_EQ_STR(st, err,
+			"srv6 plan: topology: the generated plan numbers at most 1023 nodes per "
+			"role and plane with usid_plane_bits 4 (0: 16383), got 8192 hosts, 256 "
+			"T0, 16 T1");
+		ST_EQ_I(st, st_8k_plan(5, &pl, err, sizeof(err)), -EINVAL);
+		ST_EQ_STR(st, err, "srv6 plan: usid_plane_bits: must be 0..4, got 5");
+		/* 2 bits hold 4 planes, not 8 */
+		ST_EQ_I(st, st_8k_plan(2, &pl, err, sizeof(err)), -EINVAL);
+		ST_EQ_STR(st, err,
+			"srv6 plan: planes: the generated plan has 2 plane bits, got 8 planes "
+			"(give the plan explicitly)");
+		/* 3 bits: plane(3) | role(2) | index+1(11), 2047 per role: 8192 hosts too many */
+		ST_EQ_I(st, st_8k_plan(3, &pl, err, sizeof(err)), -EINVAL);
+		mrc_srv6_params_default(&p);
+		p.usid_plane_bits = 3;
+		p.planes = 8;
+		p.t0 = 64;
+		p.t1 = 16;
+		p.hosts_per_t0 = 31; /* 1984 hosts */
+		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), 0);
+		/* p5.t1.9: 5 << 13 | 2 << 11 | 10 = 0xa000 | 0x1000 | 0xa = 0xb00a */
+		ST_EQ(st, pl ? mrc_srv6_usid(pl, &n) : 0, 0xb00a);
+		ST_EQ(st, pl ? mrc_srv6_plane_block(pl, 5) : 0, 0xfc000000);
+		mrc_srv6_plan_free(pl);
+		pl = NULL;
+		/* 0 bits: 16383 host ports per plane, not 16384 */
+		p.usid_plane_bits = 0;
+		p.planes = 1;
+		p.t0 = 16383;
+		p.t1 = 1;
+		p.hosts_per_t0 = 1;
+		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), 0);
+		n = (struct mrc_srv6_node){MRC_SRV6_T0, 0, 16382};
+		ST_EQ(st, pl ? mrc_srv6_usid(pl, &n) : 0, 0x7fff);
+		mrc_srv6_plan_free(pl);
+		pl = NULL;
+		p.t0 = 16384;
+		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), -EINVAL);
+		/* plane p's block is block + p: it must stay in 32 bits */
+		p.t0 = 1;
+		p.planes = 2;
+		p.block = 0xffffffff;
+		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), -EINVAL);
+		ST_EQ_STR(st, err,
+			"srv6 plan: block: 0xffffffff + 2 planes passes 32 bits (usid_plane_bits "
+			"0 gives plane p the block block + p)");
+		p.planes = 1;
+		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), 0);
+		mrc_srv6_plan_free(pl);
+		pl = NULL;
+	}
+
+	mrc_st_case(st, "usid_plane_bits 0 with an explicit plan: uSIDs unique per plane");
+	{
+		/* 2 planes of one T0, one T1, one host: the same three uSIDs in both */
+		struct mrc_srv6_assign as[6] = {
+			{{MRC_SRV6_HOST, 0, 0}, 0x0001},
+			{{MRC_SRV6_T0, 0, 0}, 0x0002},
+			{{MRC_SRV6_T1, 0, 0}, 0x0003},
+			{{MRC_SRV6_HOST, 1, 0}, 0x0001},
+			{{MRC_SRV6_T0, 1, 0}, 0x0002},
+			{{MRC_SRV6_T1, 1, 0}, 0x0003},
+		};
+		struct mrc_srv6_params p;
+		struct mrc_srv6_node n = {0};
+
+		mrc_srv6_params_default(&p);
+		p.planes = 2;
+		p.usids = as;
+		p.n_usids = 6;
+		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), -EINVAL);
+		ST_EQ_STR(st, err, "srv6 plan: h0.p1: uSID 0x0001 already belongs to h0.p0");
+		p.usid_plane_bits = 0;
+		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), 0);
+		if (pl) {
+			ST_EQ_I(st, mrc_srv6_usid_node(pl, 1, 0x0002, &n), 0);
+			ST_TRUE(st, n.role == MRC_SRV6_T0 && n.plane == 1 && n.index == 0);
+			ST_EQ_I(st, mrc_srv6_host_locator(pl, 1, 0, &a), 0);
+			st_ip6("fc000001 0001 0000 0000 0000 0000 0000", &want);
+			ST_EQ_MEM(st, a.b, want.b, 16);
+			mrc_srv6_plan_free(pl);
+			pl = NULL;
+		}
+		as[5].usid = 0x0001; /* twice within plane 1 */
+		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), -EINVAL);
+		ST_EQ_STR(st, err, "srv6 plan: p1.t1.0: uSID 0x0001 already belongs to h0.p1");
+	}
+}
+
 MRC_SELFTEST(srv6)
 {
 	struct mrc_ip6 a, want, s[3], cs[2];
@@ -1151,9 +1414,11 @@ MRC_SELFTEST(srv6)
 			n = (struct mrc_srv6_node){tab[i].role, tab[i].plane, tab[i].index};
 			ST_EQ(st, mrc_srv6_usid(pl, &n), tab[i].usid);
 		}
-		ST_EQ_I(st, mrc_srv6_usid_node(pl, 0x1802, &n), 0);
+		ST_EQ_I(st, mrc_srv6_usid_node(pl, 1, 0x1802, &n), 0);
 		ST_TRUE(st, n.role == MRC_SRV6_T1 && n.plane == 1 && n.index == 1);
-		ST_EQ_I(st, mrc_srv6_usid_node(pl, 0x0c01, &n), -ENOENT);
+		ST_EQ_I(st, mrc_srv6_usid_node(pl, 0, 0x1802, &n), -ENOENT); /* plane 1's */
+		ST_EQ_I(st, mrc_srv6_usid_node(pl, 0, 0x0c01, &n), -ENOENT);
+		ST_EQ(st, mrc_srv6_plane_block(pl, 1), 0xfc000000); /* one block: 4 plane bits */
 		ST_EQ_I(st, mrc_srv6_host_locator(pl, 1, 3, &a), 0);
 		st_ip6("fc000000 1004 0000 0000 0000 0000 0000", &want);
 		ST_EQ_MEM(st, a.b, want.b, 16);
@@ -1429,4 +1694,6 @@ MRC_SELFTEST(srv6)
 		ST_EQ_I(st, mrc_srv6_ev_expand(&prof, 2, &dl, e, 8, err, sizeof(err)), -EINVAL);
 		ST_EQ_STR(st, err, "ev profile: evs: EV 0x00000005 listed twice");
 	}
+
+	st_cases_8k(st);
 }

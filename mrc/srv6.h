@@ -124,6 +124,16 @@ struct mrc_srv6_params {
 	uint32_t t1;	 /* T1 (spine) switches per plane */
 	uint32_t hosts_per_t0;
 	uint32_t block;		 /* uSID locator block, 32 bits (0xfc000000 = fc00:0::/32) */
+	/*
+	 * Where the plane lives in the fabric's addresses. 1..4: in the uSID, one uSID space
+	 * and one locator block @block for every plane; the generated uSID is
+	 * plane(b) | role(2) | index + 1 (14 - b bits), WIRE.md's default being b = 4.
+	 * 0: a uSID space per plane (planes are separate networks): plane p's locator block
+	 * is @block + p (fc00:0::/32, fc00:1::/32, ... for fc00:0::/32) and the generated
+	 * uSID is role(2) | index + 1 (14 bits). An explicit plan reads only zero (uSIDs
+	 * unique within a plane, a block per plane) against non-zero (unique in the fabric).
+	 */
+	uint8_t usid_plane_bits;
 	uint8_t host_prefix[16]; /* inner port addresses live in host_prefix/host_prefix_len */
 	uint8_t host_prefix_len; /* 0..80 bits: the last 48 bits hold plane:host:1 */
 	struct mrc_srv6_ev_layout ev;
@@ -132,7 +142,13 @@ struct mrc_srv6_params {
 	size_t n_usids;
 };
 
-/* Fills @p with the defaults: 1 plane, block fc00:0::/32, prefix fd00::/64, WIRE.md EV. */
+/* WIRE.md "SRv6 uSID addressing": the generated plan's default plane field, 4 bits. */
+#define MRC_SRV6_USID_PLANE_BITS 4
+
+/*
+ * Fills @p with the defaults: 1 plane, block fc00:0::/32, usid_plane_bits 4, prefix
+ * fd00::/64, WIRE.md EV.
+ */
 void mrc_srv6_params_default(struct mrc_srv6_params *p);
 
 #define MRC_SRV6_PORT_LOCAL (-1) /* route action: local uN/End */
@@ -147,7 +163,7 @@ struct mrc_srv6_route {
 struct mrc_srv6_fib {
 	struct mrc_srv6_node node;
 	uint16_t own;
-	uint32_t block;
+	uint32_t block; /* the switch's plane's locator block (mrc_srv6_plane_block) */
 	size_t n;
 	const struct mrc_srv6_route *routes;
 };
@@ -156,11 +172,16 @@ struct mrc_srv6_plan;
 
 /*
  * Builds the plan: uSIDs of every T0, T1 and host port in every plane and each switch's
- * static table. Generated uSIDs: plane(4) | role(2) | index + 1 (10 bits) — the index is
- * biased by one so that no uSID is 0x0000, the end-of-container marker; this bounds each
- * role to 1023 nodes per plane. An explicit plan must name every node once with a uSID
- * that is non-zero, fits 16 bits and is unique. On error, writes "srv6 plan: OBJECT: reason"
- * into @err (when non-NULL) and returns -EINVAL (bad parameter or plan) or -ENOMEM.
+ * static table. Generated uSIDs (WIRE.md "SRv6 uSID addressing", F3216 16-bit uSIDs of
+ * RFC 9800 §4): plane(b) | role(2) | index + 1 (14 - b bits) for b = usid_plane_bits —
+ * the index is biased by one so that no uSID is 0x0000, the end-of-container marker; this
+ * bounds each role to 2^(14 - b) - 1 nodes per plane: 1023 with WIRE.md's b = 4, 16383
+ * with b = 0, where each plane has its own space under its own block (block + plane), e.g.
+ * host 8191 of plane 3 under fc00:0::/32 is fc00:3:2000:: (role 0, index + 1 = 0x2000).
+ * With b >= 1 the planes must fit b bits. An explicit plan must name every node once with
+ * a uSID that is non-zero, fits 16 bits and is unique (within its plane when b = 0). On
+ * error, writes "srv6 plan: OBJECT: reason" into @err (when non-NULL) and returns -EINVAL
+ * (bad parameter or plan) or -ENOMEM.
  */
 int mrc_srv6_plan_new(
 	const struct mrc_srv6_params *p, struct mrc_srv6_plan **out, char *err, size_t errlen);
@@ -173,10 +194,24 @@ uint32_t mrc_srv6_plan_hosts(const struct mrc_srv6_plan *plan);
 /* uSID of @n, or 0 when @n is outside the topology. */
 uint16_t mrc_srv6_usid(const struct mrc_srv6_plan *plan, const struct mrc_srv6_node *n);
 
-/* The node owning @usid; -ENOENT when none does. */
-int mrc_srv6_usid_node(const struct mrc_srv6_plan *plan, uint16_t usid, struct mrc_srv6_node *n);
+/*
+ * The node of plane @plane owning @usid (a uSID is only meaningful within its plane's
+ * block: with usid_plane_bits 0 every plane numbers its nodes from the same space).
+ * -ENOENT when no node of that plane does.
+ */
+int mrc_srv6_usid_node(const struct mrc_srv6_plan *plan, uint32_t plane, uint16_t usid,
+	struct mrc_srv6_node *n);
 
-/* Host port's outer locator block:uSID:: (what its last uN matches). -EINVAL out of range. */
+/*
+ * The 32-bit locator block of plane @plane's addresses: params.block, or block + plane
+ * with usid_plane_bits 0. @plane must be < planes.
+ */
+uint32_t mrc_srv6_plane_block(const struct mrc_srv6_plan *plan, uint32_t plane);
+
+/*
+ * Host port's outer locator: its plane's block:uSID:: (what its last uN matches). -EINVAL
+ * out of range.
+ */
 int mrc_srv6_host_locator(
 	const struct mrc_srv6_plan *plan, uint32_t plane, uint32_t host, struct mrc_ip6 *out);
 
@@ -230,8 +265,9 @@ struct mrc_srv6_path {
 
 /*
  * The path of @ev from @src to @dst: plane from the EV's plane field, T1 = spine field mod
- * t1, container block:T0(src):T1:T0(dst):port(dst)::, T1 left out when the hosts share a
- * T0. Returns 0, or -EINVAL (host out of range, src == dst, plane >= planes).
+ * t1, container block:T0(src):T1:T0(dst):port(dst):: under the plane's block
+ * (mrc_srv6_plane_block), T1 left out when the hosts share a T0. Returns 0, or -EINVAL
+ * (host out of range, src == dst, plane >= planes).
  */
 int mrc_srv6_path(const struct mrc_srv6_plan *plan, uint32_t src, uint32_t dst, uint32_t ev,
 	struct mrc_srv6_path *out);
