@@ -1018,6 +1018,23 @@ static void st_ip6(const char *hex, struct mrc_ip6 *out)
 		memset(out->b, 0xEE, sizeof(out->b));
 }
 
+/*
+ * Forwards the 40-byte @pkt at switch @role/@plane/@idx of @pl: want output port @port (or
+ * a negative errno) and, when @da is given, that DA (hex) after the uN shift.
+ */
+static void st_hop(struct mrc_st *st, const struct mrc_srv6_plan *pl, uint8_t *pkt,
+	enum mrc_srv6_role role, uint32_t plane, uint32_t idx, int port, const char *da)
+{
+	struct mrc_srv6_node n = {role, plane, idx};
+	struct mrc_ip6 want;
+
+	ST_EQ_I(st, mrc_srv6_switch_forward(mrc_srv6_fib_of(pl, &n), pkt, 40), port);
+	if (da) {
+		st_ip6(da, &want);
+		ST_EQ_MEM(st, pkt + IP6_OFF_DST, want.b, 16);
+	}
+}
+
 /* A 40-byte outer IPv6 header: hop limit 64, next header @nh, src 2001:db8:a::1, DA @da. */
 static void st_ip6_hdr(uint8_t *pkt, uint8_t nh, uint16_t plen, const struct mrc_ip6 *da)
 {
@@ -1109,7 +1126,6 @@ static void st_cases_8k(struct mrc_st *st)
 	mrc_st_case(st, "usid_plane_bits 0: h0 -> h8191 on plane 3, the uN shift hop by hop");
 	if (pl) {
 		struct mrc_srv6_path p;
-		struct mrc_srv6_node n;
 
 		/* EV 0x3005beef: plane 3, spine 5 -> T1 5 (0x8006); T0 0 = 0x4001, T0 8191 / 32 =
 		 * 255 = 0x4100, h8191 = 0x2000 */
@@ -1119,23 +1135,13 @@ static void st_cases_8k(struct mrc_st *st)
 		ST_EQ_MEM(st, p.container.b, want.b, 16);
 		st_ip6_hdr(pkt, 41, 0, &p.container);
 		/* plane 2's T0 0 owns 0x4001 too, but under fc00:2::/32: no route */
-		n = (struct mrc_srv6_node){MRC_SRV6_T0, 2, 0};
-		ST_EQ_I(st, mrc_srv6_switch_forward(mrc_srv6_fib_of(pl, &n), pkt, 40), -ENOENT);
+		st_hop(st, pl, pkt, MRC_SRV6_T0, 2, 0, -ENOENT, NULL);
 		/* T0 0: up port 32 + T1 5 = 37 */
-		n = (struct mrc_srv6_node){MRC_SRV6_T0, 3, 0};
-		ST_EQ_I(st, mrc_srv6_switch_forward(mrc_srv6_fib_of(pl, &n), pkt, 40), 37);
-		st_ip6("fc000003 8006 4100 2000 0000 0000 0000", &want);
-		ST_EQ_MEM(st, pkt + IP6_OFF_DST, want.b, 16);
+		st_hop(st, pl, pkt, MRC_SRV6_T0, 3, 0, 37, "fc000003 8006 4100 2000 0000 0000 0000");
 		/* T1 5: port 255 to T0 255 */
-		n = (struct mrc_srv6_node){MRC_SRV6_T1, 3, 5};
-		ST_EQ_I(st, mrc_srv6_switch_forward(mrc_srv6_fib_of(pl, &n), pkt, 40), 255);
-		st_ip6("fc000003 4100 2000 0000 0000 0000 0000", &want);
-		ST_EQ_MEM(st, pkt + IP6_OFF_DST, want.b, 16);
+		st_hop(st, pl, pkt, MRC_SRV6_T1, 3, 5, 255, "fc000003 4100 2000 0000 0000 0000 0000");
 		/* T0 255: host 8191 is its port 8191 - 255 * 32 = 31 */
-		n = (struct mrc_srv6_node){MRC_SRV6_T0, 3, 255};
-		ST_EQ_I(st, mrc_srv6_switch_forward(mrc_srv6_fib_of(pl, &n), pkt, 40), 31);
-		st_ip6("fc000003 2000 0000 0000 0000 0000 0000", &want);
-		ST_EQ_MEM(st, pkt + IP6_OFF_DST, want.b, 16);
+		st_hop(st, pl, pkt, MRC_SRV6_T0, 3, 255, 31, "fc000003 2000 0000 0000 0000 0000 0000");
 		ST_EQ(st, pkt[IP6_OFF_HLIM], 61);
 		ST_EQ_I(st, mrc_srv6_end_pkt(pkt, 40, 0xfc000003, 0x2000), MRC_SRV6_END_ARRIVED);
 	}
@@ -1503,36 +1509,23 @@ MRC_SELFTEST(srv6)
 	mrc_st_case(st, "switch hops on bytes: h0 -> h3 plane 1 via p1.t1.1, then host End");
 	if (pl) {
 		struct mrc_srv6_path p;
-		struct mrc_srv6_node n;
 
 		mrc_srv6_path(pl, 0, 3, 0x1003beef, &p);
 		st_ip6_hdr(pkt, 41, 0, &p.container);
-		n = (struct mrc_srv6_node){MRC_SRV6_T0, 1, 1}; /* wrong first switch */
-		ST_EQ_I(st, mrc_srv6_switch_forward(mrc_srv6_fib_of(pl, &n), pkt, 40), -ENOENT);
-		n = (struct mrc_srv6_node){MRC_SRV6_T0, 1, 0};
-		ST_EQ_I(st, mrc_srv6_switch_forward(mrc_srv6_fib_of(pl, &n), pkt, 40), 3);
-		st_ip6("fc000000 1802 1402 1004 0000 0000 0000", &want);
-		ST_EQ_MEM(st, pkt + IP6_OFF_DST, want.b, 16);
-		n = (struct mrc_srv6_node){MRC_SRV6_T1, 1, 1};
-		ST_EQ_I(st, mrc_srv6_switch_forward(mrc_srv6_fib_of(pl, &n), pkt, 40), 1);
-		st_ip6("fc000000 1402 1004 0000 0000 0000 0000", &want);
-		ST_EQ_MEM(st, pkt + IP6_OFF_DST, want.b, 16);
-		n = (struct mrc_srv6_node){MRC_SRV6_T0, 1, 1};
-		ST_EQ_I(st, mrc_srv6_switch_forward(mrc_srv6_fib_of(pl, &n), pkt, 40), 1);
-		st_ip6("fc000000 1004 0000 0000 0000 0000 0000", &want);
-		ST_EQ_MEM(st, pkt + IP6_OFF_DST, want.b, 16);
+		st_hop(st, pl, pkt, MRC_SRV6_T0, 1, 1, -ENOENT, NULL); /* wrong first switch */
+		st_hop(st, pl, pkt, MRC_SRV6_T0, 1, 0, 3, "fc000000 1802 1402 1004 0000 0000 0000");
+		st_hop(st, pl, pkt, MRC_SRV6_T1, 1, 1, 1, "fc000000 1402 1004 0000 0000 0000 0000");
+		st_hop(st, pl, pkt, MRC_SRV6_T0, 1, 1, 1, "fc000000 1004 0000 0000 0000 0000 0000");
 		ST_EQ(st, pkt[IP6_OFF_HLIM], 61);
 		ST_EQ_I(st, mrc_srv6_end_pkt(pkt, 40, 0xfc000000, 0x1004), MRC_SRV6_END_ARRIVED);
 		/* a container that ends at a switch, and hop limit exhaustion */
 		st_ip6("fc000000 1402 0000 0000 0000 0000 0000", &a);
 		st_ip6_hdr(pkt, 41, 0, &a);
-		ST_EQ_I(st, mrc_srv6_switch_forward(mrc_srv6_fib_of(pl, &n), pkt, 40),
-			-EDESTADDRREQ);
+		st_hop(st, pl, pkt, MRC_SRV6_T0, 1, 1, -EDESTADDRREQ, NULL);
 		st_ip6("fc000000 1001 0000 0000 0000 0000 0000", &a);
 		st_ip6_hdr(pkt, 41, 0, &a);
 		pkt[IP6_OFF_HLIM] = 1;
-		n = (struct mrc_srv6_node){MRC_SRV6_T0, 1, 0};
-		ST_EQ_I(st, mrc_srv6_switch_forward(mrc_srv6_fib_of(pl, &n), pkt, 40), -ETIME);
+		st_hop(st, pl, pkt, MRC_SRV6_T0, 1, 0, -ETIME, NULL);
 	}
 	mrc_srv6_plan_free(pl);
 
