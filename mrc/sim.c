@@ -24,15 +24,9 @@ struct sim_heap {
 	size_t n, cap;
 };
 
-/* A wheel event: linked into its bucket's list through @next (node index + 1; 0 ends). */
-struct sim_node {
-	struct sim_ev ev;
-	uint32_t next;
-};
-
-/* A bucket: its events' nodes in insertion order, head to tail (0: empty). */
 struct sim_bucket {
-	uint32_t head, tail;
+	struct sim_ev *ev;
+	uint32_t n, cap;
 };
 
 /* Events at the clock's time, in insertion order: a ring, cap a power of two or 0. */
@@ -54,13 +48,20 @@ struct sim_wheel {
 				* cheaply, and those scheduled into the tick after now */
 	struct sim_fifo at_now; /* scheduled at the clock's time: each is the last of those */
 	struct sim_heap far;   /* ticks >= cur + nb */
-	struct sim_node *node; /* the buckets' events; free ones on a list from free_node */
-	uint32_t node_cap, node_used, free_node; /* index + 1, 0: none free */
+	struct sim_ev *spare;  /* free arrays of at most SPARE_CAP events, for buckets that
+				* fill: linked through obj of their event 0, t its capacity */
+	uint32_t n_spare;      /* arrays on it, at most SPARE_MAX */
+	size_t spare_evs;      /* events they have room for */
+	struct sim_ev *tmp;    /* radix_run's scratch, tmp_cap events */
+	uint32_t tmp_cap;
 };
 
-/* The wheel's buckets share one pool of nodes, so its memory follows the events pending
- * (40 bytes each), not the busiest bucket ever, and a bucket costs 8 bytes. */
-#define NODE_MIN 1024u
+/* An emptied bucket gives its array to the spare list (not kept by the bucket, so the
+ * wheel's memory follows the buckets in use, not all 2^wheel_bits of them: 2048 buckets
+ * keeping up to 16 events each were 0.94 MB of a 32-host job's heap); arrays above
+ * SPARE_CAP events, or beyond SPARE_MAX on the list, are freed. */
+#define SPARE_CAP 16u
+#define SPARE_MAX 64u
 
 struct sim_handler {
 	mrc_sim_fn fn;
@@ -221,64 +222,45 @@ static inline void wheel_pop(struct sim_wheel *w, struct sim_ev *top, struct sim
 	}
 }
 
+/* Takes @a (an array of @cap events, NULL or empty) back: onto the spare list or freed. */
+static void spare_put(struct sim_wheel *w, struct sim_ev *a, size_t cap)
+{
+	if (!a)
+		return;
+	if (cap > SPARE_CAP || w->n_spare == SPARE_MAX) {
+		free(a);
+		return;
+	}
+	a[0].t = cap;
+	a[0].obj = w->spare;
+	w->spare = a;
+	w->n_spare++;
+	w->spare_evs += cap;
+}
+
 static int bucket_add(struct sim_wheel *w, uint64_t tick, const struct sim_ev *e)
 {
 	uint64_t slot = tick & w->mask;
 	struct sim_bucket *b = &w->b[slot];
-	uint32_t id;
 
-	if (w->free_node) {
-		id = w->free_node;
-		w->free_node = w->node[id - 1].next;
-	} else {
-		if (w->node_used == w->node_cap) {
-			uint32_t cap = w->node_cap ? w->node_cap * 2 : NODE_MIN;
-			struct sim_node *n = realloc(w->node, (size_t)cap * sizeof(*n));
-
-			if (!n || cap <= w->node_cap)
-				return -ENOMEM;
-			w->node = n;
-			w->node_cap = cap;
-		}
-		id = ++w->node_used;
+	if (b->cap == 0 && w->spare) {
+		b->ev = w->spare;
+		b->cap = (uint32_t)b->ev[0].t;
+		w->spare = b->ev[0].obj;
+		w->n_spare--;
+		w->spare_evs -= b->cap;
 	}
-	w->node[id - 1].ev = *e;
-	w->node[id - 1].next = 0;
-	if (b->tail)
-		w->node[b->tail - 1].next = id;
-	else
-		b->head = id;
-	b->tail = id;
+	if (b->n == b->cap) {
+		uint32_t cap = b->cap ? b->cap * 2 : 8;
+		struct sim_ev *ev = realloc(b->ev, cap * sizeof(*ev));
+
+		if (!ev)
+			return -ENOMEM;
+		b->ev = ev;
+		b->cap = cap;
+	}
+	b->ev[b->n++] = *e;
 	w->bits[slot >> 6] |= 1ull << (slot & 63);
-	return 0;
-}
-
-/* Moves bucket @b's events, in insertion order, into the (empty) run array. */
-static int bucket_take(struct sim_wheel *w, struct sim_bucket *b)
-{
-	uint32_t n = 0;
-
-	for (uint32_t id = b->head; id;) {
-		struct sim_node *nd = &w->node[id - 1];
-		uint32_t next = nd->next;
-
-		if (n == w->run_cap) {
-			uint32_t cap = w->run_cap ? w->run_cap * 2 : 64;
-			struct sim_ev *r = realloc(w->run, (size_t)cap * sizeof(*r));
-
-			if (!r)
-				return -ENOMEM;
-			w->run = r;
-			w->run_cap = cap;
-		}
-		w->run[n++] = nd->ev;
-		nd->next = w->free_node;
-		w->free_node = id;
-		id = next;
-	}
-	b->head = b->tail = 0;
-	w->run_n = n;
-	w->run_i = 0;
 	return 0;
 }
 
@@ -317,6 +299,48 @@ static uint64_t wheel_next_bucket(const struct sim_wheel *w)
 
 /* Refills run (a sorted bucket) or the near heap from the wheel and far heap, once the
  * current tick has nothing left. Returns false when all are empty. */
+#define RADIX_BITS 6
+
+/*
+ * Sorts @n events of one tick by time, stably, with passes of RADIX_BITS over the time's
+ * offset in the tick; for sort_run's leftovers (a sorted prefix, then the rest in
+ * insertion order: at each time the keys still rise) that is (time, key) order, which is
+ * checked. Returns false (@a unsorted) when it is not, or on -ENOMEM.
+ */
+static bool radix_run(struct sim_wheel *w, struct sim_ev *a, uint32_t n)
+{
+	uint64_t tick_mask = (1ull << w->tick_bits) - 1;
+
+	if (n > w->tmp_cap) {
+		struct sim_ev *t = realloc(w->tmp, (size_t)n * sizeof(*t));
+
+		if (!t)
+			return false;
+		w->tmp = t;
+		w->tmp_cap = n;
+	}
+	for (unsigned shift = 0; shift < w->tick_bits; shift += RADIX_BITS) {
+		uint32_t cnt[1u << RADIX_BITS] = {0}, sum = 0;
+		uint64_t dmask = (1u << RADIX_BITS) - 1;
+
+		for (uint32_t i = 0; i < n; i++)
+			cnt[((a[i].t & tick_mask) >> shift) & dmask]++;
+		for (uint32_t d = 0; d <= dmask; d++) {
+			uint32_t c = cnt[d];
+
+			cnt[d] = sum;
+			sum += c;
+		}
+		for (uint32_t i = 0; i < n; i++)
+			w->tmp[cnt[((a[i].t & tick_mask) >> shift) & dmask]++] = a[i];
+		memcpy(a, w->tmp, (size_t)n * sizeof(*a));
+	}
+	for (uint32_t i = 1; i < n; i++)
+		if (ev_lt(&a[i], &a[i - 1]))
+			return false;
+	return true;
+}
+
 static bool wheel_advance(struct sim_wheel *w)
 {
 	while (wheel_empty_tick(w)) {
@@ -330,23 +354,34 @@ static bool wheel_advance(struct sim_wheel *w)
 		w->cur = next;
 		if (tb == next) {
 			uint64_t slot = next & w->mask;
+			struct sim_bucket *b = &w->b[slot];
+			struct sim_ev *spare;
+			size_t spare_cap;
 
-			/* the (empty) run takes the bucket's events and sorts them, or when that
-			 * is dear hands its array to the (empty) near heap, which heapifies it */
-			if (bucket_take(w, &w->b[slot]))
-				abort();
-			if (!sort_run(w->run, w->run_n)) {
-				struct sim_ev *a = w->near.a;
-				size_t cap = w->near.cap;
-
-				w->near.a = w->run;
-				w->near.cap = w->run_cap;
-				w->near.n = w->run_n;
-				w->run = a;
-				w->run_cap = (uint32_t)cap;
-				w->run_n = w->run_i = 0;
+			/* the (empty) run takes the bucket's array and sorts it in place (by
+			 * insertion, or by radix when far out of order: hundreds of lockstep
+			 * events in one tick), else the (empty) near heap takes it and heapifies
+			 * it; the array it replaced goes to the spare list (spare_put), so the
+			 * wheel's memory follows the events pending, not the busiest bucket ever */
+			if (sort_run(b->ev, b->n) || radix_run(w, b->ev, b->n)) {
+				spare = w->run;
+				spare_cap = w->run_cap;
+				w->run = b->ev;
+				w->run_cap = b->cap;
+				w->run_n = b->n;
+				w->run_i = 0;
+			} else {
+				spare = w->near.a;
+				spare_cap = w->near.cap;
+				w->near.a = b->ev;
+				w->near.cap = b->cap;
+				w->near.n = b->n;
 				heapify(&w->near);
 			}
+			spare_put(w, spare, spare_cap);
+			b->ev = NULL;
+			b->cap = 0;
+			b->n = 0;
 			w->bits[slot >> 6] &= ~(1ull << (slot & 63));
 		}
 		while (w->far.n && (w->far.a[0].t >> w->tick_bits) - w->cur < w->nb) {
@@ -379,8 +414,8 @@ int mrc_sim_new(const struct mrc_sim_params *p, struct mrc_sim **out)
 	if (sim->queue == MRC_SIMQ_WHEEL) {
 		struct sim_wheel *w = &sim->w;
 
-		w->tick_bits = p->tick_bits ? p->tick_bits : 9;
-		w->nb_bits = p->wheel_bits ? p->wheel_bits : 13;
+		w->tick_bits = p->tick_bits ? p->tick_bits : 11;
+		w->nb_bits = p->wheel_bits ? p->wheel_bits : 11;
 		if (w->tick_bits > 40 || w->nb_bits < 6 || w->nb_bits > 24) {
 			err = -EINVAL;
 			goto free_sim;
@@ -408,13 +443,22 @@ void mrc_sim_free(struct mrc_sim *sim)
 	if (!sim)
 		return;
 	free(sim->heap.a);
-	free(sim->w.node);
+	if (sim->w.b)
+		for (uint64_t i = 0; i < sim->w.nb; i++)
+			free(sim->w.b[i].ev);
 	free(sim->w.b);
 	free(sim->w.bits);
 	free(sim->w.run);
+	free(sim->w.tmp);
 	free(sim->w.at_now.a);
 	free(sim->w.near.a);
 	free(sim->w.far.a);
+	while (sim->w.spare) {
+		struct sim_ev *a = sim->w.spare;
+
+		sim->w.spare = a[0].obj;
+		free(a);
+	}
 	free(sim);
 }
 
@@ -530,8 +574,10 @@ size_t mrc_sim_mem_bytes(const struct mrc_sim *sim)
 
 	if (sim->w.b) {
 		n += sim->w.nb * (sizeof(struct sim_bucket) + 1.0 / 8);
-		n += (size_t)sim->w.node_cap * sizeof(struct sim_node);
-		n += (sim->w.run_cap + sim->w.near.cap + sim->w.at_now.cap + sim->w.far.cap) *
+		for (uint64_t i = 0; i < sim->w.nb; i++)
+			n += sim->w.b[i].cap * sizeof(struct sim_ev);
+		n += (sim->w.run_cap + sim->w.near.cap + sim->w.at_now.cap + sim->w.far.cap + sim->w.tmp_cap +
+			     sim->w.spare_evs) *
 		     sizeof(struct sim_ev);
 	}
 	return n;
@@ -681,10 +727,10 @@ MRC_SELFTEST(sim)
 	}
 
 	mrc_st_case(st, "wheel: a tick of 300 events scheduled latest first (too far out of order "
-			"to sort: heapified) and a tick scheduled in order run in time order");
+			"for insertion: radix-sorted) and a tick scheduled in order run in time order");
 	{
 		struct mrc_sim *sim;
-		struct mrc_sim_params pw = {.queue = MRC_SIMQ_WHEEL, .tick_bits = 11}; /* 2048 ps */
+		struct mrc_sim_params pw = {.queue = MRC_SIMQ_WHEEL}; /* 2048-ps ticks */
 		struct st_order o = {0};
 		int k;
 

@@ -21,9 +21,9 @@
 enum mrc_simq {
 	MRC_SIMQ_HEAP = 0, /* binary heap of 32-byte entries: O(log n) insert and pop */
 	MRC_SIMQ_WHEEL,	   /* timing wheel of 2^wheel_bits buckets of 2^tick_bits ps each;
-			      the current tick's bucket sorted (heapified when far out of
-			      order), a heap for events scheduled into it and one for far
-			      events */
+			      the current tick's bucket sorted (by insertion, or a stable
+			      radix sort by time when far out of order), a heap for events
+			      scheduled into it and one for far events */
 };
 /*
  * `make bench`: the wheel pops 2-4x more events per CPU second than the heap in the hold
@@ -35,11 +35,8 @@ enum mrc_simq {
 
 struct mrc_sim_params {
 	enum mrc_simq queue;
-	/* wheel bucket width = 2^tick_bits ps; 0 = default (9: 512 ps, a few distinct times
-	 * per bucket even when 128 hosts x 8 planes move in lockstep; 2048-ps buckets were
-	 * too far out of order to sort and ran through a heap, 9% of a 128-host job) */
-	unsigned tick_bits;
-	unsigned wheel_bits; /* wheel size = 2^wheel_bits buckets; 0 = default (13: 4.2 us) */
+	unsigned tick_bits;  /* wheel bucket width = 2^tick_bits ps; 0 = default (11) */
+	unsigned wheel_bits; /* wheel size = 2^wheel_bits buckets; 0 = default (11) */
 };
 
 /*
