@@ -726,6 +726,28 @@ MRC_SELFTEST(sim)
 			mrc_sim_free(sim);
 	}
 
+	mrc_st_case(st, "radix_run: a tick's events in key order, times 2047 down to 0 and "
+			"repeated: (time, key) order; keys out of order at one time: refused");
+	{
+		struct sim_wheel w = {.tick_bits = 11};
+		static struct sim_ev a[4096];
+		bool ok = true;
+
+		/* event i: time 2047 - i % 2048 in tick 5, key i; sorted, position 2k holds
+		 * time k with key 2047 - k, 2k + 1 time k with key 4095 - k */
+		for (uint32_t i = 0; i < 4096; i++)
+			a[i] = (struct sim_ev){.t = 5 * 2048 + 2047 - i % 2048, .key = i};
+		ST_TRUE(st, radix_run(&w, a, 4096));
+		for (uint32_t k = 0; k < 2048; k++)
+			ok &= a[2 * k].t == 5 * 2048 + k && a[2 * k].key == 2047 - k &&
+			      a[2 * k + 1].t == 5 * 2048 + k && a[2 * k + 1].key == 4095 - k;
+		ST_TRUE(st, ok);
+		a[0] = (struct sim_ev){.t = 7, .key = 9};
+		a[1] = (struct sim_ev){.t = 7, .key = 8};
+		ST_TRUE(st, !radix_run(&w, a, 2));
+		free(w.tmp);
+	}
+
 	mrc_st_case(st, "wheel: a tick of 300 events scheduled latest first (too far out of order "
 			"for insertion: radix-sorted) and a tick scheduled in order run in time order");
 	{
