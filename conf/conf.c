@@ -1878,6 +1878,44 @@ static int check_ev(struct ld *ld, const struct tnode *map, void *obj, const cha
 	return 0;
 }
 
+/*
+ * The collective's program (mrc/coll) and its QPs grow with ranks^2 for a ring all-reduce
+ * (2 (ranks - 1) steps a rank, ~120 bytes each) and an all-to-all (ranks - 1 QPs a rank,
+ * ~2.5 KB each): past these bounds (8 GB, 10 GB) a job would exhaust memory while it is
+ * being set up, so it is refused here, naming what to lower.
+ */
+#define PROGRAM_STEPS_MAX (1ull << 26)
+#define PROGRAM_QPS_MAX (1ull << 22)
+
+static bool program_too_big(struct ld *ld, const struct tnode *map, const char *path,
+	const struct conf_traffic *t, uint64_t ranks)
+{
+	char sub[CONF_PATH_MAX];
+	uint64_t n;
+
+	path_key(sub, path, "pattern");
+	if (t->pattern == CONF_PAT_ALLREDUCE && t->algorithm == CONF_ALG_RING) {
+		n = 2 * ranks * (ranks - 1);
+		if (n > PROGRAM_STEPS_MAX) {
+			TERR(ld, at(map, "pattern"), sub, "a ring all-reduce over %" PRIu64
+				" ranks is %" PRIu64 " steps (2 x ranks x (ranks - 1)), more than "
+				"%llu: lower traffic.ranks (at most 5793) or use algorithm tree "
+				"'allreduce'", ranks, n, PROGRAM_STEPS_MAX);
+			return true;
+		}
+	}
+	if (t->pattern == CONF_PAT_ALLTOALL) {
+		n = ranks * (ranks - 1);
+		if (n > PROGRAM_QPS_MAX) {
+			TERR(ld, at(map, "pattern"), sub, "an all-to-all over %" PRIu64 " ranks "
+				"needs %" PRIu64 " QPs (ranks x (ranks - 1)), more than %llu: lower "
+				"traffic.ranks (at most 2048) 'alltoall'", ranks, n, PROGRAM_QPS_MAX);
+			return true;
+		}
+	}
+	return false;
+}
+
 static int check_traffic(struct ld *ld, const struct tnode *map, void *obj, const char *path)
 {
 	struct conf_traffic *t = obj;
@@ -1913,6 +1951,8 @@ static int check_traffic(struct ld *ld, const struct tnode *map, void *obj, cons
 		return TERR(ld, at(map, "ranks"), sub, "out of range 2..%" PRIu32
 			" (0 = all hosts) '%" PRIu32 "'", hosts, t->ranks);
 	}
+	if (program_too_big(ld, map, path, t, ranks))
+		return -EINVAL;
 	path_key(sub, path, "root");
 	if (conf_node_parse(f, t->root, &n) || n.kind != CONF_NODE_HOST || n.host >= ranks)
 		return TERR(ld, at(map, "root"), sub, "not a host among the %" PRIu32 " ranks '%s'",
