@@ -3,6 +3,7 @@
 #include "mrc/paths.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -10,6 +11,8 @@
 
 #define NAME_LEN 48
 #define ADDR_LEN 64
+/* rows one query may list: 4 Mi rows are about 600 MB of text */
+#define PATHS_ROWS_MAX (1u << 22)
 
 struct row {
 	const char *state;
@@ -391,6 +394,19 @@ int mrc_paths_print(FILE *f, const struct mrc_srv6_plan *plan, const struct mrc_
 			q->ev, mrc_srv6_ev_plane(&par->ev, q->ev), par->planes);
 		return -EINVAL;
 	}
+	{
+		uint64_t pairs = q->from >= 0 && q->to >= 0 ? 1 : q->from >= 0 || q->to >= 0 ?
+			hosts - 1 : (uint64_t)hosts * (hosts - 1);
+		uint64_t n_rows = pairs * (q->has_ev ? 1 : n_evs);
+
+		if (n_rows > PATHS_ROWS_MAX) {
+			errf(err, errlen, "paths: the query lists %" PRIu64 " paths (%" PRIu64
+				" host pairs x %zu EVs), more than %u: narrow it with --from, --to "
+				"or --ev", n_rows, pairs, q->has_ev ? (size_t)1 : n_evs,
+				PATHS_ROWS_MAX);
+			return -EINVAL;
+		}
+	}
 	l.t0_used = calloc((size_t)par->planes * par->t0, sizeof(bool));
 	l.t1_used = calloc((size_t)par->planes * par->t1, sizeof(bool));
 	if (!l.t0_used || !l.t1_used) {
@@ -620,6 +636,14 @@ MRC_SELFTEST(paths)
 						 "p0.t1.0\n"));
 			t_aligned(st, text, "# prefix ", "fc00:", 5);
 			free(text);
+			/* every pair of 10000 hosts: 9999 x 10000 = 99990000 rows; one source
+			 * 9999, 2^22 = 4194304 at most */
+			q = (struct mrc_paths_query){.from = -1, .to = -1};
+			ST_EQ_I(st, mrc_paths_print(stdout, plan, &ev1, 1, &q, err, sizeof(err)),
+				-EINVAL);
+			ST_EQ_STR(st, err, "paths: the query lists 99990000 paths (99990000 host "
+					   "pairs x 1 EVs), more than 4194304: narrow it with "
+					   "--from, --to or --ev");
 			mrc_srv6_plan_free(plan);
 		}
 		free(as);

@@ -26,7 +26,8 @@ struct mrc_paths_query {
  * switches when both @q->from and @q->to are -1). Rows go by source, destination, then EV in
  * profile order. Text: '#'-headed sections, whitespace-separated columns (README "Addressing
  * and paths"); JSON: one object {fabric, paths[], tables[]}. Returns 0, -EINVAL for a host
- * or EV outside the plan (message in @err), -ENOMEM, or -EIO when writing fails.
+ * or EV outside the plan or a query of more than 2^22 rows (message in @err), -ENOMEM, or
+ * -EIO when writing fails.
  */
 int mrc_paths_print(FILE *f, const struct mrc_srv6_plan *plan, const struct mrc_srv6_ev_entry *evs,
 	size_t n_evs, const struct mrc_paths_query *q, char *err, size_t errlen);

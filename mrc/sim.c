@@ -52,7 +52,7 @@ struct sim_wheel {
 				* fill: linked through obj of their event 0, t its capacity */
 	uint32_t n_spare;      /* arrays on it, at most SPARE_MAX */
 	size_t spare_evs;      /* events they have room for */
-	struct sim_ev *tmp;    /* radix_run's scratch, tmp_cap events */
+	struct sim_ev *tmp;    /* radix_run's scratch: the largest bucket it sorted */
 	uint32_t tmp_cap;
 };
 
@@ -297,8 +297,6 @@ static uint64_t wheel_next_bucket(const struct sim_wheel *w)
 	return MRC_SIM_NEVER;
 }
 
-/* Refills run (a sorted bucket) or the near heap from the wheel and far heap, once the
- * current tick has nothing left. Returns false when all are empty. */
 #define RADIX_BITS 6
 
 /*
@@ -341,6 +339,8 @@ static bool radix_run(struct sim_wheel *w, struct sim_ev *a, uint32_t n)
 	return true;
 }
 
+/* Refills run (a sorted bucket) or the near heap from the wheel and far heap, once the
+ * current tick has nothing left. Returns false when all are empty. */
 static bool wheel_advance(struct sim_wheel *w)
 {
 	while (wheel_empty_tick(w)) {
