@@ -153,10 +153,11 @@ struct mrc_qp;
 
 /* What a QP needs from its endpoint. The struct and all its pointers outlive the QP. */
 /*
- * RTT samples shared by an endpoint's QPs (RFC 9040 §4, "ensemble sharing"): the latest
- * per plane and the largest of those. A QP's reorder and tail-probe windows are at least
- * the largest, so a QP that has no samples yet, or only early ones, is not fooled by a
- * queue its sibling QPs already measured.
+ * RTT samples shared by an endpoint's QPs, after RFC 9040's "ensemble sharing" (which
+ * shares per remote host; here all peers share, per plane, as a collective's queues are
+ * the fabric's): the latest per plane and the largest of those. A QP's RACK reorder and
+ * tail-probe windows (RFC 8985) are at least the largest, so a QP that has no samples yet,
+ * or only early ones, is not fooled by a queue its sibling QPs already measured.
  */
 struct mrc_qp_rtt_ens {
 	uint64_t plane_ps[MRC_EV_MAX_PLANES];
