@@ -1659,7 +1659,10 @@ static int check_fabric(struct ld *ld, const struct tnode *map, void *obj, const
 	 * container): 1023 with WIRE.md's b = 4; an explicit plan takes any 16-bit uSIDs */
 	bool gen = f->addressing.plan == CONF_PLAN_GENERATED;
 	unsigned pb = f->addressing.usid_plane_bits;
-	uint32_t hlim = gen ? (1u << (14 - pb)) - 1 : 1024, lim = hlim < 1024 ? hlim : 1024;
+	/* an explicit plan is bounded by its list: every node once, uSIDs unique (per plane
+	 * with usid_plane_bits 0) in 16 bits, which the addressing section checks */
+	uint32_t hlim = gen ? (1u << (14 - pb)) - 1 : UINT32_MAX;
+	uint32_t lim = hlim < 1024 ? hlim : 1024;
 	char why[160] = "";
 
 	if (gen)
