@@ -18,14 +18,9 @@ struct mr {
 	uint32_t rkey;
 };
 
-/* The extension headers a control packet may carry (struct mrc_pkt's union). */
+/* The extension headers a control packet may carry: struct mrc_pkt's union's members. */
 union ctl_xh {
-	struct mrc_aeth aeth;
-	struct mrc_seth seth;
-	struct mrc_neth neth;
-	struct mrc_peth peth;
-	struct mrc_erth erth;
-	struct mrc_eeth eeth;
+	MRC_PKT_XH_MEMBERS
 };
 
 /*
@@ -39,12 +34,6 @@ struct ctl {
 	uint8_t opcode, dscp, ecn, flags;
 	union ctl_xh xh;
 };
-
-/* the same members, so the same size: a larger member added to struct mrc_pkt's union
- * and not here would be cut off by ctl_pack */
-_Static_assert(offsetof(struct mrc_pkt, trimmed) - offsetof(struct mrc_pkt, aeth) ==
-		       sizeof(union ctl_xh),
-	"struct mrc_pkt's extension header union is union ctl_xh");
 
 static void ctl_pack(struct ctl *c, uint32_t peer_host, const struct mrc_pkt *p)
 {

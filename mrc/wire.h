@@ -178,6 +178,17 @@ struct mrc_eeth {
 	uint32_t rsvd_vendor;
 };
 
+
+/* The extension headers of a control packet, one at a time: struct mrc_pkt's union, and
+ * whatever keeps them apart from a packet (mrc/ep's control queue). */
+#define MRC_PKT_XH_MEMBERS                                                                   \
+	struct mrc_aeth aeth;                                                                \
+	struct mrc_seth seth;                                                                \
+	struct mrc_neth neth;                                                                \
+	struct mrc_peth peth;                                                                \
+	struct mrc_erth erth;                                                                \
+	struct mrc_eeth eeth;
+
 /*
  * One MRC packet, decoded or to be encoded. The engine works on this struct; only
  * mrc_wire_encode/decode touch bytes. Fields not used by the opcode are ignored.
@@ -219,12 +230,7 @@ struct mrc_pkt {
 
 	/* control packets */
 	union {
-		struct mrc_aeth aeth;
-		struct mrc_seth seth;
-		struct mrc_neth neth;
-		struct mrc_peth peth;
-		struct mrc_erth erth;
-		struct mrc_eeth eeth;
+		MRC_PKT_XH_MEMBERS
 	};
 
 	/* decode only */
