@@ -837,6 +837,11 @@ bool mrc_qp_tx_refused_all(const struct mrc_qp *qp)
 	return qp->refused_all;
 }
 
+bool mrc_qp_tx_idle(const struct mrc_qp *qp)
+{
+	return qp->failed || (!qp->rtx_len && qp->sq_cur == qp->sq_tail && !qp->evs.n_bad);
+}
+
 /* ---- requester: acknowledgements ---------------------------------------------------- */
 
 /* In [una, next_psn)? */
@@ -2012,6 +2017,7 @@ struct tn {
 	unsigned planes;
 	uint64_t now, delay_ps; /* one-way delay */
 	bool want[2][TN_PLANES];
+	unsigned ready_calls[2]; /* tx_ready callbacks per host */
 	bool down[2][TN_PLANES]; /* port down: nothing is delivered to it */
 	uint64_t free_at[2][TN_PLANES];
 	struct tn_ev *q;
@@ -2064,6 +2070,7 @@ static void tn_tx_ready(void *ctx, unsigned plane)
 	struct tn_host *hc = ctx;
 
 	hc->tn->want[hc->h][plane] = true;
+	hc->tn->ready_calls[hc->h]++;
 }
 
 static void tn_send_done(void *ctx, uint32_t qpn, uint64_t wr_id, int status, uint64_t now_ps)
@@ -2727,6 +2734,40 @@ static void q21_case(struct mrc_st *st)
 	}
 }
 
+static void tw_cwnd_2pkts(struct mrc_ep_params *p)
+{
+	p->cc_params.init_cwnd = p->cc_params.max_cwnd = 8192;
+}
+
+/*
+ * Q22: 64 KiB (16 packets) over 2 planes. With a 4 MiB window all 16 leave at once; the
+ * SACKs that follow find the QP with nothing to send and wake no port: host 0's ports hear
+ * tx_ready twice, from the post. With a 2-packet window each SACK that opens it must wake
+ * the ports, or the message never finishes.
+ */
+static void q22_case(struct mrc_st *st, uint8_t *src, uint8_t *dst)
+{
+	struct tn tn;
+
+	ST_EQ_I(st, tn_init(&tn, 2, 4, false, NULL), 0);
+	ST_EQ_I(st, tn_write(&tn, src, dst, 64 << 10, false), 0);
+	tn_run(&tn, UINT64_MAX);
+	ST_EQ(st, tn.data_tx, 16);
+	ST_EQ(st, tn.done, 1);
+	ST_TRUE(st, tn_stats(&tn, 0).sack_rx >= 1);
+	ST_EQ(st, tn.ready_calls[0], 2);
+	tn_free(&tn);
+
+	ST_EQ_I(st, tn_init(&tn, 2, 4, false, tw_cwnd_2pkts), 0);
+	ST_EQ_I(st, tn_write(&tn, src, dst, 64 << 10, false), 0);
+	tn_run(&tn, UINT64_MAX);
+	ST_EQ_MEM(st, dst, src, 64 << 10);
+	ST_EQ(st, tn.data_tx, 16);
+	ST_EQ(st, tn.done, 1);
+	ST_TRUE(st, tn.ready_calls[0] > 2);
+	tn_free(&tn);
+}
+
 MRC_SELFTEST(qp)
 {
 	static uint8_t src[2 << 20], dst[2 << 20];
@@ -3120,6 +3161,10 @@ MRC_SELFTEST(qp)
 	mrc_st_case(st, "Q21 RTT ensemble (RFC 9040): a QP's reorder and tail-probe window is at "
 			"least the largest latest per-plane RTT of its endpoint's QPs");
 	q21_case(st);
+
+	mrc_st_case(st, "Q22 an acknowledgement wakes the ports only for a QP with something "
+			"left to send");
+	q22_case(st, src, dst);
 
 	mrc_st_case(st, "Q20 a gathered packet received in pieces: its payload placed from the "
 			"sender's buffer, one copy; NULL places zeros; with checks on, dropped");

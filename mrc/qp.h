@@ -245,6 +245,14 @@ bool mrc_qp_tx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pk
  */
 bool mrc_qp_tx_refused_all(const struct mrc_qp *qp);
 
+/*
+ * True when mrc_qp_tx would refuse on every plane until the QP is called again, whatever
+ * the time: it failed, or it has no message part left to send, no retransmission queued
+ * and no EV waiting for a probe (ASSUMED_BAD). An endpoint need not wake its ports for
+ * such a QP: it only heard an acknowledgement.
+ */
+bool mrc_qp_tx_idle(const struct mrc_qp *qp);
+
 /* Next timer (ACK timeout, backoff end, probe due on an up plane) in ps, UINT64_MAX if none. */
 uint64_t mrc_qp_next_timer(const struct mrc_qp *qp);
 void mrc_qp_on_timer(struct mrc_qp *qp, uint64_t now_ps);
