@@ -1346,6 +1346,27 @@ static bool rx_has(const struct mrc_qp *qp, uint32_t psn)
 	return rx_bit(qp, psn);
 }
 
+/* rx_has() of the 64 PSNs from @base, bit i for base + i: a word or two of the ring. */
+static uint64_t rx_has64(const struct mrc_qp *qp, uint32_t base)
+{
+	int32_t d0 = psn_diff(base, qp->epsn), rwin = (int32_t)qp->rwin;
+	uint32_t j = base & (qp->win - 1), k = j % 64, nw = qp->win / 64;
+	uint64_t bits;
+
+	if (d0 <= -64)
+		return ~0ull;
+	if (d0 >= rwin)
+		return 0;
+	bits = qp->rxmap[j / 64] >> k;
+	if (k)
+		bits |= qp->rxmap[(j / 64 + 1) & (nw - 1)] << (64 - k);
+	if (d0 < 0) /* before epsn: received */
+		bits |= (1ull << -d0) - 1;
+	if (d0 + 64 > rwin) /* past the window: not */
+		bits &= (1ull << (rwin - d0)) - 1;
+	return bits;
+}
+
 /* The EV control packets use on @plane: a GOOD one of our own, kept fresh. */
 static uint32_t ctl_ev(struct mrc_qp *qp, unsigned plane, uint64_t now_ps)
 {
@@ -1429,9 +1450,7 @@ static void send_sack(struct mrc_qp *qp, unsigned plane, uint32_t psn, uint32_t 
 	s->cc_type = 1;
 	s->mpr = qp->env->qp->mpr;
 	s->sack_offset = (int16_t)off;
-	for (unsigned i = 0; i < 64; i++)
-		if (rx_has(qp, psn_add(cack, off + (int32_t)i)))
-			s->sack_bitmap |= 1ull << i;
+	s->sack_bitmap = rx_has64(qp, psn_add(cack, off));
 	s->tx_ts_echo = ts_echo;
 	s->ooo_count = (uint16_t)(qp->ooo & 0x7FFF);
 	s->rcvd_bytes = (uint32_t)(qp->rcvd_bytes / 256) & 0xFFFFFF;
@@ -2768,6 +2787,42 @@ static void q22_case(struct mrc_st *st, uint8_t *src, uint8_t *dst)
 	tn_free(&tn);
 }
 
+/*
+ * Q23: a SACK's 64-bit map, read a word or two at a time, equals rx_has() asked PSN by
+ * PSN: random receive rings, epsn near the 24-bit wrap and anywhere, bases from 70 PSNs
+ * before epsn to past the window's end.
+ */
+static void q23_case(struct mrc_st *st)
+{
+	struct tn tn;
+	struct mrc_qp *qp;
+	struct mrc_rng r;
+	unsigned bad = 0, n = 0;
+
+	ST_EQ_I(st, tn_init(&tn, 2, 4, false, NULL), 0);
+	qp = tn_qp(&tn, 1);
+	mrc_rng_seed(&r, 23);
+	for (unsigned round = 0; round < 200; round++) {
+		qp->epsn = round % 2 ? (uint32_t)mrc_rng_next(&r) & MRC_PSN_MASK
+				     : (MRC_PSN_MASK - 40 + round) & MRC_PSN_MASK;
+		for (unsigned w = 0; w < qp->win / 64; w++)
+			qp->rxmap[w] = mrc_rng_next(&r);
+		for (int32_t d = -70; d < (int32_t)qp->rwin + 8; d += 1 + round % 5) {
+			uint32_t base = psn_add(qp->epsn, d);
+			uint64_t want = 0;
+
+			for (unsigned i = 0; i < 64; i++)
+				if (rx_has(qp, psn_add(base, (int32_t)i)))
+					want |= 1ull << i;
+			bad += rx_has64(qp, base) != want;
+			n++;
+		}
+	}
+	ST_TRUE(st, n > 10000);
+	ST_EQ(st, bad, 0);
+	tn_free(&tn);
+}
+
 MRC_SELFTEST(qp)
 {
 	static uint8_t src[2 << 20], dst[2 << 20];
@@ -3165,6 +3220,10 @@ MRC_SELFTEST(qp)
 	mrc_st_case(st, "Q22 an acknowledgement wakes the ports only for a QP with something "
 			"left to send");
 	q22_case(st, src, dst);
+
+	mrc_st_case(st, "Q23 a SACK's bitmap read from the receive ring a word at a time equals "
+			"the PSN-by-PSN answer");
+	q23_case(st);
 
 	mrc_st_case(st, "Q20 a gathered packet received in pieces: its payload placed from the "
 			"sender's buffer, one copy; NULL places zeros; with checks on, dropped");
