@@ -1148,9 +1148,8 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 	for (uint32_t q = qp->una; psn_lt(q, psn_add(cack, 1)); q = psn_add(q, 1))
 		newly += ack_one(qp, q);
 	base = psn_add(cack, s->sack_offset);
-	for (unsigned i = 0; i < 64; i++)
-		if (s->sack_bitmap >> i & 1)
-			newly += ack_one(qp, psn_add(base, (int32_t)i));
+	for (uint64_t m = s->sack_bitmap; m; m &= m - 1) /* its set bits, lowest first */
+		newly += ack_one(qp, psn_add(base, __builtin_ctzll(m)));
 	if (rtt == UINT64_MAX && qp->env->qp->tseth && !s->pr && s->tx_ts_echo)
 		rtt = (uint64_t)(uint16_t)(ts16(now_ps) - s->tx_ts_echo) * 1000;
 	if (rtt != UINT64_MAX) {
