@@ -482,6 +482,73 @@ out:
 	free(lab);
 }
 
+/*
+ * jansson hands a dump over a token at a time: json_dump_file wrote each with its own
+ * fwrite call, 4 % of an 8192-host job's time. The pieces are gathered here and written
+ * 64 KiB at a time.
+ */
+struct dump_buf {
+	FILE *f;
+	int err; /* errno of the first failed write, 0 */
+	size_t n;
+	char b[1 << 16];
+};
+
+static int dump_flush(struct dump_buf *d)
+{
+	if (d->n && fwrite(d->b, 1, d->n, d->f) != d->n) {
+		d->err = errno ? errno : EIO;
+		return -1;
+	}
+	d->n = 0;
+	return 0;
+}
+
+static int dump_piece(const char *s, size_t len, void *ctx)
+{
+	struct dump_buf *d = ctx;
+
+	if (d->n + len > sizeof(d->b) && dump_flush(d))
+		return -1;
+	if (len > sizeof(d->b)) {
+		if (fwrite(s, 1, len, d->f) == len)
+			return 0;
+		d->err = errno ? errno : EIO;
+		return -1;
+	}
+	memcpy(d->b + d->n, s, len);
+	d->n += len;
+	return 0;
+}
+
+/* Writes @root to @path (json_dump_file's bytes). 0 or a negative errno. */
+static int dump_json(const json_t *root, const char *path, size_t flags)
+{
+	struct dump_buf *d = malloc(sizeof(*d));
+	int e;
+
+	if (!d)
+		return -ENOMEM;
+	d->f = fopen(path, "w");
+	if (!d->f) {
+		e = -errno;
+		free(d);
+		return e;
+	}
+	d->err = 0;
+	d->n = 0;
+	errno = 0;
+	e = json_dump_callback(root, dump_piece, d, flags) || dump_flush(d) ? -1 : 0;
+	if (fclose(d->f) && !e) {
+		d->err = errno ? errno : EIO;
+		e = -1;
+	}
+	if (e)
+		e = d->err ? -d->err : -EIO;
+	free(d);
+	return e;
+}
+
 int mrc_report_write(const struct conf_job *job, const struct mrc_run_result *res, char *err,
 	size_t errlen)
 {
@@ -492,11 +559,11 @@ int mrc_report_write(const struct conf_job *job, const struct mrc_run_result *re
 		json_t *root = j_report(job, res);
 
 		snprintf(path, sizeof(path), "%s/report.json", job->output.dir);
-		e = json_dump_file(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+		e = dump_json(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
 		json_decref(root);
 		if (e) {
-			snprintf(err, errlen, "%s: cannot write", path);
-			return -EIO;
+			snprintf(err, errlen, "%s: cannot write: %s", path, strerror(-e));
+			return e;
 		}
 	}
 	e = write_hists(job, res, err, errlen);
