@@ -948,6 +948,7 @@ usage:
 
 int main(int argc, char **argv)
 {
+	mrc_bench_child_init();
 	if (argc < 2) {
 		usage(stderr);
 		exit(EXIT_USAGE);

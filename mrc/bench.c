@@ -43,6 +43,65 @@ static long peak_rss_kb(void)
 	return ru.ru_maxrss;
 }
 
+/* ---- peak RSS of a child: its own VmHWM (mrc_bench_child_init) --------------------- */
+
+#define HWM_ENV "MRCGEN_BENCH_HWM"
+
+static char hwm_path[4096];
+
+/* VmHWM of /proc/self/status in KiB, or -1. */
+static long vm_hwm_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+static void hwm_at_exit(void)
+{
+	long kb = vm_hwm_kb();
+	FILE *f;
+
+	if (kb < 0 || !(f = fopen(hwm_path, "w")))
+		return;
+	fprintf(f, "%ld\n", kb);
+	fclose(f);
+}
+
+void mrc_bench_child_init(void)
+{
+	const char *p = getenv(HWM_ENV);
+
+	if (!p || !*p || strlen(p) >= sizeof(hwm_path))
+		return;
+	strcpy(hwm_path, p);
+	unsetenv(HWM_ENV);
+	atexit(hwm_at_exit);
+}
+
+/* The peak RSS a child wrote to @path (then removed), else @fallback (its ru_maxrss). */
+static long child_hwm_kb(const char *path, long fallback)
+{
+	long kb = -1;
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		if (fscanf(f, "%ld", &kb) != 1)
+			kb = -1;
+		fclose(f);
+	}
+	remove(path);
+	return kb > 0 ? kb : fallback;
+}
+
 /* ---- event queue: the classic hold model ------------------------------------------- */
 
 struct hold {
@@ -363,13 +422,16 @@ struct job_fig {
  * Peak RSS of `mrcgen check CONF` in a child: the binary, its libraries and the parsed
  * config, no simulation. A job's memory per host is what its run adds above this.
  */
-static long idle_rss_kb(const char *conf)
+static long idle_rss_kb(const char *conf, const char *dir)
 {
 	const char *argv[] = {"mrcgen", "check", conf, NULL};
+	char hwm[64];
 	struct rusage ru;
 	int status;
-	pid_t pid = fork();
+	pid_t pid;
 
+	snprintf(hwm, sizeof(hwm), "%s/idle.hwm", dir);
+	pid = fork();
 	if (pid == 0) {
 		int fd = open("/dev/null", O_WRONLY);
 
@@ -377,13 +439,14 @@ static long idle_rss_kb(const char *conf)
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
+		setenv(HWM_ENV, hwm, 1);
 		execv("/proc/self/exe", (char *const *)argv);
 		_exit(127);
 	}
 	if (pid < 0 || wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) ||
 		WEXITSTATUS(status) != 0)
 		return 0;
-	return ru.ru_maxrss;
+	return child_hwm_kb(hwm, ru.ru_maxrss);
 }
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
@@ -401,10 +464,11 @@ static uint64_t json_u64(json_t *o, const char *sec, const char *key)
 }
 
 /* Runs `mrcgen run` on @sc in a child with MRCGEN_SIMQ=@queue (NULL: default queue); its
- * figures from wait4's rusage and the report's counters. Prints the failure on @out. */
+ * figures from its CPU time (wait4), its VmHWM and the report's counters. Prints the
+ * failure on @out. */
 static int job_child(const struct job_scen *sc, const char *queue, struct job_fig *f, FILE *out)
 {
-	char dir[] = "/tmp/mrcgen-bench-XXXXXX", path[64];
+	char dir[] = "/tmp/mrcgen-bench-XXXXXX", path[64], hwm[64];
 	const char *argv[6 + 2 * 6 + 1] = {"mrcgen", "run", sc->conf, "-o", dir};
 	size_t na = 5;
 	struct rusage ru;
@@ -426,6 +490,7 @@ static int job_child(const struct job_scen *sc, const char *queue, struct job_fi
 		argv[na++] = sc->sets[i];
 	}
 	snprintf(path, sizeof(path), "%s/run.log", dir);
+	snprintf(hwm, sizeof(hwm), "%s/run.hwm", dir);
 	fflush(out);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pid = fork();
@@ -438,6 +503,7 @@ static int job_child(const struct job_scen *sc, const char *queue, struct job_fi
 		}
 		if (queue)
 			setenv("MRCGEN_SIMQ", queue, 1);
+		setenv(HWM_ENV, hwm, 1);
 		execv("/proc/self/exe", (char *const *)argv);
 		_exit(127);
 	}
@@ -453,8 +519,8 @@ static int job_child(const struct job_scen *sc, const char *queue, struct job_fi
 	f->wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	f->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
 		   (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-	f->rss_kb = ru.ru_maxrss;
-	f->idle_kb = idle_rss_kb(sc->conf);
+	f->rss_kb = child_hwm_kb(hwm, ru.ru_maxrss);
+	f->idle_kb = idle_rss_kb(sc->conf, dir);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		fprintf(out, "%-14s mrcgen run %s: exit status %d (log kept: %s)\n", sc->name,
 			sc->conf, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
@@ -518,9 +584,9 @@ int mrc_bench_run(const char *only, const char *queue, FILE *out)
 	if (queue && mrc_simq_parse(queue, &sp.queue))
 		return -EINVAL;
 	/*
-	 * The real jobs run first, while this process is small: a child's peak RSS (wait4)
-	 * includes what the parent had resident when it forked, since exec records the old
-	 * image's high-water mark. Their comparison lines come after the fabric baselines.
+	 * The real jobs run first; their comparison lines come after the fabric baselines. A
+	 * child's peak RSS is its own VmHWM (mrc_bench_child_init): wait4's would include
+	 * what this process had resident when it forked, which grows as it reads reports.
 	 */
 	for (size_t i = 0; !err && i < NJ; i++) {
 		const struct job_scen *sc = &job_scens[i];
@@ -530,7 +596,7 @@ int mrc_bench_run(const char *only, const char *queue, FILE *out)
 		if (only && strcmp(only, sc->name))
 			continue;
 		if (!jobs)
-			fprintf(out, "# real jobs: `mrcgen run` in a child; peak RSS from wait4; "
+			fprintf(out, "# real jobs: `mrcgen run` in a child; peak RSS its own VmHWM; "
 				     "sim = peak RSS minus `mrcgen check`'s on the same config\n");
 		any = jobs = true;
 		fprintf(out, "%-14s %s\n", sc->name, sc->note);

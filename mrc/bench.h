@@ -13,7 +13,8 @@
  * sprayed all-to-all at line rate), "fabric-1k" (1020 hosts, 8 planes: WIRE.md's
  * generated plan numbers at most 1023 host ports per plane), "fabric-8k" (8192 hosts,
  * 8 planes, a uSID space per plane: usid_plane_bits 0), and the real jobs run by
- * `mrcgen run` in a child (peak RSS per child from wait4, figures from its report.json):
+ * `mrcgen run` in a child (peak RSS per child: mrc_bench_child_init; figures from its
+ * report.json):
  * "job-quickstart" (both queues), "job-a2a128", "job-perm128", "job-perm1k",
  * "job-perm8k" (conf/examples/, relative to the working directory), each compared with
  * htsim's figures quoted in issue 5 (128, 1024 and 8192 hosts) and
@@ -23,5 +24,14 @@
  * -ENOMEM.
  */
 int mrc_bench_run(const char *only, const char *queue, FILE *out);
+
+/*
+ * Called first by main. When MRCGEN_BENCH_HWM names a file (mrc_bench_run sets it for the
+ * jobs it runs), the process writes its peak RSS there in KiB as it exits: VmHWM of
+ * /proc/self/status, the program's own from its exec on. wait4's ru_maxrss also counts the
+ * forking parent's pages (the bench process's 5.6 MB, after its in-process scenarios, was
+ * taken for `mrcgen check`'s 4.5 MB floor: 9 KB per host at 128 hosts).
+ */
+void mrc_bench_child_init(void);
 
 #endif
