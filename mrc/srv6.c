@@ -1457,6 +1457,27 @@ MRC_SELFTEST(srv6)
 			ST_EQ_I(st, mrc_srv6_fib_lookup(f, &a, &port), -ENOENT);
 			st_ip6("fc000001 0802 0000 0000 0000 0000 0000", &a); /* another block */
 			ST_EQ_I(st, mrc_srv6_fib_lookup(f, &a, &port), -ENOENT);
+			/* every uSID, against a scan of the first k routes, k = 0..5 */
+			for (size_t k = 0, bad = 0; k <= 5; k++, bad = 0) {
+				struct mrc_srv6_fib sub = *f;
+
+				sub.n = k;
+				for (uint32_t u = 0; u <= 0xFFFF; u++) {
+					int32_t want_port = -99, got = -99;
+					int rc;
+
+					for (size_t i = 0; i < k; i++)
+						if (t0[i].usid == u)
+							want_port = t0[i].port;
+					st_ip6("fc000000 0000 0000 0000 0000 0000 0000", &a);
+					a.b[4] = (uint8_t)(u >> 8);
+					a.b[5] = (uint8_t)u;
+					rc = mrc_srv6_fib_lookup(&sub, &a, &got);
+					bad += want_port == -99 ? rc != -ENOENT
+								: rc != 0 || got != want_port;
+				}
+				ST_EQ(st, bad, 0);
+			}
 		}
 		n = (struct mrc_srv6_node){MRC_SRV6_T1, 1, 1};
 		f = mrc_srv6_fib_of(pl, &n);
