@@ -79,12 +79,13 @@ static void hwm_at_exit(void)
 void mrc_bench_child_init(void)
 {
 	const char *p = getenv(HWM_ENV);
+	bool ok = p && *p && strlen(p) < sizeof(hwm_path);
 
-	if (!p || !*p || strlen(p) >= sizeof(hwm_path))
-		return;
-	strcpy(hwm_path, p);
-	unsetenv(HWM_ENV);
-	atexit(hwm_at_exit);
+	if (ok)
+		strcpy(hwm_path, p);
+	unsetenv(HWM_ENV); /* not for the processes this one starts (gnuplot) */
+	if (ok)
+		atexit(hwm_at_exit);
 }
 
 /* The peak RSS a child wrote to @path (then removed), else @fallback (its ru_maxrss). */

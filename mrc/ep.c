@@ -231,7 +231,9 @@ static void ep_wake(void *owner, uint32_t qpn, int plane)
 	}
 	/* A QP that only heard an acknowledgement and has nothing left to send: pulls by
 	 * every port would all come back empty (in a 128-host all-to-all, 7 of 8 pulls
-	 * were). The rotation still moves on, so the planes' order stays what it was. */
+	 * were). The rotation still moves on, so the next wake starts where it would have;
+	 * events at one instant can still run in another order (a real wake's pull is no
+	 * longer the one an empty wake scheduled earlier), so results differ from before. */
 	if (i < ep->n_qps && mrc_qp_tx_idle(ep->qps[i])) {
 		ep->wake_rr++;
 		return;

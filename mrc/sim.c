@@ -60,7 +60,7 @@ struct sim_wheel {
 	struct sim_fifo at_now; /* scheduled at the clock's time: each is the last of those */
 	struct sim_heap far;   /* ticks >= cur + nb */
 	struct sim_ev *spare[SPARE_CLASSES]; /* free arrays of 8 << k events, for buckets that
-				* fill: linked through obj of their event 0, t its capacity */
+				* fill: linked through obj of their event 0 */
 	size_t spare_evs;      /* events they have room for, at most SPARE_EVS */
 	struct sim_ev *tmp;    /* radix_run's scratch: the largest bucket it sorted */
 	uint32_t tmp_cap;
