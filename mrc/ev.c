@@ -79,6 +79,7 @@ int mrc_ev_profile_new(const struct mrc_ev_params *p, unsigned planes,
 	f->planes = planes;
 	f->min_active = p->ev_min_active;
 	f->skip_hold_ps = p->skip_hold_ps;
+	f->no_log = p->no_log;
 	f->backoff0_ps = p->probe_backoff_ps ? p->probe_backoff_ps : 1;
 	f->backoff_max_ps =
 		p->probe_backoff_max_ps > f->backoff0_ps ? p->probe_backoff_max_ps : f->backoff0_ps;
@@ -209,6 +210,10 @@ static void probe_min_update(struct mrc_ev_set *s)
  * ring (or one that cannot grow) drops its oldest. */
 static void log_add(struct mrc_ev_set *s, const struct mrc_ev_change *c)
 {
+	if (s->prof->no_log) {
+		s->log_total++;
+		return;
+	}
 	if (s->log_len == s->log_cap && s->log_cap < EV_LOG_CAP) {
 		unsigned ncap = s->log_cap ? s->log_cap * 2 : EV_LOG_MIN;
 		struct mrc_ev_change *n = malloc(ncap * sizeof(*n));
@@ -805,5 +810,21 @@ MRC_SELFTEST(ev)
 			ST_EQ(st, log[0].t_ps, 297);
 		}
 		mrc_ev_set_free(&b);
+
+		mrc_st_case(st, "E13 no_log: changes counted, none kept, no log allocated");
+		{
+			struct mrc_ev_params q = p;
+			struct mrc_ev_change log[4];
+
+			q.no_log = true;
+			ST_EQ_I(st, mrc_ev_set_init(&b, &q, 2, st_plane_of, NULL), 0);
+			for (unsigned i = 0; i < 7; i++)
+				mrc_ev_set_denied(&b, 0, i % 2 == 0, i);
+			ST_EQ(st, b.log_total, 7);
+			ST_EQ(st, mrc_ev_log(&b, log, 4), 0);
+			ST_TRUE(st, b.log == NULL);
+			ST_EQ(st, mrc_ev_state(&b, 0), MRC_EV_DENIED); /* change 6: even, a deny */
+			mrc_ev_set_free(&b);
+		}
 	}
 }

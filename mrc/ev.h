@@ -50,6 +50,8 @@ struct mrc_ev_params {
 	uint64_t skip_hold_ps;	       /* SKIP duration; 0 = "one rotation": skipped once */
 	uint64_t probe_backoff_ps;     /* first probe this long after ASSUMED_BAD; doubles */
 	uint64_t probe_backoff_max_ps; /* backoff ceiling */
+	bool no_log; /* keep no change log: mrc_ev_log() returns 0, log_total still counts (a
+		      * simulated job: 1.3 MB of a 128-host all-to-all's 16,256 QPs) */
 };
 
 /* Per-EV counters: one path's view, summed over the QPs sharing a profile (below). */
@@ -87,6 +89,7 @@ struct mrc_ev_profile {
 	unsigned active_target[MRC_EV_MAX_PLANES]; /* plane_n minus the backups */
 	unsigned min_active;
 	uint64_t skip_hold_ps, backoff0_ps, backoff_max_ps;
+	bool no_log;
 	uint32_t *hash; /* open addressing over values: index + 1, 0 = empty */
 	uint32_t hash_mask;
 	uint32_t *scratch;	 /* [n] selection candidates */
