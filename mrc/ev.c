@@ -268,18 +268,30 @@ static void ev_change(struct mrc_ev_set *s, int idx, int to, int cause, uint64_t
 		s->notify(s->notify_ctx, value, from, to, cause, now_ps);
 }
 
-int mrc_ev_set_init_shared(struct mrc_ev_set *s, struct mrc_ev_profile *prof)
+int mrc_ev_set_init_at(struct mrc_ev_set *s, struct mrc_ev_profile *prof, uint8_t *sa)
 {
 	memset(s, 0, sizeof(*s));
-	s->sa = malloc(prof->n);
-	if (!s->sa)
-		return -ENOMEM;
+	s->sa = sa;
+	s->sa_lent = true;
 	memcpy(s->sa, prof->init, prof->n);
 	s->prof = prof;
 	prof->refs++;
 	s->n = prof->n;
 	s->planes = prof->planes;
 	s->usable = prof->usable0;
+	return 0;
+}
+
+int mrc_ev_set_init_shared(struct mrc_ev_set *s, struct mrc_ev_profile *prof)
+{
+	uint8_t *sa = malloc(prof->n);
+
+	if (!sa) {
+		memset(s, 0, sizeof(*s));
+		return -ENOMEM;
+	}
+	mrc_ev_set_init_at(s, prof, sa);
+	s->sa_lent = false;
 	return 0;
 }
 
@@ -300,7 +312,8 @@ int mrc_ev_set_init(struct mrc_ev_set *s, const struct mrc_ev_params *p, unsigne
 
 void mrc_ev_set_free(struct mrc_ev_set *s)
 {
-	free(s->sa);
+	if (!s->sa_lent)
+		free(s->sa);
 	free(s->rtt);
 	if (s->slow)
 		free(s->slow->r);

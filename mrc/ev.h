@@ -147,6 +147,7 @@ struct mrc_ev_set {
 	uint16_t few_idx[MRC_EV_RTT_FEW]; /* EV index of each in-place sample */
 	uint32_t few_rtt[MRC_EV_RTT_FEW]; /* as rtt[] */
 	unsigned n_few;
+	bool sa_lent; /* sa is the caller's (mrc_ev_set_init_at) */
 	struct mrc_ev_slow *slow; /* NULL until an EV needs it */
 	unsigned usable;	  /* EVs in GOOD or SKIP */
 	unsigned n_bad;		  /* EVs in ASSUMED_BAD */
@@ -166,6 +167,11 @@ int mrc_ev_set_init(struct mrc_ev_set *s, const struct mrc_ev_params *p, unsigne
 	unsigned (*plane_of)(void *ctx, uint32_t ev), void *ctx);
 /* Builds @s over @prof, every EV in its initial state; takes a reference. 0 or -ENOMEM. */
 int mrc_ev_set_init_shared(struct mrc_ev_set *s, struct mrc_ev_profile *prof);
+/*
+ * As mrc_ev_set_init_shared, with the per-EV state in @sa: prof->n bytes of the caller's
+ * that outlive the set (mrc_ev_set_free leaves them), such as a QP's own block. Returns 0.
+ */
+int mrc_ev_set_init_at(struct mrc_ev_set *s, struct mrc_ev_profile *prof, uint8_t *sa);
 /* Frees @s's state and drops its reference to the profile. */
 void mrc_ev_set_free(struct mrc_ev_set *s);
 

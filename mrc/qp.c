@@ -276,20 +276,22 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 	int rc;
 
 	uint32_t win, txcap;
-	size_t at;
+	size_t at, sa_at;
 
 	if (!p->mtu || p->mtu > MRC_PKT_MAX || !p->mpr || p->timeout > 31 || !p->sq_depth ||
 		env->planes == 0 || env->planes > MRC_EV_MAX_PLANES)
 		return -EINVAL;
 	/*
-	 * One block: the QP, its per-plane arrays, then its first send rings, send queue and
-	 * receive ring (which move out when they grow) and its receive bitmap (which does
-	 * not): a QP of an all-to-all that never grows them is one allocation, its state a
-	 * few neighbouring cache lines.
+	 * One block: the QP, its per-plane arrays, the state of each EV of a shared profile,
+	 * then its first send rings, send queue and receive ring (which move out when they
+	 * grow) and its receive bitmap (which does not): a QP of an all-to-all that never
+	 * grows them is one allocation, its state a few neighbouring cache lines.
 	 */
 	win = pow2_at_least((uint32_t)p->mpr * 128);
 	txcap = win < TX_RING_MIN ? win : TX_RING_MIN;
 	at = sizeof(*qp) + env->planes * (sizeof(uint64_t) + sizeof(int32_t));
+	sa_at = at;
+	at += env->ev_prof ? env->ev_prof->n : 0;
 	at = (at + 7) & ~(size_t)7;
 	qp = calloc(1, at + txcap * (sizeof(struct txent) + sizeof(uint32_t)) +
 			       SQ_MIN * (sizeof(struct wqe) + sizeof(struct rxmsg)) +
@@ -308,7 +310,7 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 	qp->qpn = qpn & MRC_PSN_MASK;
 	qp->peer_host = peer_host;
 	qp->peer_qpn = peer_qpn & MRC_PSN_MASK;
-	rc = env->ev_prof ? mrc_ev_set_init_shared(&qp->evs, env->ev_prof)
+	rc = env->ev_prof ? mrc_ev_set_init_at(&qp->evs, env->ev_prof, (uint8_t *)qp + sa_at)
 			  : mrc_ev_set_init(&qp->evs, env->ev, env->planes, env->ev_plane,
 				  env->ctx);
 	if (rc)
