@@ -123,7 +123,7 @@ struct mrc_qp {
 	uint64_t txseq, acked_txseq; /* send counter; highest send order acknowledged */
 	uint64_t last_tx_ps;	     /* latest data transmission */
 	struct sendrec *slog; /* send log: every transmission in send order (infer_losses) */
-	uint32_t slog_cap, slog_head, slog_len; /* ring; cap a power of 2 or 0 */
+	uint32_t slog_cap, slog_head, slog_len; /* ring; cap a power of 2 */
 	bool tlp_done;				/* the tail probe of this flight was sent */
 	bool any_acked;
 	uint32_t acked_hi;	 /* highest PSN acknowledged (valid when any_acked) */
@@ -227,6 +227,7 @@ int mrc_nack_idx(uint8_t reason)
 }
 
 #define TX_RING_MIN 4 /* PSNs a new QP's send rings hold */
+#define SLOG_MIN 4    /* transmissions its send log holds */
 #define SQ_MIN 1       /* messages its send queue, and MSNs its receive ring, hold at first */
 
 static uint32_t pow2_at_least(uint32_t n)
@@ -283,9 +284,9 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 		return -EINVAL;
 	/*
 	 * One block: the QP, its per-plane arrays, the state of each EV of a shared profile,
-	 * then its first send rings, send queue and receive ring (which move out when they
-	 * grow) and its receive bitmap (which does not): a QP of an all-to-all that never
-	 * grows them is one allocation, its state a few neighbouring cache lines.
+	 * then its first send rings, send queue, receive ring and send log (which move out
+	 * when they grow) and its receive bitmap (which does not): a QP of an all-to-all that
+	 * never grows them is one allocation, its state a few neighbouring cache lines.
 	 */
 	win = pow2_at_least((uint32_t)p->mpr * 128);
 	txcap = win < TX_RING_MIN ? win : TX_RING_MIN;
@@ -295,6 +296,7 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 	at = (at + 7) & ~(size_t)7;
 	qp = calloc(1, at + txcap * (sizeof(struct txent) + sizeof(uint32_t)) +
 			       SQ_MIN * (sizeof(struct wqe) + sizeof(struct rxmsg)) +
+			       SLOG_MIN * sizeof(struct sendrec) +
 			       (win / 64 + 1) * sizeof(uint64_t) + 8);
 	if (!qp)
 		return -ENOMEM;
@@ -306,7 +308,9 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 	qp->sq = (struct wqe *)(qp->tx + txcap);
 	qp->rxm = (struct rxmsg *)(qp->sq + SQ_MIN);
 	qp->rtxq = (uint32_t *)(qp->rxm + SQ_MIN);
-	qp->rxmap = (uint64_t *)(((uintptr_t)(qp->rtxq + txcap) + 7) & ~(uintptr_t)7);
+	qp->slog = (struct sendrec *)(qp->rtxq + txcap);
+	qp->slog_cap = SLOG_MIN;
+	qp->rxmap = (uint64_t *)(((uintptr_t)(qp->slog + SLOG_MIN) + 7) & ~(uintptr_t)7);
 	qp->qpn = qpn & MRC_PSN_MASK;
 	qp->peer_host = peer_host;
 	qp->peer_qpn = peer_qpn & MRC_PSN_MASK;
@@ -372,7 +376,7 @@ void mrc_qp_free(struct mrc_qp *qp)
 	mrc_ev_set_free(&qp->evs);
 	qp_release(qp, qp->tx);
 	qp_release(qp, qp->rtxq);
-	free(qp->slog);
+	qp_release(qp, qp->slog);
 	qp_release(qp, qp->sq);
 	qp_release(qp, qp->rxm);
 	free(qp->reason);
@@ -663,7 +667,7 @@ static void slog_push(struct mrc_qp *qp, uint32_t psn, uint32_t txseq)
 			if (slog_live(qp, slog_at(qp, i)))
 				n++;
 		if (n * 2 > cap || !cap)
-			cap = cap ? cap * 2 : 2 * TX_RING_MIN;
+			cap = cap ? cap * 2 : SLOG_MIN;
 		a = malloc(cap * sizeof(*a));
 		if (!a)
 			return;
@@ -671,7 +675,7 @@ static void slog_push(struct mrc_qp *qp, uint32_t psn, uint32_t txseq)
 		for (uint32_t i = 0; i < qp->slog_len; i++)
 			if (slog_live(qp, slog_at(qp, i)))
 				a[n++] = *slog_at(qp, i);
-		free(qp->slog);
+		qp_release(qp, qp->slog);
 		qp->slog = a;
 		qp->slog_cap = cap;
 		qp->slog_head = 0;

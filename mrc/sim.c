@@ -39,12 +39,12 @@ struct sim_fifo {
  * An emptied bucket gives its array to the spare lists, one per capacity (8 << k events),
  * and a bucket that fills takes the next size from them: a busy tick's bucket grew by
  * realloc, 64,600 calls and 5 % of a 128-host all-to-all's instructions. The lists hold
- * at most SPARE_EVS events in all (256 KiB), the rest is freed, so the wheel's memory
+ * at most SPARE_EVS events in all (64 KiB), the rest is freed, so the wheel's memory
  * follows the events pending, not the busiest bucket ever (2048 buckets keeping up to 16
  * events each were 0.94 MB of a 32-host job's heap).
  */
 #define SPARE_CLASSES 16
-#define SPARE_EVS 8192u
+#define SPARE_EVS 2048u
 
 struct sim_wheel {
 	unsigned tick_bits, nb_bits;
