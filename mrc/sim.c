@@ -38,7 +38,7 @@ struct sim_fifo {
 /*
  * An emptied bucket gives its array to the spare lists, one per capacity (8 << k events),
  * and a bucket that fills takes the next size from them: a busy tick's bucket grew by
- * realloc, 64,600 calls and 5 % of a 128-host all-to-all's instructions. The lists hold
+ * realloc, 64,600 calls and 3 % of a 128-host all-to-all's instructions. The lists hold
  * at most SPARE_EVS events in all (64 KiB), the rest is freed, so the wheel's memory
  * follows the events pending, not the busiest bucket ever (2048 buckets keeping up to 16
  * events each were 0.94 MB of a 32-host job's heap).
@@ -65,7 +65,6 @@ struct sim_wheel {
 	struct sim_ev *tmp;    /* radix_run's scratch: the largest bucket it sorted */
 	uint32_t tmp_cap;
 };
-
 
 struct sim_handler {
 	mrc_sim_fn fn;
