@@ -695,7 +695,12 @@ static void sent(struct mrc_qp *qp, uint32_t psn, struct txent *e, int evi, unsi
 	e->plane = plane;
 	e->sent_ps = now_ps;
 	qp->last_tx_ps = now_ps;
-	qp->tlp_done = false;
+	/* new data arms a new tail probe; a retransmission (the probe itself among them) does
+	 * not: one probe until an ACK makes progress (RFC 8985 §7.3). Rearming on every send
+	 * sent a probe each two reorder windows to a peer whose ports were down: 332,484 of
+	 * them in the 4.4 s before its ACK timeout gave up. */
+	if (!e->ntx)
+		qp->tlp_done = false;
 	e->txseq = (uint32_t)++qp->txseq;
 	if (!qp->roce) /* RoCE infers no loss from SACKs: nothing reads the log */
 		slog_push(qp, psn, e->txseq);
@@ -1108,6 +1113,7 @@ static bool settle(struct mrc_qp *qp, uint32_t una0, uint64_t newly, uint64_t no
 	advance(qp, now_ps);
 	if (!newly && qp->una == una0)
 		return false;
+	qp->tlp_done = false;
 	qp->last_progress_ps = now_ps;
 	qp->retries = 0;
 	qp->rto_ps = mrc_qp_timeout_ps(qp->env->qp);
@@ -2828,6 +2834,40 @@ static void q23_case(struct mrc_st *st)
 	tn_free(&tn);
 }
 
+static int hook_drop_all_from_0(struct tn *tn, unsigned from, const struct mrc_pkt *d,
+	uint8_t *b, uint32_t *len, uint64_t *extra)
+{
+	(void)tn;
+	(void)d;
+	(void)b;
+	(void)len;
+	(void)extra;
+	return from == 0 ? TN_DROP : TN_PASS;
+}
+
+/*
+ * Q24: nothing host 0 sends arrives (its peer's ports are gone). One tail probe goes out
+ * two reorder windows after the last packet, and no other before an ACK or the ACK
+ * timeout (RFC 8985 §7.3): 5 ms is under the 16.78 ms timeout, so 4 data packets and 1
+ * probe, the probe counted once as a retransmission.
+ */
+static void q24_case(struct mrc_st *st, uint8_t *src, uint8_t *dst)
+{
+	struct tn tn;
+	struct mrc_qp_stats s0;
+
+	ST_EQ_I(st, tn_init(&tn, 2, 4, false, NULL), 0);
+	tn.hook = hook_drop_all_from_0;
+	ST_EQ_I(st, tn_write(&tn, src, dst, 16 << 10, false), 0);
+	tn_run(&tn, 5000000000ull);
+	s0 = tn_stats(&tn, 0);
+	ST_EQ(st, s0.tlp, 1);
+	ST_EQ(st, s0.rtx_pkts, 1);
+	ST_EQ(st, tn.data_tx, 5);
+	ST_EQ(st, tn.done, 0);
+	tn_free(&tn);
+}
+
 MRC_SELFTEST(qp)
 {
 	static uint8_t src[2 << 20], dst[2 << 20];
@@ -3229,6 +3269,10 @@ MRC_SELFTEST(qp)
 	mrc_st_case(st, "Q23 a SACK's bitmap read from the receive ring a word at a time equals "
 			"the PSN-by-PSN answer");
 	q23_case(st);
+
+	mrc_st_case(st, "Q24 one tail probe until an ACK: a peer that hears nothing gets one "
+			"probe, not one per two reorder windows");
+	q24_case(st, src, dst);
 
 	mrc_st_case(st, "Q20 a gathered packet received in pieces: its payload placed from the "
 			"sender's buffer, one copy; NULL places zeros; with checks on, dropped");
