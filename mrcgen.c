@@ -693,8 +693,13 @@ static int cmd_bench(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	err = mrc_bench_run(only, queue, stdout);
-	if (err == -ENOENT) {
+	if (err == -ESRCH) {
 		fprintf(stderr, "mrcgen: bench: no scenario '%s'\n", only);
+		return EXIT_USAGE;
+	}
+	if (err == -ENOENT) {
+		fprintf(stderr, "mrcgen: bench: a scenario's config is missing: run it from the "
+				"source tree (make bench)\n");
 		return EXIT_USAGE;
 	}
 	if (err) {

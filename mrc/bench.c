@@ -641,6 +641,6 @@ int mrc_bench_run(const char *only, const char *queue, FILE *out)
 				job_print(out, sc, qnames[i][q], &figs[i][q], base);
 	}
 	if (!any)
-		return -ENOENT;
+		return -ESRCH;
 	return err;
 }
