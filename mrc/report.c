@@ -712,7 +712,7 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 	bool ar = t->pattern == CONF_PAT_ALLREDUCE;
 	double bus_sum = 0;
 	size_t n_bus = 0;
-	char enc[64] = "";
+	char enc[64] = "", nort[48] = "";
 	int lw = 10; /* latency labels: "CCT 1000004B" in a sweep widens the column */
 
 	fprintf(f, "# mrcgen: %s %s, %u ranks, %u planes x (%u T0 + %u T1), %u hosts, %s, seed %llu\n",
@@ -820,14 +820,17 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 	if (res->tx_encode_err)
 		snprintf(enc, sizeof(enc), ", %llu encode errors (never sent)",
 			(unsigned long long)res->tx_encode_err);
+	if (res->fab_no_route) /* blackholed routes, counters.fabric_no_route */
+		snprintf(nort, sizeof(nort), ", %llu without a route",
+			(unsigned long long)res->fab_no_route);
 	fprintf(f, "#\n#  packets: %llu data, %llu retransmitted, %llu SACK, %llu NACK (%llu trim), "
 		   "%llu probes%s\n#  fabric: %llu trims, %llu ECN marks, %llu drops (%llu at failed links "
-		   "or switches), %llu lost in flight on a link that failed or dropped them\n",
+		   "or switches)%s, %llu lost in flight on a link that failed or dropped them\n",
 		(unsigned long long)res->data_pkts, (unsigned long long)res->rtx_pkts,
 		(unsigned long long)res->sacks, (unsigned long long)res->nacks,
 		(unsigned long long)res->nack_trimmed, (unsigned long long)res->probes, enc,
 		(unsigned long long)res->fab_trims, (unsigned long long)res->fab_ecn,
-		(unsigned long long)res->fab_drops, (unsigned long long)res->fab_down_drops,
+		(unsigned long long)res->fab_drops, (unsigned long long)res->fab_down_drops, nort,
 		(unsigned long long)res->fab_lost);
 	fprintf(f, "#  simulated %.3f ms in %.2f s wall: %.2f M packet-hops/s, peak RSS %zu MiB\n",
 		(double)res->sim_end_ps / 1e9, res->wall_s,
