@@ -253,6 +253,15 @@ char *conf_node_format(const struct conf_node *n, char *buf, size_t len)
 	return buf;
 }
 
+char *conf_capture_file(const struct conf_capture *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s.pcap", c->point ? c->point : "");
+	for (char *s = buf; *s; s++)
+		if (*s == '>' || *s == '/')
+			*s = '_';
+	return buf;
+}
+
 size_t conf_sizes_expand(const struct conf_sizes *s, uint64_t *out, size_t cap)
 {
 	size_t n = 0;
@@ -833,6 +842,7 @@ static int check_traffic(struct ld *, const struct tnode *, void *, const char *
 static int check_fault(struct ld *, const struct tnode *, void *, const char *);
 static int check_hist(struct ld *, const struct tnode *, void *, const char *);
 static int check_capture(struct ld *, const struct tnode *, void *, const char *);
+static int check_output(struct ld *, const struct tnode *, void *, const char *);
 
 static void init_capture(void *elem)
 {
@@ -1040,7 +1050,7 @@ static const struct cf job_tbl[] = {
 	SEC(struct conf_job, traffic, "traffic", traffic_tbl, check_traffic),
 	LIST(struct conf_job, faults, n_faults, "faults", fault_tbl, struct conf_fault,
 		check_fault),
-	SEC(struct conf_job, output, "output", output_tbl, NULL),
+	SEC(struct conf_job, output, "output", output_tbl, check_output),
 	END
 };
 
@@ -2072,6 +2082,20 @@ static int check_fault(struct ld *ld, const struct tnode *map, void *obj, const 
 		return TERR(ld, tget(map, "duty"), sub, "out of range (0..1 exclusive) '%s'",
 			tget(map, "duty")->s);
 	}
+	/* the fabric's down part is this period x duty cut to whole ps (mrc/fabric.c): under
+	 * 1 ps down or up would flap nothing (up as period - down: 10ps x 0.1 is 1ps) */
+	if (fa->action == CONF_FA_FLAP) {
+		double down = (double)fa->period_ps * fa->duty;
+		double up = (double)fa->period_ps - down;
+
+		if (down < 1 || up < 1) {
+			path_key(sub, path, "period");
+			return TERR(ld, tget(map, "period"), sub, "too short for duty %g: %s "
+				"(period x %s) is %gps, below 1ps '%s'", fa->duty,
+				down < 1 ? "down" : "up", down < 1 ? "duty" : "(1 - duty)",
+				down < 1 ? down : up, tget(map, "period")->s);
+		}
+	}
 	return 0;
 }
 
@@ -2079,8 +2103,40 @@ static int check_capture(struct ld *ld, const struct tnode *map, void *obj, cons
 {
 	struct conf_capture *c = obj;
 
+	char sub[CONF_PATH_MAX];
+
 	if (!c->point)
 		return TERR(ld, map, path, "missing 'point'");
+	/* what the simulator taps (mrc/run.c): a port's or a link end's queue */
+	if (c->node.kind != CONF_NODE_PORT && c->node.kind != CONF_NODE_LINK_HOST_T0 &&
+	    c->node.kind != CONF_NODE_LINK_T0_T1) {
+		path_key(sub, path, "point");
+		return TERR(ld, tget(map, "point"), sub, "a capture point is a host NIC port "
+			"(h0.p0) or a link (p0.t1.0-p0.t0.0) '%s'", c->point);
+	}
+	return 0;
+}
+
+/* Captures writing the same file (conf_capture_file) would interleave two pcap streams. */
+static int check_output(struct ld *ld, const struct tnode *map, void *obj, const char *path)
+{
+	struct conf_output *o = obj;
+	const struct tnode *list = tget(map, "captures");
+	char sub[CONF_PATH_MAX], a[256], b[256];
+
+	for (size_t i = 1; i < o->n_captures && list && list->kind == T_SEQ; i++) {
+		conf_capture_file(&o->captures[i], a, sizeof(a));
+		for (size_t j = 0; j < i; j++) {
+			if (strcmp(a, conf_capture_file(&o->captures[j], b, sizeof(b))))
+				continue;
+			path_key(sub, path, "captures");
+			path_idx(sub, sub, i);
+			path_key(sub, sub, "point");
+			return TERR(ld, at(list->items[i], "point"), sub, "already captured by "
+				"captures[%zu] (both would write %s) '%s'", j, a,
+				o->captures[i].point);
+		}
+	}
 	return 0;
 }
 
@@ -2992,6 +3048,65 @@ MRC_SELFTEST(conf)
 	ST_EQ(st, job.output.n_captures, 1);
 	ST_EQ(st, job.output.n_captures ? job.output.captures[0].snaplen : 0, 262144);
 	conf_free(&job);
+
+	mrc_st_case(st, "capture points: a port or a link, one file per capture");
+	ST_EQ_I(st, st_load("output: {captures: [{point: h1}]}\n", NULL, 0, &job, err,
+		sizeof(err)), -EINVAL);
+	ST_EQ_STR(st, err, "t.yaml:1:29: output.captures[0].point: a capture point is a host NIC "
+		"port (h0.p0) or a link (p0.t1.0-p0.t0.0) 'h1'");
+	ST_EQ_I(st, st_load("output: {captures: [{point: p0.t0.1}]}\n", NULL, 0, &job, err,
+		sizeof(err)), -EINVAL);
+	ST_TRUE(st, strstr(err, "a capture point is a host NIC port") != NULL);
+	/* the third repeats the first: h0.p0.pcap twice (h0.p0-p0.t0.0 writes its own file) */
+	ST_EQ_I(st, st_load("output:\n  captures:\n  - {point: h0.p0, dir: ingress}\n"
+		"  - {point: h0.p0-p0.t0.0}\n  - {point: h0.p0, dir: egress}\n", NULL, 0, &job, err,
+		sizeof(err)), -EINVAL);
+	ST_EQ_STR(st, err, "t.yaml:5:13: output.captures[2].point: already captured by captures[0] "
+		"(both would write h0.p0.pcap) 'h0.p0'");
+	ST_EQ_I(st, st_load("output:\n  captures:\n  - {point: h0.p0, dir: ingress}\n"
+		"  - {point: p0.t0.0-h0.p0}\n  - {point: h1.p0, dir: egress}\n", NULL, 0, &job, err,
+		sizeof(err)), 0);
+	ST_EQ(st, job.output.n_captures, 3);
+	if (job.output.n_captures == 3) {
+		char fb[64];
+
+		ST_EQ_STR(st, conf_capture_file(&job.output.captures[1], fb, sizeof(fb)),
+			"p0.t0.0-h0.p0.pcap");
+	}
+	conf_free(&job);
+
+	mrc_st_case(st, "a flap is at least 1ps down and 1ps up (period x duty, whole ps)");
+	{
+		static const char *const fl = "faults: [{at: 0, target: h0.p0-p0.t0.0, "
+			"action: flap, ";
+		/* 1ps x 0.5 = 0.5ps down; 9ps x 0.1 = 0.9ps down; 4ps x (1 - 0.9) = 0.4ps up */
+		static const struct { const char *pd, *want; } c[] = {
+			{ "period: 1ps, duty: 0.5}]\n",
+			  "t.yaml:1:63: faults[0].period: too short for duty 0.5: "
+			  "down (period x duty) is 0.5ps, below 1ps '1ps'" },
+			{ "period: 9ps, duty: 0.1}]\n",
+			  "t.yaml:1:63: faults[0].period: too short for duty 0.1: "
+			  "down (period x duty) is 0.9ps, below 1ps '9ps'" },
+			{ "period: 4ps, duty: 0.9}]\n",
+			  "t.yaml:1:63: faults[0].period: too short for duty 0.9: "
+			  "up (period x (1 - duty)) is 0.4ps, below 1ps '4ps'" },
+			/* 10ps x 0.1 = 1ps down, 10ps x 0.9 = 9ps down and 1ps up, 2ps x 0.5 */
+			{ "period: 10ps, duty: 0.1}]\n", NULL },
+			{ "period: 10ps, duty: 0.9}]\n", NULL },
+			{ "period: 2ps, duty: 0.5}]\n", NULL },
+		};
+		char text[256];
+
+		for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+			snprintf(text, sizeof(text), "%s%s", fl, c[i].pd);
+			ST_EQ_I(st, st_load(text, NULL, 0, &job, err, sizeof(err)),
+				c[i].want ? -EINVAL : 0);
+			if (c[i].want)
+				ST_EQ_STR(st, err, c[i].want);
+			else
+				conf_free(&job);
+		}
+	}
 
 	mrc_st_case(st, "C16 --set overrides and names an unknown key");
 	{

@@ -334,6 +334,13 @@ int conf_node_parse(const struct conf_fabric *fab, const char *name, struct conf
 char *conf_node_format(const struct conf_node *n, char *buf, size_t len);
 
 /*
+ * The file name (no directory) a capture writes in output.dir: its point with '>' and '/'
+ * made '_', then ".pcap" ("h0.p0.pcap"); cut to @len - 1 bytes. Two captures with the
+ * same file name are refused when a config is loaded. Returns @buf.
+ */
+char *conf_capture_file(const struct conf_capture *c, char *buf, size_t len);
+
+/*
  * Command-line options shared by the subcommands that read a config: "--set K=V" and
  * "--set=K=V" (repeatable), "-o DIR"/"--out DIR"/"--out=DIR" (an override of
  * output.dir). Other arguments are left, in order, in @rest.

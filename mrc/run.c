@@ -851,11 +851,8 @@ static int setup_captures(struct run *r, char *err, size_t errlen)
 				 "(h0.p0) or a link (p0.t1.0-p0.t0.0)", c->point);
 			return -EINVAL;
 		}
-		snprintf(name, sizeof(name), "%s", c->point);
-		for (char *s = name; *s; s++)
-			if (*s == '>' || *s == '/')
-				*s = '_';
-		snprintf(path, sizeof(path), "%s/%s.pcap", o->dir, name);
+		snprintf(path, sizeof(path), "%s/%s", o->dir,
+			 conf_capture_file(c, name, sizeof(name)));
 		e = pcapw_open(path, c->snaplen, c->tsresol == CONF_TS_US ? PCAPW_TS_US : PCAPW_TS_NS,
 			&r->taps[i].w, perr);
 		if (e) {

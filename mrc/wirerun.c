@@ -1368,11 +1368,8 @@ static int setup_captures(struct wr *w, char *err, size_t errlen)
 		}
 		if (n->host != w->rank)
 			continue; /* another host's port: that host writes it */
-		snprintf(name, sizeof(name), "%s", c->point);
-		for (char *s = name; *s; s++)
-			if (*s == '>' || *s == '/')
-				*s = '_';
-		snprintf(path, sizeof(path), "%s/%s.pcap", o->dir, name);
+		snprintf(path, sizeof(path), "%s/%s", o->dir,
+			 conf_capture_file(c, name, sizeof(name)));
 		t = &w->taps[w->n_taps];
 		e = pcapw_open(path, c->snaplen, c->tsresol == CONF_TS_US ? PCAPW_TS_US : PCAPW_TS_NS,
 			&t->w, perr);
