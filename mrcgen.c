@@ -1085,11 +1085,13 @@ static int cmd_run(int argc, char **argv)
 	if (job.fabric.driver == CONF_DRIVER_WIRE)
 		mrc_wirerun_rtt_to_result(&rtt, res);
 	mrc_wirerun_rtt_free(&rtt);
+	/* the files first: a histogram or report.json that could not be written is one of
+	 * res's errors by the time the terminal report and its verdict are printed */
+	e = mrc_report_write(&job, res);
 	mrc_report_print(&job, res, stdout);
 	mrc_report_print_problems(res, stderr);
-	e = mrc_report_write(&job, res, err, sizeof(err));
-	if (e)
-		fprintf(stderr, "mrcgen: run: %s\n", err);
+	if (e && mrc_report_ok(res)) /* the error could not be recorded (no memory) */
+		fprintf(stderr, "mrcgen: run: writing the outputs: %s\n", strerror(-e));
 	ret = e ? EXIT_JOB_FAILED : mrc_report_ok(res) ? EXIT_OK : EXIT_JOB_FAILED;
 	mrc_run_result_free(res);
 	conf_free(&job);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define PS_US 1e6 /* ps per us */
 
@@ -360,62 +361,96 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 	return root;
 }
 
-/* One histogram as hist/TAG.hgrm and, when @log, an interval of latency.hlog tagged TAG. */
-static int write_hist(const struct conf_job *job, const char *tag, const struct mrc_hist *h,
-	FILE *log, double len_s, char *path, size_t plen)
-{
-	FILE *f;
-
-	snprintf(path, plen, "%s/hist/%s.hgrm", job->output.dir, tag);
-	f = fopen(path, "w");
-	if (!f)
-		return -EIO;
-	if (mrc_hist_write_hgrm(h, f, 5, 1000.0) | fclose(f))
-		return -EIO;
-	if (!log)
-		return 0;
-	snprintf(path, plen, "%s/latency.hlog", job->output.dir);
-	return mrc_hist_hlog_interval(log, tag, 0, len_s, h, 1e6) ? -EIO : 0;
-}
-
-/* hist/TAG.hgrm for every histogram and latency.hlog with one interval per tag: cct_SIZE
- * per message size (README "Histograms"), message, step, qp_rtt. */
-static int write_hists(const struct conf_job *job, const struct mrc_run_result *res, char *err,
-	size_t errlen)
+/* hist/TAG.hgrm of histogram @i of write_hists' order: cct_SIZE per size, then message, step,
+ * qp_rtt. */
+static const struct mrc_hist *hist_at(const struct mrc_run_result *res, size_t i, char *tag,
+	size_t tlen)
 {
 	static const char *const tags[] = { "message", "step", "qp_rtt" };
 	const struct mrc_hist *h[3] = { res->msg_ns, res->step_ns, res->rtt_ns };
-	char path[4096], tag[48];
-	FILE *log = NULL;
-	double len_s = (double)res->sim_end_ps / 1e12;
 
+	if (i < res->n_sizes) {
+		cct_tag(&res->sizes[i], tag, tlen);
+		return res->sizes[i].cct_ns;
+	}
+	snprintf(tag, tlen, "%s", tags[i - res->n_sizes]);
+	return h[i - res->n_sizes];
+}
+
+/* One histogram as hist/TAG.hgrm (@path) and, when @log, an interval of latency.hlog tagged
+ * TAG. 0, or -1 with @path the file that failed (the .hgrm or @log_path) and *@partial set
+ * when that .hgrm was created and is incomplete. */
+static int write_hist(const char *tag, const struct mrc_hist *h, FILE *log, const char *log_path,
+	double len_s, char *path, size_t plen, bool *partial)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	*partial = true;
+	if (mrc_hist_write_hgrm(h, f, 5, 1000.0) | fclose(f))
+		return -1;
+	*partial = false;
+	if (log && mrc_hist_hlog_interval(log, tag, 0, len_s, h, 1e6)) {
+		snprintf(path, plen, "%s", log_path);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * hist/TAG.hgrm for every histogram and latency.hlog with one interval per tag: cct_SIZE
+ * per message size (README "Histograms"), message, step, qp_rtt. Stops at the first file
+ * that cannot be written whole: that file and latency.hlog (incomplete then) are removed,
+ * the .hgrm files written before it stay, and the failure is an entry of res->errors
+ * ("hist write: PATH: reason"). Returns 0 or a negative errno.
+ */
+static int write_hists(const struct conf_job *job, struct mrc_run_result *res)
+{
+	char path[4096], log_path[4096], tag[48];
+	FILE *log = NULL;
+	bool log_made = false, partial = false;
+	double len_s = (double)res->sim_end_ps / 1e12;
+	int e;
+
+	snprintf(log_path, sizeof(log_path), "%s/latency.hlog", job->output.dir);
 	snprintf(path, sizeof(path), "%s/hist", job->output.dir);
+	errno = 0;
 	if (mkdir(path, 0755) && errno != EEXIST)
 		goto io;
 	if (job->output.hlog) {
-		snprintf(path, sizeof(path), "%s/latency.hlog", job->output.dir);
+		snprintf(path, sizeof(path), "%s", log_path);
+		errno = 0;
 		log = fopen(path, "w");
+		log_made = log != NULL;
 		if (!log || mrc_hist_hlog_head(log, 0, 0))
 			goto io;
 	}
-	for (size_t s = 0; s < res->n_sizes; s++) {
-		cct_tag(&res->sizes[s], tag, sizeof(tag));
-		if (write_hist(job, tag, res->sizes[s].cct_ns, log, len_s, path, sizeof(path)))
+	for (size_t i = 0; i < res->n_sizes + 3; i++) {
+		const struct mrc_hist *h = hist_at(res, i, tag, sizeof(tag));
+
+		snprintf(path, sizeof(path), "%s/hist/%s.hgrm", job->output.dir, tag);
+		errno = 0;
+		if (write_hist(tag, h, log, log_path, len_s, path, sizeof(path), &partial))
 			goto io;
 	}
-	for (int i = 0; i < 3; i++)
-		if (write_hist(job, tags[i], h[i], log, len_s, path, sizeof(path)))
-			goto io;
+	snprintf(path, sizeof(path), "%s", log_path);
+	errno = 0;
 	if (log && fclose(log)) {
 		log = NULL;
 		goto io;
 	}
 	return 0;
 io:
-	snprintf(err, errlen, "%s: %s", path, strerror(errno ? errno : EIO));
+	e = errno ? errno : EIO;
 	if (log)
 		fclose(log);
-	return -EIO;
+	if (partial)
+		unlink(path);
+	if (log_made)
+		unlink(log_path);
+	mrc_run_add_error(res, "hist write: %s: %s", path, strerror(e));
+	return -e;
 }
 
 static void write_plots(const struct conf_job *job, const struct mrc_run_result *res)
@@ -640,19 +675,39 @@ static int dump_piece(const char *s, size_t len, void *ctx)
 	return 0;
 }
 
-/* Writes @root to @path (json_dump_file's bytes). 0 or a negative errno. */
+/*
+ * Writes @root to @path (json_dump_file's bytes) whole or not at all: into a temporary
+ * PATH.XXXXXX beside it (mode 0666 less the umask, as fopen makes it), renamed over @path
+ * once written and closed; on a failure the temporary is removed and a previous @path is
+ * left as it was. 0 or a negative errno.
+ */
 static int dump_json(const json_t *root, const char *path, size_t flags)
 {
 	struct dump_buf *d = malloc(sizeof(*d));
-	int e;
+	size_t plen = strlen(path);
+	char *tmp = malloc(plen + 8);
+	mode_t mask;
+	int e, fd;
 
-	if (!d)
+	if (!d || !tmp) {
+		free(d);
+		free(tmp);
 		return -ENOMEM;
-	d->f = fopen(path, "w");
+	}
+	memcpy(tmp, path, plen);
+	memcpy(tmp + plen, ".XXXXXX", 8);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		e = -errno;
+		goto out;
+	}
+	mask = umask(0);
+	umask(mask);
+	d->f = fchmod(fd, 0666 & ~mask) ? NULL : fdopen(fd, "w");
 	if (!d->f) {
 		e = -errno;
-		free(d);
-		return e;
+		close(fd);
+		goto fail;
 	}
 	d->err = 0;
 	d->n = 0;
@@ -664,15 +719,21 @@ static int dump_json(const json_t *root, const char *path, size_t flags)
 	}
 	if (e)
 		e = d->err ? -d->err : -EIO;
+	else if (rename(tmp, path))
+		e = -errno;
+fail:
+	if (e)
+		unlink(tmp);
+out:
+	free(tmp);
 	free(d);
 	return e;
 }
 
-int mrc_report_write(const struct conf_job *job, const struct mrc_run_result *res, char *err,
-	size_t errlen)
+int mrc_report_write(const struct conf_job *job, struct mrc_run_result *res)
 {
 	char path[4096];
-	int e;
+	int e = write_hists(job, res), j;
 
 	if (job->output.report) {
 		json_t *root;
@@ -681,19 +742,17 @@ int mrc_report_write(const struct conf_job *job, const struct mrc_run_result *re
 		root = j_report(job, res);
 
 		snprintf(path, sizeof(path), "%s/report.json", job->output.dir);
-		e = root ? dump_json(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) : -ENOMEM;
+		j = root ? dump_json(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) : -ENOMEM;
 		arena_end(); /* the tree with it: no json_decref */
-		if (e) {
-			snprintf(err, errlen, "%s: cannot write: %s", path, strerror(-e));
-			return e;
+		if (j) {
+			/* after the dump: an error the file could not hold */
+			mrc_run_add_error(res, "report write: %s: %s", path, strerror(-j));
+			e = e ?: j;
 		}
 	}
-	e = write_hists(job, res, err, errlen);
-	if (e)
-		return e;
 	if (job->output.plots)
 		write_plots(job, res);
-	return 0;
+	return e;
 }
 
 static void print_hist_row(FILE *f, int w, const char *name, const struct mrc_hist *h,

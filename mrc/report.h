@@ -13,11 +13,16 @@
 #include <stdio.h>
 
 /*
- * Writes every configured output of @res under job->output.dir: report.json, hist/NAME.hgrm,
- * latency.hlog, plots/NAME.png. Returns 0 or a negative errno with "report.json: ..." in @err.
+ * Writes every configured output of @res under job->output.dir, in this order:
+ * hist/NAME.hgrm and latency.hlog, then report.json, then plots/NAME.png. A histogram file
+ * or report.json that cannot be written whole is removed (report.json goes through a
+ * temporary renamed into place, so a previous one stays as it was) and appended to
+ * @res->errors ("hist write: PATH: reason", "report write: PATH: reason"): a histogram
+ * failure is in report.json's errors[] and ok, a report.json failure only in @res (print
+ * the report after this call so the terminal shows both). Plots are best effort. Returns 0
+ * or the negative errno of the first failure.
  */
-int mrc_report_write(const struct conf_job *job, const struct mrc_run_result *res, char *err,
-	size_t errlen);
+int mrc_report_write(const struct conf_job *job, struct mrc_run_result *res);
 
 /* Prints the nccl-tests style table, latency percentiles and fault summary to @f. */
 void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *res, FILE *f);
