@@ -1215,7 +1215,7 @@ static void fault_target(
 }
 
 static void log_fault(struct mrc_fabric *fab, const struct mrc_fab_fault *f,
-	enum mrc_fab_fault_kind kind, uint64_t now)
+	enum mrc_fab_fault_kind kind, uint64_t now, bool noop)
 {
 	struct mrc_fab_fault_rec *r;
 
@@ -1231,6 +1231,7 @@ static void log_fault(struct mrc_fabric *fab, const struct mrc_fab_fault *f,
 	r = &fab->log[fab->n_log++];
 	r->at_ps = now;
 	r->kind = kind;
+	r->noop = noop;
 	fault_target(fab, f, r->target, sizeof(r->target));
 }
 
@@ -1322,7 +1323,8 @@ static void set_switch(struct mrc_fabric *fab, struct fab_switch *s, bool up, ui
 }
 
 /* Removes (blackhole) or restores the static route of switch @s to @usid. -ENOENT when
- * the plan has no such route, or it is already in the asked state. */
+ * the plan has no such route or a blackhole finds it removed already; -EALREADY when a
+ * restore finds it there. */
 static int set_route(struct fab_switch *s, uint16_t usid, bool blackholed)
 {
 	size_t n = s->fib.n, i;
@@ -1342,7 +1344,7 @@ static int set_route(struct fab_switch *s, uint16_t usid, bool blackholed)
 		s->fib.n--;
 	} else {
 		if (i < n && s->routes[i].usid == usid)
-			return -ENOENT;
+			return -EALREADY;
 		memmove(&s->routes[i + 1], &s->routes[i], (n - i) * sizeof(*s->routes));
 		s->routes[i] = *orig;
 		s->fib.n++;
@@ -1400,6 +1402,7 @@ int mrc_fabric_apply(struct mrc_fabric *fab, const struct mrc_fab_fault *f, uint
 {
 	uint32_t ports[2];
 	int n, err = fault_check(fab, f);
+	bool noop = false;
 
 	if (!err)
 		err = need_down_at(fab, f);
@@ -1409,6 +1412,10 @@ int mrc_fabric_apply(struct mrc_fabric *fab, const struct mrc_fab_fault *f, uint
 	switch (f->kind) {
 	case MRC_FAB_LINK_DOWN:
 	case MRC_FAB_LINK_UP:
+		noop = f->kind == MRC_FAB_LINK_UP;
+		for (int i = 0; i < n; i++)
+			if (fab->ports[ports[i]].down & DOWN_LINK)
+				noop = false;
 		for (int i = 0; i < n; i++)
 			set_down(fab, &fab->ports[ports[i]], DOWN_LINK,
 				f->kind == MRC_FAB_LINK_DOWN, now);
@@ -1433,19 +1440,24 @@ int mrc_fabric_apply(struct mrc_fabric *fab, const struct mrc_fab_fault *f, uint
 		s->f = *f;
 		s->next = fab->sched;
 		fab->sched = s;
-		log_fault(fab, f, MRC_FAB_FLAP, now);
+		log_fault(fab, f, MRC_FAB_FLAP, now, false);
 		on_flap(fab, s, 1, now);
 		return 0;
 	}
 	case MRC_FAB_SWITCH_DOWN:
 	case MRC_FAB_SWITCH_UP:
-		set_switch(fab, fault_switch(fab, f), f->kind == MRC_FAB_SWITCH_UP, now);
+		noop = f->kind == MRC_FAB_SWITCH_UP && fault_switch(fab, f)->up;
+		if (!noop)
+			set_switch(fab, fault_switch(fab, f), f->kind == MRC_FAB_SWITCH_UP, now);
 		break;
 	case MRC_FAB_NIC_DOWN:
 	case MRC_FAB_NIC_UP: {
 		bool down = f->kind == MRC_FAB_NIC_DOWN;
 		struct fab_port *o = &fab->ports[nic_port(fab, f->a, f->plane)];
 
+		noop = !down && !(o->down & DOWN_NIC);
+		if (noop)
+			break;
 		set_down(fab, o, DOWN_NIC, down, now);
 		set_down(fab, &fab->ports[o->rev], DOWN_NIC, down, now);
 		if (fab->ops.port_status)
@@ -1455,11 +1467,12 @@ int mrc_fabric_apply(struct mrc_fabric *fab, const struct mrc_fab_fault *f, uint
 	case MRC_FAB_BLACKHOLE:
 	case MRC_FAB_UNBLACKHOLE:
 		err = set_route(fault_switch(fab, f), f->usid, f->kind == MRC_FAB_BLACKHOLE);
-		if (err)
+		noop = err == -EALREADY;
+		if (err && !noop)
 			return err;
 		break;
 	}
-	log_fault(fab, f, f->kind, now);
+	log_fault(fab, f, f->kind, now, noop);
 	return 0;
 }
 
@@ -1475,7 +1488,7 @@ static void on_flap(void *ctx, void *obj, uint64_t arg, uint64_t now)
 
 	for (int i = 0; i < n; i++)
 		set_down(fab, &fab->ports[ports[i]], DOWN_FLAP, down, now);
-	log_fault(fab, &s->f, down ? MRC_FAB_LINK_DOWN : MRC_FAB_LINK_UP, now);
+	log_fault(fab, &s->f, down ? MRC_FAB_LINK_DOWN : MRC_FAB_LINK_UP, now, false);
 	if (down) {
 		next = now + flap_down_ps(&s->f);
 		if (next > s->f.until_ps)
@@ -2540,6 +2553,44 @@ MRC_SELFTEST(fabric)
 		ST_EQ(st, ss.no_route, 1);
 		ST_EQ(st, n->nrx, 1);
 		ST_EQ(st, n->rx[0].psn, 2);
+		t_net_free(n);
+	}
+
+	mrc_st_case(st, "an up of what is not down, an unblackhole of a route there: logged noop");
+	t_setup(&pl, &p, 1, 2, 2, 2);
+	n = t_net_new(st, &p);
+	if (n) {
+		/* in order: T1 1's route to 0x0402 blackholed, restored, restored again; link
+		 * T0 0-T1 1 up (never down), down upward, up both ways; T1 0 up; h0.p0 up */
+		struct mrc_fab_fault bh = {.kind = MRC_FAB_BLACKHOLE, .tier = MRC_FAB_T1, .a = 1,
+			.usid = 0x0402};
+		struct mrc_fab_fault l = {.kind = MRC_FAB_LINK_UP, .tier = MRC_FAB_T0, .a = 0,
+			.b = 1};
+		struct mrc_fab_fault sw = {.kind = MRC_FAB_SWITCH_UP, .tier = MRC_FAB_T1};
+		struct mrc_fab_fault nic = {.kind = MRC_FAB_NIC_UP};
+		static const bool want_noop[] = {
+			false, false, true, true, false, false, true, true};
+		const struct mrc_fab_fault_rec *log;
+		size_t nlog = 0;
+
+		ST_EQ_I(st, mrc_fabric_apply(n->fab, &bh, 0), 0);
+		bh.kind = MRC_FAB_UNBLACKHOLE;
+		ST_EQ_I(st, mrc_fabric_apply(n->fab, &bh, 0), 0);
+		ST_EQ_I(st, mrc_fabric_apply(n->fab, &bh, 0), 0);
+		ST_EQ_I(st, mrc_fabric_apply(n->fab, &l, 0), 0);
+		l.kind = MRC_FAB_LINK_DOWN;
+		l.dir = MRC_FAB_UPWARD;
+		ST_EQ_I(st, mrc_fabric_apply(n->fab, &l, 0), 0);
+		l.kind = MRC_FAB_LINK_UP;
+		l.dir = MRC_FAB_BOTH;
+		ST_EQ_I(st, mrc_fabric_apply(n->fab, &l, 0), 0);
+		ST_EQ_I(st, mrc_fabric_apply(n->fab, &sw, 0), 0);
+		ST_EQ_I(st, mrc_fabric_apply(n->fab, &nic, 0), 0);
+		ST_EQ(st, n->status_up, 0); /* the host is told nothing: nothing changed */
+		log = mrc_fabric_fault_log(n->fab, &nlog);
+		ST_EQ(st, nlog, 8);
+		for (size_t i = 0; i < nlog && i < 8; i++)
+			ST_EQ(st, log[i].noop, want_noop[i]);
 		t_net_free(n);
 	}
 

@@ -169,7 +169,10 @@ struct mrc_fab_fault {
 
 /* Applies @f now (at @now_ps, which must be the loop's clock): for faults "at iteration
  * k" that the collective layer triggers. Returns 0, or -EINVAL (bad target or values) or
- * -ENOENT (blackhole of a route that is not there). */
+ * -ENOENT (blackhole of a route that is not there, or of one the plan does not have).
+ * An up of what is not down (a link without a link-down in its directions, a switch that
+ * is up, a NIC port without a NIC-down) and an unblackhole of a route that is there change
+ * nothing: they return 0 and are logged with noop set (README "Report schema"). */
 int mrc_fabric_apply(struct mrc_fabric *fab, const struct mrc_fab_fault *f, uint64_t now_ps);
 
 /* Validates @f and schedules it at f->at_ps. 0, -EINVAL, -ENOMEM. */
@@ -180,6 +183,7 @@ struct mrc_fab_fault_rec {
 	uint64_t at_ps;
 	enum mrc_fab_fault_kind kind;
 	char target[48]; /* "p0.t0.3-p0.t1.1", "h5.p2", "p1.t1.0", "p0.t0.2 route 0x1402" */
+	bool noop;	 /* it found nothing to change (see mrc_fabric_apply) */
 };
 const struct mrc_fab_fault_rec *mrc_fabric_fault_log(const struct mrc_fabric *fab, size_t *n);
 const char *mrc_fab_fault_name(enum mrc_fab_fault_kind k);

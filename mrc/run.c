@@ -554,8 +554,6 @@ static int fault_apply(struct run *r, const struct conf_fault *cf, uint64_t at, 
 		r->fired[cf - r->job->faults]++;
 	e = applied_add(r, &f, cf, cf->action == CONF_FA_UP || cf->action == CONF_FA_CLEAR, false);
 	e = e ?: now ? mrc_fabric_apply(r->fab, &f, at) : mrc_fabric_schedule(r->fab, &f);
-	/* after the fabric's own event at the same time: equal times run in insertion order */
-	e = e ?: now ? 0 : mrc_sim_at(r->sim, at, (unsigned)r->snap_kind, r, 0);
 	if (!e && cf->action == CONF_FA_CLEAR) { /* clear ends a delay as well as a loss */
 		struct mrc_fab_fault d = f;
 
@@ -564,6 +562,26 @@ static int fault_apply(struct run *r, const struct conf_fault *cf, uint64_t at, 
 		e = applied_add(r, &d, cf, true, false);
 		e = e ?: now ? mrc_fabric_apply(r->fab, &d, at) : mrc_fabric_schedule(r->fab, &d);
 	}
+	/* and the blackholes of the link in its directions: forward is the written order's
+	 * first node's route to the second (as a blackhole of the link written so) */
+	for (int back = 0; !e && cf->action == CONF_FA_CLEAR && back < 2; back++) {
+		struct conf_fault bc = *cf;
+		struct mrc_fab_fault u;
+		char no_route[160];
+
+		if (cf->direction == (back ? CONF_DIR_FORWARD : CONF_DIR_REVERSE))
+			continue;
+		bc.action = CONF_FA_BLACKHOLE;
+		bc.node.reverse = back ? !cf->node.reverse : cf->node.reverse;
+		/* a host has no routes: only the T0's route to the port can be restored */
+		if (fault_map(r, &bc, at, &u, no_route, sizeof(no_route)))
+			continue;
+		u.kind = MRC_FAB_UNBLACKHOLE;
+		e = applied_add(r, &u, cf, true, false);
+		e = e ?: now ? mrc_fabric_apply(r->fab, &u, at) : mrc_fabric_schedule(r->fab, &u);
+	}
+	/* after the fabric's own events at the same time: equal times run in insertion order */
+	e = e ?: now ? 0 : mrc_sim_at(r->sim, at, (unsigned)r->snap_kind, r, 0);
 	if (e) {
 		snprintf(err, errlen, "fault %s: the fabric refused it: %s", cf->target,
 			strerror(-e));
@@ -955,6 +973,10 @@ static void unapplied_add(struct run *r, const struct conf_fault *cf, const char
 	if (!u)
 		return;
 	res->unapplied = u;
+	/* at_iteration fires once per size: one entry per configured fault */
+	for (size_t i = 0; i < res->n_unapplied; i++)
+		if (u[i].index == (uint32_t)(cf - r->job->faults))
+			return;
 	u = &u[res->n_unapplied++];
 	memset(u, 0, sizeof(*u));
 	u->index = (uint32_t)(cf - r->job->faults);
@@ -1014,6 +1036,39 @@ static bool imp_update(struct run *r, struct applied *ap, const struct mrc_fab_f
 	return effect;
 }
 
+/*
+ * Fault part @ap (just matched to its fabric log entry) changed nothing. A configured up
+ * is listed in faults_not_applied[]; so is a clear once none of its parts (loss, delay,
+ * blackholes) found anything to end. A duration's revert of what already ended is dropped
+ * silently (README "Report schema").
+ */
+static void no_effect(struct run *r, const struct applied *ap)
+{
+	const struct conf_fault *cf = &r->job->faults[ap->conf];
+	bool link = cf->node.kind == CONF_NODE_LINK_T0_T1 ||
+		    cf->node.kind == CONF_NODE_LINK_HOST_T0;
+	double us = (double)ap->at_ps / 1e6;
+
+	if (ap->revert)
+		return;
+	if (cf->action == CONF_FA_UP) {
+		unapplied_add(r, cf, "%s is not down at %.6g us%s", cf->target, us,
+			link ? " (up ends a down; clear ends a loss, delay or blackhole)" : "");
+		return;
+	}
+	if (cf->action != CONF_FA_CLEAR)
+		return;
+	for (size_t a = 0; a < r->n_applied; a++) {
+		const struct applied *p = &r->applied[a];
+
+		if (p->conf == ap->conf && p->at_ps == ap->at_ps && !p->revert &&
+			!(p->matched && p->no_effect))
+			return; /* a part still to come, or one that ended something */
+	}
+	unapplied_add(r, cf, "nothing to clear: no loss, delay or blackhole was in force on the "
+			     "link at %.6g us", us);
+}
+
 /* Records the fabric faults applied since the last call as results; a flap's toggles are
  * counted in its record. */
 static void collect_faults(struct run *r, uint32_t iter)
@@ -1063,18 +1118,12 @@ static void collect_faults(struct run *r, uint32_t iter)
 			if (ap->matched || ap->at_ps != fr->at_ps || ap->kind != fr->kind)
 				continue;
 			ap->matched = true;
-			if ((fr->kind == MRC_FAB_LOSS || fr->kind == MRC_FAB_DELAY) &&
-				!imp_update(r, ap, fr)) {
-				/* a clear found nothing of this kind to end: no row; nothing at
-				 * all (its loss part, just before, neither): listed as such */
+			if (fr->noop || ((fr->kind == MRC_FAB_LOSS || fr->kind == MRC_FAB_DELAY) &&
+						!imp_update(r, ap, fr))) {
+				/* it changed nothing: no row (an up, a clear: listed as such) */
 				ap->no_effect = true;
 				res->n_faults--;
-				if (fr->kind == MRC_FAB_DELAY && a > 0 && r->applied[a - 1].no_effect &&
-					r->applied[a - 1].conf == ap->conf &&
-					r->applied[a - 1].at_ps == ap->at_ps)
-					unapplied_add(r, &r->job->faults[ap->conf],
-						"nothing to clear: no loss or delay was in force on "
-						"the link at %.6g us", (double)fr->at_ps / 1e6);
+				no_effect(r, ap);
 				break;
 			}
 			nf->clears = ap->clears;
