@@ -1567,6 +1567,9 @@ int mrc_fabric_tap(struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t inde
 			return -ENOMEM;
 	}
 	o = &fab->ports[i];
+	if (fn && (egress ? fab->taps[i].egress && fab->taps[i].egress_ctx != ctx
+			  : fab->taps[o->rev].arrive && fab->taps[o->rev].arrive_ctx != ctx))
+		return -EBUSY;
 	if (egress) {
 		fab->taps[i].egress = fn;
 		fab->taps[i].egress_ctx = ctx;

@@ -198,8 +198,9 @@ typedef void (*mrc_fab_tap_fn)(void *ctx, const uint8_t *buf, size_t len, uint64
 /*
  * Attaches @fn to port @port of node (@tier, @index, @plane) — host ports: tier HOST,
  * index = host, port ignored (the plane's NIC port). @egress picks the direction.
- * One tap per port and direction; NULL @fn removes it. 0, -EINVAL or -ENOMEM (the
- * fabric makes its table of taps at the first one).
+ * One tap per port and direction; NULL @fn removes it. 0, -EINVAL, -EBUSY (another
+ * context already taps that port and direction: two names of one port, such as h0.p0 and
+ * the link h0.p0-p0.t0.0) or -ENOMEM (the fabric makes its table of taps at the first).
  */
 int mrc_fabric_tap(struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index, unsigned plane,
 	unsigned port, bool egress, mrc_fab_tap_fn fn, void *ctx);

@@ -885,8 +885,16 @@ static int setup_captures(struct run *r, char *err, size_t errlen)
 			bool want = c->dir == CONF_CAP_BOTH || (eg ? c->dir == CONF_CAP_EGRESS :
 								      c->dir == CONF_CAP_INGRESS);
 
-			if (want && mrc_fabric_tap(r->fab, tier, index, n->plane, port, eg, tap_write,
-					    &r->taps[i])) {
+			e = want ? mrc_fabric_tap(r->fab, tier, index, n->plane, port, eg,
+					   tap_write, &r->taps[i])
+				 : 0;
+			if (e == -EBUSY) {
+				snprintf(err, errlen, "capture %s: its port's %s is already captured "
+					 "under another name (one capture per port and direction)",
+					c->point, eg ? "egress" : "ingress");
+				return -EINVAL;
+			}
+			if (e) {
 				snprintf(err, errlen, "capture %s: no such port", c->point);
 				return -EINVAL;
 			}
