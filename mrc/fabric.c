@@ -1323,8 +1323,8 @@ static void set_switch(struct mrc_fabric *fab, struct fab_switch *s, bool up, ui
 }
 
 /* Removes (blackhole) or restores the static route of switch @s to @usid. -ENOENT when
- * the plan has no such route or a blackhole finds it removed already; -EALREADY when a
- * restore finds it there. */
+ * the plan has no such route; -EALREADY when a blackhole finds it removed already or a
+ * restore finds it there (nothing to change). */
 static int set_route(struct fab_switch *s, uint16_t usid, bool blackholed)
 {
 	size_t n = s->fib.n, i;
@@ -1339,7 +1339,7 @@ static int set_route(struct fab_switch *s, uint16_t usid, bool blackholed)
 		;
 	if (blackholed) {
 		if (i == n || s->routes[i].usid != usid)
-			return -ENOENT;
+			return -EALREADY;
 		memmove(&s->routes[i], &s->routes[i + 1], (n - i - 1) * sizeof(*s->routes));
 		s->fib.n--;
 	} else {

@@ -1064,6 +1064,11 @@ static void no_effect(struct run *r, const struct applied *ap)
 			link ? " (up ends a down; clear ends a loss, delay or blackhole)" : "");
 		return;
 	}
+	if (cf->action == CONF_FA_BLACKHOLE) {
+		unapplied_add(r, cf, "%s: the route is blackholed already at %.6g us", cf->target,
+			us);
+		return;
+	}
 	if (cf->action != CONF_FA_CLEAR)
 		return;
 	for (size_t a = 0; a < r->n_applied; a++) {
