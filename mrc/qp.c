@@ -2834,17 +2834,6 @@ static void q23_case(struct mrc_st *st)
 	tn_free(&tn);
 }
 
-static int hook_drop_all_from_0(struct tn *tn, unsigned from, const struct mrc_pkt *d,
-	uint8_t *b, uint32_t *len, uint64_t *extra)
-{
-	(void)tn;
-	(void)d;
-	(void)b;
-	(void)len;
-	(void)extra;
-	return from == 0 ? TN_DROP : TN_PASS;
-}
-
 /*
  * Q24: nothing host 0 sends arrives (its peer's ports are gone). One tail probe goes out
  * two reorder windows after the last packet, and no other before an ACK or the ACK
@@ -2857,7 +2846,7 @@ static void q24_case(struct mrc_st *st, uint8_t *src, uint8_t *dst)
 	struct mrc_qp_stats s0;
 
 	ST_EQ_I(st, tn_init(&tn, 2, 4, false, NULL), 0);
-	tn.hook = hook_drop_all_from_0;
+	tn.hook = hook_all_dead;
 	ST_EQ_I(st, tn_write(&tn, src, dst, 16 << 10, false), 0);
 	tn_run(&tn, 5000000000ull);
 	s0 = tn_stats(&tn, 0);

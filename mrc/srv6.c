@@ -1045,6 +1045,23 @@ static void st_ip6_hdr(uint8_t *pkt, uint8_t nh, uint16_t plen, const struct mrc
 }
 
 /* 2 planes, 2 T0 and 2 T1 per plane, 2 hosts per T0 (hosts h0..h3), generated plan. */
+/* One node and the uSID the plan must give it (0: no such node). */
+struct st_usid {
+	uint8_t role, plane;
+	uint32_t index;
+	uint16_t usid;
+};
+
+static void st_check_usids(struct mrc_st *st, const struct mrc_srv6_plan *pl,
+	const struct st_usid *tab, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct mrc_srv6_node nd = {tab[i].role, tab[i].plane, tab[i].index};
+
+		ST_EQ(st, mrc_srv6_usid(pl, &nd), tab[i].usid);
+	}
+}
+
 static struct mrc_srv6_plan *st_small_plan(void)
 {
 	struct mrc_srv6_params p;
@@ -1085,11 +1102,7 @@ static void st_cases_8k(struct mrc_st *st)
 	if (pl) {
 		/* host 8191: role 0, 8191 + 1 = 0x2000; T0 255: 0x4000 | 256 = 0x4100;
 		 * T1 15: 0x8000 | 16 = 0x8010; the plane is in the block: fc00:3::/32 */
-		static const struct {
-			uint8_t role, plane;
-			uint32_t index;
-			uint16_t usid;
-		} tab[] = {
+		static const struct st_usid tab[] = {
 			{MRC_SRV6_HOST, 3, 8191, 0x2000},
 			{MRC_SRV6_HOST, 0, 8191, 0x2000},
 			{MRC_SRV6_HOST, 7, 0, 0x0001},
@@ -1099,12 +1112,9 @@ static void st_cases_8k(struct mrc_st *st)
 			{MRC_SRV6_T1, 3, 16, 0},
 			{MRC_SRV6_HOST, 8, 0, 0},
 		};
-		struct mrc_srv6_node n;
+		struct mrc_srv6_node n = {0};
 
-		for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
-			n = (struct mrc_srv6_node){tab[i].role, tab[i].plane, tab[i].index};
-			ST_EQ(st, mrc_srv6_usid(pl, &n), tab[i].usid);
-		}
+		st_check_usids(st, pl, tab, sizeof(tab) / sizeof(tab[0]));
 		ST_EQ(st, mrc_srv6_plane_block(pl, 0), 0xfc000000);
 		ST_EQ(st, mrc_srv6_plane_block(pl, 3), 0xfc000003);
 		ST_EQ_I(st, mrc_srv6_host_locator(pl, 3, 8191, &a), 0);
@@ -1392,11 +1402,7 @@ MRC_SELFTEST(srv6)
 	mrc_st_case(st, "plan: uSIDs of a 2-plane, 2x2 T0/T1, 2 hosts/T0 fabric by hand");
 	if (mrc_st_check(st, pl != NULL, __FILE__, __LINE__, "small plan builds")) {
 		/* plane(4) | role(2) | index + 1 (10) */
-		static const struct {
-			uint8_t role, plane;
-			uint32_t index;
-			uint16_t usid;
-		} tab[] = {
+		static const struct st_usid tab[] = {
 			{MRC_SRV6_HOST, 0, 0, 0x0001},
 			{MRC_SRV6_HOST, 0, 3, 0x0004},
 			{MRC_SRV6_HOST, 1, 0, 0x1001},
@@ -1413,13 +1419,10 @@ MRC_SELFTEST(srv6)
 			{MRC_SRV6_T0, 0, 2, 0},
 			{MRC_SRV6_HOST, 0, 4, 0},
 		};
-		struct mrc_srv6_node n;
+		struct mrc_srv6_node n = {0};
 
 		ST_EQ(st, mrc_srv6_plan_hosts(pl), 4);
-		for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
-			n = (struct mrc_srv6_node){tab[i].role, tab[i].plane, tab[i].index};
-			ST_EQ(st, mrc_srv6_usid(pl, &n), tab[i].usid);
-		}
+		st_check_usids(st, pl, tab, sizeof(tab) / sizeof(tab[0]));
 		ST_EQ_I(st, mrc_srv6_usid_node(pl, 1, 0x1802, &n), 0);
 		ST_TRUE(st, n.role == MRC_SRV6_T1 && n.plane == 1 && n.index == 1);
 		ST_EQ_I(st, mrc_srv6_usid_node(pl, 0, 0x1802, &n), -ENOENT); /* plane 1's */
