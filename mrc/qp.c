@@ -21,28 +21,31 @@ enum {
 	TX_INFLIGHT = 0x08, /* counted in inflight bytes */
 	TX_TLP = 0x10,	    /* queued, or last resent, as the tail loss probe */
 	TX_CAND = 0x20,	    /* infer_losses: to be judged (set and cleared there) */
+	TX_MULTI = 0x40,    /* transmitted more than once: prev_ev holds the one before */
+	TX_SHORT = 0x80,    /* its message's last packet, shorter than the MTU (or empty) */
 };
 
 /*
- * One PSN of the requester's window, 24 bytes (a 1024-PSN window of a permutation QP is
- * most of its memory). Its byte offset in the message is (psn - first_psn) * mtu; EV
- * indexes have 18 bits (mrc_qp_new refuses larger profiles; the config allows 65536 EVs);
- * len <= mtu <= MRC_PKT_MAX fits 14 bits; ntx saturates at 3 (only 0 and 1 are asked
- * about). txseq keeps the low 32 bits of the send counter: see ent_txseq().
+ * One PSN of the requester's window, 16 bytes: the send ring of a QP at line rate is most
+ * of its memory (job-perm128: 512 PSNs). What can be worked out is not kept: its message
+ * (ent_wqe: the messages sent hold consecutive PSNs), its payload length (the MTU but for
+ * a TX_SHORT last packet: ent_len), the plane (its EV's), the offset in the message
+ * ((psn - first_psn) * mtu). EV indexes have 16 bits (mrc_qp_new refuses larger profiles;
+ * the config allows 65536 EVs). sent_ps keeps the low 56 bits of the send time, txseq the
+ * low 32 bits of the send counter: ent_sent() and txseq_full() restore them.
  */
 struct txent {
-	uint64_t sent_ps; /* time of the latest transmission */
-	uint32_t wqe;	  /* its message's send-queue counter (sq_at) */
-	uint32_t txseq;	  /* send order of the latest transmission, low 32 bits */
-	uint64_t ev : 18;      /* EV index of the latest transmission */
-	uint64_t prev_ev1 : 18; /* of the one before it, plus 1; 0 when none */
-	uint64_t len : 14;     /* payload bytes */
-	uint64_t flags : 6;    /* TX_* */
-	uint64_t ntx : 2;      /* transmissions, saturating at 3 */
-	uint64_t plane : 4;    /* plane of the latest transmission (< MRC_EV_MAX_PLANES) */
+	uint64_t sent_ps : 56; /* time of the latest transmission, low 56 bits */
+	uint64_t flags : 8;    /* TX_* */
+	uint32_t txseq;	       /* send order of the latest transmission, low 32 bits */
+	uint16_t ev;	       /* EV index of the latest transmission */
+	uint16_t prev_ev;      /* of the one before it (TX_MULTI) */
 };
 
-#define TXENT_EV_LIMIT ((1u << 18) - 1) /* EVs a profile may have: prev_ev + 1 fits too */
+_Static_assert(sizeof(struct txent) == 16, "a send ring entry is 16 bytes");
+
+#define TXENT_EV_LIMIT 65536u /* EVs a profile may have: their indexes fit ev */
+#define TXENT_SENT_MASK ((1ull << 56) - 1)
 
 /*
  * One transmission in the send log, 8 bytes: txseq is the low 32 bits of the send
@@ -423,7 +426,24 @@ static int ent_ev(const struct txent *e)
 /* EV index of the transmission before the latest, -1 when none. */
 static int ent_prev_ev(const struct txent *e)
 {
-	return (int)e->prev_ev1 - 1;
+	return (e->flags & TX_MULTI) ? (int)e->prev_ev : -1;
+}
+
+/*
+ * Send time of @e's latest transmission: the latest data transmission's time minus their
+ * distance in the low 56 bits. Exact while it is under 2^56 ps (20 hours) old; a live
+ * transmission is at most an ACK timeout old (8,796 s at timeout 31), when it is sent
+ * again or the QP fails.
+ */
+static uint64_t ent_sent(const struct mrc_qp *qp, const struct txent *e)
+{
+	return qp->last_tx_ps - ((qp->last_tx_ps - e->sent_ps) & TXENT_SENT_MASK);
+}
+
+/* Plane of @e's latest transmission: its EV's. */
+static unsigned ent_plane(const struct mrc_qp *qp, const struct txent *e)
+{
+	return qp->evs.prof->plane[e->ev];
 }
 
 /* Byte offset of PSN @psn in its message @w (its first PSN is set once it is sent). */
@@ -510,6 +530,41 @@ static int sq_grow(struct mrc_qp *qp)
 static struct wqe *sq_at(struct mrc_qp *qp, uint32_t n)
 {
 	return &qp->sq[n & (qp->sq_cap - 1)];
+}
+
+/*
+ * The message PSN @psn (in [una, next_psn)) belongs to. The messages sent from, sq_head to
+ * sq_cur, hold consecutive PSNs, and each one's end, as a distance from una, is in
+ * [0, next_psn - una] (sq_head's has a PSN unacknowledged, each later one starts where the
+ * one before ends): the first whose end is past @psn's distance holds it. Distances from
+ * una stay exact for a message of any length (2^24 PSNs and more).
+ */
+static struct wqe *ent_wqe(struct mrc_qp *qp, uint32_t psn)
+{
+	uint32_t rel = (psn - qp->una) & MRC_PSN_MASK, lo = qp->sq_head, hi = qp->sq_cur;
+
+	while (lo != hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct wqe *w = sq_at(qp, mid);
+
+		if (((w->first_psn + w->next_pkt - qp->una) & MRC_PSN_MASK) > rel)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return sq_at(qp, lo);
+}
+
+/* Payload bytes of PSN @psn (entry @e). */
+static uint32_t ent_len(struct mrc_qp *qp, const struct txent *e, uint32_t psn)
+{
+	uint32_t mtu = qp->env->qp->mtu;
+	const struct wqe *w;
+
+	if (!(e->flags & TX_SHORT))
+		return mtu;
+	w = ent_wqe(qp, psn);
+	return w->len - (w->npkts - 1) * mtu;
 }
 
 static void wake(struct mrc_qp *qp, int plane)
@@ -609,7 +664,7 @@ static void build_data(struct mrc_qp *qp, uint32_t psn, struct txent *e, int evi
 	uint64_t now_ps, struct mrc_pkt *out)
 {
 	const struct mrc_qp_params *p = qp->env->qp;
-	struct wqe *w = sq_at(qp, e->wqe);
+	struct wqe *w = ent_wqe(qp, psn);
 	uint32_t off = ent_off(qp, w, psn), k = off / p->mtu;
 	bool first = k == 0, last = k + 1 == w->npkts;
 
@@ -644,12 +699,16 @@ static void build_data(struct mrc_qp *qp, uint32_t psn, struct txent *e, int evi
 	out->dma_len = w->len;
 	out->imm = w->imm;
 	out->payload = w->local ? w->local + off : NULL;
-	out->payload_len = e->len;
+	out->payload_len = w->len - off < p->mtu ? w->len - off : p->mtu;
+	(void)e;
 }
 
-static uint64_t ent_bytes(const struct txent *e)
+/* Bytes PSN @psn (entry @e) counts in flight: its payload, at least 1. */
+static uint64_t ent_bytes(struct mrc_qp *qp, const struct txent *e, uint32_t psn)
 {
-	return e->len ? e->len : 1;
+	uint32_t len = ent_len(qp, e, psn);
+
+	return len ? len : 1;
 }
 
 /* Is @r its PSN's latest transmission, still unacknowledged? */
@@ -698,33 +757,33 @@ static void slog_push(struct mrc_qp *qp, uint32_t psn, uint32_t txseq)
 	*slog_at(qp, qp->slog_len++) = (struct sendrec){.txseq = txseq, .psn = psn};
 }
 
-/* Records a transmission of @e (PSN @psn) on @evi. */
-static void sent(struct mrc_qp *qp, uint32_t psn, struct txent *e, int evi, unsigned plane,
-	uint64_t now_ps)
+/* Records a transmission of @e (PSN @psn) on @evi (its plane is the EV's: ent_plane). */
+static void sent(struct mrc_qp *qp, uint32_t psn, struct txent *e, int evi, uint64_t now_ps)
 {
 	struct mrc_ev_stats *es = mrc_ev_st(&qp->evs, (unsigned)evi);
+	uint32_t len = ent_len(qp, e, psn);
 
-	e->prev_ev1 = e->ntx ? e->ev + 1 : 0;
-	e->ev = (uint32_t)evi;
-	e->plane = plane;
-	e->sent_ps = now_ps;
+	if (e->flags & TX_SENT) {
+		e->prev_ev = e->ev;
+		e->flags |= TX_MULTI;
+	}
+	e->ev = (uint16_t)evi;
+	e->sent_ps = now_ps & TXENT_SENT_MASK;
 	qp->last_tx_ps = now_ps;
 	/* new data arms a new tail probe; a retransmission (the probe itself among them) does
 	 * not: one probe until an ACK makes progress (RFC 8985 §7.3). Rearming on every send
 	 * sent a probe each two reorder windows to a peer whose ports were down: 332,484 of
 	 * them in the 4.4 s before its ACK timeout gave up. */
-	if (!e->ntx)
+	if (!(e->flags & TX_SENT))
 		qp->tlp_done = false;
 	e->txseq = (uint32_t)++qp->txseq;
 	if (!qp->roce) /* RoCE infers no loss from SACKs: nothing reads the log */
 		slog_push(qp, psn, e->txseq);
-	if (e->ntx < 3)
-		e->ntx++;
 	e->flags |= TX_SENT | TX_INFLIGHT;
 	e->flags &= (uint8_t)~TX_QUEUED;
-	qp->inflight += ent_bytes(e);
+	qp->inflight += len ? len : 1;
 	es->tx_pkts++;
-	es->tx_bytes += e->len;
+	es->tx_bytes += len;
 }
 
 static bool window_open(struct mrc_qp *qp, uint64_t bytes)
@@ -770,7 +829,7 @@ static bool tx_rtx(
 			qp->rtx_len--;
 			continue;
 		}
-		if (!window_open(qp, ent_bytes(e)))
+		if (!window_open(qp, ent_bytes(qp, e, psn)))
 			return false;
 		/* A different EV than the lost transmission's, from this plane; the same one only
 		 * when nothing else is left anywhere. RoCE: its one path. */
@@ -784,9 +843,9 @@ static bool tx_rtx(
 		qp->rtx_head = (qp->rtx_head + 1) & (qp->rtx_cap - 1);
 		qp->rtx_len--;
 		build_data(qp, psn, e, evi, true, now_ps, out);
-		sent(qp, psn, e, evi, plane, now_ps);
+		sent(qp, psn, e, evi, now_ps);
 		qp->st.rtx_pkts++;
-		qp->st.rtx_bytes += e->len;
+		qp->st.rtx_bytes += ent_len(qp, e, psn);
 		mrc_ev_st(&qp->evs, evi)->rtx_pkts++;
 		return true;
 	}
@@ -819,7 +878,7 @@ static bool tx_new(
 		return false;
 	}
 	e = ent(qp, psn);
-	*e = (struct txent){.wqe = qp->sq_cur, .len = len};
+	*e = (struct txent){.flags = len == mtu ? 0 : TX_SHORT};
 	if (w->next_pkt == 0)
 		w->first_psn = psn;
 	if (++w->next_pkt == w->npkts)
@@ -827,9 +886,9 @@ static bool tx_new(
 	qp->next_psn = psn_add(psn, 1);
 	build_data(qp, psn, e, evi, false, now_ps, out);
 	/* Ask for a SACK when this packet fills the window: nothing else would trigger one. */
-	if (qp->inflight + ent_bytes(e) + mtu > mrc_cc_cwnd(&qp->cc))
+	if (qp->inflight + (len ? len : 1) + mtu > mrc_cc_cwnd(&qp->cc))
 		out->flags |= MRC_BTH_F_ACKREQ;
-	sent(qp, psn, e, evi, plane, now_ps);
+	sent(qp, psn, e, evi, now_ps);
 	qp->st.data_pkts++;
 	qp->st.data_bytes += len;
 	return true;
@@ -886,7 +945,7 @@ static void queue_rtx(struct mrc_qp *qp, uint32_t psn)
 		return;
 	e->flags &= (uint8_t)~TX_TLP; /* tail_probe sets it again for its own */
 	if (e->flags & TX_INFLIGHT) {
-		qp->inflight -= ent_bytes(e);
+		qp->inflight -= ent_bytes(qp, e, psn);
 		e->flags &= (uint8_t)~TX_INFLIGHT;
 	}
 	e->flags |= TX_QUEUED;
@@ -924,27 +983,36 @@ static void retire_ev(struct mrc_qp *qp, int evi, int cause, uint64_t now_ps)
 	}
 }
 
-/* Marks @psn acknowledged; returns its newly acked payload bytes (0 if already acked). */
-static uint64_t ack_one(struct mrc_qp *qp, uint32_t psn)
+/* ack_one's work for an entry not acknowledged before: out of line, as it is the rarer. */
+static uint64_t ack_new(struct mrc_qp *qp, uint32_t psn, struct txent *e)
+{
+	e->flags |= TX_ACKED;
+	if (e->flags & TX_INFLIGHT) {
+		qp->inflight -= ent_bytes(qp, e, psn);
+		e->flags &= (uint8_t)~TX_INFLIGHT;
+	}
+	ent_wqe(qp, psn)->acked++;
+	if (txseq_full(qp, e->txseq) > qp->acked_txseq)
+		qp->acked_txseq = txseq_full(qp, e->txseq);
+	if (ent_sent(qp, e) > qp->acked_sent_ps)
+		qp->acked_sent_ps = ent_sent(qp, e);
+	if (!qp->any_acked || psn_lt(qp->acked_hi, psn))
+		qp->acked_hi = psn;
+	qp->any_acked = true;
+	return ent_bytes(qp, e, psn);
+}
+
+/*
+ * Marks @psn acknowledged; returns its newly acked payload bytes (0 if already acked).
+ * Inline: a SACK asks about every PSN of its bitmap, most of them acknowledged already.
+ */
+static inline uint64_t ack_one(struct mrc_qp *qp, uint32_t psn)
 {
 	struct txent *e = ent(qp, psn);
 
 	if (!in_flight_range(qp, psn) || (e->flags & TX_ACKED) || !(e->flags & TX_SENT))
 		return 0;
-	e->flags |= TX_ACKED;
-	if (e->flags & TX_INFLIGHT) {
-		qp->inflight -= ent_bytes(e);
-		e->flags &= (uint8_t)~TX_INFLIGHT;
-	}
-	sq_at(qp, e->wqe)->acked++;
-	if (txseq_full(qp, e->txseq) > qp->acked_txseq)
-		qp->acked_txseq = txseq_full(qp, e->txseq);
-	if (e->sent_ps > qp->acked_sent_ps)
-		qp->acked_sent_ps = e->sent_ps;
-	if (!qp->any_acked || psn_lt(qp->acked_hi, psn))
-		qp->acked_hi = psn;
-	qp->any_acked = true;
-	return ent_bytes(e);
+	return ack_new(qp, psn, e);
 }
 
 static void advance(struct mrc_qp *qp, uint64_t now_ps)
@@ -989,7 +1057,7 @@ static uint64_t reo_wnd_ps(const struct mrc_qp *qp)
  */
 static uint64_t reo_wnd_of(const struct mrc_qp *qp, const struct txent *e)
 {
-	uint64_t r = reo_wnd_ps(qp), p = qp->rtt_plane_ps[e->plane];
+	uint64_t r = reo_wnd_ps(qp), p = qp->rtt_plane_ps[ent_plane(qp, e)];
 	uint64_t v = mrc_ev_rtt_last(&qp->evs, e->ev);
 
 	r = p > r ? p : r;
@@ -1003,14 +1071,14 @@ static uint64_t reo_wnd_of(const struct mrc_qp *qp, const struct txent *e)
 static bool overdue(struct mrc_qp *qp, uint32_t psn, const struct txent *e, uint64_t thr,
 	uint64_t now_ps)
 {
-	uint64_t wnd = 2 * reo_wnd_of(qp, e);
-	bool older = e->sent_ps < qp->acked_sent_ps;
+	uint64_t wnd = 2 * reo_wnd_of(qp, e), sent_ps = ent_sent(qp, e);
+	bool older = sent_ps < qp->acked_sent_ps;
 
 	if ((psn_lt(psn, qp->acked_hi) && qp->acked_txseq >= txseq_full(qp, e->txseq) + thr) ||
-		(older && now_ps >= e->sent_ps + wnd))
+		(older && now_ps >= sent_ps + wnd))
 		return true;
-	if (older && e->sent_ps + wnd < qp->rack_at_ps)
-		qp->rack_at_ps = e->sent_ps + wnd;
+	if (older && sent_ps + wnd < qp->rack_at_ps)
+		qp->rack_at_ps = sent_ps + wnd;
 	return false;
 }
 
@@ -1060,7 +1128,7 @@ static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 		 * before rack_at_ps (later than now, none being lost), no record after it can
 		 * be lost or due sooner: the rest of the walk would change nothing.
 		 */
-		if (seq + thr > qp->acked_txseq && e->sent_ps + wnd_min >= qp->rack_at_ps)
+		if (seq + thr > qp->acked_txseq && ent_sent(qp, e) + wnd_min >= qp->rack_at_ps)
 			break;
 		lost = overdue(qp, r->psn, e, thr, now_ps);
 	}
@@ -1090,7 +1158,7 @@ static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 		if ((e->flags & (TX_ACKED | TX_QUEUED)) || !overdue(qp, psn, e, thr, now_ps))
 			continue;
 		qp->st.loss_sack++;
-		mrc_cc_on_loss(&qp->cc, now_ps, e->len);
+		mrc_cc_on_loss(&qp->cc, now_ps, ent_len(qp, e, psn));
 		queue_rtx(qp, psn);
 		ev_lost(qp, ent_ev(e), 1);
 		retire_ev(qp, ent_ev(e), MRC_EVC_LOSS_SACK, now_ps);
@@ -1159,8 +1227,8 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 	ack_psn = psn_add(cack, s->ack_psn_offset);
 	ae = ent(qp, ack_psn);
 	if (in_flight_range(qp, ack_psn) && !(ae->flags & TX_ACKED) && (ae->flags & TX_SENT) &&
-		ae->ntx == 1 && !s->pr)
-		rtt = now_ps - ae->sent_ps;
+		!(ae->flags & TX_MULTI) && !s->pr)
+		rtt = now_ps - ent_sent(qp, ae);
 	/*
 	 * The tail probe's copy arrived first (this SACK echoes its EV): the original is lost,
 	 * a loss without a trim on its EV, which is a failed path (WIRE.md). The time rule
@@ -1170,7 +1238,7 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 		!s->pr && evi >= 0 && evi == ent_ev(ae) && ent_prev_ev(ae) >= 0 &&
 		ent_prev_ev(ae) != evi) {
 		qp->st.loss_sack++;
-		mrc_cc_on_loss(&qp->cc, now_ps, ae->len);
+		mrc_cc_on_loss(&qp->cc, now_ps, ent_len(qp, ae, ack_psn));
 		ev_lost(qp, ent_prev_ev(ae), 1);
 		retire_ev(qp, ent_prev_ev(ae), MRC_EVC_LOSS_SACK, now_ps);
 	}
@@ -1264,7 +1332,7 @@ static void roce_on_nak(
 			wake(qp, -1);
 		return;
 	}
-	mrc_cc_on_loss(&qp->cc, now_ps, e->len);
+	mrc_cc_on_loss(&qp->cc, now_ps, ent_len(qp, e, psn));
 	ev_lost(qp, qp->roce_ev, gbn_rewind(qp, psn, &qp->st.loss_sack));
 	wake(qp, -1);
 }
@@ -1328,12 +1396,12 @@ static void on_nack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 			mrc_ev_st(&qp->evs, evi)->trims++;
 			mrc_ev_on_skip(&qp->evs, evi, MRC_EVC_TRIM, now_ps);
 		}
-		mrc_cc_on_trim(&qp->cc, now_ps, e->len);
+		mrc_cc_on_trim(&qp->cc, now_ps, ent_len(qp, e, psn));
 		break;
 	case MRC_NACK_TRIMMED_LASTHOP: /* the receiver's link, not the path: EV keeps GOOD */
 		if (evi >= 0)
 			mrc_ev_st(&qp->evs, evi)->trims++;
-		mrc_cc_on_trim(&qp->cc, now_ps, e->len);
+		mrc_cc_on_trim(&qp->cc, now_ps, ent_len(qp, e, psn));
 		break;
 	default: /* NO_BITMAP, NO_PKT_BUFFER, NO_RESOURCE, PSN_OOR_WINDOW: back off */
 		qp->backoff_until_ps = now_ps + qp->env->qp->nack_backoff_ps;
@@ -1690,7 +1758,7 @@ static void requeue_plane(struct mrc_qp *qp, unsigned plane)
 	for (uint32_t psn = qp->una; psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
 		struct txent *e = ent(qp, psn);
 
-		if ((e->flags & TX_INFLIGHT) && e->plane == plane) {
+		if ((e->flags & TX_INFLIGHT) && ent_plane(qp, e) == plane) {
 			qp_rare(qp)->loss_port++;
 			queue_rtx(qp, psn);
 		}
@@ -2852,6 +2920,65 @@ static void q23_case(struct mrc_st *st)
 }
 
 /*
+ * Q25: five messages in flight at once, three of them ending in a packet shorter than the
+ * MTU (one empty), across the 24-bit PSN wrap; the first transmissions of two short last
+ * packets and of the empty message are dropped. A send-ring entry keeps neither its
+ * message nor its length: both are worked out from the PSN, and every count below is of
+ * the lengths posted, by hand.
+ */
+static void tw_q25(struct mrc_ep_params *p)
+{
+	p->qp.start_psn = 0xFFFFFC;
+	p->qp.reorder_threshold = 8;
+	p->qp.retire_rtx = false;
+}
+
+static void q25_case(struct mrc_st *st, uint8_t *src, uint8_t *dst)
+{
+	/* PSNs: 5000 B: FFFFFC (4096), FFFFFD (904) | 0 B: FFFFFE | 4096 B: FFFFFF |
+	 * 1 B: 000000 | 12289 B: 000001-000003 (4096 each), 000004 (1) */
+	static const uint32_t lens[5] = {5000, 0, 4096, 1, 12289};
+	struct mrc_qp_stats s0;
+	uint64_t off = 0;
+	struct tn tn;
+
+	ST_EQ_I(st, tn_init(&tn, 2, 8, false, tw_q25), 0);
+	tn.hook = hook_drop_psn;
+	drop_psn[0] = 0xFFFFFD;
+	drop_psn[1] = 0xFFFFFE;
+	drop_psn[2] = 0x000004;
+	n_drop_psn = 3;
+	for (unsigned i = 0; i < 5; i++) {
+		uint32_t rkey = 0;
+
+		if (lens[i]) {
+			ST_EQ_I(st, tn_write(&tn, src + off, dst + off, lens[i], false), 0);
+			off += lens[i];
+			continue;
+		}
+		/* an empty write still needs an R_Key: one of a byte's MR */
+		ST_EQ_I(st, mrc_ep_reg_mr(tn.ep[1], dst + off, 1, &rkey), 0);
+		ST_EQ_I(st, mrc_ep_post_write(tn.ep[0], 1, src + off, 0, (uint64_t)(uintptr_t)(dst + off),
+				    rkey, false, 0, 43, tn.now), 0);
+	}
+	tn_run(&tn, UINT64_MAX);
+	n_drop_psn = 0;
+	s0 = tn_stats(&tn, 0);
+	ST_EQ(st, tn.done, 5);
+	ST_EQ(st, s0.data_pkts, 2 + 1 + 1 + 1 + 4);
+	ST_EQ(st, s0.data_bytes, 5000 + 4096 + 1 + 12289);
+	ST_EQ(st, s0.rtx_pkts, 3);
+	ST_EQ(st, s0.rtx_bytes, 904 + 0 + 1);
+	ST_EQ(st, mrc_qp_una(tn_qp(&tn, 0)), 0x000005);
+	off = 0;
+	for (unsigned i = 0; i < 5; i++) {
+		ST_EQ_MEM(st, dst + off, src + off, lens[i]);
+		off += lens[i];
+	}
+	tn_free(&tn);
+}
+
+/*
  * Q24: nothing host 0 sends arrives (its peer's ports are gone). One tail probe goes out
  * two reorder windows after the last packet, and no other before an ACK or the ACK
  * timeout (RFC 8985 §7.3): 5 ms is under the 16.78 ms timeout, so 4 data packets and 1
@@ -3279,6 +3406,10 @@ MRC_SELFTEST(qp)
 	mrc_st_case(st, "Q24 one tail probe until an ACK: a peer that hears nothing gets one "
 			"probe, not one per two reorder windows");
 	q24_case(st, src, dst);
+
+	mrc_st_case(st, "Q25 five messages in flight, short and empty last packets lost across "
+			"the PSN wrap: each resent with its own length, all delivered");
+	q25_case(st, src, dst);
 
 	mrc_st_case(st, "Q20 a gathered packet received in pieces: its payload placed from the "
 			"sender's buffer, one copy; NULL places zeros; with checks on, dropped");
