@@ -58,9 +58,12 @@ enum {
 	PK_ICRC = 8, /* gathered, checksums finished: icrc holds the ICRC */
 };
 
-/* A port's queue of one class: packets linked by their next field, FIFO. */
+/*
+ * A port's queue of one class, FIFO: packets linked by their next field in a ring, the
+ * last packet's next is the first, so the tail alone (NULL: empty) finds both ends.
+ */
 struct fab_fifo {
-	struct fab_pkt *head, *tail;
+	struct fab_pkt *tail;
 };
 
 enum {
@@ -72,16 +75,16 @@ enum {
 struct fab_switch;
 
 /*
- * An output port (one direction of a link): what a packet touches, and its counters.
- * Rate and propagation delay are its tier's (host links, T0-T1 links: fab->link[]);
- * taps and link-down times live in arrays of the fabric made when first needed.
+ * An output port (one direction of a link): what a packet touches, and its counters:
+ * 128 bytes, two cache lines, the first all a packet's path reads, the second its
+ * counters. Rate and propagation delay are its tier's (host links, T0-T1 links:
+ * fab->link[]); taps, link-down times and the LOSS/DELAY faults' figures live in arrays
+ * of the fabric made when first needed (fab->taps, fab->down_at, fab->impair).
  */
 struct fab_port {
 	struct fab_fifo q[2]; /* 0: control class, 1: data class */
 	uint32_t qbytes[2];
 	uint64_t busy_until;	    /* serialization of the last packet ends */
-	uint64_t extra_ps;	    /* added propagation delay (DELAY fault) */
-	uint64_t loss_thresh;	    /* random loss: draw (53 bits) < thresh */
 	struct fab_switch *sw;	    /* owner switch, NULL for a NIC port */
 	struct fab_switch *peer_sw; /* receiving switch, NULL when it is a host */
 	uint32_t host;		    /* owner host (NIC port), receiving host (last hop) */
@@ -94,6 +97,15 @@ struct fab_port {
 	uint8_t down; /* DOWN_* bits */
 	uint8_t taps; /* TAP_* bits: fab->taps[] has a tap for it */
 	struct mrc_fab_port_stats st;
+};
+
+_Static_assert(sizeof(struct fab_port) == 128 && offsetof(struct fab_port, st) == 64,
+	"a port is two cache lines: what forwarding reads, then its counters");
+
+/* A port's LOSS and DELAY fault figures (fab->impair). */
+struct fab_impair {
+	uint64_t extra_ps;    /* added propagation delay (DELAY fault) */
+	uint64_t loss_thresh; /* random loss: draw (53 bits) < thresh */
 };
 
 enum {
@@ -156,6 +168,7 @@ struct mrc_fabric {
 	struct fab_taps *taps;	  /* [n_ports] once a tap is set, else NULL */
 	uint64_t (*down_at)[4];	  /* [n_ports]: times of a port's last 4 link-down events, by
 				   * gen; made by the first fault that can take a link down */
+	struct fab_impair *impair; /* [n_ports]: made by the first LOSS or DELAY fault */
 	struct fab_switch *sw;
 	struct mrc_rng rng;
 
@@ -295,20 +308,26 @@ static inline void pkt_free(struct mrc_fabric *fab, struct fab_pkt *pkt)
 
 static inline void fifo_push(struct fab_fifo *f, struct fab_pkt *pkt)
 {
-	pkt->next = NULL;
-	if (f->head)
+	if (f->tail) {
+		pkt->next = f->tail->next;
 		f->tail->next = pkt;
-	else
-		f->head = pkt;
+	} else {
+		pkt->next = pkt;
+	}
 	f->tail = pkt;
 }
 
 static inline struct fab_pkt *fifo_pop(struct fab_fifo *f)
 {
-	struct fab_pkt *pkt = f->head;
+	struct fab_pkt *pkt;
 
-	if (pkt)
-		f->head = pkt->next;
+	if (!f->tail)
+		return NULL;
+	pkt = f->tail->next;
+	if (pkt == f->tail)
+		f->tail = NULL;
+	else
+		f->tail->next = pkt->next;
 	return pkt;
 }
 
@@ -509,21 +528,27 @@ static void launch(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *p
 	uint64_t ser = l->ser_ps_per_byte ? pkt->len * l->ser_ps_per_byte
 					  : mrc_fab_ser_ps(pkt->len, l->rate_bps);
 	uint32_t idx = (uint32_t)(o - fab->ports);
+	uint64_t extra_ps = 0;
 
 	o->busy_until = now + ser;
 	o->st.tx_pkts++;
 	o->st.tx_bytes += pkt->len;
 	if (o->taps & TAP_EGRESS)
 		tap_call(fab, fab->taps[idx].egress, fab->taps[idx].egress_ctx, pkt, now);
-	if (o->loss_thresh && (mrc_rng_next(&fab->rng) >> 11) < o->loss_thresh)
-		pkt->flags |= PK_LOST;
+	if (fab->impair) {
+		const struct fab_impair *im = &fab->impair[idx];
+
+		if (im->loss_thresh && (mrc_rng_next(&fab->rng) >> 11) < im->loss_thresh)
+			pkt->flags |= PK_LOST;
+		extra_ps = im->extra_ps;
+	}
 	pkt->port = idx;
 	pkt->gen = o->gen;
 	/* its last bit reaches the far end at now + ser + delay (on_arrive works it back) */
 	mrc_sim_at(fab->sim,
-		now + ser + l->delay_ps + o->extra_ps + (o->peer_sw ? fab->p.switch_delay_ps : 0),
+		now + ser + l->delay_ps + extra_ps + (o->peer_sw ? fab->p.switch_delay_ps : 0),
 		(unsigned)fab->k_arrive, pkt, 0);
-	if (o->nic || o->q[0].head || o->q[1].head) {
+	if (o->nic || o->q[0].tail || o->q[1].tail) {
 		o->pending = 1;
 		mrc_sim_at(fab->sim, o->busy_until, (unsigned)fab->k_free, o, 0);
 	}
@@ -926,10 +951,12 @@ static int build(struct mrc_fabric *fab)
 	fab->base_t0 = H * P;
 	fab->base_t1 = fab->base_t0 + P * T0 * (hpt + T1);
 	fab->n_ports = fab->base_t1 + P * T1 * T0;
-	fab->ports = calloc(fab->n_ports, sizeof(*fab->ports));
+	/* cache-line aligned: a port's two halves are a line each (struct fab_port) */
+	fab->ports = aligned_alloc(64, fab->n_ports * sizeof(*fab->ports));
 	fab->sw = calloc(fab->n_switches, sizeof(*fab->sw));
 	if (!fab->ports || !fab->sw)
 		return -ENOMEM;
+	memset(fab->ports, 0, fab->n_ports * sizeof(*fab->ports));
 
 	for (uint32_t pl = 0; pl < P; pl++) {
 		for (uint32_t i = 0; i < T0 + T1; i++) {
@@ -1119,6 +1146,7 @@ void mrc_fabric_free(struct mrc_fabric *fab)
 	free(fab->ports);
 	free(fab->taps);
 	free(fab->down_at);
+	free(fab->impair);
 	free(fab->sw);
 	free(fab->addr_key);
 	free(fab->addr_val);
@@ -1388,9 +1416,15 @@ static uint64_t flap_down_ps(const struct mrc_fab_fault *f)
 }
 
 /* Makes the ports' link-down times when @f is the first fault that can take a link down
- * (pkt_lost reads them only after one did). 0 or -ENOMEM. */
-static int need_down_at(struct mrc_fabric *fab, const struct mrc_fab_fault *f)
+ * (pkt_lost reads them only after one did), and their LOSS/DELAY figures when it is the
+ * first such fault (launch reads them only once made). 0 or -ENOMEM. */
+static int need_arrays(struct mrc_fabric *fab, const struct mrc_fab_fault *f)
 {
+	if (!fab->impair && (f->kind == MRC_FAB_LOSS || f->kind == MRC_FAB_DELAY)) {
+		fab->impair = calloc(fab->n_ports, sizeof(*fab->impair));
+		if (!fab->impair)
+			return -ENOMEM;
+	}
 	if (fab->down_at || (f->kind != MRC_FAB_LINK_DOWN && f->kind != MRC_FAB_SWITCH_DOWN &&
 				    f->kind != MRC_FAB_NIC_DOWN && f->kind != MRC_FAB_FLAP))
 		return 0;
@@ -1405,7 +1439,7 @@ int mrc_fabric_apply(struct mrc_fabric *fab, const struct mrc_fab_fault *f, uint
 	bool noop = false;
 
 	if (!err)
-		err = need_down_at(fab, f);
+		err = need_arrays(fab, f);
 	if (err)
 		return err;
 	n = link_ports(fab, f, ports);
@@ -1422,12 +1456,12 @@ int mrc_fabric_apply(struct mrc_fabric *fab, const struct mrc_fab_fault *f, uint
 		break;
 	case MRC_FAB_LOSS:
 		for (int i = 0; i < n; i++)
-			fab->ports[ports[i]].loss_thresh =
+			fab->impair[ports[i]].loss_thresh =
 				(uint64_t)(f->loss_rate * (double)(1ull << 53));
 		break;
 	case MRC_FAB_DELAY:
 		for (int i = 0; i < n; i++)
-			fab->ports[ports[i]].extra_ps = f->delay_ps;
+			fab->impair[ports[i]].extra_ps = f->delay_ps;
 		break;
 	case MRC_FAB_FLAP: {
 		struct fab_sched *s;
@@ -1516,7 +1550,7 @@ int mrc_fabric_schedule(struct mrc_fabric *fab, const struct mrc_fab_fault *f)
 	int err = fault_check(fab, f);
 
 	if (!err)
-		err = need_down_at(fab, f);
+		err = need_arrays(fab, f);
 	if (err)
 		return err;
 	s = calloc(1, sizeof(*s));
@@ -1641,6 +1675,8 @@ void mrc_fabric_stats(const struct mrc_fabric *fab, struct mrc_fab_stats *out)
 		mem += fab->n_ports * sizeof(*fab->taps);
 	if (fab->down_at)
 		mem += fab->n_ports * sizeof(*fab->down_at);
+	if (fab->impair)
+		mem += fab->n_ports * sizeof(*fab->impair);
 	out->events = mrc_sim_events(fab->sim);
 	out->pkt_hops = fab->pkt_hops;
 	out->injected = fab->injected;
