@@ -16,7 +16,7 @@
 #include <string.h>
 
 /*
- * A packet in the pool: 40 bytes of metadata, then its bytes, in a slot of the smallest
+ * A packet in the pool: 32 bytes of metadata, then its bytes, in a slot of the smallest
  * size class (POOL_STEP-byte steps) that holds them: a packet costs its header bytes
  * rounded up, not the largest packet's. The offsets are parsed once when the host
  * injects the packet (switches edit DA, SL, TC and hop limit in place, never the
@@ -24,43 +24,80 @@
  * its registered buffer, as an RDMA NIC DMAs it: data holds the hlen bytes before it,
  * and the packet's len bytes on the link are those, the pay_len payload bytes at pay
  * (zeros when NULL), then zeros (pad, ICRC; the ICRC once computed is kept in icrc). So
- * the pool holds headers, not payloads: 168-184 bytes a gathered packet (124-140 bytes
+ * the pool holds headers, not payloads: 160-176 bytes a gathered packet (124-140 bytes
  * of headers) instead of the MTU. A receiving host with the rx_gather op gets it in
  * those pieces (headers, payload pointer) and places the payload from the sender's
  * buffer: one copy, as an RDMA NIC; with rx it is laid out first. @next links a queued
  * packet to the one behind it in its port's queue, and a free packet to the next free
- * one of its class. The time its last bit reaches the far end of the link is not kept:
- * the arrival event runs then (plus the switch delay at a switch).
+ * one of its class; a packet on a link is in neither, and keeps its port and gen in the
+ * same 8 bytes (launch writes them, on_arrive reads them before anything else links the
+ * packet). The time its last bit reaches the far end of the link is not kept: the
+ * arrival event runs then (plus the switch delay at a switch). The three header offsets
+ * are kept as one (nh_off) and flags, with no narrowing: the SRH can only follow the
+ * outer IPv6 (at MRC_IP6_HLEN), and the BTH follows the UDP header that follows the
+ * inner IPv6 or, without one, the outer and its SRH (pkt_srh_off, pkt_inner_off,
+ * pkt_bth_off); nh_off <= hlen <= pkt_cap <= 65535 (mrc_fabric_new) as len's 16 bits.
  */
 struct fab_pkt {
-	struct fab_pkt *next; /* queue or free list */
-	const uint8_t *pay;   /* gathered payload, NULL: zeros (or none: pay_len 0) */
-	uint32_t port;	      /* output port it is queued at or travelling on */
-	uint32_t icrc;	      /* PK_ICRC: the ICRC of a gathered packet, as on the wire */
-	uint16_t len;	      /* on the link */
-	uint16_t hlen;	      /* in data[]: len unless gathered */
-	uint16_t pay_len;     /* gathered payload bytes after data[hlen - 1] */
-	uint16_t inner_off;   /* offset of the inner IPv6, 0 = plain packet (no outer) */
-	uint16_t bth_off;     /* offset of the BTH, 0 = not an MRC packet */
-	uint8_t srh_off;      /* offset of the SRH, 0 = none (it can only follow the outer) */
-	uint8_t flags;	      /* PK_* */
-	uint8_t gen;	      /* its link's down count when it was sent */
-	uint8_t live;	      /* allocated (mrc_fabric_forget_payloads walks the slabs) */
-	uint16_t cls;	      /* size class: the slot is (cls + 1) * POOL_STEP bytes; the
-			       * slot's, not the packet's: pkt_move leaves it */
+	union {
+		struct fab_pkt *next; /* queued or free: the next in the queue or free list */
+		struct {	      /* on a link, from launch to on_arrive: */
+			uint32_t port; /* the output port it left by */
+			uint8_t gen;   /* that link's down count when it left */
+		};
+	};
+	const uint8_t *pay; /* gathered payload, NULL: zeros (or none: pay_len 0) */
+	uint32_t icrc;	    /* PK_ICRC: the ICRC of a gathered packet, as on the wire */
+	uint16_t len;	    /* on the link */
+	uint16_t hlen;	    /* in data[]: len unless gathered */
+	uint16_t pay_len;   /* gathered payload bytes after data[hlen - 1] */
+	uint16_t nh_off;    /* PK_INNER, PK_MRC: where the header after the outer IPv6
+			     * and its SRH (PK_SRH) starts: the inner IPv6 or UDP */
+	uint8_t flags;	    /* PK_* */
+	uint16_t cls;	    /* size class: the slot is (cls + 1) * POOL_STEP bytes; the
+			     * slot's, not the packet's: pkt_move leaves it */
 	uint8_t data[];
 };
 
+_Static_assert(sizeof(struct fab_pkt) == 32 && offsetof(struct fab_pkt, data) == 32,
+	"a packet's metadata is 32 bytes, POOL_STEP-aligned");
+
 enum {
-	PK_CTRL = 1, /* control class: ACK/SACK/NACK/probe/endpoint, trimmed */
-	PK_LOST = 2, /* dies on arrival (random loss) */
-	PK_BAD = 4,  /* not parsable as IPv6: switches drop it */
-	PK_ICRC = 8, /* gathered, checksums finished: icrc holds the ICRC */
+	PK_CTRL = 1,   /* control class: ACK/SACK/NACK/probe/endpoint, trimmed */
+	PK_LOST = 2,   /* dies on arrival (random loss) */
+	PK_BAD = 4,    /* not parsable as IPv6: switches drop it */
+	PK_ICRC = 8,   /* gathered, checksums finished: icrc holds the ICRC */
+	PK_SRH = 16,   /* an SRH follows the outer IPv6 */
+	PK_INNER = 32, /* an inner IPv6 at nh_off: an outer one precedes it */
+	PK_MRC = 64,   /* UDP to MRC_UDP_PORT and a BTH after it (pkt_bth_off) */
 };
 
-/* A port's queue of one class: packets linked by their next field, FIFO. */
+/* Offset of the SRH in data[], 0 = none. */
+static inline uint32_t pkt_srh_off(const struct fab_pkt *pkt)
+{
+	return pkt->flags & PK_SRH ? MRC_IP6_HLEN : 0;
+}
+
+/* Offset of the inner IPv6, 0 = plain packet (no outer). */
+static inline uint32_t pkt_inner_off(const struct fab_pkt *pkt)
+{
+	return pkt->flags & PK_INNER ? pkt->nh_off : 0;
+}
+
+/* Offset of the BTH, 0 = not an MRC packet. */
+static inline uint32_t pkt_bth_off(const struct fab_pkt *pkt)
+{
+	if (!(pkt->flags & PK_MRC))
+		return 0;
+	return pkt->nh_off + (pkt->flags & PK_INNER ? MRC_IP6_HLEN : 0) + MRC_UDP_HLEN;
+}
+
+/*
+ * A port's queue of one class, FIFO: packets linked by their next field in a ring, the
+ * last packet's next is the first, so the tail alone (NULL: empty) finds both ends.
+ */
 struct fab_fifo {
-	struct fab_pkt *head, *tail;
+	struct fab_pkt *tail;
 };
 
 enum {
@@ -72,16 +109,16 @@ enum {
 struct fab_switch;
 
 /*
- * An output port (one direction of a link): what a packet touches, and its counters.
- * Rate and propagation delay are its tier's (host links, T0-T1 links: fab->link[]);
- * taps and link-down times live in arrays of the fabric made when first needed.
+ * An output port (one direction of a link): what a packet touches, and its counters:
+ * 128 bytes, two cache lines, the first all a packet's path reads, the second its
+ * counters. Rate and propagation delay are its tier's (host links, T0-T1 links:
+ * fab->link[]); taps, link-down times and the LOSS/DELAY faults' figures live in arrays
+ * of the fabric made when first needed (fab->taps, fab->down_at, fab->impair).
  */
 struct fab_port {
 	struct fab_fifo q[2]; /* 0: control class, 1: data class */
 	uint32_t qbytes[2];
 	uint64_t busy_until;	    /* serialization of the last packet ends */
-	uint64_t extra_ps;	    /* added propagation delay (DELAY fault) */
-	uint64_t loss_thresh;	    /* random loss: draw (53 bits) < thresh */
 	struct fab_switch *sw;	    /* owner switch, NULL for a NIC port */
 	struct fab_switch *peer_sw; /* receiving switch, NULL when it is a host */
 	uint32_t host;		    /* owner host (NIC port), receiving host (last hop) */
@@ -94,6 +131,15 @@ struct fab_port {
 	uint8_t down; /* DOWN_* bits */
 	uint8_t taps; /* TAP_* bits: fab->taps[] has a tap for it */
 	struct mrc_fab_port_stats st;
+};
+
+_Static_assert(sizeof(struct fab_port) == 128 && offsetof(struct fab_port, st) == 64,
+	"a port is two cache lines: what forwarding reads, then its counters");
+
+/* A port's LOSS and DELAY fault figures (fab->impair). */
+struct fab_impair {
+	uint64_t extra_ps;    /* added propagation delay (DELAY fault) */
+	uint64_t loss_thresh; /* random loss: draw (53 bits) < thresh */
 };
 
 enum {
@@ -156,6 +202,7 @@ struct mrc_fabric {
 	struct fab_taps *taps;	  /* [n_ports] once a tap is set, else NULL */
 	uint64_t (*down_at)[4];	  /* [n_ports]: times of a port's last 4 link-down events, by
 				   * gen; made by the first fault that can take a link down */
+	struct fab_impair *impair; /* [n_ports]: made by the first LOSS or DELAY fault */
 	struct fab_switch *sw;
 	struct mrc_rng rng;
 
@@ -170,7 +217,7 @@ struct mrc_fabric {
 					  * not 0, the 4 ICRC bytes at ic */
 	uint8_t *txbuf;	  /* pkt_cap: a host writes the packet it sends here */
 	struct fab_pkt **free_pkts; /* [n_cls] */
-	unsigned n_cls;		    /* classes up to 40 + pkt_cap bytes */
+	unsigned n_cls;		    /* classes up to 32 + pkt_cap bytes */
 	struct fab_slab *slabs;
 	uint64_t pkts_alloc;
 	size_t pool_bytes;
@@ -274,7 +321,6 @@ static struct fab_pkt *pkt_alloc(struct mrc_fabric *fab, size_t bytes)
 			struct fab_pkt *q = (struct fab_pkt *)(s->mem + (size_t)i * stride);
 
 			q->cls = (uint16_t)cls;
-			q->live = 0;
 			q->next = pkt;
 			pkt = q;
 		}
@@ -282,33 +328,37 @@ static struct fab_pkt *pkt_alloc(struct mrc_fabric *fab, size_t bytes)
 		fab->pool_bytes += (size_t)n * stride;
 	}
 	fab->free_pkts[cls] = pkt->next;
-	pkt->live = 1;
 	return pkt;
 }
 
 static inline void pkt_free(struct mrc_fabric *fab, struct fab_pkt *pkt)
 {
-	pkt->live = 0;
 	pkt->next = fab->free_pkts[pkt->cls];
 	fab->free_pkts[pkt->cls] = pkt;
 }
 
 static inline void fifo_push(struct fab_fifo *f, struct fab_pkt *pkt)
 {
-	pkt->next = NULL;
-	if (f->head)
+	if (f->tail) {
+		pkt->next = f->tail->next;
 		f->tail->next = pkt;
-	else
-		f->head = pkt;
+	} else {
+		pkt->next = pkt;
+	}
 	f->tail = pkt;
 }
 
 static inline struct fab_pkt *fifo_pop(struct fab_fifo *f)
 {
-	struct fab_pkt *pkt = f->head;
+	struct fab_pkt *pkt;
 
-	if (pkt)
-		f->head = pkt->next;
+	if (!f->tail)
+		return NULL;
+	pkt = f->tail->next;
+	if (pkt == f->tail)
+		f->tail = NULL;
+	else
+		f->tail->next = pkt->next;
 	return pkt;
 }
 
@@ -382,8 +432,9 @@ static void pkt_parse(struct fab_pkt *pkt)
 	uint32_t len = pkt->hlen, off = MRC_IP6_HLEN;
 	uint8_t nh;
 
-	pkt->srh_off = 0;
-	pkt->inner_off = pkt->bth_off = 0;
+	uint32_t bth;
+
+	pkt->nh_off = 0;
 	pkt->flags = 0;
 	if (len < MRC_IP6_HLEN || d[0] >> 4 != 6) {
 		pkt->flags = PK_BAD;
@@ -395,14 +446,15 @@ static void pkt_parse(struct fab_pkt *pkt)
 
 		if (mrc_wire_srh_decode(d + off, len - off, &srh) < 0)
 			return;
-		pkt->srh_off = (uint8_t)off;
+		pkt->flags |= PK_SRH;
 		nh = srh.next_header;
 		off += (uint32_t)srh.len;
 	}
+	pkt->nh_off = (uint16_t)off; /* <= len: the SRH decoded within it */
 	if (nh == 41) {
 		if (off + MRC_IP6_HLEN > len || d[off] >> 4 != 6)
 			return;
-		pkt->inner_off = (uint16_t)off;
+		pkt->flags |= PK_INNER;
 		nh = d[off + 6];
 		off += MRC_IP6_HLEN;
 	}
@@ -410,8 +462,9 @@ static void pkt_parse(struct fab_pkt *pkt)
 		return;
 	if (get_be16(d + off + 2) != MRC_UDP_PORT)
 		return;
-	pkt->bth_off = (uint16_t)(off + MRC_UDP_HLEN);
-	switch (d[pkt->bth_off]) {
+	pkt->flags |= PK_MRC;
+	bth = off + MRC_UDP_HLEN;
+	switch (d[bth]) {
 	case MRC_OP_ACK:
 	case MRC_OP_EP_REQUEST:
 	case MRC_OP_EP_RESPONSE:
@@ -474,10 +527,11 @@ static const uint8_t *pkt_bytes(struct mrc_fabric *fab, const struct fab_pkt *pk
 static const uint8_t *finish_csum(struct mrc_fabric *fab, struct fab_pkt *pkt)
 {
 	struct mrc_wire_cfg cfg;
-	uint8_t *sum = pkt->data + pkt->bth_off - MRC_UDP_HLEN + 6;
+	uint32_t bth = pkt_bth_off(pkt);
+	uint8_t *sum = pkt->data + bth - MRC_UDP_HLEN + 6;
 	const uint8_t *b;
 
-	if (!fab->p.csum_offload || !pkt->bth_off || get_be16(sum) != 0)
+	if (!fab->p.csum_offload || !bth || get_be16(sum) != 0)
 		return pkt_bytes(fab, pkt);
 	mrc_wire_cfg_default(&cfg);
 	cfg.icrc_outer = fab->p.icrc_outer;
@@ -509,21 +563,27 @@ static void launch(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *p
 	uint64_t ser = l->ser_ps_per_byte ? pkt->len * l->ser_ps_per_byte
 					  : mrc_fab_ser_ps(pkt->len, l->rate_bps);
 	uint32_t idx = (uint32_t)(o - fab->ports);
+	uint64_t extra_ps = 0;
 
 	o->busy_until = now + ser;
 	o->st.tx_pkts++;
 	o->st.tx_bytes += pkt->len;
 	if (o->taps & TAP_EGRESS)
 		tap_call(fab, fab->taps[idx].egress, fab->taps[idx].egress_ctx, pkt, now);
-	if (o->loss_thresh && (mrc_rng_next(&fab->rng) >> 11) < o->loss_thresh)
-		pkt->flags |= PK_LOST;
+	if (fab->impair) {
+		const struct fab_impair *im = &fab->impair[idx];
+
+		if (im->loss_thresh && (mrc_rng_next(&fab->rng) >> 11) < im->loss_thresh)
+			pkt->flags |= PK_LOST;
+		extra_ps = im->extra_ps;
+	}
 	pkt->port = idx;
 	pkt->gen = o->gen;
 	/* its last bit reaches the far end at now + ser + delay (on_arrive works it back) */
 	mrc_sim_at(fab->sim,
-		now + ser + l->delay_ps + o->extra_ps + (o->peer_sw ? fab->p.switch_delay_ps : 0),
+		now + ser + l->delay_ps + extra_ps + (o->peer_sw ? fab->p.switch_delay_ps : 0),
 		(unsigned)fab->k_arrive, pkt, 0);
-	if (o->nic || o->q[0].head || o->q[1].head) {
+	if (o->nic || o->q[0].tail || o->q[1].tail) {
 		o->pending = 1;
 		mrc_sim_at(fab->sim, o->busy_until, (unsigned)fab->k_free, o, 0);
 	}
@@ -613,8 +673,8 @@ static bool mark_ce(struct fab_pkt *pkt)
 	if ((tc & 3) == 0 || (tc & 3) == 3)
 		return false;
 	ip6_set_tc(d, tc | 3);
-	if (pkt->inner_off) {
-		uint8_t *in = d + pkt->inner_off;
+	if (pkt->flags & PK_INNER) {
+		uint8_t *in = d + pkt_inner_off(pkt);
 
 		if (ip6_tc(in) & 3)
 			ip6_set_tc(in, ip6_tc(in) | 3);
@@ -633,8 +693,10 @@ static void enqueue(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *
 		return;
 	}
 	if (!(pkt->flags & PK_CTRL) && o->qbytes[1] + pkt->len > p->buffer_bytes) {
-		if (!p->trim || !pkt->bth_off || pkt->len <= p->trim_bytes ||
-			(uint32_t)pkt->bth_off + MRC_BTH_LEN > p->trim_bytes) {
+		uint32_t bth = pkt_bth_off(pkt);
+
+		if (!p->trim || !bth || pkt->len <= p->trim_bytes ||
+			bth + MRC_BTH_LEN > p->trim_bytes) {
 			o->st.drops++;
 			pkt_free(fab, pkt);
 			return;
@@ -785,14 +847,14 @@ static int forward(struct mrc_fabric *fab, struct fab_switch *s, struct fab_pkt 
 			s->st.hop_limit++;
 			return -1;
 		}
-		if (rc != -EDESTADDRREQ || !pkt->inner_off) {
+		if (rc != -EDESTADDRREQ || !(pkt->flags & PK_INNER)) {
 			if (rc == -ENOENT || rc == -EDESTADDRREQ || rc == -ELOOP)
 				s->st.no_route++;
 			else
 				s->st.bad_pkt++;
 			return -1;
 		}
-		hp = addr_lookup(fab, d + pkt->inner_off + 24);
+		hp = addr_lookup(fab, d + pkt_inner_off(pkt) + 24);
 		rc = hp == UINT32_MAX ? -1 : port_to_host(fab, s, pkt, hp, false);
 	} else {
 		hp = addr_lookup(fab, d + 24);
@@ -926,10 +988,12 @@ static int build(struct mrc_fabric *fab)
 	fab->base_t0 = H * P;
 	fab->base_t1 = fab->base_t0 + P * T0 * (hpt + T1);
 	fab->n_ports = fab->base_t1 + P * T1 * T0;
-	fab->ports = calloc(fab->n_ports, sizeof(*fab->ports));
+	/* cache-line aligned: a port's two halves are a line each (struct fab_port) */
+	fab->ports = aligned_alloc(64, fab->n_ports * sizeof(*fab->ports));
 	fab->sw = calloc(fab->n_switches, sizeof(*fab->sw));
 	if (!fab->ports || !fab->sw)
 		return -ENOMEM;
+	memset(fab->ports, 0, fab->n_ports * sizeof(*fab->ports));
 
 	for (uint32_t pl = 0; pl < P; pl++) {
 		for (uint32_t i = 0; i < T0 + T1; i++) {
@@ -1088,8 +1152,7 @@ void mrc_fabric_forget_payloads(struct mrc_fabric *fab)
 		for (uint32_t i = 0; i < s->n; i++) {
 			struct fab_pkt *q = (struct fab_pkt *)(s->mem + (size_t)i * s->stride);
 
-			if (q->live)
-				q->pay = NULL;
+			q->pay = NULL; /* a free one's is never read: allocating sets it */
 		}
 	}
 }
@@ -1119,6 +1182,7 @@ void mrc_fabric_free(struct mrc_fabric *fab)
 	free(fab->ports);
 	free(fab->taps);
 	free(fab->down_at);
+	free(fab->impair);
 	free(fab->sw);
 	free(fab->addr_key);
 	free(fab->addr_val);
@@ -1388,9 +1452,15 @@ static uint64_t flap_down_ps(const struct mrc_fab_fault *f)
 }
 
 /* Makes the ports' link-down times when @f is the first fault that can take a link down
- * (pkt_lost reads them only after one did). 0 or -ENOMEM. */
-static int need_down_at(struct mrc_fabric *fab, const struct mrc_fab_fault *f)
+ * (pkt_lost reads them only after one did), and their LOSS/DELAY figures when it is the
+ * first such fault (launch reads them only once made). 0 or -ENOMEM. */
+static int need_arrays(struct mrc_fabric *fab, const struct mrc_fab_fault *f)
 {
+	if (!fab->impair && (f->kind == MRC_FAB_LOSS || f->kind == MRC_FAB_DELAY)) {
+		fab->impair = calloc(fab->n_ports, sizeof(*fab->impair));
+		if (!fab->impair)
+			return -ENOMEM;
+	}
 	if (fab->down_at || (f->kind != MRC_FAB_LINK_DOWN && f->kind != MRC_FAB_SWITCH_DOWN &&
 				    f->kind != MRC_FAB_NIC_DOWN && f->kind != MRC_FAB_FLAP))
 		return 0;
@@ -1405,7 +1475,7 @@ int mrc_fabric_apply(struct mrc_fabric *fab, const struct mrc_fab_fault *f, uint
 	bool noop = false;
 
 	if (!err)
-		err = need_down_at(fab, f);
+		err = need_arrays(fab, f);
 	if (err)
 		return err;
 	n = link_ports(fab, f, ports);
@@ -1422,12 +1492,12 @@ int mrc_fabric_apply(struct mrc_fabric *fab, const struct mrc_fab_fault *f, uint
 		break;
 	case MRC_FAB_LOSS:
 		for (int i = 0; i < n; i++)
-			fab->ports[ports[i]].loss_thresh =
+			fab->impair[ports[i]].loss_thresh =
 				(uint64_t)(f->loss_rate * (double)(1ull << 53));
 		break;
 	case MRC_FAB_DELAY:
 		for (int i = 0; i < n; i++)
-			fab->ports[ports[i]].extra_ps = f->delay_ps;
+			fab->impair[ports[i]].extra_ps = f->delay_ps;
 		break;
 	case MRC_FAB_FLAP: {
 		struct fab_sched *s;
@@ -1516,7 +1586,7 @@ int mrc_fabric_schedule(struct mrc_fabric *fab, const struct mrc_fab_fault *f)
 	int err = fault_check(fab, f);
 
 	if (!err)
-		err = need_down_at(fab, f);
+		err = need_arrays(fab, f);
 	if (err)
 		return err;
 	s = calloc(1, sizeof(*s));
@@ -1641,6 +1711,8 @@ void mrc_fabric_stats(const struct mrc_fabric *fab, struct mrc_fab_stats *out)
 		mem += fab->n_ports * sizeof(*fab->taps);
 	if (fab->down_at)
 		mem += fab->n_ports * sizeof(*fab->down_at);
+	if (fab->impair)
+		mem += fab->n_ports * sizeof(*fab->impair);
 	out->events = mrc_sim_events(fab->sim);
 	out->pkt_hops = fab->pkt_hops;
 	out->injected = fab->injected;
@@ -1821,10 +1893,10 @@ static void t_rx(
 		memcpy(q->data, buf, len);
 		q->len = q->hlen = (uint16_t)len;
 		pkt_parse(q);
-		if (q->bth_off)
-			r->psn = get_be24(q->data + q->bth_off + 9);
-		r->sl = q->srh_off ? q->data[q->srh_off + 3] : 0xFF;
-		r->udp_len = q->bth_off ? get_be16(q->data + q->bth_off - 4) : 0;
+		if (pkt_bth_off(q))
+			r->psn = get_be24(q->data + pkt_bth_off(q) + 9);
+		r->sl = pkt_srh_off(q) ? q->data[pkt_srh_off(q) + 3] : 0xFF;
+		r->udp_len = pkt_bth_off(q) ? get_be16(q->data + pkt_bth_off(q) - 4) : 0;
 	}
 }
 
@@ -2137,12 +2209,13 @@ MRC_SELFTEST(fabric)
 		q->len = q->hlen = (uint16_t)t_build(
 			q->data, 1504, segs[0], segs, 2, 1, &pl.addr[0], &pl.addr[3], 1, 0xC6, 1);
 		pkt_parse(q);
-		ST_EQ(st, q->srh_off, 40);
-		ST_EQ(st, q->inner_off, 40 + 8 + 32);
+		ST_EQ(st, pkt_srh_off(q), 40);
+		ST_EQ(st, pkt_inner_off(q), 40 + 8 + 32);
+		ST_EQ(st, pkt_bth_off(q), 40 + 8 + 32 + 40 + 8);
 		ST_EQ(st, q->flags & PK_CTRL, 0);
 		ST_TRUE(st, trim_pkt(n->fab, &q, false));
 		ST_EQ(st, q->len, 256);
-		ST_EQ(st, q->cls, 36); /* moved to the smaller slot: 40 + 256 = 37 x 8 bytes */
+		ST_EQ(st, q->cls, 35); /* moved to the smaller slot: 32 + 256 = 36 x 8 bytes */
 		ST_EQ(st, get_be16(q->data + 4), 216);
 		/* UDP length = 1504 - 40 outer - 40 SRH - 40 inner = 1384 */
 		ST_EQ(st, get_be16(q->data + 120 + 4), 1384);
@@ -2152,6 +2225,61 @@ MRC_SELFTEST(fabric)
 		ST_EQ(st, ip6_tc(q->data) & 3, 2); /* ECN kept */
 		ST_EQ(st, q->flags & PK_CTRL, PK_CTRL);
 		ST_EQ(st, q->data[40 + 3], 1); /* SRH intact: SL as at the trim point */
+		t_net_free(n);
+	}
+
+	mrc_st_case(st, "header offsets kept as one: SRH at 40, inner IPv6 and BTH after it, "
+			"in each shape the parser knows");
+	t_setup(&pl, &p, 1, 2, 2, 2);
+	n = t_net_new(st, &p);
+	if (n) {
+		struct fab_pkt *q = pkt_alloc(n->fab, 512);
+		uint8_t segs[3][16];
+
+		memset(segs, 0, sizeof(segs));
+		t_hex("fc00 0000 0401 0000 0000 0000 0000 0000", segs[0]);
+		ST_TRUE(st, q != NULL);
+		if (q) {
+			/* outer + SRH of 3 segments (8 + 48) + inner + UDP: BTH at 40+56+40+8 */
+			q->len = q->hlen = (uint16_t)t_build(q->data, 512, segs[0], segs, 3, 2,
+				&pl.addr[0], &pl.addr[3], 1, MRC_OP_ACK, 1);
+			pkt_parse(q);
+			ST_EQ(st, pkt_srh_off(q), 40);
+			ST_EQ(st, pkt_inner_off(q), 96);
+			ST_EQ(st, pkt_bth_off(q), 144);
+			ST_EQ(st, q->flags & (PK_CTRL | PK_BAD), PK_CTRL); /* ACK */
+			/* the same with the SRH's next header UDP and the inner IPv6 cut out:
+			 * BTH at 40 + 56 + 8 */
+			q->data[40] = 17;
+			memmove(q->data + 96, q->data + 136, 512 - 136);
+			q->len = q->hlen = 512 - 40;
+			put_be16(q->data + 4, 512 - 40 - 40);
+			pkt_parse(q);
+			ST_EQ(st, pkt_srh_off(q), 40);
+			ST_EQ(st, pkt_inner_off(q), 0);
+			ST_EQ(st, pkt_bth_off(q), 104);
+			ST_EQ(st, q->data[pkt_bth_off(q)], MRC_OP_ACK);
+			/* outer + inner, no SRH: inner at 40, BTH at 88 */
+			q->len = q->hlen = (uint16_t)t_build(q->data, 512, segs[0], segs, 0, 0,
+				&pl.addr[0], &pl.addr[3], 1, MRC_OP_WRITE_ONLY, 1);
+			pkt_parse(q);
+			ST_EQ(st, pkt_srh_off(q), 0);
+			ST_EQ(st, pkt_inner_off(q), 40);
+			ST_EQ(st, pkt_bth_off(q), 88);
+			ST_EQ(st, q->flags & PK_CTRL, 0);
+			/* another UDP port: not MRC, the inner IPv6 still found */
+			put_be16(q->data + 80 + 2, 4792);
+			pkt_parse(q);
+			ST_EQ(st, pkt_inner_off(q), 40);
+			ST_EQ(st, pkt_bth_off(q), 0);
+			/* plain IPv6 + UDP: BTH at 48 */
+			q->len = q->hlen = (uint16_t)t_build(q->data, 512, NULL, segs, 0, 0,
+				&pl.addr[0], &pl.addr[3], 1, MRC_OP_WRITE_ONLY, 1);
+			pkt_parse(q);
+			ST_EQ(st, pkt_srh_off(q) + pkt_inner_off(q), 0);
+			ST_EQ(st, pkt_bth_off(q), 48);
+			pkt_free(n->fab, q);
+		}
 		t_net_free(n);
 	}
 
@@ -2187,9 +2315,9 @@ MRC_SELFTEST(fabric)
 		/* the headers in the pool's slot of their size, as nic_pull keeps them */
 		if (len > 2000) {
 			q = pkt_alloc(n->fab, g.hlen);
-			/* 8-byte steps: the slot is the 40 + hlen bytes rounded up to 8 */
-			ST_TRUE(st, q && g.hlen + 40 <= 8u * (q->cls + 1u) &&
-					g.hlen + 40 > 8u * q->cls);
+			/* 8-byte steps: the slot is the 32 + hlen bytes rounded up to 8 */
+			ST_TRUE(st, q && g.hlen + 32 <= 8u * (q->cls + 1u) &&
+					g.hlen + 32 > 8u * q->cls);
 			if (q)
 				memcpy(q->data, hdr, g.hlen);
 		}
@@ -2212,7 +2340,7 @@ MRC_SELFTEST(fabric)
 			pkt_parse(w);
 			ST_TRUE(st, trim_pkt(n->fab, &w, true));
 			ST_TRUE(st, trim_pkt(n->fab, &q, true));
-			ST_EQ(st, q->cls, 36); /* moved: 40 + 256 bytes need a 296-byte slot */
+			ST_EQ(st, q->cls, 35); /* moved: 32 + 256 bytes need a 288-byte slot */
 			ST_EQ(st, q->len, 256);
 			ST_EQ(st, q->hlen, 256);
 			ST_EQ(st, q->len, w->len);
