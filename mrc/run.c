@@ -14,6 +14,9 @@
 #include "pcap/pcapw.h"
 
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1877,6 +1880,11 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 	res->sim_end_ps = mrc_sim_now(r.sim);
 	collect_faults(&r, r.cur_iter);
 	not_applied(&r);
+	/* the packets are done with: their memory goes back before the results are made */
+	mrc_fabric_release_pool(r.fab);
+#ifdef __GLIBC__
+	malloc_trim(0); /* and leaves the process: free pages amid the heap too */
+#endif
 	collect_stats(&r);
 	if (res->tx_encode_err)
 		mrc_run_add_error(res, "encode: %llu packets could not be encoded and were never "
