@@ -770,6 +770,8 @@ static void on_free(void *ctx, void *obj, uint64_t arg, uint64_t now)
 	struct fab_port *o = obj;
 
 	(void)arg;
+	if (fab->released)
+		return;
 	o->pending = 0;
 	if (o->nic)
 		nic_pull(fab, o, now);
@@ -782,7 +784,7 @@ void mrc_fabric_kick(struct mrc_fabric *fab, uint32_t host, unsigned plane)
 	struct fab_port *o;
 	uint64_t now = mrc_sim_now(fab->sim);
 
-	if (host >= fab->hosts || plane >= fab->tp.planes)
+	if (host >= fab->hosts || plane >= fab->tp.planes || fab->released)
 		return;
 	o = &fab->ports[nic_port(fab, host, plane)];
 	if (o->pending || !port_up(o))
@@ -1187,7 +1189,6 @@ void mrc_fabric_release_pool(struct mrc_fabric *fab)
 {
 	pool_free(fab);
 	fab->released = true;
-	mrc_sim_stop(fab->sim);
 }
 
 void mrc_fabric_free(struct mrc_fabric *fab)
@@ -2517,7 +2518,7 @@ MRC_SELFTEST(fabric)
 	}
 
 	mrc_st_case(st, "release_pool mid-incast: queued and travelling packets freed, counters "
-			"kept, the loop run again delivers nothing");
+			"kept, the loop run again delivers and pulls nothing");
 	t_setup(&pl, &p, 1, 1, 1, 4);
 	n = t_net_new(st, &p);
 	if (n) {
@@ -2541,7 +2542,12 @@ MRC_SELFTEST(fabric)
 		mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 0, 0, 3, &before);
 		mrc_fabric_stats(n->fab, &fs0);
 		mrc_fabric_release_pool(n->fab);
+		/* host 0's NIC would pull its ninth packet now: a closed fabric pulls nothing */
+		t_build(t_slot(n, 0, 0), 4200, c, NULL, 0, 0, &pl.addr[0], &pl.addr[3], 0, 0xC7, 8);
+		t_send(n, 0, 0, 4200);
+		t_go(n, 1, 1);
 		mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
+		ST_EQ(st, n->txq[0][0].next, 8);
 		mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 0, 0, 3, &after);
 		mrc_fabric_stats(n->fab, &fs1);
 		ST_EQ(st, n->nrx, nrx);

@@ -120,8 +120,9 @@ void mrc_fabric_forget_payloads(struct mrc_fabric *fab);
  * The end of a run: frees the packet pool, packets still queued or travelling with it,
  * before the results are gathered (job-perm128's 3.5 MB, there beside the 0.3 MB of link
  * counters made then, was the run's peak). Counters, stats and the fault log stay
- * readable; the packets' arrival events, if the loop ran again, do nothing (and no
- * packet arrives after them). Call mrc_fabric_free as before.
+ * readable. The fabric is closed: if its loop ran again, its events would do nothing (no
+ * packet arrives, no NIC port pulls one from its host, a kick is ignored); faults still
+ * change link states. Call mrc_fabric_free as before.
  */
 void mrc_fabric_release_pool(struct mrc_fabric *fab);
 

@@ -430,10 +430,10 @@ static int ent_prev_ev(const struct txent *e)
 }
 
 /*
- * Send time of @e's latest transmission: the latest data transmission's time minus their
- * distance in the low 56 bits. Exact while it is under 2^56 ps (20 hours) old; a live
- * transmission is at most an ACK timeout old (8,796 s at timeout 31), when it is sent
- * again or the QP fails.
+ * Send time of @e's latest transmission (@e sent: TX_SENT): the latest data transmission's
+ * time minus their distance in the low 56 bits. Exact while it is under 2^56 ps (20 hours)
+ * old; a live transmission is at most an ACK timeout old (8,796 s at timeout 31), when it
+ * is sent again or the QP fails. An entry never sent has no time: the answer is garbage.
  */
 static uint64_t ent_sent(const struct mrc_qp *qp, const struct txent *e)
 {
@@ -660,7 +660,7 @@ static uint16_t ts16(uint64_t now_ps)
 }
 
 /* Fills @out as the data packet of PSN @psn (entry @e) on EV @evi. */
-static void build_data(struct mrc_qp *qp, uint32_t psn, struct txent *e, int evi, bool rtx,
+static void build_data(struct mrc_qp *qp, uint32_t psn, int evi, bool rtx,
 	uint64_t now_ps, struct mrc_pkt *out)
 {
 	const struct mrc_qp_params *p = qp->env->qp;
@@ -700,7 +700,6 @@ static void build_data(struct mrc_qp *qp, uint32_t psn, struct txent *e, int evi
 	out->imm = w->imm;
 	out->payload = w->local ? w->local + off : NULL;
 	out->payload_len = w->len - off < p->mtu ? w->len - off : p->mtu;
-	(void)e;
 }
 
 /* Bytes PSN @psn (entry @e) counts in flight: its payload, at least 1. */
@@ -842,7 +841,7 @@ static bool tx_rtx(
 		}
 		qp->rtx_head = (qp->rtx_head + 1) & (qp->rtx_cap - 1);
 		qp->rtx_len--;
-		build_data(qp, psn, e, evi, true, now_ps, out);
+		build_data(qp, psn, evi, true, now_ps, out);
 		sent(qp, psn, e, evi, now_ps);
 		qp->st.rtx_pkts++;
 		qp->st.rtx_bytes += ent_len(qp, e, psn);
@@ -884,7 +883,7 @@ static bool tx_new(
 	if (++w->next_pkt == w->npkts)
 		qp->sq_cur++;
 	qp->next_psn = psn_add(psn, 1);
-	build_data(qp, psn, e, evi, false, now_ps, out);
+	build_data(qp, psn, evi, false, now_ps, out);
 	/* Ask for a SACK when this packet fills the window: nothing else would trigger one. */
 	if (qp->inflight + (len ? len : 1) + mtu > mrc_cc_cwnd(&qp->cc))
 		out->flags |= MRC_BTH_F_ACKREQ;
