@@ -140,7 +140,9 @@ struct mrc_qp {
 	/* responder */
 	uint32_t rwin;	 /* receive window in PSNs: mpr * 128 */
 	uint32_t epsn;	 /* next expected PSN: cack = epsn - 1 */
-	uint64_t *rxmap; /* received bits over the window, ring indexed psn & (win-1) */
+	uint64_t *rxmap; /* received bits, ring indexed psn & (rxcap - 1): [epsn, epsn + rxcap) */
+	uint32_t rxcap;	 /* its bits: a power of 2, 64 .. win, grown on need (rx_grow) */
+	uint8_t *blk_end; /* end of the QP's own block (qp_release) */
 	uint32_t max_seen;
 	uint32_t trim_hi; /* highest trimmed PSN NACKed (valid with have_trim) */
 	bool have_trim;
@@ -232,6 +234,7 @@ int mrc_nack_idx(uint8_t reason)
 #define TX_RING_MIN 4 /* PSNs a new QP's send rings hold */
 #define SLOG_MIN 4    /* transmissions its send log holds */
 #define SQ_MIN 1       /* messages its send queue, and MSNs its receive ring, hold at first */
+#define RXMAP_MIN 64   /* PSNs its receive bitmap covers at first (win is at least 128) */
 
 static uint32_t pow2_at_least(uint32_t n)
 {
@@ -287,9 +290,9 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 		return -EINVAL;
 	/*
 	 * One block: the QP, its per-plane arrays, the state of each EV of a shared profile,
-	 * then its first send rings, send queue, receive ring and send log (which move out
-	 * when they grow) and its receive bitmap (which does not): a QP of an all-to-all that
-	 * never grows them is one allocation, its state a few neighbouring cache lines.
+	 * then its first send rings, send queue, receive ring, send log and receive bitmap
+	 * (which move out when they grow): a QP of an all-to-all that never grows them is one
+	 * allocation, its state a few neighbouring cache lines.
 	 */
 	win = pow2_at_least((uint32_t)p->mpr * 128);
 	txcap = win < TX_RING_MIN ? win : TX_RING_MIN;
@@ -299,8 +302,7 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 	at = (at + 7) & ~(size_t)7;
 	qp = calloc(1, at + txcap * (sizeof(struct txent) + sizeof(uint32_t)) +
 			       SQ_MIN * (sizeof(struct wqe) + sizeof(struct rxmsg)) +
-			       SLOG_MIN * sizeof(struct sendrec) +
-			       (win / 64 + 1) * sizeof(uint64_t) + 8);
+			       SLOG_MIN * sizeof(struct sendrec) + RXMAP_MIN / 8 + 8);
 	if (!qp)
 		return -ENOMEM;
 	qp->rack_at_ps = UINT64_MAX;
@@ -314,6 +316,8 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 	qp->slog = (struct sendrec *)(qp->rtxq + txcap);
 	qp->slog_cap = SLOG_MIN;
 	qp->rxmap = (uint64_t *)(((uintptr_t)(qp->slog + SLOG_MIN) + 7) & ~(uintptr_t)7);
+	qp->rxcap = win < RXMAP_MIN ? win : RXMAP_MIN;
+	qp->blk_end = (uint8_t *)(qp->rxmap + RXMAP_MIN / 64);
 	qp->qpn = qpn & MRC_PSN_MASK;
 	qp->peer_host = peer_host;
 	qp->peer_qpn = peer_qpn & MRC_PSN_MASK;
@@ -369,7 +373,7 @@ static void qp_release(struct mrc_qp *qp, void *mem)
 {
 	uintptr_t m = (uintptr_t)mem;
 
-	if (m <= (uintptr_t)qp || m >= (uintptr_t)qp->rxmap)
+	if (m <= (uintptr_t)qp || m >= (uintptr_t)qp->blk_end)
 		free(mem);
 }
 
@@ -383,6 +387,7 @@ void mrc_qp_free(struct mrc_qp *qp)
 	qp_release(qp, qp->slog);
 	qp_release(qp, qp->sq);
 	qp_release(qp, qp->rxm);
+	qp_release(qp, qp->rxmap);
 	free(qp->reason);
 	free(qp->rare);
 	free(qp);
@@ -1412,21 +1417,50 @@ static void on_nack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 
 /* ---- responder ---------------------------------------------------------------------- */
 
+/* Received, for @psn at or after epsn? Only [epsn, epsn + rxcap) can have bits. */
 static bool rx_bit(const struct mrc_qp *qp, uint32_t psn)
 {
-	uint32_t i = psn & (qp->win - 1);
+	uint32_t i = psn & (qp->rxcap - 1);
 
+	if ((uint32_t)psn_diff(psn, qp->epsn) >= qp->rxcap)
+		return false;
 	return qp->rxmap[i / 64] >> (i % 64) & 1;
 }
 
+/* Sets or clears @psn's bit; it is in [epsn, epsn + rxcap). */
 static void rx_set(struct mrc_qp *qp, uint32_t psn, bool v)
 {
-	uint32_t i = psn & (qp->win - 1);
+	uint32_t i = psn & (qp->rxcap - 1);
 
 	if (v)
 		qp->rxmap[i / 64] |= 1ull << (i % 64);
 	else
 		qp->rxmap[i / 64] &= ~(1ull << (i % 64));
+}
+
+/*
+ * Grows the receive bitmap to cover epsn + @d (@d < rwin): the smallest power of 2 above
+ * @d, its bits moved to their PSNs' new places. A QP of an all-to-all, a few PSNs in
+ * flight, keeps the first word: the window's 1024 bits (mpr 8) were 128 bytes of each.
+ * Returns 0 or -ENOMEM.
+ */
+static int rx_grow(struct mrc_qp *qp, uint32_t d)
+{
+	uint32_t cap = pow2_at_least(d + 1);
+	uint64_t *map = calloc(cap / 64, sizeof(*map));
+
+	if (!map)
+		return -ENOMEM;
+	for (uint32_t t = 0; t < qp->rxcap; t++) {
+		uint32_t psn = psn_add(qp->epsn, (int32_t)t), i = psn & (cap - 1);
+
+		if (rx_bit(qp, psn))
+			map[i / 64] |= 1ull << (i % 64);
+	}
+	qp_release(qp, qp->rxmap);
+	qp->rxmap = map;
+	qp->rxcap = cap;
+	return 0;
 }
 
 /* Received? Everything before epsn is; the window holds the rest. */
@@ -1444,21 +1478,23 @@ static bool rx_has(const struct mrc_qp *qp, uint32_t psn)
 /* rx_has() of the 64 PSNs from @base, bit i for base + i: a word or two of the ring. */
 static uint64_t rx_has64(const struct mrc_qp *qp, uint32_t base)
 {
-	int32_t d0 = psn_diff(base, qp->epsn), rwin = (int32_t)qp->rwin;
-	uint32_t j = base & (qp->win - 1), k = j % 64, nw = qp->win / 64;
+	/* bits are kept for [epsn, epsn + lim): past it nothing was received */
+	int32_t d0 = psn_diff(base, qp->epsn);
+	int32_t lim = (int32_t)(qp->rxcap < qp->rwin ? qp->rxcap : qp->rwin);
+	uint32_t j = base & (qp->rxcap - 1), k = j % 64, nw = qp->rxcap / 64;
 	uint64_t bits;
 
 	if (d0 <= -64)
 		return ~0ull;
-	if (d0 >= rwin)
+	if (d0 >= lim)
 		return 0;
 	bits = qp->rxmap[j / 64] >> k;
 	if (k)
 		bits |= qp->rxmap[(j / 64 + 1) & (nw - 1)] << (64 - k);
 	if (d0 < 0) /* before epsn: received */
 		bits |= (1ull << -d0) - 1;
-	if (d0 + 64 > rwin) /* past the window: not */
-		bits &= (1ull << (rwin - d0)) - 1;
+	if (d0 + 64 > lim)
+		bits &= (1ull << (lim - d0)) - 1;
 	return bits;
 }
 
@@ -1688,6 +1724,10 @@ static void on_data(
 	if (md >= qp->rxm_max || (md >= qp->rxm_cap && rxm_grow(qp, md))) {
 		qp_rare(qp)->rx_msn_oor++;
 		send_nack(qp, plane, psn, MRC_NACK_NO_RESOURCE, p->ev, ts, now_ps);
+		return;
+	}
+	if ((uint32_t)d >= qp->rxcap && rx_grow(qp, (uint32_t)d)) {
+		send_nack(qp, plane, psn, MRC_NACK_NO_BITMAP, p->ev, ts, now_ps);
 		return;
 	}
 	if (p->payload_len &&
@@ -2896,10 +2936,26 @@ static void q23_case(struct mrc_st *st)
 
 	ST_EQ_I(st, tn_init(&tn, 2, 4, false, NULL), 0);
 	qp = tn_qp(&tn, 1);
+	ST_EQ(st, qp->rxcap, 64); /* a new QP's: one word */
+	/* growing keeps each PSN's bit, across the 24-bit wrap: 0xFFFFF0 + 0, 5, 63 */
+	qp->epsn = 0xFFFFF0;
+	rx_set(qp, 0xFFFFF0, true);
+	rx_set(qp, 0xFFFFF5, true);
+	rx_set(qp, 0x00002F, true);
+	ST_EQ_I(st, rx_grow(qp, 300), 0);
+	ST_EQ(st, qp->rxcap, 512);
+	ST_TRUE(st, rx_bit(qp, 0xFFFFF0) && rx_bit(qp, 0xFFFFF5) && rx_bit(qp, 0x00002F));
+	ST_TRUE(st, !rx_bit(qp, 0xFFFFF1) && !rx_bit(qp, 0x000030) && !rx_bit(qp, 0x00011C));
+	ST_EQ(st, rx_has64(qp, 0xFFFFF0), 1ull | 1ull << 5 | 1ull << 63);
+	qp->rxmap[0] = qp->rxmap[1] = 0;
+	ST_EQ_I(st, rx_grow(qp, qp->win - 1), 0);
+	ST_EQ(st, qp->rxcap, qp->win);
 	mrc_rng_seed(&r, 23);
 	for (unsigned round = 0; round < 200; round++) {
 		qp->epsn = round % 2 ? (uint32_t)mrc_rng_next(&r) & MRC_PSN_MASK
 				     : (MRC_PSN_MASK - 40 + round) & MRC_PSN_MASK;
+		/* every size the bitmap can have (the array holds win bits): 64 .. win */
+		qp->rxcap = 64u << (round % (__builtin_ctz(qp->win) - 5));
 		for (unsigned w = 0; w < qp->win / 64; w++)
 			qp->rxmap[w] = mrc_rng_next(&r);
 		for (int32_t d = -70; d < (int32_t)qp->rwin + 8; d += 1 + round % 5) {
