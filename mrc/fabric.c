@@ -2043,6 +2043,21 @@ static int t_hex(const char *s, uint8_t out[16])
 	return mrc_st_hex(s, out, 16);
 }
 
+/* Hosts 0-2 of a 1-T0 plan each send 8 packets of 4200 B to host 3, and start. */
+static void t_incast24(struct t_net *n, const struct t_plan *pl)
+{
+	uint8_t c[16];
+
+	t_hex("fc00 0000 0401 0004 0000 0000 0000 0000", c);
+	for (uint32_t h = 0; h < 3; h++)
+		for (uint32_t k = 0; k < 8; k++) {
+			t_build(t_slot(n, h, 0), 4200, c, NULL, 0, 0, &pl->addr[h], &pl->addr[3],
+				(uint16_t)h, 0xC7, h << 8 | k);
+			t_send(n, h, 0, 4200);
+		}
+	t_go(n, 4, 1);
+}
+
 static struct t_net *t_net_new(struct mrc_st *st, const struct mrc_fabric_params *p)
 {
 	struct t_net *n = calloc(1, sizeof(*n));
@@ -2489,14 +2504,7 @@ MRC_SELFTEST(fabric)
 		struct mrc_fab_port_stats ps = {0};
 		unsigned trimmed = 0, full = 0, bad = 0;
 
-		t_hex("fc00 0000 0401 0004 0000 0000 0000 0000", c);
-		for (uint32_t h = 0; h < 3; h++)
-			for (uint32_t k = 0; k < 8; k++) {
-				t_build(t_slot(n, h, 0), 4200, c, NULL, 0, 0, &pl.addr[h],
-					&pl.addr[3], (uint16_t)h, 0xC7, h << 8 | k);
-				t_send(n, h, 0, 4200);
-			}
-		t_go(n, 4, 1);
+		t_incast24(n, &pl);
 		mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
 		mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 0, 0, 3, &ps);
 		ST_EQ(st, ps.drops, 0);
@@ -2526,14 +2534,7 @@ MRC_SELFTEST(fabric)
 		struct mrc_fab_stats fs0, fs1;
 		unsigned nrx;
 
-		t_hex("fc00 0000 0401 0004 0000 0000 0000 0000", c);
-		for (uint32_t h = 0; h < 3; h++)
-			for (uint32_t k = 0; k < 8; k++) {
-				t_build(t_slot(n, h, 0), 4200, c, NULL, 0, 0, &pl.addr[h],
-					&pl.addr[3], (uint16_t)h, 0xC7, h << 8 | k);
-				t_send(n, h, 0, 4200);
-			}
-		t_go(n, 4, 1);
+		t_incast24(n, &pl);
 		/* 24 x 4200 B into one 100G last hop: 336 ns each, 8 us for all; at 3 us some
 		 * are delivered, the rest queued at T0 port 3 or on the host links */
 		mrc_sim_run(mrc_fabric_sim(n->fab), 3000000);
