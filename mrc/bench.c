@@ -597,8 +597,9 @@ int mrc_bench_run(const char *only, const char *queue, FILE *out)
 		if (only && strcmp(only, sc->name))
 			continue;
 		if (!jobs)
-			fprintf(out, "# real jobs: `mrcgen run` in a child; peak RSS its own VmHWM; "
-				     "sim = peak RSS minus `mrcgen check`'s on the same config\n");
+			fprintf(out, "# real jobs: `mrcgen run` in a child; peak RSS its own "
+				     "VmHWM; sim = peak RSS minus `mrcgen check`'s on the same "
+				     "config\n");
 		any = jobs = true;
 		fprintf(out, "%-14s %s\n", sc->name, sc->note);
 		for (int q = 0; q < (both ? 2 : 1) && !err; q++) {

@@ -20,9 +20,8 @@
  * htsim's figures quoted in issue 5 (128, 1024 and 8192 hosts) and
  * with the fabric-only scenario of its scale. @queue: "heap", "wheel" or NULL (default
  * backend). Returns 0, -ESRCH for an unknown scenario, -ENOENT for a missing config
- * (said on @out), -EIO for a
- * failed job (its log kept and named on @out), -EINVAL for an unknown queue or a topology the plan rejects (said on @out),
- * -ENOMEM.
+ * (said on @out), -EIO for a failed job (its log kept and named on @out), -EINVAL for an
+ * unknown queue or a topology the plan rejects (said on @out), -ENOMEM.
  */
 int mrc_bench_run(const char *only, const char *queue, FILE *out);
 

@@ -430,10 +430,8 @@ static struct fab_switch *t1_sw(struct mrc_fabric *fab, unsigned plane, uint32_t
 static void pkt_parse(struct fab_pkt *pkt)
 {
 	const uint8_t *d = pkt->data;
-	uint32_t len = pkt->hlen, off = MRC_IP6_HLEN;
+	uint32_t len = pkt->hlen, off = MRC_IP6_HLEN, bth;
 	uint8_t nh;
-
-	uint32_t bth;
 
 	pkt->nh_off = 0;
 	pkt->flags = 0;
@@ -770,8 +768,6 @@ static void on_free(void *ctx, void *obj, uint64_t arg, uint64_t now)
 	struct fab_port *o = obj;
 
 	(void)arg;
-	if (fab->released)
-		return;
 	o->pending = 0;
 	if (o->nic)
 		nic_pull(fab, o, now);
@@ -784,7 +780,7 @@ void mrc_fabric_kick(struct mrc_fabric *fab, uint32_t host, unsigned plane)
 	struct fab_port *o;
 	uint64_t now = mrc_sim_now(fab->sim);
 
-	if (host >= fab->hosts || plane >= fab->tp.planes || fab->released)
+	if (host >= fab->hosts || plane >= fab->tp.planes)
 		return;
 	o = &fab->ports[nic_port(fab, host, plane)];
 	if (o->pending || !port_up(o))
@@ -899,15 +895,14 @@ static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
 	struct fab_port *o;
 	struct fab_switch *s;
 	uint64_t t_arr;
+	int out;
 
-	if (fab->released)
+	(void)arg;
+	if (fab->released) /* the packet went with the pool */
 		return;
 	o = &fab->ports[pkt->port];
 	s = o->peer_sw;
 	t_arr = s ? now - fab->p.switch_delay_ps : now; /* its last bit arrived */
-	int out;
-
-	(void)arg;
 	if (pkt_lost(fab, o, pkt, t_arr)) {
 		o->st.lost++;
 		pkt_free(fab, pkt);
@@ -1189,6 +1184,7 @@ void mrc_fabric_release_pool(struct mrc_fabric *fab)
 {
 	pool_free(fab);
 	fab->released = true;
+	fab->ops.tx = NULL; /* and no NIC port pulls a packet from its host (nic_pull) */
 }
 
 void mrc_fabric_free(struct mrc_fabric *fab)

@@ -561,6 +561,12 @@ static struct wqe *ent_wqe(struct mrc_qp *qp, uint32_t psn)
 	return sq_at(qp, lo);
 }
 
+/* Payload bytes of the packet at byte @off of message @w: the MTU, less at its end. */
+static uint32_t wqe_pkt_len(const struct wqe *w, uint32_t off, uint32_t mtu)
+{
+	return w->len - off < mtu ? w->len - off : mtu;
+}
+
 /* Payload bytes of PSN @psn (entry @e). */
 static uint32_t ent_len(struct mrc_qp *qp, const struct txent *e, uint32_t psn)
 {
@@ -570,7 +576,13 @@ static uint32_t ent_len(struct mrc_qp *qp, const struct txent *e, uint32_t psn)
 	if (!(e->flags & TX_SHORT))
 		return mtu;
 	w = ent_wqe(qp, psn);
-	return w->len - (w->npkts - 1) * mtu;
+	return wqe_pkt_len(w, (w->npkts - 1) * mtu, mtu);
+}
+
+/* Bytes a packet of @len payload bytes counts in flight: at least 1. */
+static uint64_t inflight_bytes(uint32_t len)
+{
+	return len ? len : 1;
 }
 
 static void wake(struct mrc_qp *qp, int plane)
@@ -665,12 +677,11 @@ static uint16_t ts16(uint64_t now_ps)
 	return (uint16_t)(now_ps / 1000);
 }
 
-/* Fills @out as the data packet of PSN @psn (entry @e) on EV @evi. */
-static void build_data(struct mrc_qp *qp, uint32_t psn, int evi, bool rtx,
+/* Fills @out as the data packet of PSN @psn, of message @w, on EV @evi. */
+static void build_data(struct mrc_qp *qp, const struct wqe *w, uint32_t psn, int evi, bool rtx,
 	uint64_t now_ps, struct mrc_pkt *out)
 {
 	const struct mrc_qp_params *p = qp->env->qp;
-	struct wqe *w = ent_wqe(qp, psn);
 	uint32_t off = ent_off(qp, w, psn), k = off / p->mtu;
 	bool first = k == 0, last = k + 1 == w->npkts;
 
@@ -705,15 +716,13 @@ static void build_data(struct mrc_qp *qp, uint32_t psn, int evi, bool rtx,
 	out->dma_len = w->len;
 	out->imm = w->imm;
 	out->payload = w->local ? w->local + off : NULL;
-	out->payload_len = w->len - off < p->mtu ? w->len - off : p->mtu;
+	out->payload_len = wqe_pkt_len(w, off, p->mtu);
 }
 
-/* Bytes PSN @psn (entry @e) counts in flight: its payload, at least 1. */
+/* Bytes PSN @psn (entry @e) counts in flight. */
 static uint64_t ent_bytes(struct mrc_qp *qp, const struct txent *e, uint32_t psn)
 {
-	uint32_t len = ent_len(qp, e, psn);
-
-	return len ? len : 1;
+	return inflight_bytes(ent_len(qp, e, psn));
 }
 
 /* Is @r its PSN's latest transmission, still unacknowledged? */
@@ -776,17 +785,18 @@ static void slog_drop_dead(struct mrc_qp *qp, uint32_t k)
 		const struct sendrec *r = slog_at(qp, j);
 
 		if (slog_live(qp, r))
-			*slog_at(qp, --dst) = *r; /* dst > j until here: nothing unread is written */
+			*slog_at(qp, --dst) = *r; /* dst > j till now: nothing unread is hit */
 	}
 	qp->slog_head = (qp->slog_head + dst) & (qp->slog_cap - 1);
 	qp->slog_len -= dst;
 }
 
-/* Records a transmission of @e (PSN @psn) on @evi (its plane is the EV's: ent_plane). */
-static void sent(struct mrc_qp *qp, uint32_t psn, struct txent *e, int evi, uint64_t now_ps)
+/* Records a transmission of @e (PSN @psn, @len payload bytes) on @evi (its plane is the
+ * EV's: ent_plane). */
+static void sent(struct mrc_qp *qp, uint32_t psn, struct txent *e, uint32_t len, int evi,
+	uint64_t now_ps)
 {
 	struct mrc_ev_stats *es = mrc_ev_st(&qp->evs, (unsigned)evi);
-	uint32_t len = ent_len(qp, e, psn);
 
 	if (e->flags & TX_SENT) {
 		e->prev_ev = e->ev;
@@ -806,7 +816,7 @@ static void sent(struct mrc_qp *qp, uint32_t psn, struct txent *e, int evi, uint
 		slog_push(qp, psn, e->txseq);
 	e->flags |= TX_SENT | TX_INFLIGHT;
 	e->flags &= (uint8_t)~TX_QUEUED;
-	qp->inflight += len ? len : 1;
+	qp->inflight += inflight_bytes(len);
 	es->tx_pkts++;
 	es->tx_bytes += len;
 }
@@ -844,7 +854,7 @@ static bool tx_rtx(
 	struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pkt *out, bool *plane_only)
 {
 	while (qp->rtx_len) {
-		uint32_t psn = qp->rtxq[qp->rtx_head];
+		uint32_t psn = qp->rtxq[qp->rtx_head], len;
 		struct txent *e = ent(qp, psn);
 		int evi;
 
@@ -854,7 +864,8 @@ static bool tx_rtx(
 			qp->rtx_len--;
 			continue;
 		}
-		if (!window_open(qp, ent_bytes(qp, e, psn)))
+		len = ent_len(qp, e, psn);
+		if (!window_open(qp, inflight_bytes(len)))
 			return false;
 		/* A different EV than the lost transmission's, from this plane; the same one only
 		 * when nothing else is left anywhere. RoCE: its one path. */
@@ -867,10 +878,10 @@ static bool tx_rtx(
 		}
 		qp->rtx_head = (qp->rtx_head + 1) & (qp->rtx_cap - 1);
 		qp->rtx_len--;
-		build_data(qp, psn, evi, true, now_ps, out);
-		sent(qp, psn, e, evi, now_ps);
+		build_data(qp, ent_wqe(qp, psn), psn, evi, true, now_ps, out);
+		sent(qp, psn, e, len, evi, now_ps);
 		qp->st.rtx_pkts++;
-		qp->st.rtx_bytes += ent_len(qp, e, psn);
+		qp->st.rtx_bytes += len;
 		mrc_ev_st(&qp->evs, evi)->rtx_pkts++;
 		return true;
 	}
@@ -894,8 +905,8 @@ static bool tx_new(
 		return false;
 	w = sq_at(qp, qp->sq_cur);
 	off = w->next_pkt * mtu;
-	len = w->len - off < mtu ? w->len - off : mtu;
-	if (!window_open(qp, len ? len : 1))
+	len = wqe_pkt_len(w, off, mtu);
+	if (!window_open(qp, inflight_bytes(len)))
 		return false;
 	evi = qp->roce ? qp->roce_ev : mrc_ev_pick(&qp->evs, plane, &qp->rng, -1, false, now_ps);
 	if (evi < 0) {
@@ -909,11 +920,11 @@ static bool tx_new(
 	if (++w->next_pkt == w->npkts)
 		qp->sq_cur++;
 	qp->next_psn = psn_add(psn, 1);
-	build_data(qp, psn, evi, false, now_ps, out);
+	build_data(qp, w, psn, evi, false, now_ps, out);
 	/* Ask for a SACK when this packet fills the window: nothing else would trigger one. */
-	if (qp->inflight + (len ? len : 1) + mtu > mrc_cc_cwnd(&qp->cc))
+	if (qp->inflight + inflight_bytes(len) + mtu > mrc_cc_cwnd(&qp->cc))
 		out->flags |= MRC_BTH_F_ACKREQ;
-	sent(qp, psn, e, evi, now_ps);
+	sent(qp, psn, e, len, evi, now_ps);
 	qp->st.data_pkts++;
 	qp->st.data_bytes += len;
 	return true;
@@ -1119,7 +1130,7 @@ static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 {
 	uint64_t thr = qp->env->qp->reorder_threshold ? qp->env->qp->reorder_threshold : 1;
 	uint64_t wnd_min = 2 * reo_wnd_ps(qp); /* the least of overdue()'s windows */
-	uint32_t lo = UINT32_MAX, hi = 0;
+	uint32_t lo = UINT32_MAX, hi = 0, i, dead = 0;
 	bool lost = false;
 
 	qp->rack_at_ps = UINT64_MAX;
@@ -1137,8 +1148,6 @@ static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 		qp->slog_head = (qp->slog_head + 1) & (qp->slog_cap - 1);
 		qp->slog_len--;
 	}
-	uint32_t i, dead = 0;
-
 	for (i = 0; i < qp->slog_len && !lost; i++) {
 		const struct sendrec *r = slog_at(qp, i);
 		uint64_t seq = txseq_full(qp, r->txseq);
@@ -1164,7 +1173,7 @@ static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 		lost = overdue(qp, r->psn, e, thr, now_ps);
 	}
 	if (dead >= SLOG_DEAD_DROP)
-		slog_drop_dead(qp, i < qp->slog_len ? i : qp->slog_len);
+		slog_drop_dead(qp, i); /* the records the walk met: i <= slog_len */
 	if (!lost)
 		return;
 	qp->rack_at_ps = UINT64_MAX;
@@ -2976,7 +2985,6 @@ static void q23_case(struct mrc_st *st)
 	ST_TRUE(st, rx_bit(qp, 0xFFFFF0) && rx_bit(qp, 0xFFFFF5) && rx_bit(qp, 0x00002F));
 	ST_TRUE(st, !rx_bit(qp, 0xFFFFF1) && !rx_bit(qp, 0x000030) && !rx_bit(qp, 0x00011C));
 	ST_EQ(st, rx_has64(qp, 0xFFFFF0), 1ull | 1ull << 5 | 1ull << 63);
-	qp->rxmap[0] = qp->rxmap[1] = 0;
 	ST_EQ_I(st, rx_grow(qp, qp->win - 1), 0);
 	ST_EQ(st, qp->rxcap, qp->win);
 	mrc_rng_seed(&r, 23);
@@ -3042,8 +3050,9 @@ static void q25_case(struct mrc_st *st, uint8_t *src, uint8_t *dst)
 		}
 		/* an empty write still needs an R_Key: one of a byte's MR */
 		ST_EQ_I(st, mrc_ep_reg_mr(tn.ep[1], dst + off, 1, &rkey), 0);
-		ST_EQ_I(st, mrc_ep_post_write(tn.ep[0], 1, src + off, 0, (uint64_t)(uintptr_t)(dst + off),
-				    rkey, false, 0, 43, tn.now), 0);
+		ST_EQ_I(st, mrc_ep_post_write(tn.ep[0], 1, src + off, 0,
+				    (uint64_t)(uintptr_t)(dst + off), rkey, false, 0, 43, tn.now),
+			0);
 	}
 	tn_run(&tn, UINT64_MAX);
 	n_drop_psn = 0;

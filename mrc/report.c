@@ -742,7 +742,8 @@ int mrc_report_write(const struct conf_job *job, struct mrc_run_result *res)
 		root = j_report(job, res);
 
 		snprintf(path, sizeof(path), "%s/report.json", job->output.dir);
-		j = root ? dump_json(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) : -ENOMEM;
+		j = root ? dump_json(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(10))
+			 : -ENOMEM;
 		arena_end(); /* the tree with it: no json_decref */
 		if (j) {
 			/* after the dump: an error the file could not hold */

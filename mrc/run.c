@@ -867,9 +867,8 @@ static int setup_captures(struct run *r, char *err, size_t errlen)
 			else
 				tier = MRC_FAB_T0, index = n->t0, port = f->hosts_per_t0 + n->t1;
 			break;
-		default:
-			snprintf(err, errlen, "capture %s: a capture point is a host NIC port "
-				 "(h0.p0) or a link (p0.t1.0-p0.t0.0)", c->point);
+		default: /* refused when the config was loaded (conf check_capture) */
+			snprintf(err, errlen, "capture %s: not a port or a link", c->point);
 			return -EINVAL;
 		}
 		snprintf(path, sizeof(path), "%s/%s", o->dir,
@@ -892,8 +891,9 @@ static int setup_captures(struct run *r, char *err, size_t errlen)
 					   tap_write, &r->taps[i])
 				 : 0;
 			if (e == -EBUSY) {
-				snprintf(err, errlen, "capture %s: its port's %s is already captured "
-					 "under another name (one capture per port and direction)",
+				snprintf(err, errlen, "capture %s: its port's %s is already "
+					 "captured under another name (one capture per port and "
+					 "direction)",
 					c->point, eg ? "egress" : "ingress");
 				return -EINVAL;
 			}

@@ -1044,7 +1044,6 @@ static void st_ip6_hdr(uint8_t *pkt, uint8_t nh, uint16_t plen, const struct mrc
 	memcpy(pkt + IP6_OFF_DST, da->b, 16);
 }
 
-/* 2 planes, 2 T0 and 2 T1 per plane, 2 hosts per T0 (hosts h0..h3), generated plan. */
 /* One node and the uSID the plan must give it (0: no such node). */
 struct st_usid {
 	uint8_t role, plane;
@@ -1062,6 +1061,7 @@ static void st_check_usids(struct mrc_st *st, const struct mrc_srv6_plan *pl,
 	}
 }
 
+/* 2 planes, 2 T0 and 2 T1 per plane, 2 hosts per T0 (hosts h0..h3), generated plan. */
 static struct mrc_srv6_plan *st_small_plan(void)
 {
 	struct mrc_srv6_params p;

@@ -270,6 +270,21 @@ proc read_file {path} {
 	return [encoding convertfrom utf-8 $data]
 }
 
+# with_tmpfs DIR BODY: runs BODY in the caller with a 64 KiB tmpfs mounted at DIR (made
+# first) and unmounts it afterwards, whatever BODY does; skips the test where the mount
+# fails (no root, no tmpfs).
+proc with_tmpfs {dir body} {
+	file mkdir $dir
+	if {[catch {exec mount -t tmpfs -o size=64k tmpfs $dir} msg]} {
+		skip "mount tmpfs: $msg"
+	}
+	try {
+		uplevel 1 $body
+	} finally {
+		exec umount $dir
+	}
+}
+
 # ---------------------------------------------------------------------------------------
 # Internals
 
