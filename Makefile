@@ -32,21 +32,35 @@ else
 Q := @
 endif
 
-SRCS := mrcgen.c $(wildcard mrc/*.c) $(wildcard conf/*.c) $(wildcard pcap/*.c)
-OBJS := $(SRCS:%.c=$(BUILD)/%.o)
+# Production sources, and the unit tests: each module X.c may have X_test.c beside it, which
+# #includes X.c (to reach its static helpers) and registers its suites with the st
+# framework (mrc/base/st.h). mrcgen-test links the test files, st and every production
+# object but mrcgen.c's and those of the tested modules, which their tests carry.
+ALL_SRCS  := $(wildcard mrc/*/*.c) $(wildcard conf/*.c) $(wildcard pcap/*.c)
+TEST_SRCS := $(filter %_test.c,$(ALL_SRCS))
+ST_SRCS   := mrc/base/st.c mrc/base/st_main.c
+LIB_SRCS  := $(filter-out $(TEST_SRCS) $(ST_SRCS),$(ALL_SRCS))
+SRCS      := mrcgen.c $(LIB_SRCS)
+OBJS      := $(SRCS:%.c=$(BUILD)/%.o)
+TEST_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(TEST_SRCS) $(ST_SRCS) \
+	$(filter-out $(TEST_SRCS:_test.c=.c),$(LIB_SRCS)))
 
-all: mrcgen
+all: mrcgen mrcgen-test
 
 mrcgen: $(OBJS)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
+
+mrcgen-test: $(TEST_OBJS)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LDLIBS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(XCFLAGS) -MMD -MP -c -o $@ $<
 
--include $(OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(TEST_OBJS:.o=.d)
 
 # Installs the Debian packages that are missing, and says which.
 deps:
@@ -62,8 +76,8 @@ deps:
 
 # TESTFLAGS go to the Tcl runner, e.g. TESTFLAGS="--only 'help*' --verbose".
 test: deps
-	$(MAKE) mrcgen
-	./mrcgen selftest
+	$(MAKE) mrcgen mrcgen-test
+	./mrcgen-test
 	tclsh harness/run.tcl --mrcgen ./mrcgen $(TESTFLAGS)
 
 # Performance figures (wall time; never part of `make test`): the simulator's scenarios,
@@ -93,13 +107,13 @@ FUZZ_CFLAGS  := -g -O1 -std=gnu11 -iquote . -D_GNU_SOURCE -Wall -Wextra \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_TARGETS := wire conf hist srv6
-# code under test per target (mrc/st.c: the selftests each module registers)
-FUZZ_SRC_wire := mrc/wire.c mrc/st.c
-FUZZ_SRC_conf := conf/conf.c conf/units.c mrc/st.c
-FUZZ_SRC_hist := mrc/hist.c mrc/st.c
-FUZZ_SRC_srv6 := mrc/srv6.c mrc/wire.c mrc/st.c
+# code under test per target
+FUZZ_SRC_wire := mrc/engine/wire.c
+FUZZ_SRC_conf := conf/conf.c conf/units.c
+FUZZ_SRC_hist := mrc/base/hist.c
+FUZZ_SRC_srv6 := mrc/engine/srv6.c mrc/engine/wire.c
 # their headers, for the rebuild (expanded in the rule, where $* is set)
-FUZZ_HDR = $(wildcard $(patsubst %.c,%.h,$(FUZZ_SRC_$*)) mrc/bytes.h)
+FUZZ_HDR = $(wildcard $(patsubst %.c,%.h,$(FUZZ_SRC_$*)) mrc/base/bytes.h)
 # extra arguments of the corpus generators
 FUZZ_GEN_conf := $(wildcard conf/examples/*.yaml)
 
@@ -147,6 +161,6 @@ fuzz-check: $(FUZZ_TARGETS:%=fuzz-check-%)
 .PRECIOUS: harness/fuzz/corpus/% build/fuzz/gen_corpus_% build/fuzz/fuzz_%
 
 clean:
-	rm -rf build mrcgen harness/out
+	rm -rf build mrcgen mrcgen-test harness/out
 
 .PHONY: all deps test bench install clean fuzz fuzz-check fuzz-save quickstart

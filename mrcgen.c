@@ -1,18 +1,17 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* mrcgen: MRC fabric testbed and traffic generator — the subcommand table and main(). */
 #include "conf/conf.h"
-#include "mrc/bench.h"
-#include "mrc/blast.h"
-#include "mrc/hist.h"
-#include "mrc/sim.h"
-#include "mrc/job.h"
-#include "mrc/paths.h"
-#include "mrc/report.h"
-#include "mrc/run.h"
-#include "mrc/st.h"
-#include "mrc/wire.h"
-#include "mrc/wirerun.h"
-#include "mrc/wping.h"
+#include "mrc/sim/bench.h"
+#include "mrc/wire/blast.h"
+#include "mrc/base/hist.h"
+#include "mrc/sim/sim.h"
+#include "mrc/job/job.h"
+#include "mrc/engine/paths.h"
+#include "mrc/out/report.h"
+#include "mrc/sim/run.h"
+#include "mrc/engine/wire.h"
+#include "mrc/wire/wirerun.h"
+#include "mrc/wire/wping.h"
 #include "pcap/pcapw.h"
 
 #include <errno.h>
@@ -44,7 +43,6 @@ struct cmd {
 
 static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
-static int cmd_selftest(int argc, char **argv);
 static int cmd_bench(int argc, char **argv);
 static int cmd_check(int argc, char **argv);
 static int cmd_paths(int argc, char **argv);
@@ -67,8 +65,6 @@ static const struct cmd cmds[] = {
 	{ "blast", "CONF --host H --to H --packets N [--start-ns T] [--ports IF,..]",
 		"raw-socket baseline: batched sends of the job's data packets, no transport",
 		cmd_blast },
-	{ "selftest", "[MODULE|--list]", "run the built-in unit tests (all modules, or one)",
-		cmd_selftest },
 	{ "hist", "[OPTIONS] [FILE]", "histogram of numbers (one a line) -> .hgrm / .hlog",
 		cmd_hist },
 	{ "sample", "OUT.pcap [OPTIONS]", "write one MRC packet of every type to a pcap",
@@ -120,30 +116,6 @@ static int cmd_version(int argc, char **argv)
 	(void)argv;
 	printf("mrcgen %s\n", MRCGEN_VERSION);
 	return EXIT_OK;
-}
-
-static int cmd_selftest(int argc, char **argv)
-{
-	const char *only = NULL;
-	int failed;
-
-	if (argc > 2) {
-		fprintf(stderr, "mrcgen: selftest: too many arguments\n");
-		return EXIT_USAGE;
-	}
-	if (argc == 2 && strcmp(argv[1], "--list") == 0) {
-		mrc_st_list();
-		return EXIT_OK;
-	}
-	if (argc == 2)
-		only = argv[1];
-	failed = mrc_st_run(only);
-	if (failed == -ENOENT) {
-		fprintf(stderr, "mrcgen: selftest: no module '%s' (see: mrcgen selftest --list)\n",
-			only);
-		return EXIT_USAGE;
-	}
-	return failed ? EXIT_JOB_FAILED : EXIT_OK;
 }
 
 static void hist_usage(FILE *f)
@@ -767,7 +739,7 @@ static bool opt_ports(const char *cmd, char *list, const char **out, size_t max)
 }
 
 /*
- * blast: the wire benchmark's baseline (mrc/blast.h) — this host sends --packets data
+ * blast: the wire benchmark's baseline (mrc/wire/blast.h) — this host sends --packets data
  * packets to --to over every EV in turn and counts what --to sends back; one line of
  * key=value figures for harness/bench/wire.tcl. Exit 0, or 2 for usage or setup errors.
  */

@@ -1664,7 +1664,7 @@ static int check_fabric(struct ld *ld, const struct tnode *map, void *obj, const
 	static const char *const hk[] = { "hosts_per_t0", "t0", NULL };
 	struct conf_fabric *f = obj;
 	char sub[CONF_PATH_MAX], a[24], b[24];
-	/* srv6 plan (WIRE.md "SRv6 uSID addressing", mrc/srv6.h): the generated plan numbers
+	/* srv6 plan (WIRE.md "SRv6 uSID addressing", mrc/engine/srv6.h): the generated plan numbers
 	 * nodes 1..2^(14 - b) - 1 per role and plane for b = usid_plane_bits (0 ends a
 	 * container): 1023 with WIRE.md's b = 4; an explicit plan takes any 16-bit uSIDs */
 	bool gen = f->addressing.plan == CONF_PLAN_GENERATED;
@@ -1742,7 +1742,7 @@ static int check_addressing(struct ld *ld, const struct tnode *map, void *obj, c
 	long total = (long)f->planes * ((long)f->t0 + f->t1 + conf_fabric_hosts(f));
 	char sub[CONF_PATH_MAX], nb[48];
 	uint8_t *seen = NULL, *used = NULL;
-	/* usid_plane_bits 0: a uSID space per plane, plane p under block + p (mrc/srv6.h) */
+	/* usid_plane_bits 0: a uSID space per plane, plane p under block + p (mrc/engine/srv6.h) */
 	bool per_plane = a->usid_plane_bits == 0;
 	int err = 0;
 
@@ -1972,7 +1972,7 @@ static int check_traffic(struct ld *ld, const struct tnode *map, void *obj, cons
 			ranks, t->root);
 	t->root_host = n.host;
 	path_key(sub, path, "sizes");
-	/* a run measures at most CONF_SIZES_MAX sizes (mrc/run.c) */
+	/* a run measures at most CONF_SIZES_MAX sizes (mrc/sim/run.c) */
 	if (conf_sizes_expand(&t->sizes, NULL, 0) > CONF_SIZES_MAX)
 		return TERR(ld, at(map, "sizes"), sub, "more than %d sizes '%zu'", CONF_SIZES_MAX,
 			conf_sizes_expand(&t->sizes, NULL, 0));
@@ -2082,7 +2082,7 @@ static int check_fault(struct ld *ld, const struct tnode *map, void *obj, const 
 		return TERR(ld, tget(map, "duty"), sub, "out of range (0..1 exclusive) '%s'",
 			tget(map, "duty")->s);
 	}
-	/* the fabric's down part is this period x duty cut to whole ps (mrc/fabric.c): under
+	/* the fabric's down part is this period x duty cut to whole ps (mrc/sim/fabric.c): under
 	 * 1 ps down or up would flap nothing (up as period - down: 10ps x 0.1 is 1ps) */
 	if (fa->action == CONF_FA_FLAP) {
 		double down = (double)fa->period_ps * fa->duty;
@@ -2107,7 +2107,7 @@ static int check_capture(struct ld *ld, const struct tnode *map, void *obj, cons
 
 	if (!c->point)
 		return TERR(ld, map, path, "missing 'point'");
-	/* what the simulator taps (mrc/run.c): a port's or a link end's queue */
+	/* what the simulator taps (mrc/sim/run.c): a port's or a link end's queue */
 	if (c->node.kind != CONF_NODE_PORT && c->node.kind != CONF_NODE_LINK_HOST_T0 &&
 	    c->node.kind != CONF_NODE_LINK_T0_T1) {
 		path_key(sub, path, "point");
@@ -2757,373 +2757,4 @@ int conf_args_parse(int argc, char **argv, struct conf_args *a, char *err, size_
 	if (a->out_set)
 		a->sets[a->n_sets++] = a->out_set;
 	return 0;
-}
-
-/* ---- selftest ------------------------------------------------------------------------- */
-
-#include "mrc/st.h"
-
-#include <time.h>
-
-/* Expected values below are hand arithmetic (e.g. 64MiB = 64 * 2^20 = 67108864). */
-struct unit_case {
-	const char *in;
-	int err;
-	uint64_t want;
-};
-
-static void st_units(struct mrc_st *st, int (*fn)(const char *, uint64_t *),
-	const struct unit_case *c)
-{
-	for (; c->in; c++) {
-		uint64_t v = 0xdeadbeef;
-		int err = fn(c->in, &v);
-
-		mrc_st_check(st, err == c->err, __FILE__, __LINE__, "'%s': err %d, want %d", c->in,
-			err, c->err);
-		if (!c->err)
-			mrc_st_check(st, v == c->want, __FILE__, __LINE__,
-				"'%s' = %" PRIu64 ", want %" PRIu64, c->in, v, c->want);
-	}
-}
-
-static int st_load(const char *text, const char *const *sets, size_t n, struct conf_job *job,
-	char *err, size_t errlen)
-{
-	return conf_load_string(text, strlen(text), "t.yaml", sets, n, job, err, errlen);
-}
-
-static char *st_dump(const struct conf_job *job)
-{
-	return conf_dump_string(job, NULL);
-}
-
-MRC_SELFTEST(conf)
-{
-	static const struct unit_case ints[] = {
-		{ "010", 0, 10 }, { "0x1F", 0, 31 }, { "0o17", 0, 15 }, { "+5", 0, 5 },
-		{ "-0", 0, 0 }, { "18446744073709551615", 0, UINT64_MAX },
-		{ "0xffffffffffffffff", 0, UINT64_MAX }, { "-1", -EDOM, 0 },
-		{ "18446744073709551616", -ERANGE, 0 }, { "0x10000000000000000", -ERANGE, 0 },
-		{ "0x", -EINVAL, 0 }, { "0o8", -EINVAL, 0 }, { "1_000", -EINVAL, 0 },
-		{ "0b101", -EINVAL, 0 }, { "", -EINVAL, 0 }, { "1e3", -EINVAL, 0 },
-		{ " 1", -EINVAL, 0 }, { NULL, 0, 0 } };
-	static const struct unit_case sizes[] = {
-		{ "4KiB", 0, 4096 }, { "64MiB", 0, 67108864 }, { "1GB", 0, 1000000000 },
-		{ "1kB", 0, 1000 }, { "1KB", 0, 1000 }, { "1.5KiB", 0, 1536 }, { "1500", 0, 1500 },
-		{ "1500B", 0, 1500 }, { "0x100", 0, 256 }, { "16777215TiB", 0, 18446742974197923840ull },
-		{ "17179869184GiB", -ERANGE, 0 }, { "1.5B", -EDOM, 0 }, { "-1KiB", -EDOM, 0 },
-		{ "4 KiB", -EINVAL, 0 }, { "4kib", -EINVAL, 0 }, { "4K", -EINVAL, 0 },
-		{ "KiB", -EINVAL, 0 }, { NULL, 0, 0 } };
-	static const struct unit_case rates[] = {
-		{ "100Gbps", 0, 100000000000ull }, { "400G", 0, 400000000000ull },
-		{ "25Mbps", 0, 25000000 }, { "2.5G", 0, 2500000000ull }, { "1000", 0, 1000 },
-		{ "1.5bps", -EDOM, 0 }, { "100Gb", -EINVAL, 0 }, { "100GiB", -EINVAL, 0 },
-		{ NULL, 0, 0 } };
-	static const struct unit_case times[] = {
-		{ "250ps", 0, 250 }, { "500ns", 0, 500000 }, { "2us", 0, 2000000 },
-		{ "3\xc2\xb5s", 0, 3000000 }, { "1.5ms", 0, 1500000000 },
-		{ "10s", 0, 10000000000000ull }, { "0", 0, 0 }, { "0.001ns", 0, 1 },
-		{ "18446744073709551615ps", 0, UINT64_MAX }, { "18446744s", 0, 18446744000000000000ull },
-		{ "5", -EINVAL, 0 }, { "1.5ps", -EDOM, 0 }, { "0.0001ns", -EDOM, 0 },
-		{ "18446744073709551616ps", -ERANGE, 0 }, { "18446745s", -ERANGE, 0 },
-		{ "-2us", -EDOM, 0 }, { "2 us", -EINVAL, 0 }, { "2m", -EINVAL, 0 },
-		{ NULL, 0, 0 } };
-	struct conf_fabric fab = { .planes = 8, .t0 = 4, .t1 = 4, .hosts_per_t0 = 4 };
-	struct conf_job job, job2;
-	struct conf_node n;
-	char err[512], buf[64];
-	struct timespec t0, t1;
-
-	mrc_st_case(st, "C01 YAML 1.2 core integers (010 is ten), overflow, negative");
-	st_units(st, conf_parse_uint, ints);
-
-	mrc_st_case(st, "C02 sizes: KiB=1024, KB=kB=1000, exact fractions, overflow");
-	st_units(st, conf_parse_size, sizes);
-
-	mrc_st_case(st, "C03 rates in bits per second");
-	st_units(st, conf_parse_rate, rates);
-
-	mrc_st_case(st, "C04 times to picoseconds, exact, unit required, overflow");
-	st_units(st, conf_parse_time, times);
-
-	mrc_st_case(st, "C05 unit printers: largest exact unit, parse back");
-	ST_EQ_STR(st, conf_fmt_time(1500000000, buf, sizeof(buf)), "1500us");
-	ST_EQ_STR(st, conf_fmt_time(0, buf, sizeof(buf)), "0ps");
-	ST_EQ_STR(st, conf_fmt_size(1536, buf, sizeof(buf)), "1536");
-	ST_EQ_STR(st, conf_fmt_size(3ull << 30, buf, sizeof(buf)), "3GiB");
-	ST_EQ_STR(st, conf_fmt_size(2000, buf, sizeof(buf)), "2KB");
-	ST_EQ_STR(st, conf_fmt_rate(2500000000ull, buf, sizeof(buf)), "2500Mbps");
-	ST_EQ_STR(st, conf_fmt_rate(7, buf, sizeof(buf)), "7bps");
-	{
-		static const uint64_t vals[] = { 0, 1, 999, 1000, 1001, 1024, 327680, UINT64_MAX };
-
-		for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
-			uint64_t a = 1, b = 1, c = 1;
-
-			ST_EQ(st, conf_parse_time(conf_fmt_time(vals[i], buf, sizeof(buf)), &a), 0);
-			ST_EQ(st, a, vals[i]);
-			ST_EQ(st, conf_parse_size(conf_fmt_size(vals[i], buf, sizeof(buf)), &b), 0);
-			ST_EQ(st, b, vals[i]);
-			ST_EQ(st, conf_parse_rate(conf_fmt_rate(vals[i], buf, sizeof(buf)), &c), 0);
-			ST_EQ(st, c, vals[i]);
-		}
-	}
-
-	mrc_st_case(st, "C06 node names against 8 planes, 4 T0 x 4 hosts = 16 hosts, 4 T1");
-	ST_EQ_I(st, conf_node_parse(&fab, "h15", &n), 0);
-	ST_EQ(st, n.kind, CONF_NODE_HOST);
-	ST_EQ(st, n.host, 15);
-	ST_EQ_I(st, conf_node_parse(&fab, "h16", &n), -ENOENT);
-	ST_EQ_I(st, conf_node_parse(&fab, "h03", &n), -EINVAL);
-	ST_EQ_I(st, conf_node_parse(&fab, "p7.t1.3", &n), 0);
-	ST_EQ(st, n.kind, CONF_NODE_T1);
-	ST_EQ(st, n.plane, 7);
-	ST_EQ(st, n.t1, 3);
-	ST_EQ_I(st, conf_node_parse(&fab, "p8.t0.0", &n), -ENOENT);
-	ST_EQ_I(st, conf_node_parse(&fab, "h5.p2", &n), 0);
-	ST_EQ(st, n.kind, CONF_NODE_PORT);
-	ST_EQ(st, n.host, 5);
-	ST_EQ(st, n.plane, 2);
-	/* h3 hangs off t0 3/4 = 0, h4 off t0 1. */
-	ST_EQ_I(st, conf_node_parse(&fab, "h3.p0-p0.t0.0", &n), 0);
-	ST_EQ(st, n.kind, CONF_NODE_LINK_HOST_T0);
-	ST_EQ(st, n.host, 3);
-	ST_EQ(st, n.reverse, 0);
-	ST_EQ_I(st, conf_node_parse(&fab, "h4.p0-p0.t0.0", &n), -ENOENT);
-	ST_EQ_I(st, conf_node_parse(&fab, "p0.t1.2-p0.t0.1", &n), 0);
-	ST_EQ(st, n.kind, CONF_NODE_LINK_T0_T1);
-	ST_EQ(st, n.t0, 1);
-	ST_EQ(st, n.t1, 2);
-	ST_EQ(st, n.reverse, 1);
-	ST_EQ_STR(st, conf_node_format(&n, buf, sizeof(buf)), "p0.t1.2-p0.t0.1");
-	ST_EQ_I(st, conf_node_parse(&fab, "p0.t0.1-p1.t1.2", &n), -ENOENT);
-	ST_EQ_I(st, conf_node_parse(&fab, "p0.t0.0-p0.t0.1", &n), -EINVAL);
-	ST_EQ_I(st, conf_node_parse(&fab, "h1-", &n), -EINVAL);
-	ST_EQ_I(st, conf_node_parse(&fab, "p0.t2.0", &n), -EINVAL);
-
-	mrc_st_case(st, "C14.1 duplicate key named at line 4 (1-based), nothing loaded");
-	ST_EQ_I(st, st_load("traffic:\n  pattern: alltoall\n  size: 1MiB\n  pattern: allreduce\n",
-		NULL, 0, &job, err, sizeof(err)), -EINVAL);
-	ST_EQ_STR(st, err, "t.yaml:4:3: traffic.pattern: duplicate key 'pattern' (first at line 2)");
-	memset(&job2, 0, sizeof(job2));
-	ST_TRUE(st, memcmp(&job, &job2, sizeof(job)) == 0);
-
-	mrc_st_case(st, "C14.2 aliases expand: two profiles, each ev_count 128");
-	{
-		static const char c142[] =
-			"common: &ev {ev_count: 128, ev_min_active: 32}\n"
-			"profiles:\n  - {name: a, ev: *ev}\n  - {name: b, ev: *ev}\n";
-		struct ld ld = { .src = "c142", .err = err, .errlen = sizeof(err),
-				 .budget = CONF_NODE_LIMIT };
-		struct tnode *root = NULL, *prof;
-
-		ST_EQ_I(st, tparse(&ld, "c142", c142, strlen(c142), &root), 0);
-		prof = tget(root, "profiles");
-		ST_TRUE(st, prof && prof->kind == T_SEQ && prof->n == 2);
-		for (size_t i = 0; prof && i < prof->n && i < 2; i++) {
-			struct tnode *cnt = tget(tget(prof->items[i], "ev"), "ev_count");
-
-			ST_TRUE(st, cnt && cnt->kind == T_SCALAR);
-			ST_EQ_STR(st, cnt ? cnt->s : "", "128");
-		}
-		tfree(root);
-		/* The same in a job: an anchor under an x- key used by two fields. */
-		ST_EQ_I(st, st_load("x-n: &n 128\nmrc: {ev: {ev_count: *n}}\n"
-			"output: {captures: [{point: h0.p0, snaplen: *n}]}\n", NULL, 0, &job, err,
-			sizeof(err)), 0);
-		ST_EQ(st, job.mrc.ev.ev_count, 128);
-		ST_EQ(st, job.output.n_captures, 1);
-		ST_EQ(st, job.output.n_captures ? job.output.captures[0].snaplen : 0, 128);
-		conf_free(&job);
-	}
-
-	mrc_st_case(st, "C14.3 the nine-level alias bomb is rejected in < 1 s");
-	{
-		char bomb[1024], *p = bomb;
-
-		p += sprintf(p, "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
-		for (char c = 'b'; c <= 'i'; c++)
-			p += sprintf(p, "%c: &%c [*%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c]\n", c, c,
-				c - 1, c - 1, c - 1, c - 1, c - 1, c - 1, c - 1, c - 1, c - 1);
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		ST_EQ_I(st, st_load(bomb, NULL, 0, &job, err, sizeof(err)), -EINVAL);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		ST_TRUE(st, strstr(err, "alias expansion limit") != NULL);
-		/* a hang guard, not a benchmark: the node budget stops the walk at 100000 nodes
-		 * (44 ms measured); walking the 387,420,489 leaves would take minutes */
-		ST_TRUE(st, (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) <
-			20000000000L);
-	}
-
-	mrc_st_case(st, "C14.3b a self-referencing alias ends, no hang or overflow");
-	ST_EQ_I(st, st_load("a: &a [*a]\n", NULL, 0, &job, err, sizeof(err)), -EINVAL);
-	ST_TRUE(st, strstr(err, "nesting deeper than 64 levels") != NULL);
-
-	mrc_st_case(st, "fuzz: hostile files fail fast, naming line and column");
-	{
-		size_t depth = 100000, cap = 16 * depth + 64;
-		char *big = malloc(cap), *p = big;
-		long ns;
-
-		/* 100000 '[': libyaml's scanner alone would need O(depth^2) */
-		p += sprintf(p, "x: ");
-		memset(p, '[', depth);
-		memset(p + depth, ']', depth);
-		p[2 * depth] = '\0';
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		ST_EQ_I(st, st_load(big, NULL, 0, &job, err, sizeof(err)), -EINVAL);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		/* the root is line 1, col 1; the 66th collection opens at col 4 + 64 */
-		ST_EQ_STR(st, err, "t.yaml:1:68: nesting deeper than 64 levels");
-		ns = (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec);
-		ST_TRUE(st, ns < 20000000000L); /* hang guard (sanitizers, loaded CI) */
-		/* 50000 keys, the last repeating the 8th: a pairwise check is 1.25e9 strcmp */
-		p = big;
-		for (size_t i = 0; i < 50000; i++)
-			p += sprintf(p, "x-k%zu: 1\n", i);
-		sprintf(p, "x-k7: 2\n");
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		ST_EQ_I(st, st_load(big, NULL, 0, &job, err, sizeof(err)), -EINVAL);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		ST_EQ_STR(st, err, "t.yaml:50001:1: x-k7: duplicate key 'x-k7' (first at line 8)");
-		ns = (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec);
-		ST_TRUE(st, ns < 20000000000L); /* hang guard */
-		/* 250000 scalars in one flow sequence: over the 200000-node limit */
-		p = big + sprintf(big, "x-l: [");
-		for (size_t i = 0; i < 250000 / 4; i++)
-			p += sprintf(p, "1,2,3,4,");
-		sprintf(p, "5]\n");
-		ST_EQ_I(st, st_load(big, NULL, 0, &job, err, sizeof(err)), -EINVAL);
-		/* root, key, sequence: node 200001 is scalar 199998, at col 7 + 2 * 199997 */
-		ST_EQ_STR(st, err, "t.yaml:1:400001: too large: more than 200000 YAML nodes");
-		free(big);
-	}
-	ST_EQ_I(st, st_load("traffic:\n  size: \xff\n", NULL, 0, &job, err, sizeof(err)), -EINVAL);
-	ST_EQ_STR(st, err, "t.yaml:2:9: yaml: invalid leading UTF-8 octet '\\xff'");
-	ST_EQ_I(st, st_load("", NULL, 0, &job, err, sizeof(err)), -EINVAL);
-	ST_EQ_STR(st, err, "t.yaml: empty config: no YAML document (write {} to get every default)");
-	ST_EQ_I(st, st_load("# only a comment\n", NULL, 0, &job, err, sizeof(err)), -EINVAL);
-	ST_TRUE(st, strstr(err, "empty config") != NULL);
-	ST_EQ_I(st, st_load("# c\n---\n", NULL, 0, &job, err, sizeof(err)), -EINVAL);
-	ST_EQ_STR(st, err, "t.yaml:3:1: expected a mapping at the top, got a scalar");
-	ST_EQ_I(st, st_load("{}", NULL, 0, &job, err, sizeof(err)), 0);
-	ST_EQ(st, job.seed, 1);
-	conf_free(&job);
-
-	mrc_st_case(st, "C15 dump -> load -> dump is identical");
-	{
-		static const char text[] =
-			"seed: 99\nfabric: {planes: 2, t0: 2, t1: 3, hosts_per_t0: 2, "
-			"link_rate: 400G, switch_delay: 1.5us}\n"
-			"mrc: {ev: {evs: [0x10000, 0x20001], ev_min_active: 1}, cc: {eta: 0.1}}\n"
-			"traffic: {pattern: alltoall, sizes: {min: 4KiB, max: 1MiB, factor: 4}}\n"
-			"faults:\n  - {at: 1.5ms, target: p1.t1.2-p1.t0.0, action: loss, rate: 0.01,"
-			" direction: forward}\n"
-			"  - {at_iteration: 1, target: h3.p1-p1.t0.1, action: flap, period: 10us,"
-			" duty: 0.25}\n";
-		char *d1, *d2;
-
-		if (!ST_TRUE(st, st_load(text, NULL, 0, &job, err, sizeof(err)) == 0))
-			return;
-		ST_EQ(st, job.mrc.ev.ev_count, 2);
-		ST_EQ(st, job.traffic.algorithm, CONF_ALG_PARALLEL);
-		ST_EQ(st, job.faults[0].node.kind, CONF_NODE_LINK_T0_T1);
-		ST_EQ(st, job.faults[0].at_ps, 1500000000);
-		d1 = st_dump(&job);
-		conf_free(&job);
-		ST_EQ_I(st, st_load(d1 ? d1 : "", NULL, 0, &job, err, sizeof(err)), 0);
-		d2 = st_dump(&job);
-		ST_EQ_STR(st, d2, d1);
-		ST_EQ_D(st, job.mrc.cc.eta, 0.1, 0);
-		ST_EQ(st, job.fabric.switch_delay_ps, 1500000);
-		conf_free(&job);
-		free(d1);
-		free(d2);
-	}
-
-	mrc_st_case(st, "C05 a capture without snaplen gets 262144, not 0");
-	ST_EQ_I(st, st_load("output: {captures: [{point: h0.p0}]}\n", NULL, 0, &job, err,
-		sizeof(err)), 0);
-	ST_EQ(st, job.output.n_captures, 1);
-	ST_EQ(st, job.output.n_captures ? job.output.captures[0].snaplen : 0, 262144);
-	conf_free(&job);
-
-	mrc_st_case(st, "capture points: a port or a link, one file per capture");
-	ST_EQ_I(st, st_load("output: {captures: [{point: h1}]}\n", NULL, 0, &job, err,
-		sizeof(err)), -EINVAL);
-	ST_EQ_STR(st, err, "t.yaml:1:29: output.captures[0].point: a capture point is a host NIC "
-		"port (h0.p0) or a link (p0.t1.0-p0.t0.0) 'h1'");
-	ST_EQ_I(st, st_load("output: {captures: [{point: p0.t0.1}]}\n", NULL, 0, &job, err,
-		sizeof(err)), -EINVAL);
-	ST_TRUE(st, strstr(err, "a capture point is a host NIC port") != NULL);
-	/* the third repeats the first: h0.p0.pcap twice (h0.p0-p0.t0.0 writes its own file) */
-	ST_EQ_I(st, st_load("output:\n  captures:\n  - {point: h0.p0, dir: ingress}\n"
-		"  - {point: h0.p0-p0.t0.0}\n  - {point: h0.p0, dir: egress}\n", NULL, 0, &job, err,
-		sizeof(err)), -EINVAL);
-	ST_EQ_STR(st, err, "t.yaml:5:13: output.captures[2].point: already captured by captures[0] "
-		"(both would write h0.p0.pcap) 'h0.p0'");
-	ST_EQ_I(st, st_load("output:\n  captures:\n  - {point: h0.p0, dir: ingress}\n"
-		"  - {point: p0.t0.0-h0.p0}\n  - {point: h1.p0, dir: egress}\n", NULL, 0, &job, err,
-		sizeof(err)), 0);
-	ST_EQ(st, job.output.n_captures, 3);
-	if (job.output.n_captures == 3) {
-		char fb[64];
-
-		ST_EQ_STR(st, conf_capture_file(&job.output.captures[1], fb, sizeof(fb)),
-			"p0.t0.0-h0.p0.pcap");
-	}
-	conf_free(&job);
-
-	mrc_st_case(st, "a flap is at least 1ps down and 1ps up (period x duty, whole ps)");
-	{
-		static const char *const fl = "faults: [{at: 0, target: h0.p0-p0.t0.0, "
-			"action: flap, ";
-		/* 1ps x 0.5 = 0.5ps down; 9ps x 0.1 = 0.9ps down; 4ps x (1 - 0.9) = 0.4ps up */
-		static const struct { const char *pd, *want; } c[] = {
-			{ "period: 1ps, duty: 0.5}]\n",
-			  "t.yaml:1:63: faults[0].period: too short for duty 0.5: "
-			  "down (period x duty) is 0.5ps, below 1ps '1ps'" },
-			{ "period: 9ps, duty: 0.1}]\n",
-			  "t.yaml:1:63: faults[0].period: too short for duty 0.1: "
-			  "down (period x duty) is 0.9ps, below 1ps '9ps'" },
-			{ "period: 4ps, duty: 0.9}]\n",
-			  "t.yaml:1:63: faults[0].period: too short for duty 0.9: "
-			  "up (period x (1 - duty)) is 0.4ps, below 1ps '4ps'" },
-			/* 10ps x 0.1 = 1ps down, 10ps x 0.9 = 9ps down and 1ps up, 2ps x 0.5 */
-			{ "period: 10ps, duty: 0.1}]\n", NULL },
-			{ "period: 10ps, duty: 0.9}]\n", NULL },
-			{ "period: 2ps, duty: 0.5}]\n", NULL },
-		};
-		char text[256];
-
-		for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-			snprintf(text, sizeof(text), "%s%s", fl, c[i].pd);
-			ST_EQ_I(st, st_load(text, NULL, 0, &job, err, sizeof(err)),
-				c[i].want ? -EINVAL : 0);
-			if (c[i].want)
-				ST_EQ_STR(st, err, c[i].want);
-			else
-				conf_free(&job);
-		}
-	}
-
-	mrc_st_case(st, "C16 --set overrides and names an unknown key");
-	{
-		const char *sets[] = { "seed=7", "traffic.iterations=3", "traffic.sizes=[1KiB, 2KiB]",
-				       "faults[0].target=h1.p0", "faults[0].at=0",
-				       "faults[0].action=down" };
-		const char *bad[] = { "nosuch.key=1" };
-
-		if (!ST_TRUE(st, st_load("seed: 5\n", sets, 6, &job, err, sizeof(err)) == 0))
-			return;
-		ST_EQ(st, job.seed, 7);
-		ST_EQ(st, job.traffic.iterations, 3);
-		ST_EQ(st, job.traffic.sizes.n_list, 2);
-		ST_EQ(st, job.traffic.sizes.list[1], 2048);
-		ST_EQ(st, job.n_faults, 1);
-		conf_free(&job);
-		ST_EQ_I(st, st_load("seed: 5\n", bad, 1, &job, err, sizeof(err)), -EINVAL);
-		ST_EQ_STR(st, err, "--set nosuch.key=1: nosuch: unknown key 'nosuch'");
-	}
 }

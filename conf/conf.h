@@ -86,7 +86,7 @@ struct conf_usid_entry {
 struct conf_addressing {
 	uint32_t block;		/* the 32-bit uSID block, e.g. 0xfc000000 for "fc00:0::" */
 	/* 0..4, default 4 (WIRE.md): the plane's bits in a generated uSID; 0 = a uSID space
-	 * per plane, plane p under block + p (mrc/srv6.h struct mrc_srv6_params) */
+	 * per plane, plane p under block + p (mrc/engine/srv6.h struct mrc_srv6_params) */
 	uint8_t usid_plane_bits;
 	bool has_usid_plane_bits;	/* given in the file (only 0 combines with explicit) */
 	enum conf_plan plan;
@@ -288,7 +288,7 @@ int conf_load_string(const char *text, size_t len, const char *name, const char 
 
 /*
  * A whole-job check that needs more than conf/ knows: the engine's addressing plan, EV
- * profile, packet sizes and collectives (mrc/job.c's mrc_job_check). Returns 0, or a
+ * profile, packet sizes and collectives (mrc/job/job.c's mrc_job_check). Returns 0, or a
  * negative errno with the dotted key path of the field at fault in @key ("fabric.t0",
  * "traffic.sizes[1]", "mrc.ev.deny[0]") and the reason, ending in the quoted value, in
  * @msg; -ENOMEM may leave both empty.

@@ -181,7 +181,7 @@ local function crc_bytes(crc, ba, from, to)
 	return crc
 end
 
--- RoCEv2 ICRC (IBTA Annex A17; mrc_wire_icrc in mrc/wire.h) of the packet whose MRC part
+-- RoCEv2 ICRC (IBTA Annex A17; mrc_wire_icrc in mrc/engine/wire.h) of the packet whose MRC part
 -- (BTH up to the ICRC, exclusive) is @mrc_ba: CRC-32 (init and final xor all ones) over
 -- 8 bytes of 0xFF, the innermost IPv6 header with traffic class, flow label and hop limit
 -- set to ones, the UDP header with the checksum set to ones, then BTH with byte 4 set to
@@ -355,7 +355,7 @@ local function dissect_peth(tvb, tree, off, info)
 	return off + LEN.PETH
 end
 
--- ERTH (16 B) / EETH (36 B), mrcgen's layout (mrc/wire.c, README "Bytes on the wire"):
+-- ERTH (16 B) / EETH (36 B), mrcgen's layout (mrc/engine/wire.c, README "Bytes on the wire"):
 -- kind(8) plane(8) flags(8: port_up 0x80) rsvd(8) | req_id(16) tx_ts(16) | ev(32) |
 -- spdcid(16) dpdcid(16); EETH continues with status(32) plane_mask(64) vendor(32) rsvd(64),
 -- its tx_ts slot holding the echoed request timestamp.

@@ -5,7 +5,7 @@
  * one .hlog interval line (mrc_hist_hlog_parse_line). A histogram that decodes must
  * re-encode and decode to the same count and percentiles.
  */
-#include "mrc/hist.h"
+#include "mrc/base/hist.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  * (C01's first segment), repeated while it forwards, which must end; the SRH parser on the
  * bytes after a 40-byte IPv6 header; the node-name parser on the input as a string.
  */
-#include "mrc/srv6.h"
+#include "mrc/engine/srv6.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  * checksum helper and the trim; a packet that decodes whole must survive
  * encode -> decode with the same fields.
  */
-#include "mrc/wire.h"
+#include "mrc/engine/wire.h"
 
 #include <stdlib.h>
 #include <string.h>

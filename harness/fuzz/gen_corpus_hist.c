@@ -4,7 +4,7 @@
  * the hist selftest vectors (C06-C08: the [0,0,0,5,0,1] counts, the round-trip values,
  * an empty one) as compressed V2 bytes, as base64 and as .hlog interval lines.
  */
-#include "mrc/hist.h"
+#include "mrc/base/hist.h"
 
 #include <errno.h>
 #include "harness/fuzz/corpus.h"

@@ -4,7 +4,7 @@
  * UDP packet (DA fc00:0:1::1, the fuzzer's own uSID), a uSID container packet without an
  * SRH, every mrc_wire_sample packet of the SRv6 EV format, and a few node names.
  */
-#include "mrc/wire.h"
+#include "mrc/engine/wire.h"
 
 #include <errno.h>
 #include "harness/fuzz/corpus.h"

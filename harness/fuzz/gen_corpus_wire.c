@@ -4,7 +4,7 @@
  * packet (mrc_wire_sample) of every EV format, the srv6 inner packets alone, a trimmed
  * packet and the C01 IPv6+SRH+UDP packet.
  */
-#include "mrc/wire.h"
+#include "mrc/engine/wire.h"
 
 #include <errno.h>
 #include "harness/fuzz/corpus.h"

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ep: one host's MRC endpoint — its QPs, memory regions, demux by BTH DestQP and the
+ * per-plane (NIC port) transmit scheduling of shared/design/WIRE.md. Sans-I/O: drivers
+ * (simulator, io_uring, tests) hand it packet bytes and the time in ps, and pull packets.
+ *
+ * Pull model: every NIC port (plane) calls mrc_ep_tx(plane) whenever its link is free;
+ * the EV of a data packet is drawn at that moment among the GOOD EVs of that plane. Since
+ * each up port pulls at its own line rate, the planes carry equal shares — this is how
+ * the endpoint realizes WIRE.md's round robin over planes, and a down port, which never
+ * pulls, simply drops out of the rotation. Within one pull, control packets (SACK, NACK)
+ * go first, then QPs are served round robin: a QP's due probe, its retransmissions, then
+ * new data within its window.
+ */
+#ifndef MRC_EP_H
+#define MRC_EP_H
+
+#include "mrc/engine/ev.h"
+#include "mrc/engine/nscc.h"
+#include "mrc/engine/qp.h"
+#include "mrc/engine/wire.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct mrc_ep_params {
+	uint32_t host;		  /* this host's index */
+	unsigned planes;	  /* NIC ports, one per plane (1..MRC_EV_MAX_PLANES) */
+	struct mrc_wire_cfg wire; /* codec settings */
+	/*
+	 * Fills outer src/dst (+segs) and inner src/dst of @hdr for a packet from this host
+	 * to @peer_host on EV @ev (plane = the EV's plane). Returns 0 or a negative errno
+	 * (the packet is then dropped and counted in path_err). Wired to mrc/srv6 by the lead.
+	 */
+	int (*path)(void *ctx, uint32_t peer_host, uint32_t ev, struct mrc_pkt *hdr);
+	unsigned (*ev_plane)(void *ctx, uint32_t ev); /* plane of an EV */
+	struct mrc_ev_params ev;		      /* EV profile; the arrays are copied */
+	/*
+	 * A profile built from @ev with @ev_plane (mrc_ev_profile_new) to share with other
+	 * endpoints, as a simulated job's hosts do: one copy of its tables, and its per-EV
+	 * counters are job-wide. The endpoint takes a reference. NULL: it builds its own.
+	 * mrc_ep_new checks its EV values and plane count against @ev; the rest (selection
+	 * knobs, deny list, each EV's plane) is the profile's as built.
+	 */
+	struct mrc_ev_profile *ev_prof;
+	struct mrc_qp_params qp;	/* QP attributes for every QP of this endpoint */
+	const char *cc;			/* "nscc" (NULL = "nscc") or "fixed" */
+	struct mrc_cc_params cc_params; /* see mrc_cc_defaults() */
+	uint64_t seed;			/* EV selection PRNG seed (per QP: seed ^ qpn mix) */
+	uint32_t first_qpn;		/* QPNs are first_qpn, first_qpn + 1, ... (0 -> 1) */
+	unsigned max_qps;		/* most QPs (0 -> 1024); tables grow with those made */
+	unsigned ctl_queue_max;		/* control packets queued per plane; 0 -> 65536 */
+};
+
+/*
+ * Fills @p with defaults for @planes ports of @port_rate_bps and a fabric base RTT of
+ * @base_rtt_ps: mrc_qp_params_default(), NSCC from mrc_cc_defaults(planes * rate, RTT,
+ * mtu), probe backoff 100 us doubling up to 10 ms, skip hold 0 (one rotation), 1/8 of each
+ * plane's EVs as backups, ev_min_active 1, mrc_wire_cfg_default() codec settings. The EV
+ * list, path and ev_plane stay for the caller.
+ */
+void mrc_ep_params_default(
+	struct mrc_ep_params *p, unsigned planes, uint64_t port_rate_bps, uint64_t base_rtt_ps);
+
+/* Completions and notifications, all optional. Called from inside ep calls. */
+struct mrc_ep_ops {
+	/* Port @plane had nothing to send and now has work (may repeat; idempotent). */
+	void (*tx_ready)(void *ctx, unsigned plane);
+	/* A posted write finished: status 0, or -ETIMEDOUT / -ECONNABORTED on QP error. */
+	void (*send_done)(void *ctx, uint32_t qpn, uint64_t wr_id, int status, uint64_t now_ps);
+	/* A write-with-immediate of @len bytes completed at the responder, in MSN order. */
+	void (*recv_imm)(void *ctx, uint32_t qpn, uint32_t imm, uint64_t len, uint64_t now_ps);
+	/* An EV of QP @qpn changed state (enum mrc_ev_state, enum mrc_ev_cause). */
+	void (*ev_event)(
+		void *ctx, uint32_t qpn, uint32_t ev, int from, int to, int cause, uint64_t now_ps);
+};
+
+/* Endpoint-wide counters. */
+struct mrc_ep_stats {
+	uint64_t tx_pkts[MRC_EV_MAX_PLANES], tx_bytes[MRC_EV_MAX_PLANES];
+	uint64_t rx_pkts[MRC_EV_MAX_PLANES], rx_bytes[MRC_EV_MAX_PLANES];
+	uint64_t rx_decode_err; /* mrc_wire_decode failed */
+	uint64_t rx_unknown_qp; /* DestQP names no QP */
+	uint64_t tx_encode_err, path_err;
+	uint64_t ctl_dropped; /* control queue full, or flushed by a port going down */
+};
+
+struct mrc_ep;
+
+/*
+ * Creates an endpoint. @ops (copied) and @ctx may be NULL/anything. Returns 0, -EINVAL
+ * (planes 0 or > MRC_EV_MAX_PLANES, no path/ev_plane, unknown cc, bad EV profile, a given
+ * ev_prof whose values or planes differ from ev's) or -ENOMEM.
+ */
+int mrc_ep_new(const struct mrc_ep_params *p, const struct mrc_ep_ops *ops, void *ctx,
+	struct mrc_ep **out);
+void mrc_ep_free(struct mrc_ep *ep);
+
+/*
+ * Registers @len bytes at @base as a memory region writable by peers; the region's VA is
+ * the address of @base. *rkey receives its R_Key. Returns 0, -EINVAL or -ENOMEM.
+ */
+int mrc_ep_reg_mr(struct mrc_ep *ep, void *base, uint64_t len, uint32_t *rkey);
+
+/*
+ * The same with the VA peers write to given: @va .. @va + @len maps to @base. A simulated
+ * job uses it so that RETH VAs, hence packet bytes and pcaps, do not depend on where
+ * malloc put the buffers (ASLR). A NULL @base makes a sink region: accesses are checked
+ * against it, the bytes are dropped (runs with traffic.verify off). Returns 0, -EINVAL
+ * (len 0, VA range wraps) or -ENOMEM.
+ */
+int mrc_ep_reg_mr_va(struct mrc_ep *ep, void *base, uint64_t va, uint64_t len, uint32_t *rkey);
+
+/*
+ * Creates a QP to @peer_qpn on @peer_host. QPNs are handed out in order from first_qpn,
+ * so peers that create QPs in the same order can predict each other's numbers; both
+ * directions start at qp.start_psn. Returns 0, -ENOSPC (max_qps), -EINVAL, -ENOMEM.
+ */
+int mrc_ep_qp_create(struct mrc_ep *ep, uint32_t peer_host, uint32_t peer_qpn, uint32_t *qpn);
+/* Sets the peer QPN later. Returns 0 or -ENOENT. */
+int mrc_ep_qp_connect(struct mrc_ep *ep, uint32_t qpn, uint32_t peer_qpn);
+
+/* See mrc_qp_post_write(); also -ENOENT for an unknown @qpn. */
+int mrc_ep_post_write(struct mrc_ep *ep, uint32_t qpn, const void *local, uint64_t len,
+	uint64_t remote_va, uint32_t rkey, bool with_imm, uint32_t imm, uint64_t wr_id,
+	uint64_t now_ps);
+
+/*
+ * A packet of @len bytes arrived on port @plane: the full packet (outer IPv6 first) or,
+ * as a protocol-41 raw socket delivers it, the inner IPv6 packet alone (told apart by the
+ * first header's next-header field). @ce: the driver saw ECN CE on a header it stripped.
+ * Undecodable packets and unknown QPs are counted and dropped.
+ */
+void mrc_ep_on_rx(struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, size_t len, bool ce,
+	uint64_t now_ps);
+
+/*
+ * mrc_ep_on_rx for a packet that arrives gathered, as a NIC receives what a peer's NIC
+ * gathered from its registered memory (mrc_ep_tx_gather): the @len-byte packet's first
+ * @g->hlen bytes (its headers) are at @pkt, its payload is @g->payload_len bytes at
+ * @g->payload (zeros when NULL), decoded by mrc_wire_decode_gather (WIRE.md "Packet
+ * stack"), so the QP places the payload straight from there: one copy. @g NULL or
+ * @g->hlen == @len is a whole packet, as mrc_ep_on_rx. Needs the endpoint's wire checks off (no rx_checks):
+ * otherwise a packet with its payload apart counts as a decode error.
+ */
+void mrc_ep_on_rx_gather(struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, size_t len,
+	const struct mrc_wire_gather *g, bool ce, uint64_t now_ps);
+
+/*
+ * The next packet for NIC port @plane written into @buf (@cap bytes, MRC_PKT_MAX is
+ * always enough): control first, then data within the window. Returns its length, 0 when
+ * the port has nothing to send (or is down), or a negative errno when a packet could not
+ * be built (counted; the engine recovers it like a loss).
+ */
+int mrc_ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf, size_t cap);
+
+/*
+ * mrc_ep_tx for a NIC that gathers payload from memory: a data packet's payload is not
+ * copied into @buf but described in @g (mrc_wire_encode_gather; needs the wire cfg's
+ * csum_offload). The payload bytes stay valid until the write that sent them completes
+ * and its source buffer is reused. Returns as mrc_ep_tx (the packet's whole length).
+ */
+int mrc_ep_tx_gather(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf,
+	size_t cap, struct mrc_wire_gather *g);
+
+/* When mrc_ep_on_timer() wants to run next (ps), UINT64_MAX when no timer is armed. */
+uint64_t mrc_ep_next_timer(const struct mrc_ep *ep);
+void mrc_ep_on_timer(struct mrc_ep *ep, uint64_t now_ps);
+
+/* NIC port @plane went down or came up (port status update; WIRE.md "Path (EV) states"). */
+void mrc_ep_port_status(struct mrc_ep *ep, unsigned plane, bool up, uint64_t now_ps);
+
+/* Control interface: DENY an EV of a QP, or lift it. Returns 0 or -ENOENT. */
+int mrc_ep_ev_deny(struct mrc_ep *ep, uint32_t qpn, uint32_t ev, bool deny, uint64_t now_ps);
+
+/*
+ * Counters: endpoint, one QP (-ENOENT if unknown), and a QP's EV set (NULL if unknown:
+ * states are the QP's; per-EV counters, mrc_ev_st(), are the profile's, summed over its
+ * QPs — and over the job's when the profile was given in the params, ev_prof).
+ */
+void mrc_ep_get_stats(const struct mrc_ep *ep, struct mrc_ep_stats *out);
+int mrc_ep_qp_stats(const struct mrc_ep *ep, uint32_t qpn, struct mrc_qp_stats *out);
+const struct mrc_ev_set *mrc_ep_qp_evs(const struct mrc_ep *ep, uint32_t qpn);
+/*
+ * The endpoint's EV profile, shared by its QPs: values in profile order (the EV list of
+ * the params) and, in st[], each EV's counters summed over all its QPs — and over every
+ * other endpoint's when the profile was given in the params (ev_prof).
+ */
+const struct mrc_ev_profile *mrc_ep_ev_profile(const struct mrc_ep *ep);
+/*
+ * Each EV's losses (PSNs inferred lost, as st[].losses) counted by this endpoint's QPs
+ * alone since it was made or last cleared: [profile n], profile order. Clearing zeroes
+ * this endpoint's copy only, never the profile's st[].
+ */
+const uint64_t *mrc_ep_ev_losses(const struct mrc_ep *ep);
+void mrc_ep_ev_losses_clear(struct mrc_ep *ep);
+/* The QPs created so far: their count, *@first the first QPN (the rest follow it). */
+unsigned mrc_ep_qpns(const struct mrc_ep *ep, uint32_t *first);
+/* The QP with number @qpn, or NULL (for mrc_qp_* inspection calls). */
+struct mrc_qp *mrc_ep_qp(const struct mrc_ep *ep, uint32_t qpn);
+
+#endif

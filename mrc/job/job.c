@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* job: maps a loaded config (conf/) onto the engine's plain parameter structs. */
+#include "mrc/job/job.h"
+#include "conf/units.h"
+#include "mrc/job/coll.h"
+#include "mrc/base/hist.h"
+#include "mrc/engine/wire.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static struct mrc_srv6_ev_field rule_field(uint8_t width, const struct conf_ev_rule *r)
+{
+	return (struct mrc_srv6_ev_field){width, r->init, r->mask, r->min, r->max};
+}
+
+int mrc_job_srv6(const struct conf_job *job, struct mrc_job_srv6 *out, char *err, size_t errlen)
+{
+	const struct conf_fabric *fab = &job->fabric;
+	const struct conf_ev *ev = &job->mrc.ev;
+	struct mrc_srv6_params *p = &out->params;
+	struct mrc_srv6_assign *as = NULL;
+	struct mrc_srv6_ev_deny *deny = NULL;
+	struct mrc_srv6_ev_field f[3];
+	struct mrc_srv6_ev_profile prof;
+	size_t cap;
+	int rc = -ENOMEM;
+
+	memset(out, 0, sizeof(*out));
+	mrc_srv6_params_default(p);
+	p->planes = fab->planes;
+	p->t0 = fab->t0;
+	p->t1 = fab->t1;
+	p->hosts_per_t0 = fab->hosts_per_t0;
+	p->block = fab->addressing.block;
+	p->usid_plane_bits = fab->addressing.usid_plane_bits;
+	memcpy(p->host_prefix, fab->addressing.host_prefix, sizeof(p->host_prefix));
+	p->host_prefix_len = fab->addressing.host_prefix_len;
+	if (fab->addressing.plan == CONF_PLAN_EXPLICIT) {
+		as = calloc(fab->addressing.n_usids ? fab->addressing.n_usids : 1, sizeof(*as));
+		if (!as)
+			goto nomem;
+		for (size_t i = 0; i < fab->addressing.n_usids; i++) {
+			const struct conf_usid_entry *u = &fab->addressing.usids[i];
+
+			if (mrc_srv6_node_parse(u->node, &as[i].node)) {
+				snprintf(err, errlen,
+					"srv6 plan: usids[%zu]: not a switch or host port "
+					"'%s'",
+					i, u->node);
+				rc = -EINVAL;
+				goto fail;
+			}
+			as[i].usid = u->usid;
+		}
+		p->usids = as;
+		p->n_usids = fab->addressing.n_usids;
+	}
+	rc = mrc_srv6_plan_new(p, &out->plan, err, errlen);
+	free(as);
+	as = NULL;
+	if (rc)
+		goto fail;
+
+	memset(&prof, 0, sizeof(prof));
+	f[0] = rule_field(4, &ev->plane);
+	f[1] = rule_field(12, &ev->spine);
+	f[2] = rule_field(16, &ev->salt);
+	prof.explicit_evs = ev->evs;
+	prof.n_explicit = ev->n_evs;
+	prof.fields = f;
+	prof.n_fields = 3;
+	prof.plane_field = 0;
+	prof.ev_count = ev->ev_count;
+	prof.ev_min_active = ev->ev_min_active;
+	if (ev->n_deny) {
+		deny = calloc(ev->n_deny, sizeof(*deny));
+		if (!deny)
+			goto nomem;
+		for (size_t i = 0; i < ev->n_deny; i++)
+			deny[i] = (struct mrc_srv6_ev_deny){0xffffffffu, ev->deny[i]};
+	}
+	prof.deny = deny;
+	prof.n_deny = ev->n_deny;
+	cap = ev->n_evs ? ev->n_evs : ev->ev_count;
+	out->evs = calloc(cap ? cap : 1, sizeof(*out->evs));
+	if (!out->evs)
+		goto nomem;
+	rc = mrc_srv6_ev_expand(&prof, p->planes, &p->ev, out->evs, cap, err, errlen);
+	free(deny);
+	deny = NULL;
+	if (rc < 0)
+		goto fail;
+	out->n_evs = (size_t)rc;
+	p->usids = NULL;
+	p->n_usids = 0;
+	return 0;
+nomem:
+	snprintf(err, errlen, "srv6 plan: allocate: out of memory");
+	rc = -ENOMEM;
+fail:
+	free(as);
+	free(deny);
+	mrc_job_srv6_free(out);
+	return rc;
+}
+
+void mrc_job_srv6_free(struct mrc_job_srv6 *m)
+{
+	mrc_srv6_plan_free(m->plan);
+	free(m->evs);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The EV format the engine uses: transport roce sends srv6 as stev (mrc/sim/run.c). */
+static enum mrc_ev_format job_ev_format(const struct conf_job *job)
+{
+	enum mrc_ev_format f = (enum mrc_ev_format)job->mrc.ev_format;
+
+	if (job->mrc.transport == CONF_TRANSPORT_ROCE && f == MRC_EVF_SRV6)
+		f = MRC_EVF_STEV;
+	return f;
+}
+
+int mrc_job_max_data_pkt(const struct conf_job *job, unsigned *hdr_to_bth)
+{
+	struct mrc_wire_cfg cfg;
+	struct mrc_pkt p;
+
+	mrc_wire_cfg_default(&cfg);
+	cfg.ev_format = job_ev_format(job);
+	cfg.icrc_outer = job->mrc.icrc_outer;
+	memset(&p, 0, sizeof(p));
+	p.opcode = MRC_OP_WRITE_ONLY_IMM;
+	p.flags = MRC_BTH_F_TS;
+	p.payload_len = job->mrc.mtu;
+	if (hdr_to_bth)
+		*hdr_to_bth = (cfg.ev_format == MRC_EVF_SRV6 ? 2 : 1) * MRC_IP6_HLEN +
+			MRC_UDP_HLEN + MRC_BTH_LEN;
+	return mrc_wire_encoded_len(&cfg, &p);
+}
+
+__attribute__((format(printf, 6, 7)))
+static int fail(char *key, size_t keylen, const char *k, char *msg, size_t msglen,
+	const char *fmt, ...)
+{
+	va_list ap;
+
+	snprintf(key, keylen, "%s", k);
+	va_start(ap, fmt);
+	vsnprintf(msg, msglen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+#define FAIL(k, ...) fail(key, keylen, (k), msg, msglen, __VA_ARGS__)
+
+/* A size with its unit for messages ("1B", "4KiB"). */
+static const char *bytes(uint64_t v, char *buf, size_t len)
+{
+	size_t n = strlen(conf_fmt_size(v, buf, len));
+
+	if (n && n + 1 < len && buf[n - 1] >= '0' && buf[n - 1] <= '9')
+		strcpy(buf + n, "B");
+	return buf;
+}
+
+static int check_packets(const struct conf_job *job, char *key, size_t keylen, char *msg,
+	size_t msglen)
+{
+	const struct conf_fabric *f = &job->fabric;
+	unsigned to_bth;
+	int max = mrc_job_max_data_pkt(job, &to_bth);
+	char a[32], b[32];
+
+	if (max < 0)
+		return FAIL("mrc.mtu", "no data packet can carry it '%" PRIu32 "'", job->mrc.mtu);
+	/* a smaller buffer trims (or drops) every data packet, for ever: a livelock */
+	if (f->buffer_bytes < (uint64_t)max)
+		return FAIL("fabric.buffer", "below one full data packet (%s: mtu %" PRIu32 " + %u "
+			"header bytes) '%s'", bytes((uint64_t)max, a, sizeof(a)), job->mrc.mtu,
+			(unsigned)max - job->mrc.mtu, bytes(f->buffer_bytes, b, sizeof(b)));
+	if (!f->trim)
+		return 0;
+	/* a switch trims only a packet longer than trim_size that keeps its BTH */
+	if (f->trim_size_bytes >= (uint64_t)max)
+		return FAIL("fabric.trim_size", "not below the largest data packet (%s), so nothing "
+			"would be trimmed '%s'", bytes((uint64_t)max, a, sizeof(a)),
+			bytes(f->trim_size_bytes, b, sizeof(b)));
+	if (f->trim_size_bytes < to_bth)
+		return FAIL("fabric.trim_size", "below the %u header bytes up to the BTH that a trim "
+			"keeps '%s'", to_bth, bytes(f->trim_size_bytes, b, sizeof(b)));
+	return 0;
+}
+
+/* Maps an "ev profile: FIELD: ..." or "srv6 plan: FIELD: ..." message onto a key path. */
+static int srv6_fail(const char *err, char *key, size_t keylen, char *msg, size_t msglen)
+{
+	static const struct { const char *pfx, *field, *key; } map[] = {
+		{ "ev profile: ", "fields[0]", "mrc.ev.plane" },
+		{ "ev profile: ", "fields[1]", "mrc.ev.spine" },
+		{ "ev profile: ", "fields[2]", "mrc.ev.salt" },
+		{ "ev profile: ", "planes", "fabric.planes" },
+		{ "ev profile: ", "evs", "mrc.ev.evs" },
+		{ "ev profile: ", "ev_count", "mrc.ev.ev_count" },
+		{ "ev profile: ", "ev_min_active", "mrc.ev.ev_min_active" },
+		{ "ev profile: ", "deny", "mrc.ev.deny" },
+		{ "ev profile: ", "", "mrc.ev" },
+		{ "srv6 plan: ", "planes", "fabric.planes" },
+		{ "srv6 plan: ", "host_prefix", "fabric.addressing.host_prefix" },
+		{ "srv6 plan: ", "block", "fabric.addressing.block" },
+		{ "srv6 plan: ", "usid_plane_bits", "fabric.addressing.usid_plane_bits" },
+		{ "srv6 plan: ", "topology", "fabric" },
+		{ "srv6 plan: ", "", "fabric.addressing" },
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		size_t np = strlen(map[i].pfx), nf = strlen(map[i].field);
+		const char *rest = err + np;
+
+		if (strncmp(err, map[i].pfx, np) || strncmp(rest, map[i].field, nf))
+			continue;
+		/* "evs[3]: ..." keeps its index */
+		if (nf && rest[nf] == '[' && strchr(rest + nf, ']')) {
+			const char *e = strchr(rest + nf, ']');
+
+			snprintf(key, keylen, "%s%.*s", map[i].key, (int)(e + 1 - (rest + nf)),
+				rest + nf);
+			rest = e + 1;
+		} else {
+			snprintf(key, keylen, "%s", map[i].key);
+			rest += nf;
+		}
+		rest += strspn(rest, ": ");
+		snprintf(msg, msglen, "%s", rest);
+		return -EINVAL;
+	}
+	snprintf(key, keylen, "mrc.ev");
+	snprintf(msg, msglen, "%s", err);
+	return -EINVAL;
+}
+
+static int check_srv6(const struct conf_job *job, char *key, size_t keylen, char *msg,
+	size_t msglen)
+{
+	const struct conf_ev *ev = &job->mrc.ev;
+	struct mrc_job_srv6 m;
+	char err[512];
+	int rc = mrc_job_srv6(job, &m, err, sizeof(err));
+
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc)
+		return srv6_fail(err, key, keylen, msg, msglen);
+	/* WIRE.md "EV placement": udp carries the EV in the 16-bit UDP source port alone */
+	if (job_ev_format(job) == MRC_EVF_UDP) {
+		for (size_t i = 0; i < m.n_evs; i++) {
+			if (m.evs[i].ev > 0xffff) {
+				rc = FAIL("mrc.ev_format", "udp carries 16-bit EVs; the EV profile "
+					"yields 0x%08" PRIx32 " (EV %zu: %s) 'udp'", m.evs[i].ev, i,
+					ev->n_evs ? "mrc.ev.evs" : "plane bits 28..31 and spine "
+					"bits 16..27 must stay 0");
+				goto out;
+			}
+		}
+	}
+	/* a deny entry matches one EV exactly (mrc_job_srv6): one outside the profile
+	 * denies nothing and is a typo */
+	for (size_t d = 0; d < ev->n_deny; d++) {
+		size_t i = 0;
+		char k[48];
+
+		while (i < m.n_evs && m.evs[i].ev != ev->deny[d])
+			i++;
+		if (i == m.n_evs) {
+			snprintf(k, sizeof(k), "mrc.ev.deny[%zu]", d);
+			rc = FAIL(k, "not an EV of the profile (%zu EVs) '0x%08" PRIx32 "'", m.n_evs,
+				ev->deny[d]);
+			goto out;
+		}
+	}
+out:
+	mrc_job_srv6_free(&m);
+	return rc;
+}
+
+static int coll_post_none(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x,
+	const void *src, uint64_t dst_va, uint32_t imm, uint64_t wr_id)
+{
+	(void)ctx, (void)rank, (void)x, (void)src, (void)dst_va, (void)imm, (void)wr_id;
+	return -EPERM;
+}
+
+static int check_coll(const struct conf_job *job, char *key, size_t keylen, char *msg,
+	size_t msglen)
+{
+	static const struct mrc_coll_ops ops = { coll_post_none };
+	const struct conf_traffic *t = &job->traffic;
+	uint32_t n = t->ranks ? t->ranks : conf_fabric_hosts(&job->fabric);
+	unsigned es = conf_dtype_size(t->dtype);
+	const char *dt = conf_name_of(conf_dtype_names, (int)t->dtype);
+	uint64_t sizes[CONF_SIZES_MAX];
+	size_t ns = conf_sizes_expand(&t->sizes, sizes, CONF_SIZES_MAX);
+	char k[48], a[32], b[32];
+
+	if (ns > CONF_SIZES_MAX)
+		ns = CONF_SIZES_MAX;
+	for (size_t i = 0; i < ns; i++) {
+		struct mrc_coll_params cp = {
+			.pattern = (enum mrc_coll_pattern)t->pattern,
+			.dtype = (enum mrc_dtype)t->dtype,
+			.nranks = n,
+			.count = sizes[i] / es,
+			.root = t->root_host,
+			.seed = job->seed,
+		};
+		struct mrc_coll *c = NULL;
+		int rc;
+
+		/* the range's steps are min * factor^k: the first is the smallest */
+		if (t->sizes.range)
+			snprintf(k, sizeof(k), "traffic.sizes.%s", i ? "max" : "min");
+		else
+			snprintf(k, sizeof(k), "traffic.sizes[%zu]", i);
+		/* the algorithm as mrc/sim/run.c maps it */
+		cp.algo = t->algorithm == CONF_ALG_TREE ? MRC_COLL_TREE :
+			  t->algorithm == CONF_ALG_PARALLEL ? MRC_COLL_PARALLEL :
+			  t->algorithm == CONF_ALG_SHIFT ? MRC_COLL_SHIFT : MRC_COLL_RING;
+		if (cp.pattern == MRC_COLL_ALLTOALL && cp.algo == MRC_COLL_RING)
+			cp.algo = MRC_COLL_PARALLEL;
+		/* all-to-all splits each rank's buffer into one block per rank (C12) */
+		if (cp.pattern == MRC_COLL_ALLTOALL && cp.count < n)
+			return FAIL(k, "all-to-all over %" PRIu32 " ranks needs at least one %u-byte "
+				"%s per rank (%s) '%s'", n, es, dt, bytes((uint64_t)n * es, a,
+				sizeof(a)), bytes(sizes[i], b, sizeof(b)));
+		/* the smallest and the largest size build the collective's schedule */
+		if (i && i + 1 < ns)
+			continue;
+		rc = mrc_coll_new(&cp, &ops, NULL, &c);
+		mrc_coll_free(c);
+		if (rc == -ENOMEM)
+			return rc;
+		if (rc)
+			return FAIL(k, "%s over %" PRIu32 " ranks cannot be built for it: %s '%s'",
+				mrc_coll_pattern_name(cp.pattern), n, strerror(-rc),
+				bytes(sizes[i], b, sizeof(b)));
+	}
+	return 0;
+}
+
+int mrc_job_check(const struct conf_job *job, char *key, size_t keylen, char *msg,
+	size_t msglen)
+{
+	int rc = check_srv6(job, key, keylen, msg, msglen);
+
+	/* the report summarizes at most MRC_HIST_SUMMARY_MAX_PCT percentiles (mrc/out/report.c) */
+	if (!rc && job->output.hist.n_percentiles > MRC_HIST_SUMMARY_MAX_PCT)
+		return FAIL("output.hist.percentiles", "more than %d percentiles '%zu'",
+			MRC_HIST_SUMMARY_MAX_PCT, job->output.hist.n_percentiles);
+
+	rc = rc ?: check_packets(job, key, keylen, msg, msglen);
+	return rc ?: check_coll(job, key, keylen, msg, msglen);
+}
+
+int mrc_job_outdir(const struct conf_job *job, char *err, size_t errlen)
+{
+	const char *dir = job->output.dir;
+	char *probe = NULL;
+	struct stat st;
+	int fd, e;
+
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		e = -errno;
+		goto fail;
+	}
+	if (stat(dir, &st)) {
+		e = -errno;
+		goto fail;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		e = -ENOTDIR;
+		goto fail;
+	}
+	if (asprintf(&probe, "%s/.mrcgen-probe-XXXXXX", dir) < 0) {
+		snprintf(err, errlen, "output.dir: %s: out of memory", dir);
+		return -ENOMEM;
+	}
+	fd = mkstemp(probe);
+	if (fd < 0) {
+		e = -errno;
+		free(probe);
+		goto fail;
+	}
+	close(fd);
+	unlink(probe);
+	free(probe);
+	return 0;
+fail:
+	snprintf(err, errlen, "output.dir: %s: %s", dir, strerror(-e));
+	return e;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* job: maps a loaded config (conf/) onto the engine's plain parameter structs. */
+#ifndef MRC_JOB_H
+#define MRC_JOB_H
+
+#include "conf/conf.h"
+#include "mrc/engine/srv6.h"
+
+#include <stddef.h>
+
+/* The addressing plan and expanded EV profile of a job; release with mrc_job_srv6_free. */
+struct mrc_job_srv6 {
+	struct mrc_srv6_params params;
+	struct mrc_srv6_plan *plan;
+	struct mrc_srv6_ev_entry *evs; /* the expanded EV profile, profile order */
+	size_t n_evs;
+};
+
+/*
+ * Builds the plan from job->fabric (planes, t0, t1, hosts_per_t0, addressing) and
+ * expands job->mrc.ev (explicit list, or the plane/spine/salt rules as fields of widths
+ * 4/12/16; deny entries are single EVs) for it. Returns 0, or -EINVAL / -ERANGE / -ENOMEM
+ * with "srv6 plan: ..." or "ev profile: ..." in @err.
+ */
+int mrc_job_srv6(const struct conf_job *job, struct mrc_job_srv6 *out, char *err, size_t errlen);
+void mrc_job_srv6_free(struct mrc_job_srv6 *m);
+
+/*
+ * Bytes of the largest data packet @job sends: a WRITE_ONLY_IMM with TSETH carrying
+ * mrc.mtu payload bytes, with every header of the job's EV format (srv6: outer IPv6,
+ * inner IPv6; stev/udp: one IPv6) plus UDP, BTH, METH, TSETH, RETH, ImmDt and ICRC, as
+ * mrc_wire_encoded_len() counts it (WIRE.md "Packet layouts"). No SRH: a two-tier path
+ * has at most 4 uSIDs, one container. In @hdr_to_bth (may be NULL) the bytes up to the
+ * end of the BTH, the least a switch trim must keep. Returns the length or -EINVAL.
+ */
+int mrc_job_max_data_pkt(const struct conf_job *job, unsigned *hdr_to_bth);
+
+/*
+ * conf_check_fn for conf_load_checked(): builds what `run` builds before simulating, so
+ * `check` refuses what `run` would: the srv6 plan and the EV profile (mrc_job_srv6; a
+ * udp EV format needs EVs of 16 bits; every mrc.ev.deny entry must be an EV of the
+ * profile), the packet limits (fabric.buffer holds at least one largest data packet,
+ * fabric.trim_size lies between the headers up to the BTH and that packet when trim is
+ * on), and the collective of every size (all-to-all: at least one element per rank and
+ * peer). Returns 0, or -EINVAL / -ERANGE with the key path and the reason (quoted value
+ * last), -ENOMEM.
+ */
+int mrc_job_check(const struct conf_job *job, char *key, size_t keylen, char *msg,
+	size_t msglen);
+
+/*
+ * Makes output.dir usable before a run starts: creates it (one level, mode 0755) when
+ * missing, and proves it is a directory we can write by creating and removing a file in
+ * it. Returns 0, or a negative errno with "output.dir: PATH: reason" in @err.
+ */
+int mrc_job_outdir(const struct conf_job *job, char *err, size_t errlen);
+
+#endif

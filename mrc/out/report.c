@@ -1,0 +1,928 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* report: report.json, the terminal table, histogram files and plots of a run. */
+#include "mrc/out/report.h"
+
+#include "mrc/job/coll.h"
+#include "mrc/out/plot.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PS_US 1e6 /* ps per us */
+
+int mrc_report_size_label(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	unsigned u = 0;
+
+	while (u + 1 < sizeof(unit) / sizeof(unit[0]) && bytes && !(bytes & 1023)) {
+		bytes >>= 10;
+		u++;
+	}
+	return snprintf(buf, len, "%llu%s", (unsigned long long)bytes, unit[u]);
+}
+
+/* The tag of size @s's CCT histogram: "cct_" and its size label. */
+static void cct_tag(const struct mrc_run_size *rs, char *buf, size_t len)
+{
+	char l[32];
+
+	mrc_report_size_label(rs->bytes, l, sizeof(l));
+	snprintf(buf, len, "cct_%s", l);
+}
+
+bool mrc_report_ok(const struct mrc_run_result *res)
+{
+	if (res->error[0] || res->qp_errors || res->n_errors || res->tx_encode_err)
+		return false;
+	for (size_t s = 0; s < res->n_sizes; s++)
+		if (res->sizes[s].wrong)
+			return false;
+	for (size_t i = 0; i < res->n_iters; i++)
+		if (res->iters[i].wrong)
+			return false;
+	return true;
+}
+
+/* A histogram in ns as a JSON object in us; an empty one has count 0 and zeros (C07).
+ * @tag: its Tag= in latency.hlog and its hist/TAG.hgrm. */
+static json_t *j_hist(const struct mrc_hist *h, const struct conf_hist *c, const char *tag)
+{
+	struct mrc_hist_summary s;
+	json_t *o = json_object(), *p = json_object();
+	size_t n = c->n_percentiles < MRC_HIST_SUMMARY_MAX_PCT ? c->n_percentiles :
+								  MRC_HIST_SUMMARY_MAX_PCT;
+
+	mrc_hist_summarize(h, c->percentiles, n, &s);
+	json_object_set_new(o, "tag", json_string(tag));
+	json_object_set_new(o, "count", json_integer(s.count));
+	json_object_set_new(o, "min", json_real((double)s.min / 1e3));
+	json_object_set_new(o, "max", json_real((double)s.max / 1e3));
+	json_object_set_new(o, "mean", json_real(s.mean / 1e3));
+	json_object_set_new(o, "stddev", json_real(s.stddev / 1e3));
+	for (size_t i = 0; i < s.n_pct; i++) {
+		char k[32];
+
+		snprintf(k, sizeof(k), "p%g", s.pct[i].p);
+		json_object_set_new(p, k, json_real((double)s.pct[i].value / 1e3));
+	}
+	json_object_set_new(o, "percentiles", p);
+	return o;
+}
+
+/* A size's CCT histogram, saying which size it is for. */
+static json_t *j_cct(const struct mrc_run_size *rs, const struct conf_hist *c)
+{
+	char tag[48], l[32];
+	json_t *o;
+
+	cct_tag(rs, tag, sizeof(tag));
+	mrc_report_size_label(rs->bytes, l, sizeof(l));
+	o = j_hist(rs->cct_ns, c, tag);
+	json_object_set_new(o, "bytes", json_integer((json_int_t)rs->bytes));
+	json_object_set_new(o, "size", json_string(l));
+	return o;
+}
+
+/* A flap's own figures: its toggles and where its window ends. */
+static json_t *j_flap(const struct mrc_run_fault *rf)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "downs", json_integer(rf->flap_downs));
+	json_object_set_new(o, "toggles", json_integer(rf->flap_toggles));
+	json_object_set_new(o, "end_us", rf->end_ps < 0 ? json_null() :
+		json_real((double)rf->end_ps / PS_US));
+	json_object_set_new(o, "last_iteration", rf->last_in_warmup ? json_null() :
+		json_integer(rf->last_measured));
+	json_object_set_new(o, "global_last_iteration", json_integer(rf->last_iter));
+	return o;
+}
+
+/* @v as a JSON real, or null when it did not happen (!@happened). */
+static json_t *j_real_if(bool happened, double v)
+{
+	return happened ? json_real(v) : json_null();
+}
+
+/* Configured faults that never fired: index, action, target, when, why. */
+static json_t *j_unapplied(const struct mrc_run_result *res)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < res->n_unapplied; i++) {
+		const struct mrc_run_unapplied *u = &res->unapplied[i];
+		json_t *o = json_object();
+
+		json_object_set_new(o, "index", json_integer(u->index));
+		json_object_set_new(o, "action", json_string(u->action));
+		json_object_set_new(o, "target", json_string(u->target));
+		json_object_set_new(o, "when", json_string(u->when));
+		json_object_set_new(o, "why", json_string(u->why));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static json_t *j_report(const struct conf_job *job, const struct mrc_run_result *res)
+{
+	const struct conf_hist *hc = &job->output.hist;
+	json_t *root = json_object(), *a, *o;
+	char *yaml = conf_dump_string(job, NULL);
+
+	json_object_set_new(root, "schema", json_string("mrcgen-report/1"));
+	json_object_set_new(root, "ok", json_boolean(mrc_report_ok(res)));
+	json_object_set_new(root, "error", res->error[0] ? json_string(res->error) : json_null());
+	a = json_array();
+	if (res->error[0])
+		json_array_append_new(a, json_string(res->error));
+	for (size_t i = 0; i < res->n_errors; i++)
+		json_array_append_new(a, json_string(res->errors[i]));
+	json_object_set_new(root, "errors", a);
+	json_object_set_new(root, "config_file", json_string(job->source ? job->source : ""));
+	json_object_set_new(root, "config", json_string(yaml ? yaml : ""));
+	free(yaml);
+
+	o = json_object();
+	json_object_set_new(o, "driver", json_string(conf_name_of(conf_driver_names,
+						  job->fabric.driver)));
+	json_object_set_new(o, "transport", json_string(conf_name_of(conf_transport_names,
+						     job->mrc.transport)));
+	json_object_set_new(o, "pattern", json_string(conf_name_of(conf_pattern_names,
+						   job->traffic.pattern)));
+	json_object_set_new(o, "algorithm", json_string(conf_name_of(conf_algorithm_names,
+						     job->traffic.algorithm)));
+	json_object_set_new(o, "dtype", json_string(conf_name_of(conf_dtype_names,
+						 job->traffic.dtype)));
+	json_object_set_new(o, "ranks", json_integer(res->nranks));
+	json_object_set_new(o, "hosts", json_integer(conf_fabric_hosts(&job->fabric)));
+	json_object_set_new(o, "planes", json_integer(job->fabric.planes));
+	json_object_set_new(o, "seed", json_integer((json_int_t)job->seed));
+	json_object_set_new(root, "job", o);
+
+	a = json_array();
+	for (size_t s = 0; s < res->n_sizes; s++) {
+		const struct mrc_run_size *rs = &res->sizes[s];
+
+		o = json_object();
+		json_object_set_new(o, "bytes", json_integer((json_int_t)rs->bytes));
+		json_object_set_new(o, "count", json_integer((json_int_t)rs->count));
+		/* a size the job failed in has no time: null, never 0 */
+		json_object_set_new(o, "time_us", j_real_if(!rs->incomplete, rs->time_us));
+		json_object_set_new(o, "algbw_GBps", j_real_if(!rs->incomplete, rs->algbw_gbs));
+		json_object_set_new(o, "busbw_GBps", j_real_if(!rs->incomplete, rs->busbw_gbs));
+		json_object_set_new(o, "wrong", json_integer((json_int_t)rs->wrong));
+		json_object_set_new(o, "cct_us", j_cct(rs, hc));
+		json_array_append_new(a, o);
+	}
+	json_object_set_new(root, "sizes", a);
+
+	a = json_array();
+	for (size_t i = 0; i < res->n_iters; i++) {
+		const struct mrc_run_iter *it = &res->iters[i];
+
+		o = json_object();
+		json_object_set_new(o, "bytes", json_integer((json_int_t)res->sizes[it->size_idx].bytes));
+		json_object_set_new(o, "iter", json_integer(it->iter));
+		json_object_set_new(o, "measured", it->warmup ? json_null() :
+							json_integer(it->measured));
+		json_object_set_new(o, "warmup", json_boolean(it->warmup));
+		json_object_set_new(o, "start_us", json_real((double)it->start_ps / PS_US));
+		json_object_set_new(o, "cct_us", j_real_if(!it->incomplete,
+						   (double)it->cct_ps / PS_US));
+		json_object_set_new(o, "wrong", json_integer((json_int_t)it->wrong));
+		json_object_set_new(o, "faults", json_integer(it->faults));
+		json_object_set_new(o, "degraded", json_boolean(it->degraded));
+		json_object_set_new(o, "slowest_rank", it->incomplete ? json_null() :
+							     json_integer(it->slowest_rank));
+		json_array_append_new(a, o);
+	}
+	json_object_set_new(root, "iterations", a);
+
+	o = json_object();
+	a = json_array();
+	for (size_t s = 0; s < res->n_sizes; s++)
+		json_array_append_new(a, j_cct(&res->sizes[s], hc));
+	json_object_set_new(o, "cct_us", a);
+	json_object_set_new(o, "message_us", j_hist(res->msg_ns, hc, "message"));
+	json_object_set_new(o, "step_us", j_hist(res->step_ns, hc, "step"));
+	json_object_set_new(o, "qp_rtt_us", j_hist(res->rtt_ns, hc, "qp_rtt"));
+	json_object_set_new(root, "latency", o);
+
+	a = json_array();
+	for (size_t f = 0; f < res->n_faults; f++) {
+		const struct mrc_run_fault *rf = &res->faults[f];
+		json_t *st = json_object();
+		char hex[16];
+
+		o = json_object();
+		json_object_set_new(o, "at_us", json_real((double)rf->at_ps / PS_US));
+		json_object_set_new(o, "iteration", rf->in_warmup ? json_null() :
+							   json_integer(rf->measured));
+		json_object_set_new(o, "global_iteration", json_integer(rf->iter));
+		json_object_set_new(o, "action", json_string(rf->action));
+		json_object_set_new(o, "target", json_string(rf->target));
+		json_object_set_new(o, "first_ev_retired_us", rf->first_retire_ps < 0 ? json_null() :
+			json_real((double)rf->first_retire_ps / PS_US));
+		json_object_set_new(o, "evs_retired", json_integer((json_int_t)rf->evs_retired));
+		json_object_set_new(o, "recovery_us", rf->recovery_ps < 0 ? json_null() :
+			json_real((double)rf->recovery_ps / PS_US));
+		json_object_set_new(o, "goodput_dip", rf->recovery_note && !rf->dipped &&
+			rf->recovery_ps < 0 ? json_null() : json_boolean(rf->dipped));
+		json_object_set_new(o, "recovery_note", rf->recovery_note ?
+			json_string(rf->recovery_note) : json_null());
+		json_object_set_new(o, "capacity_left", json_real(rf->capacity_frac));
+		json_object_set_new(o, "rtx_bytes", json_integer((json_int_t)rf->rtx_bytes));
+		json_object_set_new(o, "cct_inflation",
+			rf->unfinished ? json_null() : json_real(rf->cct_inflation));
+		json_object_set_new(st, "rank", json_integer(rf->straggler_rank));
+		json_object_set_new(st, "step", json_integer(rf->straggler_step));
+		snprintf(hex, sizeof(hex), "0x%08x", rf->straggler_ev);
+		json_object_set_new(st, "ev", rf->has_straggler_ev ? json_string(hex) : json_null());
+		if (rf->unfinished) {
+			json_decref(st);
+			st = json_null();
+		}
+		json_object_set_new(o, "straggler", st);
+		json_object_set_new(o, "flap", rf->flap ? j_flap(rf) : json_null());
+		json_array_append_new(a, o);
+	}
+	json_object_set_new(root, "faults", a);
+	json_object_set_new(root, "faults_not_applied", j_unapplied(res));
+
+	a = json_array();
+	for (size_t e = 0; e < res->n_evs; e++) {
+		const struct mrc_run_ev *ev = &res->evs[e];
+		char hex[16];
+
+		snprintf(hex, sizeof(hex), "0x%08x", ev->ev);
+		o = json_object();
+		json_object_set_new(o, "ev", json_string(hex));
+		json_object_set_new(o, "plane", json_integer(ev->plane));
+		json_object_set_new(o, "spine", json_integer(ev->spine));
+		json_object_set_new(o, "tx_pkts", json_integer((json_int_t)ev->tx_pkts));
+		json_object_set_new(o, "rtx_pkts", json_integer((json_int_t)ev->rtx_pkts));
+		json_object_set_new(o, "losses", json_integer((json_int_t)ev->losses));
+		json_object_set_new(o, "ecn", json_integer((json_int_t)ev->ecn));
+		json_object_set_new(o, "trims", json_integer((json_int_t)ev->trims));
+		json_object_set_new(o, "nacks", json_integer((json_int_t)ev->nacks));
+		json_object_set_new(o, "probes", json_integer((json_int_t)ev->probes));
+		json_object_set_new(o, "probes_ok", json_integer((json_int_t)ev->probes_ok));
+		json_object_set_new(o, "state_changes", json_integer((json_int_t)ev->changes));
+		json_object_set_new(o, "rtt_us", ev->rtt_samples ?
+			json_real((double)ev->rtt_sum_ps / ev->rtt_samples / PS_US) : json_null());
+		json_object_set_new(o, "bad_qps", json_integer(ev->bad_qps));
+		json_array_append_new(a, o);
+	}
+	json_object_set_new(root, "evs", a);
+
+	a = json_array();
+	for (size_t l = 0; l < res->n_links; l++) {
+		const struct mrc_run_link *lk = &res->links[l];
+
+		o = json_object();
+		json_object_set_new(o, "port", json_string(lk->name));
+		json_object_set_new(o, "tx_pkts", json_integer((json_int_t)lk->tx_pkts));
+		json_object_set_new(o, "tx_bytes", json_integer((json_int_t)lk->tx_bytes));
+		json_object_set_new(o, "drops", json_integer((json_int_t)lk->drops));
+		json_object_set_new(o, "trims", json_integer((json_int_t)lk->trims));
+		json_object_set_new(o, "ecn_marks", json_integer((json_int_t)lk->ecn_marks));
+		json_object_set_new(o, "down_drops", json_integer((json_int_t)lk->down_drops));
+		json_object_set_new(o, "lost", json_integer((json_int_t)lk->lost));
+		json_object_set_new(o, "max_queue_bytes", json_integer(lk->max_queue_bytes));
+		json_array_append_new(a, o);
+	}
+	json_object_set_new(root, "links", a);
+
+	o = json_object();
+#define C(k, v) json_object_set_new(o, k, json_integer((json_int_t)(v)))
+	C("data_pkts", res->data_pkts);
+	C("data_bytes", res->data_bytes);
+	C("rtx_pkts", res->rtx_pkts);
+	C("rtx_bytes", res->rtx_bytes);
+	C("sacks", res->sacks);
+	C("nacks", res->nacks);
+	C("nacks_trimmed", res->nack_trimmed);
+	C("probes", res->probes);
+	C("ecn_echoes", res->ecn_echoes);
+	C("losses_sack", res->losses_sack);
+	C("losses_rto", res->losses_rto);
+	C("losses_port", res->losses_port);
+	C("losses_path", res->losses_path);
+	C("tail_probes", res->tlp);
+	C("gbn_rewinds", res->gbn_rewinds);
+	C("rx_duplicates", res->rx_dup);
+	C("rx_reordered", res->rx_reordered);
+	C("rx_decode_errors", res->rx_decode_err);
+	C("tx_encode_errors", res->tx_encode_err);
+	C("qp_errors", res->qp_errors);
+	C("fabric_drops", res->fab_drops);
+	C("fabric_down_drops", res->fab_down_drops);
+	C("fabric_trims", res->fab_trims);
+	C("fabric_ecn_marks", res->fab_ecn);
+	C("fabric_lost", res->fab_lost);
+	C("fabric_no_route", res->fab_no_route);
+	C("sim_events", res->events);
+	C("packet_hops", res->pkt_hops);
+	C("packets_injected", res->injected);
+	C("packets_delivered", res->delivered);
+	C("qps", res->qps);
+#undef C
+	json_object_set_new(o, "sim_end_us", json_real((double)res->sim_end_ps / PS_US));
+	json_object_set_new(root, "counters", o);
+
+	o = json_object();
+	a = json_array();
+	json_object_set_new(o, "bin_us", json_real((double)res->bin_ps / PS_US));
+	for (size_t b = 0; b < res->n_bins && b * res->bin_ps <= res->sim_end_ps; b++)
+		json_array_append_new(a, json_real((double)res->bin_bytes[b] * 8 /
+						   ((double)res->bin_ps / 1e12) / 1e9));
+	json_object_set_new(o, "gbps", a);
+	json_object_set_new(root, "goodput", o);
+	if (res->wire_rtt) {
+		o = json_object();
+		a = json_array();
+		for (uint32_t i = 0; res->rank_rtt_ns && i < res->n_rank_rtt; i++)
+			json_array_append_new(a, res->rank_rtt_ns[i] ?
+				json_real((double)res->rank_rtt_ns[i] / 1e3) : json_null());
+		json_object_set_new(o, "base_rtt_us", json_real((double)res->base_rtt_ns / 1e3));
+		json_object_set_new(o, "base_rtt_source", json_string(res->base_rtt_source));
+		json_object_set_new(o, "rank_rtt_us", a);
+		json_object_set_new(o, "rtt_probes", json_integer((json_int_t)res->rtt_probes));
+		json_object_set_new(o, "rtt_answered", json_integer((json_int_t)res->rtt_answered));
+		json_object_set_new(root, "wire", o);
+	}
+	return root;
+}
+
+/* hist/TAG.hgrm of histogram @i of write_hists' order: cct_SIZE per size, then message, step,
+ * qp_rtt. */
+static const struct mrc_hist *hist_at(const struct mrc_run_result *res, size_t i, char *tag,
+	size_t tlen)
+{
+	static const char *const tags[] = { "message", "step", "qp_rtt" };
+	const struct mrc_hist *h[3] = { res->msg_ns, res->step_ns, res->rtt_ns };
+
+	if (i < res->n_sizes) {
+		cct_tag(&res->sizes[i], tag, tlen);
+		return res->sizes[i].cct_ns;
+	}
+	snprintf(tag, tlen, "%s", tags[i - res->n_sizes]);
+	return h[i - res->n_sizes];
+}
+
+/* One histogram as hist/TAG.hgrm (@path) and, when @log, an interval of latency.hlog tagged
+ * TAG. 0, or -1 with @path the file that failed (the .hgrm or @log_path) and *@partial set
+ * when that .hgrm was created and is incomplete. */
+static int write_hist(const char *tag, const struct mrc_hist *h, FILE *log, const char *log_path,
+	double len_s, char *path, size_t plen, bool *partial)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	*partial = true;
+	if (mrc_hist_write_hgrm(h, f, 5, 1000.0) | fclose(f))
+		return -1;
+	*partial = false;
+	if (log && mrc_hist_hlog_interval(log, tag, 0, len_s, h, 1e6)) {
+		snprintf(path, plen, "%s", log_path);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * hist/TAG.hgrm for every histogram and latency.hlog with one interval per tag: cct_SIZE
+ * per message size (README "Histograms"), message, step, qp_rtt. Stops at the first file
+ * that cannot be written whole: that file and latency.hlog (incomplete then) are removed,
+ * the .hgrm files written before it stay, and the failure is an entry of res->errors
+ * ("hist write: PATH: reason"). Returns 0 or a negative errno.
+ */
+static int write_hists(const struct conf_job *job, struct mrc_run_result *res)
+{
+	char path[4096], log_path[4096], tag[48];
+	FILE *log = NULL;
+	bool log_made = false, partial = false;
+	double len_s = (double)res->sim_end_ps / 1e12;
+	int e;
+
+	snprintf(log_path, sizeof(log_path), "%s/latency.hlog", job->output.dir);
+	snprintf(path, sizeof(path), "%s/hist", job->output.dir);
+	errno = 0;
+	if (mkdir(path, 0755) && errno != EEXIST)
+		goto io;
+	if (job->output.hlog) {
+		snprintf(path, sizeof(path), "%s", log_path);
+		errno = 0;
+		log = fopen(path, "w");
+		log_made = log != NULL;
+		if (!log || mrc_hist_hlog_head(log, 0, 0))
+			goto io;
+	}
+	for (size_t i = 0; i < res->n_sizes + 3; i++) {
+		const struct mrc_hist *h = hist_at(res, i, tag, sizeof(tag));
+
+		snprintf(path, sizeof(path), "%s/hist/%s.hgrm", job->output.dir, tag);
+		errno = 0;
+		if (write_hist(tag, h, log, log_path, len_s, path, sizeof(path), &partial))
+			goto io;
+	}
+	snprintf(path, sizeof(path), "%s", log_path);
+	errno = 0;
+	if (log && fclose(log)) {
+		log = NULL;
+		goto io;
+	}
+	return 0;
+io:
+	e = errno ? errno : EIO;
+	if (log)
+		fclose(log);
+	if (partial)
+		unlink(path);
+	if (log_made)
+		unlink(log_path);
+	mrc_run_add_error(res, "hist write: %s: %s", path, strerror(e));
+	return -e;
+}
+
+static void write_plots(const struct conf_job *job, const struct mrc_run_result *res)
+{
+	char base[4096];
+	size_t n = 0, nm = 0;
+	double *x = calloc(res->n_iters + res->n_bins + 64, sizeof(double));
+	double *y = calloc(res->n_iters + res->n_bins + 64, sizeof(double));
+	struct mrc_plot_marker *m = calloc(res->n_faults + 1, sizeof(*m));
+	char (*lab)[64] = calloc(res->n_faults + 1, sizeof(*lab));
+
+	snprintf(base, sizeof(base), "%s/plots", job->output.dir);
+	if (!x || !y || !m || !lab || (mkdir(base, 0755) && errno != EEXIST))
+		goto out;
+
+	/* CCT per iteration, faults marked at the iteration they hit */
+	for (size_t i = 0; i < res->n_iters; i++) {
+		if (res->iters[i].incomplete) /* no CCT to plot */
+			continue;
+		/* at_iteration's numbering: measured from 0, warmup at negative positions */
+		x[n] = (double)res->iters[i].iter - job->traffic.warmup;
+		y[n++] = (double)res->iters[i].cct_ps / PS_US;
+	}
+	for (size_t f = 0; f < res->n_faults; f++) {
+		snprintf(lab[f], sizeof(lab[f]), "%s %s", res->faults[f].target,
+			res->faults[f].action);
+		m[nm].x = (double)res->faults[f].iter - job->traffic.warmup;
+		m[nm++].label = lab[f];
+	}
+	snprintf(base, sizeof(base), "%s/plots/cct", job->output.dir);
+	mrc_plot_png(base, &(struct mrc_plot){ .title = "Collective completion time per iteration",
+		.xlabel = "iteration (as at_iteration counts; warmup < 0)", .ylabel = "CCT (us)", .x = x, .y = y, .n = n,
+		.markers = m, .n_markers = nm });
+
+	/* goodput over time */
+	n = 0;
+	for (size_t b = 0; b < res->n_bins && b * res->bin_ps <= res->sim_end_ps; b++) {
+		x[n] = (double)(b * res->bin_ps) / 1e9;
+		y[n++] = (double)res->bin_bytes[b] * 8 / ((double)res->bin_ps / 1e12) / 1e9;
+	}
+	for (size_t f = 0; f < nm; f++)
+		m[f].x = (double)res->faults[f].at_ps / 1e9;
+	snprintf(base, sizeof(base), "%s/plots/goodput", job->output.dir);
+	mrc_plot_png(base, &(struct mrc_plot){ .title = "Delivered to hosts (all ranks)",
+		.xlabel = "virtual time (ms)", .ylabel = "Gb/s", .x = x, .y = y, .n = n,
+		.markers = m, .n_markers = nm, .steps = 1 });
+
+	/* message latency percentile spectrum on a 1/(1-p) axis */
+	n = 0;
+	if (mrc_hist_count(res->msg_ns)) {
+		for (double q = 0; q < 0.99999 && n < 60; q = 1 - (1 - q) / 1.25) {
+			x[n] = 1 / (1 - q);
+			y[n++] = (double)mrc_hist_value_at_percentile(res->msg_ns, q * 100) / 1e3;
+		}
+		snprintf(base, sizeof(base), "%s/plots/latency_spectrum", job->output.dir);
+		mrc_plot_png(base, &(struct mrc_plot){ .title = "RDMA write latency (post to completion)",
+			.xlabel = "percentile", .ylabel = "latency (us)", .x = x, .y = y, .n = n,
+			.logx = 1, .xtics = "('50%%' 2, '90%%' 10, '99%%' 100, '99.9%%' 1000, "
+					   "'99.99%%' 10000, '99.999%%' 100000)" });
+	}
+out:
+	free(x);
+	free(y);
+	free(m);
+	free(lab);
+}
+
+/*
+ * The report's JSON tree lives in an arena: while it is built, jansson allocates through
+ * json_set_alloc_funcs (the library's hook) from blocks of ARENA_BLOCK bytes, and the
+ * tree is dropped with the blocks, not node by node: json_decref of a 1024-host job's
+ * tree (24,480 links, 9 keys each) was 6.5 % of that job's instructions. What jansson
+ * frees while building (a hashtable's buckets as it grows) goes on a free list per
+ * ARENA_STEP-byte class for the next piece of that class; pieces above ARENA_SMALL bytes
+ * (an array's storage, long strings) come from malloc, listed, and go back to free. A
+ * piece costs its size rounded to 8 bytes plus one word, as a malloc chunk does.
+ */
+#define ARENA_BLOCK ((size_t)64 << 10)
+#define ARENA_STEP ((size_t)8)
+#define ARENA_SMALL ((size_t)512)
+
+/* Pieces are 8-byte aligned (jansson keeps pointers, sizes, int64 and double) and follow
+ * their class, one word; a large piece (class 0) has its list links before that. */
+struct arena_block {
+	struct arena_block *next;
+	size_t used;
+	size_t mem[];
+};
+
+struct arena_large {
+	struct arena_large *prev, *next;
+	size_t cls; /* 0 */
+};
+
+static struct arena_block *arena;
+static struct arena_large *arena_large;			/* large pieces still held */
+static void *arena_freed[ARENA_SMALL / ARENA_STEP + 1]; /* per class, linked by first word */
+
+static void *arena_alloc(size_t n)
+{
+	size_t cls = n ? (n + ARENA_STEP - 1) / ARENA_STEP : 1, words;
+	size_t *h;
+
+	if (n > ARENA_SMALL) {
+		struct arena_large *l = malloc(sizeof(*l) + n);
+
+		if (!l)
+			return NULL;
+		l->cls = 0;
+		l->prev = NULL;
+		l->next = arena_large;
+		if (arena_large)
+			arena_large->prev = l;
+		arena_large = l;
+		return l + 1;
+	}
+	if (arena_freed[cls]) {
+		void *p = arena_freed[cls];
+
+		arena_freed[cls] = *(void **)p;
+		return p;
+	}
+	words = 1 + cls * ARENA_STEP / sizeof(size_t);
+	if (!arena || ARENA_BLOCK / sizeof(size_t) - arena->used < words) {
+		struct arena_block *b = malloc(sizeof(*b) + ARENA_BLOCK);
+
+		if (!b)
+			return NULL;
+		b->next = arena;
+		b->used = 0;
+		arena = b;
+	}
+	h = arena->mem + arena->used;
+	arena->used += words;
+	*h = cls;
+	return h + 1;
+}
+
+static void arena_free(void *p)
+{
+	struct arena_large *l;
+	size_t cls;
+
+	if (!p)
+		return;
+	cls = ((size_t *)p)[-1];
+	if (cls) {
+		*(void **)p = arena_freed[cls];
+		arena_freed[cls] = p;
+		return;
+	}
+	l = (struct arena_large *)p - 1;
+	if (l->prev)
+		l->prev->next = l->next;
+	else
+		arena_large = l->next;
+	if (l->next)
+		l->next->prev = l->prev;
+	free(l);
+}
+
+static void arena_begin(void)
+{
+	json_set_alloc_funcs(arena_alloc, arena_free);
+}
+
+/* Drops every tree built since arena_begin() and gives jansson malloc and free back. */
+static void arena_end(void)
+{
+	while (arena) {
+		struct arena_block *b = arena;
+
+		arena = b->next;
+		free(b);
+	}
+	while (arena_large) {
+		struct arena_large *l = arena_large;
+
+		arena_large = l->next;
+		free(l);
+	}
+	memset(arena_freed, 0, sizeof(arena_freed));
+	json_set_alloc_funcs(malloc, free);
+}
+
+/*
+ * jansson hands a dump over a token at a time: json_dump_file wrote each with its own
+ * fwrite call, 4 % of an 8192-host job's time. The pieces are gathered here and written
+ * 64 KiB at a time.
+ */
+struct dump_buf {
+	FILE *f;
+	int err; /* errno of the first failed write, 0 */
+	size_t n;
+	char b[1 << 16];
+};
+
+static int dump_flush(struct dump_buf *d)
+{
+	if (d->n && fwrite(d->b, 1, d->n, d->f) != d->n) {
+		d->err = errno ? errno : EIO;
+		return -1;
+	}
+	d->n = 0;
+	return 0;
+}
+
+static int dump_piece(const char *s, size_t len, void *ctx)
+{
+	struct dump_buf *d = ctx;
+
+	if (d->n + len > sizeof(d->b) && dump_flush(d))
+		return -1;
+	if (len > sizeof(d->b)) {
+		if (fwrite(s, 1, len, d->f) == len)
+			return 0;
+		d->err = errno ? errno : EIO;
+		return -1;
+	}
+	memcpy(d->b + d->n, s, len);
+	d->n += len;
+	return 0;
+}
+
+/*
+ * Writes @root to @path (json_dump_file's bytes) whole or not at all: into a temporary
+ * PATH.XXXXXX beside it (mode 0666 less the umask, as fopen makes it), renamed over @path
+ * once written and closed; on a failure the temporary is removed and a previous @path is
+ * left as it was. 0 or a negative errno.
+ */
+static int dump_json(const json_t *root, const char *path, size_t flags)
+{
+	struct dump_buf *d = malloc(sizeof(*d));
+	size_t plen = strlen(path);
+	char *tmp = malloc(plen + 8);
+	mode_t mask;
+	int e, fd;
+
+	if (!d || !tmp) {
+		free(d);
+		free(tmp);
+		return -ENOMEM;
+	}
+	memcpy(tmp, path, plen);
+	memcpy(tmp + plen, ".XXXXXX", 8);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		e = -errno;
+		goto out;
+	}
+	mask = umask(0);
+	umask(mask);
+	d->f = fchmod(fd, 0666 & ~mask) ? NULL : fdopen(fd, "w");
+	if (!d->f) {
+		e = -errno;
+		close(fd);
+		goto fail;
+	}
+	d->err = 0;
+	d->n = 0;
+	errno = 0;
+	e = json_dump_callback(root, dump_piece, d, flags) || dump_flush(d) ? -1 : 0;
+	if (fclose(d->f) && !e) {
+		d->err = errno ? errno : EIO;
+		e = -1;
+	}
+	if (e)
+		e = d->err ? -d->err : -EIO;
+	else if (rename(tmp, path))
+		e = -errno;
+fail:
+	if (e)
+		unlink(tmp);
+out:
+	free(tmp);
+	free(d);
+	return e;
+}
+
+int mrc_report_write(const struct conf_job *job, struct mrc_run_result *res)
+{
+	char path[4096];
+	int e = write_hists(job, res), j;
+
+	if (job->output.report) {
+		json_t *root;
+
+		arena_begin();
+		root = j_report(job, res);
+
+		snprintf(path, sizeof(path), "%s/report.json", job->output.dir);
+		j = root ? dump_json(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(10))
+			 : -ENOMEM;
+		arena_end(); /* the tree with it: no json_decref */
+		if (j) {
+			/* after the dump: an error the file could not hold */
+			mrc_run_add_error(res, "report write: %s: %s", path, strerror(-j));
+			e = e ?: j;
+		}
+	}
+	if (job->output.plots)
+		write_plots(job, res);
+	return e;
+}
+
+static void print_hist_row(FILE *f, int w, const char *name, const struct mrc_hist *h,
+	const struct conf_hist *c)
+{
+	fprintf(f, "#  %-*s %8lld", w, name, (long long)mrc_hist_count(h));
+	for (size_t i = 0; i < c->n_percentiles && i < 8; i++)
+		fprintf(f, " %9.2f", (double)mrc_hist_value_at_percentile(h, c->percentiles[i]) / 1e3);
+	fprintf(f, " %9.2f\n", mrc_hist_count(h) ? mrc_hist_mean(h) / 1e3 : 0.0);
+}
+
+void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *res, FILE *f)
+{
+	const struct conf_traffic *t = &job->traffic;
+	const struct conf_hist *hc = &job->output.hist;
+	bool ar = t->pattern == CONF_PAT_ALLREDUCE;
+	double bus_sum = 0;
+	size_t n_bus = 0;
+	char enc[64] = "", nort[48] = "";
+	int lw = 10; /* latency labels: "CCT 1000004B" in a sweep widens the column */
+
+	fprintf(f, "# mrcgen: %s %s, %u ranks, %u planes x (%u T0 + %u T1), %u hosts, %s, seed %llu\n",
+		conf_name_of(conf_pattern_names, t->pattern),
+		conf_name_of(conf_algorithm_names, t->algorithm), res->nranks, job->fabric.planes,
+		job->fabric.t0, job->fabric.t1, conf_fabric_hosts(&job->fabric),
+		conf_name_of(conf_transport_names, job->mrc.transport),
+		(unsigned long long)job->seed);
+	fprintf(f, "#\n#  %10s %12s %8s %6s %6s %10s %8s %8s %6s\n", "size", "count", "type",
+		"redop", "root", "time", "algbw", "busbw", "#wrong");
+	fprintf(f, "#  %10s %12s %8s %6s %6s %10s %8s %8s %6s\n", "(B)", "(elements)", "", "", "",
+		"(us)", "(GB/s)", "(GB/s)", "");
+	for (size_t s = 0; s < res->n_sizes; s++) {
+		const struct mrc_run_size *rs = &res->sizes[s];
+
+		char tm[24] = "-", alg[24] = "-", bus[24] = "-";
+
+		/* a size the job failed in: "-", as nccl-tests prints a figure it lacks */
+		if (!rs->incomplete) {
+			snprintf(tm, sizeof(tm), "%.1f", rs->time_us);
+			snprintf(alg, sizeof(alg), "%.2f", rs->algbw_gbs);
+			snprintf(bus, sizeof(bus), "%.2f", rs->busbw_gbs);
+			bus_sum += rs->busbw_gbs;
+			n_bus++;
+		}
+		fprintf(f, "   %10llu %12llu %8s %6s %6d %10s %8s %8s %6llu\n",
+			(unsigned long long)rs->bytes, (unsigned long long)rs->count,
+			conf_name_of(conf_dtype_names, t->dtype), ar ? "sum" : "none",
+			t->pattern == CONF_PAT_INCAST ? (int)t->root_host : -1, tm, alg, bus,
+			(unsigned long long)rs->wrong);
+	}
+	for (size_t s = 0; s < res->n_sizes; s++) {
+		char l[32];
+
+		mrc_report_size_label(res->sizes[s].bytes, l, sizeof(l));
+		if ((int)strlen(l) + 4 > lw)
+			lw = (int)strlen(l) + 4;
+	}
+	fprintf(f, "#\n#  %-*s %8s", lw, "latency us", "count");
+	for (size_t i = 0; i < hc->n_percentiles && i < 8; i++) {
+		char p[16];
+
+		snprintf(p, sizeof(p), "p%g", hc->percentiles[i]);
+		fprintf(f, " %9s", p);
+	}
+	fprintf(f, " %9s\n", "mean");
+	for (size_t s = 0; s < res->n_sizes; s++) {
+		char l[32], name[40];
+
+		mrc_report_size_label(res->sizes[s].bytes, l, sizeof(l));
+		snprintf(name, sizeof(name), "CCT %s", l);
+		print_hist_row(f, lw, name, res->sizes[s].cct_ns, hc);
+	}
+	print_hist_row(f, lw, "write", res->msg_ns, hc);
+	print_hist_row(f, lw, "step", res->step_ns, hc);
+	print_hist_row(f, lw, "QP RTT", res->rtt_ns, hc);
+	if (res->n_faults) {
+		bool nodip = false;
+
+		fprintf(f, "#\n#  %-10s %7s %-13s %-18s %12s %12s %10s %9s %9s\n", "fault at us",
+			"iter", "action", "target", "1st EV out", "recovery", "rtx bytes",
+			"CCT infl", "straggler");
+		for (size_t i = 0; i < res->n_faults; i++) {
+			const struct mrc_run_fault *rf = &res->faults[i];
+			char a[32] = "-", b[32] = "-", itn[32], act[32];
+
+			/* measured iterations, numbered as faults' at_iteration; "wK" in warmup; a
+			 * flap's from the one it started in to the one it ended in */
+			if (rf->in_warmup)
+				snprintf(itn, sizeof(itn), "w%u", rf->iter);
+			else
+				snprintf(itn, sizeof(itn), "%u", rf->measured);
+			if (rf->flap && rf->last_iter != rf->iter) {
+				size_t l = strlen(itn);
+
+				snprintf(itn + l, sizeof(itn) - l, rf->last_in_warmup ? "-w%u" : "-%u",
+					rf->last_in_warmup ? rf->last_iter : rf->last_measured);
+			}
+			if (rf->flap)
+				snprintf(act, sizeof(act), "flap x%u", rf->flap_downs);
+			else
+				snprintf(act, sizeof(act), "%s", rf->action);
+			if (rf->first_retire_ps >= 0)
+				snprintf(a, sizeof(a), "%.2f us", (double)rf->first_retire_ps / PS_US);
+			if (rf->recovery_ps >= 0 && !rf->dipped) {
+				snprintf(b, sizeof(b), "no dip *");
+				nodip = true;
+			} else if (rf->recovery_ps >= 0) {
+				snprintf(b, sizeof(b), "%.1f us", (double)rf->recovery_ps / PS_US);
+			}
+			char infl[16] = "-", strag[16] = "-";
+
+			if (!rf->unfinished) { /* else the job failed in its window: unknown */
+				snprintf(infl, sizeof(infl), "%.1f%%", rf->cct_inflation * 100);
+				snprintf(strag, sizeof(strag), "h%u", rf->straggler_rank);
+			}
+			fprintf(f, "#  %10.1f %7s %-13s %-18s %12s %12s %10llu %9s %10s\n",
+				(double)rf->at_ps / PS_US, itn, act, rf->target, a, b,
+				(unsigned long long)rf->rtx_bytes, infl, strag);
+		}
+		if (nodip)
+			fprintf(f, "#  * no dip: goodput never fell below 95%% of what the capacity left "
+				   "allows; recovery 0\n");
+	}
+	if (res->tx_encode_err)
+		snprintf(enc, sizeof(enc), ", %llu encode errors (never sent)",
+			(unsigned long long)res->tx_encode_err);
+	if (res->fab_no_route) /* blackholed routes, counters.fabric_no_route */
+		snprintf(nort, sizeof(nort), ", %llu without a route",
+			(unsigned long long)res->fab_no_route);
+	fprintf(f, "#\n#  packets: %llu data, %llu retransmitted, %llu SACK, %llu NACK (%llu trim), "
+		   "%llu probes%s\n#  fabric: %llu trims, %llu ECN marks, %llu drops (%llu at failed links "
+		   "or switches)%s, %llu lost in flight on a link that failed or dropped them\n",
+		(unsigned long long)res->data_pkts, (unsigned long long)res->rtx_pkts,
+		(unsigned long long)res->sacks, (unsigned long long)res->nacks,
+		(unsigned long long)res->nack_trimmed, (unsigned long long)res->probes, enc,
+		(unsigned long long)res->fab_trims, (unsigned long long)res->fab_ecn,
+		(unsigned long long)res->fab_drops, (unsigned long long)res->fab_down_drops, nort,
+		(unsigned long long)res->fab_lost);
+	fprintf(f, "#  simulated %.3f ms in %.2f s wall: %.2f M packet-hops/s, peak RSS %zu MiB\n",
+		(double)res->sim_end_ps / 1e9, res->wall_s,
+		res->wall_s > 0 ? (double)res->pkt_hops / res->wall_s / 1e6 : 0.0,
+		res->peak_rss_bytes >> 20);
+	for (size_t i = 0; i < res->n_unapplied; i++)
+		fprintf(f, "#  not applied: fault %u (%s %s, %s): %s\n", res->unapplied[i].index,
+			res->unapplied[i].action, res->unapplied[i].target, res->unapplied[i].when,
+			res->unapplied[i].why);
+	if (res->error[0])
+		fprintf(f, "#  ERROR: %s\n", res->error);
+	for (size_t i = 0; i < res->n_errors; i++)
+		fprintf(f, "#  ERROR: %s\n", res->errors[i]);
+	{
+		uint64_t wrong = 0;
+
+		for (size_t s = 0; s < res->n_sizes; s++)
+			wrong += res->sizes[s].wrong;
+		fprintf(f, "# Out of bounds values : %llu %s\n", (unsigned long long)wrong,
+			mrc_report_ok(res) ? "OK" : "FAILED");
+	}
+	fprintf(f, "# Avg bus bandwidth    : %g\n", n_bus ? bus_sum / (double)n_bus : 0.0);
+}
+
+void mrc_report_print_problems(const struct mrc_run_result *res, FILE *f)
+{
+	for (size_t i = 0; i < res->n_unapplied; i++)
+		fprintf(f, "mrcgen: run: note: faults[%u] (%s %s, %s) was not applied: %s\n",
+			res->unapplied[i].index, res->unapplied[i].action, res->unapplied[i].target,
+			res->unapplied[i].when, res->unapplied[i].why);
+	if (res->error[0])
+		fprintf(f, "mrcgen: run: %s\n", res->error);
+	for (size_t i = 0; i < res->n_errors; i++)
+		fprintf(f, "mrcgen: run: %s\n", res->errors[i]);
+}

@@ -1,0 +1,1750 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * fabric: simulated multi-plane two-tier SRv6 fabric — output ports, uN/SRH/ECMP
+ * forwarding on packet bytes (RFC 9800, RFC 8754, WIRE.md), faults and taps.
+ */
+#include "mrc/sim/fabric.h"
+#include "mrc/base/rng.h"
+#include "mrc/base/bytes.h"
+#include "mrc/engine/srv6.h"
+#include "mrc/engine/wire.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * A packet in the pool: 32 bytes of metadata, then its bytes, in a slot of the smallest
+ * size class (POOL_STEP-byte steps) that holds them: a packet costs its header bytes
+ * rounded up, not the largest packet's. The offsets are parsed once when the host
+ * injects the packet (switches edit DA, SL, TC and hop limit in place, never the
+ * layout). A gathering host (mrc_wire_encode_gather) leaves a data packet's payload in
+ * its registered buffer, as an RDMA NIC DMAs it: data holds the hlen bytes before it,
+ * and the packet's len bytes on the link are those, the pay_len payload bytes at pay
+ * (zeros when NULL), then zeros (pad, ICRC; the ICRC once computed is kept in icrc). So
+ * the pool holds headers, not payloads: 160-176 bytes a gathered packet (124-140 bytes
+ * of headers) instead of the MTU. A receiving host with the rx_gather op gets it in
+ * those pieces (headers, payload pointer) and places the payload from the sender's
+ * buffer: one copy, as an RDMA NIC; with rx it is laid out first. @next links a queued
+ * packet to the one behind it in its port's queue, and a free packet to the next free
+ * one of its class; a packet on a link is in neither, and keeps its port and gen in the
+ * same 8 bytes (launch writes them, on_arrive reads them before anything else links the
+ * packet). The time its last bit reaches the far end of the link is not kept: the
+ * arrival event runs then (plus the switch delay at a switch). The three header offsets
+ * are kept as one (nh_off) and flags, with no narrowing: the SRH can only follow the
+ * outer IPv6 (at MRC_IP6_HLEN), and the BTH follows the UDP header that follows the
+ * inner IPv6 or, without one, the outer and its SRH (pkt_srh_off, pkt_inner_off,
+ * pkt_bth_off); nh_off <= hlen <= pkt_cap <= 65535 (mrc_fabric_new) as len's 16 bits.
+ */
+struct fab_pkt {
+	union {
+		struct fab_pkt *next; /* queued or free: the next in the queue or free list */
+		struct {	      /* on a link, from launch to on_arrive: */
+			uint32_t port; /* the output port it left by */
+			uint8_t gen;   /* that link's down count when it left */
+		};
+	};
+	const uint8_t *pay; /* gathered payload, NULL: zeros (or none: pay_len 0) */
+	uint32_t icrc;	    /* PK_ICRC: the ICRC of a gathered packet, as on the wire */
+	uint16_t len;	    /* on the link */
+	uint16_t hlen;	    /* in data[]: len unless gathered */
+	uint16_t pay_len;   /* gathered payload bytes after data[hlen - 1] */
+	uint16_t nh_off;    /* PK_INNER, PK_MRC: where the header after the outer IPv6
+			     * and its SRH (PK_SRH) starts: the inner IPv6 or UDP */
+	uint8_t flags;	    /* PK_* */
+	uint16_t cls;	    /* size class: the slot is (cls + 1) * POOL_STEP bytes; the
+			     * slot's, not the packet's: pkt_move leaves it */
+	uint8_t data[];
+};
+
+_Static_assert(sizeof(struct fab_pkt) == 32 && offsetof(struct fab_pkt, data) == 32,
+	"a packet's metadata is 32 bytes, POOL_STEP-aligned");
+
+enum {
+	PK_CTRL = 1,   /* control class: ACK/SACK/NACK/probe/endpoint, trimmed */
+	PK_LOST = 2,   /* dies on arrival (random loss) */
+	PK_BAD = 4,    /* not parsable as IPv6: switches drop it */
+	PK_ICRC = 8,   /* gathered, checksums finished: icrc holds the ICRC */
+	PK_SRH = 16,   /* an SRH follows the outer IPv6 */
+	PK_INNER = 32, /* an inner IPv6 at nh_off: an outer one precedes it */
+	PK_MRC = 64,   /* UDP to MRC_UDP_PORT and a BTH after it (pkt_bth_off) */
+};
+
+/* Offset of the SRH in data[], 0 = none. */
+static inline uint32_t pkt_srh_off(const struct fab_pkt *pkt)
+{
+	return pkt->flags & PK_SRH ? MRC_IP6_HLEN : 0;
+}
+
+/* Offset of the inner IPv6, 0 = plain packet (no outer). */
+static inline uint32_t pkt_inner_off(const struct fab_pkt *pkt)
+{
+	return pkt->flags & PK_INNER ? pkt->nh_off : 0;
+}
+
+/* Offset of the BTH, 0 = not an MRC packet. */
+static inline uint32_t pkt_bth_off(const struct fab_pkt *pkt)
+{
+	if (!(pkt->flags & PK_MRC))
+		return 0;
+	return pkt->nh_off + (pkt->flags & PK_INNER ? MRC_IP6_HLEN : 0) + MRC_UDP_HLEN;
+}
+
+/*
+ * A port's queue of one class, FIFO: packets linked by their next field in a ring, the
+ * last packet's next is the first, so the tail alone (NULL: empty) finds both ends.
+ */
+struct fab_fifo {
+	struct fab_pkt *tail;
+};
+
+enum {
+	DOWN_LINK = 1, /* link fault */
+	DOWN_FLAP = 2,
+	DOWN_NIC = 4,
+};
+
+struct fab_switch;
+
+/*
+ * An output port (one direction of a link): what a packet touches, and its counters:
+ * 128 bytes, two cache lines, the first all a packet's path reads, the second its
+ * counters. Rate and propagation delay are its tier's (host links, T0-T1 links:
+ * fab->link[]); taps, link-down times and the LOSS/DELAY faults' figures live in arrays
+ * of the fabric made when first needed (fab->taps, fab->down_at, fab->impair).
+ */
+struct fab_port {
+	struct fab_fifo q[2]; /* 0: control class, 1: data class */
+	uint32_t qbytes[2];
+	uint64_t busy_until;	    /* serialization of the last packet ends */
+	struct fab_switch *sw;	    /* owner switch, NULL for a NIC port */
+	struct fab_switch *peer_sw; /* receiving switch, NULL when it is a host */
+	uint32_t host;		    /* owner host (NIC port), receiving host (last hop) */
+	uint32_t rev;		    /* the opposite direction of the link */
+	uint16_t plane;
+	uint8_t gen;	 /* link-down events so far, mod 256 */
+	uint8_t pending; /* a FREE event is scheduled */
+	uint8_t lasthop; /* T0 -> host */
+	uint8_t nic;
+	uint8_t down; /* DOWN_* bits */
+	uint8_t taps; /* TAP_* bits: fab->taps[] has a tap for it */
+	struct mrc_fab_port_stats st;
+};
+
+_Static_assert(sizeof(struct fab_port) == 128 && offsetof(struct fab_port, st) == 64,
+	"a port is two cache lines: what forwarding reads, then its counters");
+
+/* A port's LOSS and DELAY fault figures (fab->impair). */
+struct fab_impair {
+	uint64_t extra_ps;    /* added propagation delay (DELAY fault) */
+	uint64_t loss_thresh; /* random loss: draw (53 bits) < thresh */
+};
+
+enum {
+	TAP_EGRESS = 1,
+	TAP_ARRIVE = 2, /* ingress tap of the peer's port: arrivals over this direction */
+};
+
+struct fab_taps {
+	mrc_fab_tap_fn egress, arrive;
+	void *egress_ctx, *arrive_ctx;
+};
+
+/* A tier's links: host<->T0 (0) or T0<->T1 (1). */
+struct fab_link {
+	uint64_t rate_bps, delay_ps;
+	uint64_t ser_ps_per_byte; /* 0: rate does not divide 8e12, divide per packet */
+};
+
+struct fab_switch {
+	uint32_t port0; /* global index of its port 0 */
+	uint16_t nports, plane;
+	uint32_t index;
+	uint8_t tier;
+	uint8_t up;
+	struct mrc_srv6_fib fib;	     /* this switch's table: own copy of the plan's */
+	struct mrc_srv6_route *routes;	     /* fib.routes, mutable (blackholes) */
+	const struct mrc_srv6_fib *plan_fib; /* the plan's table, to restore routes */
+	uint64_t salt;			     /* ECMP hash salt */
+	struct mrc_fab_switch_stats st;
+};
+
+/* A block of n packets of one size class; they start 64 bytes in (slots of 8-byte steps). */
+struct fab_slab {
+	struct fab_slab *next;
+	uint32_t n;	/* slots */
+	uint32_t stride; /* bytes per slot: (class + 1) * POOL_STEP */
+	uint8_t pad[48];
+	uint8_t mem[];
+};
+
+struct fab_sched {
+	struct fab_sched *next;
+	struct mrc_fab_fault f;
+	uint64_t next_toggle; /* flaps */
+};
+
+struct mrc_fabric {
+	struct mrc_fabric_params p;
+	struct {
+		unsigned planes, t0, t1, hosts_per_t0;
+	} tp; /* from the plan */
+	struct mrc_fab_host_ops ops;
+	void *ctx;
+	struct mrc_sim *sim;
+	int k_arrive, k_free, k_fault, k_flap;
+	uint32_t hosts, n_switches, n_ports;
+	uint32_t base_t0, base_t1; /* first T0 / T1 port */
+	struct fab_port *ports;
+	struct fab_link link[2];  /* by tier: port_link() */
+	struct fab_taps *taps;	  /* [n_ports] once a tap is set, else NULL */
+	uint64_t (*down_at)[4];	  /* [n_ports]: times of a port's last 4 link-down events, by
+				   * gen; made by the first fault that can take a link down */
+	struct fab_impair *impair; /* [n_ports]: made by the first LOSS or DELAY fault */
+	struct fab_switch *sw;
+	struct mrc_rng rng;
+
+	/* host address -> plane * hosts + h, open addressing */
+	struct mrc_ip6 *addr_key;
+	uint32_t *addr_val; /* UINT32_MAX = empty */
+	uint32_t addr_mask;
+
+	/* packet pool: one free list per size class, slabs of all classes on one chain */
+	uint8_t *scratch; /* MRC_PKT_MAX: a gathered packet laid out whole */
+	uint32_t scratch_nz, scratch_ic; /* scratch is zero but for [0, nz) and, when ic is
+					  * not 0, the 4 ICRC bytes at ic */
+	uint8_t *txbuf;	  /* pkt_cap: a host writes the packet it sends here */
+	struct fab_pkt **free_pkts; /* [n_cls] */
+	unsigned n_cls;		    /* classes up to 32 + pkt_cap bytes */
+	struct fab_slab *slabs;
+	uint64_t pkts_alloc;
+	size_t pool_bytes;
+	bool released; /* mrc_fabric_release_pool: the packets its events name are gone */
+
+	struct fab_sched *sched;
+	struct mrc_fab_fault_rec *log;
+	size_t n_log, cap_log;
+
+	uint64_t pkt_hops, injected, delivered;
+};
+
+/* Pool size classes: slots of k * POOL_STEP bytes (the metadata's alignment: a packet
+ * costs at most 7 bytes more than it holds; 64-byte steps, a cache line each, made the
+ * pool of job-perm1k 8% larger); a slab holds SLAB_BYTES of slots, at least SLAB_MIN. */
+#define POOL_STEP 8
+#define SLAB_BYTES (32u << 10)
+#define SLAB_MIN 8u
+
+uint64_t mrc_fab_ser_ps(uint64_t bytes, uint64_t rate_bps)
+{
+	/* bytes * 8 * 1e12 fits in 64 bits for any packet up to 2 MB */
+	return (bytes * 8000000000000ull + rate_bps - 1) / rate_bps;
+}
+
+void mrc_fabric_defaults(struct mrc_fabric_params *p)
+{
+	/* every field, so a caller's stack garbage never reaches mrc_sim_new */
+	memset(p, 0, sizeof(*p));
+	p->simq.queue = MRC_SIMQ_DEFAULT;
+	p->host_rate_bps = 100000000000ull;
+	p->fabric_rate_bps = 100000000000ull;
+	p->host_delay_ps = 500000;
+	p->fabric_delay_ps = 500000;
+	p->switch_delay_ps = 300000;
+	p->buffer_bytes = 1 << 20;
+	p->ctrl_buffer_bytes = 256 << 10;
+	p->ecn_threshold_bytes = 200 << 10;
+	p->ecn_lasthop = false;
+	p->trim = true;
+	p->trim_bytes = 256;
+	p->dscp_trimmed = 12;
+	p->dscp_trimmed_lasthop = 13;
+	p->pkt_cap = 0;
+	p->seed = 1;
+}
+
+/* ---- small helpers ----------------------------------------------------------------- */
+
+static inline bool sw_up(const struct fab_switch *s)
+{
+	return !s || s->up;
+}
+
+static inline bool port_up(const struct fab_port *o)
+{
+	return !o->down && sw_up(o->sw) && sw_up(o->peer_sw);
+}
+
+/* The link tier of @o: host links (NIC ports and last hops) or T0-T1 links. */
+static inline const struct fab_link *port_link(const struct mrc_fabric *fab,
+	const struct fab_port *o)
+{
+	return &fab->link[!(o->nic | o->lasthop)];
+}
+
+/* Size class of a packet holding @bytes in data[] (bytes <= pkt_cap). */
+static inline unsigned pkt_cls(size_t bytes)
+{
+	return (unsigned)((sizeof(struct fab_pkt) + bytes - 1) / POOL_STEP);
+}
+
+/* Bytes a packet of class @cls holds in data[]. */
+static inline size_t cls_cap(unsigned cls)
+{
+	return (cls + 1) * (size_t)POOL_STEP - sizeof(struct fab_pkt);
+}
+
+/* A free packet with room for @bytes (<= pkt_cap) in data[], or NULL (out of memory). */
+static struct fab_pkt *pkt_alloc(struct mrc_fabric *fab, size_t bytes)
+{
+	unsigned cls = pkt_cls(bytes);
+	struct fab_pkt *pkt;
+
+	if (cls >= fab->n_cls)
+		return NULL;
+	pkt = fab->free_pkts[cls];
+	if (!pkt) {
+		uint32_t stride = (cls + 1) * POOL_STEP;
+		uint32_t n = SLAB_BYTES / stride > SLAB_MIN ? SLAB_BYTES / stride : SLAB_MIN;
+		/* aligned_alloc wants a multiple of the alignment; slots are 8-byte steps */
+		struct fab_slab *s =
+			aligned_alloc(64, (sizeof(*s) + (size_t)n * stride + 63) & ~(size_t)63);
+
+		if (!s)
+			return NULL;
+		s->next = fab->slabs;
+		s->n = n;
+		s->stride = stride;
+		fab->slabs = s;
+		for (uint32_t i = n; i-- > 0;) {
+			struct fab_pkt *q = (struct fab_pkt *)(s->mem + (size_t)i * stride);
+
+			q->cls = (uint16_t)cls;
+			q->next = pkt;
+			pkt = q;
+		}
+		fab->pkts_alloc += n;
+		fab->pool_bytes += (size_t)n * stride;
+	}
+	fab->free_pkts[cls] = pkt->next;
+	return pkt;
+}
+
+static inline void pkt_free(struct mrc_fabric *fab, struct fab_pkt *pkt)
+{
+	pkt->next = fab->free_pkts[pkt->cls];
+	fab->free_pkts[pkt->cls] = pkt;
+}
+
+static inline void fifo_push(struct fab_fifo *f, struct fab_pkt *pkt)
+{
+	if (f->tail) {
+		pkt->next = f->tail->next;
+		f->tail->next = pkt;
+	} else {
+		pkt->next = pkt;
+	}
+	f->tail = pkt;
+}
+
+static inline struct fab_pkt *fifo_pop(struct fab_fifo *f)
+{
+	struct fab_pkt *pkt;
+
+	if (!f->tail)
+		return NULL;
+	pkt = f->tail->next;
+	if (pkt == f->tail)
+		f->tail = NULL;
+	else
+		f->tail->next = pkt->next;
+	return pkt;
+}
+
+/* IPv6 traffic class (RFC 8200 §3): 4 bits in byte 0, 4 bits in byte 1. */
+static inline uint8_t ip6_tc(const uint8_t *h)
+{
+	return (uint8_t)((h[0] & 0x0F) << 4 | h[1] >> 4);
+}
+
+static inline void ip6_set_tc(uint8_t *h, uint8_t tc)
+{
+	h[0] = (uint8_t)((h[0] & 0xF0) | tc >> 4);
+	h[1] = (uint8_t)((h[1] & 0x0F) | (tc & 0x0F) << 4);
+}
+
+static uint64_t addr_hash(const uint8_t *a)
+{
+	uint64_t x = get_be64(a) * 0x9E3779B97F4A7C15ull ^ get_be64(a + 8);
+
+	x ^= x >> 29;
+	x *= 0xBF58476D1CE4E5B9ull;
+	return x ^ (x >> 32);
+}
+
+/* Host port (plane * hosts + h) owning address @a, or UINT32_MAX. */
+static uint32_t addr_lookup(const struct mrc_fabric *fab, const uint8_t *a)
+{
+	for (uint32_t i = (uint32_t)addr_hash(a) & fab->addr_mask;; i = (i + 1) & fab->addr_mask) {
+		if (fab->addr_val[i] == UINT32_MAX)
+			return UINT32_MAX;
+		if (memcmp(fab->addr_key[i].b, a, 16) == 0)
+			return fab->addr_val[i];
+	}
+}
+
+static uint32_t nic_port(const struct mrc_fabric *fab, uint32_t host, unsigned plane)
+{
+	return host * fab->tp.planes + plane;
+}
+
+static uint32_t t0_port(const struct mrc_fabric *fab, unsigned plane, uint32_t i, unsigned k)
+{
+	return fab->base_t0 + (plane * fab->tp.t0 + i) * (fab->tp.hosts_per_t0 + fab->tp.t1) + k;
+}
+
+static uint32_t t1_port(const struct mrc_fabric *fab, unsigned plane, uint32_t j, unsigned i)
+{
+	return fab->base_t1 + (plane * fab->tp.t1 + j) * fab->tp.t0 + i;
+}
+
+static struct fab_switch *t0_sw(struct mrc_fabric *fab, unsigned plane, uint32_t i)
+{
+	return &fab->sw[plane * (fab->tp.t0 + fab->tp.t1) + i];
+}
+
+static struct fab_switch *t1_sw(struct mrc_fabric *fab, unsigned plane, uint32_t j)
+{
+	return &fab->sw[plane * (fab->tp.t0 + fab->tp.t1) + fab->tp.t0 + j];
+}
+
+/* ---- parsing at injection ---------------------------------------------------------- */
+
+/*
+ * Finds the SRH (parsed by mrc/srv6, RFC 8754 §4.3.1), inner IPv6 and BTH of a packet
+ * (WIRE.md "Packet stack"), with a length check before each field, and classifies it: control
+ * (ACK, endpoint, SACK, NACK, PROBE opcodes) or data. Anything else is data.
+ */
+static void pkt_parse(struct fab_pkt *pkt)
+{
+	const uint8_t *d = pkt->data;
+	uint32_t len = pkt->hlen, off = MRC_IP6_HLEN, bth;
+	uint8_t nh;
+
+	pkt->nh_off = 0;
+	pkt->flags = 0;
+	if (len < MRC_IP6_HLEN || d[0] >> 4 != 6) {
+		pkt->flags = PK_BAD;
+		return;
+	}
+	nh = d[6];
+	if (nh == MRC_NH_ROUTING) {
+		struct mrc_srh srh;
+
+		if (mrc_wire_srh_decode(d + off, len - off, &srh) < 0)
+			return;
+		pkt->flags |= PK_SRH;
+		nh = srh.next_header;
+		off += (uint32_t)srh.len;
+	}
+	pkt->nh_off = (uint16_t)off; /* <= len: the SRH decoded within it */
+	if (nh == 41) {
+		if (off + MRC_IP6_HLEN > len || d[off] >> 4 != 6)
+			return;
+		pkt->flags |= PK_INNER;
+		nh = d[off + 6];
+		off += MRC_IP6_HLEN;
+	}
+	if (nh != 17 || off + MRC_UDP_HLEN + MRC_BTH_LEN > len)
+		return;
+	if (get_be16(d + off + 2) != MRC_UDP_PORT)
+		return;
+	pkt->flags |= PK_MRC;
+	bth = off + MRC_UDP_HLEN;
+	switch (d[bth]) {
+	case MRC_OP_ACK:
+	case MRC_OP_EP_REQUEST:
+	case MRC_OP_EP_RESPONSE:
+	case MRC_OP_SACK:
+	case MRC_OP_NACK:
+	case MRC_OP_PROBE:
+		pkt->flags |= PK_CTRL;
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- output ports ------------------------------------------------------------------ */
+
+/*
+ * The packet's bytes as they are on the link: data itself, or a gathered packet laid
+ * out whole in the fabric's scratch buffer (valid until the next call). The scratch
+ * buffer is kept zero past what the last layout wrote, so a payload of zeros (NULL) and
+ * the pad cost no writes: only the bytes an earlier, longer layout left are cleared.
+ */
+static const uint8_t *pkt_bytes(struct mrc_fabric *fab, const struct fab_pkt *pkt)
+{
+	uint8_t *o = fab->scratch;
+	uint32_t z = pkt->hlen; /* zeros from here to the end of the packet */
+
+	if (pkt->hlen == pkt->len)
+		return pkt->data;
+	memcpy(o, pkt->data, pkt->hlen);
+	if (pkt->pay) {
+		memcpy(o + pkt->hlen, pkt->pay, pkt->pay_len);
+		z += pkt->pay_len;
+	}
+	if (fab->scratch_nz > z)
+		memset(o + z, 0, fab->scratch_nz - z);
+	if (fab->scratch_ic && fab->scratch_ic + MRC_ICRC_LEN > z) { /* its part past z */
+		uint32_t from = fab->scratch_ic > z ? fab->scratch_ic : z;
+
+		memset(o + from, 0, fab->scratch_ic + MRC_ICRC_LEN - from);
+	}
+	fab->scratch_nz = z;
+	fab->scratch_ic = 0;
+	if (pkt->flags & PK_ICRC) { /* little-endian on the wire (mrc_wire_icrc) */
+		memcpy(o + pkt->len - MRC_ICRC_LEN, (uint8_t[4]){(uint8_t)pkt->icrc,
+			(uint8_t)(pkt->icrc >> 8), (uint8_t)(pkt->icrc >> 16),
+			(uint8_t)(pkt->icrc >> 24)}, MRC_ICRC_LEN);
+		fab->scratch_ic = pkt->len - MRC_ICRC_LEN;
+	}
+	return o;
+}
+
+/*
+ * Fills the UDP checksum and ICRC a host left to its NIC (csum_offload) before anything
+ * outside the simulation sees the bytes or a trim cuts them: what the sender would have
+ * computed (mrc_wire_csum_finish). A zero UDP checksum is never sent over IPv6, so zero
+ * means "not yet"; a trimmed packet was finished before the cut. A gathered packet keeps
+ * the checksum in its header bytes and the ICRC beside them. Returns the packet's bytes
+ * as on the link (pkt_bytes), checksums filled: laid out once.
+ */
+static const uint8_t *finish_csum(struct mrc_fabric *fab, struct fab_pkt *pkt)
+{
+	struct mrc_wire_cfg cfg;
+	uint32_t bth = pkt_bth_off(pkt);
+	uint8_t *sum = pkt->data + bth - MRC_UDP_HLEN + 6;
+	const uint8_t *b;
+
+	if (!fab->p.csum_offload || !bth || get_be16(sum) != 0)
+		return pkt_bytes(fab, pkt);
+	mrc_wire_cfg_default(&cfg);
+	cfg.icrc_outer = fab->p.icrc_outer;
+	if (pkt->hlen == pkt->len) {
+		mrc_wire_csum_finish(&cfg, pkt->data, pkt->len);
+		return pkt->data;
+	}
+	b = pkt_bytes(fab, pkt);
+	if (mrc_wire_csum_finish(&cfg, fab->scratch, pkt->len))
+		return b;
+	fab->scratch_ic = pkt->len - MRC_ICRC_LEN; /* written there (the UDP sum before z) */
+	memcpy(sum, b + (sum - pkt->data), 2);
+	pkt->icrc = (uint32_t)b[pkt->len - 4] | (uint32_t)b[pkt->len - 3] << 8 |
+		    (uint32_t)b[pkt->len - 2] << 16 | (uint32_t)b[pkt->len - 1] << 24;
+	pkt->flags |= PK_ICRC;
+	return b; /* the scratch layout, now with both checksums */
+}
+
+/* Hands a tap the packet as it is on the link, checksums filled. */
+static void tap_call(struct mrc_fabric *fab, mrc_fab_tap_fn fn, void *ctx, struct fab_pkt *pkt,
+	uint64_t t)
+{
+	fn(ctx, finish_csum(fab, pkt), pkt->len, t);
+}
+
+static void launch(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *pkt, uint64_t now)
+{
+	const struct fab_link *l = port_link(fab, o);
+	uint64_t ser = l->ser_ps_per_byte ? pkt->len * l->ser_ps_per_byte
+					  : mrc_fab_ser_ps(pkt->len, l->rate_bps);
+	uint32_t idx = (uint32_t)(o - fab->ports);
+	uint64_t extra_ps = 0;
+
+	o->busy_until = now + ser;
+	o->st.tx_pkts++;
+	o->st.tx_bytes += pkt->len;
+	if (o->taps & TAP_EGRESS)
+		tap_call(fab, fab->taps[idx].egress, fab->taps[idx].egress_ctx, pkt, now);
+	if (fab->impair) {
+		const struct fab_impair *im = &fab->impair[idx];
+
+		if (im->loss_thresh && (mrc_rng_next(&fab->rng) >> 11) < im->loss_thresh)
+			pkt->flags |= PK_LOST;
+		extra_ps = im->extra_ps;
+	}
+	pkt->port = idx;
+	pkt->gen = o->gen;
+	/* its last bit reaches the far end at now + ser + delay (on_arrive works it back) */
+	mrc_sim_at(fab->sim,
+		now + ser + l->delay_ps + extra_ps + (o->peer_sw ? fab->p.switch_delay_ps : 0),
+		(unsigned)fab->k_arrive, pkt, 0);
+	if (o->nic || o->q[0].tail || o->q[1].tail) {
+		o->pending = 1;
+		mrc_sim_at(fab->sim, o->busy_until, (unsigned)fab->k_free, o, 0);
+	}
+}
+
+static void start_tx(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
+{
+	struct fab_pkt *pkt = fifo_pop(&o->q[0]);
+
+	if (pkt) {
+		o->qbytes[0] -= pkt->len;
+	} else {
+		pkt = fifo_pop(&o->q[1]);
+		if (!pkt)
+			return;
+		o->qbytes[1] -= pkt->len;
+	}
+	launch(fab, o, pkt, now);
+}
+
+/*
+ * Moves @pkt into a slot of the class for @bytes in data[] (its first @keep data bytes
+ * and its metadata go along) and frees the old slot. Returns the packet, moved or (same
+ * class, or no memory for a bigger slot) not.
+ */
+static struct fab_pkt *pkt_move(struct mrc_fabric *fab, struct fab_pkt *pkt, size_t bytes,
+	size_t keep)
+{
+	struct fab_pkt *q;
+
+	if (pkt_cls(bytes) == pkt->cls)
+		return pkt;
+	q = pkt_alloc(fab, bytes);
+	if (!q)
+		return pkt;
+	memcpy(&q->pay, &pkt->pay, offsetof(struct fab_pkt, cls) - offsetof(struct fab_pkt, pay));
+	_Static_assert(offsetof(struct fab_pkt, cls) + sizeof(q->cls) == sizeof(*q),
+		"cls is the last field of a packet's metadata");
+	memcpy(q->data, pkt->data, keep);
+	pkt_free(fab, pkt);
+	return q;
+}
+
+/* Cuts a data packet to trim_bytes with mrc/wire's switch trim (C11): headers kept, the
+ * first IPv6 header's payload length follows the cut, UDP length and inner headers stay
+ * as sent, DSCP becomes the trimmed class (the last-hop one on a T0->host port). The
+ * trimmed packet takes a slot of its size: a gathered one a bigger slot (the cut
+ * packet's bytes all in data), a whole one a smaller; *@pp follows it. Returns false when
+ * it could not be cut (no room for the bigger slot, or not cuttable): the caller drops it.
+ */
+static bool trim_pkt(struct mrc_fabric *fab, struct fab_pkt **pp, bool lasthop)
+{
+	uint8_t dscp = lasthop ? fab->p.dscp_trimmed_lasthop : fab->p.dscp_trimmed;
+	struct fab_pkt *pkt = *pp;
+	int n;
+
+	if (pkt->hlen != pkt->len) { /* gathered: what is left fits in data (trim <= cap) */
+		finish_csum(fab, pkt); /* lays it out in the scratch buffer */
+		n = mrc_wire_trim(fab->scratch, pkt->len, fab->p.trim_bytes, dscp);
+		if (n <= 0 || (size_t)n > fab->p.pkt_cap)
+			return false;
+		*pp = pkt = pkt_move(fab, pkt, (size_t)n, 0);
+		if ((size_t)n > cls_cap(pkt->cls))
+			return false;
+		memcpy(pkt->data, fab->scratch, (size_t)n);
+		pkt->len = pkt->hlen = (uint16_t)n;
+		pkt->pay = NULL;
+		pkt->pay_len = 0;
+		pkt->flags &= (uint8_t)~PK_ICRC;
+	} else {
+		finish_csum(fab, pkt);
+		n = mrc_wire_trim(pkt->data, pkt->len, fab->p.trim_bytes, dscp);
+		if (n <= 0)
+			return false;
+		pkt->len = pkt->hlen = (uint16_t)n;
+		*pp = pkt = pkt_move(fab, pkt, (size_t)n, (size_t)n);
+	}
+	pkt->flags |= PK_CTRL;
+	return true;
+}
+
+/* Sets CE (RFC 3168) on an ECN-capable packet, outer and inner. Returns true if marked. */
+static bool mark_ce(struct fab_pkt *pkt)
+{
+	uint8_t *d = pkt->data, tc = ip6_tc(d);
+
+	if ((tc & 3) == 0 || (tc & 3) == 3)
+		return false;
+	ip6_set_tc(d, tc | 3);
+	if (pkt->flags & PK_INNER) {
+		uint8_t *in = d + pkt_inner_off(pkt);
+
+		if (ip6_tc(in) & 3)
+			ip6_set_tc(in, ip6_tc(in) | 3);
+	}
+	return true;
+}
+
+static void enqueue(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *pkt, uint64_t now)
+{
+	const struct mrc_fabric_params *p = &fab->p;
+	uint32_t q;
+
+	if (!port_up(o)) {
+		o->st.down_drops++;
+		pkt_free(fab, pkt);
+		return;
+	}
+	if (!(pkt->flags & PK_CTRL) && o->qbytes[1] + pkt->len > p->buffer_bytes) {
+		uint32_t bth = pkt_bth_off(pkt);
+
+		if (!p->trim || !bth || pkt->len <= p->trim_bytes ||
+			bth + MRC_BTH_LEN > p->trim_bytes) {
+			o->st.drops++;
+			pkt_free(fab, pkt);
+			return;
+		}
+		if (!trim_pkt(fab, &pkt, o->lasthop)) {
+			o->st.drops++;
+			pkt_free(fab, pkt);
+			return;
+		}
+		o->st.trims++;
+	}
+	q = pkt->flags & PK_CTRL ? 0 : 1;
+	if (q == 0 && o->qbytes[0] + pkt->len > p->ctrl_buffer_bytes) {
+		o->st.drops++;
+		pkt_free(fab, pkt);
+		return;
+	}
+	if (q == 1 && p->ecn_threshold_bytes && o->qbytes[1] > p->ecn_threshold_bytes &&
+		(!o->lasthop || p->ecn_lasthop) && mark_ce(pkt))
+		o->st.ecn_marks++;
+	fifo_push(&o->q[q], pkt);
+	o->qbytes[q] += pkt->len;
+	if (o->qbytes[0] + o->qbytes[1] > o->st.max_queue_bytes)
+		o->st.max_queue_bytes = o->qbytes[0] + o->qbytes[1];
+	if (o->pending)
+		return;
+	if (now >= o->busy_until) {
+		start_tx(fab, o, now);
+	} else {
+		o->pending = 1;
+		mrc_sim_at(fab->sim, o->busy_until, (unsigned)fab->k_free, o, 0);
+	}
+}
+
+/* The NIC port asks its host for the next packet and sends it. */
+static void nic_pull(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
+{
+	struct fab_pkt *pkt;
+	size_t n;
+
+	if (!port_up(o) || !fab->ops.tx)
+		return;
+	struct mrc_wire_gather g = {0};
+
+	/* the host writes into txbuf; the pool keeps the bytes in a slot of their size */
+	n = fab->ops.tx(fab->ctx, o->host, o->plane, now, fab->txbuf, fab->p.pkt_cap, &g);
+	if (!g.hlen)
+		g.hlen = n;
+	if (n == 0 || n > MRC_PKT_MAX || g.hlen > fab->p.pkt_cap ||
+		g.hlen + g.payload_len > n)
+		return;
+	pkt = pkt_alloc(fab, g.hlen);
+	if (!pkt) { /* the host sent it: lost at its port, as a full queue would */
+		o->st.drops++;
+		return;
+	}
+	memcpy(pkt->data, fab->txbuf, g.hlen);
+	pkt->len = (uint16_t)n;
+	pkt->hlen = (uint16_t)g.hlen;
+	pkt->pay = g.payload;
+	pkt->pay_len = (uint16_t)g.payload_len;
+	pkt_parse(pkt);
+	fab->injected++;
+	launch(fab, o, pkt, now);
+}
+
+static void on_free(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct mrc_fabric *fab = ctx;
+	struct fab_port *o = obj;
+
+	(void)arg;
+	o->pending = 0;
+	if (o->nic)
+		nic_pull(fab, o, now);
+	else
+		start_tx(fab, o, now);
+}
+
+void mrc_fabric_kick(struct mrc_fabric *fab, uint32_t host, unsigned plane)
+{
+	struct fab_port *o;
+	uint64_t now = mrc_sim_now(fab->sim);
+
+	if (host >= fab->hosts || plane >= fab->tp.planes)
+		return;
+	o = &fab->ports[nic_port(fab, host, plane)];
+	if (o->pending || !port_up(o))
+		return;
+	o->pending = 1;
+	mrc_sim_at(
+		fab->sim, o->busy_until > now ? o->busy_until : now, (unsigned)fab->k_free, o, 0);
+}
+
+/* ---- forwarding -------------------------------------------------------------------- */
+
+/* Output port (local number) towards host port @hp (plane * hosts + h), or -1. */
+static int port_to_host(const struct mrc_fabric *fab, const struct fab_switch *s,
+	const struct fab_pkt *pkt, uint32_t hp, bool ecmp)
+{
+	uint32_t h = hp % fab->hosts, plane = hp / fab->hosts, rack = h / fab->tp.hosts_per_t0;
+	const uint8_t *d = pkt->data;
+	uint64_t x;
+
+	if (plane != s->plane)
+		return -1;
+	if (s->tier == MRC_FAB_T1)
+		return (int)rack;
+	if (rack == s->index)
+		return (int)(h % fab->tp.hosts_per_t0);
+	if (!ecmp)
+		return -1;
+	/* ECMP over the up ports: hash of src, dst, next header, UDP ports and flow label */
+	x = s->salt ^ addr_hash(d + 8);
+	x = (x ^ addr_hash(d + 24)) * 0x9E3779B97F4A7C15ull;
+	x ^= (uint64_t)(d[1] & 0x0F) << 16 | (uint64_t)d[2] << 8 | d[3];
+	x ^= (uint64_t)d[6] << 56;
+	if (d[6] == 17 && pkt->len >= MRC_IP6_HLEN + 4)
+		x ^= (uint64_t)get_be32(d + MRC_IP6_HLEN) << 20;
+	x ^= x >> 31;
+	x *= 0xBF58476D1CE4E5B9ull;
+	x ^= x >> 29;
+	return (int)(fab->tp.hosts_per_t0 + (x >> 32) % fab->tp.t1);
+}
+
+/*
+ * Forwards @pkt at switch @s by its bytes. A DA in its plane's uSID block
+ * (mrc_srv6_plane_block) goes through mrc/srv6's switch step (static table, uN shift
+ * RFC 9800 §4.1.1, SRH End RFC 8754 §4.3.1.1, hop limit); when the segment list ends at this switch, the packet goes to the attached host
+ * its inner DA names. Any other DA is a plain (stev/udp, RoCE baseline) packet: host
+ * route, or ECMP over the up ports at a T0. Returns the local output port or -1 (counted).
+ */
+static int forward(struct mrc_fabric *fab, struct fab_switch *s, struct fab_pkt *pkt)
+{
+	uint8_t *d = pkt->data;
+	uint32_t hp;
+	int rc;
+
+	if (pkt->flags & PK_BAD) {
+		s->st.bad_pkt++;
+		return -1;
+	}
+	if (get_be32(d + 24) == s->fib.block) {
+		rc = mrc_srv6_switch_forward(&s->fib, d, pkt->len);
+		if (rc >= 0)
+			return rc;
+		if (rc == -ETIME) {
+			s->st.hop_limit++;
+			return -1;
+		}
+		if (rc != -EDESTADDRREQ || !(pkt->flags & PK_INNER)) {
+			if (rc == -ENOENT || rc == -EDESTADDRREQ || rc == -ELOOP)
+				s->st.no_route++;
+			else
+				s->st.bad_pkt++;
+			return -1;
+		}
+		hp = addr_lookup(fab, d + pkt_inner_off(pkt) + 24);
+		rc = hp == UINT32_MAX ? -1 : port_to_host(fab, s, pkt, hp, false);
+	} else {
+		hp = addr_lookup(fab, d + 24);
+		rc = hp == UINT32_MAX ? -1 : port_to_host(fab, s, pkt, hp, true);
+	}
+	if (rc < 0) {
+		s->st.no_route++;
+		return -1;
+	}
+	if (d[7] <= 1) {
+		s->st.hop_limit++;
+		return -1;
+	}
+	d[7]--;
+	return rc;
+}
+
+/*
+ * Was @pkt on its link when the link went down (a down event after it was sent and
+ * before its last bit arrived), or drawn by random loss? Exact while fewer than 4
+ * link-down events happen during one packet's flight and switch delay.
+ */
+static inline bool pkt_lost(const struct mrc_fabric *fab, const struct fab_port *o,
+	const struct fab_pkt *pkt, uint64_t t_arr)
+{
+	uint8_t downs = (uint8_t)(o->gen - pkt->gen);
+
+	if (pkt->flags & PK_LOST)
+		return true;
+	if (!downs)
+		return false;
+	return downs > 3 || fab->down_at[pkt->port][(uint8_t)(pkt->gen + 1) & 3] < t_arr;
+}
+
+static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct mrc_fabric *fab = ctx;
+	struct fab_pkt *pkt = obj;
+	struct fab_port *o;
+	struct fab_switch *s;
+	uint64_t t_arr;
+	int out;
+
+	(void)arg;
+	if (fab->released) /* the packet went with the pool */
+		return;
+	o = &fab->ports[pkt->port];
+	s = o->peer_sw;
+	t_arr = s ? now - fab->p.switch_delay_ps : now; /* its last bit arrived */
+	if (pkt_lost(fab, o, pkt, t_arr)) {
+		o->st.lost++;
+		pkt_free(fab, pkt);
+		return;
+	}
+	fab->pkt_hops++;
+	if (o->taps & TAP_ARRIVE)
+		tap_call(fab, fab->taps[pkt->port].arrive, fab->taps[pkt->port].arrive_ctx, pkt,
+			t_arr);
+	if (!s) {
+		fab->delivered++;
+		if (fab->ops.rx_gather) {
+			struct mrc_wire_gather g = {.hlen = pkt->hlen,
+				.payload = pkt->pay,
+				.payload_len = pkt->pay_len};
+
+			fab->ops.rx_gather(
+				fab->ctx, o->host, o->plane, pkt->data, pkt->len, &g, now);
+		} else if (fab->ops.rx) {
+			fab->ops.rx(fab->ctx, o->host, o->plane, pkt_bytes(fab, pkt), pkt->len,
+				now);
+		}
+		pkt_free(fab, pkt);
+		return;
+	}
+	if (!s->up) {
+		s->st.down_drops++;
+		pkt_free(fab, pkt);
+		return;
+	}
+	s->st.rx_pkts++;
+	out = forward(fab, s, pkt);
+	if (out < 0) {
+		pkt_free(fab, pkt);
+		return;
+	}
+	enqueue(fab, &fab->ports[s->port0 + (uint32_t)out], pkt, now);
+}
+
+/* ---- construction ------------------------------------------------------------------ */
+
+static void init_link(struct fab_link *l, uint64_t rate, uint64_t delay)
+{
+	l->rate_bps = rate;
+	l->ser_ps_per_byte = 8000000000000ull % rate ? 0 : 8000000000000ull / rate;
+	l->delay_ps = delay;
+}
+
+static uint64_t splitmix_salt(uint64_t seed, uint64_t k)
+{
+	uint64_t z = seed + (k + 1) * 0x9E3779B97F4A7C15ull;
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+/* Gives switch @s its own copy of its static table from the plan. */
+static int copy_fib(struct mrc_fabric *fab, struct fab_switch *s, uint8_t role)
+{
+	struct mrc_srv6_node node = {.role = role, .plane = (uint8_t)s->plane, .index = s->index};
+	const struct mrc_srv6_fib *f = mrc_srv6_fib_of(fab->p.plan, &node);
+
+	if (!f)
+		return -EINVAL;
+	for (size_t r = 0; r < f->n; r++)
+		if (f->routes[r].port >= (int32_t)s->nports)
+			return -EINVAL;
+	s->plan_fib = f;
+	s->fib = *f;
+	s->routes = malloc((f->n ? f->n : 1) * sizeof(*s->routes));
+	if (!s->routes)
+		return -ENOMEM;
+	memcpy(s->routes, f->routes, f->n * sizeof(*s->routes));
+	s->fib.routes = s->routes;
+	return 0;
+}
+
+static int build(struct mrc_fabric *fab)
+{
+	const struct mrc_fabric_params *p = &fab->p;
+	uint32_t P = fab->tp.planes, hpt = fab->tp.hosts_per_t0, H = fab->hosts;
+	uint32_t T0 = fab->tp.t0, T1 = fab->tp.t1;
+	int err;
+
+	fab->n_switches = P * (T0 + T1);
+	fab->base_t0 = H * P;
+	fab->base_t1 = fab->base_t0 + P * T0 * (hpt + T1);
+	fab->n_ports = fab->base_t1 + P * T1 * T0;
+	/* cache-line aligned: a port's two halves are a line each (struct fab_port) */
+	fab->ports = aligned_alloc(64, fab->n_ports * sizeof(*fab->ports));
+	fab->sw = calloc(fab->n_switches, sizeof(*fab->sw));
+	if (!fab->ports || !fab->sw)
+		return -ENOMEM;
+	memset(fab->ports, 0, fab->n_ports * sizeof(*fab->ports));
+
+	for (uint32_t pl = 0; pl < P; pl++) {
+		for (uint32_t i = 0; i < T0 + T1; i++) {
+			struct fab_switch *s = &fab->sw[pl * (T0 + T1) + i];
+			bool t0 = i < T0;
+
+			s->index = t0 ? i : i - T0;
+			s->port0 =
+				t0 ? t0_port(fab, pl, s->index, 0) : t1_port(fab, pl, s->index, 0);
+			s->nports = (uint16_t)(t0 ? hpt + T1 : T0);
+			s->plane = (uint16_t)pl;
+			s->tier = t0 ? MRC_FAB_T0 : MRC_FAB_T1;
+			s->up = 1;
+			s->salt = splitmix_salt(p->seed, pl * (T0 + T1) + i);
+			err = copy_fib(fab, s, t0 ? MRC_SRV6_T0 : MRC_SRV6_T1);
+			if (err)
+				return err;
+		}
+	}
+
+	/* links */
+	init_link(&fab->link[0], p->host_rate_bps, p->host_delay_ps);
+	init_link(&fab->link[1], p->fabric_rate_bps, p->fabric_delay_ps);
+	for (uint32_t pl = 0; pl < P; pl++) {
+		for (uint32_t h = 0; h < H; h++) {
+			uint32_t up = nic_port(fab, h, pl), dn = t0_port(fab, pl, h / hpt, h % hpt);
+			struct fab_port *u = &fab->ports[up], *d = &fab->ports[dn];
+
+			u->plane = (uint16_t)pl;
+			u->nic = 1;
+			u->host = h;
+			u->peer_sw = t0_sw(fab, pl, h / hpt);
+			u->rev = dn;
+			d->plane = (uint16_t)pl;
+			d->sw = t0_sw(fab, pl, h / hpt);
+			d->host = h;
+			d->lasthop = 1;
+			d->rev = up;
+		}
+		for (uint32_t i = 0; i < T0; i++) {
+			for (uint32_t j = 0; j < T1; j++) {
+				uint32_t up = t0_port(fab, pl, i, hpt + j),
+					 dn = t1_port(fab, pl, j, i);
+				struct fab_port *u = &fab->ports[up], *d = &fab->ports[dn];
+
+				u->plane = (uint16_t)pl;
+				u->sw = t0_sw(fab, pl, i);
+				u->peer_sw = t1_sw(fab, pl, j);
+				u->rev = dn;
+				d->plane = (uint16_t)pl;
+				d->sw = t1_sw(fab, pl, j);
+				d->peer_sw = t0_sw(fab, pl, i);
+				d->rev = up;
+			}
+		}
+	}
+
+	/* host addresses */
+	{
+		uint32_t n = P * H, cap = 16;
+
+		while (cap < 2 * n)
+			cap *= 2;
+		fab->addr_mask = cap - 1;
+		fab->addr_key = calloc(cap, sizeof(*fab->addr_key));
+		fab->addr_val = malloc(cap * sizeof(*fab->addr_val));
+		if (!fab->addr_key || !fab->addr_val)
+			return -ENOMEM;
+		memset(fab->addr_val, 0xFF, cap * sizeof(*fab->addr_val));
+		for (uint32_t k = 0; k < n; k++) {
+			struct mrc_ip6 a;
+			uint32_t i;
+
+			err = mrc_srv6_host_addr(p->plan, k / H, k % H, &a);
+			if (err)
+				return err;
+			i = (uint32_t)addr_hash(a.b) & fab->addr_mask;
+			while (fab->addr_val[i] != UINT32_MAX) {
+				if (memcmp(fab->addr_key[i].b, a.b, 16) == 0)
+					return -EINVAL;
+				i = (i + 1) & fab->addr_mask;
+			}
+			fab->addr_key[i] = a;
+			fab->addr_val[i] = k;
+		}
+	}
+	return 0;
+}
+
+static void on_fault(void *ctx, void *obj, uint64_t arg, uint64_t now);
+static void on_flap(void *ctx, void *obj, uint64_t arg, uint64_t now);
+
+int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_ops *ops, void *ctx,
+	struct mrc_fabric **out)
+{
+	struct mrc_fabric *fab;
+	int err;
+
+	const struct mrc_srv6_params *sp;
+
+	if (!p->plan || !p->host_rate_bps || !p->fabric_rate_bps)
+		return -EINVAL;
+	sp = mrc_srv6_plan_params(p->plan);
+	if (!sp->planes || !sp->t0 || !sp->t1 || !sp->hosts_per_t0 || sp->planes > 256 ||
+		sp->hosts_per_t0 + sp->t1 > 65535 || sp->t0 > 65535 ||
+		(uint64_t)sp->t0 * sp->hosts_per_t0 > (1u << 24))
+		return -EINVAL;
+	if ((p->trim && p->trim_bytes < MRC_IP6_HLEN) || p->pkt_cap > 65535 ||
+		(p->trim && p->pkt_cap && p->trim_bytes > p->pkt_cap))
+		return -EINVAL;
+	fab = calloc(1, sizeof(*fab));
+	if (!fab)
+		return -ENOMEM;
+	fab->p = *p;
+	if (!fab->p.pkt_cap)
+		fab->p.pkt_cap = MRC_PKT_MAX;
+	fab->tp.planes = sp->planes;
+	fab->tp.t0 = sp->t0;
+	fab->tp.t1 = sp->t1;
+	fab->tp.hosts_per_t0 = sp->hosts_per_t0;
+	if (ops)
+		fab->ops = *ops;
+	fab->ctx = ctx;
+	fab->hosts = sp->t0 * sp->hosts_per_t0;
+	fab->n_cls = pkt_cls(fab->p.pkt_cap) + 1;
+	fab->free_pkts = calloc(fab->n_cls, sizeof(*fab->free_pkts));
+	fab->scratch = aligned_alloc(64, MRC_PKT_MAX + 64);
+	if (fab->scratch)
+		memset(fab->scratch, 0, MRC_PKT_MAX + 64); /* scratch_nz = scratch_ic = 0 */
+	fab->txbuf = aligned_alloc(64, (fab->p.pkt_cap + 63) & ~(size_t)63);
+	if (!fab->scratch || !fab->txbuf || !fab->free_pkts) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	mrc_rng_seed(&fab->rng, p->seed);
+	err = mrc_sim_new(&p->simq, &fab->sim);
+	if (err)
+		goto fail;
+	fab->k_arrive = mrc_sim_handler(fab->sim, on_arrive, fab);
+	fab->k_free = mrc_sim_handler(fab->sim, on_free, fab);
+	fab->k_fault = mrc_sim_handler(fab->sim, on_fault, fab);
+	fab->k_flap = mrc_sim_handler(fab->sim, on_flap, fab);
+	err = build(fab);
+	if (err)
+		goto fail;
+	*out = fab;
+	return 0;
+fail:
+	mrc_fabric_free(fab);
+	return err;
+}
+
+void mrc_fabric_forget_payloads(struct mrc_fabric *fab)
+{
+	for (struct fab_slab *s = fab->slabs; s; s = s->next) {
+		for (uint32_t i = 0; i < s->n; i++) {
+			struct fab_pkt *q = (struct fab_pkt *)(s->mem + (size_t)i * s->stride);
+
+			q->pay = NULL; /* a free one's is never read: allocating sets it */
+		}
+	}
+}
+
+/* Frees every slab of the pool; the free lists and the ports' queues become empty. */
+static void pool_free(struct mrc_fabric *fab)
+{
+	while (fab->slabs) {
+		struct fab_slab *s = fab->slabs;
+
+		fab->slabs = s->next;
+		free(s);
+	}
+	if (fab->free_pkts)
+		memset(fab->free_pkts, 0, fab->n_cls * sizeof(*fab->free_pkts));
+	for (uint32_t i = 0; fab->ports && i < fab->n_ports; i++) {
+		struct fab_port *o = &fab->ports[i];
+
+		o->q[0].tail = o->q[1].tail = NULL;
+		o->qbytes[0] = o->qbytes[1] = 0;
+	}
+}
+
+void mrc_fabric_release_pool(struct mrc_fabric *fab)
+{
+	pool_free(fab);
+	fab->released = true;
+	fab->ops.tx = NULL; /* and no NIC port pulls a packet from its host (nic_pull) */
+}
+
+void mrc_fabric_free(struct mrc_fabric *fab)
+{
+	if (!fab)
+		return;
+	pool_free(fab);
+	free(fab->scratch);
+	free(fab->txbuf);
+	free(fab->free_pkts);
+	if (fab->sw)
+		for (uint32_t i = 0; i < fab->n_switches; i++)
+			free(fab->sw[i].routes);
+	while (fab->sched) {
+		struct fab_sched *s = fab->sched;
+
+		fab->sched = s->next;
+		free(s);
+	}
+	free(fab->ports);
+	free(fab->taps);
+	free(fab->down_at);
+	free(fab->impair);
+	free(fab->sw);
+	free(fab->addr_key);
+	free(fab->addr_val);
+	free(fab->log);
+	mrc_sim_free(fab->sim);
+	free(fab);
+}
+
+struct mrc_sim *mrc_fabric_sim(struct mrc_fabric *fab)
+{
+	return fab->sim;
+}
+
+/* ---- faults ------------------------------------------------------------------------ */
+
+static const char *const fault_names[] = {
+	[MRC_FAB_LINK_DOWN] = "link_down",
+	[MRC_FAB_LINK_UP] = "link_up",
+	[MRC_FAB_SWITCH_DOWN] = "switch_down",
+	[MRC_FAB_SWITCH_UP] = "switch_up",
+	[MRC_FAB_NIC_DOWN] = "nic_down",
+	[MRC_FAB_NIC_UP] = "nic_up",
+	[MRC_FAB_LOSS] = "loss",
+	[MRC_FAB_DELAY] = "delay",
+	[MRC_FAB_FLAP] = "flap",
+	[MRC_FAB_BLACKHOLE] = "blackhole",
+	[MRC_FAB_UNBLACKHOLE] = "unblackhole",
+};
+
+const char *mrc_fab_fault_name(enum mrc_fab_fault_kind k)
+{
+	if ((unsigned)k >= sizeof(fault_names) / sizeof(fault_names[0]) || !fault_names[k])
+		return "?";
+	return fault_names[k];
+}
+
+/* Output ports of the link a fault names, by direction. Returns how many (0 = bad). */
+static int link_ports(const struct mrc_fabric *fab, const struct mrc_fab_fault *f, uint32_t out[2])
+{
+	uint32_t up, dn;
+	int n = 0;
+
+	if (f->plane >= fab->tp.planes)
+		return 0;
+	if (f->tier == MRC_FAB_HOST) {
+		if (f->a >= fab->hosts)
+			return 0;
+		up = nic_port(fab, f->a, f->plane);
+	} else if (f->tier == MRC_FAB_T0) {
+		if (f->a >= fab->tp.t0 || f->b >= fab->tp.t1)
+			return 0;
+		up = t0_port(fab, f->plane, f->a, fab->tp.hosts_per_t0 + f->b);
+	} else {
+		return 0;
+	}
+	dn = fab->ports[up].rev;
+	if (f->dir != MRC_FAB_DOWNWARD)
+		out[n++] = up;
+	if (f->dir != MRC_FAB_UPWARD)
+		out[n++] = dn;
+	return n;
+}
+
+static void fault_target(
+	const struct mrc_fabric *fab, const struct mrc_fab_fault *f, char *buf, size_t cap)
+{
+	static const char *const dirs[] = {"", " up", " down"};
+	const char *dir = (unsigned)f->dir < 3 ? dirs[f->dir] : "";
+
+	(void)fab;
+	switch (f->kind) {
+	case MRC_FAB_SWITCH_DOWN:
+	case MRC_FAB_SWITCH_UP:
+		snprintf(buf, cap, "p%u.t%d.%u", f->plane, f->tier == MRC_FAB_T1, f->a);
+		break;
+	case MRC_FAB_NIC_DOWN:
+	case MRC_FAB_NIC_UP:
+		snprintf(buf, cap, "h%u.p%u", f->a, f->plane);
+		break;
+	case MRC_FAB_BLACKHOLE:
+	case MRC_FAB_UNBLACKHOLE:
+		snprintf(buf, cap, "p%u.t%d.%u route 0x%04x", f->plane, f->tier == MRC_FAB_T1, f->a,
+			f->usid);
+		break;
+	default:
+		if (f->tier == MRC_FAB_HOST)
+			snprintf(buf, cap, "h%u.p%u-p%u.t0.%u%s", f->a, f->plane, f->plane,
+				f->a / fab->tp.hosts_per_t0, dir);
+		else
+			snprintf(buf, cap, "p%u.t0.%u-p%u.t1.%u%s", f->plane, f->a, f->plane, f->b,
+				dir);
+		break;
+	}
+}
+
+static void log_fault(struct mrc_fabric *fab, const struct mrc_fab_fault *f,
+	enum mrc_fab_fault_kind kind, uint64_t now, bool noop)
+{
+	struct mrc_fab_fault_rec *r;
+
+	if (fab->n_log == fab->cap_log) {
+		size_t cap = fab->cap_log ? fab->cap_log * 2 : 16;
+		struct mrc_fab_fault_rec *l = realloc(fab->log, cap * sizeof(*l));
+
+		if (!l)
+			return;
+		fab->log = l;
+		fab->cap_log = cap;
+	}
+	r = &fab->log[fab->n_log++];
+	r->at_ps = now;
+	r->kind = kind;
+	r->noop = noop;
+	fault_target(fab, f, r->target, sizeof(r->target));
+}
+
+const struct mrc_fab_fault_rec *mrc_fabric_fault_log(const struct mrc_fabric *fab, size_t *n)
+{
+	*n = fab->n_log;
+	return fab->log;
+}
+
+/* The link of @o stopped working at @now: what is on the wire and not yet arrived is
+ * lost, what waits in its queues is dropped. */
+static void port_went_down(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
+{
+	struct fab_pkt *pkt;
+
+	o->gen++;
+	fab->down_at[o - fab->ports][o->gen & 3] = now;
+	for (int q = 0; q < 2; q++) {
+		while ((pkt = fifo_pop(&o->q[q])) != NULL) {
+			o->st.down_drops++;
+			pkt_free(fab, pkt);
+		}
+		o->qbytes[q] = 0;
+	}
+}
+
+/* A port came up: a NIC port resumes pulling from its host. */
+static void port_came_up(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
+{
+	if (o->nic && !o->pending) {
+		o->pending = 1;
+		mrc_sim_at(fab->sim, o->busy_until > now ? o->busy_until : now,
+			(unsigned)fab->k_free, o, 0);
+	}
+}
+
+static void set_down(
+	struct mrc_fabric *fab, struct fab_port *o, uint8_t bit, bool down, uint64_t now)
+{
+	bool was = port_up(o);
+
+	if (down)
+		o->down |= bit;
+	else
+		o->down &= (uint8_t)~bit;
+	if (was && !port_up(o))
+		port_went_down(fab, o, now);
+	else if (!was && port_up(o))
+		port_came_up(fab, o, now);
+}
+
+static struct fab_switch *fault_switch(struct mrc_fabric *fab, const struct mrc_fab_fault *f)
+{
+	if (f->plane >= fab->tp.planes)
+		return NULL;
+	if (f->tier == MRC_FAB_T0 && f->a < fab->tp.t0)
+		return t0_sw(fab, f->plane, f->a);
+	if (f->tier == MRC_FAB_T1 && f->a < fab->tp.t1)
+		return t1_sw(fab, f->plane, f->a);
+	return NULL;
+}
+
+static void set_switch(struct mrc_fabric *fab, struct fab_switch *s, bool up, uint64_t now)
+{
+	uint32_t n = s->nports;
+	bool *was = calloc(2 * (size_t)n, sizeof(*was));
+
+	if (!was)
+		return;
+	for (uint32_t k = 0; k < n; k++) {
+		struct fab_port *o = &fab->ports[s->port0 + k];
+
+		was[2 * k] = port_up(o);
+		was[2 * k + 1] = port_up(&fab->ports[o->rev]);
+	}
+	s->up = up;
+	for (uint32_t k = 0; k < n; k++) {
+		struct fab_port *o = &fab->ports[s->port0 + k];
+		struct fab_port *r = &fab->ports[o->rev];
+
+		if (was[2 * k] && !port_up(o))
+			port_went_down(fab, o, now);
+		if (was[2 * k + 1] && !port_up(r))
+			port_went_down(fab, r, now);
+		if (!was[2 * k + 1] && port_up(r))
+			port_came_up(fab, r, now);
+	}
+	free(was);
+}
+
+/* Removes (blackhole) or restores the static route of switch @s to @usid. -ENOENT when
+ * the plan has no such route; -EALREADY when a blackhole finds it removed already or a
+ * restore finds it there (nothing to change). */
+static int set_route(struct fab_switch *s, uint16_t usid, bool blackholed)
+{
+	size_t n = s->fib.n, i;
+	const struct mrc_srv6_route *orig = NULL;
+
+	for (i = 0; i < s->plan_fib->n; i++)
+		if (s->plan_fib->routes[i].usid == usid)
+			orig = &s->plan_fib->routes[i];
+	if (!orig)
+		return -ENOENT;
+	for (i = 0; i < n && s->routes[i].usid < usid; i++)
+		;
+	if (blackholed) {
+		if (i == n || s->routes[i].usid != usid)
+			return -EALREADY;
+		memmove(&s->routes[i], &s->routes[i + 1], (n - i - 1) * sizeof(*s->routes));
+		s->fib.n--;
+	} else {
+		if (i < n && s->routes[i].usid == usid)
+			return -EALREADY;
+		memmove(&s->routes[i + 1], &s->routes[i], (n - i) * sizeof(*s->routes));
+		s->routes[i] = *orig;
+		s->fib.n++;
+	}
+	return 0;
+}
+
+static int fault_check(const struct mrc_fabric *fab, const struct mrc_fab_fault *f)
+{
+	uint32_t ports[2];
+
+	switch (f->kind) {
+	case MRC_FAB_LINK_DOWN:
+	case MRC_FAB_LINK_UP:
+	case MRC_FAB_LOSS:
+	case MRC_FAB_DELAY:
+	case MRC_FAB_FLAP:
+		if (link_ports(fab, f, ports) == 0)
+			return -EINVAL;
+		if (f->kind == MRC_FAB_LOSS && !(f->loss_rate >= 0 && f->loss_rate <= 1))
+			return -EINVAL;
+		if (f->kind == MRC_FAB_FLAP && (!f->period_ps || !(f->duty >= 0 && f->duty <= 1)))
+			return -EINVAL;
+		return 0;
+	case MRC_FAB_SWITCH_DOWN:
+	case MRC_FAB_SWITCH_UP:
+	case MRC_FAB_BLACKHOLE:
+	case MRC_FAB_UNBLACKHOLE:
+		return fault_switch((struct mrc_fabric *)fab, f) ? 0 : -EINVAL;
+	case MRC_FAB_NIC_DOWN:
+	case MRC_FAB_NIC_UP:
+		return f->plane < fab->tp.planes && f->a < fab->hosts ? 0 : -EINVAL;
+	}
+	return -EINVAL;
+}
+
+/* The down part of a flap's period: duty is the fraction spent down (conf.h, README). */
+static uint64_t flap_down_ps(const struct mrc_fab_fault *f)
+{
+	return (uint64_t)((double)f->period_ps * f->duty);
+}
+
+/* Makes the ports' link-down times when @f is the first fault that can take a link down
+ * (pkt_lost reads them only after one did), and their LOSS/DELAY figures when it is the
+ * first such fault (launch reads them only once made). 0 or -ENOMEM. */
+static int need_arrays(struct mrc_fabric *fab, const struct mrc_fab_fault *f)
+{
+	if (!fab->impair && (f->kind == MRC_FAB_LOSS || f->kind == MRC_FAB_DELAY)) {
+		fab->impair = calloc(fab->n_ports, sizeof(*fab->impair));
+		if (!fab->impair)
+			return -ENOMEM;
+	}
+	if (fab->down_at || (f->kind != MRC_FAB_LINK_DOWN && f->kind != MRC_FAB_SWITCH_DOWN &&
+				    f->kind != MRC_FAB_NIC_DOWN && f->kind != MRC_FAB_FLAP))
+		return 0;
+	fab->down_at = calloc(fab->n_ports, sizeof(*fab->down_at));
+	return fab->down_at ? 0 : -ENOMEM;
+}
+
+int mrc_fabric_apply(struct mrc_fabric *fab, const struct mrc_fab_fault *f, uint64_t now)
+{
+	uint32_t ports[2];
+	int n, err = fault_check(fab, f);
+	bool noop = false;
+
+	if (!err)
+		err = need_arrays(fab, f);
+	if (err)
+		return err;
+	n = link_ports(fab, f, ports);
+	switch (f->kind) {
+	case MRC_FAB_LINK_DOWN:
+	case MRC_FAB_LINK_UP:
+		noop = f->kind == MRC_FAB_LINK_UP;
+		for (int i = 0; i < n; i++)
+			if (fab->ports[ports[i]].down & DOWN_LINK)
+				noop = false;
+		for (int i = 0; i < n; i++)
+			set_down(fab, &fab->ports[ports[i]], DOWN_LINK,
+				f->kind == MRC_FAB_LINK_DOWN, now);
+		break;
+	case MRC_FAB_LOSS:
+		for (int i = 0; i < n; i++)
+			fab->impair[ports[i]].loss_thresh =
+				(uint64_t)(f->loss_rate * (double)(1ull << 53));
+		break;
+	case MRC_FAB_DELAY:
+		for (int i = 0; i < n; i++)
+			fab->impair[ports[i]].extra_ps = f->delay_ps;
+		break;
+	case MRC_FAB_FLAP: {
+		struct fab_sched *s;
+
+		if (flap_down_ps(f) == 0 || now >= f->until_ps)
+			break;
+		s = calloc(1, sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		s->f = *f;
+		s->next = fab->sched;
+		fab->sched = s;
+		log_fault(fab, f, MRC_FAB_FLAP, now, false);
+		on_flap(fab, s, 1, now);
+		return 0;
+	}
+	case MRC_FAB_SWITCH_DOWN:
+	case MRC_FAB_SWITCH_UP:
+		noop = f->kind == MRC_FAB_SWITCH_UP && fault_switch(fab, f)->up;
+		if (!noop)
+			set_switch(fab, fault_switch(fab, f), f->kind == MRC_FAB_SWITCH_UP, now);
+		break;
+	case MRC_FAB_NIC_DOWN:
+	case MRC_FAB_NIC_UP: {
+		bool down = f->kind == MRC_FAB_NIC_DOWN;
+		struct fab_port *o = &fab->ports[nic_port(fab, f->a, f->plane)];
+
+		noop = !down && !(o->down & DOWN_NIC);
+		if (noop)
+			break;
+		set_down(fab, o, DOWN_NIC, down, now);
+		set_down(fab, &fab->ports[o->rev], DOWN_NIC, down, now);
+		if (fab->ops.port_status)
+			fab->ops.port_status(fab->ctx, f->a, f->plane, !down, now);
+		break;
+	}
+	case MRC_FAB_BLACKHOLE:
+	case MRC_FAB_UNBLACKHOLE:
+		err = set_route(fault_switch(fab, f), f->usid, f->kind == MRC_FAB_BLACKHOLE);
+		noop = err == -EALREADY;
+		if (err && !noop)
+			return err;
+		break;
+	}
+	log_fault(fab, f, f->kind, now, noop);
+	return 0;
+}
+
+/* Flap step: @arg 1 = take the link down now, 0 = bring it up. */
+static void on_flap(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct mrc_fabric *fab = ctx;
+	struct fab_sched *s = obj;
+	uint32_t ports[2];
+	int n = link_ports(fab, &s->f, ports);
+	bool down = arg == 1 && now < s->f.until_ps;
+	uint64_t next;
+
+	for (int i = 0; i < n; i++)
+		set_down(fab, &fab->ports[ports[i]], DOWN_FLAP, down, now);
+	log_fault(fab, &s->f, down ? MRC_FAB_LINK_DOWN : MRC_FAB_LINK_UP, now, false);
+	if (down) {
+		next = now + flap_down_ps(&s->f);
+		if (next > s->f.until_ps)
+			next = s->f.until_ps;
+		mrc_sim_at(fab->sim, next, (unsigned)fab->k_flap, s, 0);
+	} else {
+		next = now + (s->f.period_ps - flap_down_ps(&s->f));
+		if (next < s->f.until_ps)
+			mrc_sim_at(fab->sim, next, (unsigned)fab->k_flap, s, 1);
+	}
+}
+
+static void on_fault(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct mrc_fabric *fab = ctx;
+	struct fab_sched *s = obj;
+
+	(void)arg;
+	mrc_fabric_apply(fab, &s->f, now);
+}
+
+int mrc_fabric_schedule(struct mrc_fabric *fab, const struct mrc_fab_fault *f)
+{
+	struct fab_sched *s;
+	int err = fault_check(fab, f);
+
+	if (!err)
+		err = need_arrays(fab, f);
+	if (err)
+		return err;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->f = *f;
+	s->next = fab->sched;
+	fab->sched = s;
+	return mrc_sim_at(fab->sim, f->at_ps, (unsigned)fab->k_fault, s, 0);
+}
+
+/* ---- taps and counters ------------------------------------------------------------- */
+
+/* Global index of output port @port of node (@tier, @index, @plane), or -1. */
+static int64_t port_index(const struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index,
+	unsigned plane, unsigned port)
+{
+	if (plane >= fab->tp.planes)
+		return -1;
+	switch (tier) {
+	case MRC_FAB_HOST:
+		return index < fab->hosts ? (int64_t)nic_port(fab, index, plane) : -1;
+	case MRC_FAB_T0:
+		if (index >= fab->tp.t0 || port >= fab->tp.hosts_per_t0 + fab->tp.t1)
+			return -1;
+		return t0_port(fab, plane, index, port);
+	case MRC_FAB_T1:
+		if (index >= fab->tp.t1 || port >= fab->tp.t0)
+			return -1;
+		return t1_port(fab, plane, index, port);
+	}
+	return -1;
+}
+
+int mrc_fabric_tap(struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index, unsigned plane,
+	unsigned port, bool egress, mrc_fab_tap_fn fn, void *ctx)
+{
+	int64_t i = port_index(fab, tier, index, plane, port);
+	struct fab_port *o;
+
+	if (i < 0)
+		return -EINVAL;
+	if (!fab->taps) {
+		if (!fn)
+			return 0;
+		fab->taps = calloc(fab->n_ports, sizeof(*fab->taps));
+		if (!fab->taps)
+			return -ENOMEM;
+	}
+	o = &fab->ports[i];
+	if (fn && (egress ? fab->taps[i].egress && fab->taps[i].egress_ctx != ctx
+			  : fab->taps[o->rev].arrive && fab->taps[o->rev].arrive_ctx != ctx))
+		return -EBUSY;
+	if (egress) {
+		fab->taps[i].egress = fn;
+		fab->taps[i].egress_ctx = ctx;
+		o->taps = (uint8_t)(fn ? o->taps | TAP_EGRESS : o->taps & ~TAP_EGRESS);
+	} else {
+		/* ingress at this port = arrivals over the opposite direction of its link */
+		i = o->rev;
+		o = &fab->ports[i];
+		fab->taps[i].arrive = fn;
+		fab->taps[i].arrive_ctx = ctx;
+		o->taps = (uint8_t)(fn ? o->taps | TAP_ARRIVE : o->taps & ~TAP_ARRIVE);
+	}
+	return 0;
+}
+
+int mrc_fabric_port_stats(const struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index,
+	unsigned plane, unsigned port, struct mrc_fab_port_stats *out)
+{
+	int64_t i = port_index(fab, tier, index, plane, port);
+
+	if (i < 0)
+		return -EINVAL;
+	*out = fab->ports[i].st;
+	return 0;
+}
+
+int mrc_fabric_switch_stats(const struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index,
+	unsigned plane, struct mrc_fab_switch_stats *out)
+{
+	struct mrc_fab_fault f = {.tier = tier, .a = index, .plane = plane};
+	struct fab_switch *s = fault_switch((struct mrc_fabric *)fab, &f);
+
+	if (!s)
+		return -EINVAL;
+	*out = s->st;
+	return 0;
+}
+
+void mrc_fabric_port_totals(const struct mrc_fabric *fab, struct mrc_fab_port_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (uint32_t i = 0; i < fab->n_ports; i++) {
+		const struct mrc_fab_port_stats *s = &fab->ports[i].st;
+
+		out->tx_pkts += s->tx_pkts;
+		out->tx_bytes += s->tx_bytes;
+		out->drops += s->drops;
+		out->trims += s->trims;
+		out->ecn_marks += s->ecn_marks;
+		out->down_drops += s->down_drops;
+		out->lost += s->lost;
+		if (s->max_queue_bytes > out->max_queue_bytes)
+			out->max_queue_bytes = s->max_queue_bytes;
+	}
+}
+
+void mrc_fabric_stats(const struct mrc_fabric *fab, struct mrc_fab_stats *out)
+{
+	size_t mem = sizeof(*fab) + fab->n_ports * sizeof(struct fab_port) +
+		     fab->n_switches * sizeof(struct fab_switch) +
+		     (fab->addr_mask + 1) * (sizeof(struct mrc_ip6) + sizeof(uint32_t));
+
+	for (uint32_t i = 0; i < fab->n_switches; i++)
+		mem += fab->sw[i].plan_fib ? fab->sw[i].plan_fib->n * sizeof(*fab->sw[i].routes)
+					   : 0;
+	mem += fab->pool_bytes + mrc_sim_mem_bytes(fab->sim) + MRC_PKT_MAX + fab->p.pkt_cap +
+	       fab->n_cls * sizeof(*fab->free_pkts);
+	if (fab->taps)
+		mem += fab->n_ports * sizeof(*fab->taps);
+	if (fab->down_at)
+		mem += fab->n_ports * sizeof(*fab->down_at);
+	if (fab->impair)
+		mem += fab->n_ports * sizeof(*fab->impair);
+	out->events = mrc_sim_events(fab->sim);
+	out->pkt_hops = fab->pkt_hops;
+	out->injected = fab->injected;
+	out->delivered = fab->delivered;
+	out->pkts_alloc = fab->pkts_alloc;
+	out->pkt_bytes = fab->pkts_alloc ? fab->pool_bytes / fab->pkts_alloc : 0;
+	out->mem_bytes = mem;
+	out->pool_bytes = fab->pool_bytes;
+	out->evq_bytes = mrc_sim_mem_bytes(fab->sim);
+}

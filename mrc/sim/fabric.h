@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * fabric: the simulated multi-plane two-tier SRv6 fabric — links, output ports with
+ * strict priority, ECN and trimming, switches forwarding real packet bytes by uN
+ * (RFC 9800 NEXT-CSID, F3216) and SRH segments-left (RFC 8754 §4.3.1.1), ECMP for plain
+ * packets, faults and capture taps (ARCHITECTURE.md "The simulated fabric", WIRE.md
+ * "Packet stack" and "SRv6 uSID addressing").
+ *
+ * Topology and port numbering (agreed with mrc/srv6):
+ *   planes P; per plane t0 leaf (T0) and t1 spine (T1) switches; every T0 of a plane is
+ *   linked to every T1 of that plane. hosts = t0 * hosts_per_t0; host h has P NIC ports,
+ *   port p on T0 index h / hosts_per_t0 of plane p.
+ *   T0 i: ports 0..hosts_per_t0-1 to its hosts (host i*hpt + k on port k), then port
+ *   hosts_per_t0 + j to T1 j. T1 j: port i to T0 i. Host h: port p = plane p.
+ * Links are full duplex: each direction is an output port with its own queue.
+ */
+#ifndef MRC_FABRIC_H
+#define MRC_FABRIC_H
+
+#include "mrc/sim/sim.h"
+#include "mrc/engine/srv6.h"
+#include "mrc/engine/wire.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct mrc_fabric;
+
+enum mrc_fab_tier {
+	MRC_FAB_HOST = 0,
+	MRC_FAB_T0,
+	MRC_FAB_T1,
+};
+
+/*
+ * The host side of the fabric (wired to mrc_ep_* by the driver glue). All callbacks run
+ * inside the event loop at virtual time @now_ps.
+ *  rx:  a packet arrived at NIC port @plane of @host; @buf is valid only during the call.
+ *  rx_gather: optional; when set it replaces rx for every packet, as a NIC receives: a
+ *       gathered data packet comes in pieces, @len bytes on the link of which the first
+ *       @g->hlen (its headers) are at @buf and the payload is @g->payload_len bytes at
+ *       @g->payload (the sender's buffer; NULL: zeros), then pad and ICRC, not given
+ *       (mrc_ep_on_rx_gather decodes that). Any other packet (control, trimmed, or from
+ *       a host that does not gather) is whole at @buf: @g->hlen == @len, no payload.
+ *       All of it is valid only during the call; the UDP checksum and ICRC may still be
+ *       zero (offloaded, see csum_offload). Hosts that need contiguous bytes use rx.
+ *  tx:  NIC port @plane of @host is free: write the next packet (at most @cap bytes) into
+ *       @buf and return its length, or 0 when the host has nothing to send on that port
+ *       (it then calls mrc_fabric_kick when it has). Called only while the port is up.
+ *       A gathering host (mrc_ep_tx_gather) writes only the bytes before a data packet's
+ *       payload and describes the rest in @g (mrc_wire_encode_gather); @g arrives
+ *       zeroed, hlen 0 meaning the whole packet is in @buf. The payload must stay valid
+ *       while the packet is in the fabric, or until mrc_fabric_forget_payloads.
+ *  port_status: NIC port @plane of @host went down or up (a NIC-port fault).
+ */
+struct mrc_fab_host_ops {
+	void (*rx)(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
+		uint64_t now_ps);
+	size_t (*tx)(void *ctx, uint32_t host, unsigned plane, uint64_t now_ps, uint8_t *buf,
+		size_t cap, struct mrc_wire_gather *g);
+	void (*port_status)(void *ctx, uint32_t host, unsigned plane, bool up, uint64_t now_ps);
+	void (*rx_gather)(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
+		const struct mrc_wire_gather *g, uint64_t now_ps);
+};
+
+/*
+ * Fabric parameters (the driver maps the config onto these). Rates in bit/s, delays in
+ * ps, sizes in bytes. The topology (planes, t0, t1, hosts_per_t0), the switches' static
+ * uSID tables and the host port addresses (the inner DA, and the only DA of plain
+ * stev/udp packets) all come from the mrc/srv6 plan @plan, which must outlive the fabric.
+ */
+struct mrc_fabric_params {
+	const struct mrc_srv6_plan *plan;
+	uint64_t host_rate_bps, fabric_rate_bps;    /* host<->T0 links, T0<->T1 links */
+	uint64_t host_delay_ps, fabric_delay_ps;    /* propagation per tier */
+	uint64_t switch_delay_ps;		    /* arrival to output queue */
+	uint32_t buffer_bytes;			    /* data class, per output port */
+	uint32_t ctrl_buffer_bytes;		    /* control class, per output port */
+	uint32_t ecn_threshold_bytes;		    /* CE above this data backlog, 0 = off */
+	bool ecn_lasthop;			    /* also mark on T0->host ports (default off) */
+	bool trim;				    /* trim instead of dropping data */
+	uint32_t trim_bytes;			    /* trimmed length, L3, from outer IPv6 */
+	uint8_t dscp_trimmed, dscp_trimmed_lasthop; /* DSCP written by a trimming port */
+	uint32_t pkt_cap;			    /* packet buffer size; 0 = MRC_PKT_MAX */
+	bool csum_offload;			    /* hosts leave UDP checksum and ICRC zero
+						     * (mrc_wire cfg csum_offload): filled
+						     * where a tap sees or a trim cuts them */
+	bool icrc_outer;			    /* the hosts' mrc_wire icrc_outer */
+	uint64_t seed;				    /* loss draws and ECMP hash salt */
+	struct mrc_sim_params simq;		    /* event queue choice */
+};
+
+/* Fills @p with defaults: 100 Gb/s everywhere, 500 ns links, 300 ns switches, 1 MiB data
+ * buffer, 256 KiB control, ECN at 200 KiB, trimming to 256 B with DSCP 12 / 13 (mrc/wire's
+ * defaults; all knobs); @plan stays for the caller. */
+void mrc_fabric_defaults(struct mrc_fabric_params *p);
+
+/*
+ * Builds the fabric and an event loop. Each switch gets its own copy of its static table
+ * from the plan (mrc_srv6_fib_of), so a blackhole fault can remove a route. Errors:
+ * -EINVAL (no plan, zero rates, a table naming a port the switch does not have,
+ * duplicate host addresses, pkt_cap > 65535 or below trim_bytes), -ENOMEM.
+ */
+int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_ops *ops, void *ctx,
+	struct mrc_fabric **out);
+void mrc_fabric_free(struct mrc_fabric *fab);
+
+/* The event loop the fabric runs on (the driver schedules its engine timers here). */
+struct mrc_sim *mrc_fabric_sim(struct mrc_fabric *fab);
+
+/*
+ * Gathered payloads of the packets still in the fabric become zeros: call it before the
+ * buffers they point into are freed or reused (a new collective), when only stale
+ * copies (duplicates the receivers drop unread) can still be in flight.
+ */
+void mrc_fabric_forget_payloads(struct mrc_fabric *fab);
+
+/*
+ * The end of a run: frees the packet pool, packets still queued or travelling with it,
+ * before the results are gathered (job-perm128's 3.5 MB, there beside the 0.3 MB of link
+ * counters made then, was the run's peak). Counters, stats and the fault log stay
+ * readable. The fabric is closed: if its loop ran again, its events would do nothing (no
+ * packet arrives, no NIC port pulls one from its host, a kick is ignored); faults still
+ * change link states. Call mrc_fabric_free as before.
+ */
+void mrc_fabric_release_pool(struct mrc_fabric *fab);
+
+/* Host @host has new work for NIC port @plane: the port pulls (tx) when it is free. */
+void mrc_fabric_kick(struct mrc_fabric *fab, uint32_t host, unsigned plane);
+
+/* ---- faults ------------------------------------------------------------------------ */
+
+enum mrc_fab_fault_kind {
+	MRC_FAB_LINK_DOWN = 1,
+	MRC_FAB_LINK_UP,
+	MRC_FAB_SWITCH_DOWN,
+	MRC_FAB_SWITCH_UP,
+	MRC_FAB_NIC_DOWN, /* host NIC port: link both ways + port_status(down) */
+	MRC_FAB_NIC_UP,
+	MRC_FAB_LOSS,	     /* random loss on a link: rate in [0, 1]; 0 ends it */
+	MRC_FAB_DELAY,	     /* added propagation delay on a link; 0 ends it */
+	MRC_FAB_FLAP,	     /* link down/up with a period and duty, until until_ps */
+	MRC_FAB_BLACKHOLE,   /* remove switch's static route to uSID usid */
+	MRC_FAB_UNBLACKHOLE, /* put it back */
+};
+
+/* Which direction(s) of a link a fault hits: up = away from the host (host->T0, T0->T1). */
+enum mrc_fab_dir {
+	MRC_FAB_BOTH = 0,
+	MRC_FAB_UPWARD,
+	MRC_FAB_DOWNWARD,
+};
+
+/*
+ * One fault, a plain struct. Targets:
+ *  links:  tier MRC_FAB_HOST: host @a's link in @plane; tier MRC_FAB_T0: the link
+ *          T0 @a - T1 @b of @plane; @dir picks the direction(s).
+ *  switch: @tier (T0/T1) and index @a in @plane.
+ *  NIC:    host @a, @plane.
+ *  blackhole: switch (@tier, @a, @plane), route to @usid.
+ * FLAP: from at_ps, each @period_ps starts with the link down for floor(period * duty)
+ * ps (duty: the fraction down), then up for the rest; the link is left up at until_ps.
+ */
+struct mrc_fab_fault {
+	enum mrc_fab_fault_kind kind;
+	uint64_t at_ps;
+	unsigned plane;
+	enum mrc_fab_tier tier;
+	uint32_t a, b;
+	enum mrc_fab_dir dir;
+	double loss_rate;
+	uint64_t delay_ps;
+	uint64_t period_ps;
+	double duty;
+	uint64_t until_ps;
+	uint16_t usid;
+};
+
+/* Applies @f now (at @now_ps, which must be the loop's clock): for faults "at iteration
+ * k" that the collective layer triggers. Returns 0, or -EINVAL (bad target or values) or
+ * -ENOENT (blackhole of a route that is not there, or of one the plan does not have).
+ * An up of what is not down (a link without a link-down in its directions, a switch that
+ * is up, a NIC port without a NIC-down) and an unblackhole of a route that is there change
+ * nothing: they return 0 and are logged with noop set (README "Report schema"). */
+int mrc_fabric_apply(struct mrc_fabric *fab, const struct mrc_fab_fault *f, uint64_t now_ps);
+
+/* Validates @f and schedules it at f->at_ps. 0, -EINVAL, -ENOMEM. */
+int mrc_fabric_schedule(struct mrc_fabric *fab, const struct mrc_fab_fault *f);
+
+/* An applied fault (each flap toggle too), for the report. */
+struct mrc_fab_fault_rec {
+	uint64_t at_ps;
+	enum mrc_fab_fault_kind kind;
+	char target[48]; /* "p0.t0.3-p0.t1.1", "h5.p2", "p1.t1.0", "p0.t0.2 route 0x1402" */
+	bool noop;	 /* it found nothing to change (see mrc_fabric_apply) */
+};
+const struct mrc_fab_fault_rec *mrc_fabric_fault_log(const struct mrc_fabric *fab, size_t *n);
+const char *mrc_fab_fault_name(enum mrc_fab_fault_kind k);
+
+/* ---- capture taps ------------------------------------------------------------------ */
+
+/* A tap sees every packet at a port: egress when its serialization starts, ingress when it
+ * has fully arrived (timestamp = arrival, before switch processing). @buf only during the
+ * call. */
+typedef void (*mrc_fab_tap_fn)(void *ctx, const uint8_t *buf, size_t len, uint64_t now_ps);
+
+/*
+ * Attaches @fn to port @port of node (@tier, @index, @plane) — host ports: tier HOST,
+ * index = host, port ignored (the plane's NIC port). @egress picks the direction.
+ * One tap per port and direction; NULL @fn removes it. 0, -EINVAL, -EBUSY (another
+ * context already taps that port and direction: two names of one port, such as h0.p0 and
+ * the link h0.p0-p0.t0.0) or -ENOMEM (the fabric makes its table of taps at the first).
+ */
+int mrc_fabric_tap(struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index, unsigned plane,
+	unsigned port, bool egress, mrc_fab_tap_fn fn, void *ctx);
+
+/* ---- counters ---------------------------------------------------------------------- */
+
+struct mrc_fab_port_stats {
+	uint64_t tx_pkts, tx_bytes;
+	uint64_t drops; /* buffer full (data not trimmable, or control class full) */
+	uint64_t trims;
+	uint64_t ecn_marks;
+	uint64_t down_drops;	  /* sent to or queued on a down link/switch */
+	uint64_t lost;		  /* in flight when the link went down, or random loss */
+	uint32_t max_queue_bytes; /* both classes, at enqueue */
+};
+
+struct mrc_fab_switch_stats {
+	uint64_t rx_pkts;
+	uint64_t no_route;   /* no static route or ECMP target for the DA */
+	uint64_t down_drops; /* arrived while the switch was down */
+	uint64_t hop_limit;  /* dropped: hop limit reached 0 */
+	uint64_t bad_pkt;    /* not IPv6 or truncated headers */
+};
+
+struct mrc_fab_stats {
+	uint64_t events;     /* events run by the loop */
+	uint64_t pkt_hops;   /* link traversals completed */
+	uint64_t injected;   /* packets the hosts sent */
+	uint64_t delivered;  /* packets handed to hosts */
+	uint64_t pkts_alloc; /* packet slots ever allocated, all size classes (high-water) */
+	size_t pkt_bytes;    /* bytes per slot on average (metadata + packet bytes kept: the
+			      * headers of a gathered packet; 8-byte size classes) */
+	size_t mem_bytes;    /* fabric + pool + event queue memory */
+	size_t pool_bytes;   /* of which packet pool */
+	size_t evq_bytes;    /* of which event queue */
+};
+
+/* Counters of output port @port of node (@tier, @index, @plane); host ports as for taps.
+ * 0 or -EINVAL. */
+int mrc_fabric_port_stats(const struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index,
+	unsigned plane, unsigned port, struct mrc_fab_port_stats *out);
+int mrc_fabric_switch_stats(const struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index,
+	unsigned plane, struct mrc_fab_switch_stats *out);
+void mrc_fabric_stats(const struct mrc_fabric *fab, struct mrc_fab_stats *out);
+
+/* Sum of the counters of every output port (for reports and determinism checks). */
+void mrc_fabric_port_totals(const struct mrc_fabric *fab, struct mrc_fab_port_stats *out);
+
+/* Serialization time of @bytes at @rate_bps in ps, rounded up (exact for 100/200/400G). */
+uint64_t mrc_fab_ser_ps(uint64_t bytes, uint64_t rate_bps);
+
+#endif

@@ -1,0 +1,1944 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * run: the main job on the simulated fabric. Wires conf -> srv6 plan -> fabric -> one MRC
+ * endpoint per host -> the collective, applies the fault timeline and measures.
+ */
+#include "mrc/sim/run.h"
+
+#include "mrc/job/coll.h"
+#include "mrc/engine/ep.h"
+#include "mrc/sim/fabric.h"
+#include "mrc/job/job.h"
+#include "mrc/sim/sim.h"
+#include "mrc/engine/srv6.h"
+#include "pcap/pcapw.h"
+
+#include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#define RUN_BIN_PS 10000000ull /* goodput bins: 10 us */
+
+struct run;
+
+struct host {
+	struct run *run;
+	uint32_t idx;
+	struct mrc_ep *ep;
+	uint64_t *peer_map;	 /* hash of the peers it has a QP to: (peer + 1) << 32 | qpn */
+	uint32_t map_cap, map_n; /* slots (a power of 2, or 0), used slots */
+	uint32_t rkey[MRC_REG_N];
+	uint64_t timer_at;	 /* time of the engine timer event scheduled, or UINT64_MAX */
+};
+
+struct tap {
+	struct pcapw *w;
+	struct run *run;
+	const char *point;	/* as configured, "h0.p0" */
+	bool failed;		/* a write failed: no more records, the error is reported */
+};
+
+/* A fault handed to the fabric, to match its log entry to the configured fault. */
+struct applied {
+	uint64_t at_ps;
+	enum mrc_fab_fault_kind kind;
+	size_t conf;	/* index in job->faults */
+	bool clears;	/* an up, a clear or a duration's revert */
+	bool revert;	/* a duration's revert, not the configured fault itself */
+	bool matched;
+	bool no_effect;	/* a clear's part that found nothing to end on its link */
+	unsigned dir_bits; /* loss/delay: 1 upward, 2 downward, 3 both */
+};
+
+/* Loss and delay in force on a link (its fault-log name without direction), per direction
+ * (bits as in struct applied), so that a clear records only what it ends. */
+struct link_imp {
+	char link[48];
+	unsigned loss, delay;
+};
+
+struct run {
+	const struct conf_job *job;
+	struct mrc_job_srv6 m;
+	struct mrc_fabric *fab;
+	struct mrc_sim *sim;
+	int timer_kind, revert_kind;
+	struct host *hosts;
+	uint32_t nhosts, nranks;
+	struct mrc_coll *coll;
+	bool gather; /* hosts leave payloads in their MRs (mrc_ep_tx_gather) */
+	struct mrc_run_result *res;
+	struct tap *taps;
+	size_t n_taps;
+	bool measuring;
+	int err;		/* first fatal error inside the event loop */
+	char errmsg[256];
+	uint64_t fault_seen;	/* fabric fault log entries already accounted */
+	/* EV state changes to ASSUMED_BAD: times, for the recovery figures */
+	uint64_t *bad_t;
+	size_t n_bad, cap_bad;
+	uint32_t *ev_plane_cache;
+	int snap_kind;		/* sim event: record fabric faults the moment they fire */
+	uint32_t cur_iter;	/* global index of the iteration running */
+	struct applied *applied;
+	size_t n_applied;
+	struct link_imp *imp;
+	size_t n_imp;
+	uint32_t *fired;	/* [job->n_faults]: times each at_iteration fault was applied */
+	char encode_err_host[24]; /* "h3 first": the first host that failed to encode */
+};
+
+int mrc_run_add_error(struct mrc_run_result *r, const char *fmt, ...)
+{
+	char(*e)[sizeof(*r->errors)] = realloc(r->errors, (r->n_errors + 1) * sizeof(*e));
+	va_list ap;
+
+	if (!e)
+		return -ENOMEM;
+	r->errors = e;
+	va_start(ap, fmt);
+	vsnprintf(e[r->n_errors++], sizeof(*e), fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+static void run_fail(struct run *r, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->err)
+		return;
+	r->err = err ? err : -EIO;
+	va_start(ap, fmt);
+	vsnprintf(r->errmsg, sizeof(r->errmsg), fmt, ap);
+	va_end(ap);
+	mrc_sim_stop(r->sim);
+}
+
+/* ---- engine <-> fabric glue --------------------------------------------------------- */
+
+static void timer_arm(struct host *h)
+{
+	uint64_t t = mrc_ep_next_timer(h->ep);
+
+	if (t == UINT64_MAX || t >= h->timer_at)
+		return;
+	h->timer_at = t;
+	if (mrc_sim_at(h->run->sim, t, (unsigned)h->run->timer_kind, h, t))
+		run_fail(h->run, -ENOMEM, "sim: event queue full");
+}
+
+static void on_timer_event(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct host *h = obj;
+
+	(void)ctx;
+	if (arg != h->timer_at) /* superseded by an earlier one */
+		return;
+	h->timer_at = UINT64_MAX;
+	mrc_ep_on_timer(h->ep, now);
+	timer_arm(h);
+}
+
+static int ep_path(void *ctx, uint32_t peer, uint32_t ev, struct mrc_pkt *hdr)
+{
+	struct host *h = ctx;
+
+	return mrc_srv6_address(h->run->m.plan, h->idx, peer, ev, hdr);
+}
+
+static unsigned ep_ev_plane(void *ctx, uint32_t ev)
+{
+	struct host *h = ctx;
+
+	return mrc_srv6_ev_plane(&h->run->m.params.ev, ev);
+}
+
+static void ep_tx_ready(void *ctx, unsigned plane)
+{
+	struct host *h = ctx;
+
+	mrc_fabric_kick(h->run->fab, h->idx, plane);
+}
+
+static void bin_add(struct run *r, uint64_t now, uint64_t bytes)
+{
+	struct mrc_run_result *res = r->res;
+	size_t b = now / res->bin_ps;
+
+	if (b >= res->n_bins) {
+		size_t n = res->n_bins ? res->n_bins : 1024;
+
+		while (n <= b)
+			n *= 2;
+		uint64_t *nb = realloc(res->bin_bytes, n * sizeof(*nb));
+
+		if (!nb) {
+			run_fail(r, -ENOMEM, "goodput bins: out of memory");
+			return;
+		}
+		memset(nb + res->n_bins, 0, (n - res->n_bins) * sizeof(*nb));
+		res->bin_bytes = nb;
+		res->n_bins = n;
+	}
+	res->bin_bytes[b] += bytes;
+}
+
+/* The peer host of @h's QP @qpn. */
+static uint32_t qpn_peer(const struct host *h, uint32_t qpn)
+{
+	const struct mrc_qp *qp = mrc_ep_qp(h->ep, qpn);
+
+	return qp ? mrc_qp_peer_host(qp) : 0;
+}
+
+static void ep_send_done(void *ctx, uint32_t qpn, uint64_t wr_id, int status, uint64_t now)
+{
+	struct host *h = ctx;
+	struct run *r = h->run;
+	int err;
+
+	if (status) {
+		run_fail(r, status, "h%u: QP %u to h%u failed: %s", h->idx, qpn,
+			qpn_peer(h, qpn), strerror(-status));
+		return;
+	}
+	if (r->measuring)
+		mrc_hist_record(r->res->msg_ns,
+			(int64_t)((now - mrc_coll_posted_at(r->coll, h->idx, wr_id)) / 1000));
+	err = mrc_coll_on_send_done(r->coll, h->idx, wr_id, now);
+	if (err)
+		run_fail(r, err, "h%u: collective: send completion %llu: %s", h->idx,
+			(unsigned long long)wr_id, strerror(-err));
+	else if (mrc_coll_done(r->coll))
+		mrc_sim_stop(r->sim);
+}
+
+static void ep_recv_imm(void *ctx, uint32_t qpn, uint32_t imm, uint64_t len, uint64_t now)
+{
+	struct host *h = ctx;
+	struct run *r = h->run;
+	int err;
+
+	(void)len;
+	err = mrc_coll_on_recv(r->coll, h->idx, qpn_peer(h, qpn), imm, now);
+	if (err)
+		run_fail(r, err, "h%u: collective: unexpected write from h%u (imm 0x%08x)", h->idx,
+			qpn_peer(h, qpn), imm);
+	else if (mrc_coll_done(r->coll))
+		mrc_sim_stop(r->sim);
+}
+
+static void ep_ev_event(void *ctx, uint32_t qpn, uint32_t ev, int from, int to, int cause,
+	uint64_t now)
+{
+	struct host *h = ctx;
+	struct run *r = h->run;
+
+	(void)qpn, (void)ev, (void)from, (void)cause;
+	if (to != MRC_EV_ASSUMED_BAD)
+		return;
+	if (r->n_bad == r->cap_bad) {
+		size_t n = r->cap_bad ? 2 * r->cap_bad : 256;
+		uint64_t *nb = realloc(r->bad_t, n * sizeof(*nb));
+
+		if (!nb)
+			return;
+		r->bad_t = nb;
+		r->cap_bad = n;
+	}
+	r->bad_t[r->n_bad++] = now;
+}
+
+/* A packet reaches @host: whole (@g NULL), or gathered, its payload placed straight from
+ * the sender's MR */
+static void fab_rx_gather(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
+	const struct mrc_wire_gather *g, uint64_t now)
+{
+	struct run *r = ctx;
+	struct host *h = &r->hosts[host];
+
+	bin_add(r, now, len);
+	mrc_ep_on_rx_gather(h->ep, plane, buf, len, g, false, now);
+	timer_arm(h);
+}
+
+static void fab_rx(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
+	uint64_t now)
+{
+	fab_rx_gather(ctx, host, plane, buf, len, NULL, now);
+}
+
+static size_t fab_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8_t *buf,
+	size_t cap, struct mrc_wire_gather *g)
+{
+	struct run *r = ctx;
+	struct host *h = &r->hosts[host];
+	/* checksums offloaded: the payload can stay in the MR too (a NIC's gather DMA) */
+	int n = r->gather ? mrc_ep_tx_gather(h->ep, plane, now, buf, cap, g)
+			  : mrc_ep_tx(h->ep, plane, now, buf, cap);
+
+	timer_arm(h);
+	return n > 0 ? (size_t)n : 0;
+}
+
+static void fab_port_status(void *ctx, uint32_t host, unsigned plane, bool up, uint64_t now)
+{
+	struct run *r = ctx;
+	struct host *h = &r->hosts[host];
+
+	mrc_ep_port_status(h->ep, plane, up, now);
+	timer_arm(h);
+}
+
+static void tap_write(void *ctx, const uint8_t *buf, size_t len, uint64_t now)
+{
+	struct tap *t = ctx;
+	int e;
+
+	if (t->failed)
+		return;
+	e = pcapw_write(t->w, now / 1000, buf, len);
+	if (e == -ERANGE) /* this record only (a 32-bit field); the capture goes on */
+		return;
+	if (e) {
+		/* the file ends at its last whole record; the job goes on without it */
+		t->failed = true;
+		mrc_run_add_error(t->run->res, "capture %s: %s", t->point, pcapw_error(t->w));
+	}
+}
+
+/* ---- collective <-> endpoints ------------------------------------------------------- */
+
+/* @h's slot for @peer in its map: the peer's entry, or the empty slot it would take. */
+static uint64_t *peer_slot(const struct host *h, uint32_t peer)
+{
+	uint32_t m = h->map_cap - 1, i = (uint32_t)((peer + 1) * 0x9E3779B1u) >> 8 & m;
+
+	while (h->peer_map[i] && (uint32_t)(h->peer_map[i] >> 32) != peer + 1)
+		i = (i + 1) & m;
+	return &h->peer_map[i];
+}
+
+/* The QPN @h talks to @peer over, 0 when none yet. */
+static uint32_t qpn_of_peer(const struct host *h, uint32_t peer)
+{
+	return h->map_cap ? (uint32_t)*peer_slot(h, peer) : 0;
+}
+
+/* Records @h's QP @qpn to @peer (new). Returns 0 or -ENOMEM. */
+static int peer_map_add(struct host *h, uint32_t peer, uint32_t qpn)
+{
+	if (2 * (h->map_n + 1) > h->map_cap) { /* at most half full */
+		struct host n = *h;
+
+		n.map_cap = h->map_cap ? 2 * h->map_cap : 8;
+		n.peer_map = calloc(n.map_cap, sizeof(*n.peer_map));
+		if (!n.peer_map)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < h->map_cap; i++) {
+			uint32_t p = (uint32_t)(h->peer_map[i] >> 32) - 1;
+
+			if (h->peer_map[i])
+				*peer_slot(&n, p) = h->peer_map[i];
+		}
+		free(h->peer_map);
+		h->peer_map = n.peer_map;
+		h->map_cap = n.map_cap;
+	}
+	*peer_slot(h, peer) = (uint64_t)(peer + 1) << 32 | qpn;
+	h->map_n++;
+	return 0;
+}
+
+/* QPs are made on first use, one per pair of hosts, both directions (RC). */
+static int qp_get(struct run *r, uint32_t a, uint32_t b, uint32_t *qpn)
+{
+	struct host *ha = &r->hosts[a], *hb = &r->hosts[b];
+	uint32_t qa, qb;
+	int err;
+
+	*qpn = qpn_of_peer(ha, b);
+	if (*qpn)
+		return 0;
+	err = mrc_ep_qp_create(ha->ep, b, 0, &qa);
+	err = err ?: mrc_ep_qp_create(hb->ep, a, qa, &qb);
+	err = err ?: mrc_ep_qp_connect(ha->ep, qa, qb);
+	err = err ?: peer_map_add(ha, b, qa);
+	err = err ?: peer_map_add(hb, a, qb);
+	if (err)
+		return err;
+	r->res->qps += 2;
+	*qpn = qa;
+	return 0;
+}
+
+static int coll_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, const void *src,
+	uint64_t va, uint32_t imm, uint64_t wr_id)
+{
+	struct run *r = ctx;
+	struct host *h = &r->hosts[rank];
+	uint64_t now = mrc_sim_now(r->sim);
+	uint32_t qpn;
+	int err = qp_get(r, rank, x->peer, &qpn);
+
+	if (err)
+		return err;
+	err = mrc_ep_post_write(h->ep, qpn, src, x->len, va, r->hosts[x->peer].rkey[x->dst_reg],
+		true, imm, wr_id, now);
+	timer_arm(h);
+	return err;
+}
+
+/* ---- faults -------------------------------------------------------------------------- */
+
+double mrc_run_capacity_left(const struct conf_fabric *f, const struct conf_fault *cf)
+{
+	double planes = f->planes;
+
+	/* loss and delay leave every link up: the goodput target is the clean level */
+	if (cf->action == CONF_FA_UP || cf->action == CONF_FA_CLEAR ||
+		cf->action == CONF_FA_LOSS || cf->action == CONF_FA_DELAY)
+		return 1.0;
+	switch (cf->node.kind) {
+	case CONF_NODE_T1:
+		return 1.0 - 1.0 / (planes * f->t1);
+	case CONF_NODE_T0:
+	case CONF_NODE_PORT:
+	case CONF_NODE_LINK_HOST_T0:
+		return 1.0 - 1.0 / planes; /* a rank loses a plane: the collective follows it */
+	case CONF_NODE_LINK_T0_T1:
+		return 1.0 - 1.0 / (planes * f->t1 * f->t0);
+	case CONF_NODE_HOST:
+		return 0.0;
+	}
+	return 1.0;
+}
+
+/* Maps a configured fault onto the fabric's plain struct. */
+static int fault_map(struct run *r, const struct conf_fault *cf, uint64_t at,
+	struct mrc_fab_fault *f, char *err, size_t errlen)
+{
+	const struct conf_node *n = &cf->node;
+	bool down = cf->action == CONF_FA_DOWN, up = cf->action == CONF_FA_UP;
+	bool link = n->kind == CONF_NODE_LINK_T0_T1 || n->kind == CONF_NODE_LINK_HOST_T0;
+
+	memset(f, 0, sizeof(*f));
+	f->at_ps = at;
+	f->plane = n->plane;
+	if (link) {
+		bool fwd_up = !n->reverse; /* written lower tier first: forward is upward */
+
+		f->tier = n->kind == CONF_NODE_LINK_T0_T1 ? MRC_FAB_T0 : MRC_FAB_HOST;
+		f->a = n->kind == CONF_NODE_LINK_T0_T1 ? n->t0 : n->host;
+		f->b = n->t1;
+		f->dir = cf->direction == CONF_DIR_BOTH ? MRC_FAB_BOTH :
+			 (cf->direction == CONF_DIR_FORWARD) == fwd_up ? MRC_FAB_UPWARD :
+									   MRC_FAB_DOWNWARD;
+	}
+	switch (cf->action) {
+	case CONF_FA_DOWN:
+	case CONF_FA_UP:
+		if (link) {
+			f->kind = down ? MRC_FAB_LINK_DOWN : MRC_FAB_LINK_UP;
+		} else if (n->kind == CONF_NODE_T0 || n->kind == CONF_NODE_T1) {
+			f->kind = down ? MRC_FAB_SWITCH_DOWN : MRC_FAB_SWITCH_UP;
+			f->tier = n->kind == CONF_NODE_T0 ? MRC_FAB_T0 : MRC_FAB_T1;
+			f->a = n->kind == CONF_NODE_T0 ? n->t0 : n->t1;
+		} else if (n->kind == CONF_NODE_PORT) {
+			f->kind = up ? MRC_FAB_NIC_UP : MRC_FAB_NIC_DOWN;
+			f->tier = MRC_FAB_HOST;
+			f->a = n->host;
+		} else {
+			snprintf(err, errlen, "fault %s: %s of a whole host is not supported; "
+				 "name its NIC ports (h%u.p0 ...)", cf->target,
+				conf_name_of(conf_fault_action_names, cf->action), n->host);
+			return -EINVAL;
+		}
+		return 0;
+	case CONF_FA_LOSS:
+	case CONF_FA_DELAY:
+	case CONF_FA_FLAP:
+	case CONF_FA_CLEAR:
+	case CONF_FA_BLACKHOLE:
+		if (!link) {
+			snprintf(err, errlen, "fault %s: %s needs a link target", cf->target,
+				conf_name_of(conf_fault_action_names, cf->action));
+			return -EINVAL;
+		}
+		break;
+	}
+	switch (cf->action) {
+	case CONF_FA_LOSS:
+		f->kind = MRC_FAB_LOSS;
+		f->loss_rate = cf->rate;
+		break;
+	case CONF_FA_DELAY:
+		f->kind = MRC_FAB_DELAY;
+		f->delay_ps = cf->delay_ps;
+		break;
+	case CONF_FA_CLEAR:
+		f->kind = MRC_FAB_LOSS; /* clear loss; delay is cleared by a second fault */
+		f->loss_rate = 0;
+		break;
+	case CONF_FA_FLAP:
+		f->kind = MRC_FAB_FLAP;
+		f->period_ps = cf->period_ps;
+		f->duty = cf->duty;
+		f->until_ps = cf->has_duration ? at + cf->duration_ps : UINT64_MAX;
+		break;
+	case CONF_FA_BLACKHOLE: {
+		/* the first node of the link forgets its static route to the second */
+		struct mrc_srv6_node to;
+
+		if (n->kind == CONF_NODE_LINK_T0_T1) {
+			f->tier = n->reverse ? MRC_FAB_T1 : MRC_FAB_T0;
+			f->a = n->reverse ? n->t1 : n->t0;
+			to = (struct mrc_srv6_node){ n->reverse ? MRC_SRV6_T0 : MRC_SRV6_T1,
+				(uint8_t)n->plane, n->reverse ? n->t0 : n->t1 };
+		} else {
+			if (!n->reverse) {
+				snprintf(err, errlen, "fault %s: a host has no static routes; write "
+					 "the link T0 first to blackhole the T0's route to the port",
+					cf->target);
+				return -EINVAL;
+			}
+			f->tier = MRC_FAB_T0;
+			f->a = n->t0;
+			to = (struct mrc_srv6_node){ MRC_SRV6_HOST, (uint8_t)n->plane, n->host };
+		}
+		f->kind = MRC_FAB_BLACKHOLE;
+		f->usid = mrc_srv6_usid(r->m.plan, &to);
+		break;
+	}
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int applied_add(struct run *r, const struct mrc_fab_fault *f, const struct conf_fault *cf,
+	bool clears, bool revert)
+{
+	struct applied *a = realloc(r->applied, (r->n_applied + 1) * sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	r->applied = a;
+	a[r->n_applied++] = (struct applied){
+		.at_ps = f->at_ps,
+		.kind = f->kind,
+		.conf = (size_t)(cf - r->job->faults),
+		.clears = clears,
+		.revert = revert,
+		.dir_bits = f->dir == MRC_FAB_UPWARD ? 1u : f->dir == MRC_FAB_DOWNWARD ? 2u : 3u,
+	};
+	return 0;
+}
+
+/* Applies (now) or schedules (at) a fault and, with a duration, its revert. */
+static int fault_apply(struct run *r, const struct conf_fault *cf, uint64_t at, bool now,
+	char *err, size_t errlen)
+{
+	struct mrc_fab_fault f, rev;
+	int e = fault_map(r, cf, at, &f, err, errlen);
+
+	if (e)
+		return e;
+	if (cf->has_at_iteration)
+		r->fired[cf - r->job->faults]++;
+	e = applied_add(r, &f, cf, cf->action == CONF_FA_UP || cf->action == CONF_FA_CLEAR, false);
+	e = e ?: now ? mrc_fabric_apply(r->fab, &f, at) : mrc_fabric_schedule(r->fab, &f);
+	if (!e && cf->action == CONF_FA_CLEAR) { /* clear ends a delay as well as a loss */
+		struct mrc_fab_fault d = f;
+
+		d.kind = MRC_FAB_DELAY;
+		d.delay_ps = 0;
+		e = applied_add(r, &d, cf, true, false);
+		e = e ?: now ? mrc_fabric_apply(r->fab, &d, at) : mrc_fabric_schedule(r->fab, &d);
+	}
+	/* and the blackholes of the link in its directions: forward is the written order's
+	 * first node's route to the second (as a blackhole of the link written so) */
+	for (int back = 0; !e && cf->action == CONF_FA_CLEAR && back < 2; back++) {
+		struct conf_fault bc = *cf;
+		struct mrc_fab_fault u;
+		char no_route[160];
+
+		if (cf->direction == (back ? CONF_DIR_FORWARD : CONF_DIR_REVERSE))
+			continue;
+		bc.action = CONF_FA_BLACKHOLE;
+		bc.node.reverse = back ? !cf->node.reverse : cf->node.reverse;
+		/* a host has no routes: only the T0's route to the port can be restored */
+		if (fault_map(r, &bc, at, &u, no_route, sizeof(no_route)))
+			continue;
+		u.kind = MRC_FAB_UNBLACKHOLE;
+		e = applied_add(r, &u, cf, true, false);
+		e = e ?: now ? mrc_fabric_apply(r->fab, &u, at) : mrc_fabric_schedule(r->fab, &u);
+	}
+	/* after the fabric's own events at the same time: equal times run in insertion order */
+	e = e ?: now ? 0 : mrc_sim_at(r->sim, at, (unsigned)r->snap_kind, r, 0);
+	if (e) {
+		snprintf(err, errlen, "fault %s: the fabric refused it: %s", cf->target,
+			strerror(-e));
+		return e;
+	}
+	if (!cf->has_duration || cf->action == CONF_FA_FLAP)
+		return 0;
+	rev = f;
+	rev.at_ps = at + cf->duration_ps;
+	switch (f.kind) {
+	case MRC_FAB_LINK_DOWN:
+		rev.kind = MRC_FAB_LINK_UP;
+		break;
+	case MRC_FAB_SWITCH_DOWN:
+		rev.kind = MRC_FAB_SWITCH_UP;
+		break;
+	case MRC_FAB_NIC_DOWN:
+		rev.kind = MRC_FAB_NIC_UP;
+		break;
+	case MRC_FAB_LOSS:
+		rev.loss_rate = 0;
+		break;
+	case MRC_FAB_DELAY:
+		rev.delay_ps = 0;
+		break;
+	case MRC_FAB_BLACKHOLE:
+		rev.kind = MRC_FAB_UNBLACKHOLE;
+		break;
+	default:
+		return 0; /* an "up" needs no revert */
+	}
+	e = applied_add(r, &rev, cf, true, true);
+	e = e ?: mrc_fabric_schedule(r->fab, &rev);
+	e = e ?: mrc_sim_at(r->sim, rev.at_ps, (unsigned)r->snap_kind, r, 0);
+	if (e)
+		snprintf(err, errlen, "fault %s: revert: %s", cf->target, strerror(-e));
+	return e;
+}
+
+/* ---- setup --------------------------------------------------------------------------- */
+
+static int setup_fabric(struct run *r, char *err, size_t errlen)
+{
+	const struct conf_fabric *cf = &r->job->fabric;
+	const struct conf_mrc *cm = &r->job->mrc;
+	static const struct mrc_fab_host_ops hops = {fab_rx, fab_tx, fab_port_status, NULL};
+	/* a gathering host also receives gathered (one copy per packet, as an RDMA NIC) */
+	static const struct mrc_fab_host_ops hops_gather = {
+		fab_rx, fab_tx, fab_port_status, fab_rx_gather};
+	struct mrc_fabric_params p;
+	int e;
+
+	mrc_fabric_defaults(&p);
+	p.plan = r->m.plan;
+	p.host_rate_bps = p.fabric_rate_bps = cf->link_rate_bps;
+	p.host_delay_ps = cf->host_link_delay_ps;
+	p.fabric_delay_ps = cf->fabric_link_delay_ps;
+	p.switch_delay_ps = cf->switch_delay_ps;
+	p.buffer_bytes = (uint32_t)cf->buffer_bytes;
+	p.ecn_threshold_bytes = (uint32_t)cf->ecn_threshold_bytes;
+	p.ecn_lasthop = cf->ecn_last_hop;
+	p.trim = cf->trim;
+	p.trim_bytes = (uint32_t)cf->trim_size_bytes;
+	p.dscp_trimmed = cm->dscp.trimmed;
+	p.dscp_trimmed_lasthop = cm->dscp.trimmed_lasthop;
+	/* Packet buffers: the pool is most of the simulator's memory at scale. 512 B cover
+	 * outer IPv6, a full SRH (8 + 8 x 16), inner IPv6, UDP, BTH, every extension header
+	 * at once (156) and the ICRC: 396. With checksums offloaded the hosts gather, so a
+	 * data packet's payload stays in its MR and the pool holds headers (or a trimmed
+	 * packet); otherwise whole packets of this job's MTU. pkt_cap bounds the pool's
+	 * largest size class: each packet takes a slot of its own size (mrc/fabric). */
+	p.csum_offload = !r->job->mrc.rx_checks; /* as mrc_run_ep_params sets the hosts' */
+	r->gather = p.csum_offload;
+	if (r->gather)
+		p.pkt_cap = p.trim && p.trim_bytes > 512 ? p.trim_bytes : 512;
+	else
+		p.pkt_cap = r->job->mrc.mtu + 512 < MRC_PKT_MAX ? r->job->mrc.mtu + 512
+								: MRC_PKT_MAX;
+	p.icrc_outer = r->job->mrc.icrc_outer;
+	p.seed = r->job->seed;
+	/* MRCGEN_SIMQ=heap|wheel picks the event queue (for `mrcgen bench`; same results) */
+	if (getenv("MRCGEN_SIMQ") && mrc_simq_parse(getenv("MRCGEN_SIMQ"), &p.simq.queue)) {
+		snprintf(err, errlen, "fabric: MRCGEN_SIMQ: unknown queue '%.32s' (heap, wheel)",
+			getenv("MRCGEN_SIMQ"));
+		return -EINVAL;
+	}
+	e = mrc_fabric_new(&p, r->gather ? &hops_gather : &hops, r, &r->fab);
+	if (e)
+		snprintf(err, errlen, "fabric: %s", strerror(-e));
+	else
+		r->sim = mrc_fabric_sim(r->fab);
+	return e;
+}
+
+/* Base RTT of the longest path with no queueing: 4 links there and back, full-size data
+ * out, a small SACK back; NSCC's parameters scale from it. */
+static uint64_t base_rtt_ps(const struct conf_fabric *f, uint32_t mtu)
+{
+	uint64_t data = mrc_fab_ser_ps(mtu + 150, f->link_rate_bps);
+	uint64_t ack = mrc_fab_ser_ps(160, f->link_rate_bps);
+
+	return 4 * (data + ack) + 4 * (f->host_link_delay_ps + f->fabric_link_delay_ps) +
+	       6 * f->switch_delay_ps;
+}
+
+int mrc_run_ep_params(const struct conf_job *j, const struct mrc_job_srv6 *m, uint32_t nranks,
+	uint64_t base_rtt_ps_in, struct mrc_ep_params *p)
+{
+	const struct conf_mrc *cm = &j->mrc;
+	uint32_t *evs = calloc(m->n_evs + 1, sizeof(*evs)), *deny = calloc(m->n_evs + 1, 4);
+	unsigned n_deny = 0;
+	uint64_t rtt = cm->cc.base_rtt_ps ? cm->cc.base_rtt_ps
+			: base_rtt_ps_in  ? base_rtt_ps_in
+					  : base_rtt_ps(&j->fabric, cm->mtu);
+
+	if (!evs || !deny) {
+		free(evs);
+		free(deny);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < m->n_evs; i++) {
+		evs[i] = m->evs[i].ev;
+		if (m->evs[i].denied)
+			deny[n_deny++] = m->evs[i].ev;
+	}
+	mrc_ep_params_default(p, j->fabric.planes, j->fabric.link_rate_bps, rtt);
+	p->wire.ev_format = (enum mrc_ev_format)cm->ev_format;
+	/* transport roce: single-path go-back-N QPs (mrc/engine/qp.h "RoCE mode"); their packets
+	 * carry no SRv6 header, so the fabric's ECMP hash of the UDP source port and flow
+	 * label picks the path (stev: the 32-bit EVs fit; a configured udp format is kept) */
+	if (cm->transport == CONF_TRANSPORT_ROCE) {
+		p->qp.transport = MRC_QP_ROCE;
+		if (p->wire.ev_format == MRC_EVF_SRV6)
+			p->wire.ev_format = MRC_EVF_STEV;
+	}
+	p->wire.icrc_outer = cm->icrc_outer;
+	p->wire.dscp_trimmed = cm->dscp.trimmed;
+	p->wire.dscp_trimmed_lasthop = cm->dscp.trimmed_lasthop;
+	/* The simulated fabric never corrupts a byte (trims are classified before any
+	 * check), so receive-side UDP checksum and ICRC verification would only repeat the
+	 * sender's arithmetic: about a third of the quickstart's CPU. Real networks are
+	 * checked. */
+	p->wire.check_icrc = p->wire.check_csum =
+		cm->rx_checks || j->fabric.driver != CONF_DRIVER_SIM;
+	/* and they need not even be computed at the sender: the fabric fills them, like a
+	 * NIC's checksum offload, where a capture sees a packet or a trim cuts it (about a
+	 * sixth of the quickstart's CPU) */
+	p->wire.csum_offload = !p->wire.check_csum;
+	p->ev.evs = evs;
+	p->ev.n_evs = (unsigned)m->n_evs;
+	p->ev.deny = n_deny ? deny : NULL;
+	p->ev.n_deny = n_deny;
+	if (!n_deny)
+		free(deny);
+	p->ev.ev_min_active = cm->ev.ev_min_active;
+	if (cm->skip_hold_ps)
+		p->ev.skip_hold_ps = cm->skip_hold_ps;
+	if (cm->probe_backoff_ps)
+		p->ev.probe_backoff_ps = cm->probe_backoff_ps;
+	p->qp.mtu = cm->mtu;
+	p->qp.mpr = (uint8_t)cm->qp.mpr;
+	p->qp.timeout = (uint8_t)cm->qp.timeout;
+	p->qp.retry_linear = (uint8_t)cm->qp.retry_linear;
+	p->qp.retry_exp = (uint8_t)cm->qp.retry_exp;
+	p->qp.reorder_threshold = cm->reorder_threshold;
+	p->qp.sack_every_bytes = (uint32_t)cm->sack_every_bytes;
+	p->qp.sack_ooo_every = cm->sack_ooo_every;
+	p->qp.rtt_ensemble = cm->rtt_ensemble;
+	p->qp.dscp_data = cm->dscp.data;
+	p->qp.dscp_rtx = cm->dscp.rtx;
+	p->qp.dscp_ctl = cm->dscp.ctrl;
+	p->cc = cm->cc.algorithm == CONF_CC_FIXED ? "fixed" : "nscc";
+	mrc_cc_defaults(&p->cc_params, (uint64_t)j->fabric.planes * j->fabric.link_rate_bps, rtt,
+		cm->mtu);
+#define CC_SET(field, v)                                                                           \
+	if (v)                                                                                     \
+		p->cc_params.field = v
+	CC_SET(target_delay_ps, cm->cc.target_delay_ps);
+	CC_SET(eta, cm->cc.eta);
+	CC_SET(fi, cm->cc.fi);
+	CC_SET(fi_scale, cm->cc.fi_scale);
+	CC_SET(gamma, cm->cc.gamma);
+	CC_SET(max_md_jump, cm->cc.max_md_jump);
+	CC_SET(max_cwnd, cm->cc.max_cwnd_bytes);
+	CC_SET(qa_threshold_ps, cm->cc.qa_threshold_ps);
+	CC_SET(qa_gate, (unsigned)cm->cc.qa_gate);
+	CC_SET(adjust_bytes_threshold, cm->cc.adjust_bytes_threshold);
+	CC_SET(adjust_period_threshold_ps, cm->cc.adjust_period_threshold_ps);
+	CC_SET(init_cwnd, cm->cc.fixed_cwnd_bytes);
+#undef CC_SET
+	p->cc_params.disable_qa = cm->cc.disable_qa;
+	p->max_qps = nranks;
+	return 0;
+}
+
+void mrc_run_ep_params_free(struct mrc_ep_params *p)
+{
+	free((void *)p->ev.evs);
+	free((void *)p->ev.deny);
+	p->ev.evs = p->ev.deny = NULL;
+}
+
+static int setup_hosts(struct run *r, char *err, size_t errlen)
+{
+	const struct conf_job *j = r->job;
+	struct mrc_ep_params p;
+	static const struct mrc_ep_ops ops = { ep_tx_ready, ep_send_done, ep_recv_imm,
+		ep_ev_event };
+	int e = mrc_run_ep_params(j, &r->m, r->nranks, 0, &p);
+
+	if (e)
+		return e;
+	p.ev.no_log = true; /* EV changes reach the report through ep_ev_event; nobody reads a
+			     * QP's own log (16 KB per host in a 128-host all-to-all) */
+	p.path = ep_path;
+	p.ev_plane = ep_ev_plane;
+	e = -ENOMEM;
+	r->hosts = calloc(r->nhosts, sizeof(*r->hosts));
+	if (!r->hosts)
+		goto out;
+	/* one EV profile for the job: every host has the same EV list and planes, so its
+	 * tables and per-EV counters (the report sums them over all QPs anyway) are shared */
+	r->hosts[0].run = r;
+	e = mrc_ev_profile_new(&p.ev, p.planes, ep_ev_plane, &r->hosts[0], &p.ev_prof);
+	if (e) {
+		snprintf(err, errlen, "EV profile: %s", strerror(-e));
+		goto out;
+	}
+	for (uint32_t h = 0; h < r->nhosts; h++) {
+		struct host *hs = &r->hosts[h];
+
+		hs->run = r;
+		hs->idx = h;
+		hs->timer_at = UINT64_MAX;
+		p.host = h;
+		p.seed = j->seed * 0x9E3779B97F4A7C15ull + h;
+		e = mrc_ep_new(&p, &ops, hs, &hs->ep);
+		if (e) {
+			snprintf(err, errlen, "endpoint h%u: %s", h, strerror(-e));
+			goto out;
+		}
+	}
+	e = 0;
+out:
+	mrc_ev_profile_put(p.ev_prof); /* the endpoints hold theirs */
+	mrc_run_ep_params_free(&p);
+	return e;
+}
+
+static int setup_captures(struct run *r, char *err, size_t errlen)
+{
+	const struct conf_output *o = &r->job->output;
+	const struct conf_fabric *f = &r->job->fabric;
+
+	r->taps = calloc(o->n_captures + 1, sizeof(*r->taps));
+	if (!r->taps)
+		return -ENOMEM;
+	for (size_t i = 0; i < o->n_captures; i++) {
+		const struct conf_capture *c = &o->captures[i];
+		const struct conf_node *n = &c->node;
+		char path[4096], perr[PCAPW_ERRBUF_SIZE], name[64];
+		enum mrc_fab_tier tier;
+		uint32_t index;
+		unsigned port = 0;
+		int e;
+
+		switch (n->kind) {
+		case CONF_NODE_PORT:
+			tier = MRC_FAB_HOST, index = n->host;
+			break;
+		case CONF_NODE_LINK_HOST_T0:
+			if (n->reverse)
+				tier = MRC_FAB_T0, index = n->t0, port = n->host % f->hosts_per_t0;
+			else
+				tier = MRC_FAB_HOST, index = n->host;
+			break;
+		case CONF_NODE_LINK_T0_T1:
+			if (n->reverse)
+				tier = MRC_FAB_T1, index = n->t1, port = n->t0;
+			else
+				tier = MRC_FAB_T0, index = n->t0, port = f->hosts_per_t0 + n->t1;
+			break;
+		default: /* refused when the config was loaded (conf check_capture) */
+			snprintf(err, errlen, "capture %s: not a port or a link", c->point);
+			return -EINVAL;
+		}
+		snprintf(path, sizeof(path), "%s/%s", o->dir,
+			 conf_capture_file(c, name, sizeof(name)));
+		e = pcapw_open(path, c->snaplen, c->tsresol == CONF_TS_US ? PCAPW_TS_US : PCAPW_TS_NS,
+			&r->taps[i].w, perr);
+		if (e) {
+			snprintf(err, errlen, "capture %s: %s", c->point, perr);
+			return e;
+		}
+		pcapw_set_flush_every(r->taps[i].w, 256);
+		r->taps[i].run = r;
+		r->taps[i].point = c->point;
+		r->n_taps = i + 1;
+		for (int eg = 0; eg < 2; eg++) {
+			bool want = c->dir == CONF_CAP_BOTH || (eg ? c->dir == CONF_CAP_EGRESS :
+								      c->dir == CONF_CAP_INGRESS);
+
+			e = want ? mrc_fabric_tap(r->fab, tier, index, n->plane, port, eg,
+					   tap_write, &r->taps[i])
+				 : 0;
+			if (e == -EBUSY) {
+				snprintf(err, errlen, "capture %s: its port's %s is already "
+					 "captured under another name (one capture per port and "
+					 "direction)",
+					c->point, eg ? "egress" : "ingress");
+				return -EINVAL;
+			}
+			if (e) {
+				snprintf(err, errlen, "capture %s: no such port", c->point);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---- the run ------------------------------------------------------------------------- */
+
+/* Registers every rank's regions; with verify off they have no memory (sink regions,
+ * zero payloads), so memory stays flat in the message size and rank count. */
+/* Frees the collective's buffers; packets still in flight forget their payload first. */
+static void coll_release(struct run *r)
+{
+	if (r->fab)
+		mrc_fabric_forget_payloads(r->fab);
+	mrc_coll_free(r->coll);
+	r->coll = NULL;
+}
+
+static int mem_regions(struct run *r)
+{
+	for (uint32_t h = 0; h < r->nranks; h++) {
+		for (int g = 0; g < MRC_REG_N; g++) {
+			uint64_t len;
+			void *base = mrc_coll_region(r->coll, h, g, &len);
+
+			if (!len)
+				continue;
+			/* fixed VAs, region g at (g + 1) << 40: the same bytes on every run */
+			uint64_t va = (uint64_t)(g + 1) << 40;
+
+			mrc_ep_reg_mr_va(r->hosts[h].ep, base, va, len, &r->hosts[h].rkey[g]);
+			mrc_coll_set_va(r->coll, h, g, va);
+		}
+	}
+	return 0;
+}
+
+static uint64_t total_rtx_bytes(struct run *r)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t h = 0; h < r->nranks; h++) {
+		uint32_t first, n = mrc_ep_qpns(r->hosts[h].ep, &first);
+
+		for (uint32_t qpn = first; qpn < first + n; qpn++) {
+			struct mrc_qp_stats s;
+
+			if (!mrc_ep_qp_stats(r->hosts[h].ep, qpn, &s))
+				sum += s.rtx_bytes;
+		}
+	}
+	return sum;
+}
+
+/* The flap record a link toggle of @fr belongs to: a flap of the same link that has not
+ * stopped by @fr's time; NULL for a configured down or up. */
+static struct mrc_run_fault *flap_of(struct mrc_run_result *res,
+	const struct mrc_fab_fault_rec *fr)
+{
+	if (fr->kind != MRC_FAB_LINK_DOWN && fr->kind != MRC_FAB_LINK_UP)
+		return NULL;
+	for (size_t f = res->n_faults; f-- > 0;) {
+		struct mrc_run_fault *rf = &res->faults[f];
+
+		if (rf->flap && rf->at_ps <= fr->at_ps && fr->at_ps <= rf->until_ps &&
+			!strcmp(rf->target, fr->target))
+			return rf;
+	}
+	return NULL;
+}
+
+/* Lists configured fault @cf as never applied, saying why (printf format). */
+static void unapplied_add(struct run *r, const struct conf_fault *cf, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void unapplied_add(struct run *r, const struct conf_fault *cf, const char *fmt, ...)
+{
+	struct mrc_run_result *res = r->res;
+	struct mrc_run_unapplied *u = realloc(res->unapplied, (res->n_unapplied + 1) * sizeof(*u));
+	va_list ap;
+
+	if (!u)
+		return;
+	res->unapplied = u;
+	/* at_iteration fires once per size: one entry per configured fault */
+	for (size_t i = 0; i < res->n_unapplied; i++)
+		if (u[i].index == (uint32_t)(cf - r->job->faults))
+			return;
+	u = &u[res->n_unapplied++];
+	memset(u, 0, sizeof(*u));
+	u->index = (uint32_t)(cf - r->job->faults);
+	snprintf(u->action, sizeof(u->action), "%s",
+		conf_name_of(conf_fault_action_names, cf->action));
+	snprintf(u->target, sizeof(u->target), "%s", cf->target);
+	if (cf->has_at_iteration)
+		snprintf(u->when, sizeof(u->when), "at_iteration %u", cf->at_iteration);
+	else
+		snprintf(u->when, sizeof(u->when), "at %.15gus", (double)cf->at_ps / 1e6);
+	va_start(ap, fmt);
+	vsnprintf(u->why, sizeof(u->why), fmt, ap);
+	va_end(ap);
+}
+
+/* The loss (or @delay) direction bits in force on the link of fault-log target @target
+ * ("p0.t0.1-p0.t1.0 up": the link without its direction); NULL when out of memory. */
+static unsigned *imp_bits(struct run *r, const char *target, bool delay)
+{
+	size_t n = strcspn(target, " ");
+	struct link_imp *li;
+
+	for (size_t i = 0; i < r->n_imp; i++)
+		if (!strncmp(r->imp[i].link, target, n) && !r->imp[i].link[n])
+			return delay ? &r->imp[i].delay : &r->imp[i].loss;
+	li = realloc(r->imp, (r->n_imp + 1) * sizeof(*li));
+	if (!li)
+		return NULL;
+	r->imp = li;
+	li = &li[r->n_imp++];
+	memset(li, 0, sizeof(*li));
+	snprintf(li->link, sizeof(li->link), "%.*s", (int)n, target);
+	return delay ? &li->delay : &li->loss;
+}
+
+/*
+ * Loss or delay fault @ap fired with log entry @fr: keeps the link's state and says whether
+ * it had an effect. A clear's part that finds nothing of its kind in force on the link (in
+ * its directions) has none, and gets no faults[] row (README "Report schema").
+ */
+static bool imp_update(struct run *r, struct applied *ap, const struct mrc_fab_fault_rec *fr)
+{
+	const struct conf_fault *cf = &r->job->faults[ap->conf];
+	bool delay = fr->kind == MRC_FAB_DELAY;
+	unsigned *bits = imp_bits(r, fr->target, delay);
+	bool ends = ap->clears || (delay ? cf->delay_ps == 0 : cf->rate == 0);
+	bool effect = true;
+
+	if (!bits)
+		return true;
+	if (cf->action == CONF_FA_CLEAR && !ap->revert && !(*bits & ap->dir_bits))
+		effect = false;
+	if (ends)
+		*bits &= ~ap->dir_bits;
+	else
+		*bits |= ap->dir_bits;
+	return effect;
+}
+
+/*
+ * Fault part @ap (just matched to its fabric log entry) changed nothing. A configured up
+ * is listed in faults_not_applied[]; so is a clear once none of its parts (loss, delay,
+ * blackholes) found anything to end. A duration's revert of what already ended is dropped
+ * silently (README "Report schema").
+ */
+static void no_effect(struct run *r, const struct applied *ap)
+{
+	const struct conf_fault *cf = &r->job->faults[ap->conf];
+	bool link = cf->node.kind == CONF_NODE_LINK_T0_T1 ||
+		    cf->node.kind == CONF_NODE_LINK_HOST_T0;
+	double us = (double)ap->at_ps / 1e6;
+
+	if (ap->revert)
+		return;
+	if (cf->action == CONF_FA_UP) {
+		unapplied_add(r, cf, "%s is not down at %.6g us%s", cf->target, us,
+			link ? " (up ends a down; clear ends a loss, delay or blackhole)" : "");
+		return;
+	}
+	if (cf->action == CONF_FA_BLACKHOLE) {
+		unapplied_add(r, cf, "%s: the route is blackholed already at %.6g us", cf->target,
+			us);
+		return;
+	}
+	if (cf->action != CONF_FA_CLEAR)
+		return;
+	for (size_t a = 0; a < r->n_applied; a++) {
+		const struct applied *p = &r->applied[a];
+
+		if (p->conf == ap->conf && p->at_ps == ap->at_ps && !p->revert &&
+			!(p->matched && p->no_effect))
+			return; /* a part still to come, or one that ended something */
+	}
+	unapplied_add(r, cf, "nothing to clear: no loss, delay or blackhole was in force on the "
+			     "link at %.6g us", us);
+}
+
+/* Records the fabric faults applied since the last call as results; a flap's toggles are
+ * counted in its record. */
+static void collect_faults(struct run *r, uint32_t iter)
+{
+	size_t n;
+	const struct mrc_fab_fault_rec *log = mrc_fabric_fault_log(r->fab, &n);
+	struct mrc_run_result *res = r->res;
+
+	for (; r->fault_seen < n; r->fault_seen++) {
+		const struct mrc_fab_fault_rec *fr = &log[r->fault_seen];
+		struct mrc_run_fault *nf = NULL;
+		bool configured = false;
+
+		for (size_t a = 0; a < r->n_applied && !configured; a++)
+			configured = !r->applied[a].matched && r->applied[a].at_ps == fr->at_ps &&
+				     r->applied[a].kind == fr->kind;
+		nf = configured ? NULL : flap_of(res, fr);
+		if (nf) {
+			nf->flap_toggles++;
+			if (fr->kind == MRC_FAB_LINK_DOWN)
+				nf->flap_downs++;
+			else
+				nf->flap_last_up_ps = fr->at_ps;
+			continue;
+		}
+		nf = realloc(res->faults, (res->n_faults + 1) * sizeof(*nf));
+		if (!nf)
+			return;
+		res->faults = nf;
+		nf = &res->faults[res->n_faults++];
+		memset(nf, 0, sizeof(*nf));
+		nf->at_ps = fr->at_ps;
+		nf->iter = iter;
+		snprintf(nf->action, sizeof(nf->action), "%s", mrc_fab_fault_name(fr->kind));
+		snprintf(nf->target, sizeof(nf->target), "%s", fr->target);
+		nf->first_retire_ps = -1;
+		nf->recovery_ps = -1;
+		nf->end_ps = -1;
+		nf->last_iter = iter;
+		nf->capacity_frac = 1.0;
+		nf->rtx_bytes = total_rtx_bytes(r); /* start value; made a delta later */
+		/* the configured fault it came from; a flap's toggles have none */
+		nf->clears = fr->kind == MRC_FAB_LINK_UP;
+		for (size_t a = 0; a < r->n_applied; a++) {
+			struct applied *ap = &r->applied[a];
+
+			if (ap->matched || ap->at_ps != fr->at_ps || ap->kind != fr->kind)
+				continue;
+			ap->matched = true;
+			if (fr->noop || ((fr->kind == MRC_FAB_LOSS || fr->kind == MRC_FAB_DELAY) &&
+						!imp_update(r, ap, fr))) {
+				/* it changed nothing: no row (an up, a clear: listed as such) */
+				ap->no_effect = true;
+				res->n_faults--;
+				no_effect(r, ap);
+				break;
+			}
+			nf->clears = ap->clears;
+			if (fr->kind == MRC_FAB_FLAP) {
+				const struct conf_fault *cf = &r->job->faults[ap->conf];
+
+				nf->flap = true;
+				nf->until_ps = cf->has_duration ? fr->at_ps + cf->duration_ps :
+								  UINT64_MAX;
+			}
+			nf->capacity_frac = ap->clears ? 1.0 :
+				mrc_run_capacity_left(&r->job->fabric, &r->job->faults[ap->conf]);
+			/* the end of a loss or delay (clear, or its duration) is its own action */
+			if (ap->clears && (fr->kind == MRC_FAB_LOSS || fr->kind == MRC_FAB_DELAY))
+				snprintf(nf->action, sizeof(nf->action), "%s_end",
+					mrc_fab_fault_name(fr->kind));
+			break;
+		}
+	}
+}
+
+/* A scheduled fault fired: record it now, so its rtx start value is taken at its time. */
+static void on_fault_snapshot(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct run *r = obj;
+
+	(void)ctx, (void)arg, (void)now;
+	collect_faults(r, r->cur_iter);
+}
+
+/* The slowest rank's slowest step, and its EV with the most losses in the iteration (ties:
+ * the first in plan order). The endpoints' loss counters were cleared at its start. */
+static void straggler(struct run *r, struct mrc_run_iter *ri)
+{
+	uint32_t k = ri->slowest_rank;
+	const struct mrc_ev_profile *f = mrc_ep_ev_profile(r->hosts[k].ep);
+	const uint64_t *lost = mrc_ep_ev_losses(r->hosts[k].ep);
+	uint64_t best = 0, slow = 0;
+
+	for (uint32_t s = 0; s < mrc_coll_steps(r->coll, k); s++) {
+		uint64_t t = mrc_coll_step_time(r->coll, k, s);
+
+		if (t > slow) {
+			slow = t;
+			ri->slowest_step = s;
+		}
+	}
+	for (size_t e = 0; e < r->m.n_evs; e++) { /* plan order; the profile's is the same */
+		unsigned i = e;
+
+		if (i >= f->n || f->value[i] != r->m.evs[e].ev) {
+			int fi = mrc_ev_profile_find(f, r->m.evs[e].ev);
+
+			if (fi < 0)
+				continue;
+			i = (unsigned)fi;
+		}
+		if (lost[i] > best) {
+			best = lost[i];
+			ri->straggler_ev = r->m.evs[e].ev;
+			ri->has_straggler_ev = true;
+		}
+	}
+}
+
+static int run_iteration(struct run *r, uint32_t size_idx, uint32_t it, bool warmup,
+	uint32_t global_iter, char *err, size_t errlen)
+{
+	const struct conf_job *j = r->job;
+	struct mrc_run_result *res = r->res;
+	uint64_t start = mrc_sim_now(r->sim), deadline;
+	size_t faults_before = res->n_faults;
+	struct mrc_run_iter *ri;
+	int e;
+
+	/* faults "at iteration k" hit the start of measured iteration k of every size */
+	for (size_t f = 0; !warmup && f < j->n_faults; f++) {
+		if (j->faults[f].has_at_iteration && j->faults[f].at_iteration == it) {
+			e = fault_apply(r, &j->faults[f], start, true, err, errlen);
+			if (e)
+				return e;
+		}
+	}
+	collect_faults(r, global_iter);
+	ri = realloc(res->iters, (res->n_iters + 1) * sizeof(*ri));
+	if (!ri)
+		return -ENOMEM;
+	res->iters = ri;
+	ri = &res->iters[res->n_iters++];
+	memset(ri, 0, sizeof(*ri));
+	ri->size_idx = size_idx;
+	ri->iter = global_iter;
+	ri->measured = it;
+	ri->warmup = warmup;
+	ri->start_ps = start;
+	r->measuring = !warmup;
+	r->cur_iter = global_iter;
+	for (uint32_t k = 0; k < r->nranks; k++)
+		mrc_ep_ev_losses_clear(r->hosts[k].ep);
+	e = mrc_coll_start(r->coll, global_iter, start);
+	if (e) {
+		snprintf(err, errlen, "collective: start: %s", strerror(-e));
+		return e;
+	}
+	/* bounded: a stuck QP errors out within its retry budget, so 60 s of virtual time
+	 * without completion means something is wrong */
+	deadline = start + 60000000000000ull;
+	while (!mrc_coll_done(r->coll) && !r->err) {
+		uint64_t next = mrc_sim_next(r->sim);
+
+		if (next == MRC_SIM_NEVER || next > deadline) {
+			run_fail(r, -ETIMEDOUT, "iteration %u stalled: no progress (%s)", global_iter,
+				next == MRC_SIM_NEVER ? "no events left" : "60 s of virtual time");
+			break;
+		}
+		mrc_sim_run(r->sim, deadline);
+	}
+	collect_faults(r, global_iter); /* time-scheduled ones that fired meanwhile */
+	ri->faults = (uint32_t)(res->n_faults - faults_before);
+	if (r->err) {
+		ri->incomplete = true; /* no CCT: the report says null */
+		return r->err;
+	}
+	ri->cct_ps = 0;
+	for (uint32_t k = 0; k < r->nranks; k++) {
+		uint64_t t = mrc_coll_rank_time(r->coll, k);
+
+		if (t > ri->cct_ps) {
+			ri->cct_ps = t;
+			ri->slowest_rank = k;
+		}
+		if (j->traffic.verify)
+			ri->wrong += mrc_coll_verify(r->coll, k, global_iter);
+		for (uint32_t s = 0; !warmup && s < mrc_coll_steps(r->coll, k); s++)
+			mrc_hist_record(res->step_ns, (int64_t)(mrc_coll_step_time(r->coll, k, s) / 1000));
+	}
+	straggler(r, ri);
+	ri->rtx_bytes_end = total_rtx_bytes(r);
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* A fault (a flap: over its whole span) was in force during part of @it. */
+static bool fault_in(const struct mrc_run_fault *rf, const struct mrc_run_iter *it)
+{
+	uint64_t end = it->start_ps + it->cct_ps;
+
+	if (rf->iter == it->iter && !rf->clears)
+		return true;
+	return rf->flap && rf->at_ps < end && (rf->end_ps < 0 || (uint64_t)rf->end_ps > it->start_ps);
+}
+
+/* Goodput recovery of @rf over the whole bins of its window [first bin starting at or after
+ * the fault, @win_end - @tail_bins bins): the first @dip_len consecutive bins below @target
+ * are the dip; recovery is the start of the first two consecutive bins at or above @target
+ * after it (README "Report schema"). Shorter runs below the band are noise, not a dip. */
+static void recovery(const struct mrc_run_result *res, struct mrc_run_fault *rf,
+	uint64_t win_end, uint64_t tail_bins, uint64_t dip_len, double target)
+{
+	uint64_t run = 0;
+
+	size_t b0 = (rf->at_ps + res->bin_ps - 1) / res->bin_ps, end = win_end / res->bin_ps, d;
+
+	end = end > tail_bins ? end - tail_bins : 0;
+	if (end > res->n_bins)
+		end = res->n_bins;
+	if (end < b0 + 2) {
+		rf->recovery_note = "its window held fewer than 2 whole goodput bins";
+		return;
+	}
+	for (d = b0; d < end && run < dip_len; d++)
+		run = res->bin_bytes[d] < target ? run + 1 : 0;
+	if (run < dip_len) {
+		rf->recovery_ps = 0;
+		rf->recovery_note = "goodput never fell below 95% of the capacity left";
+		return;
+	}
+	rf->dipped = true;
+	for (size_t b = d; b + 1 < end; b++) {
+		if (res->bin_bytes[b] >= target && res->bin_bytes[b + 1] >= target) {
+			rf->recovery_ps = (int64_t)(b * res->bin_ps - rf->at_ps);
+			return;
+		}
+	}
+	rf->recovery_note = "goodput stayed below 95% of the capacity left until its window ended";
+}
+
+static int cmp_unapplied(const void *a, const void *b)
+{
+	const struct mrc_run_unapplied *x = a, *y = b;
+
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The configured faults that never fired, in config order, each saying why (README "Report
+ * schema", faults_not_applied[]). Called once the run ended, its last faults collected. */
+static void not_applied(struct run *r)
+{
+	const struct conf_job *j = r->job;
+	struct mrc_run_result *res = r->res;
+
+	for (size_t f = 0; f < j->n_faults; f++) {
+		const struct conf_fault *cf = &j->faults[f];
+		bool fired = false;
+
+		if (cf->has_at_iteration) {
+			if (r->fired[f])
+				continue;
+			if (cf->at_iteration >= j->traffic.iterations)
+				unapplied_add(r, cf, "at_iteration %u: each size runs %u measured "
+						     "iterations (0 to %u)", cf->at_iteration,
+					j->traffic.iterations, j->traffic.iterations - 1);
+			else
+				unapplied_add(r, cf, "the job stopped before measured iteration %u",
+					cf->at_iteration);
+			continue;
+		}
+		for (size_t a = 0; a < r->n_applied && !fired; a++)
+			fired = r->applied[a].conf == f && !r->applied[a].revert &&
+				r->applied[a].matched;
+		if (!fired)
+			unapplied_add(r, cf, "the run ended at %.6g us, before it",
+				(double)res->sim_end_ps / 1e6);
+	}
+	if (res->n_unapplied > 1)
+		qsort(res->unapplied, res->n_unapplied, sizeof(*res->unapplied), cmp_unapplied);
+}
+
+/* Recovery figures of every applied fault, from the iterations, the EV state changes and the
+ * goodput bins (README "Report schema", faults[]). */
+static void finish_faults(struct run *r)
+{
+	struct mrc_run_result *res = r->res;
+	double level = 0;
+	uint64_t tail_bins = 0, noise_run = 0, *clean = calloc(res->n_bins + 1, sizeof(uint64_t));
+	size_t n_clean = 0;
+	/* fault-free mean CCT per size: a sweep's sizes are not comparable */
+	double *clean_sum = calloc(res->n_sizes + 1, sizeof(double));
+	double *clean_n = calloc(res->n_sizes + 1, sizeof(double));
+
+	if (!clean_sum || !clean_n || !clean) {
+		free(clean_sum);
+		free(clean_n);
+		free(clean);
+		return;
+	}
+
+	/* a flap ends with its last up, once its time is over */
+	for (size_t f = 0; f < res->n_faults; f++) {
+		struct mrc_run_fault *rf = &res->faults[f];
+
+		if (rf->flap && rf->until_ps <= res->sim_end_ps)
+			rf->end_ps = (int64_t)(rf->flap_last_up_ps > rf->at_ps ? rf->flap_last_up_ps :
+										 rf->at_ps);
+	}
+	/* which iterations ran with a fault in force: from a fault to what clears it */
+	for (size_t i = 0; i < res->n_iters; i++) {
+		struct mrc_run_iter *it = &res->iters[i];
+		uint64_t end = it->start_ps + it->cct_ps;
+		int depth = 0;
+
+		for (size_t f = 0; f < res->n_faults; f++)
+			if (res->faults[f].at_ps < end && !res->faults[f].flap)
+				depth += res->faults[f].clears ? -1 : 1;
+		it->degraded = depth > 0;
+		for (size_t f = 0; f < res->n_faults; f++)
+			if (fault_in(&res->faults[f], it))
+				it->degraded = true;
+		if (it->warmup || it->degraded)
+			continue;
+		clean_sum[it->size_idx] += (double)it->cct_ps;
+		clean_n[it->size_idx]++;
+		/* the whole bins inside clean iterations */
+		for (size_t b = (it->start_ps + res->bin_ps - 1) / res->bin_ps;
+			b < res->n_bins && (b + 1) * res->bin_ps <= end; b++)
+			clean[n_clean++] = res->bin_bytes[b];
+	}
+	/* the clean goodput level: their median, which the bursts opening an iteration and
+	 * its ramp-down do not move */
+	if (n_clean) {
+		qsort(clean, n_clean, sizeof(*clean), cmp_u64);
+		level = n_clean % 2 ? (double)clean[n_clean / 2] :
+				      ((double)clean[n_clean / 2 - 1] + (double)clean[n_clean / 2]) / 2;
+	}
+	/* the collective's own ramp-down: the most trailing whole bins of a clean iteration
+	 * below 95% of the clean level, where a fault's dip is not looked for; and the noise:
+	 * the longest run below it before that, which a dip must outlast */
+	for (size_t i = 0; level > 0 && i < res->n_iters; i++) {
+		const struct mrc_run_iter *it = &res->iters[i];
+		uint64_t first = (it->start_ps + res->bin_ps - 1) / res->bin_ps, run = 0;
+		uint64_t tail = (it->start_ps + it->cct_ps) / res->bin_ps;
+
+		if (it->warmup || it->degraded)
+			continue;
+		if (tail > res->n_bins)
+			tail = res->n_bins;
+		while (tail > first && res->bin_bytes[tail - 1] < 0.95 * level)
+			tail--;
+		if ((it->start_ps + it->cct_ps) / res->bin_ps - tail > tail_bins)
+			tail_bins = (it->start_ps + it->cct_ps) / res->bin_ps - tail;
+		/* and the longest run below that before it: the bins' own noise */
+		for (uint64_t c = first; c < tail; c++) {
+			run = res->bin_bytes[c] < 0.95 * level ? run + 1 : 0;
+			if (run > noise_run)
+				noise_run = run;
+		}
+	}
+	for (size_t f = 0; f < res->n_faults; f++) {
+		struct mrc_run_fault *rf = &res->faults[f];
+		const struct mrc_run_iter *it = NULL, *last = NULL, *worst = NULL;
+		double worst_infl = 0;
+		uint64_t win_end;
+
+		/* its window: its iteration; a flap's runs to the iteration it ended in */
+		for (size_t i = 0; i < res->n_iters; i++) {
+			const struct mrc_run_iter *ii = &res->iters[i];
+
+			if (ii->iter == rf->iter)
+				it = last = ii;
+			if (rf->flap && it && ii->iter > rf->iter &&
+				(rf->end_ps < 0 || ii->start_ps <= (uint64_t)rf->end_ps))
+				last = ii;
+		}
+		win_end = last ? last->start_ps + last->cct_ps : res->sim_end_ps;
+		for (size_t b = 0; b < r->n_bad; b++) {
+			if (r->bad_t[b] >= rf->at_ps && r->bad_t[b] <= win_end) {
+				if (rf->first_retire_ps < 0)
+					rf->first_retire_ps = (int64_t)(r->bad_t[b] - rf->at_ps);
+				rf->evs_retired++;
+			}
+		}
+		/* rtx_bytes held the run's total when the fault fired: the delta to the end of
+		 * its window */
+		if (last) { /* the job failed in it: to the end of the run */
+			uint64_t end = last->incomplete ? res->rtx_bytes : last->rtx_bytes_end;
+
+			rf->rtx_bytes = end >= rf->rtx_bytes ? end - rf->rtx_bytes : 0;
+		} else {
+			rf->rtx_bytes = 0;
+		}
+		if (!it) {
+			rf->recovery_note = "the fault fired after the last iteration";
+			continue;
+		}
+		rf->measured = it->measured;
+		rf->in_warmup = it->warmup;
+		rf->last_iter = last->iter;
+		rf->last_measured = last->measured;
+		rf->last_in_warmup = last->warmup;
+		/* the worst iteration of the window names the inflation and the straggler */
+		for (const struct mrc_run_iter *ii = it; ii <= last; ii++) {
+			double infl;
+
+			if (ii->incomplete) {
+				rf->unfinished = true;
+				continue;
+			}
+			infl = clean_n[ii->size_idx] && ii->cct_ps ?
+				(double)ii->cct_ps / (clean_sum[ii->size_idx] / clean_n[ii->size_idx]) - 1.0 :
+				0.0;
+			if (!worst || infl > worst_infl) {
+				worst = ii;
+				worst_infl = infl;
+			}
+		}
+		rf->cct_inflation = worst_infl;
+		if (worst) {
+			rf->straggler_rank = worst->slowest_rank;
+			rf->straggler_step = worst->slowest_step;
+			rf->straggler_ev = worst->straggler_ev;
+			rf->has_straggler_ev = worst->has_straggler_ev;
+		}
+		if (!n_clean) {
+			rf->recovery_note = "no fault-free iteration to take the goodput level from";
+			continue;
+		}
+		recovery(res, rf, win_end, tail_bins, noise_run + 1 > 2 ? noise_run + 1 : 2,
+			0.95 * rf->capacity_frac * level);
+	}
+	free(clean_sum);
+	free(clean_n);
+	free(clean);
+}
+
+/* The report's entry of EV @value, at profile position @e: the same position in the plan
+ * when it matches, else found by value; NULL when the plan lacks it. */
+static struct mrc_run_ev *run_ev_of(struct mrc_run_result *res, unsigned e, uint32_t value)
+{
+	if (e < res->n_evs && res->evs[e].ev == value)
+		return &res->evs[e];
+	for (size_t k = 0; k < res->n_evs; k++)
+		if (res->evs[k].ev == value)
+			return &res->evs[k];
+	return NULL;
+}
+
+static void collect_stats(struct run *r)
+{
+	struct mrc_run_result *res = r->res;
+	const struct conf_fabric *f = &r->job->fabric;
+	struct mrc_fab_stats fs;
+	struct mrc_fab_port_stats tot;
+	const struct mrc_ev_profile *prof;
+
+	res->evs = calloc(r->m.n_evs + 1, sizeof(*res->evs));
+	res->n_evs = res->evs ? r->m.n_evs : 0;
+	for (size_t i = 0; i < res->n_evs; i++) {
+		res->evs[i].ev = r->m.evs[i].ev;
+		res->evs[i].plane = mrc_srv6_ev_plane(&r->m.params.ev, r->m.evs[i].ev);
+		res->evs[i].spine = mrc_srv6_ev_spine(&r->m.params.ev, r->m.evs[i].ev) % f->t1;
+	}
+	for (uint32_t h = 0; h < r->nhosts; h++) {
+		struct mrc_ep_stats es;
+
+		mrc_ep_get_stats(r->hosts[h].ep, &es);
+		res->rx_decode_err += es.rx_decode_err;
+		if (es.tx_encode_err && !res->tx_encode_err)
+			snprintf(r->encode_err_host, sizeof(r->encode_err_host), "h%u first", h);
+		res->tx_encode_err += es.tx_encode_err;
+		uint32_t first, nq = mrc_ep_qpns(r->hosts[h].ep, &first);
+
+		for (uint32_t qpn = first; qpn < first + nq; qpn++) { /* every QP: all of qp_get */
+			const struct mrc_ev_set *set;
+			struct mrc_qp_stats s;
+			const char *why;
+
+			if (mrc_ep_qp_stats(r->hosts[h].ep, qpn, &s))
+				continue;
+			res->data_pkts += s.data_pkts;
+			res->data_bytes += s.data_bytes;
+			res->rtx_pkts += s.rtx_pkts;
+			res->rtx_bytes += s.rtx_bytes;
+			res->sacks += s.sack_rx;
+			for (int k = 0; k < MRC_NI_COUNT; k++)
+				res->nacks += s.nack_rx[k];
+			res->nack_trimmed += s.nack_rx[MRC_NI_TRIMMED] + s.nack_rx[MRC_NI_TRIMMED_LASTHOP];
+			res->probes += s.probes_tx;
+			res->ecn_echoes += s.ecn_echo_rx;
+			res->losses_sack += s.loss_sack;
+			res->losses_rto += s.loss_rto;
+			res->losses_port += s.loss_port;
+			res->losses_path += s.loss_path;
+			res->tlp += s.tlp;
+			res->gbn_rewinds += s.gbn_rewinds;
+			res->rx_dup += s.rx_dup;
+			res->rx_reordered += s.rx_reordered;
+			if (s.rtt_samples)
+				mrc_hist_record(res->rtt_ns, (int64_t)(s.rtt_sum_ps / s.rtt_samples / 1000));
+			if (mrc_qp_failed(mrc_ep_qp(r->hosts[h].ep, qpn), &why))
+				res->qp_errors++;
+			set = mrc_ep_qp_evs(r->hosts[h].ep, qpn);
+			for (unsigned e = 0; set && set->n_bad && e < set->n; e++) {
+				struct mrc_run_ev *re = run_ev_of(res, e, mrc_ev_value(set, e));
+
+				if (re)
+					re->bad_qps += mrc_ev_state(set, e) == MRC_EV_ASSUMED_BAD;
+			}
+		}
+	}
+	/* the per-EV counters are job-wide (setup_hosts): every QP above is in them */
+	prof = r->nhosts ? mrc_ep_ev_profile(r->hosts[0].ep) : NULL;
+	for (unsigned e = 0; prof && e < prof->n; e++) {
+		const struct mrc_ev_stats *vs = &prof->st[e];
+		struct mrc_run_ev *re = run_ev_of(res, e, prof->value[e]);
+
+		if (!re)
+			continue;
+		re->tx_pkts += vs->tx_pkts;
+		re->rtx_pkts += vs->rtx_pkts;
+		re->losses += vs->losses;
+		re->ecn += vs->ecn;
+		re->trims += vs->trims;
+		re->nacks += vs->nacks;
+		re->probes += vs->probes;
+		re->probes_ok += vs->probes_ok;
+		re->changes += vs->changes;
+		re->rtt_samples += vs->rtt_samples;
+		re->rtt_sum_ps += vs->rtt_sum_ps;
+	}
+	mrc_fabric_stats(r->fab, &fs);
+	mrc_fabric_port_totals(r->fab, &tot);
+	res->events = fs.events;
+	res->pkt_hops = fs.pkt_hops;
+	res->injected = fs.injected;
+	res->delivered = fs.delivered;
+	res->fab_drops = tot.drops + tot.down_drops;
+	res->fab_down_drops = tot.down_drops;
+	res->fab_trims = tot.trims;
+	res->fab_ecn = tot.ecn_marks;
+	res->fab_lost = tot.lost;
+	for (uint32_t pl = 0; pl < f->planes; pl++) {
+		for (int tier = MRC_FAB_T0; tier <= MRC_FAB_T1; tier++) {
+			uint32_t nsw = tier == MRC_FAB_T0 ? f->t0 : f->t1;
+
+			for (uint32_t i = 0; i < nsw; i++) {
+				struct mrc_fab_switch_stats ss;
+
+				if (!mrc_fabric_switch_stats(r->fab, tier, i, pl, &ss))
+					res->fab_no_route += ss.no_route;
+			}
+		}
+	}
+	/* links: every output port that carried something */
+	size_t cap = 0;
+
+	for (uint32_t pl = 0; pl < f->planes; pl++) {
+		for (int tier = MRC_FAB_HOST; tier <= MRC_FAB_T1; tier++) {
+			uint32_t nn = tier == MRC_FAB_HOST ? r->nhosts : tier == MRC_FAB_T0 ? f->t0 : f->t1;
+			uint32_t np = tier == MRC_FAB_HOST ? 1 :
+				      tier == MRC_FAB_T0  ? f->hosts_per_t0 + f->t1 :
+							    f->t0;
+
+			for (uint32_t i = 0; i < nn; i++) {
+				for (uint32_t port = 0; port < np; port++) {
+					struct mrc_fab_port_stats ps;
+					struct mrc_run_link *l;
+
+					if (mrc_fabric_port_stats(r->fab, tier, i, pl, port, &ps) ||
+						!ps.tx_pkts)
+						continue;
+					if (res->n_links == cap) {
+						cap = cap ? cap * 2 : 256;
+						l = realloc(res->links, cap * sizeof(*l));
+						if (!l)
+							return;
+						res->links = l;
+					}
+					l = &res->links[res->n_links++];
+					if (tier == MRC_FAB_HOST)
+						snprintf(l->name, sizeof(l->name), "h%u.p%u>p%u.t0.%u", i,
+							pl, pl, i / f->hosts_per_t0);
+					else if (tier == MRC_FAB_T1)
+						snprintf(l->name, sizeof(l->name), "p%u.t1.%u>p%u.t0.%u", pl,
+							i, pl, port);
+					else if (port < f->hosts_per_t0)
+						snprintf(l->name, sizeof(l->name), "p%u.t0.%u>h%u.p%u", pl, i,
+							i * f->hosts_per_t0 + port, pl);
+					else
+						snprintf(l->name, sizeof(l->name), "p%u.t0.%u>p%u.t1.%u", pl,
+							i, pl, port - f->hosts_per_t0);
+					l->tx_pkts = ps.tx_pkts;
+					l->tx_bytes = ps.tx_bytes;
+					l->drops = ps.drops;
+					l->trims = ps.trims;
+					l->ecn_marks = ps.ecn_marks;
+					l->down_drops = ps.down_drops;
+					l->lost = ps.lost;
+					l->max_queue_bytes = ps.max_queue_bytes;
+				}
+			}
+		}
+	}
+}
+
+static int new_hist(const struct conf_hist *c, struct mrc_hist **h)
+{
+	return mrc_hist_init((int64_t)c->lowest_ns, (int64_t)c->highest_ns, (int)c->sigfigs, h);
+}
+
+int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *pctx,
+	struct mrc_run_result **out, char *err, size_t errlen)
+{
+	struct run r = { .job = job };
+	struct mrc_run_result *res = calloc(1, sizeof(*res));
+	const struct conf_traffic *t = &job->traffic;
+	uint64_t sizes[64];
+	size_t n_sizes = conf_sizes_expand(&t->sizes, sizes, 64);
+	struct timespec w0, w1;
+	uint32_t global_iter = 0, total_iters;
+	struct rusage ru;
+	int e;
+
+	clock_gettime(CLOCK_MONOTONIC, &w0);
+	if (!res)
+		return -ENOMEM;
+	r.res = res;
+	res->bin_ps = RUN_BIN_PS;
+	if (n_sizes > 64) {
+		snprintf(err, errlen, "traffic.sizes: %zu sizes, at most 64", n_sizes);
+		e = -E2BIG;
+		goto fail;
+	}
+	e = new_hist(&job->output.hist, &res->msg_ns);
+	e = e ?: new_hist(&job->output.hist, &res->step_ns);
+	e = e ?: new_hist(&job->output.hist, &res->rtt_ns);
+	if (e) {
+		snprintf(err, errlen, "output.hist: %s", strerror(-e));
+		goto fail;
+	}
+	e = mrc_job_srv6(job, &r.m, err, errlen);
+	if (e)
+		goto fail;
+	r.nhosts = conf_fabric_hosts(&job->fabric);
+	r.nranks = t->ranks ? t->ranks : r.nhosts;
+	res->nranks = r.nranks;
+	if (r.nranks < 2 || r.nranks > r.nhosts) {
+		snprintf(err, errlen, "traffic.ranks: %u ranks on %u hosts", r.nranks, r.nhosts);
+		e = -EINVAL;
+		goto fail;
+	}
+	if (mkdir(job->output.dir, 0755) && errno != EEXIST) {
+		e = -errno;
+		snprintf(err, errlen, "output.dir: %s: %s", job->output.dir, strerror(errno));
+		goto fail;
+	}
+	e = setup_fabric(&r, err, errlen);
+	e = e ?: mrc_sim_handler(r.sim, on_timer_event, &r);
+	if (e < 0)
+		goto fail;
+	r.timer_kind = e;
+	e = mrc_sim_handler(r.sim, on_fault_snapshot, &r);
+	if (e < 0) {
+		snprintf(err, errlen, "sim: fault handler: %s", strerror(-e));
+		goto fail;
+	}
+	r.snap_kind = e;
+	r.fired = calloc(job->n_faults + 1, sizeof(*r.fired));
+	if (!r.fired) {
+		snprintf(err, errlen, "fault counters: out of memory");
+		e = -ENOMEM;
+		goto fail;
+	}
+	e = setup_hosts(&r, err, errlen);
+	e = e ?: setup_captures(&r, err, errlen);
+	if (e)
+		goto fail;
+	/* every fault is checked before the job runs, not when its iteration comes */
+	for (size_t f = 0; f < job->n_faults; f++) {
+		struct mrc_fab_fault ff;
+
+		e = fault_map(&r, &job->faults[f], 0, &ff, err, errlen);
+		if (e)
+			goto fail;
+	}
+	for (size_t f = 0; f < job->n_faults; f++) {
+		if (job->faults[f].has_at) {
+			e = fault_apply(&r, &job->faults[f], job->faults[f].at_ps, false, err, errlen);
+			if (e)
+				goto fail;
+		}
+	}
+	res->sizes = calloc(n_sizes, sizeof(*res->sizes));
+	if (!res->sizes) {
+		e = -ENOMEM;
+		goto fail;
+	}
+	total_iters = (uint32_t)n_sizes * (t->warmup + t->iterations);
+	for (size_t s = 0; s < n_sizes; s++) {
+		unsigned es = conf_dtype_size(t->dtype);
+		struct mrc_coll_params cp = {
+			.pattern = (enum mrc_coll_pattern)t->pattern,
+			.dtype = (enum mrc_dtype)t->dtype,
+			.nranks = r.nranks,
+			.count = sizes[s] / es,
+			.root = t->root_host,
+			.seed = job->seed,
+			.verify = t->verify,
+		};
+		static const struct mrc_coll_ops cops = { coll_post };
+		struct mrc_run_size *rs = &res->sizes[res->n_sizes++];
+		double sum = 0;
+		uint32_t n = 0;
+
+		switch (t->algorithm) {
+		case CONF_ALG_TREE:
+			cp.algo = MRC_COLL_TREE;
+			break;
+		case CONF_ALG_PARALLEL:
+			cp.algo = MRC_COLL_PARALLEL;
+			break;
+		case CONF_ALG_SHIFT:
+			cp.algo = MRC_COLL_SHIFT;
+			break;
+		default:
+			cp.algo = MRC_COLL_RING;
+			break;
+		}
+		if (cp.pattern == MRC_COLL_ALLTOALL && cp.algo == MRC_COLL_RING)
+			cp.algo = MRC_COLL_PARALLEL;
+		e = mrc_coll_new(&cp, &cops, &r, &r.coll);
+		if (e) {
+			snprintf(err, errlen, "collective %s of %llu B over %u ranks: %s",
+				mrc_coll_pattern_name(cp.pattern), (unsigned long long)sizes[s],
+				r.nranks, strerror(-e));
+			goto fail;
+		}
+		e = mem_regions(&r);
+		if (e) {
+			snprintf(err, errlen, "run: payload buffer: %s", strerror(-e));
+			goto fail;
+		}
+		rs->bytes = mrc_coll_bytes(r.coll);
+		rs->count = cp.count;
+		e = new_hist(&job->output.hist, &rs->cct_ns);
+		if (e)
+			goto fail;
+		for (uint32_t it = 0; it < t->warmup + t->iterations; it++) {
+			bool warm = it < t->warmup;
+			struct mrc_run_iter *ri;
+
+			e = run_iteration(&r, (uint32_t)s, warm ? 0 : it - t->warmup, warm,
+				global_iter++, err, errlen);
+			if (e)
+				break;
+			ri = &res->iters[res->n_iters - 1];
+			if (!warm) {
+				mrc_hist_record(rs->cct_ns, (int64_t)(ri->cct_ps / 1000));
+				sum += (double)ri->cct_ps;
+				n++;
+				rs->wrong += ri->wrong;
+			}
+			if (progress)
+				progress(pctx, (double)global_iter / total_iters);
+		}
+		/* the engine keeps MRs; the collective's buffers stay until the run ends */
+		if (e && r.err) {
+			rs->incomplete = true; /* its time and bandwidths did not happen */
+			snprintf(res->error, sizeof(res->error), "%s", r.errmsg);
+			e = 0; /* the job ran and failed its checks: report what there is */
+			coll_release(&r);
+			break;
+		}
+		if (e)
+			goto fail;
+		rs->time_us = n ? sum / n / 1e6 : 0;
+		if (rs->time_us > 0) {
+			rs->algbw_gbs = (double)rs->bytes / (rs->time_us * 1e-6) / 1e9;
+			rs->busbw_gbs = rs->algbw_gbs * mrc_coll_bus_factor(cp.pattern, r.nranks);
+		}
+		coll_release(&r);
+	}
+	res->sim_end_ps = mrc_sim_now(r.sim);
+	collect_faults(&r, r.cur_iter);
+	not_applied(&r);
+	/* the packets are done with: their memory goes back before the results are made */
+	mrc_fabric_release_pool(r.fab);
+#ifdef __GLIBC__
+	malloc_trim(0); /* and leaves the process: free pages amid the heap too */
+#endif
+	collect_stats(&r);
+	if (res->tx_encode_err)
+		mrc_run_add_error(res, "encode: %llu packets could not be encoded and were never "
+				       "sent (%s)", (unsigned long long)res->tx_encode_err, r.encode_err_host);
+	finish_faults(&r);
+	/* a capture's last records are written now: a failure fails the run */
+	for (size_t i = 0; i < r.n_taps; i++)
+		if (!r.taps[i].failed && pcapw_flush(r.taps[i].w))
+			mrc_run_add_error(res, "capture %s: %s", r.taps[i].point,
+				pcapw_error(r.taps[i].w));
+	clock_gettime(CLOCK_MONOTONIC, &w1);
+	res->wall_s = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) / 1e9;
+	if (!getrusage(RUSAGE_SELF, &ru))
+		res->peak_rss_bytes = (size_t)ru.ru_maxrss * 1024;
+	e = 0;
+	*out = res;
+	res = NULL;
+fail:
+	for (size_t i = 0; i < r.n_taps; i++)
+		pcapw_close(r.taps[i].w);
+	free(r.taps);
+	coll_release(&r);
+	for (uint32_t h = 0; r.hosts && h < r.nhosts; h++) {
+		mrc_ep_free(r.hosts[h].ep);
+		free(r.hosts[h].peer_map);
+	}
+	free(r.hosts);
+	free(r.bad_t);
+	free(r.applied);
+	free(r.imp);
+	free(r.fired);
+	mrc_fabric_free(r.fab);
+	mrc_job_srv6_free(&r.m);
+	mrc_run_result_free(res);
+	return e;
+}
+
+void mrc_run_result_free(struct mrc_run_result *r)
+{
+	if (!r)
+		return;
+	for (size_t s = 0; s < r->n_sizes; s++)
+		mrc_hist_free(r->sizes[s].cct_ns);
+	free(r->sizes);
+	free(r->iters);
+	mrc_hist_free(r->msg_ns);
+	mrc_hist_free(r->step_ns);
+	mrc_hist_free(r->rtt_ns);
+	free(r->rank_rtt_ns);
+	free(r->faults);
+	free(r->unapplied);
+	free(r->errors);
+	free(r->bin_bytes);
+	free(r->evs);
+	free(r->links);
+	free(r);
+}

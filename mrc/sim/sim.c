@@ -1,0 +1,625 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* sim: virtual clock (ps) and deterministic event queue — binary heap or timing wheel. */
+#include "mrc/sim/sim.h"
+#include "mrc/base/rng.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * One event: 32 bytes. @key = insertion sequence << 8 | handler kind; sequences are
+ * unique, so (time, key) orders events by time and then by insertion.
+ */
+struct sim_ev {
+	uint64_t t;
+	uint64_t key;
+	void *obj;
+	uint64_t arg;
+};
+
+struct sim_heap {
+	struct sim_ev *a;
+	size_t n, cap;
+};
+
+struct sim_bucket {
+	struct sim_ev *ev;
+	uint32_t n, cap;
+};
+
+/* Events at the clock's time, in insertion order: a ring, cap a power of two or 0. */
+struct sim_fifo {
+	struct sim_ev *a;
+	uint32_t head, n, cap;
+};
+
+/*
+ * An emptied bucket gives its array to the spare lists, one per capacity (8 << k events),
+ * and a bucket that fills takes the next size from them: a busy tick's bucket grew by
+ * realloc, 64,600 calls and 3 % of a 128-host all-to-all's instructions. The lists hold
+ * at most SPARE_EVS events in all (64 KiB), the rest is freed, so the wheel's memory
+ * follows the events pending, not the busiest bucket ever (2048 buckets keeping up to 16
+ * events each were 0.94 MB of a 32-host job's heap).
+ */
+#define SPARE_CLASSES 16
+#define SPARE_EVS 2048u
+
+struct sim_wheel {
+	unsigned tick_bits, nb_bits;
+	uint64_t nb, mask;
+	uint64_t cur;	       /* current tick: run and near hold every event with tick <= cur */
+	struct sim_bucket *b;  /* ticks cur+1 .. cur+nb-1, slot = tick & mask */
+	uint64_t *bits;	       /* non-empty buckets */
+	struct sim_ev *run;    /* the current tick's bucket, sorted: run[run_i..run_n-1] */
+	uint32_t run_i, run_n; /* next, end */
+	uint32_t run_cap;
+	struct sim_heap near;  /* events of the current tick: a bucket too disordered to sort
+				* cheaply, and those scheduled into the tick after now */
+	struct sim_fifo at_now; /* scheduled at the clock's time: each is the last of those */
+	struct sim_heap far;   /* ticks >= cur + nb */
+	struct sim_ev *spare[SPARE_CLASSES]; /* free arrays of 8 << k events, for buckets that
+				* fill: linked through obj of their event 0 */
+	size_t spare_evs;      /* events they have room for, at most SPARE_EVS */
+	struct sim_ev *tmp;    /* radix_run's scratch: the largest bucket it sorted */
+	uint32_t tmp_cap;
+};
+
+struct sim_handler {
+	mrc_sim_fn fn;
+	void *ctx;
+};
+
+struct mrc_sim {
+	enum mrc_simq queue;
+	uint64_t now;
+	uint64_t seq;
+	uint64_t events;
+	size_t pending;
+	bool stop;
+	unsigned n_handlers;
+	struct sim_heap heap; /* MRC_SIMQ_HEAP */
+	struct sim_wheel w;   /* MRC_SIMQ_WHEEL */
+	struct sim_handler h[255];
+};
+
+static inline bool ev_lt(const struct sim_ev *a, const struct sim_ev *b)
+{
+	return a->t < b->t || (a->t == b->t && a->key < b->key);
+}
+
+static int heap_push(struct sim_heap *h, const struct sim_ev *e)
+{
+	size_t i;
+
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? h->cap * 2 : 256;
+		struct sim_ev *a = realloc(h->a, cap * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		h->a = a;
+		h->cap = cap;
+	}
+	i = h->n++;
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+
+		if (!ev_lt(e, &h->a[parent]))
+			break;
+		h->a[i] = h->a[parent];
+		i = parent;
+	}
+	h->a[i] = *e;
+	return 0;
+}
+
+static void sift_down(struct sim_heap *h, size_t i)
+{
+	struct sim_ev e = h->a[i];
+	size_t n = h->n;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && ev_lt(&h->a[c + 1], &h->a[c]))
+			c++;
+		if (!ev_lt(&h->a[c], &e))
+			break;
+		h->a[i] = h->a[c];
+		i = c;
+	}
+	h->a[i] = e;
+}
+
+static void heap_pop(struct sim_heap *h, struct sim_ev *out)
+{
+	*out = h->a[0];
+	h->a[0] = h->a[--h->n];
+	if (h->n)
+		sift_down(h, 0);
+}
+
+static void heapify(struct sim_heap *h)
+{
+	for (size_t i = h->n / 2; i-- > 0;)
+		sift_down(h, i);
+}
+
+/*
+ * Sorts @n events by (time, key) by insertion, which costs little on a bucket: its
+ * events are in insertion (key) order, and in time order too unless scheduled out of it
+ * (in lockstep, hundreds at one time). Gives up (returns false, @a a permutation of what
+ * it was) when that costs more than a few moves per event.
+ */
+static bool sort_run(struct sim_ev *a, uint32_t n)
+{
+	uint64_t budget = 4 * (uint64_t)n + 64;
+
+	for (uint32_t i = 1; i < n; i++) {
+		struct sim_ev e = a[i];
+		uint32_t j = i;
+
+		for (; j > 0 && ev_lt(&e, &a[j - 1]); j--)
+			a[j] = a[j - 1];
+		a[j] = e;
+		if (i - j > budget)
+			return false;
+		budget -= i - j;
+	}
+	return true;
+}
+
+static int fifo_push(struct sim_fifo *f, const struct sim_ev *e)
+{
+	if (f->n == f->cap) {
+		uint32_t cap = f->cap ? f->cap * 2 : 64;
+		struct sim_ev *a = malloc(cap * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < f->n; i++)
+			a[i] = f->a[(f->head + i) & (f->cap - 1)];
+		free(f->a);
+		f->a = a;
+		f->head = 0;
+		f->cap = cap;
+	}
+	f->a[(f->head + f->n) & (f->cap - 1)] = *e;
+	f->n++;
+	return 0;
+}
+
+/* The wheel's next event: the earliest of run's, near's and at_now's first; they must
+ * not all be empty. */
+static inline struct sim_ev *wheel_top(struct sim_wheel *w)
+{
+	struct sim_ev *t = w->run_i < w->run_n ? &w->run[w->run_i] : NULL;
+
+	if (w->near.n && (!t || ev_lt(&w->near.a[0], t)))
+		t = &w->near.a[0];
+	if (w->at_now.n && (!t || ev_lt(&w->at_now.a[w->at_now.head], t)))
+		t = &w->at_now.a[w->at_now.head];
+	return t;
+}
+
+static inline bool wheel_empty_tick(const struct sim_wheel *w)
+{
+	return w->near.n == 0 && w->run_i == w->run_n && w->at_now.n == 0;
+}
+
+/* Takes @top (wheel_top) off the wheel into @e. */
+static inline void wheel_pop(struct sim_wheel *w, struct sim_ev *top, struct sim_ev *e)
+{
+	if (top == w->near.a) {
+		heap_pop(&w->near, e);
+	} else if (w->run_i < w->run_n && top == &w->run[w->run_i]) {
+		*e = w->run[w->run_i++];
+	} else {
+		*e = *top;
+		w->at_now.head = (w->at_now.head + 1) & (w->at_now.cap - 1);
+		w->at_now.n--;
+	}
+}
+
+/* The spare list for arrays of @cap events, or -1 when @cap is not 8 << k. */
+static int spare_class(size_t cap)
+{
+	for (int k = 0; k < SPARE_CLASSES; k++)
+		if (cap == (size_t)8 << k)
+			return k;
+	return -1;
+}
+
+/* Takes @a (an array of @cap events, NULL or empty) back: onto a spare list or freed. */
+static void spare_put(struct sim_wheel *w, struct sim_ev *a, size_t cap)
+{
+	int k = spare_class(cap);
+
+	if (!a)
+		return;
+	if (k < 0 || w->spare_evs + cap > SPARE_EVS) {
+		free(a);
+		return;
+	}
+	a[0].obj = w->spare[k];
+	w->spare[k] = a;
+	w->spare_evs += cap;
+}
+
+/* An array of 8 << @k events from the spare lists, or NULL. */
+static struct sim_ev *spare_get(struct sim_wheel *w, int k)
+{
+	struct sim_ev *a = w->spare[k];
+
+	if (a) {
+		w->spare[k] = a[0].obj;
+		w->spare_evs -= (size_t)8 << k;
+	}
+	return a;
+}
+
+static int bucket_add(struct sim_wheel *w, uint64_t tick, const struct sim_ev *e)
+{
+	uint64_t slot = tick & w->mask;
+	struct sim_bucket *b = &w->b[slot];
+
+	if (b->n == b->cap) {
+		uint32_t cap = b->cap ? b->cap * 2 : 8;
+		int k = spare_class(cap);
+		struct sim_ev *ev = k >= 0 ? spare_get(w, k) : NULL;
+
+		if (ev) {
+			if (b->n)
+				memcpy(ev, b->ev, b->n * sizeof(*ev));
+			spare_put(w, b->ev, b->cap);
+		} else {
+			ev = realloc(b->ev, cap * sizeof(*ev));
+			if (!ev)
+				return -ENOMEM;
+		}
+		b->ev = ev;
+		b->cap = cap;
+	}
+	b->ev[b->n++] = *e;
+	w->bits[slot >> 6] |= 1ull << (slot & 63);
+	return 0;
+}
+
+static int wheel_push(struct sim_wheel *w, const struct sim_ev *e)
+{
+	uint64_t tick = e->t >> w->tick_bits;
+
+	if (tick <= w->cur)
+		return heap_push(&w->near, e);
+	if (tick - w->cur < w->nb)
+		return bucket_add(w, tick, e);
+	return heap_push(&w->far, e);
+}
+
+/* First tick after cur whose bucket is non-empty, or MRC_SIM_NEVER. */
+static uint64_t wheel_next_bucket(const struct sim_wheel *w)
+{
+	uint64_t start = (w->cur + 1) & w->mask, nwords = (w->nb + 63) / 64;
+	uint64_t slot = start, scanned = 0;
+
+	while (scanned < w->nb) {
+		uint64_t word = w->bits[slot >> 6] >> (slot & 63);
+
+		if (word) {
+			uint64_t s = slot + (uint64_t)__builtin_ctzll(word);
+			uint64_t dist = (s - start) & w->mask;
+
+			if (s < w->nb && scanned + (s - slot) < w->nb)
+				return w->cur + 1 + dist;
+		}
+		scanned += 64 - (slot & 63);
+		slot = ((slot >> 6) + 1) % nwords * 64;
+	}
+	return MRC_SIM_NEVER;
+}
+
+#define RADIX_BITS 6
+
+/*
+ * Sorts @n events of one tick by time, stably, with passes of RADIX_BITS over the time's
+ * offset in the tick; for sort_run's leftovers (a sorted prefix, then the rest in
+ * insertion order: at each time the keys still rise) that is (time, key) order, which is
+ * checked. Returns false (@a unsorted) when it is not, or on -ENOMEM.
+ */
+static bool radix_run(struct sim_wheel *w, struct sim_ev *a, uint32_t n)
+{
+	uint64_t tick_mask = (1ull << w->tick_bits) - 1;
+
+	if (n > w->tmp_cap) {
+		struct sim_ev *t = realloc(w->tmp, (size_t)n * sizeof(*t));
+
+		if (!t)
+			return false;
+		w->tmp = t;
+		w->tmp_cap = n;
+	}
+	for (unsigned shift = 0; shift < w->tick_bits; shift += RADIX_BITS) {
+		uint32_t cnt[1u << RADIX_BITS] = {0}, sum = 0;
+		uint64_t dmask = (1u << RADIX_BITS) - 1;
+
+		for (uint32_t i = 0; i < n; i++)
+			cnt[((a[i].t & tick_mask) >> shift) & dmask]++;
+		for (uint32_t d = 0; d <= dmask; d++) {
+			uint32_t c = cnt[d];
+
+			cnt[d] = sum;
+			sum += c;
+		}
+		for (uint32_t i = 0; i < n; i++)
+			w->tmp[cnt[((a[i].t & tick_mask) >> shift) & dmask]++] = a[i];
+		memcpy(a, w->tmp, (size_t)n * sizeof(*a));
+	}
+	for (uint32_t i = 1; i < n; i++)
+		if (ev_lt(&a[i], &a[i - 1]))
+			return false;
+	return true;
+}
+
+/* Refills run (a sorted bucket) or the near heap from the wheel and far heap, once the
+ * current tick has nothing left. Returns false when all are empty. */
+static bool wheel_advance(struct sim_wheel *w)
+{
+	while (wheel_empty_tick(w)) {
+		uint64_t tb = wheel_next_bucket(w), tf = MRC_SIM_NEVER, next;
+
+		if (w->far.n)
+			tf = w->far.a[0].t >> w->tick_bits;
+		next = tb < tf ? tb : tf;
+		if (next == MRC_SIM_NEVER)
+			return false;
+		w->cur = next;
+		if (tb == next) {
+			uint64_t slot = next & w->mask;
+			struct sim_bucket *b = &w->b[slot];
+			struct sim_ev *spare;
+			size_t spare_cap;
+
+			/* the (empty) run takes the bucket's array and sorts it in place (by
+			 * insertion, or by radix when far out of order: hundreds of lockstep
+			 * events in one tick), else the (empty) near heap takes it and heapifies
+			 * it; the array it replaced goes to the spare list (spare_put), so the
+			 * wheel's memory follows the events pending, not the busiest bucket ever */
+			if (sort_run(b->ev, b->n) || radix_run(w, b->ev, b->n)) {
+				spare = w->run;
+				spare_cap = w->run_cap;
+				w->run = b->ev;
+				w->run_cap = b->cap;
+				w->run_n = b->n;
+				w->run_i = 0;
+			} else {
+				spare = w->near.a;
+				spare_cap = w->near.cap;
+				w->near.a = b->ev;
+				w->near.cap = b->cap;
+				w->near.n = b->n;
+				heapify(&w->near);
+			}
+			spare_put(w, spare, spare_cap);
+			b->ev = NULL;
+			b->cap = 0;
+			b->n = 0;
+			w->bits[slot >> 6] &= ~(1ull << (slot & 63));
+		}
+		while (w->far.n && (w->far.a[0].t >> w->tick_bits) - w->cur < w->nb) {
+			struct sim_ev e;
+
+			heap_pop(&w->far, &e);
+			if (wheel_push(w, &e))
+				abort();
+		}
+	}
+	return true;
+}
+
+int mrc_sim_new(const struct mrc_sim_params *p, struct mrc_sim **out)
+{
+	struct mrc_sim *sim = calloc(1, sizeof(*sim));
+	struct mrc_sim_params def = {.queue = MRC_SIMQ_DEFAULT};
+	int err = -ENOMEM;
+
+	if (!sim)
+		return -ENOMEM;
+	if (!p)
+		p = &def;
+	/* an unknown backend would take the wheel's paths with an unbuilt wheel: refuse it */
+	if (p->queue != MRC_SIMQ_HEAP && p->queue != MRC_SIMQ_WHEEL) {
+		err = -EINVAL;
+		goto free_sim;
+	}
+	sim->queue = p->queue;
+	if (sim->queue == MRC_SIMQ_WHEEL) {
+		struct sim_wheel *w = &sim->w;
+
+		w->tick_bits = p->tick_bits ? p->tick_bits : 11;
+		w->nb_bits = p->wheel_bits ? p->wheel_bits : 11;
+		if (w->tick_bits > 40 || w->nb_bits < 6 || w->nb_bits > 24) {
+			err = -EINVAL;
+			goto free_sim;
+		}
+		w->nb = 1ull << w->nb_bits;
+		w->mask = w->nb - 1;
+		w->b = calloc(w->nb, sizeof(*w->b));
+		w->bits = calloc(w->nb / 64, sizeof(*w->bits));
+		if (!w->b || !w->bits)
+			goto free_wheel;
+	}
+	*out = sim;
+	return 0;
+
+free_wheel:
+	free(sim->w.b);
+	free(sim->w.bits);
+free_sim:
+	free(sim);
+	return err;
+}
+
+void mrc_sim_free(struct mrc_sim *sim)
+{
+	if (!sim)
+		return;
+	free(sim->heap.a);
+	if (sim->w.b)
+		for (uint64_t i = 0; i < sim->w.nb; i++)
+			free(sim->w.b[i].ev);
+	free(sim->w.b);
+	free(sim->w.bits);
+	free(sim->w.run);
+	free(sim->w.tmp);
+	free(sim->w.at_now.a);
+	free(sim->w.near.a);
+	free(sim->w.far.a);
+	for (int k = 0; k < SPARE_CLASSES; k++)
+		while (sim->w.spare[k]) {
+			struct sim_ev *a = sim->w.spare[k];
+
+			sim->w.spare[k] = a[0].obj;
+			free(a);
+		}
+	free(sim);
+}
+
+int mrc_sim_handler(struct mrc_sim *sim, mrc_sim_fn fn, void *ctx)
+{
+	if (sim->n_handlers == 255)
+		return -ENOSPC;
+	sim->h[sim->n_handlers].fn = fn;
+	sim->h[sim->n_handlers].ctx = ctx;
+	return (int)sim->n_handlers++;
+}
+
+int mrc_sim_at(struct mrc_sim *sim, uint64_t at_ps, unsigned kind, void *obj, uint64_t arg)
+{
+	struct sim_ev e = {
+		.t = at_ps < sim->now ? sim->now : at_ps,
+		.key = sim->seq << 8 | (kind & 0xFF),
+		.obj = obj,
+		.arg = arg,
+	};
+	int err;
+
+	/* on the wheel, an event at the clock's time runs after every other at that time (its
+	 * key is the largest) and before any later one: a FIFO keeps them in order */
+	if (sim->queue == MRC_SIMQ_HEAP)
+		err = heap_push(&sim->heap, &e);
+	else if (e.t == sim->now)
+		err = fifo_push(&sim->w.at_now, &e);
+	else
+		err = wheel_push(&sim->w, &e);
+	if (err)
+		return err;
+	sim->seq++;
+	sim->pending++;
+	return 0;
+}
+
+uint64_t mrc_sim_now(const struct mrc_sim *sim)
+{
+	return sim->now;
+}
+
+uint64_t mrc_sim_next(struct mrc_sim *sim)
+{
+	if (sim->queue == MRC_SIMQ_HEAP)
+		return sim->heap.n ? sim->heap.a[0].t : MRC_SIM_NEVER;
+	if (!wheel_advance(&sim->w))
+		return MRC_SIM_NEVER;
+	return wheel_top(&sim->w)->t;
+}
+
+uint64_t mrc_sim_run(struct mrc_sim *sim, uint64_t until_ps)
+{
+	uint64_t ran = 0;
+	struct sim_heap *h = &sim->heap;
+	struct sim_wheel *w = &sim->w;
+
+	sim->stop = false;
+	while (!sim->stop) {
+		struct sim_ev e, *top;
+		const struct sim_handler *hd;
+
+		/* the next event's object is most likely a packet or port not in cache: it is
+		 * prefetched while this one runs */
+		if (sim->queue == MRC_SIMQ_HEAP) {
+			if (h->n == 0 || h->a[0].t > until_ps)
+				break;
+			heap_pop(h, &e);
+			if (h->n)
+				__builtin_prefetch(h->a[0].obj);
+		} else {
+			if (wheel_empty_tick(w) && !wheel_advance(w))
+				break;
+			top = wheel_top(w);
+			if (top->t > until_ps)
+				break;
+			wheel_pop(w, top, &e);
+			if (w->run_i < w->run_n)
+				__builtin_prefetch(w->run[w->run_i].obj);
+			else if (w->at_now.n)
+				__builtin_prefetch(w->at_now.a[w->at_now.head].obj);
+			else if (w->near.n)
+				__builtin_prefetch(w->near.a[0].obj);
+		}
+		sim->pending--;
+		sim->now = e.t;
+		hd = &sim->h[e.key & 0xFF];
+		hd->fn(hd->ctx, e.obj, e.arg, e.t);
+		ran++;
+	}
+	sim->events += ran;
+	return ran;
+}
+
+void mrc_sim_stop(struct mrc_sim *sim)
+{
+	sim->stop = true;
+}
+
+size_t mrc_sim_pending(const struct mrc_sim *sim)
+{
+	return sim->pending;
+}
+
+uint64_t mrc_sim_events(const struct mrc_sim *sim)
+{
+	return sim->events;
+}
+
+size_t mrc_sim_mem_bytes(const struct mrc_sim *sim)
+{
+	size_t n = sim->heap.cap * sizeof(struct sim_ev);
+
+	if (sim->w.b) {
+		n += sim->w.nb * (sizeof(struct sim_bucket) + 1.0 / 8);
+		for (uint64_t i = 0; i < sim->w.nb; i++)
+			n += sim->w.b[i].cap * sizeof(struct sim_ev);
+		n += (sim->w.run_cap + sim->w.near.cap + sim->w.at_now.cap + sim->w.far.cap + sim->w.tmp_cap +
+			     sim->w.spare_evs) *
+		     sizeof(struct sim_ev);
+	}
+	return n;
+}
+
+const char *mrc_simq_name(enum mrc_simq q)
+{
+	return q == MRC_SIMQ_HEAP ? "heap" : q == MRC_SIMQ_WHEEL ? "wheel" : "?";
+}
+
+int mrc_simq_parse(const char *s, enum mrc_simq *out)
+{
+	if (strcmp(s, "heap") == 0)
+		*out = MRC_SIMQ_HEAP;
+	else if (strcmp(s, "wheel") == 0)
+		*out = MRC_SIMQ_WHEEL;
+	else
+		return -EINVAL;
+	return 0;
+}

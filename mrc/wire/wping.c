@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* wping: MRC PROBE per EV over raw sockets and io_uring, checked at the peer (wping.h). */
+#include "mrc/wire/wping.h"
+
+#include "mrc/base/bytes.h"
+#include "mrc/wire/loop.h"
+#include "mrc/wire/sock.h"
+#include "mrc/engine/wire.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WP_INNER_LEN (MRC_IP6_HLEN + MRC_UDP_HLEN + MRC_BTH_LEN + MRC_PETH_LEN + MRC_ICRC_LEN)
+#define WP_PKT_LEN   (MRC_IP6_HLEN + WP_INNER_LEN)
+#define WP_ECT0	     2
+
+int mrc_wping_build(const struct mrc_srv6_path *path, uint16_t probe_id, uint16_t tx_ts,
+	uint8_t *buf, size_t cap)
+{
+	struct mrc_wire_cfg cfg;
+	struct mrc_pkt p;
+
+	if (cap < WP_PKT_LEN)
+		return -ENOSPC;
+	mrc_wire_cfg_default(&cfg);
+	memset(&p, 0, sizeof(p));
+	p.outer_src = path->src_addr;
+	p.outer_dst = path->container;
+	p.ecn = WP_ECT0;
+	p.src = path->src_addr;
+	p.dst = path->dst_addr;
+	p.ev = path->ev;
+	p.opcode = MRC_OP_PROBE;
+	p.pkey = 0xffff; /* default P_Key; DestQP 0, PSN 0: a probe consumes no PSN */
+	p.peth.probe_id = probe_id;
+	p.peth.tx_ts = tx_ts;
+	return mrc_wire_encode(&cfg, &p, buf, cap);
+}
+
+int mrc_wping_probe_id(const uint8_t *inner, size_t len, uint16_t *probe_id)
+{
+	struct mrc_wire_cfg cfg;
+	struct mrc_pkt p;
+
+	/* the id alone: a damaged probe still matches and is then reported corrupt */
+	mrc_wire_cfg_default(&cfg);
+	cfg.check_icrc = cfg.check_csum = false;
+	if (len < MRC_IP6_HLEN + MRC_UDP_HLEN + MRC_BTH_LEN + MRC_PETH_LEN)
+		return -EMSGSIZE;
+	if (mrc_wire_decode(&cfg, inner, len, false, &p) != MRC_WIRE_OK ||
+		p.opcode != MRC_OP_PROBE)
+		return -EPROTO;
+	*probe_id = p.peth.probe_id;
+	return 0;
+}
+
+/* ---- running ---- */
+
+struct wp_ctx {
+	uint8_t want[WP_INNER_LEN];
+	uint16_t probe_id;
+	int want_sock;
+	bool got, corrupt;
+	int tclass;
+	struct timespec t_rx;
+};
+
+static void wp_on_rx(void *ctx, int sock_idx, const uint8_t *buf, size_t len,
+	const struct mrc_loop_rx_info *info)
+{
+	struct wp_ctx *c = ctx;
+	uint16_t id;
+
+	if (c->got || mrc_wping_probe_id(buf, len, &id) < 0 || id != c->probe_id)
+		return; /* not the probe in flight (a late one, or other traffic) */
+	clock_gettime(CLOCK_MONOTONIC, &c->t_rx);
+	c->got = true;
+	c->corrupt = sock_idx != c->want_sock || len != WP_INNER_LEN ||
+		     memcmp(buf, c->want, WP_INNER_LEN) != 0;
+	c->tclass = info->tclass;
+}
+
+/* Enters named netns @name (when non-NULL), saving the current one in @saved. */
+static int netns_enter(const char *name, int *saved, char *err, size_t errlen)
+{
+	char path[300];
+	int fd;
+
+	*saved = -1;
+	if (!name)
+		return 0;
+	snprintf(path, sizeof(path), "/run/netns/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "wire-ping: netns: '%s': %s", name, strerror(errno));
+		return -errno;
+	}
+	*saved = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (*saved < 0 || setns(fd, CLONE_NEWNET) < 0) {
+		int e = errno;
+
+		snprintf(err, errlen, "wire-ping: netns: '%s': setns: %s", name, strerror(e));
+		close(fd);
+		if (*saved >= 0)
+			close(*saved);
+		*saved = -1;
+		return -e;
+	}
+	close(fd);
+	return 0;
+}
+
+static void netns_leave(int saved)
+{
+	if (saved < 0)
+		return;
+	if (setns(saved, CLONE_NEWNET) < 0)
+		perror("wire-ping: netns: setns back");
+	close(saved);
+}
+
+/* Opens the ports of every plane inside @ns; keeps the tx (or rx) socket only. */
+static int open_ports(const struct mrc_wping_opts *o, unsigned planes, const char *ns, bool tx,
+	struct mrc_sock_port *ports, char *err, size_t errlen)
+{
+	char name[16];
+	int saved, ret = netns_enter(ns, &saved, err, errlen);
+
+	if (ret < 0)
+		return ret;
+	for (unsigned p = 0; p < planes; p++) {
+		const char *ifn = o->ports[p];
+
+		if (!ifn) {
+			snprintf(name, sizeof(name), "p%u", p);
+			ifn = name;
+		}
+		ret = mrc_sock_port_open(ifn, 0, &ports[p], err, errlen);
+		if (ret < 0)
+			break;
+		if (tx) {
+			close(ports[p].rx_fd);
+			ports[p].rx_fd = -1;
+		} else {
+			close(ports[p].tx_fd);
+			ports[p].tx_fd = -1;
+		}
+	}
+	netns_leave(saved);
+	return ret;
+}
+
+static double ts_us(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) * 1e6 + (double)(b->tv_nsec - a->tv_nsec) / 1e3;
+}
+
+int mrc_wping_run(const struct mrc_wping_opts *o, FILE *out, char *err, size_t errlen)
+{
+	struct mrc_sock_port src[MRC_WPING_MAX_PLANES], dst[MRC_WPING_MAX_PLANES];
+	int tx_idx[MRC_WPING_MAX_PLANES], rx_idx[MRC_WPING_MAX_PLANES];
+	unsigned planes = mrc_srv6_plan_params(o->plan)->planes;
+	unsigned timeout_ms = o->timeout_ms ? o->timeout_ms : 200;
+	struct mrc_loop_params lp = { .sq_entries = 64, .rx_bufs = 64, .tx_bufs = 64 };
+	struct mrc_loop *loop = NULL;
+	struct wp_ctx ctx;
+	size_t ok = 0;
+	int ret;
+
+	if (planes > MRC_WPING_MAX_PLANES) {
+		snprintf(err, errlen, "wire-ping: planes: more than %d '%u'", MRC_WPING_MAX_PLANES,
+			planes);
+		return -EINVAL;
+	}
+	for (unsigned p = 0; p < MRC_WPING_MAX_PLANES; p++)
+		src[p].tx_fd = src[p].rx_fd = dst[p].tx_fd = dst[p].rx_fd = -1;
+	ret = open_ports(o, planes, o->netns, true, src, err, errlen);
+	if (ret < 0)
+		goto close_ports;
+	ret = open_ports(o, planes, o->peer_netns, false, dst, err, errlen);
+	if (ret < 0)
+		goto close_ports;
+	ret = mrc_loop_new(&lp, &loop, err, errlen);
+	if (ret < 0)
+		goto close_ports;
+	memset(&ctx, 0, sizeof(ctx));
+	for (unsigned p = 0; p < planes; p++) {
+		tx_idx[p] = mrc_loop_add_tx_socket(loop, src[p].tx_fd);
+		rx_idx[p] = mrc_loop_add_rx_socket(loop, dst[p].rx_fd, wp_on_rx, &ctx);
+		if (tx_idx[p] < 0 || rx_idx[p] < 0) {
+			ret = -ENOSPC;
+			snprintf(err, errlen, "wire-ping: loop: too many sockets");
+			goto free_loop;
+		}
+	}
+	mrc_loop_run_once(loop, 0); /* arm the receives before the first probe */
+
+	for (size_t i = 0; i < o->n_evs; i++) {
+		struct mrc_srv6_path path;
+		struct sockaddr_in6 sa;
+		struct timespec t0, now;
+		uint8_t pkt[WP_PKT_LEN];
+		char cont[64], t1[32] = "-";
+		int len;
+
+		ret = mrc_srv6_path(o->plan, o->src, o->dst, o->evs[i], &path);
+		if (ret < 0) {
+			snprintf(err, errlen, "wire-ping: path: h%u -> h%u ev 0x%08x: %s", o->src,
+				o->dst, o->evs[i], strerror(-ret));
+			goto free_loop;
+		}
+		if (path.via_t1)
+			snprintf(t1, sizeof(t1), "p%u.t1.%u", path.plane, path.spine);
+		mrc_srv6_addr_str(&path.container, cont, sizeof(cont));
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		len = mrc_wping_build(&path, (uint16_t)(i + 1),
+			(uint16_t)(((uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec) >> 10),
+			pkt, sizeof(pkt));
+		ctx.probe_id = (uint16_t)(i + 1);
+		ctx.want_sock = rx_idx[path.plane];
+		ctx.got = ctx.corrupt = false;
+		memcpy(ctx.want, pkt + MRC_IP6_HLEN, WP_INNER_LEN);
+		mrc_sock_dst_of(pkt, (size_t)len, &sa);
+		ret = mrc_loop_send(loop, tx_idx[path.plane], pkt, (size_t)len, &sa);
+		if (ret < 0) {
+			snprintf(err, errlen, "wire-ping: send: ev 0x%08x: %s", path.ev,
+				strerror(-ret));
+			goto free_loop;
+		}
+		do {
+			ret = mrc_loop_run_once(loop, 5000000ull);
+			if (ret < 0) {
+				snprintf(err, errlen, "wire-ping: io_uring: %s", strerror(-ret));
+				goto free_loop;
+			}
+			clock_gettime(CLOCK_MONOTONIC, &now);
+		} while (!ctx.got && ts_us(&t0, &now) < timeout_ms * 1000.0);
+		fprintf(out, "ev 0x%08x plane %u t1 %s %s ", path.ev, path.plane, t1, cont);
+		if (!ctx.got)
+			fprintf(out, "lost\n");
+		else if (ctx.corrupt)
+			fprintf(out, "corrupt\n");
+		else {
+			ok++;
+			fprintf(out, "ok %.1f us tclass 0x%02x\n", ts_us(&t0, &ctx.t_rx),
+				(unsigned)ctx.tclass & 0xff);
+		}
+	}
+	{
+		struct mrc_loop_counters c;
+
+		mrc_loop_get_counters(loop, &c);
+		fprintf(out, "wire-ping: %zu/%zu paths ok (tx %llu, send errors %llu%s%s)\n", ok,
+			o->n_evs, (unsigned long long)c.tx, (unsigned long long)c.send_errors,
+			c.last_send_error ? ", last: " : "",
+			c.last_send_error ? strerror(-c.last_send_error) : "");
+	}
+	ret = (int)(o->n_evs - ok);
+free_loop:
+	mrc_loop_free(loop);
+close_ports:
+	for (unsigned p = 0; p < MRC_WPING_MAX_PLANES; p++) {
+		mrc_sock_port_close(&src[p]);
+		mrc_sock_port_close(&dst[p]);
+	}
+	return ret;
+}
