@@ -1356,7 +1356,7 @@ static int conv_prefix(struct ld *ld, const struct tnode *t, const char *path, u
 	*slash = '\0';
 	if (inet_pton(AF_INET6, buf, &a) != 1 || conf_parse_uint(slash + 1, &len))
 		return TERR(ld, t, path, "expected an IPv6 prefix like fd00::/64 '%s'", t->s);
-	/* srv6 plan (WIRE.md "SRv6 uSID addressing"): plane:host:1 takes the low 48 bits */
+	/* srv6 plan (docs/wire-format.md "SRv6 uSID addressing"): plane:host:1 takes the low 48 bits */
 	if (len < 8 || len > 80)
 		return TERR(ld, t, path, "prefix length out of range 8..80 '%s'", t->s);
 	for (unsigned bit = (unsigned)len; bit < 128; bit++)
@@ -1664,9 +1664,9 @@ static int check_fabric(struct ld *ld, const struct tnode *map, void *obj, const
 	static const char *const hk[] = { "hosts_per_t0", "t0", NULL };
 	struct conf_fabric *f = obj;
 	char sub[CONF_PATH_MAX], a[24], b[24];
-	/* srv6 plan (WIRE.md "SRv6 uSID addressing", mrc/engine/srv6.h): the generated plan numbers
+	/* srv6 plan (docs/wire-format.md "SRv6 uSID addressing", mrc/engine/srv6.h): the generated plan numbers
 	 * nodes 1..2^(14 - b) - 1 per role and plane for b = usid_plane_bits (0 ends a
-	 * container): 1023 with WIRE.md's b = 4; an explicit plan takes any 16-bit uSIDs */
+	 * container): 1023 with docs/wire-format.md's b = 4; an explicit plan takes any 16-bit uSIDs */
 	bool gen = f->addressing.plan == CONF_PLAN_GENERATED;
 	unsigned pb = f->addressing.usid_plane_bits;
 	/* an explicit plan is bounded by its list: every node once, uSIDs unique (per plane
@@ -1838,7 +1838,7 @@ out_free:
 static int check_rule(struct ld *ld, const struct tnode *map, void *obj, const char *path)
 {
 	struct conf_ev_rule *r = obj;
-	/* Field widths of the EV layout plane(4) | spine(12) | salt(16), WIRE.md. */
+	/* Field widths of the EV layout plane(4) | spine(12) | salt(16), docs/wire-format.md. */
 	uint32_t width = strstr(path, "plane") ? 0xf : strstr(path, "spine") ? 0xfff : 0xffff;
 	char sub[CONF_PATH_MAX];
 	const char *bad = NULL;

@@ -7,7 +7,7 @@
  * One YAML file describes a whole job (README "Configuration reference"). conf_load()
  * reads it with libyaml's document API, applies --set overrides, checks every field and
  * fills a struct conf_job; conf_dump() prints the effective config back as YAML that
- * loads to an identical struct. Field names follow WIRE.md and the OCP mrc_ctl.h
+ * loads to an identical struct. Field names follow docs/wire-format.md and the OCP mrc_ctl.h
  * objects. Units inside the structs: bytes, bits per second, picoseconds (suffix _ps),
  * nanoseconds (suffix _ns) — the suffix says which.
  */
@@ -76,7 +76,7 @@ struct conf_node {
 	bool reverse;
 };
 
-/* Addressing plan (WIRE.md "SRv6 uSID addressing", RFC 9800 F3216). */
+/* Addressing plan (docs/wire-format.md "SRv6 uSID addressing", RFC 9800 F3216). */
 struct conf_usid_entry {
 	char *node;		/* a switch "p0.t1.2" or a host port "h3.p0" */
 	struct conf_node n;	/* @node resolved */
@@ -85,7 +85,7 @@ struct conf_usid_entry {
 
 struct conf_addressing {
 	uint32_t block;		/* the 32-bit uSID block, e.g. 0xfc000000 for "fc00:0::" */
-	/* 0..4, default 4 (WIRE.md): the plane's bits in a generated uSID; 0 = a uSID space
+	/* 0..4, default 4 (docs/wire-format.md): the plane's bits in a generated uSID; 0 = a uSID space
 	 * per plane, plane p under block + p (mrc/engine/srv6.h struct mrc_srv6_params) */
 	uint8_t usid_plane_bits;
 	bool has_usid_plane_bits;	/* given in the file (only 0 combines with explicit) */
@@ -125,7 +125,7 @@ struct conf_ev_rule {
 	uint32_t init, mask, min, max;
 };
 
-/* EV layout of WIRE.md: plane(4) | spine(12) | salt(16). */
+/* EV layout of docs/wire-format.md: plane(4) | spine(12) | salt(16). */
 struct conf_ev {
 	uint32_t ev_count;		/* EVs per QP, 1..65536 */
 	uint32_t ev_min_active;		/* floor of usable EVs, <= ev_count */

@@ -1,6 +1,6 @@
 -- SPDX-License-Identifier: BSD-2-Clause
 -- mrc.lua: Wireshark/tshark dissector for MRC (Multipath Reliable Connection) on UDP 4791,
--- layouts of shared/design/WIRE.md ("Packet stack", "Opcodes", "Control headers").
+-- layouts of docs/wire-format.md ("Packet stack", "Opcodes", "Control headers").
 --
 -- Use: tshark -X lua_script:pcap/mrc.lua -r f.pcap -V   (or copy it into the Wireshark
 -- personal plugins folder). MRC opcodes 0xC6-0xDE are decoded here; every other opcode
@@ -27,7 +27,7 @@ local sack_m_names = { [0] = "NONE", [1] = "SKIP_ONCE (EV saw ECN)",
 	[2] = "ALWAYS_SKIP (EV is bad)", [3] = "reserved" }
 local ep_kinds = { [1] = "PORT_STATUS", [2] = "EV_PROBE" }
 
--- Sizes of the headers after BTH (WIRE.md).
+-- Sizes of the headers after BTH (docs/wire-format.md).
 local LEN = { BTH = 12, METH = 4, TSETH = 4, RETH = 16, IMM = 4, AETH = 4, SETH = 28,
 	CC_STATE = 8, NETH = 20, PETH = 16, ERTH = 16, EETH = 36, ICRC = 4 }
 
@@ -149,7 +149,7 @@ local ex_icrc = ProtoExpert.new("mrc.icrc.bad", "Bad ICRC", expert.group.CHECKSU
 	expert.severity.ERROR)
 mrc.experts = { ex_trunc, ex_unknown, ex_fatal, ex_icrc }
 
--- Preference: how the packet's own EV is recovered (WIRE.md "Other EV format modes").
+-- Preference: how the packet's own EV is recovered (docs/wire-format.md "Other EV format modes").
 mrc.prefs.ev_format = Pref.enum("EV format", 1,
 	"srv6/stev: EV = UDP sport << 16 | flow label[15:0]; udp: EV = UDP sport",
 	{ { 1, "srv6", 1 }, { 2, "stev", 2 }, { 3, "udp", 3 } }, false)

@@ -5,7 +5,7 @@
 
 /* ---- selftest ------------------------------------------------------------------------ */
 
-/* C01's 112-byte IPv6 + SRH + UDP packet (shared/cases/C01), the packet of case C04. */
+/* C01's 112-byte IPv6 + SRH + UDP packet (docs/known-answers.md C01), the packet of case C04. */
 static const char st_c01_pkt[] =
 	"6000000000482b40 20010db8000a0000 0000000000000001"
 	"fc00000000010000 0000000000000001"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * fuzz_wire: libFuzzer entry for the mrc/wire decoders (WIRE.md, RFC 8754): every EV
+ * fuzz_wire: libFuzzer entry for the mrc/wire decoders (docs/wire-format.md, RFC 8754): every EV
  * format, with and without the outer header, the SRH and plain IPv6/UDP decoders, the
  * checksum helper and the trim; a packet that decodes whole must survive
  * encode -> decode with the same fields.

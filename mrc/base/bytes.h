@@ -71,7 +71,7 @@ static inline bool serial_lt(uint64_t a, uint64_t b, unsigned w)
 #define MRC_PSN_BITS 24
 #define MRC_PSN_MASK 0xFFFFFFu
 
-/* PSN helpers: 24-bit serial arithmetic (WIRE.md "PSNs are 24-bit and wrap"). */
+/* PSN helpers: 24-bit serial arithmetic (docs/wire-format.md "PSNs are 24-bit and wrap"). */
 static inline int32_t psn_diff(uint32_t a, uint32_t b)
 {
 	return (int32_t)serial_diff(a, b, MRC_PSN_BITS);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* bytes: selftest of the serial-number arithmetic (shared/cases C10, RFC 1982). */
+/* bytes: selftest of the serial-number arithmetic (docs/known-answers.md C10, RFC 1982). */
 #include "mrc/base/bytes.h"
 #include "mrc/base/st.h"
 

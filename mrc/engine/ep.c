@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ep: one host's MRC endpoint — QPs, memory regions, DestQP demux, per-plane pull
- * scheduling and the byte boundary (mrc_wire_encode/decode), per WIRE.md.
+ * scheduling and the byte boundary (mrc_wire_encode/decode), per docs/wire-format.md.
  */
 #include "mrc/engine/ep.h"
 #include "mrc/base/bytes.h"

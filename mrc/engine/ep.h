@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ep: one host's MRC endpoint — its QPs, memory regions, demux by BTH DestQP and the
- * per-plane (NIC port) transmit scheduling of shared/design/WIRE.md. Sans-I/O: drivers
+ * per-plane (NIC port) transmit scheduling of docs/wire-format.md. Sans-I/O: drivers
  * (simulator, io_uring, tests) hand it packet bytes and the time in ps, and pull packets.
  *
  * Pull model: every NIC port (plane) calls mrc_ep_tx(plane) whenever its link is free;
  * the EV of a data packet is drawn at that moment among the GOOD EVs of that plane. Since
  * each up port pulls at its own line rate, the planes carry equal shares — this is how
- * the endpoint realizes WIRE.md's round robin over planes, and a down port, which never
+ * the endpoint realizes docs/wire-format.md's round robin over planes, and a down port, which never
  * pulls, simply drops out of the rotation. Within one pull, control packets (SACK, NACK)
  * go first, then QPs are served round robin: a QP's due probe, its retransmissions, then
  * new data within its window.
@@ -139,7 +139,7 @@ void mrc_ep_on_rx(struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, size_t 
  * mrc_ep_on_rx for a packet that arrives gathered, as a NIC receives what a peer's NIC
  * gathered from its registered memory (mrc_ep_tx_gather): the @len-byte packet's first
  * @g->hlen bytes (its headers) are at @pkt, its payload is @g->payload_len bytes at
- * @g->payload (zeros when NULL), decoded by mrc_wire_decode_gather (WIRE.md "Packet
+ * @g->payload (zeros when NULL), decoded by mrc_wire_decode_gather (docs/wire-format.md "Packet
  * stack"), so the QP places the payload straight from there: one copy. @g NULL or
  * @g->hlen == @len is a whole packet, as mrc_ep_on_rx. Needs the endpoint's wire checks off (no rx_checks):
  * otherwise a packet with its payload apart counts as a decode error.
@@ -168,7 +168,7 @@ int mrc_ep_tx_gather(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t
 uint64_t mrc_ep_next_timer(const struct mrc_ep *ep);
 void mrc_ep_on_timer(struct mrc_ep *ep, uint64_t now_ps);
 
-/* NIC port @plane went down or came up (port status update; WIRE.md "Path (EV) states"). */
+/* NIC port @plane went down or came up (port status update; docs/wire-format.md "Path (EV) states"). */
 void mrc_ep_port_status(struct mrc_ep *ep, unsigned plane, bool up, uint64_t now_ps);
 
 /* Control interface: DENY an EV of a QP, or lift it. Returns 0 or -ENOENT. */

@@ -2,7 +2,7 @@
 /*
  * ev: one QP's set of entropy values (paths) — states GOOD/SKIP/ASSUMED_BAD/DENIED,
  * per-plane active and backup sets, seeded selection and probing with backoff, as in
- * shared/design/WIRE.md "Path (EV) states". Pure: no I/O, time is an input.
+ * docs/wire-format.md "Path (EV) states". Pure: no I/O, time is an input.
  */
 #ifndef MRC_EV_H
 #define MRC_EV_H
@@ -14,7 +14,7 @@
 
 #define MRC_EV_MAX_PLANES 16
 
-/* Path states, WIRE.md "Path (EV) states". */
+/* Path states, docs/wire-format.md "Path (EV) states". */
 enum mrc_ev_state {
 	MRC_EV_GOOD = 0,
 	MRC_EV_SKIP,	    /* passed over: ECN echo (m=1) or NACK TRIMMED */
@@ -240,13 +240,13 @@ int mrc_ev_pick(struct mrc_ev_set *s, unsigned plane, struct mrc_rng *rng, int e
 	bool allow_exclude, uint64_t now_ps);
 
 /*
- * Congestion hints (WIRE.md: GOOD -> SKIP on SACK m=1 or NACK TRIMMED). Only a GOOD EV
+ * Congestion hints (docs/wire-format.md: GOOD -> SKIP on SACK m=1 or NACK TRIMMED). Only a GOOD EV
  * changes; returns true if it did.
  */
 bool mrc_ev_on_skip(struct mrc_ev_set *s, int idx, int cause, uint64_t now_ps);
 
 /*
- * Loss without trim, or m=2 (WIRE.md: -> ASSUMED_BAD): stops using the EV at once, swaps
+ * Loss without trim, or m=2 (docs/wire-format.md: -> ASSUMED_BAD): stops using the EV at once, swaps
  * in a backup EV of the same plane, schedules the first probe. Refused (counted in
  * floor_hits, returns false) when it would leave fewer than ev_min_active usable EVs.
  */

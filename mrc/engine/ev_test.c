@@ -13,7 +13,7 @@ static unsigned st_plane_of(void *ctx, uint32_t ev)
 
 MRC_SELFTEST(ev)
 {
-	/* 2 planes x 8 EVs: plane(4) | spine(12) | salt(16), WIRE.md default layout. */
+	/* 2 planes x 8 EVs: plane(4) | spine(12) | salt(16), docs/wire-format.md default layout. */
 	uint32_t evs[16];
 	struct mrc_ev_params p = {.evs = evs,
 		.n_evs = 16,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* nscc: NSCC and fixed-window congestion control — WIRE.md "Congestion control". */
+/* nscc: NSCC and fixed-window congestion control — docs/wire-format.md "Congestion control". */
 #include "mrc/engine/nscc.h"
 
 #include <errno.h>

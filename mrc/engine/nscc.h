@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * nscc: congestion control behind an ops table — NSCC (UET's network-signal CC, the four
- * quadrants of shared/design/WIRE.md "Congestion control") and `fixed` (constant window).
+ * quadrants of docs/wire-format.md "Congestion control") and `fixed` (constant window).
  * Pure: time is an input in picoseconds, windows are bytes.
  */
 #ifndef MRC_NSCC_H
@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 /*
- * CC profile. Names follow mrc_ctl.h (WIRE.md "Congestion control"); times in ps, sizes
+ * CC profile. Names follow mrc_ctl.h (docs/wire-format.md "Congestion control"); times in ps, sizes
  * in bytes. mrc_cc_defaults() fills every field from the link rate, base RTT and MTU.
  */
 struct mrc_cc_params {
@@ -46,7 +46,7 @@ struct mrc_cc_params {
 int mrc_cc_defaults(
 	struct mrc_cc_params *p, uint64_t link_rate_bps, uint64_t base_rtt_ps, uint32_t mtu);
 
-/* Which quadrant an ACK fell in (WIRE.md "Congestion control"). */
+/* Which quadrant an ACK fell in (docs/wire-format.md "Congestion control"). */
 enum mrc_cc_quadrant {
 	MRC_CCQ_PROPORTIONAL = 0, /* no ECN, delay < target: proportional increase */
 	MRC_CCQ_FAIR,		  /* no ECN, delay >= target: fair increase */

@@ -111,7 +111,7 @@ static void row_hops(const struct mrc_srv6_path *p, struct hops *h)
 	mrc_srv6_addr_str(&p->dst_addr, h->da, ADDR_LEN);
 }
 
-/* The fabric object; "usid_plane_bits" only when not WIRE.md's default (then plane p's
+/* The fabric object; "usid_plane_bits" only when not docs/wire-format.md's default (then plane p's
  * tables and paths are under block + p with 0). */
 static json_t *fabric_json(const struct mrc_srv6_params *par, const char *block)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * qp: MRC requester and responder state machines — WIRE.md "What MRC is", "Opcodes",
+ * qp: MRC requester and responder state machines — docs/wire-format.md "What MRC is", "Opcodes",
  * "Control headers", "Path (EV) states"; PSNs in 24-bit serial arithmetic (C10).
  */
 #include "mrc/engine/qp.h"
@@ -998,7 +998,7 @@ static void ev_lost(struct mrc_qp *qp, int evi, uint64_t n)
 }
 
 /*
- * WIRE.md "Path (EV) states": an EV going ASSUMED_BAD stops carrying traffic at once and
+ * docs/wire-format.md "Path (EV) states": an EV going ASSUMED_BAD stops carrying traffic at once and
  * what may be lost on it is retransmitted on other EVs — every PSN still unacknowledged
  * whose latest transmission used it. Without this, a tail packet on a dead path (no later
  * PSNs to open a SACK hole past the reorder threshold) waits for the ACK timeout.
@@ -1273,7 +1273,7 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 		rtt = now_ps - ent_sent(qp, ae);
 	/*
 	 * The tail probe's copy arrived first (this SACK echoes its EV): the original is lost,
-	 * a loss without a trim on its EV, which is a failed path (WIRE.md). The time rule
+	 * a loss without a trim on its EV, which is a failed path (docs/wire-format.md). The time rule
 	 * cannot see it when the lost packet was its flight's last: nothing sent after it.
 	 */
 	if (in_flight_range(qp, ack_psn) && (ae->flags & (TX_TLP | TX_ACKED)) == TX_TLP &&
@@ -1584,7 +1584,7 @@ static unsigned ctl_common(struct mrc_qp *qp, unsigned plane, uint8_t opcode, ui
 	return plane;
 }
 
-/* SACK acknowledging the arrival of @psn (WIRE.md SETH): cack = epsn - 1, bitmap base =
+/* SACK acknowledging the arrival of @psn (docs/wire-format.md SETH): cack = epsn - 1, bitmap base =
  * cack unless @psn lies beyond bit 63, then @psn is the bitmap's last bit. */
 static void send_sack(struct mrc_qp *qp, unsigned plane, uint32_t psn, uint32_t echo_ev, uint8_t m,
 	bool pr, uint16_t ts_echo, uint64_t now_ps)
@@ -2037,7 +2037,7 @@ void mrc_qp_port_status(struct mrc_qp *qp, unsigned plane, bool up, uint64_t now
 			return; /* no port left to tell the peer through */
 		}
 	}
-	/* Port status update to the peer (ENDPOINT_REQUEST, WIRE.md "Opcodes"), so it moves
+	/* Port status update to the peer (ENDPOINT_REQUEST, docs/wire-format.md "Opcodes"), so it moves
 	 * its traffic to us off this plane, or back onto it. */
 	ctl_common(qp, out, MRC_OP_EP_REQUEST, MRC_NO_EV, now_ps, &c);
 	c.erth.kind = MRC_EP_PORT_STATUS;

@@ -2,10 +2,10 @@
 /*
  * qp: one MRC queue pair — the requester (RDMA Write / Write-with-Immediate, spraying,
  * SACK/NACK/RTO reliability) and responder (receive bitmap, placement, SACK/NACK, probe
- * answers) state machines of shared/design/WIRE.md. Works on decoded struct mrc_pkt; the
+ * answers) state machines of docs/wire-format.md. Works on decoded struct mrc_pkt; the
  * endpoint (mrc/ep) owns bytes, planes and scheduling. Pure: time is an input in ps.
  *
- * Policies (each a WIRE.md rule made concrete; knobs in struct mrc_qp_params):
+ * Policies (each a docs/wire-format.md rule made concrete; knobs in struct mrc_qp_params):
  * - Loss: time-based (RACK, RFC 8985 §6.2) — a packet sent after it was acknowledged and
  *   two reorder windows (RTTs) passed — with a tail loss probe (RFC 8985 §7); or by count:
  *   a sent, unacknowledged PSN is lost once reorder_threshold PSNs sent after it
@@ -30,7 +30,7 @@
  *   at T, then retry_exp retries at 2T, 4T, ...; one more expiry fails the QP with
  *   -ETIMEDOUT and a reason (mrc_qp_give_up_ps()).
  *
- * RoCE mode (transport MRC_QP_ROCE, the `transport: roce` baseline of ARCHITECTURE.md):
+ * RoCE mode (transport MRC_QP_ROCE, the `transport: roce` baseline of docs/architecture.md):
  * the same QP — segmentation, placement, ACK timeout and retry budget, congestion control
  * and counters — behaving as a single-port RoCEv2 RC QP, so a job can be rerun to see what
  * spraying buys:
@@ -63,7 +63,7 @@
 
 /* Transport behaviour of a QP (see "RoCE mode" above). */
 enum mrc_qp_transport {
-	MRC_QP_MRC = 0, /* MRC: spraying, SACK/NACK, EV states (WIRE.md) */
+	MRC_QP_MRC = 0, /* MRC: spraying, SACK/NACK, EV states (docs/wire-format.md) */
 	MRC_QP_ROCE,	/* RoCEv2 RC baseline: one path, go-back-N */
 };
 
@@ -94,7 +94,7 @@ struct mrc_qp_params {
  * RTT ensemble). */
 void mrc_qp_params_default(struct mrc_qp_params *p);
 
-/* Base ACK timeout of @p in ps: 1.024 us * 2^timeout (WIRE.md "QP attributes"). */
+/* Base ACK timeout of @p in ps: 1.024 us * 2^timeout (docs/wire-format.md "QP attributes"). */
 uint64_t mrc_qp_timeout_ps(const struct mrc_qp_params *p);
 
 /*
@@ -129,7 +129,7 @@ struct mrc_qp_stats {
 	uint64_t sack_rx, sack_stale, ecn_echo_rx;
 	uint64_t nack_rx[MRC_NI_COUNT], nack_stale;
 	uint64_t loss_sack, loss_rto, loss_port; /* PSNs declared lost, by how */
-	uint64_t loss_path; /* resent because their EV went ASSUMED_BAD (WIRE.md) */
+	uint64_t loss_path; /* resent because their EV went ASSUMED_BAD (docs/wire-format.md) */
 	uint64_t tlp;	    /* tail loss probes sent */
 	uint64_t rto_events;
 	uint64_t rtt_samples, rtt_sum_ps, rtt_min_ps, rtt_max_ps;
@@ -213,7 +213,7 @@ uint32_t mrc_qp_peer_host(const struct mrc_qp *qp);
 /*
  * Posts an RDMA Write of @len bytes (< 2^32) from @local (kept by the caller until
  * send_done; NULL sends zeros, for runs that do not verify data) to @remote_va/@rkey at the peer, with immediate @imm when @with_imm
- * (WIRE.md "Opcodes"). Completion: ops->send_done(wr_id, 0) once every packet is
+ * (docs/wire-format.md "Opcodes"). Completion: ops->send_done(wr_id, 0) once every packet is
  * acknowledged, in posting order; (wr_id, -ETIMEDOUT or -ECONNABORTED) if the QP fails.
  * Returns 0, -EAGAIN (sq_depth messages outstanding), -EINVAL (len >= 2^32), -EPIPE
  * (QP in the error state) or -ENOMEM (the send queue, grown on need, could not grow).
@@ -223,7 +223,7 @@ int mrc_qp_post_write(struct mrc_qp *qp, const void *local, uint64_t len, uint64
 
 /*
  * Handles a decoded packet for this QP that arrived on @plane; @ce: ECN CE was seen.
- * Data and probes go to the responder, SACK/NACK to the requester (WIRE.md "Control
+ * Data and probes go to the responder, SACK/NACK to the requester (docs/wire-format.md "Control
  * headers"). Never fails: bad or stale packets are counted and dropped.
  */
 void mrc_qp_on_pkt(

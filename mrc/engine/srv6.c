@@ -2,7 +2,7 @@
 /*
  * srv6: uSID containers and the uN step (RFC 9800 §4.1, F3216), SRH End processing
  * (RFC 8754 §4.3.1.1, with mrc/wire's SRH codec), the addressing plan, static tables and
- * EV <-> path of WIRE.md "SRv6 uSID addressing".
+ * EV <-> path of docs/wire-format.md "SRv6 uSID addressing".
  */
 #include "mrc/engine/srv6.h"
 

@@ -2,7 +2,7 @@
 /*
  * srv6: SRv6 uSID containers (RFC 9800 NEXT-CSID, F3216), SRH End processing (RFC 8754
  * §4.3.1.1, on mrc/wire's SRH codec), the fabric's addressing plan and static tables, and
- * the EV <-> path functions of WIRE.md ("SRv6 uSID addressing", "Path (EV) states").
+ * the EV <-> path functions of docs/wire-format.md ("SRv6 uSID addressing", "Path (EV) states").
  * Engine module: pure, no I/O.
  */
 #ifndef MRC_SRV6_H
@@ -103,7 +103,7 @@ struct mrc_srv6_assign {
 };
 
 /*
- * Where the plane and spine live in a 32-bit EV (WIRE.md default: plane(4) | spine(12) |
+ * Where the plane and spine live in a 32-bit EV (docs/wire-format.md default: plane(4) | spine(12) |
  * salt(16), i.e. plane_shift 28, plane_bits 4, spine_shift 16, spine_bits 12).
  */
 struct mrc_srv6_ev_layout {
@@ -127,7 +127,7 @@ struct mrc_srv6_params {
 	/*
 	 * Where the plane lives in the fabric's addresses. 1..4: in the uSID, one uSID space
 	 * and one locator block @block for every plane; the generated uSID is
-	 * plane(b) | role(2) | index + 1 (14 - b bits), WIRE.md's default being b = 4.
+	 * plane(b) | role(2) | index + 1 (14 - b bits), docs/wire-format.md's default being b = 4.
 	 * 0: a uSID space per plane (planes are separate networks): plane p's locator block
 	 * is @block + p (fc00:0::/32, fc00:1::/32, ... for fc00:0::/32) and the generated
 	 * uSID is role(2) | index + 1 (14 bits). An explicit plan reads only zero (uSIDs
@@ -142,12 +142,12 @@ struct mrc_srv6_params {
 	size_t n_usids;
 };
 
-/* WIRE.md "SRv6 uSID addressing": the generated plan's default plane field, 4 bits. */
+/* docs/wire-format.md "SRv6 uSID addressing": the generated plan's default plane field, 4 bits. */
 #define MRC_SRV6_USID_PLANE_BITS 4
 
 /*
  * Fills @p with the defaults: 1 plane, block fc00:0::/32, usid_plane_bits 4, prefix
- * fd00::/64, WIRE.md EV.
+ * fd00::/64, docs/wire-format.md EV.
  */
 void mrc_srv6_params_default(struct mrc_srv6_params *p);
 
@@ -172,10 +172,10 @@ struct mrc_srv6_plan;
 
 /*
  * Builds the plan: uSIDs of every T0, T1 and host port in every plane and each switch's
- * static table. Generated uSIDs (WIRE.md "SRv6 uSID addressing", F3216 16-bit uSIDs of
+ * static table. Generated uSIDs (docs/wire-format.md "SRv6 uSID addressing", F3216 16-bit uSIDs of
  * RFC 9800 §4): plane(b) | role(2) | index + 1 (14 - b bits) for b = usid_plane_bits —
  * the index is biased by one so that no uSID is 0x0000, the end-of-container marker; this
- * bounds each role to 2^(14 - b) - 1 nodes per plane: 1023 with WIRE.md's b = 4, 16383
+ * bounds each role to 2^(14 - b) - 1 nodes per plane: 1023 with docs/wire-format.md's b = 4, 16383
  * with b = 0, where each plane has its own space under its own block (block + plane), e.g.
  * host 8191 of plane 3 under fc00:0::/32 is fc00:3:2000:: (role 0, index + 1 = 0x2000).
  * With b >= 1 the planes must fit b bits. An explicit plan must name every node once with
@@ -249,7 +249,7 @@ int mrc_srv6_node_parse(const char *s, struct mrc_srv6_node *n);
 
 /* ---- EV <-> path ---- */
 
-/* A packet's path from host to host for one EV (WIRE.md "SRv6 uSID addressing"). */
+/* A packet's path from host to host for one EV (docs/wire-format.md "SRv6 uSID addressing"). */
 struct mrc_srv6_path {
 	uint32_t ev;
 	uint32_t plane;
@@ -273,7 +273,7 @@ int mrc_srv6_path(const struct mrc_srv6_plan *plan, uint32_t src, uint32_t dst, 
 	struct mrc_srv6_path *out);
 
 /*
- * Addresses a packet from host @src to @dst on @ev (WIRE.md "Packet stack"): outer source
+ * Addresses a packet from host @src to @dst on @ev (docs/wire-format.md "Packet stack"): outer source
  * and inner source = @src's port address on the EV's plane, outer DA = the uSID
  * container of the path, inner DA = @dst's port address; no SRH. What both drivers hand
  * the engine as its path callback. Returns 0 or the errors of mrc_srv6_path().

@@ -189,7 +189,7 @@ static void st_cases_8k(struct mrc_st *st)
 		struct mrc_srv6_params p;
 		struct mrc_srv6_node n = {MRC_SRV6_T1, 5, 9};
 
-		/* WIRE.md's 4 bits: 1023 host ports per plane, the knob named */
+		/* docs/wire-format.md's 4 bits: 1023 host ports per plane, the knob named */
 		ST_EQ_I(st, st_8k_plan(4, &pl, err, sizeof(err)), -EINVAL);
 		ST_EQ_STR(st, err,
 			"srv6 plan: topology: the generated plan numbers at most 1023 nodes per "

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * wire: MRC packet encode/decode (shared/design/WIRE.md "Packet stack", "Opcodes",
+ * wire: MRC packet encode/decode (docs/wire-format.md "Packet stack", "Opcodes",
  * "Control headers"), the RFC 8754 SRH codec, the RFC 8200 §8.1 UDP checksum and the
  * RoCEv2 ICRC (IBTA Annex A17).
  *
- * Layouts mrcgen fixes where WIRE.md gives only sizes (byte offsets inside the header):
+ * Layouts mrcgen fixes where docs/wire-format.md gives only sizes (byte offsets inside the header):
  *
  * ERTH (16 B, ENDPOINT_REQUEST):
  *   0 kind | 1 plane | 2 flags (0x80 port_up) | 3 rsvd | 4-5 req_id | 6-7 tx_ts |

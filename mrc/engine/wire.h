@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * wire: MRC packet codecs — outer IPv6 [+SRH] / inner IPv6 / UDP 4791 / BTH / MRC
- * extension headers / payload / ICRC, as in shared/design/WIRE.md ("Packet stack",
+ * extension headers / payload / ICRC, as in docs/wire-format.md ("Packet stack",
  * "Opcodes", "Control headers"). Pure: no I/O, no allocation.
  */
 #ifndef MRC_WIRE_H
@@ -33,14 +33,14 @@
 #define MRC_NH_ROUTING	  43	/* RFC 8200 §4.4: IPv6 next header of a routing header */
 #define MRC_PKT_MAX	  9216	/* largest packet mrcgen builds or accepts, bytes */
 
-/* EV format modes (WIRE.md "Packet stack" and "Other EV format modes"). */
+/* EV format modes (docs/wire-format.md "Packet stack" and "Other EV format modes"). */
 enum mrc_ev_format {
 	MRC_EVF_SRV6 = 0, /* outer IPv6 [+SRH] with a uSID container, inner IPv6/UDP */
 	MRC_EVF_STEV,	  /* no outer header; EV over inner UDP sport + flow label */
 	MRC_EVF_UDP,	  /* no outer header; EV in the UDP source port only */
 };
 
-/* BTH opcodes, IBTA manufacturer range (WIRE.md "Opcodes"). */
+/* BTH opcodes, IBTA manufacturer range (docs/wire-format.md "Opcodes"). */
 enum mrc_opcode {
 	MRC_OP_WRITE_FIRST = 0xC6,
 	MRC_OP_WRITE_MIDDLE = 0xC7,
@@ -56,14 +56,14 @@ enum mrc_opcode {
 	MRC_OP_PROBE = 0xDE,
 };
 
-/* BTH flags byte (byte 8 of BTH in mrcgen's layout; WIRE.md "BTH"). */
+/* BTH flags byte (byte 8 of BTH in mrcgen's layout; docs/wire-format.md "BTH"). */
 enum {
 	MRC_BTH_F_ACKREQ = 0x80,
 	MRC_BTH_F_RTX = 0x20,
 	MRC_BTH_F_TS = 0x10,
 };
 
-/* NACK reasons, same values as UET PDS (WIRE.md "Control headers"). */
+/* NACK reasons, same values as UET PDS (docs/wire-format.md "Control headers"). */
 enum mrc_nack_reason {
 	MRC_NACK_TRIMMED = 0x01,
 	MRC_NACK_TRIMMED_LASTHOP = 0x02,
@@ -99,7 +99,7 @@ struct mrc_ip6 {
 	uint8_t b[16];
 };
 
-/* SETH + CC_STATE (SACK). Field meanings: WIRE.md "Control headers". */
+/* SETH + CC_STATE (SACK). Field meanings: docs/wire-format.md "Control headers". */
 struct mrc_seth {
 	uint8_t m;		/* enum mrc_sack_m */
 	bool pr;		/* answers a probe */
@@ -147,7 +147,7 @@ struct mrc_aeth {
 };
 
 /*
- * ERTH/EETH (ENDPOINT_REQUEST / RESPONSE). WIRE.md fixes only their sizes (16 B, 36 B)
+ * ERTH/EETH (ENDPOINT_REQUEST / RESPONSE). docs/wire-format.md fixes only their sizes (16 B, 36 B)
  * and purpose; mrcgen's layout is documented in wire.c and the README.
  */
 enum mrc_ep_kind {
@@ -314,7 +314,7 @@ int mrc_wire_decode(const struct mrc_wire_cfg *cfg, const uint8_t *buf, size_t l
  * mrc_wire_decode for a NIC that receives a gathered packet (mrc_wire_encode_gather's
  * output, still in pieces): the @len-byte packet's first @g->hlen bytes are at @buf, its
  * payload is @g->payload_len bytes at @g->payload (zeros when NULL), then pad and ICRC,
- * which are not read. The headers are checked as mrc_wire_decode checks them (WIRE.md
+ * which are not read. The headers are checked as mrc_wire_decode checks them (docs/wire-format.md
  * "Packet stack"; a read past @g->hlen is MRC_WIRE_TRUNCATED), and they must be a data
  * packet's, not cut by a trim, ending exactly at @g->hlen, with a payload length (from
  * the UDP length and PadCnt) equal to @g->payload_len (else MRC_WIRE_BAD_LENGTH).

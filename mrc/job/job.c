@@ -259,7 +259,7 @@ static int check_srv6(const struct conf_job *job, char *key, size_t keylen, char
 		return rc;
 	if (rc)
 		return srv6_fail(err, key, keylen, msg, msglen);
-	/* WIRE.md "EV placement": udp carries the EV in the 16-bit UDP source port alone */
+	/* docs/wire-format.md "EV placement": udp carries the EV in the 16-bit UDP source port alone */
 	if (job_ev_format(job) == MRC_EVF_UDP) {
 		for (size_t i = 0; i < m.n_evs; i++) {
 			if (m.evs[i].ev > 0xffff) {

@@ -29,7 +29,7 @@ void mrc_job_srv6_free(struct mrc_job_srv6 *m);
  * Bytes of the largest data packet @job sends: a WRITE_ONLY_IMM with TSETH carrying
  * mrc.mtu payload bytes, with every header of the job's EV format (srv6: outer IPv6,
  * inner IPv6; stev/udp: one IPv6) plus UDP, BTH, METH, TSETH, RETH, ImmDt and ICRC, as
- * mrc_wire_encoded_len() counts it (WIRE.md "Packet layouts"). No SRH: a two-tier path
+ * mrc_wire_encoded_len() counts it (docs/wire-format.md "Packet layouts"). No SRH: a two-tier path
  * has at most 4 uSIDs, one container. In @hdr_to_bth (may be NULL) the bytes up to the
  * end of the BTH, the least a switch trim must keep. Returns the length or -EINVAL.
  */

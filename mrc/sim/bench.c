@@ -257,7 +257,7 @@ static void syn_rx(
 		mrc_fabric_kick(s->fab, src / s->planes, src % s->planes);
 }
 
-/* @plane_bits: the plan's usid_plane_bits (4, WIRE.md's default; 0 above 1023 hosts). */
+/* @plane_bits: the plan's usid_plane_bits (4, docs/wire-format.md's default; 0 above 1023 hosts). */
 static int bench_fabric(FILE *out, const char *name, unsigned planes, unsigned t0, unsigned t1,
 	unsigned hpt, unsigned plane_bits, uint32_t pkts, uint32_t window,
 	const struct mrc_sim_params *sp, double *hops_per_cpu_s)

@@ -10,7 +10,7 @@
  * simulated packets, packet-hops, events, wall time, packet-hops and events per wall
  * second, peak RSS, bytes per host and per packet in flight. Scenarios: "evq" (event
  * queue hold model, heap against wheel), "fabric-128" (128 hosts, 4 planes, synthetic
- * sprayed all-to-all at line rate), "fabric-1k" (1020 hosts, 8 planes: WIRE.md's
+ * sprayed all-to-all at line rate), "fabric-1k" (1020 hosts, 8 planes: docs/wire-format.md's
  * generated plan numbers at most 1023 host ports per plane), "fabric-8k" (8192 hosts,
  * 8 planes, a uSID space per plane: usid_plane_bits 0), and the real jobs run by
  * `mrcgen run` in a child (peak RSS per child: mrc_bench_child_init; figures from its

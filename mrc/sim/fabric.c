@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fabric: simulated multi-plane two-tier SRv6 fabric — output ports, uN/SRH/ECMP
- * forwarding on packet bytes (RFC 9800, RFC 8754, WIRE.md), faults and taps.
+ * forwarding on packet bytes (RFC 9800, RFC 8754, docs/wire-format.md), faults and taps.
  */
 #include "mrc/sim/fabric.h"
 #include "mrc/base/rng.h"
@@ -424,7 +424,7 @@ static struct fab_switch *t1_sw(struct mrc_fabric *fab, unsigned plane, uint32_t
 
 /*
  * Finds the SRH (parsed by mrc/srv6, RFC 8754 §4.3.1), inner IPv6 and BTH of a packet
- * (WIRE.md "Packet stack"), with a length check before each field, and classifies it: control
+ * (docs/wire-format.md "Packet stack"), with a length check before each field, and classifies it: control
  * (ACK, endpoint, SACK, NACK, PROBE opcodes) or data. Anything else is data.
  */
 static void pkt_parse(struct fab_pkt *pkt)

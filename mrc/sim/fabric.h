@@ -3,7 +3,7 @@
  * fabric: the simulated multi-plane two-tier SRv6 fabric — links, output ports with
  * strict priority, ECN and trimming, switches forwarding real packet bytes by uN
  * (RFC 9800 NEXT-CSID, F3216) and SRH segments-left (RFC 8754 §4.3.1.1), ECMP for plain
- * packets, faults and capture taps (ARCHITECTURE.md "The simulated fabric", WIRE.md
+ * packets, faults and capture taps (docs/architecture.md "The simulated fabric", docs/wire-format.md
  * "Packet stack" and "SRv6 uSID addressing").
  *
  * Topology and port numbering (agreed with mrc/srv6):

@@ -2,7 +2,7 @@
 /*
  * run: the main job on the simulated fabric (driver "sim") — one MRC endpoint per host on a
  * multi-plane SRv6 fabric, the collective driving them, the fault timeline applied at exact
- * virtual times or iterations, and every measurement the report needs (ARCHITECTURE.md
+ * virtual times or iterations, and every measurement the report needs (docs/architecture.md
  * "One engine, two drivers"; issue "Collectives, measurements and reports").
  */
 #ifndef MRC_RUN_H

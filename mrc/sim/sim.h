@@ -2,7 +2,7 @@
 /*
  * sim: the discrete-event core of the simulated driver — a virtual clock in picoseconds
  * and an event queue (binary heap, or a timing wheel with a near heap), ties broken by
- * insertion order so a run is reproducible bit for bit (ARCHITECTURE.md "The simulated
+ * insertion order so a run is reproducible bit for bit (docs/architecture.md "The simulated
  * fabric").
  */
 #ifndef MRC_SIM_H

@@ -3,7 +3,7 @@
  * blast: the raw-socket baseline of the wire benchmark (issue 7, "Performance") — the
  * packets mrcgen's endpoint would send from one host to another (RDMA WRITE MIDDLE data
  * packets of mrc.mtu payload bytes, encoded by mrc/wire, on every EV of the job's profile
- * in turn, so the same sizes over the same SRv6 paths, WIRE.md "SRv6 uSID addressing"),
+ * in turn, so the same sizes over the same SRv6 paths, docs/wire-format.md "SRv6 uSID addressing"),
  * sent in batches on the same raw sockets and io_uring loop as the wire driver (mrc/sock,
  * mrc/loop), with no transport; the peer's packets are counted as they arrive.
  */

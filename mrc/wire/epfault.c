@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * epfault: the `faults:` timeline at a wire-driver endpoint (mapping in epfault.h and
- * README "Running on a real fabric"; paths as in WIRE.md "SRv6 uSID addressing").
+ * README "Running on a real fabric"; paths as in docs/wire-format.md "SRv6 uSID addressing").
  */
 #include "mrc/wire/epfault.h"
 

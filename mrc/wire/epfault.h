@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * epfault: the config's `faults:` timeline applied at an endpoint of the wire driver — a
- * packet whose path (WIRE.md "SRv6 uSID addressing": plane, T0s, spine, T0d) crosses a
+ * packet whose path (docs/wire-format.md "SRv6 uSID addressing": plane, T0s, spine, T0d) crosses a
  * faulted element is dropped, delayed, CE-marked or trimmed by the sending or receiving
  * host instead of by the fabric. Deterministic: plain structs in, times in picoseconds.
  *

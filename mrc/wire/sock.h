@@ -3,7 +3,7 @@
  * sock: the raw IPv6 sockets of one NIC port (plane) for the wire driver — a send socket
  * that puts the engine's whole packet (outer IPv6 [+SRH] + inner IPv6 + UDP + MRC) on the
  * wire as given, and a protocol-41 (IPv6-in-IPv6, RFC 2473) receive socket that hands over
- * the inner packet (WIRE.md "Packet stack"; ARCHITECTURE.md "wire").
+ * the inner packet (docs/wire-format.md "Packet stack"; docs/architecture.md "wire").
  *
  * Kernel facts, verified on Linux 6.x (see the netns test):
  * - AF_INET6/SOCK_RAW/IPPROTO_RAW implies IPV6_HDRINCL (Linux >= 4.5): the 40-byte

@@ -3,7 +3,7 @@
  * wirerun: the main job on a real fabric (driver "wire", issue 7) — one process per host
  * (rank), one MRC endpoint, one raw-socket port per plane (mrc/sock) on the io_uring loop
  * (mrc/loop), and a rendezvous at rank 0 for the config check, the per-iteration start
- * barrier and the gathering of results into one report (ARCHITECTURE.md "One engine, two
+ * barrier and the gathering of results into one report (docs/architecture.md "One engine, two
  * drivers"; README "Running on a real fabric").
  *
  * Rendezvous protocol (a private TCP or unix stream; every message is be32 length of

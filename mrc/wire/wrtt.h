@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * wrtt: the wire driver's base-RTT measurement (issue 7) — MRC PROBE packets (WIRE.md
+ * wrtt: the wire driver's base-RTT measurement (issue 7) — MRC PROBE packets (docs/wire-format.md
  * "Opcodes", PETH) to QP 0 carry a probe id; the peer echoes each one back on the same EV,
  * and the sender keeps the round-trip times on its own CLOCK_MONOTONIC. A low percentile of
  * the samples is the rank's base RTT; the job uses the largest rank's figure, so every
  * rank's NSCC (mrc/engine/nscc.h) starts from the same number (README "Running on a real fabric").
  *
- * Echo convention (mrcgen's own; WIRE.md reserves no QP for it): a PROBE with DestQP 0 and
+ * Echo convention (mrcgen's own; docs/wire-format.md reserves no QP for it): a PROBE with DestQP 0 and
  * the BTH ack-request flag (0x80) is a request; the answer is a PROBE with DestQP 0, flags 0,
  * the request's probe_id and tx_ts, from the responder to the requester on the request's
  * EV (so the same plane and spine carry it both ways). The engine's own probes address a
