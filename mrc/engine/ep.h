@@ -63,18 +63,8 @@ struct mrc_ep_params {
 void mrc_ep_params_default(
 	struct mrc_ep_params *p, unsigned planes, uint64_t port_rate_bps, uint64_t base_rtt_ps);
 
-/* Completions and notifications, all optional. Called from inside ep calls. */
-struct mrc_ep_ops {
-	/* Port @plane had nothing to send and now has work (may repeat; idempotent). */
-	void (*tx_ready)(void *ctx, unsigned plane);
-	/* A posted write finished: status 0, or -ETIMEDOUT / -ECONNABORTED on QP error. */
-	void (*send_done)(void *ctx, uint32_t qpn, uint64_t wr_id, int status, uint64_t now_ps);
-	/* A write-with-immediate of @len bytes completed at the responder, in MSN order. */
-	void (*recv_imm)(void *ctx, uint32_t qpn, uint32_t imm, uint64_t len, uint64_t now_ps);
-	/* An EV of QP @qpn changed state (enum mrc_ev_state, enum mrc_ev_cause). */
-	void (*ev_event)(
-		void *ctx, uint32_t qpn, uint32_t ev, int from, int to, int cause, uint64_t now_ps);
-};
+/* Completions and notifications: struct mrc_ep_ops, declared in mrc/engine/qp.h, whose QPs
+ * raise them. */
 
 /* Endpoint-wide counters. */
 struct mrc_ep_stats {

@@ -5,7 +5,6 @@
  */
 #include "mrc/engine/qp.h"
 #include "mrc/base/bytes.h"
-#include "mrc/engine/ep.h"
 
 #include <errno.h>
 #include <inttypes.h>

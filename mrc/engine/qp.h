@@ -164,6 +164,22 @@ struct mrc_qp_rtt_ens {
 	uint64_t max_ps;
 };
 
+/*
+ * An endpoint's completions and notifications, all optional, called from inside ep calls.
+ * Declared here because its QPs raise them (mrc_qp_env.ops); mrc/engine/ep.h takes them.
+ */
+struct mrc_ep_ops {
+	/* Port @plane had nothing to send and now has work (may repeat; idempotent). */
+	void (*tx_ready)(void *ctx, unsigned plane);
+	/* A posted write finished: status 0, or -ETIMEDOUT / -ECONNABORTED on QP error. */
+	void (*send_done)(void *ctx, uint32_t qpn, uint64_t wr_id, int status, uint64_t now_ps);
+	/* A write-with-immediate of @len bytes completed at the responder, in MSN order. */
+	void (*recv_imm)(void *ctx, uint32_t qpn, uint32_t imm, uint64_t len, uint64_t now_ps);
+	/* An EV of QP @qpn changed state (enum mrc_ev_state, enum mrc_ev_cause). */
+	void (*ev_event)(
+		void *ctx, uint32_t qpn, uint32_t ev, int from, int to, int cause, uint64_t now_ps);
+};
+
 struct mrc_qp_env {
 	const struct mrc_qp_params *qp;
 	const struct mrc_ev_params *ev;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* qp_test: unit tests of mrc/engine/qp.c (`mrcgen-test qp`); includes qp.c to reach its static helpers. */
 #include "mrc/engine/qp.c"
+#include "mrc/engine/ep.h"
 #include "mrc/base/st.h"
 
 /* The oracle of Q23: received? Everything before epsn is; the window holds the rest. */
