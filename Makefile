@@ -111,7 +111,7 @@ FUZZ_TARGETS := wire conf hist srv6
 FUZZ_SRC_wire := mrc/engine/wire.c
 FUZZ_SRC_conf := conf/conf.c conf/units.c
 FUZZ_SRC_hist := mrc/base/hist.c
-FUZZ_SRC_srv6 := mrc/engine/srv6.c mrc/engine/wire.c
+FUZZ_SRC_srv6 := mrc/engine/srv6.c mrc/engine/wire.c mrc/base/err.c
 # their headers, for the rebuild (expanded in the rule, where $* is set)
 FUZZ_HDR = $(wildcard $(patsubst %.c,%.h,$(FUZZ_SRC_$*)) mrc/base/bytes.h)
 # extra arguments of the corpus generators

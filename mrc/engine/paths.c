@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* paths: renders the addressing plan's EV -> path rows and static tables (text or JSON). */
 #include "mrc/engine/paths.h"
+#include "mrc/base/err.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,20 +25,6 @@ struct listing {
 	const struct mrc_srv6_params *par;
 	bool *t0_used, *t1_used; /* [plane * t0 + i], [plane * t1 + j] */
 };
-
-static void errf(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void errf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static void node_str(uint8_t role, uint32_t plane, uint32_t index, char *buf)
 {
@@ -380,17 +366,17 @@ int mrc_paths_print(FILE *f, const struct mrc_srv6_plan *plan, const struct mrc_
 	if (q->from >= (int64_t)hosts || q->to >= (int64_t)hosts) {
 		bool bad_from = q->from >= (int64_t)hosts;
 
-		errf(err, errlen, "paths: %s: 'h%lld' is not in the fabric (h0..h%u)",
+		mrc_errf(err, errlen, "paths: %s: 'h%lld' is not in the fabric (h0..h%u)",
 			bad_from ? "--from" : "--to", (long long)(bad_from ? q->from : q->to),
 			hosts - 1);
 		return -EINVAL;
 	}
 	if (q->from >= 0 && q->from == q->to) {
-		errf(err, errlen, "paths: --to: 'h%lld' is the source itself", (long long)q->to);
+		mrc_errf(err, errlen, "paths: --to: 'h%lld' is the source itself", (long long)q->to);
 		return -EINVAL;
 	}
 	if (q->has_ev && mrc_srv6_ev_plane(&par->ev, q->ev) >= par->planes) {
-		errf(err, errlen, "paths: --ev: '0x%08x' is in plane %u; the fabric has %u planes",
+		mrc_errf(err, errlen, "paths: --ev: '0x%08x' is in plane %u; the fabric has %u planes",
 			q->ev, mrc_srv6_ev_plane(&par->ev, q->ev), par->planes);
 		return -EINVAL;
 	}
@@ -400,7 +386,7 @@ int mrc_paths_print(FILE *f, const struct mrc_srv6_plan *plan, const struct mrc_
 		uint64_t n_rows = pairs * (q->has_ev ? 1 : n_evs);
 
 		if (n_rows > PATHS_ROWS_MAX) {
-			errf(err, errlen, "paths: the query lists %" PRIu64 " paths (%" PRIu64
+			mrc_errf(err, errlen, "paths: the query lists %" PRIu64 " paths (%" PRIu64
 				" host pairs x %zu EVs), more than %u: narrow it with --from, --to "
 				"or --ev", n_rows, pairs, q->has_ev ? (size_t)1 : n_evs,
 				PATHS_ROWS_MAX);
@@ -462,11 +448,11 @@ int mrc_paths_print(FILE *f, const struct mrc_srv6_plan *plan, const struct mrc_
 		rc = -EIO;
 out:
 	if (rc == -ENOMEM)
-		errf(err, errlen, "paths: render: out of memory");
+		mrc_errf(err, errlen, "paths: render: out of memory");
 	else if (rc == -EIO)
-		errf(err, errlen, "paths: write: %s", strerror(EIO));
+		mrc_errf(err, errlen, "paths: write: %s", strerror(EIO));
 	else if (rc)
-		errf(err, errlen, "paths: path: %s", strerror(-rc));
+		mrc_errf(err, errlen, "paths: path: %s", strerror(-rc));
 	json_decref(rows);
 	json_decref(ta.arr);
 	json_decref(root);

@@ -5,12 +5,12 @@
  * EV <-> path of docs/wire-format.md "SRv6 uSID addressing".
  */
 #include "mrc/engine/srv6.h"
+#include "mrc/base/err.h"
 
 #include "mrc/base/bytes.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,20 +18,6 @@
 #define IP6_OFF_NH 6
 #define IP6_OFF_HLIM 7
 #define IP6_OFF_DST 24
-
-static void errf(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void errf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* ---- containers ---- */
 
@@ -217,29 +203,29 @@ static int check_params(const struct mrc_srv6_params *p, char *err, size_t errle
 	uint64_t hosts = (uint64_t)p->t0 * p->hosts_per_t0;
 
 	if (p->planes == 0 || p->planes > 256) {
-		errf(err, errlen, "srv6 plan: planes: must be 1..256, got %u", p->planes);
+		mrc_errf(err, errlen, "srv6 plan: planes: must be 1..256, got %u", p->planes);
 		return -EINVAL;
 	}
 	if (p->t0 == 0 || p->t1 == 0 || p->hosts_per_t0 == 0) {
-		errf(err, errlen,
+		mrc_errf(err, errlen,
 			"srv6 plan: topology: t0, t1 and hosts_per_t0 must be >= 1, got "
 			"%u, %u, %u",
 			p->t0, p->t1, p->hosts_per_t0);
 		return -EINVAL;
 	}
 	if (hosts > 0xffff || p->t0 > 0xffff || p->t1 > 0xffff) {
-		errf(err, errlen,
+		mrc_errf(err, errlen,
 			"srv6 plan: topology: %llu hosts, %u T0, %u T1 per plane: at most "
 			"65535 of each",
 			(unsigned long long)hosts, p->t0, p->t1);
 		return -EINVAL;
 	}
 	if (p->hosts_per_t0 + p->t1 > 0x7fffffffu) {
-		errf(err, errlen, "srv6 plan: topology: too many T0 ports");
+		mrc_errf(err, errlen, "srv6 plan: topology: too many T0 ports");
 		return -EINVAL;
 	}
 	if (p->host_prefix_len > 80) {
-		errf(err, errlen,
+		mrc_errf(err, errlen,
 			"srv6 plan: host_prefix: /%u leaves no room for plane:host:1 "
 			"(at most /80)",
 			p->host_prefix_len);
@@ -247,22 +233,22 @@ static int check_params(const struct mrc_srv6_params *p, char *err, size_t errle
 	}
 	for (unsigned bit = p->host_prefix_len; bit < 128; bit++) {
 		if (p->host_prefix[bit / 8] & (0x80 >> (bit % 8))) {
-			errf(err, errlen, "srv6 plan: host_prefix: bits set past /%u",
+			mrc_errf(err, errlen, "srv6 plan: host_prefix: bits set past /%u",
 				p->host_prefix_len);
 			return -EINVAL;
 		}
 	}
 	if (p->block == 0) {
-		errf(err, errlen, "srv6 plan: block: must not be 0 (::/32)");
+		mrc_errf(err, errlen, "srv6 plan: block: must not be 0 (::/32)");
 		return -EINVAL;
 	}
 	if (p->usid_plane_bits > MRC_SRV6_USID_PLANE_BITS) {
-		errf(err, errlen, "srv6 plan: usid_plane_bits: must be 0..%u, got %u",
+		mrc_errf(err, errlen, "srv6 plan: usid_plane_bits: must be 0..%u, got %u",
 			MRC_SRV6_USID_PLANE_BITS, p->usid_plane_bits);
 		return -EINVAL;
 	}
 	if (!p->usid_plane_bits && (uint64_t)p->block + p->planes - 1 > 0xffffffffu) {
-		errf(err, errlen,
+		mrc_errf(err, errlen,
 			"srv6 plan: block: 0x%08x + %u planes passes 32 bits (usid_plane_bits 0 "
 			"gives plane p the block block + p)",
 			p->block, p->planes);
@@ -272,14 +258,14 @@ static int check_params(const struct mrc_srv6_params *p, char *err, size_t errle
 		l->plane_shift + l->plane_bits > 32 || l->spine_shift + l->spine_bits > 32 ||
 		((bits_mask(l->plane_bits) << l->plane_shift) &
 			(bits_mask(l->spine_bits) << l->spine_shift))) {
-		errf(err, errlen,
+		mrc_errf(err, errlen,
 			"srv6 plan: ev layout: plane %u bits at %u, spine %u bits at %u: "
 			"fields must fit 32 bits without overlap",
 			l->plane_bits, l->plane_shift, l->spine_bits, l->spine_shift);
 		return -EINVAL;
 	}
 	if (p->planes > (1u << l->plane_bits)) {
-		errf(err, errlen, "srv6 plan: planes: %u planes do not fit the EV's %u plane bits",
+		mrc_errf(err, errlen, "srv6 plan: planes: %u planes do not fit the EV's %u plane bits",
 			p->planes, l->plane_bits);
 		return -EINVAL;
 	}
@@ -288,14 +274,14 @@ static int check_params(const struct mrc_srv6_params *p, char *err, size_t errle
 		uint32_t lim = (1u << (14 - b)) - 1;
 
 		if (b && p->planes > (1u << b)) {
-			errf(err, errlen,
+			mrc_errf(err, errlen,
 				"srv6 plan: planes: the generated plan has %u plane bits, "
 				"got %u planes (give the plan explicitly)",
 				b, p->planes);
 			return -EINVAL;
 		}
 		if (hosts > lim || p->t0 > lim || p->t1 > lim) {
-			errf(err, errlen,
+			mrc_errf(err, errlen,
 				"srv6 plan: topology: the generated plan numbers at most "
 				"%u nodes per role and plane with usid_plane_bits %u (0: 16383), "
 				"got %llu hosts, %u T0, %u T1",
@@ -351,7 +337,7 @@ static int assign_usids(struct mrc_srv6_plan *pl, char *err, size_t errlen)
 		}
 	} else {
 		if (in->n_usids != pl->n_nodes) {
-			errf(err, errlen,
+			mrc_errf(err, errlen,
 				"srv6 plan: usids: %zu entries for %zu nodes (every T0, T1 "
 				"and host port of every plane once)",
 				in->n_usids, pl->n_nodes);
@@ -363,20 +349,20 @@ static int assign_usids(struct mrc_srv6_plan *pl, char *err, size_t errlen)
 
 			mrc_srv6_node_name(&a->node, name, sizeof(name));
 			if (!s) {
-				errf(err, errlen,
+				mrc_errf(err, errlen,
 					"srv6 plan: usids[%zu]: no node '%s' in the topology", i,
 					name);
 				return -EINVAL;
 			}
 			if (a->usid == 0 || a->usid > 0xffff) {
-				errf(err, errlen,
+				mrc_errf(err, errlen,
 					"srv6 plan: usids[%zu]: %s: uSID 0x%x must be "
 					"0x0001..0xffff",
 					i, name, a->usid);
 				return -EINVAL;
 			}
 			if (*s) {
-				errf(err, errlen, "srv6 plan: usids[%zu]: %s: node given twice", i,
+				mrc_errf(err, errlen, "srv6 plan: usids[%zu]: %s: node given twice", i,
 					name);
 				return -EINVAL;
 			}
@@ -405,7 +391,7 @@ static int assign_usids(struct mrc_srv6_plan *pl, char *err, size_t errlen)
 
 			mrc_srv6_node_name(&pl->by_usid[i - 1].node, other, sizeof(other));
 			mrc_srv6_node_name(&pl->by_usid[i].node, name, sizeof(name));
-			errf(err, errlen, "srv6 plan: %s: uSID 0x%04x already belongs to %s", name,
+			mrc_errf(err, errlen, "srv6 plan: %s: uSID 0x%04x already belongs to %s", name,
 				pl->by_usid[i].usid, other);
 			return -EINVAL;
 		}
@@ -498,7 +484,7 @@ int mrc_srv6_plan_new(
 	return 0;
 nomem:
 	mrc_srv6_plan_free(pl);
-	errf(err, errlen, "srv6 plan: allocate: out of memory");
+	mrc_errf(err, errlen, "srv6 plan: allocate: out of memory");
 	return -ENOMEM;
 }
 
@@ -806,7 +792,7 @@ static int check_fields(const struct mrc_srv6_ev_profile *prof, uint32_t planes,
 	unsigned total = 0;
 
 	if (prof->n_fields == 0 || prof->plane_field >= prof->n_fields) {
-		errf(err, errlen,
+		mrc_errf(err, errlen,
 			"ev profile: fields: %zu fields, plane field %u: need a plane "
 			"field among them",
 			prof->n_fields, prof->plane_field);
@@ -820,7 +806,7 @@ static int check_fields(const struct mrc_srv6_ev_profile *prof, uint32_t planes,
 
 		total += f->width;
 		if (f->width == 0 || f->width > 32 || (f->init & ~wm) || (f->mask & ~wm)) {
-			errf(err, errlen,
+			mrc_errf(err, errlen,
 				"ev profile: fields[%zu]: width %u, init 0x%x, mask 0x%x: "
 				"init and mask must fit the width (1..32)",
 				i, f->width, f->init, f->mask);
@@ -829,7 +815,7 @@ static int check_fields(const struct mrc_srv6_ev_profile *prof, uint32_t planes,
 		cap = bits_mask(pop);
 		if (i == prof->plane_field) {
 			if (pop == 0 || (uint64_t)planes - 1 > cap) {
-				errf(err, errlen,
+				mrc_errf(err, errlen,
 					"ev profile: fields[%zu]: plane mask 0x%x holds %u "
 					"bits, too few for %u planes",
 					i, f->mask, pop, planes);
@@ -840,7 +826,7 @@ static int check_fields(const struct mrc_srv6_ev_profile *prof, uint32_t planes,
 		if (f->mask == 0)
 			continue;
 		if (f->min > f->max || f->max > cap) {
-			errf(err, errlen,
+			mrc_errf(err, errlen,
 				"ev profile: fields[%zu]: min %u, max %u: need min <= max "
 				"<= %u (the mask's %u bits)",
 				i, f->min, f->max, cap, pop);
@@ -851,7 +837,7 @@ static int check_fields(const struct mrc_srv6_ev_profile *prof, uint32_t planes,
 			*combos = 0xffffffffu;
 	}
 	if (total != 32) {
-		errf(err, errlen, "ev profile: fields: widths add up to %u bits, not 32", total);
+		mrc_errf(err, errlen, "ev profile: fields: widths add up to %u bits, not 32", total);
 		return -EINVAL;
 	}
 	return 0;
@@ -895,7 +881,7 @@ int mrc_srv6_ev_expand(const struct mrc_srv6_ev_profile *prof, uint32_t planes,
 	int rc;
 
 	if (planes == 0) {
-		errf(err, errlen, "ev profile: planes: must be >= 1");
+		mrc_errf(err, errlen, "ev profile: planes: must be >= 1");
 		return -EINVAL;
 	}
 	if (prof->n_explicit) {
@@ -903,7 +889,7 @@ int mrc_srv6_ev_expand(const struct mrc_srv6_ev_profile *prof, uint32_t planes,
 
 		if (prof->n_explicit > 0xffffffffu ||
 			(prof->ev_count && prof->ev_count != prof->n_explicit)) {
-			errf(err, errlen,
+			mrc_errf(err, errlen,
 				"ev profile: ev_count: %u, but the explicit list has %zu "
 				"EVs",
 				prof->ev_count, prof->n_explicit);
@@ -911,14 +897,14 @@ int mrc_srv6_ev_expand(const struct mrc_srv6_ev_profile *prof, uint32_t planes,
 		}
 		count = (uint32_t)prof->n_explicit;
 		if (count > cap) {
-			errf(err, errlen, "ev profile: ev_count: %u EVs, room for %zu", count, cap);
+			mrc_errf(err, errlen, "ev profile: ev_count: %u EVs, room for %zu", count, cap);
 			return -ENOSPC;
 		}
 		for (uint32_t i = 0; i < count; i++) {
 			uint32_t ev = prof->explicit_evs[i], pl = mrc_srv6_ev_plane(l, ev);
 
 			if (pl >= planes) {
-				errf(err, errlen,
+				mrc_errf(err, errlen,
 					"ev profile: evs[%u]: EV 0x%08x is in plane %u; the "
 					"fabric has %u planes",
 					i, ev, pl, planes);
@@ -928,14 +914,14 @@ int mrc_srv6_ev_expand(const struct mrc_srv6_ev_profile *prof, uint32_t planes,
 		}
 		sorted = malloc(count * sizeof(*sorted));
 		if (!sorted) {
-			errf(err, errlen, "ev profile: allocate: out of memory");
+			mrc_errf(err, errlen, "ev profile: allocate: out of memory");
 			return -ENOMEM;
 		}
 		memcpy(sorted, prof->explicit_evs, count * sizeof(*sorted));
 		qsort(sorted, count, sizeof(*sorted), cmp_u32);
 		for (uint32_t i = 1; i < count; i++) {
 			if (sorted[i] == sorted[i - 1]) {
-				errf(err, errlen, "ev profile: evs: EV 0x%08x listed twice",
+				mrc_errf(err, errlen, "ev profile: evs: EV 0x%08x listed twice",
 					sorted[i]);
 				free(sorted);
 				return -EINVAL;
@@ -947,18 +933,18 @@ int mrc_srv6_ev_expand(const struct mrc_srv6_ev_profile *prof, uint32_t planes,
 
 		count = prof->ev_count;
 		if (count == 0) {
-			errf(err, errlen, "ev profile: ev_count: must be >= 1");
+			mrc_errf(err, errlen, "ev profile: ev_count: must be >= 1");
 			return -EINVAL;
 		}
 		if (count > cap) {
-			errf(err, errlen, "ev profile: ev_count: %u EVs, room for %zu", count, cap);
+			mrc_errf(err, errlen, "ev profile: ev_count: %u EVs, room for %zu", count, cap);
 			return -ENOSPC;
 		}
 		rc = check_fields(prof, planes, &combos, err, errlen);
 		if (rc)
 			return rc;
 		if ((count + planes - 1) / planes > combos) {
-			errf(err, errlen,
+			mrc_errf(err, errlen,
 				"ev profile: ev_count: %u EVs need %u per plane, the fields "
 				"give %llu",
 				count, (count + planes - 1) / planes, (unsigned long long)combos);
@@ -968,7 +954,7 @@ int mrc_srv6_ev_expand(const struct mrc_srv6_ev_profile *prof, uint32_t planes,
 			uint32_t ev = gen_ev(prof, i % planes, i / planes);
 
 			if (mrc_srv6_ev_plane(l, ev) != i % planes) {
-				errf(err, errlen,
+				mrc_errf(err, errlen,
 					"ev profile: fields: EV 0x%08x for plane %u reads as "
 					"plane %u under the EV layout",
 					ev, i % planes, mrc_srv6_ev_plane(l, ev));
@@ -986,14 +972,14 @@ int mrc_srv6_ev_expand(const struct mrc_srv6_ev_profile *prof, uint32_t planes,
 	}
 	min_active = prof->ev_min_active ? prof->ev_min_active : planes;
 	if (min_active < planes || min_active > count) {
-		errf(err, errlen,
+		mrc_errf(err, errlen,
 			"ev profile: ev_min_active: %u must be between planes (%u) and "
 			"ev_count (%u)",
 			min_active, planes, count);
 		return -EINVAL;
 	}
 	if (usable < min_active) {
-		errf(err, errlen, "ev profile: deny: leaves %u usable EVs, below ev_min_active %u",
+		mrc_errf(err, errlen, "ev profile: deny: leaves %u usable EVs, below ev_min_active %u",
 			usable, min_active);
 		return -EINVAL;
 	}
