@@ -109,11 +109,11 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_TARGETS := wire conf hist srv6
 # code under test per target
 FUZZ_SRC_wire := mrc/engine/wire.c
-FUZZ_SRC_conf := conf/conf.c conf/units.c
+FUZZ_SRC_conf := $(filter-out %_test.c,$(wildcard conf/*.c))
 FUZZ_SRC_hist := mrc/base/hist.c
 FUZZ_SRC_srv6 := mrc/engine/srv6.c mrc/engine/wire.c mrc/base/err.c
-# their headers, for the rebuild (expanded in the rule, where $* is set)
-FUZZ_HDR = $(wildcard $(patsubst %.c,%.h,$(FUZZ_SRC_$*)) mrc/base/bytes.h)
+# every header, for the rebuild
+FUZZ_HDR = $(wildcard mrc/*/*.h conf/*.h pcap/*.h)
 # extra arguments of the corpus generators
 FUZZ_GEN_conf := $(wildcard conf/examples/*.yaml)
 

@@ -161,16 +161,16 @@ MRC_SELFTEST(conf)
 				 .budget = CONF_NODE_LIMIT };
 		struct tnode *root = NULL, *prof;
 
-		ST_EQ_I(st, tparse(&ld, "c142", c142, strlen(c142), &root), 0);
-		prof = tget(root, "profiles");
+		ST_EQ_I(st, conf_tparse(&ld, "c142", c142, strlen(c142), &root), 0);
+		prof = conf_tget(root, "profiles");
 		ST_TRUE(st, prof && prof->kind == T_SEQ && prof->n == 2);
 		for (size_t i = 0; prof && i < prof->n && i < 2; i++) {
-			struct tnode *cnt = tget(tget(prof->items[i], "ev"), "ev_count");
+			struct tnode *cnt = conf_tget(conf_tget(prof->items[i], "ev"), "ev_count");
 
 			ST_TRUE(st, cnt && cnt->kind == T_SCALAR);
 			ST_EQ_STR(st, cnt ? cnt->s : "", "128");
 		}
-		tfree(root);
+		conf_tfree(root);
 		/* The same in a job: an anchor under an x- key used by two fields. */
 		ST_EQ_I(st, st_load("x-n: &n 128\nmrc: {ev: {ev_count: *n}}\n"
 			"output: {captures: [{point: h0.p0, snaplen: *n}]}\n", NULL, 0, &job, err,

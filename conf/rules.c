@@ -1,0 +1,550 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* conf/rules: cross-field rules of each section (fabric, addressing, EV, traffic, faults, captures, output, histograms). */
+#include "conf/conf.h"
+#include "conf/conf_int.h"
+#include "conf/units.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- cross-field rules ---------------------------------------------------------------- */
+
+/* Where to point an error about @key of @map: the value, else the mapping itself. */
+static const struct tnode *at(const struct tnode *map, const char *key)
+{
+	const struct tnode *v = conf_tget(map, key);
+
+	return v ? v : map;
+}
+
+/* A size for messages: conf_fmt_size() with a "B" on bare byte counts ("1B", "4KiB"). */
+static char *fmt_bytes(uint64_t v, char *buf, size_t len)
+{
+	size_t n = strlen(conf_fmt_size(v, buf, len));
+
+	if (n && n + 1 < len && buf[n - 1] >= '0' && buf[n - 1] <= '9')
+		strcpy(buf + n, "B");
+	return buf;
+}
+
+/* The key of @keys (NULL-terminated) first given in @map, else the last one. */
+static const char *given(const struct tnode *map, const char *const *keys)
+{
+	size_t i = 0;
+
+	for (; keys[i + 1]; i++)
+		if (conf_tget(map, keys[i]))
+			break;
+	return keys[i];
+}
+
+int conf_check_fabric(struct ld *ld, const struct tnode *map, void *obj, const char *path)
+{
+	static const char *const hk[] = { "hosts_per_t0", "t0", NULL };
+	struct conf_fabric *f = obj;
+	char sub[CONF_PATH_MAX], a[24], b[24];
+	/* srv6 plan (docs/wire-format.md "SRv6 uSID addressing", mrc/engine/srv6.h): the generated plan numbers
+	 * nodes 1..2^(14 - b) - 1 per role and plane for b = usid_plane_bits (0 ends a
+	 * container): 1023 with docs/wire-format.md's b = 4; an explicit plan takes any 16-bit uSIDs */
+	bool gen = f->addressing.plan == CONF_PLAN_GENERATED;
+	unsigned pb = f->addressing.usid_plane_bits;
+	/* an explicit plan is bounded by its list: every node once, uSIDs unique (per plane
+	 * with usid_plane_bits 0) in 16 bits, which the addressing section checks */
+	uint32_t hlim = gen ? (1u << (14 - pb)) - 1 : UINT32_MAX;
+	uint32_t lim = hlim < 1024 ? hlim : 1024;
+	char why[160] = "";
+
+	if (gen)
+		snprintf(why, sizeof(why), " (plan generated with usid_plane_bits %u: at most %"
+			PRIu32 " per role and plane%s)", pb, hlim, pb ? "; fabric.addressing."
+			"usid_plane_bits 0 allows 16383" : "");
+	if (f->t0 > lim || f->t1 > lim) {
+		const char *k = f->t0 > lim ? "t0" : "t1";
+
+		conf_path_key(sub, path, k);
+		return TERR(ld, at(map, k), sub, "out of range 1..%" PRIu32 "%s '%" PRIu32 "'", lim,
+			why, f->t0 > lim ? f->t0 : f->t1);
+	}
+	if (conf_fabric_hosts(f) > hlim) {
+		const char *k = given(map, hk);
+
+		conf_path_key(sub, path, k);
+		return TERR(ld, at(map, k), sub, "t0 * hosts_per_t0 exceeds %" PRIu32 " hosts%s '%"
+			PRIu32 "'", hlim, why, conf_fabric_hosts(f));
+	}
+	if (f->ecn_threshold_bytes > f->buffer_bytes) {
+		/* blame the field that was written: a defaulted one is not where the error is */
+		if (conf_tget(map, "ecn_threshold") || !conf_tget(map, "buffer")) {
+			conf_path_key(sub, path, "ecn_threshold");
+			return TERR(ld, at(map, "ecn_threshold"), sub, "above the buffer (%s) '%s'",
+				fmt_bytes(f->buffer_bytes, a, sizeof(a)),
+				fmt_bytes(f->ecn_threshold_bytes, b, sizeof(b)));
+		}
+		conf_path_key(sub, path, "buffer");
+		return TERR(ld, conf_tget(map, "buffer"), sub, "below the ecn_threshold (%s) '%s'",
+			fmt_bytes(f->ecn_threshold_bytes, a, sizeof(a)),
+			fmt_bytes(f->buffer_bytes, b, sizeof(b)));
+	}
+	return 0;
+}
+
+int conf_check_usid(struct ld *ld, const struct tnode *map, void *obj, const char *path)
+{
+	struct conf_usid_entry *u = obj;
+
+	if (!u->node)
+		return TERR(ld, map, path, "missing 'node'");
+	if (!conf_tget(map, "usid"))
+		return TERR(ld, map, path, "missing 'usid'");
+	return 0;
+}
+
+/* Dense index of a switch or host port for the coverage check of an explicit plan. */
+static long usid_slot(const struct conf_fabric *f, const struct conf_node *n)
+{
+	long per_plane = (long)f->t0 + f->t1 + conf_fabric_hosts(f);
+	long base = (long)n->plane * per_plane;
+
+	switch (n->kind) {
+	case CONF_NODE_T0: return base + n->t0;
+	case CONF_NODE_T1: return base + f->t0 + n->t1;
+	case CONF_NODE_PORT: return base + f->t0 + f->t1 + n->host;
+	default: return -1;
+	}
+}
+
+int conf_check_addressing(struct ld *ld, const struct tnode *map, void *obj, const char *path)
+{
+	struct conf_addressing *a = obj;
+	const struct conf_fabric *f = &ld->job->fabric;
+	const struct tnode *list = conf_tget(map, "usids");
+	long total = (long)f->planes * ((long)f->t0 + f->t1 + conf_fabric_hosts(f));
+	char sub[CONF_PATH_MAX], nb[48];
+	uint8_t *seen = NULL, *used = NULL;
+	/* usid_plane_bits 0: a uSID space per plane, plane p under block + p (mrc/engine/srv6.h) */
+	bool per_plane = a->usid_plane_bits == 0;
+	int err = 0;
+
+	if (per_plane && (uint64_t)a->block + f->planes - 1 > UINT32_MAX) {
+		conf_path_key(sub, path, "block");
+		return TERR(ld, at(map, "block"), sub, "plane %" PRIu32 "'s block (block + plane, "
+			"usid_plane_bits 0) passes 32 bits '%x:%x::'", f->planes - 1,
+			a->block >> 16, a->block & 0xffff);
+	}
+	if (a->plan == CONF_PLAN_GENERATED) {
+		if (a->n_usids) {
+			conf_path_key(sub, path, "usids");
+			return TERR(ld, list, sub, "given but plan is 'generated'");
+		}
+		if (a->usid_plane_bits && f->planes > (1u << a->usid_plane_bits)) {
+			conf_path_key(sub, path, "usid_plane_bits");
+			return TERR(ld, at(map, "usid_plane_bits"), sub, "%" PRIu32 " planes "
+				"do not fit %u plane bits (0 puts the plane in the block) '%u'",
+				f->planes, (unsigned)a->usid_plane_bits,
+				(unsigned)a->usid_plane_bits);
+		}
+		return 0;
+	}
+	if (a->has_usid_plane_bits && !per_plane) {
+		conf_path_key(sub, path, "usid_plane_bits");
+		return TERR(ld, at(map, "usid_plane_bits"), sub, "with plan 'explicit' only 0 "
+			"(uSIDs unique per plane, plane p under block + p) applies '%u'",
+			(unsigned)a->usid_plane_bits);
+	}
+	if (a->n_usids == 0) {
+		conf_path_key(sub, path, "usids");
+		return TERR(ld, at(map, "plan"), sub, "plan 'explicit' needs the usids list");
+	}
+	seen = calloc((size_t)total, 1);
+	used = calloc(per_plane ? (size_t)f->planes << 16 : 65536, 1); /* [space << 16 | uSID] */
+	if (!seen || !used) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	for (size_t i = 0; i < a->n_usids; i++) {
+		struct conf_usid_entry *u = &a->usids[i];
+		long slot = usid_slot(f, &u->n);
+		size_t uk;
+		const struct tnode *it = list->items[i];
+
+		conf_path_key(sub, path, "usids");
+		conf_path_idx(sub, sub, i);
+		if (slot < 0) {
+			err = TERR(ld, at(it, "node"), sub,
+				"node must be a switch or a host port '%s'", u->node);
+			goto out_free;
+		}
+		if (seen[slot]) {
+			err = TERR(ld, at(it, "node"), sub, "node given twice '%s'", u->node);
+			goto out_free;
+		}
+		uk = (per_plane ? (size_t)u->n.plane << 16 : 0) | u->usid;
+		if (used[uk]) {
+			err = TERR(ld, at(it, "usid"), sub, "uSID used twice%s '%u'",
+				per_plane ? " in its plane" : "", (unsigned)u->usid);
+			goto out_free;
+		}
+		seen[slot] = 1;
+		used[uk] = 1;
+	}
+	for (long s = 0; s < total; s++) {
+		if (!seen[s]) {
+			long per = (long)f->t0 + f->t1 + conf_fabric_hosts(f), r = s % per;
+			struct conf_node n = { .plane = (uint32_t)(s / per) };
+
+			if (r < f->t0) {
+				n.kind = CONF_NODE_T0;
+				n.t0 = (uint32_t)r;
+			} else if (r < (long)f->t0 + f->t1) {
+				n.kind = CONF_NODE_T1;
+				n.t1 = (uint32_t)(r - f->t0);
+			} else {
+				n.kind = CONF_NODE_PORT;
+				n.host = (uint32_t)(r - f->t0 - f->t1);
+			}
+			conf_path_key(sub, path, "usids");
+			err = TERR(ld, list, sub, "no uSID for '%s'",
+				conf_node_format(&n, nb, sizeof(nb)));
+			goto out_free;
+		}
+	}
+out_free:
+	free(seen);
+	free(used);
+	return err;
+}
+
+int conf_check_rule(struct ld *ld, const struct tnode *map, void *obj, const char *path)
+{
+	struct conf_ev_rule *r = obj;
+	/* Field widths of the EV layout plane(4) | spine(12) | salt(16), docs/wire-format.md. */
+	uint32_t width = strstr(path, "plane") ? 0xf : strstr(path, "spine") ? 0xfff : 0xffff;
+	char sub[CONF_PATH_MAX];
+	const char *bad = NULL;
+
+	if (r->mask > width)
+		bad = "mask";
+	else if (r->max > width)
+		bad = "max";
+	if (bad) {
+		conf_path_key(sub, path, bad);
+		return TERR(ld, at(map, bad), sub, "wider than the field (max 0x%" PRIx32 ") '%s'",
+			width, at(map, bad)->s ? at(map, bad)->s : "");
+	}
+	if (r->min > r->max) {
+		conf_path_key(sub, path, "min");
+		return TERR(ld, at(map, "min"), sub, "above max %" PRIu32 " '%" PRIu32 "'", r->max,
+			r->min);
+	}
+	if (r->init < r->min || r->init > r->max) {
+		conf_path_key(sub, path, "init");
+		return TERR(ld, at(map, "init"), sub, "outside min..max %" PRIu32 "..%" PRIu32
+			" '%" PRIu32 "'", r->min, r->max, r->init);
+	}
+	return 0;
+}
+
+int conf_check_ev(struct ld *ld, const struct tnode *map, void *obj, const char *path)
+{
+	struct conf_ev *e = obj;
+	char sub[CONF_PATH_MAX];
+
+	if (e->n_evs) {
+		if (conf_tget(map, "ev_count") && e->ev_count != e->n_evs) {
+			conf_path_key(sub, path, "ev_count");
+			return TERR(ld, conf_tget(map, "ev_count"), sub,
+				"differs from the %zu entries of evs '%" PRIu32 "'", e->n_evs,
+				e->ev_count);
+		}
+		if (e->n_evs > 65536) {
+			conf_path_key(sub, path, "evs");
+			return TERR(ld, conf_tget(map, "evs"), sub, "more than 65536 entries");
+		}
+		e->ev_count = (uint32_t)e->n_evs;
+	}
+	if (e->ev_min_active > e->ev_count) {
+		conf_path_key(sub, path, "ev_min_active");
+		return TERR(ld, at(map, "ev_min_active"), sub, "above ev_count %" PRIu32 " '%" PRIu32
+			"'", e->ev_count, e->ev_min_active);
+	}
+	return 0;
+}
+
+/*
+ * The collective's program (mrc/coll) and its QPs grow with ranks^2 for a ring all-reduce
+ * (2 (ranks - 1) steps a rank, ~120 bytes each) and an all-to-all (ranks - 1 QPs a rank,
+ * ~2.5 KB each): past these bounds (8 GB, 10 GB) a job would exhaust memory while it is
+ * being set up, so it is refused here, naming what to lower.
+ */
+#define PROGRAM_STEPS_MAX (1ull << 26)
+#define PROGRAM_QPS_MAX (1ull << 22)
+
+static bool program_too_big(struct ld *ld, const struct tnode *map, const char *path,
+	const struct conf_traffic *t, uint64_t ranks)
+{
+	char sub[CONF_PATH_MAX];
+	uint64_t n;
+
+	conf_path_key(sub, path, "pattern");
+	if (t->pattern == CONF_PAT_ALLREDUCE && t->algorithm == CONF_ALG_RING) {
+		n = 2 * ranks * (ranks - 1);
+		if (n > PROGRAM_STEPS_MAX) {
+			TERR(ld, at(map, "pattern"), sub, "a ring all-reduce over %" PRIu64
+				" ranks is %" PRIu64 " steps (2 x ranks x (ranks - 1)), more than "
+				"%llu: lower traffic.ranks (at most 5793) or use algorithm tree "
+				"'allreduce'", ranks, n, PROGRAM_STEPS_MAX);
+			return true;
+		}
+	}
+	if (t->pattern == CONF_PAT_ALLTOALL) {
+		n = ranks * (ranks - 1);
+		if (n > PROGRAM_QPS_MAX) {
+			TERR(ld, at(map, "pattern"), sub, "an all-to-all over %" PRIu64 " ranks "
+				"needs %" PRIu64 " QPs (ranks x (ranks - 1)), more than %llu: lower "
+				"traffic.ranks (at most 2048) 'alltoall'", ranks, n, PROGRAM_QPS_MAX);
+			return true;
+		}
+	}
+	return false;
+}
+
+int conf_check_traffic(struct ld *ld, const struct tnode *map, void *obj, const char *path)
+{
+	struct conf_traffic *t = obj;
+	const struct conf_fabric *f = &ld->job->fabric;
+	uint32_t hosts = conf_fabric_hosts(f), ranks = t->ranks ? t->ranks : hosts;
+	unsigned esz = conf_dtype_size(t->dtype);
+	char sub[CONF_PATH_MAX], a[24];
+	struct conf_node n;
+	bool ok;
+
+	if (!conf_tget(map, "algorithm"))
+		t->algorithm = t->pattern == CONF_PAT_ALLREDUCE ? CONF_ALG_RING :
+			       t->pattern == CONF_PAT_ALLTOALL ? CONF_ALG_PARALLEL : CONF_ALG_DIRECT;
+	switch (t->pattern) {
+	case CONF_PAT_ALLREDUCE:
+		ok = t->algorithm == CONF_ALG_RING || t->algorithm == CONF_ALG_TREE;
+		break;
+	case CONF_PAT_ALLTOALL:
+		ok = t->algorithm == CONF_ALG_PARALLEL || t->algorithm == CONF_ALG_SHIFT;
+		break;
+	default:
+		ok = t->algorithm == CONF_ALG_DIRECT;
+		break;
+	}
+	if (!ok) {
+		conf_path_key(sub, path, "algorithm");
+		return TERR(ld, at(map, "algorithm"), sub, "does not apply to pattern %s '%s'",
+			conf_name_of(conf_pattern_names, (int)t->pattern),
+			conf_name_of(conf_algorithm_names, (int)t->algorithm));
+	}
+	if (t->ranks > hosts || t->ranks == 1) {
+		conf_path_key(sub, path, "ranks");
+		return TERR(ld, at(map, "ranks"), sub, "out of range 2..%" PRIu32
+			" (0 = all hosts) '%" PRIu32 "'", hosts, t->ranks);
+	}
+	if (program_too_big(ld, map, path, t, ranks))
+		return -EINVAL;
+	conf_path_key(sub, path, "root");
+	if (conf_node_parse(f, t->root, &n) || n.kind != CONF_NODE_HOST || n.host >= ranks)
+		return TERR(ld, at(map, "root"), sub, "not a host among the %" PRIu32 " ranks '%s'",
+			ranks, t->root);
+	t->root_host = n.host;
+	conf_path_key(sub, path, "sizes");
+	/* a run measures at most CONF_SIZES_MAX sizes (mrc/sim/run.c) */
+	if (conf_sizes_expand(&t->sizes, NULL, 0) > CONF_SIZES_MAX)
+		return TERR(ld, at(map, "sizes"), sub, "more than %d sizes '%zu'", CONF_SIZES_MAX,
+			conf_sizes_expand(&t->sizes, NULL, 0));
+	if (t->sizes.range) {
+		if (t->sizes.min % esz)
+			return TERR(ld, at(map, "sizes"), sub, "min not a multiple of the %u-byte "
+				"%s '%s'", esz, conf_name_of(conf_dtype_names, (int)t->dtype),
+				conf_fmt_size(t->sizes.min, a, sizeof(a)));
+		/* Every step is min * factor^k, a multiple of min, so of esz too. */
+		return 0;
+	}
+	for (size_t i = 0; i < t->sizes.n_list; i++) {
+		if (t->sizes.list[i] % esz) {
+			const struct tnode *sz = at(map, "sizes");
+
+			if (sz->kind == T_SEQ && i < sz->n)
+				sz = sz->items[i];
+			conf_path_idx(sub, sub, i);
+			return TERR(ld, sz, sub, "not a multiple of the %u-byte %s '%s'", esz,
+				conf_name_of(conf_dtype_names, (int)t->dtype),
+				conf_fmt_size(t->sizes.list[i], a, sizeof(a)));
+		}
+		/* one size measured twice is a typo, and two report rows for one size */
+		for (size_t j = 0; j < i; j++) {
+			if (t->sizes.list[j] == t->sizes.list[i]) {
+				const struct tnode *sz = at(map, "sizes");
+
+				if (sz->kind == T_SEQ && i < sz->n)
+					sz = sz->items[i];
+				conf_path_idx(sub, sub, i);
+				return TERR(ld, sz, sub, "duplicate size (sizes[%zu] is the same) '%s'",
+					j, fmt_bytes(t->sizes.list[i], a, sizeof(a)));
+			}
+		}
+	}
+	return 0;
+}
+
+/* Which parameters an action takes: bit 0 rate, 1 delay, 2 period+duty, 3 duration. */
+static unsigned action_params(enum conf_fault_action a)
+{
+	switch (a) {
+	case CONF_FA_LOSS: return 1 | 8;
+	case CONF_FA_DELAY: return 2 | 8;
+	case CONF_FA_FLAP: return 4 | 8;
+	case CONF_FA_DOWN: case CONF_FA_BLACKHOLE: return 8;
+	default: return 0;
+	}
+}
+
+int conf_check_fault(struct ld *ld, const struct tnode *map, void *obj, const char *path)
+{
+	static const struct { const char *key; unsigned bit; } params[] = {
+		{ "rate", 1 }, { "delay", 2 }, { "period", 4 }, { "duty", 4 }, { "duration", 8 },
+	};
+	struct conf_fault *fa = obj;
+	const char *act = conf_name_of(conf_fault_action_names, (int)fa->action);
+	unsigned allowed = action_params(fa->action);
+	char sub[CONF_PATH_MAX];
+
+	if (!fa->target)
+		return TERR(ld, map, path, "missing 'target'");
+	if (!conf_tget(map, "action"))
+		return TERR(ld, map, path, "missing 'action'");
+	if (fa->has_at == fa->has_at_iteration)
+		return TERR(ld, map, path, "needs exactly one of 'at' and 'at_iteration'");
+	for (size_t i = 0; i < sizeof(params) / sizeof(params[0]); i++) {
+		const struct tnode *v = conf_tget(map, params[i].key);
+		bool need = allowed & params[i].bit & 7;
+
+		conf_path_key(sub, path, params[i].key);
+		if (v && !(allowed & params[i].bit))
+			return TERR(ld, v, sub, "does not apply to action %s '%s'", act,
+				v->s ? v->s : "");
+		if (!v && need)
+			return TERR(ld, map, sub, "action %s needs '%s'", act, params[i].key);
+	}
+	/* what a fault can hit (the simulator's fabric and the wire driver's endpoints) */
+	{
+		const struct conf_node *n = &fa->node;
+		bool link = n->kind == CONF_NODE_LINK_T0_T1 || n->kind == CONF_NODE_LINK_HOST_T0;
+
+		conf_path_key(sub, path, "target");
+		if (n->kind == CONF_NODE_HOST)
+			return TERR(ld, conf_tget(map, "target"), sub,
+				"a whole host cannot be faulted: name its NIC ports (h%u.p0 ...) '%s'",
+				n->host, fa->target);
+		if (!link && fa->action != CONF_FA_DOWN && fa->action != CONF_FA_UP)
+			return TERR(ld, conf_tget(map, "target"), sub,
+				"action %s needs a link (p0.t0.1-p0.t1.2, h3.p0-p0.t0.0) '%s'", act,
+				fa->target);
+		/* "both" is every fault's default (and in every dump); one way needs a link */
+		if (!link && fa->direction != CONF_DIR_BOTH) {
+			conf_path_key(sub, path, "direction");
+			return TERR(ld, conf_tget(map, "direction"), sub,
+				"applies to a link target only, not '%s' '%s'", fa->target,
+				conf_name_of(conf_direction_names, (int)fa->direction));
+		}
+		if (fa->action == CONF_FA_BLACKHOLE && n->kind == CONF_NODE_LINK_HOST_T0 &&
+			!n->reverse)
+			return TERR(ld, conf_tget(map, "target"), sub,
+				"a host has no static routes: write the T0 first to blackhole its route "
+				"to the port '%s'", fa->target);
+	}
+	if (fa->action == CONF_FA_FLAP && !(fa->duty > 0 && fa->duty < 1)) {
+		conf_path_key(sub, path, "duty");
+		return TERR(ld, conf_tget(map, "duty"), sub, "out of range (0..1 exclusive) '%s'",
+			conf_tget(map, "duty")->s);
+	}
+	/* the fabric's down part is this period x duty cut to whole ps (mrc/sim/fabric.c): under
+	 * 1 ps down or up would flap nothing (up as period - down: 10ps x 0.1 is 1ps) */
+	if (fa->action == CONF_FA_FLAP) {
+		double down = (double)fa->period_ps * fa->duty;
+		double up = (double)fa->period_ps - down;
+
+		if (down < 1 || up < 1) {
+			conf_path_key(sub, path, "period");
+			return TERR(ld, conf_tget(map, "period"), sub, "too short for duty %g: %s "
+				"(period x %s) is %gps, below 1ps '%s'", fa->duty,
+				down < 1 ? "down" : "up", down < 1 ? "duty" : "(1 - duty)",
+				down < 1 ? down : up, conf_tget(map, "period")->s);
+		}
+	}
+	return 0;
+}
+
+int conf_check_capture(struct ld *ld, const struct tnode *map, void *obj, const char *path)
+{
+	struct conf_capture *c = obj;
+
+	char sub[CONF_PATH_MAX];
+
+	if (!c->point)
+		return TERR(ld, map, path, "missing 'point'");
+	/* what the simulator taps (mrc/sim/run.c): a port's or a link end's queue */
+	if (c->node.kind != CONF_NODE_PORT && c->node.kind != CONF_NODE_LINK_HOST_T0 &&
+	    c->node.kind != CONF_NODE_LINK_T0_T1) {
+		conf_path_key(sub, path, "point");
+		return TERR(ld, conf_tget(map, "point"), sub, "a capture point is a host NIC port "
+			"(h0.p0) or a link (p0.t1.0-p0.t0.0) '%s'", c->point);
+	}
+	return 0;
+}
+
+/* Captures writing the same file (conf_capture_file) would interleave two pcap streams. */
+int conf_check_output(struct ld *ld, const struct tnode *map, void *obj, const char *path)
+{
+	struct conf_output *o = obj;
+	const struct tnode *list = conf_tget(map, "captures");
+	char sub[CONF_PATH_MAX], a[256], b[256];
+
+	for (size_t i = 1; i < o->n_captures && list && list->kind == T_SEQ; i++) {
+		conf_capture_file(&o->captures[i], a, sizeof(a));
+		for (size_t j = 0; j < i; j++) {
+			if (strcmp(a, conf_capture_file(&o->captures[j], b, sizeof(b))))
+				continue;
+			conf_path_key(sub, path, "captures");
+			conf_path_idx(sub, sub, i);
+			conf_path_key(sub, sub, "point");
+			return TERR(ld, at(list->items[i], "point"), sub, "already captured by "
+				"captures[%zu] (both would write %s) '%s'", j, a,
+				o->captures[i].point);
+		}
+	}
+	return 0;
+}
+
+int conf_check_hist(struct ld *ld, const struct tnode *map, void *obj, const char *path)
+{
+	struct conf_hist *h = obj;
+	char sub[CONF_PATH_MAX], a[24];
+
+	if (h->highest_ns < 2 * h->lowest_ns) {
+		conf_path_key(sub, path, "highest");
+		return TERR(ld, at(map, "highest"), sub, "below 2 * lowest (%s) '%s'",
+			conf_fmt_time(2 * h->lowest_ns * 1000, a, sizeof(a)),
+			at(map, "highest")->s ? at(map, "highest")->s : "");
+	}
+	if (h->n_percentiles == 0) {
+		conf_path_key(sub, path, "percentiles");
+		return TERR(ld, at(map, "percentiles"), sub, "empty list");
+	}
+	for (size_t i = 1; i < h->n_percentiles; i++) {
+		if (h->percentiles[i] <= h->percentiles[i - 1]) {
+			const struct tnode *l = at(map, "percentiles");
+
+			conf_path_key(sub, path, "percentiles");
+			conf_path_idx(sub, sub, i);
+			return TERR(ld, l->kind == T_SEQ ? l->items[i] : l, sub,
+				"not ascending '%g'", h->percentiles[i]);
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* conf/schema: the schema tables (every key, its type, range and check), freeing through them, and the defaults. */
+#include "conf/conf.h"
+#include "conf/conf_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- schema ---------------------------------------------------------------------------- */
+
+#define U(T, f, n, ty, lo, hi) { .name = n, .t = ty, .off = offsetof(T, f), .min = lo, .max = hi }
+#define E(T, f, n, tbl) { .name = n, .t = CT_ENUM, .off = offsetof(T, f), .names = tbl }
+#define B(T, f, n) { .name = n, .t = CT_BOOL, .off = offsetof(T, f) }
+#define D(T, f, n, lo, hi) { .name = n, .t = CT_DOUBLE, .off = offsetof(T, f), .dmin = lo, \
+	.dmax = hi }
+#define S(T, f, n) { .name = n, .t = CT_STR, .off = offsetof(T, f) }
+#define SEC(T, f, n, tbl, chk) { .name = n, .t = CT_SECTION, .off = offsetof(T, f), .sub = tbl, \
+	.check = chk }
+#define LIST(T, f, nf, n, tbl, ET, chk) { .name = n, .t = CT_LIST, .off = offsetof(T, f), \
+	.noff = offsetof(T, nf), .sub = tbl, .esize = sizeof(ET), .check = chk }
+#define HAS(T, h) .has = true, .hoff = offsetof(T, h)
+#define END { .name = NULL }
+
+#define MAXU32 UINT32_MAX
+#define MAXU64 UINT64_MAX
+#define PS_PER_S 1000000000000ull
+
+static void init_capture(void *elem)
+{
+	struct conf_capture *c = elem;
+
+	c->snaplen = 262144;	/* C05: never 0, never above 262144 by default */
+	c->dir = CONF_CAP_BOTH;
+	c->tsresol = CONF_TS_NS;
+}
+
+static const struct cf usid_tbl[] = {
+	{ .name = "node", .t = CT_NODE, .off = offsetof(struct conf_usid_entry, node),
+		.noff = offsetof(struct conf_usid_entry, n) },
+	U(struct conf_usid_entry, usid, "usid", CT_U16, 1, 0xffff),
+	END
+};
+
+static const struct cf addressing_tbl[] = {
+	{ .name = "block", .t = CT_BLOCK, .off = offsetof(struct conf_addressing, block) },
+	{ .name = "usid_plane_bits", .t = CT_U8, .off = offsetof(struct conf_addressing,
+		usid_plane_bits), .min = 0, .max = 4, HAS(struct conf_addressing,
+		has_usid_plane_bits) },
+	E(struct conf_addressing, plan, "plan", conf_plan_names),
+	LIST(struct conf_addressing, usids, n_usids, "usids", usid_tbl, struct conf_usid_entry,
+		conf_check_usid),
+	{ .name = "host_prefix", .t = CT_PREFIX, .off = offsetof(struct conf_addressing,
+		host_prefix) },
+	END
+};
+
+static const struct cf fabric_tbl[] = {
+	E(struct conf_fabric, driver, "driver", conf_driver_names),
+	U(struct conf_fabric, planes, "planes", CT_U32, 1, 16),
+	U(struct conf_fabric, t0, "t0", CT_U32, 1, 1024),
+	U(struct conf_fabric, t1, "t1", CT_U32, 1, 1024),
+	U(struct conf_fabric, hosts_per_t0, "hosts_per_t0", CT_U32, 1, 1024),
+	U(struct conf_fabric, link_rate_bps, "link_rate", CT_RATE, 1000000, 100000000000000ull),
+	U(struct conf_fabric, host_link_delay_ps, "host_link_delay", CT_TIME, 0, PS_PER_S),
+	U(struct conf_fabric, fabric_link_delay_ps, "fabric_link_delay", CT_TIME, 0, PS_PER_S),
+	U(struct conf_fabric, switch_delay_ps, "switch_delay", CT_TIME, 0, PS_PER_S),
+	U(struct conf_fabric, buffer_bytes, "buffer", CT_SIZE, 1, 1ull << 40),
+	U(struct conf_fabric, ecn_threshold_bytes, "ecn_threshold", CT_SIZE, 0, 1ull << 40),
+	B(struct conf_fabric, ecn_last_hop, "ecn_last_hop"),
+	B(struct conf_fabric, trim, "trim"),
+	U(struct conf_fabric, trim_size_bytes, "trim_size", CT_SIZE, 64, 9000),
+	SEC(struct conf_fabric, addressing, "addressing", addressing_tbl, conf_check_addressing),
+	END
+};
+
+static const struct cf rule_tbl[] = {
+	U(struct conf_ev_rule, init, "init", CT_U32, 0, 0xffff),
+	U(struct conf_ev_rule, mask, "mask", CT_U32, 0, 0xffff),
+	U(struct conf_ev_rule, min, "min", CT_U32, 0, 0xffff),
+	U(struct conf_ev_rule, max, "max", CT_U32, 0, 0xffff),
+	END
+};
+
+static const struct cf ev32_tbl[] = {
+	{ .name = NULL, .t = CT_U32, .off = 0, .min = 0, .max = MAXU32 },
+};
+
+static const struct cf ev_tbl[] = {
+	U(struct conf_ev, ev_count, "ev_count", CT_U32, 1, 65536),
+	U(struct conf_ev, ev_min_active, "ev_min_active", CT_U32, 1, 65536),
+	LIST(struct conf_ev, evs, n_evs, "evs", ev32_tbl, uint32_t, NULL),
+	SEC(struct conf_ev, plane, "plane", rule_tbl, conf_check_rule),
+	SEC(struct conf_ev, spine, "spine", rule_tbl, conf_check_rule),
+	SEC(struct conf_ev, salt, "salt", rule_tbl, conf_check_rule),
+	LIST(struct conf_ev, deny, n_deny, "deny", ev32_tbl, uint32_t, NULL),
+	END
+};
+
+static const struct cf cc_tbl[] = {
+	E(struct conf_cc, algorithm, "algorithm", conf_cc_algo_names),
+	U(struct conf_cc, fixed_cwnd_bytes, "fixed_cwnd", CT_SIZE, 0, 1ull << 40),
+	U(struct conf_cc, base_rtt_ps, "base_rtt", CT_TIME, 0, PS_PER_S),
+	U(struct conf_cc, target_delay_ps, "target_delay", CT_TIME, 0, PS_PER_S),
+	D(struct conf_cc, eta, "eta", 0, 1e12),
+	D(struct conf_cc, fi, "fi", 0, 1e12),
+	D(struct conf_cc, fi_scale, "fi_scale", 0, 1e12),
+	D(struct conf_cc, gamma, "gamma", 0, 1),
+	D(struct conf_cc, max_md_jump, "max_md_jump", 0, 1),
+	U(struct conf_cc, max_cwnd_bytes, "max_cwnd", CT_SIZE, 0, 1ull << 40),
+	U(struct conf_cc, qa_threshold_ps, "qa_threshold", CT_TIME, 0, PS_PER_S),
+	D(struct conf_cc, qa_gate, "qa_gate", 0, 1e12),
+	U(struct conf_cc, adjust_bytes_threshold, "adjust_bytes_threshold", CT_SIZE, 0, 1ull << 40),
+	U(struct conf_cc, adjust_period_threshold_ps, "adjust_period_threshold", CT_TIME, 0,
+		PS_PER_S),
+	B(struct conf_cc, disable_qa, "disable_qa"),
+	END
+};
+
+static const struct cf qp_tbl[] = {
+	U(struct conf_qp, mpr, "mpr", CT_U32, 1, 255),
+	U(struct conf_qp, max_wimm, "max_wimm", CT_U32, 1, 65535),
+	U(struct conf_qp, timeout, "timeout", CT_U32, 0, 31),
+	U(struct conf_qp, retry_linear, "retry_linear", CT_U32, 0, 7),
+	U(struct conf_qp, retry_exp, "retry_exp", CT_U32, 0, 7),
+	END
+};
+
+static const struct cf dscp_tbl[] = {
+	U(struct conf_dscp, data, "data", CT_U8, 0, 63),
+	U(struct conf_dscp, ctrl, "ctrl", CT_U8, 0, 63),
+	U(struct conf_dscp, rtx, "rtx", CT_U8, 0, 63),
+	U(struct conf_dscp, trimmed, "trimmed", CT_U8, 0, 63),
+	U(struct conf_dscp, trimmed_lasthop, "trimmed_lasthop", CT_U8, 0, 63),
+	END
+};
+
+static const struct cf mrc_tbl[] = {
+	E(struct conf_mrc, transport, "transport", conf_transport_names),
+	E(struct conf_mrc, ev_format, "ev_format", conf_ev_format_names),
+	B(struct conf_mrc, srh, "srh"),
+	SEC(struct conf_mrc, ev, "ev", ev_tbl, conf_check_ev),
+	SEC(struct conf_mrc, cc, "cc", cc_tbl, NULL),
+	SEC(struct conf_mrc, qp, "qp", qp_tbl, NULL),
+	U(struct conf_mrc, mtu, "mtu", CT_U32, 256, 9000),
+	U(struct conf_mrc, reorder_threshold, "reorder_threshold", CT_U32, 1, 8192),
+	U(struct conf_mrc, sack_every_bytes, "sack_every", CT_SIZE, 1, 1ull << 32),
+	U(struct conf_mrc, sack_ooo_every, "sack_ooo_every", CT_U32, 1, 64),
+	B(struct conf_mrc, rtt_ensemble, "rtt_ensemble"),
+	U(struct conf_mrc, skip_hold_ps, "skip_hold", CT_TIME, 0, 10 * PS_PER_S),
+	U(struct conf_mrc, probe_backoff_ps, "probe_backoff", CT_TIME, 1, 10 * PS_PER_S),
+	B(struct conf_mrc, icrc_outer, "icrc_outer"),
+	B(struct conf_mrc, rx_checks, "rx_checks"),
+	SEC(struct conf_mrc, dscp, "dscp", dscp_tbl, NULL),
+	END
+};
+
+static const struct cf traffic_tbl[] = {
+	E(struct conf_traffic, pattern, "pattern", conf_pattern_names),
+	E(struct conf_traffic, algorithm, "algorithm", conf_algorithm_names),
+	{ .name = "sizes", .t = CT_SIZES, .off = offsetof(struct conf_traffic, sizes) },
+	E(struct conf_traffic, dtype, "dtype", conf_dtype_names),
+	U(struct conf_traffic, iterations, "iterations", CT_U32, 1, 1000000),
+	U(struct conf_traffic, warmup, "warmup", CT_U32, 0, 1000000),
+	B(struct conf_traffic, verify, "verify"),
+	U(struct conf_traffic, ranks, "ranks", CT_U32, 0, 1024 * 1024),
+	S(struct conf_traffic, root, "root"),
+	END
+};
+
+static const struct cf fault_tbl[] = {
+	{ .name = "at", .t = CT_TIME, .off = offsetof(struct conf_fault, at_ps), .max = 1000000 *
+		PS_PER_S, HAS(struct conf_fault, has_at) },
+	{ .name = "at_iteration", .t = CT_U32, .off = offsetof(struct conf_fault, at_iteration),
+		.max = 1000000, HAS(struct conf_fault, has_at_iteration) },
+	{ .name = "target", .t = CT_NODE, .off = offsetof(struct conf_fault, target),
+		.noff = offsetof(struct conf_fault, node) },
+	E(struct conf_fault, action, "action", conf_fault_action_names),
+	{ .name = "rate", .t = CT_DOUBLE, .off = offsetof(struct conf_fault, rate), .dmin = 0,
+		.dmax = 1, HAS(struct conf_fault, has_rate) },
+	{ .name = "delay", .t = CT_TIME, .off = offsetof(struct conf_fault, delay_ps), .min = 1,
+		.max = 10 * PS_PER_S, HAS(struct conf_fault, has_delay) },
+	{ .name = "period", .t = CT_TIME, .off = offsetof(struct conf_fault, period_ps), .min = 1,
+		.max = 1000 * PS_PER_S, HAS(struct conf_fault, has_period) },
+	{ .name = "duty", .t = CT_DOUBLE, .off = offsetof(struct conf_fault, duty), .dmin = 0,
+		.dmax = 1, HAS(struct conf_fault, has_duty) },
+	{ .name = "duration", .t = CT_TIME, .off = offsetof(struct conf_fault, duration_ps),
+		.min = 1, .max = 1000000 * PS_PER_S, HAS(struct conf_fault, has_duration) },
+	E(struct conf_fault, direction, "direction", conf_direction_names),
+	END
+};
+
+static const struct cf capture_tbl[] = {
+	{ .name = "point", .t = CT_NODE, .off = offsetof(struct conf_capture, point),
+		.noff = offsetof(struct conf_capture, node) },
+	E(struct conf_capture, dir, "dir", conf_cap_dir_names),
+	U(struct conf_capture, snaplen, "snaplen", CT_U32, 1, 262144),
+	E(struct conf_capture, tsresol, "tsresol", conf_tsresol_names),
+	END
+};
+
+static const struct cf pct_tbl[] = {
+	{ .name = NULL, .t = CT_DOUBLE, .off = 0, .dmin = 0, .dmax = 100 },
+};
+
+static const struct cf hist_tbl[] = {
+	U(struct conf_hist, lowest_ns, "lowest", CT_TIME_NS, 1, 1ull << 50),
+	U(struct conf_hist, highest_ns, "highest", CT_TIME_NS, 2, 1ull << 53),
+	U(struct conf_hist, sigfigs, "sigfigs", CT_U32, 1, 5),
+	LIST(struct conf_hist, percentiles, n_percentiles, "percentiles", pct_tbl, double, NULL),
+	END
+};
+
+static const struct cf output_tbl[] = {
+	S(struct conf_output, dir, "dir"),
+	{ .name = "captures", .t = CT_LIST, .off = offsetof(struct conf_output, captures),
+		.noff = offsetof(struct conf_output, n_captures), .sub = capture_tbl,
+		.esize = sizeof(struct conf_capture), .check = conf_check_capture,
+		.init = init_capture },
+	SEC(struct conf_output, hist, "hist", hist_tbl, conf_check_hist),
+	B(struct conf_output, report, "report"),
+	B(struct conf_output, plots, "plots"),
+	B(struct conf_output, hlog, "hlog"),
+	END
+};
+
+/* Table order is conversion order: the fabric comes before the names that refer to it. */
+const struct cf conf_job_tbl[] = {
+	U(struct conf_job, seed, "seed", CT_U64, 0, MAXU64),
+	SEC(struct conf_job, fabric, "fabric", fabric_tbl, conf_check_fabric),
+	SEC(struct conf_job, mrc, "mrc", mrc_tbl, NULL),
+	SEC(struct conf_job, traffic, "traffic", traffic_tbl, conf_check_traffic),
+	LIST(struct conf_job, faults, n_faults, "faults", fault_tbl, struct conf_fault,
+		conf_check_fault),
+	SEC(struct conf_job, output, "output", output_tbl, conf_check_output),
+	END
+};
+
+const struct cf conf_sizes_range_tbl[] = {
+	U(struct conf_sizes, min, "min", CT_SIZE, 1, 1ull << 40),
+	U(struct conf_sizes, max, "max", CT_SIZE, 1, 1ull << 40),
+	U(struct conf_sizes, factor, "factor", CT_U32, 2, 1024),
+	END
+};
+
+const struct cf conf_size_elem_tbl[] = {
+	{ .name = NULL, .t = CT_SIZE, .off = 0, .min = 1, .max = 1ull << 40 },
+};
+
+const struct cf *conf_tbl_find(const struct cf *tbl, const char *name)
+{
+	for (; tbl->name; tbl++)
+		if (strcmp(tbl->name, name) == 0)
+			return tbl;
+	return NULL;
+}
+
+/* ---- freeing through the schema -------------------------------------------------------- */
+
+void conf_free_field(const struct cf *f, void *base)
+{
+	char *p = (char *)base + f->off;
+
+	switch (f->t) {
+	case CT_STR:
+	case CT_NODE:
+		free(*(char **)p);
+		*(char **)p = NULL;
+		break;
+	case CT_SECTION:
+		conf_free_fields(f->sub, p, false);
+		break;
+	case CT_LIST: {
+		char *arr = *(char **)p;
+		size_t *n = (size_t *)((char *)base + f->noff);
+
+		if (f->sub[0].name)
+			for (size_t i = 0; arr && i < *n; i++)
+				conf_free_fields(f->sub, arr + i * f->esize, false);
+		free(arr);
+		*(char **)p = NULL;
+		*n = 0;
+		break;
+	}
+	case CT_SIZES: {
+		struct conf_sizes *s = (struct conf_sizes *)p;
+
+		free(s->list);
+		s->list = NULL;
+		s->n_list = 0;
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+void conf_free_fields(const struct cf *tbl, void *base, bool scalar_list)
+{
+	(void)scalar_list;
+	for (; tbl->name; tbl++)
+		conf_free_field(tbl, base);
+}
+
+void conf_free(struct conf_job *job)
+{
+	if (!job)
+		return;
+	conf_free_fields(conf_job_tbl, job, false);
+	free(job->source);
+	memset(job, 0, sizeof(*job));
+}
+
+/* ---- defaults ------------------------------------------------------------------------- */
+
+int conf_defaults(struct conf_job *job)
+{
+	static const double pct[] = { 50, 90, 99, 99.9, 99.99, 100 };
+	struct conf_fabric *f = &job->fabric;
+	struct conf_mrc *m = &job->mrc;
+	struct conf_traffic *t = &job->traffic;
+	struct conf_output *o = &job->output;
+
+	memset(job, 0, sizeof(*job));
+	job->seed = 1;
+
+	f->driver = CONF_DRIVER_SIM;
+	f->planes = 8;
+	f->t0 = 4;
+	f->t1 = 4;
+	f->hosts_per_t0 = 4;
+	f->link_rate_bps = 100000000000ull;
+	f->host_link_delay_ps = 50000;		/* 50 ns: ~10 m of fibre */
+	f->fabric_link_delay_ps = 500000;	/* 500 ns: ~100 m */
+	f->switch_delay_ps = 500000;		/* 500 ns cut-through-ish pipeline */
+	f->buffer_bytes = 1024 * 1024;
+	f->ecn_threshold_bytes = 200 * 1024;
+	f->ecn_last_hop = false;
+	f->trim = true;
+	f->trim_size_bytes = 256;
+	f->addressing.block = 0xfc000000u;
+	f->addressing.usid_plane_bits = 4;
+	f->addressing.plan = CONF_PLAN_GENERATED;
+	f->addressing.host_prefix[0] = 0xfd;
+	f->addressing.host_prefix_len = 64;
+
+	m->transport = CONF_TRANSPORT_MRC;
+	m->ev_format = CONF_EV_SRV6;
+	m->srh = false;
+	m->ev.ev_count = 128;
+	m->ev.ev_min_active = 16;
+	m->ev.plane = (struct conf_ev_rule){ 0, 0xf, 0, 0xf };
+	m->ev.spine = (struct conf_ev_rule){ 0, 0xfff, 0, 0xfff };
+	m->ev.salt = (struct conf_ev_rule){ 0, 0xffff, 0, 0xffff };
+	m->cc.algorithm = CONF_CC_NSCC;
+	m->qp.mpr = 8;
+	m->qp.max_wimm = 64;
+	m->qp.timeout = 14;
+	m->qp.retry_linear = 7;
+	m->qp.retry_exp = 7;
+	m->mtu = 4096;
+	m->reorder_threshold = 1024;
+	m->sack_every_bytes = 64 * 1024;
+	m->sack_ooo_every = 1;
+	m->rtt_ensemble = true;
+	m->skip_hold_ps = 0;
+	m->probe_backoff_ps = 100000000;	/* 100 us */
+	m->icrc_outer = false;
+	m->rx_checks = false;
+	m->dscp = (struct conf_dscp){ .data = 26, .ctrl = 46, .rtx = 28, .trimmed = 12,
+				      .trimmed_lasthop = 13 };
+
+	t->pattern = CONF_PAT_ALLREDUCE;
+	t->algorithm = CONF_ALG_RING;
+	t->sizes.list = malloc(sizeof(*t->sizes.list));
+	t->root = strdup("h0");
+	t->dtype = CONF_DT_FLOAT32;
+	t->iterations = 10;
+	t->warmup = 2;
+	t->verify = true;
+
+	o->dir = strdup("out/");
+	o->hist.lowest_ns = 1;
+	o->hist.highest_ns = 3600000000000ull;
+	o->hist.sigfigs = 3;
+	o->hist.percentiles = malloc(sizeof(pct));
+	o->report = true;
+	o->plots = true;
+	o->hlog = true;
+	if (!t->sizes.list || !t->root || !o->dir || !o->hist.percentiles) {
+		conf_free(job);
+		return -ENOMEM;
+	}
+	t->sizes.list[0] = 64ull * 1024 * 1024;
+	t->sizes.n_list = 1;
+	memcpy(o->hist.percentiles, pct, sizeof(pct));
+	o->hist.n_percentiles = sizeof(pct) / sizeof(pct[0]);
+	return 0;
+}
