@@ -62,17 +62,10 @@ $(BUILD)/%.o: %.c
 
 -include $(OBJS:.o=.d) $(TEST_OBJS:.o=.d)
 
-# Installs the Debian packages that are missing, and says which.
+# Installs the Debian packages that are missing, says which, and waits for apt's lock when
+# another apt holds it (harness/deps.sh).
 deps:
-	@missing=$$(for p in $(DEPS_BUILD) $(DEPS_TEST); do \
-		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
-	done); \
-	if [ -n "$$missing" ]; then \
-		echo "deps: installing:" $$missing; \
-		if [ "$$(id -u)" != 0 ]; then SUDO=sudo; fi; \
-		$$SUDO apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
-	fi
+	@sh harness/deps.sh $(DEPS_BUILD) $(DEPS_TEST)
 
 # TESTFLAGS go to the Tcl runner, e.g. TESTFLAGS="--only 'help*' --verbose".
 test: deps
