@@ -369,4 +369,34 @@ MRC_SELFTEST(conf)
 		ST_EQ_I(st, st_load("seed: 5\n", bad, 1, &job, err, sizeof(err)), -EINVAL);
 		ST_EQ_STR(st, err, "--set nosuch.key=1: nosuch: unknown key 'nosuch'");
 	}
+
+	mrc_st_case(st, "C17 limits hold after defaults: an absent traffic section is checked as {}");
+	{
+		/* 8 planes x 256 T0 x 32 hosts = 8192 ranks; the default ring all-reduce is
+		 * 2 x 8192 x 8191 = 134,201,344 steps, over the 2^26 = 67,108,864 limit. */
+		static const char *fab8k = "fabric: {planes: 8, t0: 256, t1: 16, hosts_per_t0: 32, "
+					 "addressing: {usid_plane_bits: 0}}\n";
+		static const char *want = "t.yaml:1:1: traffic.pattern: a ring all-reduce over "
+					  "8192 ranks is 134201344 steps (2 x ranks x (ranks - 1)), "
+					  "more than 67108864: lower traffic.ranks (at most 5793) or "
+					  "use algorithm tree 'allreduce'";
+		char text[256], *dump;
+
+		ST_EQ_I(st, st_load(fab8k, NULL, 0, &job, err, sizeof(err)), -EINVAL);
+		ST_EQ_STR(st, err, want);
+		snprintf(text, sizeof(text), "%straffic: {}\n", fab8k);
+		ST_EQ_I(st, st_load(text, NULL, 0, &job, err, sizeof(err)), -EINVAL);
+		/* 5792 ranks (2 x 5792 x 5791 = 67,082,944 steps) load, and so does their dump */
+		if (ST_TRUE(st, st_load("fabric: {planes: 1, t0: 181, t1: 1, hosts_per_t0: 32, "
+				    "addressing: {usid_plane_bits: 0}}\n",
+				    NULL, 0, &job, err, sizeof(err)) == 0)) {
+			dump = st_dump(&job);
+			conf_free(&job);
+			if (ST_TRUE(st, dump != NULL)) {
+				ST_EQ_I(st, st_load(dump, NULL, 0, &job, err, sizeof(err)), 0);
+				conf_free(&job);
+			}
+			free(dump);
+		}
+	}
 }

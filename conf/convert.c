@@ -404,14 +404,21 @@ int conf_conv_fields(struct ld *ld, const struct tnode *map, const struct cf *tb
 	}
 	for (const struct cf *f = tbl; f->name; f++) {
 		const struct tnode *v = conf_tget(map, f->name);
+		/* An absent section with rules is checked as "section: {}" (its defaults), so
+		 * that a limit holds whether or not the section is written: a config's dump,
+		 * which writes every section, loads as the config did. Errors point at @map. */
+		struct tnode empty = { .kind = T_MAP, .src = map->src, .line = map->line,
+			.col = map->col };
 
+		if (!v && f->t == CT_SECTION && f->check)
+			v = &empty;
 		if (!v)
 			continue;
 		conf_path_key(sub, path, f->name);
 		err = conv_field(ld, v, f, base, sub);
 		if (err)
 			return err;
-		if (f->has)
+		if (f->has && v != &empty)
 			*(bool *)((char *)base + f->hoff) = true;
 	}
 	return check ? check(ld, map, base, path) : 0;
