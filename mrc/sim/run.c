@@ -8,6 +8,8 @@
 #include "mrc/job/coll.h"
 #include "mrc/engine/ep.h"
 #include "mrc/sim/fabric.h"
+#include "mrc/job/epparams.h"
+#include "mrc/job/fault.h"
 #include "mrc/job/job.h"
 #include "mrc/sim/sim.h"
 #include "mrc/engine/srv6.h"
@@ -95,20 +97,6 @@ struct run {
 	uint32_t *fired;	/* [job->n_faults]: times each at_iteration fault was applied */
 	char encode_err_host[24]; /* "h3 first": the first host that failed to encode */
 };
-
-int mrc_run_add_error(struct mrc_run_result *r, const char *fmt, ...)
-{
-	char(*e)[sizeof(*r->errors)] = realloc(r->errors, (r->n_errors + 1) * sizeof(*e));
-	va_list ap;
-
-	if (!e)
-		return -ENOMEM;
-	r->errors = e;
-	va_start(ap, fmt);
-	vsnprintf(e[r->n_errors++], sizeof(*e), fmt, ap);
-	va_end(ap);
-	return 0;
-}
 
 static void run_fail(struct run *r, int err, const char *fmt, ...)
 {
@@ -400,29 +388,6 @@ static int coll_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, co
 
 /* ---- faults -------------------------------------------------------------------------- */
 
-double mrc_run_capacity_left(const struct conf_fabric *f, const struct conf_fault *cf)
-{
-	double planes = f->planes;
-
-	/* loss and delay leave every link up: the goodput target is the clean level */
-	if (cf->action == CONF_FA_UP || cf->action == CONF_FA_CLEAR ||
-		cf->action == CONF_FA_LOSS || cf->action == CONF_FA_DELAY)
-		return 1.0;
-	switch (cf->node.kind) {
-	case CONF_NODE_T1:
-		return 1.0 - 1.0 / (planes * f->t1);
-	case CONF_NODE_T0:
-	case CONF_NODE_PORT:
-	case CONF_NODE_LINK_HOST_T0:
-		return 1.0 - 1.0 / planes; /* a rank loses a plane: the collective follows it */
-	case CONF_NODE_LINK_T0_T1:
-		return 1.0 - 1.0 / (planes * f->t1 * f->t0);
-	case CONF_NODE_HOST:
-		return 0.0;
-	}
-	return 1.0;
-}
-
 /* Maps a configured fault onto the fabric's plain struct. */
 static int fault_map(struct run *r, const struct conf_fault *cf, uint64_t at,
 	struct mrc_fab_fault *f, char *err, size_t errlen)
@@ -677,114 +642,6 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 	else
 		r->sim = mrc_fabric_sim(r->fab);
 	return e;
-}
-
-/* Base RTT of the longest path with no queueing: 4 links there and back, full-size data
- * out, a small SACK back; NSCC's parameters scale from it. */
-static uint64_t base_rtt_ps(const struct conf_fabric *f, uint32_t mtu)
-{
-	uint64_t data = mrc_fab_ser_ps(mtu + 150, f->link_rate_bps);
-	uint64_t ack = mrc_fab_ser_ps(160, f->link_rate_bps);
-
-	return 4 * (data + ack) + 4 * (f->host_link_delay_ps + f->fabric_link_delay_ps) +
-	       6 * f->switch_delay_ps;
-}
-
-int mrc_run_ep_params(const struct conf_job *j, const struct mrc_job_srv6 *m, uint32_t nranks,
-	uint64_t base_rtt_ps_in, struct mrc_ep_params *p)
-{
-	const struct conf_mrc *cm = &j->mrc;
-	uint32_t *evs = calloc(m->n_evs + 1, sizeof(*evs)), *deny = calloc(m->n_evs + 1, 4);
-	unsigned n_deny = 0;
-	uint64_t rtt = cm->cc.base_rtt_ps ? cm->cc.base_rtt_ps
-			: base_rtt_ps_in  ? base_rtt_ps_in
-					  : base_rtt_ps(&j->fabric, cm->mtu);
-
-	if (!evs || !deny) {
-		free(evs);
-		free(deny);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < m->n_evs; i++) {
-		evs[i] = m->evs[i].ev;
-		if (m->evs[i].denied)
-			deny[n_deny++] = m->evs[i].ev;
-	}
-	mrc_ep_params_default(p, j->fabric.planes, j->fabric.link_rate_bps, rtt);
-	p->wire.ev_format = (enum mrc_ev_format)cm->ev_format;
-	/* transport roce: single-path go-back-N QPs (mrc/engine/qp.h "RoCE mode"); their packets
-	 * carry no SRv6 header, so the fabric's ECMP hash of the UDP source port and flow
-	 * label picks the path (stev: the 32-bit EVs fit; a configured udp format is kept) */
-	if (cm->transport == CONF_TRANSPORT_ROCE) {
-		p->qp.transport = MRC_QP_ROCE;
-		if (p->wire.ev_format == MRC_EVF_SRV6)
-			p->wire.ev_format = MRC_EVF_STEV;
-	}
-	p->wire.icrc_outer = cm->icrc_outer;
-	p->wire.dscp_trimmed = cm->dscp.trimmed;
-	p->wire.dscp_trimmed_lasthop = cm->dscp.trimmed_lasthop;
-	/* The simulated fabric never corrupts a byte (trims are classified before any
-	 * check), so receive-side UDP checksum and ICRC verification would only repeat the
-	 * sender's arithmetic: about a third of the quickstart's CPU. Real networks are
-	 * checked. */
-	p->wire.check_icrc = p->wire.check_csum =
-		cm->rx_checks || j->fabric.driver != CONF_DRIVER_SIM;
-	/* and they need not even be computed at the sender: the fabric fills them, like a
-	 * NIC's checksum offload, where a capture sees a packet or a trim cuts it (about a
-	 * sixth of the quickstart's CPU) */
-	p->wire.csum_offload = !p->wire.check_csum;
-	p->ev.evs = evs;
-	p->ev.n_evs = (unsigned)m->n_evs;
-	p->ev.deny = n_deny ? deny : NULL;
-	p->ev.n_deny = n_deny;
-	if (!n_deny)
-		free(deny);
-	p->ev.ev_min_active = cm->ev.ev_min_active;
-	if (cm->skip_hold_ps)
-		p->ev.skip_hold_ps = cm->skip_hold_ps;
-	if (cm->probe_backoff_ps)
-		p->ev.probe_backoff_ps = cm->probe_backoff_ps;
-	p->qp.mtu = cm->mtu;
-	p->qp.mpr = (uint8_t)cm->qp.mpr;
-	p->qp.timeout = (uint8_t)cm->qp.timeout;
-	p->qp.retry_linear = (uint8_t)cm->qp.retry_linear;
-	p->qp.retry_exp = (uint8_t)cm->qp.retry_exp;
-	p->qp.reorder_threshold = cm->reorder_threshold;
-	p->qp.sack_every_bytes = (uint32_t)cm->sack_every_bytes;
-	p->qp.sack_ooo_every = cm->sack_ooo_every;
-	p->qp.rtt_ensemble = cm->rtt_ensemble;
-	p->qp.dscp_data = cm->dscp.data;
-	p->qp.dscp_rtx = cm->dscp.rtx;
-	p->qp.dscp_ctl = cm->dscp.ctrl;
-	p->cc = cm->cc.algorithm == CONF_CC_FIXED ? "fixed" : "nscc";
-	mrc_cc_defaults(&p->cc_params, (uint64_t)j->fabric.planes * j->fabric.link_rate_bps, rtt,
-		cm->mtu);
-#define CC_SET(field, v)                                                                           \
-	if (v)                                                                                     \
-		p->cc_params.field = v
-	CC_SET(target_delay_ps, cm->cc.target_delay_ps);
-	CC_SET(eta, cm->cc.eta);
-	CC_SET(fi, cm->cc.fi);
-	CC_SET(fi_scale, cm->cc.fi_scale);
-	CC_SET(gamma, cm->cc.gamma);
-	CC_SET(max_md_jump, cm->cc.max_md_jump);
-	CC_SET(max_cwnd, cm->cc.max_cwnd_bytes);
-	CC_SET(qa_threshold_ps, cm->cc.qa_threshold_ps);
-	CC_SET(qa_gate, (unsigned)cm->cc.qa_gate);
-	CC_SET(adjust_bytes_threshold, cm->cc.adjust_bytes_threshold);
-	CC_SET(adjust_period_threshold_ps, cm->cc.adjust_period_threshold_ps);
-	CC_SET(init_cwnd, cm->cc.fixed_cwnd_bytes);
-#undef CC_SET
-	p->cc_params.disable_qa = cm->cc.disable_qa;
-	p->max_qps = nranks;
-	return 0;
-}
-
-void mrc_run_ep_params_free(struct mrc_ep_params *p)
-{
-	free((void *)p->ev.evs);
-	free((void *)p->ev.deny);
-	p->ev.evs = p->ev.deny = NULL;
 }
 
 static int setup_hosts(struct run *r, char *err, size_t errlen)
@@ -1920,25 +1777,4 @@ fail:
 	mrc_job_srv6_free(&r.m);
 	mrc_run_result_free(res);
 	return e;
-}
-
-void mrc_run_result_free(struct mrc_run_result *r)
-{
-	if (!r)
-		return;
-	for (size_t s = 0; s < r->n_sizes; s++)
-		mrc_hist_free(r->sizes[s].cct_ns);
-	free(r->sizes);
-	free(r->iters);
-	mrc_hist_free(r->msg_ns);
-	mrc_hist_free(r->step_ns);
-	mrc_hist_free(r->rtt_ns);
-	free(r->rank_rtt_ns);
-	free(r->faults);
-	free(r->unapplied);
-	free(r->errors);
-	free(r->bin_bytes);
-	free(r->evs);
-	free(r->links);
-	free(r);
 }

@@ -7,6 +7,8 @@
 #include "mrc/engine/ep.h"
 #include "mrc/wire/epfault.h"
 #include "mrc/base/hist.h"
+#include "mrc/job/epparams.h"
+#include "mrc/job/fault.h"
 #include "mrc/job/job.h"
 #include "mrc/wire/loop.h"
 #include "mrc/wire/sock.h"

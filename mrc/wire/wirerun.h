@@ -35,7 +35,7 @@
 #define MRC_WIRERUN_H
 
 #include "conf/conf.h"
-#include "mrc/sim/run.h"
+#include "mrc/job/result.h"
 
 #include <stddef.h>
 #include <stdint.h>
