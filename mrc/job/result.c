@@ -2,6 +2,8 @@
 /* result: a run's result, owned memory and error list (result.h). */
 #include "mrc/job/result.h"
 
+#include "mrc/engine/qp.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,4 +42,41 @@ void mrc_run_result_free(struct mrc_run_result *r)
 	free(r->evs);
 	free(r->links);
 	free(r);
+}
+
+void mrc_run_add_qp(struct mrc_run_result *r, const struct mrc_qp_stats *s)
+{
+	r->data_pkts += s->data_pkts;
+	r->data_bytes += s->data_bytes;
+	r->rtx_pkts += s->rtx_pkts;
+	r->rtx_bytes += s->rtx_bytes;
+	r->sacks += s->sack_rx;
+	for (int k = 0; k < MRC_NI_COUNT; k++)
+		r->nacks += s->nack_rx[k];
+	r->nack_trimmed += s->nack_rx[MRC_NI_TRIMMED] + s->nack_rx[MRC_NI_TRIMMED_LASTHOP];
+	r->probes += s->probes_tx;
+	r->ecn_echoes += s->ecn_echo_rx;
+	r->losses_sack += s->loss_sack;
+	r->losses_rto += s->loss_rto;
+	r->losses_port += s->loss_port;
+	r->losses_path += s->loss_path;
+	r->tlp += s->tlp;
+	r->gbn_rewinds += s->gbn_rewinds;
+	r->rx_dup += s->rx_dup;
+	r->rx_reordered += s->rx_reordered;
+}
+
+void mrc_run_ev_add(struct mrc_run_ev *d, const struct mrc_ev_stats *v)
+{
+	d->tx_pkts += v->tx_pkts;
+	d->rtx_pkts += v->rtx_pkts;
+	d->losses += v->losses;
+	d->ecn += v->ecn;
+	d->trims += v->trims;
+	d->nacks += v->nacks;
+	d->probes += v->probes;
+	d->probes_ok += v->probes_ok;
+	d->changes += v->changes;
+	d->rtt_samples += v->rtt_samples;
+	d->rtt_sum_ps += v->rtt_sum_ps;
 }

@@ -170,6 +170,19 @@ struct mrc_run_result {
 int mrc_run_add_error(struct mrc_run_result *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+struct mrc_qp_stats;
+struct mrc_ev_stats;
+
+/*
+ * Adds one QP's counters (mrc/engine/qp.h) into @r: packets and bytes sent and resent,
+ * SACKs, NACKs (all reasons; trimmed ones also in nack_trimmed), probes, ECN echoes,
+ * losses by SACK, RTO, port and path, TLPs, go-back-N rewinds, duplicates, reordering.
+ */
+void mrc_run_add_qp(struct mrc_run_result *r, const struct mrc_qp_stats *s);
+
+/* Adds one EV's counters of an endpoint's profile (mrc/engine/ev.h) into @d (bad_qps aside). */
+void mrc_run_ev_add(struct mrc_run_ev *d, const struct mrc_ev_stats *v);
+
 /* Releases @r and everything it owns (NULL: nothing). */
 void mrc_run_result_free(struct mrc_run_result *r);
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* bootstrap_test: unit tests of mrc/wire/bootstrap.c (`mrcgen-test bootstrap`): rank, config hash, rendezvous addresses. */
+/* bootstrap_test: unit tests of mrc/wire/bootstrap.c (`mrcgen-test bootstrap`). */
 #include "mrc/wire/bootstrap.c"
 #include "mrc/base/st.h"
 

@@ -60,11 +60,29 @@ static const char *t_edit(const char *text, const char *from, const char *to)
 	static char buf[8192];
 	const char *p = strstr(text, from);
 
-	if (!p || strlen(text) + strlen(to) >= sizeof(buf))
+	size_t head = p ? (size_t)(p - text) : 0, tl = strlen(to);
+
+	if (!p || strlen(text) + tl >= sizeof(buf))
 		return "";
-	snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(p - text), text, to, p + strlen(from));
+	memcpy(buf, text, head);
+	memcpy(buf + head, to, tl);
+	strcpy(buf + head + tl, p + strlen(from));
 	return buf;
 }
+
+/* Edits of a good body (first match replaced) and what the refusal must say. */
+static const char *const edits[][3] = {
+	{ "\"version\":1", "\"version\":2", "version 2, this build reads 1" },
+	{ "\"tlp\":3", "\"tlp\":\"3\"", "counters.tlp: not a non-negative integer" },
+	{ "\"data_pkts\":7", "\"data_pkts\":-7", "counters.data_pkts: not a non-negative integer" },
+	{ "\"data_pkts\":7,", "", "counters.data_pkts: not a non-negative integer" },
+	{ "\"losses\":4", "\"losses\":null", "evs[1].losses: not a non-negative integer" },
+	{ "[3,42]", "[3]", "bad[1]: not [iteration, ps]" },
+	{ "\"msg_ns\":\"", "\"msg_ns\":\"!!", "hist.msg_ns: not a histogram" },
+	{ "\"rtt_ns\":\"", "\"rtt_ns\":7,\"x\":\"", "hist.rtt_ns: not a string" },
+	{ "\"evs\":[", "\"evs\":{},\"y\":[",
+		"counters, evs, hist or bad: missing or of the wrong type" },
+};
 
 MRC_SELFTEST(rankres)
 {
@@ -130,25 +148,11 @@ MRC_SELFTEST(rankres)
 		t_refused(st, "[1,2]", 5, "version: missing or not an integer");
 		t_refused(st, "{}", 2, "version: missing or not an integer");
 		t_refused(st, "{\"version\":\"1\"}", 15, "version: missing or not an integer");
-		const char *v2 = t_edit(text, "\"version\":1", "\"version\":2");
-		t_refused(st, v2, strlen(v2), "version 2, this build reads 1");
-		const char *ts = t_edit(text, "\"tlp\":3", "\"tlp\":\"3\"");
-		t_refused(st, ts, strlen(ts), "counters.tlp: not a non-negative integer");
-		const char *neg = t_edit(text, "\"data_pkts\":7", "\"data_pkts\":-7");
-		t_refused(st, neg, strlen(neg), "counters.data_pkts: not a non-negative integer");
-		const char *nod = t_edit(text, "\"data_pkts\":7,", "");
-		t_refused(st, nod, strlen(nod), "counters.data_pkts: not a non-negative integer");
-		const char *ev = t_edit(text, "\"losses\":4", "\"losses\":null");
-		t_refused(st, ev, strlen(ev), "evs[1].losses: not a non-negative integer");
-		const char *bd = t_edit(text, "[3,42]", "[3]");
-		t_refused(st, bd, strlen(bd), "bad[1]: not [iteration, ps]");
-		const char *hs = t_edit(text, "\"msg_ns\":\"", "\"msg_ns\":\"!!");
-		t_refused(st, hs, strlen(hs), "hist.msg_ns: not a histogram");
-		const char *hn = t_edit(text, "\"rtt_ns\":\"", "\"rtt_ns\":7,\"x\":\"");
-		t_refused(st, hn, strlen(hn), "hist.rtt_ns: not a string");
-		const char *ev2 = t_edit(text, "\"evs\":[", "\"evs\":{},\"y\":[");
-		t_refused(st, ev2, strlen(ev2), "counters, evs, hist or bad: missing or of the "
-						  "wrong type");
+		for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
+			const char *t = t_edit(text, edits[i][0], edits[i][1]);
+
+			t_refused(st, t, strlen(t), edits[i][2]);
+		}
 	}
 	free(text);
 	t_free_hists(&in);

@@ -92,24 +92,7 @@ static int collect_result(struct wr *w, struct mrc_rankres *rr)
 
 		if (mrc_ep_qp_stats(w->ep, qpn, &s))
 			continue;
-		r->data_pkts += s.data_pkts;
-		r->data_bytes += s.data_bytes;
-		r->rtx_pkts += s.rtx_pkts;
-		r->rtx_bytes += s.rtx_bytes;
-		r->sacks += s.sack_rx;
-		for (int k = 0; k < MRC_NI_COUNT; k++)
-			r->nacks += s.nack_rx[k];
-		r->nack_trimmed += s.nack_rx[MRC_NI_TRIMMED] + s.nack_rx[MRC_NI_TRIMMED_LASTHOP];
-		r->probes += s.probes_tx;
-		r->ecn_echoes += s.ecn_echo_rx;
-		r->losses_sack += s.loss_sack;
-		r->losses_rto += s.loss_rto;
-		r->losses_port += s.loss_port;
-		r->losses_path += s.loss_path;
-		r->tlp += s.tlp;
-		r->gbn_rewinds += s.gbn_rewinds;
-		r->rx_dup += s.rx_dup;
-		r->rx_reordered += s.rx_reordered;
+		mrc_run_add_qp(r, &s);
 		r->fab_ecn += s.rx_ce;
 		if (s.rtt_samples)
 			mrc_hist_record(w->rtt_ns, (int64_t)(s.rtt_sum_ps / s.rtt_samples / 1000));
@@ -122,20 +105,7 @@ static int collect_result(struct wr *w, struct mrc_rankres *rr)
 	/* the per-EV counters are the endpoint's, summed over all its QPs (those above) */
 	prof = mrc_ep_ev_profile(w->ep);
 	for (unsigned e = 0; e < prof->n; e++) {
-		const struct mrc_ev_stats *v = &prof->st[e];
-		struct mrc_run_ev *c = &ev[plan_ev(w, e, prof->value[e])];
-
-		c->tx_pkts += v->tx_pkts;
-		c->rtx_pkts += v->rtx_pkts;
-		c->losses += v->losses;
-		c->ecn += v->ecn;
-		c->trims += v->trims;
-		c->nacks += v->nacks;
-		c->probes += v->probes;
-		c->probes_ok += v->probes_ok;
-		c->changes += v->changes;
-		c->rtt_samples += v->rtt_samples;
-		c->rtt_sum_ps += v->rtt_sum_ps;
+		mrc_run_ev_add(&ev[plan_ev(w, e, prof->value[e])], &prof->st[e]);
 	}
 	for (size_t k = 0; k < w->m.n_evs; k++)
 		ev[k].ev = w->m.evs[k].ev;
@@ -238,15 +208,21 @@ static int wf_cmp(const void *a, const void *b)
  * Rank 0: the endpoint faults of the `faults:` timeline as report faults[] entries, as the
  * simulator writes its fabric faults — when each took effect (every rank applies the same
  * timeline on its own clock from its first GO, so times are rank 0's and agree with the
- * others' to the start barrier's skew), its iteration, the EVs every rank retired from
- * then to that iteration's end, the CCT inflation of that iteration over the fault-free
- * ones of its size and its slowest rank. Marks the iterations that ran degraded.
+ * others' to the start barrier's skew), its iteration, a duration's end as its own row;
+ * what never fired goes to faults_not_applied[]. The recovery figures are the shared
+ * ones (mrc_fault_finish): the EVs every rank retired in the fault's window, the CCT
+ * inflation of its iteration over the fault-free ones of its size, its slowest rank.
  */
 static int wire_faults(struct wr *w, struct mrc_run_result *res)
 {
 	const struct conf_job *j = w->job;
-	double *clean_sum, *clean_n;
+	const struct mrc_run_iter *lastit = res->n_iters ? &res->iters[res->n_iters - 1] : NULL;
+	uint64_t run_end = lastit ? lastit->start_ps + lastit->cct_ps : 0, *bad_t;
+	bool *fired = calloc(j->n_faults + 1, sizeof(*fired));
+	size_t n_bad_t = 0;
 
+	if (!fired)
+		return -ENOMEM;
 	for (size_t i = 0; i < j->n_faults; i++) {
 		const struct conf_fault *cf = &j->faults[i];
 		bool reverts = cf->has_duration && cf->action != CONF_FA_UP &&
@@ -256,95 +232,60 @@ static int wire_faults(struct wr *w, struct mrc_run_result *res)
 			const struct mrc_run_iter *it = &res->iters[k];
 			uint64_t at;
 
-			if (cf->has_at && k == 0)
+			if (cf->has_at && k == 0 && cf->at_ps < run_end)
 				at = cf->at_ps;
-			else if (cf->has_at_iteration && !it->warmup &&
-				 it->measured == cf->at_iteration)
+			else if (mrc_fault_fires_at(cf, it->warmup, it->measured))
 				at = it->start_ps;
 			else
 				continue;
+			fired[i] = true;
 			if (wf_add(res, j, cf, at, false) ||
-				(reverts && wf_add(res, j, cf, at + cf->duration_ps, true)))
+				(reverts && wf_add(res, j, cf, mrc_fault_until(cf, at), true))) {
+				free(fired);
 				return -ENOMEM;
+			}
 		}
 	}
+	mrc_fault_list_unfired(res, j, fired, run_end);
+	free(fired);
 	if (!res->n_faults)
 		return 0;
 	qsort(res->faults, res->n_faults, sizeof(*res->faults), wf_cmp);
-	clean_sum = calloc(res->n_sizes + 1, sizeof(double));
-	clean_n = calloc(res->n_sizes + 1, sizeof(double));
-	if (!clean_sum || !clean_n) {
-		free(clean_sum);
-		free(clean_n);
-		return -ENOMEM;
-	}
+	/* the iteration each fell in: the last one started by then */
 	for (size_t k = 0; k < res->n_iters; k++) {
-		struct mrc_run_iter *it = &res->iters[k];
-		uint64_t end = it->start_ps + it->cct_ps;
-		int depth = 0;
+		const struct mrc_run_iter *it = &res->iters[k];
 
 		for (size_t f = 0; f < res->n_faults; f++) {
 			struct mrc_run_fault *rf = &res->faults[f];
 
-			if (rf->at_ps < end)
-				depth += rf->clears ? -1 : 1;
-			/* the iteration it fell in: the last one started by then */
 			if (rf->at_ps >= it->start_ps) {
 				rf->iter = it->iter;
 				rf->measured = it->measured;
 				rf->in_warmup = it->warmup;
 			}
 		}
-		it->degraded = depth > 0;
 	}
-	for (size_t k = 0; k < res->n_iters; k++) {
-		struct mrc_run_iter *it = &res->iters[k];
-
-		for (size_t f = 0; f < res->n_faults; f++) {
-			if (res->faults[f].iter != it->iter)
-				continue;
-			it->faults++;
-			if (!res->faults[f].clears)
-				it->degraded = true;
-		}
-		if (!it->warmup && !it->degraded) {
-			clean_sum[it->size_idx] += (double)it->cct_ps;
-			clean_n[it->size_idx]++;
-		}
-	}
-	for (size_t f = 0; f < res->n_faults; f++) {
-		struct mrc_run_fault *rf = &res->faults[f];
-		const struct mrc_run_iter *it = NULL;
-		uint64_t end;
-
+	for (size_t f = 0; f < res->n_faults; f++)
 		for (size_t k = 0; k < res->n_iters; k++)
-			if (res->iters[k].iter == rf->iter)
-				it = &res->iters[k];
-		if (!it)
-			continue;
-		end = it->start_ps + it->cct_ps;
-		for (size_t b = 0; b < w->n_bad; b++) {
-			uint64_t t;
+			res->iters[k].faults += res->iters[k].iter == res->faults[f].iter;
+	/* the EV retirements onto rank 0's timeline, each within the iteration it came in */
+	bad_t = calloc(w->n_bad + 1, sizeof(*bad_t));
+	if (!bad_t)
+		return -ENOMEM;
+	for (size_t b = 0; b < w->n_bad; b++) {
+		for (size_t k = 0; k < res->n_iters; k++) {
+			const struct mrc_run_iter *it = &res->iters[k];
 
-			if (w->bad[b].iter != it->iter)
-				continue;
-			t = it->start_ps + w->bad[b].off_ps; /* onto rank 0's timeline */
-			if (t < rf->at_ps || t > end)
-				continue;
-			if (rf->first_retire_ps < 0 || (int64_t)(t - rf->at_ps) < rf->first_retire_ps)
-				rf->first_retire_ps = (int64_t)(t - rf->at_ps);
-			rf->evs_retired++;
+			if (it->iter == w->bad[b].iter && w->bad[b].off_ps <= it->cct_ps)
+				bad_t[n_bad_t++] = it->start_ps + w->bad[b].off_ps;
 		}
-		if (clean_n[it->size_idx] && it->cct_ps)
-			rf->cct_inflation = (double)it->cct_ps /
-						    (clean_sum[it->size_idx] / clean_n[it->size_idx]) -
-					    1.0;
-		rf->straggler_rank = it->slowest_rank;
 	}
-	free(clean_sum);
-	free(clean_n);
+	mrc_fault_finish(res, bad_t, n_bad_t);
+	free(bad_t);
 	return 0;
 }
+
+/* ---- the run -------------------------------------------------------------------------- */
 
 /* Registers this rank's regions and swaps VA/rkey with every peer through rank 0. */
 static int exchange_mrs(struct wr *w, uint32_t size_idx)
