@@ -119,7 +119,7 @@ void mrc_job_srv6_free(struct mrc_job_srv6 *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* The EV format the engine uses: transport roce sends srv6 as stev (mrc/sim/run.c). */
+/* The EV format the engine uses: transport roce sends srv6 as stev (as the simulated run does). */
 static enum mrc_ev_format job_ev_format(const struct conf_job *job)
 {
 	enum mrc_ev_format f = (enum mrc_ev_format)job->mrc.ev_format;
@@ -329,7 +329,7 @@ static int check_coll(const struct conf_job *job, char *key, size_t keylen, char
 			snprintf(k, sizeof(k), "traffic.sizes.%s", i ? "max" : "min");
 		else
 			snprintf(k, sizeof(k), "traffic.sizes[%zu]", i);
-		/* the algorithm as mrc/sim/run.c maps it */
+		/* the algorithm as the simulated run maps it */
 		cp.algo = t->algorithm == CONF_ALG_TREE ? MRC_COLL_TREE :
 			  t->algorithm == CONF_ALG_PARALLEL ? MRC_COLL_PARALLEL :
 			  t->algorithm == CONF_ALG_SHIFT ? MRC_COLL_SHIFT : MRC_COLL_RING;

@@ -8,7 +8,7 @@
 #define MRC_REPORT_H
 
 #include "conf/conf.h"
-#include "mrc/sim/run.h"
+#include "mrc/job/result.h"
 
 #include <stdio.h>
 

@@ -8,6 +8,7 @@
 #include "mrc/base/bytes.h"
 #include "mrc/engine/srv6.h"
 #include "mrc/engine/wire.h"
+#include "mrc/job/epparams.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -236,12 +237,6 @@ struct mrc_fabric {
 #define POOL_STEP 8
 #define SLAB_BYTES (32u << 10)
 #define SLAB_MIN 8u
-
-uint64_t mrc_fab_ser_ps(uint64_t bytes, uint64_t rate_bps)
-{
-	/* bytes * 8 * 1e12 fits in 64 bits for any packet up to 2 MB */
-	return (bytes * 8000000000000ull + rate_bps - 1) / rate_bps;
-}
 
 void mrc_fabric_defaults(struct mrc_fabric_params *p)
 {
@@ -560,7 +555,7 @@ static void launch(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *p
 {
 	const struct fab_link *l = port_link(fab, o);
 	uint64_t ser = l->ser_ps_per_byte ? pkt->len * l->ser_ps_per_byte
-					  : mrc_fab_ser_ps(pkt->len, l->rate_bps);
+					  : mrc_ser_ps(pkt->len, l->rate_bps);
 	uint32_t idx = (uint32_t)(o - fab->ports);
 	uint64_t extra_ps = 0;
 

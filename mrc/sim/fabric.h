@@ -259,7 +259,4 @@ void mrc_fabric_stats(const struct mrc_fabric *fab, struct mrc_fab_stats *out);
 /* Sum of the counters of every output port (for reports and determinism checks). */
 void mrc_fabric_port_totals(const struct mrc_fabric *fab, struct mrc_fab_port_stats *out);
 
-/* Serialization time of @bytes at @rate_bps in ps, rounded up (exact for 100/200/400G). */
-uint64_t mrc_fab_ser_ps(uint64_t bytes, uint64_t rate_bps);
-
 #endif

@@ -355,11 +355,6 @@ MRC_SELFTEST(fabric)
 		mrc_sim_free(sim);
 	}
 
-	mrc_st_case(st, "serialization: 4096 B at 100 Gb/s = 327680 ps; 4200 B at 400G = 84000");
-	ST_EQ(st, mrc_fab_ser_ps(4096, 100000000000ull), 327680);
-	ST_EQ(st, mrc_fab_ser_ps(4200, 400000000000ull), 84000);
-	ST_EQ(st, mrc_fab_ser_ps(1, 3), 2666666666667ull); /* rounds up */
-
 	/* 1 plane, 2 T0, 2 T1, 2 hosts per T0: h0 h1 on T0 0, h2 h3 on T0 1 */
 	mrc_st_case(st, "uN: the DA after each hop is the container shifted by 16 bits per hop");
 	t_setup(&pl, &p, 1, 2, 2, 2);

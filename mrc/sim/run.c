@@ -8,6 +8,8 @@
 #include "mrc/job/coll.h"
 #include "mrc/engine/ep.h"
 #include "mrc/sim/fabric.h"
+#include "mrc/job/epparams.h"
+#include "mrc/job/fault.h"
 #include "mrc/job/job.h"
 #include "mrc/sim/sim.h"
 #include "mrc/engine/srv6.h"
@@ -95,20 +97,6 @@ struct run {
 	uint32_t *fired;	/* [job->n_faults]: times each at_iteration fault was applied */
 	char encode_err_host[24]; /* "h3 first": the first host that failed to encode */
 };
-
-int mrc_run_add_error(struct mrc_run_result *r, const char *fmt, ...)
-{
-	char(*e)[sizeof(*r->errors)] = realloc(r->errors, (r->n_errors + 1) * sizeof(*e));
-	va_list ap;
-
-	if (!e)
-		return -ENOMEM;
-	r->errors = e;
-	va_start(ap, fmt);
-	vsnprintf(e[r->n_errors++], sizeof(*e), fmt, ap);
-	va_end(ap);
-	return 0;
-}
 
 static void run_fail(struct run *r, int err, const char *fmt, ...)
 {
@@ -400,29 +388,6 @@ static int coll_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, co
 
 /* ---- faults -------------------------------------------------------------------------- */
 
-double mrc_run_capacity_left(const struct conf_fabric *f, const struct conf_fault *cf)
-{
-	double planes = f->planes;
-
-	/* loss and delay leave every link up: the goodput target is the clean level */
-	if (cf->action == CONF_FA_UP || cf->action == CONF_FA_CLEAR ||
-		cf->action == CONF_FA_LOSS || cf->action == CONF_FA_DELAY)
-		return 1.0;
-	switch (cf->node.kind) {
-	case CONF_NODE_T1:
-		return 1.0 - 1.0 / (planes * f->t1);
-	case CONF_NODE_T0:
-	case CONF_NODE_PORT:
-	case CONF_NODE_LINK_HOST_T0:
-		return 1.0 - 1.0 / planes; /* a rank loses a plane: the collective follows it */
-	case CONF_NODE_LINK_T0_T1:
-		return 1.0 - 1.0 / (planes * f->t1 * f->t0);
-	case CONF_NODE_HOST:
-		return 0.0;
-	}
-	return 1.0;
-}
-
 /* Maps a configured fault onto the fabric's plain struct. */
 static int fault_map(struct run *r, const struct conf_fault *cf, uint64_t at,
 	struct mrc_fab_fault *f, char *err, size_t errlen)
@@ -493,7 +458,7 @@ static int fault_map(struct run *r, const struct conf_fault *cf, uint64_t at,
 		f->kind = MRC_FAB_FLAP;
 		f->period_ps = cf->period_ps;
 		f->duty = cf->duty;
-		f->until_ps = cf->has_duration ? at + cf->duration_ps : UINT64_MAX;
+		f->until_ps = mrc_fault_until(cf, at);
 		break;
 	case CONF_FA_BLACKHOLE: {
 		/* the first node of the link forgets its static route to the second */
@@ -677,114 +642,6 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 	else
 		r->sim = mrc_fabric_sim(r->fab);
 	return e;
-}
-
-/* Base RTT of the longest path with no queueing: 4 links there and back, full-size data
- * out, a small SACK back; NSCC's parameters scale from it. */
-static uint64_t base_rtt_ps(const struct conf_fabric *f, uint32_t mtu)
-{
-	uint64_t data = mrc_fab_ser_ps(mtu + 150, f->link_rate_bps);
-	uint64_t ack = mrc_fab_ser_ps(160, f->link_rate_bps);
-
-	return 4 * (data + ack) + 4 * (f->host_link_delay_ps + f->fabric_link_delay_ps) +
-	       6 * f->switch_delay_ps;
-}
-
-int mrc_run_ep_params(const struct conf_job *j, const struct mrc_job_srv6 *m, uint32_t nranks,
-	uint64_t base_rtt_ps_in, struct mrc_ep_params *p)
-{
-	const struct conf_mrc *cm = &j->mrc;
-	uint32_t *evs = calloc(m->n_evs + 1, sizeof(*evs)), *deny = calloc(m->n_evs + 1, 4);
-	unsigned n_deny = 0;
-	uint64_t rtt = cm->cc.base_rtt_ps ? cm->cc.base_rtt_ps
-			: base_rtt_ps_in  ? base_rtt_ps_in
-					  : base_rtt_ps(&j->fabric, cm->mtu);
-
-	if (!evs || !deny) {
-		free(evs);
-		free(deny);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < m->n_evs; i++) {
-		evs[i] = m->evs[i].ev;
-		if (m->evs[i].denied)
-			deny[n_deny++] = m->evs[i].ev;
-	}
-	mrc_ep_params_default(p, j->fabric.planes, j->fabric.link_rate_bps, rtt);
-	p->wire.ev_format = (enum mrc_ev_format)cm->ev_format;
-	/* transport roce: single-path go-back-N QPs (mrc/engine/qp.h "RoCE mode"); their packets
-	 * carry no SRv6 header, so the fabric's ECMP hash of the UDP source port and flow
-	 * label picks the path (stev: the 32-bit EVs fit; a configured udp format is kept) */
-	if (cm->transport == CONF_TRANSPORT_ROCE) {
-		p->qp.transport = MRC_QP_ROCE;
-		if (p->wire.ev_format == MRC_EVF_SRV6)
-			p->wire.ev_format = MRC_EVF_STEV;
-	}
-	p->wire.icrc_outer = cm->icrc_outer;
-	p->wire.dscp_trimmed = cm->dscp.trimmed;
-	p->wire.dscp_trimmed_lasthop = cm->dscp.trimmed_lasthop;
-	/* The simulated fabric never corrupts a byte (trims are classified before any
-	 * check), so receive-side UDP checksum and ICRC verification would only repeat the
-	 * sender's arithmetic: about a third of the quickstart's CPU. Real networks are
-	 * checked. */
-	p->wire.check_icrc = p->wire.check_csum =
-		cm->rx_checks || j->fabric.driver != CONF_DRIVER_SIM;
-	/* and they need not even be computed at the sender: the fabric fills them, like a
-	 * NIC's checksum offload, where a capture sees a packet or a trim cuts it (about a
-	 * sixth of the quickstart's CPU) */
-	p->wire.csum_offload = !p->wire.check_csum;
-	p->ev.evs = evs;
-	p->ev.n_evs = (unsigned)m->n_evs;
-	p->ev.deny = n_deny ? deny : NULL;
-	p->ev.n_deny = n_deny;
-	if (!n_deny)
-		free(deny);
-	p->ev.ev_min_active = cm->ev.ev_min_active;
-	if (cm->skip_hold_ps)
-		p->ev.skip_hold_ps = cm->skip_hold_ps;
-	if (cm->probe_backoff_ps)
-		p->ev.probe_backoff_ps = cm->probe_backoff_ps;
-	p->qp.mtu = cm->mtu;
-	p->qp.mpr = (uint8_t)cm->qp.mpr;
-	p->qp.timeout = (uint8_t)cm->qp.timeout;
-	p->qp.retry_linear = (uint8_t)cm->qp.retry_linear;
-	p->qp.retry_exp = (uint8_t)cm->qp.retry_exp;
-	p->qp.reorder_threshold = cm->reorder_threshold;
-	p->qp.sack_every_bytes = (uint32_t)cm->sack_every_bytes;
-	p->qp.sack_ooo_every = cm->sack_ooo_every;
-	p->qp.rtt_ensemble = cm->rtt_ensemble;
-	p->qp.dscp_data = cm->dscp.data;
-	p->qp.dscp_rtx = cm->dscp.rtx;
-	p->qp.dscp_ctl = cm->dscp.ctrl;
-	p->cc = cm->cc.algorithm == CONF_CC_FIXED ? "fixed" : "nscc";
-	mrc_cc_defaults(&p->cc_params, (uint64_t)j->fabric.planes * j->fabric.link_rate_bps, rtt,
-		cm->mtu);
-#define CC_SET(field, v)                                                                           \
-	if (v)                                                                                     \
-		p->cc_params.field = v
-	CC_SET(target_delay_ps, cm->cc.target_delay_ps);
-	CC_SET(eta, cm->cc.eta);
-	CC_SET(fi, cm->cc.fi);
-	CC_SET(fi_scale, cm->cc.fi_scale);
-	CC_SET(gamma, cm->cc.gamma);
-	CC_SET(max_md_jump, cm->cc.max_md_jump);
-	CC_SET(max_cwnd, cm->cc.max_cwnd_bytes);
-	CC_SET(qa_threshold_ps, cm->cc.qa_threshold_ps);
-	CC_SET(qa_gate, (unsigned)cm->cc.qa_gate);
-	CC_SET(adjust_bytes_threshold, cm->cc.adjust_bytes_threshold);
-	CC_SET(adjust_period_threshold_ps, cm->cc.adjust_period_threshold_ps);
-	CC_SET(init_cwnd, cm->cc.fixed_cwnd_bytes);
-#undef CC_SET
-	p->cc_params.disable_qa = cm->cc.disable_qa;
-	p->max_qps = nranks;
-	return 0;
-}
-
-void mrc_run_ep_params_free(struct mrc_ep_params *p)
-{
-	free((void *)p->ev.evs);
-	free((void *)p->ev.deny);
-	p->ev.evs = p->ev.deny = NULL;
 }
 
 static int setup_hosts(struct run *r, char *err, size_t errlen)
@@ -972,37 +829,6 @@ static struct mrc_run_fault *flap_of(struct mrc_run_result *res,
 	return NULL;
 }
 
-/* Lists configured fault @cf as never applied, saying why (printf format). */
-static void unapplied_add(struct run *r, const struct conf_fault *cf, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void unapplied_add(struct run *r, const struct conf_fault *cf, const char *fmt, ...)
-{
-	struct mrc_run_result *res = r->res;
-	struct mrc_run_unapplied *u = realloc(res->unapplied, (res->n_unapplied + 1) * sizeof(*u));
-	va_list ap;
-
-	if (!u)
-		return;
-	res->unapplied = u;
-	/* at_iteration fires once per size: one entry per configured fault */
-	for (size_t i = 0; i < res->n_unapplied; i++)
-		if (u[i].index == (uint32_t)(cf - r->job->faults))
-			return;
-	u = &u[res->n_unapplied++];
-	memset(u, 0, sizeof(*u));
-	u->index = (uint32_t)(cf - r->job->faults);
-	snprintf(u->action, sizeof(u->action), "%s",
-		conf_name_of(conf_fault_action_names, cf->action));
-	snprintf(u->target, sizeof(u->target), "%s", cf->target);
-	if (cf->has_at_iteration)
-		snprintf(u->when, sizeof(u->when), "at_iteration %u", cf->at_iteration);
-	else
-		snprintf(u->when, sizeof(u->when), "at %.15gus", (double)cf->at_ps / 1e6);
-	va_start(ap, fmt);
-	vsnprintf(u->why, sizeof(u->why), fmt, ap);
-	va_end(ap);
-}
-
 /* The loss (or @delay) direction bits in force on the link of fault-log target @target
  * ("p0.t0.1-p0.t1.0 up": the link without its direction); NULL when out of memory. */
 static unsigned *imp_bits(struct run *r, const char *target, bool delay)
@@ -1063,13 +889,13 @@ static void no_effect(struct run *r, const struct applied *ap)
 	if (ap->revert)
 		return;
 	if (cf->action == CONF_FA_UP) {
-		unapplied_add(r, cf, "%s is not down at %.6g us%s", cf->target, us,
-			link ? " (up ends a down; clear ends a loss, delay or blackhole)" : "");
+		mrc_fault_not_applied(r->res, r->job, cf, "%s is not down at %.6g us%s", cf->target,
+			us, link ? " (up ends a down; clear ends a loss, delay or blackhole)" : "");
 		return;
 	}
 	if (cf->action == CONF_FA_BLACKHOLE) {
-		unapplied_add(r, cf, "%s: the route is blackholed already at %.6g us", cf->target,
-			us);
+		mrc_fault_not_applied(r->res, r->job, cf, "%s: the route is blackholed already at "
+			"%.6g us", cf->target, us);
 		return;
 	}
 	if (cf->action != CONF_FA_CLEAR)
@@ -1081,8 +907,8 @@ static void no_effect(struct run *r, const struct applied *ap)
 			!(p->matched && p->no_effect))
 			return; /* a part still to come, or one that ended something */
 	}
-	unapplied_add(r, cf, "nothing to clear: no loss, delay or blackhole was in force on the "
-			     "link at %.6g us", us);
+	mrc_fault_not_applied(r->res, r->job, cf, "nothing to clear: no loss, delay or blackhole "
+		"was in force on the link at %.6g us", us);
 }
 
 /* Records the fabric faults applied since the last call as results; a flap's toggles are
@@ -1147,8 +973,7 @@ static void collect_faults(struct run *r, uint32_t iter)
 				const struct conf_fault *cf = &r->job->faults[ap->conf];
 
 				nf->flap = true;
-				nf->until_ps = cf->has_duration ? fr->at_ps + cf->duration_ps :
-								  UINT64_MAX;
+				nf->until_ps = mrc_fault_until(cf, fr->at_ps);
 			}
 			nf->capacity_frac = ap->clears ? 1.0 :
 				mrc_run_capacity_left(&r->job->fabric, &r->job->faults[ap->conf]);
@@ -1216,8 +1041,8 @@ static int run_iteration(struct run *r, uint32_t size_idx, uint32_t it, bool war
 	int e;
 
 	/* faults "at iteration k" hit the start of measured iteration k of every size */
-	for (size_t f = 0; !warmup && f < j->n_faults; f++) {
-		if (j->faults[f].has_at_iteration && j->faults[f].at_iteration == it) {
+	for (size_t f = 0; f < j->n_faults; f++) {
+		if (mrc_fault_fires_at(&j->faults[f], warmup, it)) {
 			e = fault_apply(r, &j->faults[f], start, true, err, errlen);
 			if (e)
 				return e;
@@ -1281,253 +1106,26 @@ static int run_iteration(struct run *r, uint32_t size_idx, uint32_t it, bool war
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* A fault (a flap: over its whole span) was in force during part of @it. */
-static bool fault_in(const struct mrc_run_fault *rf, const struct mrc_run_iter *it)
-{
-	uint64_t end = it->start_ps + it->cct_ps;
-
-	if (rf->iter == it->iter && !rf->clears)
-		return true;
-	return rf->flap && rf->at_ps < end && (rf->end_ps < 0 || (uint64_t)rf->end_ps > it->start_ps);
-}
-
-/* Goodput recovery of @rf over the whole bins of its window [first bin starting at or after
- * the fault, @win_end - @tail_bins bins): the first @dip_len consecutive bins below @target
- * are the dip; recovery is the start of the first two consecutive bins at or above @target
- * after it (README "Report schema"). Shorter runs below the band are noise, not a dip. */
-static void recovery(const struct mrc_run_result *res, struct mrc_run_fault *rf,
-	uint64_t win_end, uint64_t tail_bins, uint64_t dip_len, double target)
-{
-	uint64_t run = 0;
-
-	size_t b0 = (rf->at_ps + res->bin_ps - 1) / res->bin_ps, end = win_end / res->bin_ps, d;
-
-	end = end > tail_bins ? end - tail_bins : 0;
-	if (end > res->n_bins)
-		end = res->n_bins;
-	if (end < b0 + 2) {
-		rf->recovery_note = "its window held fewer than 2 whole goodput bins";
-		return;
-	}
-	for (d = b0; d < end && run < dip_len; d++)
-		run = res->bin_bytes[d] < target ? run + 1 : 0;
-	if (run < dip_len) {
-		rf->recovery_ps = 0;
-		rf->recovery_note = "goodput never fell below 95% of the capacity left";
-		return;
-	}
-	rf->dipped = true;
-	for (size_t b = d; b + 1 < end; b++) {
-		if (res->bin_bytes[b] >= target && res->bin_bytes[b + 1] >= target) {
-			rf->recovery_ps = (int64_t)(b * res->bin_ps - rf->at_ps);
-			return;
-		}
-	}
-	rf->recovery_note = "goodput stayed below 95% of the capacity left until its window ended";
-}
-
-static int cmp_unapplied(const void *a, const void *b)
-{
-	const struct mrc_run_unapplied *x = a, *y = b;
-
-	return (x->index > y->index) - (x->index < y->index);
-}
-
 /* The configured faults that never fired, in config order, each saying why (README "Report
  * schema", faults_not_applied[]). Called once the run ended, its last faults collected. */
 static void not_applied(struct run *r)
 {
 	const struct conf_job *j = r->job;
-	struct mrc_run_result *res = r->res;
+	bool *fired = calloc(j->n_faults + 1, sizeof(*fired));
 
-	for (size_t f = 0; f < j->n_faults; f++) {
-		const struct conf_fault *cf = &j->faults[f];
-		bool fired = false;
-
-		if (cf->has_at_iteration) {
-			if (r->fired[f])
-				continue;
-			if (cf->at_iteration >= j->traffic.iterations)
-				unapplied_add(r, cf, "at_iteration %u: each size runs %u measured "
-						     "iterations (0 to %u)", cf->at_iteration,
-					j->traffic.iterations, j->traffic.iterations - 1);
-			else
-				unapplied_add(r, cf, "the job stopped before measured iteration %u",
-					cf->at_iteration);
-			continue;
-		}
-		for (size_t a = 0; a < r->n_applied && !fired; a++)
-			fired = r->applied[a].conf == f && !r->applied[a].revert &&
-				r->applied[a].matched;
-		if (!fired)
-			unapplied_add(r, cf, "the run ended at %.6g us, before it",
-				(double)res->sim_end_ps / 1e6);
-	}
-	if (res->n_unapplied > 1)
-		qsort(res->unapplied, res->n_unapplied, sizeof(*res->unapplied), cmp_unapplied);
-}
-
-/* Recovery figures of every applied fault, from the iterations, the EV state changes and the
- * goodput bins (README "Report schema", faults[]). */
-static void finish_faults(struct run *r)
-{
-	struct mrc_run_result *res = r->res;
-	double level = 0;
-	uint64_t tail_bins = 0, noise_run = 0, *clean = calloc(res->n_bins + 1, sizeof(uint64_t));
-	size_t n_clean = 0;
-	/* fault-free mean CCT per size: a sweep's sizes are not comparable */
-	double *clean_sum = calloc(res->n_sizes + 1, sizeof(double));
-	double *clean_n = calloc(res->n_sizes + 1, sizeof(double));
-
-	if (!clean_sum || !clean_n || !clean) {
-		free(clean_sum);
-		free(clean_n);
-		free(clean);
+	if (!fired)
 		return;
-	}
-
-	/* a flap ends with its last up, once its time is over */
-	for (size_t f = 0; f < res->n_faults; f++) {
-		struct mrc_run_fault *rf = &res->faults[f];
-
-		if (rf->flap && rf->until_ps <= res->sim_end_ps)
-			rf->end_ps = (int64_t)(rf->flap_last_up_ps > rf->at_ps ? rf->flap_last_up_ps :
-										 rf->at_ps);
-	}
-	/* which iterations ran with a fault in force: from a fault to what clears it */
-	for (size_t i = 0; i < res->n_iters; i++) {
-		struct mrc_run_iter *it = &res->iters[i];
-		uint64_t end = it->start_ps + it->cct_ps;
-		int depth = 0;
-
-		for (size_t f = 0; f < res->n_faults; f++)
-			if (res->faults[f].at_ps < end && !res->faults[f].flap)
-				depth += res->faults[f].clears ? -1 : 1;
-		it->degraded = depth > 0;
-		for (size_t f = 0; f < res->n_faults; f++)
-			if (fault_in(&res->faults[f], it))
-				it->degraded = true;
-		if (it->warmup || it->degraded)
-			continue;
-		clean_sum[it->size_idx] += (double)it->cct_ps;
-		clean_n[it->size_idx]++;
-		/* the whole bins inside clean iterations */
-		for (size_t b = (it->start_ps + res->bin_ps - 1) / res->bin_ps;
-			b < res->n_bins && (b + 1) * res->bin_ps <= end; b++)
-			clean[n_clean++] = res->bin_bytes[b];
-	}
-	/* the clean goodput level: their median, which the bursts opening an iteration and
-	 * its ramp-down do not move */
-	if (n_clean) {
-		qsort(clean, n_clean, sizeof(*clean), cmp_u64);
-		level = n_clean % 2 ? (double)clean[n_clean / 2] :
-				      ((double)clean[n_clean / 2 - 1] + (double)clean[n_clean / 2]) / 2;
-	}
-	/* the collective's own ramp-down: the most trailing whole bins of a clean iteration
-	 * below 95% of the clean level, where a fault's dip is not looked for; and the noise:
-	 * the longest run below it before that, which a dip must outlast */
-	for (size_t i = 0; level > 0 && i < res->n_iters; i++) {
-		const struct mrc_run_iter *it = &res->iters[i];
-		uint64_t first = (it->start_ps + res->bin_ps - 1) / res->bin_ps, run = 0;
-		uint64_t tail = (it->start_ps + it->cct_ps) / res->bin_ps;
-
-		if (it->warmup || it->degraded)
-			continue;
-		if (tail > res->n_bins)
-			tail = res->n_bins;
-		while (tail > first && res->bin_bytes[tail - 1] < 0.95 * level)
-			tail--;
-		if ((it->start_ps + it->cct_ps) / res->bin_ps - tail > tail_bins)
-			tail_bins = (it->start_ps + it->cct_ps) / res->bin_ps - tail;
-		/* and the longest run below that before it: the bins' own noise */
-		for (uint64_t c = first; c < tail; c++) {
-			run = res->bin_bytes[c] < 0.95 * level ? run + 1 : 0;
-			if (run > noise_run)
-				noise_run = run;
-		}
-	}
-	for (size_t f = 0; f < res->n_faults; f++) {
-		struct mrc_run_fault *rf = &res->faults[f];
-		const struct mrc_run_iter *it = NULL, *last = NULL, *worst = NULL;
-		double worst_infl = 0;
-		uint64_t win_end;
-
-		/* its window: its iteration; a flap's runs to the iteration it ended in */
-		for (size_t i = 0; i < res->n_iters; i++) {
-			const struct mrc_run_iter *ii = &res->iters[i];
-
-			if (ii->iter == rf->iter)
-				it = last = ii;
-			if (rf->flap && it && ii->iter > rf->iter &&
-				(rf->end_ps < 0 || ii->start_ps <= (uint64_t)rf->end_ps))
-				last = ii;
-		}
-		win_end = last ? last->start_ps + last->cct_ps : res->sim_end_ps;
-		for (size_t b = 0; b < r->n_bad; b++) {
-			if (r->bad_t[b] >= rf->at_ps && r->bad_t[b] <= win_end) {
-				if (rf->first_retire_ps < 0)
-					rf->first_retire_ps = (int64_t)(r->bad_t[b] - rf->at_ps);
-				rf->evs_retired++;
-			}
-		}
-		/* rtx_bytes held the run's total when the fault fired: the delta to the end of
-		 * its window */
-		if (last) { /* the job failed in it: to the end of the run */
-			uint64_t end = last->incomplete ? res->rtx_bytes : last->rtx_bytes_end;
-
-			rf->rtx_bytes = end >= rf->rtx_bytes ? end - rf->rtx_bytes : 0;
-		} else {
-			rf->rtx_bytes = 0;
-		}
-		if (!it) {
-			rf->recovery_note = "the fault fired after the last iteration";
+	for (size_t f = 0; f < j->n_faults; f++) {
+		if (j->faults[f].has_at_iteration) {
+			fired[f] = r->fired[f] != 0;
 			continue;
 		}
-		rf->measured = it->measured;
-		rf->in_warmup = it->warmup;
-		rf->last_iter = last->iter;
-		rf->last_measured = last->measured;
-		rf->last_in_warmup = last->warmup;
-		/* the worst iteration of the window names the inflation and the straggler */
-		for (const struct mrc_run_iter *ii = it; ii <= last; ii++) {
-			double infl;
-
-			if (ii->incomplete) {
-				rf->unfinished = true;
-				continue;
-			}
-			infl = clean_n[ii->size_idx] && ii->cct_ps ?
-				(double)ii->cct_ps / (clean_sum[ii->size_idx] / clean_n[ii->size_idx]) - 1.0 :
-				0.0;
-			if (!worst || infl > worst_infl) {
-				worst = ii;
-				worst_infl = infl;
-			}
-		}
-		rf->cct_inflation = worst_infl;
-		if (worst) {
-			rf->straggler_rank = worst->slowest_rank;
-			rf->straggler_step = worst->slowest_step;
-			rf->straggler_ev = worst->straggler_ev;
-			rf->has_straggler_ev = worst->has_straggler_ev;
-		}
-		if (!n_clean) {
-			rf->recovery_note = "no fault-free iteration to take the goodput level from";
-			continue;
-		}
-		recovery(res, rf, win_end, tail_bins, noise_run + 1 > 2 ? noise_run + 1 : 2,
-			0.95 * rf->capacity_frac * level);
+		for (size_t a = 0; a < r->n_applied && !fired[f]; a++)
+			fired[f] = r->applied[a].conf == f && !r->applied[a].revert &&
+				   r->applied[a].matched;
 	}
-	free(clean_sum);
-	free(clean_n);
-	free(clean);
+	mrc_fault_list_unfired(r->res, j, fired, r->res->sim_end_ps);
+	free(fired);
 }
 
 /* The report's entry of EV @value, at profile position @e: the same position in the plan
@@ -1574,24 +1172,7 @@ static void collect_stats(struct run *r)
 
 			if (mrc_ep_qp_stats(r->hosts[h].ep, qpn, &s))
 				continue;
-			res->data_pkts += s.data_pkts;
-			res->data_bytes += s.data_bytes;
-			res->rtx_pkts += s.rtx_pkts;
-			res->rtx_bytes += s.rtx_bytes;
-			res->sacks += s.sack_rx;
-			for (int k = 0; k < MRC_NI_COUNT; k++)
-				res->nacks += s.nack_rx[k];
-			res->nack_trimmed += s.nack_rx[MRC_NI_TRIMMED] + s.nack_rx[MRC_NI_TRIMMED_LASTHOP];
-			res->probes += s.probes_tx;
-			res->ecn_echoes += s.ecn_echo_rx;
-			res->losses_sack += s.loss_sack;
-			res->losses_rto += s.loss_rto;
-			res->losses_port += s.loss_port;
-			res->losses_path += s.loss_path;
-			res->tlp += s.tlp;
-			res->gbn_rewinds += s.gbn_rewinds;
-			res->rx_dup += s.rx_dup;
-			res->rx_reordered += s.rx_reordered;
+			mrc_run_add_qp(res, &s);
 			if (s.rtt_samples)
 				mrc_hist_record(res->rtt_ns, (int64_t)(s.rtt_sum_ps / s.rtt_samples / 1000));
 			if (mrc_qp_failed(mrc_ep_qp(r->hosts[h].ep, qpn), &why))
@@ -1613,17 +1194,7 @@ static void collect_stats(struct run *r)
 
 		if (!re)
 			continue;
-		re->tx_pkts += vs->tx_pkts;
-		re->rtx_pkts += vs->rtx_pkts;
-		re->losses += vs->losses;
-		re->ecn += vs->ecn;
-		re->trims += vs->trims;
-		re->nacks += vs->nacks;
-		re->probes += vs->probes;
-		re->probes_ok += vs->probes_ok;
-		re->changes += vs->changes;
-		re->rtt_samples += vs->rtt_samples;
-		re->rtt_sum_ps += vs->rtt_sum_ps;
+		mrc_run_ev_add(re, vs);
 	}
 	mrc_fabric_stats(r->fab, &fs);
 	mrc_fabric_port_totals(r->fab, &tot);
@@ -1889,7 +1460,7 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 	if (res->tx_encode_err)
 		mrc_run_add_error(res, "encode: %llu packets could not be encoded and were never "
 				       "sent (%s)", (unsigned long long)res->tx_encode_err, r.encode_err_host);
-	finish_faults(&r);
+	mrc_fault_finish(r.res, r.bad_t, r.n_bad);
 	/* a capture's last records are written now: a failure fails the run */
 	for (size_t i = 0; i < r.n_taps; i++)
 		if (!r.taps[i].failed && pcapw_flush(r.taps[i].w))
@@ -1920,25 +1491,4 @@ fail:
 	mrc_job_srv6_free(&r.m);
 	mrc_run_result_free(res);
 	return e;
-}
-
-void mrc_run_result_free(struct mrc_run_result *r)
-{
-	if (!r)
-		return;
-	for (size_t s = 0; s < r->n_sizes; s++)
-		mrc_hist_free(r->sizes[s].cct_ns);
-	free(r->sizes);
-	free(r->iters);
-	mrc_hist_free(r->msg_ns);
-	mrc_hist_free(r->step_ns);
-	mrc_hist_free(r->rtt_ns);
-	free(r->rank_rtt_ns);
-	free(r->faults);
-	free(r->unapplied);
-	free(r->errors);
-	free(r->bin_bytes);
-	free(r->evs);
-	free(r->links);
-	free(r);
 }

@@ -5,7 +5,7 @@
 #include "mrc/engine/ep.h"
 #include "mrc/job/job.h"
 #include "mrc/wire/loop.h"
-#include "mrc/sim/run.h"
+#include "mrc/job/epparams.h"
 #include "mrc/wire/sock.h"
 #include "mrc/engine/srv6.h"
 #include "mrc/engine/wire.h"

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "mrc/base/rng.h"
+#include "mrc/job/fault.h"
 
 #define EPF_PKT_MAX 16384
 
@@ -166,15 +167,14 @@ static bool undoes(const struct conf_fault *j, const struct conf_fault *i)
 	}
 }
 
-/* Is rule @i in force at @now (fired, not reverted, not undone, a flap in its down part)? */
+/* Is rule @i in force at @now: fired, in force by its timeline (mrc_fault_in_force), not
+ * undone by a later fault? */
 static bool in_force(const struct mrc_epf *e, size_t i, uint64_t now)
 {
 	const struct epf_rule *r = &e->r[i];
 	const struct conf_fault *f = r->f;
 
-	if (!r->fired || now < r->t_ps || f->action == CONF_FA_UP || f->action == CONF_FA_CLEAR)
-		return false;
-	if (f->has_duration && now - r->t_ps >= f->duration_ps)
+	if (!r->fired || !mrc_fault_in_force(f, r->t_ps, now))
 		return false;
 	for (size_t j = 0; j < e->n; j++) {
 		const struct epf_rule *u = &e->r[j];
@@ -183,11 +183,6 @@ static bool in_force(const struct mrc_epf *e, size_t i, uint64_t now)
 			continue;
 		if (u->t_ps > r->t_ps || (u->t_ps == r->t_ps && j > i))
 			return false;
-	}
-	if (f->action == CONF_FA_FLAP) {
-		uint64_t phase = (now - r->t_ps) % f->period_ps;
-
-		return (double)phase < f->duty * (double)f->period_ps;
 	}
 	return true;
 }

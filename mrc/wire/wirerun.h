@@ -6,6 +6,10 @@
  * barrier and the gathering of results into one report (docs/architecture.md "One engine, two
  * drivers"; README "Running on a real fabric").
  *
+ * Its files: bootstrap.c (the rank, the rendezvous), pump.c (the dataplane: loop, endpoint,
+ * captures, endpoint faults), wirertt.c (the base RTT), rankres.c (RESULT bodies and their
+ * merge), wirerun.c (sizes, iterations, the gathering); wr.h holds their shared state.
+ *
  * Rendezvous protocol (a private TCP or unix stream; every message is be32 length of
  * what follows, one type byte, then the body, integers big-endian):
  *   HELLO    worker -> 0   rank u32, nranks u32, config hash u64
@@ -24,9 +28,9 @@
  *   DONE     worker -> 0   iteration u32, completion time u64 ps (own clock, from GO),
  *                          wrong elements u64
  *   FINISH   0 -> all      (no body) send RESULT
- *   RESULT   worker -> 0   counters, per-EV counters, histograms (mrc_hist_encode), the
- *                          times its EVs went ASSUMED_BAD (u32 count, u64 ps after its
- *                          first GO each), for the report's faults[]
+ *   RESULT   worker -> 0   one JSON object, versioned (mrc/wire/rankres.h): counters,
+ *                          per-EV counters, histograms, the times its EVs went
+ *                          ASSUMED_BAD (iteration, ps after its GO), for faults[]
  *   ABORT    0 -> all      reason text: the job failed elsewhere
  * A closed connection or a wait longer than the timeout ends the job with an error naming
  * the rank; nothing waits forever.
@@ -35,7 +39,7 @@
 #define MRC_WIRERUN_H
 
 #include "conf/conf.h"
-#include "mrc/sim/run.h"
+#include "mrc/job/result.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* wirerun_test: unit tests of mrc/wire/wirerun.c (`mrcgen-test wirerun`); includes wirerun.c to reach its static helpers. */
-#include "mrc/wire/wirerun.c"
+/* bootstrap_test: unit tests of mrc/wire/bootstrap.c (`mrcgen-test bootstrap`). */
+#include "mrc/wire/bootstrap.c"
 #include "mrc/base/st.h"
 
 /* ---- selftest ---- */
 
 
-MRC_SELFTEST(wirerun)
+MRC_SELFTEST(bootstrap)
 {
 	static const char *const vars[] = { "SLURM_PROCID", "SLURM_NTASKS",
 		"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMI_SIZE" };

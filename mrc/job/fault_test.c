@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* fault_test: unit tests of mrc/job/fault.c (`mrcgen-test fault`): timeline and bookkeeping. */
+#include "mrc/job/fault.c"
+#include "mrc/base/st.h"
+
+#define US 1000000ull /* ps */
+
+static void t_timeline(struct mrc_st *st)
+{
+	struct conf_fault it2 = { .has_at_iteration = true, .at_iteration = 2,
+		.action = CONF_FA_DOWN };
+	struct conf_fault at = { .has_at = true, .at_ps = 5 * US, .action = CONF_FA_DOWN };
+	/* period 200 us, duty 0.5 from 1 us, for 1 ms: down [1, 101) us, up [101, 201) us,
+	 * down again from 201 us, ... until 1001 us */
+	struct conf_fault flap = { .has_at = true, .at_ps = 1 * US, .action = CONF_FA_FLAP,
+		.period_ps = 200 * US, .duty = 0.5, .has_duration = true,
+		.duration_ps = 1000 * US };
+	struct conf_fault down = { .has_at = true, .action = CONF_FA_DOWN, .has_duration = true,
+		.duration_ps = 2000 * US };
+	struct conf_fault up = { .has_at = true, .action = CONF_FA_UP };
+
+	mrc_st_case(st, "at_iteration 2: the start of measured iteration 2, never a warmup one");
+	ST_TRUE(st, mrc_fault_fires_at(&it2, false, 2));
+	ST_TRUE(st, !mrc_fault_fires_at(&it2, true, 2));
+	ST_TRUE(st, !mrc_fault_fires_at(&it2, false, 1));
+	ST_TRUE(st, !mrc_fault_fires_at(&it2, false, 3));
+	ST_TRUE(st, !mrc_fault_fires_at(&at, false, 0)); /* a time fault fires by time */
+
+	mrc_st_case(st, "duration: a down at 5 us for 2 ms reverts at 2005 us; none: never");
+	ST_EQ(st, mrc_fault_until(&down, 5 * US), 2005 * US);
+	ST_EQ(st, mrc_fault_until(&at, 5 * US), UINT64_MAX);
+	ST_TRUE(st, !mrc_fault_in_force(&down, 5 * US, 5 * US - 1));
+	ST_TRUE(st, mrc_fault_in_force(&down, 5 * US, 5 * US));
+	ST_TRUE(st, mrc_fault_in_force(&down, 5 * US, 2005 * US - 1));
+	ST_TRUE(st, !mrc_fault_in_force(&down, 5 * US, 2005 * US));
+	ST_TRUE(st, mrc_fault_in_force(&at, 5 * US, 1000000 * US));
+	ST_TRUE(st, !mrc_fault_in_force(&up, 0, 1 * US)); /* an up only ends others */
+
+	mrc_st_case(st, "flap 200 us, duty 0.5 from 1 us for 1 ms: down [1,101), up [101,201)");
+	ST_TRUE(st, !mrc_fault_in_force(&flap, 1 * US, 1 * US - 1));
+	ST_TRUE(st, mrc_fault_in_force(&flap, 1 * US, 1 * US));
+	ST_TRUE(st, mrc_fault_in_force(&flap, 1 * US, 101 * US - 1));
+	ST_TRUE(st, !mrc_fault_in_force(&flap, 1 * US, 101 * US));
+	ST_TRUE(st, !mrc_fault_in_force(&flap, 1 * US, 201 * US - 1));
+	ST_TRUE(st, mrc_fault_in_force(&flap, 1 * US, 201 * US));
+	ST_TRUE(st, mrc_fault_in_force(&flap, 1 * US, 801 * US)); /* 5th down: [801, 901) */
+	ST_TRUE(st, !mrc_fault_in_force(&flap, 1 * US, 901 * US));
+	ST_TRUE(st, !mrc_fault_in_force(&flap, 1 * US, 1000 * US)); /* phase 199 us: up */
+	ST_TRUE(st, !mrc_fault_in_force(&flap, 1 * US, 1001 * US)); /* its duration ended */
+	flap.duty = 0.25; /* down the first 50 us of each period */
+	ST_TRUE(st, mrc_fault_in_force(&flap, 1 * US, 51 * US - 1));
+	ST_TRUE(st, !mrc_fault_in_force(&flap, 1 * US, 51 * US));
+	ST_TRUE(st, mrc_fault_in_force(&flap, 1 * US, 401 * US));
+}
+
+static void t_not_applied(struct mrc_st *st)
+{
+	struct conf_fault f[4] = {
+		{ .has_at_iteration = true, .at_iteration = 7, .action = CONF_FA_DOWN,
+			.target = "p0.t1.0" },
+		{ .has_at_iteration = true, .at_iteration = 2, .action = CONF_FA_LOSS,
+			.target = "h1.p0-p0.t0.0" },
+		{ .has_at = true, .at_ps = 5000 * US, .action = CONF_FA_FLAP, .target = "h0.p1" },
+		{ .has_at = true, .at_ps = 0, .action = CONF_FA_DOWN, .target = "p0.t1.1" },
+	};
+	bool fired[4] = { false, false, false, true };
+	struct conf_job j = { .faults = f, .n_faults = 4 };
+	struct mrc_run_result res = { 0 };
+
+	j.traffic.iterations = 4;
+	mrc_st_case(st, "faults_not_applied: past the iterations, not reached, after the run");
+	/* listed before (a driver's own reason) and again: one entry, the first reason */
+	mrc_fault_not_applied(&res, &j, &f[2], "%s", "its own reason");
+	mrc_fault_list_unfired(&res, &j, fired, 1234500 * 1000ull);
+	ST_EQ(st, res.n_unapplied, 3);
+	if (res.n_unapplied != 3) {
+		free(res.unapplied);
+		return;
+	}
+	ST_EQ(st, res.unapplied[0].index, 0);
+	ST_EQ_STR(st, res.unapplied[0].when, "at_iteration 7");
+	ST_EQ_STR(st, res.unapplied[0].why, "at_iteration 7: each size runs 4 measured "
+					    "iterations (0 to 3)");
+	ST_EQ_STR(st, res.unapplied[0].action, "down");
+	ST_EQ_STR(st, res.unapplied[0].target, "p0.t1.0");
+	ST_EQ(st, res.unapplied[1].index, 1);
+	ST_EQ_STR(st, res.unapplied[1].why, "the job stopped before measured iteration 2");
+	ST_EQ(st, res.unapplied[2].index, 2);
+	ST_EQ_STR(st, res.unapplied[2].when, "at 5000us");
+	ST_EQ_STR(st, res.unapplied[2].why, "its own reason");
+	res.n_unapplied = 0;
+	mrc_fault_list_unfired(&res, &j, fired, 1234500 * 1000ull);
+	ST_EQ_STR(st, res.unapplied[2].why, "the run ended at 1234.5 us, before it");
+	free(res.unapplied);
+}
+
+/*
+ * Four measured iterations of one size, CCT 90, 110, 150 and 130 us; a link down at 300 us
+ * (iteration 2), its up at 500 us (iteration 3). Fault-free: 0, 1 and 3 (the up clears),
+ * mean (90 + 110 + 130) / 3 = 110 us. The down's inflation: 150 / 110 - 1 = 4/11; the
+ * up's: 130 / 110 - 1 = 2/11. EVs retired at 250 (before), 310, 305 and 460 us (past
+ * iteration 2's end, 450): the down's window [300, 450] holds 2, the first 5 us after it.
+ */
+static void t_finish(struct mrc_st *st)
+{
+	struct mrc_run_iter it[4] = {
+		{ .iter = 0, .measured = 0, .start_ps = 0, .cct_ps = 90 * US },
+		{ .iter = 1, .measured = 1, .start_ps = 100 * US, .cct_ps = 110 * US },
+		{ .iter = 2, .measured = 2, .start_ps = 300 * US, .cct_ps = 150 * US,
+			.slowest_rank = 3, .slowest_step = 1, .straggler_ev = 0x42,
+			.has_straggler_ev = true, .rtx_bytes_end = 4000 },
+		{ .iter = 3, .measured = 3, .start_ps = 500 * US, .cct_ps = 130 * US,
+			.slowest_rank = 1, .rtx_bytes_end = 4500 },
+	};
+	struct mrc_run_fault f[2] = {
+		{ .at_ps = 300 * US, .iter = 2, .first_retire_ps = -1, .recovery_ps = -1,
+			.rtx_bytes = 1000, .recovery_note = "driver" },
+		{ .at_ps = 500 * US, .iter = 3, .clears = true, .first_retire_ps = -1,
+			.recovery_ps = -1, .rtx_bytes = 4000 },
+	};
+	struct mrc_run_size size = { 0 };
+	struct mrc_run_result res = { .iters = it, .n_iters = 4, .faults = f, .n_faults = 2,
+		.sizes = &size, .n_sizes = 1, .sim_end_ps = 630 * US };
+	uint64_t bad[] = { 250 * US, 310 * US, 305 * US, 460 * US };
+
+	mrc_st_case(st, "recovery rows: CCT inflation 150/110 - 1, window EVs, straggler");
+	mrc_fault_finish(&res, bad, 4);
+	ST_TRUE(st, !it[0].degraded && !it[1].degraded && it[2].degraded && !it[3].degraded);
+	ST_EQ_D(st, f[0].cct_inflation, 4.0 / 11.0, 1e-12);
+	ST_EQ_D(st, f[1].cct_inflation, 2.0 / 11.0, 1e-12);
+	ST_EQ_I(st, f[0].first_retire_ps, 5 * US);
+	ST_EQ(st, f[0].evs_retired, 2);
+	ST_EQ_I(st, f[1].first_retire_ps, -1);
+	ST_EQ(st, f[1].evs_retired, 0);
+	ST_EQ(st, f[0].rtx_bytes, 3000); /* 4000 at its window's end - 1000 at the fault */
+	ST_EQ(st, f[1].rtx_bytes, 500);
+	ST_EQ(st, f[0].straggler_rank, 3);
+	ST_EQ(st, f[0].straggler_step, 1);
+	ST_EQ(st, f[0].straggler_ev, 0x42);
+	ST_TRUE(st, f[0].has_straggler_ev && !f[1].has_straggler_ev);
+	ST_EQ(st, f[1].straggler_rank, 1);
+	ST_EQ(st, f[0].measured, 2);
+	ST_EQ(st, f[0].last_iter, 2);
+	/* no goodput bins: recovery stays the driver's */
+	ST_EQ_I(st, f[0].recovery_ps, -1);
+	ST_EQ_STR(st, f[0].recovery_note, "driver");
+}
+
+MRC_SELFTEST(fault)
+{
+	t_timeline(st);
+	t_not_applied(st);
+	t_finish(st);
+}

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * result: what one run of the main job measured, on either driver (the simulated fabric or
+ * the wire: docs/architecture.md "One engine, two drivers"), for the report (out/report.h):
+ * sizes, iterations, histograms, faults and their recovery, per-EV and per-link counters,
+ * the errors that failed the run (README "Report schema").
+ */
+#ifndef MRC_RESULT_H
+#define MRC_RESULT_H
+
+#include "mrc/base/hist.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One iteration of one size. Times in ps of virtual time. */
+struct mrc_run_iter {
+	uint32_t size_idx, iter;     /* iter: global index, warmup iterations of every size counted */
+	uint32_t measured;	     /* index among its size's measured iterations (the number
+				      * faults' at_iteration uses); meaningless for warmup */
+	bool warmup;
+	bool incomplete;	     /* the job failed in it: cct_ps and what follows are not
+				      * figures (the report prints null) */
+	uint64_t start_ps, cct_ps;   /* CCT: start to the last rank's completion */
+	uint64_t wrong;		     /* wrong elements over all ranks (nccl-tests #wrong) */
+	uint32_t faults;	     /* faults applied while it ran */
+	bool degraded;		     /* some fault was in force while it ran */
+	uint32_t slowest_rank;
+	uint32_t slowest_step;	     /* that rank's slowest step */
+	uint32_t straggler_ev;	     /* that rank's EV with the most losses in it, if any */
+	bool has_straggler_ev;	     /* false: no EV of that rank lost a packet in it */
+	uint64_t rtx_bytes_end;	     /* retransmitted bytes of the whole run at its end */
+};
+
+/* One message size: nccl-tests' row. */
+struct mrc_run_size {
+	uint64_t bytes;		 /* S of algbw: what really moves per rank (C12) */
+	uint64_t count;		 /* elements */
+	double time_us;		 /* mean CCT of the measured iterations */
+	bool incomplete;	 /* the job failed before its last iteration: time_us, algbw,
+				  * busbw did not happen (the report prints null) */
+	double algbw_gbs, busbw_gbs; /* GB = 1e9 B */
+	uint64_t wrong;
+	struct mrc_hist *cct_ns; /* CCT of the measured iterations */
+};
+
+/*
+ * What happened around one applied fault (recovery figures, README "Report schema"). Its
+ * window: from the fault to the end of its iteration — for a flap, to the end of the
+ * iteration in which the link was left up (or of the run). A flap is one record: its
+ * toggles are counted here, not listed. Times relative to it, ps; -1 when it did not
+ * happen within the run.
+ */
+struct mrc_run_fault {
+	uint64_t at_ps;
+	uint32_t iter;		/* global iteration index it fell in */
+	uint32_t measured;	/* that iteration's measured index (at_iteration's numbering) */
+	bool in_warmup;		/* it fell in a warmup iteration */
+	char action[16], target[48];
+	bool clears;		/* it ends a fault (up, clear, a duration's revert) */
+	int64_t first_retire_ps;   /* first EV to ASSUMED_BAD in its window */
+	uint64_t evs_retired;	   /* EV state changes to ASSUMED_BAD in its window */
+	int64_t recovery_ps;	   /* goodput back within 5% of what the capacity allows; 0
+				    * when it never left that band (dipped false) */
+	bool dipped;		   /* goodput fell below the band in its window */
+	double capacity_frac;	   /* capacity left by the fault (1 for an up) */
+	uint64_t rtx_bytes;	   /* retransmitted bytes in its window */
+	double cct_inflation;	   /* worst iteration of its window: CCT / mean fault-free CCT
+				    * of that size - 1 */
+	uint32_t straggler_rank;   /* slowest rank of that iteration */
+	uint32_t straggler_step;   /* slowest step of that rank */
+	uint32_t straggler_ev;	   /* the EV of that rank with the most losses in the iteration */
+	bool has_straggler_ev;	   /* false: that rank lost nothing in the iteration */
+	bool unfinished;	   /* its window holds the iteration the job failed in:
+				    * cct_inflation and the straggler are unknown (null) */
+	const char *recovery_note; /* why recovery_ps is -1 or 0 (static string), else NULL */
+	/* flaps (action "flap") */
+	bool flap;
+	uint64_t until_ps;	   /* when it is to stop flapping (UINT64_MAX: never) */
+	uint32_t flap_downs;	   /* times the link went down */
+	uint32_t flap_toggles;	   /* link state changes, downs and ups */
+	uint64_t flap_last_up_ps;  /* the last up */
+	int64_t end_ps;		   /* the link left up for good (absolute); -1: still flapping
+				    * when the run ended */
+	uint32_t last_iter;	   /* global iteration its window ends in (= iter but for flaps) */
+	uint32_t last_measured;	   /* that iteration's measured index */
+	bool last_in_warmup;
+};
+
+/* A configured fault that never fired (README "Report schema", faults_not_applied[]). */
+struct mrc_run_unapplied {
+	uint32_t index;		/* in the config's faults[] */
+	char action[16], target[48];
+	char when[32];		/* as configured: "at 5000us", "at_iteration 7" */
+	char why[128];		/* "the run ended at 1234.5 us, before it", ... */
+};
+
+/* Aggregated over every QP: one path's view. */
+struct mrc_run_ev {
+	uint32_t ev, plane, spine;
+	uint64_t tx_pkts, rtx_pkts, losses, ecn, trims, nacks, probes, probes_ok, changes;
+	uint64_t rtt_samples, rtt_sum_ps;
+	uint32_t bad_qps;	/* QPs holding it ASSUMED_BAD at the end */
+};
+
+/* One output port of the fabric with traffic on it. */
+struct mrc_run_link {
+	char name[48];	/* "p3.t1.1>p3.t0.2", "h0.p0>p0.t0.0" */
+	uint64_t tx_pkts, tx_bytes, drops, trims, ecn_marks, down_drops, lost;
+	uint32_t max_queue_bytes;
+};
+
+struct mrc_run_result {
+	/* sizes and iterations */
+	struct mrc_run_size *sizes;
+	size_t n_sizes;
+	struct mrc_run_iter *iters;
+	size_t n_iters;
+	uint32_t nranks;
+	/* latency histograms over the measured iterations, ns */
+	struct mrc_hist *msg_ns;   /* post -> completion of every RDMA write */
+	struct mrc_hist *step_ns;  /* per rank and step */
+	struct mrc_hist *rtt_ns;   /* per-QP mean packet RTT over the run, one sample per QP */
+	/* faults and recovery */
+	struct mrc_run_fault *faults;
+	size_t n_faults;
+	struct mrc_run_unapplied *unapplied; /* configured faults that never fired */
+	size_t n_unapplied;
+	/* goodput: L3 bytes delivered to hosts per bin */
+	uint64_t bin_ps;
+	uint64_t *bin_bytes;
+	size_t n_bins;
+	/* per EV, per link */
+	struct mrc_run_ev *evs;
+	size_t n_evs;
+	struct mrc_run_link *links;
+	size_t n_links;
+	/* counters */
+	uint64_t data_pkts, data_bytes, rtx_pkts, rtx_bytes, sacks, nacks, nack_trimmed;
+	uint64_t probes, ecn_echoes, losses_sack, losses_rto, rx_dup, rx_reordered;
+	uint64_t losses_port, losses_path; /* PSNs lost with their NIC port; resent off an EV
+					    * that went ASSUMED_BAD */
+	uint64_t tlp, gbn_rewinds; /* tail loss probes sent; RoCE go-back-N rewinds */
+	uint64_t rx_decode_err, qp_errors;
+	uint64_t tx_encode_err; /* packets a sender failed to encode, so never sent */
+	uint64_t capture_errors; /* captures that could not be written (wire: every host's) */
+	uint64_t fab_drops, fab_trims, fab_ecn, fab_lost, fab_no_route;
+	uint64_t fab_down_drops; /* of fab_drops: sent to or queued at a failed link or switch */
+	uint64_t events, pkt_hops, injected, delivered;
+	uint64_t qps; /* queue pairs created, both ends counted */
+	uint64_t sim_end_ps;
+	double wall_s;
+	size_t peak_rss_bytes;
+	char error[256];	/* why the job failed, empty when it did not */
+	/* what else failed the run, besides error[] and #wrong: a capture that could not be
+	 * written, packets that could not be encoded; one message each */
+	char (*errors)[320];
+	size_t n_errors;
+	/* the wire driver's base RTT (report.json `wire`; absent when wire_rtt is false) */
+	bool wire_rtt;
+	const char *base_rtt_source; /* "config", "measured", "default" */
+	uint64_t base_rtt_ns;
+	uint64_t *rank_rtt_ns; /* [n_rank_rtt], 0: that rank measured nothing; owned */
+	uint32_t n_rank_rtt;
+	uint64_t rtt_probes, rtt_answered;
+};
+
+/* Appends a message to @r->errors (printf format). Returns 0 or -ENOMEM. */
+int mrc_run_add_error(struct mrc_run_result *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+struct mrc_qp_stats;
+struct mrc_ev_stats;
+
+/*
+ * Adds one QP's counters (mrc/engine/qp.h) into @r: packets and bytes sent and resent,
+ * SACKs, NACKs (all reasons; trimmed ones also in nack_trimmed), probes, ECN echoes,
+ * losses by SACK, RTO, port and path, TLPs, go-back-N rewinds, duplicates, reordering.
+ */
+void mrc_run_add_qp(struct mrc_run_result *r, const struct mrc_qp_stats *s);
+
+/* Adds one EV's counters of an endpoint's profile (mrc/engine/ev.h) into @d (bad_qps aside). */
+void mrc_run_ev_add(struct mrc_run_ev *d, const struct mrc_ev_stats *v);
+
+/* Releases @r and everything it owns (NULL: nothing). */
+void mrc_run_result_free(struct mrc_run_result *r);
+
+#endif

@@ -1,0 +1,637 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* bootstrap: which rank this process is, and the rendezvous at rank 0 (wirerun.h protocol). */
+#include "mrc/wire/wr.h"
+
+#include "mrc/base/bytes.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+static int parse_u32(const char *s, uint32_t *v)
+{
+	char *end;
+	unsigned long long x;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || *end || x > UINT32_MAX)
+		return -EINVAL;
+	*v = (uint32_t)x;
+	return 0;
+}
+
+int mrc_wirerun_rank(const char *host, uint32_t nranks, uint32_t *rank, char *err,
+	size_t errlen)
+{
+	static const char *const env[][2] = {
+		{ "SLURM_PROCID", "SLURM_NTASKS" },
+		{ "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE" },
+		{ "PMI_RANK", "PMI_SIZE" },
+	};
+	uint32_t r, n;
+
+	if (host) {
+		if (host[0] != 'h' || parse_u32(host + 1, &r) || (host[1] == '0' && host[2])) {
+			snprintf(err, errlen, "host: --host: not a host name (h0, h1, ...) '%s'",
+				host);
+			return -EINVAL;
+		}
+		if (r >= nranks) {
+			snprintf(err, errlen, "host: --host: '%s' takes no part: the job has %u ranks "
+				 "(h0..h%u)", host, nranks, nranks - 1);
+			return -EINVAL;
+		}
+		*rank = r;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(env) / sizeof(env[0]); i++) {
+		const char *rs = getenv(env[i][0]), *ns = getenv(env[i][1]);
+
+		if (!rs)
+			continue;
+		if (parse_u32(rs, &r)) {
+			snprintf(err, errlen, "host: %s: not a rank '%s'", env[i][0], rs);
+			return -EINVAL;
+		}
+		if (!ns || parse_u32(ns, &n) || n != nranks) {
+			snprintf(err, errlen, "host: %s: the launcher starts '%s' processes, the job "
+				 "has %u ranks (traffic.ranks)", env[i][1], ns ? ns : "", nranks);
+			return -EINVAL;
+		}
+		if (r >= n) {
+			snprintf(err, errlen, "host: %s: rank '%s' outside %u ranks", env[i][0], rs,
+				n);
+			return -EINVAL;
+		}
+		*rank = r;
+		return 0;
+	}
+	snprintf(err, errlen, "host: which host is this? give --host hN, or start under srun or "
+		 "mpirun (SLURM_PROCID, OMPI_COMM_WORLD_RANK, PMI_RANK)");
+	return -ENOENT;
+}
+
+int mrc_wirerun_conf_hash(const struct conf_job *job, uint64_t *hash)
+{
+	size_t len = 0;
+	char *text = conf_dump_string(job, &len);
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	if (!text)
+		return -ENOMEM;
+	for (size_t i = 0; i < len; i++) {
+		h ^= (uint8_t)text[i];
+		h *= 0x100000001b3ull;
+	}
+	free(text);
+	*hash = h;
+	return 0;
+}
+
+/* Parses @addr into a socket address; @path gets the unix path (empty for TCP). */
+static int rv_addr(const char *addr, struct sockaddr_storage *ss, socklen_t *sl, char *path,
+	char *err, size_t errlen)
+{
+	const char *p = addr;
+	char host[256];
+	const char *port;
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
+	int e;
+
+	path[0] = 0;
+	if (!strncmp(p, "unix:", 5) || strchr(p, '/')) {
+		struct sockaddr_un *su = (struct sockaddr_un *)ss;
+
+		if (!strncmp(p, "unix:", 5))
+			p += 5;
+		if (strlen(p) == 0 || strlen(p) >= sizeof(su->sun_path)) {
+			snprintf(err, errlen, "rendezvous: address: unix path empty or longer than "
+				 "%zu bytes '%s'", sizeof(su->sun_path) - 1, addr);
+			return -EINVAL;
+		}
+		memset(su, 0, sizeof(*su));
+		su->sun_family = AF_UNIX;
+		strcpy(su->sun_path, p);
+		strcpy(path, p);
+		*sl = sizeof(*su);
+		return 0;
+	}
+	if (*p == '[') {
+		const char *rb = strchr(p, ']');
+
+		if (!rb || rb[1] != ':' || (size_t)(rb - p - 1) >= sizeof(host))
+			goto bad;
+		memcpy(host, p + 1, (size_t)(rb - p - 1));
+		host[rb - p - 1] = 0;
+		port = rb + 2;
+	} else {
+		const char *c = strrchr(p, ':');
+
+		if (!c || (size_t)(c - p) >= sizeof(host) || strchr(p, ':') != c)
+			goto bad;
+		memcpy(host, p, (size_t)(c - p));
+		host[c - p] = 0;
+		port = c + 1;
+	}
+	if (!*host || !*port)
+		goto bad;
+	e = getaddrinfo(host, port, &hints, &ai);
+	if (e) {
+		snprintf(err, errlen, "rendezvous: address: '%s': %s", addr, gai_strerror(e));
+		return -EINVAL;
+	}
+	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+	*sl = ai->ai_addrlen;
+	freeaddrinfo(ai);
+	return 0;
+bad:
+	snprintf(err, errlen, "rendezvous: address: expected unix:PATH, HOST:PORT or [V6]:PORT "
+		 "'%s'", addr);
+	return -EINVAL;
+}
+
+int wr_rv_send(struct wr *w, struct rv_conn *c, uint8_t type, const void *body, size_t len)
+{
+	uint8_t hdr[5];
+	const uint8_t *parts[2] = { hdr, body };
+	size_t lens[2] = { sizeof(hdr), len };
+
+	put_be32(hdr, (uint32_t)(len + 1));
+	hdr[4] = type;
+	for (int i = 0; i < 2; i++) {
+		size_t off = 0;
+
+		while (off < lens[i]) {
+			ssize_t n = send(c->fd, parts[i] + off, lens[i] - off, MSG_NOSIGNAL);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				int e = errno;
+
+				wr_fail(w, e == EAGAIN ? -ETIMEDOUT : -ECONNABORTED,
+					"rendezvous: send to rank %u (h%u): %s", c->rank, c->rank,
+					e == EAGAIN ? "timed out" : strerror(e));
+				return w->err;
+			}
+			off += (size_t)n;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Reads what @c has without blocking. Returns 1 with a complete message in @m (consumed
+ * by the next call), 0 when none is complete yet, or a negative errno (closed, error).
+ */
+static int rv_recv(struct wr *w, struct rv_conn *c, struct rv_msg *m, size_t *consume)
+{
+	uint32_t len;
+
+	if (*consume) {
+		memmove(c->buf, c->buf + *consume, c->have - *consume);
+		c->have -= *consume;
+		*consume = 0;
+	}
+	for (;;) {
+		if (c->have >= 4) {
+			len = get_be32(c->buf);
+			if (len == 0 || len > RV_MAX_MSG) {
+				wr_fail(w, -EPROTO, "rendezvous: rank %u (h%u): bad message length "
+					"'%u'", c->rank, c->rank, len);
+				return -EPROTO;
+			}
+			if (c->have >= 4 + (size_t)len) {
+				m->type = c->buf[4];
+				m->body = c->buf + 5;
+				m->len = len - 1;
+				*consume = 4 + (size_t)len;
+				return 1;
+			}
+			if (c->cap < 4 + (size_t)len) {
+				uint8_t *nb = realloc(c->buf, 4 + (size_t)len);
+
+				if (!nb) {
+					wr_fail(w, -ENOMEM, "rendezvous: out of memory");
+					return -ENOMEM;
+				}
+				c->buf = nb;
+				c->cap = 4 + (size_t)len;
+			}
+		} else if (c->cap < 4096) {
+			uint8_t *nb = realloc(c->buf, 4096);
+
+			if (!nb) {
+				wr_fail(w, -ENOMEM, "rendezvous: out of memory");
+				return -ENOMEM;
+			}
+			c->buf = nb;
+			c->cap = 4096;
+		}
+		ssize_t n = recv(c->fd, c->buf + c->have, c->cap - c->have, MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n == 0 && w->rank == 0 && w->result[c->rank]) {
+			close(c->fd); /* orderly: the rank has sent everything */
+			c->fd = -1;
+			return 0;
+		}
+		if (n <= 0) {
+			wr_fail(w, -ECONNABORTED, "rendezvous: rank %u (h%u): connection %s "
+				"(the process ended or crashed)", c->rank, c->rank,
+				n == 0 ? "closed" : strerror(errno));
+			return -ECONNABORTED;
+		}
+		c->have += (size_t)n;
+	}
+}
+
+static void set_timeouts(int fd, uint64_t ns)
+{
+	struct timeval tv = { .tv_sec = (time_t)(ns / 1000000000ull),
+		.tv_usec = (suseconds_t)(ns % 1000000000ull / 1000) };
+	int one = 1;
+
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)); /* fails on unix: fine */
+}
+
+/* Waits until @fd is readable or @deadline (monotonic ns). Returns 1, 0 on timeout. */
+static int wait_readable(int fd, uint64_t deadline)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	uint64_t now = wr_mono_ns();
+	int n;
+
+	if (now >= deadline)
+		return 0;
+	n = poll(&p, 1, (int)((deadline - now + 999999) / 1000000));
+	return n > 0;
+}
+
+/* Rank 0: listens, accepts every other rank's HELLO, checks rank and config hash. */
+int wr_rv_listen(struct wr *w, const char *addr, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	uint64_t deadline = wr_mono_ns() + w->timeout_ns;
+	size_t joined = 0;
+	int e = rv_addr(addr, &ss, &sl, w->rv_path, err, errlen), one = 1;
+
+	if (e)
+		return e;
+	w->lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (w->lfd < 0)
+		goto sys;
+	if (w->rv_path[0])
+		unlink(w->rv_path); /* a socket file left by an earlier run */
+	else
+		setsockopt(w->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(w->lfd, (struct sockaddr *)&ss, sl) || listen(w->lfd, (int)w->nranks + 8))
+		goto sys;
+	if (w->rv_path[0])
+		chmod(w->rv_path, 0666);
+	while (joined + 1 < w->nranks) {
+		struct rv_conn c = { .fd = -1, .rank = UINT32_MAX };
+		struct rv_msg m;
+		size_t consume = 0;
+		uint8_t reply[300];
+		uint32_t r, n;
+		uint64_t h;
+
+		if (!wait_readable(w->lfd, deadline)) {
+			size_t k = snprintf(err, errlen, "rendezvous: %zu of %u ranks joined within "
+					    "%llu ms; missing:", joined + 1, w->nranks,
+				(unsigned long long)(w->timeout_ns / 1000000));
+
+			for (uint32_t i = 1; i < w->nranks && k < errlen; i++)
+				if (w->conns[i].fd < 0)
+					k += snprintf(err + k, errlen - k, " h%u", i);
+			return -ETIMEDOUT;
+		}
+		c.fd = accept4(w->lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (c.fd < 0)
+			continue;
+		set_timeouts(c.fd, w->timeout_ns);
+		while ((e = rv_recv(w, &c, &m, &consume)) == 0 && wait_readable(c.fd, deadline))
+			;
+		if (e <= 0 || m.type != RV_HELLO || m.len < 16) {
+			close(c.fd);
+			free(c.buf);
+			w->err = 0; /* a stray or early-closing client: keep listening */
+			continue;
+		}
+		r = get_be32(m.body);
+		n = get_be32(m.body + 4);
+		h = get_be64(m.body + 8);
+		reply[0] = 1;
+		if (n != w->nranks || r == 0 || r >= w->nranks)
+			snprintf((char *)reply + 1, sizeof(reply) - 1, "rank %u of %u does not fit "
+				 "this job of %u ranks", r, n, w->nranks);
+		else if (w->conns[r].fd >= 0)
+			snprintf((char *)reply + 1, sizeof(reply) - 1, "rank %u (h%u) joined twice",
+				r, r);
+		else if (h != w->hash)
+			snprintf((char *)reply + 1, sizeof(reply) - 1, "config hash mismatch: h%u runs "
+				 "0x%016llx, rank 0 runs 0x%016llx (same file and --set options "
+				 "everywhere)", r, (unsigned long long)h,
+				(unsigned long long)w->hash);
+		else
+			reply[0] = 0, reply[1] = 0;
+		c.rank = r;
+		wr_rv_send(w, &c, RV_WELCOME, reply, 1 + strlen((char *)reply + 1));
+		if (reply[0]) {
+			snprintf(err, errlen, "rendezvous: refused: %s", (char *)reply + 1);
+			close(c.fd);
+			free(c.buf);
+			return -EPROTO;
+		}
+		c.have -= consume;
+		memmove(c.buf, c.buf + consume, c.have);
+		w->conns[r] = c;
+		joined++;
+	}
+	return 0;
+sys:
+	e = -errno;
+	snprintf(err, errlen, "rendezvous: listen '%s': %s", addr, strerror(errno));
+	return e;
+}
+
+/* Other ranks: connects to rank 0 (retrying until the deadline), HELLO, WELCOME. */
+int wr_rv_join(struct wr *w, const char *addr, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	char path[108];
+	uint64_t deadline = wr_mono_ns() + w->timeout_ns;
+	struct rv_conn *c = &w->conns[0];
+	uint8_t hello[16];
+	struct rv_msg m;
+	size_t consume = 0;
+	int e = rv_addr(addr, &ss, &sl, path, err, errlen), last = 0;
+
+	if (e)
+		return e;
+	for (;;) {
+		c->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (c->fd < 0)
+			return -errno;
+		if (!connect(c->fd, (struct sockaddr *)&ss, sl))
+			break;
+		last = errno;
+		close(c->fd);
+		c->fd = -1;
+		if (wr_mono_ns() >= deadline) {
+			snprintf(err, errlen, "rendezvous: connect '%s': %s for %llu ms (is rank 0 "
+				 "(h0) running? on a cluster set MRCGEN_RENDEZVOUS=HOST:PORT)", addr,
+				strerror(last), (unsigned long long)(w->timeout_ns / 1000000));
+			return -ETIMEDOUT;
+		}
+		usleep(20000);
+	}
+	c->rank = 0;
+	set_timeouts(c->fd, w->timeout_ns);
+	put_be32(hello, w->rank);
+	put_be32(hello + 4, w->nranks);
+	put_be64(hello + 8, w->hash);
+	if (wr_rv_send(w, c, RV_HELLO, hello, sizeof(hello)))
+		goto fail;
+	while ((e = rv_recv(w, c, &m, &consume)) == 0 && wait_readable(c->fd, deadline))
+		;
+	if (e < 0)
+		goto fail;
+	if (e == 0) {
+		snprintf(err, errlen, "rendezvous: rank 0 (h0) did not answer within %llu ms",
+			(unsigned long long)(w->timeout_ns / 1000000));
+		return -ETIMEDOUT;
+	}
+	if (m.type != RV_WELCOME || m.len < 1) {
+		snprintf(err, errlen, "rendezvous: rank 0 (h0): unexpected message type %u", m.type);
+		return -EPROTO;
+	}
+	if (m.body[0]) {
+		snprintf(err, errlen, "rendezvous: refused by rank 0: %.*s", (int)m.len - 1,
+			(const char *)m.body + 1);
+		return -EPROTO;
+	}
+	c->have -= consume;
+	memmove(c->buf, c->buf + consume, c->have);
+	return 0;
+fail:
+	snprintf(err, errlen, "%s", w->errmsg);
+	return w->err;
+}
+
+static void on_msg(struct wr *w, struct rv_conn *c, const struct rv_msg *m)
+{
+	const uint8_t *b = m->body;
+
+	if (w->rank == 0) {
+		uint32_t r = c->rank;
+
+		switch (m->type) {
+		case RV_MR:
+			/*
+			 * Not through got[]: a rank that finished the last iteration of a
+			 * size sends the next size's MR right after its DONE, and both can
+			 * come in the same poll, before rank 0 clears got[] for the MRs.
+			 */
+			if (m->len < 4 + MRC_REG_N * 12u)
+				break;
+			for (int g = 0; g < MRC_REG_N; g++) {
+				w->mrtab_va[r][g] = get_be64(b + 4 + g * 12);
+				w->peer_rkey[r][g] = get_be32(b + 4 + g * 12 + 8);
+			}
+			w->mr_of[r] = get_be32(b) + 1;
+			return;
+		case RV_ARMED:
+			if (m->len < 4 || (int64_t)get_be32(b) != w->want_iter)
+				break;
+			w->got[r] = true;
+			return;
+		case RV_DONE:
+			if (m->len < 20 || (int64_t)get_be32(b) != w->want_iter)
+				break;
+			w->done_ps[r] = get_be64(b + 4);
+			w->wrong[r] = get_be64(b + 12);
+			w->got[r] = true;
+			return;
+		case RV_RTT:
+			if (m->len < 16 || !w->rtt_out->rank_ns)
+				break;
+			w->rtt_out->rank_ns[r] = get_be64(b);
+			w->rtt_out->probes_sent += get_be32(b + 8);
+			w->rtt_out->probes_answered += get_be32(b + 12);
+			w->got[r] = true;
+			return;
+		case RV_RESULT:
+			free(w->result[r]);
+			w->result[r] = malloc(m->len + 1);
+			if (!w->result[r]) {
+				wr_fail(w, -ENOMEM, "rendezvous: out of memory");
+				return;
+			}
+			memcpy(w->result[r], b, m->len);
+			w->result_len[r] = m->len;
+			w->got[r] = true;
+			return;
+		}
+		wr_fail(w, -EPROTO, "rendezvous: rank %u (h%u): unexpected message type %u", r, r,
+			m->type);
+		return;
+	}
+	switch (m->type) {
+	case RV_MRTAB:
+		if (m->len < (size_t)w->nranks * MRC_REG_N * 12)
+			break;
+		for (uint32_t r = 0; r < w->nranks; r++) {
+			for (int g = 0; g < MRC_REG_N; g++) {
+				const uint8_t *e = b + ((size_t)r * MRC_REG_N + g) * 12;
+
+				w->mrtab_va[r][g] = get_be64(e);
+				w->peer_rkey[r][g] = get_be32(e + 8);
+			}
+		}
+		w->got_mrtab = true;
+		return;
+	case RV_ARM:
+	case RV_GO:
+		/*
+		 * ARM of the next iteration may come before this rank waits for it: with the
+		 * MRTAB of a new size (rank 0 sends both at once) in the same poll. GO only
+		 * follows this rank's ARMED.
+		 */
+		if (m->len < 4 || (int64_t)get_be32(b) < w->want_iter ||
+			(int64_t)get_be32(b) > w->want_iter + (m->type == RV_ARM))
+			break;
+		if (m->type == RV_ARM)
+			w->arm_of = get_be32(b) + 1;
+		else
+			w->go_of = get_be32(b) + 1;
+		return;
+	case RV_FINISH:
+		w->got_finish = true;
+		return;
+	case RV_RTTGO:
+		w->got_rttgo = true;
+		return;
+	case RV_RTTSET:
+		if (m->len < 9 || b[8] > MRC_WIRERUN_RTT_DEFAULT)
+			break;
+		w->rtt_out->base_rtt_ns = get_be64(b);
+		w->rtt_out->source = (enum mrc_wirerun_rtt_source)b[8];
+		w->got_rttset = true;
+		return;
+	case RV_ABORT:
+		wr_fail(w, -ECONNABORTED, "job aborted by rank 0 (h0): %.*s", (int)m->len,
+			(const char *)b);
+		return;
+	}
+	wr_fail(w, -EPROTO, "rendezvous: rank 0 (h0): unexpected message type %u", m->type);
+}
+
+void wr_ctl_poll(struct wr *w)
+{
+	for (size_t i = 0; i < w->n_conns && !w->err; i++) {
+		struct rv_conn *c = &w->conns[i];
+		struct rv_msg m;
+		size_t consume = 0;
+		int e;
+
+		if (c->fd < 0)
+			continue;
+		while (!w->err && (e = rv_recv(w, c, &m, &consume)) > 0)
+			on_msg(w, c, &m);
+		if (consume) {
+			memmove(c->buf, c->buf + consume, c->have - consume);
+			c->have -= consume;
+		}
+	}
+}
+
+int wr_rv_bcast(struct wr *w, uint8_t type, const void *body, size_t len)
+{
+	for (uint32_t r = 1; r < w->nranks; r++)
+		if (wr_rv_send(w, &w->conns[r], type, body, len))
+			return w->err;
+	return 0;
+}
+
+bool wr_all_got(struct wr *w)
+{
+	for (uint32_t r = 1; r < w->nranks; r++)
+		if (!w->got[r])
+			return false;
+	return true;
+}
+
+bool wr_all_mr(struct wr *w)
+{
+	for (uint32_t r = 1; r < w->nranks; r++)
+		if (w->mr_of[r] != w->want_mr)
+			return false;
+	return true;
+}
+
+void wr_clear_got(struct wr *w)
+{
+	memset(w->got, 0, w->nranks * sizeof(*w->got));
+}
+
+void wr_name_missing(struct wr *w)
+{
+	size_t k = strlen(w->errmsg);
+
+	if (w->rank || w->err != -ETIMEDOUT)
+		return;
+	k += snprintf(w->errmsg + k, sizeof(w->errmsg) - k, " from");
+	for (uint32_t r = 1; r < w->nranks && k < sizeof(w->errmsg); r++)
+		if (!w->got[r])
+			k += snprintf(w->errmsg + k, sizeof(w->errmsg) - k, " h%u", r);
+}
+
+void wr_rv_abort(struct wr *w, const char *why)
+{
+	for (uint32_t r = 1; w->rank == 0 && w->conns && r < w->n_conns; r++) {
+		uint8_t hdr[5];
+		size_t l = strlen(why);
+
+		if (w->conns[r].fd < 0)
+			continue;
+		put_be32(hdr, (uint32_t)l + 1);
+		hdr[4] = RV_ABORT;
+		if (send(w->conns[r].fd, hdr, 5, MSG_NOSIGNAL | MSG_DONTWAIT) == 5)
+			send(w->conns[r].fd, why, l, MSG_NOSIGNAL | MSG_DONTWAIT);
+	}
+}
+
+void wr_rv_close(struct wr *w)
+{
+	for (size_t i = 0; w->conns && i < w->n_conns; i++) {
+		if (w->conns[i].fd >= 0)
+			close(w->conns[i].fd);
+		free(w->conns[i].buf);
+	}
+	if (w->lfd >= 0)
+		close(w->lfd);
+	if (w->rv_path[0])
+		unlink(w->rv_path);
+}

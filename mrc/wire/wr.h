@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* wr: one wire rank's state, shared by the files of the wire run (wirerun.h); private. */
+#ifndef MRC_WR_H
+#define MRC_WR_H
+
+#include "mrc/wire/wirerun.h"
+
+#include "mrc/engine/ep.h"
+#include "mrc/job/coll.h"
+#include "mrc/job/job.h"
+#include "mrc/wire/epfault.h"
+#include "mrc/wire/loop.h"
+#include "mrc/wire/rankres.h"
+#include "mrc/wire/sock.h"
+#include "mrc/wire/wrtt.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum rv_type {
+	RV_HELLO = 1,
+	RV_WELCOME,
+	RV_MR,
+	RV_MRTAB,
+	RV_ARM,
+	RV_ARMED,
+	RV_GO,
+	RV_DONE,
+	RV_FINISH,
+	RV_RESULT,
+	RV_ABORT,
+	RV_RTTGO,
+	RV_RTT,
+	RV_RTTSET,
+};
+
+#define RV_MAX_MSG     (64u << 20) /* a RESULT with three histograms fits easily */
+#define WR_POLL_NS     1000000ull  /* control sockets polled at least every 1 ms (and when idle) */
+#define WR_MAX_WAIT_NS 1000000ull  /* one loop turn waits at most 1 ms */
+#define WR_TX_SLOTS    512u
+
+
+/* One peer connection with its receive buffer. */
+struct rv_conn {
+	int fd;
+	uint32_t rank;
+	uint8_t *buf;
+	size_t have, cap;
+};
+
+/* A received message: type and body (points into the connection's buffer). */
+struct rv_msg {
+	uint8_t type;
+	const uint8_t *body;
+	size_t len;
+};
+
+/* A write the collective posted while the rank was arming (sent at GO). */
+struct deferred {
+	struct mrc_coll_xfer x;
+	const void *src;
+	uint64_t va, wr_id;
+	uint32_t imm;
+};
+
+struct tap {
+	struct pcapw *w;
+	int plane;
+	bool ingress, egress;
+	bool failed; /* a write failed: the file ends at its last whole record, said once */
+};
+
+/* An echo answer waiting for a send slot. */
+struct rtt_reply {
+	unsigned plane;
+	uint16_t len;
+	uint8_t pkt[128];
+};
+
+struct wr {
+	const struct conf_job *job;
+	const struct mrc_wirerun_opts *o;
+	struct mrc_job_srv6 m;
+	uint32_t rank, nranks;
+	uint64_t hash;
+	unsigned planes;
+	uint64_t timeout_ns;
+	/* sockets and loop */
+	struct mrc_sock_port ports[MRC_WIRERUN_MAX_PLANES]; /* send sockets (rx_fd closed) */
+	int tx_idx[MRC_WIRERUN_MAX_PLANES];
+	int rx_fd;		/* one protocol-41 socket for every plane (mrc_sock_rx_open_all) */
+	uint64_t rx_foreign;	/* packets that came in on an interface of no plane */
+	struct mrc_loop *loop;
+	uint64_t last_poll_ns;
+	/* engine */
+	struct mrc_ep *ep;
+	uint32_t *peer_of_qpn; /* [nranks + 1] */
+	uint32_t rkey[MRC_REG_N];
+	struct mrc_coll *coll;
+	uint32_t (*peer_rkey)[MRC_REG_N]; /* [nranks] */
+	bool arming;
+	struct deferred *defq;
+	size_t n_def, cap_def;
+	bool measuring;
+	uint64_t evs_retired;
+	uint64_t t0_ns;		/* GO of the first iteration: the report's time 0 */
+	uint64_t go_ns;		/* GO of the current iteration */
+	uint32_t cur_iter;	/* its global index */
+	/*
+	 * When an EV went ASSUMED_BAD: global iteration and ps after that iteration's GO on
+	 * the rank's own clock, which rank 0 maps onto its own timeline (rank 0: every
+	 * rank's). Per iteration, so the skew of the start barrier never accumulates.
+	 */
+	struct mrc_rankres_bad *bad;
+	size_t n_bad, cap_bad;
+	/* endpoint faults (NULL without faults:) */
+	struct mrc_epf *epf;
+	struct mrc_wire_cfg dcfg;	/* decode for the fault hooks: no checks */
+	uint32_t measured_iter;		/* of the current size, for at_iteration */
+	/* outputs */
+	struct tap *taps;
+	size_t n_taps;
+	struct mrc_hist *msg_ns, *step_ns, *rtt_ns;
+	/* rendezvous */
+	int lfd;
+	struct rv_conn *conns; /* rank 0: [nranks] (own slot unused); others: [1] = rank 0 */
+	size_t n_conns;
+	char rv_path[108];     /* unix socket rank 0 bound, to unlink */
+	/* state from messages */
+	bool *got;	       /* rank 0: per rank, the message awaited came */
+	uint32_t *mr_of;       /* rank 0: per rank, 1 + the size index of its last MR */
+	uint32_t want_mr;      /* rank 0: the MRs awaited are of size index want_mr - 1 */
+	uint64_t *done_ps, *wrong;
+	uint8_t **result;      /* rank 0: RESULT bodies */
+	size_t *result_len;
+	int64_t want_iter;     /* workers: ARM/GO awaited for this iteration */
+	uint32_t arm_of, go_of;	/* workers: 1 + the iteration of the last ARM, GO */
+	bool got_finish, got_mrtab;
+	uint64_t (*mrtab_va)[MRC_REG_N];
+	/* base RTT (wr_measure_rtt) */
+	struct mrc_wire_cfg pcfg;	/* echo probes: the job's codec, checks on */
+	struct mrc_wrtt *rtt;		/* while this rank measures */
+	struct rtt_reply *replies;	/* [WR_RTT_REPLIES] */
+	unsigned n_replies;
+	uint64_t replies_dropped;
+	bool got_rttgo, got_rttset;
+	struct mrc_wirerun_rtt *rtt_out; /* the job's figures (rank 0 fills rank_ns[]) */
+	/* failure */
+	int err;
+	char errmsg[512];
+};
+
+/* ---- pump.c: the dataplane (io_uring loop, endpoint, captures, endpoint faults) ---- */
+
+/* Fails the job with @err (-EIO when 0) and a message; the first failure wins. */
+void wr_fail(struct wr *w, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+uint64_t wr_mono_ns(void);
+/* Records an EV retirement @off_ps after the GO of iteration @iter (dropped on ENOMEM). */
+void wr_bad_add(struct wr *w, uint32_t iter, uint64_t off_ps);
+/* Posts collective write @x now (the endpoint's QP to x->peer). */
+int wr_post_now(struct wr *w, const struct mrc_coll_xfer *x, const void *src, uint64_t va,
+	uint32_t imm, uint64_t wr_id);
+/* mrc_coll_ops.post: posts now, or holds the write back while the rank arms. */
+int wr_coll_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, const void *src,
+	uint64_t va, uint32_t imm, uint64_t wr_id);
+/* Sends @n bytes written into a send slot on plane @p (egress captures first). */
+void wr_send_slot(struct wr *w, unsigned p, const uint8_t *pkt, size_t n);
+/* Pumps until @cond(w) holds, the job fails, or the timeout passes (fails with @what). */
+int wr_pump_until(struct wr *w, bool (*cond)(struct wr *), const char *what);
+int wr_setup_ports(struct wr *w, char *err, size_t errlen);
+int wr_setup_loop(struct wr *w, char *err, size_t errlen);
+int wr_setup_ep(struct wr *w, char *err, size_t errlen);
+int wr_setup_faults(struct wr *w, char *err, size_t errlen);
+int wr_setup_captures(struct wr *w, char *err, size_t errlen);
+/* Closes the captures, says what the endpoint faults did, frees endpoint, loop, sockets. */
+void wr_dataplane_close(struct wr *w);
+
+/* ---- bootstrap.c: the rendezvous ---- */
+
+/* Sends one framed message (be32 length, type, body) on @c; fails the job on error. */
+int wr_rv_send(struct wr *w, struct rv_conn *c, uint8_t type, const void *body, size_t len);
+/* Rank 0: sends @type with @body to every other rank. */
+int wr_rv_bcast(struct wr *w, uint8_t type, const void *body, size_t len);
+/* Rank 0: listens and admits every other rank (HELLO checked: rank, size, config hash). */
+int wr_rv_listen(struct wr *w, const char *addr, char *err, size_t errlen);
+/* Other ranks: connect to rank 0 (retrying until the timeout), HELLO, WELCOME. */
+int wr_rv_join(struct wr *w, const char *addr, char *err, size_t errlen);
+/* Reads and handles every complete message of every connection, without blocking. */
+void wr_ctl_poll(struct wr *w);
+/* Rank 0: tells every connected rank why the job failed (ABORT with @why), best effort. */
+void wr_rv_abort(struct wr *w, const char *why);
+/* Closes every rendezvous connection and the listener; unlinks the unix socket. */
+void wr_rv_close(struct wr *w);
+bool wr_all_got(struct wr *w);
+bool wr_all_mr(struct wr *w);
+void wr_clear_got(struct wr *w);
+/* Names the ranks rank 0 still waits for, into the failure message. */
+void wr_name_missing(struct wr *w);
+
+/* ---- wirertt.c: the job's base RTT ---- */
+
+/* Answers or takes an echo probe; true when @buf was one (never for the engine). */
+bool wr_rtt_rx(struct wr *w, const uint8_t *buf, size_t len);
+/* Sends the queued echo answers and this rank's next requests, while slots last. */
+void wr_rtt_tx(struct wr *w);
+int wr_setup_probe_codec(struct wr *w);
+/* The job's base RTT into w->rtt_out, before any endpoint exists. */
+int wr_measure_rtt(struct wr *w);
+
+#endif
