@@ -197,7 +197,7 @@ void mrc_ep_params_default(
 	mrc_qp_params_default(&p->qp);
 	p->cc = "nscc";
 	mrc_cc_defaults(
-		&p->cc_params, port_rate_bps * (planes ? planes : 1), base_rtt_ps, p->qp.mtu);
+		&p->cc_params, port_rate_bps * (planes ? planes : 1), base_rtt_ps, p->qp.mtu, true);
 	p->ev.ev_min_active = 1;
 	p->ev.backup_per_plane = UINT32_MAX;
 	p->ev.skip_hold_ps = 0;

@@ -1100,13 +1100,24 @@ static uint64_t reo_wnd_of(const struct mrc_qp *qp, const struct txent *e)
 }
 
 /*
+ * The time rule's window for a reorder window @reo: two of them plus NSCC's target delay,
+ * the queueing the congestion control lets a path build before it cuts the window (with
+ * the reference's initial window of 1.5 BDP, a 7-rank permutation's paths queue past
+ * twice another path's RTT with nothing lost).
+ */
+static uint64_t rack_wnd(const struct mrc_qp *qp, uint64_t reo)
+{
+	return 2 * reo + qp->cc.p->target_delay_ps;
+}
+
+/*
  * Judges the unacknowledged transmission @e of @psn by both rules of infer_losses: true
  * when it is lost, else rack_at_ps comes down to when it may become overdue.
  */
 static bool overdue(struct mrc_qp *qp, uint32_t psn, const struct txent *e, uint64_t thr,
 	uint64_t now_ps)
 {
-	uint64_t wnd = 2 * reo_wnd_of(qp, e), sent_ps = ent_sent(qp, e);
+	uint64_t wnd = rack_wnd(qp, reo_wnd_of(qp, e)), sent_ps = ent_sent(qp, e);
 	bool older = sent_ps < qp->acked_sent_ps;
 
 	if ((psn_lt(psn, qp->acked_hi) && qp->acked_txseq >= txseq_full(qp, e->txseq) + thr) ||
@@ -1121,14 +1132,14 @@ static bool overdue(struct mrc_qp *qp, uint32_t psn, const struct txent *e, uint
  * Loss inference: an unacked PSN is lost once reorder_threshold PSNs sent after it were
  * acknowledged (send order, so a retransmission restarts its count), or — time-based, as
  * RACK (RFC 8985 §6.2) — once a packet sent after it was acknowledged and 2 reorder windows
- * have passed since it was sent. The second rule finds the loss of a message's last
+ * and the target delay (rack_wnd) have passed since it was sent. The second rule finds the loss of a message's last
  * packets in microseconds, where the count never gets there; rack_at_ps arms a timer for
  * the earliest packet that may become overdue.
  */
 static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 {
 	uint64_t thr = qp->env->qp->reorder_threshold ? qp->env->qp->reorder_threshold : 1;
-	uint64_t wnd_min = 2 * reo_wnd_ps(qp); /* the least of overdue()'s windows */
+	uint64_t wnd_min = rack_wnd(qp, reo_wnd_ps(qp)); /* the least of overdue()'s windows */
 	uint32_t lo = UINT32_MAX, hi = 0, i, dead = 0;
 	bool lost = false;
 
@@ -1199,7 +1210,7 @@ static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 		if ((e->flags & (TX_ACKED | TX_QUEUED)) || !overdue(qp, psn, e, thr, now_ps))
 			continue;
 		qp->st.loss_sack++;
-		mrc_cc_on_loss(&qp->cc, now_ps, ent_len(qp, e, psn));
+		mrc_cc_on_loss(&qp->cc, now_ps, ent_len(qp, e, psn), qp->inflight);
 		queue_rtx(qp, psn);
 		ev_lost(qp, ent_ev(e), 1);
 		retire_ev(qp, ent_ev(e), MRC_EVC_LOSS_SACK, now_ps);
@@ -1251,7 +1262,7 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 	const struct mrc_seth *s = &p->seth;
 	int evi = mrc_ev_find(&qp->evs, s->ev);
 	uint32_t cack = s->cack_psn & MRC_PSN_MASK, ack_psn, base;
-	uint64_t newly = 0, delay = UINT64_MAX, rtt = UINT64_MAX;
+	uint64_t newly = 0, rtt = UINT64_MAX;
 	bool progress;
 	uint32_t una0 = qp->una;
 	struct txent *ae;
@@ -1279,7 +1290,7 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 		!s->pr && evi >= 0 && evi == ent_ev(ae) && ent_prev_ev(ae) >= 0 &&
 		ent_prev_ev(ae) != evi) {
 		qp->st.loss_sack++;
-		mrc_cc_on_loss(&qp->cc, now_ps, ent_len(qp, ae, ack_psn));
+		mrc_cc_on_loss(&qp->cc, now_ps, ent_len(qp, ae, ack_psn), qp->inflight);
 		ev_lost(qp, ent_prev_ev(ae), 1);
 		retire_ev(qp, ent_prev_ev(ae), MRC_EVC_LOSS_SACK, now_ps);
 	}
@@ -1290,10 +1301,8 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 		newly += ack_one(qp, psn_add(base, __builtin_ctzll(m)));
 	if (rtt == UINT64_MAX && qp->env->qp->tseth && !s->pr && s->tx_ts_echo)
 		rtt = (uint64_t)(uint16_t)(ts16(now_ps) - s->tx_ts_echo) * 1000;
-	if (rtt != UINT64_MAX) {
+	if (rtt != UINT64_MAX)
 		rtt_sample(qp, evi, rtt);
-		delay = rtt > qp->cc.p->base_rtt_ps ? rtt - qp->cc.p->base_rtt_ps : 0;
-	}
 	if (s->m == MRC_SACK_M_SKIP_ONCE) {
 		qp->st.ecn_echo_rx++;
 		if (evi >= 0) {
@@ -1312,7 +1321,7 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 		qp->peer_win = w < qp->win ? w : qp->win;
 	}
 	if (newly)
-		mrc_cc_on_ack(&qp->cc, now_ps, newly, delay, s->m == MRC_SACK_M_SKIP_ONCE);
+		mrc_cc_on_ack(&qp->cc, now_ps, newly, rtt, s->m == MRC_SACK_M_SKIP_ONCE, qp->inflight);
 	progress = settle(qp, una0, newly, now_ps);
 	if (!qp->roce)
 		infer_losses(qp, now_ps);
@@ -1364,7 +1373,7 @@ static void roce_on_nak(
 		q = psn_add(q, 1))
 		newly += ack_one(qp, q);
 	if (newly)
-		mrc_cc_on_ack(&qp->cc, now_ps, newly, UINT64_MAX, false);
+		mrc_cc_on_ack(&qp->cc, now_ps, newly, UINT64_MAX, false, qp->inflight);
 	settle(qp, una0, newly, now_ps);
 	e = ent(qp, psn);
 	if (!in_flight_range(qp, psn) || !(e->flags & TX_SENT) || (e->flags & TX_QUEUED)) {
@@ -1373,7 +1382,7 @@ static void roce_on_nak(
 			wake(qp, -1);
 		return;
 	}
-	mrc_cc_on_loss(&qp->cc, now_ps, ent_len(qp, e, psn));
+	mrc_cc_on_loss(&qp->cc, now_ps, ent_len(qp, e, psn), qp->inflight);
 	ev_lost(qp, qp->roce_ev, gbn_rewind(qp, psn, &qp->st.loss_sack));
 	wake(qp, -1);
 }
@@ -1400,7 +1409,7 @@ static void roce_on_aeth(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t no
 	for (uint32_t q = qp->una; psn_lt(q, psn_add(psn, 1)); q = psn_add(q, 1))
 		newly += ack_one(qp, q);
 	if (newly)
-		mrc_cc_on_ack(&qp->cc, now_ps, newly, UINT64_MAX, false);
+		mrc_cc_on_ack(&qp->cc, now_ps, newly, UINT64_MAX, false, qp->inflight);
 	if (settle(qp, una0, newly, now_ps))
 		wake(qp, -1);
 }
@@ -1437,12 +1446,12 @@ static void on_nack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 			mrc_ev_st(&qp->evs, evi)->trims++;
 			mrc_ev_on_skip(&qp->evs, evi, MRC_EVC_TRIM, now_ps);
 		}
-		mrc_cc_on_trim(&qp->cc, now_ps, ent_len(qp, e, psn));
+		mrc_cc_on_trim(&qp->cc, now_ps, ent_len(qp, e, psn), qp->inflight);
 		break;
 	case MRC_NACK_TRIMMED_LASTHOP: /* the receiver's link, not the path: EV keeps GOOD */
 		if (evi >= 0)
 			mrc_ev_st(&qp->evs, evi)->trims++;
-		mrc_cc_on_trim(&qp->cc, now_ps, ent_len(qp, e, psn));
+		mrc_cc_on_trim(&qp->cc, now_ps, ent_len(qp, e, psn), qp->inflight);
 		break;
 	default: /* NO_BITMAP, NO_PKT_BUFFER, NO_RESOURCE, PSN_OOR_WINDOW: back off */
 		qp->backoff_until_ps = now_ps + qp->env->qp->nack_backoff_ps;
@@ -1908,8 +1917,9 @@ uint64_t mrc_qp_next_timer(const struct mrc_qp *qp)
 		t = qp->backoff_until_ps;
 	if (qp->rack_at_ps < t)
 		t = qp->rack_at_ps;
-	if (!qp->roce && !qp->tlp_done && qp->inflight && qp->last_tx_ps + 2 * reo_wnd_ps(qp) < t)
-		t = qp->last_tx_ps + 2 * reo_wnd_ps(qp);
+	if (!qp->roce && !qp->tlp_done && qp->inflight &&
+		qp->last_tx_ps + rack_wnd(qp, reo_wnd_ps(qp)) < t)
+		t = qp->last_tx_ps + rack_wnd(qp, reo_wnd_ps(qp));
 	pr = mrc_ev_next_probe(&qp->evs, up_mask(qp));
 	if (pr != UINT64_MAX && (pr > qp->probe_woken_ps || qp->probe_woken_ps == 0) && pr < t)
 		t = pr;
@@ -1919,7 +1929,7 @@ uint64_t mrc_qp_next_timer(const struct mrc_qp *qp)
 static void on_rto(struct mrc_qp *qp, uint64_t now_ps)
 {
 	const struct mrc_qp_params *p = qp->env->qp;
-	uint64_t t = mrc_qp_timeout_ps(p);
+	uint64_t t = mrc_qp_timeout_ps(p), oldest = 0;
 	uint32_t psn;
 
 	qp->retries++;
@@ -1940,11 +1950,15 @@ static void on_rto(struct mrc_qp *qp, uint64_t now_ps)
 		if ((e->flags & (TX_ACKED | TX_QUEUED)) || !(e->flags & TX_SENT))
 			continue;
 		qp_rare(qp)->loss_rto++;
+		if (!oldest)
+			oldest = ent_len(qp, e, psn);
 		ev_lost(qp, ent_ev(e), 1);
 		mrc_ev_on_bad(&qp->evs, ent_ev(e), MRC_EVC_LOSS_RTO, now_ps);
 		queue_rtx(qp, psn);
 	}
-	mrc_cc_on_loss(&qp->cc, now_ps, 0);
+	/* NSCC (uec.cpp mark_packet_for_retransmission): the window loses the oldest packet's
+	 * bytes, that of the first resent */
+	mrc_cc_on_rto(&qp->cc, now_ps, oldest ? oldest : qp->env->qp->mtu);
 	qp->rto_ps = qp->retries <= p->retry_linear ? t : t << (qp->retries - p->retry_linear);
 	qp->last_progress_ps = now_ps;
 	wake(qp, -1);
@@ -1995,7 +2009,7 @@ void mrc_qp_on_timer(struct mrc_qp *qp, uint64_t now_ps)
 		wake(qp, -1);
 	}
 	if (!qp->roce && !qp->tlp_done && qp->inflight &&
-		now_ps >= qp->last_tx_ps + 2 * reo_wnd_ps(qp))
+		now_ps >= qp->last_tx_ps + rack_wnd(qp, reo_wnd_ps(qp)))
 		tail_probe(qp);
 	if (now_ps >= qp->rack_at_ps) {
 		uint32_t before = qp->rtx_len;

@@ -90,17 +90,19 @@ int mrc_run_ep_params(const struct conf_job *j, const struct mrc_job_srv6 *m, ui
 	p->qp.dscp_ctl = cm->dscp.ctrl;
 	p->cc = cm->cc.algorithm == CONF_CC_FIXED ? "fixed" : "nscc";
 	mrc_cc_defaults(&p->cc_params, (uint64_t)j->fabric.planes * j->fabric.link_rate_bps, rtt,
-		cm->mtu);
+		cm->mtu, j->fabric.trim);
 #define CC_SET(field, v)                                                                           \
 	if (v)                                                                                     \
 		p->cc_params.field = v
 	CC_SET(target_delay_ps, cm->cc.target_delay_ps);
+	mrc_cc_retarget(&p->cc_params); /* alpha and qa_threshold follow the target */
 	CC_SET(eta, cm->cc.eta);
 	CC_SET(fi, cm->cc.fi);
 	CC_SET(fi_scale, cm->cc.fi_scale);
 	CC_SET(gamma, cm->cc.gamma);
 	CC_SET(max_md_jump, cm->cc.max_md_jump);
 	CC_SET(max_cwnd, cm->cc.max_cwnd_bytes);
+	p->cc_params.max_cwnd_fixed = cm->cc.max_cwnd_bytes != 0;
 	CC_SET(qa_threshold_ps, cm->cc.qa_threshold_ps);
 	CC_SET(qa_gate, (unsigned)cm->cc.qa_gate);
 	CC_SET(adjust_bytes_threshold, cm->cc.adjust_bytes_threshold);
