@@ -10,7 +10,7 @@ PKGS    := liburing yaml-0.1 libpcap zlib jansson libisal
 DEPS_BUILD := build-essential pkg-config liburing-dev libyaml-dev libpcap-dev zlib1g-dev \
 	libjansson-dev libisal-dev
 DEPS_TEST  := tcl tcllib tshark iproute2 gnuplot-nox default-jre-headless \
-	libhdrhistogram-java clang libclang-rt-14-dev
+	libhdrhistogram-java clang libclang-rt-14-dev python3-jsonschema
 
 CFLAGS  ?= -O3 -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2

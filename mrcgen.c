@@ -27,7 +27,7 @@
 #define MRCGEN_VERSION "0.1.0"
 #endif
 
-/* Exit codes: documented in the README and in `mrcgen help`. */
+/* Exit codes: documented in docs/cli.md and in `mrcgen help`. */
 enum {
 	EXIT_OK = 0,
 	EXIT_JOB_FAILED = 1,
@@ -545,7 +545,7 @@ static void sample_usage(FILE *f)
 	fprintf(f,
 		"usage: mrcgen sample OUT.pcap [--ev-format srv6|stev|udp] [--srh|--srh-reduced]\n"
 		"                    [--snaplen N] [--us]\n"
-		"  one packet of every MRC type (wire samples, README \"Captures\"); --srh adds\n"
+		"  one packet of every MRC type (wire samples, docs/cli.md \"sample\"); --srh adds\n"
 		"  a 3-segment SRH (srv6 only), --srh-reduced the reduced form; --snaplen N\n"
 		"  keeps N bytes of each packet (0 = 262144); --us writes a microsecond file\n"
 		"  (default ns)\n");
@@ -941,7 +941,7 @@ int main(int argc, char **argv)
 		 * print their own, longer usage) */
 		if (argc == 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0) &&
 			strcmp(argv[1], "sample") && strcmp(argv[1], "hist")) {
-			printf("usage: mrcgen %s %s\n  %s\n(the README has the details)\n",
+			printf("usage: mrcgen %s %s\n  %s\n(docs/cli.md has the details)\n",
 				cmds[i].name, cmds[i].args, cmds[i].summary);
 			exit(EXIT_OK);
 		}

@@ -4,7 +4,7 @@
 #define CONF_CONF_H
 
 /*
- * One YAML file describes a whole job (README "Configuration reference"). conf_load()
+ * One YAML file describes a whole job (docs/config.md). conf_load()
  * reads it with libyaml's document API, applies --set overrides, checks every field and
  * fills a struct conf_job; conf_dump() prints the effective config back as YAML that
  * loads to an identical struct. Field names follow docs/wire-format.md and the OCP mrc_ctl.h
@@ -54,7 +54,7 @@ extern const struct conf_name conf_driver_names[], conf_plan_names[], conf_trans
 unsigned conf_dtype_size(enum conf_dtype dt);
 
 /*
- * A named element of the topology. Names (README "Node names"): hosts "h0".."h{N-1}";
+ * A named element of the topology. Names (docs/config.md "Node names"): hosts "h0".."h{N-1}";
  * switches "p{plane}.t0.{i}", "p{plane}.t1.{j}"; host NIC ports "h{n}.p{plane}"; links
  * "p0.t0.1-p0.t1.2" (T0-T1) and "h3.p0-p0.t0.0" (host port - its T0). A link written
  * upper tier first ("p0.t1.2-p0.t0.1", "p0.t0.0-h3.p0") is the same link with
@@ -263,7 +263,7 @@ struct conf_job {
 };
 
 /*
- * Fills @job with every default (README). Returns 0 or -ENOMEM; on success the caller
+ * Fills @job with every default (docs/config.md "Keys"). Returns 0 or -ENOMEM; on success the caller
  * owns @job and releases it with conf_free().
  */
 int conf_defaults(struct conf_job *job);
@@ -271,7 +271,7 @@ int conf_defaults(struct conf_job *job);
 /*
  * Loads @path into @job: the defaults, then the file, then the @n_sets overrides of
  * @sets ("key.path=value", a list element as "faults[0].rate=0.1"; the value is YAML, so
- * "traffic.sizes=[1MiB,4MiB]" works). Strict (README "Configuration reference"): unknown
+ * "traffic.sizes=[1MiB,4MiB]" works). Strict (docs/config.md "Strictness"): unknown
  * or duplicate keys, wrong types, bad units, out-of-range values, unknown topology
  * names, an empty file (no document; "{}" gives the defaults), nesting deeper than 64
  * levels and more than 200000 YAML nodes are errors. On error returns a negative errno

@@ -69,7 +69,6 @@ if {![string is double -strict $t] || $t <= 0} {
 }
 
 set ::mrcgen [file normalize [dict get $opt mrcgen]]
-set ::cases [file normalize [file join $::top .. shared cases]]
 if {![file executable $::mrcgen]} {
 	puts stderr "run.tcl: mrcgen: no executable at '$::mrcgen' (run make, or give --mrcgen)"
 	exit 1
@@ -156,7 +155,6 @@ foreach file $files {
 	interp alias $i ::harness::record {} record
 	$i eval [list set ::top $::top]
 	$i eval [list set ::mrcgen $::mrcgen]
-	$i eval [list set ::cases $::cases]
 	$i eval [list namespace eval ::harness [list variable cfg $cfg]]
 	set libs [lsort [glob -nocomplain -directory [file join $harness_dir lib] *.tcl]]
 	set util [file join $harness_dir lib util.tcl]

@@ -355,7 +355,7 @@ local function dissect_peth(tvb, tree, off, info)
 	return off + LEN.PETH
 end
 
--- ERTH (16 B) / EETH (36 B), mrcgen's layout (mrc/engine/wire.c, README "Bytes on the wire"):
+-- ERTH (16 B) / EETH (36 B), mrcgen's layout (mrc/engine/wire.c, docs/wire-format.md "Control headers"):
 -- kind(8) plane(8) flags(8: port_up 0x80) rsvd(8) | req_id(16) tx_ts(16) | ev(32) |
 -- spdcid(16) dpdcid(16); EETH continues with status(32) plane_mask(64) vendor(32) rsvd(64),
 -- its tx_ts slot holding the echoed request timestamp.
@@ -479,7 +479,7 @@ function mrc.dissector(tvb, pinfo, tree)
 	-- from the reported (original) packet length: a snaplen-limited capture keeps only the
 	-- first bytes, and then the ICRC is not there to be checked.
 	local rlen, clen = tvb:reported_len(), tvb:len()
-	-- A trimmed packet (C11, README "Trimmed packets"): a switch cut it after the headers,
+	-- A trimmed packet (C11, docs/wire-format.md "Trimming"): a switch cut it after the headers,
 	-- rewriting the first IPv6 header's payload length and DSCP; the UDP length still says
 	-- what was sent (Wireshark flags it), so UDP carries more than the packet holds. The
 	-- payload and ICRC after the cut cannot be checked.

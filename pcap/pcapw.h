@@ -63,7 +63,7 @@ int pcapw_write(struct pcapw *w, uint64_t ts_ns, const void *buf, size_t len);
  * split across flushes), and at most @n records written before a crash are lost; @n = 1
  * (the default) pushes every record to the kernel at once, so a killed process leaves
  * every written record in the file. Larger @n trades that for fewer write(2) calls (the
- * cost is measured in the README, "Captures"). @n = 0 is taken as 1.
+ * cost is measured in docs/performance.md "Captures"). @n = 0 is taken as 1.
  */
 void pcapw_set_flush_every(struct pcapw *w, unsigned n);
 

@@ -2,7 +2,7 @@
 # util.tcl: the API test files are written against (test, assert_*, mrcgen, run_job, ...).
 #
 # harness/run.tcl sources this file into a fresh interpreter per test file, after setting
-# ::top, ::mrcgen, ::cases and the dict ::harness::cfg, and after aliasing
+# ::top, ::mrcgen and the dict ::harness::cfg, and after aliasing
 # ::harness::record to its result collector. Each `test` runs its body at once, in the
 # caller's scope, with the current directory set to a fresh per-test directory.
 
@@ -414,7 +414,7 @@ proc ::harness::where {} {
 		set p [expr {[dict exists $f proc] ? [dict get $f proc] : ""}]
 		if {[string match ::harness::* $p] || $p in {
 			::assert_equal ::assert_match ::assert_range ::assert_true ::fail
-			::wait_for_condition ::mrcgen ::run_job
+			::wait_for_condition ::mrcgen ::run_job ::assert_schema ::schema_errors
 		}} {
 			continue
 		}

@@ -24,8 +24,8 @@ struct mrc_paths_query {
  * plane, T0, T1 ("-" in text, null in JSON, when the hosts share a T0), T0, destination
  * port, uSID container — then the static table of every switch those rows cross (all
  * switches when both @q->from and @q->to are -1). Rows go by source, destination, then EV in
- * profile order. Text: '#'-headed sections, whitespace-separated columns (README "Addressing
- * and paths"); JSON: one object {fabric, paths[], tables[]}. Returns 0, -EINVAL for a host
+ * profile order. Text: '#'-headed sections, whitespace-separated columns (docs/cli.md
+ * "paths"); JSON: one object {fabric, paths[], tables[]}. Returns 0, -EINVAL for a host
  * or EV outside the plan or a query of more than 2^22 rows (message in @err), -ENOMEM, or
  * -EIO when writing fails.
  */

@@ -148,7 +148,7 @@ struct mrc_aeth {
 
 /*
  * ERTH/EETH (ENDPOINT_REQUEST / RESPONSE). docs/wire-format.md fixes only their sizes (16 B, 36 B)
- * and purpose; mrcgen's layout is documented in wire.c and the README.
+ * and purpose; mrcgen's layout is documented in wire.c and docs/wire-format.md "Control headers".
  */
 enum mrc_ep_kind {
 	MRC_EP_PORT_STATUS = 1, /* a NIC port (plane) changed state */
@@ -255,8 +255,8 @@ struct mrc_wire_cfg {
 /*
  * Writes @p as bytes into @buf (capacity @cap). Computes lengths, PadCnt (payload padded
  * to 4 bytes), the UDP checksum over the inner pseudo-header (RFC 8200 §8.1; 0 sent as
- * 0xFFFF) and the ICRC (mrc_wire_icrc; cfg->icrc_outer). EV placement (README "Bytes on
- * the wire"): srv6/stev UDP sport = EV[31:16], flow label = EV[15:0]; udp: sport = EV,
+ * 0xFFFF) and the ICRC (mrc_wire_icrc; cfg->icrc_outer). EV placement (docs/wire-format.md
+ * "EV placement"): srv6/stev UDP sport = EV[31:16], flow label = EV[15:0]; udp: sport = EV,
  * 16 bits. With n_segs > 0 the outer DA is segs[0] (outer_dst must be :: or equal it).
  * hop_limit 0 means 64. Returns the packet length in bytes, or -ENOSPC when @cap is too
  * small, -EINVAL for an inconsistent @p (unknown opcode, n_segs > MRC_SRH_MAX_SEGS, PSN
@@ -300,8 +300,8 @@ int mrc_wire_csum_finish(const struct mrc_wire_cfg *cfg, uint8_t *buf, size_t le
 /*
  * Parses @len bytes at @buf into @p. Checks the length before every field. @p->payload
  * points into @buf. A packet whose payload was cut by a trimming switch decodes with
- * p->trimmed set and returns MRC_WIRE_OK (C11; classification rules in wire.c and the
- * README): orig_len is then the length before the cut, payload/payload_len the bytes
+ * p->trimmed set and returns MRC_WIRE_OK (C11; classification rules in wire.c and
+ * docs/wire-format.md "Trimming"): orig_len is then the length before the cut, payload/payload_len the bytes
  * left, and checksum/ICRC are not checked. The inner packet alone (as a protocol-41 raw
  * socket delivers it) decodes when @outer is false; @outer is ignored in stev/udp mode.
  * With an outer header, dscp is the outer one and ecn is CE when either header has CE
@@ -329,8 +329,8 @@ int mrc_wire_decode_gather(const struct mrc_wire_cfg *cfg, const uint8_t *buf, s
 
 /*
  * Fills @cfg with the defaults: ev_format srv6, icrc_outer false, check_icrc and
- * check_csum true, dscp_trimmed 12, dscp_trimmed_lasthop 13 (knobs; README "Bytes on the
- * wire").
+ * check_csum true, dscp_trimmed 12, dscp_trimmed_lasthop 13 (knobs; docs/wire-format.md "DSCP and
+ * ECN").
  */
 void mrc_wire_cfg_default(struct mrc_wire_cfg *cfg);
 

@@ -395,7 +395,7 @@ MRC_SELFTEST(wire)
 	ST_TRUE(st, mrc_wire_icrc(want, 84) != 0xdbc0ac00);
 
 	mrc_st_case(st, "MRC WRITE_ONLY (stev) equals hand-built bytes; checksum and ICRC");
-	/* python3: see the README "Bytes on the wire" vector; ICRC 0xca94ac99, csum 0xab1a */
+	/* hand-built (docs/wire-format.md "Packet stack", "ICRC"); ICRC 0xca94ac99, csum 0xab1a */
 	n = mrc_st_hex("66a056780034114020010db8000a0000000000000000000120010db8000b0000"
 		       "0000000000000002123412b70034ab1aca20ffff000001238000000500010002"
 		       "00000000000010000000200000000006616263646566000099ac94ca",

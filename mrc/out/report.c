@@ -400,7 +400,7 @@ static int write_hist(const char *tag, const struct mrc_hist *h, FILE *log, cons
 
 /*
  * hist/TAG.hgrm for every histogram and latency.hlog with one interval per tag: cct_SIZE
- * per message size (README "Histograms"), message, step, qp_rtt. Stops at the first file
+ * per message size (docs/histograms.md), message, step, qp_rtt. Stops at the first file
  * that cannot be written whole: that file and latency.hlog (incomplete then) are removed,
  * the .hgrm files written before it stay, and the failure is an entry of res->errors
  * ("hist write: PATH: reason"). Returns 0 or a negative errno.

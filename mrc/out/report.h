@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * report: the outputs of a run — report.json (schema in the README), the terminal table in
+ * report: the outputs of a run — report.json (schema: docs/report.md), the terminal table in
  * nccl-tests' layout with latency percentiles and the fault/recovery summary, HdrHistogram
  * files (.hgrm per metric, one .hlog with a Tag per metric) and gnuplot plots.
  */

@@ -1465,7 +1465,7 @@ static int fault_check(const struct mrc_fabric *fab, const struct mrc_fab_fault 
 	return -EINVAL;
 }
 
-/* The down part of a flap's period: duty is the fraction spent down (conf.h, README). */
+/* The down part of a flap's period: duty is the fraction spent down (conf.h, docs/config.md "faults"). */
 static uint64_t flap_down_ps(const struct mrc_fab_fault *f)
 {
 	return (uint64_t)((double)f->period_ps * f->duty);

@@ -182,7 +182,7 @@ struct mrc_fab_fault {
  * -ENOENT (blackhole of a route that is not there, or of one the plan does not have).
  * An up of what is not down (a link without a link-down in its directions, a switch that
  * is up, a NIC port without a NIC-down) and an unblackhole of a route that is there change
- * nothing: they return 0 and are logged with noop set (README "Report schema"). */
+ * nothing: they return 0 and are logged with noop set (docs/report.md "Keys", faults_not_applied[]). */
 int mrc_fabric_apply(struct mrc_fabric *fab, const struct mrc_fab_fault *f, uint64_t now_ps);
 
 /* Validates @f and schedules it at f->at_ps. 0, -EINVAL, -ENOMEM. */
