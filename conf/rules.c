@@ -505,6 +505,11 @@ int conf_check_output(struct ld *ld, const struct tnode *map, void *obj, const c
 	const struct tnode *list = conf_tget(map, "captures");
 	char sub[CONF_PATH_MAX], a[256], b[256];
 
+	if (!o->dir || !o->dir[0]) {
+		conf_path_key(sub, path, "dir");
+		return TERR(ld, at(map, "dir"), sub, "empty: name the directory the outputs go to "
+			"(the default is out/) ''");
+	}
 	for (size_t i = 1; i < o->n_captures && list && list->kind == T_SEQ; i++) {
 		conf_capture_file(&o->captures[i], a, sizeof(a));
 		for (size_t j = 0; j < i; j++) {

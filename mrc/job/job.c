@@ -369,6 +369,30 @@ int mrc_job_check(const struct conf_job *job, char *key, size_t keylen, char *ms
 	return rc ?: check_coll(job, key, keylen, msg, msglen);
 }
 
+/* mkdir -p @dir (mode 0755): each missing component in turn. 0 or -errno. */
+static int mkdir_parents(const char *dir)
+{
+	char *p = strdup(dir);
+	int e = 0;
+
+	if (!p)
+		return -ENOMEM;
+	for (char *s = p + 1; !e; s++) {
+		bool end = *s == '\0';
+
+		if (*s != '/' && !end)
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) && errno != EEXIST)
+			e = -errno;
+		if (end)
+			break;
+		*s = '/';
+	}
+	free(p);
+	return e;
+}
+
 int mrc_job_outdir(const struct conf_job *job, char *err, size_t errlen)
 {
 	const char *dir = job->output.dir;
@@ -376,10 +400,9 @@ int mrc_job_outdir(const struct conf_job *job, char *err, size_t errlen)
 	struct stat st;
 	int fd, e;
 
-	if (mkdir(dir, 0755) && errno != EEXIST) {
-		e = -errno;
+	e = mkdir_parents(dir);
+	if (e)
 		goto fail;
-	}
 	if (stat(dir, &st)) {
 		e = -errno;
 		goto fail;

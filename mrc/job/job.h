@@ -49,8 +49,8 @@ int mrc_job_check(const struct conf_job *job, char *key, size_t keylen, char *ms
 	size_t msglen);
 
 /*
- * Makes output.dir usable before a run starts: creates it (one level, mode 0755) when
- * missing, and proves it is a directory we can write by creating and removing a file in
+ * Makes output.dir usable before a run starts: creates it and its missing parents (mode
+ * 0755, as mkdir -p), and proves it is a directory we can write by creating and removing a file in
  * it. Returns 0, or a negative errno with "output.dir: PATH: reason" in @err.
  */
 int mrc_job_outdir(const struct conf_job *job, char *err, size_t errlen);
