@@ -6,6 +6,7 @@
 #include "mrc/base/hist.h"
 #include "mrc/engine/wire.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -393,6 +394,66 @@ static int mkdir_parents(const char *dir)
 	return e;
 }
 
+/* What an existing non-regular file is, for messages. */
+static const char *file_kind(mode_t m)
+{
+	return S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : S_ISCHR(m) ? "a character device"
+	     : S_ISBLK(m) ? "a block device" : S_ISDIR(m) ? "a directory" : "not a regular file";
+}
+
+/*
+ * An output file @dir/@name may be absent or a regular file (or a link to one): anything
+ * else would block the run (a FIFO without a reader) or write where no file is. 0, or
+ * -EEXIST with the message in @err.
+ */
+static int check_target(const char *dir, const char *name, char *err, size_t errlen)
+{
+	char path[4096];
+	struct stat st;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return 0; /* longer than a path can be: the open will say so */
+	if (stat(path, &st) || S_ISREG(st.st_mode))
+		return 0;
+	snprintf(err, errlen, "output.dir: %s: exists and is %s, not a regular file: refused "
+		"(remove it, or choose another output.dir)", path, file_kind(st.st_mode));
+	return -EEXIST;
+}
+
+/*
+ * Every file a run may write in @dir: the fixed names, the captures', and in hist/ and
+ * plots/ whatever an earlier run may have left under the suffixes mrcgen writes there.
+ */
+static int check_targets(const struct conf_job *job, char *err, size_t errlen)
+{
+	static const char *const fixed[] = { "report.json", "latency.hlog" };
+	static const char *const subdirs[] = { "hist", "plots" };
+	const char *dir = job->output.dir;
+	char name[256], sub[4096];
+	int e = 0;
+
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]) && !e; i++)
+		e = check_target(dir, fixed[i], err, errlen);
+	for (size_t i = 0; i < job->output.n_captures && !e; i++)
+		e = check_target(dir, conf_capture_file(&job->output.captures[i], name,
+			sizeof(name)), err, errlen);
+	for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]) && !e; i++) {
+		struct dirent *de;
+		DIR *d;
+
+		if (snprintf(sub, sizeof(sub), "%s/%s", dir, subdirs[i]) >= (int)sizeof(sub))
+			continue;
+		d = opendir(sub);
+		if (!d)
+			continue; /* absent (made later), or not a directory (mkdir says so) */
+		while (!e && (de = readdir(d)))
+			if (de->d_name[0] != '.')
+				e = check_target(sub, de->d_name, err, errlen);
+		closedir(d);
+	}
+	return e;
+}
+
 int mrc_job_outdir(const struct conf_job *job, char *err, size_t errlen)
 {
 	const char *dir = job->output.dir;
@@ -424,7 +485,7 @@ int mrc_job_outdir(const struct conf_job *job, char *err, size_t errlen)
 	close(fd);
 	unlink(probe);
 	free(probe);
-	return 0;
+	return check_targets(job, err, errlen);
 fail:
 	snprintf(err, errlen, "output.dir: %s: %s", dir, strerror(-e));
 	return e;

@@ -50,8 +50,11 @@ int mrc_job_check(const struct conf_job *job, char *key, size_t keylen, char *ms
 
 /*
  * Makes output.dir usable before a run starts: creates it and its missing parents (mode
- * 0755, as mkdir -p), and proves it is a directory we can write by creating and removing a file in
- * it. Returns 0, or a negative errno with "output.dir: PATH: reason" in @err.
+ * 0755, as mkdir -p), proves it is a directory we can write by creating and removing a
+ * file in it, and refuses an output name there (report.json, latency.hlog, a capture's
+ * pcap, an entry of hist/ or plots/) that exists and is not a regular file: a FIFO would
+ * block the run. Returns 0, or a negative errno (-EEXIST for such a name) with
+ * "output.dir: PATH: reason" in @err.
  */
 int mrc_job_outdir(const struct conf_job *job, char *err, size_t errlen);
 
