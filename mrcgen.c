@@ -6,6 +6,7 @@
 #include "mrc/base/hist.h"
 #include "mrc/sim/sim.h"
 #include "mrc/job/job.h"
+#include "mrc/job/stop.h"
 #include "mrc/engine/paths.h"
 #include "mrc/out/report.h"
 #include "mrc/sim/run.h"
@@ -17,6 +18,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1005,6 +1007,30 @@ static int run_wire_opts(int *argc, char **argv, struct mrc_wirerun_opts *o)
 	return EXIT_OK;
 }
 
+/*
+ * SIGINT/SIGTERM during a run: the first asks the driver to stop (mrc_stop_signal) so that
+ * the outputs of what was measured are written; a second ends the process at once, as the
+ * signal's default action would.
+ */
+static void on_stop_signal(int sig)
+{
+	if (mrc_stop_signal) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	mrc_stop_signal = sig;
+}
+
+static void catch_stop_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct conf_job job;
@@ -1024,12 +1050,15 @@ static int cmd_run(int argc, char **argv)
 		conf_free(&job);
 		return EXIT_USAGE;
 	}
+	catch_stop_signals();
 	if (job.fabric.driver == CONF_DRIVER_WIRE) {
 		e = mrc_run_wire(&job, &wo, &res, &rtt, &rank, err, sizeof(err));
 		if (e) {
 			fprintf(stderr, "mrcgen: run: h%u: %s\n", rank, err);
 			mrc_wirerun_rtt_free(&rtt);
 			conf_free(&job);
+			if (e == -EINTR && mrc_stop_signal)
+				return 128 + mrc_stop_signal;
 			return e == -ECONNABORTED || e == -ETIMEDOUT || e == -EPROTO ?
 				EXIT_JOB_FAILED : EXIT_USAGE;
 		}
@@ -1065,6 +1094,8 @@ static int cmd_run(int argc, char **argv)
 	if (e && mrc_report_ok(res)) /* the error could not be recorded (no memory) */
 		fprintf(stderr, "mrcgen: run: writing the outputs: %s\n", strerror(-e));
 	ret = e ? EXIT_JOB_FAILED : mrc_report_ok(res) ? EXIT_OK : EXIT_JOB_FAILED;
+	if (res->interrupted)
+		ret = 128 + res->interrupted; /* as a shell reports a process the signal ended */
 	mrc_run_result_free(res);
 	conf_free(&job);
 	return ret;

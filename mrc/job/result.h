@@ -153,6 +153,7 @@ struct mrc_run_result {
 	double wall_s;
 	size_t peak_rss_bytes;
 	char error[256];	/* why the job failed, empty when it did not */
+	int interrupted;	/* the signal that stopped the run early (mrc/job/stop.h), or 0 */
 	/* what else failed the run, besides error[] and #wrong: a capture that could not be
 	 * written, packets that could not be encoded; one message each */
 	char (*errors)[320];

@@ -139,6 +139,7 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 	json_object_set_new(root, "schema", json_string("mrcgen-report/1"));
 	json_object_set_new(root, "ok", json_boolean(mrc_report_ok(res)));
 	json_object_set_new(root, "error", res->error[0] ? json_string(res->error) : json_null());
+	json_object_set_new(root, "interrupted", json_boolean(res->interrupted != 0));
 	a = json_array();
 	if (res->error[0])
 		json_array_append_new(a, json_string(res->error));

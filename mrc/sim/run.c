@@ -11,6 +11,7 @@
 #include "mrc/job/epparams.h"
 #include "mrc/job/fault.h"
 #include "mrc/job/job.h"
+#include "mrc/job/stop.h"
 #include "mrc/sim/sim.h"
 #include "mrc/engine/srv6.h"
 #include "pcap/pcapw.h"
@@ -641,6 +642,8 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 		snprintf(err, errlen, "fabric: %s", strerror(-e));
 	else
 		r->sim = mrc_fabric_sim(r->fab);
+	if (!e)
+		mrc_sim_set_interrupt(r->sim, &mrc_stop_signal); /* SIGINT/SIGTERM end the run */
 	return e;
 }
 
@@ -1081,6 +1084,12 @@ static int run_iteration(struct run *r, uint32_t size_idx, uint32_t it, bool war
 			break;
 		}
 		mrc_sim_run(r->sim, deadline);
+		if (mrc_stop_signal) {
+			r->res->interrupted = mrc_stop_signal;
+			run_fail(r, -EINTR, "interrupted by SIG%s in iteration %u",
+				sigabbrev_np(mrc_stop_signal) ? sigabbrev_np(mrc_stop_signal) : "?",
+				global_iter);
+		}
 	}
 	collect_faults(r, global_iter); /* time-scheduled ones that fired meanwhile */
 	ri->faults = (uint32_t)(res->n_faults - faults_before);

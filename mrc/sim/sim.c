@@ -77,6 +77,7 @@ struct mrc_sim {
 	uint64_t events;
 	size_t pending;
 	bool stop;
+	const volatile sig_atomic_t *intr; /* mrc_sim_set_interrupt */
 	unsigned n_handlers;
 	struct sim_heap heap; /* MRC_SIMQ_HEAP */
 	struct sim_wheel w;   /* MRC_SIMQ_WHEEL */
@@ -572,7 +573,8 @@ uint64_t mrc_sim_run(struct mrc_sim *sim, uint64_t until_ps)
 		sim->now = e.t;
 		hd = &sim->h[e.key & 0xFF];
 		hd->fn(hd->ctx, e.obj, e.arg, e.t);
-		ran++;
+		if (!(++ran & 0xFFF) && sim->intr && *sim->intr)
+			break;
 	}
 	sim->events += ran;
 	return ran;
@@ -581,6 +583,11 @@ uint64_t mrc_sim_run(struct mrc_sim *sim, uint64_t until_ps)
 void mrc_sim_stop(struct mrc_sim *sim)
 {
 	sim->stop = true;
+}
+
+void mrc_sim_set_interrupt(struct mrc_sim *sim, const volatile sig_atomic_t *flag)
+{
+	sim->intr = flag;
 }
 
 size_t mrc_sim_pending(const struct mrc_sim *sim)

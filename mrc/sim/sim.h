@@ -8,6 +8,7 @@
 #ifndef MRC_SIM_H
 #define MRC_SIM_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -83,6 +84,12 @@ uint64_t mrc_sim_run(struct mrc_sim *sim, uint64_t until_ps);
 
 /* Makes mrc_sim_run return after the current event. */
 void mrc_sim_stop(struct mrc_sim *sim);
+
+/*
+ * Makes mrc_sim_run return within 4096 events once *@flag is non-zero (a signal handler's
+ * request; NULL: never). The flag is only read: the caller sees it and stops.
+ */
+void mrc_sim_set_interrupt(struct mrc_sim *sim, const volatile sig_atomic_t *flag);
 
 /* Pending events, and events run since creation. */
 size_t mrc_sim_pending(const struct mrc_sim *sim);

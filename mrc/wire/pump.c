@@ -6,6 +6,7 @@
 #include "mrc/base/hist.h"
 #include "mrc/engine/srv6.h"
 #include "mrc/job/epparams.h"
+#include "mrc/job/stop.h"
 #include "pcap/pcapw.h"
 
 #include <errno.h>
@@ -355,6 +356,11 @@ int wr_pump_until(struct wr *w, bool (*cond)(struct wr *), const char *what)
 	uint64_t deadline = wr_mono_ns() + w->timeout_ns;
 
 	while (!w->err && !cond(w)) {
+		if (mrc_stop_signal) { /* rank 0 then tells every rank (ABORT) */
+			wr_fail(w, -EINTR, "%s: interrupted by SIG%s", what,
+				sigabbrev_np(mrc_stop_signal) ? sigabbrev_np(mrc_stop_signal) : "?");
+			break;
+		}
 		if (wr_mono_ns() > deadline) {
 			wr_fail(w, -ETIMEDOUT, "%s: nothing within %llu ms", what,
 				(unsigned long long)(w->timeout_ns / 1000000));
