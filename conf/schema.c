@@ -120,9 +120,9 @@ static const struct cf cc_tbl[] = {
 static const struct cf qp_tbl[] = {
 	U(struct conf_qp, mpr, "mpr", CT_U32, 1, 255),
 	U(struct conf_qp, max_wimm, "max_wimm", CT_U32, 1, 65535),
-	U(struct conf_qp, timeout, "timeout", CT_U32, 0, 31),
+	U(struct conf_qp, timeout, "timeout", CT_U32, 0, 24),
 	U(struct conf_qp, retry_linear, "retry_linear", CT_U32, 0, 7),
-	U(struct conf_qp, retry_exp, "retry_exp", CT_U32, 0, 7),
+	U(struct conf_qp, retry_exp, "retry_exp", CT_U32, 0, 25),
 	END
 };
 
@@ -355,12 +355,12 @@ int conf_defaults(struct conf_job *job)
 	m->cc.algorithm = CONF_CC_NSCC;
 	m->qp.mpr = 8;
 	m->qp.max_wimm = 64;
-	m->qp.timeout = 14;
+	m->qp.timeout = 8;
 	m->qp.retry_linear = 7;
-	m->qp.retry_exp = 7;
+	m->qp.retry_exp = 25;
 	m->mtu = 4096;
 	m->reorder_threshold = 1024;
-	m->sack_every_bytes = 64 * 1024;
+	m->sack_every_bytes = 16 * 1024;
 	m->sack_ooo_every = 1;
 	m->rtt_ensemble = true;
 	m->skip_hold_ps = 0;

@@ -83,6 +83,7 @@ struct mrc_ep {
 	bool up[MRC_EV_MAX_PLANES];
 	struct ctlq ctlq[MRC_EV_MAX_PLANES];
 	unsigned rr[MRC_EV_MAX_PLANES]; /* next QP to serve, per plane */
+	bool rr_started;		/* rr points at the first QP to a higher host */
 	unsigned wake_rr;		/* plane told first on the next wake of all planes */
 	struct mrc_ep_stats st;
 	struct timers *tm;
@@ -531,6 +532,15 @@ int mrc_ep_qp_create(struct mrc_ep *ep, uint32_t peer_host, uint32_t peer_qpn, u
 	rc = mrc_qp_new(&ep->env, n, peer_host, peer_qpn, seed, &ep->qps[ep->n_qps]);
 	if (rc)
 		return rc;
+	/* The round robin starts at the first QP to a host above this one: QPs made in
+	 * ascending peer order are then served from rank + 1 on, the order a collective posts
+	 * them in (nccl's peer = rank + k). Every host starting at host 0 made an all-to-all a
+	 * rolling incast (every host on host 0, then on host 1, ...). */
+	if (!ep->rr_started && peer_host > ep->p.host) {
+		for (unsigned p = 0; p < MRC_EV_MAX_PLANES; p++)
+			ep->rr[p] = ep->n_qps;
+		ep->rr_started = true;
+	}
 	ep->n_qps++;
 	touch(ep, ep->n_qps - 1);
 	*qpn = n;

@@ -126,7 +126,7 @@ struct mrc_qp {
 	uint64_t last_tx_ps;	     /* latest data transmission */
 	struct sendrec *slog; /* send log: every transmission in send order (infer_losses) */
 	uint32_t slog_cap, slog_head, slog_len; /* ring; cap a power of 2 */
-	bool tlp_done;				/* the tail probe of this flight was sent */
+	uint8_t tlps;				/* tail probes of this flight sent */
 	bool any_acked;
 	uint32_t acked_hi;	 /* highest PSN acknowledged (valid when any_acked) */
 	uint64_t acked_sent_ps;	 /* latest send time among acknowledged packets */
@@ -179,11 +179,11 @@ void mrc_qp_params_default(struct mrc_qp_params *p)
 	memset(p, 0, sizeof(*p));
 	p->mtu = 4096;
 	p->mpr = 8;
-	p->timeout = 14;
-	p->retry_linear = 3;
-	p->retry_exp = 4;
+	p->timeout = 8;
+	p->retry_linear = 7;
+	p->retry_exp = MRC_QP_RETRY_FOREVER;
 	p->reorder_threshold = 1024;
-	p->sack_every_bytes = 65536;
+	p->sack_every_bytes = 16384;
 	p->start_psn = 0;
 	p->sq_depth = 64;
 	p->nack_backoff_ps = 10000000;
@@ -205,7 +205,23 @@ uint64_t mrc_qp_give_up_ps(const struct mrc_qp_params *p)
 {
 	uint64_t t = mrc_qp_timeout_ps(p);
 
+	if (p->retry_exp >= MRC_QP_RETRY_FOREVER)
+		return UINT64_MAX;
 	return t * (1 + p->retry_linear) + t * ((2ull << p->retry_exp) - 2);
+}
+
+/* The timeout after @retries expiries: T for the linear ones, then doubling, at most the
+ * largest timeout mrc.h allows (1.024 us * 2^24, 17.2 s). */
+static uint64_t rto_after(const struct mrc_qp_params *p, unsigned retries)
+{
+	uint64_t t = mrc_qp_timeout_ps(p), max = 1024000ull << MRC_QP_TIMEOUT_MAX;
+	unsigned k = retries <= p->retry_linear ? 0 : retries - p->retry_linear;
+
+	if (t >= max)
+		return t;
+	while (k-- && t < max)
+		t <<= 1;
+	return t < max ? t : max;
 }
 
 int mrc_nack_idx(uint8_t reason)
@@ -804,12 +820,12 @@ static void sent(struct mrc_qp *qp, uint32_t psn, struct txent *e, uint32_t len,
 	e->ev = (uint16_t)evi;
 	e->sent_ps = now_ps & TXENT_SENT_MASK;
 	qp->last_tx_ps = now_ps;
-	/* new data arms a new tail probe; a retransmission (the probe itself among them) does
-	 * not: one probe until an ACK makes progress (RFC 8985 §7.3). Rearming on every send
-	 * sent a probe each two reorder windows to a peer whose ports were down: 332,484 of
-	 * them in the 4.4 s before its ACK timeout gave up. */
+	/* new data arms the tail probes anew; a retransmission (a probe among them) does not:
+	 * at most TLP_MAX probes until an ACK makes progress. Rearming on every send sent a
+	 * probe each two reorder windows to a peer whose ports were down: 332,484 of them in
+	 * the 4.4 s before its ACK timeout gave up. */
 	if (!(e->flags & TX_SENT))
-		qp->tlp_done = false;
+		qp->tlps = 0;
 	e->txseq = (uint32_t)++qp->txseq;
 	if (!qp->roce) /* RoCE infers no loss from SACKs: nothing reads the log */
 		slog_push(qp, psn, e->txseq);
@@ -1110,6 +1126,15 @@ static uint64_t rack_wnd(const struct mrc_qp *qp, uint64_t reo)
 	return 2 * reo + qp->cc.p->target_delay_ps;
 }
 
+/* Tail probes per flight (tail_probe), and when the next is due: the time rule's window
+ * after the last send, doubled for each probe already sent. */
+#define TLP_MAX 3
+
+static uint64_t tlp_due_ps(const struct mrc_qp *qp)
+{
+	return qp->last_tx_ps + (rack_wnd(qp, reo_wnd_ps(qp)) << qp->tlps);
+}
+
 /*
  * Judges the unacknowledged transmission @e of @psn by both rules of infer_losses: true
  * when it is lost, else rack_at_ps comes down to when it may become overdue.
@@ -1250,7 +1275,7 @@ static bool settle(struct mrc_qp *qp, uint32_t una0, uint64_t newly, uint64_t no
 	advance(qp, now_ps);
 	if (!newly && qp->una == una0)
 		return false;
-	qp->tlp_done = false;
+	qp->tlps = 0;
 	qp->last_progress_ps = now_ps;
 	qp->retries = 0;
 	qp->rto_ps = mrc_qp_timeout_ps(qp->env->qp);
@@ -1917,9 +1942,8 @@ uint64_t mrc_qp_next_timer(const struct mrc_qp *qp)
 		t = qp->backoff_until_ps;
 	if (qp->rack_at_ps < t)
 		t = qp->rack_at_ps;
-	if (!qp->roce && !qp->tlp_done && qp->inflight &&
-		qp->last_tx_ps + rack_wnd(qp, reo_wnd_ps(qp)) < t)
-		t = qp->last_tx_ps + rack_wnd(qp, reo_wnd_ps(qp));
+	if (!qp->roce && qp->tlps < TLP_MAX && qp->inflight && tlp_due_ps(qp) < t)
+		t = tlp_due_ps(qp);
 	pr = mrc_ev_next_probe(&qp->evs, up_mask(qp));
 	if (pr != UINT64_MAX && (pr > qp->probe_woken_ps || qp->probe_woken_ps == 0) && pr < t)
 		t = pr;
@@ -1929,12 +1953,13 @@ uint64_t mrc_qp_next_timer(const struct mrc_qp *qp)
 static void on_rto(struct mrc_qp *qp, uint64_t now_ps)
 {
 	const struct mrc_qp_params *p = qp->env->qp;
-	uint64_t t = mrc_qp_timeout_ps(p), oldest = 0;
+	uint64_t oldest = 0;
 	uint32_t psn;
 
 	qp->retries++;
 	qp_rare(qp)->rto_events++;
-	if (qp->retries > (unsigned)p->retry_linear + p->retry_exp) {
+	if (p->retry_exp < MRC_QP_RETRY_FOREVER &&
+		qp->retries > (unsigned)p->retry_linear + p->retry_exp) {
 		qp_fail(qp, -ETIMEDOUT, now_ps,
 			"ACK timeout: PSN 0x%06x unacknowledged after %u retries, %" PRIu64
 			" ns without progress (timeout %u, retry %u linear + %u exponential)",
@@ -1959,23 +1984,26 @@ static void on_rto(struct mrc_qp *qp, uint64_t now_ps)
 	/* NSCC (uec.cpp mark_packet_for_retransmission): the window loses the oldest packet's
 	 * bytes, that of the first resent */
 	mrc_cc_on_rto(&qp->cc, now_ps, oldest ? oldest : qp->env->qp->mtu);
-	qp->rto_ps = qp->retries <= p->retry_linear ? t : t << (qp->retries - p->retry_linear);
+	qp->rto_ps = rto_after(p, qp->retries);
 	qp->last_progress_ps = now_ps;
 	wake(qp, -1);
 }
 
 /*
- * Tail loss probe (RFC 8985 §7): nothing was sent for two reorder windows and data is
- * unacknowledged, so the last packet sent is resent on another EV. If the original was
- * lost, the probe's acknowledgement lets the time-based rule find it; without this a lost
- * last packet waits for the ACK timeout. One probe per flight.
+ * Tail loss probe (RFC 8985 §7): nothing was sent for the time rule's window (rack_wnd)
+ * and data is unacknowledged, so the last packet sent is resent on another EV. If the
+ * original was lost, the probe's acknowledgement lets the time-based rule find it; without
+ * this a lost last packet waits for the ACK timeout. RFC 8985 sends one per flight; on a
+ * sprayed fabric the probe's own EV may cross the failure that took the original (another
+ * EV through the same dead spine), so up to TLP_MAX go out, each a doubled window after
+ * the one before (tlp_due_ps), before the ACK timeout is left to act.
  */
 static void tail_probe(struct mrc_qp *qp)
 {
 	uint64_t best = 0;
 	uint32_t pick = qp->next_psn;
 
-	qp->tlp_done = true;
+	qp->tlps++;
 	for (uint32_t psn = qp->una; psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
 		struct txent *e = ent(qp, psn);
 
@@ -2008,8 +2036,7 @@ void mrc_qp_on_timer(struct mrc_qp *qp, uint64_t now_ps)
 		qp->backoff_until_ps = 0;
 		wake(qp, -1);
 	}
-	if (!qp->roce && !qp->tlp_done && qp->inflight &&
-		now_ps >= qp->last_tx_ps + rack_wnd(qp, reo_wnd_ps(qp)))
+	if (!qp->roce && qp->tlps < TLP_MAX && qp->inflight && now_ps >= tlp_due_ps(qp))
 		tail_probe(qp);
 	if (now_ps >= qp->rack_at_ps) {
 		uint32_t before = qp->rtx_len;

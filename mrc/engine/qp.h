@@ -72,9 +72,10 @@ struct mrc_qp_params {
 	enum mrc_qp_transport transport; /* MRC_QP_MRC (0) or MRC_QP_ROCE */
 	uint32_t mtu;		    /* payload bytes per full packet (4096) */
 	uint8_t mpr;		    /* receive window in units of 128 PSNs (SETH mpr), 1..255 */
-	uint8_t timeout;	    /* local ACK timeout 1.024 us * 2^timeout (0..31) */
-	uint8_t retry_linear;	    /* retries at the base timeout ... */
-	uint8_t retry_exp;	    /* ... then retries doubling it each time */
+	uint8_t timeout;	    /* local ACK timeout 1.024 us * 2^timeout (0..24) */
+	uint8_t retry_linear;	    /* retries at the base timeout (0..7) ... */
+	uint8_t retry_exp;	    /* ... then retries doubling it each time, up to the largest
+				     * timeout (0..25; MRC_QP_RETRY_FOREVER: never give up) */
 	unsigned reorder_threshold; /* a PSN is lost once this many later-sent PSNs are acked */
 	uint32_t sack_every_bytes;  /* responder SACKs at least every this many payload bytes */
 	uint32_t start_psn;	    /* first PSN of both directions (24 bits) */
@@ -88,10 +89,15 @@ struct mrc_qp_params {
 	bool rtt_ensemble; /* the endpoint's QPs share RTT samples (struct mrc_qp_rtt_ens) */
 };
 
-/* Fills @p with mrcgen's defaults, those of the config loader (transport MRC, mtu 4096, mpr 8, timeout
- * 14 = 16.78 ms, 3 linear and 4 exponential retries, reorder threshold 1024, SACK every
- * 64 KiB, start PSN 0, sq_depth 64 (max_wimm), NACK backoff 10 us, DSCP 26/28/46, TSETH,
- * RTT ensemble). */
+/* mrc.h's limits: the largest timeout exponent, and the exponential retry count that means
+ * "retry for ever". */
+#define MRC_QP_TIMEOUT_MAX 24
+#define MRC_QP_RETRY_FOREVER 25
+
+/* Fills @p with mrcgen's defaults, those of the config loader (transport MRC, mtu 4096, mpr 8;
+ * timeout 8 = 262 us, 7 linear and 25 (for ever) exponential retries, as OCP MRC's
+ * examples/mrc_qp.md sets them; reorder threshold 1024, SACK every 16 KiB, start PSN 0,
+ * sq_depth 64 (max_wimm), NACK backoff 10 us, DSCP 26/28/46, TSETH, RTT ensemble). */
 void mrc_qp_params_default(struct mrc_qp_params *p);
 
 /* Base ACK timeout of @p in ps: 1.024 us * 2^timeout (docs/wire-format.md "QP attributes"). */
@@ -99,7 +105,8 @@ uint64_t mrc_qp_timeout_ps(const struct mrc_qp_params *p);
 
 /*
  * Time in ps from the last progress until the QP gives up when nothing is acknowledged:
- * T * (1 + retry_linear) + T * (2^(retry_exp+1) - 2), T = mrc_qp_timeout_ps().
+ * T * (1 + retry_linear) + T * (2^(retry_exp+1) - 2), T = mrc_qp_timeout_ps(); UINT64_MAX
+ * when retry_exp is MRC_QP_RETRY_FOREVER (mrc.h: 25 exponential retries mean for ever).
  */
 uint64_t mrc_qp_give_up_ps(const struct mrc_qp_params *p);
 

@@ -963,10 +963,11 @@ static void q26_case(struct mrc_st *st)
 }
 
 /*
- * Q24: nothing host 0 sends arrives (its peer's ports are gone). One tail probe goes out
- * two reorder windows after the last packet, and no other before an ACK or the ACK
- * timeout (RFC 8985 §7.3): 5 ms is under the 16.78 ms timeout, so 4 data packets and 1
- * probe, the probe counted once as a retransmission.
+ * Q24: nothing host 0 sends arrives (its peer's ports are gone). Tail probes go out the
+ * time rule's window after the last send, doubling, at most 3 before an ACK or the ACK
+ * timeout: the window is 2 x 12 us (the base RTT: no sample yet) + 9 us (the target) =
+ * 33 us, so probes at about 33, 33 + 66 = 99 and 99 + 132 = 231 us, none after; 255 us is
+ * under the 262 us timeout: 4 data packets and 3 probes, each counted as a retransmission.
  */
 static void q24_case(struct mrc_st *st, uint8_t *src, uint8_t *dst)
 {
@@ -976,11 +977,13 @@ static void q24_case(struct mrc_st *st, uint8_t *src, uint8_t *dst)
 	ST_EQ_I(st, tn_init(&tn, 2, 4, false, NULL), 0);
 	tn.hook = hook_all_dead;
 	ST_EQ_I(st, tn_write(&tn, src, dst, 16 << 10, false), 0);
-	tn_run(&tn, 5000000000ull);
+	tn_run(&tn, 98000000ull); /* before the second */
+	ST_EQ(st, tn_stats(&tn, 0).tlp, 1);
+	tn_run(&tn, 255000000ull);
 	s0 = tn_stats(&tn, 0);
-	ST_EQ(st, s0.tlp, 1);
-	ST_EQ(st, s0.rtx_pkts, 1);
-	ST_EQ(st, tn.data_tx, 5);
+	ST_EQ(st, s0.tlp, 3);
+	ST_EQ(st, s0.rtx_pkts, 3);
+	ST_EQ(st, tn.data_tx, 7);
 	ST_EQ(st, tn.done, 0);
 	tn_free(&tn);
 }
@@ -998,12 +1001,23 @@ MRC_SELFTEST(qp)
 		struct mrc_qp_params p;
 
 		mrc_qp_params_default(&p);
-		ST_EQ(st, mrc_qp_timeout_ps(&p), 16777216000ull); /* 1.024 us * 2^14 = 16.78 ms */
+		/* OCP MRC examples/mrc_qp.md: timeout 8, 7 linear + 25 (for ever) exponential */
+		ST_EQ(st, mrc_qp_timeout_ps(&p), 262144000ull); /* 1.024 us * 2^8 = 262.144 us */
+		ST_EQ(st, p.retry_linear, 7);
+		ST_EQ(st, p.retry_exp, 25);
+		ST_EQ(st, mrc_qp_give_up_ps(&p), UINT64_MAX);
 		p.timeout = 2;
 		p.retry_linear = 2;
 		p.retry_exp = 2;
 		/* T = 4.096 us: T, T, T (linear), then 2T, 4T: 9T = 36.864 us */
 		ST_EQ(st, mrc_qp_give_up_ps(&p), 36864000ull);
+		ST_EQ(st, rto_after(&p, 2), 4096000ull);  /* the second retry: still T */
+		ST_EQ(st, rto_after(&p, 4), 16384000ull); /* two past the linear ones: 4T */
+		/* doubling stops at mrc.h's largest timeout, 1.024 us * 2^24 = 17.179869184 s */
+		p.retry_exp = 25;
+		ST_EQ(st, rto_after(&p, 30), 17179869184000ull);
+		p.timeout = 24;
+		ST_EQ(st, rto_after(&p, 1), 17179869184000ull);
 	}
 
 	mrc_st_case(st, "Q02 (1) 1 MiB over 128 EVs, 4 planes, lossless");
@@ -1017,9 +1031,10 @@ MRC_SELFTEST(qp)
 	for (unsigned pl = 0; pl < 4; pl++)
 		ST_EQ(st, tn.plane_data[pl], 64); /* every port pulls at the same rate */
 	ST_EQ(st, s0.rtx_pkts, 0);
-	/* policy: a SACK every 64 KiB = 16 packets, the last one (ack request) coinciding */
-	ST_EQ(st, s1.sack_tx, 256 / 16);
-	ST_EQ(st, s0.sack_rx, 16);
+	/* policy: a SACK every 16 KiB = 4 packets (UEC's default), the last one (ack request)
+	 * coinciding */
+	ST_EQ(st, s1.sack_tx, 256 / 4);
+	ST_EQ(st, s0.sack_rx, 64);
 	ST_EQ(st, tn.done, 1);
 	ST_EQ_I(st, tn.done_status, 0);
 	ST_EQ(st, tn.imm_n, 1);
@@ -1389,8 +1404,8 @@ MRC_SELFTEST(qp)
 			"the PSN-by-PSN answer");
 	q23_case(st);
 
-	mrc_st_case(st, "Q24 one tail probe until an ACK: a peer that hears nothing gets one "
-			"probe, not one per two reorder windows");
+	mrc_st_case(st, "Q24 at most 3 tail probes until an ACK, doubly spaced: a peer that "
+			    "hears nothing gets 3, not one per window");
 	q24_case(st, src, dst);
 
 	mrc_st_case(st, "Q25 five messages in flight, short and empty last packets lost across "
@@ -1521,7 +1536,7 @@ MRC_SELFTEST(roce)
 	mrc_st_case(st, "R03 trim PSN 2 of 8: a loss, no NACK TRIMMED: 6 retransmissions");
 	roce_gbn_case(st, true, src, dst);
 
-	mrc_st_case(st, "R04 drop the last PSN: no NAK, stall to the ACK timeout, resend all 8");
+	mrc_st_case(st, "R04 drop the last PSN: no NAK, stall to the ACK timeout, resend from the last ACK");
 	ST_EQ_I(st, tn_init(&tn, 2, 4, false, tw_roce), 0);
 	drop_psn[0] = 7;
 	n_drop_psn = 1;
@@ -1532,14 +1547,16 @@ MRC_SELFTEST(roce)
 	s1 = tn_stats(&tn, 1);
 	ST_EQ(st, tn.done, 1);
 	ST_EQ_MEM(st, dst, src, 8 * 4096);
-	/* nothing was acknowledged (no ack request before PSN 7, 28 KiB < sack_every), so the
-	 * timeout fires T = 1.024 us * 2^14 after the post and rewinds to PSN 0 */
+	/* PSNs 0-3 are acknowledged (16 KiB, sack_every); 4-6 arrive unacknowledged (no ack
+	 * request before PSN 7, 12 KiB < sack_every), so the timeout fires T = 1.024 us * 2^8
+	 * after that SACK came back (a few us after the post) and rewinds to PSN 4: 4 to 7
+	 * resent, 4 to 6 received twice */
 	ST_EQ(st, s0.rto_events, 1);
-	ST_EQ(st, s0.rtx_pkts, 8);
-	ST_EQ(st, s0.loss_rto, 8);
-	ST_EQ(st, s1.rx_dup, 7);
+	ST_EQ(st, s0.rtx_pkts, 4);
+	ST_EQ(st, s0.loss_rto, 4);
+	ST_EQ(st, s1.rx_dup, 3);
 	ST_EQ(st, s1.seq_nak_tx, 0);
-	ST_TRUE(st, tn.done_t > 16777216000ull && tn.done_t < 16777216000ull + 5000000);
+	ST_TRUE(st, tn.done_t > 262144000ull && tn.done_t < 262144000ull + 10000000);
 	tn_free(&tn);
 
 	mrc_st_case(st, "R05 NACK TRIMMED at a RoCE requester: go back to its PSN, EV untouched");
