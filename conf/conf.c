@@ -250,6 +250,7 @@ static int load_string(const char *text, size_t len, const char *name, const cha
 	int ret;
 
 	memset(job, 0, sizeof(*job));
+	memset(&conf_work, 0, sizeof(conf_work));
 	if (errlen)
 		err[0] = '\0';
 	ret = conf_defaults(&tmp);

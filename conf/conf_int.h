@@ -38,6 +38,17 @@ struct tnode {
 };
 
 
+/*
+ * The work of this thread's last load (conf/conf.c's load_string resets it), counted in
+ * conf/tree.c where a hostile file could make it grow faster than the file; the unit tests
+ * bound it, rather than a load's duration: parser events of the first pass, nodes copied
+ * with aliases expanded, key comparisons of the duplicate check.
+ */
+struct conf_work {
+	size_t events, nodes, key_cmps;
+};
+extern _Thread_local struct conf_work conf_work;
+
 /* Loader state: where errors go and how many nodes are left in the budget. */
 struct ld {
 	const char *src;

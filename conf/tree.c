@@ -9,6 +9,8 @@
 #include <string.h>
 #include <yaml.h>
 
+_Thread_local struct conf_work conf_work; /* see conf_int.h */
+
 /* ---- the tree ------------------------------------------------------------------------ */
 
 void conf_tfree(struct tnode *t)
@@ -124,14 +126,14 @@ static long key_seen(const struct tnode *t, size_t *tab, size_t mask, const char
 
 	if (!tab) {
 		for (size_t j = 0; j < n; j++)
-			if (strcmp(t->pairs[j].key, key) == 0)
+			if (conf_work.key_cmps++, strcmp(t->pairs[j].key, key) == 0)
 				return (long)j;
 		return -1;
 	}
 	for (const char *c = key; *c; c++)
 		h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
 	for (k = (size_t)h & mask; tab[k]; k = (k + 1) & mask)
-		if (strcmp(t->pairs[tab[k] - 1].key, key) == 0)
+		if (conf_work.key_cmps++, strcmp(t->pairs[tab[k] - 1].key, key) == 0)
 			return (long)(tab[k] - 1);
 	tab[k] = n + 1;
 	return -1;
@@ -199,6 +201,7 @@ static int tcopy(struct ld *ld, int id, const char *path, int depth, struct tnod
 	int err;
 
 	*out = NULL;
+	conf_work.nodes++;
 	if (ld->budget == 0)
 		return conf_lerr(ld, ld->src, line, col, path,
 			"alias expansion limit: more than %d nodes", CONF_NODE_LIMIT);
@@ -374,6 +377,7 @@ static int tscan(struct ld *ld, const char *src, const char *text, size_t len)
 			err = yaml_err(ld, src, &p, text, len);
 			break;
 		}
+		conf_work.events++;
 		line = (unsigned)ev.start_mark.line + 1;
 		col = (unsigned)ev.start_mark.column + 1;
 		switch (ev.type) {

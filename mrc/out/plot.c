@@ -3,10 +3,15 @@
 #include "mrc/out/plot.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+
+/* Curve colours, in turn (matplotlib's tab10). */
+static const char *const colours[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd",
+	"#8c564b", "#e377c2", "#17becf", "#bcbd22" };
 
 /* Quotes @s for a gnuplot double-quoted string. */
 static void gp_str(FILE *f, const char *s)
@@ -20,27 +25,66 @@ static void gp_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-int mrc_plot_png(const char *base, const struct mrc_plot *p)
+/* Marker label width per character, as a fraction of the frame's width (font 10 is about
+ * 7 pixels a character; the frame about 800 of the 1000, less with a key outside). */
+#define LABEL_CHAR_FRAC (1.0 / 110)
+
+/* The x range: @p->xrange's when it gives both ends (a linear axis), else the span of the
+ * inline points and the markers. False when that is empty or one value. */
+static int x_span(const struct mrc_plot *p, double *lo, double *hi)
 {
-	char path[4096], cmd[4200];
-	FILE *f;
-	int st;
+	if (!p->logx && p->xrange && sscanf(p->xrange, "[%lf:%lf]", lo, hi) == 2)
+		return *hi > *lo;
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	for (size_t s = 0; s < p->n_series; s++)
+		for (size_t i = 0; !p->series[s].file && i < p->series[s].n; i++) {
+			*lo = fmin(*lo, p->series[s].x[i]);
+			*hi = fmax(*hi, p->series[s].x[i]);
+		}
+	for (size_t i = 0; i < p->n_markers; i++) {
+		*lo = fmin(*lo, p->markers[i].x);
+		*hi = fmax(*hi, p->markers[i].x);
+	}
+	return *hi > *lo;
+}
 
-	snprintf(path, sizeof(path), "%s.dat", base);
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	for (size_t i = 0; i < p->n; i++)
-		fprintf(f, "%.9g %.9g\n", p->x[i], p->y[i]);
-	if (fclose(f))
-		return -EIO;
+/* Whether marker @m's label goes left of its line (right-aligned): when it does not fit
+ * right of it and fits left of it, or fits neither side and has more room left. */
+static int label_left(const struct mrc_plot_marker *m, int span, double lo, double hi)
+{
+	double at, w = (double)(strlen(m->label ? m->label : "") + 2) * LABEL_CHAR_FRAC;
 
-	snprintf(path, sizeof(path), "%s.gp", base);
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
+	if (!span)
+		return 0;
+	at = (m->x - lo) / (hi - lo);
+	if (at + w <= 1)
+		return 0;
+	return at - w >= 0 || at > 0.5;
+}
+
+int mrc_plot_write_script(FILE *f, const char *name, const struct mrc_plot *p)
+{
+	static const char *const with[] = { [MRC_PLOT_LINESPOINTS] = "linespoints pt 7 ps 0.6",
+		[MRC_PLOT_STEPS] = "steps", [MRC_PLOT_LINES] = "lines" };
+	const char *key = p->key ? p->key : "inside right bottom";
+	double lo, hi;
+	int span = x_span(p, &lo, &hi), keyed = 0, outside;
+	size_t block = 0;
+
+	if (!p->n_series)
+		return -EINVAL;
+	for (size_t s = 0; s < p->n_series; s++)
+		keyed |= p->series[s].title != NULL;
+	/* a key outside the frame: gnuplot sizes the right margin to hold it */
+	outside = keyed && strncmp(key, "outside", 7) == 0;
+	/* margins in character cells: the y tic labels and label on the left, half of the last
+	 * x tic label on the right (or a key outside), x tic labels and label below, the
+	 * title above */
 	fprintf(f, "set terminal pngcairo size 1000,560 noenhanced font ',10'\n"
-		   "set output '%s.png'\nset grid\nset key off\n", base);
+		   "set output '%s.png'\n"
+		   "set lmargin 12\n%sset tmargin 3\nset bmargin 4.5\n"
+		   "set grid\n", name, outside ? "" : "set rmargin 7\n");
 	fputs("set title ", f);
 	gp_str(f, p->title);
 	fputs("\nset xlabel ", f);
@@ -54,24 +98,105 @@ int mrc_plot_png(const char *base, const struct mrc_plot *p)
 		fputs("set logscale y\n", f);
 	if (p->xtics)
 		fprintf(f, "set xtics %s\n", p->xtics);
+	if (p->xrange)
+		fprintf(f, "set xrange %s\n", p->xrange);
+	if (p->yrange)
+		fprintf(f, "set yrange %s\n", p->yrange);
+	/* a little room left and right of the first and last point (an automatic linear x
+	 * axis), and above the data for the marker labels */
+	fprintf(f, "set offsets %s, graph %s, 0\n",
+		p->logx || p->xrange ? "0, 0" : "graph 0.02, graph 0.02", p->n_markers ? "0.2" : "0.05");
+	if (keyed)
+		fprintf(f, "set key %s Left reverse opaque box\n", key);
+	else
+		fputs("set key off\n", f);
 	for (size_t i = 0; i < p->n_markers; i++) {
+		double x = p->markers[i].x;
+		int right = label_left(&p->markers[i], span, lo, hi);
+
 		fprintf(f, "set arrow from %.9g, graph 0 to %.9g, graph 1 nohead dt 2 lc rgb 'red'\n",
-			p->markers[i].x, p->markers[i].x);
-		fprintf(f, "set label %zu at %.9g, graph 0.96 ", i + 1, p->markers[i].x);
+			x, x);
+		fprintf(f, "set label %zu at %.9g, graph %.2f ", i + 1, x, 0.96 - 0.05 * (double)(i % 3));
 		gp_str(f, p->markers[i].label);
-		fputs(" offset 0.5,0 tc rgb 'red'\n", f);
+		fprintf(f, " %s offset %s,0 tc rgb 'red'\n", right ? "right" : "left",
+			right ? "-0.5" : "0.5");
 	}
-	fprintf(f, "plot '%s.dat' using 1:2 with %s lw 2 lc rgb '#1f77b4'\n", base,
-		p->steps ? "steps" : "linespoints pt 7 ps 0.6");
-	if (fclose(f))
+	fputs("plot", f);
+	for (size_t s = 0; s < p->n_series; s++) {
+		const struct mrc_plot_series *c = &p->series[s];
+
+		if (c->file)
+			fprintf(f, "%s'%s' using %s", s ? ", \\\n    " : " ", c->file, c->using);
+		else
+			fprintf(f, "%s'%s.dat' index %zu using 1:2", s ? ", \\\n    " : " ", name,
+				block++);
+		fprintf(f, " with %s lw 2 lc rgb '%s' ", with[p->style],
+			colours[s % (sizeof(colours) / sizeof(colours[0]))]);
+		if (c->title) {
+			fputs("title ", f);
+			gp_str(f, c->title);
+		} else {
+			fputs("notitle", f);
+		}
+	}
+	fputc('\n', f);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* @dir/@name.dat: the inline series, one block each (two blank lines apart: gnuplot's
+ * index). */
+static int write_dat(const char *path, const struct mrc_plot *p)
+{
+	FILE *f;
+	int first = 1;
+	size_t inline_n = 0;
+
+	for (size_t s = 0; s < p->n_series; s++)
+		inline_n += !p->series[s].file;
+	if (!inline_n) /* every curve reads a file of its own */
+		return 0;
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	for (size_t s = 0; s < p->n_series; s++) {
+		const struct mrc_plot_series *c = &p->series[s];
+
+		if (c->file)
+			continue;
+		fprintf(f, "%s# %s\n", first ? "" : "\n\n", c->title ? c->title : "");
+		first = 0;
+		for (size_t i = 0; i < c->n; i++)
+			fprintf(f, "%.9g %.9g\n", c->x[i], c->y[i]);
+	}
+	if (ferror(f) | fclose(f))
+		return -EIO;
+	return 0;
+}
+
+int mrc_plot_png(const char *dir, const char *name, const struct mrc_plot *p)
+{
+	char path[4096], cmd[4300];
+	FILE *f;
+	int st, e;
+
+	/* dir and name are ours (output.dir + fixed names), quoted for the shell anyway */
+	if (strchr(dir, '\'') || strchr(name, '\'') || !p->n_series)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s/%s.dat", dir, name);
+	e = write_dat(path, p);
+	if (e)
+		return e;
+	snprintf(path, sizeof(path), "%s/%s.gp", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	e = mrc_plot_write_script(f, name, p);
+	if (fclose(f) || e)
 		return -EIO;
 
-	/* The base path is ours (output.dir + fixed names), quoted for the shell anyway. */
-	snprintf(cmd, sizeof(cmd), "gnuplot '%s.gp' 2>/dev/null", base);
-	if (strchr(base, '\''))
-		return -EINVAL;
 	if (system("command -v gnuplot >/dev/null 2>&1") != 0)
 		return -ENOENT;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && gnuplot '%s.gp' 2>/dev/null", dir, name);
 	st = system(cmd);
 	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		return -EIO;

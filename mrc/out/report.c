@@ -454,37 +454,165 @@ io:
 	return -e;
 }
 
-static void write_plots(const struct conf_job *job, const struct mrc_run_result *res)
+/* The x of each iteration of res->iters in the CCT plot: at_iteration's numbering within
+ * its size, warmup iterations at -warmup..-1. */
+static void iter_x(const struct conf_job *job, const struct mrc_run_result *res, double *ix,
+	uint32_t *warm)
 {
-	char base[4096];
-	size_t n = 0, nm = 0;
-	double *x = calloc(res->n_iters + res->n_bins + 64, sizeof(double));
-	double *y = calloc(res->n_iters + res->n_bins + 64, sizeof(double));
-	struct mrc_plot_marker *m = calloc(res->n_faults + 1, sizeof(*m));
-	char (*lab)[64] = calloc(res->n_faults + 1, sizeof(*lab));
+	for (size_t i = 0; i < res->n_iters; i++) {
+		const struct mrc_run_iter *it = &res->iters[i];
 
-	snprintf(base, sizeof(base), "%s/plots", job->output.dir);
-	if (!x || !y || !m || !lab || (mkdir(base, 0755) && errno != EEXIST))
+		if (it->warmup)
+			ix[i] = (double)warm[it->size_idx]++ - job->traffic.warmup;
+		else
+			ix[i] = it->measured;
+	}
+}
+
+/* True when the mean CCTs of the sizes span more than 10x: a log y axis then. */
+static bool cct_logy(const struct mrc_run_result *res)
+{
+	double lo = INFINITY, hi = 0;
+
+	for (size_t s = 0; s < res->n_sizes; s++)
+		if (res->sizes[s].time_us > 0) {
+			lo = fmin(lo, res->sizes[s].time_us);
+			hi = fmax(hi, res->sizes[s].time_us);
+		}
+	return hi > 10 * lo;
+}
+
+/* The x tics of a percentile spectrum's 1/(1-p) axis. */
+#define SPECTRUM_XTICS "('0%%' 1, '90%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, " \
+	"'99.999%%' 100000, '99.9999%%' 1000000)"
+
+/*
+ * plots/spectrum_KIND.png: the percentile spectrum of histogram kind @kind, as
+ * HdrHistogram's plotter draws it (latency against 1/(1-percentile) on a log axis), one
+ * curve per non-empty histogram @h[i] read from its hist/@tags[i].hgrm (@titles[i] in the
+ * key). Nothing when every one is empty.
+ */
+static void plot_spectrum(const char *dir, const char *kind, const char *title, bool logy,
+	const struct mrc_hist *const *h, char (*tags)[48], char (*titles)[64], size_t n)
+{
+	struct mrc_plot_series *c = calloc(n ? n : 1, sizeof(*c));
+	char (*files)[80] = calloc(n ? n : 1, sizeof(*files));
+	char name[64];
+	size_t k = 0;
+
+	for (size_t i = 0; c && files && i < n; i++) {
+		if (!mrc_hist_count(h[i]))
+			continue;
+		snprintf(files[k], sizeof(files[k]), "../hist/%s.hgrm", tags[i]);
+		c[k] = (struct mrc_plot_series){ .title = titles[i], .file = files[k],
+			.using = "4:1" };
+		k++;
+	}
+	snprintf(name, sizeof(name), "spectrum_%s", kind);
+	if (k)
+		mrc_plot_png(dir, name, &(struct mrc_plot){ .title = title,
+			.xlabel = "percentile", .ylabel = "latency (us)", .series = c, .n_series = k,
+			.logx = 1, .logy = logy, .style = MRC_PLOT_LINES, .xtics = SPECTRUM_XTICS,
+			.key = logy ? "outside right top" : NULL,
+			.xrange = "[1:*]", .yrange = logy ? NULL : "[0:*]" });
+	free(c);
+	free(files);
+}
+
+/*
+ * The plots of a run, in DIR/plots: cct (CCT per iteration, one curve per size, faults
+ * marked at their iteration), goodput (delivered bytes per bin, faults marked at their
+ * time) and, when the histogram files were written (@hists), one percentile spectrum per
+ * histogram kind: spectrum_cct (a curve per size), spectrum_message, spectrum_step,
+ * spectrum_qp_rtt.
+ */
+static void write_plots(const struct conf_job *job, const struct mrc_run_result *res, bool hists)
+{
+	char dir[4096], l[32], xr[64];
+	double lo = INFINITY, hi = -INFINITY;
+	size_t n = 0, nm = 0, ns = res->n_sizes, nb = res->n_bins + 1;
+	double *x = calloc(res->n_iters + nb, sizeof(double));
+	double *y = calloc(res->n_iters + nb, sizeof(double));
+	double *ix = calloc(res->n_iters + 1, sizeof(double));
+	uint32_t *warm = calloc(ns + 1, sizeof(*warm));
+	struct mrc_plot_series *c = calloc(ns + 3, sizeof(*c));
+	const struct mrc_hist **h = calloc(ns + 3, sizeof(*h));
+	char (*tags)[48] = calloc(ns + 3, sizeof(*tags));
+	char (*titles)[64] = calloc(ns + 3, sizeof(*titles));
+	struct mrc_plot_marker *m = calloc(res->n_faults + 1, sizeof(*m));
+	struct mrc_plot_marker *cm = calloc(res->n_faults + 1, sizeof(*cm));
+	size_t *cf = calloc(res->n_faults + 1, sizeof(*cf)); /* a marker's first fault */
+	size_t *cn = calloc(res->n_faults + 1, sizeof(*cn)); /* and how many it marks */
+	char (*lab)[80] = calloc(res->n_faults + 1, sizeof(*lab));
+	char (*clab)[160] = calloc(res->n_faults + 1, sizeof(*clab));
+	bool logy = cct_logy(res);
+
+	snprintf(dir, sizeof(dir), "%s/plots", job->output.dir);
+	if (!x || !y || !ix || !warm || !c || !h || !tags || !titles || !m || !cm || !cf || !cn ||
+		!lab || !clab || (mkdir(dir, 0755) && errno != EEXIST))
 		goto out;
 
-	/* CCT per iteration, faults marked at the iteration they hit */
-	for (size_t i = 0; i < res->n_iters; i++) {
-		if (res->iters[i].incomplete) /* no CCT to plot */
-			continue;
-		/* at_iteration's numbering: measured from 0, warmup at negative positions */
-		x[n] = (double)res->iters[i].iter - job->traffic.warmup;
-		y[n++] = (double)res->iters[i].cct_ps / PS_US;
+	/* CCT per iteration, a curve per size; faults marked at the iteration they hit */
+	iter_x(job, res, ix, warm);
+	for (size_t s = 0; s < ns; s++) {
+		size_t first = n;
+
+		for (size_t i = 0; i < res->n_iters; i++) {
+			if (res->iters[i].size_idx != s || res->iters[i].incomplete) /* no CCT */
+				continue;
+			x[n] = ix[i];
+			y[n++] = (double)res->iters[i].cct_ps / PS_US;
+		}
+		mrc_report_size_label(res->sizes[s].bytes, titles[s], sizeof(titles[s]));
+		c[s] = (struct mrc_plot_series){ .title = ns > 1 ? titles[s] : NULL,
+			.x = x + first, .y = y + first, .n = n - first };
 	}
+	/* one marker per fault at its iteration; with several sizes, one per target, action and
+	 * iteration number, naming the sizes it hit ("each size": at_iteration hits them all) */
 	for (size_t f = 0; f < res->n_faults; f++) {
-		snprintf(lab[f], sizeof(lab[f]), "%s %s", res->faults[f].target,
-			res->faults[f].action);
-		m[nm].x = (double)res->faults[f].iter - job->traffic.warmup;
-		m[nm++].label = lab[f];
+		const struct mrc_run_fault *fa = &res->faults[f];
+		double fx = (double)fa->iter - job->traffic.warmup;
+		size_t j = 0;
+
+		l[0] = 0;
+		for (size_t i = 0; i < res->n_iters; i++)
+			if (res->iters[i].iter == fa->iter) {
+				fx = ix[i];
+				snprintf(l, sizeof(l), "%s", titles[res->iters[i].size_idx]);
+			}
+		snprintf(lab[f], sizeof(lab[f]), "%s %s", fa->target, fa->action);
+		while (j < nm && !(cm[j].x == fx && strcmp(lab[cf[j]], lab[f]) == 0))
+			j++;
+		if (j == nm) {
+			cf[nm] = f;
+			cm[nm++].x = fx;
+			snprintf(clab[j], sizeof(clab[j]), "%s (%s", lab[f], l);
+		} else if (strlen(clab[j]) + strlen(l) + 3 < sizeof(clab[j])) {
+			strcat(strcat(clab[j], ", "), l);
+		}
+		cn[j]++;
 	}
-	snprintf(base, sizeof(base), "%s/plots/cct", job->output.dir);
-	mrc_plot_png(base, &(struct mrc_plot){ .title = "Collective completion time per iteration",
-		.xlabel = "iteration (as at_iteration counts; warmup < 0)", .ylabel = "CCT (us)", .x = x, .y = y, .n = n,
-		.markers = m, .n_markers = nm });
+	for (size_t j = 0; j < nm; j++) {
+		if (ns == 1) /* one size: no need to name it */
+			clab[j][strlen(lab[cf[j]])] = 0;
+		else if (cn[j] == ns) /* at_iteration's: every size's iteration */
+			snprintf(clab[j], sizeof(clab[j]), "%s (each size)", lab[cf[j]]);
+		else
+			strcat(clab[j], ")");
+		cm[j].label = clab[j];
+	}
+	/* every iteration number shown (a tic each, when few), half an iteration either side */
+	for (size_t i = 0; i < n + nm; i++) {
+		lo = fmin(lo, i < n ? x[i] : cm[i - n].x);
+		hi = fmax(hi, i < n ? x[i] : cm[i - n].x);
+	}
+	snprintf(xr, sizeof(xr), "[%g:%g]", n + nm ? lo - 0.5 : -0.5, n + nm ? hi + 0.5 : 0.5);
+	mrc_plot_png(dir, "cct", &(struct mrc_plot){
+		.title = "Collective completion time per iteration",
+		.xlabel = "iteration (as at_iteration counts; warmup < 0)", .ylabel = "CCT (us)",
+		.series = c, .n_series = ns, .markers = cm, .n_markers = nm, .logy = logy,
+		.key = logy ? "outside right top" : NULL, .xrange = xr,
+		.xtics = hi - lo <= 24 ? "1" : NULL, .yrange = logy ? NULL : "[0:*]" });
 
 	/* goodput over time */
 	n = 0;
@@ -492,31 +620,53 @@ static void write_plots(const struct conf_job *job, const struct mrc_run_result 
 		x[n] = (double)(b * res->bin_ps) / 1e9;
 		y[n++] = (double)res->bin_bytes[b] * 8 / ((double)res->bin_ps / 1e12) / 1e9;
 	}
-	for (size_t f = 0; f < nm; f++)
+	for (size_t f = 0; f < res->n_faults; f++) {
 		m[f].x = (double)res->faults[f].at_ps / 1e9;
-	snprintf(base, sizeof(base), "%s/plots/goodput", job->output.dir);
-	mrc_plot_png(base, &(struct mrc_plot){ .title = "Delivered to hosts (all ranks)",
-		.xlabel = "virtual time (ms)", .ylabel = "Gb/s", .x = x, .y = y, .n = n,
-		.markers = m, .n_markers = nm, .steps = 1 });
-
-	/* message latency percentile spectrum on a 1/(1-p) axis */
-	n = 0;
-	if (mrc_hist_count(res->msg_ns)) {
-		for (double q = 0; q < 0.99999 && n < 60; q = 1 - (1 - q) / 1.25) {
-			x[n] = 1 / (1 - q);
-			y[n++] = (double)mrc_hist_value_at_percentile(res->msg_ns, q * 100) / 1e3;
-		}
-		snprintf(base, sizeof(base), "%s/plots/latency_spectrum", job->output.dir);
-		mrc_plot_png(base, &(struct mrc_plot){ .title = "RDMA write latency (post to completion)",
-			.xlabel = "percentile", .ylabel = "latency (us)", .x = x, .y = y, .n = n,
-			.logx = 1, .xtics = "('50%%' 2, '90%%' 10, '99%%' 100, '99.9%%' 1000, "
-					   "'99.99%%' 10000, '99.999%%' 100000)" });
+		m[f].label = lab[f];
 	}
+	mrc_plot_png(dir, "goodput", &(struct mrc_plot){ .title = "Delivered to hosts (all ranks)",
+		.xlabel = "virtual time (ms)", .ylabel = "Gb/s",
+		.series = &(struct mrc_plot_series){ .x = x, .y = y, .n = n }, .n_series = 1,
+		.markers = m, .n_markers = res->n_faults, .style = MRC_PLOT_STEPS, .xrange = "[0:*]",
+		.yrange = "[0:*]" });
+
+	if (!hists)
+		goto out;
+	/* percentile spectra, from the .hgrm files, in hist_at's order */
+	for (size_t i = 0; i < ns + 3; i++) {
+		h[i] = hist_at(res, i, tags[i], sizeof(tags[i]));
+		if (i < ns)
+			snprintf(titles[i] + strlen(titles[i]), sizeof(titles[i]) - strlen(titles[i]),
+				", %lld iterations", (long long)mrc_hist_count(h[i]));
+	}
+	snprintf(titles[ns], sizeof(titles[ns]), "%lld writes", (long long)mrc_hist_count(h[ns]));
+	snprintf(titles[ns + 1], sizeof(titles[ns + 1]), "%lld steps",
+		(long long)mrc_hist_count(h[ns + 1]));
+	snprintf(titles[ns + 2], sizeof(titles[ns + 2]), "%lld QPs",
+		(long long)mrc_hist_count(h[ns + 2]));
+	plot_spectrum(dir, "cct", "Collective completion time (measured iterations)", logy, h,
+		tags, titles, ns);
+	plot_spectrum(dir, "message", "RDMA write latency (post to completion)", false, h + ns,
+		tags + ns, titles + ns, 1);
+	plot_spectrum(dir, "step", "Step time (per rank and step)", false, h + ns + 1,
+		tags + ns + 1, titles + ns + 1, 1);
+	plot_spectrum(dir, "qp_rtt", "QP RTT (mean packet RTT of each QP over the run)", false,
+		h + ns + 2, tags + ns + 2, titles + ns + 2, 1);
 out:
 	free(x);
 	free(y);
+	free(ix);
+	free(warm);
+	free(c);
+	free(h);
+	free(tags);
+	free(titles);
 	free(m);
+	free(cm);
+	free(cf);
+	free(cn);
 	free(lab);
+	free(clab);
 }
 
 /*
@@ -735,6 +885,7 @@ int mrc_report_write(const struct conf_job *job, struct mrc_run_result *res)
 {
 	char path[4096];
 	int e = write_hists(job, res), j;
+	bool hists = e == 0;
 
 	if (job->output.report) {
 		json_t *root;
@@ -753,7 +904,7 @@ int mrc_report_write(const struct conf_job *job, struct mrc_run_result *res)
 		}
 	}
 	if (job->output.plots)
-		write_plots(job, res);
+		write_plots(job, res, hists);
 	return e;
 }
 
