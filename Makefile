@@ -73,6 +73,14 @@ test: deps
 	./mrcgen-test
 	tclsh harness/run.tcl --mrcgen ./mrcgen $(TESTFLAGS)
 
+# Mutation testing, by hand (never part of `make test`): each mutant of
+# harness/mutate/mutants.txt (a deliberate bug in a key rule) applied to a copy of the tree
+# under build/mutate/, rebuilt from a copy of build/rel, and the tests run; prints "killed"
+# or "SURVIVED" per mutant and fails when one survives or the list no longer matches the
+# code. MUTANTS="id ..." runs only those.
+mutate: mrcgen mrcgen-test
+	tclsh harness/mutate/run.tcl $(MUTANTS)
+
 # Performance figures (wall time; never part of `make test`): the simulator's scenarios,
 # then the wire driver against a raw-socket baseline on the netns fabric (root only; says
 # so and skips otherwise).
@@ -156,4 +164,4 @@ fuzz-check: $(FUZZ_TARGETS:%=fuzz-check-%)
 clean:
 	rm -rf build mrcgen mrcgen-test harness/out
 
-.PHONY: all deps test bench install clean fuzz fuzz-check fuzz-save quickstart
+.PHONY: all deps test bench install clean fuzz fuzz-check fuzz-save quickstart mutate

@@ -161,6 +161,12 @@ MRC_SELFTEST(hist)
 	ST_EQ(st, mrc_hist_count(h), 3);
 	ST_EQ(st, mrc_hist_min(h), 40);
 	ST_EQ(st, mrc_hist_value_at_percentile(h, 50), 70);
+	/* HdrHistogram's recordValueWithExpectedInterval fills in value - k x interval while
+	 * it is >= the interval: 100 at 25 adds 75, 50 and 25 itself */
+	mrc_hist_reset(h);
+	ST_TRUE(st, mrc_hist_record_corrected(h, 100, 25));
+	ST_EQ(st, mrc_hist_count(h), 4);
+	ST_EQ(st, mrc_hist_min(h), 25);
 	mrc_hist_free(h);
 
 	mrc_st_case(st, "full int64 range: highest INT64_MAX, 5 digits");

@@ -2,6 +2,7 @@
 /* qp_test: unit tests of mrc/engine/qp.c (`mrcgen-test qp`); includes qp.c to reach its static helpers. */
 #include "mrc/engine/qp.c"
 #include "mrc/engine/ep.h"
+#include "mrc/engine/st_net.h"
 #include "mrc/base/st.h"
 
 /* The oracle of Q23: received? Everything before epsn is; the window holds the rest. */
@@ -72,30 +73,9 @@ struct tn {
 	uint32_t imm;
 };
 
-static unsigned tn_ev_plane(void *ctx, uint32_t ev)
-{
-	(void)ctx;
-	return ev >> 28;
-}
-
-static void tn_addr(struct mrc_ip6 *a, uint32_t host, unsigned plane)
-{
-	memset(a, 0, sizeof(*a));
-	a->b[0] = 0xfd;
-	a->b[13] = (uint8_t)host;
-	a->b[15] = (uint8_t)plane;
-}
-
 static int tn_path(void *ctx, uint32_t peer_host, uint32_t ev, struct mrc_pkt *hdr)
 {
-	struct tn_host *hc = ctx;
-	unsigned pl = ev >> 28;
-
-	tn_addr(&hdr->outer_src, hc->h, pl);
-	tn_addr(&hdr->outer_dst, peer_host, pl);
-	tn_addr(&hdr->src, hc->h, pl);
-	tn_addr(&hdr->dst, peer_host, pl);
-	hdr->n_segs = 0;
+	st_path_fill(hdr, ((struct tn_host *)ctx)->h, peer_host, ev);
 	return 0;
 }
 
@@ -158,7 +138,7 @@ static int tn_init(struct tn *tn, unsigned planes, unsigned per_plane, bool nscc
 		mrc_ep_params_default(&p, planes, TN_RATE_BPS, 12000000);
 		p.host = h;
 		p.path = tn_path;
-		p.ev_plane = tn_ev_plane;
+		p.ev_plane = st_ev_plane;
 		p.ev.evs = tn_evs;
 		p.ev.n_evs = planes * per_plane;
 		p.seed = 7;
@@ -330,6 +310,19 @@ static int tn_write(struct tn *tn, uint8_t *src, uint8_t *dst, uint64_t len, boo
 		return rc;
 	return mrc_ep_post_write(
 		tn->ep[0], 1, src, len, (uint64_t)(uintptr_t)dst, rkey, imm, 0xC0FFEE, 42, tn->now);
+}
+
+/* Host 0 writes @len bytes to host 1 and the network runs dry: the write completes, every
+ * byte arrives; the QPs' counters in *s0 (host 0) and *s1 (host 1). */
+static void tn_deliver(struct mrc_st *st, struct tn *tn, uint8_t *src, uint8_t *dst, uint64_t len,
+	struct mrc_qp_stats *s0, struct mrc_qp_stats *s1)
+{
+	ST_EQ_I(st, tn_write(tn, src, dst, len, false), 0);
+	tn_run(tn, UINT64_MAX);
+	*s0 = tn_stats(tn, 0);
+	*s1 = tn_stats(tn, 1);
+	ST_EQ(st, tn->done, 1);
+	ST_EQ_MEM(st, dst, src, len);
 }
 
 static void tw_no_backup(struct mrc_ep_params *p)
@@ -988,6 +981,284 @@ static void q24_case(struct mrc_st *st, uint8_t *src, uint8_t *dst)
 	tn_free(&tn);
 }
 
+/*
+ * Q27: the SACK bitmap at its edge (docs/wire-format.md SETH). The responder expects
+ * 0xFFFFF0 (cack = 0xFFFFEF), which never comes; PSNs cack + 63, + 64, + 65 (0x00002E,
+ * 0x00002F, 0x000030: across the 24-bit wrap) arrive in turn, each SACKed at once. By hand:
+ *   cack + 63: rel 63 < 64, base cack: bit 0 (cack itself, received) and bit 63;
+ *   cack + 64: base cack + 1 (offset 1, 0xFFFFF0: missing): bits 62 (cack + 63) and 63;
+ *   cack + 65: base cack + 2 (offset 2): bits 61, 62 and 63.
+ * The newest PSN is the bitmap's last bit as soon as it lies 64 or more past cack.
+ */
+static void tw_q27(struct mrc_ep_params *p)
+{
+	p->qp.start_psn = 0xFFFFF0;
+	p->qp.sq_depth = 128; /* one message per PSN: MSN 64 must fit the receive ring */
+}
+
+static void q27_case(struct mrc_st *st, uint8_t *src_unused, uint8_t *dst_unused)
+{
+	static const struct {
+		uint32_t psn;
+		int16_t ack_off, sack_off;
+		uint64_t bitmap;
+	} want[3] = {
+		{0x00002E, 63, 0, 1ull | 1ull << 63},
+		{0x00002F, 64, 1, 1ull << 62 | 1ull << 63},
+		{0x000030, 65, 2, 1ull << 61 | 1ull << 62 | 1ull << 63},
+	};
+	struct tn tn;
+	uint8_t dst[3 * 8], src[8] = {1, 2, 3, 4, 5, 6, 7, 8}, buf[MRC_PKT_MAX];
+	uint32_t rkey;
+
+	(void)src_unused; /* its own 8-byte messages */
+	(void)dst_unused;
+	ST_EQ_I(st, tn_init(&tn, 1, 4, false, tw_q27), 0);
+	ST_EQ_I(st, mrc_ep_reg_mr(tn.ep[1], dst, sizeof(dst), &rkey), 0);
+	for (unsigned i = 0; i < 3; i++) {
+		struct mrc_pkt p = {0}, d;
+		unsigned sacks = 0;
+		int len;
+
+		tn_write_pkt(&tn, &p, want[i].psn, (uint64_t)(uintptr_t)dst + 8 * i, rkey, src, 8);
+		p.msn = (uint16_t)(62 + i); /* one message per PSN from 0xFFFFF0 (MSN 0) */
+		len = mrc_wire_encode(&tn.wire, &p, buf, sizeof(buf));
+		ST_TRUE(st, len > 0);
+		if (len <= 0)
+			break;
+		mrc_ep_on_rx(tn.ep[1], 0, buf, (size_t)len, false, 1000);
+		while ((len = mrc_ep_tx(tn.ep[1], 0, 2000, buf, sizeof(buf))) > 0) {
+			if (mrc_wire_decode(&tn.wire, buf, (size_t)len, true, &d) != MRC_WIRE_OK ||
+				d.opcode != MRC_OP_SACK)
+				continue;
+			sacks++;
+			ST_EQ(st, d.seth.cack_psn, 0xFFFFEF);
+			ST_EQ_I(st, d.seth.ack_psn_offset, want[i].ack_off);
+			ST_EQ_I(st, d.seth.sack_offset, want[i].sack_off);
+			ST_EQ(st, d.seth.sack_bitmap, want[i].bitmap);
+		}
+		ST_EQ(st, sacks, 1);
+	}
+	tn_free(&tn);
+}
+
+/*
+ * Q28: NACK TRIMMED (docs/wire-format.md "Path (EV) states"): a trimmed packet says the
+ * path is congested, not dead. Eight packets (32 KiB), the first transmission of PSN 2
+ * trimmed to 256 bytes: the responder NACKs it TRIMMED, the requester resends PSN 2 once,
+ * puts its EV in SKIP for the trim (never ASSUMED_BAD) and counts one trim on it.
+ */
+static uint32_t q28_ev;
+
+static int hook_trim_first2(struct tn *tn, unsigned from, const struct mrc_pkt *d, uint8_t *b,
+	uint32_t *len, uint64_t *extra)
+{
+	(void)extra;
+	if (from == 0 && is_data(d->opcode) && d->psn == 2 && tn->psn_tx[2] == 1) {
+		q28_ev = d->ev;
+		*len = (uint32_t)mrc_wire_trim(b, *len, 256, tn->wire.dscp_trimmed);
+	}
+	return TN_PASS;
+}
+
+static void q28_case(struct mrc_st *st, uint8_t *src, uint8_t *dst)
+{
+	struct tn tn;
+	struct mrc_ev_change log[8];
+	struct mrc_ev_set *evs;
+	struct mrc_qp_stats s0, s1;
+	unsigned n, skip_trim = 0, bad = 0;
+	int idx;
+
+	ST_EQ_I(st, tn_init(&tn, 1, 4, false, tw_no_backup), 0);
+	tn.hook = hook_trim_first2;
+	q28_ev = 0;
+	tn_deliver(st, &tn, src, dst, 8 * 4096, &s0, &s1);
+	ST_EQ(st, s1.rx_trimmed, 1);
+	ST_EQ(st, s1.nack_tx[MRC_NI_TRIMMED], 1);
+	ST_EQ(st, tn.data_tx, 9);
+	ST_EQ(st, tn.n_rtx_psn, 1);
+	ST_EQ(st, tn.rtx_psn[0], 2);
+	ST_EQ(st, s0.rtx_pkts, 1);
+	evs = mrc_qp_evs(tn_qp(&tn, 0));
+	idx = mrc_ev_find(evs, q28_ev);
+	ST_TRUE(st, idx >= 0);
+	if (idx >= 0)
+		ST_EQ(st, mrc_ev_st(evs, (unsigned)idx)->trims, 1);
+	n = mrc_ev_log(evs, log, 8);
+	for (unsigned i = 0; i < n && i < 8; i++) {
+		skip_trim += log[i].ev == q28_ev && log[i].to == MRC_EV_SKIP &&
+			     log[i].cause == MRC_EVC_TRIM;
+		bad += log[i].to == MRC_EV_ASSUMED_BAD;
+	}
+	ST_EQ(st, skip_trim, 1);
+	ST_EQ(st, bad, 0);
+	tn_free(&tn);
+}
+
+/* Host 0 posts @npkts packets' worth and sends them all at 1 ns, none delivered. */
+static void tn_send_all(
+	struct mrc_st *st, struct tn *tn, uint8_t *src, uint8_t *dst, unsigned npkts)
+{
+	uint8_t buf[MRC_PKT_MAX];
+	unsigned sent = 0;
+
+	ST_EQ_I(st, tn_write(tn, src, dst, (uint64_t)npkts * 4096, false), 0);
+	while (mrc_ep_tx(tn->ep[0], 0, 1000, buf, sizeof(buf)) > 0)
+		sent++;
+	ST_EQ(st, sent, npkts);
+}
+
+/* Host 1's control packet @p (opcode and extension header set) to host 0's QP 1, on the
+ * first EV, handed to host 0 at 2 ns. */
+static void tn_ctl_to0(struct mrc_st *st, struct tn *tn, struct mrc_pkt *p)
+{
+	uint8_t buf[MRC_PKT_MAX];
+	int n;
+
+	tn_path(&tn->hc[1], 0, tn_evs[0], p);
+	p->hop_limit = 64;
+	p->ev = tn_evs[0];
+	p->dest_qp = 1;
+	n = mrc_wire_encode(&tn->wire, p, buf, sizeof(buf));
+	ST_TRUE(st, n > 0);
+	if (n > 0)
+		mrc_ep_on_rx(tn->ep[0], 0, buf, (size_t)n, false, 2000);
+}
+
+/* A SACK of host 1: @cack, the bitmap @map from cack + @off, the newest PSN cack +
+ * @ack_off. */
+static void tn_sack_to0(
+	struct mrc_st *st, struct tn *tn, uint32_t cack, int16_t off, uint64_t map, int16_t ack_off)
+{
+	struct mrc_pkt p = {0};
+
+	p.opcode = MRC_OP_SACK;
+	p.psn = cack;
+	p.seth = (struct mrc_seth){.ev = tn_evs[0],
+		.spdcid = 1,
+		.dpdcid = 1,
+		.cack_psn = cack,
+		.ack_psn_offset = ack_off,
+		.cc_type = 1,
+		.mpr = 1,
+		.sack_offset = off,
+		.sack_bitmap = map};
+	tn_ctl_to0(st, tn, &p);
+}
+
+/*
+ * Q29: a SACK received (docs/wire-format.md SETH): bit i acknowledges PSN cack +
+ * sack_offset + i. Host 0 sends 80 packets (PSN 0..79, nothing delivered); host 1's SACK
+ * says cack 0xFFFFFF (nothing cumulative), offset 16, bits 0 and 63: by hand PSN
+ * 0xFFFFFF + 16 = 15 and 15 + 63 = 78 are acknowledged, no other, and una stays 0.
+ */
+static void q29_case(struct mrc_st *st, uint8_t *src, uint8_t *dst)
+{
+	struct tn tn;
+	struct mrc_qp *qp;
+	unsigned acked = 0;
+
+	ST_EQ_I(st, tn_init(&tn, 1, 4, false, NULL), 0);
+	tn_send_all(st, &tn, src, dst, 80);
+	tn_sack_to0(st, &tn, 0xFFFFFF, 16, 1ull | 1ull << 63, 79);
+	qp = tn_qp(&tn, 0);
+	for (uint32_t psn = 0; psn < 80; psn++)
+		acked += (ent(qp, psn)->flags & TX_ACKED) != 0;
+	ST_EQ(st, acked, 2);
+	ST_TRUE(st, (ent(qp, 15)->flags & TX_ACKED) && (ent(qp, 78)->flags & TX_ACKED));
+	ST_EQ(st, mrc_qp_una(qp), 0);
+	tn_free(&tn);
+}
+
+/*
+ * Q30: loss by count (docs/wire-format.md; RFC 8985's DupThresh): with reorder_threshold
+ * 8, PSN 0 is lost once a packet sent 8 after it is acknowledged. All 20 packets left at
+ * the same instant, so the time rule (a packet sent after it acknowledged, 2 reorder
+ * windows since) cannot fire. A SACK for PSN 7 alone: nothing lost (7 < 0 + 8); then one
+ * for PSN 8: PSN 0 lost, and no other (PSN 1 needs 9).
+ */
+static void tw_thr8(struct mrc_ep_params *p)
+{
+	p->qp.reorder_threshold = 8;
+	p->qp.retire_rtx = false; /* the lost PSN's EV retires: its other PSNs stay in flight */
+}
+
+static void q30_case(struct mrc_st *st, uint8_t *src, uint8_t *dst)
+{
+	struct tn tn;
+	struct mrc_qp *qp;
+
+	ST_EQ_I(st, tn_init(&tn, 1, 4, false, tw_thr8), 0);
+	tn_send_all(st, &tn, src, dst, 20);
+	qp = tn_qp(&tn, 0);
+	tn_sack_to0(st, &tn, 0xFFFFFF, 0, 1ull << 8, 8); /* bit 8 of base 0xFFFFFF: PSN 7 */
+	ST_EQ(st, tn_stats(&tn, 0).loss_sack, 0);
+	tn_sack_to0(st, &tn, 0xFFFFFF, 0, 1ull << 8 | 1ull << 9, 9); /* PSNs 7 and 8 */
+	ST_EQ(st, tn_stats(&tn, 0).loss_sack, 1);
+	ST_EQ(st, qp->rtx_len, 1);
+	ST_TRUE(st, ent(qp, 0)->flags & TX_QUEUED);
+	tn_free(&tn);
+}
+
+/*
+ * Q31: NACK PSN_OOR_WINDOW (docs/wire-format.md NETH): the requester queues the PSN again
+ * and backs off nack_backoff_ps (10 us by default) before resending. Host 0 sent PSNs
+ * 0..7 at 1 ns; the NACK for PSN 0 arrives at 2 ns (echoing no EV of the profile, so it
+ * cannot be stale). At 5.002 us nothing may leave; at 10.002 us PSN 0 goes again.
+ */
+static void q31_case(struct mrc_st *st, uint8_t *src, uint8_t *dst)
+{
+	struct tn tn;
+	struct mrc_pkt p = {0}, d;
+	uint8_t buf[MRC_PKT_MAX];
+	uint64_t t = 2000 + 10000000;
+	int n;
+
+	ST_EQ_I(st, tn_init(&tn, 1, 4, false, NULL), 0);
+	tn_send_all(st, &tn, src, dst, 8);
+	p.opcode = MRC_OP_NACK;
+	p.neth = (struct mrc_neth){.reason = MRC_NACK_PSN_OOR_WINDOW,
+		.ev = 0x00FF0A0B,
+		.spdcid = 1,
+		.dpdcid = 1,
+		.nack_psn = 0,
+		.cc_type = 1};
+	tn_ctl_to0(st, &tn, &p);
+	ST_EQ(st, tn_stats(&tn, 0).nack_rx[MRC_NI_PSN_OOR_WINDOW], 1);
+	ST_EQ_I(st, mrc_ep_tx(tn.ep[0], 0, 2000 + 5000000, buf, sizeof(buf)), 0);
+	if (mrc_ep_next_timer(tn.ep[0]) <= t)
+		mrc_ep_on_timer(tn.ep[0], t);
+	n = mrc_ep_tx(tn.ep[0], 0, t, buf, sizeof(buf));
+	ST_TRUE(st, n > 0 && mrc_wire_decode(&tn.wire, buf, (size_t)n, true, &d) == MRC_WIRE_OK);
+	if (n > 0) {
+		ST_TRUE(st, is_data(d.opcode) && (d.flags & MRC_BTH_F_RTX));
+		ST_EQ(st, d.psn, 0);
+	}
+	tn_free(&tn);
+}
+
+/* Q27-Q30: rules at their edges, each worked out by hand above its function. */
+static const struct {
+	const char *name;
+	void (*run)(struct mrc_st *st, uint8_t *src, uint8_t *dst);
+} q_edges[] = {
+	{"Q27 SACK bitmap edge: newest PSN 63, 64, 65 past cack (0xFFFFEF): offsets 0, 1, 2, "
+	 "its bit the last",
+		q27_case},
+	{"Q28 NACK TRIMMED: one resend, the EV to SKIP for the trim, one trim counted on it, "
+	 "never ASSUMED_BAD",
+		q28_case},
+	{"Q29 SACK received: cack 0xFFFFFF, offset 16, bits 0 and 63 acknowledge PSNs 15 and "
+	 "78 alone",
+		q29_case},
+	{"Q30 loss by count, reorder_threshold 8: PSN 7 acknowledged loses nothing, PSN 8 "
+	 "loses PSN 0 alone",
+		q30_case},
+	{"Q31 NACK PSN_OOR_WINDOW: nothing resent within the 10 us backoff, the PSN at its end",
+		q31_case},
+};
+
 MRC_SELFTEST(qp)
 {
 	static uint8_t src[2 << 20], dst[2 << 20];
@@ -1377,7 +1648,7 @@ MRC_SELFTEST(qp)
 		/* a profile of another EV list is refused */
 		mrc_ep_params_default(&p, 2, TN_RATE_BPS, 12000000);
 		p.path = tn_path;
-		p.ev_plane = tn_ev_plane;
+		p.ev_plane = st_ev_plane;
 		p.ev.evs = tn_evs;
 		p.ev.n_evs = 15;
 		p.ev_prof = tw_shared_prof;
@@ -1415,6 +1686,11 @@ MRC_SELFTEST(qp)
 	mrc_st_case(st, "Q26 the send log drops the dead records a loss walk met, the live "
 			"ones in send order");
 	q26_case(st);
+
+	for (size_t i = 0; i < sizeof(q_edges) / sizeof(q_edges[0]); i++) {
+		mrc_st_case(st, "%s", q_edges[i].name);
+		q_edges[i].run(st, src, dst);
+	}
 
 	mrc_st_case(st, "Q20 a gathered packet received in pieces: its payload placed from the "
 			"sender's buffer, one copy; NULL places zeros; with checks on, dropped");
@@ -1541,12 +1817,7 @@ MRC_SELFTEST(roce)
 	drop_psn[0] = 7;
 	n_drop_psn = 1;
 	tn.hook = hook_drop_psn;
-	ST_EQ_I(st, tn_write(&tn, src, dst, 8 * 4096, false), 0);
-	tn_run(&tn, UINT64_MAX);
-	s0 = tn_stats(&tn, 0);
-	s1 = tn_stats(&tn, 1);
-	ST_EQ(st, tn.done, 1);
-	ST_EQ_MEM(st, dst, src, 8 * 4096);
+	tn_deliver(st, &tn, src, dst, 8 * 4096, &s0, &s1);
 	/* PSNs 0-3 are acknowledged (16 KiB, sack_every); 4-6 arrive unacknowledged (no ack
 	 * request before PSN 7, 12 KiB < sack_every), so the timeout fires T = 1.024 us * 2^8
 	 * after that SACK came back (a few us after the post) and rewinds to PSN 4: 4 to 7

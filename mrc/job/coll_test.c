@@ -73,6 +73,23 @@ static int st_run(const struct mrc_coll_params *p, struct st_net *net, uint32_t 
 	return err;
 }
 
+/* mrc_coll_bytes of a collective made with these parameters (0 if it cannot be made). */
+static uint64_t st_coll_bytes(struct st_net *net, enum mrc_coll_pattern pat,
+	enum mrc_coll_algo algo, uint32_t n, uint64_t count, uint32_t root)
+{
+	static const struct mrc_coll_ops ops = { .post = st_post };
+	struct mrc_coll_params p = { .pattern = pat, .algo = algo, .nranks = n, .count = count,
+		.root = root };
+	struct mrc_coll *c;
+	uint64_t bytes;
+
+	if (mrc_coll_new(&p, &ops, net, &c))
+		return 0;
+	bytes = mrc_coll_bytes(c);
+	mrc_coll_free(c);
+	return bytes;
+}
+
 static double st_input_c12(uint32_t rank, uint64_t i, uint32_t iter)
 {
 	(void)iter;
@@ -96,28 +113,33 @@ MRC_SELFTEST(coll)
 
 	mrc_st_case(st, "C12.2 all-to-all of 1,000,000 B float32 over 6 ranks moves 999,984 B");
 	{
-		struct mrc_coll_params p = { .pattern = MRC_COLL_ALLTOALL,
-			.algo = MRC_COLL_PARALLEL, .nranks = 6, .count = 250000 };
-		struct mrc_coll *c;
-		static const struct mrc_coll_ops ops = { .post = st_post };
+		uint64_t bytes = st_coll_bytes(net, MRC_COLL_ALLTOALL, MRC_COLL_PARALLEL, 6, 250000, 0);
+		double algbw = (double)bytes / 100e-6 / 1e9;
 
-		int err = mrc_coll_new(&p, &ops, net, &c);
-
-		ST_EQ_I(st, err, 0);
-		if (!err) {
-			double algbw = (double)mrc_coll_bytes(c) / 100e-6 / 1e9;
-
-			ST_EQ(st, mrc_coll_bytes(c), 999984);
-			ST_EQ_D(st, algbw, 9.99984, 1e-9);
-			ST_EQ_D(st, algbw * mrc_coll_bus_factor(MRC_COLL_ALLTOALL, 6), 8.3332, 1e-9);
-			mrc_coll_free(c);
-		}
+		ST_EQ(st, bytes, 999984);
+		ST_EQ_D(st, algbw, 9.99984, 1e-9);
+		ST_EQ_D(st, algbw * mrc_coll_bus_factor(MRC_COLL_ALLTOALL, 6), 8.3332, 1e-9);
 	}
 
 	mrc_st_case(st, "C12.3 all-gather factor (S=6e6 B, n=6, t=200 us): 30 and 25 GB/s");
-	/* all-gather shares all-to-all's (n-1)/n */
-	ST_EQ_D(st, 6e6 / 200e-6 / 1e9, 30.0, 1e-9);
+	/* all-gather shares all-to-all's (n-1)/n: algbw 6e6 / 200e-6 = 30 GB/s, 30 * 5/6 */
 	ST_EQ_D(st, 30.0 * mrc_coll_bus_factor(MRC_COLL_ALLTOALL, 6), 25.0, 1e-9);
+
+	mrc_st_case(st, "C12.4 incast busbw = the root's ingress: algbw x (n-1); sendrecv x 1");
+	{
+		/* 5 ranks, 250 float32 per sender: each of the 4 senders moves 1000 B to the
+		 * root. In 1 us: algbw = 1000 B / 1 us = 1 GB/s; the root took 4 x 1000 B in
+		 * that 1 us, 4 GB/s = 1 x (5 - 1). */
+		uint64_t bytes = st_coll_bytes(net, MRC_COLL_INCAST, MRC_COLL_RING, 5, 250, 1);
+
+		ST_EQ(st, bytes, 1000);
+		ST_EQ_D(st, (double)bytes / 1e-6 / 1e9 * mrc_coll_bus_factor(MRC_COLL_INCAST, 5),
+			4.0, 1e-9);
+		/* 2 ranks: one sender, the root's ingress is the one flow; 24 (t_incast24): 23 */
+		ST_EQ_D(st, mrc_coll_bus_factor(MRC_COLL_INCAST, 2), 1.0, 0);
+		ST_EQ_D(st, mrc_coll_bus_factor(MRC_COLL_INCAST, 24), 23.0, 0);
+		ST_EQ_D(st, mrc_coll_bus_factor(MRC_COLL_SENDRECV, 7), 1.0, 0);
+	}
 
 	mrc_st_case(st, "C12 ragged ring all-reduce: 10 elements, 4 ranks, out[i] = 600 + 4i");
 	{

@@ -292,17 +292,17 @@ static int t_hex(const char *s, uint8_t out[16])
 	return mrc_st_hex(s, out, 16);
 }
 
-/* Hosts 0-2 of a 1-T0 plan each send 8 packets of 4200 B to host 3, and start. */
-static void t_incast24(struct t_net *n, const struct t_plan *pl)
+/* Hosts 0-2 of a 1-T0 plan each send 8 packets of @len B to host 3, and start. */
+static void t_incast24(struct t_net *n, const struct t_plan *pl, uint32_t len)
 {
 	uint8_t c[16];
 
 	t_hex("fc00 0000 0401 0004 0000 0000 0000 0000", c);
 	for (uint32_t h = 0; h < 3; h++)
 		for (uint32_t k = 0; k < 8; k++) {
-			t_build(t_slot(n, h, 0), 4200, c, NULL, 0, 0, &pl->addr[h], &pl->addr[3],
+			t_build(t_slot(n, h, 0), len, c, NULL, 0, 0, &pl->addr[h], &pl->addr[3],
 				(uint16_t)h, 0xC7, h << 8 | k);
-			t_send(n, h, 0, 4200);
+			t_send(n, h, 0, len);
 		}
 	t_go(n, 4, 1);
 }
@@ -748,7 +748,7 @@ MRC_SELFTEST(fabric)
 		struct mrc_fab_port_stats ps = {0};
 		unsigned trimmed = 0, full = 0, bad = 0;
 
-		t_incast24(n, &pl);
+		t_incast24(n, &pl, 4200);
 		mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
 		mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 0, 0, 3, &ps);
 		ST_EQ(st, ps.drops, 0);
@@ -769,6 +769,27 @@ MRC_SELFTEST(fabric)
 		t_net_free(n);
 	}
 
+	mrc_st_case(st, "incast of 256 B packets, trim size 256 B: nothing to cut, so the full "
+			"buffer drops them whole, never trims");
+	t_setup(&pl, &p, 1, 1, 1, 4);
+	p.buffer_bytes = 600; /* two 256 B packets queued at most */
+	n = t_net_new(st, &p);
+	if (n) {
+		struct mrc_fab_port_stats ps = {0};
+		unsigned whole = 0;
+
+		t_incast24(n, &pl, 256);
+		mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
+		mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 0, 0, 3, &ps);
+		ST_EQ(st, ps.trims, 0);
+		ST_TRUE(st, ps.drops > 0);
+		ST_EQ(st, n->nrx + ps.drops, 24);
+		for (unsigned i = 0; i < n->nrx; i++)
+			whole += n->rx[i].len == 256 && n->rx[i].tc >> 2 == 0;
+		ST_EQ(st, whole, n->nrx);
+		t_net_free(n);
+	}
+
 	mrc_st_case(st, "release_pool mid-incast: queued and travelling packets freed, counters "
 			"kept, the loop run again delivers and pulls nothing");
 	t_setup(&pl, &p, 1, 1, 1, 4);
@@ -778,7 +799,7 @@ MRC_SELFTEST(fabric)
 		struct mrc_fab_stats fs0, fs1;
 		unsigned nrx;
 
-		t_incast24(n, &pl);
+		t_incast24(n, &pl, 4200);
 		/* 24 x 4200 B into one 100G last hop: 336 ns each, 8 us for all; at 3 us some
 		 * are delivered, the rest queued at T0 port 3 or on the host links */
 		mrc_sim_run(mrc_fabric_sim(n->fab), 3000000);

@@ -1,0 +1,283 @@
+#!/usr/bin/env tclsh
+# SPDX-License-Identifier: BSD-2-Clause
+# run.tcl: mutation testing (`make mutate`). Applies each mutant of harness/mutate/mutants.txt
+# (the list's header says its format) to a scratch copy of the tree, rebuilds it, runs the
+# tests the mutant names and prints "killed" or "SURVIVED" for it. Exit status 1 when a
+# mutant survived, its snippet is not in its file exactly once (the list went stale), or it
+# does not build; 0 when every mutant was killed.
+#
+# usage: tclsh harness/mutate/run.tcl [--list FILE] [--dir DIR] [--keep] [ID...]
+#   --list FILE  the mutant list (default harness/mutate/mutants.txt)
+#   --dir DIR    scratch directory (default build/mutate); emptied first
+#   --keep       keep each mutant's tree and logs (DIR/ID/)
+#   ID...        run only these mutants (the whole list is still checked)
+#
+# The working tree is only read: the tracked and untracked-not-ignored files are copied
+# (git ls-files) to DIR/base with the already built build/rel, mrcgen and mrcgen-test
+# (`make mutate` builds them first), so that each mutant rebuilds only what its file reaches.
+
+package require Tcl 8.6
+
+set top [file dirname [file dirname [file dirname [file normalize [info script]]]]]
+set list [file join $top harness mutate mutants.txt]
+set dir [file join $top build mutate]
+set keep 0
+set only {}
+for {set i 0} {$i < [llength $argv]} {incr i} {
+	set a [lindex $argv $i]
+	switch -- $a {
+		--list { set list [file normalize [lindex $argv [incr i]]] }
+		--dir { set dir [file normalize [lindex $argv [incr i]]] }
+		--keep { set keep 1 }
+		-h - --help {
+			puts "usage: tclsh harness/mutate/run.tcl \[--list FILE\] \[--dir DIR\] \[--keep\] \[ID...\]"
+			exit 0
+		}
+		default {
+			if {[string match -* $a]} {
+				puts stderr "mutate: unknown option '$a'"
+				exit 2
+			}
+			lappend only $a
+		}
+	}
+}
+set jobs [exec nproc]
+
+# The bytes of @path, as they are.
+proc slurp {path} {
+	set f [open $path rb]
+	try {
+		return [read $f]
+	} finally {
+		close $f
+	}
+}
+
+# ---- the list ----------------------------------------------------------------------------
+# Records of "key value" lines, blank lines between records, # comments. The value is the
+# rest of the line after the key and one run of blanks; in from/to, \t and \n are a tab and
+# a newline and \\ is a backslash (Tcl backslash substitution).
+proc parse {path} {
+	set text [slurp $path] ;# bytes, as the sources are read: snippets match byte for byte
+	set muts {}
+	set cur {}
+	set ln 0
+	foreach line [split $text \n] {
+		incr ln
+		if {[string match "#*" [string trimleft $line]]} {
+			continue
+		}
+		if {[string trim $line] eq ""} {
+			if {[dict size $cur]} {
+				lappend muts $cur
+				set cur {}
+			}
+			continue
+		}
+		if {![regexp {^(\w+)[ \t]+(.*)$} $line -> k v]} {
+			error "$path:$ln: not a 'key value' line: $line"
+		}
+		if {$k ni {id file rule from to tcl}} {
+			error "$path:$ln: unknown key '$k'"
+		}
+		if {$k in {from to}} {
+			set v [subst -nocommands -novariables $v]
+		}
+		if {![dict size $cur]} {
+			dict set cur line $ln
+		}
+		dict set cur $k $v
+	}
+	if {[dict size $cur]} {
+		lappend muts $cur
+	}
+	set ids {}
+	foreach m $muts {
+		foreach k {id file rule from to} {
+			if {![dict exists $m $k]} {
+				error "$path:[dict get $m line]: mutant without '$k'"
+			}
+		}
+		if {[dict get $m id] in $ids} {
+			error "$path:[dict get $m line]: id '[dict get $m id]' twice"
+		}
+		lappend ids [dict get $m id]
+	}
+	return $muts
+}
+
+proc count {hay needle} {
+	set n 0
+	set at 0
+	while {[set at [string first $needle $hay $at]] >= 0} {
+		incr n
+		incr at
+	}
+	return $n
+}
+
+if {[catch {parse $list} muts]} {
+	puts stderr "mutate: $muts"
+	exit 2
+}
+
+# Every mutant's snippet must be in its file exactly once, and its replacement differ.
+set stale 0
+foreach m $muts {
+	set path [file join $top [dict get $m file]]
+	if {![file exists $path]} {
+		puts "[dict get $m id]: STALE: no file [dict get $m file]"
+		incr stale
+		continue
+	}
+	set n [count [slurp $path] [dict get $m from]]
+	if {$n != 1} {
+		puts "[dict get $m id]: STALE: its snippet is in [dict get $m file] $n times, not once"
+		incr stale
+	}
+	if {[dict get $m from] eq [dict get $m to]} {
+		puts "[dict get $m id]: STALE: replacement equals the snippet"
+		incr stale
+	}
+}
+set ids [lmap m $muts {dict get $m id}]
+foreach id $only {
+	if {$id ni $ids} {
+		puts stderr "mutate: no mutant '$id'"
+		exit 2
+	}
+}
+if {$stale} {
+	puts "mutate: $stale mutant(s) stale: fix $list"
+	exit 1
+}
+foreach b {mrcgen mrcgen-test build/rel} {
+	if {![file exists [file join $top $b]]} {
+		puts stderr "mutate: no $b: build first (make mrcgen mrcgen-test)"
+		exit 2
+	}
+}
+
+# ---- the base copy -----------------------------------------------------------------------
+# DIR is emptied: never the tree or a folder holding it
+if {$dir eq $top || [string first "$dir/" "$top/"] == 0} {
+	puts stderr "mutate: --dir $dir holds the tree"
+	exit 2
+}
+file delete -force $dir
+file mkdir $dir
+set base [file join $dir base]
+file mkdir $base
+cd $top
+exec sh -c {git ls-files -z --cached --others --exclude-standard | \
+	xargs -0 sh -c 'for f; do [ -f "$f" ] && printf "%s\0" "$f"; done' sh | \
+	tar --null -T - -cf - | tar -xf - -C "$1"} sh $base
+file mkdir [file join $base build]
+exec cp -a build/rel [file join $base build rel]
+exec cp -a mrcgen mrcgen-test $base
+
+# Runs a shell command in @wd with its output to @log; returns its exit status.
+proc sh {wd log cmd} {
+	set rc [catch {exec sh -c "cd '$wd' && { $cmd ; } >>'$log' 2>&1"} out opts]
+	if {!$rc} {
+		return 0
+	}
+	set ec [dict get $opts -errorcode]
+	if {[lindex $ec 0] eq "CHILDSTATUS"} {
+		return [lindex $ec 2]
+	}
+	return 1
+}
+
+proc now {} {
+	return [clock milliseconds]
+}
+
+# The base itself must build as is and pass (else every mutant would look killed).
+set t0 [now]
+set blog [file join $dir base.log]
+if {[sh $base $blog "make -j$jobs mrcgen mrcgen-test >/dev/null && ./mrcgen-test >/dev/null"]} {
+	puts "mutate: the unmutated copy fails its unit tests or does not build: see $blog"
+	exit 1
+}
+
+set modules [split [string trim [exec [file join $base mrcgen-test] --list]] \n]
+
+set killed 0
+set survived {}
+set broken {}
+set ran 0
+foreach m $muts {
+	set id [dict get $m id]
+	if {[llength $only] && $id ni $only} {
+		continue
+	}
+	incr ran
+	set t1 [now]
+	set wd [file join $dir $id]
+	set log [file join $dir $id.log]
+	exec cp -a $base $wd
+	set path [file join $wd [dict get $m file]]
+	set src [slurp $path]
+	set at [string first [dict get $m from] $src]
+	set src [string replace $src $at [expr {$at + [string length [dict get $m from]] - 1}] \
+		[dict get $m to]]
+	set f [open $path wb]
+	puts -nonewline $f $src
+	close $f
+	set targets mrcgen-test
+	if {[dict exists $m tcl]} {
+		lappend targets mrcgen
+	}
+	set verdict SURVIVED
+	set how ""
+	if {[sh $wd $log "make -j$jobs $targets"]} {
+		set verdict BROKEN
+		set how "does not build"
+	} else {
+		# module by module, stopping at the first that fails: a mutant that makes one
+		# module hang (a PSN that never wraps) is caught by a quicker one first
+		set rc 0
+		foreach mod $::modules {
+			set rc [sh $wd $log "timeout 60 ./mrcgen-test $mod"]
+			if {$rc} {
+				set verdict killed
+				set how "mrcgen-test $mod: exit $rc"
+				break
+			}
+		}
+		if {!$rc && [dict exists $m tcl]} {
+			set rc [sh $wd $log "MRCGEN_TIMEOUT=300 tclsh harness/run.tcl --mrcgen ./mrcgen\
+				--outdir '$wd/tclout' [dict get $m tcl]"]
+			if {$rc} {
+				set verdict killed
+				set how "Tcl [dict get $m tcl]"
+			}
+		}
+	}
+	switch $verdict {
+		killed { incr killed }
+		SURVIVED { lappend survived $id }
+		BROKEN { lappend broken $id }
+	}
+	puts [format "%-26s %-8s %5.1fs  %s%s" $id $verdict [expr {([now] - $t1) / 1000.0}] \
+		[dict get $m rule] [expr {$how eq "" ? "" : " ($how)"}]]
+	flush stdout
+	if {!$keep} {
+		file delete -force $wd
+		if {$verdict eq "killed"} {
+			file delete $log
+		}
+	}
+}
+if {!$keep} {
+	file delete -force $base
+}
+puts [format "mutate: %d killed, %d survived, %d broken of %d in %.0fs" $killed \
+	[llength $survived] [llength $broken] $ran [expr {([now] - $t0) / 1000.0}]]
+if {[llength $survived] || [llength $broken]} {
+	puts "mutate: survived: $survived; broken: $broken (logs in $dir)"
+	exit 1
+}
+exit 0

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* ep_test: unit tests of mrc/engine/ep.c (`mrcgen-test ep`); includes ep.c to reach its statics. */
+#include "mrc/engine/ep.c"
+#include "mrc/base/st.h"
+#include "mrc/engine/st_net.h"
+
+/* Two planes, 4 EVs each: plane(4) | spine(12) | 0x0A0B, as qp_test's scripted network. */
+#define ET_PLANES 2
+static const uint32_t et_evs[8] = {0x00000A0B, 0x00010A0B, 0x00020A0B, 0x00030A0B, 0x10000A0B,
+	0x10010A0B, 0x10020A0B, 0x10030A0B};
+
+/* ctx: the host's number, as a pointer-sized integer */
+static int et_path(void *ctx, uint32_t peer_host, uint32_t ev, struct mrc_pkt *hdr)
+{
+	st_path_fill(hdr, (uint32_t)(uintptr_t)ctx, peer_host, ev);
+	return 0;
+}
+
+/* Host @h's endpoint: fixed window of 4 MiB, QPNs from @first_qpn, at most @max_qps. */
+static int et_new(uint32_t h, uint32_t first_qpn, unsigned max_qps, struct mrc_ep **ep)
+{
+	struct mrc_ep_params p;
+
+	mrc_ep_params_default(&p, ET_PLANES, 100000000000ull, 12000000);
+	p.host = h;
+	p.path = et_path;
+	p.ev_plane = st_ev_plane;
+	p.ev.evs = et_evs;
+	p.ev.n_evs = 8;
+	p.seed = 7;
+	p.cc = "fixed";
+	p.cc_params.init_cwnd = p.cc_params.max_cwnd = 4u << 20;
+	p.first_qpn = first_qpn;
+	p.max_qps = max_qps;
+	return mrc_ep_new(&p, NULL, (void *)(uintptr_t)h, ep);
+}
+
+/* Host 1's single-packet WRITE_ONLY of 8 bytes to QP @dest_qp of host 0, PSN @psn. */
+static int et_pkt(const struct mrc_ep *ep, uint32_t dest_qp, uint32_t psn, uint64_t va,
+	uint32_t rkey, uint8_t *buf)
+{
+	static const uint8_t payload[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	struct mrc_pkt p = {0};
+
+	et_path((void *)(uintptr_t)1, 0, et_evs[0], &p);
+	p.hop_limit = 64;
+	p.opcode = MRC_OP_WRITE_ONLY;
+	p.ecn = 2;
+	p.ev = et_evs[0];
+	p.dest_qp = dest_qp;
+	p.psn = psn;
+	p.msn = (uint16_t)psn;
+	p.va = va;
+	p.rkey = rkey;
+	p.dma_len = 8;
+	p.payload = payload;
+	p.payload_len = 8;
+	return mrc_wire_encode(&ep->p.wire, &p, buf, MRC_PKT_MAX);
+}
+
+/* Pulls one packet from @plane of @ep and decodes it: its opcode and DestQP, or -1. */
+static int et_pull(struct mrc_ep *ep, unsigned plane, uint32_t *dest_qp)
+{
+	uint8_t buf[MRC_PKT_MAX];
+	struct mrc_pkt d;
+	int n = mrc_ep_tx(ep, plane, 1000, buf, sizeof(buf));
+
+	if (n <= 0 || mrc_wire_decode(&ep->p.wire, buf, (size_t)n, true, &d) != MRC_WIRE_OK)
+		return -1;
+	if (dest_qp)
+		*dest_qp = d.dest_qp;
+	return d.opcode;
+}
+
+/*
+ * Host 0 with QP 1 (to QP 1 of host 1) holding a 64 KiB write (16 packets), and a SACK
+ * queued on plane 0: host 1's PSN 1 arrived there before PSN 0 (out of order).
+ */
+static int et_ctl_setup(struct mrc_st *st, struct mrc_ep **ep, uint8_t *src, uint8_t *mr)
+{
+	uint8_t buf[MRC_PKT_MAX];
+	uint32_t qpn, rkey = 0;
+	int n;
+
+	*ep = NULL;
+	if (!ST_TRUE(st, et_new(0, 1, 4, ep) == 0))
+		return -1;
+	ST_EQ_I(st, mrc_ep_qp_create(*ep, 1, 1, &qpn), 0);
+	ST_EQ_I(st, mrc_ep_reg_mr(*ep, mr, 16, &rkey), 0);
+	ST_EQ_I(st, mrc_ep_post_write(*ep, 1, src, 64 << 10, 0x1000, 5, false, 0, 1, 0), 0);
+	n = et_pkt(*ep, 1, 1, (uint64_t)(uintptr_t)mr + 8, rkey, buf);
+	ST_TRUE(st, n > 0);
+	if (n > 0)
+		mrc_ep_on_rx(*ep, 0, buf, (size_t)n, false, 500);
+	return 0;
+}
+
+MRC_SELFTEST(ep)
+{
+	static uint8_t src[64 << 10];
+	uint8_t mr[16], buf[MRC_PKT_MAX];
+	struct mrc_ep_stats es;
+	struct mrc_qp_stats qs;
+	struct mrc_ep *ep = NULL;
+	uint32_t qpn = 0, first = 0, rkey = 0;
+	int n;
+
+	mrc_st_case(st, "E01 QPNs in creation order from first_qpn 5: 5, 6, 7; a 4th past "
+			"max_qps 3 is refused; unknown QPNs found nowhere");
+	if (ST_TRUE(st, et_new(0, 5, 3, &ep) == 0)) {
+		for (uint32_t want = 5; want < 8; want++) {
+			ST_EQ_I(st, mrc_ep_qp_create(ep, 1, 100 + want, &qpn), 0);
+			ST_EQ(st, qpn, want);
+		}
+		ST_EQ_I(st, mrc_ep_qp_create(ep, 1, 200, &qpn), -ENOSPC);
+		ST_EQ(st, mrc_ep_qpns(ep, &first), 3);
+		ST_EQ(st, first, 5);
+		ST_TRUE(st, mrc_ep_qp(ep, 4) == NULL && mrc_ep_qp(ep, 8) == NULL);
+		ST_TRUE(st, mrc_ep_qp(ep, 5) != NULL && mrc_ep_qp(ep, 7) != NULL);
+		ST_EQ(st, mrc_qp_peer_host(mrc_ep_qp(ep, 6)), 1);
+		ST_EQ_I(st, mrc_ep_qp_stats(ep, 8, &qs), -ENOENT);
+		ST_EQ_I(st, mrc_ep_post_write(ep, 4, src, 8, 0, 0, false, 0, 0, 0), -ENOENT);
+		ST_EQ_I(st, mrc_ep_qp_connect(ep, 9, 1), -ENOENT);
+		mrc_ep_free(ep);
+		ep = NULL;
+	}
+
+	mrc_st_case(st, "E02 rx: a packet for an unknown QP is counted and dropped; a truncated "
+			"one is a decode error; a port past the planes is ignored");
+	if (ST_TRUE(st, et_new(0, 1, 4, &ep) == 0)) {
+		ST_EQ_I(st, mrc_ep_qp_create(ep, 1, 1, &qpn), 0);
+		ST_EQ_I(st, mrc_ep_reg_mr(ep, mr, 16, &rkey), 0);
+		n = et_pkt(ep, 2, 0, (uint64_t)(uintptr_t)mr, rkey, buf); /* QP 2: none */
+		ST_TRUE(st, n > 0);
+		if (n > 0) {
+			mrc_ep_on_rx(ep, 1, buf, (size_t)n, false, 100);
+			mrc_ep_on_rx(ep, 1, buf, 20, false, 200); /* 20 bytes: no IPv6 */
+			mrc_ep_on_rx(ep, ET_PLANES, buf, (size_t)n, false, 300); /* no such port */
+		}
+		mrc_ep_get_stats(ep, &es);
+		ST_EQ(st, es.rx_unknown_qp, 1);
+		ST_EQ(st, es.rx_decode_err, 1);
+		ST_EQ(st, es.rx_pkts[1], 2);
+		ST_EQ(st, es.rx_pkts[0], 0);
+		ST_EQ(st, es.rx_bytes[1], (uint64_t)n + 20);
+		ST_EQ_I(st, mrc_ep_qp_stats(ep, 1, &qs), 0);
+		ST_EQ(st, qs.rx_data_pkts, 0);
+		/* the same packet for QP 1 reaches it */
+		n = et_pkt(ep, 1, 0, (uint64_t)(uintptr_t)mr, rkey, buf);
+		if (n > 0)
+			mrc_ep_on_rx(ep, 0, buf, (size_t)n, false, 400);
+		mrc_ep_get_stats(ep, &es);
+		ST_EQ(st, es.rx_unknown_qp, 1);
+		ST_EQ_I(st, mrc_ep_qp_stats(ep, 1, &qs), 0);
+		ST_EQ(st, qs.rx_data_pkts, 1);
+		ST_EQ(st, mr[0] + mr[7], 1 + 8);
+		mrc_ep_free(ep);
+		ep = NULL;
+	}
+
+	mrc_st_case(st, "E03 a pull serves the queued SACK before the QP's data");
+	if (!et_ctl_setup(st, &ep, src, mr)) {
+		uint32_t dq = 0;
+
+		ST_EQ_I(st, et_pull(ep, 0, &dq), MRC_OP_SACK);
+		ST_EQ(st, dq, 1);
+		ST_EQ_I(st, et_pull(ep, 0, &dq), MRC_OP_WRITE_FIRST);
+		ST_EQ(st, dq, 1);
+		mrc_ep_get_stats(ep, &es);
+		ST_EQ(st, es.tx_pkts[0], 2);
+		ST_EQ(st, es.ctl_dropped, 0);
+		mrc_ep_free(ep);
+		ep = NULL;
+	}
+
+	mrc_st_case(st, "E04 port 0 down: its queued SACK is dropped and counted, it sends "
+			"nothing, plane 1 tells the peer and carries the data; up again, it sends");
+	if (!et_ctl_setup(st, &ep, src, mr)) {
+		mrc_ep_port_status(ep, 0, false, 600);
+		mrc_ep_get_stats(ep, &es);
+		ST_EQ(st, es.ctl_dropped, 1);
+		ST_EQ_I(st, mrc_ep_tx(ep, 0, 1000, buf, sizeof(buf)), 0);
+		/* the peer is told of the port (EP_REQUEST, control: first) on one that is up */
+		ST_EQ_I(st, et_pull(ep, 1, NULL), MRC_OP_EP_REQUEST);
+		ST_EQ_I(st, et_pull(ep, 1, NULL), MRC_OP_WRITE_FIRST);
+		mrc_ep_port_status(ep, 0, true, 2000);
+		ST_EQ_I(st, et_pull(ep, 0, NULL), MRC_OP_EP_REQUEST);
+		ST_EQ_I(st, et_pull(ep, 0, NULL), MRC_OP_WRITE_MIDDLE);
+		mrc_ep_get_stats(ep, &es);
+		ST_EQ(st, es.tx_pkts[0], 2);
+		ST_EQ(st, es.tx_pkts[1], 2);
+		mrc_ep_free(ep);
+		ep = NULL;
+	}
+
+	mrc_st_case(st, "E05 QPs served round robin per plane: pulls p0 p0 p1 p0 p1 p1 give QPs "
+			"1 2 1 3 2 3");
+	if (ST_TRUE(st, et_new(0, 1, 4, &ep) == 0)) {
+		static const unsigned plane[6] = {0, 0, 1, 0, 1, 1};
+		static const uint32_t want[6] = {21, 22, 21, 23, 22, 23};
+		/* each QP's first packet opens its message, its second continues it */
+		static const int op[6] = {MRC_OP_WRITE_FIRST, MRC_OP_WRITE_FIRST,
+			MRC_OP_WRITE_MIDDLE, MRC_OP_WRITE_FIRST, MRC_OP_WRITE_MIDDLE,
+			MRC_OP_WRITE_MIDDLE};
+
+		for (uint32_t i = 0; i < 3; i++) {
+			ST_EQ_I(st, mrc_ep_qp_create(ep, 1, 21 + i, &qpn), 0);
+			ST_EQ_I(st,
+				mrc_ep_post_write(
+					ep, qpn, src, 64 << 10, 0x1000, 5, false, 0, i, 0),
+				0);
+		}
+		for (unsigned k = 0; k < 6; k++) {
+			uint32_t dq = 0;
+
+			ST_EQ_I(st, et_pull(ep, plane[k], &dq), op[k]);
+			ST_EQ(st, dq, want[k]);
+		}
+		mrc_ep_free(ep);
+		ep = NULL;
+	}
+}

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* job_test: unit tests of mrc/job/job.c (`mrcgen-test job`); includes job.c to reach its statics. */
+#include "mrc/job/job.c"
+#include "mrc/base/st.h"
+
+/* The defaults, then "key=value" overrides, as `run --set` gives them. */
+static int jt_load(struct conf_job *job, const char *const *sets, size_t n)
+{
+	char err[256];
+	int rc = conf_load_string("{}", 2, "job_test", sets, n, job, err, sizeof(err));
+
+	if (rc)
+		fprintf(stderr, "job_test: %s\n", err);
+	return rc;
+}
+
+/* mrc_job_check of the defaults with @sets; @key receives the key at fault. */
+static int jt_check(const char *const *sets, size_t n, char *key, size_t keylen)
+{
+	struct conf_job job;
+	char msg[256];
+	int rc = jt_load(&job, sets, n);
+
+	key[0] = 0;
+	if (rc)
+		return 1000; /* not a value mrc_job_check returns */
+	rc = mrc_job_check(&job, key, keylen, msg, sizeof(msg));
+	conf_free(&job);
+	return rc;
+}
+
+#define JT_SETS(...) ((const char *const[]){ __VA_ARGS__ }), \
+	sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(const char *)
+
+MRC_SELFTEST(job)
+{
+	struct conf_job job;
+	unsigned to_bth = 0;
+	char key[64];
+
+	/*
+	 * The largest data packet, header by header (the layouts of mrc/engine/wire.h):
+	 * outer IPv6 40 + inner IPv6 40 + UDP 8 + BTH 12 + METH 4 + TSETH 4 + RETH 16 +
+	 * ImmDt 4 + payload + ICRC 4 = payload + 132; up to the BTH's end 40 + 40 + 8 + 12 =
+	 * 100. One IPv6 header less (stev, udp, and RoCE): payload + 92, to the BTH 60.
+	 */
+	mrc_st_case(st, "J01 largest data packet, srv6: mtu 4096 + 132 = 4228 B, 100 to the BTH");
+	if (ST_TRUE(st, jt_load(&job, JT_SETS("mrc.mtu=4096")) == 0)) {
+		ST_EQ_I(st, mrc_job_max_data_pkt(&job, &to_bth), 4228);
+		ST_EQ(st, to_bth, 100);
+		job.mrc.mtu = 256;
+		ST_EQ_I(st, mrc_job_max_data_pkt(&job, NULL), 388);
+		job.mrc.icrc_outer = true; /* what the ICRC covers, not its length */
+		ST_EQ_I(st, mrc_job_max_data_pkt(&job, NULL), 388);
+		conf_free(&job);
+	}
+
+	mrc_st_case(st, "J02 one IPv6 header (udp EV format, RoCE): mtu 4096 + 92 = 4188 B, 60");
+	if (ST_TRUE(st, jt_load(&job, JT_SETS("mrc.mtu=4096", "mrc.ev_format=udp")) == 0)) {
+		ST_EQ_I(st, mrc_job_max_data_pkt(&job, &to_bth), 4188);
+		ST_EQ(st, to_bth, 60);
+		conf_free(&job);
+	}
+	if (ST_TRUE(st, jt_load(&job, JT_SETS("mrc.mtu=4096", "mrc.transport=roce")) == 0)) {
+		ST_EQ_I(st, mrc_job_max_data_pkt(&job, &to_bth), 4188);
+		ST_EQ(st, to_bth, 60);
+		conf_free(&job);
+	}
+
+	mrc_st_case(st, "J03 fabric.buffer holds one largest packet: 4228 B passes, 4227 B fails");
+	/* the ECN threshold may not exceed the buffer: lowered out of the way */
+	ST_EQ_I(st, jt_check(JT_SETS("mrc.mtu=4096", "fabric.buffer=4228B",
+			"fabric.ecn_threshold=1KiB", "fabric.trim=false"), key, sizeof(key)), 0);
+	ST_EQ_I(st, jt_check(JT_SETS("mrc.mtu=4096", "fabric.buffer=4227B",
+			"fabric.ecn_threshold=1KiB", "fabric.trim=false"), key, sizeof(key)), -EINVAL);
+	ST_EQ_STR(st, key, "fabric.buffer");
+
+	mrc_st_case(st, "J04 fabric.trim_size between the 100 B to the BTH and 4228 B, exclusive");
+	ST_EQ_I(st, jt_check(JT_SETS("mrc.mtu=4096", "fabric.trim=true", "fabric.trim_size=100B"),
+			key, sizeof(key)), 0);
+	ST_EQ_I(st, jt_check(JT_SETS("mrc.mtu=4096", "fabric.trim=true", "fabric.trim_size=99B"),
+			key, sizeof(key)), -EINVAL);
+	ST_EQ_STR(st, key, "fabric.trim_size");
+	ST_EQ_I(st, jt_check(JT_SETS("mrc.mtu=4096", "fabric.trim=true",
+			"fabric.trim_size=4227B"), key, sizeof(key)), 0);
+	ST_EQ_I(st, jt_check(JT_SETS("mrc.mtu=4096", "fabric.trim=true",
+			"fabric.trim_size=4228B"), key, sizeof(key)), -EINVAL);
+	ST_EQ_STR(st, key, "fabric.trim_size");
+	/* trim off: a trim size is not looked at */
+	ST_EQ_I(st, jt_check(JT_SETS("mrc.mtu=4096", "fabric.trim=false", "fabric.trim_size=99B"),
+			key, sizeof(key)), 0);
+
+	mrc_st_case(st, "J05 all-to-all of 4 ranks (float32): 16 B is one element per rank, 12 B "
+			"is not");
+	ST_EQ_I(st, jt_check(JT_SETS("fabric.planes=2", "fabric.t0=2", "fabric.t1=2",
+			"fabric.hosts_per_t0=2", "traffic.pattern=alltoall", "traffic.sizes=[16B]"),
+			key, sizeof(key)), 0);
+	ST_EQ_I(st, jt_check(JT_SETS("fabric.planes=2", "fabric.t0=2", "fabric.t1=2",
+			"fabric.hosts_per_t0=2", "traffic.pattern=alltoall",
+			"traffic.sizes=[16B, 12B]"), key, sizeof(key)), -EINVAL);
+	ST_EQ_STR(st, key, "traffic.sizes[1]");
+
+	mrc_st_case(st, "J06 at most 16 percentiles in a report's summary");
+	ST_EQ_I(st, jt_check(JT_SETS("output.hist.percentiles=[1,2,3,4,5,6,7,8,9,10,11,12,13,"
+			"14,15,16]"), key, sizeof(key)), 0);
+	ST_EQ_I(st, jt_check(JT_SETS("output.hist.percentiles=[1,2,3,4,5,6,7,8,9,10,11,12,13,"
+			"14,15,16,17]"), key, sizeof(key)), -EINVAL);
+	ST_EQ_STR(st, key, "output.hist.percentiles");
+}
