@@ -219,4 +219,30 @@ MRC_SELFTEST(ep)
 		mrc_ep_free(ep);
 		ep = NULL;
 	}
+
+	mrc_st_case(st, "E06 the round robin starts at the first QP to a higher host: host 2 of "
+			"0..3 serves 3, 0, 1; host 3 serves 0, 1, 2");
+	for (uint32_t h = 2; h <= 3; h++) {
+		/* QPs made in ascending peer order; the collective posts rank + 1 first */
+		static const uint32_t peers[2][3] = {{0, 1, 3}, {0, 1, 2}};
+		static const uint32_t want[2][3] = {{33, 30, 31}, {30, 31, 32}};
+
+		if (!ST_TRUE(st, et_new(h, 1, 4, &ep) == 0))
+			break;
+		for (uint32_t i = 0; i < 3; i++) {
+			uint32_t peer = peers[h - 2][i];
+
+			ST_EQ_I(st, mrc_ep_qp_create(ep, peer, 30 + peer, &qpn), 0);
+			ST_EQ_I(st, mrc_ep_post_write(ep, qpn, src, 4096, 0x1000, 5, false, 0, i, 0),
+				0);
+		}
+		for (unsigned k = 0; k < 3; k++) {
+			uint32_t dq = 0;
+
+			ST_EQ_I(st, et_pull(ep, 0, &dq), MRC_OP_WRITE_ONLY);
+			ST_EQ(st, dq, want[h - 2][k]);
+		}
+		mrc_ep_free(ep);
+		ep = NULL;
+	}
 }

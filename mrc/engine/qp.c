@@ -217,11 +217,9 @@ static uint64_t rto_after(const struct mrc_qp_params *p, unsigned retries)
 	uint64_t t = mrc_qp_timeout_ps(p), max = 1024000ull << MRC_QP_TIMEOUT_MAX;
 	unsigned k = retries <= p->retry_linear ? 0 : retries - p->retry_linear;
 
-	if (t >= max)
-		return t;
-	while (k-- && t < max)
+	while (k-- && t < max) /* T and max are 1.024 us times powers of 2: t stops at max */
 		t <<= 1;
-	return t < max ? t : max;
+	return t;
 }
 
 int mrc_nack_idx(uint8_t reason)
