@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -454,6 +455,46 @@ static int check_targets(const struct conf_job *job, char *err, size_t errlen)
 	return e;
 }
 
+/* A name an earlier report may list: relative, without "..", inside the directory. */
+static bool safe_name(const char *n)
+{
+	if (!n[0] || n[0] == '/' || strlen(n) > 255)
+		return false;
+	for (const char *c = n; (c = strstr(c, "..")); c += 2)
+		if ((c == n || c[-1] == '/') && (c[2] == '/' || c[2] == '\0'))
+			return false;
+	return true;
+}
+
+/*
+ * Removes the outputs an earlier run listed in @dir/report.json ("files"), but
+ * report.json, which this run replaces: what this run writes it writes again, and what it
+ * does not write must not be left beside its report. Only regular files, only names
+ * inside @dir (the report is read as hostile input: anything else is skipped).
+ */
+static void remove_earlier(const char *dir)
+{
+	char path[4096];
+	json_t *old, *files, *v;
+	size_t i;
+
+	if (snprintf(path, sizeof(path), "%s/report.json", dir) >= (int)sizeof(path))
+		return;
+	old = json_load_file(path, JSON_REJECT_DUPLICATES, NULL);
+	files = json_is_object(old) ? json_object_get(old, "files") : NULL;
+	json_array_foreach(files, i, v) {
+		const char *n = json_string_value(v);
+		struct stat st;
+
+		if (!n || !safe_name(n) || !strcmp(n, "report.json") ||
+			snprintf(path, sizeof(path), "%s/%s", dir, n) >= (int)sizeof(path))
+			continue;
+		if (!lstat(path, &st) && S_ISREG(st.st_mode))
+			unlink(path);
+	}
+	json_decref(old);
+}
+
 int mrc_job_outdir(const struct conf_job *job, char *err, size_t errlen)
 {
 	const char *dir = job->output.dir;
@@ -485,7 +526,10 @@ int mrc_job_outdir(const struct conf_job *job, char *err, size_t errlen)
 	close(fd);
 	unlink(probe);
 	free(probe);
-	return check_targets(job, err, errlen);
+	e = check_targets(job, err, errlen);
+	if (!e)
+		remove_earlier(dir);
+	return e;
 fail:
 	snprintf(err, errlen, "output.dir: %s: %s", dir, strerror(-e));
 	return e;

@@ -53,8 +53,9 @@ int mrc_job_check(const struct conf_job *job, char *key, size_t keylen, char *ms
  * 0755, as mkdir -p), proves it is a directory we can write by creating and removing a
  * file in it, and refuses an output name there (report.json, latency.hlog, a capture's
  * pcap, an entry of hist/ or plots/) that exists and is not a regular file: a FIFO would
- * block the run. Returns 0, or a negative errno (-EEXIST for such a name) with
- * "output.dir: PATH: reason" in @err.
+ * block the run. Then removes the outputs an earlier run listed in its report.json
+ * ("files"), so that none of them is left beside this run's (docs/report.md). Returns 0,
+ * or a negative errno (-EEXIST for such a name) with "output.dir: PATH: reason" in @err.
  */
 int mrc_job_outdir(const struct conf_job *job, char *err, size_t errlen);
 

@@ -5,6 +5,7 @@
 #include "mrc/job/coll.h"
 #include "mrc/out/plot.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -881,17 +882,101 @@ out:
 	return e;
 }
 
+/* Does @dir/@name exist as a regular file? */
+static bool is_file(const char *dir, const char *name)
+{
+	char path[4096];
+	struct stat st;
+
+	return snprintf(path, sizeof(path), "%s/%s", dir, name) < (int)sizeof(path) &&
+	       !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(json_string_value(*(json_t *const *)a), json_string_value(*(json_t *const *)b));
+}
+
+/* Appends "SUB/NAME" for each regular file of @dir/SUB ending in one of @suffixes. */
+static void list_sub(json_t *a, const char *dir, const char *sub, const char *const *suffixes)
+{
+	char path[4096];
+	struct dirent *de;
+	DIR *d;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, sub) >= (int)sizeof(path) ||
+		!(d = opendir(path)))
+		return;
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+
+		for (const char *const *x = suffixes; *x; x++) {
+			size_t k = strlen(*x);
+
+			if (n > k && !strcmp(de->d_name + n - k, *x) && is_file(path, de->d_name)) {
+				json_array_append_new(a, json_sprintf("%s/%s", sub, de->d_name));
+				break;
+			}
+		}
+	}
+	closedir(d);
+}
+
+/*
+ * report.json's "files": every output of this run in output.dir, relative, sorted — what
+ * the next run into the same directory removes first (mrc_job_outdir), so that no file of
+ * an earlier run is left beside this run's report. Written last, it lists report.json
+ * itself, latency.hlog, the captures, hist/ *.hgrm and plots/ *.png, *.gp, *.dat.
+ */
+static json_t *j_files(const struct conf_job *job)
+{
+	static const char *const hist_sfx[] = { ".hgrm", NULL }, *const plot_sfx[] = { ".png",
+		".gp", ".dat", NULL };
+	const char *dir = job->output.dir;
+	json_t *a = json_array(), **v;
+	char name[256];
+	size_t n;
+
+	json_array_append_new(a, json_string("report.json"));
+	if (is_file(dir, "latency.hlog"))
+		json_array_append_new(a, json_string("latency.hlog"));
+	for (size_t i = 0; i < job->output.n_captures; i++) {
+		conf_capture_file(&job->output.captures[i], name, sizeof(name));
+		if (is_file(dir, name))
+			json_array_append_new(a, json_string(name));
+	}
+	list_sub(a, dir, "hist", hist_sfx);
+	list_sub(a, dir, "plots", plot_sfx);
+	n = json_array_size(a);
+	v = malloc(n * sizeof(*v) + 1);
+	if (!v)
+		return a;
+	for (size_t i = 0; i < n; i++)
+		v[i] = json_incref(json_array_get(a, i));
+	qsort(v, n, sizeof(*v), cmp_str);
+	json_array_clear(a);
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, v[i]);
+	free(v);
+	return a;
+}
+
 int mrc_report_write(const struct conf_job *job, struct mrc_run_result *res)
 {
 	char path[4096];
 	int e = write_hists(job, res), j;
 	bool hists = e == 0;
 
+	/* the plots before report.json, whose "files" lists them */
+	if (job->output.plots)
+		write_plots(job, res, hists);
 	if (job->output.report) {
 		json_t *root;
 
 		arena_begin();
 		root = j_report(job, res);
+		if (root)
+			json_object_set_new(root, "files", j_files(job));
 
 		snprintf(path, sizeof(path), "%s/report.json", job->output.dir);
 		j = root ? dump_json(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(10))
@@ -903,8 +988,6 @@ int mrc_report_write(const struct conf_job *job, struct mrc_run_result *res)
 			e = e ?: j;
 		}
 	}
-	if (job->output.plots)
-		write_plots(job, res, hists);
 	return e;
 }
 
