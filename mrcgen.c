@@ -7,7 +7,7 @@
 #include "mrc/sim/sim.h"
 #include "mrc/job/job.h"
 #include "mrc/job/stop.h"
-#include "mrc/engine/paths.h"
+#include "mrc/out/paths.h"
 #include "mrc/out/report.h"
 #include "mrc/sim/run.h"
 #include "mrc/engine/wire.h"

@@ -56,3 +56,12 @@ proc assert_schema {name file {msg ""}} {
 			$msg
 	}
 }
+
+# Whether the validator can run here (python3 with jsonschema); asked once per runner.
+proc schema_available {} {
+	if {![info exists ::schema_available]} {
+		set ::schema_available [expr {[auto_execok python3] ne "" &&
+			![catch {exec python3 -c "import jsonschema" 2>@1}]}]
+	}
+	return $::schema_available
+}

@@ -240,6 +240,12 @@ proc run_job {conf args} {
 	set report {}
 	set path [file join $dir report.json]
 	if {[file isfile $path]} {
+		# every report mrcgen writes matches the schema (docs/schema/report-v1.schema.json);
+		# a test's stand-in or a sentinel file (no mrcgen-report/1 tag) is left alone
+		if {[schema_available] && [string first {"schema": "mrcgen-report/1"} \
+				[read_file $path]] >= 0} {
+			assert_schema report $path "run_job $conf"
+		}
 		package require json
 		if {[catch {json::json2dict [read_file $path]} report]} {
 			error "run_job: $path: not JSON: $report"

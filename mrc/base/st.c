@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* st: registry and runner of the selftest suites compiled into mrcgen. */
+/* st: registry and runner of the unit-test suites linked into mrcgen-test. */
 #include "mrc/base/st.h"
 
 #include <ctype.h>

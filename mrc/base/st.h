@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* st: the table-driven unit-test framework behind `mrcgen selftest [module]`. */
+/* st: the table-driven unit-test framework behind `mrcgen-test [module]`. */
 #ifndef MRC_ST_H
 #define MRC_ST_H
 

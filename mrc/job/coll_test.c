@@ -121,8 +121,9 @@ MRC_SELFTEST(coll)
 		ST_EQ_D(st, algbw * mrc_coll_bus_factor(MRC_COLL_ALLTOALL, 6), 8.3332, 1e-9);
 	}
 
-	mrc_st_case(st, "C12.3 all-gather factor (S=6e6 B, n=6, t=200 us): 30 and 25 GB/s");
-	/* all-gather shares all-to-all's (n-1)/n: algbw 6e6 / 200e-6 = 30 GB/s, 30 * 5/6 */
+	mrc_st_case(st, "C12.3 all-to-all factor (S=6e6 B, n=6, t=200 us): 30 and 25 GB/s");
+	/* nccl-tests' all-to-all (and all-gather) busbw: algbw x (n-1)/n: algbw 6e6 / 200e-6
+	 * = 30 GB/s, 30 * 5/6 */
 	ST_EQ_D(st, 30.0 * mrc_coll_bus_factor(MRC_COLL_ALLTOALL, 6), 25.0, 1e-9);
 
 	mrc_st_case(st, "C12.4 incast busbw = the root's ingress: algbw x (n-1); sendrecv x 1");

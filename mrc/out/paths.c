@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* paths: renders the addressing plan's EV -> path rows and static tables (text or JSON). */
-#include "mrc/engine/paths.h"
+#include "mrc/out/paths.h"
 #include "mrc/base/err.h"
 
 #include <errno.h>

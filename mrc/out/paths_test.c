@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* paths_test: unit tests of mrc/engine/paths.c (`mrcgen-test paths`); includes paths.c to reach its static helpers. */
-#include "mrc/engine/paths.c"
+/* paths_test: unit tests of mrc/out/paths.c (`mrcgen-test paths`); includes paths.c to reach its static helpers. */
+#include "mrc/out/paths.c"
 #include "mrc/base/st.h"
 
 /* ---- selftest: expected listings written out by hand ---- */
