@@ -313,7 +313,7 @@ int wr_rv_listen(struct wr *w, const char *addr, char *err, size_t errlen)
 		struct rv_msg m;
 		size_t consume = 0;
 		uint8_t reply[300];
-		uint32_t r, n;
+		uint32_t v, r, n;
 		uint64_t h;
 
 		if (!wait_readable(w->lfd, deadline)) {
@@ -332,17 +332,22 @@ int wr_rv_listen(struct wr *w, const char *addr, char *err, size_t errlen)
 		set_timeouts(c.fd, w->timeout_ns);
 		while ((e = rv_recv(w, &c, &m, &consume)) == 0 && wait_readable(c.fd, deadline))
 			;
-		if (e <= 0 || m.type != RV_HELLO || m.len < 16) {
+		if (e <= 0 || m.type != RV_HELLO || m.len < 4) {
 			close(c.fd);
 			free(c.buf);
 			w->err = 0; /* a stray or early-closing client: keep listening */
 			continue;
 		}
-		r = get_be32(m.body);
-		n = get_be32(m.body + 4);
-		h = get_be64(m.body + 8);
+		v = get_be32(m.body);
+		r = m.len >= 20 ? get_be32(m.body + 4) : 0;
+		n = m.len >= 20 ? get_be32(m.body + 8) : 0;
+		h = m.len >= 20 ? get_be64(m.body + 12) : 0;
 		reply[0] = 1;
-		if (n != w->nranks || r == 0 || r >= w->nranks)
+		if (v != MRC_WIRERUN_PROTO || m.len != 20)
+			snprintf((char *)reply + 1, sizeof(reply) - 1, "rendezvous protocol %u in a "
+				 "%u-byte HELLO, rank 0 speaks %u in 20 bytes (the same mrcgen "
+				 "build on every host)", v, (unsigned)m.len, MRC_WIRERUN_PROTO);
+		else if (n != w->nranks || r == 0 || r >= w->nranks)
 			snprintf((char *)reply + 1, sizeof(reply) - 1, "rank %u of %u does not fit "
 				 "this job of %u ranks", r, n, w->nranks);
 		else if (w->conns[r].fd >= 0)
@@ -383,7 +388,7 @@ int wr_rv_join(struct wr *w, const char *addr, char *err, size_t errlen)
 	char path[108];
 	uint64_t deadline = wr_mono_ns() + w->timeout_ns;
 	struct rv_conn *c = &w->conns[0];
-	uint8_t hello[16];
+	uint8_t hello[20];
 	struct rv_msg m;
 	size_t consume = 0;
 	int e = rv_addr(addr, &ss, &sl, path, err, errlen), last = 0;
@@ -409,9 +414,10 @@ int wr_rv_join(struct wr *w, const char *addr, char *err, size_t errlen)
 	}
 	c->rank = 0;
 	set_timeouts(c->fd, w->timeout_ns);
-	put_be32(hello, w->rank);
-	put_be32(hello + 4, w->nranks);
-	put_be64(hello + 8, w->hash);
+	put_be32(hello, MRC_WIRERUN_PROTO);
+	put_be32(hello + 4, w->rank);
+	put_be32(hello + 8, w->nranks);
+	put_be64(hello + 12, w->hash);
 	if (wr_rv_send(w, c, RV_HELLO, hello, sizeof(hello)))
 		goto fail;
 	while ((e = rv_recv(w, c, &m, &consume)) == 0 && wait_readable(c->fd, deadline))

@@ -10,9 +10,11 @@
  * captures, endpoint faults), wirertt.c (the base RTT), rankres.c (RESULT bodies and their
  * merge), wirerun.c (sizes, iterations, the gathering); wr.h holds their shared state.
  *
- * Rendezvous protocol (a private TCP or unix stream; every message is be32 length of
- * what follows, one type byte, then the body, integers big-endian):
- *   HELLO    worker -> 0   rank u32, nranks u32, config hash u64
+ * Rendezvous protocol, version MRC_WIRERUN_PROTO (a private TCP or unix stream; every
+ * message is be32 length of what follows, one type byte, then the body, integers
+ * big-endian; a body shorter than its type's fields is refused, never read past):
+ *   HELLO    worker -> 0   protocol version u32, rank u32, nranks u32, config hash u64
+ *                          (20 bytes; another version or length is refused)
  *   WELCOME  0 -> worker   status u8 (0 ok), then a reason text when refused
  *   RTTGO    0 -> all      (no body) every rank has joined: measure the base RTT (only
  *                          when mrc.cc.base_rtt is 0; mrc/wire/wrtt.h echo probes)
@@ -45,6 +47,7 @@
 #include <stdint.h>
 
 #define MRC_WIRERUN_MAX_PLANES 16
+#define MRC_WIRERUN_PROTO 2 /* the rendezvous protocol above (1: HELLO without a version) */
 
 struct mrc_wirerun_opts {
 	const char *host;	/* "h2": this process's host = rank; NULL: launcher env */
