@@ -2,6 +2,7 @@
 /* fault: the fault timeline and its bookkeeping, for both drivers (fault.h). */
 #include "mrc/job/fault.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,233 @@ void mrc_fault_not_applied(struct mrc_run_result *res, const struct conf_job *j,
 	va_end(ap);
 }
 
+
+enum mrc_fault_kind mrc_fault_kind_of(const struct conf_fault *cf)
+{
+	switch (cf->action) {
+	case CONF_FA_DOWN:
+	case CONF_FA_UP:
+		return cf->node.kind == CONF_NODE_PORT ? MRC_FK_NIC :
+		       cf->node.kind == CONF_NODE_T0 || cf->node.kind == CONF_NODE_T1 ?
+							 MRC_FK_SWITCH :
+							 MRC_FK_LINK;
+	case CONF_FA_DELAY:
+		return MRC_FK_DELAY;
+	case CONF_FA_FLAP:
+		return MRC_FK_FLAP;
+	case CONF_FA_BLACKHOLE:
+		return MRC_FK_BLACKHOLE;
+	case CONF_FA_LOSS:
+	case CONF_FA_CLEAR:
+	default:
+		return MRC_FK_LOSS;
+	}
+}
+
+const char *mrc_fault_action(enum mrc_fault_kind k, bool ends)
+{
+	static const char *const names[][2] = {
+		[MRC_FK_LINK] = { "link_down", "link_up" },
+		[MRC_FK_SWITCH] = { "switch_down", "switch_up" },
+		[MRC_FK_NIC] = { "nic_down", "nic_up" },
+		[MRC_FK_LOSS] = { "loss", "loss_end" },
+		[MRC_FK_DELAY] = { "delay", "delay_end" },
+		[MRC_FK_FLAP] = { "flap", "link_up" },
+		[MRC_FK_BLACKHOLE] = { "blackhole", "unblackhole" },
+	};
+
+	if ((unsigned)k >= sizeof(names) / sizeof(names[0]))
+		return "?";
+	return names[k][ends];
+}
+
+static bool same_node(const struct conf_node *a, const struct conf_node *b)
+{
+	return a->kind == b->kind && a->plane == b->plane && a->host == b->host &&
+	       a->t0 == b->t0 && a->t1 == b->t1;
+}
+
+bool mrc_fault_undoes(const struct conf_fault *j, const struct conf_fault *i)
+{
+	if (!same_node(&j->node, &i->node))
+		return false;
+	switch (i->action) {
+	case CONF_FA_DOWN:
+		return j->action == CONF_FA_UP;
+	case CONF_FA_BLACKHOLE:
+		return j->action == CONF_FA_CLEAR;
+	case CONF_FA_FLAP:
+		return j->action == CONF_FA_UP || j->action == CONF_FA_CLEAR;
+	case CONF_FA_LOSS:
+	case CONF_FA_DELAY:
+		return j->action == CONF_FA_CLEAR || j->action == i->action;
+	default:
+		return false;
+	}
+}
+
+struct mrc_run_fault *mrc_fault_row(struct mrc_run_result *res, const struct conf_job *j,
+	const struct conf_fault *cf, enum mrc_fault_kind k, bool ends, const char *target,
+	uint64_t at_ps, uint32_t iter)
+{
+	struct mrc_run_fault *nf = realloc(res->faults, (res->n_faults + 1) * sizeof(*nf));
+
+	if (!nf)
+		return NULL;
+	res->faults = nf;
+	nf = &res->faults[res->n_faults++];
+	memset(nf, 0, sizeof(*nf));
+	nf->at_ps = at_ps;
+	nf->iter = iter;
+	nf->last_iter = iter;
+	snprintf(nf->action, sizeof(nf->action), "%s", mrc_fault_action(k, ends));
+	snprintf(nf->target, sizeof(nf->target), "%s", target);
+	nf->clears = ends;
+	nf->first_retire_ps = -1;
+	nf->recovery_ps = -1;
+	nf->end_ps = -1;
+	nf->capacity_frac = ends || !cf ? 1.0 : mrc_run_capacity_left(&j->fabric, cf);
+	if (cf && k == MRC_FK_FLAP && !ends) {
+		nf->flap = true;
+		nf->until_ps = mrc_fault_until(cf, at_ps);
+	}
+	return nf;
+}
+
+void mrc_fault_no_effect(struct mrc_run_result *res, const struct conf_job *j,
+	const struct conf_fault *cf, uint64_t at_ps)
+{
+	bool link = cf->node.kind == CONF_NODE_LINK_T0_T1 ||
+		    cf->node.kind == CONF_NODE_LINK_HOST_T0;
+	double us = (double)at_ps / 1e6;
+
+	if (cf->action == CONF_FA_UP)
+		mrc_fault_not_applied(res, j, cf, "%s is not down at %.6g us%s", cf->target,
+			us, link ? " (up ends a down; clear ends a loss, delay or blackhole)" : "");
+	else if (cf->action == CONF_FA_BLACKHOLE)
+		mrc_fault_not_applied(res, j, cf, "%s: the route is blackholed already at "
+			"%.6g us", cf->target, us);
+	else if (cf->action == CONF_FA_CLEAR)
+		mrc_fault_not_applied(res, j, cf, "nothing to clear: no loss, delay or "
+			"blackhole was in force on the link at %.6g us", us);
+}
+
+void mrc_fault_flap_counts(const struct conf_fault *cf, uint64_t at_ps, uint64_t end_ps,
+	uint32_t *downs, uint32_t *toggles, uint64_t *last_up)
+{
+	uint64_t until = mrc_fault_until(cf, at_ps);
+	uint64_t down_ps = (uint64_t)(cf->duty * (double)cf->period_ps);
+
+	*downs = *toggles = 0;
+	*last_up = at_ps;
+	if (!cf->period_ps)
+		return;
+	for (uint64_t t = at_ps; t < until && t <= end_ps; t += cf->period_ps) {
+		uint64_t up = t + down_ps < until ? t + down_ps : until;
+
+		++*downs;
+		++*toggles;
+		if (up <= end_ps) {
+			++*toggles;
+			*last_up = up;
+		}
+	}
+}
+
+/*
+ * The rows of firings @fi[@n] in time order @ord, by the shared rules (fault.h): what each
+ * changed by the timeline (an up or clear ends what it undoes that is still in force, each
+ * its own row named for what it ends; one that ends nothing, a blackhole of a route
+ * blackholed already: faults_not_applied[]; a down of what is down already: nothing).
+ */
+static int timeline_rows(struct mrc_run_result *res, const struct conf_job *j,
+	struct mrc_fault_fire *fi, const size_t *ord, size_t n, uint64_t run_end)
+{
+	for (size_t o = 0; o < n; o++) {
+		struct mrc_fault_fire *f = &fi[ord[o]];
+		const struct conf_fault *cf = &j->faults[f->conf];
+		bool ends = cf->action == CONF_FA_UP || cf->action == CONF_FA_CLEAR, skip = false;
+		size_t ended = 0;
+
+		if (f->revert) {
+			struct mrc_fault_fire *p = &fi[f->of];
+
+			if (!p->applied || p->ended)
+				continue; /* ended already: dropped, as the simulator does */
+			p->ended = true;
+			p->end_at = f->at;
+			if (!mrc_fault_row(res, j, cf, mrc_fault_kind_of(cf), true, cf->target,
+				    f->at, 0))
+				return -ENOMEM;
+			continue;
+		}
+		for (size_t q = 0; q < o; q++) {
+			struct mrc_fault_fire *g = &fi[ord[q]];
+			const struct conf_fault *gf = &j->faults[g->conf];
+
+			if (g->revert || !g->applied || g->ended ||
+				f->at >= mrc_fault_until(gf, g->at))
+				continue;
+			if (!ends && (cf->action == CONF_FA_DOWN || cf->action == CONF_FA_BLACKHOLE) &&
+				gf->action == cf->action && !memcmp(&gf->node, &cf->node,
+								sizeof(cf->node)))
+				skip = true; /* down or blackholed already */
+			if (!mrc_fault_undoes(cf, gf))
+				continue;
+			g->ended = true;
+			g->end_at = f->at;
+			if (ends && !mrc_fault_row(res, j, gf, mrc_fault_kind_of(gf), true,
+					    cf->target, f->at, 0))
+				return -ENOMEM;
+			ended++;
+		}
+		if ((ends && !ended) || skip) {
+			mrc_fault_no_effect(res, j, cf, f->at);
+			continue;
+		}
+		if (ends)
+			continue;
+		f->applied = true;
+		f->row = res->n_faults;
+		if (!mrc_fault_row(res, j, cf, mrc_fault_kind_of(cf), false, cf->target, f->at, 0))
+			return -ENOMEM;
+	}
+	/* a flap's counts from its timeline, to the run's end or what ended it */
+	for (size_t i = 0; i < n; i++) {
+		struct mrc_run_fault *rf;
+
+		if (!fi[i].applied || !res->faults[fi[i].row].flap)
+			continue;
+		rf = &res->faults[fi[i].row];
+		if (fi[i].ended && fi[i].end_at < rf->until_ps)
+			rf->until_ps = fi[i].end_at;
+		mrc_fault_flap_counts(&j->faults[fi[i].conf], fi[i].at,
+			fi[i].ended ? fi[i].end_at : run_end, &rf->flap_downs, &rf->flap_toggles,
+			&rf->flap_last_up_ps);
+	}
+	return 0;
+}
+
+int mrc_fault_timeline_rows(struct mrc_run_result *res, const struct conf_job *j,
+	struct mrc_fault_fire *fi, size_t n, uint64_t run_end)
+{
+	size_t *ord = calloc(n + 1, sizeof(*ord));
+	int e;
+
+	if (!ord)
+		return -ENOMEM;
+	/* by time, then as listed (a fault before its own revert): a stable insertion sort */
+	for (size_t i = 0; i < n; i++) {
+		size_t k = i;
+
+		for (; k > 0 && fi[ord[k - 1]].at > fi[i].at; k--)
+			ord[k] = ord[k - 1];
+		ord[k] = i;
+	}
+	e = timeline_rows(res, j, fi, ord, n, run_end);
+	free(ord);
+	return e;
+}
 
 static int cmp_unapplied(const void *a, const void *b)
 {

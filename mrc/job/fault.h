@@ -66,6 +66,87 @@ void mrc_fault_not_applied(struct mrc_run_result *res, const struct conf_job *j,
 void mrc_fault_list_unfired(struct mrc_run_result *res, const struct conf_job *j,
 	const bool *fired, uint64_t end_ps);
 
+/* ---- the rows (README "Report schema", faults[] and faults_not_applied[]) ---- */
+
+/* What a row changed: the element a down/up hits, or the kind of impairment. */
+enum mrc_fault_kind {
+	MRC_FK_LINK,
+	MRC_FK_SWITCH,
+	MRC_FK_NIC,
+	MRC_FK_LOSS,
+	MRC_FK_DELAY,
+	MRC_FK_FLAP,
+	MRC_FK_BLACKHOLE,
+};
+
+/* The kind of configured fault @cf (up and down by their node; clear as a loss). */
+enum mrc_fault_kind mrc_fault_kind_of(const struct conf_fault *cf);
+
+/*
+ * The row's action name of kind @k, as it starts (@ends false) or ends something (true):
+ * link_down/link_up, switch_down/switch_up, nic_down/nic_up, loss/loss_end,
+ * delay/delay_end, blackhole/unblackhole, flap (ended: link_up), the report schema's enum.
+ */
+const char *mrc_fault_action(enum mrc_fault_kind k, bool ends);
+
+/*
+ * Does configured fault @j, fired later on the same node, end the effect of fault @i? An up
+ * ends a down or a flap; a clear a loss, delay, blackhole or flap; a loss (delay) the loss
+ * (delay) before it.
+ */
+bool mrc_fault_undoes(const struct conf_fault *j, const struct conf_fault *i);
+
+/*
+ * Appends the row of a change of kind @k (@ends: it ends something, a duration's revert,
+ * an up or a clear) on @target at @at_ps in global iteration @iter, for configured fault
+ * @cf (NULL: none): action name, clears, capacity_left (1 for an end or without @cf), a
+ * flap's flap and until_ps, the figures not yet known at their "none" values. The
+ * driver fills rtx_bytes and the flap counts. Returns it; NULL when out of memory.
+ */
+struct mrc_run_fault *mrc_fault_row(struct mrc_run_result *res, const struct conf_job *j,
+	const struct conf_fault *cf, enum mrc_fault_kind k, bool ends, const char *target,
+	uint64_t at_ps, uint32_t iter);
+
+/*
+ * Configured fault @cf fired at @at_ps and changed nothing: an up (of what was not down),
+ * a blackhole (of a route blackholed already) and a clear (that found nothing to end) go
+ * to faults_not_applied[] with the reason; anything else gets nothing.
+ */
+void mrc_fault_no_effect(struct mrc_run_result *res, const struct conf_job *j,
+	const struct conf_fault *cf, uint64_t at_ps);
+
+/*
+ * A flap's counts from its timeline (fired at @at_ps) up to @end_ps (the run's end, or
+ * later): a down at the start of each period before its until, an up duty x period after
+ * it (at the until at the latest); @downs, @toggles (downs and ups by @end_ps) and
+ * @last_up (the last up by @end_ps; @at_ps without one).
+ */
+void mrc_fault_flap_counts(const struct conf_fault *cf, uint64_t at_ps, uint64_t end_ps,
+	uint32_t *downs, uint32_t *toggles, uint64_t *last_up);
+
+/* One firing of configured fault @conf (index in j->faults) at @at, or its duration's end
+ * (@revert, of firing @of); the rest is mrc_fault_timeline_rows' own. */
+struct mrc_fault_fire {
+	size_t conf, of, row;
+	uint64_t at, end_at;
+	bool revert, applied, ended;
+};
+
+/*
+ * The rows of a driver that knows only the timeline (the wire driver: every rank applies
+ * it at its endpoints), firings @fi[@n] in any order, the run ending at @run_end: in time
+ * order (a fault before its own revert), what each changed by the rules above: an up or
+ * clear ends what it undoes (mrc_fault_undoes) still in force, a row for each named for
+ * what it ends (a clear of a delay: delay_end; of a blackhole: unblackhole), and one that
+ * ends nothing goes to faults_not_applied[] (mrc_fault_no_effect), as does a blackhole of
+ * a blackholed route (a down of what is down already: nothing); a revert of what has
+ * ended is dropped; a flap is one row, its until cut to what ended it, its counts from
+ * its timeline (mrc_fault_flap_counts). Rows in time order, iter 0 (the driver's).
+ * Returns 0 or -ENOMEM.
+ */
+int mrc_fault_timeline_rows(struct mrc_run_result *res, const struct conf_job *j,
+	struct mrc_fault_fire *fi, size_t n, uint64_t run_end);
+
 /*
  * The recovery figures of every row of res->faults (its at_ps, iter, clears, flap, until_ps,
  * flap_last_up_ps, rtx_bytes at its time and capacity_frac filled by the driver), from

@@ -146,9 +146,127 @@ static void t_finish(struct mrc_st *st)
 	ST_EQ_STR(st, f[0].recovery_note, "driver");
 }
 
+/*
+ * The rows of a timeline (the wire driver's), worked out by hand. On one link
+ * p0.t0.0-p0.t1.0: a delay at 10 us and a blackhole at 20 us; a clear at 30 us ends both:
+ * delay_end and unblackhole, capacity 1, clears; an up at 40 us finds nothing down: not
+ * applied, its reason. A flap from 50 us (period 200 us, duty 0.5, for 1 ms): one row,
+ * flap set, until 1050 us, no flap_end row; by the run's end (2000 us) downs at 50, 250,
+ * ..., 850 (5), each up 100 us later, the last at 950 us: 10 toggles.
+ */
+static void t_rows(struct mrc_st *st)
+{
+	struct conf_fault f[5] = {
+		{ .has_at = true, .at_ps = 10 * US, .action = CONF_FA_DELAY, .delay_ps = 5 * US },
+		{ .has_at = true, .at_ps = 20 * US, .action = CONF_FA_BLACKHOLE },
+		{ .has_at = true, .at_ps = 30 * US, .action = CONF_FA_CLEAR },
+		{ .has_at = true, .at_ps = 40 * US, .action = CONF_FA_UP },
+		{ .has_at = true, .at_ps = 50 * US, .action = CONF_FA_FLAP, .period_ps = 200 * US,
+			.duty = 0.5, .has_duration = true, .duration_ps = 1000 * US },
+	};
+	/* listed out of time order: the rows come in time order */
+	struct mrc_fault_fire fi[5] = {
+		{ .conf = 4, .at = 50 * US }, { .conf = 3, .at = 40 * US },
+		{ .conf = 2, .at = 30 * US }, { .conf = 1, .at = 20 * US },
+		{ .conf = 0, .at = 10 * US },
+	};
+	struct conf_job j = { .faults = f, .n_faults = 5 };
+	struct mrc_run_result res = { 0 };
+	const struct mrc_run_fault *r;
+
+	j.fabric.planes = 2;
+	j.fabric.t0 = 2;
+	j.fabric.t1 = 2;
+	for (size_t i = 0; i < 5; i++) {
+		f[i].target = "p0.t0.0-p0.t1.0";
+		f[i].node = (struct conf_node){ .kind = CONF_NODE_LINK_T0_T1 };
+	}
+	mrc_st_case(st, "rows: a clear of a delay and a blackhole: delay_end, unblackhole");
+	ST_EQ(st, mrc_fault_timeline_rows(&res, &j, fi, 5, 2000 * US), 0);
+	ST_EQ(st, res.n_faults, 5);
+	if (res.n_faults != 5)
+		goto out;
+	r = res.faults;
+	ST_EQ_STR(st, r[0].action, "delay");
+	ST_EQ_STR(st, r[1].action, "blackhole");
+	ST_EQ_D(st, r[1].capacity_frac, 1 - 1.0 / 8, 1e-12); /* planes x t1 x t0 */
+	ST_EQ_STR(st, r[2].action, "delay_end");
+	ST_EQ_STR(st, r[3].action, "unblackhole");
+	ST_EQ(st, r[2].at_ps, 30 * US);
+	ST_EQ(st, r[3].at_ps, 30 * US);
+	ST_TRUE(st, r[2].clears && r[3].clears && !r[0].clears && !r[1].clears);
+	ST_EQ_D(st, r[3].capacity_frac, 1.0, 0);
+
+	mrc_st_case(st, "rows: an up of what was never down: not applied, with its reason");
+	ST_EQ(st, res.n_unapplied, 1);
+	if (res.n_unapplied == 1) {
+		ST_EQ(st, res.unapplied[0].index, 3);
+		ST_EQ_STR(st, res.unapplied[0].action, "up");
+		ST_EQ_STR(st, res.unapplied[0].why, "p0.t0.0-p0.t1.0 is not down at 40 us (up "
+			"ends a down; clear ends a loss, delay or blackhole)");
+	}
+
+	mrc_st_case(st, "rows: a flap with a duration: one row, flap fields and until");
+	ST_EQ_STR(st, r[4].action, "flap");
+	ST_TRUE(st, r[4].flap);
+	ST_EQ(st, r[4].until_ps, 1050 * US);
+	ST_EQ(st, r[4].flap_downs, 5);
+	ST_EQ(st, r[4].flap_toggles, 10);
+	ST_EQ(st, r[4].flap_last_up_ps, 950 * US);
+	ST_EQ_I(st, r[4].end_ps, -1); /* mrc_fault_finish's */
+	ST_EQ_D(st, r[4].capacity_frac, 1 - 1.0 / 8, 1e-12);
+out:
+	free(res.faults);
+	free(res.unapplied);
+}
+
+/* A switch down for 100 us from 10 us, and a second down of it at 50 us, while down: one
+ * switch_down row (the second changes nothing, as in the simulator: no row, not listed),
+ * its revert at 110 us switch_up; a clear at 200 us finds nothing: not applied. */
+static void t_rows_revert(struct mrc_st *st)
+{
+	struct conf_fault f[3] = {
+		{ .has_at = true, .action = CONF_FA_DOWN, .has_duration = true,
+			.duration_ps = 100 * US },
+		{ .has_at = true, .action = CONF_FA_DOWN },
+		{ .has_at = true, .action = CONF_FA_CLEAR },
+	};
+	struct mrc_fault_fire fi[4] = {
+		{ .conf = 0, .at = 10 * US }, { .conf = 0, .at = 110 * US, .revert = true, .of = 0 },
+		{ .conf = 1, .at = 50 * US }, { .conf = 2, .at = 200 * US },
+	};
+	struct conf_job j = { .faults = f, .n_faults = 3 };
+	struct mrc_run_result res = { 0 };
+
+	j.fabric.planes = 2;
+	j.fabric.t0 = 2;
+	j.fabric.t1 = 2;
+	for (size_t i = 0; i < 3; i++) {
+		f[i].target = "p0.t1.1";
+		f[i].node = (struct conf_node){ .kind = CONF_NODE_T1, .t1 = 1 };
+	}
+	mrc_st_case(st, "rows: a duration's end is the up of its kind; a second down: nothing");
+	ST_EQ(st, mrc_fault_timeline_rows(&res, &j, fi, 4, 1000 * US), 0);
+	ST_EQ(st, res.n_faults, 2);
+	if (res.n_faults == 2) {
+		ST_EQ_STR(st, res.faults[0].action, "switch_down");
+		ST_EQ_STR(st, res.faults[1].action, "switch_up");
+		ST_EQ(st, res.faults[1].at_ps, 110 * US);
+		ST_EQ_D(st, res.faults[0].capacity_frac, 0.75, 1e-12); /* 1 - 1/(2 x 2) */
+	}
+	ST_EQ(st, res.n_unapplied, 1); /* the clear: nothing to clear */
+	if (res.n_unapplied == 1)
+		ST_EQ_STR(st, res.unapplied[0].why, "nothing to clear: no loss, delay or "
+			"blackhole was in force on the link at 200 us");
+	free(res.faults);
+	free(res.unapplied);
+}
+
 MRC_SELFTEST(fault)
 {
 	t_timeline(st);
 	t_not_applied(st);
 	t_finish(st);
+	t_rows(st);
+	t_rows_revert(st);
 }

@@ -885,33 +885,42 @@ static bool imp_update(struct run *r, struct applied *ap, const struct mrc_fab_f
 static void no_effect(struct run *r, const struct applied *ap)
 {
 	const struct conf_fault *cf = &r->job->faults[ap->conf];
-	bool link = cf->node.kind == CONF_NODE_LINK_T0_T1 ||
-		    cf->node.kind == CONF_NODE_LINK_HOST_T0;
-	double us = (double)ap->at_ps / 1e6;
 
 	if (ap->revert)
 		return;
-	if (cf->action == CONF_FA_UP) {
-		mrc_fault_not_applied(r->res, r->job, cf, "%s is not down at %.6g us%s", cf->target,
-			us, link ? " (up ends a down; clear ends a loss, delay or blackhole)" : "");
-		return;
-	}
-	if (cf->action == CONF_FA_BLACKHOLE) {
-		mrc_fault_not_applied(r->res, r->job, cf, "%s: the route is blackholed already at "
-			"%.6g us", cf->target, us);
-		return;
-	}
-	if (cf->action != CONF_FA_CLEAR)
-		return;
-	for (size_t a = 0; a < r->n_applied; a++) {
+	for (size_t a = 0; cf->action == CONF_FA_CLEAR && a < r->n_applied; a++) {
 		const struct applied *p = &r->applied[a];
 
 		if (p->conf == ap->conf && p->at_ps == ap->at_ps && !p->revert &&
 			!(p->matched && p->no_effect))
 			return; /* a part still to come, or one that ended something */
 	}
-	mrc_fault_not_applied(r->res, r->job, cf, "nothing to clear: no loss, delay or blackhole "
-		"was in force on the link at %.6g us", us);
+	mrc_fault_no_effect(r->res, r->job, cf, ap->at_ps);
+}
+
+/* The row kind of fabric fault @k (whether it ends something: its kind's for a flap's
+ * toggle, its configured fault's for the others: a clear's loss part is loss_end). */
+static enum mrc_fault_kind fab_kind(enum mrc_fab_fault_kind k)
+{
+	switch (k) {
+	case MRC_FAB_SWITCH_DOWN:
+	case MRC_FAB_SWITCH_UP:
+		return MRC_FK_SWITCH;
+	case MRC_FAB_NIC_DOWN:
+	case MRC_FAB_NIC_UP:
+		return MRC_FK_NIC;
+	case MRC_FAB_LOSS:
+		return MRC_FK_LOSS;
+	case MRC_FAB_DELAY:
+		return MRC_FK_DELAY;
+	case MRC_FAB_FLAP:
+		return MRC_FK_FLAP;
+	case MRC_FAB_BLACKHOLE:
+	case MRC_FAB_UNBLACKHOLE:
+		return MRC_FK_BLACKHOLE;
+	default:
+		return MRC_FK_LINK;
+	}
 }
 
 /* Records the fabric faults applied since the last call as results; a flap's toggles are
@@ -939,24 +948,7 @@ static void collect_faults(struct run *r, uint32_t iter)
 				nf->flap_last_up_ps = fr->at_ps;
 			continue;
 		}
-		nf = realloc(res->faults, (res->n_faults + 1) * sizeof(*nf));
-		if (!nf)
-			return;
-		res->faults = nf;
-		nf = &res->faults[res->n_faults++];
-		memset(nf, 0, sizeof(*nf));
-		nf->at_ps = fr->at_ps;
-		nf->iter = iter;
-		snprintf(nf->action, sizeof(nf->action), "%s", mrc_fab_fault_name(fr->kind));
-		snprintf(nf->target, sizeof(nf->target), "%s", fr->target);
-		nf->first_retire_ps = -1;
-		nf->recovery_ps = -1;
-		nf->end_ps = -1;
-		nf->last_iter = iter;
-		nf->capacity_frac = 1.0;
-		nf->rtx_bytes = total_rtx_bytes(r); /* start value; made a delta later */
 		/* the configured fault it came from; a flap's toggles have none */
-		nf->clears = fr->kind == MRC_FAB_LINK_UP;
 		for (size_t a = 0; a < r->n_applied; a++) {
 			struct applied *ap = &r->applied[a];
 
@@ -967,25 +959,22 @@ static void collect_faults(struct run *r, uint32_t iter)
 						!imp_update(r, ap, fr))) {
 				/* it changed nothing: no row (an up, a clear: listed as such) */
 				ap->no_effect = true;
-				res->n_faults--;
 				no_effect(r, ap);
 				break;
 			}
-			nf->clears = ap->clears;
-			if (fr->kind == MRC_FAB_FLAP) {
-				const struct conf_fault *cf = &r->job->faults[ap->conf];
-
-				nf->flap = true;
-				nf->until_ps = mrc_fault_until(cf, fr->at_ps);
-			}
-			nf->capacity_frac = ap->clears ? 1.0 :
-				mrc_run_capacity_left(&r->job->fabric, &r->job->faults[ap->conf]);
-			/* the end of a loss or delay (clear, or its duration) is its own action */
-			if (ap->clears && (fr->kind == MRC_FAB_LOSS || fr->kind == MRC_FAB_DELAY))
-				snprintf(nf->action, sizeof(nf->action), "%s_end",
-					mrc_fab_fault_name(fr->kind));
+			nf = mrc_fault_row(res, r->job, &r->job->faults[ap->conf],
+				fab_kind(fr->kind), ap->clears, fr->target, fr->at_ps, iter);
 			break;
 		}
+		if (!configured) {
+			bool ends = fr->kind == MRC_FAB_LINK_UP || fr->kind == MRC_FAB_SWITCH_UP ||
+				    fr->kind == MRC_FAB_NIC_UP || fr->kind == MRC_FAB_UNBLACKHOLE;
+
+			nf = mrc_fault_row(res, r->job, NULL, fab_kind(fr->kind), ends, fr->target,
+				fr->at_ps, iter);
+		}
+		if (nf)
+			nf->rtx_bytes = total_rtx_bytes(r); /* start value; made a delta later */
 	}
 }
 

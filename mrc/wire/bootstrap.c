@@ -478,6 +478,7 @@ static void on_msg(struct wr *w, struct rv_conn *c, const struct rv_msg *m)
 				break;
 			w->done_ps[r] = get_be64(b + 4);
 			w->wrong[r] = get_be64(b + 12);
+			w->done_rtx[r] = m->len >= 28 ? get_be64(b + 20) : 0;
 			w->got[r] = true;
 			return;
 		case RV_RTT:

@@ -142,31 +142,6 @@ void mrc_epf_iteration(struct mrc_epf *e, uint32_t iter, uint64_t now_ps)
 	}
 }
 
-static bool same_node(const struct conf_node *a, const struct conf_node *b)
-{
-	return a->kind == b->kind && a->plane == b->plane && a->host == b->host &&
-	       a->t0 == b->t0 && a->t1 == b->t1;
-}
-
-/* Does fault @j end the effect of fault @i? */
-static bool undoes(const struct conf_fault *j, const struct conf_fault *i)
-{
-	if (!same_node(&j->node, &i->node))
-		return false;
-	switch (i->action) {
-	case CONF_FA_DOWN:
-	case CONF_FA_BLACKHOLE:
-		return j->action == CONF_FA_UP;
-	case CONF_FA_FLAP:
-		return j->action == CONF_FA_UP || j->action == CONF_FA_CLEAR;
-	case CONF_FA_LOSS:
-	case CONF_FA_DELAY:
-		return j->action == CONF_FA_CLEAR || j->action == i->action;
-	default:
-		return false;
-	}
-}
-
 /* Is rule @i in force at @now: fired, in force by its timeline (mrc_fault_in_force), not
  * undone by a later fault? */
 static bool in_force(const struct mrc_epf *e, size_t i, uint64_t now)
@@ -179,7 +154,7 @@ static bool in_force(const struct mrc_epf *e, size_t i, uint64_t now)
 	for (size_t j = 0; j < e->n; j++) {
 		const struct epf_rule *u = &e->r[j];
 
-		if (j == i || !u->fired || u->t_ps > now || !undoes(u->f, f))
+		if (j == i || !u->fired || u->t_ps > now || !mrc_fault_undoes(u->f, f))
 			continue;
 		if (u->t_ps > r->t_ps || (u->t_ps == r->t_ps && j > i))
 			return false;

@@ -9,8 +9,9 @@
  * - down / blackhole / flap of a link, a switch or a NIC port hN.pP: the SENDER drops
  *   every packet whose path crosses it (a T1 or T0-T1 link selects EVs by plane and
  *   spine: drop by EV; a port selects a plane: drop by plane). A blackhole acts in the
- *   link's written direction only. `up` ends down/blackhole/flap, `clear` ends
- *   loss/delay/flap on the same element; `duration` reverts too.
+ *   link's written direction only. `up` ends down/flap, `clear` ends
+ *   loss/delay/blackhole/flap on the same element (mrc_fault_undoes, the simulator's
+ *   rule: `up` does not lift a blackhole); `duration` reverts too.
  * - loss on a link: the sender drops at the rate (one seeded draw per packet and fault);
  *   with fabric.trim on, the RECEIVER trims instead (cut to trim_size, trimmed DSCP), as
  *   a trimming switch would.

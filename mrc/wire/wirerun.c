@@ -154,56 +154,6 @@ static int merge_result(struct wr *w, struct mrc_run_result *res, uint32_t rank,
 
 /* ---- faults in the report ------------------------------------------------------------ */
 
-/* The simulator's action names (mrc_fab_fault_name), for one report schema across drivers. */
-static void wf_action(const struct conf_fault *cf, bool revert, char *out, size_t n)
-{
-	const char *what = cf->node.kind == CONF_NODE_PORT ? "nic" :
-			   cf->node.kind == CONF_NODE_T0 || cf->node.kind == CONF_NODE_T1 ?
-									     "switch" :
-									     "link";
-	bool down = cf->action == CONF_FA_DOWN, up = cf->action == CONF_FA_UP;
-
-	if (down || up)
-		snprintf(out, n, "%s_%s", what, down != revert ? "down" : "up");
-	else if (cf->action == CONF_FA_BLACKHOLE)
-		snprintf(out, n, "%s", revert ? "unblackhole" : "blackhole");
-	else if (cf->action == CONF_FA_CLEAR)
-		snprintf(out, n, "loss_end");
-	else
-		snprintf(out, n, "%s%s", conf_name_of(conf_fault_action_names, cf->action),
-			revert ? "_end" : "");
-}
-
-static int wf_add(struct mrc_run_result *res, const struct conf_job *j,
-	const struct conf_fault *cf, uint64_t at_ps, bool revert)
-{
-	struct mrc_run_fault *nf = realloc(res->faults, (res->n_faults + 1) * sizeof(*nf));
-	bool clears = revert || cf->action == CONF_FA_UP || cf->action == CONF_FA_CLEAR;
-
-	if (!nf)
-		return -ENOMEM;
-	res->faults = nf;
-	nf = &res->faults[res->n_faults++];
-	memset(nf, 0, sizeof(*nf));
-	nf->at_ps = at_ps;
-	nf->clears = clears;
-	wf_action(cf, revert, nf->action, sizeof(nf->action));
-	snprintf(nf->target, sizeof(nf->target), "%s", cf->target);
-	nf->first_retire_ps = -1;
-	nf->recovery_ps = -1;
-	nf->recovery_note = "the wire driver keeps no goodput bins: see first_ev_retired_us and "
-			    "cct_inflation";
-	nf->capacity_frac = clears ? 1.0 : mrc_run_capacity_left(&j->fabric, cf);
-	return 0;
-}
-
-static int wf_cmp(const void *a, const void *b)
-{
-	const struct mrc_run_fault *x = a, *y = b;
-
-	return x->at_ps < y->at_ps ? -1 : x->at_ps > y->at_ps;
-}
-
 /*
  * Rank 0: the endpoint faults of the `faults:` timeline as report faults[] entries, as the
  * simulator writes its fabric faults — when each took effect (every rank applies the same
@@ -219,17 +169,20 @@ static int wire_faults(struct wr *w, struct mrc_run_result *res)
 	const struct mrc_run_iter *lastit = res->n_iters ? &res->iters[res->n_iters - 1] : NULL;
 	uint64_t run_end = lastit ? lastit->start_ps + lastit->cct_ps : 0, *bad_t;
 	bool *fired = calloc(j->n_faults + 1, sizeof(*fired));
-	size_t n_bad_t = 0;
+	size_t n_bad_t = 0, n_fi = 0;
+	struct mrc_fault_fire *fi = NULL;
+	int e = 0;
 
 	if (!fired)
 		return -ENOMEM;
-	for (size_t i = 0; i < j->n_faults; i++) {
+	for (size_t i = 0; i < j->n_faults && !e; i++) {
 		const struct conf_fault *cf = &j->faults[i];
 		bool reverts = cf->has_duration && cf->action != CONF_FA_UP &&
-			       cf->action != CONF_FA_CLEAR;
+			       cf->action != CONF_FA_CLEAR && cf->action != CONF_FA_FLAP;
 
 		for (size_t k = 0; k < res->n_iters; k++) {
 			const struct mrc_run_iter *it = &res->iters[k];
+			struct mrc_fault_fire *nf;
 			uint64_t at;
 
 			if (cf->has_at && k == 0 && cf->at_ps < run_end)
@@ -239,18 +192,31 @@ static int wire_faults(struct wr *w, struct mrc_run_result *res)
 			else
 				continue;
 			fired[i] = true;
-			if (wf_add(res, j, cf, at, false) ||
-				(reverts && wf_add(res, j, cf, mrc_fault_until(cf, at), true))) {
-				free(fired);
-				return -ENOMEM;
+			nf = realloc(fi, (n_fi + 2) * sizeof(*nf));
+			if (!nf) {
+				e = -ENOMEM;
+				break;
 			}
+			fi = nf;
+			fi[n_fi] = (struct mrc_fault_fire){ .conf = i, .at = at };
+			if (reverts)
+				fi[n_fi + 1] = (struct mrc_fault_fire){ .conf = i,
+					.at = mrc_fault_until(cf, at), .revert = true, .of = n_fi };
+			n_fi += reverts ? 2 : 1;
 		}
 	}
-	mrc_fault_list_unfired(res, j, fired, run_end);
+	e = e ?: mrc_fault_timeline_rows(res, j, fi, n_fi, run_end);
+	free(fi);
+	if (!e)
+		mrc_fault_list_unfired(res, j, fired, run_end);
 	free(fired);
+	if (e)
+		return e;
 	if (!res->n_faults)
 		return 0;
-	qsort(res->faults, res->n_faults, sizeof(*res->faults), wf_cmp);
+	for (size_t f = 0; f < res->n_faults; f++)
+		res->faults[f].recovery_note = "the wire driver keeps no goodput bins: see "
+					       "first_ev_retired_us and cct_inflation";
 	/* the iteration each fell in: the last one started by then */
 	for (size_t k = 0; k < res->n_iters; k++) {
 		const struct mrc_run_iter *it = &res->iters[k];
@@ -259,6 +225,8 @@ static int wire_faults(struct wr *w, struct mrc_run_result *res)
 			struct mrc_run_fault *rf = &res->faults[f];
 
 			if (rf->at_ps >= it->start_ps) {
+				/* the retransmitted bytes by then: at the end of the one before */
+				rf->rtx_bytes = k ? res->iters[k - 1].rtx_bytes_end : 0;
 				rf->iter = it->iter;
 				rf->measured = it->measured;
 				rf->in_warmup = it->warmup;
@@ -280,6 +248,8 @@ static int wire_faults(struct wr *w, struct mrc_run_result *res)
 				bad_t[n_bad_t++] = it->start_ps + w->bad[b].off_ps;
 		}
 	}
+	/* the run's end on this timeline: a flap whose until passed ends at its last up */
+	res->sim_end_ps = run_end;
 	mrc_fault_finish(res, bad_t, n_bad_t);
 	free(bad_t);
 	return 0;
@@ -344,6 +314,20 @@ static int exchange_mrs(struct wr *w, uint32_t size_idx)
 	return 0;
 }
 
+/* This rank's retransmitted bytes so far, over all its QPs. */
+static uint64_t rank_rtx_bytes(struct wr *w)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t qpn = 1; qpn < w->nranks; qpn++) {
+		struct mrc_qp_stats s;
+
+		if (!mrc_ep_qp_stats(w->ep, qpn, &s))
+			sum += s.rtx_bytes;
+	}
+	return sum;
+}
+
 /*
  * One iteration of this rank: ARM (start the collective with its posts held back),
  * barrier, GO (post them), run until this rank is done, DONE. Rank 0 also gathers every
@@ -353,7 +337,7 @@ static int exchange_mrs(struct wr *w, uint32_t size_idx)
 static int run_iteration(struct wr *w, uint32_t global_iter, bool warmup,
 	struct mrc_run_iter *ri)
 {
-	uint8_t m4[4], done[20];
+	uint8_t m4[4], done[28];
 	uint64_t arm_ns, go_ns, t;
 
 	put_be32(m4, global_iter);
@@ -421,6 +405,7 @@ static int run_iteration(struct wr *w, uint32_t global_iter, bool warmup,
 	put_be64(done + 4, t);
 	put_be64(done + 12, w->job->traffic.verify ?
 			mrc_coll_verify(w->coll, w->rank, global_iter) : 0);
+	put_be64(done + 20, rank_rtx_bytes(w));
 	for (uint32_t s = 0; !warmup && s < mrc_coll_steps(w->coll, w->rank); s++)
 		mrc_hist_record(w->step_ns,
 			(int64_t)(mrc_coll_step_time(w->coll, w->rank, s) / 1000));
@@ -433,13 +418,16 @@ static int run_iteration(struct wr *w, uint32_t global_iter, bool warmup,
 	}
 	w->done_ps[0] = t;
 	w->wrong[0] = get_be64(done + 12);
+	w->done_rtx[0] = get_be64(done + 20);
 	ri->cct_ps = 0;
+	ri->rtx_bytes_end = 0;
 	for (uint32_t r = 0; r < w->nranks; r++) {
 		if (w->done_ps[r] > ri->cct_ps) {
 			ri->cct_ps = w->done_ps[r];
 			ri->slowest_rank = r;
 		}
 		ri->wrong += w->wrong[r];
+		ri->rtx_bytes_end += w->done_rtx[r];
 	}
 	return 0;
 }
@@ -667,11 +655,12 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 	w.got = calloc(w.nranks, sizeof(bool));
 	w.mr_of = calloc(w.nranks, sizeof(uint32_t));
 	w.done_ps = calloc(w.nranks, sizeof(uint64_t));
+	w.done_rtx = calloc(w.nranks, sizeof(uint64_t));
 	w.wrong = calloc(w.nranks, sizeof(uint64_t));
 	w.result = calloc(w.nranks, sizeof(*w.result));
 	w.result_len = calloc(w.nranks, sizeof(size_t));
 	if (!w.conns || !w.peer_of_qpn || !w.peer_rkey || !w.mrtab_va || !w.got || !w.mr_of ||
-		!w.done_ps ||
+		!w.done_ps || !w.done_rtx ||
 		!w.wrong || !w.result || !w.result_len)
 		goto out;
 	for (size_t i = 0; i < w.n_conns; i++)
@@ -769,6 +758,7 @@ out:
 	free(w.got);
 	free(w.mr_of);
 	free(w.done_ps);
+	free(w.done_rtx);
 	free(w.wrong);
 	free(w.defq);
 	free(w.bad);

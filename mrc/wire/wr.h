@@ -131,7 +131,7 @@ struct wr {
 	bool *got;	       /* rank 0: per rank, the message awaited came */
 	uint32_t *mr_of;       /* rank 0: per rank, 1 + the size index of its last MR */
 	uint32_t want_mr;      /* rank 0: the MRs awaited are of size index want_mr - 1 */
-	uint64_t *done_ps, *wrong;
+	uint64_t *done_ps, *wrong, *done_rtx; /* DONE: time, wrong, retransmitted bytes */
 	uint8_t **result;      /* rank 0: RESULT bodies */
 	size_t *result_len;
 	int64_t want_iter;     /* workers: ARM/GO awaited for this iteration */
