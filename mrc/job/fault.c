@@ -41,6 +41,11 @@ uint64_t mrc_fault_until(const struct conf_fault *cf, uint64_t at_ps)
 	return cf->has_duration ? at_ps + cf->duration_ps : UINT64_MAX;
 }
 
+uint64_t mrc_fault_flap_down_ps(uint64_t period_ps, double duty)
+{
+	return (uint64_t)((double)period_ps * duty);
+}
+
 bool mrc_fault_in_force(const struct conf_fault *cf, uint64_t at_ps, uint64_t now_ps)
 {
 	uint64_t phase;
@@ -52,7 +57,7 @@ bool mrc_fault_in_force(const struct conf_fault *cf, uint64_t at_ps, uint64_t no
 	if (cf->action != CONF_FA_FLAP)
 		return true;
 	phase = (now_ps - at_ps) % cf->period_ps;
-	return (double)phase < cf->duty * (double)cf->period_ps;
+	return phase < mrc_fault_flap_down_ps(cf->period_ps, cf->duty);
 }
 
 void mrc_fault_not_applied(struct mrc_run_result *res, const struct conf_job *j,
@@ -198,7 +203,7 @@ void mrc_fault_flap_counts(const struct conf_fault *cf, uint64_t at_ps, uint64_t
 	uint32_t *downs, uint32_t *toggles, uint64_t *last_up)
 {
 	uint64_t until = mrc_fault_until(cf, at_ps);
-	uint64_t down_ps = (uint64_t)(cf->duty * (double)cf->period_ps);
+	uint64_t down_ps = mrc_fault_flap_down_ps(cf->period_ps, cf->duty);
 
 	*downs = *toggles = 0;
 	*last_up = at_ps;

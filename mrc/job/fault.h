@@ -39,10 +39,17 @@ bool mrc_fault_fires_at(const struct conf_fault *cf, bool warmup, uint32_t measu
 uint64_t mrc_fault_until(const struct conf_fault *cf, uint64_t at_ps);
 
 /*
+ * The down part of each period of a flap, in whole ps: period x duty, cut to whole ps
+ * (docs/config.md "faults": duty is the fraction spent down). The simulator's fabric, the
+ * wire driver's endpoint faults and the report's flap counts all time a flap by it.
+ */
+uint64_t mrc_fault_flap_down_ps(uint64_t period_ps, double duty);
+
+/*
  * Is @cf, fired at @at_ps, in force at @now_ps by its own timeline (a later fault that
  * undoes it is the caller's): from @at_ps to mrc_fault_until; never for up and clear,
  * which only end others; a flap only in the down part of each period, the first
- * duty x period ps of it: down while (now - at) mod period < duty x period.
+ * mrc_fault_flap_down_ps of it: down while (now - at) mod period < that.
  */
 bool mrc_fault_in_force(const struct conf_fault *cf, uint64_t at_ps, uint64_t now_ps);
 

@@ -9,6 +9,7 @@
 #include "mrc/engine/srv6.h"
 #include "mrc/engine/wire.h"
 #include "mrc/job/epparams.h"
+#include "mrc/job/fault.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -1465,10 +1466,10 @@ static int fault_check(const struct mrc_fabric *fab, const struct mrc_fab_fault 
 	return -EINVAL;
 }
 
-/* The down part of a flap's period: duty is the fraction spent down (conf.h, docs/config.md "faults"). */
+/* The down part of a flap's period (mrc/job/fault.h). */
 static uint64_t flap_down_ps(const struct mrc_fab_fault *f)
 {
-	return (uint64_t)((double)f->period_ps * f->duty);
+	return mrc_fault_flap_down_ps(f->period_ps, f->duty);
 }
 
 /* Makes the ports' link-down times when @f is the first fault that can take a link down
