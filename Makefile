@@ -101,7 +101,8 @@ install: mrcgen
 # libFuzzer harnesses (clang), one per parser: harness/fuzz/fuzz_T.c, seeded by
 # harness/fuzz/gen_corpus_T.c into harness/fuzz/corpus/T/ when absent; new inputs go to
 # build/fuzz/corpus/T/, crashes to build/fuzz/crash/. `make fuzz` builds and runs every
-# target for FUZZ_SECONDS each, by hand; CI runs fuzz-check (below).
+# target for FUZZ_SECONDS each, by hand, starting from the committed regress/T inputs (the
+# reproducers of bugs found, replayed first) and the seeds; CI runs fuzz-check (below).
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_CFLAGS  := -g -O1 -std=gnu11 -iquote . -D_GNU_SOURCE -Wall -Wextra \
@@ -136,7 +137,8 @@ harness/fuzz/corpus/%: | build/fuzz/gen_corpus_%
 fuzz-%: build/fuzz/fuzz_% | harness/fuzz/corpus/%
 	@mkdir -p build/fuzz/corpus/$* build/fuzz/crash
 	build/fuzz/fuzz_$* -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 \
-		-artifact_prefix=build/fuzz/crash/$*- build/fuzz/corpus/$* harness/fuzz/corpus/$*
+		-artifact_prefix=build/fuzz/crash/$*- build/fuzz/corpus/$* \
+		$(wildcard harness/fuzz/regress/$*) harness/fuzz/corpus/$*
 
 fuzz: $(FUZZ_TARGETS:%=fuzz-%)
 
