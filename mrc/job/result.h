@@ -147,6 +147,12 @@ struct mrc_run_result {
 	uint64_t capture_errors; /* captures that could not be written (wire: every host's) */
 	uint64_t fab_drops, fab_trims, fab_ecn, fab_lost, fab_no_route;
 	uint64_t fab_down_drops; /* of fab_drops: sent to or queued at a failed link or switch */
+	/* Losses inside the hosts (wire driver; 0 on the simulator), mrc/wire/loop.h: sends
+	 * the kernel refused, datagrams a socket dropped (SO_RXQ_OVFL), loop turns that found
+	 * the completion queue overflowed (completions held by the kernel, not lost),
+	 * completions it dropped, datagrams longer than a buffer, packets for another host. */
+	uint64_t host_send_errors, host_socket_drops, host_cq_overflows, host_cq_dropped;
+	uint64_t host_truncated, host_foreign;
 	uint64_t events, pkt_hops, injected, delivered;
 	uint64_t qps; /* queue pairs created, both ends counted */
 	uint64_t sim_end_ps;

@@ -330,6 +330,12 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 	C("fabric_ecn_marks", res->fab_ecn);
 	C("fabric_lost", res->fab_lost);
 	C("fabric_no_route", res->fab_no_route);
+	C("host_send_errors", res->host_send_errors);
+	C("host_socket_drops", res->host_socket_drops);
+	C("host_cq_overflows", res->host_cq_overflows);
+	C("host_cq_dropped", res->host_cq_dropped);
+	C("host_truncated", res->host_truncated);
+	C("host_foreign", res->host_foreign);
 	C("sim_events", res->events);
 	C("packet_hops", res->pkt_hops);
 	C("packets_injected", res->injected);
@@ -1127,6 +1133,15 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 		(unsigned long long)res->fab_trims, (unsigned long long)res->fab_ecn,
 		(unsigned long long)res->fab_drops, (unsigned long long)res->fab_down_drops, nort,
 		(unsigned long long)res->fab_lost);
+	if (res->host_send_errors | res->host_socket_drops | res->host_cq_overflows |
+		res->host_cq_dropped | res->host_truncated | res->host_foreign)
+		fprintf(f, "#  in the hosts: %llu send errors, %llu socket drops, %llu CQ overflows "
+			   "(held, not lost), %llu CQ drops, %llu truncated, %llu for another host\n",
+			(unsigned long long)res->host_send_errors,
+			(unsigned long long)res->host_socket_drops,
+			(unsigned long long)res->host_cq_overflows,
+			(unsigned long long)res->host_cq_dropped,
+			(unsigned long long)res->host_truncated, (unsigned long long)res->host_foreign);
 	fprintf(f, "#  simulated %.3f ms in %.2f s wall: %.2f M packet-hops/s, peak RSS %zu MiB\n",
 		(double)res->sim_end_ps / 1e9, res->wall_s,
 		res->wall_s > 0 ? (double)res->pkt_hops / res->wall_s / 1e6 : 0.0,

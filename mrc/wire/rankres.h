@@ -22,14 +22,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MRC_RANKRES_VERSION 1
+#define MRC_RANKRES_VERSION 2 /* 2: the host_* counters */
 
 /* The counters a rank sends (struct mrc_run_result fields, summed at rank 0). */
 #define MRC_RANKRES_CTRS(X)                                                                        \
 	X(data_pkts) X(data_bytes) X(rtx_pkts) X(rtx_bytes) X(sacks) X(nacks) X(nack_trimmed)     \
 	X(probes) X(ecn_echoes) X(losses_sack) X(losses_rto) X(rx_dup) X(rx_reordered)            \
-	X(rx_decode_err) X(qp_errors) X(injected) X(delivered) X(fab_drops) X(fab_ecn)            \
-	X(tx_encode_err) X(capture_errors) X(losses_port) X(losses_path) X(tlp) X(gbn_rewinds)
+	X(rx_decode_err) X(qp_errors) X(injected) X(delivered) X(fab_ecn)                         \
+	X(tx_encode_err) X(capture_errors) X(losses_port) X(losses_path) X(tlp) X(gbn_rewinds)    \
+	X(host_send_errors) X(host_socket_drops) X(host_cq_overflows) X(host_cq_dropped)          \
+	X(host_truncated) X(host_foreign)
 
 /* The per-EV counters a rank sends (struct mrc_run_ev fields but plane and spine). */
 #define MRC_RANKRES_EV_FIELDS(X)                                                                   \

@@ -84,7 +84,13 @@ static int collect_result(struct wr *w, struct mrc_rankres *rr)
 		r->capture_errors += w->taps[i].failed;
 	r->injected = lc.tx;
 	r->delivered = lc.rx;
-	r->fab_drops = lc.send_errors + lc.sock_drops + lc.cq_dropped + lc.truncated + w->rx_foreign;
+	/* what the host lost, apart: the wire driver sees no fabric drop (docs/report.md) */
+	r->host_send_errors = lc.send_errors;
+	r->host_socket_drops = lc.sock_drops;
+	r->host_cq_overflows = lc.cq_overflow;
+	r->host_cq_dropped = lc.cq_dropped;
+	r->host_truncated = lc.truncated;
+	r->host_foreign = w->rx_foreign;
 	for (uint32_t qpn = 1; qpn < w->nranks; qpn++) {
 		const struct mrc_ev_set *set = mrc_ep_qp_evs(w->ep, qpn);
 		struct mrc_qp_stats s;
