@@ -1315,11 +1315,9 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 		e = -EINVAL;
 		goto fail;
 	}
-	if (mkdir(job->output.dir, 0755) && errno != EEXIST) {
-		e = -errno;
-		snprintf(err, errlen, "output.dir: %s: %s", job->output.dir, strerror(errno));
+	e = mrc_job_outdir(job, err, errlen); /* as mrcgen run makes it: parents, checks */
+	if (e)
 		goto fail;
-	}
 	e = setup_fabric(&r, err, errlen);
 	e = e ?: mrc_sim_handler(r.sim, on_timer_event, &r);
 	if (e < 0)

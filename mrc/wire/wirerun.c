@@ -678,11 +678,9 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 		snprintf(err, errlen, "output.hist: %s", strerror(-e));
 		goto out;
 	}
-	if (mkdir(job->output.dir, 0755) && errno != EEXIST) {
-		e = -errno;
-		snprintf(err, errlen, "output.dir: %s: %s", job->output.dir, strerror(errno));
+	e = mrc_job_outdir(job, err, errlen); /* as mrcgen run makes it: parents, checks */
+	if (e)
 		goto out;
-	}
 	e = wr_setup_faults(&w, err, errlen);
 	e = e ?: wr_setup_ports(&w, err, errlen);
 	e = e ?: wr_setup_loop(&w, err, errlen);
