@@ -1044,12 +1044,8 @@ static int cmd_run(int argc, char **argv)
 	ret = ret ?: load_job("run", argc, argv, &job);
 	if (ret)
 		return ret;
-	/* an unusable output directory is known now, not after the whole run */
-	if (mrc_job_outdir(&job, err, sizeof(err))) {
-		fprintf(stderr, "mrcgen: run: %s\n", err);
-		conf_free(&job);
-		return EXIT_USAGE;
-	}
+	/* each driver makes the output directory first thing (mrc_job_outdir), so an unusable
+	 * one is known before the run, not after it */
 	catch_stop_signals();
 	if (job.fabric.driver == CONF_DRIVER_WIRE) {
 		e = mrc_run_wire(&job, &wo, &res, &rtt, &rank, err, sizeof(err));

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* conf_test: unit tests of conf/conf.c (`mrcgen-test conf`); includes conf.c to reach its static helpers. */
+/* conf_test: unit tests of conf/conf.c (`mrcgen-test conf`). */
 #include "conf/conf.c"
 #include "mrc/base/st.h"
 

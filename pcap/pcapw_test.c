@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* pcapw_test: unit tests of pcap/pcapw.c (`mrcgen-test pcapw`); includes pcapw.c to reach its static helpers. */
+/* pcapw_test: unit tests of pcap/pcapw.c (`mrcgen-test pcapw`). */
 #include "pcap/pcapw.c"
 #include "mrc/base/st.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* hist_test: unit tests of mrc/base/hist.c (`mrcgen-test hist`); includes hist.c to reach its static helpers. */
+/* hist_test: unit tests of mrc/base/hist.c (`mrcgen-test hist`). */
 #include "mrc/base/hist.c"
 #include "mrc/base/st.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* rng_test: unit tests of mrc/base/rng.c (`mrcgen-test rng`); includes rng.c to reach its static helpers. */
+/* rng_test: unit tests of mrc/base/rng.c (`mrcgen-test rng`). */
 #include "mrc/base/rng.c"
 #include "mrc/base/st.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* ev_test: unit tests of mrc/engine/ev.c (`mrcgen-test ev`); includes ev.c to reach its static helpers. */
+/* ev_test: unit tests of mrc/engine/ev.c (`mrcgen-test ev`). */
 #include "mrc/engine/ev.c"
 #include "mrc/base/st.h"
 

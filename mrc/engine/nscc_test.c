@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* nscc_test: unit tests of mrc/engine/nscc.c (`mrcgen-test nscc`); includes nscc.c to reach its static helpers. */
+/* nscc_test: unit tests of mrc/engine/nscc.c (`mrcgen-test nscc`). */
 #include "mrc/engine/nscc.c"
 #include "mrc/base/st.h"
 

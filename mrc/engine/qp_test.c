@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* qp_test: unit tests of mrc/engine/qp.c (`mrcgen-test qp`); includes qp.c to reach its static helpers. */
+/* qp_test: unit tests of mrc/engine/qp.c (`mrcgen-test qp`). */
 #include "mrc/engine/qp.c"
 #include "mrc/engine/ep.h"
 #include "mrc/engine/st_net.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* srv6_test: unit tests of mrc/engine/srv6.c (`mrcgen-test srv6`); includes srv6.c to reach its static helpers. */
+/* srv6_test: unit tests of mrc/engine/srv6.c (`mrcgen-test srv6`). */
 #include "mrc/engine/srv6.c"
 #include "mrc/base/st.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* wire_test: unit tests of mrc/engine/wire.c (`mrcgen-test wire`); includes wire.c to reach its static helpers. */
+/* wire_test: unit tests of mrc/engine/wire.c (`mrcgen-test wire`). */
 #include "mrc/engine/wire.c"
 #include "mrc/base/st.h"
 

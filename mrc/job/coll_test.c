@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* coll_test: unit tests of mrc/job/coll.c (`mrcgen-test coll`); includes coll.c to reach its static helpers. */
+/* coll_test: unit tests of mrc/job/coll.c (`mrcgen-test coll`). */
 #include "mrc/job/coll.c"
 #include "mrc/base/st.h"
 

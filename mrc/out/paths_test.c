@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* paths_test: unit tests of mrc/out/paths.c (`mrcgen-test paths`); includes paths.c to reach its static helpers. */
+/* paths_test: unit tests of mrc/out/paths.c (`mrcgen-test paths`). */
 #include "mrc/out/paths.c"
 #include "mrc/base/st.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* report_test: unit tests of mrc/out/report.c (`mrcgen-test report`); includes report.c to reach its static helpers. */
+/* report_test: unit tests of mrc/out/report.c (`mrcgen-test report`). */
 #include "mrc/out/report.c"
 #include "mrc/base/st.h"
 

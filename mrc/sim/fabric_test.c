@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* fabric_test: unit tests of mrc/sim/fabric.c (`mrcgen-test fabric`); includes fabric.c to reach its static helpers. */
+/* fabric_test: unit tests of mrc/sim/fabric.c (`mrcgen-test fabric`). */
 #include "mrc/sim/fabric.c"
 #include "mrc/base/st.h"
 

@@ -1315,7 +1315,7 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 		e = -EINVAL;
 		goto fail;
 	}
-	e = mrc_job_outdir(job, err, errlen); /* as mrcgen run makes it: parents, checks */
+	e = mrc_job_outdir(job, err, errlen); /* parents, output names, an earlier run's files */
 	if (e)
 		goto fail;
 	e = setup_fabric(&r, err, errlen);

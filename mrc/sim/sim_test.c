@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* sim_test: unit tests of mrc/sim/sim.c (`mrcgen-test sim`); includes sim.c to reach its static helpers. */
+/* sim_test: unit tests of mrc/sim/sim.c (`mrcgen-test sim`). */
 #include "mrc/sim/sim.c"
 #include "mrc/base/st.h"
 

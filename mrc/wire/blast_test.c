@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* blast_test: unit tests of mrc/wire/blast.c (`mrcgen-test blast`); includes blast.c to reach its static helpers. */
+/* blast_test: unit tests of mrc/wire/blast.c (`mrcgen-test blast`). */
 #include "mrc/wire/blast.c"
 #include "mrc/base/st.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* epfault_test: unit tests of mrc/wire/epfault.c (`mrcgen-test epfault`); includes epfault.c to reach its static helpers. */
+/* epfault_test: unit tests of mrc/wire/epfault.c (`mrcgen-test epfault`). */
 #include "mrc/wire/epfault.c"
 #include "mrc/base/st.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* loop_test: unit tests of mrc/wire/loop.c (`mrcgen-test loop`); includes loop.c to reach its static helpers. */
+/* loop_test: unit tests of mrc/wire/loop.c (`mrcgen-test loop`). */
 #include "mrc/wire/loop.c"
 #include "mrc/base/st.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* sock_test: unit tests of mrc/wire/sock.c (`mrcgen-test sock`); includes sock.c to reach its static helpers. */
+/* sock_test: unit tests of mrc/wire/sock.c (`mrcgen-test sock`). */
 #include "mrc/wire/sock.c"
 #include "mrc/base/st.h"
 

@@ -678,7 +678,7 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 		snprintf(err, errlen, "output.hist: %s", strerror(-e));
 		goto out;
 	}
-	e = mrc_job_outdir(job, err, errlen); /* as mrcgen run makes it: parents, checks */
+	e = mrc_job_outdir(job, err, errlen); /* parents, output names, an earlier run's files */
 	if (e)
 		goto out;
 	e = wr_setup_faults(&w, err, errlen);

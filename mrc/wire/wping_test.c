@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* wping_test: unit tests of mrc/wire/wping.c (`mrcgen-test wping`); includes wping.c to reach its static helpers. */
+/* wping_test: unit tests of mrc/wire/wping.c (`mrcgen-test wping`). */
 #include "mrc/wire/wping.c"
 #include "mrc/base/st.h"
 

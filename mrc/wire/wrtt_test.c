@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* wrtt_test: unit tests of mrc/wire/wrtt.c (`mrcgen-test wrtt`); includes wrtt.c to reach its static helpers. */
+/* wrtt_test: unit tests of mrc/wire/wrtt.c (`mrcgen-test wrtt`). */
 #include "mrc/wire/wrtt.c"
 #include "mrc/base/st.h"
 
