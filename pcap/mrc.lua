@@ -25,7 +25,7 @@ local nack_reasons = {
 }
 local sack_m_names = { [0] = "NONE", [1] = "SKIP_ONCE (EV saw ECN)",
 	[2] = "ALWAYS_SKIP (EV is bad)", [3] = "reserved" }
-local ep_kinds = { [1] = "PORT_STATUS", [2] = "EV_PROBE" }
+local ep_ops = { [0] = "PORT_STATUS_UPDATE", [1] = "EV_PROBE" }
 
 -- Sizes of the headers after BTH (docs/wire-format.md).
 local LEN = { BTH = 12, METH = 4, TSETH = 4, RETH = 16, IMM = 4, AETH = 4, SETH = 28,
@@ -118,20 +118,15 @@ add("p_ts", ProtoField.uint16("mrc.peth.tx_ts", "Tx Timestamp", base.DEC))
 add("p_tsr", ProtoField.bool("mrc.peth.tsr", "TSR", 16, nil, 0x8000))
 add("p_ftype", ProtoField.uint16("mrc.peth.ftype", "Format Type", base.DEC, nil, 0x000F))
 -- ERTH / EETH
-add("e_kind", ProtoField.uint8("mrc.ep.kind", "Kind", base.DEC, ep_kinds))
-add("e_plane", ProtoField.uint8("mrc.ep.plane", "Plane", base.DEC))
-add("e_flags", ProtoField.uint8("mrc.ep.flags", "Flags", base.HEX))
-add("e_up", ProtoField.bool("mrc.ep.port_up", "Port Up", 8, nil, 0x80))
-add("e_reqid", ProtoField.uint16("mrc.ep.req_id", "Request ID", base.DEC))
-add("e_ev", ProtoField.uint32("mrc.ep.ev", "Entropy Value", base.HEX))
-add("e_spdcid", ProtoField.uint16("mrc.ep.spdcid", "SPDCID", base.DEC))
-add("e_dpdcid", ProtoField.uint16("mrc.ep.dpdcid", "DPDCID", base.DEC))
-add("e_ts", ProtoField.uint16("mrc.ep.tx_ts", "Tx Timestamp", base.DEC))
-add("e_echo", ProtoField.uint16("mrc.ep.tx_ts_echo", "Tx Timestamp Echo", base.DEC))
-add("e_status", ProtoField.uint32("mrc.ep.status", "Status", base.HEX))
-add("e_planes", ProtoField.uint64("mrc.ep.plane_mask", "Planes Up (bit p = plane p)",
+add("e_op", ProtoField.uint8("mrc.ep.op", "Operation", base.DEC, ep_ops, 0x03))
+add("e_rop", ProtoField.uint8("mrc.ep.rsp_op", "Operation", base.DEC, ep_ops, 0x30))
+add("e_vendor", ProtoField.uint8("mrc.ep.vendor", "Vendor", base.HEX))
+add("e_ports", ProtoField.uint32("mrc.ep.port_status", "Ports Up (bit N = port N, 1-based)",
 	base.HEX))
-add("e_vendor", ProtoField.uint32("mrc.ep.vendor", "Reserved/Vendor", base.HEX))
+add("e_ts", ProtoField.uint16("mrc.ep.tx_ts", "Tx Timestamp", base.DEC))
+add("e_tsr", ProtoField.bool("mrc.ep.tsr", "TSR", 16, nil, 0x8000))
+add("e_ftype", ProtoField.uint16("mrc.ep.ftype", "Format Type", base.DEC, nil, 0x000F))
+add("e_echo", ProtoField.uint16("mrc.ep.tx_ts_echo", "Tx Timestamp Echo", base.DEC))
 add("e_rsvd", ProtoField.bytes("mrc.ep.rsvd", "Reserved"))
 
 local field_list = {}
@@ -355,32 +350,31 @@ local function dissect_peth(tvb, tree, off, info)
 	return off + LEN.PETH
 end
 
--- ERTH (16 B) / EETH (36 B), mrcgen's layout (mrc/engine/wire.c, docs/wire-format.md "Control headers"):
--- kind(8) plane(8) flags(8: port_up 0x80) rsvd(8) | req_id(16) tx_ts(16) | ev(32) |
--- spdcid(16) dpdcid(16); EETH continues with status(32) plane_mask(64) vendor(32) rsvd(64),
--- its tx_ts slot holding the echoed request timestamp.
+-- ERTH (16 B) / EETH (36 B), the MRC 1.0 header tables (docs/wire-format.md "Endpoint
+-- operations"): ERTH type/nh(8) rsvd(6) op(2) rsvd(8) vendor(8) | port_status(32) | rsvd(32) |
+-- tx_ts(16) TSR(1) rsvd(11) ftype(4); EETH type/nh(8) rsvd(2) op(2) rsvd(4) rsvd(16) |
+-- rsvd(192) | tx_ts_echo(16) rsvd(16) | rsvd(32). The request id is BTH PSN[15:0].
 local function dissect_ep(tvb, tree, off, info, resp)
 	local n = resp and LEN.EETH or LEN.ERTH
 	if not need(tvb, tree, off, n, resp and "EETH" or "ERTH") then return nil end
 	local t = tree:add(mrc, tvb(off, n), resp and "EETH (endpoint response)"
 		or "ERTH (endpoint request)")
-	t:add(F.e_kind, tvb(off, 1))
-	t:add(F.e_plane, tvb(off + 1, 1))
-	local fl = t:add(F.e_flags, tvb(off + 2, 1))
-	fl:add(F.e_up, tvb(off + 2, 1))
-	t:add(F.e_reqid, tvb(off + 4, 2))
-	t:add(resp and F.e_echo or F.e_ts, tvb(off + 6, 2))
-	t:add(F.e_ev, tvb(off + 8, 4))
-	t:add(F.e_spdcid, tvb(off + 12, 2))
-	t:add(F.e_dpdcid, tvb(off + 14, 2))
+	local op
 	if resp then
-		t:add(F.e_status, tvb(off + 16, 4))
-		t:add(F.e_planes, tvb(off + 20, 8))
-		t:add(F.e_vendor, tvb(off + 28, 4))
-		t:add(F.e_rsvd, tvb(off + 32, 4))
+		t:add(F.e_rop, tvb(off + 1, 1))
+		t:add(F.e_rsvd, tvb(off + 4, 24))
+		t:add(F.e_echo, tvb(off + 28, 2))
+		op = math.floor(tvb(off + 1, 1):uint() / 16) % 4
+	else
+		t:add(F.e_op, tvb(off + 1, 1))
+		t:add(F.e_vendor, tvb(off + 3, 1))
+		t:add(F.e_ports, tvb(off + 4, 4))
+		t:add(F.e_ts, tvb(off + 12, 2))
+		t:add(F.e_tsr, tvb(off + 14, 2))
+		t:add(F.e_ftype, tvb(off + 14, 2))
+		op = tvb(off + 1, 1):uint() % 4
 	end
-	info[#info + 1] = string.format("%s req_id=%d", ep_kinds[tvb(off, 1):uint()] or "kind?",
-		tvb(off + 4, 2):uint())
+	info[#info + 1] = string.format("%s req_id=%d", ep_ops[op] or "op?", tvb(10, 2):uint())
 	return off + n
 end
 

@@ -67,6 +67,13 @@ struct ctlq {
 	unsigned cap, head, len;
 };
 
+/* An EV probe in flight (mrc_ep_ev_probe): what its answer must match. */
+struct ep_probe {
+	uint64_t sent_ps; /* 0: the slot is free */
+	uint32_t peer, ev;
+	uint16_t req_id, tx_ts;
+};
+
 struct mrc_ep {
 	struct mrc_ep_params p;
 	struct mrc_ev_profile *ev_prof; /* built from p.ev or given; shared by the QPs */
@@ -87,6 +94,8 @@ struct mrc_ep {
 	unsigned wake_rr;		/* plane told first on the next wake of all planes */
 	struct mrc_ep_stats st;
 	struct timers *tm;
+	struct ep_probe probes[MRC_EP_PROBES_MAX];
+	uint16_t req_id; /* the last endpoint request's id */
 };
 
 /*
@@ -207,6 +216,7 @@ void mrc_ep_params_default(
 	p->first_qpn = 1;
 	p->max_qps = 1024;
 	p->ctl_queue_max = 65536;
+	p->ep_rsp_timeout_ps = 2000000000ull;
 }
 
 static bool ep_plane_up(void *owner, unsigned plane)
@@ -358,6 +368,8 @@ int mrc_ep_new(
 		ep->p.max_qps = 1024;
 	if (!ep->p.ctl_queue_max)
 		ep->p.ctl_queue_max = 65536;
+	if (!ep->p.ep_rsp_timeout_ps)
+		ep->p.ep_rsp_timeout_ps = 2000000000ull;
 	ep->tm = calloc(1, sizeof(*ep->tm));
 	if (ep->tm) { /* one leaf, the root, until QPs come */
 		ep->tm->p = 1;
@@ -573,6 +585,168 @@ int mrc_ep_post_write(struct mrc_ep *ep, uint32_t qpn, const void *local, uint64
 	return rc;
 }
 
+/* ---- endpoint operations (docs/wire-format.md "Endpoint operations") ---------------- */
+
+/* ns mod 2^16: the 16-bit timestamps of TSETH, PETH, ERTH. */
+static uint16_t ep_ts16(uint64_t now_ps)
+{
+	return (uint16_t)(now_ps / 1000);
+}
+
+/* Queues an endpoint request or response for @peer on @plane over @ev. */
+static void ep_op_emit(struct mrc_ep *ep, unsigned plane, uint32_t peer, uint8_t opcode,
+	uint32_t ev, uint8_t dscp, uint16_t req_id, struct mrc_pkt *c)
+{
+	c->opcode = opcode;
+	c->hop_limit = 64;
+	c->dscp = dscp;
+	c->ev = ev;
+	c->dest_qp = MRC_EP_DEST_QP;
+	c->psn = req_id;
+	ep_emit_ctl(ep, plane, peer, c);
+}
+
+/* Bit N set for each port N (1-based) that is up: mrc_ctl.h's port status mask. */
+static uint32_t ep_port_mask(const struct mrc_ep *ep)
+{
+	uint32_t m = 0;
+
+	for (unsigned pl = 0; pl < ep->p.planes; pl++)
+		m |= (uint32_t)ep->up[pl] << (pl + 1);
+	return m;
+}
+
+/* A request from @host (its inner source) on @plane: answered at once over its EV. */
+static void ep_req_rx(struct mrc_ep *ep, unsigned plane, int host, const struct mrc_pkt *p,
+	uint64_t now_ps)
+{
+	struct mrc_pkt c;
+
+	if (host < 0) { /* no peer_of: the sender is unknown, nothing to answer to */
+		ep->st.ep_req_drop++;
+		return;
+	}
+	ep->st.ep_req_rx[p->erth.op & 1]++;
+	if (p->erth.op == MRC_EP_OP_PORT_STATUS && ep->p.qp.transport == MRC_QP_MRC) {
+		uint32_t up = p->erth.port_status >> 1; /* port N = plane N - 1 */
+
+		for (unsigned i = 0; i < ep->n_qps; i++) {
+			if (mrc_qp_peer_host(ep->qps[i]) != (uint32_t)host)
+				continue;
+			mrc_qp_peer_ports(ep->qps[i], up);
+			touch(ep, i);
+		}
+	}
+	memset(&c, 0, sizeof(c));
+	c.eeth.op = p->erth.op;
+	c.eeth.tx_ts_echo = p->erth.tx_ts;
+	ep_op_emit(ep, plane, (uint32_t)host, MRC_OP_EP_RESPONSE, p->ev, ep->p.qp.dscp_ctl,
+		(uint16_t)p->psn, &c);
+	ep->st.ep_rsp_tx++;
+	(void)now_ps;
+}
+
+/* A response: an EV probe's answer when it matches one in flight, else dropped. */
+static void ep_rsp_rx(struct mrc_ep *ep, unsigned plane, int host, const struct mrc_pkt *p,
+	uint64_t now_ps)
+{
+	uint16_t id = (uint16_t)p->psn;
+
+	for (unsigned i = 0; i < MRC_EP_PROBES_MAX; i++) {
+		struct ep_probe *pr = &ep->probes[i];
+		uint64_t rtt;
+
+		if (!pr->sent_ps || pr->req_id != id || pr->ev != p->ev ||
+			(host >= 0 && pr->peer != (uint32_t)host) ||
+			p->eeth.op != MRC_EP_OP_EV_PROBE || p->eeth.tx_ts_echo != pr->tx_ts)
+			continue;
+		rtt = now_ps - pr->sent_ps;
+		pr->sent_ps = 0;
+		if (rtt > ep->p.ep_rsp_timeout_ps)
+			break; /* too late: the caller stopped waiting */
+		ep->st.ep_rsp_rx++;
+		if (ep->ops.ep_response)
+			ep->ops.ep_response(ep->ctx, id, pr->peer, pr->ev, plane + 1, rtt / 1000,
+				now_ps);
+		return;
+	}
+	ep->st.ep_rsp_unmatched++;
+}
+
+static void ep_op_rx(struct mrc_ep *ep, unsigned plane, int host, const struct mrc_pkt *p,
+	uint64_t now_ps)
+{
+	if (p->opcode == MRC_OP_EP_REQUEST)
+		ep_req_rx(ep, plane, host, p, now_ps);
+	else
+		ep_rsp_rx(ep, plane, host, p, now_ps);
+}
+
+int mrc_ep_ev_probe(struct mrc_ep *ep, uint32_t peer_host, uint32_t ev, uint64_t now_ps)
+{
+	struct ep_probe *slot = NULL;
+	struct mrc_pkt c;
+	unsigned plane;
+
+	if (!ep->p.peer_of || mrc_ev_profile_find(ep->ev_prof, ev) < 0)
+		return -EINVAL;
+	plane = ep->p.ev_plane(ep->ctx, ev);
+	if (plane >= ep->p.planes || !ep->up[plane])
+		return -ENETDOWN;
+	for (unsigned i = 0; i < MRC_EP_PROBES_MAX; i++) {
+		struct ep_probe *pr = &ep->probes[i];
+
+		if (pr->sent_ps && now_ps - pr->sent_ps > ep->p.ep_rsp_timeout_ps)
+			pr->sent_ps = 0; /* unanswered in time: its slot is free again */
+		if (!pr->sent_ps && !slot)
+			slot = pr;
+	}
+	if (!slot)
+		return -EBUSY;
+	ep->req_id++;
+	*slot = (struct ep_probe){.sent_ps = now_ps ? now_ps : 1, .peer = peer_host, .ev = ev,
+		.req_id = ep->req_id, .tx_ts = ep_ts16(now_ps)};
+	memset(&c, 0, sizeof(c));
+	c.erth.op = MRC_EP_OP_EV_PROBE;
+	c.erth.tx_ts = slot->tx_ts;
+	c.erth.ftype = 1;
+	ep_op_emit(ep, plane, peer_host, MRC_OP_EP_REQUEST, ev, ep->p.qp.dscp_data, ep->req_id, &c);
+	ep->st.ep_req_tx[MRC_EP_OP_EV_PROBE]++;
+	return ep->req_id;
+}
+
+/* Tells every peer host of our MRC QPs which of our ports are up, from port @plane (or
+ * the first that is up when it is down). */
+static void ep_port_status_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps)
+{
+	uint32_t mask = ep_port_mask(ep);
+	unsigned out = plane;
+
+	if (!ep->up[out])
+		for (out = 0; out < ep->p.planes && !ep->up[out]; out++)
+			;
+	if (out == ep->p.planes || ep->p.qp.transport != MRC_QP_MRC)
+		return; /* no port left to tell the peers through; RoCE has no such update */
+	for (unsigned i = 0; i < ep->n_qps; i++) {
+		uint32_t peer = mrc_qp_peer_host(ep->qps[i]);
+		struct mrc_pkt c;
+		unsigned k;
+
+		for (k = 0; k < i && mrc_qp_peer_host(ep->qps[k]) != peer; k++)
+			;
+		if (k < i)
+			continue; /* that host was told */
+		memset(&c, 0, sizeof(c));
+		c.erth.op = MRC_EP_OP_PORT_STATUS;
+		c.erth.port_status = mask;
+		c.erth.tx_ts = ep_ts16(now_ps);
+		c.erth.ftype = 1;
+		ep_op_emit(ep, out, peer, MRC_OP_EP_REQUEST, mrc_qp_ctl_ev(ep->qps[i], out, now_ps),
+			ep->p.qp.dscp_ctl, ++ep->req_id, &c);
+		ep->st.ep_req_tx[MRC_EP_OP_PORT_STATUS]++;
+	}
+}
+
 /* mrc_ep_on_rx, or with @g the packet's payload apart from its headers */
 static void on_rx(struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, size_t len,
 	const struct mrc_wire_gather *g, bool ce, uint64_t now_ps)
@@ -581,7 +755,7 @@ static void on_rx(struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, size_t 
 	struct mrc_pkt p;
 	struct mrc_qp *qp;
 	bool outer;
-	int r;
+	int r, host = -1;
 
 	if (plane >= ep->p.planes)
 		return;
@@ -596,9 +770,30 @@ static void on_rx(struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, size_t 
 		ep->st.rx_decode_err++;
 		return;
 	}
+	if (ep->p.peer_of) {
+		unsigned src_plane;
+
+		host = ep->p.peer_of(ep->ctx, &p.src, &src_plane);
+		if (host < 0) {
+			ep->st.rx_foreign++;
+			return;
+		}
+		if (src_plane != plane || ep->p.ev_plane(ep->ctx, p.ev) != plane) {
+			ep->st.rx_wrong_plane++;
+			return;
+		}
+	}
+	if (p.opcode == MRC_OP_EP_REQUEST || p.opcode == MRC_OP_EP_RESPONSE) {
+		ep_op_rx(ep, plane, host, &p, now_ps);
+		return;
+	}
 	qp = mrc_ep_qp(ep, p.dest_qp);
 	if (!qp) {
 		ep->st.rx_unknown_qp++;
+		return;
+	}
+	if (host >= 0 && (uint32_t)host != mrc_qp_peer_host(qp)) {
+		ep->st.rx_spoofed++;
 		return;
 	}
 	mrc_qp_on_pkt(qp, plane, &p, ce || p.ecn == 3, now_ps);
@@ -723,6 +918,7 @@ void mrc_ep_port_status(struct mrc_ep *ep, unsigned plane, bool up, uint64_t now
 		mrc_qp_port_status(ep->qps[i], plane, up, now_ps);
 		touch(ep, i);
 	}
+	ep_port_status_tx(ep, plane, now_ps);
 }
 
 int mrc_ep_ev_deny(struct mrc_ep *ep, uint32_t qpn, uint32_t ev, bool deny, uint64_t now_ps)

@@ -51,6 +51,14 @@ struct mrc_ep_params {
 	uint32_t first_qpn;		/* QPNs are first_qpn, first_qpn + 1, ... (0 -> 1) */
 	unsigned max_qps;		/* most QPs (0 -> 1024); tables grow with those made */
 	unsigned ctl_queue_max;		/* control packets queued per plane; 0 -> 65536 */
+	/*
+	 * The job host and plane whose inner address @src is (mrc_srv6_addr_host), or -1
+	 * for an address outside the job. Set: a packet is accepted only from its QP's peer
+	 * on the plane it arrived by, and endpoint requests are answered (their sender is
+	 * known). NULL: no source checks, and endpoint requests are dropped (ep_req_drop).
+	 */
+	int (*peer_of)(void *ctx, const struct mrc_ip6 *src, unsigned *plane);
+	uint64_t ep_rsp_timeout_ps; /* an EV probe unanswered this long is dropped; 0 -> 2 ms */
 };
 
 /*
@@ -74,6 +82,16 @@ struct mrc_ep_stats {
 	uint64_t rx_unknown_qp; /* DestQP names no QP */
 	uint64_t tx_encode_err, path_err;
 	uint64_t ctl_dropped; /* control queue full, or flushed by a port going down */
+	/* dropped for their source (params.peer_of): an inner source outside the job; a
+	 * plane other than the arrival port's, by the source address or by the EV; a QP's
+	 * packet from a host other than its peer */
+	uint64_t rx_foreign, rx_wrong_plane, rx_spoofed;
+	/* endpoint operations (docs/wire-format.md "Endpoint operations"), per enum
+	 * mrc_ep_op: requests sent and answered; responses sent, matched to a request in
+	 * flight, and dropped unmatched (no such request outstanding from that host on that
+	 * EV, or answered after ep_rsp_timeout_ps); requests dropped (no peer_of) */
+	uint64_t ep_req_tx[2], ep_req_rx[2];
+	uint64_t ep_rsp_tx, ep_rsp_rx, ep_rsp_unmatched, ep_req_drop;
 };
 
 struct mrc_ep;
@@ -158,8 +176,30 @@ int mrc_ep_tx_gather(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t
 uint64_t mrc_ep_next_timer(const struct mrc_ep *ep);
 void mrc_ep_on_timer(struct mrc_ep *ep, uint64_t now_ps);
 
-/* NIC port @plane went down or came up (port status update; docs/wire-format.md "Path (EV) states"). */
+/*
+ * NIC port @plane went down or came up. The QPs resend what was in flight on it
+ * elsewhere, and every peer host of an MRC QP is told once with a PORT_STATUS_UPDATE
+ * (ERTH op 0, the mask of our ports that are up, bit N = port N = plane N - 1, 1-based as
+ * mrc_ctl.h's phy_port_mask) sent on a port that is up; the peer's endpoint applies the
+ * mask to all its QPs to us (mrc_qp_peer_ports) and answers with an EETH. Not resent: a
+ * peer that misses it finds the plane's EVs bad by loss (docs/wire-format.md "Port status").
+ */
 void mrc_ep_port_status(struct mrc_ep *ep, unsigned plane, bool up, uint64_t now_ps);
+
+/* Most EV probes an endpoint keeps outstanding (mrc_ep_ev_probe). */
+#define MRC_EP_PROBES_MAX 64
+
+/*
+ * EV_PROBE (mrc_ctl.h MRC_CTL_EP_OP_EV_PROBE): sends an ENDPOINT_REQUEST (ERTH op 1, BTH
+ * DestQP MRC_EP_DEST_QP, PSN[15:0] = the request id) to @peer_host over EV @ev, on the
+ * EV's plane, with the data DSCP. The peer's endpoint answers at once with an
+ * ENDPOINT_RESPONSE over the same EV; the answer from that host, on that EV, with the id
+ * and the echoed tx_ts, within params.ep_rsp_timeout_ps, raises ops->ep_response with the
+ * RTT in ns (mrc_ctl.h struct mrc_ctl_ep_rsp: rtt in 1 ns units). Returns the request id
+ * (0..65535), -EINVAL (no peer_of, or @ev is not in the EV profile), -ENETDOWN (the
+ * EV's port is down) or -EBUSY (MRC_EP_PROBES_MAX probes outstanding).
+ */
+int mrc_ep_ev_probe(struct mrc_ep *ep, uint32_t peer_host, uint32_t ev, uint64_t now_ps);
 
 /* Control interface: DENY an EV of a QP, or lift it. Returns 0 or -ENOENT. */
 int mrc_ep_ev_deny(struct mrc_ep *ep, uint32_t qpn, uint32_t ev, bool deny, uint64_t now_ps);

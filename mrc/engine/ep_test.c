@@ -24,6 +24,7 @@ static int et_new(uint32_t h, uint32_t first_qpn, unsigned max_qps, struct mrc_e
 	mrc_ep_params_default(&p, ET_PLANES, 100000000000ull, 12000000);
 	p.host = h;
 	p.path = et_path;
+	p.peer_of = st_peer_of;
 	p.ev_plane = st_ev_plane;
 	p.ev.evs = et_evs;
 	p.ev.n_evs = 8;
@@ -72,6 +73,54 @@ static int et_pull(struct mrc_ep *ep, unsigned plane, uint32_t *dest_qp)
 	return d.opcode;
 }
 
+/* Where a control packet's extension header starts: outer and inner IPv6, UDP, BTH. */
+#define ET_XH (40 + 40 + 8 + 12)
+
+/* The answers ops->ep_response reported: the last one's fields. */
+struct et_rsp {
+	unsigned n;
+	uint16_t req_id;
+	uint32_t peer, ev;
+	unsigned port;
+	uint64_t rtt_ns;
+};
+
+static void et_on_rsp(void *ctx, uint16_t req_id, uint32_t peer, uint32_t ev, unsigned port,
+	uint64_t rtt_ns, uint64_t now_ps)
+{
+	struct et_rsp *r = ctx;
+
+	(void)now_ps;
+	*r = (struct et_rsp){r->n + 1, req_id, peer, ev, port, rtt_ns};
+}
+
+/* et_new for host @h with ops->ep_response writing into @r (also the path's ctx: host 0). */
+static int et_new_rsp(struct et_rsp *r, struct mrc_ep **ep)
+{
+	static const struct mrc_ep_ops ops = {.ep_response = et_on_rsp};
+	struct mrc_ep_params p;
+
+	mrc_ep_params_default(&p, ET_PLANES, 100000000000ull, 12000000);
+	p.path = et_path;
+	p.peer_of = st_peer_of;
+	p.ev_plane = st_ev_plane;
+	p.ev.evs = et_evs;
+	p.ev.n_evs = 8;
+	p.cc = "fixed";
+	return mrc_ep_new(&p, &ops, r, ep);
+}
+
+/* Pulls one packet from @plane of @from into @buf and decodes it into @d: its length. */
+static int et_pull_pkt(struct mrc_ep *from, unsigned plane, uint64_t now, uint8_t *buf,
+	struct mrc_pkt *d)
+{
+	int n = mrc_ep_tx(from, plane, now, buf, MRC_PKT_MAX);
+
+	if (n <= 0 || mrc_wire_decode(&from->p.wire, buf, (size_t)n, true, d) != MRC_WIRE_OK)
+		return -1;
+	return n;
+}
+
 /*
  * Host 0 with QP 1 (to QP 1 of host 1) holding a 64 KiB write (16 packets), and a SACK
  * queued on plane 0: host 1's PSN 1 arrived there before PSN 0 (out of order).
@@ -98,7 +147,7 @@ static int et_ctl_setup(struct mrc_st *st, struct mrc_ep **ep, uint8_t *src, uin
 MRC_SELFTEST(ep)
 {
 	static uint8_t src[64 << 10];
-	uint8_t mr[16], buf[MRC_PKT_MAX];
+	uint8_t mr[16], buf[MRC_PKT_MAX], buf2[MRC_PKT_MAX];
 	struct mrc_ep_stats es;
 	struct mrc_qp_stats qs;
 	struct mrc_ep *ep = NULL;
@@ -133,16 +182,16 @@ MRC_SELFTEST(ep)
 		n = et_pkt(ep, 2, 0, (uint64_t)(uintptr_t)mr, rkey, buf); /* QP 2: none */
 		ST_TRUE(st, n > 0);
 		if (n > 0) {
-			mrc_ep_on_rx(ep, 1, buf, (size_t)n, false, 100);
-			mrc_ep_on_rx(ep, 1, buf, 20, false, 200); /* 20 bytes: no IPv6 */
+			mrc_ep_on_rx(ep, 0, buf, (size_t)n, false, 100);
+			mrc_ep_on_rx(ep, 0, buf, 20, false, 200); /* 20 bytes: no IPv6 */
 			mrc_ep_on_rx(ep, ET_PLANES, buf, (size_t)n, false, 300); /* no such port */
 		}
 		mrc_ep_get_stats(ep, &es);
 		ST_EQ(st, es.rx_unknown_qp, 1);
 		ST_EQ(st, es.rx_decode_err, 1);
-		ST_EQ(st, es.rx_pkts[1], 2);
-		ST_EQ(st, es.rx_pkts[0], 0);
-		ST_EQ(st, es.rx_bytes[1], (uint64_t)n + 20);
+		ST_EQ(st, es.rx_pkts[0], 2);
+		ST_EQ(st, es.rx_pkts[1], 0);
+		ST_EQ(st, es.rx_bytes[0], (uint64_t)n + 20);
 		ST_EQ_I(st, mrc_ep_qp_stats(ep, 1, &qs), 0);
 		ST_EQ(st, qs.rx_data_pkts, 0);
 		/* the same packet for QP 1 reaches it */
@@ -243,6 +292,162 @@ MRC_SELFTEST(ep)
 			ST_EQ(st, dq, want[h - 2][k]);
 		}
 		mrc_ep_free(ep);
+		ep = NULL;
+	}
+
+	mrc_st_case(st, "E07 source checks: a packet for QP 1 (peer host 1) from outside the job, "
+			"by another plane, with another plane's EV, or from host 2 is dropped and "
+			"counted; from host 1 it is taken");
+	if (ST_TRUE(st, et_new(0, 1, 4, &ep) == 0)) {
+		struct mrc_pkt p;
+		int len;
+
+		ST_EQ_I(st, mrc_ep_qp_create(ep, 1, 1, &qpn), 0);
+		ST_EQ_I(st, mrc_ep_reg_mr(ep, mr, 16, &rkey), 0);
+		n = et_pkt(ep, 1, 0, (uint64_t)(uintptr_t)mr, rkey, buf); /* host 1, plane 0 */
+		ST_TRUE(st, n > 0 && mrc_wire_decode(&ep->p.wire, buf, (size_t)n, true, &p) == 0);
+		mrc_ep_on_rx(ep, 1, buf, (size_t)n, false, 100); /* by port 1: wrong plane */
+		p.payload_len = 8;
+		p.src.b[0] = 0xfe; /* fe00::1:0: not a job address */
+		len = mrc_wire_encode(&ep->p.wire, &p, buf2, sizeof(buf2));
+		mrc_ep_on_rx(ep, 0, buf2, (size_t)len, false, 200);
+		st_addr(&p.src, 2, 0); /* host 2 */
+		len = mrc_wire_encode(&ep->p.wire, &p, buf2, sizeof(buf2));
+		mrc_ep_on_rx(ep, 0, buf2, (size_t)len, false, 300);
+		st_addr(&p.src, 1, 0);
+		p.ev = et_evs[4]; /* plane 1's EV on plane 0 */
+		len = mrc_wire_encode(&ep->p.wire, &p, buf2, sizeof(buf2));
+		mrc_ep_on_rx(ep, 0, buf2, (size_t)len, false, 400);
+		mrc_ep_get_stats(ep, &es);
+		ST_EQ(st, es.rx_foreign, 1);
+		ST_EQ(st, es.rx_wrong_plane, 2);
+		ST_EQ(st, es.rx_spoofed, 1);
+		ST_EQ_I(st, mrc_ep_qp_stats(ep, 1, &qs), 0);
+		ST_EQ(st, qs.rx_data_pkts, 0);
+		mrc_ep_on_rx(ep, 0, buf, (size_t)n, false, 500);
+		ST_EQ_I(st, mrc_ep_qp_stats(ep, 1, &qs), 0);
+		ST_EQ(st, qs.rx_data_pkts, 1);
+		mrc_ep_free(ep);
+		ep = NULL;
+	}
+
+	mrc_st_case(st, "E08 EV probe: request id in PSN, DestQP 2, ERTH op 1 on the EV's plane; "
+			"the answer echoes both; RTT 7 us in ns; a replay, a forged tx_ts and a "
+			"late answer change nothing");
+	{
+		struct et_rsp r = {0};
+		struct mrc_ep *b = NULL;
+		struct mrc_pkt d;
+		int id, id2;
+
+		ST_EQ_I(st, et_new_rsp(&r, &ep), 0);
+		ST_EQ_I(st, et_new(1, 1, 4, &b), 0);
+		if (!ep || !b)
+			goto e08_out;
+		ST_EQ_I(st, mrc_ep_ev_probe(ep, 1, 0x12345678, 1000000), -EINVAL); /* no such EV */
+		id = mrc_ep_ev_probe(ep, 1, et_evs[5], 1000000); /* 1 us */
+		ST_EQ_I(st, id, 1);
+		ST_EQ_I(st, mrc_ep_tx(ep, 0, 1000000, buf, sizeof(buf)), 0); /* plane 1's only */
+		n = et_pull_pkt(ep, 1, 1000000, buf, &d);
+		ST_EQ_I(st, n, ET_XH + 16 + 4);
+		ST_EQ(st, buf[ET_XH + 1], 0x01); /* op EV_PROBE */
+		ST_EQ(st, get_be16(buf + ET_XH + 12), 1000); /* tx_ts: 1000 ns */
+		ST_EQ(st, d.opcode, MRC_OP_EP_REQUEST);
+		ST_EQ(st, d.dest_qp, 2);
+		ST_EQ(st, d.psn, 1);
+		ST_EQ(st, d.ev, et_evs[5]);
+		ST_EQ(st, d.dscp, 26);
+		mrc_ep_on_rx(b, 1, buf, (size_t)n, false, 4000000);
+		n = et_pull_pkt(b, 1, 4000000, buf, &d);
+		ST_EQ_I(st, n, ET_XH + 36 + 4);
+		ST_EQ(st, d.opcode, MRC_OP_EP_RESPONSE);
+		ST_EQ(st, buf[ET_XH + 1], 0x10); /* op EV_PROBE in bits 5:4 */
+		ST_EQ(st, get_be16(buf + ET_XH + 28), 1000);
+		ST_EQ(st, d.dest_qp, 2);
+		ST_EQ(st, d.psn, 1);
+		ST_EQ(st, d.ev, et_evs[5]);
+		ST_EQ(st, d.dscp, 46);
+		mrc_ep_on_rx(ep, 1, buf, (size_t)n, false, 8000000); /* 7 us after the send */
+		ST_EQ(st, r.n, 1);
+		ST_EQ(st, r.req_id, 1);
+		ST_EQ(st, r.peer, 1);
+		ST_EQ(st, r.ev, et_evs[5]);
+		ST_EQ(st, r.port, 2);
+		ST_EQ(st, r.rtt_ns, 7000);
+		mrc_ep_on_rx(ep, 1, buf, (size_t)n, false, 9000000); /* replayed */
+		memcpy(buf2, buf, (size_t)n);
+		d.eeth.tx_ts_echo ^= 1; /* forged: right id, wrong tx_ts */
+		id2 = mrc_ep_ev_probe(ep, 1, et_evs[5], 9000000);
+		d.psn = (uint32_t)id2;
+		d.eeth.tx_ts_echo = 9000 ^ 1;
+		mrc_ep_tx(ep, 1, 9000000, buf, sizeof(buf)); /* the request leaves */
+		n = mrc_wire_encode(&b->p.wire, &d, buf, sizeof(buf));
+		mrc_ep_on_rx(ep, 1, buf, (size_t)n, false, 10000000);
+		ST_EQ(st, r.n, 1);
+		d.eeth.tx_ts_echo = 9000; /* the right answer, after the 2 ms timeout */
+		n = mrc_wire_encode(&b->p.wire, &d, buf, sizeof(buf));
+		mrc_ep_on_rx(ep, 1, buf, (size_t)n, false, 9000000 + 2000000001ull);
+		ST_EQ(st, r.n, 1);
+		mrc_ep_get_stats(ep, &es);
+		ST_EQ(st, es.ep_req_tx[MRC_EP_OP_EV_PROBE], 2);
+		ST_EQ(st, es.ep_rsp_rx, 1);
+		ST_EQ(st, es.ep_rsp_unmatched, 3);
+		mrc_ep_get_stats(b, &es);
+		ST_EQ(st, es.ep_req_rx[MRC_EP_OP_EV_PROBE], 1);
+		ST_EQ(st, es.ep_rsp_tx, 1);
+e08_out:
+		mrc_ep_free(ep);
+		mrc_ep_free(b);
+		ep = NULL;
+	}
+
+	mrc_st_case(st, "E09 port 0 down: one PORT_STATUS_UPDATE per peer host (2 QPs to host 1, "
+			"1 to host 2), mask 0x4 (port 2 up), on port 2; host 1 applies it to its QP "
+			"and answers");
+	{
+		struct mrc_ep *b = NULL;
+		struct mrc_pkt d;
+		uint32_t q1 = 0;
+		unsigned to1 = 0, to2 = 0;
+
+		ST_EQ_I(st, et_new(0, 1, 4, &ep), 0);
+		ST_EQ_I(st, et_new(1, 1, 4, &b), 0);
+		if (!ep || !b)
+			goto e09_out;
+		ST_EQ_I(st, mrc_ep_qp_create(ep, 1, 1, &qpn), 0);
+		ST_EQ_I(st, mrc_ep_qp_create(ep, 1, 2, &qpn), 0);
+		ST_EQ_I(st, mrc_ep_qp_create(ep, 2, 1, &qpn), 0);
+		ST_EQ_I(st, mrc_ep_qp_create(b, 0, 1, &q1), 0);
+		mrc_ep_port_status(ep, 0, false, 1000000);
+		for (int k = 0; k < 3; k++) {
+			n = et_pull_pkt(ep, 1, 1000000, buf, &d);
+			if (n < 0)
+				break;
+			ST_EQ(st, d.opcode, MRC_OP_EP_REQUEST);
+			ST_EQ(st, d.erth.op, MRC_EP_OP_PORT_STATUS);
+			ST_EQ(st, get_be32(buf + ET_XH + 4), 0x4);
+			ST_EQ(st, d.dest_qp, 2);
+			to1 += d.dst.b[13] == 1;
+			to2 += d.dst.b[13] == 2;
+			if (d.dst.b[13] == 1)
+				mrc_ep_on_rx(b, 1, buf, (size_t)n, false, 2000000);
+		}
+		ST_EQ(st, to1, 1);
+		ST_EQ(st, to2, 1);
+		mrc_ep_get_stats(ep, &es);
+		ST_EQ(st, es.ep_req_tx[MRC_EP_OP_PORT_STATUS], 2);
+		ST_EQ_I(st, mrc_ep_qp_stats(b, q1, &qs), 0);
+		ST_EQ(st, qs.port_status_rx, 1);
+		n = et_pull_pkt(b, 1, 2000000, buf, &d);
+		ST_EQ(st, d.opcode, MRC_OP_EP_RESPONSE);
+		ST_EQ(st, d.eeth.op, MRC_EP_OP_PORT_STATUS);
+		/* host 1 sends host 0 nothing on plane 0 now */
+		ST_EQ_I(st, mrc_ep_post_write(b, q1, src, 8192, 0x1000, 5, false, 0, 1, 2000000), 0);
+		ST_EQ_I(st, mrc_ep_tx(b, 0, 2000000, buf, sizeof(buf)), 0);
+		ST_TRUE(st, mrc_ep_tx(b, 1, 2000000, buf, sizeof(buf)) > 0);
+e09_out:
+		mrc_ep_free(ep);
+		mrc_ep_free(b);
 		ep = NULL;
 	}
 }

@@ -15,6 +15,8 @@
 struct mrc_ev_rare {
 	uint32_t idx;		   /* the EV */
 	uint16_t probe_id;	   /* id of the last probe sent */
+	uint16_t probe_ts;	   /* its tx_ts, which its answer echoes */
+	bool probe_out;		   /* a probe was sent since the EV last went ASSUMED_BAD */
 	uint64_t skip_until_ps;	   /* SKIP: GOOD again at this time (hold > 0) */
 	uint64_t probe_at_ps;	   /* ASSUMED_BAD: next probe due */
 	uint64_t probe_backoff_ps; /* current backoff */
@@ -484,6 +486,7 @@ bool mrc_ev_on_bad(struct mrc_ev_set *s, int idx, int cause, uint64_t now_ps)
 	/* first: ev_change's probe_min_update reads it */
 	r->probe_backoff_ps = s->prof->backoff0_ps;
 	r->probe_at_ps = now_ps + r->probe_backoff_ps;
+	r->probe_out = false;
 	ev_change(s, idx, MRC_EV_ASSUMED_BAD, cause, now_ps);
 	ev_replace(s, idx);
 	return true;
@@ -504,12 +507,16 @@ static unsigned active_count(const struct mrc_ev_set *s, unsigned pl)
 	return c;
 }
 
-bool mrc_ev_on_probe_ok(struct mrc_ev_set *s, int idx, uint64_t now_ps)
+bool mrc_ev_on_probe_ok(struct mrc_ev_set *s, int idx, uint16_t ts_echo, uint64_t now_ps)
 {
+	const struct mrc_ev_rare *r;
 	unsigned pl;
 
 	if (idx < 0 || (s->sa[idx] & MRC_EV_STATE) != MRC_EV_ASSUMED_BAD)
 		return false;
+	r = rare_find(s, (uint32_t)idx);
+	if (!r || !r->probe_out || r->probe_ts != ts_echo)
+		return false; /* no probe of ours in flight on it: forged or stale */
 	pl = s->prof->plane[idx];
 	s->prof->st[idx].probes_ok++;
 	ev_change(s, idx, MRC_EV_GOOD, MRC_EVC_PROBE_OK, now_ps);
@@ -562,13 +569,15 @@ int mrc_ev_probe_due(const struct mrc_ev_set *s, unsigned plane, uint64_t now_ps
 	return best;
 }
 
-void mrc_ev_probe_sent(struct mrc_ev_set *s, int idx, uint64_t now_ps)
+void mrc_ev_probe_sent(struct mrc_ev_set *s, int idx, uint16_t tx_ts, uint64_t now_ps)
 {
 	struct mrc_ev_rare *r = rare_find(s, (uint32_t)idx); /* ASSUMED_BAD: it has one */
 	uint64_t max = s->prof->backoff_max_ps;
 
 	s->prof->st[idx].probes++;
 	r->probe_id++;
+	r->probe_ts = tx_ts;
+	r->probe_out = true;
 	r->probe_backoff_ps = r->probe_backoff_ps * 2 > max ? max : r->probe_backoff_ps * 2;
 	r->probe_at_ps = now_ps + r->probe_backoff_ps;
 	probe_min_update(s);

@@ -252,9 +252,14 @@ bool mrc_ev_on_skip(struct mrc_ev_set *s, int idx, int cause, uint64_t now_ps);
  */
 bool mrc_ev_on_bad(struct mrc_ev_set *s, int idx, int cause, uint64_t now_ps);
 
-/* Probe answered (SACK pr=1): ASSUMED_BAD -> GOOD. It rejoins the active set if its plane's
- * active set is short, else the backup set. Returns true on a change. */
-bool mrc_ev_on_probe_ok(struct mrc_ev_set *s, int idx, uint64_t now_ps);
+/*
+ * A probe answer (SACK pr=1) over EV @idx echoing tx_ts @ts_echo: when the EV is
+ * ASSUMED_BAD and its latest probe (mrc_ev_probe_sent) had that tx_ts, ASSUMED_BAD ->
+ * GOOD; it rejoins the active set if its plane's active set is short, else the backup
+ * set. Returns true on a change; false, changing nothing, for an answer that matches no
+ * probe in flight (forged, or stale: docs/wire-format.md "Probes").
+ */
+bool mrc_ev_on_probe_ok(struct mrc_ev_set *s, int idx, uint16_t ts_echo, uint64_t now_ps);
 
 /* Control interface: DENIED on, or back to GOOD (cause ALLOW). Returns true on a change. */
 bool mrc_ev_set_denied(struct mrc_ev_set *s, int idx, bool deny, uint64_t now_ps);
@@ -265,7 +270,7 @@ bool mrc_ev_set_denied(struct mrc_ev_set *s, int idx, bool deny, uint64_t now_ps
  * (capped at probe_backoff_max_ps) and schedules the next probe that far ahead.
  */
 int mrc_ev_probe_due(const struct mrc_ev_set *s, unsigned plane, uint64_t now_ps);
-void mrc_ev_probe_sent(struct mrc_ev_set *s, int idx, uint64_t now_ps);
+void mrc_ev_probe_sent(struct mrc_ev_set *s, int idx, uint16_t tx_ts, uint64_t now_ps);
 
 /* Earliest probe due time over planes whose bit is set in @plane_mask; UINT64_MAX if none. */
 uint64_t mrc_ev_next_probe(const struct mrc_ev_set *s, uint32_t plane_mask);

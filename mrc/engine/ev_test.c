@@ -71,18 +71,23 @@ MRC_SELFTEST(ev)
 	ST_EQ_I(st, mrc_ev_probe_due(&s, 0, 100 + 999999), -1);
 	ST_EQ_I(st, mrc_ev_probe_due(&s, 0, 100 + 1000000), 2);
 	ST_EQ_I(st, mrc_ev_probe_due(&s, 1, 100 + 1000000), -1);
-	mrc_ev_probe_sent(&s, 2, 1000100);
+	mrc_ev_probe_sent(&s, 2, 0x1111, 1000100);
 	ST_EQ(st, mrc_ev_next_probe(&s, 1), 1000100 + 2000000);
-	mrc_ev_probe_sent(&s, 2, 3000100);
+	mrc_ev_probe_sent(&s, 2, 0x2222, 3000100);
 	ST_EQ(st, mrc_ev_next_probe(&s, 1), 3000100 + 4000000);
-	mrc_ev_probe_sent(&s, 2, 7000100);
+	mrc_ev_probe_sent(&s, 2, 0x3333, 7000100);
 	ST_EQ(st, mrc_ev_next_probe(&s, 1), 7000100 + 4000000);
 	ST_EQ(st, mrc_ev_next_probe(&s, 2), UINT64_MAX);
 	for (unsigned i = 0; i < 100; i++)
 		ST_TRUE(st, mrc_ev_pick(&s, 0, &rng, -1, false, 200) != 2);
 
-	mrc_st_case(st, "E06 probe answered: GOOD again, rejoins as backup");
-	ST_TRUE(st, mrc_ev_on_probe_ok(&s, 2, 8000000));
+	mrc_st_case(st, "E06 probe answered: only the answer echoing the latest probe's tx_ts "
+			"counts; GOOD again, rejoins as backup");
+	ST_TRUE(st, !mrc_ev_on_probe_ok(&s, 2, 0x2222, 8000000)); /* an earlier probe's */
+	ST_TRUE(st, !mrc_ev_on_probe_ok(&s, 2, 0x3334, 8000000)); /* forged */
+	ST_TRUE(st, !mrc_ev_on_probe_ok(&s, 3, 0x3333, 8000000)); /* another EV, GOOD */
+	ST_EQ(st, mrc_ev_state(&s, 2), MRC_EV_ASSUMED_BAD);
+	ST_TRUE(st, mrc_ev_on_probe_ok(&s, 2, 0x3333, 8000000));
 	ST_EQ(st, mrc_ev_state(&s, 2), MRC_EV_GOOD);
 	ST_TRUE(st, !mrc_ev_active(&s, 2)); /* active set was refilled: 6 of 8 already */
 	ST_EQ(st, mrc_ev_active_usable(&s, 0), 6);
@@ -103,7 +108,7 @@ MRC_SELFTEST(ev)
 			if (mrc_ev_state(&s, i) == MRC_EV_GOOD)
 				idx = i;
 		ST_TRUE(st, mrc_ev_set_denied(&s, idx, true, 9500000));
-		ST_TRUE(st, !mrc_ev_on_probe_ok(&s, idx, 9600000));
+		ST_TRUE(st, !mrc_ev_on_probe_ok(&s, idx, 0, 9600000));
 		ST_EQ(st, mrc_ev_state(&s, idx), MRC_EV_DENIED);
 		n = mrc_ev_log(&s, log, 4);
 		ST_EQ(st, n, 4);
@@ -154,7 +159,7 @@ MRC_SELFTEST(ev)
 		ST_TRUE(st, mrc_ev_on_bad(&a, 1, MRC_EVC_LOSS_SACK, 100));
 		ST_EQ_I(st, mrc_ev_probe_due(&a, 0, 1000099), -1);
 		ST_EQ_I(st, mrc_ev_probe_due(&a, 0, 1000100), 1); /* 2 went bad first */
-		mrc_ev_probe_sent(&a, 1, 1000100);
+		mrc_ev_probe_sent(&a, 1, 0x100, 1000100);
 		ST_EQ(st, mrc_ev_probe_id(&a, 1), 1);
 		ST_EQ(st, mrc_ev_probe_id(&a, 2), 0);
 		ST_EQ_I(st, mrc_ev_probe_due(&a, 0, 1000100), 2);

@@ -92,7 +92,8 @@ struct qp_rare {
 	uint64_t rx_oor, rx_trimmed, rx_access_err, rx_msn_oor;
 	uint64_t nack_tx[MRC_NI_COUNT], probes_rx, rx_ignored;
 	uint64_t rx_out_of_seq, seq_nak_tx, seq_nak_rx, gbn_rewinds;
-	uint64_t port_status_tx, port_status_rx;
+	uint64_t port_status_rx;
+	uint64_t probe_ans_unmatched;
 };
 
 /*
@@ -845,7 +846,7 @@ static bool tx_probe(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct 
 
 	if (idx < 0)
 		return false;
-	mrc_ev_probe_sent(&qp->evs, idx, now_ps);
+	mrc_ev_probe_sent(&qp->evs, idx, ts16(now_ps), now_ps);
 	memset(out, 0, sizeof(*out));
 	out->opcode = MRC_OP_PROBE;
 	out->hop_limit = 64;
@@ -1336,8 +1337,12 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 	} else if (s->m == MRC_SACK_M_ALWAYS_SKIP && evi >= 0 && !qp->roce) {
 		retire_ev(qp, evi, MRC_EVC_SACK_BAD, now_ps);
 	}
-	if (s->pr && evi >= 0 && !qp->roce && mrc_ev_on_probe_ok(&qp->evs, evi, now_ps))
-		qp_rare(qp)->probes_ok++;
+	if (s->pr && !qp->roce) {
+		if (evi >= 0 && mrc_ev_on_probe_ok(&qp->evs, evi, s->tx_ts_echo, now_ps))
+			qp_rare(qp)->probes_ok++;
+		else
+			qp_rare(qp)->probe_ans_unmatched++;
+	}
 	if (s->mpr) {
 		uint32_t w = (uint32_t)s->mpr * 128;
 
@@ -1594,7 +1599,6 @@ static unsigned ctl_plane(const struct mrc_qp *qp, unsigned plane)
  * EV crosses a dead spine, so with a fixed control EV its SACKs were lost until the
  * requester's ACK timeout.
  */
-#define MRC_NO_EV UINT32_MAX
 static unsigned ctl_common(struct mrc_qp *qp, unsigned plane, uint8_t opcode, uint32_t echo,
 	uint64_t now_ps, struct mrc_pkt *c)
 {
@@ -1861,25 +1865,6 @@ static void requeue_plane(struct mrc_qp *qp, unsigned plane)
 	}
 }
 
-/* The peer says its port on a plane went down or came up. */
-static void on_ep_request(struct mrc_qp *qp, const struct mrc_pkt *p)
-{
-	const struct mrc_erth *r = &p->erth;
-
-	if (r->kind != MRC_EP_PORT_STATUS || r->plane >= qp->env->planes || qp->roce) {
-		qp_rare(qp)->rx_ignored++;
-		return;
-	}
-	qp_rare(qp)->port_status_rx++;
-	if (r->port_up) {
-		qp->peer_down &= ~(1u << r->plane);
-	} else {
-		qp->peer_down |= 1u << r->plane;
-		requeue_plane(qp, r->plane);
-	}
-	wake(qp, -1);
-}
-
 void mrc_qp_on_pkt(
 	struct mrc_qp *qp, unsigned plane, const struct mrc_pkt *p, bool ce, uint64_t now_ps)
 {
@@ -1895,8 +1880,6 @@ void mrc_qp_on_pkt(
 		on_nack(qp, p, now_ps);
 	} else if (p->opcode == MRC_OP_ACK && qp->roce) {
 		roce_on_aeth(qp, p, now_ps);
-	} else if (p->opcode == MRC_OP_EP_REQUEST) {
-		on_ep_request(qp, p);
 	} else if (p->opcode == MRC_OP_PROBE) {
 		qp_rare(qp)->probes_rx++;
 		send_sack(qp, plane, psn_add(qp->epsn, -1), p->ev, ce ? MRC_SACK_M_SKIP_ONCE : 0,
@@ -2054,41 +2037,37 @@ void mrc_qp_on_timer(struct mrc_qp *qp, uint64_t now_ps)
 
 void mrc_qp_port_status(struct mrc_qp *qp, unsigned plane, bool up, uint64_t now_ps)
 {
-	struct mrc_pkt c;
-	unsigned out = plane;
-
+	(void)now_ps;
 	if (qp->failed || plane >= qp->env->planes)
 		return;
-	if (qp->roce) {
-		/* a single-port RC QP: what was in flight is lost, the ACK timeout resends it
-		 * once the port is back; no port status update (an MRC endpoint request) */
-		wake(qp, -1);
-		return;
-	}
-	if (!up) {
+	/* RoCE: a single-port RC QP: what was in flight is lost, the ACK timeout resends it
+	 * once the port is back. MRC: what was in flight on the port is resent elsewhere now;
+	 * the endpoint tells the peers (mrc_ep_port_status). */
+	if (!up && !qp->roce) {
 		requeue_plane(qp, plane);
 		qp->ctl_ev[plane] = -1;
-		for (out = 0; out < qp->env->planes && !plane_ok(qp, out); out++)
-			;
-		if (out == qp->env->planes) {
-			wake(qp, -1);
-			return; /* no port left to tell the peer through */
-		}
 	}
-	/* Port status update to the peer (ENDPOINT_REQUEST, docs/wire-format.md "Opcodes"), so it moves
-	 * its traffic to us off this plane, or back onto it. */
-	ctl_common(qp, out, MRC_OP_EP_REQUEST, MRC_NO_EV, now_ps, &c);
-	c.erth.kind = MRC_EP_PORT_STATUS;
-	c.erth.plane = (uint8_t)plane;
-	c.erth.port_up = up;
-	c.erth.req_id = ++qp->req_id;
-	c.erth.ev = c.ev;
-	c.erth.spdcid = (uint16_t)qp->qpn;
-	c.erth.dpdcid = (uint16_t)qp->peer_qpn;
-	c.erth.tx_ts = ts16(now_ps);
-	qp->env->emit_ctl(qp->env->owner, out, qp->peer_host, &c);
-	qp_rare(qp)->port_status_tx++;
 	wake(qp, -1);
+}
+
+void mrc_qp_peer_ports(struct mrc_qp *qp, uint32_t up_planes)
+{
+	uint32_t all = (uint32_t)((1ull << qp->env->planes) - 1);
+	uint32_t down = ~up_planes & all, gone = down & ~qp->peer_down;
+
+	if (qp->failed || qp->roce)
+		return;
+	qp_rare(qp)->port_status_rx++;
+	qp->peer_down = down;
+	for (unsigned p = 0; p < qp->env->planes; p++)
+		if (gone >> p & 1)
+			requeue_plane(qp, p);
+	wake(qp, -1);
+}
+
+uint32_t mrc_qp_ctl_ev(struct mrc_qp *qp, unsigned plane, uint64_t now_ps)
+{
+	return plane < qp->env->planes ? ctl_ev(qp, plane, now_ps) : MRC_NO_EV;
 }
 
 /* ---- inspection --------------------------------------------------------------------- */
@@ -2144,8 +2123,8 @@ void mrc_qp_get_stats(const struct mrc_qp *qp, struct mrc_qp_stats *out)
 		out->seq_nak_tx = r->seq_nak_tx;
 		out->seq_nak_rx = r->seq_nak_rx;
 		out->gbn_rewinds = r->gbn_rewinds;
-		out->port_status_tx = r->port_status_tx;
 		out->port_status_rx = r->port_status_rx;
+		out->probe_ans_unmatched = r->probe_ans_unmatched;
 	}
 	if (qp->have_max) {
 		uint64_t span =

@@ -152,7 +152,8 @@ struct mrc_qp_stats {
 	uint64_t rx_out_of_seq;		/* responder: past the expected PSN, dropped */
 	uint64_t seq_nak_tx, seq_nak_rx; /* NAK "PSN sequence error" sent / received */
 	uint64_t gbn_rewinds;		/* requester: go-back-N rewinds (NAK or timeout) */
-	uint64_t port_status_tx, port_status_rx; /* ENDPOINT_REQUEST port status updates */
+	uint64_t port_status_rx; /* port status updates of the peer applied (mrc_qp_peer_ports) */
+	uint64_t probe_ans_unmatched; /* SACK pr=1 matching no probe in flight: dropped */
 };
 
 struct mrc_ep_ops;
@@ -185,6 +186,10 @@ struct mrc_ep_ops {
 	/* An EV of QP @qpn changed state (enum mrc_ev_state, enum mrc_ev_cause). */
 	void (*ev_event)(
 		void *ctx, uint32_t qpn, uint32_t ev, int from, int to, int cause, uint64_t now_ps);
+	/* The answer to EV probe @req_id (mrc_ep_ev_probe) to @peer_host over @ev came back on
+	 * 1-based port @port after @rtt_ns ns (mrc_ctl.h struct mrc_ctl_ep_rsp). */
+	void (*ep_response)(void *ctx, uint16_t req_id, uint32_t peer_host, uint32_t ev,
+		unsigned port, uint64_t rtt_ns, uint64_t now_ps);
 };
 
 struct mrc_qp_env {
@@ -281,13 +286,21 @@ uint64_t mrc_qp_next_timer(const struct mrc_qp *qp);
 void mrc_qp_on_timer(struct mrc_qp *qp, uint64_t now_ps);
 
 /*
- * Local NIC port @plane went down/up: in-flight packets sent on it are resent elsewhere,
- * and the peer is told with an ENDPOINT_REQUEST port status update (through another
- * port when going down) so it stops sending to us on that plane, or resumes. The update
- * is sent once (not retransmitted); a peer that misses it finds the plane's EVs bad by
- * loss and probes them. Receiving one for the peer's port has the same effect here.
+ * Local NIC port @plane went down/up: in MRC mode, in-flight packets sent on it are resent
+ * elsewhere at once (RoCE mode: the ACK timeout resends them). Telling the peer is the
+ * endpoint's (mrc_ep_port_status).
  */
 void mrc_qp_port_status(struct mrc_qp *qp, unsigned plane, bool up, uint64_t now_ps);
+
+/*
+ * The peer's port status update (ERTH op PORT_STATUS_UPDATE) reached us: bit p of
+ * @up_planes set = its port on plane p is up. In-flight packets sent to a port now down
+ * are resent elsewhere, and no packet goes to it until it is up again. No-op in RoCE mode.
+ */
+void mrc_qp_peer_ports(struct mrc_qp *qp, uint32_t up_planes);
+
+/* The EV a control packet to the peer on @plane goes by (MRC_NO_EV for a bad plane). */
+uint32_t mrc_qp_ctl_ev(struct mrc_qp *qp, unsigned plane, uint64_t now_ps);
 
 /*
  * RoCE mode: the NIC port (plane) and EV index (into mrc_qp_evs()) the QP was bound to at

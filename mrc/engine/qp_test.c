@@ -138,6 +138,7 @@ static int tn_init(struct tn *tn, unsigned planes, unsigned per_plane, bool nscc
 		mrc_ep_params_default(&p, planes, TN_RATE_BPS, 12000000);
 		p.host = h;
 		p.path = tn_path;
+		p.peer_of = st_peer_of;
 		p.ev_plane = st_ev_plane;
 		p.ev.evs = tn_evs;
 		p.ev.n_evs = planes * per_plane;
@@ -472,6 +473,7 @@ static void tw_dead(struct mrc_ep_params *p)
  * keep PSN 7's bytes to replay as a stale packet later */
 static unsigned n_dup, n_delayed;
 static uint8_t stale_pkt[MRC_PKT_MAX];
+static unsigned stale_plane; /* the plane it arrived by */
 static uint32_t stale_len;
 
 static int hook_dupreorder(struct tn *tn, unsigned from, const struct mrc_pkt *d, uint8_t *b,
@@ -485,6 +487,7 @@ static int hook_dupreorder(struct tn *tn, unsigned from, const struct mrc_pkt *d
 	if (d->psn == 7) {
 		memcpy(stale_pkt, b, *len);
 		stale_len = *len;
+		stale_plane = st_ev_plane(NULL, d->ev);
 	}
 	if (d->psn % 5 == 1) {
 		n_delayed++;
@@ -1510,7 +1513,7 @@ MRC_SELFTEST(qp)
 	ST_EQ(st, n_delayed, 51);  /* PSNs 0..255 that are 1 mod 5: 1, 6, ..., 251 */
 	ST_EQ(st, n_dup, 86 - 17); /* multiples of 3 in 0..255: 86; of those 1 mod 5: 17 */
 	/* a stale copy of PSN 7, long after: one more duplicate, nothing else moves */
-	mrc_ep_on_rx(tn.ep[1], 0, stale_pkt, stale_len, false, tn.now + 1000000);
+	mrc_ep_on_rx(tn.ep[1], stale_plane, stale_pkt, stale_len, false, tn.now + 1000000);
 	tn_run(&tn, UINT64_MAX);
 	s0 = tn_stats(&tn, 0);
 	s1 = tn_stats(&tn, 1);
@@ -1648,6 +1651,7 @@ MRC_SELFTEST(qp)
 		/* a profile of another EV list is refused */
 		mrc_ep_params_default(&p, 2, TN_RATE_BPS, 12000000);
 		p.path = tn_path;
+		p.peer_of = st_peer_of;
 		p.ev_plane = st_ev_plane;
 		p.ev.evs = tn_evs;
 		p.ev.n_evs = 15;

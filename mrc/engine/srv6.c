@@ -558,6 +558,19 @@ int mrc_srv6_host_addr(
 	return 0;
 }
 
+int mrc_srv6_addr_host(const struct mrc_srv6_plan *plan, const struct mrc_ip6 *a,
+	uint32_t *plane, uint32_t *host)
+{
+	uint32_t pl = get_be16(a->b + 10), h = get_be16(a->b + 12);
+
+	if (memcmp(a->b, plan->p.host_prefix, 10) || get_be16(a->b + 14) != 1 ||
+		pl >= plan->p.planes || h >= plan->hosts)
+		return -ENOENT;
+	*plane = pl;
+	*host = h;
+	return 0;
+}
+
 const struct mrc_srv6_fib *mrc_srv6_fib_of(
 	const struct mrc_srv6_plan *plan, const struct mrc_srv6_node *n)
 {

@@ -223,6 +223,14 @@ int mrc_srv6_host_locator(
 int mrc_srv6_host_addr(
 	const struct mrc_srv6_plan *plan, uint32_t plane, uint32_t host, struct mrc_ip6 *out);
 
+/*
+ * The inverse of mrc_srv6_host_addr: the plane and host whose inner address @a is (the
+ * host prefix's first 80 bits, then plane : host : 1 with both in range). Returns 0, or
+ * -ENOENT for any other address (a packet from outside the job).
+ */
+int mrc_srv6_addr_host(const struct mrc_srv6_plan *plan, const struct mrc_ip6 *a,
+	uint32_t *plane, uint32_t *host);
+
 /* The static table of a switch (role T0 or T1), or NULL when @n is not a switch. */
 const struct mrc_srv6_fib *mrc_srv6_fib_of(
 	const struct mrc_srv6_plan *plan, const struct mrc_srv6_node *n);

@@ -25,6 +25,19 @@ static inline void st_addr(struct mrc_ip6 *a, uint32_t host, unsigned plane)
 	a->b[15] = (uint8_t)plane;
 }
 
+/* The host and plane of address @a (the inverse of st_addr), -1 for any other. */
+static inline int st_peer_of(void *ctx, const struct mrc_ip6 *a, unsigned *plane)
+{
+	struct mrc_ip6 want;
+
+	(void)ctx;
+	st_addr(&want, a->b[13], a->b[15]);
+	if (memcmp(&want, a, sizeof(want)))
+		return -1;
+	*plane = a->b[15];
+	return a->b[13];
+}
+
 /* The path of a packet from @host to @peer on EV @ev. */
 static inline void st_path_fill(struct mrc_pkt *hdr, uint32_t host, uint32_t peer, uint32_t ev)
 {

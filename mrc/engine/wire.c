@@ -603,31 +603,18 @@ static void put_ext(const struct mrc_pkt *p, uint8_t *h)
 		put_be16(h + 12, pe->tx_ts);
 		put_be16(h + 14, (uint16_t)((pe->tsr ? 0x8000 : 0) | (pe->ftype & 0xf)));
 		break;
-	case MRC_OP_EP_REQUEST:
-		h[0] = er->kind;
-		h[1] = er->plane;
-		h[2] = er->port_up ? 0x80 : 0;
-		h[3] = 0;
-		put_be16(h + 4, er->req_id);
-		put_be16(h + 6, er->tx_ts);
-		put_be32(h + 8, er->ev);
-		put_be16(h + 12, er->spdcid);
-		put_be16(h + 14, er->dpdcid);
+	case MRC_OP_EP_REQUEST: /* bytes 0, 2, 8-11 and reserved bits zero */
+		memset(h, 0, MRC_ERTH_LEN);
+		h[1] = er->op & 3;
+		h[3] = er->vendor;
+		put_be32(h + 4, er->port_status);
+		put_be16(h + 12, er->tx_ts);
+		put_be16(h + 14, (uint16_t)((er->tsr ? 0x8000 : 0) | (er->ftype & 0xf)));
 		break;
-	case MRC_OP_EP_RESPONSE:
-		h[0] = ee->kind;
-		h[1] = ee->plane;
-		h[2] = ee->port_up ? 0x80 : 0;
-		h[3] = 0;
-		put_be16(h + 4, ee->req_id);
-		put_be16(h + 6, ee->tx_ts_echo);
-		put_be32(h + 8, ee->ev);
-		put_be16(h + 12, ee->spdcid);
-		put_be16(h + 14, ee->dpdcid);
-		put_be32(h + 16, ee->status);
-		put_be64(h + 20, ee->plane_mask);
-		put_be32(h + 28, ee->rsvd_vendor);
-		put_be32(h + 32, 0);
+	case MRC_OP_EP_RESPONSE: /* all but the op and the echo reserved (zero) */
+		memset(h, 0, MRC_EETH_LEN);
+		h[1] = (uint8_t)((ee->op & 3) << 4);
+		put_be16(h + 28, ee->tx_ts_echo);
 		break;
 	}
 }
@@ -885,27 +872,16 @@ static void get_ctl_ext(struct mrc_pkt *p, const uint8_t *h)
 		pe->ftype = h[15] & 0xf;
 		break;
 	case MRC_OP_EP_REQUEST:
-		er->kind = h[0];
-		er->plane = h[1];
-		er->port_up = h[2] & 0x80;
-		er->req_id = get_be16(h + 4);
-		er->tx_ts = get_be16(h + 6);
-		er->ev = get_be32(h + 8);
-		er->spdcid = get_be16(h + 12);
-		er->dpdcid = get_be16(h + 14);
+		er->op = h[1] & 3;
+		er->vendor = h[3];
+		er->port_status = get_be32(h + 4);
+		er->tx_ts = get_be16(h + 12);
+		er->tsr = h[14] & 0x80;
+		er->ftype = h[15] & 0xf;
 		break;
 	case MRC_OP_EP_RESPONSE:
-		ee->kind = h[0];
-		ee->plane = h[1];
-		ee->port_up = h[2] & 0x80;
-		ee->req_id = get_be16(h + 4);
-		ee->tx_ts_echo = get_be16(h + 6);
-		ee->ev = get_be32(h + 8);
-		ee->spdcid = get_be16(h + 12);
-		ee->dpdcid = get_be16(h + 14);
-		ee->status = get_be32(h + 16);
-		ee->plane_mask = get_be64(h + 20);
-		ee->rsvd_vendor = get_be32(h + 28);
+		ee->op = h[1] >> 4 & 3;
+		ee->tx_ts_echo = get_be16(h + 28);
 		break;
 	}
 }
@@ -1283,29 +1259,22 @@ int mrc_wire_sample_pkt(unsigned i, const struct mrc_wire_cfg *cfg, struct mrc_p
 		struct mrc_erth *e = &p->erth;
 
 		p->opcode = MRC_OP_EP_REQUEST;
-		e->kind = MRC_EP_EV_PROBE;
-		e->plane = 5;
-		e->port_up = true;
-		e->req_id = 0x4242;
-		e->ev = 0x50010203;
-		e->spdcid = 0x0101;
-		e->dpdcid = 0x0202;
+		p->dest_qp = MRC_EP_DEST_QP;
+		p->psn = 0x4242; /* the request id */
+		e->op = MRC_EP_OP_PORT_STATUS;
+		e->vendor = 0x5a;
+		e->port_status = 0x0000000a; /* ports 1 and 3 up */
 		e->tx_ts = 0x7777;
+		e->tsr = true;
+		e->ftype = 1;
 	} else if (t == 14) {
 		struct mrc_eeth *e = &p->eeth;
 
 		p->opcode = MRC_OP_EP_RESPONSE;
-		e->kind = MRC_EP_PORT_STATUS;
-		e->plane = 6;
-		e->port_up = false;
-		e->req_id = 0x4243;
-		e->ev = 0x60010203;
-		e->spdcid = 0x0202;
-		e->dpdcid = 0x0101;
+		p->dest_qp = MRC_EP_DEST_QP;
+		p->psn = 0x4243;
+		e->op = MRC_EP_OP_EV_PROBE;
 		e->tx_ts_echo = 0x7777;
-		e->status = 0x01020304;
-		e->plane_mask = 0x00000000000000bfull;
-		e->rsvd_vendor = 0x0badcafe;
 	} else if (t == 15) {
 		struct mrc_seth *s = &p->seth;
 

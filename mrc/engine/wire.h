@@ -147,37 +147,35 @@ struct mrc_aeth {
 };
 
 /*
- * ERTH/EETH (ENDPOINT_REQUEST / RESPONSE). docs/wire-format.md fixes only their sizes (16 B, 36 B)
- * and purpose; mrcgen's layout is documented in wire.c and docs/wire-format.md "Control headers".
+ * ERTH/EETH (ENDPOINT_REQUEST / RESPONSE), the MRC 1.0 header tables as reconstructed in
+ * anichol67/MRC-Client core/mrc_headers.py (docs/wire-format.md "Endpoint operations").
+ * Endpoint operations are connectionless: BTH DestQP is MRC_EP_DEST_QP and the request
+ * id travels in BTH PSN[15:0], echoed by the response.
  */
-enum mrc_ep_kind {
-	MRC_EP_PORT_STATUS = 1, /* a NIC port (plane) changed state */
-	MRC_EP_EV_PROBE = 2,	/* probe of one EV */
+enum mrc_ep_op {
+	MRC_EP_OP_PORT_STATUS = 0, /* PORT_STATUS_UPDATE: the sender's ports, as a mask */
+	MRC_EP_OP_EV_PROBE = 1,	   /* EV_PROBE: answered at once, the answer's RTT measured */
 };
 
+/* BTH DestQP of endpoint requests and responses (MRC-Client core/probing.py). */
+#define MRC_EP_DEST_QP 2
+
+/* No EV: a control packet that answers none, or a plane out of range. */
+#define MRC_NO_EV UINT32_MAX
+
 struct mrc_erth {
-	uint8_t kind; /* enum mrc_ep_kind */
-	uint8_t plane;
-	bool port_up;
-	uint16_t req_id;
-	uint32_t ev;
-	uint16_t spdcid, dpdcid;
-	uint16_t tx_ts;
+	uint8_t op;	      /* enum mrc_ep_op, 2 bits (byte 1 bits 1:0) */
+	uint8_t vendor;	      /* vendor_info */
+	uint32_t port_status; /* PORT_STATUS_UPDATE: bit N = port N up, N 1-based (mrc_ctl.h) */
+	uint16_t tx_ts;	      /* ns mod 2^16 at the requester */
+	bool tsr;
+	uint8_t ftype; /* 4 bits; 1 */
 };
 
 struct mrc_eeth {
-	uint8_t kind;
-	uint8_t plane;
-	bool port_up;
-	uint16_t req_id;
-	uint32_t ev;
-	uint16_t spdcid, dpdcid;
-	uint16_t tx_ts_echo;
-	uint32_t status;
-	uint64_t plane_mask; /* planes up at the responder, bit p = plane p */
-	uint32_t rsvd_vendor;
+	uint8_t op;	     /* the request's op, 2 bits (byte 1 bits 5:4) */
+	uint16_t tx_ts_echo; /* the request's tx_ts */
 };
-
 
 /* The extension headers of a control packet, one at a time: struct mrc_pkt's union, and
  * whatever keeps them apart from a packet (mrc/ep's control queue). */

@@ -164,27 +164,16 @@ static int pkt_cmp(struct mrc_st *st, const struct mrc_wire_cfg *cfg, const stru
 		CMP(peth.ftype);
 		break;
 	case MRC_OP_EP_REQUEST:
-		CMP(erth.kind);
-		CMP(erth.plane);
-		CMP(erth.port_up);
-		CMP(erth.req_id);
-		CMP(erth.ev);
-		CMP(erth.spdcid);
-		CMP(erth.dpdcid);
+		CMP(erth.op);
+		CMP(erth.vendor);
+		CMP(erth.port_status);
 		CMP(erth.tx_ts);
+		CMP(erth.tsr);
+		CMP(erth.ftype);
 		break;
 	case MRC_OP_EP_RESPONSE:
-		CMP(eeth.kind);
-		CMP(eeth.plane);
-		CMP(eeth.port_up);
-		CMP(eeth.req_id);
-		CMP(eeth.ev);
-		CMP(eeth.spdcid);
-		CMP(eeth.dpdcid);
+		CMP(eeth.op);
 		CMP(eeth.tx_ts_echo);
-		CMP(eeth.status);
-		CMP(eeth.plane_mask);
-		CMP(eeth.rsvd_vendor);
 		break;
 	}
 #undef CMP
@@ -482,9 +471,12 @@ MRC_SELFTEST(wire)
 			{ 16, 20, "0000 01 5a 3a5c0010 1001 2002 00fffff1 1e 00 0102" },
 			{ 22, 20, "0000 19 5a 3a5c0016 1001 2002 00fffff1 1e 00 0102" },
 			{ 23, 16, "0000 0077 0909 0000 1001 2002 3333 8001" },
-			{ 13, 16, "02 05 80 00 4242 7777 50010203 0101 0202" },
-			{ 14, 36, "01 06 00 00 4243 7777 60010203 0202 0101 01020304"
-				  "00000000000000bf 0badcafe 00000000" },
+			/* ERTH: type/nh 0 | rsvd, op 0 | rsvd | vendor | port mask (ports 1, 3) |
+			 * rsvd | tx_ts | TSR, ftype 1 */
+			{ 13, 16, "00 00 00 5a 0000000a 00000000 7777 8001" },
+			/* EETH: op EV_PROBE (1) in byte 1 bits 5:4 = 0x10; tx_ts echo at 28 */
+			{ 14, 36, "00 10 0000 000000000000000000000000000000000000000000000000"
+				  "7777 0000 00000000" },
 			{ 12, 4, "1f 123456" },
 		};
 

@@ -151,6 +151,14 @@ static unsigned ep_ev_plane(void *ctx, uint32_t ev)
 	return mrc_srv6_ev_plane(&h->run->m.params.ev, ev);
 }
 
+static int ep_peer_of(void *ctx, const struct mrc_ip6 *src, unsigned *plane)
+{
+	struct host *h = ctx;
+	uint32_t host;
+
+	return mrc_srv6_addr_host(h->run->m.plan, src, plane, &host) ? -1 : (int)host;
+}
+
 static void ep_tx_ready(void *ctx, unsigned plane)
 {
 	struct host *h = ctx;
@@ -652,7 +660,7 @@ static int setup_hosts(struct run *r, char *err, size_t errlen)
 	const struct conf_job *j = r->job;
 	struct mrc_ep_params p;
 	static const struct mrc_ep_ops ops = { ep_tx_ready, ep_send_done, ep_recv_imm,
-		ep_ev_event };
+		ep_ev_event, NULL };
 	int e = mrc_run_ep_params(j, &r->m, r->nranks, 0, &p);
 
 	if (e)
@@ -661,6 +669,7 @@ static int setup_hosts(struct run *r, char *err, size_t errlen)
 			     * QP's own log (16 KB per host in a 128-host all-to-all) */
 	p.path = ep_path;
 	p.ev_plane = ep_ev_plane;
+	p.peer_of = ep_peer_of;
 	e = -ENOMEM;
 	r->hosts = calloc(r->nhosts, sizeof(*r->hosts));
 	if (!r->hosts)

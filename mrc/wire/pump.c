@@ -69,6 +69,14 @@ static unsigned ep_ev_plane(void *ctx, uint32_t ev)
 	return mrc_srv6_ev_plane(&w->m.params.ev, ev);
 }
 
+static int ep_peer_of(void *ctx, const struct mrc_ip6 *src, unsigned *plane)
+{
+	struct wr *w = ctx;
+	uint32_t host;
+
+	return mrc_srv6_addr_host(w->m.plan, src, plane, &host) ? -1 : (int)host;
+}
+
 static void ep_send_done(void *ctx, uint32_t qpn, uint64_t wr_id, int status, uint64_t now)
 {
 	struct wr *w = ctx;
@@ -424,7 +432,8 @@ int wr_setup_loop(struct wr *w, char *err, size_t errlen)
 
 int wr_setup_ep(struct wr *w, char *err, size_t errlen)
 {
-	static const struct mrc_ep_ops ops = { NULL, ep_send_done, ep_recv_imm, ep_ev_event };
+	static const struct mrc_ep_ops ops = { NULL, ep_send_done, ep_recv_imm, ep_ev_event,
+		NULL };
 	struct mrc_ep_params p;
 	int e = mrc_run_ep_params(w->job, &w->m, w->nranks, w->rtt_out->base_rtt_ns * 1000, &p);
 
@@ -434,6 +443,7 @@ int wr_setup_ep(struct wr *w, char *err, size_t errlen)
 	p.seed = w->job->seed * 0x9E3779B97F4A7C15ull + w->rank;
 	p.path = ep_path;
 	p.ev_plane = ep_ev_plane;
+	p.peer_of = ep_peer_of;
 	/*
 	 * Arrivals are checked by their ICRC alone, as RoCEv2 receivers do: the CRC-32 covers
 	 * every byte the UDP checksum does (inner addresses and lengths, UDP ports, payload),
