@@ -13,28 +13,6 @@ static void ip6_parse(struct mrc_ip6 *a, const char *hex)
 	mrc_st_hex(hex, a->b, 16);
 }
 
-/*
- * RFC 1071's reference sum written out plainly, byte pairs into 32 bits, for the ICMPv6
- * checksum (RFC 4443 §2.3) over the RFC 8200 §8.1 pseudo-header of the ICMPv6 packet at
- * @p (its IPv6 header first): independent of wire.c's 64-bit sum16. Returns the folded
- * sum over pseudo-header and message, checksum field included: 0xffff when it is right.
- */
-static uint16_t st_icmp6_sum(const uint8_t *p)
-{
-	uint32_t n = (uint32_t)p[4] << 8 | p[5], s = 0;
-
-	for (int i = 8; i < 40; i += 2) /* source and destination */
-		s += (uint32_t)p[i] << 8 | p[i + 1];
-	s += n >> 16;
-	s += n & 0xffff;
-	s += 58;
-	for (uint32_t i = 0; i < n; i += 2)
-		s += (uint32_t)p[40 + i] << 8 | (i + 1 < n ? p[40 + i + 1] : 0);
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
-}
-
 /* mrc_wire_icmp6_time_exceeded with the default hop limit */
 static int st_te(const struct mrc_ip6 *sw, const uint8_t *inv, size_t len, uint8_t *out,
 	size_t cap)
@@ -894,7 +872,7 @@ MRC_SELFTEST(wire)
 		memcpy(te + 48, inv, 56);
 		ST_EQ_I(st, st_te(&sw, inv, 56, out, sizeof(out)), 104);
 		ST_EQ_MEM(st, out, te, 104);
-		ST_EQ(st, st_icmp6_sum(out), 0xffff);
+		ST_EQ(st, mrc_st_icmp6_sum(out), 0xffff);
 		ST_EQ_I(st, mrc_wire_decode_icmp6(out, 104, &ic), MRC_WIRE_OK);
 		ST_EQ(st, ic.type, 3);
 		ST_EQ(st, ic.code, 0);
@@ -930,7 +908,7 @@ MRC_SELFTEST(wire)
 		ST_EQ_I(st, st_te(&sw, inv, 1500, out, sizeof(out)), 1280);
 		ST_EQ(st, get_be16(out + 4), 1240);
 		ST_EQ_MEM(st, out + 48, inv, 1232);
-		ST_EQ(st, st_icmp6_sum(out), 0xffff);
+		ST_EQ(st, mrc_st_icmp6_sum(out), 0xffff);
 		ST_EQ_I(st, mrc_wire_decode_icmp6(out, 1280, &ic), MRC_WIRE_OK);
 		ST_EQ(st, ic.body_len, 1232);
 		/* 1232 bytes quote whole; the hop limit given is used */
