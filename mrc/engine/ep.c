@@ -638,6 +638,8 @@ static int ep_finish(struct mrc_ep *ep, unsigned plane, uint32_t peer_host, stru
 		ep->st.path_err++;
 		return -EHOSTUNREACH;
 	}
+	if (ep->p.hop_limit)
+		p->hop_limit = ep->p.hop_limit;
 	n = g ? mrc_wire_encode_gather(&ep->p.wire, p, buf, cap, g)
 	      : mrc_wire_encode(&ep->p.wire, p, buf, cap);
 	if (n < 0) {

@@ -28,6 +28,7 @@ struct mrc_ep_params {
 	uint32_t host;		  /* this host's index */
 	unsigned planes;	  /* NIC ports, one per plane (1..MRC_EV_MAX_PLANES) */
 	struct mrc_wire_cfg wire; /* codec settings */
+	uint8_t hop_limit;	  /* of every packet's first IPv6 header (RFC 8200 §3); 0: 64 */
 	/*
 	 * Fills outer src/dst (+segs) and inner src/dst of @hdr for a packet from this host
 	 * to @peer_host on EV @ev (plane = the EV's plane). Returns 0 or a negative errno
