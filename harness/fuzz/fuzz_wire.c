@@ -102,8 +102,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int n = mrc_wire_icmp6_time_exceeded(&sw, data, size, 0, out, sizeof(out));
 
 		if (n > 0 && (mrc_wire_decode_icmp6(out, (size_t)n, &ic) != MRC_WIRE_OK ||
-				     ic.type != 3 || ic.code != 0 || ic.body_len + 48 != (size_t)n ||
-				     ic.body_len > 1232 || memcmp(ic.body, data, ic.body_len) != 0))
+				     ic.type != 3 || ic.code != 0 ||
+				     ic.body_len + 48 != (size_t)n || ic.body_len > 1232 ||
+				     memcmp(ic.body, data, ic.body_len) != 0))
 			abort();
 	}
 	mrc_wire_srh_decode(data, size, &srh);

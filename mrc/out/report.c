@@ -1130,9 +1130,10 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 		snprintf(nort, sizeof(nort), ", %llu without a route",
 			(unsigned long long)res->fab_no_route);
 	if (res->fab_hop_limit | res->rx_icmp_time_exceeded) /* counters.fabric_hop_limit, ... */
-		snprintf(hopl, sizeof(hopl), ", %llu past their hop limit (%llu ICMPv6 Time Exceeded "
-			 "sent, %llu held by the rate limit, %llu reached their hosts)",
-			(unsigned long long)res->fab_hop_limit, (unsigned long long)res->fab_icmp_sent,
+		snprintf(hopl, sizeof(hopl), ", %llu past their hop limit (%llu ICMPv6 Time "
+			 "Exceeded sent, %llu held by the rate limit, %llu reached their hosts)",
+			(unsigned long long)res->fab_hop_limit,
+			(unsigned long long)res->fab_icmp_sent,
 			(unsigned long long)res->fab_icmp_rate_limited,
 			(unsigned long long)res->rx_icmp_time_exceeded);
 	fprintf(f, "#\n#  packets: %llu data, %llu retransmitted, %llu SACK, %llu NACK (%llu trim), "
