@@ -179,6 +179,7 @@ struct conf_mrc {
 	uint64_t probe_backoff_ps;	/* first probe delay of an ASSUMED_BAD EV */
 	bool icrc_outer;
 	bool rx_checks;			/* sim: verify UDP checksum and ICRC on receive too */
+	uint8_t hop_limit;		/* first IPv6 header's initial hop limit, 1..255 */
 	struct conf_dscp dscp;
 };
 

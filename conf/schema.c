@@ -151,6 +151,7 @@ static const struct cf mrc_tbl[] = {
 	U(struct conf_mrc, probe_backoff_ps, "probe_backoff", CT_TIME, 1, 10 * PS_PER_S),
 	B(struct conf_mrc, icrc_outer, "icrc_outer"),
 	B(struct conf_mrc, rx_checks, "rx_checks"),
+	U(struct conf_mrc, hop_limit, "hop_limit", CT_U8, 1, 255),
 	SEC(struct conf_mrc, dscp, "dscp", dscp_tbl, NULL),
 	END
 };
@@ -367,6 +368,7 @@ int conf_defaults(struct conf_job *job)
 	m->probe_backoff_ps = 100000000;	/* 100 us */
 	m->icrc_outer = false;
 	m->rx_checks = false;
+	m->hop_limit = 64;
 	m->dscp = (struct conf_dscp){ .data = 26, .ctrl = 46, .rtx = 28, .trimmed = 12,
 				      .trimmed_lasthop = 13 };
 

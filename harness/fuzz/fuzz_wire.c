@@ -3,7 +3,8 @@
  * fuzz_wire: libFuzzer entry for the mrc/wire decoders (docs/wire-format.md, RFC 8754): every EV
  * format, with and without the outer header, the SRH and plain IPv6/UDP decoders, the
  * checksum helper and the trim; a packet that decodes whole must survive
- * encode -> decode with the same fields.
+ * encode -> decode with the same fields. The ICMPv6 decoder reads the input too, and the
+ * Time Exceeded a switch would send about it must decode, quoting its first bytes.
  */
 #include "mrc/engine/wire.h"
 
@@ -58,6 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct mrc_wire_cfg cfg;
 	struct mrc_ip6_udp h;
 	struct mrc_srh srh;
+	struct mrc_icmp6 ic;
 	struct mrc_pkt p;
 	uint8_t *copy;
 	uint16_t c;
@@ -94,6 +96,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(copy);
 	}
 	mrc_wire_decode_ip6_udp(data, size, &h);
+	mrc_wire_decode_icmp6(data, size, &ic);
+	{
+		static const struct mrc_ip6 sw = {{0xfc, 0, 0, 0, 0x08, 0x01}};
+		int n = mrc_wire_icmp6_time_exceeded(&sw, data, size, 0, out, sizeof(out));
+
+		if (n > 0 && (mrc_wire_decode_icmp6(out, (size_t)n, &ic) != MRC_WIRE_OK ||
+				     ic.type != 3 || ic.code != 0 ||
+				     ic.body_len + 48 != (size_t)n || ic.body_len > 1232 ||
+				     memcmp(ic.body, data, ic.body_len) != 0))
+			abort();
+	}
 	mrc_wire_srh_decode(data, size, &srh);
 	mrc_wire_udp6_csum(data, size, &c);
 	if (size >= 40) {

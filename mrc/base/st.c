@@ -121,6 +121,22 @@ int mrc_st_hex(const char *hex, uint8_t *out, size_t cap)
 	return hi < 0 ? (int)n : -EINVAL;
 }
 
+uint16_t mrc_st_icmp6_sum(const uint8_t *ip6)
+{
+	uint32_t n = (uint32_t)ip6[4] << 8 | ip6[5], s = 0;
+
+	for (int i = 8; i < 40; i += 2) /* source and destination */
+		s += (uint32_t)ip6[i] << 8 | ip6[i + 1];
+	s += n >> 16;
+	s += n & 0xffff;
+	s += 58;
+	for (uint32_t i = 0; i < n; i += 2)
+		s += (uint32_t)ip6[40 + i] << 8 | (i + 1 < n ? ip6[40 + i + 1] : 0);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
+}
+
 int mrc_st_run(const char *only)
 {
 	unsigned passed = 0, failed = 0;

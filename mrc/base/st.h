@@ -83,4 +83,13 @@ bool mrc_st_mem(struct mrc_st *st, const void *got, const void *want, size_t n, 
  */
 int mrc_st_hex(const char *hex, uint8_t *out, size_t cap);
 
+/*
+ * RFC 1071's reference sum written out plainly (byte pairs into 32 bits), apart from the
+ * code under test, for checking ICMPv6 checksums (RFC 4443 §2.3): the folded sum over the
+ * RFC 8200 §8.1 pseudo-header (source, destination, 32-bit payload length, next header
+ * 58) and the message of the ICMPv6 packet at @ip6 (its 40-byte IPv6 header first, then
+ * payload-length bytes), its checksum field included. 0xffff when the checksum is right.
+ */
+uint16_t mrc_st_icmp6_sum(const uint8_t *ip6);
+
 #endif

@@ -761,6 +761,17 @@ static void on_rx(struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, size_t 
 		return;
 	ep->st.rx_pkts[plane]++;
 	ep->st.rx_bytes[plane] += len;
+	if (have >= MRC_IP6_HLEN && pkt[6] == MRC_NH_ICMP6) {
+		struct mrc_icmp6 ic;
+
+		if (mrc_wire_decode_icmp6(pkt, have, &ic) != MRC_WIRE_OK)
+			ep->st.rx_decode_err++;
+		else if (ic.type == MRC_ICMP6_TIME_EXCEEDED && ic.code == 0)
+			ep->st.rx_icmp_time_exceeded++;
+		else
+			ep->st.rx_icmp_other++;
+		return;
+	}
 	/* The inner packet alone starts with IPv6 next header UDP; a full packet's outer
 	 * header says IPv6-in-IPv6 (41) or routing (43). */
 	outer = ep->p.wire.ev_format == MRC_EVF_SRV6 && !(have >= MRC_IP6_HLEN && pkt[6] == 17);
@@ -822,6 +833,8 @@ static int ep_finish(struct mrc_ep *ep, unsigned plane, uint32_t peer_host, stru
 		ep->st.path_err++;
 		return -EHOSTUNREACH;
 	}
+	if (ep->p.hop_limit)
+		p->hop_limit = ep->p.hop_limit;
 	n = g ? mrc_wire_encode_gather(&ep->p.wire, p, buf, cap, g)
 	      : mrc_wire_encode(&ep->p.wire, p, buf, cap);
 	if (n < 0) {

@@ -28,6 +28,7 @@ struct mrc_ep_params {
 	uint32_t host;		  /* this host's index */
 	unsigned planes;	  /* NIC ports, one per plane (1..MRC_EV_MAX_PLANES) */
 	struct mrc_wire_cfg wire; /* codec settings */
+	uint8_t hop_limit;	  /* of every packet's first IPv6 header (RFC 8200 §3); 0: 64 */
 	/*
 	 * Fills outer src/dst (+segs) and inner src/dst of @hdr for a packet from this host
 	 * to @peer_host on EV @ev (plane = the EV's plane). Returns 0 or a negative errno
@@ -78,7 +79,9 @@ void mrc_ep_params_default(
 struct mrc_ep_stats {
 	uint64_t tx_pkts[MRC_EV_MAX_PLANES], tx_bytes[MRC_EV_MAX_PLANES];
 	uint64_t rx_pkts[MRC_EV_MAX_PLANES], rx_bytes[MRC_EV_MAX_PLANES];
-	uint64_t rx_decode_err; /* mrc_wire_decode failed */
+	uint64_t rx_decode_err; /* mrc_wire_decode failed, or an ICMPv6 message's decode */
+	uint64_t rx_icmp_time_exceeded; /* ICMPv6 Time Exceeded, code 0 (RFC 4443 §3.3) */
+	uint64_t rx_icmp_other;	/* ICMPv6 of another type or code */
 	uint64_t rx_unknown_qp; /* DestQP names no QP */
 	uint64_t tx_encode_err, path_err;
 	uint64_t ctl_dropped; /* control queue full, or flushed by a port going down */
@@ -138,7 +141,12 @@ int mrc_ep_post_write(struct mrc_ep *ep, uint32_t qpn, const void *local, uint64
  * A packet of @len bytes arrived on port @plane: the full packet (outer IPv6 first) or,
  * as a protocol-41 raw socket delivers it, the inner IPv6 packet alone (told apart by the
  * first header's next-header field). @ce: the driver saw ECN CE on a header it stripped.
- * Undecodable packets and unknown QPs are counted and dropped.
+ * Undecodable packets and unknown QPs are counted and dropped. So is an ICMPv6 message
+ * (next header 58, mrc_wire_decode_icmp6): a Time Exceeded a switch sent about one of
+ * this host's packets whose hop limit ran out (RFC 4443 §3.3) counts in
+ * rx_icmp_time_exceeded, another type or code in rx_icmp_other, a malformed one (bad
+ * checksum, lengths) in rx_decode_err; none touches a QP: MRC recovers the lost packet
+ * as any other loss.
  */
 void mrc_ep_on_rx(struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, size_t len, bool ce,
 	uint64_t now_ps);

@@ -207,6 +207,44 @@ MRC_SELFTEST(ep)
 		ep = NULL;
 	}
 
+	mrc_st_case(st, "E02b rx: an ICMPv6 Time Exceeded about one of its packets is counted "
+			"and dropped, no QP touched; another type apart; a bad checksum is a "
+			"decode error");
+	if (ST_TRUE(st, et_new(0, 1, 4, &ep) == 0)) {
+		static const char sw_hex[] = "fc000000 08020000 00000000 00000000";
+		uint8_t ic[MRC_IP6_MIN_MTU];
+		struct mrc_ip6 sw;
+
+		ST_EQ_I(st, mrc_ep_qp_create(ep, 1, 1, &qpn), 0);
+		ST_EQ_I(st, mrc_ep_reg_mr(ep, mr, 16, &rkey), 0);
+		n = et_pkt(ep, 1, 0, (uint64_t)(uintptr_t)mr, rkey, buf);
+		ST_EQ_I(st, mrc_st_hex(sw_hex, sw.b, 16), 16);
+		n = n > 0 ? mrc_wire_icmp6_time_exceeded(&sw, buf, (size_t)n, 0, ic, sizeof(ic))
+			  : n;
+		ST_TRUE(st, n > 48);
+		if (n > 48) {
+			mrc_ep_on_rx(ep, 0, ic, (size_t)n, false, 100);
+			mrc_ep_on_rx_gather(ep, 1, ic, (size_t)n, NULL, false, 200);
+			ic[40] = 1; /* Destination Unreachable, checksum fixed by hand: 3 -> 1 */
+			put_be16(ic + 42, (uint16_t)(get_be16(ic + 42) + 0x0200));
+			ST_EQ(st, mrc_st_icmp6_sum(ic), 0xffff);
+			mrc_ep_on_rx(ep, 0, ic, (size_t)n, false, 300);
+			ic[60] ^= 0x80; /* a bit of the quote: the checksum no longer holds */
+			mrc_ep_on_rx(ep, 0, ic, (size_t)n, false, 400);
+			mrc_ep_on_rx(ep, 0, ic, 44, false, 500); /* cut short */
+		}
+		mrc_ep_get_stats(ep, &es);
+		ST_EQ(st, es.rx_icmp_time_exceeded, 2);
+		ST_EQ(st, es.rx_icmp_other, 1);
+		ST_EQ(st, es.rx_decode_err, 2);
+		ST_EQ(st, es.rx_unknown_qp, 0);
+		ST_EQ(st, es.rx_pkts[0] + es.rx_pkts[1], 5);
+		ST_EQ_I(st, mrc_ep_qp_stats(ep, 1, &qs), 0);
+		ST_EQ(st, qs.rx_data_pkts, 0);
+		mrc_ep_free(ep);
+		ep = NULL;
+	}
+
 	mrc_st_case(st, "E03 a pull serves the queued SACK before the QP's data");
 	if (!et_ctl_setup(st, &ep, src, mr)) {
 		uint32_t dq = 0;

@@ -85,7 +85,13 @@ static int ip6_check(const uint8_t *pkt, size_t len)
 	return 0;
 }
 
-int mrc_srv6_srh_end(uint8_t *pkt, size_t len)
+/*
+ * RFC 8754 §4.3.1.1 End on the SRH. With @expiring (hop limit <= 1) a packet that would
+ * be forwarded (segments_left > 0) is left as it is and -ETIME returned: RFC 8986 §4.1
+ * S05-S06 checks the hop limit after S02's segments_left == 0 test and before S13-S14
+ * change segments_left and the DA.
+ */
+static int srh_end(uint8_t *pkt, size_t len, bool expiring)
 {
 	struct mrc_srh srh;
 	struct mrc_ip6 next;
@@ -102,6 +108,8 @@ int mrc_srv6_srh_end(uint8_t *pkt, size_t len)
 		return pkt[MRC_IP6_HLEN + 2] != MRC_SRH_TYPE ? -EPROTONOSUPPORT : -EBADMSG;
 	if (srh.segments_left == 0)
 		return MRC_SRV6_END_ARRIVED;
+	if (expiring)
+		return -ETIME;
 	srh.segments_left--;
 	pkt[MRC_IP6_HLEN + 3] = srh.segments_left;
 	mrc_wire_srh_segment(&srh, srh.segments_left, &next);
@@ -109,7 +117,17 @@ int mrc_srv6_srh_end(uint8_t *pkt, size_t len)
 	return MRC_SRV6_END_FORWARD;
 }
 
-int mrc_srv6_end_pkt(uint8_t *pkt, size_t len, uint32_t block, uint16_t own)
+int mrc_srv6_srh_end(uint8_t *pkt, size_t len)
+{
+	return srh_end(pkt, len, false);
+}
+
+/*
+ * mrc_srv6_end_pkt; with @expiring, a step that would forward the packet changes nothing
+ * and returns -ETIME (RFC 9800 §4.1.1 S02-S03: the hop limit is checked before the
+ * argument is shifted into the DA; srh_end for the End fall-back).
+ */
+static int end_step(uint8_t *pkt, size_t len, uint32_t block, uint16_t own, bool expiring)
 {
 	struct mrc_ip6 da;
 	int rc = ip6_check(pkt, len);
@@ -121,12 +139,19 @@ int mrc_srv6_end_pkt(uint8_t *pkt, size_t len, uint32_t block, uint16_t own)
 	case MRC_SRV6_UN_NO_MATCH:
 		return MRC_SRV6_END_NO_MATCH;
 	case MRC_SRV6_UN_NEXT:
+		if (expiring)
+			return -ETIME;
 		memcpy(pkt + IP6_OFF_DST, da.b, 16);
 		return MRC_SRV6_END_FORWARD;
 	case MRC_SRV6_UN_END:
 		break;
 	}
-	return mrc_srv6_srh_end(pkt, len);
+	return srh_end(pkt, len, expiring);
+}
+
+int mrc_srv6_end_pkt(uint8_t *pkt, size_t len, uint32_t block, uint16_t own)
+{
+	return end_step(pkt, len, block, own, false);
 }
 
 /* ---- addressing plan ---- */
@@ -615,12 +640,14 @@ int mrc_srv6_switch_forward(const struct mrc_srv6_fib *fib, uint8_t *pkt, size_t
 		if (rc)
 			return rc;
 		if (port >= 0) {
+			/* RFC 8200 §3: each forwarding node decrements it; one that would
+			 * send it on with 0 discards it (RFC 4443 §3.3) */
 			if (pkt[IP6_OFF_HLIM] <= 1)
 				return -ETIME;
 			pkt[IP6_OFF_HLIM]--;
 			return port;
 		}
-		rc = mrc_srv6_end_pkt(pkt, len, fib->block, fib->own);
+		rc = end_step(pkt, len, fib->block, fib->own, pkt[IP6_OFF_HLIM] <= 1);
 		if (rc < 0)
 			return rc;
 		if (rc != MRC_SRV6_END_FORWARD)

@@ -244,8 +244,15 @@ int mrc_srv6_fib_lookup(const struct mrc_srv6_fib *fib, const struct mrc_ip6 *da
 /*
  * One switch hop on the packet bytes in place: look the DA up; on the local route do uN /
  * End (mrc_srv6_end_pkt) and look the new DA up; decrement the hop limit. Returns the
- * egress port, or -ENOENT (no route), -EDESTADDRREQ (the segment list ends at this switch),
- * -ETIME (hop limit exhausted), or the parse errors of mrc_srv6_end_pkt.
+ * egress port, or -ENOENT (no route), -EDESTADDRREQ (the segment list ends at this switch:
+ * no hop limit check, RFC 8986 §4.1 S02-S03), -ETIME (hop limit exhausted), or the parse
+ * errors of mrc_srv6_end_pkt.
+ * -ETIME: a hop limit <= 1 on a packet the switch would forward, checked where the RFCs
+ * check it — at a uN whose argument is not empty before the shift (RFC 9800 §4.1.1 S02),
+ * at End with segments left before segments_left and the DA change (RFC 8986 §4.1 S05),
+ * on a transit route before the decrement (RFC 8200 §3) — so the packet's bytes are
+ * still as received: the invoking packet an ICMPv6 Time Exceeded quotes (RFC 4443 §3.3,
+ * mrc_wire_icmp6_time_exceeded), which the caller sends.
  */
 int mrc_srv6_switch_forward(const struct mrc_srv6_fib *fib, uint8_t *pkt, size_t len);
 

@@ -546,6 +546,59 @@ MRC_SELFTEST(srv6)
 		pkt[IP6_OFF_HLIM] = 1;
 		st_hop(st, pl, pkt, MRC_SRV6_T0, 1, 0, -ETIME, NULL);
 	}
+
+	mrc_st_case(st, "hop limit at a uN, End and transit: <= 1 leaves the bytes as received "
+			"(RFC 9800 §4.1.1 S02, RFC 8986 §4.1 S05), 2 leaves with 1");
+	if (pl) {
+		uint8_t buf[MRC_IP6_HLEN + 40], keep[sizeof(buf)];
+		struct mrc_ip6 seg[3];
+
+		/* uN p1.t0.0 (0x1401) with an argument: expires before the shift */
+		st_ip6("fc000000 1401 1802 1402 1004 0000 0000", &a);
+		st_ip6_hdr(pkt, 41, 0, &a);
+		pkt[IP6_OFF_HLIM] = 1;
+		memcpy(keep, pkt, MRC_IP6_HLEN);
+		st_hop(st, pl, pkt, MRC_SRV6_T0, 1, 0, -ETIME, NULL);
+		ST_EQ_MEM(st, pkt, keep, MRC_IP6_HLEN);
+		pkt[IP6_OFF_HLIM] = 0;
+		st_hop(st, pl, pkt, MRC_SRV6_T0, 1, 0, -ETIME,
+			"fc000000 1401 1802 1402 1004 0000 0000");
+		pkt[IP6_OFF_HLIM] = 2; /* shifted, out on port 3 (T1 1) with 1 */
+		st_hop(st, pl, pkt, MRC_SRV6_T0, 1, 0, 3, "fc000000 1802 1402 1004 0000 0000 0000");
+		ST_EQ(st, pkt[IP6_OFF_HLIM], 1);
+		/* transit at p1.t1.1 for T0 0x1402 with 1 left: expires, DA untouched */
+		st_ip6_hdr(pkt, 41, 0, &a);
+		st_ip6("fc000000 1402 1004 0000 0000 0000 0000", &a);
+		memcpy(pkt + IP6_OFF_DST, a.b, 16);
+		pkt[IP6_OFF_HLIM] = 1;
+		st_hop(st, pl, pkt, MRC_SRV6_T1, 1, 1, -ETIME,
+			"fc000000 1402 1004 0000 0000 0000 0000");
+		/* End: container fc00:0:1401:: ends at p1.t0.0, a normal SRH with segments left 1
+		 * names p1.t1.0 next; with 1 the SRH and DA stay, with 2 SL-- and DA = list[0] */
+		st_ip6("fc000000 1401 0000 0000 0000 0000 0000", &seg[0]);
+		st_ip6("fc000000 1801 0000 0000 0000 0000 0000", &seg[1]);
+		ST_EQ_I(st, mrc_wire_srh_encode(seg, 2, false, 41, buf + MRC_IP6_HLEN, 40), 40);
+		st_ip6_hdr(buf, MRC_NH_ROUTING, 40, &seg[0]);
+		ST_EQ(st, buf[MRC_IP6_HLEN + 3], 1); /* segments left */
+		buf[IP6_OFF_HLIM] = 1;
+		memcpy(keep, buf, sizeof(buf));
+		{
+			struct mrc_srv6_node n = {MRC_SRV6_T0, 1, 0};
+			const struct mrc_srv6_fib *f = mrc_srv6_fib_of(pl, &n);
+
+			ST_EQ_I(st, mrc_srv6_switch_forward(f, buf, sizeof(buf)), -ETIME);
+			ST_EQ_MEM(st, buf, keep, sizeof(buf));
+			buf[IP6_OFF_HLIM] = 2;
+			ST_EQ_I(st, mrc_srv6_switch_forward(f, buf, sizeof(buf)), 2); /* T1 0 */
+			ST_EQ(st, buf[MRC_IP6_HLEN + 3], 0);
+			ST_EQ(st, buf[IP6_OFF_HLIM], 1);
+			ST_EQ_MEM(st, buf + IP6_OFF_DST, seg[1].b, 16);
+		}
+		/* the list ends here (no SRH, no argument): arrived, no hop limit check */
+		st_ip6_hdr(pkt, 41, 0, &seg[0]);
+		pkt[IP6_OFF_HLIM] = 1;
+		st_hop(st, pl, pkt, MRC_SRV6_T0, 1, 0, -EDESTADDRREQ, NULL);
+	}
 	mrc_srv6_plan_free(pl);
 
 	mrc_st_case(st, "explicit plan: accepted, and unique / non-zero / 16-bit / complete");

@@ -1095,6 +1095,91 @@ int mrc_wire_decode_gather(const struct mrc_wire_cfg *cfg, const uint8_t *buf, s
 	return decode(cfg, buf, len, g, outer, p);
 }
 
+/* ---- ICMPv6 (RFC 4443) ---- */
+
+/* RFC 4443 §2.3: ones' complement of the sum over the RFC 8200 §8.1 pseudo-header (@src,
+ * @dst, 32-bit length, next header 58) and the @n-byte message at @m, whose checksum field
+ * counts as zero. */
+static uint16_t icmp6_csum(const uint8_t *src, const uint8_t *dst, const uint8_t *m, size_t n)
+{
+	uint64_t s = 0;
+
+	s = sum16(s, src, 16);
+	s = sum16(s, dst, 16);
+	s += (uint32_t)(n >> 16) + (uint32_t)(n & 0xffff);
+	s += MRC_NH_ICMP6;
+	s = sum16(s, m, 2); /* type, code; the checksum field counts as zero */
+	if (n > 4)
+		s = sum16(s, m + 4, n - 4);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+int mrc_wire_icmp6_time_exceeded(const struct mrc_ip6 *src, const uint8_t *pkt, size_t len,
+	uint8_t hop_limit, uint8_t *buf, size_t cap)
+{
+	static const size_t quote_max = MRC_IP6_MIN_MTU - MRC_IP6_HLEN - MRC_ICMP6_HLEN;
+	size_t q = len < quote_max ? len : quote_max;
+	struct mrc_ip6 dst;
+	uint8_t *m = buf + MRC_IP6_HLEN;
+
+	if (len < MRC_IP6_HLEN || pkt[0] >> 4 != 6)
+		return -EBADMSG;
+	/* RFC 4443 §2.4(e): not about an error message, nor to :: or a multicast source */
+	if (pkt[6] == MRC_NH_ICMP6 && (len <= MRC_IP6_HLEN || pkt[MRC_IP6_HLEN] < 128))
+		return -EPERM;
+	memcpy(dst.b, pkt + 8, 16);
+	if (dst.b[0] == 0xff || ip6_is_zero(&dst))
+		return -EPERM;
+	if (cap < MRC_IP6_HLEN + MRC_ICMP6_HLEN + q)
+		return -ENOSPC;
+	put_ip6(buf, 0, 0, (uint16_t)(MRC_ICMP6_HLEN + q), MRC_NH_ICMP6, hop_limit ? hop_limit : 64,
+		src, &dst);
+	m[0] = MRC_ICMP6_TIME_EXCEEDED;
+	m[1] = 0; /* hop limit exceeded in transit */
+	memset(m + 2, 0, 6);
+	memcpy(m + MRC_ICMP6_HLEN, pkt, q);
+	put_be16(m + 2, icmp6_csum(src->b, dst.b, m, MRC_ICMP6_HLEN + q));
+	return (int)(MRC_IP6_HLEN + MRC_ICMP6_HLEN + q);
+}
+
+int mrc_wire_decode_icmp6(const uint8_t *buf, size_t len, struct mrc_icmp6 *out)
+{
+	const uint8_t *m = buf + MRC_IP6_HLEN;
+	uint16_t sum;
+	size_t plen;
+
+	memset(out, 0, sizeof(*out));
+	if (len < MRC_IP6_HLEN)
+		return MRC_WIRE_TRUNCATED;
+	if (buf[0] >> 4 != 6)
+		return MRC_WIRE_BAD_VERSION;
+	if (buf[6] != MRC_NH_ICMP6)
+		return MRC_WIRE_NOT_MRC;
+	plen = get_be16(buf + 4);
+	if (MRC_IP6_HLEN + plen > len)
+		return MRC_WIRE_TRUNCATED;
+	if (plen < MRC_ICMP6_HLEN)
+		return MRC_WIRE_BAD_LENGTH;
+	sum = icmp6_csum(buf + 8, buf + 24, m, plen);
+	/* ones' complement: 0xffff is the other zero (a sender may write either) */
+	if (get_be16(m + 2) != sum && (sum || get_be16(m + 2) != 0xffff))
+		return MRC_WIRE_BAD_ICMP6;
+	out->type = m[0];
+	out->code = m[1];
+	memcpy(out->src.b, buf + 8, 16);
+	memcpy(out->dst.b, buf + 24, 16);
+	out->body = m + MRC_ICMP6_HLEN;
+	out->body_len = plen - MRC_ICMP6_HLEN;
+	if (out->body_len >= MRC_IP6_HLEN && out->body[0] >> 4 == 6) {
+		out->quoted_ip6 = true;
+		memcpy(out->q_src.b, out->body + 8, 16);
+		memcpy(out->q_dst.b, out->body + 24, 16);
+	}
+	return MRC_WIRE_OK;
+}
+
 /* ---- names ---- */
 
 const char *mrc_wire_strerror(int err)
@@ -1118,6 +1203,8 @@ const char *mrc_wire_strerror(int err)
 		return "not MRC";
 	case MRC_WIRE_BAD_LENGTH:
 		return "bad length";
+	case MRC_WIRE_BAD_ICMP6:
+		return "bad ICMPv6 checksum";
 	}
 	return "unknown error";
 }

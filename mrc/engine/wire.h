@@ -32,6 +32,10 @@
 #define MRC_SRH_TYPE	  4	/* RFC 8754 §2: routing type of the SRH */
 #define MRC_NH_ROUTING	  43	/* RFC 8200 §4.4: IPv6 next header of a routing header */
 #define MRC_PKT_MAX	  9216	/* largest packet mrcgen builds or accepts, bytes */
+#define MRC_NH_ICMP6	  58	/* RFC 4443 §1: IPv6 next header of ICMPv6 */
+#define MRC_ICMP6_HLEN	  8	/* RFC 4443 §3.3: type, code, checksum, 4 unused bytes */
+#define MRC_ICMP6_TIME_EXCEEDED 3 /* RFC 4443 §3.3: type; code 0 = hop limit in transit */
+#define MRC_IP6_MIN_MTU	  1280	/* RFC 8200 §5: an ICMPv6 error fits it (RFC 4443 §2.4(c)) */
 
 /* EV format modes (docs/wire-format.md "Packet stack" and "Other EV format modes"). */
 enum mrc_ev_format {
@@ -92,6 +96,7 @@ enum mrc_wire_err {
 	MRC_WIRE_BAD_OPCODE = -6,
 	MRC_WIRE_NOT_MRC = -7,	     /* not IPv6/UDP to port 4791 (next header, port) */
 	MRC_WIRE_BAD_LENGTH = -8,    /* length fields disagree (and the packet is not trimmed) */
+	MRC_WIRE_BAD_ICMP6 = -9,     /* ICMPv6 checksum wrong (RFC 4443 §2.3) */
 };
 
 /* An IPv6 address as 16 network-order bytes. */
@@ -346,6 +351,48 @@ int mrc_wire_encoded_len(const struct mrc_wire_cfg *cfg, const struct mrc_pkt *p
  * (@len when @cut >= @len), or -EINVAL when @cut < 40 or @buf is not IPv6.
  */
 int mrc_wire_trim(uint8_t *buf, size_t len, size_t cut, uint8_t dscp);
+
+/* ---- ICMPv6 (RFC 4443): what a switch sends when a hop limit runs out ---- */
+
+/*
+ * Writes into @buf (capacity @cap) the ICMPv6 Time Exceeded message, code 0 "hop limit
+ * exceeded in transit" (RFC 4443 §3.3), that a node owning address @src sends about the
+ * invoking packet @pkt (@len bytes, from its first IPv6 header, as the node received it):
+ * IPv6 header (traffic class and flow label 0, next header 58, hop limit @hop_limit, 0
+ * meaning 64; source @src, destination the invoking packet's source, RFC 4443 §2.2 and
+ * §3.3), then type 3, code 0, the checksum, 4 zero bytes, then the invoking packet's
+ * first min(@len, 1280 - 40 - 8) bytes: as much as fits without the message exceeding
+ * the minimum IPv6 MTU (RFC 4443 §2.4(c), RFC 8200 §5). Checksum: RFC 4443 §2.3, the
+ * ones' complement sum over the IPv6 pseudo-header of RFC 8200 §8.1 (source,
+ * destination, 32-bit upper-layer length, next header 58) and the ICMPv6 message.
+ * Returns the message's length (40 + 8 + quote), or -EBADMSG (@pkt is no IPv6 header),
+ * -EPERM (RFC 4443 §2.4(e): never about an ICMPv6 error message (next header 58 right
+ * after the IPv6 header, type < 128), nor a packet from the unspecified or a multicast
+ * source address), -ENOSPC (@cap too small).
+ */
+int mrc_wire_icmp6_time_exceeded(const struct mrc_ip6 *src, const uint8_t *pkt, size_t len,
+	uint8_t hop_limit, uint8_t *buf, size_t cap);
+
+/* An ICMPv6 message as mrc_wire_decode_icmp6 reads it. */
+struct mrc_icmp6 {
+	uint8_t type, code;
+	struct mrc_ip6 src, dst;    /* of the IPv6 header that carried it */
+	const uint8_t *body;	    /* after the 8-byte header (the invoking packet of an
+				     * error message), in the caller's buffer */
+	size_t body_len;
+	bool quoted_ip6;	    /* body starts with a whole IPv6 header: */
+	struct mrc_ip6 q_src, q_dst; /* its source and destination addresses */
+};
+
+/*
+ * Decodes the ICMPv6 message of the @len-byte packet at @buf: one IPv6 header with next
+ * header 58 (no extension headers: mrcgen's switches send none), the payload length
+ * within @len, at least the 8-byte header, and the checksum (RFC 4443 §2.3, over the RFC
+ * 8200 §8.1 pseudo-header) right. Returns MRC_WIRE_OK, or MRC_WIRE_TRUNCATED,
+ * MRC_WIRE_BAD_VERSION, MRC_WIRE_NOT_MRC (next header not 58), MRC_WIRE_BAD_LENGTH
+ * (payload length below 8), MRC_WIRE_BAD_ICMP6 (checksum).
+ */
+int mrc_wire_decode_icmp6(const uint8_t *buf, size_t len, struct mrc_icmp6 *out);
 
 /*
  * RoCEv2 ICRC (IBTA Annex A17, as Linux rxe computes it) of an IPv6/UDP/BTH/... packet

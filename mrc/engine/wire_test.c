@@ -13,6 +13,13 @@ static void ip6_parse(struct mrc_ip6 *a, const char *hex)
 	mrc_st_hex(hex, a->b, 16);
 }
 
+/* mrc_wire_icmp6_time_exceeded with the default hop limit */
+static int st_te(const struct mrc_ip6 *sw, const uint8_t *inv, size_t len, uint8_t *out,
+	size_t cap)
+{
+	return mrc_wire_icmp6_time_exceeded(sw, inv, len, 0, out, cap);
+}
+
 /* C01/C02/C03 segments in travel order: S1, S2, final. */
 static void c0x_segs(struct mrc_ip6 *s)
 {
@@ -831,6 +838,90 @@ MRC_SELFTEST(wire)
 	cfg.ev_format = MRC_EVF_SRV6;
 	cfg.csum_offload = false;
 	cfg.check_csum = cfg.check_icrc = true;
+
+	mrc_st_case(st, "ICMPv6 Time Exceeded (RFC 4443 §3.3): hand-built bytes, checksum, "
+			"quote capped at 1280 - 48 (§2.4(c)), never about an error (§2.4(e))");
+	{
+		/* a 56-byte invoking packet: hop limit 1, fd00::1:0:1 -> uSID container */
+		static const char inv_hex[] = "6000000000102901"
+					      "fd000000000000000000000100000001"
+					      "fc000000140118021402100400000000"
+					      "00112233445566778899aabbccddeeff";
+		/* from p1.t0.0's fc00:0:1401::, payload length 64, next header 58, hop
+		 * limit 64; type 3 code 0, checksum 0x611e (RFC 4443 §2.3, computed apart
+		 * with Python's struct over the pseudo-header), unused 0, the 56 bytes */
+		static const char te_hex[] = "600000000040" "3a40"
+					       "fc000000140100000000000000000000"
+					       "fd000000000000000000000100000001"
+					       "0300611e00000000";
+		uint8_t inv[1500], te[104], out[1400];
+		struct mrc_ip6 sw;
+		struct mrc_icmp6 ic;
+
+		ip6_parse(&sw, "fc000000140100000000000000000000");
+		ST_EQ_I(st, mrc_st_hex(inv_hex, inv, sizeof(inv)), 56);
+		ST_EQ_I(st, mrc_st_hex(te_hex, te, sizeof(te)), 48);
+		memcpy(te + 48, inv, 56);
+		ST_EQ_I(st, st_te(&sw, inv, 56, out, sizeof(out)), 104);
+		ST_EQ_MEM(st, out, te, 104);
+		ST_EQ(st, mrc_st_icmp6_sum(out), 0xffff);
+		ST_EQ_I(st, mrc_wire_decode_icmp6(out, 104, &ic), MRC_WIRE_OK);
+		ST_EQ(st, ic.type, 3);
+		ST_EQ(st, ic.code, 0);
+		ST_EQ_MEM(st, ic.src.b, sw.b, 16);
+		ST_EQ_MEM(st, ic.dst.b, inv + 8, 16);
+		ST_EQ(st, ic.body_len, 56);
+		ST_TRUE(st, ic.quoted_ip6);
+		ST_EQ_MEM(st, ic.q_src.b, inv + 8, 16);
+		ST_EQ_MEM(st, ic.q_dst.b, inv + 24, 16);
+		/* malformed: every byte flipped fails the checksum; cut short; too short */
+		for (int i = 40; i < 104; i++) {
+			out[i] ^= 0x01;
+			ST_EQ_I(st, mrc_wire_decode_icmp6(out, 104, &ic), MRC_WIRE_BAD_ICMP6);
+			out[i] ^= 0x01;
+		}
+		ST_EQ_I(st, mrc_wire_decode_icmp6(out, 103, &ic), MRC_WIRE_TRUNCATED);
+		ST_EQ_I(st, mrc_wire_decode_icmp6(out, 39, &ic), MRC_WIRE_TRUNCATED);
+		out[5] = 4;
+		ST_EQ_I(st, mrc_wire_decode_icmp6(out, 104, &ic), MRC_WIRE_BAD_LENGTH);
+		out[5] = 0x40;
+		out[6] = 17;
+		ST_EQ_I(st, mrc_wire_decode_icmp6(out, 104, &ic), MRC_WIRE_NOT_MRC);
+		out[6] = 58;
+		out[0] = 0x40;
+		ST_EQ_I(st, mrc_wire_decode_icmp6(out, 104, &ic), MRC_WIRE_BAD_VERSION);
+		out[0] = 0x60;
+		ST_EQ_I(st, mrc_wire_decode_icmp6(out, 104, &ic), MRC_WIRE_OK);
+
+		/* a 1500-byte invoking packet: 1232 bytes quoted, the message 1280 */
+		for (int i = 56; i < 1500; i++)
+			inv[i] = (uint8_t)(i * 7);
+		put_be16(inv + 4, 1460);
+		ST_EQ_I(st, st_te(&sw, inv, 1500, out, sizeof(out)), 1280);
+		ST_EQ(st, get_be16(out + 4), 1240);
+		ST_EQ_MEM(st, out + 48, inv, 1232);
+		ST_EQ(st, mrc_st_icmp6_sum(out), 0xffff);
+		ST_EQ_I(st, mrc_wire_decode_icmp6(out, 1280, &ic), MRC_WIRE_OK);
+		ST_EQ(st, ic.body_len, 1232);
+		/* 1232 bytes quote whole; the hop limit given is used */
+		ST_EQ_I(st, mrc_wire_icmp6_time_exceeded(&sw, inv, 1232, 9, out, 1280), 1280);
+		ST_EQ(st, out[7], 9);
+		ST_EQ_I(st, st_te(&sw, inv, 1500, out, 1279), -ENOSPC);
+		ST_EQ_I(st, st_te(&sw, inv, 39, out, sizeof(out)), -EBADMSG);
+
+		/* RFC 4443 §2.4(e): not about an ICMPv6 error, nor from :: or multicast */
+		inv[6] = 58;
+		inv[40] = 3;
+		ST_EQ_I(st, st_te(&sw, inv, 56, out, sizeof(out)), -EPERM);
+		inv[40] = 128; /* an echo request is answered */
+		ST_EQ_I(st, st_te(&sw, inv, 56, out, sizeof(out)), 104);
+		inv[6] = 41;
+		inv[8] = 0xff;
+		ST_EQ_I(st, st_te(&sw, inv, 56, out, sizeof(out)), -EPERM);
+		memset(inv + 8, 0, 16);
+		ST_EQ_I(st, st_te(&sw, inv, 56, out, sizeof(out)), -EPERM);
+		ST_EQ_STR(st, mrc_wire_strerror(MRC_WIRE_BAD_ICMP6), "bad ICMPv6 checksum");
+	}
 
 	mrc_st_case(st, "names");
 	ST_EQ_STR(st, mrc_wire_strerror(MRC_WIRE_TRUNCATED), "truncated");

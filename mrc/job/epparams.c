@@ -53,6 +53,7 @@ int mrc_run_ep_params(const struct conf_job *j, const struct mrc_job_srv6 *m, ui
 			p->wire.ev_format = MRC_EVF_STEV;
 	}
 	p->wire.icrc_outer = cm->icrc_outer;
+	p->hop_limit = cm->hop_limit;
 	p->wire.dscp_trimmed = cm->dscp.trimmed;
 	p->wire.dscp_trimmed_lasthop = cm->dscp.trimmed_lasthop;
 	/* The simulated fabric never corrupts a byte (trims are classified before any

@@ -147,6 +147,11 @@ struct mrc_run_result {
 	uint64_t capture_errors; /* captures that could not be written (wire: every host's) */
 	uint64_t fab_drops, fab_trims, fab_ecn, fab_lost, fab_no_route;
 	uint64_t fab_down_drops; /* of fab_drops: sent to or queued at a failed link or switch */
+	/* Hop limits that ran out at a switch (simulator): packets dropped, ICMPv6 Time
+	 * Exceeded sent for them, those the switches' rate limit held back (RFC 4443 §3.3,
+	 * §2.4(f)); and the ICMPv6 messages the hosts received: Time Exceeded, other */
+	uint64_t fab_hop_limit, fab_icmp_sent, fab_icmp_rate_limited;
+	uint64_t rx_icmp_time_exceeded, rx_icmp_other;
 	/* Losses inside the hosts (wire driver; 0 on the simulator), mrc/wire/loop.h: sends
 	 * the kernel refused, datagrams a socket dropped (SO_RXQ_OVFL), loop turns that found
 	 * the completion queue overflowed (completions held by the kernel, not lost),

@@ -330,6 +330,11 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 	C("fabric_ecn_marks", res->fab_ecn);
 	C("fabric_lost", res->fab_lost);
 	C("fabric_no_route", res->fab_no_route);
+	C("fabric_hop_limit", res->fab_hop_limit);
+	C("fabric_icmp_sent", res->fab_icmp_sent);
+	C("fabric_icmp_rate_limited", res->fab_icmp_rate_limited);
+	C("icmp_time_exceeded", res->rx_icmp_time_exceeded);
+	C("icmp_other", res->rx_icmp_other);
 	C("host_send_errors", res->host_send_errors);
 	C("host_socket_drops", res->host_socket_drops);
 	C("host_cq_overflows", res->host_cq_overflows);
@@ -1013,7 +1018,7 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 	bool ar = t->pattern == CONF_PAT_ALLREDUCE;
 	double bus_sum = 0;
 	size_t n_bus = 0;
-	char enc[64] = "", nort[48] = "";
+	char enc[64] = "", nort[48] = "", hopl[192] = "";
 	int lw = 10; /* latency labels: "CCT 1000004B" in a sweep widens the column */
 
 	fprintf(f, "# mrcgen: %s %s, %u ranks, %u planes x (%u T0 + %u T1), %u hosts, %s, seed %llu\n",
@@ -1124,15 +1129,22 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 	if (res->fab_no_route) /* blackholed routes, counters.fabric_no_route */
 		snprintf(nort, sizeof(nort), ", %llu without a route",
 			(unsigned long long)res->fab_no_route);
+	if (res->fab_hop_limit | res->rx_icmp_time_exceeded) /* counters.fabric_hop_limit, ... */
+		snprintf(hopl, sizeof(hopl), ", %llu past their hop limit (%llu ICMPv6 Time "
+			 "Exceeded sent, %llu held by the rate limit, %llu reached their hosts)",
+			(unsigned long long)res->fab_hop_limit,
+			(unsigned long long)res->fab_icmp_sent,
+			(unsigned long long)res->fab_icmp_rate_limited,
+			(unsigned long long)res->rx_icmp_time_exceeded);
 	fprintf(f, "#\n#  packets: %llu data, %llu retransmitted, %llu SACK, %llu NACK (%llu trim), "
 		   "%llu probes%s\n#  fabric: %llu trims, %llu ECN marks, %llu drops (%llu at failed links "
-		   "or switches)%s, %llu lost in flight on a link that failed or dropped them\n",
+		   "or switches)%s%s, %llu lost in flight on a link that failed or dropped them\n",
 		(unsigned long long)res->data_pkts, (unsigned long long)res->rtx_pkts,
 		(unsigned long long)res->sacks, (unsigned long long)res->nacks,
 		(unsigned long long)res->nack_trimmed, (unsigned long long)res->probes, enc,
 		(unsigned long long)res->fab_trims, (unsigned long long)res->fab_ecn,
 		(unsigned long long)res->fab_drops, (unsigned long long)res->fab_down_drops, nort,
-		(unsigned long long)res->fab_lost);
+		hopl, (unsigned long long)res->fab_lost);
 	if (res->host_send_errors | res->host_socket_drops | res->host_cq_overflows |
 		res->host_cq_dropped | res->host_truncated | res->host_foreign)
 		fprintf(f, "#  in the hosts: %llu send errors, %llu socket drops, %llu CQ overflows "

@@ -170,8 +170,19 @@ struct fab_switch {
 	struct mrc_srv6_route *routes;	     /* fib.routes, mutable (blackholes) */
 	const struct mrc_srv6_fib *plan_fib; /* the plan's table, to restore routes */
 	uint64_t salt;			     /* ECMP hash salt */
+	uint64_t icmp_t;		     /* ICMPv6 token bucket: last refill (ps) */
+	uint32_t icmp_tokens;		     /* tokens left, <= ICMP_BURST */
 	struct mrc_fab_switch_stats st;
 };
+
+/*
+ * RFC 4443 §2.4(f): a node MUST limit the rate of the ICMPv6 error messages it sends. A
+ * switch does it with a token bucket of Linux's defaults (net.ipv4.icmp_msgs_per_sec
+ * 1000, icmp_msgs_burst 50, which bound ICMPv6 too): 50 tokens, one more every ms of
+ * virtual time; an error without a token is not sent (counted, icmp_rate_limited).
+ */
+#define ICMP_BURST 50u
+#define ICMP_EVERY_PS 1000000000ull
 
 /* A block of n packets of one size class; they start 64 bytes in (slots of 8-byte steps). */
 struct fab_slab {
@@ -817,14 +828,96 @@ static int port_to_host(const struct mrc_fabric *fab, const struct fab_switch *s
 	return (int)(fab->tp.hosts_per_t0 + (x >> 32) % fab->tp.t1);
 }
 
+/* Output port of switch @s for a plain packet (no uSID of its block in the DA): the host
+ * route to the host port its DA names, or ECMP over the up ports at a T0; -1: none. */
+static int plain_route(const struct mrc_fabric *fab, const struct fab_switch *s,
+	const struct fab_pkt *pkt)
+{
+	uint32_t hp = addr_lookup(fab, pkt->data + 24);
+
+	return hp == UINT32_MAX ? -1 : port_to_host(fab, s, pkt, hp, true);
+}
+
+/* Takes a token of @s's ICMPv6 rate limit (ICMP_BURST, ICMP_EVERY_PS) at @now. */
+static bool icmp_token(struct fab_switch *s, uint64_t now)
+{
+	if (s->icmp_tokens < ICMP_BURST) {
+		uint64_t add = (now - s->icmp_t) / ICMP_EVERY_PS;
+
+		if (add >= ICMP_BURST - s->icmp_tokens) {
+			s->icmp_tokens = ICMP_BURST;
+		} else {
+			s->icmp_tokens += (uint32_t)add;
+			s->icmp_t += add * ICMP_EVERY_PS;
+		}
+	}
+	if (!s->icmp_tokens)
+		return false;
+	if (s->icmp_tokens == ICMP_BURST) /* refills count from the first token taken */
+		s->icmp_t = now;
+	s->icmp_tokens--;
+	return true;
+}
+
+/*
+ * Switch @s discards @pkt, whose hop limit ran out (counted), and sends its source an
+ * ICMPv6 Time Exceeded, code 0 (RFC 4443 §3.3; RFC 9800 §4.1.1 S03, RFC 8986 §4.1 S06):
+ * from the switch's own address, its uN SID block:own:: under its plane's block, quoting
+ * the packet as it arrived (checksums filled, as on the link), built by mrc/wire
+ * (mrc_wire_icmp6_time_exceeded). It leaves in the control class like any plain packet:
+ * host route or ECMP (plain_route), taps and counters on its way. Not sent: without a
+ * rate-limit token (icmp_token), about an ICMPv6 error or from a source it may not
+ * answer (RFC 4443 §2.4(e)), or without a route back.
+ */
+static void hop_limit_drop(struct mrc_fabric *fab, struct fab_switch *s, struct fab_pkt *pkt,
+	uint64_t now)
+{
+	uint8_t buf[MRC_IP6_MIN_MTU];
+	struct mrc_ip6 self;
+	struct fab_pkt *ic;
+	int n, out;
+
+	s->st.hop_limit++;
+	if (!icmp_token(s, now)) {
+		s->st.icmp_rate_limited++;
+		return;
+	}
+	mrc_srv6_container(s->fib.block, &s->fib.own, 1, &self);
+	n = mrc_wire_icmp6_time_exceeded(&self, finish_csum(fab, pkt), pkt->len, 0, buf,
+		sizeof(buf));
+	if (n < 0)
+		return;
+	ic = pkt_alloc(fab, (size_t)n);
+	if (!ic)
+		return;
+	memcpy(ic->data, buf, (size_t)n);
+	ic->len = ic->hlen = (uint16_t)n;
+	ic->pay = NULL;
+	ic->pay_len = 0;
+	pkt_parse(ic);
+	ic->flags |= PK_CTRL;
+	out = plain_route(fab, s, ic);
+	if (out < 0) {
+		s->st.no_route++;
+		pkt_free(fab, ic);
+		return;
+	}
+	s->st.icmp_sent++;
+	enqueue(fab, &fab->ports[s->port0 + (uint32_t)out], ic, now);
+}
+
 /*
  * Forwards @pkt at switch @s by its bytes. A DA in its plane's uSID block
  * (mrc_srv6_plane_block) goes through mrc/srv6's switch step (static table, uN shift
- * RFC 9800 §4.1.1, SRH End RFC 8754 §4.3.1.1, hop limit); when the segment list ends at this switch, the packet goes to the attached host
- * its inner DA names. Any other DA is a plain (stev/udp, RoCE baseline) packet: host
- * route, or ECMP over the up ports at a T0. Returns the local output port or -1 (counted).
+ * RFC 9800 §4.1.1, SRH End RFC 8754 §4.3.1.1, hop limit); when the segment list ends at
+ * this switch, the packet goes to the attached host its inner DA names. Any other DA is
+ * a plain (stev/udp, RoCE baseline, ICMPv6) packet: host route, or ECMP over the up ports
+ * at a T0. A hop limit that runs out (<= 1 on a packet it would send on) drops the
+ * packet with an ICMPv6 Time Exceeded (hop_limit_drop). Returns the local output port or
+ * -1 (counted).
  */
-static int forward(struct mrc_fabric *fab, struct fab_switch *s, struct fab_pkt *pkt)
+static int forward(struct mrc_fabric *fab, struct fab_switch *s, struct fab_pkt *pkt,
+	uint64_t now)
 {
 	uint8_t *d = pkt->data;
 	uint32_t hp;
@@ -839,7 +932,7 @@ static int forward(struct mrc_fabric *fab, struct fab_switch *s, struct fab_pkt 
 		if (rc >= 0)
 			return rc;
 		if (rc == -ETIME) {
-			s->st.hop_limit++;
+			hop_limit_drop(fab, s, pkt, now);
 			return -1;
 		}
 		if (rc != -EDESTADDRREQ || !(pkt->flags & PK_INNER)) {
@@ -852,15 +945,14 @@ static int forward(struct mrc_fabric *fab, struct fab_switch *s, struct fab_pkt 
 		hp = addr_lookup(fab, d + pkt_inner_off(pkt) + 24);
 		rc = hp == UINT32_MAX ? -1 : port_to_host(fab, s, pkt, hp, false);
 	} else {
-		hp = addr_lookup(fab, d + 24);
-		rc = hp == UINT32_MAX ? -1 : port_to_host(fab, s, pkt, hp, true);
+		rc = plain_route(fab, s, pkt);
 	}
 	if (rc < 0) {
 		s->st.no_route++;
 		return -1;
 	}
-	if (d[7] <= 1) {
-		s->st.hop_limit++;
+	if (d[7] <= 1) { /* RFC 8200 §3, RFC 4443 §3.3 */
+		hop_limit_drop(fab, s, pkt, now);
 		return -1;
 	}
 	d[7]--;
@@ -930,7 +1022,7 @@ static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
 		return;
 	}
 	s->st.rx_pkts++;
-	out = forward(fab, s, pkt);
+	out = forward(fab, s, pkt, now);
 	if (out < 0) {
 		pkt_free(fab, pkt);
 		return;
@@ -1008,6 +1100,7 @@ static int build(struct mrc_fabric *fab)
 			s->tier = t0 ? MRC_FAB_T0 : MRC_FAB_T1;
 			s->up = 1;
 			s->salt = splitmix_salt(p->seed, pl * (T0 + T1) + i);
+			s->icmp_tokens = ICMP_BURST;
 			err = copy_fib(fab, s, t0 ? MRC_SRV6_T0 : MRC_SRV6_T1);
 			if (err)
 				return err;
@@ -1118,7 +1211,10 @@ int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_
 		fab->ops = *ops;
 	fab->ctx = ctx;
 	fab->hosts = sp->t0 * sp->hosts_per_t0;
-	fab->n_cls = pkt_cls(fab->p.pkt_cap) + 1;
+	/* the largest class holds the hosts' packets and a switch's ICMPv6 error, at most
+	 * the minimum MTU (RFC 4443 §2.4(c)) */
+	fab->n_cls = pkt_cls(fab->p.pkt_cap > MRC_IP6_MIN_MTU ? fab->p.pkt_cap
+							       : MRC_IP6_MIN_MTU) + 1;
 	fab->free_pkts = calloc(fab->n_cls, sizeof(*fab->free_pkts));
 	fab->scratch = aligned_alloc(64, MRC_PKT_MAX + 64);
 	if (fab->scratch)

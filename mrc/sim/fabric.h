@@ -231,7 +231,9 @@ struct mrc_fab_switch_stats {
 	uint64_t rx_pkts;
 	uint64_t no_route;   /* no static route or ECMP target for the DA */
 	uint64_t down_drops; /* arrived while the switch was down */
-	uint64_t hop_limit;  /* dropped: hop limit reached 0 */
+	uint64_t hop_limit;  /* dropped: hop limit <= 1 on a packet it would send on */
+	uint64_t icmp_sent;  /* ICMPv6 Time Exceeded sent for them (RFC 4443 §3.3) */
+	uint64_t icmp_rate_limited; /* not sent: no token (RFC 4443 §2.4(f), 50 + 1/ms) */
 	uint64_t bad_pkt;    /* not IPv6 or truncated headers */
 };
 

@@ -389,6 +389,85 @@ MRC_SELFTEST(fabric)
 		t_net_free(n);
 	}
 
+	mrc_st_case(st, "hop limit 2 from h0 runs out at the T1: one ICMPv6 Time Exceeded back "
+			"to h0, hand-built; a 1500 B packet quoted 1232 B; 4 arrives with 1; 50 "
+			"per burst");
+	t_setup(&pl, &p, 1, 2, 2, 2);
+	n = t_net_new(st, &p);
+	if (n) {
+		struct mrc_fab_switch_stats ss;
+		uint8_t te[48], *r;
+		uint8_t q[200]; /* the 200-byte packet as it reached p0.t1.1 */
+
+		t_hex("fc00 0000 0401 0802 0402 0004 0000 0000", c);
+		t_build(t_slot(n, 0, 0), 200, c, NULL, 0, 0, &pl.addr[0], &pl.addr[3], 1, 0xCA, 7);
+		t_slot(n, 0, 0)[7] = 2;
+		memcpy(q, t_slot(n, 0, 0), 200);
+		t_send(n, 0, 0, 200);
+		t_build(t_slot(n, 0, 0), 1500, c, NULL, 0, 0, &pl.addr[0], &pl.addr[3], 1, 0xCA, 8);
+		t_slot(n, 0, 0)[7] = 2;
+		t_send(n, 0, 0, 1500);
+		t_build(t_slot(n, 0, 0), 200, c, NULL, 0, 0, &pl.addr[0], &pl.addr[3], 1, 0xCA, 9);
+		t_slot(n, 0, 0)[7] = 4;
+		t_send(n, 0, 0, 200);
+		t_go(n, 4, 1);
+		mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
+		/* T0 0 shifted the DA and left 1; p0.t1.1 (0x0802) has an argument to shift:
+		 * RFC 9800 §4.1.1 S02 discards it as it came */
+		t_hex("fc00 0000 0802 0402 0004 0000 0000 0000", q + 24);
+		q[7] = 1;
+		ST_EQ(st, n->nrx, 3);
+		ST_EQ(st, n->rx[0].host, 0);
+		ST_EQ(st, n->rx[0].len, 48 + 200);
+		/* from fc00:0:802:: to h0's fd00::0:0:1, next header 58, hop limit 64 less
+		 * T0 0's hop; type 3 code 0, its checksum, 4 zero bytes, the packet quoted */
+		ST_EQ_I(st, mrc_st_hex("60000000 00d0 3a 3f"
+				       "fc000000 08020000 00000000 00000000"
+				       "fd000000 00000000 00000000 00000001"
+				       "0300 0000 00000000", te, sizeof(te)), 48);
+		r = n->rxbuf[0];
+		te[42] = r[42]; /* the checksum: checked by the independent sum below */
+		te[43] = r[43];
+		ST_EQ_MEM(st, r, te, 48);
+		ST_EQ_MEM(st, r + 48, q, 200);
+		ST_EQ(st, mrc_st_icmp6_sum(r), 0xffff);
+		ST_EQ(st, n->rx[1].host, 3); /* 4 - 3 hops; ahead of the second ICMPv6 */
+		ST_EQ(st, n->rxbuf[1][7], 1);
+		ST_EQ(st, n->rx[2].host, 0);
+		ST_EQ(st, n->rx[2].len, 1280);
+		ST_EQ(st, get_be16(n->rxbuf[2] + 4), 1240);
+		ST_EQ(st, get_be16(n->rxbuf[2] + 48 + 4), 1460); /* the quote's own length */
+		ST_EQ(st, mrc_st_icmp6_sum(n->rxbuf[2]), 0xffff);
+		ST_EQ_I(st, mrc_fabric_switch_stats(n->fab, MRC_FAB_T1, 1, 0, &ss), 0);
+		ST_EQ(st, ss.hop_limit, 2);
+		ST_EQ(st, ss.icmp_sent, 2);
+		ST_EQ(st, ss.icmp_rate_limited, 0);
+		t_net_free(n);
+	}
+	t_setup(&pl, &p, 1, 2, 2, 2);
+	n = t_net_new(st, &p);
+	if (n) {
+		struct mrc_fab_switch_stats ss;
+
+		/* 60 packets of 100 B at once, hop limit 1: p0.t0.0 answers 50, then its
+		 * bucket is empty (RFC 4443 §2.4(f)) */
+		t_hex("fc00 0000 0401 0802 0402 0004 0000 0000", c);
+		for (uint32_t k = 0; k < 60; k++) {
+			t_build(t_slot(n, 0, 0), 100, c, NULL, 0, 0, &pl.addr[0], &pl.addr[3], 1,
+				0xCA, k);
+			t_slot(n, 0, 0)[7] = 1;
+			t_send(n, 0, 0, 100);
+		}
+		t_go(n, 4, 1);
+		mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
+		ST_EQ_I(st, mrc_fabric_switch_stats(n->fab, MRC_FAB_T0, 0, 0, &ss), 0);
+		ST_EQ(st, ss.hop_limit, 60);
+		ST_EQ(st, ss.icmp_sent, 50);
+		ST_EQ(st, ss.icmp_rate_limited, 10);
+		ST_EQ(st, n->nrx, 50);
+		t_net_free(n);
+	}
+
 	mrc_st_case(st, "SRH: an emptied container takes the next segment (SL 1 -> 0)");
 	t_setup(&pl, &p, 1, 2, 2, 2);
 	n = t_net_new(st, &p);

@@ -1167,6 +1167,8 @@ static void collect_stats(struct run *r)
 
 		mrc_ep_get_stats(r->hosts[h].ep, &es);
 		res->rx_decode_err += es.rx_decode_err;
+		res->rx_icmp_time_exceeded += es.rx_icmp_time_exceeded;
+		res->rx_icmp_other += es.rx_icmp_other;
 		if (es.tx_encode_err && !res->tx_encode_err)
 			snprintf(r->encode_err_host, sizeof(r->encode_err_host), "h%u first", h);
 		res->tx_encode_err += es.tx_encode_err;
@@ -1221,8 +1223,12 @@ static void collect_stats(struct run *r)
 			for (uint32_t i = 0; i < nsw; i++) {
 				struct mrc_fab_switch_stats ss;
 
-				if (!mrc_fabric_switch_stats(r->fab, tier, i, pl, &ss))
-					res->fab_no_route += ss.no_route;
+				if (mrc_fabric_switch_stats(r->fab, tier, i, pl, &ss))
+					continue;
+				res->fab_no_route += ss.no_route;
+				res->fab_hop_limit += ss.hop_limit;
+				res->fab_icmp_sent += ss.icmp_sent;
+				res->fab_icmp_rate_limited += ss.icmp_rate_limited;
 			}
 		}
 	}
