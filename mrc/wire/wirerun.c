@@ -649,6 +649,16 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 			(unsigned long long)w.hash);
 		addr = defaddr;
 	}
+	e = mrc_rv_token_load(o->token_file, w.token, sizeof(w.token), &w.token_len, err,
+		errlen);
+	if (e < 0)
+		return e == -EINVAL ? e : -ENOENT;
+	if (!e && !mrc_rv_addr_unix(addr)) {
+		snprintf(err, errlen, "rendezvous: '%s' is TCP, which needs a job token: set %s or "
+			 "give --token-file FILE, the same on every rank", addr, MRC_RV_TOKEN_ENV);
+		return -EINVAL;
+	}
+	w.hello_ns = WR_HELLO_NS;
 	e = mrc_job_srv6(job, &w.m, err, errlen);
 	if (e)
 		return e;
@@ -659,13 +669,15 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 	w.peer_rkey = calloc(w.nranks, sizeof(*w.peer_rkey));
 	w.mrtab_va = calloc(w.nranks, sizeof(*w.mrtab_va));
 	w.got = calloc(w.nranks, sizeof(bool));
+	w.failed = calloc(w.nranks, sizeof(bool));
 	w.mr_of = calloc(w.nranks, sizeof(uint32_t));
 	w.done_ps = calloc(w.nranks, sizeof(uint64_t));
 	w.done_rtx = calloc(w.nranks, sizeof(uint64_t));
 	w.wrong = calloc(w.nranks, sizeof(uint64_t));
 	w.result = calloc(w.nranks, sizeof(*w.result));
 	w.result_len = calloc(w.nranks, sizeof(size_t));
-	if (!w.conns || !w.peer_of_qpn || !w.peer_rkey || !w.mrtab_va || !w.got || !w.mr_of ||
+	if (!w.conns || !w.peer_of_qpn || !w.peer_rkey || !w.mrtab_va || !w.got || !w.failed ||
+		!w.mr_of ||
 		!w.done_ps || !w.done_rtx ||
 		!w.wrong || !w.result || !w.result_len)
 		goto out;
@@ -760,6 +772,7 @@ out:
 	free(w.peer_rkey);
 	free(w.mrtab_va);
 	free(w.got);
+	free(w.failed);
 	free(w.mr_of);
 	free(w.done_ps);
 	free(w.done_rtx);
