@@ -1052,7 +1052,8 @@ static int cmd_run(int argc, char **argv)
 	catch_stop_signals();
 	if (job.fabric.driver == CONF_DRIVER_WIRE) {
 		e = mrc_run_wire(&job, &wo, &res, &rtt, &rank, err, sizeof(err));
-		if (e) {
+		/* with res after an error: rank 0's report of what ran, the error in it */
+		if (e && !res) {
 			fprintf(stderr, "mrcgen: run: h%u: %s\n", rank, err);
 			mrc_wirerun_rtt_free(&rtt);
 			conf_free(&job);

@@ -248,6 +248,11 @@ static int rv_read(struct rv_conn *c, uint32_t max, struct rv_msg *m, size_t *co
 	}
 }
 
+int wr_rv_read(struct rv_conn *c, struct rv_msg *m, size_t *consume, uint32_t *bad_len)
+{
+	return rv_read(c, MRC_RV_MAX_MSG, m, consume, bad_len);
+}
+
 /* Marks rank @r as the one that failed the job (rank 0; for report.json's wire object). */
 static void rv_mark_failed(struct wr *w, uint32_t r)
 {
@@ -672,6 +677,7 @@ static void on_msg(struct wr *w, struct rv_conn *c, const struct rv_msg *m)
 			w->got[r] = true;
 			return;
 		}
+		rv_mark_failed(w, r);
 		wr_fail(w, -EPROTO, "rendezvous: rank %u (h%u): unexpected message type %u", r, r,
 			m->type);
 		return;
@@ -719,6 +725,7 @@ static void on_msg(struct wr *w, struct rv_conn *c, const struct rv_msg *m)
 		w->got_rttset = true;
 		return;
 	case RV_ABORT:
+		w->got_abort = true;
 		wr_fail(w, -ECONNABORTED, "job aborted by rank 0 (h0): %.*s", (int)m->len,
 			(const char *)b);
 		return;
@@ -781,9 +788,12 @@ void wr_name_missing(struct wr *w)
 	if (w->rank || w->err != -ETIMEDOUT)
 		return;
 	k += snprintf(w->errmsg + k, sizeof(w->errmsg) - k, " from");
-	for (uint32_t r = 1; r < w->nranks && k < sizeof(w->errmsg); r++)
-		if (!w->got[r])
-			k += snprintf(w->errmsg + k, sizeof(w->errmsg) - k, " h%u", r);
+	for (uint32_t r = 1; r < w->nranks && k < sizeof(w->errmsg); r++) {
+		if (w->got[r])
+			continue;
+		rv_mark_failed(w, r);
+		k += snprintf(w->errmsg + k, sizeof(w->errmsg) - k, " h%u", r);
+	}
 }
 
 void wr_rv_abort(struct wr *w, const char *why)

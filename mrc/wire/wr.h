@@ -135,6 +135,8 @@ struct wr {
 	FILE *rvlog;	       /* rank 0: where dropped connections are said (NULL: stderr) */
 	unsigned rv_dropped;   /* rank 0: connections dropped at the rendezvous */
 	bool *failed;	       /* rank 0: per rank, it closed, timed out, broke the protocol */
+	bool *merged;	       /* rank 0: per rank, its RESULT is merged into the report */
+	bool got_abort;	       /* workers: rank 0 sent ABORT (answered with RESULT) */
 	/* state from messages */
 	bool *got;	       /* rank 0: per rank, the message awaited came */
 	uint32_t *mr_of;       /* rank 0: per rank, 1 + the size index of its last MR */
@@ -194,6 +196,12 @@ int wr_rv_bcast(struct wr *w, uint8_t type, const void *body, size_t len);
 int wr_rv_listen(struct wr *w, const char *addr, char *err, size_t errlen);
 /* Other ranks: connect to rank 0 (retrying until the timeout), HELLO, WELCOME. */
 int wr_rv_join(struct wr *w, const char *addr, char *err, size_t errlen);
+/*
+ * Reads what @c has without blocking, never failing the job: 1 with a message in @m (its
+ * bytes consumed by the next call through *@consume), 0 none complete yet, -EPROTO (bad
+ * length, in *@bad_len), -EPIPE (closed), -ENOMEM or another -errno.
+ */
+int wr_rv_read(struct rv_conn *c, struct rv_msg *m, size_t *consume, uint32_t *bad_len);
 /* Reads and handles every complete message of every connection, without blocking. */
 void wr_ctl_poll(struct wr *w);
 /* Rank 0: tells every connected rank why the job failed (ABORT with @why), best effort. */
