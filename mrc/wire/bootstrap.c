@@ -3,6 +3,7 @@
 #include "mrc/wire/wr.h"
 
 #include "mrc/base/bytes.h"
+#include "mrc/job/stop.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -313,6 +314,15 @@ static int wait_readable(int fd, uint64_t deadline)
 	return n > 0;
 }
 
+/* SIGINT or SIGTERM came while waiting at the rendezvous: says so in @err; -EINTR. */
+static int rv_interrupted(char *err, size_t errlen)
+{
+	const char *sig = sigabbrev_np(mrc_stop_signal);
+
+	snprintf(err, errlen, "rendezvous: interrupted by SIG%s", sig ? sig : "?");
+	return -EINTR;
+}
+
 #define RV_MAX_PENDING 64 /* connections rank 0 reads HELLOs from at once; more are dropped */
 
 /* A connection rank 0 accepted that has not sent a valid HELLO yet. */
@@ -495,6 +505,12 @@ int wr_rv_listen(struct wr *w, const char *addr, char *err, size_t errlen)
 		uint64_t now = wr_mono_ns(), until = deadline;
 		size_t k = 0;
 
+		if (mrc_stop_signal) {
+			rv_interrupted(err, errlen);
+			for (size_t i = 0; i < np; i++)
+				rv_drop(w, &pend[i], "the rendezvous was interrupted");
+			return -EINTR;
+		}
 		if (now >= deadline) {
 			for (size_t i = 0; i < np; i++)
 				rv_drop(w, &pend[i], "the rendezvous timed out before its HELLO");
@@ -506,8 +522,9 @@ int wr_rv_listen(struct wr *w, const char *addr, char *err, size_t errlen)
 			until = pend[i].deadline < until ? pend[i].deadline : until;
 		}
 		pfd[np] = (struct pollfd){ .fd = w->lfd, .events = POLLIN };
-		if (poll(pfd, np + 1, (int)((until - now + 999999) / 1000000)) < 0 &&
-			errno != EINTR)
+		/* a HELLO deadline may have passed since: poll without waiting then */
+		if (poll(pfd, np + 1, until > now ? (int)((until - now + 999999) / 1000000) : 0) < 0
+			&& errno != EINTR)
 			goto sys;
 		now = wr_mono_ns();
 		for (size_t i = 0; i < np; i++) {
@@ -583,6 +600,8 @@ int wr_rv_join(struct wr *w, const char *addr, char *err, size_t errlen)
 		last = errno;
 		close(c->fd);
 		c->fd = -1;
+		if (mrc_stop_signal)
+			return rv_interrupted(err, errlen);
 		if (wr_mono_ns() >= deadline) {
 			snprintf(err, errlen, "rendezvous: connect '%s': %s for %llu ms (is rank 0 "
 				 "(h0) running? on a cluster set MRCGEN_RENDEZVOUS=HOST:PORT)", addr,

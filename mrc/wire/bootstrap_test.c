@@ -318,6 +318,18 @@ MRC_SELFTEST(bootstrap_rv)
 	close(p1[1]);
 	t_rm_dir(dir);
 
+	mrc_st_case(st, "SIGINT while rank 0 waits for its ranks: it stops at once, saying so");
+	t_rv_init(&t, 2, 10000);
+	t_sock_path(addr, sizeof(addr), dir, sizeof(dir));
+	mrc_stop_signal = SIGINT;
+	t0 = wr_mono_ns();
+	ST_EQ_I(st, wr_rv_listen(&t.w, addr, err, sizeof(err)), -EINTR);
+	mrc_stop_signal = 0;
+	ST_TRUE(st, wr_mono_ns() - t0 < 4000000000ull); /* not the 10 s timeout */
+	ST_EQ_STR(st, err, "rendezvous: interrupted by SIGINT");
+	t_rv_free(&t);
+	t_rm_dir(dir);
+
 	mrc_st_case(st, "TCP with a job token: a wrong or missing token is dropped, rank 1 joins");
 	t_rv_init(&t, 2, 10000);
 	memcpy(t.w.token, "s3cret", 6);
