@@ -108,12 +108,13 @@ FUZZ_CC      ?= clang
 FUZZ_CFLAGS  := -g -O1 -std=gnu11 -iquote . -D_GNU_SOURCE -Wall -Wextra \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_TARGETS := wire conf hist srv6
+FUZZ_TARGETS := wire conf hist srv6 rdv
 # code under test per target
 FUZZ_SRC_wire := mrc/engine/wire.c
 FUZZ_SRC_conf := $(filter-out %_test.c,$(wildcard conf/*.c))
 FUZZ_SRC_hist := mrc/base/hist.c
 FUZZ_SRC_srv6 := mrc/engine/srv6.c mrc/engine/wire.c mrc/base/err.c
+FUZZ_SRC_rdv  := mrc/wire/rvproto.c mrc/wire/rankres.c mrc/base/hist.c
 # every header, for the rebuild
 FUZZ_HDR = $(wildcard mrc/*/*.h conf/*.h pcap/*.h)
 # extra arguments of the corpus generators

@@ -970,7 +970,8 @@ static void run_progress(void *ctx, double frac)
 /* cmd_run's wire-driver options; the rest of argv is left for load_job. */
 static int run_wire_opts(int *argc, char **argv, struct mrc_wirerun_opts *o)
 {
-	static const char *const opts[] = { "--host", "--ports", "--rendezvous", "--timeout-ms" };
+	static const char *const opts[] = { "--host", "--ports", "--rendezvous", "--timeout-ms",
+		"--token-file" };
 	int n = 0;
 
 	for (int i = 0; i < *argc; i++) {
@@ -990,6 +991,8 @@ static int run_wire_opts(int *argc, char **argv, struct mrc_wirerun_opts *o)
 				return EXIT_USAGE;
 		} else if (k == 2) {
 			o->rendezvous = val;
+		} else if (k == 4) {
+			o->token_file = val;
 		} else {
 			char *end;
 			unsigned long v;
@@ -1049,7 +1052,8 @@ static int cmd_run(int argc, char **argv)
 	catch_stop_signals();
 	if (job.fabric.driver == CONF_DRIVER_WIRE) {
 		e = mrc_run_wire(&job, &wo, &res, &rtt, &rank, err, sizeof(err));
-		if (e) {
+		/* with res after an error: rank 0's report of what ran, the error in it */
+		if (e && !res) {
 			fprintf(stderr, "mrcgen: run: h%u: %s\n", rank, err);
 			mrc_wirerun_rtt_free(&rtt);
 			conf_free(&job);
@@ -1064,9 +1068,9 @@ static int cmd_run(int argc, char **argv)
 			conf_free(&job);
 			return EXIT_OK;
 		}
-	} else if (wo.host || wo.ports[0] || wo.rendezvous || wo.timeout_ms) {
-		fprintf(stderr, "mrcgen: run: --host, --ports, --rendezvous and --timeout-ms need "
-				"fabric.driver: wire, not '%s'\n",
+	} else if (wo.host || wo.ports[0] || wo.rendezvous || wo.timeout_ms || wo.token_file) {
+		fprintf(stderr, "mrcgen: run: --host, --ports, --rendezvous, --timeout-ms and "
+				"--token-file need fabric.driver: wire, not '%s'\n",
 			conf_name_of(conf_driver_names, job.fabric.driver));
 		conf_free(&job);
 		return EXIT_USAGE;

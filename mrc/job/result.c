@@ -35,6 +35,8 @@ void mrc_run_result_free(struct mrc_run_result *r)
 	mrc_hist_free(r->step_ns);
 	mrc_hist_free(r->rtt_ns);
 	free(r->rank_rtt_ns);
+	free(r->failed_ranks);
+	free(r->ranks_reported);
 	free(r->faults);
 	free(r->unapplied);
 	free(r->errors);

@@ -176,6 +176,10 @@ struct mrc_run_result {
 	uint64_t *rank_rtt_ns; /* [n_rank_rtt], 0: that rank measured nothing; owned */
 	uint32_t n_rank_rtt;
 	uint64_t rtt_probes, rtt_answered;
+	/* the wire driver's ranks (report.json `wire`): those that failed the job (closed,
+	 * timed out, broke the protocol) and those whose results are merged in; owned */
+	uint32_t *failed_ranks, *ranks_reported;
+	uint32_t n_failed_ranks, n_ranks_reported;
 };
 
 /* Appends a message to @r->errors (printf format). Returns 0 or -ENOMEM. */

@@ -369,6 +369,14 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 		json_object_set_new(o, "rank_rtt_us", a);
 		json_object_set_new(o, "rtt_probes", json_integer((json_int_t)res->rtt_probes));
 		json_object_set_new(o, "rtt_answered", json_integer((json_int_t)res->rtt_answered));
+		a = json_array();
+		for (uint32_t i = 0; i < res->n_failed_ranks; i++)
+			json_array_append_new(a, json_integer(res->failed_ranks[i]));
+		json_object_set_new(o, "failed_ranks", a);
+		a = json_array();
+		for (uint32_t i = 0; i < res->n_ranks_reported; i++)
+			json_array_append_new(a, json_integer(res->ranks_reported[i]));
+		json_object_set_new(o, "ranks_reported", a);
 		json_object_set_new(root, "wire", o);
 	}
 	return root;

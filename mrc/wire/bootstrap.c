@@ -3,12 +3,14 @@
 #include "mrc/wire/wr.h"
 
 #include "mrc/base/bytes.h"
+#include "mrc/job/stop.h"
 
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,7 +114,7 @@ static int rv_addr(const char *addr, struct sockaddr_storage *ss, socklen_t *sl,
 	int e;
 
 	path[0] = 0;
-	if (!strncmp(p, "unix:", 5) || strchr(p, '/')) {
+	if (mrc_rv_addr_unix(p)) {
 		struct sockaddr_un *su = (struct sockaddr_un *)ss;
 
 		if (!strncmp(p, "unix:", 5))
@@ -194,12 +196,16 @@ int wr_rv_send(struct wr *w, struct rv_conn *c, uint8_t type, const void *body, 
 }
 
 /*
- * Reads what @c has without blocking. Returns 1 with a complete message in @m (consumed
- * by the next call), 0 when none is complete yet, or a negative errno (closed, error).
+ * Reads what @c has without blocking, frames at most @max bytes long (rvproto.h). Returns 1
+ * with a complete message in @m (consumed by the next call), 0 when none is complete yet,
+ * -EPROTO for a bad length (the frame's length in *@bad_len), -EPIPE when the peer closed,
+ * -ENOMEM, or another -errno of recv.
  */
-static int rv_recv(struct wr *w, struct rv_conn *c, struct rv_msg *m, size_t *consume)
+static int rv_read(struct rv_conn *c, uint32_t max, struct rv_msg *m, size_t *consume,
+	uint32_t *bad_len)
 {
-	uint32_t len;
+	struct mrc_rv_frame f;
+	size_t need;
 
 	if (*consume) {
 		memmove(c->buf, c->buf + *consume, c->have - *consume);
@@ -207,39 +213,27 @@ static int rv_recv(struct wr *w, struct rv_conn *c, struct rv_msg *m, size_t *co
 		*consume = 0;
 	}
 	for (;;) {
-		if (c->have >= 4) {
-			len = get_be32(c->buf);
-			if (len == 0 || len > RV_MAX_MSG) {
-				wr_fail(w, -EPROTO, "rendezvous: rank %u (h%u): bad message length "
-					"'%u'", c->rank, c->rank, len);
-				return -EPROTO;
-			}
-			if (c->have >= 4 + (size_t)len) {
-				m->type = c->buf[4];
-				m->body = c->buf + 5;
-				m->len = len - 1;
-				*consume = 4 + (size_t)len;
-				return 1;
-			}
-			if (c->cap < 4 + (size_t)len) {
-				uint8_t *nb = realloc(c->buf, 4 + (size_t)len);
+		int e = mrc_rv_frame_parse(c->buf, c->have, max, &f, &need);
 
-				if (!nb) {
-					wr_fail(w, -ENOMEM, "rendezvous: out of memory");
-					return -ENOMEM;
-				}
-				c->buf = nb;
-				c->cap = 4 + (size_t)len;
-			}
-		} else if (c->cap < 4096) {
-			uint8_t *nb = realloc(c->buf, 4096);
+		if (e < 0) {
+			*bad_len = get_be32(c->buf);
+			return e;
+		}
+		if (e > 0) {
+			m->type = f.type;
+			m->body = f.body;
+			m->len = f.len;
+			*consume = need;
+			return 1;
+		}
+		need = need > 4096 ? need : 4096;
+		if (c->cap < need) {
+			uint8_t *nb = realloc(c->buf, need);
 
-			if (!nb) {
-				wr_fail(w, -ENOMEM, "rendezvous: out of memory");
+			if (!nb)
 				return -ENOMEM;
-			}
 			c->buf = nb;
-			c->cap = 4096;
+			c->cap = need;
 		}
 		ssize_t n = recv(c->fd, c->buf + c->have, c->cap - c->have, MSG_DONTWAIT);
 
@@ -247,19 +241,53 @@ static int rv_recv(struct wr *w, struct rv_conn *c, struct rv_msg *m, size_t *co
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return 0;
-		if (n == 0 && w->rank == 0 && w->result[c->rank]) {
-			close(c->fd); /* orderly: the rank has sent everything */
-			c->fd = -1;
-			return 0;
-		}
-		if (n <= 0) {
-			wr_fail(w, -ECONNABORTED, "rendezvous: rank %u (h%u): connection %s "
-				"(the process ended or crashed)", c->rank, c->rank,
-				n == 0 ? "closed" : strerror(errno));
-			return -ECONNABORTED;
-		}
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EPIPE;
 		c->have += (size_t)n;
 	}
+}
+
+int wr_rv_read(struct rv_conn *c, struct rv_msg *m, size_t *consume, uint32_t *bad_len)
+{
+	return rv_read(c, MRC_RV_MAX_MSG, m, consume, bad_len);
+}
+
+/* Marks rank @r as the one that failed the job (rank 0; for report.json's wire object). */
+static void rv_mark_failed(struct wr *w, uint32_t r)
+{
+	if (w->rank == 0 && w->failed && r < w->nranks)
+		w->failed[r] = true;
+}
+
+/*
+ * rv_read on an admitted connection: a closed connection, a bad length or an error fail the
+ * job naming the rank; rank 0 takes the close of a rank that sent its RESULT as orderly.
+ */
+static int rv_recv(struct wr *w, struct rv_conn *c, struct rv_msg *m, size_t *consume)
+{
+	uint32_t len = 0;
+	int e = rv_read(c, MRC_RV_MAX_MSG, m, consume, &len);
+
+	if (e >= 0)
+		return e;
+	if (e == -EPIPE && w->rank == 0 && w->result[c->rank]) {
+		close(c->fd); /* orderly: the rank has sent everything */
+		c->fd = -1;
+		return 0;
+	}
+	rv_mark_failed(w, c->rank);
+	if (e == -EPROTO)
+		wr_fail(w, -EPROTO, "rendezvous: rank %u (h%u): bad message length '%u'", c->rank,
+			c->rank, len);
+	else if (e == -ENOMEM)
+		wr_fail(w, -ENOMEM, "rendezvous: out of memory");
+	else
+		wr_fail(w, -ECONNABORTED, "rendezvous: rank %u (h%u): connection %s (the process "
+			"ended or crashed)", c->rank, c->rank, e == -EPIPE ? "closed" :
+			strerror(-e));
+	return w->err;
 }
 
 static void set_timeouts(int fd, uint64_t ns)
@@ -286,97 +314,262 @@ static int wait_readable(int fd, uint64_t deadline)
 	return n > 0;
 }
 
-/* Rank 0: listens, accepts every other rank's HELLO, checks rank and config hash. */
+/* SIGINT or SIGTERM came while waiting at the rendezvous: says so in @err; -EINTR. */
+static int rv_interrupted(char *err, size_t errlen)
+{
+	const char *sig = sigabbrev_np(mrc_stop_signal);
+
+	snprintf(err, errlen, "rendezvous: interrupted by SIG%s", sig ? sig : "?");
+	return -EINTR;
+}
+
+#define RV_MAX_PENDING 64 /* connections rank 0 reads HELLOs from at once; more are dropped */
+
+/* A connection rank 0 accepted that has not sent a valid HELLO yet. */
+struct rv_pending {
+	struct rv_conn c;
+	uint64_t deadline;	/* monotonic ns: its HELLO must be complete by then */
+	char peer[80];		/* "127.0.0.1:41234", "[::1]:5000", "pid 1234 uid 0" */
+};
+
+/* Names the peer of accepted @fd for the log. */
+static void rv_peer_name(int fd, char *buf, size_t len)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char host[64], port[16];
+
+	snprintf(buf, len, "a peer");
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl))
+		return;
+	if (ss.ss_family == AF_UNIX) {
+		struct ucred uc;
+		socklen_t ul = sizeof(uc);
+
+		if (!getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &ul))
+			snprintf(buf, len, "pid %d uid %u", (int)uc.pid, (unsigned)uc.uid);
+		return;
+	}
+	if (!getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), port, sizeof(port),
+		    NI_NUMERICHOST | NI_NUMERICSERV))
+		snprintf(buf, len, ss.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s", host, port);
+}
+
+/* Drops pending connection @p, saying why on rank 0's log. */
+static void rv_drop(struct wr *w, struct rv_pending *p, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void rv_drop(struct wr *w, struct rv_pending *p, const char *fmt, ...)
+{
+	FILE *f = w->rvlog ? w->rvlog : stderr;
+	va_list ap;
+
+	fprintf(f, "mrcgen: h0: rendezvous: dropped %s: ", p->peer);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+	fflush(f);
+	if (p->c.fd >= 0)
+		close(p->c.fd);
+	free(p->c.buf);
+	p->c = (struct rv_conn){ .fd = -1 };
+	w->rv_dropped++;
+}
+
+/*
+ * Reads pending connection @p; admits it into w->conns when its HELLO is complete and
+ * valid, drops it (logged) when it is invalid, closed, too long or late. Returns 1 when it
+ * was admitted, 0 otherwise.
+ */
+static int rv_admit(struct wr *w, struct rv_pending *p, uint64_t now)
+{
+	struct rv_msg m;
+	struct mrc_rv_hello h;
+	size_t consume = 0;
+	uint32_t len = 0;
+	uint8_t reply[300];
+	char why[240];
+	bool *joined = w->got; /* scratch: which ranks hold a connection */
+	int e = rv_read(&p->c, MRC_RV_MAX_HELLO, &m, &consume, &len);
+
+	if (e == -EPROTO) {
+		rv_drop(w, p, "a %u-byte frame before its HELLO (at most %u)", len,
+			MRC_RV_MAX_HELLO);
+		return 0;
+	}
+	if (e < 0) {
+		rv_drop(w, p, "connection %s before a HELLO", e == -EPIPE ? "closed" :
+			strerror(-e));
+		return 0;
+	}
+	if (e == 0) {
+		if (now >= p->deadline)
+			rv_drop(w, p, "no complete HELLO within %llu ms",
+				(unsigned long long)(w->hello_ns / 1000000));
+		return 0;
+	}
+	for (uint32_t r = 0; r < w->nranks; r++)
+		joined[r] = r && w->conns[r].fd >= 0;
+	if (m.type != RV_HELLO) {
+		rv_drop(w, p, "message type %u before a HELLO", m.type);
+		return 0;
+	}
+	e = mrc_rv_hello_parse(m.body, m.len, &h, why, sizeof(why));
+	e = e ?: mrc_rv_hello_admit(&h, w->nranks, w->hash, w->token, w->token_len, joined, why,
+		sizeof(why));
+	if (e) {
+		/* a rank that runs another config or build learns why; best effort, no wait */
+		size_t l = strlen(why);
+		uint8_t hdr[5];
+
+		put_be32(hdr, (uint32_t)(l + 2));
+		hdr[4] = RV_WELCOME;
+		reply[0] = 1;
+		memcpy(reply + 1, why, l);
+		if (send(p->c.fd, hdr, 5, MSG_NOSIGNAL | MSG_DONTWAIT) == 5)
+			send(p->c.fd, reply, l + 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+		rv_drop(w, p, "%s", why);
+		return 0;
+	}
+	reply[0] = 0;
+	reply[1] = 0;
+	p->c.rank = h.rank;
+	if (wr_rv_send(w, &p->c, RV_WELCOME, reply, 2)) {
+		w->err = 0; /* it went away at once: the rank may still come */
+		w->errmsg[0] = 0;
+		rv_drop(w, p, "WELCOME to rank %u failed", h.rank);
+		return 0;
+	}
+	p->c.have -= consume;
+	memmove(p->c.buf, p->c.buf + consume, p->c.have);
+	w->conns[h.rank] = p->c;
+	p->c = (struct rv_conn){ .fd = -1 };
+	return 1;
+}
+
+/* The listener's timeout error: how many joined, which ranks did not (by number). */
+static void rv_missing(struct wr *w, size_t joined, char *err, size_t errlen)
+{
+	uint32_t miss = (uint32_t)(w->nranks - 1 - joined), k2 = 0;
+	size_t k = (size_t)snprintf(err, errlen, "rendezvous: %zu of %u ranks joined within %llu "
+				    "ms; %s", joined + 1, w->nranks,
+		(unsigned long long)(w->timeout_ns / 1000000), miss > 1 ? "ranks" : "rank");
+
+	for (uint32_t r = 1; r < w->nranks && k < errlen; r++) {
+		if (w->conns[r].fd >= 0)
+			continue;
+		rv_mark_failed(w, r);
+		k += (size_t)snprintf(err + k, errlen - k, "%s%u", k2++ ? ", " : " ", r);
+	}
+	if (k < errlen)
+		k += (size_t)snprintf(err + k, errlen - k, " did not join");
+	if (k < errlen && w->rv_dropped)
+		snprintf(err + k, errlen - k, " (%u connections dropped, named above)",
+			w->rv_dropped);
+}
+
+/*
+ * Rank 0: listens, reads the HELLOs of every connection at once (none can hold up another),
+ * admits every other rank (token, rank, size, config hash: mrc_rv_hello_admit). A
+ * connection without a valid HELLO within w->hello_ns is dropped and logged; the job waits
+ * for its ranks until w->timeout_ns.
+ */
 int wr_rv_listen(struct wr *w, const char *addr, char *err, size_t errlen)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	uint64_t deadline = wr_mono_ns() + w->timeout_ns;
-	size_t joined = 0;
+	struct rv_pending pend[RV_MAX_PENDING];
+	size_t joined = 0, np = 0;
 	int e = rv_addr(addr, &ss, &sl, w->rv_path, err, errlen), one = 1;
+	mode_t um;
 
 	if (e)
 		return e;
-	w->lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (!w->hello_ns || w->hello_ns > w->timeout_ns)
+		w->hello_ns = w->timeout_ns;
+	w->lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (w->lfd < 0)
 		goto sys;
 	if (w->rv_path[0])
 		unlink(w->rv_path); /* a socket file left by an earlier run */
 	else
 		setsockopt(w->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(w->lfd, (struct sockaddr *)&ss, sl) || listen(w->lfd, (int)w->nranks + 8))
+	um = umask(0177); /* the socket file is created 0600: only this user's ranks connect */
+	e = bind(w->lfd, (struct sockaddr *)&ss, sl);
+	umask(um);
+	if (e || listen(w->lfd, (int)w->nranks + 8))
 		goto sys;
-	if (w->rv_path[0])
-		chmod(w->rv_path, 0666);
 	while (joined + 1 < w->nranks) {
-		struct rv_conn c = { .fd = -1, .rank = UINT32_MAX };
-		struct rv_msg m;
-		size_t consume = 0;
-		uint8_t reply[300];
-		uint32_t v, r, n;
-		uint64_t h;
+		struct pollfd pfd[RV_MAX_PENDING + 1];
+		uint64_t now = wr_mono_ns(), until = deadline;
+		size_t k = 0;
 
-		if (!wait_readable(w->lfd, deadline)) {
-			size_t k = snprintf(err, errlen, "rendezvous: %zu of %u ranks joined within "
-					    "%llu ms; missing:", joined + 1, w->nranks,
-				(unsigned long long)(w->timeout_ns / 1000000));
-
-			for (uint32_t i = 1; i < w->nranks && k < errlen; i++)
-				if (w->conns[i].fd < 0)
-					k += snprintf(err + k, errlen - k, " h%u", i);
+		if (mrc_stop_signal) {
+			rv_interrupted(err, errlen);
+			for (size_t i = 0; i < np; i++)
+				rv_drop(w, &pend[i], "the rendezvous was interrupted");
+			return -EINTR;
+		}
+		if (now >= deadline) {
+			for (size_t i = 0; i < np; i++)
+				rv_drop(w, &pend[i], "the rendezvous timed out before its HELLO");
+			rv_missing(w, joined, err, errlen);
 			return -ETIMEDOUT;
 		}
-		c.fd = accept4(w->lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (c.fd < 0)
-			continue;
-		set_timeouts(c.fd, w->timeout_ns);
-		while ((e = rv_recv(w, &c, &m, &consume)) == 0 && wait_readable(c.fd, deadline))
-			;
-		if (e <= 0 || m.type != RV_HELLO || m.len < 4) {
-			close(c.fd);
-			free(c.buf);
-			w->err = 0; /* a stray or early-closing client: keep listening */
-			continue;
+		for (size_t i = 0; i < np; i++) {
+			pfd[i] = (struct pollfd){ .fd = pend[i].c.fd, .events = POLLIN };
+			until = pend[i].deadline < until ? pend[i].deadline : until;
 		}
-		v = get_be32(m.body);
-		r = m.len >= 20 ? get_be32(m.body + 4) : 0;
-		n = m.len >= 20 ? get_be32(m.body + 8) : 0;
-		h = m.len >= 20 ? get_be64(m.body + 12) : 0;
-		reply[0] = 1;
-		if (v != MRC_WIRERUN_PROTO || m.len != 20)
-			snprintf((char *)reply + 1, sizeof(reply) - 1, "rendezvous protocol %u in a "
-				 "%u-byte HELLO, rank 0 speaks %u in 20 bytes (the same mrcgen "
-				 "build on every host)", v, (unsigned)m.len, MRC_WIRERUN_PROTO);
-		else if (n != w->nranks || r == 0 || r >= w->nranks)
-			snprintf((char *)reply + 1, sizeof(reply) - 1, "rank %u of %u does not fit "
-				 "this job of %u ranks", r, n, w->nranks);
-		else if (w->conns[r].fd >= 0)
-			snprintf((char *)reply + 1, sizeof(reply) - 1, "rank %u (h%u) joined twice",
-				r, r);
-		else if (h != w->hash)
-			snprintf((char *)reply + 1, sizeof(reply) - 1, "config hash mismatch: h%u runs "
-				 "0x%016llx, rank 0 runs 0x%016llx (same file and --set options "
-				 "everywhere)", r, (unsigned long long)h,
-				(unsigned long long)w->hash);
-		else
-			reply[0] = 0, reply[1] = 0;
-		c.rank = r;
-		wr_rv_send(w, &c, RV_WELCOME, reply, 1 + strlen((char *)reply + 1));
-		if (reply[0]) {
-			snprintf(err, errlen, "rendezvous: refused: %s", (char *)reply + 1);
-			close(c.fd);
-			free(c.buf);
-			return -EPROTO;
+		pfd[np] = (struct pollfd){ .fd = w->lfd, .events = POLLIN };
+		/* a HELLO deadline may have passed since: poll without waiting then */
+		if (poll(pfd, np + 1, until > now ? (int)((until - now + 999999) / 1000000) : 0) < 0
+			&& errno != EINTR)
+			goto sys;
+		now = wr_mono_ns();
+		for (size_t i = 0; i < np; i++) {
+			if (pfd[i].revents || now >= pend[i].deadline)
+				joined += (size_t)rv_admit(w, &pend[i], now);
 		}
-		c.have -= consume;
-		memmove(c.buf, c.buf + consume, c.have);
-		w->conns[r] = c;
-		joined++;
+		for (size_t i = 0; i < np; i++) /* keep those still pending */
+			if (pend[i].c.fd >= 0)
+				pend[k++] = pend[i];
+		np = k;
+		for (;;) { /* the listener does not block: until no connection waits */
+			struct rv_pending *p;
+			int fd = accept4(w->lfd, NULL, NULL, SOCK_CLOEXEC);
+
+			if (fd < 0)
+				break;
+			if (np == RV_MAX_PENDING) {
+				struct rv_pending tmp = { .c = { .fd = fd } };
+
+				rv_peer_name(fd, tmp.peer, sizeof(tmp.peer));
+				rv_drop(w, &tmp, "%u connections already wait for their HELLO",
+					RV_MAX_PENDING);
+				continue;
+			}
+			p = &pend[np++];
+			*p = (struct rv_pending){ .c = { .fd = fd, .rank = UINT32_MAX },
+				.deadline = now + w->hello_ns };
+			rv_peer_name(fd, p->peer, sizeof(p->peer));
+			set_timeouts(fd, w->timeout_ns);
+			joined += (size_t)rv_admit(w, p, now); /* its HELLO may be in already */
+			if (p->c.fd < 0)
+				np--;
+		}
 	}
+	for (size_t i = 0; i < np; i++)
+		rv_drop(w, &pend[i], "every rank joined before its HELLO");
+	memset(w->got, 0, w->nranks * sizeof(*w->got));
 	return 0;
 sys:
 	e = -errno;
 	snprintf(err, errlen, "rendezvous: listen '%s': %s", addr, strerror(errno));
+	for (size_t i = 0; i < np; i++) {
+		close(pend[i].c.fd);
+		free(pend[i].c.buf);
+	}
 	return e;
 }
 
@@ -388,10 +581,13 @@ int wr_rv_join(struct wr *w, const char *addr, char *err, size_t errlen)
 	char path[108];
 	uint64_t deadline = wr_mono_ns() + w->timeout_ns;
 	struct rv_conn *c = &w->conns[0];
-	uint8_t hello[20];
+	uint8_t hello[MRC_RV_HELLO_BASE + MRC_RV_TOKEN_MAX];
+	struct mrc_rv_hello h = { .version = MRC_WIRERUN_PROTO, .rank = w->rank,
+		.nranks = w->nranks, .hash = w->hash, .token = w->token,
+		.token_len = w->token_len };
 	struct rv_msg m;
 	size_t consume = 0;
-	int e = rv_addr(addr, &ss, &sl, path, err, errlen), last = 0;
+	int e = rv_addr(addr, &ss, &sl, path, err, errlen), last = 0, hl;
 
 	if (e)
 		return e;
@@ -404,6 +600,8 @@ int wr_rv_join(struct wr *w, const char *addr, char *err, size_t errlen)
 		last = errno;
 		close(c->fd);
 		c->fd = -1;
+		if (mrc_stop_signal)
+			return rv_interrupted(err, errlen);
 		if (wr_mono_ns() >= deadline) {
 			snprintf(err, errlen, "rendezvous: connect '%s': %s for %llu ms (is rank 0 "
 				 "(h0) running? on a cluster set MRCGEN_RENDEZVOUS=HOST:PORT)", addr,
@@ -414,11 +612,8 @@ int wr_rv_join(struct wr *w, const char *addr, char *err, size_t errlen)
 	}
 	c->rank = 0;
 	set_timeouts(c->fd, w->timeout_ns);
-	put_be32(hello, MRC_WIRERUN_PROTO);
-	put_be32(hello + 4, w->rank);
-	put_be32(hello + 8, w->nranks);
-	put_be64(hello + 12, w->hash);
-	if (wr_rv_send(w, c, RV_HELLO, hello, sizeof(hello)))
+	hl = mrc_rv_hello_encode(&h, hello, sizeof(hello));
+	if (hl < 0 || wr_rv_send(w, c, RV_HELLO, hello, (size_t)hl))
 		goto fail;
 	while ((e = rv_recv(w, c, &m, &consume)) == 0 && wait_readable(c->fd, deadline))
 		;
@@ -501,6 +696,7 @@ static void on_msg(struct wr *w, struct rv_conn *c, const struct rv_msg *m)
 			w->got[r] = true;
 			return;
 		}
+		rv_mark_failed(w, r);
 		wr_fail(w, -EPROTO, "rendezvous: rank %u (h%u): unexpected message type %u", r, r,
 			m->type);
 		return;
@@ -548,6 +744,7 @@ static void on_msg(struct wr *w, struct rv_conn *c, const struct rv_msg *m)
 		w->got_rttset = true;
 		return;
 	case RV_ABORT:
+		w->got_abort = true;
 		wr_fail(w, -ECONNABORTED, "job aborted by rank 0 (h0): %.*s", (int)m->len,
 			(const char *)b);
 		return;
@@ -610,9 +807,12 @@ void wr_name_missing(struct wr *w)
 	if (w->rank || w->err != -ETIMEDOUT)
 		return;
 	k += snprintf(w->errmsg + k, sizeof(w->errmsg) - k, " from");
-	for (uint32_t r = 1; r < w->nranks && k < sizeof(w->errmsg); r++)
-		if (!w->got[r])
-			k += snprintf(w->errmsg + k, sizeof(w->errmsg) - k, " h%u", r);
+	for (uint32_t r = 1; r < w->nranks && k < sizeof(w->errmsg); r++) {
+		if (w->got[r])
+			continue;
+		rv_mark_failed(w, r);
+		k += snprintf(w->errmsg + k, sizeof(w->errmsg) - k, " h%u", r);
+	}
 }
 
 void wr_rv_abort(struct wr *w, const char *why)

@@ -6,9 +6,11 @@
 #include "mrc/base/hist.h"
 #include "mrc/engine/srv6.h"
 #include "mrc/job/fault.h"
+#include "mrc/job/stop.h"
 #include "pcap/pcapw.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +154,8 @@ static int merge_result(struct wr *w, struct mrc_run_result *res, uint32_t rank,
 	for (size_t i = 0; !e && rank && i < rr.n_bad; i++)
 		wr_bad_add(w, rr.bad[i].iter, rr.bad[i].off_ps);
 	mrc_rankres_free(&rr);
+	if (e == -EPROTO && rank)
+		w->failed[rank] = true;
 	if (e == -EPROTO)
 		wr_fail(w, e, "rendezvous: rank %u (h%u): malformed RESULT (%zu bytes): %s", rank,
 			rank, len, why);
@@ -519,8 +523,9 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 			w->measured_iter = warm ? 0 : it - t->warmup;
 			ri.measured = w->measured_iter;
 			e = run_iteration(w, global_iter++, warm, &ri);
-			if (e || !res)
+			if (!res)
 				continue;
+			ri.incomplete = e != 0; /* the job failed in it: no CCT (docs/report.md) */
 			struct mrc_run_iter *ni = realloc(res->iters, (res->n_iters + 1) * sizeof(*ni));
 
 			if (!ni) {
@@ -529,7 +534,7 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 			}
 			res->iters = ni;
 			res->iters[res->n_iters++] = ri;
-			if (!warm) {
+			if (!warm && !e) {
 				mrc_hist_record(rs->cct_ns, (int64_t)(ri.cct_ps / 1000));
 				sum += (double)ri.cct_ps;
 				n++;
@@ -545,6 +550,8 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 			}
 		}
 		/* the engine keeps the MRs; the buffers stay until the job ends */
+		if (e && rs)
+			rs->incomplete = true;
 		if (e)
 			break;
 		mrc_coll_free(w->coll);
@@ -554,6 +561,127 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 	if (e && w->err)
 		snprintf(err, errlen, "%s", w->errmsg);
 	return e;
+}
+
+/* Rank 0: @res's EVs (the job's plan) and rank 0's own result merged into them. */
+static int gather_own(struct wr *w, struct mrc_run_result *res)
+{
+	char *b = NULL;
+	size_t len = 0;
+	int e = encode_result(w, &b, &len);
+
+	if (e) {
+		free(b);
+		wr_fail(w, e, "results: %s", strerror(-e));
+		return e;
+	}
+	res->evs = calloc(w->m.n_evs + 1, sizeof(*res->evs));
+	if (!res->evs) {
+		free(b);
+		return -ENOMEM;
+	}
+	res->n_evs = w->m.n_evs;
+	for (size_t i = 0; i < res->n_evs; i++) {
+		res->evs[i].ev = w->m.evs[i].ev;
+		res->evs[i].plane = mrc_srv6_ev_plane(&w->m.params.ev, w->m.evs[i].ev);
+		res->evs[i].spine = mrc_srv6_ev_spine(&w->m.params.ev, w->m.evs[i].ev) %
+				    w->job->fabric.t1;
+	}
+	/* rank 0's own goes through the same body: every histogram merged as decoded */
+	e = merge_result(w, res, 0, b, len);
+	free(b);
+	if (!e)
+		w->merged[0] = true;
+	return e;
+}
+
+/* Rank 0: report.json's wire.failed_ranks and wire.ranks_reported from w->failed, merged. */
+static int rank_lists(struct wr *w, struct mrc_run_result *res)
+{
+	free(res->failed_ranks);
+	free(res->ranks_reported);
+	res->n_failed_ranks = res->n_ranks_reported = 0;
+	res->failed_ranks = calloc(w->nranks, sizeof(uint32_t));
+	res->ranks_reported = calloc(w->nranks, sizeof(uint32_t));
+	if (!res->failed_ranks || !res->ranks_reported)
+		return -ENOMEM;
+	for (uint32_t r = 0; r < w->nranks; r++) {
+		if (w->failed[r])
+			res->failed_ranks[res->n_failed_ranks++] = r;
+		if (w->merged[r])
+			res->ranks_reported[res->n_ranks_reported++] = r;
+	}
+	return 0;
+}
+
+/*
+ * Rank 0 once the job failed and ABORT went out: every rank still connected answers ABORT
+ * with its RESULT (unless it had no endpoint yet). Waits until each sent it or closed, or
+ * WR_HELLO_NS (at most the timeout) passed; merges what came into @res with rank 0's own,
+ * @why (the failure) as its error, and the fault rows of what ran. report.json then says
+ * how the job ended, which ranks failed and whose results it holds (docs/wire-driver.md
+ * "Rendezvous").
+ */
+static void gather_partial(struct wr *w, struct mrc_run_result *res, const char *why)
+{
+	uint64_t wait = w->timeout_ns < WR_HELLO_NS ? w->timeout_ns : WR_HELLO_NS;
+	uint64_t deadline = wr_mono_ns() + wait;
+
+	for (;;) {
+		struct pollfd pfd[w->nranks];
+		uint32_t who[w->nranks], n = 0;
+		uint64_t now = wr_mono_ns();
+
+		for (uint32_t r = 1; r < w->nranks; r++) {
+			if (w->conns[r].fd < 0 || w->result[r] || w->failed[r])
+				continue;
+			pfd[n] = (struct pollfd){ .fd = w->conns[r].fd, .events = POLLIN };
+			who[n++] = r;
+		}
+		if (!n || now >= deadline)
+			break;
+		if (poll(pfd, n, (int)((deadline - now + 999999) / 1000000)) < 0 &&
+			errno != EINTR)
+			break;
+		for (uint32_t i = 0; i < n; i++) {
+			struct rv_conn *c = &w->conns[who[i]];
+			struct rv_msg m;
+			size_t consume = 0;
+			uint32_t len;
+			int e;
+
+			if (!pfd[i].revents)
+				continue;
+			while ((e = wr_rv_read(c, &m, &consume, &len)) > 0) {
+				if (m.type != RV_RESULT)
+					continue; /* what was in flight when the job failed */
+				w->result[who[i]] = malloc(m.len + 1);
+				if (w->result[who[i]])
+					memcpy(w->result[who[i]], m.body, m.len);
+				w->result_len[who[i]] = m.len;
+				break;
+			}
+			if (e < 0) { /* closed without one */
+				close(c->fd);
+				c->fd = -1;
+			}
+			if (consume) {
+				memmove(c->buf, c->buf + consume, c->have - consume);
+				c->have -= consume;
+			}
+		}
+	}
+	snprintf(res->error, sizeof(res->error), "%s", why);
+	if (mrc_stop_signal)
+		res->interrupted = mrc_stop_signal;
+	if (w->merged[0] || !gather_own(w, res)) { /* it may have failed in gather() */
+		for (uint32_t r = 1; r < w->nranks; r++)
+			if (w->result[r] && !w->merged[r] && !merge_result(w, res, r,
+					w->result[r], w->result_len[r]))
+				w->merged[r] = true;
+	}
+	wire_faults(w, res);
+	rank_lists(w, res);
 }
 
 /* Workers: RESULT to rank 0. Rank 0: gathers and merges every rank's into @res. */
@@ -579,35 +707,18 @@ static int gather(struct wr *w, struct mrc_run_result *res, char *err, size_t er
 	wr_clear_got(w);
 	if (wr_rv_bcast(w, RV_FINISH, NULL, 0))
 		goto fail;
-	e = encode_result(w, &b, &len);
-	if (e) {
-		free(b);
-		wr_fail(w, e, "results: %s", strerror(-e));
+	if (gather_own(w, res))
 		goto fail;
-	}
-	res->evs = calloc(w->m.n_evs + 1, sizeof(*res->evs));
-	if (!res->evs) {
-		free(b);
-		return -ENOMEM;
-	}
-	res->n_evs = w->m.n_evs;
-	for (size_t i = 0; i < res->n_evs; i++) {
-		res->evs[i].ev = w->m.evs[i].ev;
-		res->evs[i].plane = mrc_srv6_ev_plane(&w->m.params.ev, w->m.evs[i].ev);
-		res->evs[i].spine = mrc_srv6_ev_spine(&w->m.params.ev, w->m.evs[i].ev) %
-				    w->job->fabric.t1;
-	}
-	/* rank 0's own goes through the same body: every histogram merged as decoded */
-	e = merge_result(w, res, 0, b, len);
-	free(b);
-	if (e || wr_pump_until(w, wr_all_got, "rendezvous: results")) {
+	if (wr_pump_until(w, wr_all_got, "rendezvous: results")) {
 		wr_name_missing(w);
 		goto fail;
 	}
-	for (uint32_t r = 1; r < w->nranks; r++)
+	for (uint32_t r = 1; r < w->nranks; r++) {
 		if (merge_result(w, res, r, w->result[r], w->result_len[r]))
 			goto fail;
-	return 0;
+		w->merged[r] = true;
+	}
+	return rank_lists(w, res);
 fail:
 	snprintf(err, errlen, "%s", w->errmsg);
 	return w->err;
@@ -651,6 +762,16 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 			(unsigned long long)w.hash);
 		addr = defaddr;
 	}
+	e = mrc_rv_token_load(o->token_file, w.token, sizeof(w.token), &w.token_len, err,
+		errlen);
+	if (e < 0)
+		return e == -EINVAL ? e : -ENOENT;
+	if (!e && !mrc_rv_addr_unix(addr)) {
+		snprintf(err, errlen, "rendezvous: '%s' is TCP, which needs a job token: set %s or "
+			 "give --token-file FILE, the same on every rank", addr, MRC_RV_TOKEN_ENV);
+		return -EINVAL;
+	}
+	w.hello_ns = WR_HELLO_NS;
 	e = mrc_job_srv6(job, &w.m, err, errlen);
 	if (e)
 		return e;
@@ -661,13 +782,16 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 	w.peer_rkey = calloc(w.nranks, sizeof(*w.peer_rkey));
 	w.mrtab_va = calloc(w.nranks, sizeof(*w.mrtab_va));
 	w.got = calloc(w.nranks, sizeof(bool));
+	w.failed = calloc(w.nranks, sizeof(bool));
+	w.merged = calloc(w.nranks, sizeof(bool));
 	w.mr_of = calloc(w.nranks, sizeof(uint32_t));
 	w.done_ps = calloc(w.nranks, sizeof(uint64_t));
 	w.done_rtx = calloc(w.nranks, sizeof(uint64_t));
 	w.wrong = calloc(w.nranks, sizeof(uint64_t));
 	w.result = calloc(w.nranks, sizeof(*w.result));
 	w.result_len = calloc(w.nranks, sizeof(size_t));
-	if (!w.conns || !w.peer_of_qpn || !w.peer_rkey || !w.mrtab_va || !w.got || !w.mr_of ||
+	if (!w.conns || !w.peer_of_qpn || !w.peer_rkey || !w.mrtab_va || !w.got || !w.failed ||
+		!w.merged || !w.mr_of ||
 		!w.done_ps || !w.done_rtx ||
 		!w.wrong || !w.result || !w.result_len)
 		goto out;
@@ -750,6 +874,27 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 out:
 	if (e && w.rank == 0 && w.conns)
 		wr_rv_abort(&w, err); /* tell every connected rank why, so none waits for its timeout */
+	if (e && w.rank == 0 && res && w.ep) {
+		/* the report of what ran: the error, the ranks that failed, what they sent */
+		w.err = e;
+		gather_partial(&w, res, err);
+		clock_gettime(CLOCK_MONOTONIC, &w1);
+		res->wall_s = (double)(w1.tv_sec - w0.tv_sec) +
+			      (double)(w1.tv_nsec - w0.tv_nsec) / 1e9;
+		res->sim_end_ps = (uint64_t)(res->wall_s * 1e12);
+		if (!getrusage(RUSAGE_SELF, &ru))
+			res->peak_rss_bytes = (size_t)ru.ru_maxrss * 1024;
+		*out = res;
+		res = NULL;
+	}
+	if (e && w.rank && w.got_abort && w.ep && w.conns && w.conns[0].fd >= 0) {
+		char *b = NULL; /* rank 0 writes a report of what ran: this rank's part */
+		size_t len = 0;
+
+		if (!encode_result(&w, &b, &len))
+			wr_rv_send(&w, &w.conns[0], RV_RESULT, b, len);
+		free(b);
+	}
 	wr_rv_close(&w);
 	mrc_coll_free(w.coll);
 	wr_dataplane_close(&w);
@@ -762,6 +907,8 @@ out:
 	free(w.peer_rkey);
 	free(w.mrtab_va);
 	free(w.got);
+	free(w.failed);
+	free(w.merged);
 	free(w.mr_of);
 	free(w.done_ps);
 	free(w.done_rtx);

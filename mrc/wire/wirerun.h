@@ -13,9 +13,14 @@
  * Rendezvous protocol, version MRC_WIRERUN_PROTO (a private TCP or unix stream; every
  * message is be32 length of what follows, one type byte, then the body, integers
  * big-endian; a body shorter than its type's fields is refused, never read past):
- *   HELLO    worker -> 0   protocol version u32, rank u32, nranks u32, config hash u64
- *                          (20 bytes; another version or length is refused)
+ *   HELLO    worker -> 0   protocol version u32, rank u32, nranks u32, config hash u64,
+ *                          token length u16, the job token (22 + token bytes, rvproto.h;
+ *                          another version or length is refused)
  *   WELCOME  0 -> worker   status u8 (0 ok), then a reason text when refused
+ * Before its HELLO is admitted a connection's frames may be MRC_RV_MAX_HELLO bytes long, after
+ * it MRC_RV_MAX_MSG; rank 0 reads every connection's HELLO at once, and drops (and logs) one
+ * that is late, malformed, of another job or without the job token, never failing the job
+ * for it.
  *   RTTGO    0 -> all      (no body) every rank has joined: measure the base RTT (only
  *                          when mrc.cc.base_rtt is 0; mrc/wire/wrtt.h echo probes)
  *   RTT      worker -> 0   figure u64 ns (0: none), probes sent u32, answered u32
@@ -47,7 +52,7 @@
 #include <stdint.h>
 
 #define MRC_WIRERUN_MAX_PLANES 16
-#define MRC_WIRERUN_PROTO 2 /* the rendezvous protocol above (1: HELLO without a version) */
+#define MRC_WIRERUN_PROTO 3 /* the rendezvous protocol above (2: HELLO without a token) */
 
 struct mrc_wirerun_opts {
 	const char *host;	/* "h2": this process's host = rank; NULL: launcher env */
@@ -55,6 +60,8 @@ struct mrc_wirerun_opts {
 	const char *rendezvous; /* "unix:PATH", "PATH" with a '/', "HOST:PORT", "[V6]:PORT";
 				   NULL: $MRCGEN_RENDEZVOUS, else unix:/tmp/mrcgen-HASH.sock */
 	unsigned timeout_ms;	/* longest wait for a peer or an iteration; 0 = 60000 */
+	const char *token_file; /* the job token's file; NULL: $MRCGEN_JOB_TOKEN (rvproto.h);
+				   a TCP rendezvous needs one */
 };
 
 /*

@@ -11,12 +11,14 @@
 #include "mrc/wire/epfault.h"
 #include "mrc/wire/loop.h"
 #include "mrc/wire/rankres.h"
+#include "mrc/wire/rvproto.h"
 #include "mrc/wire/sock.h"
 #include "mrc/wire/wrtt.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum rv_type {
 	RV_HELLO = 1,
@@ -35,10 +37,10 @@ enum rv_type {
 	RV_RTTSET,
 };
 
-#define RV_MAX_MSG     (64u << 20) /* a RESULT with three histograms fits easily */
 #define WR_POLL_NS     1000000ull  /* control sockets polled at least every 1 ms (and when idle) */
 #define WR_MAX_WAIT_NS 1000000ull  /* one loop turn waits at most 1 ms */
 #define WR_TX_SLOTS    512u
+#define WR_HELLO_NS    5000000000ull /* a connection's HELLO within 5 s (or the timeout) */
 
 
 /* One peer connection with its receive buffer. */
@@ -127,6 +129,14 @@ struct wr {
 	struct rv_conn *conns; /* rank 0: [nranks] (own slot unused); others: [1] = rank 0 */
 	size_t n_conns;
 	char rv_path[108];     /* unix socket rank 0 bound, to unlink */
+	uint8_t token[MRC_RV_TOKEN_MAX]; /* the job token (rvproto.h), token_len 0: none */
+	size_t token_len;
+	uint64_t hello_ns;     /* rank 0: how long a connection may take to send its HELLO */
+	FILE *rvlog;	       /* rank 0: where dropped connections are said (NULL: stderr) */
+	unsigned rv_dropped;   /* rank 0: connections dropped at the rendezvous */
+	bool *failed;	       /* rank 0: per rank, it closed, timed out, broke the protocol */
+	bool *merged;	       /* rank 0: per rank, its RESULT is merged into the report */
+	bool got_abort;	       /* workers: rank 0 sent ABORT (answered with RESULT) */
 	/* state from messages */
 	bool *got;	       /* rank 0: per rank, the message awaited came */
 	uint32_t *mr_of;       /* rank 0: per rank, 1 + the size index of its last MR */
@@ -186,6 +196,12 @@ int wr_rv_bcast(struct wr *w, uint8_t type, const void *body, size_t len);
 int wr_rv_listen(struct wr *w, const char *addr, char *err, size_t errlen);
 /* Other ranks: connect to rank 0 (retrying until the timeout), HELLO, WELCOME. */
 int wr_rv_join(struct wr *w, const char *addr, char *err, size_t errlen);
+/*
+ * Reads what @c has without blocking, never failing the job: 1 with a message in @m (its
+ * bytes consumed by the next call through *@consume), 0 none complete yet, -EPROTO (bad
+ * length, in *@bad_len), -EPIPE (closed), -ENOMEM or another -errno.
+ */
+int wr_rv_read(struct rv_conn *c, struct rv_msg *m, size_t *consume, uint32_t *bad_len);
 /* Reads and handles every complete message of every connection, without blocking. */
 void wr_ctl_poll(struct wr *w);
 /* Rank 0: tells every connected rank why the job failed (ABORT with @why), best effort. */
