@@ -2,6 +2,7 @@
 /* result: a run's result, owned memory and error list (result.h). */
 #include "mrc/job/result.h"
 
+#include "mrc/engine/ep.h"
 #include "mrc/engine/qp.h"
 
 #include <errno.h>
@@ -46,6 +47,20 @@ void mrc_run_result_free(struct mrc_run_result *r)
 	free(r);
 }
 
+void mrc_run_add_ep(struct mrc_run_result *r, const struct mrc_ep_stats *s)
+{
+	r->rx_decode_err += s->rx_decode_err;
+	r->tx_encode_err += s->tx_encode_err;
+	r->rx_icmp_time_exceeded += s->rx_icmp_time_exceeded;
+	r->rx_icmp_other += s->rx_icmp_other;
+	r->rx_foreign += s->rx_foreign;
+	r->rx_wrong_plane += s->rx_wrong_plane;
+	r->rx_spoofed += s->rx_spoofed;
+	r->ep_requests += s->ep_req_tx[0] + s->ep_req_tx[1];
+	r->ep_responses += s->ep_rsp_rx;
+	r->ep_responses_unmatched += s->ep_rsp_unmatched;
+}
+
 void mrc_run_add_qp(struct mrc_run_result *r, const struct mrc_qp_stats *s)
 {
 	r->data_pkts += s->data_pkts;
@@ -66,6 +81,7 @@ void mrc_run_add_qp(struct mrc_run_result *r, const struct mrc_qp_stats *s)
 	r->gbn_rewinds += s->gbn_rewinds;
 	r->rx_dup += s->rx_dup;
 	r->rx_reordered += s->rx_reordered;
+	r->probe_answers_unmatched += s->probe_ans_unmatched;
 }
 
 void mrc_run_ev_add(struct mrc_run_ev *d, const struct mrc_ev_stats *v)

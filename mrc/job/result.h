@@ -152,6 +152,10 @@ struct mrc_run_result {
 	 * §2.4(f)); and the ICMPv6 messages the hosts received: Time Exceeded, other */
 	uint64_t fab_hop_limit, fab_icmp_sent, fab_icmp_rate_limited;
 	uint64_t rx_icmp_time_exceeded, rx_icmp_other;
+	/* dropped for their source (mrc_ep_stats); endpoint operations; PROBE answers that
+	 * matched no probe in flight */
+	uint64_t rx_foreign, rx_wrong_plane, rx_spoofed;
+	uint64_t ep_requests, ep_responses, ep_responses_unmatched, probe_answers_unmatched;
 	/* Losses inside the hosts (wire driver; 0 on the simulator), mrc/wire/loop.h: sends
 	 * the kernel refused, datagrams a socket dropped (SO_RXQ_OVFL), loop turns that found
 	 * the completion queue overflowed (completions held by the kernel, not lost),
@@ -188,6 +192,11 @@ int mrc_run_add_error(struct mrc_run_result *r, const char *fmt, ...)
 
 struct mrc_qp_stats;
 struct mrc_ev_stats;
+struct mrc_ep_stats;
+
+/* Adds an endpoint's counters (decode and encode errors, ICMPv6, source drops, endpoint
+ * operations: mrc/engine/ep.h) to @r: each driver's one way of summing them. */
+void mrc_run_add_ep(struct mrc_run_result *r, const struct mrc_ep_stats *s);
 
 /*
  * Adds one QP's counters (mrc/engine/qp.h) into @r: packets and bytes sent and resent,

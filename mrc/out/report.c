@@ -335,6 +335,13 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 	C("fabric_icmp_rate_limited", res->fab_icmp_rate_limited);
 	C("icmp_time_exceeded", res->rx_icmp_time_exceeded);
 	C("icmp_other", res->rx_icmp_other);
+	C("rx_dropped_foreign", res->rx_foreign);
+	C("rx_dropped_wrong_plane", res->rx_wrong_plane);
+	C("rx_dropped_spoofed", res->rx_spoofed);
+	C("ep_requests", res->ep_requests);
+	C("ep_responses", res->ep_responses);
+	C("ep_responses_unmatched", res->ep_responses_unmatched);
+	C("probe_answers_unmatched", res->probe_answers_unmatched);
 	C("host_send_errors", res->host_send_errors);
 	C("host_socket_drops", res->host_socket_drops);
 	C("host_cq_overflows", res->host_cq_overflows);
@@ -1162,6 +1169,15 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 			(unsigned long long)res->host_cq_overflows,
 			(unsigned long long)res->host_cq_dropped,
 			(unsigned long long)res->host_truncated, (unsigned long long)res->host_foreign);
+	if (res->rx_foreign | res->rx_wrong_plane | res->rx_spoofed | res->probe_answers_unmatched |
+		res->ep_responses_unmatched)
+		fprintf(f, "#  dropped for their source: %llu from outside the job, %llu by another "
+			   "plane, %llu not from the QP's peer; unmatched: %llu probe answers, %llu "
+			   "endpoint responses\n",
+			(unsigned long long)res->rx_foreign, (unsigned long long)res->rx_wrong_plane,
+			(unsigned long long)res->rx_spoofed,
+			(unsigned long long)res->probe_answers_unmatched,
+			(unsigned long long)res->ep_responses_unmatched);
 	fprintf(f, "#  simulated %.3f ms in %.2f s wall: %.2f M packet-hops/s, peak RSS %zu MiB\n",
 		(double)res->sim_end_ps / 1e9, res->wall_s,
 		res->wall_s > 0 ? (double)res->pkt_hops / res->wall_s / 1e6 : 0.0,

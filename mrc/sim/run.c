@@ -1166,12 +1166,9 @@ static void collect_stats(struct run *r)
 		struct mrc_ep_stats es;
 
 		mrc_ep_get_stats(r->hosts[h].ep, &es);
-		res->rx_decode_err += es.rx_decode_err;
-		res->rx_icmp_time_exceeded += es.rx_icmp_time_exceeded;
-		res->rx_icmp_other += es.rx_icmp_other;
 		if (es.tx_encode_err && !res->tx_encode_err)
 			snprintf(r->encode_err_host, sizeof(r->encode_err_host), "h%u first", h);
-		res->tx_encode_err += es.tx_encode_err;
+		mrc_run_add_ep(res, &es);
 		uint32_t first, nq = mrc_ep_qpns(r->hosts[h].ep, &first);
 
 		for (uint32_t qpn = first; qpn < first + nq; qpn++) { /* every QP: all of qp_get */

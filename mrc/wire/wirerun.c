@@ -74,10 +74,7 @@ static int collect_result(struct wr *w, struct mrc_rankres *rr)
 		return -ENOMEM;
 	mrc_ep_get_stats(w->ep, &es);
 	mrc_loop_get_counters(w->loop, &lc);
-	r->rx_decode_err = es.rx_decode_err;
-	r->rx_icmp_time_exceeded = es.rx_icmp_time_exceeded;
-	r->rx_icmp_other = es.rx_icmp_other;
-	r->tx_encode_err = es.tx_encode_err;
+	mrc_run_add_ep(r, &es);
 	for (size_t i = 0; i < w->n_taps; i++) /* the last records reach the file now */
 		if (!w->taps[i].failed && pcapw_flush(w->taps[i].w)) {
 			w->taps[i].failed = true;
