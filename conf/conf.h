@@ -173,7 +173,7 @@ struct conf_mrc {
 	uint32_t mtu;			/* payload bytes per packet, 256..9000 */
 	uint32_t reorder_threshold;	/* PSNs, 1..8192 */
 	uint64_t sack_every_bytes;
-	uint32_t sack_ooo_every;		/* SACK every N out-of-order arrivals, 1..64 */
+	uint32_t sack_ooo_every;		/* also SACK every N out-of-order arrivals, 0 (off)..64 */
 	bool rtt_ensemble;		/* QPs of an endpoint share RTT samples (RFC 9040) */
 	uint64_t skip_hold_ps;		/* SKIP -> GOOD; 0 = after one rotation */
 	uint64_t probe_backoff_ps;	/* first probe delay of an ASSUMED_BAD EV */

@@ -145,7 +145,7 @@ static const struct cf mrc_tbl[] = {
 	U(struct conf_mrc, mtu, "mtu", CT_U32, 256, 9000),
 	U(struct conf_mrc, reorder_threshold, "reorder_threshold", CT_U32, 1, 8192),
 	U(struct conf_mrc, sack_every_bytes, "sack_every", CT_SIZE, 1, 1ull << 32),
-	U(struct conf_mrc, sack_ooo_every, "sack_ooo_every", CT_U32, 1, 64),
+	U(struct conf_mrc, sack_ooo_every, "sack_ooo_every", CT_U32, 0, 64),
 	B(struct conf_mrc, rtt_ensemble, "rtt_ensemble"),
 	U(struct conf_mrc, skip_hold_ps, "skip_hold", CT_TIME, 0, 10 * PS_PER_S),
 	U(struct conf_mrc, probe_backoff_ps, "probe_backoff", CT_TIME, 1, 10 * PS_PER_S),
@@ -362,7 +362,7 @@ int conf_defaults(struct conf_job *job)
 	m->mtu = 4096;
 	m->reorder_threshold = 1024;
 	m->sack_every_bytes = 16 * 1024;
-	m->sack_ooo_every = 1;
+	m->sack_ooo_every = 0;
 	m->rtt_ensemble = true;
 	m->skip_hold_ps = 0;
 	m->probe_backoff_ps = 100000000;	/* 100 us */

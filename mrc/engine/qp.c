@@ -125,6 +125,12 @@ struct mrc_qp {
 	uint64_t backoff_until_ps;
 	uint64_t txseq, acked_txseq; /* send counter; highest send order acknowledged */
 	uint64_t last_tx_ps;	     /* latest data transmission */
+	uint64_t ack_now_ps;	     /* time of the packet being handled (ack_new's samples) */
+	/* The responder's CC_STATE rcvd_bytes (24 bits of 256 B, wrapping), unwrapped, and
+	 * the payload bytes our PSN acknowledgements account for: what it got beyond them
+	 * (its bitmap's reach) is out of flight too (in_flight) */
+	uint64_t peer_rcvd, acked_total;
+	uint32_t peer_rcvd24;
 	struct sendrec *slog; /* send log: every transmission in send order (infer_losses) */
 	uint32_t slog_cap, slog_head, slog_len; /* ring; cap a power of 2 */
 	uint8_t tlps;				/* tail probes of this flight sent */
@@ -153,6 +159,8 @@ struct mrc_qp {
 	uint32_t rxm_cap, rxm_max;
 	uint64_t bytes_since_sack, rcvd_bytes, ooo;
 	uint32_t ooo_since_sack; /* out-of-order arrivals not yet reported by a SACK */
+	bool ar_pending;	 /* an ack request came with holes below it: SACK again once
+				  * the arrivals are in order (uec.cpp's second ACK) */
 	uint16_t req_id;
 	int32_t *ctl_ev; /* [planes] EV index for control packets */
 
@@ -193,7 +201,7 @@ void mrc_qp_params_default(struct mrc_qp_params *p)
 	p->dscp_ctl = 46;
 	p->tseth = true;
 	p->retire_rtx = true;
-	p->sack_ooo_every = 1;
+	p->sack_ooo_every = 0;
 	p->rtt_ensemble = true;
 }
 
@@ -835,9 +843,23 @@ static void sent(struct mrc_qp *qp, uint32_t psn, struct txent *e, uint32_t len,
 	es->tx_bytes += len;
 }
 
+/*
+ * Bytes in flight for the window: those sent and neither acknowledged nor declared lost,
+ * less what the responder's rcvd_bytes says it received beyond the PSNs acknowledged to
+ * us (uec.cpp processAck subtracts its rcvd_bytes delta from in_flight), capped at them.
+ */
+static uint64_t in_flight(const struct mrc_qp *qp)
+{
+	uint64_t beyond = qp->peer_rcvd > qp->acked_total ? qp->peer_rcvd - qp->acked_total : 0;
+
+	return beyond < qp->inflight ? qp->inflight - beyond : 0;
+}
+
 static bool window_open(struct mrc_qp *qp, uint64_t bytes)
 {
-	return qp->inflight == 0 || qp->inflight + bytes <= mrc_cc_cwnd(&qp->cc);
+	uint64_t f = in_flight(qp);
+
+	return f == 0 || f + bytes <= mrc_cc_cwnd(&qp->cc);
 }
 
 static bool tx_probe(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pkt *out)
@@ -936,7 +958,7 @@ static bool tx_new(
 	qp->next_psn = psn_add(psn, 1);
 	build_data(qp, w, psn, evi, false, now_ps, out);
 	/* Ask for a SACK when this packet fills the window: nothing else would trigger one. */
-	if (qp->inflight + inflight_bytes(len) + mtu > mrc_cc_cwnd(&qp->cc))
+	if (in_flight(qp) + inflight_bytes(len) + mtu > mrc_cc_cwnd(&qp->cc))
 		out->flags |= MRC_BTH_F_ACKREQ;
 	sent(qp, psn, e, len, evi, now_ps);
 	qp->st.data_pkts++;
@@ -1042,6 +1064,14 @@ static uint64_t ack_new(struct mrc_qp *qp, uint32_t psn, struct txent *e)
 		e->flags &= (uint8_t)~TX_INFLIGHT;
 	}
 	ent_wqe(qp, psn)->acked++;
+	/* Every delivery (of a packet sent once) is an RTT sample of its EV for the loss
+	 * rules' windows, as RACK takes one per newly acknowledged packet (RFC 8985 §6.2
+	 * step 2): with a SACK per 16 KiB, the triggering packet's sample alone left most EVs
+	 * of a wide profile with none, or a stale one. It includes the time the receiver held
+	 * the SACK, which only widens the window. The CC's delay takes the triggering
+	 * packet's only (on_sack), as uec.cpp's. */
+	if (!(e->flags & TX_MULTI) && qp->ack_now_ps > ent_sent(qp, e))
+		mrc_ev_set_rtt(&qp->evs, e->ev, qp->ack_now_ps - ent_sent(qp, e));
 	if (txseq_full(qp, e->txseq) > qp->acked_txseq)
 		qp->acked_txseq = txseq_full(qp, e->txseq);
 	if (ent_sent(qp, e) > qp->acked_sent_ps)
@@ -1049,6 +1079,7 @@ static uint64_t ack_new(struct mrc_qp *qp, uint32_t psn, struct txent *e)
 	if (!qp->any_acked || psn_lt(qp->acked_hi, psn))
 		qp->acked_hi = psn;
 	qp->any_acked = true;
+	qp->acked_total += ent_bytes(qp, e, psn);
 	return ent_bytes(qp, e, psn);
 }
 
@@ -1285,7 +1316,7 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 {
 	const struct mrc_seth *s = &p->seth;
 	int evi = mrc_ev_find(&qp->evs, s->ev);
-	uint32_t cack = s->cack_psn & MRC_PSN_MASK, ack_psn, base;
+	uint32_t cack = s->cack_psn & MRC_PSN_MASK, ack_psn, base, d24;
 	uint64_t newly = 0, rtt = UINT64_MAX;
 	bool progress;
 	uint32_t una0 = qp->una;
@@ -1320,6 +1351,14 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 	}
 	for (uint32_t q = qp->una; psn_lt(q, psn_add(cack, 1)); q = psn_add(q, 1))
 		newly += ack_one(qp, q);
+	d24 = (s->rcvd_bytes - qp->peer_rcvd24) & 0xFFFFFF;
+	if (d24 < 1u << 23) { /* forward (a late SACK's count is behind: ignored) */
+		qp->peer_rcvd += (uint64_t)d24 * 256;
+		qp->peer_rcvd24 = s->rcvd_bytes & 0xFFFFFF;
+		/* never more than was sent: a forged count opens no more than the flight */
+		if (qp->peer_rcvd > qp->acked_total + qp->inflight)
+			qp->peer_rcvd = qp->acked_total + qp->inflight;
+	}
 	base = psn_add(cack, s->sack_offset);
 	for (uint64_t m = s->sack_bitmap; m; m &= m - 1) /* its set bits, lowest first */
 		newly += ack_one(qp, psn_add(base, __builtin_ctzll(m)));
@@ -1818,8 +1857,6 @@ static void on_data(
 		m->imm = p->imm;
 	}
 	/* Only PSNs in [epsn, epsn + rwin) have bits, so epsn's slot is epsn's own. */
-	uint32_t epsn0 = qp->epsn;
-
 	while (rx_bit(qp, qp->epsn)) {
 		rx_set(qp, qp->epsn, false);
 		qp->epsn = psn_add(qp->epsn, 1);
@@ -1831,23 +1868,28 @@ static void on_data(
 	deliver(qp, now_ps);
 	qp->bytes_since_sack += p->payload_len;
 	/*
-	 * Out of order (a gap before or after this PSN): a filled hole (the cumulative point
-	 * jumps) is reported at once, other out-of-order arrivals every sack_ooo_every of
-	 * them. Sprayed packets arrive out of order almost always; one SACK each was 0.7 SACK
-	 * per data packet in the quickstart and a fifth of its CPU. The bitmap still reports
-	 * every arrival, and the time-based loss rule waits two RTTs, far above the few
-	 * packet times a SACK is held.
+	 * ACK cadence of UEC's reference (uec.cpp UecSink::processData): a SACK on an ack
+	 * request, on CE, on the first arrival, and once sack_every_bytes arrived since the
+	 * last one; a second one when an ack request came with holes below it and they are
+	 * filled. mrcgen adds: at once below a trimmed PSN (see above), and, with
+	 * sack_ooo_every N > 0, every N arrivals that are not the next expected PSN.
 	 */
 	bool ooo = d != 0 || qp->epsn != psn_add(psn, 1);
-	bool filled = psn_diff(qp->epsn, epsn0) > 1;
-	uint32_t every = qp->env->qp->sack_ooo_every ? qp->env->qp->sack_ooo_every : 1;
+	bool ar = p->flags & MRC_BTH_F_ACKREQ;
+	uint32_t every = qp->env->qp->sack_ooo_every;
 
 	if (ooo)
 		qp->ooo_since_sack++;
-	sack = (p->flags & MRC_BTH_F_ACKREQ) || ce || filled ||
-	       (ooo && qp->ooo_since_sack >= every) ||
+	if (ar && psn_lt(qp->epsn, psn_add(qp->max_seen, 1)))
+		qp->ar_pending = true;
+	sack = ar || ce || qp->st.rx_unique == 1 ||
 	       qp->bytes_since_sack >= qp->env->qp->sack_every_bytes ||
+	       (every && ooo && qp->ooo_since_sack >= every) ||
 	       (qp->have_trim && psn_lt(psn, qp->trim_hi));
+	if (!ar && qp->ar_pending && qp->epsn == psn_add(qp->max_seen, 1)) {
+		qp->ar_pending = false;
+		sack = true;
+	}
 	if (sack)
 		send_sack(qp, plane, psn, p->ev, ce ? MRC_SACK_M_SKIP_ONCE : 0, false, ts, now_ps);
 }
@@ -1872,6 +1914,7 @@ void mrc_qp_on_pkt(
 		qp_rare(qp)->rx_ignored++;
 		return;
 	}
+	qp->ack_now_ps = now_ps;
 	if (is_data(p->opcode)) {
 		on_data(qp, plane, p, ce, now_ps);
 	} else if (p->opcode == MRC_OP_SACK) {

@@ -22,10 +22,11 @@
  *   EV than the PSN's latest transmission, or for an acknowledged PSN, is stale.
  * - Ack requests: on the last packet of a message, on retransmissions, and on the packet
  *   that fills the window.
- * - SACKs: on an ack request, CE (m=1), a hole just filled, every sack_ooo_every arrivals
- *   that are not the next expected PSN (gap, reorder, duplicate), and every
- *   sack_every_bytes of payload. Bitmap
- *   base = cack (bit 0 = cack itself, C10) unless the PSN lies beyond bit 63.
+ * - SACKs (UEC's reference cadence, uec.cpp UecSink::processData): on an ack request, CE
+ *   (m=1), the first arrival, every sack_every_bytes of payload, duplicates at once, and
+ *   a second SACK once the holes below an ack request are filled; mrcgen adds one at once
+ *   below a trimmed PSN and, with sack_ooo_every N > 0, every N out-of-order arrivals.
+ *   Bitmap base = cack (bit 0 = cack itself, C10) unless the PSN lies beyond bit 63.
  * - ACK timeout: T = 1.024 us * 2^timeout after the last progress; retry_linear retries
  *   at T, then retry_exp retries at 2T, 4T, ...; one more expiry fails the QP with
  *   -ETIMEDOUT and a reason (mrc_qp_give_up_ps()).
@@ -84,8 +85,8 @@ struct mrc_qp_params {
 	uint8_t dscp_data, dscp_rtx, dscp_ctl; /* DSCP of data, retransmissions, control */
 	bool tseth;			       /* data packets carry TSETH (tx time, ns mod 2^16) */
 	bool retire_rtx; /* an EV going ASSUMED_BAD resends its unacked PSNs at once (true) */
-	uint32_t sack_ooo_every; /* SACK every N out-of-order arrivals (1 = each); a
-				  * filled hole, an ack request, CE and trims at once */
+	uint32_t sack_ooo_every; /* also SACK every N out-of-order arrivals; 0: off, the
+				  * ACK cadence of UEC's reference alone (qp.h "SACKs") */
 	bool rtt_ensemble; /* the endpoint's QPs share RTT samples (struct mrc_qp_rtt_ens) */
 };
 
