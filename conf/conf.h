@@ -175,6 +175,7 @@ struct conf_mrc {
 	uint64_t sack_every_bytes;
 	uint32_t sack_ooo_every;		/* also SACK every N out-of-order arrivals, 0 (off)..64 */
 	bool rtt_ensemble;		/* QPs of an endpoint share RTT samples (RFC 9040) */
+	bool rcv_cwnd_pen;		/* responders send rcv_cwnd_pen as bottlenecks */
 	uint64_t skip_hold_ps;		/* SKIP -> GOOD; 0 = after one rotation */
 	uint64_t probe_backoff_ps;	/* first probe delay of an ASSUMED_BAD EV */
 	bool icrc_outer;

@@ -147,6 +147,7 @@ static const struct cf mrc_tbl[] = {
 	U(struct conf_mrc, sack_every_bytes, "sack_every", CT_SIZE, 1, 1ull << 32),
 	U(struct conf_mrc, sack_ooo_every, "sack_ooo_every", CT_U32, 0, 64),
 	B(struct conf_mrc, rtt_ensemble, "rtt_ensemble"),
+	B(struct conf_mrc, rcv_cwnd_pen, "rcv_cwnd_pen"),
 	U(struct conf_mrc, skip_hold_ps, "skip_hold", CT_TIME, 0, 10 * PS_PER_S),
 	U(struct conf_mrc, probe_backoff_ps, "probe_backoff", CT_TIME, 1, 10 * PS_PER_S),
 	B(struct conf_mrc, icrc_outer, "icrc_outer"),
@@ -364,6 +365,7 @@ int conf_defaults(struct conf_job *job)
 	m->sack_every_bytes = 16 * 1024;
 	m->sack_ooo_every = 0;
 	m->rtt_ensemble = true;
+	m->rcv_cwnd_pen = true;
 	m->skip_hold_ps = 0;
 	m->probe_backoff_ps = 100000000;	/* 100 us */
 	m->icrc_outer = false;

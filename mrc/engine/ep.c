@@ -96,6 +96,11 @@ struct mrc_ep {
 	struct timers *tm;
 	struct ep_probe probes[MRC_EP_PROBES_MAX];
 	uint16_t req_id; /* the last endpoint request's id */
+	/* Receive share (ep_rx_fair_bps): data bytes and the QPs they came to in the current
+	 * window of two base RTTs; each QP's window stamp; the last window's fair share. */
+	uint64_t rxw_start_ps, rxw_bytes, rxw_id, fair_bps;
+	unsigned rxw_qps;
+	uint64_t *qp_rxw; /* [qps_cap] */
 };
 
 /*
@@ -217,6 +222,7 @@ void mrc_ep_params_default(
 	p->max_qps = 1024;
 	p->ctl_queue_max = 65536;
 	p->ep_rsp_timeout_ps = 2000000000ull;
+	p->port_rate_bps = port_rate_bps;
 }
 
 static bool ep_plane_up(void *owner, unsigned plane)
@@ -258,6 +264,43 @@ static void ep_wake(void *owner, uint32_t qpn, int plane)
 		k++, p = p + 1 == ep->p.planes ? 0 : p + 1)
 		if (ep->up[p])
 			ep->ops.tx_ready(ep->ctx, p);
+}
+
+/*
+ * The receiver's share rule (docs/wire-format.md "Receiver signals"): over windows of two
+ * base RTTs, when the data arriving at all our ports filled 90% of their line rate, each
+ * of the QPs it came to gets an equal share of it; 0 when the ports are not the
+ * bottleneck (or one QP alone fills them: its sender's CC sees the queue).
+ */
+static void ep_rx_count(struct mrc_ep *ep, unsigned qi, size_t len, uint64_t now_ps)
+{
+	uint64_t win = 2 * ep->p.cc_params.base_rtt_ps;
+
+	if (!win || !ep->p.port_rate_bps)
+		return;
+	if (now_ps - ep->rxw_start_ps >= win) {
+		uint64_t dur = now_ps - ep->rxw_start_ps;
+		double cap = (double)ep->p.port_rate_bps * ep->p.planes;
+		double rate = (double)ep->rxw_bytes * 8e12 / (double)dur;
+
+		ep->fair_bps = rate >= 0.9 * cap && ep->rxw_qps >= 2 && dur < 2 * win
+				       ? (uint64_t)(cap / ep->rxw_qps)
+				       : 0;
+		ep->rxw_start_ps = now_ps;
+		ep->rxw_bytes = 0;
+		ep->rxw_qps = 0;
+		ep->rxw_id++;
+	}
+	ep->rxw_bytes += len;
+	if (ep->qp_rxw[qi] != ep->rxw_id + 1) {
+		ep->qp_rxw[qi] = ep->rxw_id + 1;
+		ep->rxw_qps++;
+	}
+}
+
+static uint64_t ep_rx_fair_bps(void *owner)
+{
+	return ((struct mrc_ep *)owner)->fair_bps;
 }
 
 static void ep_emit_ctl(void *owner, unsigned plane, uint32_t peer_host, const struct mrc_pkt *pkt)
@@ -421,6 +464,7 @@ int mrc_ep_new(
 		.ctx = ctx,
 		.owner = ep,
 		.plane_up = ep_plane_up,
+		.rx_fair_bps = ep_rx_fair_bps,
 		.emit_ctl = ep_emit_ctl,
 		.place = ep_place,
 		.wake = ep_wake,
@@ -438,6 +482,7 @@ void mrc_ep_free(struct mrc_ep *ep)
 	for (unsigned p = 0; p < MRC_EV_MAX_PLANES; p++)
 		free(ep->ctlq[p].q);
 	free(ep->qps);
+	free(ep->qp_rxw);
 	if (ep->tm) {
 		free(ep->tm->t);
 		free(ep->tm->ready);
@@ -500,6 +545,11 @@ static int ep_grow(struct mrc_ep *ep)
 	if (!q)
 		return -ENOMEM;
 	ep->qps = q;
+	t = realloc(ep->qp_rxw, cap * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	ep->qp_rxw = t;
+	memset(t + ep->qps_cap, 0, (cap - ep->qps_cap) * sizeof(*t));
 	for (p = 1; p < cap; p *= 2)
 		;
 	if (p > tm->p) {
@@ -807,6 +857,8 @@ static void on_rx(struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, size_t 
 		ep->st.rx_spoofed++;
 		return;
 	}
+	if (p.opcode >= MRC_OP_WRITE_FIRST && p.opcode <= MRC_OP_WRITE_ONLY_IMM)
+		ep_rx_count(ep, p.dest_qp - ep->p.first_qpn, len, now_ps);
 	mrc_qp_on_pkt(qp, plane, &p, ce || p.ecn == 3, now_ps);
 	touch_qp(ep, p.dest_qp);
 }

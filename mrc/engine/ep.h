@@ -60,6 +60,7 @@ struct mrc_ep_params {
 	 */
 	int (*peer_of)(void *ctx, const struct mrc_ip6 *src, unsigned *plane);
 	uint64_t ep_rsp_timeout_ps; /* an EV probe unanswered this long is dropped; 0 -> 2 ms */
+	uint64_t port_rate_bps;	    /* each port's line rate: the receiver's share rule */
 };
 
 /*

@@ -352,3 +352,23 @@ void mrc_cc_on_rto(struct mrc_cc *cc, uint64_t now_ps, uint64_t bytes)
 {
 	cc->ops->on_rto(cc, now_ps, bytes);
 }
+
+void mrc_cc_on_rcv_pen(struct mrc_cc *cc, uint64_t newly, unsigned pen, bool restore)
+{
+	if (cc->ops == &fixed_ops)
+		return;
+	if (restore) {
+		if (cc->pen_saved > cc->cwnd)
+			cc->cwnd = cc->pen_saved;
+		cc->pen_saved = 0;
+		clamp(cc);
+		return;
+	}
+	if (!pen || !newly)
+		return;
+	if (cc->pen_saved == 0)
+		cc->pen_saved = cc->cwnd;
+	cc->n_rcv_pen++;
+	cc->cwnd -= (double)(newly * (pen & 0x7f) >> 7);
+	clamp(cc);
+}

@@ -110,7 +110,8 @@ struct mrc_cc {
 	uint64_t achieved_bytes;       /* acked in the current quick-adapt window */
 	uint64_t qa_end_ps;	       /* its end; 0 before the first ACK armed it */
 	uint64_t bytes_to_ignore, bytes_ignored; /* after a QA: the bytes then in flight */
-	uint64_t n_quadrant[4], n_md, n_qa, n_trim_dec, n_fast;
+	double pen_saved;	       /* cwnd when a receiver penalty began (0: none) */
+	uint64_t n_quadrant[4], n_md, n_qa, n_trim_dec, n_fast, n_rcv_pen;
 	int last_quadrant;
 };
 
@@ -130,5 +131,14 @@ void mrc_cc_on_ack(struct mrc_cc *cc, uint64_t now_ps, uint64_t acked_bytes, uin
 void mrc_cc_on_trim(struct mrc_cc *cc, uint64_t now_ps, uint64_t bytes, uint64_t inflight);
 void mrc_cc_on_loss(struct mrc_cc *cc, uint64_t now_ps, uint64_t bytes, uint64_t inflight);
 void mrc_cc_on_rto(struct mrc_cc *cc, uint64_t now_ps, uint64_t bytes);
+
+/*
+ * The receiver's CC_STATE rcv_cwnd_pen @pen (0..127) and restore bit, on an ACK newly
+ * covering @newly bytes: cwnd -= newly x pen >> 7, at least min_cwnd (uec.cpp processAck
+ * applies the same cut with an 8-bit scale, 255 = none; the MRC 1.0 tables carry 7 bits,
+ * 0 = none). The window when a penalty began is kept; @restore brings cwnd back up to it
+ * (bounded by maxwnd). No-op for the fixed window.
+ */
+void mrc_cc_on_rcv_pen(struct mrc_cc *cc, uint64_t newly, unsigned pen, bool restore);
 
 #endif

@@ -222,4 +222,20 @@ MRC_SELFTEST(nscc)
 	mrc_cc_on_trim(&cc, 12 * US, 4096, 0);
 	mrc_cc_on_rto(&cc, 13 * US, 4096);
 	ST_EQ(st, mrc_cc_cwnd(&cc), 100000);
+
+	mrc_st_case(st, "N13 rcv_cwnd_pen: cut newly x pen >> 7 (64: half of 8192 = 4096, then 127 "
+			"of 1000: 992), at least min_cwnd; restore: back to the window before");
+	st_params(&p);
+	mrc_cc_init(&cc, mrc_cc_find("nscc"), &p);
+	mrc_cc_on_rcv_pen(&cc, 8192, 64, false);
+	ST_EQ(st, mrc_cc_cwnd(&cc), 100000 - 4096);
+	mrc_cc_on_rcv_pen(&cc, 1000, 127, false);
+	ST_EQ(st, mrc_cc_cwnd(&cc), 100000 - 4096 - 992);
+	mrc_cc_on_rcv_pen(&cc, 1u << 30, 127, false);
+	ST_EQ(st, mrc_cc_cwnd(&cc), 4096);
+	mrc_cc_on_rcv_pen(&cc, 0, 0, true);
+	ST_EQ(st, mrc_cc_cwnd(&cc), 100000);
+	mrc_cc_init(&cc, mrc_cc_find("fixed"), &p);
+	mrc_cc_on_rcv_pen(&cc, 8192, 127, false);
+	ST_EQ(st, mrc_cc_cwnd(&cc), 100000);
 }

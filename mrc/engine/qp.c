@@ -161,6 +161,8 @@ struct mrc_qp {
 	uint32_t ooo_since_sack; /* out-of-order arrivals not yet reported by a SACK */
 	bool ar_pending;	 /* an ack request came with holes below it: SACK again once
 				  * the arrivals are in order (uec.cpp's second ACK) */
+	bool pen_on;		 /* our last SACK carried a rcv_cwnd_pen: restore when it ends */
+	uint64_t rxw_start_ps, rxw_bytes, rx_rate_bps; /* data arrival rate, per 2 base RTTs */
 	uint16_t req_id;
 	int32_t *ctl_ev; /* [planes] EV index for control packets */
 
@@ -203,6 +205,7 @@ void mrc_qp_params_default(struct mrc_qp_params *p)
 	p->retire_rtx = true;
 	p->sack_ooo_every = 0;
 	p->rtt_ensemble = true;
+	p->rcv_pen = true;
 }
 
 uint64_t mrc_qp_timeout_ps(const struct mrc_qp_params *p)
@@ -1389,6 +1392,8 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 	}
 	if (newly)
 		mrc_cc_on_ack(&qp->cc, now_ps, newly, rtt, s->m == MRC_SACK_M_SKIP_ONCE, qp->inflight);
+	if (!qp->roce && (s->rcv_cwnd_pen || s->restore_cwnd))
+		mrc_cc_on_rcv_pen(&qp->cc, newly, s->rcv_cwnd_pen, s->restore_cwnd);
 	progress = settle(qp, una0, newly, now_ps);
 	if (!qp->roce)
 		infer_losses(qp, now_ps);
@@ -1658,6 +1663,32 @@ static unsigned ctl_common(struct mrc_qp *qp, unsigned plane, uint8_t opcode, ui
 	return plane;
 }
 
+/*
+ * rcv_cwnd_pen of our next SACK (docs/wire-format.md "Receiver signals"): 0..127, the
+ * larger of the buffer rule (the PSNs held out of order past half the receive window:
+ * 127 at a full window) and the share rule (this QP arrives faster than its share of
+ * our ports, when they are the bottleneck: 128 x (1 - share / rate)). 0 with the knob off.
+ */
+static uint8_t rcv_pen(const struct mrc_qp *qp)
+{
+	uint32_t held = 0, half = qp->rwin / 2;
+	uint64_t fair, pen = 0;
+
+	if (!qp->env->qp->rcv_pen || qp->roce)
+		return 0;
+	if (qp->have_max && !psn_lt(qp->max_seen, qp->epsn))
+		held = (uint32_t)psn_diff(qp->max_seen, qp->epsn) + 1;
+	if (half && held > half)
+		pen = (uint64_t)128 * (held - half) / half;
+	fair = qp->env->rx_fair_bps ? qp->env->rx_fair_bps(qp->env->owner) : 0;
+	if (fair && qp->rx_rate_bps > fair) {
+		uint64_t p = 128 - 128 * fair / qp->rx_rate_bps;
+
+		pen = p > pen ? p : pen;
+	}
+	return (uint8_t)(pen > 127 ? 127 : pen);
+}
+
 /* SACK acknowledging the arrival of @psn (docs/wire-format.md SETH): cack = epsn - 1, bitmap base =
  * cack unless @psn lies beyond bit 63, then @psn is the bitmap's last bit. */
 static void send_sack(struct mrc_qp *qp, unsigned plane, uint32_t psn, uint32_t echo_ev, uint8_t m,
@@ -1684,6 +1715,9 @@ static void send_sack(struct mrc_qp *qp, unsigned plane, uint32_t psn, uint32_t 
 	s->sack_bitmap = rx_has64(qp, psn_add(cack, off));
 	s->tx_ts_echo = ts_echo;
 	s->ooo_count = (uint16_t)(qp->ooo & 0x7FFF);
+	s->rcv_cwnd_pen = rcv_pen(qp);
+	s->restore_cwnd = !s->rcv_cwnd_pen && qp->pen_on;
+	qp->pen_on = s->rcv_cwnd_pen != 0;
 	s->rcvd_bytes = (uint32_t)(qp->rcvd_bytes / 256) & 0xFFFFFF;
 	qp->env->emit_ctl(qp->env->owner, plane, qp->peer_host, &c);
 	qp->st.sack_tx++;
@@ -1839,6 +1873,16 @@ static void on_data(
 	rx_set(qp, psn, true);
 	qp->st.rx_unique++;
 	qp->rcvd_bytes += p->payload_len; /* also rx_payload_bytes and placed_bytes */
+	if (now_ps - qp->rxw_start_ps >= 2 * qp->cc.p->base_rtt_ps) {
+		uint64_t dur = now_ps - qp->rxw_start_ps;
+
+		qp->rx_rate_bps = dur < 4 * qp->cc.p->base_rtt_ps
+					  ? (uint64_t)((double)qp->rxw_bytes * 8e12 / (double)dur)
+					  : 0; /* after a pause: no rate yet */
+		qp->rxw_start_ps = now_ps;
+		qp->rxw_bytes = 0;
+	}
+	qp->rxw_bytes += p->payload_len;
 	if (qp->have_max && psn_lt(psn, psn_add(qp->max_seen, 1)))
 		qp->st.rx_reordered++;
 	if (!qp->have_max || psn_lt(qp->max_seen, psn))

@@ -88,6 +88,7 @@ struct mrc_qp_params {
 	uint32_t sack_ooo_every; /* also SACK every N out-of-order arrivals; 0: off, the
 				  * ACK cadence of UEC's reference alone (qp.h "SACKs") */
 	bool rtt_ensemble; /* the endpoint's QPs share RTT samples (struct mrc_qp_rtt_ens) */
+	bool rcv_pen;	   /* the responder sends rcv_cwnd_pen when it is the bottleneck */
 };
 
 /* mrc.h's limits: the largest timeout exponent, and the exponential retry count that means
@@ -213,6 +214,9 @@ struct mrc_qp_env {
 	void *ctx;		      /* for ev_plane and ops */
 	void *owner;		      /* the endpoint, passed to the hooks below */
 	bool (*plane_up)(void *owner, unsigned plane);
+	/* Each receiving QP's share of our ports when they are the bottleneck, in b/s, else
+	 * 0 (the receiver's share rule; may be NULL: never) */
+	uint64_t (*rx_fair_bps)(void *owner);
 	/* Queues a control packet (SACK/NACK/NAK/port status) built by the QP for @plane.
 	 * Only opcode, dscp, ecn, ev, dest_qp, flags, psn and the extension header union
 	 * are kept: the rest must be zero but hop_limit 64 (the path fills the addresses). */

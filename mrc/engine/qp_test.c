@@ -1287,6 +1287,57 @@ static void q32_case(struct mrc_st *st, uint8_t *src, uint8_t *dst)
 	tn_free(&tn);
 }
 
+/*
+ * Q33: the buffer rule of rcv_cwnd_pen. Host 1's receive window is mpr 1 = 128 PSNs; PSNs
+ * 1..100 arrive (single-packet messages), 0 does not: 101 PSNs held (epsn 0 .. max 100),
+ * past half the window by 37, so pen = 128 x 37 / 64 = 74 on the SACK the ack request of
+ * PSN 100 triggers. PSN 0 then arrives: nothing held, pen 0 and the restore bit.
+ */
+static void tw_q33(struct mrc_ep_params *p)
+{
+	p->qp.mpr = 1;
+	p->qp.sq_depth = 128;
+}
+
+static void q33_case(struct mrc_st *st, uint8_t *src, uint8_t *dst)
+{
+	uint8_t buf[MRC_PKT_MAX];
+	struct tn tn;
+	uint32_t rkey;
+	int pen = -1, restore = -1;
+
+	ST_EQ_I(st, tn_init(&tn, 1, 4, false, tw_q33), 0);
+	ST_EQ_I(st, mrc_ep_reg_mr(tn.ep[1], dst, 8 * 128, &rkey), 0);
+	for (uint32_t i = 1; i <= 101; i++) {
+		uint32_t psn = i == 101 ? 0 : i;
+		struct mrc_pkt p = {0}, d;
+		int len;
+
+		tn_write_pkt(&tn, &p, psn, (uint64_t)(uintptr_t)dst + 8 * psn, rkey, src, 8);
+		p.msn = (uint16_t)psn;
+		if (psn == 100 || psn == 0)
+			p.flags |= MRC_BTH_F_ACKREQ;
+		len = mrc_wire_encode(&tn.wire, &p, buf, sizeof(buf));
+		mrc_ep_on_rx(tn.ep[1], 0, buf, (size_t)len, false, 1000 + i);
+		while ((len = mrc_ep_tx(tn.ep[1], 0, 2000 + i, buf, sizeof(buf))) > 0) {
+			if (mrc_wire_decode(&tn.wire, buf, (size_t)len, true, &d) != MRC_WIRE_OK ||
+				d.opcode != MRC_OP_SACK)
+				continue;
+			if (psn == 100 && d.seth.ack_psn_offset == 101) {
+				pen = d.seth.rcv_cwnd_pen;
+				ST_TRUE(st, !d.seth.restore_cwnd);
+			}
+			if (psn == 0) {
+				ST_EQ(st, d.seth.rcv_cwnd_pen, 0);
+				restore = d.seth.restore_cwnd;
+			}
+		}
+	}
+	ST_EQ_I(st, pen, 74);
+	ST_EQ_I(st, restore, 1);
+	tn_free(&tn);
+}
+
 /* Q27-Q30: rules at their edges, each worked out by hand above its function. */
 static const struct {
 	const char *name;
@@ -1309,6 +1360,9 @@ static const struct {
 	{"Q32 rcvd_bytes past the bitmap's PSNs leaves the flight: 3 more packets of a full "
 	 "window; a late count changes nothing",
 		q32_case},
+	{"Q33 rcv_cwnd_pen, buffer rule: 101 of 128 PSNs held: 74; the hole filled: 0 and "
+	 "restore",
+		q33_case},
 };
 
 MRC_SELFTEST(qp)
