@@ -1379,7 +1379,7 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 	} else if (s->m == MRC_SACK_M_ALWAYS_SKIP && evi >= 0 && !qp->roce) {
 		retire_ev(qp, evi, MRC_EVC_SACK_BAD, now_ps);
 	}
-	if (s->pr && !qp->roce) {
+	if (s->pr && !qp->roce && s->m != MRC_SACK_M_ALWAYS_SKIP) { /* not revived by an m=2 */
 		if (evi >= 0 && mrc_ev_on_probe_ok(&qp->evs, evi, s->tx_ts_echo, now_ps))
 			qp_rare(qp)->probes_ok++;
 		else
@@ -1802,6 +1802,21 @@ static int rxm_grow(struct mrc_qp *qp, uint32_t md)
 	return 0;
 }
 
+/*
+ * The m of the SACK answering a packet that came over EV @ev (docs/wire-format.md
+ * "Receiver signals"): 2 (ALWAYS_SKIP) when this QP has that EV DENIED (configuration or
+ * the control interface: the path is not to be used towards us either), else 1
+ * (SKIP_ONCE) on CE, else 0.
+ */
+static uint8_t sack_m(const struct mrc_qp *qp, uint32_t ev, bool ce)
+{
+	int idx = qp->roce ? -1 : mrc_ev_find(&qp->evs, ev);
+
+	if (idx >= 0 && mrc_ev_state(&qp->evs, (unsigned)idx) == MRC_EV_DENIED)
+		return MRC_SACK_M_ALWAYS_SKIP;
+	return ce ? MRC_SACK_M_SKIP_ONCE : 0;
+}
+
 static void on_data(
 	struct mrc_qp *qp, unsigned plane, const struct mrc_pkt *p, bool ce, uint64_t now_ps)
 {
@@ -1847,7 +1862,7 @@ static void on_data(
 	}
 	if (d < 0 || ((uint32_t)d < qp->rwin && rx_bit(qp, psn))) {
 		qp->st.rx_dup++; /* detected first: never also counted as reordered (C09) */
-		send_sack(qp, plane, psn, p->ev, ce ? MRC_SACK_M_SKIP_ONCE : 0, false, ts, now_ps);
+		send_sack(qp, plane, psn, p->ev, sack_m(qp, p->ev, ce), false, ts, now_ps);
 		return;
 	}
 	if ((uint32_t)d >= qp->rwin) {
@@ -1935,7 +1950,7 @@ static void on_data(
 		sack = true;
 	}
 	if (sack)
-		send_sack(qp, plane, psn, p->ev, ce ? MRC_SACK_M_SKIP_ONCE : 0, false, ts, now_ps);
+		send_sack(qp, plane, psn, p->ev, sack_m(qp, p->ev, ce), false, ts, now_ps);
 }
 
 /* Packets in flight through port @plane (ours or the peer's) went down with it. */
@@ -1969,8 +1984,8 @@ void mrc_qp_on_pkt(
 		roce_on_aeth(qp, p, now_ps);
 	} else if (p->opcode == MRC_OP_PROBE) {
 		qp_rare(qp)->probes_rx++;
-		send_sack(qp, plane, psn_add(qp->epsn, -1), p->ev, ce ? MRC_SACK_M_SKIP_ONCE : 0,
-			true, p->peth.tx_ts, now_ps);
+		send_sack(qp, plane, psn_add(qp->epsn, -1), p->ev, sack_m(qp, p->ev, ce), true,
+			p->peth.tx_ts, now_ps);
 	} else {
 		qp_rare(qp)->rx_ignored++;
 	}

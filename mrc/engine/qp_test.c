@@ -1338,6 +1338,31 @@ static void q33_case(struct mrc_st *st, uint8_t *src, uint8_t *dst)
 	tn_free(&tn);
 }
 
+/*
+ * Q34: m=2 (ALWAYS_SKIP). Host 1 DENIES EV 2 on its QP; host 0 sprays 1 MiB over EVs 0-3.
+ * Host 1 answers what arrives over EV 2 with m=2, so host 0's EV 2 goes ASSUMED_BAD by
+ * cause sack-m2 and stays so (its probe's answer carries m=2 too); the data arrives.
+ */
+static void q34_case(struct mrc_st *st, uint8_t *src, uint8_t *dst)
+{
+	struct tn tn;
+	const struct mrc_ev_set *evs;
+	int idx;
+
+	ST_EQ_I(st, tn_init(&tn, 1, 4, false, NULL), 0);
+	ST_EQ_I(st, mrc_ep_ev_deny(tn.ep[1], 1, tn_evs[2], true, 0), 0);
+	ST_EQ_I(st, tn_write(&tn, src, dst, 1 << 20, false), 0);
+	tn_run(&tn, 5000000000ull); /* 5 ms: the EV's probes go on (100 us, 200 us, ...) */
+	ST_EQ(st, tn.done, 1);
+	ST_EQ_MEM(st, dst, src, 1 << 20);
+	evs = mrc_ep_qp_evs(tn.ep[0], 1);
+	idx = mrc_ev_find(evs, tn_evs[2]);
+	ST_EQ_I(st, mrc_ev_state(evs, (unsigned)idx), MRC_EV_ASSUMED_BAD);
+	ST_EQ_I(st, mrc_ev_state(evs, (unsigned)mrc_ev_find(evs, tn_evs[1])), MRC_EV_GOOD);
+	ST_TRUE(st, evs->log_total >= 1 && evs->log[evs->log_head].cause == MRC_EVC_SACK_BAD);
+	tn_free(&tn);
+}
+
 /* Q27-Q30: rules at their edges, each worked out by hand above its function. */
 static const struct {
 	const char *name;
@@ -1363,6 +1388,9 @@ static const struct {
 	{"Q33 rcv_cwnd_pen, buffer rule: 101 of 128 PSNs held: 74; the hole filled: 0 and "
 	 "restore",
 		q33_case},
+	{"Q34 m=2: an EV the responder DENIES goes ASSUMED_BAD at the sender (sack-m2) and "
+	 "stays, its probes answered with m=2 too",
+		q34_case},
 };
 
 MRC_SELFTEST(qp)
