@@ -213,6 +213,7 @@ void mrc_ep_params_default(
 	p->ev.skip_hold_ps = 0;
 	p->ev.probe_backoff_ps = 100000000;
 	p->ev.probe_backoff_max_ps = 10000000000ull;
+	p->ev.probe_damping = true;
 	p->first_qpn = 1;
 	p->max_qps = 1024;
 	p->ctl_queue_max = 65536;

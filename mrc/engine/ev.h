@@ -50,6 +50,8 @@ struct mrc_ev_params {
 	uint64_t skip_hold_ps;	       /* SKIP duration; 0 = "one rotation": skipped once */
 	uint64_t probe_backoff_ps;     /* first probe this long after ASSUMED_BAD; doubles */
 	uint64_t probe_backoff_max_ps; /* backoff ceiling */
+	bool probe_damping;	       /* flap damping: an EV failing again within its backoff
+					* of a probe's revival keeps that backoff (mrc_ev_on_bad) */
 	bool no_log; /* keep no change log: mrc_ev_log() returns 0, log_total still counts (a
 		      * simulated job: 1.3 MB of a 128-host all-to-all's 16,256 QPs) */
 };
@@ -89,6 +91,7 @@ struct mrc_ev_profile {
 	unsigned active_target[MRC_EV_MAX_PLANES]; /* plane_n minus the backups */
 	unsigned min_active;
 	uint64_t skip_hold_ps, backoff0_ps, backoff_max_ps;
+	bool damping; /* mrc_ev_params.probe_damping */
 	bool no_log;
 	uint32_t *hash; /* open addressing over values: index + 1, 0 = empty */
 	uint32_t hash_mask;
@@ -247,8 +250,10 @@ bool mrc_ev_on_skip(struct mrc_ev_set *s, int idx, int cause, uint64_t now_ps);
 
 /*
  * Loss without trim, or m=2 (docs/wire-format.md: -> ASSUMED_BAD): stops using the EV at once, swaps
- * in a backup EV of the same plane, schedules the first probe. Refused (counted in
- * floor_hits, returns false) when it would leave fewer than ev_min_active usable EVs.
+ * in a backup EV of the same plane, schedules the first probe: probe_backoff_ps later, or,
+ * with probe_damping, when a probe revived the EV less than its backoff ago (it flaps), as
+ * long as that grown backoff. Refused (counted in floor_hits, returns false) when it would
+ * leave fewer than ev_min_active usable EVs.
  */
 bool mrc_ev_on_bad(struct mrc_ev_set *s, int idx, int cause, uint64_t now_ps);
 
@@ -257,7 +262,7 @@ bool mrc_ev_on_bad(struct mrc_ev_set *s, int idx, int cause, uint64_t now_ps);
  * ASSUMED_BAD and its latest probe (mrc_ev_probe_sent) had that tx_ts, ASSUMED_BAD ->
  * GOOD; it rejoins the active set if its plane's active set is short, else the backup
  * set. Returns true on a change; false, changing nothing, for an answer that matches no
- * probe in flight (forged, or stale: docs/wire-format.md "Probes").
+ * probe in flight (forged, or stale: docs/wire-format.md "Endpoint operations").
  */
 bool mrc_ev_on_probe_ok(struct mrc_ev_set *s, int idx, uint16_t ts_echo, uint64_t now_ps);
 
