@@ -640,7 +640,7 @@ const char *mrc_ev_state_name(int state)
 const char *mrc_ev_cause_name(int cause)
 {
 	static const char *const names[] = {"?", "ecn", "trim", "sack-m2", "loss-sack", "loss-rto",
-		"probe-ok", "hold-done", "deny", "allow"};
+		"probe-ok", "hold-done", "deny", "allow", "path"};
 
-	return cause > 0 && cause <= MRC_EVC_ALLOW ? names[cause] : "?";
+	return cause > 0 && cause <= MRC_EVC_PATH ? names[cause] : "?";
 }

@@ -33,6 +33,7 @@ enum mrc_ev_cause {
 	MRC_EVC_HOLD_DONE, /* SKIP hold expired, or one rotation passed */
 	MRC_EVC_DENY,	   /* configuration / control interface */
 	MRC_EVC_ALLOW,	   /* control interface lifted a deny */
+	MRC_EVC_PATH,	   /* lost with another EV of its QP on the same path (path_fate) */
 };
 
 /*

@@ -193,6 +193,7 @@ void mrc_qp_params_default(struct mrc_qp_params *p)
 	p->dscp_ctl = 46;
 	p->tseth = true;
 	p->retire_rtx = true;
+	p->path_fate = true;
 	p->sack_ooo_every = 1;
 	p->rtt_ensemble = true;
 }
@@ -1015,12 +1016,15 @@ static void ev_lost(struct mrc_qp *qp, int evi, uint64_t n)
  * docs/wire-format.md "Path (EV) states": an EV going ASSUMED_BAD stops carrying traffic at once and
  * what may be lost on it is retransmitted on other EVs — every PSN still unacknowledged
  * whose latest transmission used it. Without this, a tail packet on a dead path (no later
- * PSNs to open a SACK hole past the reorder threshold) waits for the ACK timeout.
+ * PSNs to open a SACK hole past the reorder threshold) waits for the ACK timeout. Returns
+ * whether the EV went ASSUMED_BAD.
  */
-static void retire_ev(struct mrc_qp *qp, int evi, int cause, uint64_t now_ps)
+static bool retire_one(struct mrc_qp *qp, int evi, int cause, uint64_t now_ps)
 {
-	if (!mrc_ev_on_bad(&qp->evs, evi, cause, now_ps) || !qp->env->qp->retire_rtx)
-		return;
+	if (!mrc_ev_on_bad(&qp->evs, evi, cause, now_ps))
+		return false;
+	if (!qp->env->qp->retire_rtx)
+		return true;
 	for (uint32_t psn = qp->una; psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
 		struct txent *e = ent(qp, psn);
 
@@ -1030,6 +1034,35 @@ static void retire_ev(struct mrc_qp *qp, int evi, int cause, uint64_t now_ps)
 		qp_rare(qp)->loss_path++;
 		ev_lost(qp, evi, 1);
 		queue_rtx(qp, psn);
+	}
+	return true;
+}
+
+/*
+ * Retires EV @evi (retire_one) and, for a loss without a trim (@cause MRC_EVC_LOSS_SACK)
+ * with path_fate, every usable EV of its plane that env->same_path says crosses the same
+ * path to the peer (cause MRC_EVC_PATH): a loss without a trim is a failed path
+ * (docs/wire-format.md "Path (EV) states"), and EVs differing only in their salt share
+ * it. Without this each of them is found dead by a loss of its own, a time-rule window
+ * each.
+ */
+static void retire_ev(struct mrc_qp *qp, int evi, int cause, uint64_t now_ps)
+{
+	uint32_t v = mrc_ev_value(&qp->evs, evi);
+	unsigned pl = mrc_ev_plane(&qp->evs, evi);
+
+	if (!retire_one(qp, evi, cause, now_ps) || cause != MRC_EVC_LOSS_SACK ||
+		!qp->env->qp->path_fate || !qp->env->same_path)
+		return;
+	for (unsigned j = 0; j < qp->evs.n; j++) {
+		int st = mrc_ev_state(&qp->evs, j);
+
+		if ((int)j == evi || mrc_ev_plane(&qp->evs, j) != pl ||
+			(st != MRC_EV_GOOD && st != MRC_EV_SKIP) ||
+			!qp->env->same_path(qp->env->owner, qp->peer_host, v,
+				mrc_ev_value(&qp->evs, j)))
+			continue;
+		retire_one(qp, (int)j, MRC_EVC_PATH, now_ps);
 	}
 }
 

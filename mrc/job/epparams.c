@@ -87,6 +87,7 @@ int mrc_run_ep_params(const struct conf_job *j, const struct mrc_job_srv6 *m, ui
 	p->qp.sack_every_bytes = (uint32_t)cm->sack_every_bytes;
 	p->qp.sack_ooo_every = cm->sack_ooo_every;
 	p->qp.rtt_ensemble = cm->rtt_ensemble;
+	p->qp.path_fate = cm->path_fate;
 	p->qp.dscp_data = cm->dscp.data;
 	p->qp.dscp_rtx = cm->dscp.rtx;
 	p->qp.dscp_ctl = cm->dscp.ctrl;
