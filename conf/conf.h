@@ -178,6 +178,8 @@ struct conf_mrc {
 	bool rcv_cwnd_pen;		/* responders send rcv_cwnd_pen as bottlenecks */
 	uint64_t skip_hold_ps;		/* SKIP -> GOOD; 0 = after one rotation */
 	uint64_t probe_backoff_ps;	/* first probe delay of an ASSUMED_BAD EV */
+	bool probe_damping;		/* a flapping EV keeps its grown probe backoff */
+	bool path_fate;			/* a lost EV takes its QP's EVs on its path along */
 	bool icrc_outer;
 	bool rx_checks;			/* sim: verify UDP checksum and ICRC on receive too */
 	uint8_t hop_limit;		/* first IPv6 header's initial hop limit, 1..255 */

@@ -150,6 +150,8 @@ static const struct cf mrc_tbl[] = {
 	B(struct conf_mrc, rcv_cwnd_pen, "rcv_cwnd_pen"),
 	U(struct conf_mrc, skip_hold_ps, "skip_hold", CT_TIME, 0, 10 * PS_PER_S),
 	U(struct conf_mrc, probe_backoff_ps, "probe_backoff", CT_TIME, 1, 10 * PS_PER_S),
+	B(struct conf_mrc, probe_damping, "probe_damping"),
+	B(struct conf_mrc, path_fate, "path_fate"),
 	B(struct conf_mrc, icrc_outer, "icrc_outer"),
 	B(struct conf_mrc, rx_checks, "rx_checks"),
 	U(struct conf_mrc, hop_limit, "hop_limit", CT_U8, 1, 255),
@@ -368,6 +370,8 @@ int conf_defaults(struct conf_job *job)
 	m->rcv_cwnd_pen = true;
 	m->skip_hold_ps = 0;
 	m->probe_backoff_ps = 100000000;	/* 100 us */
+	m->probe_damping = true;
+	m->path_fate = true;
 	m->icrc_outer = false;
 	m->rx_checks = false;
 	m->hop_limit = 64;

@@ -218,6 +218,7 @@ void mrc_ep_params_default(
 	p->ev.skip_hold_ps = 0;
 	p->ev.probe_backoff_ps = 100000000;
 	p->ev.probe_backoff_max_ps = 10000000000ull;
+	p->ev.probe_damping = true;
 	p->first_qpn = 1;
 	p->max_qps = 1024;
 	p->ctl_queue_max = 65536;
@@ -230,6 +231,27 @@ static bool ep_plane_up(void *owner, unsigned plane)
 	struct mrc_ep *ep = owner;
 
 	return plane < ep->p.planes && ep->up[plane];
+}
+
+/*
+ * env.same_path: whether EVs @a and @b take this endpoint's packets to @peer_host over one
+ * path. In EV format srv6 a packet's path is in its own addresses (the outer destination's
+ * uSID container, and the SRH's segments), which params.path fills from the EV: two EVs
+ * given the same ones cross the same switches and links. In stev and udp the fabric's ECMP
+ * hash of the EV picks the path: never known, false; so is a path that fails to build.
+ */
+static bool ep_same_path(void *owner, uint32_t peer_host, uint32_t a, uint32_t b)
+{
+	struct mrc_ep *ep = owner;
+	struct mrc_pkt x = {.ev = a}, y = {.ev = b};
+
+	if (ep->p.wire.ev_format != MRC_EVF_SRV6 ||
+		ep->p.path(ep->ctx, peer_host, a, &x) < 0 ||
+		ep->p.path(ep->ctx, peer_host, b, &y) < 0)
+		return false;
+	return !memcmp(&x.outer_dst, &y.outer_dst, sizeof(x.outer_dst)) &&
+	       x.n_segs == y.n_segs && x.n_segs <= MRC_SRH_MAX_SEGS &&
+	       !memcmp(x.segs, y.segs, x.n_segs * sizeof(x.segs[0]));
 }
 
 static void ep_wake(void *owner, uint32_t qpn, int plane)
@@ -465,6 +487,7 @@ int mrc_ep_new(
 		.owner = ep,
 		.plane_up = ep_plane_up,
 		.rx_fair_bps = ep_rx_fair_bps,
+		.same_path = ep_same_path,
 		.emit_ctl = ep_emit_ctl,
 		.place = ep_place,
 		.wake = ep_wake,

@@ -20,6 +20,8 @@ struct mrc_ev_rare {
 	uint64_t skip_until_ps;	   /* SKIP: GOOD again at this time (hold > 0) */
 	uint64_t probe_at_ps;	   /* ASSUMED_BAD: next probe due */
 	uint64_t probe_backoff_ps; /* current backoff */
+	uint64_t good_at_ps;	   /* when a probe answer last made it GOOD (revived) */
+	bool revived;		   /* ... and it has not gone ASSUMED_BAD since */
 	uint64_t rtt_ps;	   /* the latest RTT when it does not fit the u32 */
 };
 
@@ -81,6 +83,7 @@ int mrc_ev_profile_new(const struct mrc_ev_params *p, unsigned planes,
 	f->min_active = p->ev_min_active;
 	f->skip_hold_ps = p->skip_hold_ps;
 	f->no_log = p->no_log;
+	f->damping = p->probe_damping;
 	f->backoff0_ps = p->probe_backoff_ps ? p->probe_backoff_ps : 1;
 	f->backoff_max_ps =
 		p->probe_backoff_max_ps > f->backoff0_ps ? p->probe_backoff_max_ps : f->backoff0_ps;
@@ -470,6 +473,20 @@ static void ev_replace(struct mrc_ev_set *s, int idx)
 	}
 }
 
+/*
+ * Flap damping (docs/wire-format.md "Path (EV) states"): an EV that a probe revived fails
+ * again before it stayed GOOD for as long as its backoff had grown, so its next hold
+ * starts from that backoff (doubled by the probe that revived it) instead of the first.
+ * A single answered probe does not prove a flapping path stable: as BGP route flap
+ * damping (RFC 2439) suppresses a route that keeps coming back, the hold grows with each
+ * flap and is forgotten once the EV stays GOOD that long.
+ */
+static bool ev_flapping(const struct mrc_ev_set *s, const struct mrc_ev_rare *r,
+	uint64_t now_ps)
+{
+	return s->prof->damping && r->revived && now_ps - r->good_at_ps < r->probe_backoff_ps;
+}
+
 bool mrc_ev_on_bad(struct mrc_ev_set *s, int idx, int cause, uint64_t now_ps)
 {
 	struct mrc_ev_rare *r;
@@ -484,7 +501,9 @@ bool mrc_ev_on_bad(struct mrc_ev_set *s, int idx, int cause, uint64_t now_ps)
 	if (!r)
 		return false; /* out of memory: kept in use, as below the floor */
 	/* first: ev_change's probe_min_update reads it */
-	r->probe_backoff_ps = s->prof->backoff0_ps;
+	if (!ev_flapping(s, r, now_ps))
+		r->probe_backoff_ps = s->prof->backoff0_ps;
+	r->revived = false;
 	r->probe_at_ps = now_ps + r->probe_backoff_ps;
 	r->probe_out = false;
 	ev_change(s, idx, MRC_EV_ASSUMED_BAD, cause, now_ps);
@@ -509,7 +528,7 @@ static unsigned active_count(const struct mrc_ev_set *s, unsigned pl)
 
 bool mrc_ev_on_probe_ok(struct mrc_ev_set *s, int idx, uint16_t ts_echo, uint64_t now_ps)
 {
-	const struct mrc_ev_rare *r;
+	struct mrc_ev_rare *r;
 	unsigned pl;
 
 	if (idx < 0 || (s->sa[idx] & MRC_EV_STATE) != MRC_EV_ASSUMED_BAD)
@@ -518,6 +537,8 @@ bool mrc_ev_on_probe_ok(struct mrc_ev_set *s, int idx, uint16_t ts_echo, uint64_
 	if (!r || !r->probe_out || r->probe_ts != ts_echo)
 		return false; /* no probe of ours in flight on it: forged or stale */
 	pl = s->prof->plane[idx];
+	r->revived = true;
+	r->good_at_ps = now_ps;
 	s->prof->st[idx].probes_ok++;
 	ev_change(s, idx, MRC_EV_GOOD, MRC_EVC_PROBE_OK, now_ps);
 	/* Rejoin the active set when it is short (no backup was left to replace us), else
@@ -619,7 +640,7 @@ const char *mrc_ev_state_name(int state)
 const char *mrc_ev_cause_name(int cause)
 {
 	static const char *const names[] = {"?", "ecn", "trim", "sack-m2", "loss-sack", "loss-rto",
-		"probe-ok", "hold-done", "deny", "allow"};
+		"probe-ok", "hold-done", "deny", "allow", "path"};
 
-	return cause > 0 && cause <= MRC_EVC_ALLOW ? names[cause] : "?";
+	return cause > 0 && cause <= MRC_EVC_PATH ? names[cause] : "?";
 }

@@ -33,6 +33,7 @@ enum mrc_ev_cause {
 	MRC_EVC_HOLD_DONE, /* SKIP hold expired, or one rotation passed */
 	MRC_EVC_DENY,	   /* configuration / control interface */
 	MRC_EVC_ALLOW,	   /* control interface lifted a deny */
+	MRC_EVC_PATH,	   /* lost with another EV of its QP on the same path (path_fate) */
 };
 
 /*
@@ -50,6 +51,8 @@ struct mrc_ev_params {
 	uint64_t skip_hold_ps;	       /* SKIP duration; 0 = "one rotation": skipped once */
 	uint64_t probe_backoff_ps;     /* first probe this long after ASSUMED_BAD; doubles */
 	uint64_t probe_backoff_max_ps; /* backoff ceiling */
+	bool probe_damping;	       /* flap damping: an EV failing again within its backoff
+					* of a probe's revival keeps that backoff (mrc_ev_on_bad) */
 	bool no_log; /* keep no change log: mrc_ev_log() returns 0, log_total still counts (a
 		      * simulated job: 1.3 MB of a 128-host all-to-all's 16,256 QPs) */
 };
@@ -89,6 +92,7 @@ struct mrc_ev_profile {
 	unsigned active_target[MRC_EV_MAX_PLANES]; /* plane_n minus the backups */
 	unsigned min_active;
 	uint64_t skip_hold_ps, backoff0_ps, backoff_max_ps;
+	bool damping; /* mrc_ev_params.probe_damping */
 	bool no_log;
 	uint32_t *hash; /* open addressing over values: index + 1, 0 = empty */
 	uint32_t hash_mask;
@@ -247,8 +251,10 @@ bool mrc_ev_on_skip(struct mrc_ev_set *s, int idx, int cause, uint64_t now_ps);
 
 /*
  * Loss without trim, or m=2 (docs/wire-format.md: -> ASSUMED_BAD): stops using the EV at once, swaps
- * in a backup EV of the same plane, schedules the first probe. Refused (counted in
- * floor_hits, returns false) when it would leave fewer than ev_min_active usable EVs.
+ * in a backup EV of the same plane, schedules the first probe: probe_backoff_ps later, or,
+ * with probe_damping, when a probe revived the EV less than its backoff ago (it flaps), as
+ * long as that grown backoff. Refused (counted in floor_hits, returns false) when it would
+ * leave fewer than ev_min_active usable EVs.
  */
 bool mrc_ev_on_bad(struct mrc_ev_set *s, int idx, int cause, uint64_t now_ps);
 

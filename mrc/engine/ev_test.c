@@ -232,4 +232,38 @@ MRC_SELFTEST(ev)
 			mrc_ev_set_free(&b);
 		}
 	}
+
+	mrc_st_case(st, "E14 flap damping: a revived EV failing within its backoff keeps it");
+	{
+		struct mrc_ev_params q = p;
+		struct mrc_ev_set d;
+
+		/* backoff 1 us doubling to 16 us; times in ps */
+		q.probe_backoff_max_ps = 16000000;
+		for (int damp = 0; damp < 2; damp++) {
+			q.probe_damping = damp;
+			ST_EQ_I(st, mrc_ev_set_init(&d, &q, 2, st_plane_of, NULL), 0);
+			ST_TRUE(st, mrc_ev_on_bad(&d, 2, MRC_EVC_LOSS_SACK, 100));
+			ST_EQ(st, mrc_ev_next_probe(&d, 1), 1000100); /* the first: 1 us */
+			mrc_ev_probe_sent(&d, 2, 0x1, 1000100);	     /* backoff now 2 us */
+			ST_TRUE(st, mrc_ev_on_probe_ok(&d, 2, 0x1, 1002000));
+			/* bad again 1 us after the revival, within its 2 us backoff: it flaps, the
+			 * hold is 2 us (damping) or back to 1 us (without) */
+			ST_TRUE(st, mrc_ev_on_bad(&d, 2, MRC_EVC_LOSS_SACK, 2002000));
+			ST_EQ(st, mrc_ev_next_probe(&d, 1), damp ? 4002000 : 3002000);
+			mrc_ev_probe_sent(&d, 2, 0x2, damp ? 4002000 : 3002000);
+			ST_TRUE(st, mrc_ev_on_probe_ok(&d, 2, 0x2, 4003000));
+			/* damping: backoff 4 us; bad 4 us after the revival, not within it:
+			 * forgiven, 1 us. Without: backoff 2 us, bad 4 us later: 1 us too. */
+			ST_TRUE(st, mrc_ev_on_bad(&d, 2, MRC_EVC_LOSS_SACK, 8003000));
+			ST_EQ(st, mrc_ev_next_probe(&d, 1), 9003000);
+			/* a failure with no revival before it (the first) is never damped */
+			ST_TRUE(st, mrc_ev_on_bad(&d, 3, MRC_EVC_LOSS_SACK, 8003500));
+			ST_EQ(st, mrc_ev_next_probe(&d, 1), 9003000);
+			ST_EQ_I(st, mrc_ev_probe_due(&d, 0, 9003500), 2);
+			mrc_ev_probe_sent(&d, 2, 0x3, 9003500);
+			ST_EQ(st, mrc_ev_next_probe(&d, 1), 9003500); /* 3's, 1 us after it */
+			mrc_ev_set_free(&d);
+		}
+	}
 }

@@ -203,6 +203,7 @@ void mrc_qp_params_default(struct mrc_qp_params *p)
 	p->dscp_ctl = 46;
 	p->tseth = true;
 	p->retire_rtx = true;
+	p->path_fate = true;
 	p->sack_ooo_every = 0;
 	p->rtt_ensemble = true;
 	p->rcv_pen = true;
@@ -1040,12 +1041,15 @@ static void ev_lost(struct mrc_qp *qp, int evi, uint64_t n)
  * docs/wire-format.md "Path (EV) states": an EV going ASSUMED_BAD stops carrying traffic at once and
  * what may be lost on it is retransmitted on other EVs — every PSN still unacknowledged
  * whose latest transmission used it. Without this, a tail packet on a dead path (no later
- * PSNs to open a SACK hole past the reorder threshold) waits for the ACK timeout.
+ * PSNs to open a SACK hole past the reorder threshold) waits for the ACK timeout. Returns
+ * whether the EV went ASSUMED_BAD.
  */
-static void retire_ev(struct mrc_qp *qp, int evi, int cause, uint64_t now_ps)
+static bool retire_ev(struct mrc_qp *qp, int evi, int cause, uint64_t now_ps)
 {
-	if (!mrc_ev_on_bad(&qp->evs, evi, cause, now_ps) || !qp->env->qp->retire_rtx)
-		return;
+	if (!mrc_ev_on_bad(&qp->evs, evi, cause, now_ps))
+		return false;
+	if (!qp->env->qp->retire_rtx)
+		return true;
 	for (uint32_t psn = qp->una; psn_lt(psn, qp->next_psn); psn = psn_add(psn, 1)) {
 		struct txent *e = ent(qp, psn);
 
@@ -1055,6 +1059,38 @@ static void retire_ev(struct mrc_qp *qp, int evi, int cause, uint64_t now_ps)
 		qp_rare(qp)->loss_path++;
 		ev_lost(qp, evi, 1);
 		queue_rtx(qp, psn);
+	}
+	return true;
+}
+
+/*
+ * A loss found by the time or the count rule on EV @evi: retires it (retire_ev, cause
+ * MRC_EVC_LOSS_SACK) and, with path_fate, every usable EV of its plane that
+ * env->same_path says crosses the same path to the peer (cause MRC_EVC_PATH): a loss
+ * without a trim is a failed path (docs/wire-format.md "Path (EV) states"), and EVs
+ * differing only in their salt share it. Without this each of them is found dead by a
+ * loss of its own, a time-rule window each. Not for the tail probe's rule (on_sack): its
+ * copy arriving first says the original is late, queued as often as lost (the 128-host
+ * all-to-all of docs/htsim-comparison.md: 24,039 such with nothing dropped; taking their
+ * paths along tripled its probes and made it 24 % slower).
+ */
+static void retire_path(struct mrc_qp *qp, int evi, uint64_t now_ps)
+{
+	uint32_t v = mrc_ev_value(&qp->evs, evi);
+	unsigned pl = mrc_ev_plane(&qp->evs, evi);
+
+	if (!retire_ev(qp, evi, MRC_EVC_LOSS_SACK, now_ps) || !qp->env->qp->path_fate ||
+		!qp->env->same_path)
+		return;
+	for (unsigned j = 0; j < qp->evs.n; j++) {
+		int st = mrc_ev_state(&qp->evs, j);
+
+		if ((int)j == evi || mrc_ev_plane(&qp->evs, j) != pl ||
+			(st != MRC_EV_GOOD && st != MRC_EV_SKIP) ||
+			!qp->env->same_path(qp->env->owner, qp->peer_host, v,
+				mrc_ev_value(&qp->evs, j)))
+			continue;
+		retire_ev(qp, (int)j, MRC_EVC_PATH, now_ps);
 	}
 }
 
@@ -1271,7 +1307,7 @@ static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 		mrc_cc_on_loss(&qp->cc, now_ps, ent_len(qp, e, psn), qp->inflight);
 		queue_rtx(qp, psn);
 		ev_lost(qp, ent_ev(e), 1);
-		retire_ev(qp, ent_ev(e), MRC_EVC_LOSS_SACK, now_ps);
+		retire_path(qp, ent_ev(e), now_ps);
 	}
 }
 

@@ -85,6 +85,8 @@ struct mrc_qp_params {
 	uint8_t dscp_data, dscp_rtx, dscp_ctl; /* DSCP of data, retransmissions, control */
 	bool tseth;			       /* data packets carry TSETH (tx time, ns mod 2^16) */
 	bool retire_rtx; /* an EV going ASSUMED_BAD resends its unacked PSNs at once (true) */
+	bool path_fate;	 /* an EV retired for a loss takes the EVs env->same_path pairs it
+			  * with along (true; docs/wire-format.md "Path (EV) states") */
 	uint32_t sack_ooo_every; /* also SACK every N out-of-order arrivals; 0: off, the
 				  * ACK cadence of UEC's reference alone (qp.h "SACKs") */
 	bool rtt_ensemble; /* the endpoint's QPs share RTT samples (struct mrc_qp_rtt_ens) */
@@ -217,6 +219,9 @@ struct mrc_qp_env {
 	/* Each receiving QP's share of our ports when they are the bottleneck, in b/s, else
 	 * 0 (the receiver's share rule; may be NULL: never) */
 	uint64_t (*rx_fair_bps)(void *owner);
+	/* Whether EVs @a and @b carry this QP's packets to @peer_host over one path, so that
+	 * they fail together (mrc_qp_params.path_fate); NULL: never known. */
+	bool (*same_path)(void *owner, uint32_t peer_host, uint32_t a, uint32_t b);
 	/* Queues a control packet (SACK/NACK/NAK/port status) built by the QP for @plane.
 	 * Only opcode, dscp, ecn, ev, dest_qp, flags, psn and the extension header union
 	 * are kept: the rest must be zero but hop_limit 64 (the path fills the addresses). */

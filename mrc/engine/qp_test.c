@@ -73,9 +73,12 @@ struct tn {
 	uint32_t imm;
 };
 
+/* The outer destination names the EV's spine, as an SRv6 container names its T1: each EV
+ * of tn_init's list (one spine each) is a path of its own (env.same_path). */
 static int tn_path(void *ctx, uint32_t peer_host, uint32_t ev, struct mrc_pkt *hdr)
 {
 	st_path_fill(hdr, ((struct tn_host *)ctx)->h, peer_host, ev);
+	hdr->outer_dst.b[8] = (uint8_t)(1 + (ev >> 16));
 	return 0;
 }
 
@@ -351,6 +354,34 @@ static void tw_blackhole(struct mrc_ep_params *p)
 	p->qp.reorder_threshold = 8;
 	p->ev.probe_backoff_ps = 2000000;
 	p->ev.probe_backoff_max_ps = 8000000;
+}
+
+/* Q27: paths by spine mod 2 (plane 0's EVs 1, 3, 5 and backup 7 share one), and a hook
+ * dropping host 0's packets on that path of plane 0, probes too: a failed link. */
+static bool fate_on;
+
+static int fate_path(void *ctx, uint32_t peer_host, uint32_t ev, struct mrc_pkt *hdr)
+{
+	st_path_fill(hdr, ((struct tn_host *)ctx)->h, peer_host, ev);
+	hdr->outer_dst.b[8] = (uint8_t)(1 + ((ev >> 16) & 1));
+	return 0;
+}
+
+static int hook_fate(struct tn *tn, unsigned from, const struct mrc_pkt *d, uint8_t *b,
+	uint32_t *len, uint64_t *extra)
+{
+	(void)tn;
+	(void)b;
+	(void)len;
+	(void)extra;
+	return from == 0 && bh_on && d->ev >> 28 == 0 && (d->ev >> 16 & 1) ? TN_DROP : TN_PASS;
+}
+
+static void tw_fate(struct mrc_ep_params *p)
+{
+	tw_blackhole(p);
+	p->path = fate_path;
+	p->qp.path_fate = fate_on;
 }
 
 /* tw_blackhole, the endpoints sharing one EV profile (made by the first, freed by the test). */
@@ -1494,6 +1525,49 @@ MRC_SELFTEST(qp)
 	ST_EQ(st, mrc_ev_st(evs, 3)->probes_ok, 1);
 	ST_EQ(st, mrc_ep_next_timer(tn.ep[0]), UINT64_MAX);
 	tn_free(&tn);
+
+	mrc_st_case(st, "Q27 a loss without a trim retires its path: the EVs of the same path "
+			"go ASSUMED_BAD with the first (path_fate), not each by a loss of its own");
+	for (int fate = 1; fate >= 0; fate--) {
+		struct mrc_ev_change log[16];
+		unsigned n, loss = 0, path = 0, other = 0;
+		uint64_t t0 = 0;
+
+		fate_on = fate;
+		ST_EQ_I(st, tn_init(&tn, 2, 8, false, tw_fate), 0);
+		bh_on = true;
+		tn.hook = hook_fate;
+		ST_EQ_I(st, tn_write(&tn, src, dst, 256 << 10, false), 0);
+		tn_run(&tn, 200000000); /* 200 us */
+		evs = mrc_ep_qp_evs(tn.ep[0], 1);
+		ST_EQ_MEM(st, dst, src, 256 << 10);
+		ST_EQ(st, tn.done, 1);
+		n = mrc_ev_log(evs, log, 16);
+		for (unsigned i = 0; i < n; i++) {
+			ST_TRUE(st, log[i].to == MRC_EV_ASSUMED_BAD && log[i].ev >> 28 == 0 &&
+					    (log[i].ev >> 16 & 1));
+			loss += log[i].cause == MRC_EVC_LOSS_SACK;
+			path += log[i].cause == MRC_EVC_PATH;
+			other += log[i].cause != MRC_EVC_LOSS_SACK && log[i].cause != MRC_EVC_PATH;
+			if (i == 0)
+				t0 = log[0].t_ps;
+			if (fate)
+				ST_EQ(st, log[i].t_ps, t0); /* at once */
+		}
+		ST_EQ(st, other, 0);
+		if (fate) { /* one loss found the path dead: 1, 3, 5 and backup 7 out */
+			ST_EQ(st, loss, 1);
+			ST_EQ(st, path, 3);
+			for (unsigned i = 1; i < 8; i += 2)
+				ST_EQ(st, mrc_ev_state(evs, i), MRC_EV_ASSUMED_BAD);
+			ST_EQ(st, mrc_ev_st(evs, 7)->tx_pkts, 0); /* never promoted */
+		} else { /* each found by a loss of its own */
+			ST_TRUE(st, loss >= 3);
+			ST_EQ(st, path, 0);
+		}
+		bh_on = false;
+		tn_free(&tn);
+	}
 
 	mrc_st_case(st, "Q04 (3) C11: NACK(1) overtaken by SACK(2): 3 data transmissions");
 	ST_EQ_I(st, tn_init(&tn, 1, 2, false, tw_c11), 0);

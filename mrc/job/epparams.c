@@ -77,6 +77,7 @@ int mrc_run_ep_params(const struct conf_job *j, const struct mrc_job_srv6 *m, ui
 		p->ev.skip_hold_ps = cm->skip_hold_ps;
 	if (cm->probe_backoff_ps)
 		p->ev.probe_backoff_ps = cm->probe_backoff_ps;
+	p->ev.probe_damping = cm->probe_damping;
 	p->qp.mtu = cm->mtu;
 	p->qp.mpr = (uint8_t)cm->qp.mpr;
 	p->qp.timeout = (uint8_t)cm->qp.timeout;
@@ -87,6 +88,7 @@ int mrc_run_ep_params(const struct conf_job *j, const struct mrc_job_srv6 *m, ui
 	p->qp.sack_ooo_every = cm->sack_ooo_every;
 	p->qp.rtt_ensemble = cm->rtt_ensemble;
 	p->qp.rcv_pen = cm->rcv_cwnd_pen;
+	p->qp.path_fate = cm->path_fate;
 	p->qp.dscp_data = cm->dscp.data;
 	p->qp.dscp_rtx = cm->dscp.rtx;
 	p->qp.dscp_ctl = cm->dscp.ctrl;

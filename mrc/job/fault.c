@@ -174,6 +174,7 @@ struct mrc_run_fault *mrc_fault_row(struct mrc_run_result *res, const struct con
 	nf->recovery_ps = -1;
 	nf->end_ps = -1;
 	nf->capacity_frac = ends || !cf ? 1.0 : mrc_run_capacity_left(&j->fabric, cf);
+	nf->lasting = (k == MRC_FK_LOSS || k == MRC_FK_DELAY) && !ends;
 	if (cf && k == MRC_FK_FLAP && !ends) {
 		nf->flap = true;
 		nf->until_ps = mrc_fault_until(cf, at_ps);
@@ -422,6 +423,21 @@ void mrc_fault_finish(struct mrc_run_result *res, const uint64_t *bad_t, size_t 
 			rf->end_ps = (int64_t)(rf->flap_last_up_ps > rf->at_ps ? rf->flap_last_up_ps :
 										 rf->at_ps);
 	}
+	/* a loss or delay ends with the first later row ending one on its target */
+	for (size_t f = 0; f < res->n_faults; f++) {
+		struct mrc_run_fault *rf = &res->faults[f];
+		char end[sizeof(rf->action) + 4];
+
+		snprintf(end, sizeof(end), "%s_end", rf->action);
+		for (size_t g = 0; rf->lasting && g < res->n_faults; g++) {
+			const struct mrc_run_fault *e = &res->faults[g];
+
+			if (e->clears && e->at_ps >= rf->at_ps && !strcmp(e->action, end) &&
+				!strcmp(e->target, rf->target) &&
+				(rf->end_ps < 0 || e->at_ps < (uint64_t)rf->end_ps))
+				rf->end_ps = (int64_t)e->at_ps;
+		}
+	}
 	/* which iterations ran with a fault in force: from a fault to what clears it */
 	for (size_t i = 0; i < res->n_iters; i++) {
 		struct mrc_run_iter *it = &res->iters[i];
@@ -480,7 +496,8 @@ void mrc_fault_finish(struct mrc_run_result *res, const uint64_t *bad_t, size_t 
 		double worst_infl = 0;
 		uint64_t win_end;
 
-		/* its window: its iteration; a flap's runs to the iteration it ended in */
+		/* its window: its iteration; a flap's runs to the iteration it ended in, a
+		 * loss's or delay's to the last that started while it was in force */
 		for (size_t i = 0; i < res->n_iters; i++) {
 			const struct mrc_run_iter *ii = &res->iters[i];
 
@@ -488,6 +505,9 @@ void mrc_fault_finish(struct mrc_run_result *res, const uint64_t *bad_t, size_t 
 				it = last = ii;
 			if (rf->flap && it && ii->iter > rf->iter &&
 				(rf->end_ps < 0 || ii->start_ps <= (uint64_t)rf->end_ps))
+				last = ii;
+			if (rf->lasting && it && ii->iter > rf->iter &&
+				(rf->end_ps < 0 || ii->start_ps < (uint64_t)rf->end_ps))
 				last = ii;
 		}
 		win_end = last ? last->start_ps + last->cct_ps : res->sim_end_ps;

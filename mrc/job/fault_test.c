@@ -147,6 +147,55 @@ static void t_finish(struct mrc_st *st)
 }
 
 /*
+ * The same four iterations (CCT 90, 110, 150, 130 us from 0, 100, 300, 500 us). A loss on
+ * a link from 100 us (iteration 1) to its loss_end at 500 us (as iteration 3 starts):
+ * iterations 1 and 2 ran with it, the fault-free mean is (90 + 130) / 2 = 110 us and its
+ * window is iterations 1 to 2, the worst 150 / 110 - 1 = 4/11 (its first iteration alone:
+ * 0); the loss_end's, iteration 3: 130 / 110 - 1 = 2/11. Then a delay from 100 us that
+ * nothing ends: iterations 1 to 3 ran with it, the mean is iteration 0's 90 us and the
+ * window runs to the last iteration, the worst 150 / 90 - 1 = 2/3.
+ */
+static void t_finish_lasting(struct mrc_st *st)
+{
+	struct mrc_run_iter it[4] = {
+		{ .iter = 0, .measured = 0, .start_ps = 0, .cct_ps = 90 * US },
+		{ .iter = 1, .measured = 1, .start_ps = 100 * US, .cct_ps = 110 * US },
+		{ .iter = 2, .measured = 2, .start_ps = 300 * US, .cct_ps = 150 * US },
+		{ .iter = 3, .measured = 3, .start_ps = 500 * US, .cct_ps = 130 * US },
+	};
+	struct mrc_run_fault f[2] = {
+		{ .at_ps = 100 * US, .iter = 1, .action = "loss", .target = "p0.t0.0-p0.t1.0",
+			.lasting = true, .end_ps = -1, .first_retire_ps = -1, .recovery_ps = -1 },
+		{ .at_ps = 500 * US, .iter = 3, .action = "loss_end", .clears = true,
+			.target = "p0.t0.0-p0.t1.0", .end_ps = -1, .first_retire_ps = -1,
+			.recovery_ps = -1 },
+	};
+	struct mrc_run_size size = { 0 };
+	struct mrc_run_result res = { .iters = it, .n_iters = 4, .faults = f, .n_faults = 2,
+		.sizes = &size, .n_sizes = 1, .sim_end_ps = 630 * US };
+
+	mrc_st_case(st, "a loss's window: to the last iteration that started before its end");
+	mrc_fault_finish(&res, NULL, 0);
+	ST_TRUE(st, !it[0].degraded && it[1].degraded && it[2].degraded && !it[3].degraded);
+	ST_EQ_I(st, f[0].end_ps, 500 * US);
+	ST_EQ(st, f[0].last_iter, 2);
+	ST_EQ_D(st, f[0].cct_inflation, 4.0 / 11.0, 1e-12);
+	ST_EQ(st, f[1].last_iter, 3);
+	ST_EQ_D(st, f[1].cct_inflation, 2.0 / 11.0, 1e-12);
+
+	mrc_st_case(st, "a delay nothing ends: its window runs to the last iteration");
+	f[0] = (struct mrc_run_fault){ .at_ps = 100 * US, .iter = 1, .action = "delay",
+		.target = "p0.t0.0-p0.t1.0", .lasting = true, .end_ps = -1,
+		.first_retire_ps = -1, .recovery_ps = -1 };
+	res.n_faults = 1;
+	mrc_fault_finish(&res, NULL, 0);
+	ST_TRUE(st, !it[0].degraded && it[1].degraded && it[2].degraded && it[3].degraded);
+	ST_EQ_I(st, f[0].end_ps, -1);
+	ST_EQ(st, f[0].last_iter, 3);
+	ST_EQ_D(st, f[0].cct_inflation, 2.0 / 3.0, 1e-12);
+}
+
+/*
  * The rows of a timeline (the wire driver's), worked out by hand. On one link
  * p0.t0.0-p0.t1.0: a delay at 10 us and a blackhole at 20 us; a clear at 30 us ends both:
  * delay_end and unblackhole, capacity 1, clears; an up at 40 us finds nothing down: not
@@ -267,6 +316,7 @@ MRC_SELFTEST(fault)
 	t_timeline(st);
 	t_not_applied(st);
 	t_finish(st);
+	t_finish_lasting(st);
 	t_rows(st);
 	t_rows_revert(st);
 }

@@ -75,6 +75,9 @@ struct mrc_run_fault {
 	bool unfinished;	   /* its window holds the iteration the job failed in:
 				    * cct_inflation and the straggler are unknown (null) */
 	const char *recovery_note; /* why recovery_ps is -1 or 0 (static string), else NULL */
+	/* a loss or a delay (not its end): in force until the row ending it (end_ps), its
+	 * window runs to the iteration that end falls in, as a flap's does */
+	bool lasting;
 	/* flaps (action "flap") */
 	bool flap;
 	uint64_t until_ps;	   /* when it is to stop flapping (UINT64_MAX: never) */
@@ -82,8 +85,9 @@ struct mrc_run_fault {
 	uint32_t flap_toggles;	   /* link state changes, downs and ups */
 	uint64_t flap_last_up_ps;  /* the last up */
 	int64_t end_ps;		   /* the link left up for good (absolute); -1: still flapping
-				    * when the run ended */
-	uint32_t last_iter;	   /* global iteration its window ends in (= iter but for flaps) */
+				    * when the run ended; a lasting row's end, -1: none */
+	uint32_t last_iter;	   /* global iteration its window ends in (= iter but for flaps
+				    * and lasting rows) */
 	uint32_t last_measured;	   /* that iteration's measured index */
 	bool last_in_warmup;
 };

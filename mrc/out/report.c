@@ -1106,7 +1106,7 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 				snprintf(itn, sizeof(itn), "w%u", rf->iter);
 			else
 				snprintf(itn, sizeof(itn), "%u", rf->measured);
-			if (rf->flap && rf->last_iter != rf->iter) {
+			if ((rf->flap || rf->lasting) && rf->last_iter != rf->iter) {
 				size_t l = strlen(itn);
 
 				snprintf(itn + l, sizeof(itn) - l, rf->last_in_warmup ? "-w%u" : "-%u",
