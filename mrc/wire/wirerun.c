@@ -721,6 +721,20 @@ fail:
 	return w->err;
 }
 
+/* The run's wall time since @w0 (also its end time: the wire runs in real time) and peak
+ * RSS, into @res. */
+static void finish_times(struct mrc_run_result *res, const struct timespec *w0)
+{
+	struct timespec w1;
+	struct rusage ru;
+
+	clock_gettime(CLOCK_MONOTONIC, &w1);
+	res->wall_s = (double)(w1.tv_sec - w0->tv_sec) + (double)(w1.tv_nsec - w0->tv_nsec) / 1e9;
+	res->sim_end_ps = (uint64_t)(res->wall_s * 1e12);
+	if (!getrusage(RUSAGE_SELF, &ru))
+		res->peak_rss_bytes = (size_t)ru.ru_maxrss * 1024;
+}
+
 int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 	struct mrc_run_result **out, struct mrc_wirerun_rtt *rtt, uint32_t *rank_out, char *err,
 	size_t errlen)
@@ -729,8 +743,7 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 	struct mrc_run_result *res = NULL;
 	const char *addr = o->rendezvous ? o->rendezvous : getenv("MRCGEN_RENDEZVOUS");
 	char defaddr[80];
-	struct timespec w0, w1;
-	struct rusage ru;
+	struct timespec w0;
 	int e;
 
 	*out = NULL;
@@ -859,12 +872,7 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 		}
 	}
 	if (res) {
-		clock_gettime(CLOCK_MONOTONIC, &w1);
-		res->wall_s = (double)(w1.tv_sec - w0.tv_sec) +
-			      (double)(w1.tv_nsec - w0.tv_nsec) / 1e9;
-		res->sim_end_ps = (uint64_t)(res->wall_s * 1e12);
-		if (!getrusage(RUSAGE_SELF, &ru))
-			res->peak_rss_bytes = (size_t)ru.ru_maxrss * 1024;
+		finish_times(res, &w0);
 		*out = res;
 		res = NULL;
 	}
@@ -875,12 +883,7 @@ out:
 		/* the report of what ran: the error, the ranks that failed, what they sent */
 		w.err = e;
 		gather_partial(&w, res, err);
-		clock_gettime(CLOCK_MONOTONIC, &w1);
-		res->wall_s = (double)(w1.tv_sec - w0.tv_sec) +
-			      (double)(w1.tv_nsec - w0.tv_nsec) / 1e9;
-		res->sim_end_ps = (uint64_t)(res->wall_s * 1e12);
-		if (!getrusage(RUSAGE_SELF, &ru))
-			res->peak_rss_bytes = (size_t)ru.ru_maxrss * 1024;
+		finish_times(res, &w0);
 		*out = res;
 		res = NULL;
 	}
