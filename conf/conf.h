@@ -177,6 +177,7 @@ struct conf_mrc {
 	bool rtt_ensemble;		/* QPs of an endpoint share RTT samples (RFC 9040) */
 	bool rcv_cwnd_pen;		/* responders send rcv_cwnd_pen as bottlenecks */
 	uint64_t skip_hold_ps;		/* SKIP -> GOOD; 0 = after one rotation */
+	uint64_t sack_delay_ps;		/* longest a SACK is held; 0 = the base RTT */
 	uint64_t probe_backoff_ps;	/* first probe delay of an ASSUMED_BAD EV */
 	bool probe_damping;		/* a flapping EV keeps its grown probe backoff */
 	bool path_fate;			/* a lost EV takes its QP's EVs on its path along */

@@ -149,6 +149,7 @@ static const struct cf mrc_tbl[] = {
 	B(struct conf_mrc, rtt_ensemble, "rtt_ensemble"),
 	B(struct conf_mrc, rcv_cwnd_pen, "rcv_cwnd_pen"),
 	U(struct conf_mrc, skip_hold_ps, "skip_hold", CT_TIME, 0, 10 * PS_PER_S),
+	U(struct conf_mrc, sack_delay_ps, "sack_delay", CT_TIME, 0, PS_PER_S / 100),
 	U(struct conf_mrc, probe_backoff_ps, "probe_backoff", CT_TIME, 1, 10 * PS_PER_S),
 	B(struct conf_mrc, probe_damping, "probe_damping"),
 	B(struct conf_mrc, path_fate, "path_fate"),
@@ -369,6 +370,7 @@ int conf_defaults(struct conf_job *job)
 	m->rtt_ensemble = true;
 	m->rcv_cwnd_pen = true;
 	m->skip_hold_ps = 0;
+	m->sack_delay_ps = 0;
 	m->probe_backoff_ps = 100000000;	/* 100 us */
 	m->probe_damping = true;
 	m->path_fate = true;

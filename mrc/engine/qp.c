@@ -162,6 +162,12 @@ struct mrc_qp {
 	bool ar_pending;	 /* an ack request came with holes below it: SACK again once
 				  * the arrivals are in order (uec.cpp's second ACK) */
 	bool pen_on;		 /* our last SACK carried a rcv_cwnd_pen: restore when it ends */
+	/* A SACK held by the cadence: sent at sack_due_ps (sack_delay after the first arrival
+	 * it holds) unless another goes first; what it answers, the latest arrival. */
+	uint64_t sack_due_ps;
+	uint32_t held_psn, held_ev;
+	uint16_t held_ts;
+	uint8_t held_plane;
 	uint64_t rxw_start_ps, rxw_bytes, rx_rate_bps; /* data arrival rate, per 2 base RTTs */
 	uint16_t req_id;
 	int32_t *ctl_ev; /* [planes] EV index for control packets */
@@ -333,6 +339,7 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 	if (!qp)
 		return -ENOMEM;
 	qp->rack_at_ps = UINT64_MAX;
+	qp->sack_due_ps = UINT64_MAX;
 	qp->env = env;
 	qp->rtt_plane_ps = qp->plane_arrays;
 	qp->ctl_ev = (int32_t *)(qp->plane_arrays + env->planes);
@@ -1195,13 +1202,20 @@ static uint64_t rack_wnd(const struct mrc_qp *qp, uint64_t reo)
 	return 2 * reo + qp->cc.p->target_delay_ps;
 }
 
+/* The longest a responder holds a SACK (mrc_qp_params.sack_delay_ps; 0: the base RTT). */
+static uint64_t sack_delay_ps(const struct mrc_qp *qp)
+{
+	return qp->env->qp->sack_delay_ps ? qp->env->qp->sack_delay_ps : qp->cc.p->base_rtt_ps;
+}
+
 /* Tail probes per flight (tail_probe), and when the next is due: the time rule's window
- * after the last send, doubled for each probe already sent. */
+ * plus the longest the responder may hold its SACK (RFC 8985 §7.2 adds the peer's
+ * delayed-ACK time) after the last send, doubled for each probe already sent. */
 #define TLP_MAX 3
 
 static uint64_t tlp_due_ps(const struct mrc_qp *qp)
 {
-	return qp->last_tx_ps + (rack_wnd(qp, reo_wnd_ps(qp)) << qp->tlps);
+	return qp->last_tx_ps + ((rack_wnd(qp, reo_wnd_ps(qp)) + sack_delay_ps(qp)) << qp->tlps);
 }
 
 /*
@@ -1732,6 +1746,8 @@ static void send_sack(struct mrc_qp *qp, unsigned plane, uint32_t psn, uint32_t 
 {
 	struct mrc_pkt c;
 	struct mrc_seth *s = &c.seth;
+
+	qp->sack_due_ps = UINT64_MAX;
 	uint32_t cack = psn_add(qp->epsn, -1);
 	int32_t rel = psn_diff(psn, cack), off = rel < 64 ? 0 : rel - 63;
 
@@ -1985,8 +2001,19 @@ static void on_data(
 		qp->ar_pending = false;
 		sack = true;
 	}
-	if (sack)
+	if (sack) {
 		send_sack(qp, plane, psn, p->ev, sack_m(qp, p->ev, ce), false, ts, now_ps);
+		return;
+	}
+	/* held: it goes at the latest sack_delay after the first arrival it holds (the
+	 * delayed-ACK timer of RFC 1122 §4.2.3.2), so a sender whose packets come far apart
+	 * hears of them in a bounded time, which its tail probe waits for (tlp_due_ps) */
+	if (qp->sack_due_ps == UINT64_MAX)
+		qp->sack_due_ps = now_ps + sack_delay_ps(qp);
+	qp->held_psn = psn;
+	qp->held_ev = p->ev;
+	qp->held_ts = ts;
+	qp->held_plane = (uint8_t)plane;
 }
 
 /* Packets in flight through port @plane (ours or the peer's) went down with it. */
@@ -2063,6 +2090,8 @@ uint64_t mrc_qp_next_timer(const struct mrc_qp *qp)
 		t = qp->rack_at_ps;
 	if (!qp->roce && qp->tlps < TLP_MAX && qp->inflight && tlp_due_ps(qp) < t)
 		t = tlp_due_ps(qp);
+	if (qp->sack_due_ps < t)
+		t = qp->sack_due_ps;
 	pr = mrc_ev_next_probe(&qp->evs, up_mask(qp));
 	if (pr != UINT64_MAX && (pr > qp->probe_woken_ps || qp->probe_woken_ps == 0) && pr < t)
 		t = pr;
@@ -2151,6 +2180,9 @@ void mrc_qp_on_timer(struct mrc_qp *qp, uint64_t now_ps)
 		on_rto(qp, now_ps);
 	if (qp->failed)
 		return;
+	if (now_ps >= qp->sack_due_ps)
+		send_sack(qp, qp->held_plane, qp->held_psn, qp->held_ev,
+			sack_m(qp, qp->held_ev, false), false, qp->held_ts, now_ps);
 	if (qp->backoff_until_ps && now_ps >= qp->backoff_until_ps) {
 		qp->backoff_until_ps = 0;
 		wake(qp, -1);

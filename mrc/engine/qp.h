@@ -91,6 +91,7 @@ struct mrc_qp_params {
 				  * ACK cadence of UEC's reference alone (qp.h "SACKs") */
 	bool rtt_ensemble; /* the endpoint's QPs share RTT samples (struct mrc_qp_rtt_ens) */
 	bool rcv_pen;	   /* the responder sends rcv_cwnd_pen when it is the bottleneck */
+	uint64_t sack_delay_ps; /* the longest a SACK is held by the cadence; 0: base RTT */
 };
 
 /* mrc.h's limits: the largest timeout exponent, and the exponential retry count that means

@@ -994,10 +994,11 @@ static void q26_case(struct mrc_st *st)
 
 /*
  * Q24: nothing host 0 sends arrives (its peer's ports are gone). Tail probes go out the
- * time rule's window after the last send, doubling, at most 3 before an ACK or the ACK
- * timeout: the window is 2 x 12 us (the base RTT: no sample yet) + 9 us (the target) =
- * 33 us, so probes at about 33, 33 + 66 = 99 and 99 + 132 = 231 us, none after; 255 us is
- * under the 262 us timeout: 4 data packets and 3 probes, each counted as a retransmission.
+ * time rule's window plus the peer's longest SACK hold after the last send, doubling, at
+ * most 3 before an ACK or the ACK timeout: 2 x 12 us (the base RTT: no sample yet) + 9 us
+ * (the target) + 12 us (sack_delay 0: the base RTT) = 45 us, so probes at about 45 and
+ * 45 + 90 = 135 us; the third would be 135 + 180 = 315 us, past the 262 us timeout. By
+ * 255 us: 4 data packets and 2 probes, each counted as a retransmission.
  */
 static void q24_case(struct mrc_st *st, uint8_t *src, uint8_t *dst)
 {
@@ -1007,13 +1008,15 @@ static void q24_case(struct mrc_st *st, uint8_t *src, uint8_t *dst)
 	ST_EQ_I(st, tn_init(&tn, 2, 4, false, NULL), 0);
 	tn.hook = hook_all_dead;
 	ST_EQ_I(st, tn_write(&tn, src, dst, 16 << 10, false), 0);
-	tn_run(&tn, 98000000ull); /* before the second */
+	tn_run(&tn, 44000000ull); /* before the first */
+	ST_EQ(st, tn_stats(&tn, 0).tlp, 0);
+	tn_run(&tn, 130000000ull); /* before the second */
 	ST_EQ(st, tn_stats(&tn, 0).tlp, 1);
 	tn_run(&tn, 255000000ull);
 	s0 = tn_stats(&tn, 0);
-	ST_EQ(st, s0.tlp, 3);
-	ST_EQ(st, s0.rtx_pkts, 3);
-	ST_EQ(st, tn.data_tx, 7);
+	ST_EQ(st, s0.tlp, 2);
+	ST_EQ(st, s0.rtx_pkts, 2);
+	ST_EQ(st, tn.data_tx, 6);
 	ST_EQ(st, tn.done, 0);
 	tn_free(&tn);
 }
@@ -1394,6 +1397,45 @@ static void q34_case(struct mrc_st *st, uint8_t *src, uint8_t *dst)
 	tn_free(&tn);
 }
 
+/*
+ * Q35: the SACK delay. PSN 0 arrives at 1 us (the first arrival: SACKed at once), PSN 1 at
+ * 2 us (4 KiB < sack_every, no ack request: held). Host 1's next timer is then 2 + 12 us
+ * (sack_delay 0: the base RTT, 12 us); nothing leaves before it, and at it the SACK
+ * acknowledging PSN 1 (cack 1) does.
+ */
+static void q35_case(struct mrc_st *st, uint8_t *src, uint8_t *dst)
+{
+	uint8_t buf[MRC_PKT_MAX];
+	struct tn tn;
+	struct mrc_pkt d;
+	uint32_t rkey;
+	int len;
+
+	ST_EQ_I(st, tn_init(&tn, 1, 4, false, NULL), 0);
+	ST_EQ_I(st, mrc_ep_reg_mr(tn.ep[1], dst, 8192, &rkey), 0);
+	for (uint32_t psn = 0; psn < 2; psn++) {
+		struct mrc_pkt p = {0};
+
+		tn_write_pkt(&tn, &p, psn, (uint64_t)(uintptr_t)dst + 4096 * psn, rkey, src, 4096);
+		p.opcode = psn ? MRC_OP_WRITE_LAST : MRC_OP_WRITE_FIRST;
+		p.dma_len = 8192;
+		p.va = (uint64_t)(uintptr_t)dst;
+		len = mrc_wire_encode(&tn.wire, &p, buf, sizeof(buf));
+		mrc_ep_on_rx(tn.ep[1], 0, buf, (size_t)len, false, 1000000 * (psn + 1));
+	}
+	len = mrc_ep_tx(tn.ep[1], 0, 2000000, buf, sizeof(buf)); /* PSN 0's */
+	ST_TRUE(st, len > 0 && mrc_wire_decode(&tn.wire, buf, (size_t)len, true, &d) == 0 &&
+			    d.opcode == MRC_OP_SACK && d.seth.cack_psn == 0);
+	ST_EQ_I(st, mrc_ep_tx(tn.ep[1], 0, 2000000, buf, sizeof(buf)), 0);
+	ST_EQ(st, mrc_ep_next_timer(tn.ep[1]), 2000000 + 12000000);
+	mrc_ep_on_timer(tn.ep[1], 14000000);
+	len = mrc_ep_tx(tn.ep[1], 0, 14000000, buf, sizeof(buf));
+	ST_TRUE(st, len > 0 && mrc_wire_decode(&tn.wire, buf, (size_t)len, true, &d) == 0 &&
+			    d.opcode == MRC_OP_SACK && d.seth.cack_psn == 1);
+	ST_EQ(st, mrc_ep_next_timer(tn.ep[1]), UINT64_MAX);
+	tn_free(&tn);
+}
+
 /* Q27-Q30: rules at their edges, each worked out by hand above its function. */
 static const struct {
 	const char *name;
@@ -1422,6 +1464,8 @@ static const struct {
 	{"Q34 m=2: an EV the responder DENIES goes ASSUMED_BAD at the sender (sack-m2) and "
 	 "stays, its probes answered with m=2 too",
 		q34_case},
+	{"Q35 a SACK the cadence holds leaves sack_delay (the base RTT) after the arrival",
+		q35_case},
 };
 
 MRC_SELFTEST(qp)
@@ -2028,15 +2072,16 @@ MRC_SELFTEST(roce)
 	tn.hook = hook_drop_psn;
 	tn_deliver(st, &tn, src, dst, 8 * 4096, &s0, &s1);
 	/* PSN 0 is acknowledged (the first arrival), then PSNs 1-4 (16 KiB, sack_every); 5-6
-	 * arrive unacknowledged (no ack request before PSN 7, 8 KiB < sack_every), so the
-	 * timeout fires T = 1.024 us * 2^8 after that SACK came back (a few us after the post)
-	 * and rewinds to PSN 5: 5 to 7 resent, 5 and 6 received twice */
+	 * arrive without an ack request (8 KiB < sack_every): their SACK is held for the base
+	 * RTT (12 us, sack_delay 0) and then sent. PSN 7 alone stays unacknowledged: the
+	 * timeout fires T = 1.024 us * 2^8 after that SACK came back (about 12 + 2 us after
+	 * the post) and resends PSN 7 alone */
 	ST_EQ(st, s0.rto_events, 1);
-	ST_EQ(st, s0.rtx_pkts, 3);
-	ST_EQ(st, s0.loss_rto, 3);
-	ST_EQ(st, s1.rx_dup, 2);
+	ST_EQ(st, s0.rtx_pkts, 1);
+	ST_EQ(st, s0.loss_rto, 1);
+	ST_EQ(st, s1.rx_dup, 0);
 	ST_EQ(st, s1.seq_nak_tx, 0);
-	ST_TRUE(st, tn.done_t > 262144000ull && tn.done_t < 262144000ull + 10000000);
+	ST_TRUE(st, tn.done_t > 262144000ull + 12000000 && tn.done_t < 262144000ull + 20000000);
 	tn_free(&tn);
 
 	mrc_st_case(st, "R05 NACK TRIMMED at a RoCE requester: go back to its PSN, EV untouched");

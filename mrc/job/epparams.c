@@ -88,6 +88,7 @@ int mrc_run_ep_params(const struct conf_job *j, const struct mrc_job_srv6 *m, ui
 	p->qp.sack_ooo_every = cm->sack_ooo_every;
 	p->qp.rtt_ensemble = cm->rtt_ensemble;
 	p->qp.rcv_pen = cm->rcv_cwnd_pen;
+	p->qp.sack_delay_ps = cm->sack_delay_ps;
 	p->qp.path_fate = cm->path_fate;
 	p->qp.dscp_data = cm->dscp.data;
 	p->qp.dscp_rtx = cm->dscp.rtx;
