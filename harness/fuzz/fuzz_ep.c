@@ -5,8 +5,8 @@
  * pair on a scripted network (fixed latency, one packet per port per tick); once data is
  * in flight, the input's records (harness/fuzz/fuzz_ep.h) are interleaved into host 0's
  * mrc_ep_on_rx: raw bytes, or packets built from a template around the QP's live PSNs and
- * encoded by mrc_wire_encode, so they pass decode and reach the QP logic. Afterwards the
- * run goes on without them. abort() on:
+ * encoded by mrc_wire_encode, so they pass decode and reach the QP logic, and host 0's
+ * ports going down and up. Afterwards the run goes on without them. abort() on:
  * - a byte of either MR, or of the guards around it, that is neither the fill pattern nor
  *   the source's byte at that offset: data placed outside the MR, or for a PSN outside
  *   the receive window (such packets carry bytes of their own, FE_ALIEN);
@@ -359,6 +359,8 @@ static bool fe_record(struct fz_rd *r)
 		const uint8_t *b = fz_rd_bytes(r, fz_rd16(r) % MRC_PKT_MAX, &len);
 
 		mrc_ep_on_rx(fe_hosts[0].ep, plane, b, len, head & 8, fe_now);
+	} else if (head >> 4 == FE_PORT) {
+		mrc_ep_port_status(fe_hosts[0].ep, plane, head & 8, fe_now);
 	} else if (head >> 4 <= FE_PROBE) {
 		fe_template(r, (enum fe_kind)(head >> 4), plane, (enum fe_src)(head >> 1 & 3), &p,
 			pay);

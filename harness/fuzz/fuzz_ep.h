@@ -8,6 +8,8 @@
  *   u8 head   bit 0: arrival plane; bits 2:1: inner source (enum fe_src); bit 3: ECN CE;
  *             bits 7:4: the opcode template (enum fe_kind), FE_RAW: raw bytes
  *   u8 delta  the simulated time run before the record: delta^2 * FE_DELTA_PS
+ *   FE_PORT:  nothing more: mrc_ep_port_status of host 0's port on that plane, up when
+ *             the CE bit is set (the scripted network still delivers to a port that is down)
  *   FE_RAW:   u16 length (big endian, mod MRC_PKT_MAX), then that many bytes (fewer if the
  *             input ends): a packet as it arrives, outer IPv6 first
  *   template: the fields below in order, read as far as the input goes (0 past its end),
@@ -47,6 +49,7 @@ enum fe_kind {
 	FE_SACK,
 	FE_NACK,
 	FE_PROBE,
+	FE_PORT = 14, /* host 0's port on the record's plane goes down (CE bit clear) or up */
 	FE_RAW = 15,
 };
 

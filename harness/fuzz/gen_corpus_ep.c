@@ -2,9 +2,9 @@
 /*
  * gen_corpus_ep: writes the fuzz seed corpus for fuzz_ep into DIR: one input per opcode
  * template (each with the sources that pass and fail the source checks), SACK and NACK
- * around the live PSNs, data at both edges of the receive window and outside the MR, and
- * replays: raw records of packets host 1 really sent host 0 in the same run (captured
- * through fuzz_ep.c's fe_tap), fed again later.
+ * around the live PSNs, data at both edges of the receive window and outside the MR, host
+ * 0's ports going down and up, and replays: raw records of packets host 1 really sent
+ * host 0 in the same run (captured through fuzz_ep.c's fe_tap), fed again later.
  */
 #include "harness/fuzz/fuzz_ep.c"
 #include "harness/fuzz/corpus.h"
@@ -120,21 +120,41 @@ int main(int argc, char **argv)
 				return 1;
 		}
 	}
+	/* host 0's port 0 down, a SACK on plane 1, port 0 up; both down, one up */
+	g.n = 0;
+	corpus_put8(&g, fe_head(0, FE_SRC_PEER, false, FE_PORT));
+	corpus_put8(&g, 5);
+	rec(&g, 1, FE_SRC_PEER, FE_SACK, 20, 4, 0, 0);
+	for (int i = 0; i < 18; i++)
+		corpus_put8(&g, 0);
+	corpus_put8(&g, fe_head(0, FE_SRC_PEER, true, FE_PORT));
+	corpus_put8(&g, 40);
+	if (save(argv[1], "port-flap", &g, &files))
+		return 1;
+	g.n = 0;
+	for (unsigned pl = 0; pl < 2; pl++) {
+		corpus_put8(&g, fe_head(pl, FE_SRC_PEER, false, FE_PORT));
+		corpus_put8(&g, 30);
+	}
+	corpus_put8(&g, fe_head(1, FE_SRC_PEER, true, FE_PORT));
+	corpus_put8(&g, 200);
+	if (save(argv[1], "port-both-down", &g, &files))
+		return 1;
 	/* replays: what host 1 sent host 0 in the first FE_WARM_PS, fed again at its end */
 	fe_tap = gen_tap;
 	fe_setup();
 	fe_tap = NULL;
 	fe_finish();
-	for (unsigned i = 0; i < gen_caps; i += 8) {
+	for (unsigned i = 0; i < gen_caps; i += 6) { /* 6 fit in a seed */
 		g.n = 0;
-		for (unsigned j = i; j < i + 8 && j < gen_caps; j++) {
+		for (unsigned j = i; j < i + 6 && j < gen_caps; j++) {
 			corpus_put8(&g, fe_head(gen_cap_plane[j], FE_SRC_PEER, j & 1, FE_RAW));
 			corpus_put8(&g, (uint8_t)(j - i));
 			corpus_put16(&g, gen_cap_len[j]);
 			for (unsigned b = 0; b < gen_cap_len[j]; b++)
 				corpus_put8(&g, gen_cap[j][b]);
 		}
-		snprintf(name, sizeof(name), "replay-%02u", i / 8);
+		snprintf(name, sizeof(name), "replay-%02u", i / 6);
 		if (save(argv[1], name, &g, &files))
 			return 1;
 	}
