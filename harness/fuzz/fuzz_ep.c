@@ -408,8 +408,8 @@ static void fe_setup(void)
 	for (unsigned h = 0; h < 2; h++) {
 		struct fe_host *x = &fe_hosts[h], *peer = &fe_hosts[!h];
 
-		if (mrc_ep_post_write(
-			    x->ep, x->qpn, fe_src, FE_LEN, FE_VA(peer->h), peer->rkey, true, h, 1, 0))
+		if (mrc_ep_post_write(x->ep, x->qpn, fe_src, FE_LEN, FE_VA(peer->h), peer->rkey,
+			    true, h, 1, 0))
 			abort();
 	}
 	fe_run(FE_WARM_PS);

@@ -57,8 +57,8 @@ int main(int argc, char **argv)
 		for (int src = 0; src < 4; src++) {
 			g.n = 0;
 			for (unsigned pl = 0; pl < 2; pl++) {
-				rec(&g, pl, (enum fe_src)src, (enum fe_kind)k, 10, (uint8_t)(4 * pl),
-					(int16_t)(k < FE_ACK ? pl : 0), 0x80);
+				rec(&g, pl, (enum fe_src)src, (enum fe_kind)k, 10,
+					(uint8_t)(4 * pl), (int16_t)(k < FE_ACK ? pl : 0), 0x80);
 				corpus_put32(&g, (uint32_t)(pl * FE_MTU)); /* data: VA offset */
 				corpus_put8(&g, 0);			   /* the MR's rkey */
 				corpus_put8(&g, 0);
@@ -78,8 +78,8 @@ int main(int argc, char **argv)
 		for (unsigned i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
 			g.n = 0;
 			for (unsigned v = 0; v < sizeof(vas) / sizeof(vas[0]); v++) {
-				rec(&g, v & 1, FE_SRC_PEER, FE_WRITE_ONLY, 3, (uint8_t)(4 * (v & 1)),
-					offs[i], 0x80);
+				rec(&g, v & 1, FE_SRC_PEER, FE_WRITE_ONLY, 3,
+					(uint8_t)(4 * (v & 1)), offs[i], 0x80);
 				corpus_put32(&g, (uint32_t)vas[v]);
 				corpus_put8(&g, 0);
 				corpus_put8(&g, 0);
