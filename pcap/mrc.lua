@@ -350,10 +350,13 @@ local function dissect_peth(tvb, tree, off, info)
 	return off + LEN.PETH
 end
 
--- ERTH (16 B) / EETH (36 B), the MRC 1.0 header tables (docs/wire-format.md "Endpoint
--- operations"): ERTH type/nh(8) rsvd(6) op(2) rsvd(8) vendor(8) | port_status(32) | rsvd(32) |
--- tx_ts(16) TSR(1) rsvd(11) ftype(4); EETH type/nh(8) rsvd(2) op(2) rsvd(4) rsvd(16) |
--- rsvd(192) | tx_ts_echo(16) rsvd(16) | rsvd(32). The request id is BTH PSN[15:0].
+-- ERTH (16 B) / EETH (36 B), the MRC 1.0 header tables, per
+-- docs/wire-format.md "Endpoint operations":
+-- ERTH type/nh(8) rsvd(6) op(2) rsvd(8) vendor(8) | port_status(32) | rsvd(32) |
+--      tx_ts(16) TSR(1) rsvd(11) ftype(4)
+-- EETH type/nh(8) rsvd(2) op(2) rsvd(4) rsvd(16) | rsvd(192) | tx_ts_echo(16) rsvd(16) |
+--      rsvd(32)
+-- The request id is BTH PSN[15:0].
 local function dissect_ep(tvb, tree, off, info, resp)
 	local n = resp and LEN.EETH or LEN.ERTH
 	if not need(tvb, tree, off, n, resp and "EETH" or "ERTH") then return nil end

@@ -257,7 +257,7 @@ bool mrc_ev_on_bad(struct mrc_ev_set *s, int idx, int cause, uint64_t now_ps);
  * ASSUMED_BAD and its latest probe (mrc_ev_probe_sent) had that tx_ts, ASSUMED_BAD ->
  * GOOD; it rejoins the active set if its plane's active set is short, else the backup
  * set. Returns true on a change; false, changing nothing, for an answer that matches no
- * probe in flight (forged, or stale: docs/wire-format.md "Probes").
+ * probe in flight (forged, or stale: docs/wire-format.md "Endpoint operations").
  */
 bool mrc_ev_on_probe_ok(struct mrc_ev_set *s, int idx, uint16_t ts_echo, uint64_t now_ps);
 
