@@ -108,15 +108,23 @@ FUZZ_CC      ?= clang
 FUZZ_CFLAGS  := -g -O1 -std=gnu11 -iquote . -D_GNU_SOURCE -Wall -Wextra \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_TARGETS := wire conf hist srv6 rdv
+FUZZ_TARGETS := wire conf hist srv6 rdv ep wrtt
 # code under test per target
 FUZZ_SRC_wire := mrc/engine/wire.c
 FUZZ_SRC_conf := $(filter-out %_test.c,$(wildcard conf/*.c))
 FUZZ_SRC_hist := mrc/base/hist.c
 FUZZ_SRC_srv6 := mrc/engine/srv6.c mrc/engine/wire.c mrc/base/err.c
 FUZZ_SRC_rdv  := mrc/wire/rvproto.c mrc/wire/rankres.c mrc/base/hist.c
+# fuzz_ep.c #includes qp.c (the QP's live PSNs), so the engine's other modules only
+FUZZ_SRC_ep   := mrc/engine/ep.c mrc/engine/ev.c mrc/engine/nscc.c mrc/engine/wire.c \
+	mrc/base/rng.c mrc/base/err.c
+FUZZ_SRC_wrtt := mrc/wire/wrtt.c mrc/engine/srv6.c mrc/engine/wire.c mrc/base/err.c
 # every header, for the rebuild
 FUZZ_HDR = $(wildcard mrc/*/*.h conf/*.h pcap/*.h)
+$(FUZZ_TARGETS:%=build/fuzz/fuzz_%) $(FUZZ_TARGETS:%=build/fuzz/gen_corpus_%): \
+	$(wildcard harness/fuzz/*.h)
+build/fuzz/fuzz_ep build/fuzz/gen_corpus_ep: mrc/engine/qp.c
+build/fuzz/gen_corpus_ep: harness/fuzz/fuzz_ep.c
 # extra arguments of the corpus generators
 FUZZ_GEN_conf := $(wildcard conf/examples/*.yaml)
 

@@ -32,20 +32,19 @@
  */
 bool wr_rtt_rx(struct wr *w, const uint8_t *buf, size_t len)
 {
+	const struct mrc_wrtt_host h = {w->m.plan, &w->pcfg, w->rank, w->nranks, w->planes};
+	struct rtt_reply *r = w->n_replies < WR_RTT_REPLIES ? &w->replies[w->n_replies] : NULL;
 	struct mrc_pkt p;
-	struct rtt_reply *r;
-	int n;
+	unsigned plane;
+	size_t n;
 
-	switch (mrc_wrtt_classify(&w->pcfg, buf, len, &p)) {
+	switch (mrc_wrtt_rx(&h, buf, len, &p, r ? r->pkt : NULL, r ? sizeof(r->pkt) : 0, &n,
+		&plane)) {
 	case MRC_WRTT_REQUEST:
-		if (w->n_replies == WR_RTT_REPLIES) {
+		if (!r) {
 			w->replies_dropped++; /* the requester counts it lost */
-			return true;
-		}
-		r = &w->replies[w->n_replies];
-		n = mrc_wrtt_reply(w->m.plan, &w->pcfg, w->rank, w->nranks, &p, r->pkt,
-			sizeof(r->pkt), &r->plane);
-		if (n > 0 && r->plane < w->planes) {
+		} else if (n) {
+			r->plane = plane;
 			r->len = (uint16_t)n;
 			w->n_replies++;
 		}

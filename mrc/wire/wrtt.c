@@ -95,6 +95,20 @@ int mrc_wrtt_reply(const struct mrc_srv6_plan *plan, const struct mrc_wire_cfg *
 		buf, cap, plane);
 }
 
+int mrc_wrtt_rx(const struct mrc_wrtt_host *h, const uint8_t *inner, size_t len,
+	struct mrc_pkt *p, uint8_t *buf, size_t cap, size_t *reply_len, unsigned *plane)
+{
+	int kind = mrc_wrtt_classify(h->cfg, inner, len, p), n;
+
+	*reply_len = 0;
+	if (kind != MRC_WRTT_REQUEST || !buf)
+		return kind;
+	n = mrc_wrtt_reply(h->plan, h->cfg, h->rank, h->nranks, p, buf, cap, plane);
+	if (n > 0 && *plane < h->planes)
+		*reply_len = (size_t)n;
+	return kind;
+}
+
 int mrc_wrtt_new(const struct mrc_wrtt_params *p, uint64_t now_ns, struct mrc_wrtt **out)
 {
 	struct mrc_wrtt *t;

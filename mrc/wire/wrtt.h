@@ -56,6 +56,26 @@ int mrc_wrtt_reply(const struct mrc_srv6_plan *plan, const struct mrc_wire_cfg *
 	uint32_t src, uint32_t nhosts, const struct mrc_pkt *req, uint8_t *buf, size_t cap,
 	unsigned *plane);
 
+/* A rank's side of the echo: what answering a request takes. */
+struct mrc_wrtt_host {
+	const struct mrc_srv6_plan *plan;
+	const struct mrc_wire_cfg *cfg; /* the codec of echo probes, checksums verified */
+	uint32_t rank, nranks;		/* this host, of hosts h0..h{nranks-1} */
+	unsigned planes;		/* its ports: an answer for another plane is not sent */
+};
+
+/*
+ * An inner packet of @len bytes at @inner arrived at rank @h->rank (the receive side of
+ * the echo, sans I/O): classified (mrc_wrtt_classify, into @p) and, for a request, its
+ * answer (mrc_wrtt_reply) written into @buf (capacity @cap; NULL: no room, nothing is
+ * built), *reply_len its length and *plane its plane; *reply_len is 0 when there is no
+ * answer to send (no room, a requester that is no other host of the job, no path, a
+ * plane past @h->planes). A reply is for the caller to give mrc_wrtt_on_reply() with its
+ * arrival time. Returns enum mrc_wrtt_kind.
+ */
+int mrc_wrtt_rx(const struct mrc_wrtt_host *h, const uint8_t *inner, size_t len,
+	struct mrc_pkt *p, uint8_t *buf, size_t cap, size_t *reply_len, unsigned *plane);
+
 struct mrc_wrtt_params {
 	const struct mrc_srv6_plan *plan;
 	const struct mrc_wire_cfg *cfg;	     /* the job's codec settings */

@@ -97,6 +97,43 @@ MRC_SELFTEST(wrtt)
 	put_be16(p.src.b + 12, 5);			/* no host 5 among 4 */
 	ST_EQ_I(st, mrc_wrtt_reply(plan, &cfg, 3, 4, &p, rep, sizeof(rep), &plane), -EINVAL);
 
+	mrc_st_case(st, "rx: h3 answers h0's request on plane 0 as mrc_wrtt_reply does; no room, "
+			"no port, a reply, a data packet: no answer");
+	{
+		const struct mrc_wrtt_host h3 = {plan, &cfg, 3, 4, 2};
+		const struct mrc_wrtt_host h3_noport = {plan, &cfg, 3, 4, 0};
+		uint8_t want[256];
+		size_t n = 99, il;
+
+		len = mrc_wrtt_request(
+			plan, &cfg, 0, 3, 0x00010007, 0x1234, req, sizeof(req), &plane);
+		rlen = st_answer(plan, &cfg, 3, req, len, want, sizeof(want));
+		il = (size_t)len - 40; /* the inner packet */
+		plane = 99;
+		ST_EQ_I(st, mrc_wrtt_rx(&h3, in, il, &p, rep, sizeof(rep), &n, &plane),
+			MRC_WRTT_REQUEST);
+		ST_EQ(st, n, 120);
+		ST_EQ_I(st, rlen, 120);
+		ST_EQ(st, plane, 0);
+		ST_EQ_MEM(st, rep, want, 120);
+		ST_EQ_I(st, mrc_wrtt_rx(&h3, in, il, &p, NULL, 0, &n, &plane),
+			MRC_WRTT_REQUEST);
+		ST_EQ(st, n, 0);
+		n = 99;
+		ST_EQ_I(st, mrc_wrtt_rx(&h3_noport, in, il, &p, rep, sizeof(rep), &n, &plane),
+			MRC_WRTT_REQUEST);
+		ST_EQ(st, n, 0);
+		n = 99;
+		ST_EQ_I(st, mrc_wrtt_rx(&h3, want + 40, 80, &p, rep, sizeof(rep), &n, &plane),
+			MRC_WRTT_REPLY);
+		ST_EQ(st, n, 0);
+		ST_EQ(st, p.peth.probe_id, 0x1234);
+		in[55] = 1; /* DestQP 1: the engine's */
+		ST_EQ_I(st, mrc_wrtt_rx(&h3, in, il, &p, rep, sizeof(rep), &n, &plane),
+			MRC_WRTT_NONE);
+		in[55] = 0;
+	}
+
 	mrc_st_case(st, "schedule: rank 1 of 3, peers round robin, planes in turn, window 2");
 	{
 		static const uint32_t evs[] = { 0x00000000, 0x00010000, 0x10000000 };
