@@ -866,6 +866,13 @@ static void on_rx(struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, size_t 
 			ep->st.rx_wrong_plane++;
 			return;
 		}
+		/* addressed to us, on this port: a packet for another host, redirected here,
+		 * would be placed with that host's VA and key */
+		if (ep->p.peer_of(ep->ctx, &p.dst, &src_plane) != (int)ep->p.host ||
+			src_plane != plane) {
+			ep->st.rx_misdirected++;
+			return;
+		}
 	}
 	if (p.opcode == MRC_OP_EP_REQUEST || p.opcode == MRC_OP_EP_RESPONSE) {
 		ep_op_rx(ep, plane, host, &p, now_ps);

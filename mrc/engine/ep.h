@@ -90,6 +90,7 @@ struct mrc_ep_stats {
 	 * plane other than the arrival port's, by the source address or by the EV; a QP's
 	 * packet from a host other than its peer */
 	uint64_t rx_foreign, rx_wrong_plane, rx_spoofed;
+	uint64_t rx_misdirected; /* inner destination not this host's address on that port */
 	/* endpoint operations (docs/wire-format.md "Endpoint operations"), per enum
 	 * mrc_ep_op: requests sent and answered; responses sent, matched to a request in
 	 * flight, and dropped unmatched (no such request outstanding from that host on that

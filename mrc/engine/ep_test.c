@@ -94,14 +94,22 @@ static void et_on_rsp(void *ctx, uint16_t req_id, uint32_t peer, uint32_t ev, un
 	*r = (struct et_rsp){r->n + 1, req_id, peer, ev, port, rtt_ns};
 }
 
-/* et_new for host @h with ops->ep_response writing into @r (also the path's ctx: host 0). */
+/* et_path for host 0 whatever the ctx (et_new_rsp's is its struct et_rsp). */
+static int et_path_h0(void *ctx, uint32_t peer_host, uint32_t ev, struct mrc_pkt *hdr)
+{
+	(void)ctx;
+	st_path_fill(hdr, 0, peer_host, ev);
+	return 0;
+}
+
+/* et_new for host 0 with ops->ep_response writing into @r. */
 static int et_new_rsp(struct et_rsp *r, struct mrc_ep **ep)
 {
 	static const struct mrc_ep_ops ops = {.ep_response = et_on_rsp};
 	struct mrc_ep_params p;
 
 	mrc_ep_params_default(&p, ET_PLANES, 100000000000ull, 12000000);
-	p.path = et_path;
+	p.path = et_path_h0;
 	p.peer_of = st_peer_of;
 	p.ev_plane = st_ev_plane;
 	p.ev.evs = et_evs;
@@ -333,9 +341,9 @@ MRC_SELFTEST(ep)
 		ep = NULL;
 	}
 
-	mrc_st_case(st, "E07 source checks: a packet for QP 1 (peer host 1) from outside the job, "
-			"by another plane, with another plane's EV, or from host 2 is dropped and "
-			"counted; from host 1 it is taken");
+	mrc_st_case(st, "E07 address checks: a packet for QP 1 (peer host 1) from outside the "
+			"job, by another plane, with another plane's EV, from host 2, or for host 2 is "
+			"dropped and counted; from host 1 it is taken");
 	if (ST_TRUE(st, et_new(0, 1, 4, &ep) == 0)) {
 		struct mrc_pkt p;
 		int len;
@@ -356,10 +364,15 @@ MRC_SELFTEST(ep)
 		p.ev = et_evs[4]; /* plane 1's EV on plane 0 */
 		len = mrc_wire_encode(&ep->p.wire, &p, buf2, sizeof(buf2));
 		mrc_ep_on_rx(ep, 0, buf2, (size_t)len, false, 400);
+		st_addr(&p.dst, 2, 0); /* for host 2, redirected here */
+		p.ev = et_evs[0];
+		len = mrc_wire_encode(&ep->p.wire, &p, buf2, sizeof(buf2));
+		mrc_ep_on_rx(ep, 0, buf2, (size_t)len, false, 450);
 		mrc_ep_get_stats(ep, &es);
 		ST_EQ(st, es.rx_foreign, 1);
 		ST_EQ(st, es.rx_wrong_plane, 2);
 		ST_EQ(st, es.rx_spoofed, 1);
+		ST_EQ(st, es.rx_misdirected, 1);
 		ST_EQ_I(st, mrc_ep_qp_stats(ep, 1, &qs), 0);
 		ST_EQ(st, qs.rx_data_pkts, 0);
 		mrc_ep_on_rx(ep, 0, buf, (size_t)n, false, 500);

@@ -56,6 +56,7 @@ void mrc_run_add_ep(struct mrc_run_result *r, const struct mrc_ep_stats *s)
 	r->rx_foreign += s->rx_foreign;
 	r->rx_wrong_plane += s->rx_wrong_plane;
 	r->rx_spoofed += s->rx_spoofed;
+	r->rx_misdirected += s->rx_misdirected;
 	r->ep_requests += s->ep_req_tx[0] + s->ep_req_tx[1];
 	r->ep_responses += s->ep_rsp_rx;
 	r->ep_responses_unmatched += s->ep_rsp_unmatched;

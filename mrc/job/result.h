@@ -158,7 +158,7 @@ struct mrc_run_result {
 	uint64_t rx_icmp_time_exceeded, rx_icmp_other;
 	/* dropped for their source (mrc_ep_stats); endpoint operations; PROBE answers that
 	 * matched no probe in flight */
-	uint64_t rx_foreign, rx_wrong_plane, rx_spoofed;
+	uint64_t rx_foreign, rx_wrong_plane, rx_spoofed, rx_misdirected;
 	uint64_t ep_requests, ep_responses, ep_responses_unmatched, probe_answers_unmatched;
 	/* Losses inside the hosts (wire driver; 0 on the simulator), mrc/wire/loop.h: sends
 	 * the kernel refused, datagrams a socket dropped (SO_RXQ_OVFL), loop turns that found

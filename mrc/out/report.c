@@ -338,6 +338,7 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 	C("rx_dropped_foreign", res->rx_foreign);
 	C("rx_dropped_wrong_plane", res->rx_wrong_plane);
 	C("rx_dropped_spoofed", res->rx_spoofed);
+	C("rx_dropped_misdirected", res->rx_misdirected);
 	C("ep_requests", res->ep_requests);
 	C("ep_responses", res->ep_responses);
 	C("ep_responses_unmatched", res->ep_responses_unmatched);
@@ -1169,13 +1170,13 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 			(unsigned long long)res->host_cq_overflows,
 			(unsigned long long)res->host_cq_dropped,
 			(unsigned long long)res->host_truncated, (unsigned long long)res->host_foreign);
-	if (res->rx_foreign | res->rx_wrong_plane | res->rx_spoofed | res->probe_answers_unmatched |
-		res->ep_responses_unmatched)
+	if (res->rx_foreign | res->rx_wrong_plane | res->rx_spoofed | res->rx_misdirected |
+		res->probe_answers_unmatched | res->ep_responses_unmatched)
 		fprintf(f, "#  dropped for their source: %llu from outside the job, %llu by another "
-			   "plane, %llu not from the QP's peer; unmatched: %llu probe answers, %llu "
-			   "endpoint responses\n",
+			   "plane, %llu not from the QP's peer, %llu not for this host; unmatched: "
+			   "%llu probe answers, %llu endpoint responses\n",
 			(unsigned long long)res->rx_foreign, (unsigned long long)res->rx_wrong_plane,
-			(unsigned long long)res->rx_spoofed,
+			(unsigned long long)res->rx_spoofed, (unsigned long long)res->rx_misdirected,
 			(unsigned long long)res->probe_answers_unmatched,
 			(unsigned long long)res->ep_responses_unmatched);
 	fprintf(f, "#  simulated %.3f ms in %.2f s wall: %.2f M packet-hops/s, peak RSS %zu MiB\n",

@@ -32,7 +32,8 @@
 	X(tx_encode_err) X(capture_errors) X(losses_port) X(losses_path) X(tlp) X(gbn_rewinds)    \
 	X(host_send_errors) X(host_socket_drops) X(host_cq_overflows) X(host_cq_dropped)          \
 	X(host_truncated) X(host_foreign) X(rx_icmp_time_exceeded) X(rx_icmp_other)     \
-	X(rx_foreign) X(rx_wrong_plane) X(rx_spoofed) X(ep_requests) X(ep_responses)                \
+	X(rx_foreign) X(rx_wrong_plane) X(rx_spoofed) X(rx_misdirected) X(ep_requests)       \
+	X(ep_responses)                \
 	X(ep_responses_unmatched) X(probe_answers_unmatched)
 
 /* The per-EV counters a rank sends (struct mrc_run_ev fields but plane and spine). */
