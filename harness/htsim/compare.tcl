@@ -58,8 +58,8 @@ proc usage {{code 2}} {
   --mrcgen-set K=V    extra `--set K=V` for mrcgen (repeatable), e.g. mrc.cc.algorithm=fixed
   --htsim-arg ARG     extra htsim_uec argument (repeatable), e.g. --htsim-arg -sender_cc_algo
                       --htsim-arg constant
-  --a2a-order ORDER   htsim's all-to-all flow order per host: ascending (mrcgen's NIC order,
-                      default) or shifted (s+1, s+2, ...: an experiment, mrcgen cannot follow)
+  --a2a-order ORDER   htsim's all-to-all flow order per host: shifted (s+1, s+2, ...:
+                      mrcgen's NIC order, default) or ascending (0, 1, ...: an experiment)
   --no-ecn-count      skip htsim's second, -debug run that counts ECN-marked arrivals"
 	exit $code
 }
@@ -76,7 +76,7 @@ set opt(loads) {incast perm a2a}
 set opt(out) [file join $top harness out htsim]
 set opt(ecncount) 1
 set opt(mset) {}
-set opt(a2a_order) ascending
+set opt(a2a_order) shifted
 set opt(harg) {}
 for {set i 0} {$i < [llength $argv]} {incr i} {
 	set a [lindex $argv $i]
@@ -304,11 +304,11 @@ proc htsim_cm {load seed} {
 			set bytes [expr {$P(hosts) * $P(perm_size)}]
 		}
 		a2a {
-			# mrcgen's NIC serves a host's QPs round robin in QP order, and the QPs are made
-			# in ascending peer order (mrc/sim/run.c qp_get, in the order the ranks post);
-			# htsim's NIC serves a host's flows in the order of this file: so ascending here
-			# too. Every host thus starts with host 0, then host 1, ...: a rolling incast.
-			# --a2a-order shifted lists s+1, s+2, ... instead (htsim only: not mrcgen's order)
+			# mrcgen's NIC serves a host's QPs round robin from the first QP to a host above
+			# its own (mrc/engine/ep.c, rank + 1 first, the order the collective posts);
+			# htsim's NIC serves a host's flows in the order of this file: so s+1, s+2, ...
+			# here too (shifted, the default). --a2a-order ascending lists 0, 1, ... for
+			# every host instead, a rolling incast mrcgen no longer runs.
 			for {set s 0} {$s < $P(hosts)} {incr s} {
 				for {set k 1} {$k < $P(hosts)} {incr k} {
 					set d [expr {$::opt(a2a_order) eq "shifted" ? ($s + $k) % $P(hosts)
