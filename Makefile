@@ -81,11 +81,20 @@ test: deps
 mutate: mrcgen mrcgen-test
 	tclsh harness/mutate/run.tcl $(MUTANTS)
 
-# Performance figures (wall time; never part of `make test`): the simulator's scenarios,
-# then the wire driver against a raw-socket baseline on the netns fabric (root only; says
-# so and skips otherwise).
+# Performance figures (wall time; never part of `make test`): the simulator's scenarios;
+# with HTSIM=/path/to/htsim_uec, mrcgen and that htsim side by side on the same three loads
+# (harness/htsim/compare.sh, BENCH_RUNS runs each; it prints the speed and memory ratios of
+# this run); then the wire driver against a raw-socket baseline on the netns fabric (root
+# only; says so and skips otherwise).
+HTSIM      ?=
+BENCH_RUNS ?= 3
 bench: mrcgen
 	./mrcgen bench
+ifneq ($(HTSIM),)
+	bash harness/htsim/compare.sh --htsim '$(HTSIM)' --mrcgen ./mrcgen --runs $(BENCH_RUNS)
+else
+	@echo "# mrcgen against htsim: build htsim_uec as the top of harness/htsim/compare.tcl says, then make bench HTSIM=/path/to/htsim_uec"
+endif
 	tclsh harness/bench/wire.tcl --mrcgen ./mrcgen
 
 # The main job on the embedded default driver (the simulated fabric).

@@ -448,6 +448,7 @@ puts "# ACK at least every $P(sack_every) B; mrcgen extra: [join $opt(mset)]; ht
 puts "# outputs in $opt(out)"
 
 set rows {}
+set ratios {}
 for {set run 1} {$run <= $opt(runs)} {incr run} {
 	foreach load $opt(loads) {
 		foreach tool {mrcgen htsim} {
@@ -501,7 +502,9 @@ foreach load $opt(loads) {
 		set lo [tcl::mathfunc::min {*}$col(cct)]
 		set hi [tcl::mathfunc::max {*}$col(cct)]
 		set gbps [expr {[mean $col(payload)] * 8 / ($c * 1000.0)}]
-		dict set cmp $tool $c
+		dict set cmp $tool cct $c
+		dict set cmp $tool rss [mean $col(rss_mib)]
+		dict set cmp $tool cpu [mean $col(cpu)]
 		set rate NA
 		if {[mean $col(cpu)] ne "NA" && [mean $col(cpu)] > 0} {
 			set rate [expr {([mean $col(data)] + [mean $col(rtx)]) / [mean $col(cpu)] / 1000.0}]
@@ -511,9 +514,69 @@ foreach load $opt(loads) {
 			[fmt [mean $col(data)] %.0f] [fmt [mean $col(trims)] %.0f] [fmt [mean $col(ecn)] %.0f] \
 			[fmt [mean $col(rtx)] %.0f] [fmt [mean $col(acks)] %.0f] [fmt [mean $col(wall)] %.2f] \
 			[fmt [mean $col(cpu)] %.2f] [fmt [mean $col(rss_mib)] %.1f] [fmt $rate %.0f]]
+		dict set cmp $tool rate $rate
 	}
+	lappend ratios [list $load $cmp]
 	puts [format "%-7s mrcgen/htsim CCT %.3f" $load \
-		[expr {[dict get $cmp mrcgen] / [dict get $cmp htsim]}]]
+		[expr {[dict get $cmp mrcgen cct] / [dict get $cmp htsim cct]}]]
+}
+
+# Side by side, from the rows above (results.tsv): speed is mrcgen's kpkt/cpu_s over
+# htsim's, memory is mrcgen's peak RSS per host over htsim's (both tools model $P(hosts)
+# hosts in every load). Both come from this run: nothing here is a stored figure.
+puts "\n# side by side: mrcgen over htsim, this run's rows; mean of $opt(runs) run(s), then per run:"
+
+# run $r's figure for @load on @tool: kpkt/cpu_s (key rate) or RSS MiB (key rss); NA if none
+proc run_fig {load tool run key} {
+	foreach row $::rows {
+		lassign $row l t n r
+		if {$l ne $load || $t ne $tool || $n != $run} { continue }
+		if {$key eq "rss"} { return [dict get $r rss_mib] }
+		set c [dict get $r cpu]
+		if {$c eq "NA" || $c <= 0} { return NA }
+		return [expr {([dict get $r data] + [dict get $r rtx]) / $c / 1000.0}]
+	}
+	return NA
+}
+
+# "MEAN (LO-HI per run)" of mrcgen's figure over htsim's; n/a without CPU or RSS figures
+proc ratio_text {load cmp key fmt} {
+	set m [dict get $cmp mrcgen $key]
+	set h [dict get $cmp htsim $key]
+	if {$m eq "NA" || $h eq "NA" || $h <= 0} { return n/a }
+	set per {}
+	for {set run 1} {$run <= $::opt(runs)} {incr run} {
+		set a [run_fig $load mrcgen $run $key]
+		set b [run_fig $load htsim $run $key]
+		if {$a ne "NA" && $b ne "NA" && $b > 0} { lappend per [expr {$a / $b}] }
+	}
+	set t [format $fmt [expr {$m / $h}]]
+	if {[llength $per] > 1} {
+		append t " ([format $fmt [tcl::mathfunc::min {*}$per]]-[format $fmt \
+			[tcl::mathfunc::max {*}$per]] per run)"
+	}
+	return $t
+}
+
+foreach item $ratios {
+	lassign $item load cmp
+	set speed [ratio_text $load $cmp rate x%.2f]
+	set mem [ratio_text $load $cmp rss %.2f]
+	set mm [dict get $cmp mrcgen rss]
+	set hm [dict get $cmp htsim rss]
+	if {$mm ne "NA" && $hm ne "NA"} {
+		append mem [format ": %.0f KB against %.0f KB" \
+			[expr {$mm * 1024 / $P(hosts)}] [expr {$hm * 1024 / $P(hosts)}]]
+	}
+	set note ""
+	foreach tool {mrcgen htsim} {
+		set c [dict get $cmp $tool cpu]
+		if {$c ne "NA" && $c < 0.1} {
+			set note "\n        (cpu_s under 0.1 s: GNU time's 0.01 s steps make the speed rough)"
+		}
+	}
+	puts [format "%-7s speed (kpkt/cpu_s) %s; memory per host (peak RSS / %d) %s%s" \
+		$load $speed $P(hosts) $mem $note]
 }
 puts "\n# trims: mrcgen counts trims at switches; htsim counts NACKs received (one per trim)."
 puts "# ECN: marked data packets (mrcgen: at switches; htsim: CE arrivals, from a -debug rerun)."

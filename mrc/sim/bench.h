@@ -17,8 +17,8 @@
  * report.json):
  * "job-quickstart" (both queues), "job-a2a128", "job-perm128", "job-perm1k",
  * "job-perm8k" (conf/examples/, relative to the working directory), each compared with
- * htsim's figures quoted in issue 5 (128, 1024 and 8192 hosts) and
- * with the fabric-only scenario of its scale. @queue: "heap", "wheel" or NULL (default
+ * the fabric-only scenario of its scale measured in the same run (no stored figures; htsim
+ * side by side: harness/htsim/compare.sh). @queue: "heap", "wheel" or NULL (default
  * backend). Returns 0, -ESRCH for an unknown scenario, -ENOENT for a missing config
  * (said on @out), -EIO for a failed job (its log kept and named on @out), -EINVAL for an
  * unknown queue or a topology the plan rejects (said on @out), -ENOMEM.
