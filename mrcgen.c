@@ -58,11 +58,12 @@ static const struct cmd cmds[] = {
 	{ "run", "CONF [--set K=V]... [-o DIR] [--host H] [--ports IF,..] [--rendezvous A]",
 		"run the job: collective traffic over MRC, faults, pcaps, histograms, report",
 		cmd_run },
-	{ "check", "CONF [--set K=V]... [-o DIR]", "validate CONF, print the effective config as YAML",
-		cmd_check },
+	{ "check", "CONF [--set K=V]... [-o DIR]",
+		"validate CONF, print the effective config as YAML", cmd_check },
 	{ "paths", "CONF [--from H] [--to H] [--ev N] [--json]",
 		"print the EV -> path table and the switches' static tables", cmd_paths },
-	{ "wire-ping", "CONF --host H --to H [--ev N] [--ports IF,..] [--netns NS] [--peer-netns NS]",
+	{ "wire-ping",
+		"CONF --host H --to H [--ev N] [--ports IF,..] [--netns NS] [--peer-netns NS]",
 		"send one MRC PROBE per EV over raw sockets, check each arrives", cmd_wire_ping },
 	{ "blast", "CONF --host H --to H --packets N [--start-ns T] [--ports IF,..]",
 		"raw-socket baseline: batched sends of the job's data packets, no transport",
@@ -302,7 +303,8 @@ static int cmd_hist(int argc, char **argv)
 		}
 		/* as output.hist.percentiles: strictly ascending */
 		if (n_pcts && v <= pcts[n_pcts - 1]) {
-			fprintf(stderr, "mrcgen: hist: --percentiles: not ascending after %g at '%s'\n",
+			fprintf(stderr,
+				"mrcgen: hist: --percentiles: not ascending after %g at '%s'\n",
 				pcts[n_pcts - 1], p);
 			return EXIT_USAGE;
 		}
@@ -547,7 +549,8 @@ static void sample_usage(FILE *f)
 	fprintf(f,
 		"usage: mrcgen sample OUT.pcap [--ev-format srv6|stev|udp] [--srh|--srh-reduced]\n"
 		"                    [--snaplen N] [--us]\n"
-		"  one packet of every MRC type (wire samples, docs/cli.md \"sample\"); --srh adds\n"
+		"  one packet of every MRC type (wire samples, docs/cli.md \"sample\"); "
+		"--srh adds\n"
 		"  a 3-segment SRH (srv6 only), --srh-reduced the reduced form; --snaplen N\n"
 		"  keeps N bytes of each packet (0 = 262144); --us writes a microsecond file\n"
 		"  (default ns)\n");
@@ -783,8 +786,8 @@ static int cmd_blast(int argc, char **argv)
 			errno = 0;
 			v = strtoull(val, &end, 10);
 			if (errno || !*val || *end || val[0] == '-' || (k == 5 && v > 3600000)) {
-				fprintf(stderr, "mrcgen: blast: %s: not a number in range '%s'\n", opt,
-					val);
+				fprintf(stderr, "mrcgen: blast: %s: not a number in range '%s'\n",
+					opt, val);
 				goto usage;
 			}
 			if (k == 2)
@@ -976,7 +979,8 @@ static int run_wire_opts(int *argc, char **argv, struct mrc_wirerun_opts *o)
 
 	for (int i = 0; i < *argc; i++) {
 		const char *val = NULL;
-		int k = take_opt("run", *argc, argv, &i, opts, sizeof(opts) / sizeof(opts[0]), &val);
+		int k = take_opt("run", *argc, argv, &i, opts, sizeof(opts) / sizeof(opts[0]),
+			&val);
 
 		if (k == -2)
 			return EXIT_USAGE;
@@ -1000,7 +1004,8 @@ static int run_wire_opts(int *argc, char **argv, struct mrc_wirerun_opts *o)
 			errno = 0;
 			v = strtoul(val, &end, 10);
 			if (errno || !*val || *end || val[0] == '-' || v == 0 || v > 86400000) {
-				fprintf(stderr, "mrcgen: run: --timeout-ms: not 1..86400000 '%s'\n", val);
+				fprintf(stderr, "mrcgen: run: --timeout-ms: not 1..86400000 '%s'\n",
+					val);
 				return EXIT_USAGE;
 			}
 			o->timeout_ms = (unsigned)v;

@@ -85,7 +85,8 @@ static int apply_set(struct ld *ld, struct tnode *root, const char *src, const c
 		struct tnode *next;
 
 		if (n == 0 || n >= sizeof(seg)) {
-			err = conf_lerr(ld, src, 0, 0, "", "bad key path '%.*s'", (int)(eq - arg), arg);
+			err = conf_lerr(ld, src, 0, 0, "", "bad key path '%.*s'", (int)(eq - arg),
+				arg);
 			goto out_err;
 		}
 		memcpy(seg, p, n);
@@ -146,8 +147,8 @@ static int apply_set(struct ld *ld, struct tnode *root, const char *src, const c
 					goto out_err;
 				}
 				cur->items = ni;
-				ni[cur->n] = conf_tnew(ld, f->sub && f->sub[0].name ? T_MAP : T_SCALAR,
-					src, 0, 0);
+				ni[cur->n] = conf_tnew(ld,
+					f->sub && f->sub[0].name ? T_MAP : T_SCALAR, src, 0, 0);
 				if (!ni[cur->n] || (ni[cur->n]->kind == T_SCALAR &&
 						    !(ni[cur->n]->s = strdup("")))) {
 					err = -ENOMEM;
@@ -163,7 +164,8 @@ static int apply_set(struct ld *ld, struct tnode *root, const char *src, const c
 		if (*p == '.')
 			p++;
 		else if (p != eq) {
-			err = conf_lerr(ld, src, 0, 0, "", "bad key path '%.*s'", (int)(eq - arg), arg);
+			err = conf_lerr(ld, src, 0, 0, "", "bad key path '%.*s'", (int)(eq - arg),
+				arg);
 			goto out_err;
 		}
 	}
@@ -266,7 +268,8 @@ static int load_string(const char *text, size_t len, const char *name, const cha
 		goto out_free;
 	}
 	if (root->kind != T_MAP) {
-		ret = TERR(&ld, root, "", "expected a mapping at the top, got %s", conf_kind_name(root));
+		ret = TERR(&ld, root, "", "expected a mapping at the top, got %s",
+			conf_kind_name(root));
 		goto out_free;
 	}
 	srcs = calloc(n_sets ? n_sets : 1, sizeof(*srcs));
@@ -351,7 +354,7 @@ int conf_load_checked(const char *path, const char *const *sets, size_t n_sets,
 			snprintf(err, errlen, "%s: read: larger than 64 MiB", path);
 			return -EFBIG;
 		}
-		if (cap - len < 65536) {	/* doubling: a 64 MiB stream is not copied 1000 times */
+		if (cap - len < 65536) { /* doubling: a 64 MiB stream is not copied 1000 times */
 			cap = cap ? 2 * cap : 65536;
 			nt = realloc(text, cap);
 			if (!nt) {

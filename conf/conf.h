@@ -85,8 +85,8 @@ struct conf_usid_entry {
 
 struct conf_addressing {
 	uint32_t block;		/* the 32-bit uSID block, e.g. 0xfc000000 for "fc00:0::" */
-	/* 0..4, default 4 (docs/wire-format.md): the plane's bits in a generated uSID; 0 = a uSID space
-	 * per plane, plane p under block + p (mrc/engine/srv6.h struct mrc_srv6_params) */
+	/* 0..4, default 4 (docs/wire-format.md): the plane's bits in a generated uSID; 0 = a uSID
+	 * space per plane, plane p under block + p (mrc/engine/srv6.h struct mrc_srv6_params) */
 	uint8_t usid_plane_bits;
 	bool has_usid_plane_bits;	/* given in the file (only 0 combines with explicit) */
 	enum conf_plan plan;
@@ -173,7 +173,7 @@ struct conf_mrc {
 	uint32_t mtu;			/* payload bytes per packet, 256..9000 */
 	uint32_t reorder_threshold;	/* PSNs, 1..8192 */
 	uint64_t sack_every_bytes;
-	uint32_t sack_ooo_every;		/* also SACK every N out-of-order arrivals, 0 (off)..64 */
+	uint32_t sack_ooo_every;	/* also SACK every N out-of-order arrivals, 0 (off)..64 */
 	bool rtt_ensemble;		/* QPs of an endpoint share RTT samples (RFC 9040) */
 	bool rcv_cwnd_pen;		/* responders send rcv_cwnd_pen as bottlenecks */
 	uint64_t skip_hold_ps;		/* SKIP -> GOOD; 0 = after one rotation */
@@ -268,8 +268,8 @@ struct conf_job {
 };
 
 /*
- * Fills @job with every default (docs/config.md "Keys"). Returns 0 or -ENOMEM; on success the caller
- * owns @job and releases it with conf_free().
+ * Fills @job with every default (docs/config.md "Keys"). Returns 0 or -ENOMEM; on success the
+ * caller owns @job and releases it with conf_free().
  */
 int conf_defaults(struct conf_job *job);
 

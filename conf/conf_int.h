@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* conf_int: what conf/'s files share, for conf/ alone — the tree, the loader state, the schema. */
+/* conf_int: what conf/'s files share, for conf/ alone — the tree, the loader state, the
+ * schema. */
 #ifndef CONF_INT_H
 #define CONF_INT_H
 

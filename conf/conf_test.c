@@ -53,7 +53,8 @@ MRC_SELFTEST(conf)
 	static const struct unit_case sizes[] = {
 		{ "4KiB", 0, 4096 }, { "64MiB", 0, 67108864 }, { "1GB", 0, 1000000000 },
 		{ "1kB", 0, 1000 }, { "1KB", 0, 1000 }, { "1.5KiB", 0, 1536 }, { "1500", 0, 1500 },
-		{ "1500B", 0, 1500 }, { "0x100", 0, 256 }, { "16777215TiB", 0, 18446742974197923840ull },
+		{ "1500B", 0, 1500 }, { "0x100", 0, 256 },
+		{ "16777215TiB", 0, 18446742974197923840ull },
 		{ "17179869184GiB", -ERANGE, 0 }, { "1.5B", -EDOM, 0 }, { "-1KiB", -EDOM, 0 },
 		{ "4 KiB", -EINVAL, 0 }, { "4kib", -EINVAL, 0 }, { "4K", -EINVAL, 0 },
 		{ "KiB", -EINVAL, 0 }, { NULL, 0, 0 } };
@@ -66,7 +67,8 @@ MRC_SELFTEST(conf)
 		{ "250ps", 0, 250 }, { "500ns", 0, 500000 }, { "2us", 0, 2000000 },
 		{ "3\xc2\xb5s", 0, 3000000 }, { "1.5ms", 0, 1500000000 },
 		{ "10s", 0, 10000000000000ull }, { "0", 0, 0 }, { "0.001ns", 0, 1 },
-		{ "18446744073709551615ps", 0, UINT64_MAX }, { "18446744s", 0, 18446744000000000000ull },
+		{ "18446744073709551615ps", 0, UINT64_MAX },
+		{ "18446744s", 0, 18446744000000000000ull },
 		{ "5", -EINVAL, 0 }, { "1.5ps", -EDOM, 0 }, { "0.0001ns", -EDOM, 0 },
 		{ "18446744073709551616ps", -ERANGE, 0 }, { "18446745s", -ERANGE, 0 },
 		{ "-2us", -EDOM, 0 }, { "2 us", -EINVAL, 0 }, { "2m", -EINVAL, 0 },
@@ -146,7 +148,8 @@ MRC_SELFTEST(conf)
 	mrc_st_case(st, "C14.1 duplicate key named at line 4 (1-based), nothing loaded");
 	ST_EQ_I(st, st_load("traffic:\n  pattern: alltoall\n  size: 1MiB\n  pattern: allreduce\n",
 		NULL, 0, &job, err, sizeof(err)), -EINVAL);
-	ST_EQ_STR(st, err, "t.yaml:4:3: traffic.pattern: duplicate key 'pattern' (first at line 2)");
+	ST_EQ_STR(st, err,
+		"t.yaml:4:3: traffic.pattern: duplicate key 'pattern' (first at line 2)");
 	memset(&job2, 0, sizeof(job2));
 	ST_TRUE(st, memcmp(&job, &job2, sizeof(job)) == 0);
 
@@ -185,8 +188,9 @@ MRC_SELFTEST(conf)
 
 		p += sprintf(p, "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
 		for (char c = 'b'; c <= 'i'; c++)
-			p += sprintf(p, "%c: &%c [*%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c]\n", c, c,
-				c - 1, c - 1, c - 1, c - 1, c - 1, c - 1, c - 1, c - 1, c - 1);
+			p += sprintf(p, "%c: &%c [*%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c]\n",
+				c, c, c - 1, c - 1, c - 1, c - 1, c - 1, c - 1, c - 1, c - 1,
+				c - 1);
 		ST_EQ_I(st, st_load(bomb, NULL, 0, &job, err, sizeof(err)), -EINVAL);
 		ST_TRUE(st, strstr(err, "alias expansion limit") != NULL);
 		/* the node budget stops the walk at its 100001st node; the 387,420,489 leaves
@@ -241,7 +245,8 @@ MRC_SELFTEST(conf)
 	ST_EQ_I(st, st_load("traffic:\n  size: \xff\n", NULL, 0, &job, err, sizeof(err)), -EINVAL);
 	ST_EQ_STR(st, err, "t.yaml:2:9: yaml: invalid leading UTF-8 octet '\\xff'");
 	ST_EQ_I(st, st_load("", NULL, 0, &job, err, sizeof(err)), -EINVAL);
-	ST_EQ_STR(st, err, "t.yaml: empty config: no YAML document (write {} to get every default)");
+	ST_EQ_STR(st, err,
+		"t.yaml: empty config: no YAML document (write {} to get every default)");
 	ST_EQ_I(st, st_load("# only a comment\n", NULL, 0, &job, err, sizeof(err)), -EINVAL);
 	ST_TRUE(st, strstr(err, "empty config") != NULL);
 	ST_EQ_I(st, st_load("# c\n---\n", NULL, 0, &job, err, sizeof(err)), -EINVAL);
@@ -257,7 +262,8 @@ MRC_SELFTEST(conf)
 			"link_rate: 400G, switch_delay: 1.5us}\n"
 			"mrc: {ev: {evs: [0x10000, 0x20001], ev_min_active: 1}, cc: {eta: 0.1}}\n"
 			"traffic: {pattern: alltoall, sizes: {min: 4KiB, max: 1MiB, factor: 4}}\n"
-			"faults:\n  - {at: 1.5ms, target: p1.t1.2-p1.t0.0, action: loss, rate: 0.01,"
+			"faults:\n  - {at: 1.5ms, target: p1.t1.2-p1.t0.0, action: loss,"
+			" rate: 0.01,"
 			" direction: forward}\n"
 			"  - {at_iteration: 1, target: h3.p1-p1.t0.1, action: flap, period: 10us,"
 			" duty: 0.25}\n";
@@ -349,9 +355,9 @@ MRC_SELFTEST(conf)
 
 	mrc_st_case(st, "C16 --set overrides and names an unknown key");
 	{
-		const char *sets[] = { "seed=7", "traffic.iterations=3", "traffic.sizes=[1KiB, 2KiB]",
-				       "faults[0].target=h1.p0", "faults[0].at=0",
-				       "faults[0].action=down" };
+		const char *sets[] = { "seed=7", "traffic.iterations=3",
+			"traffic.sizes=[1KiB, 2KiB]", "faults[0].target=h1.p0", "faults[0].at=0",
+			"faults[0].action=down" };
 		const char *bad[] = { "nosuch.key=1" };
 
 		if (!ST_TRUE(st, st_load("seed: 5\n", sets, 6, &job, err, sizeof(err)) == 0))
@@ -366,16 +372,18 @@ MRC_SELFTEST(conf)
 		ST_EQ_STR(st, err, "--set nosuch.key=1: nosuch: unknown key 'nosuch'");
 	}
 
-	mrc_st_case(st, "C17 limits hold after defaults: an absent traffic section is checked as {}");
+	mrc_st_case(st,
+		"C17 limits hold after defaults: an absent traffic section is checked as {}");
 	{
 		/* 8 planes x 256 T0 x 32 hosts = 8192 ranks; the default ring all-reduce is
 		 * 2 x 8192 x 8191 = 134,201,344 steps, over the 2^26 = 67,108,864 limit. */
 		static const char *fab8k = "fabric: {planes: 8, t0: 256, t1: 16, hosts_per_t0: 32, "
 					 "addressing: {usid_plane_bits: 0}}\n";
-		static const char *want = "t.yaml:1:1: traffic.pattern: a ring all-reduce over "
-					  "8192 ranks is 134201344 steps (2 x ranks x (ranks - 1)), "
-					  "more than 67108864: lower traffic.ranks (at most 5793) or "
-					  "use algorithm tree 'allreduce'";
+		static const char *want =
+			"t.yaml:1:1: traffic.pattern: a ring all-reduce over "
+			"8192 ranks is 134201344 steps (2 x ranks x (ranks - 1)), "
+			"more than 67108864: lower traffic.ranks (at most 5793) or "
+			"use algorithm tree 'allreduce'";
 		char text[256], *dump;
 
 		ST_EQ_I(st, st_load(fab8k, NULL, 0, &job, err, sizeof(err)), -EINVAL);

@@ -145,7 +145,8 @@ static int conv_prefix(struct ld *ld, const struct tnode *t, const char *path, u
 	*slash = '\0';
 	if (inet_pton(AF_INET6, buf, &a) != 1 || conf_parse_uint(slash + 1, &len))
 		return TERR(ld, t, path, "expected an IPv6 prefix like fd00::/64 '%s'", t->s);
-	/* srv6 plan (docs/wire-format.md "SRv6 uSID addressing"): plane:host:1 takes the low 48 bits */
+	/* srv6 plan (docs/wire-format.md "SRv6 uSID addressing"): plane:host:1 takes the low 48
+	 * bits */
 	if (len < 8 || len > 80)
 		return TERR(ld, t, path, "prefix length out of range 8..80 '%s'", t->s);
 	for (unsigned bit = (unsigned)len; bit < 128; bit++)
@@ -236,7 +237,8 @@ static int conv_field(struct ld *ld, const struct tnode *t, const struct cf *f, 
 	    f->t != CT_PREFIX)
 		return TERR(ld, t, path, "expected %s, got %s '%s'",
 			f->t == CT_ENUM ? "a name" : type_word(f->t),
-			t->str_tag ? "a string (tagged !!str)" : "a quoted string", conf_clip(t->s, cb, 48));
+			t->str_tag ? "a string (tagged !!str)" : "a quoted string",
+			conf_clip(t->s, cb, 48));
 	switch (f->t) {
 	case CT_U8: case CT_U16: case CT_U32: case CT_U64:
 	case CT_SIZE: case CT_RATE: case CT_TIME: case CT_TIME_NS:
@@ -254,7 +256,8 @@ static int conv_field(struct ld *ld, const struct tnode *t, const struct cf *f, 
 			return TERR(ld, t, path, "not a whole number of %s '%s'", unit_word(f->t),
 				t->s);
 		if (err == -ERANGE)
-			return TERR(ld, t, path, "too large for 64 bits '%s'", conf_clip(t->s, cb, 48));
+			return TERR(ld, t, path, "too large for 64 bits '%s'",
+				conf_clip(t->s, cb, 48));
 		if (err)
 			return TERR(ld, t, path, "expected %s '%s'", type_word(f->t),
 				conf_clip(t->s, cb, 48));
@@ -277,7 +280,8 @@ static int conv_field(struct ld *ld, const struct tnode *t, const struct cf *f, 
 			 !strcmp(t->s, "FALSE"))
 			*(bool *)p = false;
 		else
-			return TERR(ld, t, path, "expected true or false '%s'", conf_clip(t->s, cb, 48));
+			return TERR(ld, t, path, "expected true or false '%s'",
+				conf_clip(t->s, cb, 48));
 		return 0;
 	case CT_ENUM:
 		if (conf_name_lookup(f->names, t->s, &iv)) {
@@ -398,8 +402,8 @@ int conf_conv_fields(struct ld *ld, const struct tnode *map, const struct cf *tb
 			continue;
 		if (!conf_tbl_find(tbl, pr->key)) {
 			conf_path_key(sub, path, pr->key);
-			return conf_lerr(ld, pr->val->src, pr->kline, pr->kcol, sub, "unknown key '%s'",
-				conf_clip(pr->key, cb, 48));
+			return conf_lerr(ld, pr->val->src, pr->kline, pr->kcol, sub,
+				"unknown key '%s'", conf_clip(pr->key, cb, 48));
 		}
 	}
 	for (const struct cf *f = tbl; f->name; f++) {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* conf/rules: cross-field rules of each section (fabric, addressing, EV, traffic, faults, captures, output, histograms). */
+/* conf/rules: cross-field rules of each section (fabric, addressing, EV, traffic, faults, captures,
+ * output, histograms). */
 #include "conf/conf.h"
 #include "conf/conf_int.h"
 #include "conf/units.h"
@@ -45,9 +46,10 @@ int conf_check_fabric(struct ld *ld, const struct tnode *map, void *obj, const c
 	static const char *const hk[] = { "hosts_per_t0", "t0", NULL };
 	struct conf_fabric *f = obj;
 	char sub[CONF_PATH_MAX], a[24], b[24];
-	/* srv6 plan (docs/wire-format.md "SRv6 uSID addressing", mrc/engine/srv6.h): the generated plan numbers
-	 * nodes 1..2^(14 - b) - 1 per role and plane for b = usid_plane_bits (0 ends a
-	 * container): 1023 with docs/wire-format.md's b = 4; an explicit plan takes any 16-bit uSIDs */
+	/* srv6 plan (docs/wire-format.md "SRv6 uSID addressing", mrc/engine/srv6.h): the generated
+	 * plan numbers nodes 1..2^(14 - b) - 1 per role and plane for b = usid_plane_bits (0 ends a
+	 * container): 1023 with docs/wire-format.md's b = 4; an explicit plan takes any 16-bit
+	 * uSIDs */
 	bool gen = f->addressing.plan == CONF_PLAN_GENERATED;
 	unsigned pb = f->addressing.usid_plane_bits;
 	/* an explicit plan is bounded by its list: every node once, uSIDs unique (per plane
@@ -266,8 +268,8 @@ int conf_check_ev(struct ld *ld, const struct tnode *map, void *obj, const char 
 	}
 	if (e->ev_min_active > e->ev_count) {
 		conf_path_key(sub, path, "ev_min_active");
-		return TERR(ld, at(map, "ev_min_active"), sub, "above ev_count %" PRIu32 " '%" PRIu32
-			"'", e->ev_count, e->ev_min_active);
+		return TERR(ld, at(map, "ev_min_active"), sub,
+			"above ev_count %" PRIu32 " '%" PRIu32 "'", e->ev_count, e->ev_min_active);
 	}
 	return 0;
 }
@@ -301,9 +303,11 @@ static bool program_too_big(struct ld *ld, const struct tnode *map, const char *
 	if (t->pattern == CONF_PAT_ALLTOALL) {
 		n = ranks * (ranks - 1);
 		if (n > PROGRAM_QPS_MAX) {
-			TERR(ld, at(map, "pattern"), sub, "an all-to-all over %" PRIu64 " ranks "
-				"needs %" PRIu64 " QPs (ranks x (ranks - 1)), more than %llu: lower "
-				"traffic.ranks (at most 2048) 'alltoall'", ranks, n, PROGRAM_QPS_MAX);
+			TERR(ld, at(map, "pattern"), sub,
+				"an all-to-all over %" PRIu64 " ranks "
+				"needs %" PRIu64 " QPs (ranks x (ranks - 1)), more than %llu: "
+				"lower traffic.ranks (at most 2048) 'alltoall'",
+				ranks, n, PROGRAM_QPS_MAX);
 			return true;
 		}
 	}
@@ -322,7 +326,8 @@ int conf_check_traffic(struct ld *ld, const struct tnode *map, void *obj, const 
 
 	if (!conf_tget(map, "algorithm"))
 		t->algorithm = t->pattern == CONF_PAT_ALLREDUCE ? CONF_ALG_RING :
-			       t->pattern == CONF_PAT_ALLTOALL ? CONF_ALG_PARALLEL : CONF_ALG_DIRECT;
+			       t->pattern == CONF_PAT_ALLTOALL ? CONF_ALG_PARALLEL :
+			       CONF_ALG_DIRECT;
 	switch (t->pattern) {
 	case CONF_PAT_ALLREDUCE:
 		ok = t->algorithm == CONF_ALG_RING || t->algorithm == CONF_ALG_TREE;
@@ -384,8 +389,9 @@ int conf_check_traffic(struct ld *ld, const struct tnode *map, void *obj, const 
 				if (sz->kind == T_SEQ && i < sz->n)
 					sz = sz->items[i];
 				conf_path_idx(sub, sub, i);
-				return TERR(ld, sz, sub, "duplicate size (sizes[%zu] is the same) '%s'",
-					j, fmt_bytes(t->sizes.list[i], a, sizeof(a)));
+				return TERR(ld, sz, sub,
+					"duplicate size (sizes[%zu] is the same) '%s'", j,
+					fmt_bytes(t->sizes.list[i], a, sizeof(a)));
 			}
 		}
 	}
@@ -439,7 +445,8 @@ int conf_check_fault(struct ld *ld, const struct tnode *map, void *obj, const ch
 		conf_path_key(sub, path, "target");
 		if (n->kind == CONF_NODE_HOST)
 			return TERR(ld, conf_tget(map, "target"), sub,
-				"a whole host cannot be faulted: name its NIC ports (h%u.p0 ...) '%s'",
+				"a whole host cannot be faulted: name its NIC ports (h%u.p0 ...) "
+				"'%s'",
 				n->host, fa->target);
 		if (!link && fa->action != CONF_FA_DOWN && fa->action != CONF_FA_UP)
 			return TERR(ld, conf_tget(map, "target"), sub,
@@ -455,8 +462,9 @@ int conf_check_fault(struct ld *ld, const struct tnode *map, void *obj, const ch
 		if (fa->action == CONF_FA_BLACKHOLE && n->kind == CONF_NODE_LINK_HOST_T0 &&
 			!n->reverse)
 			return TERR(ld, conf_tget(map, "target"), sub,
-				"a host has no static routes: write the T0 first to blackhole its route "
-				"to the port '%s'", fa->target);
+				"a host has no static routes: write the T0 first to blackhole its "
+				"route to the port '%s'",
+				fa->target);
 	}
 	if (fa->action == CONF_FA_FLAP && !(fa->duty > 0 && fa->duty < 1)) {
 		conf_path_key(sub, path, "duty");

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* conf/schema: the schema tables (every key, its type, range and check), freeing through them, and the defaults. */
+/* conf/schema: the schema tables (every key, its type, range and check), freeing through them, and
+ * the defaults. */
 #include "conf/conf.h"
 #include "conf/conf_int.h"
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* conf/tree: the YAML text as a tree of our own (libyaml events, aliases under a budget, duplicate keys refused) and the loader's error messages. */
+/* conf/tree: the YAML text as a tree of our own (libyaml events, aliases under a budget, duplicate
+ * keys refused) and the loader's error messages. */
 #include "conf/conf.h"
 #include "conf/conf_int.h"
 
@@ -195,7 +196,8 @@ static int scan_tag(struct ld *ld, const char *src, const yaml_event_t *ev, size
 static int tcopy(struct ld *ld, int id, const char *path, int depth, struct tnode **out)
 {
 	yaml_node_t *yn = yaml_document_get_node(ld->doc, id);
-	unsigned line = (unsigned)yn->start_mark.line + 1, col = (unsigned)yn->start_mark.column + 1;
+	unsigned line = (unsigned)yn->start_mark.line + 1,
+		 col = (unsigned)yn->start_mark.column + 1;
 	char sub[CONF_PATH_MAX];
 	struct tnode *t;
 	int err;
@@ -281,7 +283,8 @@ static int tcopy(struct ld *ld, int id, const char *path, int depth, struct tnod
 			if (kn->type != YAML_SCALAR_NODE) {
 				free(tab);
 				conf_tfree(t);
-				return conf_lerr(ld, ld->src, kl, kc, path, "a key must be a scalar");
+				return conf_lerr(ld, ld->src, kl, kc, path,
+					"a key must be a scalar");
 			}
 			key = (const char *)kn->data.scalar.value;
 			conf_path_key(sub, path, key);
@@ -327,7 +330,8 @@ static int tcopy(struct ld *ld, int id, const char *path, int depth, struct tnod
 static int yaml_err(struct ld *ld, const char *src, const yaml_parser_t *p, const char *text,
 	size_t len)
 {
-	unsigned line = (unsigned)p->problem_mark.line + 1, col = (unsigned)p->problem_mark.column + 1;
+	unsigned line = (unsigned)p->problem_mark.line + 1,
+		 col = (unsigned)p->problem_mark.column + 1;
 	const char *what = p->problem ? p->problem : "parse error";
 
 	if (p->error == YAML_MEMORY_ERROR)
@@ -388,8 +392,8 @@ static int tscan(struct ld *ld, const char *src, const char *text, size_t len)
 		case YAML_MAPPING_START_EVENT:
 			/* the root is at depth 0 in tcopy(), which has the same limit */
 			if (++depth > CONF_DEPTH_LIMIT + 1) {
-				err = conf_lerr(ld, src, line, col, "", "nesting deeper than %d levels",
-					CONF_DEPTH_LIMIT);
+				err = conf_lerr(ld, src, line, col, "",
+					"nesting deeper than %d levels", CONF_DEPTH_LIMIT);
 				break;
 			}
 			/* fall through */
@@ -402,8 +406,8 @@ static int tscan(struct ld *ld, const char *src, const char *text, size_t len)
 			/* fall through */
 		case YAML_ALIAS_EVENT:
 			if (++nodes > CONF_EVENT_LIMIT)
-				err = conf_lerr(ld, src, line, col, "", "too large: more than %d YAML nodes",
-					CONF_EVENT_LIMIT);
+				err = conf_lerr(ld, src, line, col, "",
+					"too large: more than %d YAML nodes", CONF_EVENT_LIMIT);
 			break;
 		case YAML_SEQUENCE_END_EVENT:
 		case YAML_MAPPING_END_EVENT:

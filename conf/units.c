@@ -67,7 +67,8 @@ static int parse_digits(const char *s, unsigned base, uint64_t *out)
 		d = digit_val(*s, base);
 		if (d < 0)
 			return -EINVAL;
-		if (__builtin_mul_overflow(v, base, &v) || __builtin_add_overflow(v, (unsigned)d, &v))
+		if (__builtin_mul_overflow(v, base, &v) ||
+			__builtin_add_overflow(v, (unsigned)d, &v))
 			return -ERANGE;
 	}
 	*out = v;

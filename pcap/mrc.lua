@@ -214,8 +214,9 @@ end
 local function need(tvb, tree, off, n, what)
 	local rlen, clen = tvb:reported_len(), tvb:len()
 	if rlen < off + n then
-		tree:add_proto_expert_info(ex_trunc, string.format("%s: needs %d bytes at offset %d, "
-			.. "packet has %d", what, n, off, rlen))
+		tree:add_proto_expert_info(ex_trunc,
+			string.format("%s: needs %d bytes at offset %d, "
+				.. "packet has %d", what, n, off, rlen))
 		return false
 	end
 	if clen < off + n then
@@ -476,16 +477,18 @@ function mrc.dissector(tvb, pinfo, tree)
 	-- from the reported (original) packet length: a snaplen-limited capture keeps only the
 	-- first bytes, and then the ICRC is not there to be checked.
 	local rlen, clen = tvb:reported_len(), tvb:len()
-	-- A trimmed packet (C11, docs/wire-format.md "Trimming"): a switch cut it after the headers,
-	-- rewriting the first IPv6 header's payload length and DSCP; the UDP length still says
-	-- what was sent (Wireshark flags it), so UDP carries more than the packet holds. The
+	-- A trimmed packet (C11, docs/wire-format.md "Trimming"): a switch cut it after the
+	-- headers, rewriting the first IPv6 header's payload length and DSCP; the UDP length still
+	-- says what was sent (Wireshark flags it), so UDP carries more than the packet holds. The
 	-- payload and ICRC after the cut cannot be checked.
 	local ul = f_udp_len()
 	if ul and ul.value - 8 > rlen then
 		local pad = band(rshift(tvb(1, 1):uint(), 4), 3)
 		local sent = ul.value - 8 - off - LEN.ICRC - pad
 		root:add(F.trimmed, sent):set_generated()
-		if clen > off then root:add(F.payload, tvb(off, clen - off)):append_text(" [trimmed]") end
+		if clen > off then
+			root:add(F.payload, tvb(off, clen - off)):append_text(" [trimmed]")
+		end
 		root:add(F.icrc_status, "unchecked: trimmed"):set_generated()
 		info[#info + 1] = "[trimmed]"
 		pinfo.cols.info = table.concat(info, " ")

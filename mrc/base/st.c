@@ -91,7 +91,8 @@ bool mrc_st_mem(struct mrc_st *st, const void *got, const void *want, size_t n, 
 	for (size_t i = 0; i < n; i++) {
 		if (g[i] != w[i])
 			return mrc_st_check(st, false, file, line,
-				"%s: byte %zu is 0x%02x, want 0x%02x (of %zu)", what, i, g[i], w[i], n);
+				"%s: byte %zu is 0x%02x, want 0x%02x (of %zu)", what, i, g[i], w[i],
+				n);
 	}
 	return true;
 }

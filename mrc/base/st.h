@@ -51,13 +51,14 @@ void mrc_st_list(void);
 	do {                                                                                       \
 		unsigned long long g_ = (unsigned long long)(got);                                 \
 		unsigned long long w_ = (unsigned long long)(want);                                \
-		mrc_st_check((st), g_ == w_, __FILE__, __LINE__, "%s = %llu (0x%llx), want %llu (0x%llx)", \
-			#got, g_, g_, w_, w_);                                                     \
+		mrc_st_check((st), g_ == w_, __FILE__, __LINE__,                                   \
+			"%s = %llu (0x%llx), want %llu (0x%llx)", #got, g_, g_, w_, w_);           \
 	} while (0)
 #define ST_EQ_I(st, got, want)                                                                     \
 	do {                                                                                       \
 		long long g_ = (long long)(got), w_ = (long long)(want);                           \
-		mrc_st_check((st), g_ == w_, __FILE__, __LINE__, "%s = %lld, want %lld", #got, g_, w_); \
+		mrc_st_check((st), g_ == w_, __FILE__, __LINE__, "%s = %lld, want %lld", #got, g_, \
+			w_);                                                                       \
 	} while (0)
 #define ST_EQ_D(st, got, want, tol)                                                                \
 	do {                                                                                       \
@@ -69,7 +70,7 @@ void mrc_st_list(void);
 	do {                                                                                       \
 		const char *g_ = (got), *w_ = (want);                                              \
 		mrc_st_check((st), g_ && w_ && strcmp(g_, w_) == 0, __FILE__, __LINE__,            \
-			"%s = \"%s\", want \"%s\"", #got, g_ ? g_ : "(null)", w_);                  \
+			"%s = \"%s\", want \"%s\"", #got, g_ ? g_ : "(null)", w_);                 \
 	} while (0)
 /* Compares @n bytes; on mismatch prints the first differing offset and both bytes. */
 #define ST_EQ_MEM(st, got, want, n) mrc_st_mem((st), (got), (want), (n), __FILE__, __LINE__, #got)

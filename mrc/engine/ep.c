@@ -533,8 +533,8 @@ int mrc_ep_reg_mr_va(struct mrc_ep *ep, void *base, uint64_t va, uint64_t len, u
 		return -ENOMEM;
 	ep->mrs = n;
 	/* R_Keys: host in the high byte so a key from another endpoint never matches. */
-	n[ep->n_mrs] = (struct mr){
-		.base = base, .va = va, .len = len, .rkey = (ep->p.host & 0xFF) << 24 | (0x100u + ep->n_mrs)};
+	n[ep->n_mrs] = (struct mr){ .base = base, .va = va, .len = len,
+		.rkey = (ep->p.host & 0xFF) << 24 | (0x100u + ep->n_mrs) };
 	*rkey = n[ep->n_mrs].rkey;
 	ep->n_mrs++;
 	return 0;

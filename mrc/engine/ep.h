@@ -159,8 +159,8 @@ void mrc_ep_on_rx(struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, size_t 
  * @g->hlen bytes (its headers) are at @pkt, its payload is @g->payload_len bytes at
  * @g->payload (zeros when NULL), decoded by mrc_wire_decode_gather (docs/wire-format.md "Packet
  * stack"), so the QP places the payload straight from there: one copy. @g NULL or
- * @g->hlen == @len is a whole packet, as mrc_ep_on_rx. Needs the endpoint's wire checks off (no rx_checks):
- * otherwise a packet with its payload apart counts as a decode error.
+ * @g->hlen == @len is a whole packet, as mrc_ep_on_rx. Needs the endpoint's wire checks off (no
+ * rx_checks): otherwise a packet with its payload apart counts as a decode error.
  */
 void mrc_ep_on_rx_gather(struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, size_t len,
 	const struct mrc_wire_gather *g, bool ce, uint64_t now_ps);

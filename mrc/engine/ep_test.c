@@ -328,7 +328,8 @@ MRC_SELFTEST(ep)
 			uint32_t peer = peers[h - 2][i];
 
 			ST_EQ_I(st, mrc_ep_qp_create(ep, peer, 30 + peer, &qpn), 0);
-			ST_EQ_I(st, mrc_ep_post_write(ep, qpn, src, 4096, 0x1000, 5, false, 0, i, 0),
+			ST_EQ_I(st,
+				mrc_ep_post_write(ep, qpn, src, 4096, 0x1000, 5, false, 0, i, 0),
 				0);
 		}
 		for (unsigned k = 0; k < 3; k++) {
@@ -341,9 +342,10 @@ MRC_SELFTEST(ep)
 		ep = NULL;
 	}
 
-	mrc_st_case(st, "E07 address checks: a packet for QP 1 (peer host 1) from outside the "
-			"job, by another plane, with another plane's EV, from host 2, or for host 2 is "
-			"dropped and counted; from host 1 it is taken");
+	mrc_st_case(st,
+		"E07 address checks: a packet for QP 1 (peer host 1) from outside the "
+		"job, by another plane, with another plane's EV, from host 2, or for host 2 is "
+		"dropped and counted; from host 1 it is taken");
 	if (ST_TRUE(st, et_new(0, 1, 4, &ep) == 0)) {
 		struct mrc_pkt p;
 		int len;
@@ -452,9 +454,10 @@ e08_out:
 		ep = NULL;
 	}
 
-	mrc_st_case(st, "E09 port 0 down: one PORT_STATUS_UPDATE per peer host (2 QPs to host 1, "
-			"1 to host 2), mask 0x4 (port 2 up), on port 2; host 1 applies it to its QP "
-			"and answers");
+	mrc_st_case(st,
+		"E09 port 0 down: one PORT_STATUS_UPDATE per peer host (2 QPs to host 1, "
+		"1 to host 2), mask 0x4 (port 2 up), on port 2; host 1 applies it to its QP "
+		"and answers");
 	{
 		struct mrc_ep *b = NULL;
 		struct mrc_pkt d;
@@ -493,7 +496,8 @@ e08_out:
 		ST_EQ(st, d.opcode, MRC_OP_EP_RESPONSE);
 		ST_EQ(st, d.eeth.op, MRC_EP_OP_PORT_STATUS);
 		/* host 1 sends host 0 nothing on plane 0 now */
-		ST_EQ_I(st, mrc_ep_post_write(b, q1, src, 8192, 0x1000, 5, false, 0, 1, 2000000), 0);
+		ST_EQ_I(st, mrc_ep_post_write(b, q1, src, 8192, 0x1000, 5, false, 0, 1, 2000000),
+			0);
 		ST_EQ_I(st, mrc_ep_tx(b, 0, 2000000, buf, sizeof(buf)), 0);
 		ST_TRUE(st, mrc_ep_tx(b, 1, 2000000, buf, sizeof(buf)) > 0);
 e09_out:

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* ev: EV (path) states, selection, backup sets and probing — docs/wire-format.md "Path (EV) states". */
+/* ev: EV (path) states, selection, backup sets and probing —
+ * docs/wire-format.md "Path (EV) states". */
 #include "mrc/engine/ev.h"
 
 #include <errno.h>

@@ -250,8 +250,8 @@ int mrc_ev_pick(struct mrc_ev_set *s, unsigned plane, struct mrc_rng *rng, int e
 bool mrc_ev_on_skip(struct mrc_ev_set *s, int idx, int cause, uint64_t now_ps);
 
 /*
- * Loss without trim, or m=2 (docs/wire-format.md: -> ASSUMED_BAD): stops using the EV at once, swaps
- * in a backup EV of the same plane, schedules the first probe: probe_backoff_ps later, or,
+ * Loss without trim, or m=2 (docs/wire-format.md: -> ASSUMED_BAD): stops using the EV at once,
+ * swaps in a backup EV of the same plane, schedules the first probe: probe_backoff_ps later, or,
  * with probe_damping, when a probe revived the EV less than its backoff ago (it flaps), as
  * long as that grown backoff. Refused (counted in floor_hits, returns false) when it would
  * leave fewer than ev_min_active usable EVs.

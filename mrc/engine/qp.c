@@ -1045,11 +1045,11 @@ static void ev_lost(struct mrc_qp *qp, int evi, uint64_t n)
 }
 
 /*
- * docs/wire-format.md "Path (EV) states": an EV going ASSUMED_BAD stops carrying traffic at once and
- * what may be lost on it is retransmitted on other EVs — every PSN still unacknowledged
- * whose latest transmission used it. Without this, a tail packet on a dead path (no later
- * PSNs to open a SACK hole past the reorder threshold) waits for the ACK timeout. Returns
- * whether the EV went ASSUMED_BAD.
+ * docs/wire-format.md "Path (EV) states": an EV going ASSUMED_BAD stops carrying traffic at once
+ * and what may be lost on it is retransmitted on other EVs — every PSN still unacknowledged whose
+ * latest transmission used it. Without this, a tail packet on a dead path (no later PSNs to open a
+ * SACK hole past the reorder threshold) waits for the ACK timeout. Returns whether the EV went
+ * ASSUMED_BAD.
  */
 static bool retire_ev(struct mrc_qp *qp, int evi, int cause, uint64_t now_ps)
 {
@@ -1240,9 +1240,9 @@ static bool overdue(struct mrc_qp *qp, uint32_t psn, const struct txent *e, uint
  * Loss inference: an unacked PSN is lost once reorder_threshold PSNs sent after it were
  * acknowledged (send order, so a retransmission restarts its count), or — time-based, as
  * RACK (RFC 8985 §6.2) — once a packet sent after it was acknowledged and 2 reorder windows
- * and the target delay (rack_wnd) have passed since it was sent. The second rule finds the loss of a message's last
- * packets in microseconds, where the count never gets there; rack_at_ps arms a timer for
- * the earliest packet that may become overdue.
+ * and the target delay (rack_wnd) have passed since it was sent. The second rule finds the loss of
+ * a message's last packets in microseconds, where the count never gets there; rack_at_ps arms a
+ * timer for the earliest packet that may become overdue.
  */
 static void infer_losses(struct mrc_qp *qp, uint64_t now_ps)
 {
@@ -1391,8 +1391,8 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 		rtt = now_ps - ent_sent(qp, ae);
 	/*
 	 * The tail probe's copy arrived first (this SACK echoes its EV): the original is lost,
-	 * a loss without a trim on its EV, which is a failed path (docs/wire-format.md). The time rule
-	 * cannot see it when the lost packet was its flight's last: nothing sent after it.
+	 * a loss without a trim on its EV, which is a failed path (docs/wire-format.md). The time
+	 * rule cannot see it when the lost packet was its flight's last: nothing sent after it.
 	 */
 	if (in_flight_range(qp, ack_psn) && (ae->flags & (TX_TLP | TX_ACKED)) == TX_TLP &&
 		!s->pr && evi >= 0 && evi == ent_ev(ae) && ent_prev_ev(ae) >= 0 &&
@@ -1441,7 +1441,8 @@ static void on_sack(struct mrc_qp *qp, const struct mrc_pkt *p, uint64_t now_ps)
 		qp->peer_win = w < qp->win ? w : qp->win;
 	}
 	if (newly)
-		mrc_cc_on_ack(&qp->cc, now_ps, newly, rtt, s->m == MRC_SACK_M_SKIP_ONCE, qp->inflight);
+		mrc_cc_on_ack(&qp->cc, now_ps, newly, rtt, s->m == MRC_SACK_M_SKIP_ONCE,
+			qp->inflight);
 	if (!qp->roce && (s->rcv_cwnd_pen || s->restore_cwnd))
 		mrc_cc_on_rcv_pen(&qp->cc, newly, s->rcv_cwnd_pen, s->restore_cwnd);
 	progress = settle(qp, una0, newly, now_ps);

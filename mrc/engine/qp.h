@@ -251,11 +251,12 @@ uint32_t mrc_qp_peer_host(const struct mrc_qp *qp);
 
 /*
  * Posts an RDMA Write of @len bytes (< 2^32) from @local (kept by the caller until
- * send_done; NULL sends zeros, for runs that do not verify data) to @remote_va/@rkey at the peer, with immediate @imm when @with_imm
- * (docs/wire-format.md "Opcodes"). Completion: ops->send_done(wr_id, 0) once every packet is
- * acknowledged, in posting order; (wr_id, -ETIMEDOUT or -ECONNABORTED) if the QP fails.
- * Returns 0, -EAGAIN (sq_depth messages outstanding), -EINVAL (len >= 2^32), -EPIPE
- * (QP in the error state) or -ENOMEM (the send queue, grown on need, could not grow).
+ * send_done; NULL sends zeros, for runs that do not verify data) to @remote_va/@rkey at the peer,
+ * with immediate @imm when @with_imm (docs/wire-format.md "Opcodes"). Completion:
+ * ops->send_done(wr_id, 0) once every packet is acknowledged, in posting order; (wr_id, -ETIMEDOUT
+ * or -ECONNABORTED) if the QP fails. Returns 0, -EAGAIN (sq_depth messages outstanding), -EINVAL
+ * (len >= 2^32), -EPIPE (QP in the error state) or -ENOMEM (the send queue, grown on need, could
+ * not grow).
  */
 int mrc_qp_post_write(struct mrc_qp *qp, const void *local, uint64_t len, uint64_t remote_va,
 	uint32_t rkey, bool with_imm, uint32_t imm, uint64_t wr_id, uint64_t now_ps);

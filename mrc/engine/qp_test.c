@@ -603,7 +603,8 @@ static void c09_run(struct mrc_st *st, const uint32_t *psns, unsigned n, uint64_
 		struct mrc_pkt p = {0};
 		int len;
 
-		tn_write_pkt(&tn, &p, psns[i], (uint64_t)(uintptr_t)dst + 8 * psns[i], rkey, src, 8);
+		tn_write_pkt(&tn, &p, psns[i], (uint64_t)(uintptr_t)dst + 8 * psns[i], rkey, src,
+			8);
 		p.msn = (uint16_t)(psns[i] - 1);
 		len = mrc_wire_encode(&tn.wire, &p, buf, sizeof(buf));
 		ST_TRUE(st, len > 0);
@@ -2065,7 +2066,9 @@ MRC_SELFTEST(roce)
 	mrc_st_case(st, "R03 trim PSN 2 of 8: a loss, no NACK TRIMMED: 6 retransmissions");
 	roce_gbn_case(st, true, src, dst);
 
-	mrc_st_case(st, "R04 drop the last PSN: no NAK, stall to the ACK timeout, resend from the last ACK");
+	mrc_st_case(st,
+		"R04 drop the last PSN: no NAK, stall to the ACK timeout, "
+		"resend from the last ACK");
 	ST_EQ_I(st, tn_init(&tn, 2, 4, false, tw_roce), 0);
 	drop_psn[0] = 7;
 	n_drop_psn = 1;

@@ -290,8 +290,9 @@ static int check_params(const struct mrc_srv6_params *p, char *err, size_t errle
 		return -EINVAL;
 	}
 	if (p->planes > (1u << l->plane_bits)) {
-		mrc_errf(err, errlen, "srv6 plan: planes: %u planes do not fit the EV's %u plane bits",
-			p->planes, l->plane_bits);
+		mrc_errf(err, errlen,
+			"srv6 plan: planes: %u planes do not fit the EV's %u plane bits", p->planes,
+			l->plane_bits);
 		return -EINVAL;
 	}
 	if (!p->usids) {
@@ -387,8 +388,8 @@ static int assign_usids(struct mrc_srv6_plan *pl, char *err, size_t errlen)
 				return -EINVAL;
 			}
 			if (*s) {
-				mrc_errf(err, errlen, "srv6 plan: usids[%zu]: %s: node given twice", i,
-					name);
+				mrc_errf(err, errlen, "srv6 plan: usids[%zu]: %s: node given twice",
+					i, name);
 				return -EINVAL;
 			}
 			*s = (uint16_t)a->usid;
@@ -416,8 +417,8 @@ static int assign_usids(struct mrc_srv6_plan *pl, char *err, size_t errlen)
 
 			mrc_srv6_node_name(&pl->by_usid[i - 1].node, other, sizeof(other));
 			mrc_srv6_node_name(&pl->by_usid[i].node, name, sizeof(name));
-			mrc_errf(err, errlen, "srv6 plan: %s: uSID 0x%04x already belongs to %s", name,
-				pl->by_usid[i].usid, other);
+			mrc_errf(err, errlen, "srv6 plan: %s: uSID 0x%04x already belongs to %s",
+				name, pl->by_usid[i].usid, other);
 			return -EINVAL;
 		}
 	}
@@ -877,7 +878,8 @@ static int check_fields(const struct mrc_srv6_ev_profile *prof, uint32_t planes,
 			*combos = 0xffffffffu;
 	}
 	if (total != 32) {
-		mrc_errf(err, errlen, "ev profile: fields: widths add up to %u bits, not 32", total);
+		mrc_errf(err, errlen, "ev profile: fields: widths add up to %u bits, not 32",
+			total);
 		return -EINVAL;
 	}
 	return 0;
@@ -937,7 +939,8 @@ int mrc_srv6_ev_expand(const struct mrc_srv6_ev_profile *prof, uint32_t planes,
 		}
 		count = (uint32_t)prof->n_explicit;
 		if (count > cap) {
-			mrc_errf(err, errlen, "ev profile: ev_count: %u EVs, room for %zu", count, cap);
+			mrc_errf(err, errlen, "ev profile: ev_count: %u EVs, room for %zu", count,
+				cap);
 			return -ENOSPC;
 		}
 		for (uint32_t i = 0; i < count; i++) {
@@ -977,7 +980,8 @@ int mrc_srv6_ev_expand(const struct mrc_srv6_ev_profile *prof, uint32_t planes,
 			return -EINVAL;
 		}
 		if (count > cap) {
-			mrc_errf(err, errlen, "ev profile: ev_count: %u EVs, room for %zu", count, cap);
+			mrc_errf(err, errlen, "ev profile: ev_count: %u EVs, room for %zu", count,
+				cap);
 			return -ENOSPC;
 		}
 		rc = check_fields(prof, planes, &combos, err, errlen);
@@ -1019,8 +1023,9 @@ int mrc_srv6_ev_expand(const struct mrc_srv6_ev_profile *prof, uint32_t planes,
 		return -EINVAL;
 	}
 	if (usable < min_active) {
-		mrc_errf(err, errlen, "ev profile: deny: leaves %u usable EVs, below ev_min_active %u",
-			usable, min_active);
+		mrc_errf(err, errlen,
+			"ev profile: deny: leaves %u usable EVs, below ev_min_active %u", usable,
+			min_active);
 		return -EINVAL;
 	}
 	return (int)count;

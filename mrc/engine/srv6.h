@@ -103,8 +103,8 @@ struct mrc_srv6_assign {
 };
 
 /*
- * Where the plane and spine live in a 32-bit EV (docs/wire-format.md default: plane(4) | spine(12) |
- * salt(16), i.e. plane_shift 28, plane_bits 4, spine_shift 16, spine_bits 12).
+ * Where the plane and spine live in a 32-bit EV (docs/wire-format.md default: plane(4) | spine(12)
+ * | salt(16), i.e. plane_shift 28, plane_bits 4, spine_shift 16, spine_bits 12).
  */
 struct mrc_srv6_ev_layout {
 	uint8_t plane_shift, plane_bits;
@@ -288,10 +288,10 @@ int mrc_srv6_path(const struct mrc_srv6_plan *plan, uint32_t src, uint32_t dst, 
 	struct mrc_srv6_path *out);
 
 /*
- * Addresses a packet from host @src to @dst on @ev (docs/wire-format.md "Packet stack"): outer source
- * and inner source = @src's port address on the EV's plane, outer DA = the uSID
- * container of the path, inner DA = @dst's port address; no SRH. What both drivers hand
- * the engine as its path callback. Returns 0 or the errors of mrc_srv6_path().
+ * Addresses a packet from host @src to @dst on @ev (docs/wire-format.md "Packet stack"): outer
+ * source and inner source = @src's port address on the EV's plane, outer DA = the uSID container of
+ * the path, inner DA = @dst's port address; no SRH. What both drivers hand the engine as its path
+ * callback. Returns 0 or the errors of mrc_srv6_path().
  */
 int mrc_srv6_address(const struct mrc_srv6_plan *plan, uint32_t src, uint32_t dst, uint32_t ev,
 	struct mrc_pkt *hdr);

@@ -142,11 +142,14 @@ static void st_cases_8k(struct mrc_st *st)
 		/* plane 2's T0 0 owns 0x4001 too, but under fc00:2::/32: no route */
 		st_hop(st, pl, pkt, MRC_SRV6_T0, 2, 0, -ENOENT, NULL);
 		/* T0 0: up port 32 + T1 5 = 37 */
-		st_hop(st, pl, pkt, MRC_SRV6_T0, 3, 0, 37, "fc000003 8006 4100 2000 0000 0000 0000");
+		st_hop(st, pl, pkt, MRC_SRV6_T0, 3, 0, 37,
+			"fc000003 8006 4100 2000 0000 0000 0000");
 		/* T1 5: port 255 to T0 255 */
-		st_hop(st, pl, pkt, MRC_SRV6_T1, 3, 5, 255, "fc000003 4100 2000 0000 0000 0000 0000");
+		st_hop(st, pl, pkt, MRC_SRV6_T1, 3, 5, 255,
+			"fc000003 4100 2000 0000 0000 0000 0000");
 		/* T0 255: host 8191 is its port 8191 - 255 * 32 = 31 */
-		st_hop(st, pl, pkt, MRC_SRV6_T0, 3, 255, 31, "fc000003 2000 0000 0000 0000 0000 0000");
+		st_hop(st, pl, pkt, MRC_SRV6_T0, 3, 255, 31,
+			"fc000003 2000 0000 0000 0000 0000 0000");
 		ST_EQ(st, pkt[IP6_OFF_HLIM], 61);
 		ST_EQ_I(st, mrc_srv6_end_pkt(pkt, 40, 0xfc000003, 0x2000), MRC_SRV6_END_ARRIVED);
 	}

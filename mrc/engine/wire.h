@@ -304,8 +304,8 @@ int mrc_wire_csum_finish(const struct mrc_wire_cfg *cfg, uint8_t *buf, size_t le
  * Parses @len bytes at @buf into @p. Checks the length before every field. @p->payload
  * points into @buf. A packet whose payload was cut by a trimming switch decodes with
  * p->trimmed set and returns MRC_WIRE_OK (C11; classification rules in wire.c and
- * docs/wire-format.md "Trimming"): orig_len is then the length before the cut, payload/payload_len the bytes
- * left, and checksum/ICRC are not checked. The inner packet alone (as a protocol-41 raw
+ * docs/wire-format.md "Trimming"): orig_len is then the length before the cut, payload/payload_len
+ * the bytes left, and checksum/ICRC are not checked. The inner packet alone (as a protocol-41 raw
  * socket delivers it) decodes when @outer is false; @outer is ignored in stev/udp mode.
  * With an outer header, dscp is the outer one and ecn is CE when either header has CE
  * (RFC 6040). Returns enum mrc_wire_err.

@@ -673,7 +673,8 @@ MRC_SELFTEST(wire)
 	ST_EQ_I(st, mrc_wire_decode(&cfg, buf, (size_t)n, true, &d), MRC_WIRE_BAD_ICRC);
 	ST_EQ_I(st, mrc_wire_decode(&cfg, want, (size_t)n, true, &d), MRC_WIRE_OK);
 
-	mrc_st_case(st, "csum_offload: zeros, decodable unchecked, finished = encoded (every sample)");
+	mrc_st_case(st,
+		"csum_offload: zeros, decodable unchecked, finished = encoded (every sample)");
 	for (int f = MRC_EVF_SRV6; f <= MRC_EVF_UDP; f++) {
 		static uint8_t ref[MRC_PKT_MAX];
 
@@ -693,9 +694,11 @@ MRC_SELFTEST(wire)
 				uo = (f == MRC_EVF_SRV6 ? inner_off(buf) : 0) + MRC_IP6_HLEN;
 				bad += get_be16(buf + uo + 6) != 0 || get_be32(buf + n - 4) != 0;
 				cfg.check_csum = cfg.check_icrc = false;
-				bad += mrc_wire_decode(&cfg, buf, (size_t)n, true, &d) != MRC_WIRE_OK;
+				bad += mrc_wire_decode(&cfg, buf, (size_t)n, true, &d) !=
+				       MRC_WIRE_OK;
 				cfg.check_csum = cfg.check_icrc = true;
-				bad += mrc_wire_decode(&cfg, buf, (size_t)n, true, &d) == MRC_WIRE_OK;
+				bad += mrc_wire_decode(&cfg, buf, (size_t)n, true, &d) ==
+				       MRC_WIRE_OK;
 				if (f == MRC_EVF_SRV6 && p.n_segs > 1) { /* one hop later: DA, SL */
 					buf[MRC_IP6_HLEN + 3]--;
 					ref[MRC_IP6_HLEN + 3]--;
@@ -745,7 +748,8 @@ MRC_SELFTEST(wire)
 					bad += ref[k] != 0;
 				/* room for the headers only is enough; one byte less is not */
 				bad += mrc_wire_encode_gather(&cfg, &p, buf, g.hlen, &g) != n;
-				bad += mrc_wire_encode_gather(&cfg, &p, buf, g.hlen - 1, &g) != -ENOSPC;
+				bad += mrc_wire_encode_gather(&cfg, &p, buf, g.hlen - 1, &g) !=
+				       -ENOSPC;
 				gathered++;
 			}
 			mrc_st_check(st, !bad, __FILE__, __LINE__, "format %d sample %d", f, i);

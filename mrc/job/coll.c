@@ -875,7 +875,8 @@ static uint64_t verify_periodic(const struct mrc_coll *c, const uint8_t *out, ui
 		const uint8_t *o = out + i * c->es;
 
 		if (memcmp(o, pat, m * c->es))
-			wrong += count_wrong(c, o, m, want); /* a block starts a period: i % 61 == 0 */
+			/* a block starts a period: i % 61 == 0 */
+			wrong += count_wrong(c, o, m, want);
 	}
 	return wrong;
 }

@@ -113,7 +113,8 @@ MRC_SELFTEST(coll)
 
 	mrc_st_case(st, "C12.2 all-to-all of 1,000,000 B float32 over 6 ranks moves 999,984 B");
 	{
-		uint64_t bytes = st_coll_bytes(net, MRC_COLL_ALLTOALL, MRC_COLL_PARALLEL, 6, 250000, 0);
+		uint64_t bytes =
+			st_coll_bytes(net, MRC_COLL_ALLTOALL, MRC_COLL_PARALLEL, 6, 250000, 0);
 		double algbw = (double)bytes / 100e-6 / 1e9;
 
 		ST_EQ(st, bytes, 999984);

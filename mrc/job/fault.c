@@ -256,9 +256,10 @@ static int timeline_rows(struct mrc_run_result *res, const struct conf_job *j,
 			if (g->revert || !g->applied || g->ended ||
 				f->at >= mrc_fault_until(gf, g->at))
 				continue;
-			if (!ends && (cf->action == CONF_FA_DOWN || cf->action == CONF_FA_BLACKHOLE) &&
-				gf->action == cf->action && !memcmp(&gf->node, &cf->node,
-								sizeof(cf->node)))
+			if (!ends &&
+				(cf->action == CONF_FA_DOWN || cf->action == CONF_FA_BLACKHOLE) &&
+				gf->action == cf->action &&
+				!memcmp(&gf->node, &cf->node, sizeof(cf->node)))
 				skip = true; /* down or blackholed already */
 			if (!mrc_fault_undoes(cf, gf))
 				continue;
@@ -361,7 +362,8 @@ static bool fault_in(const struct mrc_run_fault *rf, const struct mrc_run_iter *
 
 	if (rf->iter == it->iter && !rf->clears)
 		return true;
-	return rf->flap && rf->at_ps < end && (rf->end_ps < 0 || (uint64_t)rf->end_ps > it->start_ps);
+	return rf->flap && rf->at_ps < end &&
+	       (rf->end_ps < 0 || (uint64_t)rf->end_ps > it->start_ps);
 }
 
 /* Goodput recovery of @rf over the whole bins of its window [first bin starting at or after
@@ -420,8 +422,8 @@ void mrc_fault_finish(struct mrc_run_result *res, const uint64_t *bad_t, size_t 
 		struct mrc_run_fault *rf = &res->faults[f];
 
 		if (rf->flap && rf->until_ps <= res->sim_end_ps)
-			rf->end_ps = (int64_t)(rf->flap_last_up_ps > rf->at_ps ? rf->flap_last_up_ps :
-										 rf->at_ps);
+			rf->end_ps = (int64_t)(rf->flap_last_up_ps > rf->at_ps ?
+				rf->flap_last_up_ps : rf->at_ps);
 	}
 	/* a loss or delay ends with the first later row ending one on its target */
 	for (size_t f = 0; f < res->n_faults; f++) {
@@ -465,7 +467,8 @@ void mrc_fault_finish(struct mrc_run_result *res, const uint64_t *bad_t, size_t 
 	if (n_clean) {
 		qsort(clean, n_clean, sizeof(*clean), cmp_u64);
 		level = n_clean % 2 ? (double)clean[n_clean / 2] :
-				      ((double)clean[n_clean / 2 - 1] + (double)clean[n_clean / 2]) / 2;
+				      ((double)clean[n_clean / 2 - 1] +
+				       (double)clean[n_clean / 2]) / 2;
 	}
 	/* the collective's own ramp-down: the most trailing whole bins of a clean iteration
 	 * below 95% of the clean level, where a fault's dip is not looked for; and the noise:
@@ -547,7 +550,8 @@ void mrc_fault_finish(struct mrc_run_result *res, const uint64_t *bad_t, size_t 
 				continue;
 			}
 			infl = clean_n[ii->size_idx] && ii->cct_ps ?
-				(double)ii->cct_ps / (clean_sum[ii->size_idx] / clean_n[ii->size_idx]) - 1.0 :
+				(double)ii->cct_ps /
+				(clean_sum[ii->size_idx] / clean_n[ii->size_idx]) - 1.0 :
 				0.0;
 			if (!worst || infl > worst_infl) {
 				worst = ii;
@@ -564,7 +568,8 @@ void mrc_fault_finish(struct mrc_run_result *res, const uint64_t *bad_t, size_t 
 		if (!res->bin_ps)
 			continue; /* no goodput bins: the driver's note stays */
 		if (!n_clean) {
-			rf->recovery_note = "no fault-free iteration to take the goodput level from";
+			rf->recovery_note =
+				"no fault-free iteration to take the goodput level from";
 			continue;
 		}
 		recovery(res, rf, win_end, tail_bins, noise_run + 1 > 2 ? noise_run + 1 : 2,

@@ -281,8 +281,10 @@ static void t_rows_revert(struct mrc_st *st)
 		{ .has_at = true, .action = CONF_FA_CLEAR },
 	};
 	struct mrc_fault_fire fi[4] = {
-		{ .conf = 0, .at = 10 * US }, { .conf = 0, .at = 110 * US, .revert = true, .of = 0 },
-		{ .conf = 1, .at = 50 * US }, { .conf = 2, .at = 200 * US },
+		{ .conf = 0, .at = 10 * US },
+		{ .conf = 0, .at = 110 * US, .revert = true, .of = 0 },
+		{ .conf = 1, .at = 50 * US },
+		{ .conf = 2, .at = 200 * US },
 	};
 	struct conf_job j = { .faults = f, .n_faults = 3 };
 	struct mrc_run_result res = { 0 };

@@ -193,12 +193,16 @@ static int check_packets(const struct conf_job *job, char *key, size_t keylen, c
 		return 0;
 	/* a switch trims only a packet longer than trim_size that keeps its BTH */
 	if (f->trim_size_bytes >= (uint64_t)max)
-		return FAIL("fabric.trim_size", "not below the largest data packet (%s), so nothing "
-			"would be trimmed '%s'", bytes((uint64_t)max, a, sizeof(a)),
+		return FAIL("fabric.trim_size",
+			"not below the largest data packet (%s), so nothing "
+			"would be trimmed '%s'",
+			bytes((uint64_t)max, a, sizeof(a)),
 			bytes(f->trim_size_bytes, b, sizeof(b)));
 	if (f->trim_size_bytes < to_bth)
-		return FAIL("fabric.trim_size", "below the %u header bytes up to the BTH that a trim "
-			"keeps '%s'", to_bth, bytes(f->trim_size_bytes, b, sizeof(b)));
+		return FAIL("fabric.trim_size",
+			"below the %u header bytes up to the BTH that a trim "
+			"keeps '%s'",
+			to_bth, bytes(f->trim_size_bytes, b, sizeof(b)));
 	return 0;
 }
 
@@ -261,7 +265,8 @@ static int check_srv6(const struct conf_job *job, char *key, size_t keylen, char
 		return rc;
 	if (rc)
 		return srv6_fail(err, key, keylen, msg, msglen);
-	/* docs/wire-format.md "EV placement": udp carries the EV in the 16-bit UDP source port alone */
+	/* docs/wire-format.md "EV placement": udp carries the EV in the 16-bit UDP source port
+	 * alone */
 	if (job_ev_format(job) == MRC_EVF_UDP) {
 		for (size_t i = 0; i < m.n_evs; i++) {
 			if (m.evs[i].ev > 0xffff) {
@@ -283,8 +288,8 @@ static int check_srv6(const struct conf_job *job, char *key, size_t keylen, char
 			i++;
 		if (i == m.n_evs) {
 			snprintf(k, sizeof(k), "mrc.ev.deny[%zu]", d);
-			rc = FAIL(k, "not an EV of the profile (%zu EVs) '0x%08" PRIx32 "'", m.n_evs,
-				ev->deny[d]);
+			rc = FAIL(k, "not an EV of the profile (%zu EVs) '0x%08" PRIx32 "'",
+				m.n_evs, ev->deny[d]);
 			goto out;
 		}
 	}
@@ -339,9 +344,11 @@ static int check_coll(const struct conf_job *job, char *key, size_t keylen, char
 			cp.algo = MRC_COLL_PARALLEL;
 		/* all-to-all splits each rank's buffer into one block per rank (C12) */
 		if (cp.pattern == MRC_COLL_ALLTOALL && cp.count < n)
-			return FAIL(k, "all-to-all over %" PRIu32 " ranks needs at least one %u-byte "
-				"%s per rank (%s) '%s'", n, es, dt, bytes((uint64_t)n * es, a,
-				sizeof(a)), bytes(sizes[i], b, sizeof(b)));
+			return FAIL(k,
+				"all-to-all over %" PRIu32 " ranks needs at least one %u-byte "
+				"%s per rank (%s) '%s'",
+				n, es, dt, bytes((uint64_t)n * es, a, sizeof(a)),
+				bytes(sizes[i], b, sizeof(b)));
 		/* the smallest and the largest size build the collective's schedule */
 		if (i && i + 1 < ns)
 			continue;

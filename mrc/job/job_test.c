@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* job_test: unit tests of mrc/job/job.c (`mrcgen-test job`); includes job.c to reach its statics. */
+/* job_test: unit tests of mrc/job/job.c (`mrcgen-test job`); includes job.c to reach its
+ * statics. */
 #include "mrc/job/job.c"
 #include "mrc/base/st.h"
 
@@ -71,8 +72,11 @@ MRC_SELFTEST(job)
 	/* the ECN threshold may not exceed the buffer: lowered out of the way */
 	ST_EQ_I(st, jt_check(JT_SETS("mrc.mtu=4096", "fabric.buffer=4228B",
 			"fabric.ecn_threshold=1KiB", "fabric.trim=false"), key, sizeof(key)), 0);
-	ST_EQ_I(st, jt_check(JT_SETS("mrc.mtu=4096", "fabric.buffer=4227B",
-			"fabric.ecn_threshold=1KiB", "fabric.trim=false"), key, sizeof(key)), -EINVAL);
+	ST_EQ_I(st,
+		jt_check(JT_SETS("mrc.mtu=4096", "fabric.buffer=4227B", "fabric.ecn_threshold=1KiB",
+				 "fabric.trim=false"),
+			key, sizeof(key)),
+		-EINVAL);
 	ST_EQ_STR(st, key, "fabric.buffer");
 
 	mrc_st_case(st, "J04 fabric.trim_size between the 100 B to the BTH and 4228 B, exclusive");

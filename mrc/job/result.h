@@ -16,7 +16,8 @@
 
 /* One iteration of one size. Times in ps of virtual time. */
 struct mrc_run_iter {
-	uint32_t size_idx, iter;     /* iter: global index, warmup iterations of every size counted */
+	uint32_t size_idx, iter;     /* iter: global index, warmup iterations of every size
+				      * counted */
 	uint32_t measured;	     /* index among its size's measured iterations (the number
 				      * faults' at_iteration uses); meaningless for warmup */
 	bool warmup;

@@ -372,12 +372,14 @@ int mrc_paths_print(FILE *f, const struct mrc_srv6_plan *plan, const struct mrc_
 		return -EINVAL;
 	}
 	if (q->from >= 0 && q->from == q->to) {
-		mrc_errf(err, errlen, "paths: --to: 'h%lld' is the source itself", (long long)q->to);
+		mrc_errf(err, errlen, "paths: --to: 'h%lld' is the source itself",
+			(long long)q->to);
 		return -EINVAL;
 	}
 	if (q->has_ev && mrc_srv6_ev_plane(&par->ev, q->ev) >= par->planes) {
-		mrc_errf(err, errlen, "paths: --ev: '0x%08x' is in plane %u; the fabric has %u planes",
-			q->ev, mrc_srv6_ev_plane(&par->ev, q->ev), par->planes);
+		mrc_errf(err, errlen,
+			"paths: --ev: '0x%08x' is in plane %u; the fabric has %u planes", q->ev,
+			mrc_srv6_ev_plane(&par->ev, q->ev), par->planes);
 		return -EINVAL;
 	}
 	{

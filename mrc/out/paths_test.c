@@ -68,7 +68,8 @@ MRC_SELFTEST(paths)
 		 * port "h3.p1" 5, table port: ports 0..2+2-1 -> 4 ("port") */
 		ST_EQ_STR(st, text,
 			"# fabric planes 2 t0 2 t1 2 hosts_per_t0 2 block fc00::/32\n"
-			"# ev       state    src dst plane t0      t1      t0      port  container\n"
+			"# ev       state    src dst plane t0      t1      t0      port  "
+			"container\n"
 			"0x1003beef good     h0  h3  1     p1.t0.0 p1.t1.1 p1.t0.1 h3.p1 "
 			"fc00:0:1401:1802:1402:1004::\n"
 			"\n# table p1.t0.0 usid 0x1401\n"
@@ -155,8 +156,9 @@ MRC_SELFTEST(paths)
 			ST_EQ_I(st, mrc_paths_print(f, plan, &ev1, 1, &q, err, sizeof(err)), 0);
 			fclose(f);
 			/* same T0: no T1; h0 has uSID 1 */
-			ST_TRUE(st, strstr(text, "\n0x00000000 good     h9999 h0    0     "
-						 "p0.t0.0 -       p0.t0.0 h0.p0    fc00:0:a000:1::\n"));
+			ST_TRUE(st,
+				strstr(text, "\n0x00000000 good     h9999 h0    0     "
+					     "p0.t0.0 -       p0.t0.0 h0.p0    fc00:0:a000:1::\n"));
 			t_aligned(st, text, "# ev ", "0x", 10);
 			/* T0 ports 0..9999 to hosts, 10000 to the T1: 5 digits */
 			ST_TRUE(st, strstr(text, "\nfc00:0:b000::/48         0xb000 forward 10000 "
@@ -191,8 +193,9 @@ MRC_SELFTEST(paths)
 		fclose(f);
 		/* spine field 0x3fe = 1022; T0 0 of plane 15: 0xf000 | 0x400 | 1, T1 1022:
 		 * 0xf000 | 0x800 | 1023 = 0xfbff, T0 1: 0xf402, h1: 0xf002 */
-		ST_TRUE(st, strstr(text, "\n0xf3fe0000 unlisted h0  h1  15    p15.t0.0 "
-					 "p15.t1.1022 p15.t0.1 h1.p15 fc00:0:f401:fbff:f402:f002::\n"));
+		ST_TRUE(st,
+			strstr(text, "\n0xf3fe0000 unlisted h0  h1  15    p15.t0.0 "
+				     "p15.t1.1022 p15.t0.1 h1.p15 fc00:0:f401:fbff:f402:f002::\n"));
 		t_aligned(st, text, "# ev ", "0x", 10);
 		t_aligned(st, text, "# prefix ", "fc00:", 5);
 		free(text);

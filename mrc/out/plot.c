@@ -105,7 +105,8 @@ int mrc_plot_write_script(FILE *f, const char *name, const struct mrc_plot *p)
 	/* a little room left and right of the first and last point (an automatic linear x
 	 * axis), and above the data for the marker labels */
 	fprintf(f, "set offsets %s, graph %s, 0\n",
-		p->logx || p->xrange ? "0, 0" : "graph 0.02, graph 0.02", p->n_markers ? "0.2" : "0.05");
+		p->logx || p->xrange ? "0, 0" : "graph 0.02, graph 0.02",
+		p->n_markers ? "0.2" : "0.05");
 	if (keyed)
 		fprintf(f, "set key %s Left reverse opaque box\n", key);
 	else
@@ -114,9 +115,11 @@ int mrc_plot_write_script(FILE *f, const char *name, const struct mrc_plot *p)
 		double x = p->markers[i].x;
 		int right = label_left(&p->markers[i], span, lo, hi);
 
-		fprintf(f, "set arrow from %.9g, graph 0 to %.9g, graph 1 nohead dt 2 lc rgb 'red'\n",
+		fprintf(f,
+			"set arrow from %.9g, graph 0 to %.9g, graph 1 nohead dt 2 lc rgb 'red'\n",
 			x, x);
-		fprintf(f, "set label %zu at %.9g, graph %.2f ", i + 1, x, 0.96 - 0.05 * (double)(i % 3));
+		fprintf(f, "set label %zu at %.9g, graph %.2f ", i + 1, x,
+			0.96 - 0.05 * (double)(i % 3));
 		gp_str(f, p->markers[i].label);
 		fprintf(f, " %s offset %s,0 tc rgb 'red'\n", right ? "right" : "left",
 			right ? "-0.5" : "0.5");

@@ -39,7 +39,8 @@ static bool st_has_line(const char *text, const char *line)
 static void st_lines(struct mrc_st *st, const char *text, const char *const *want)
 {
 	for (; *want; want++)
-		mrc_st_check(st, st_has_line(text, *want), __FILE__, __LINE__, "no line '%s'", *want);
+		mrc_st_check(st, st_has_line(text, *want), __FILE__, __LINE__, "no line '%s'",
+			*want);
 }
 
 /* The text of file @path (malloc'ed), or NULL. */
@@ -81,7 +82,8 @@ static void st_two_curves(struct mrc_st *st)
 		{ .title = "64KiB", .x = xa, .y = ya, .n = 10 },
 		{ .title = "8\"MiB\\", .x = xa, .y = yb, .n = 10 },
 	};
-	const struct mrc_plot_marker m[] = { { 0, "a down" }, { 2, "b" }, { 4, "c" }, { 7, "d up" } };
+	const struct mrc_plot_marker m[] = { { 0, "a down" }, { 2, "b" }, { 4, "c" },
+		{ 7, "d up" } };
 	char *t = st_script("cct", &(struct mrc_plot){ .title = "CCT", .xlabel = "iteration",
 		.ylabel = "CCT (us)", .series = c, .n_series = 2, .markers = m, .n_markers = 4,
 		.xrange = "[-2.5:7.5]", .yrange = "[0:*]", .xtics = "1" });

@@ -190,7 +190,8 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 		const struct mrc_run_iter *it = &res->iters[i];
 
 		o = json_object();
-		json_object_set_new(o, "bytes", json_integer((json_int_t)res->sizes[it->size_idx].bytes));
+		json_object_set_new(o, "bytes",
+			json_integer((json_int_t)res->sizes[it->size_idx].bytes));
 		json_object_set_new(o, "iter", json_integer(it->iter));
 		json_object_set_new(o, "measured", it->warmup ? json_null() :
 							json_integer(it->measured));
@@ -230,8 +231,9 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 		json_object_set_new(o, "global_iteration", json_integer(rf->iter));
 		json_object_set_new(o, "action", json_string(rf->action));
 		json_object_set_new(o, "target", json_string(rf->target));
-		json_object_set_new(o, "first_ev_retired_us", rf->first_retire_ps < 0 ? json_null() :
-			json_real((double)rf->first_retire_ps / PS_US));
+		json_object_set_new(o, "first_ev_retired_us",
+			rf->first_retire_ps < 0 ? json_null() :
+						  json_real((double)rf->first_retire_ps / PS_US));
 		json_object_set_new(o, "evs_retired", json_integer((json_int_t)rf->evs_retired));
 		json_object_set_new(o, "recovery_us", rf->recovery_ps < 0 ? json_null() :
 			json_real((double)rf->recovery_ps / PS_US));
@@ -246,7 +248,8 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 		json_object_set_new(st, "rank", json_integer(rf->straggler_rank));
 		json_object_set_new(st, "step", json_integer(rf->straggler_step));
 		snprintf(hex, sizeof(hex), "0x%08x", rf->straggler_ev);
-		json_object_set_new(st, "ev", rf->has_straggler_ev ? json_string(hex) : json_null());
+		json_object_set_new(st, "ev",
+			rf->has_straggler_ev ? json_string(hex) : json_null());
 		if (rf->unfinished) {
 			json_decref(st);
 			st = json_null();
@@ -539,9 +542,9 @@ static void plot_spectrum(const char *dir, const char *kind, const char *title, 
 	snprintf(name, sizeof(name), "spectrum_%s", kind);
 	if (k)
 		mrc_plot_png(dir, name, &(struct mrc_plot){ .title = title,
-			.xlabel = "percentile", .ylabel = "latency (us)", .series = c, .n_series = k,
-			.logx = 1, .logy = logy, .style = MRC_PLOT_LINES, .xtics = SPECTRUM_XTICS,
-			.key = logy ? "outside right top" : NULL,
+			.xlabel = "percentile", .ylabel = "latency (us)", .series = c,
+			.n_series = k, .logx = 1, .logy = logy, .style = MRC_PLOT_LINES,
+			.xtics = SPECTRUM_XTICS, .key = logy ? "outside right top" : NULL,
 			.xrange = "[1:*]", .yrange = logy ? NULL : "[0:*]" });
 	free(c);
 	free(files);
@@ -655,8 +658,8 @@ static void write_plots(const struct conf_job *job, const struct mrc_run_result 
 	mrc_plot_png(dir, "goodput", &(struct mrc_plot){ .title = "Delivered to hosts (all ranks)",
 		.xlabel = "virtual time (ms)", .ylabel = "Gb/s",
 		.series = &(struct mrc_plot_series){ .x = x, .y = y, .n = n }, .n_series = 1,
-		.markers = m, .n_markers = res->n_faults, .style = MRC_PLOT_STEPS, .xrange = "[0:*]",
-		.yrange = "[0:*]" });
+		.markers = m, .n_markers = res->n_faults, .style = MRC_PLOT_STEPS,
+		.xrange = "[0:*]", .yrange = "[0:*]" });
 
 	if (!hists)
 		goto out;
@@ -664,8 +667,9 @@ static void write_plots(const struct conf_job *job, const struct mrc_run_result 
 	for (size_t i = 0; i < ns + 3; i++) {
 		h[i] = hist_at(res, i, tags[i], sizeof(tags[i]));
 		if (i < ns)
-			snprintf(titles[i] + strlen(titles[i]), sizeof(titles[i]) - strlen(titles[i]),
-				", %lld iterations", (long long)mrc_hist_count(h[i]));
+			snprintf(titles[i] + strlen(titles[i]),
+				sizeof(titles[i]) - strlen(titles[i]), ", %lld iterations",
+				(long long)mrc_hist_count(h[i]));
 	}
 	snprintf(titles[ns], sizeof(titles[ns]), "%lld writes", (long long)mrc_hist_count(h[ns]));
 	snprintf(titles[ns + 1], sizeof(titles[ns + 1]), "%lld steps",
@@ -921,7 +925,8 @@ static bool is_file(const char *dir, const char *name)
 
 static int cmp_str(const void *a, const void *b)
 {
-	return strcmp(json_string_value(*(json_t *const *)a), json_string_value(*(json_t *const *)b));
+	return strcmp(json_string_value(*(json_t *const *)a),
+		json_string_value(*(json_t *const *)b));
 }
 
 /* Appends "SUB/NAME" for each regular file of @dir/SUB ending in one of @suffixes. */
@@ -1023,7 +1028,8 @@ static void print_hist_row(FILE *f, int w, const char *name, const struct mrc_hi
 {
 	fprintf(f, "#  %-*s %8lld", w, name, (long long)mrc_hist_count(h));
 	for (size_t i = 0; i < c->n_percentiles && i < 8; i++)
-		fprintf(f, " %9.2f", (double)mrc_hist_value_at_percentile(h, c->percentiles[i]) / 1e3);
+		fprintf(f, " %9.2f",
+			(double)mrc_hist_value_at_percentile(h, c->percentiles[i]) / 1e3);
 	fprintf(f, " %9.2f\n", mrc_hist_count(h) ? mrc_hist_mean(h) / 1e3 : 0.0);
 }
 
@@ -1037,7 +1043,8 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 	char enc[64] = "", nort[48] = "", hopl[192] = "";
 	int lw = 10; /* latency labels: "CCT 1000004B" in a sweep widens the column */
 
-	fprintf(f, "# mrcgen: %s %s, %u ranks, %u planes x (%u T0 + %u T1), %u hosts, %s, seed %llu\n",
+	fprintf(f,
+		"# mrcgen: %s %s, %u ranks, %u planes x (%u T0 + %u T1), %u hosts, %s, seed %llu\n",
 		conf_name_of(conf_pattern_names, t->pattern),
 		conf_name_of(conf_algorithm_names, t->algorithm), res->nranks, job->fabric.planes,
 		job->fabric.t0, job->fabric.t1, conf_fabric_hosts(&job->fabric),
@@ -1110,7 +1117,8 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 			if ((rf->flap || rf->lasting) && rf->last_iter != rf->iter) {
 				size_t l = strlen(itn);
 
-				snprintf(itn + l, sizeof(itn) - l, rf->last_in_warmup ? "-w%u" : "-%u",
+				snprintf(itn + l, sizeof(itn) - l,
+					rf->last_in_warmup ? "-w%u" : "-%u",
 					rf->last_in_warmup ? rf->last_iter : rf->last_measured);
 			}
 			if (rf->flap)
@@ -1118,7 +1126,8 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 			else
 				snprintf(act, sizeof(act), "%s", rf->action);
 			if (rf->first_retire_ps >= 0)
-				snprintf(a, sizeof(a), "%.2f us", (double)rf->first_retire_ps / PS_US);
+				snprintf(a, sizeof(a), "%.2f us",
+					(double)rf->first_retire_ps / PS_US);
 			if (rf->recovery_ps >= 0 && !rf->dipped) {
 				snprintf(b, sizeof(b), "no dip *");
 				nodip = true;
@@ -1136,8 +1145,9 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 				(unsigned long long)rf->rtx_bytes, infl, strag);
 		}
 		if (nodip)
-			fprintf(f, "#  * no dip: goodput never fell below 95%% of what the capacity left "
-				   "allows; recovery 0\n");
+			fprintf(f,
+				"#  * no dip: goodput never fell below 95%% of what the capacity "
+				"left allows; recovery 0\n");
 	}
 	if (res->tx_encode_err)
 		snprintf(enc, sizeof(enc), ", %llu encode errors (never sent)",
@@ -1152,9 +1162,11 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 			(unsigned long long)res->fab_icmp_sent,
 			(unsigned long long)res->fab_icmp_rate_limited,
 			(unsigned long long)res->rx_icmp_time_exceeded);
-	fprintf(f, "#\n#  packets: %llu data, %llu retransmitted, %llu SACK, %llu NACK (%llu trim), "
-		   "%llu probes%s\n#  fabric: %llu trims, %llu ECN marks, %llu drops (%llu at failed links "
-		   "or switches)%s%s, %llu lost in flight on a link that failed or dropped them\n",
+	fprintf(f,
+		"#\n#  packets: %llu data, %llu retransmitted, %llu SACK, %llu NACK (%llu trim), "
+		"%llu probes%s\n#  fabric: %llu trims, %llu ECN marks, %llu drops (%llu at failed "
+		"links or switches)%s%s, %llu lost in flight on a link that failed or dropped "
+		"them\n",
 		(unsigned long long)res->data_pkts, (unsigned long long)res->rtx_pkts,
 		(unsigned long long)res->sacks, (unsigned long long)res->nacks,
 		(unsigned long long)res->nack_trimmed, (unsigned long long)res->probes, enc,
@@ -1163,20 +1175,25 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 		hopl, (unsigned long long)res->fab_lost);
 	if (res->host_send_errors | res->host_socket_drops | res->host_cq_overflows |
 		res->host_cq_dropped | res->host_truncated | res->host_foreign)
-		fprintf(f, "#  in the hosts: %llu send errors, %llu socket drops, %llu CQ overflows "
-			   "(held, not lost), %llu CQ drops, %llu truncated, %llu for another host\n",
+		fprintf(f,
+			"#  in the hosts: %llu send errors, %llu socket drops, %llu CQ overflows "
+			"(held, not lost), %llu CQ drops, %llu truncated, %llu for another host\n",
 			(unsigned long long)res->host_send_errors,
 			(unsigned long long)res->host_socket_drops,
 			(unsigned long long)res->host_cq_overflows,
 			(unsigned long long)res->host_cq_dropped,
-			(unsigned long long)res->host_truncated, (unsigned long long)res->host_foreign);
+			(unsigned long long)res->host_truncated,
+			(unsigned long long)res->host_foreign);
 	if (res->rx_foreign | res->rx_wrong_plane | res->rx_spoofed | res->rx_misdirected |
 		res->probe_answers_unmatched | res->ep_responses_unmatched)
-		fprintf(f, "#  dropped for their source: %llu from outside the job, %llu by another "
-			   "plane, %llu not from the QP's peer, %llu not for this host; unmatched: "
-			   "%llu probe answers, %llu endpoint responses\n",
-			(unsigned long long)res->rx_foreign, (unsigned long long)res->rx_wrong_plane,
-			(unsigned long long)res->rx_spoofed, (unsigned long long)res->rx_misdirected,
+		fprintf(f,
+			"#  dropped for their source: %llu from outside the job, %llu by another "
+			"plane, %llu not from the QP's peer, %llu not for this host; unmatched: "
+			"%llu probe answers, %llu endpoint responses\n",
+			(unsigned long long)res->rx_foreign,
+			(unsigned long long)res->rx_wrong_plane,
+			(unsigned long long)res->rx_spoofed,
+			(unsigned long long)res->rx_misdirected,
 			(unsigned long long)res->probe_answers_unmatched,
 			(unsigned long long)res->ep_responses_unmatched);
 	fprintf(f, "#  simulated %.3f ms in %.2f s wall: %.2f M packet-hops/s, peak RSS %zu MiB\n",

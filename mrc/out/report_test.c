@@ -30,8 +30,9 @@ static void st_encode_errors(struct mrc_st *st)
 	if (f) {
 		mrc_report_print(&job, &res, f);
 		fclose(f);
-		ST_TRUE(st, text && strstr(text, "0 NACK (0 trim), 7 probes, 3 encode errors (never "
-						 "sent)\n") != NULL);
+		ST_TRUE(st,
+			text && strstr(text, "0 NACK (0 trim), 7 probes, 3 encode errors (never "
+					     "sent)\n") != NULL);
 		ST_TRUE(st, text && strstr(text, "FAILED") != NULL);
 		free(text);
 	}

@@ -257,7 +257,8 @@ static void syn_rx(
 		mrc_fabric_kick(s->fab, src / s->planes, src % s->planes);
 }
 
-/* @plane_bits: the plan's usid_plane_bits (4, docs/wire-format.md's default; 0 above 1023 hosts). */
+/* @plane_bits: the plan's usid_plane_bits (4, docs/wire-format.md's default; 0 above 1023
+ * hosts). */
 static int bench_fabric(FILE *out, const char *name, unsigned planes, unsigned t0, unsigned t1,
 	unsigned hpt, unsigned plane_bits, uint32_t pkts, uint32_t window,
 	const struct mrc_sim_params *sp, double *hops_per_cpu_s)
@@ -533,7 +534,8 @@ out:
 static void job_print(FILE *out, const struct job_scen *sc, const char *queue,
 	const struct job_fig *f, double base_hops_cpu)
 {
-	double mh_wall = (double)f->hops / f->wall_s / 1e6, mh_cpu = (double)f->hops / f->cpu_s / 1e6;
+	double mh_wall = (double)f->hops / f->wall_s / 1e6,
+	       mh_cpu = (double)f->hops / f->cpu_s / 1e6;
 	double sim_kb = (double)(f->rss_kb > f->idle_kb ? f->rss_kb - f->idle_kb : 0);
 	double kb_host = f->hosts ? sim_kb / (double)f->hosts : 0;
 

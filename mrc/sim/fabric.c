@@ -431,8 +431,8 @@ static struct fab_switch *t1_sw(struct mrc_fabric *fab, unsigned plane, uint32_t
 
 /*
  * Finds the SRH (parsed by mrc/srv6, RFC 8754 §4.3.1), inner IPv6 and BTH of a packet
- * (docs/wire-format.md "Packet stack"), with a length check before each field, and classifies it: control
- * (ACK, endpoint, SACK, NACK, PROBE opcodes) or data. Anything else is data.
+ * (docs/wire-format.md "Packet stack"), with a length check before each field, and classifies it:
+ * control (ACK, endpoint, SACK, NACK, PROBE opcodes) or data. Anything else is data.
  */
 static void pkt_parse(struct fab_pkt *pkt)
 {

@@ -3,8 +3,8 @@
  * fabric: the simulated multi-plane two-tier SRv6 fabric — links, output ports with
  * strict priority, ECN and trimming, switches forwarding real packet bytes by uN
  * (RFC 9800 NEXT-CSID, F3216) and SRH segments-left (RFC 8754 §4.3.1.1), ECMP for plain
- * packets, faults and capture taps (docs/architecture.md "The simulated fabric", docs/wire-format.md
- * "Packet stack" and "SRv6 uSID addressing").
+ * packets, faults and capture taps (docs/architecture.md "The simulated fabric",
+ * docs/wire-format.md "Packet stack" and "SRv6 uSID addressing").
  *
  * Topology and port numbering (agreed with mrc/srv6):
  *   planes P; per plane t0 leaf (T0) and t1 spine (T1) switches; every T0 of a plane is
@@ -182,7 +182,8 @@ struct mrc_fab_fault {
  * -ENOENT (blackhole of a route that is not there, or of one the plan does not have).
  * An up of what is not down (a link without a link-down in its directions, a switch that
  * is up, a NIC port without a NIC-down) and an unblackhole of a route that is there change
- * nothing: they return 0 and are logged with noop set (docs/report.md "Keys", faults_not_applied[]). */
+ * nothing: they return 0 and are logged with noop set (docs/report.md "Keys",
+ * faults_not_applied[]). */
 int mrc_fabric_apply(struct mrc_fabric *fab, const struct mrc_fab_fault *f, uint64_t now_ps);
 
 /* Validates @f and schedules it at f->at_ps. 0, -EINVAL, -ENOMEM. */

@@ -343,7 +343,8 @@ MRC_SELFTEST(fabric)
 	{
 		struct mrc_sim *sim = NULL;
 
-		/* mrc/sim/run.c built its params on the stack: queue 0x375b5ca2 made the sim spin */
+		/* mrc/sim/run.c built its params on the stack: queue 0x375b5ca2 made the sim
+		 * spin */
 		memset(&p, 0xA5, sizeof(p));
 		mrc_fabric_defaults(&p);
 		ST_EQ(st, p.simq.queue, MRC_SIMQ_DEFAULT);
@@ -674,7 +675,8 @@ MRC_SELFTEST(fabric)
 				continue;
 			mp.payload = pay;
 			mp.payload_len = 1999;
-			len = mrc_wire_encode(&cfg, &mp, sent, sizeof(sent)); /* checksums computed */
+			/* checksums computed */
+			len = mrc_wire_encode(&cfg, &mp, sent, sizeof(sent));
 			cfg.csum_offload = true;
 			ST_EQ_I(st, mrc_wire_encode(&cfg, &mp, whole, sizeof(whole)), len);
 			ST_EQ_I(st, mrc_wire_encode_gather(&cfg, &mp, hdr, 512, &g), len);

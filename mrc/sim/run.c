@@ -480,8 +480,9 @@ static int fault_map(struct run *r, const struct conf_fault *cf, uint64_t at,
 				(uint8_t)n->plane, n->reverse ? n->t0 : n->t1 };
 		} else {
 			if (!n->reverse) {
-				snprintf(err, errlen, "fault %s: a host has no static routes; write "
-					 "the link T0 first to blackhole the T0's route to the port",
+				snprintf(err, errlen,
+					"fault %s: a host has no static routes; write "
+					"the link T0 first to blackhole the T0's route to the port",
 					cf->target);
 				return -EINVAL;
 			}
@@ -742,8 +743,8 @@ static int setup_captures(struct run *r, char *err, size_t errlen)
 		}
 		snprintf(path, sizeof(path), "%s/%s", o->dir,
 			 conf_capture_file(c, name, sizeof(name)));
-		e = pcapw_open(path, c->snaplen, c->tsresol == CONF_TS_US ? PCAPW_TS_US : PCAPW_TS_NS,
-			&r->taps[i].w, perr);
+		e = pcapw_open(path, c->snaplen,
+			c->tsresol == CONF_TS_US ? PCAPW_TS_US : PCAPW_TS_NS, &r->taps[i].w, perr);
 		if (e) {
 			snprintf(err, errlen, "capture %s: %s", c->point, perr);
 			return e;
@@ -1077,7 +1078,8 @@ static int run_iteration(struct run *r, uint32_t size_idx, uint32_t it, bool war
 		uint64_t next = mrc_sim_next(r->sim);
 
 		if (next == MRC_SIM_NEVER || next > deadline) {
-			run_fail(r, -ETIMEDOUT, "iteration %u stalled: no progress (%s)", global_iter,
+			run_fail(r, -ETIMEDOUT, "iteration %u stalled: no progress (%s)",
+				global_iter,
 				next == MRC_SIM_NEVER ? "no events left" : "60 s of virtual time");
 			break;
 		}
@@ -1106,7 +1108,8 @@ static int run_iteration(struct run *r, uint32_t size_idx, uint32_t it, bool war
 		if (j->traffic.verify)
 			ri->wrong += mrc_coll_verify(r->coll, k, global_iter);
 		for (uint32_t s = 0; !warmup && s < mrc_coll_steps(r->coll, k); s++)
-			mrc_hist_record(res->step_ns, (int64_t)(mrc_coll_step_time(r->coll, k, s) / 1000));
+			mrc_hist_record(res->step_ns,
+				(int64_t)(mrc_coll_step_time(r->coll, k, s) / 1000));
 	}
 	straggler(r, ri);
 	ri->rtx_bytes_end = total_rtx_bytes(r);
@@ -1180,7 +1183,8 @@ static void collect_stats(struct run *r)
 				continue;
 			mrc_run_add_qp(res, &s);
 			if (s.rtt_samples)
-				mrc_hist_record(res->rtt_ns, (int64_t)(s.rtt_sum_ps / s.rtt_samples / 1000));
+				mrc_hist_record(res->rtt_ns,
+					(int64_t)(s.rtt_sum_ps / s.rtt_samples / 1000));
 			if (mrc_qp_failed(mrc_ep_qp(r->hosts[h].ep, qpn), &why))
 				res->qp_errors++;
 			set = mrc_ep_qp_evs(r->hosts[h].ep, qpn);
@@ -1234,7 +1238,9 @@ static void collect_stats(struct run *r)
 
 	for (uint32_t pl = 0; pl < f->planes; pl++) {
 		for (int tier = MRC_FAB_HOST; tier <= MRC_FAB_T1; tier++) {
-			uint32_t nn = tier == MRC_FAB_HOST ? r->nhosts : tier == MRC_FAB_T0 ? f->t0 : f->t1;
+			uint32_t nn = tier == MRC_FAB_HOST ? r->nhosts :
+				      tier == MRC_FAB_T0   ? f->t0 :
+							     f->t1;
 			uint32_t np = tier == MRC_FAB_HOST ? 1 :
 				      tier == MRC_FAB_T0  ? f->hosts_per_t0 + f->t1 :
 							    f->t0;
@@ -1256,17 +1262,20 @@ static void collect_stats(struct run *r)
 					}
 					l = &res->links[res->n_links++];
 					if (tier == MRC_FAB_HOST)
-						snprintf(l->name, sizeof(l->name), "h%u.p%u>p%u.t0.%u", i,
-							pl, pl, i / f->hosts_per_t0);
+						snprintf(l->name, sizeof(l->name),
+							"h%u.p%u>p%u.t0.%u", i, pl, pl,
+							i / f->hosts_per_t0);
 					else if (tier == MRC_FAB_T1)
-						snprintf(l->name, sizeof(l->name), "p%u.t1.%u>p%u.t0.%u", pl,
-							i, pl, port);
+						snprintf(l->name, sizeof(l->name),
+							"p%u.t1.%u>p%u.t0.%u", pl, i, pl, port);
 					else if (port < f->hosts_per_t0)
-						snprintf(l->name, sizeof(l->name), "p%u.t0.%u>h%u.p%u", pl, i,
+						snprintf(l->name, sizeof(l->name),
+							"p%u.t0.%u>h%u.p%u", pl, i,
 							i * f->hosts_per_t0 + port, pl);
 					else
-						snprintf(l->name, sizeof(l->name), "p%u.t0.%u>p%u.t1.%u", pl,
-							i, pl, port - f->hosts_per_t0);
+						snprintf(l->name, sizeof(l->name),
+							"p%u.t0.%u>p%u.t1.%u", pl, i, pl,
+							port - f->hosts_per_t0);
 					l->tx_pkts = ps.tx_pkts;
 					l->tx_bytes = ps.tx_bytes;
 					l->drops = ps.drops;
@@ -1361,7 +1370,8 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 	}
 	for (size_t f = 0; f < job->n_faults; f++) {
 		if (job->faults[f].has_at) {
-			e = fault_apply(&r, &job->faults[f], job->faults[f].at_ps, false, err, errlen);
+			e = fault_apply(&r, &job->faults[f], job->faults[f].at_ps, false, err,
+				errlen);
 			if (e)
 				goto fail;
 		}
@@ -1466,8 +1476,10 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 #endif
 	collect_stats(&r);
 	if (res->tx_encode_err)
-		mrc_run_add_error(res, "encode: %llu packets could not be encoded and were never "
-				       "sent (%s)", (unsigned long long)res->tx_encode_err, r.encode_err_host);
+		mrc_run_add_error(res,
+			"encode: %llu packets could not be encoded and were never "
+			"sent (%s)",
+			(unsigned long long)res->tx_encode_err, r.encode_err_host);
 	mrc_fault_finish(r.res, r.bad_t, r.n_bad);
 	/* a capture's last records are written now: a failure fails the run */
 	for (size_t i = 0; i < r.n_taps; i++)

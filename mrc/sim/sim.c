@@ -608,8 +608,8 @@ size_t mrc_sim_mem_bytes(const struct mrc_sim *sim)
 		n += sim->w.nb * (sizeof(struct sim_bucket) + 1.0 / 8);
 		for (uint64_t i = 0; i < sim->w.nb; i++)
 			n += sim->w.b[i].cap * sizeof(struct sim_ev);
-		n += (sim->w.run_cap + sim->w.near.cap + sim->w.at_now.cap + sim->w.far.cap + sim->w.tmp_cap +
-			     sim->w.spare_evs) *
+		n += (sim->w.run_cap + sim->w.near.cap + sim->w.at_now.cap + sim->w.far.cap +
+			     sim->w.tmp_cap + sim->w.spare_evs) *
 		     sizeof(struct sim_ev);
 	}
 	return n;

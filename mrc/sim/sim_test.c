@@ -152,8 +152,9 @@ MRC_SELFTEST(sim)
 		free(w.tmp);
 	}
 
-	mrc_st_case(st, "wheel: a tick of 300 events scheduled latest first (too far out of order "
-			"for insertion: radix-sorted) and a tick scheduled in order run in time order");
+	mrc_st_case(st,
+		"wheel: a tick of 300 events scheduled latest first (too far out of order "
+		"for insertion: radix-sorted) and a tick scheduled in order run in time order");
 	{
 		struct mrc_sim *sim;
 		struct mrc_sim_params pw = {.queue = MRC_SIMQ_WHEEL}; /* 2048-ps ticks */

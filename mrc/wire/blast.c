@@ -96,8 +96,8 @@ static int build_packets(const struct conf_job *job, const struct mrc_job_srv6 *
 		k.payload_len = mtu;
 		e = mrc_srv6_address(m->plan, o->host, o->peer, k.ev, &k);
 		if (e) {
-			snprintf(err, errlen, "blast: path h%u -> h%u ev 0x%08x: %s", o->host, o->peer,
-				k.ev, strerror(-e));
+			snprintf(err, errlen, "blast: path h%u -> h%u ev 0x%08x: %s", o->host,
+				o->peer, k.ev, strerror(-e));
 			break;
 		}
 		n = mrc_wire_encode(&ep.wire, &k, *tpl + *n_out * MRC_PKT_MAX, MRC_PKT_MAX);

@@ -32,8 +32,9 @@ MRC_SELFTEST(blast)
 	for (size_t i = 0; i < n && tpl; i++) {
 		const uint8_t *p = tpl + i * MRC_PKT_MAX;
 
-		/* docs/wire-format.md "Packet stack": outer IPv6 (no SRH: next header 41), inner IPv6 (17),
-		 * UDP to 4791 of length 8 + 12 + 4 + 16 + 4096 + 4 = 4140, BTH opcode 0xC7 */
+		/* docs/wire-format.md "Packet stack": outer IPv6 (no SRH: next header 41), inner
+		 * IPv6 (17), UDP to 4791 of length 8 + 12 + 4 + 16 + 4096 + 4 = 4140, BTH opcode
+		 * 0xC7 */
 		ST_EQ(st, p[0] >> 4, 6);
 		ST_EQ(st, p[6], 41);
 		ST_EQ(st, get_be16(p + 4), 4220 - 40);

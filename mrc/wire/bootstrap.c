@@ -52,8 +52,10 @@ int mrc_wirerun_rank(const char *host, uint32_t nranks, uint32_t *rank, char *er
 			return -EINVAL;
 		}
 		if (r >= nranks) {
-			snprintf(err, errlen, "host: --host: '%s' takes no part: the job has %u ranks "
-				 "(h0..h%u)", host, nranks, nranks - 1);
+			snprintf(err, errlen,
+				"host: --host: '%s' takes no part: the job has %u ranks "
+				"(h0..h%u)",
+				host, nranks, nranks - 1);
 			return -EINVAL;
 		}
 		*rank = r;
@@ -69,8 +71,10 @@ int mrc_wirerun_rank(const char *host, uint32_t nranks, uint32_t *rank, char *er
 			return -EINVAL;
 		}
 		if (!ns || parse_u32(ns, &n) || n != nranks) {
-			snprintf(err, errlen, "host: %s: the launcher starts '%s' processes, the job "
-				 "has %u ranks (traffic.ranks)", env[i][1], ns ? ns : "", nranks);
+			snprintf(err, errlen,
+				"host: %s: the launcher starts '%s' processes, the job "
+				"has %u ranks (traffic.ranks)",
+				env[i][1], ns ? ns : "", nranks);
 			return -EINVAL;
 		}
 		if (r >= n) {
@@ -603,9 +607,11 @@ int wr_rv_join(struct wr *w, const char *addr, char *err, size_t errlen)
 		if (mrc_stop_signal)
 			return rv_interrupted(err, errlen);
 		if (wr_mono_ns() >= deadline) {
-			snprintf(err, errlen, "rendezvous: connect '%s': %s for %llu ms (is rank 0 "
-				 "(h0) running? on a cluster set MRCGEN_RENDEZVOUS=HOST:PORT)", addr,
-				strerror(last), (unsigned long long)(w->timeout_ns / 1000000));
+			snprintf(err, errlen,
+				"rendezvous: connect '%s': %s for %llu ms (is rank 0 "
+				"(h0) running? on a cluster set MRCGEN_RENDEZVOUS=HOST:PORT)",
+				addr, strerror(last),
+				(unsigned long long)(w->timeout_ns / 1000000));
 			return -ETIMEDOUT;
 		}
 		usleep(20000);
@@ -625,7 +631,8 @@ int wr_rv_join(struct wr *w, const char *addr, char *err, size_t errlen)
 		return -ETIMEDOUT;
 	}
 	if (m.type != RV_WELCOME || m.len < 1) {
-		snprintf(err, errlen, "rendezvous: rank 0 (h0): unexpected message type %u", m.type);
+		snprintf(err, errlen, "rendezvous: rank 0 (h0): unexpected message type %u",
+			m.type);
 		return -EPROTO;
 	}
 	if (m.body[0]) {

@@ -58,9 +58,11 @@ int mrc_epf_new(const struct mrc_epf_params *p, const struct conf_fault *faults,
 		bool down = f->action == CONF_FA_DOWN || f->action == CONF_FA_UP;
 
 		if (f->node.kind == CONF_NODE_HOST) {
-			snprintf(err, errlen, "fault %s: %s of a whole host cannot be emulated at an "
-				 "endpoint (the process would have to vanish); name its NIC ports "
-				 "(h%u.p0 ...)", f->target, act, f->node.host);
+			snprintf(err, errlen,
+				"fault %s: %s of a whole host cannot be emulated at an "
+				"endpoint (the process would have to vanish); name its NIC ports "
+				"(h%u.p0 ...)",
+				f->target, act, f->node.host);
 			return -EINVAL;
 		}
 		if (!down && !is_link(&f->node)) {
@@ -70,8 +72,10 @@ int mrc_epf_new(const struct mrc_epf_params *p, const struct conf_fault *faults,
 		}
 		if (f->action == CONF_FA_BLACKHOLE && f->node.kind == CONF_NODE_LINK_HOST_T0 &&
 			!f->node.reverse) {
-			snprintf(err, errlen, "fault %s: blackhole cannot be emulated: a host has no "
-				 "static routes; write the link T0 first", f->target);
+			snprintf(err, errlen,
+				"fault %s: blackhole cannot be emulated: a host has no "
+				"static routes; write the link T0 first",
+				f->target);
 			return -EINVAL;
 		}
 	}

@@ -252,7 +252,8 @@ MRC_SELFTEST(epfault)
 			(struct conf_node){ .kind = CONF_NODE_HOST, .host = 2 }, CONF_FA_DOWN, 0);
 
 		ST_EQ_I(st, mrc_epf_new(&st_params, &f, 1, &e, err, sizeof(err)), -EINVAL);
-		ST_TRUE(st, strstr(err, "fault h2: down of a whole host cannot be emulated") != NULL);
+		ST_TRUE(st,
+			strstr(err, "fault h2: down of a whole host cannot be emulated") != NULL);
 		f = st_fault("h0.p0-p0.t0.0",
 			(struct conf_node){ .kind = CONF_NODE_LINK_HOST_T0 }, CONF_FA_BLACKHOLE, 0);
 		ST_EQ_I(st, mrc_epf_new(&st_params, &f, 1, &e, err, sizeof(err)), -EINVAL);

@@ -162,7 +162,8 @@ static int probe_ring(struct io_uring *ring, char *err, size_t errlen)
 	}
 	pr = io_uring_get_probe_ring(ring);
 	if (!pr) {
-		snprintf(err, errlen, "io_uring: IORING_REGISTER_PROBE: not supported (kernel < 5.6)");
+		snprintf(err, errlen,
+			"io_uring: IORING_REGISTER_PROBE: not supported (kernel < 5.6)");
 		return -EOPNOTSUPP;
 	}
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
@@ -192,7 +193,8 @@ int mrc_loop_probe(char *err, size_t errlen)
 
 	if (ret < 0) {
 		snprintf(err, errlen, "io_uring: setup: %s%s", strerror(-ret),
-			ret == -EPERM ? " (io_uring disabled: sysctl kernel.io_uring_disabled?)" : "");
+			ret == -EPERM ?
+				" (io_uring disabled: sysctl kernel.io_uring_disabled?)" : "");
 		return ret;
 	}
 	ret = probe_ring(&ring, err, errlen);
@@ -250,8 +252,9 @@ int mrc_loop_new(const struct mrc_loop_params *p, struct mrc_loop **out, char *e
 	}
 	l->p.rx_buf_size = (l->p.rx_buf_size + 7) & ~7u; /* keeps every buffer 8-aligned */
 	if (l->p.rx_buf_size <= hdr) {
-		snprintf(err, errlen, "loop: rx_buf_size: must exceed the %zu-byte header area '%u'",
-			hdr, l->p.rx_buf_size);
+		snprintf(err, errlen,
+			"loop: rx_buf_size: must exceed the %zu-byte header area '%u'", hdr,
+			l->p.rx_buf_size);
 		ret = -EINVAL;
 		goto free_loop;
 	}
@@ -262,7 +265,8 @@ int mrc_loop_new(const struct mrc_loop_params *p, struct mrc_loop **out, char *e
 	ret = io_uring_queue_init_params(l->p.sq_entries, &l->ring, &up);
 	if (ret < 0) {
 		snprintf(err, errlen, "io_uring: setup: %s%s", strerror(-ret),
-			ret == -EPERM ? " (io_uring disabled: sysctl kernel.io_uring_disabled?)" : "");
+			ret == -EPERM ?
+				" (io_uring disabled: sysctl kernel.io_uring_disabled?)" : "");
 		goto free_loop;
 	}
 	l->ring_ok = true;
@@ -285,7 +289,8 @@ int mrc_loop_new(const struct mrc_loop_params *p, struct mrc_loop **out, char *e
 	reg.bgid = LOOP_BGID;
 	ret = io_uring_register_buf_ring(&l->ring, &reg, 0);
 	if (ret < 0) {
-		snprintf(err, errlen, "io_uring: register provided-buffer ring: %s (kernel >= 5.19)",
+		snprintf(err, errlen,
+			"io_uring: register provided-buffer ring: %s (kernel >= 5.19)",
 			strerror(-ret));
 		goto free_all;
 	}

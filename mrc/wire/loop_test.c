@@ -101,7 +101,8 @@ MRC_SELFTEST(loop)
 		ST_TRUE(st, io_uring_recvmsg_validate(b, 75, &m) == NULL);
 	}
 
-	mrc_st_case(st, "C13 64 datagrams into a 4-buffer ring: all arrive, re-armed after ENOBUFS");
+	mrc_st_case(st,
+		"C13 64 datagrams into a 4-buffer ring: all arrive, re-armed after ENOBUFS");
 	rfd = st_udp6(&rsa);
 	sfd = st_udp6(&ssa);
 	ST_TRUE(st, rfd >= 0 && sfd >= 0);
@@ -148,7 +149,8 @@ MRC_SELFTEST(loop)
 	ST_TRUE(st, r.last.truncated);
 	ST_EQ(st, r.last.full_len, 400);
 
-	mrc_st_case(st, "loop send: 8 queued sends in one submit, TCLASS 0xb9 and a timestamp seen");
+	mrc_st_case(st,
+		"loop send: 8 queued sends in one submit, TCLASS 0xb9 and a timestamp seen");
 	{
 		int tc = 0xb9; /* DSCP 46 << 2 | ECN 1 */
 		struct timespec t0, t1;

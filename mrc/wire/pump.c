@@ -366,7 +366,8 @@ int wr_pump_until(struct wr *w, bool (*cond)(struct wr *), const char *what)
 	while (!w->err && !cond(w)) {
 		if (mrc_stop_signal) { /* rank 0 then tells every rank (ABORT) */
 			wr_fail(w, -EINTR, "%s: interrupted by SIG%s", what,
-				sigabbrev_np(mrc_stop_signal) ? sigabbrev_np(mrc_stop_signal) : "?");
+				sigabbrev_np(mrc_stop_signal) ? sigabbrev_np(mrc_stop_signal) :
+				"?");
 			break;
 		}
 		if (wr_mono_ns() > deadline) {
@@ -514,8 +515,10 @@ int wr_setup_captures(struct wr *w, char *err, size_t errlen)
 		int e;
 
 		if (n->kind != CONF_NODE_PORT && n->kind != CONF_NODE_LINK_HOST_T0) {
-			snprintf(err, errlen, "capture %s: the wire driver captures host ports only "
-				 "(h0.p0, h0.p0-p0.t0.0); capture switches with tcpdump", c->point);
+			snprintf(err, errlen,
+				"capture %s: the wire driver captures host ports only "
+				"(h0.p0, h0.p0-p0.t0.0); capture switches with tcpdump",
+				c->point);
 			return -EINVAL;
 		}
 		if (n->host != w->rank)
@@ -523,8 +526,8 @@ int wr_setup_captures(struct wr *w, char *err, size_t errlen)
 		snprintf(path, sizeof(path), "%s/%s", o->dir,
 			 conf_capture_file(c, name, sizeof(name)));
 		t = &w->taps[w->n_taps];
-		e = pcapw_open(path, c->snaplen, c->tsresol == CONF_TS_US ? PCAPW_TS_US : PCAPW_TS_NS,
-			&t->w, perr);
+		e = pcapw_open(path, c->snaplen,
+			c->tsresol == CONF_TS_US ? PCAPW_TS_US : PCAPW_TS_NS, &t->w, perr);
 		if (e) {
 			snprintf(err, errlen, "capture %s: %s", c->point, perr);
 			return e;

@@ -19,8 +19,8 @@ MRC_SELFTEST(sock)
 		h[24 + i] = (uint8_t)(0xf0 + i);
 	ST_EQ_I(st, mrc_sock_dst_of(h, 40, &sa), 0);
 	ST_EQ(st, sa.sin6_family, AF_INET6);
-	ST_EQ_MEM(st, &sa.sin6_addr, "\xf0\xf1\xf2\xf3\xf4\xf5\xf6\xf7\xf8\xf9\xfa\xfb\xfc\xfd\xfe\xff",
-		16);
+	ST_EQ_MEM(st, &sa.sin6_addr,
+		"\xf0\xf1\xf2\xf3\xf4\xf5\xf6\xf7\xf8\xf9\xfa\xfb\xfc\xfd\xfe\xff", 16);
 	ST_EQ_I(st, mrc_sock_dst_of(h, 39, &sa), -EMSGSIZE);
 	h[0] = 0x45;
 	ST_EQ_I(st, mrc_sock_dst_of(h, 40, &sa), -EPROTO);

@@ -151,7 +151,8 @@ int wr_measure_rtt(struct wr *w)
 			free(evs);
 			return -ENOMEM;
 		}
-		wr_clear_got(w); /* before RTTGO: a fast rank's RTT may come while this one probes */
+		/* before RTTGO: a fast rank's RTT may come while this one probes */
+		wr_clear_got(w);
 		if (wr_rv_bcast(w, RV_RTTGO, NULL, 0)) {
 			free(evs);
 			return w->err;
@@ -202,8 +203,10 @@ int wr_measure_rtt(struct wr *w)
 	if (!o->base_rtt_ns) {
 		o->base_rtt_ns = MRC_WIRERUN_RTT_DEFAULT_NS;
 		o->source = MRC_WIRERUN_RTT_DEFAULT;
-		fprintf(stderr, "h0: base RTT: no rank measured one (%llu of %llu probes "
-			"answered): NSCC starts from the wire default %.0f us (mrc.cc.base_rtt sets it)\n",
+		fprintf(stderr,
+			"h0: base RTT: no rank measured one (%llu of %llu probes "
+			"answered): NSCC starts from the wire default %.0f us "
+			"(mrc.cc.base_rtt sets it)\n",
 			(unsigned long long)o->probes_answered, (unsigned long long)o->probes_sent,
 			(double)o->base_rtt_ns / 1e3);
 	} else {

@@ -523,7 +523,8 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 			if (!res)
 				continue;
 			ri.incomplete = e != 0; /* the job failed in it: no CCT (docs/report.md) */
-			struct mrc_run_iter *ni = realloc(res->iters, (res->n_iters + 1) * sizeof(*ni));
+			struct mrc_run_iter *ni =
+				realloc(res->iters, (res->n_iters + 1) * sizeof(*ni));
 
 			if (!ni) {
 				e = -ENOMEM;
@@ -862,8 +863,10 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 		mrc_run_add_error(res, "encode: %llu packets could not be encoded and were never "
 				       "sent", (unsigned long long)res->tx_encode_err);
 	if (res && res->capture_errors)
-		mrc_run_add_error(res, "capture: %llu captures could not be written (the hosts' "
-				       "stderr names each file)", (unsigned long long)res->capture_errors);
+		mrc_run_add_error(res,
+			"capture: %llu captures could not be written (the hosts' "
+			"stderr names each file)",
+			(unsigned long long)res->capture_errors);
 	for (size_t i = 0; !res && w.rank && i < w.n_taps; i++) {
 		if (w.taps[i].failed) { /* rank 0 reports it too; this host's exit says so */
 			snprintf(err, errlen, "%s", pcapw_error(w.taps[i].w));
@@ -878,7 +881,8 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 	}
 out:
 	if (e && w.rank == 0 && w.conns)
-		wr_rv_abort(&w, err); /* tell every connected rank why, so none waits for its timeout */
+		/* tell every connected rank why, so none waits for its timeout */
+		wr_rv_abort(&w, err);
 	if (e && w.rank == 0 && res && w.ep) {
 		/* the report of what ran: the error, the ranks that failed, what they sent */
 		w.err = e;

@@ -220,7 +220,8 @@ int mrc_wping_run(const struct mrc_wping_opts *o, FILE *out, char *err, size_t e
 		mrc_srv6_addr_str(&path.container, cont, sizeof(cont));
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		len = mrc_wping_build(&path, (uint16_t)(i + 1),
-			(uint16_t)(((uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec) >> 10),
+			(uint16_t)(((uint64_t)t0.tv_sec * 1000000000ull +
+				(uint64_t)t0.tv_nsec) >> 10),
 			pkt, sizeof(pkt));
 		ctx.probe_id = (uint16_t)(i + 1);
 		ctx.want_sock = rx_idx[path.plane];

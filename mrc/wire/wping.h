@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * wping: `mrcgen wire-ping` — sends one MRC PROBE (docs/wire-format.md "Opcodes", PETH) per EV over
- * the raw sockets of mrc/sock and the io_uring loop of mrc/loop, and checks that it
- * arrives, byte for byte, at the peer's protocol-41 socket: path bring-up for lab and
- * netns fabrics before a run.
+ * wping: `mrcgen wire-ping` — sends one MRC PROBE (docs/wire-format.md "Opcodes", PETH) per EV
+ * over the raw sockets of mrc/sock and the io_uring loop of mrc/loop, and checks that it arrives,
+ * byte for byte, at the peer's protocol-41 socket: path bring-up for lab and netns fabrics before a
+ * run.
  */
 #ifndef MRC_WPING_H
 #define MRC_WPING_H
@@ -19,8 +19,8 @@
  * Writes the PROBE of @path (outer IPv6 with the uSID container as DA and next header 41,
  * inner IPv6 with flow label EV[15:0], UDP sport EV[31:16] dport 4791 with the checksum
  * over the inner pseudo-header, BTH opcode 0xDE with PSN 0, PETH with @probe_id and
- * @tx_ts, ICRC) into @buf with mrc_wire_encode (docs/wire-format.md "Opcodes"). Traffic class DSCP 0,
- * ECN ECT(0) on both headers. Returns the length (120 bytes), or -ENOSPC.
+ * @tx_ts, ICRC) into @buf with mrc_wire_encode (docs/wire-format.md "Opcodes"). Traffic class DSCP
+ * 0, ECN ECT(0) on both headers. Returns the length (120 bytes), or -ENOSPC.
  */
 int mrc_wping_build(const struct mrc_srv6_path *path, uint16_t probe_id, uint16_t tx_ts,
 	uint8_t *buf, size_t cap);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* wrtt: base RTT of the wire driver from echoed MRC PROBEs to QP 0 (wrtt.h, docs/wire-format.md PETH). */
+/* wrtt: base RTT of the wire driver from echoed MRC PROBEs to QP 0 (wrtt.h, docs/wire-format.md
+ * PETH). */
 #include "mrc/wire/wrtt.h"
 
 #include "mrc/base/bytes.h"

@@ -6,8 +6,8 @@
  * the samples is the rank's base RTT; the job uses the largest rank's figure, so every
  * rank's NSCC (mrc/engine/nscc.h) starts from the same number (README "Running on a real fabric").
  *
- * Echo convention (mrcgen's own; docs/wire-format.md reserves no QP for it): a PROBE with DestQP 0 and
- * the BTH ack-request flag (0x80) is a request; the answer is a PROBE with DestQP 0, flags 0,
+ * Echo convention (mrcgen's own; docs/wire-format.md reserves no QP for it): a PROBE with DestQP 0
+ * and the BTH ack-request flag (0x80) is a request; the answer is a PROBE with DestQP 0, flags 0,
  * the request's probe_id and tx_ts, from the responder to the requester on the request's
  * EV (so the same plane and spine carry it both ways). The engine's own probes address a
  * QP (QPNs start at 1), so they never match.
