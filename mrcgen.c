@@ -996,7 +996,8 @@ static int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	if (o.json) {
-		json_dumpf(cmp, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+		json_dumpf(cmp, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER |
+			JSON_REAL_PRECISION(10));
 		fputc('\n', stdout);
 	} else {
 		mrc_cmp_print(stdout, cmp);

@@ -335,6 +335,12 @@ static json_t *j_sizes(const struct mrc_cmp_input *in, size_t n, const struct mr
 	return out;
 }
 
+/* Counter @key of input @in, or NULL. */
+static json_t *counter(const struct mrc_cmp_input *in, const char *key)
+{
+	return json_object_get(json_object_get(in->root, "counters"), key);
+}
+
 static json_t *j_counters(const struct mrc_cmp_input *in, size_t n, bool all)
 {
 	json_t *out = json_array(), *val, **v = calloc(n, sizeof(*v));
@@ -347,9 +353,9 @@ static json_t *j_counters(const struct mrc_cmp_input *in, size_t n, bool all)
 			bool seen = false, differ = false;
 
 			for (size_t j = 0; j < k && !seen; j++)
-				seen = json_object_get(json_object_get(in[j].root, "counters"), key);
+				seen = counter(&in[j], key) != NULL;
 			for (size_t j = 0; j < n; j++) {
-				v[j] = json_object_get(json_object_get(in[j].root, "counters"), key);
+				v[j] = counter(&in[j], key);
 				differ |= !v[j] || !json_equal(v[j], val);
 			}
 			if (!seen && (all || differ))
@@ -363,6 +369,13 @@ static json_t *j_counters(const struct mrc_cmp_input *in, size_t n, bool all)
 static const char *const fault_figs[] = { "recovery_us", "cct_inflation", "first_ev_retired_us",
 	"evs_retired", "rtx_bytes", "capacity_left" };
 
+/* Whether fault row @f is of @action on @target. */
+static bool fault_is(const json_t *f, const char *action, const char *target)
+{
+	return !strcmp(json_string_value(json_object_get(f, "action")) ?: "", action) &&
+		!strcmp(json_string_value(json_object_get(f, "target")) ?: "", target);
+}
+
 /* Input @k's @occ-th fault (0-based) of @action on @target, or NULL. */
 static json_t *fault_match(const json_t *root, const char *action, const char *target,
 	size_t occ)
@@ -371,9 +384,7 @@ static json_t *fault_match(const json_t *root, const char *action, const char *t
 	json_t *f;
 
 	json_array_foreach(json_object_get(root, "faults"), i, f)
-		if (!strcmp(json_string_value(json_object_get(f, "action")) ?: "", action) &&
-			!strcmp(json_string_value(json_object_get(f, "target")) ?: "", target) &&
-			occ-- == 0)
+		if (fault_is(f, action, target) && occ-- == 0)
 			return f;
 	return NULL;
 }
@@ -394,14 +405,9 @@ static json_t *j_faults(const struct mrc_cmp_input *in, size_t n)
 			json_t *figs;
 			bool seen = false;
 
-			for (j = 0; j < i; j++) {
-				json_t *g = json_array_get(json_object_get(in[k].root, "faults"), j);
-
-				occ += !strcmp(json_string_value(json_object_get(g, "action")) ?: "",
-					act) &&
-					!strcmp(json_string_value(json_object_get(g, "target")) ?: "",
-						tgt);
-			}
+			for (j = 0; j < i; j++)
+				occ += fault_is(json_array_get(json_object_get(in[k].root,
+					"faults"), j), act, tgt);
 			for (j = 0; j < k && !seen; j++)
 				seen = fault_match(in[j].root, act, tgt, occ) != NULL;
 			if (seen)
