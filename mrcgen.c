@@ -7,6 +7,7 @@
 #include "mrc/sim/sim.h"
 #include "mrc/job/job.h"
 #include "mrc/job/stop.h"
+#include "mrc/out/compare.h"
 #include "mrc/out/paths.h"
 #include "mrc/out/report.h"
 #include "mrc/sim/run.h"
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,6 +50,7 @@ static int cmd_version(int argc, char **argv);
 static int cmd_bench(int argc, char **argv);
 static int cmd_check(int argc, char **argv);
 static int cmd_paths(int argc, char **argv);
+static int cmd_compare(int argc, char **argv);
 static int cmd_run(int argc, char **argv);
 static int cmd_hist(int argc, char **argv);
 static int cmd_sample(int argc, char **argv);
@@ -62,6 +65,9 @@ static const struct cmd cmds[] = {
 		"validate CONF, print the effective config as YAML", cmd_check },
 	{ "paths", "CONF [--from H] [--to H] [--ev N] [--json]",
 		"print the EV -> path table and the switches' static tables", cmd_paths },
+	{ "compare", "A B [C...] [--json] [--all] [--max-regress P%] [-o DIR]",
+		"reports side by side: config diff, CCT and bandwidth ratios, counters, faults",
+		cmd_compare },
 	{ "wire-ping",
 		"CONF --host H --to H [--ev N] [--ports IF,..] [--netns NS] [--peer-netns NS]",
 		"send one MRC PROBE per EV over raw sockets, check each arrives", cmd_wire_ping },
@@ -926,6 +932,105 @@ static int cmd_wire_ping(int argc, char **argv)
 usage:
 	free(rest);
 	return EXIT_USAGE;
+}
+
+/*
+ * mrcgen compare A B [C...]: reports (report.json or the directory holding it) side by
+ * side (docs/cli.md "compare"). Exit 0 whatever differs; 1 when --max-regress P% trips;
+ * 2 for usage errors and inputs that are not reports.
+ */
+static int cmd_compare(int argc, char **argv)
+{
+	struct mrc_cmp_opts o = { .max_regress = -1 };
+	struct mrc_cmp_input *in = calloc(argc, sizeof(*in));
+	char err[4200];
+	size_t n = 0, i;
+	json_t *cmp = NULL, *reg;
+	int ret = EXIT_USAGE;
+
+	if (!in) {
+		fprintf(stderr, "mrcgen: compare: out of memory\n");
+		return EXIT_USAGE;
+	}
+	for (int a = 1; a < argc; a++) {
+		char *end;
+
+		if (strcmp(argv[a], "--json") == 0) {
+			o.json = true;
+		} else if (strcmp(argv[a], "--all") == 0) {
+			o.all = true;
+		} else if (strcmp(argv[a], "--max-regress") == 0 || strcmp(argv[a], "-o") == 0) {
+			if (a + 1 == argc) {
+				fprintf(stderr, "mrcgen: compare: %s: missing value\n", argv[a]);
+				goto out;
+			}
+			if (argv[a][1] == 'o') {
+				o.plot_dir = argv[++a];
+				continue;
+			}
+			o.max_regress = strtod(argv[++a], &end);
+			if (end == argv[a] || (*end && strcmp(end, "%")) || !(o.max_regress >= 0)) {
+				fprintf(stderr, "mrcgen: compare: --max-regress: not a percentage "
+					"'%s'\n", argv[a]);
+				goto out;
+			}
+		} else if (argv[a][0] == '-' && argv[a][1]) {
+			fprintf(stderr, "mrcgen: compare: unknown option '%s'\n", argv[a]);
+			goto out;
+		} else if (n == 26) {
+			fprintf(stderr, "mrcgen: compare: at most 26 inputs (A to Z)\n");
+			goto out;
+		} else if (mrc_cmp_load(argv[a], &in[n++], err, sizeof(err))) {
+			fprintf(stderr, "mrcgen: compare: %s\n", err);
+			goto out;
+		}
+	}
+	if (n < 2) {
+		fprintf(stderr, "usage: mrcgen compare A B [C...] [--json] [--all] "
+			"[--max-regress P%%] [-o DIR]\n");
+		goto out;
+	}
+	cmp = mrc_cmp_build(in, n, &o);
+	if (!cmp) {
+		fprintf(stderr, "mrcgen: compare: out of memory\n");
+		goto out;
+	}
+	if (o.json) {
+		json_dumpf(cmp, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER |
+			JSON_REAL_PRECISION(10));
+		fputc('\n', stdout);
+	} else {
+		mrc_cmp_print(stdout, cmp);
+	}
+	if (o.plot_dir) {
+		int r = mkdir(o.plot_dir, 0755) && errno != EEXIST ? -errno :
+			mrc_cmp_plot(o.plot_dir, in, n);
+
+		if (r == -ENOENT)
+			fprintf(stderr, "mrcgen: compare: gnuplot is not installed: no PNG (the "
+				".gp and .dat files are in %s)\n", o.plot_dir);
+		else if (r)
+			fprintf(stderr, "mrcgen: compare: plots in %s: %s\n", o.plot_dir,
+				strerror(-r));
+	}
+	ret = EXIT_OK;
+	json_array_foreach(json_object_get(cmp, "regressions"), i, reg) {
+		json_int_t k = json_integer_value(json_object_get(reg, "input"));
+		const char *fig = json_string_value(json_object_get(reg, "figure"));
+
+		fprintf(stderr, "mrcgen: compare: regression: %c (%s) %s %s is %.1f%% %s A's "
+			"(max %g%%)\n", (int)('A' + k), in[k].path,
+			json_string_value(json_object_get(reg, "size")), fig,
+			fabs(json_real_value(json_object_get(reg, "pct"))),
+			strcmp(fig, "time_us") ? "below" : "above", o.max_regress);
+		ret = EXIT_JOB_FAILED;
+	}
+out:
+	json_decref(cmp);
+	for (i = 0; i < n; i++)
+		json_decref(in[i].root);
+	free(in);
+	return ret;
 }
 
 int main(int argc, char **argv)
