@@ -318,7 +318,8 @@ int conf_load_string_checked(const char *text, size_t len, const char *name,
  * As conf_load_checked(), and @path may also be a report.json of `mrcgen run`, or an
  * output directory holding one: the config embedded in it (its "config" string, the
  * effective config with its seed) is loaded with @sets on top. A path is a report when it
- * is a directory, its name ends in ".json", or it holds a JSON object with a "schema" key.
+ * is a directory, its name ends in ".json", or it is a regular file holding a JSON object
+ * with a "schema" key (a pipe is read once: as YAML).
  * Errors name the report: "REPORT: not an mrcgen report: ...", "DIR: a directory without
  * report.json: ...", and inside the embedded config "REPORT: config:LINE:COL: key: reason".
  * When the report's "wire" object holds a base RTT the wire run measured (or defaulted)

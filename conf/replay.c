@@ -138,6 +138,8 @@ int conf_load_any_checked(const char *path, const char *const *sets, size_t n_se
 		file = rpath;
 	}
 	named_json = file != path || ends_with(path, ".json");
+	if (!named_json && !S_ISREG(st.st_mode))	/* a pipe is read once: it is YAML */
+		return conf_load_checked(path, sets, n_sets, check, job, err, errlen);
 	rep = json_load_file(file, JSON_REJECT_DUPLICATES, &jerr);
 	if (!named_json && !(json_is_object(rep) && json_object_get(rep, "schema"))) {
 		/* a YAML config (JSON without "schema" is YAML too: "{}" gives the defaults) */
