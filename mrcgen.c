@@ -435,7 +435,7 @@ static int load_job(const char *cmd, int argc, char **argv, struct conf_job *job
 		conf_args_free(&a);
 		return EXIT_USAGE;
 	}
-	ret = conf_load_checked(a.rest[0], a.sets, a.n_sets, mrc_job_check, job, err,
+	ret = conf_load_any_checked(a.rest[0], a.sets, a.n_sets, mrc_job_check, job, err,
 		sizeof(err));
 	conf_args_free(&a);
 	if (ret) {

@@ -314,6 +314,21 @@ int conf_load_string_checked(const char *text, size_t len, const char *name,
 	const char *const *sets, size_t n_sets, conf_check_fn check, struct conf_job *job,
 	char *err, size_t errlen);
 
+/*
+ * As conf_load_checked(), and @path may also be a report.json of `mrcgen run`, or an
+ * output directory holding one: the config embedded in it (its "config" string, the
+ * effective config with its seed) is loaded with @sets on top. A path is a report when it
+ * is a directory, its name ends in ".json", or it is a regular file holding a JSON object
+ * with a "schema" key (a pipe is read once: as YAML).
+ * Errors name the report: "REPORT: not an mrcgen report: ...", "DIR: a directory without
+ * report.json: ...", and inside the embedded config "REPORT: config:LINE:COL: key: reason".
+ * When the report's "wire" object holds a base RTT the wire run measured (or defaulted)
+ * and the job runs on the simulator with mrc.cc.base_rtt 0 and no --set of it, that RTT
+ * becomes mrc.cc.base_rtt (before @sets). The job's source is the report's path.
+ */
+int conf_load_any_checked(const char *path, const char *const *sets, size_t n_sets,
+	conf_check_fn check, struct conf_job *job, char *err, size_t errlen);
+
 /* Releases everything @job owns and zeroes it; safe on a zeroed or defaulted job. */
 void conf_free(struct conf_job *job);
 
