@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* compare: reports side by side; see compare.h and docs/cli.md "compare". */
 #include "mrc/out/compare.h"
+#include "conf/flat.h"
 
 #include "mrc/out/plot.h"
 
@@ -9,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <yaml.h>
 
 int mrc_cmp_load(const char *arg, struct mrc_cmp_input *in, char *err, size_t len)
 {
@@ -44,134 +44,6 @@ int mrc_cmp_load(const char *arg, struct mrc_cmp_input *in, char *err, size_t le
 	json_decref(in->root);
 	in->root = NULL;
 	return -1;
-}
-
-/* ---- config: YAML flattened to dotted keys ---- */
-
-static int flat_add(struct mrc_cmp_flat *f, const char *key, const char *value)
-{
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? 2 * f->cap : 64;
-		struct mrc_cmp_kv *kv = realloc(f->kv, cap * sizeof(*kv));
-
-		if (!kv)
-			return -ENOMEM;
-		f->kv = kv;
-		f->cap = cap;
-	}
-	f->kv[f->n].key = strdup(key);
-	f->kv[f->n].value = strdup(value);
-	if (!f->kv[f->n].key || !f->kv[f->n].value) {
-		free(f->kv[f->n].key);
-		free(f->kv[f->n].value);
-		return -ENOMEM;
-	}
-	f->n++;
-	return 0;
-}
-
-/* A level of the walk: a mapping (expecting a key or a value) or a sequence (next index). */
-struct flat_level {
-	bool seq, want_value;
-	size_t index, plen; /* the path's length before this level's key */
-};
-
-#define FLAT_DEPTH 32
-
-/* Appends the key of the next node at level @l to @path (of length @l->plen before it). */
-static void flat_key(char *path, size_t size, struct flat_level *l, const char *key)
-{
-	if (l->seq)
-		snprintf(path + l->plen, size - l->plen, "[%zu]", l->index++);
-	else
-		snprintf(path + l->plen, size - l->plen, "%s%s", l->plen ? "." : "", key);
-}
-
-int mrc_cmp_flatten(const char *yaml, struct mrc_cmp_flat *out)
-{
-	struct flat_level lv[FLAT_DEPTH];
-	char path[1024] = "", key[256] = "";
-	yaml_parser_t p;
-	yaml_event_t ev;
-	int depth = 0, ret = 0;
-	bool done = false;
-
-	if (!yaml_parser_initialize(&p))
-		return -ENOMEM;
-	yaml_parser_set_input_string(&p, (const unsigned char *)yaml, strlen(yaml));
-	while (!done && !ret) {
-		if (!yaml_parser_parse(&p, &ev)) {
-			ret = -EINVAL;
-			break;
-		}
-		struct flat_level *top = depth ? &lv[depth - 1] : NULL;
-		bool node = ev.type == YAML_SCALAR_EVENT || ev.type == YAML_MAPPING_START_EVENT ||
-			ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_ALIAS_EVENT;
-
-		if (top && !top->seq && !top->want_value && ev.type == YAML_SCALAR_EVENT) {
-			/* a mapping's key */
-			snprintf(key, sizeof(key), "%s", (const char *)ev.data.scalar.value);
-			top->want_value = true;
-			yaml_event_delete(&ev);
-			continue;
-		}
-		if (node && top) {
-			flat_key(path, sizeof(path), top, key);
-			top->want_value = false;
-		}
-		switch (ev.type) {
-		case YAML_SCALAR_EVENT:
-			ret = flat_add(out, path, (const char *)ev.data.scalar.value);
-			break;
-		case YAML_ALIAS_EVENT:
-			ret = flat_add(out, path, "*alias");
-			break;
-		case YAML_MAPPING_START_EVENT:
-		case YAML_SEQUENCE_START_EVENT:
-			if (depth == FLAT_DEPTH) {
-				ret = -EINVAL;
-				break;
-			}
-			lv[depth++] = (struct flat_level){
-				.seq = ev.type == YAML_SEQUENCE_START_EVENT, .plen = strlen(path) };
-			break;
-		case YAML_MAPPING_END_EVENT:
-		case YAML_SEQUENCE_END_EVENT:
-			depth--;
-			path[lv[depth].plen] = 0;
-			if (depth)
-				path[lv[depth - 1].plen] = 0;
-			break;
-		case YAML_STREAM_END_EVENT:
-			done = true;
-			break;
-		default:
-			break;
-		}
-		if (ev.type == YAML_SCALAR_EVENT && top)
-			path[top->plen] = 0;
-		yaml_event_delete(&ev);
-	}
-	yaml_parser_delete(&p);
-	return ret;
-}
-
-void mrc_cmp_flat_free(struct mrc_cmp_flat *f)
-{
-	for (size_t i = 0; i < f->n; i++) {
-		free(f->kv[i].key);
-		free(f->kv[i].value);
-	}
-	free(f->kv);
-	*f = (struct mrc_cmp_flat){ 0 };
-}
-
-const char *mrc_cmp_flat_get(const struct mrc_cmp_flat *f, const char *key)
-{
-	for (size_t i = 0; i < f->n; i++)
-		if (strcmp(f->kv[i].key, key) == 0)
-			return f->kv[i].value;
-	return NULL;
 }
 
 /* ---- figures ---- */
@@ -269,13 +141,13 @@ static void regressions(json_t *out, const json_t *row, size_t n, double pct)
 
 static json_t *j_config(const struct mrc_cmp_input *in, size_t n)
 {
-	struct mrc_cmp_flat *f = calloc(n, sizeof(*f));
+	struct conf_flat *f = calloc(n, sizeof(*f));
 	json_t *out = json_array();
 
 	if (!f)
 		return out;
 	for (size_t k = 0; k < n; k++)
-		mrc_cmp_flatten(json_string_value(json_object_get(in[k].root, "config")) ?: "",
+		conf_flatten(json_string_value(json_object_get(in[k].root, "config")) ?: "",
 			&f[k]);
 	/* every key, in the order of the first input that has it */
 	for (size_t k = 0; k < n; k++)
@@ -285,9 +157,9 @@ static json_t *j_config(const struct mrc_cmp_input *in, size_t n)
 			json_t *vals;
 
 			for (size_t j = 0; j < k && !seen; j++)
-				seen = mrc_cmp_flat_get(&f[j], key) != NULL;
+				seen = conf_flat_get(&f[j], key) != NULL;
 			for (size_t j = 0; j < n && !seen && !differ; j++) {
-				const char *v = mrc_cmp_flat_get(&f[j], key);
+				const char *v = conf_flat_get(&f[j], key);
 
 				differ = !v || strcmp(v, f[k].kv[i].value);
 			}
@@ -295,7 +167,7 @@ static json_t *j_config(const struct mrc_cmp_input *in, size_t n)
 				continue;
 			vals = json_array();
 			for (size_t j = 0; j < n; j++) {
-				const char *v = mrc_cmp_flat_get(&f[j], key);
+				const char *v = conf_flat_get(&f[j], key);
 
 				json_array_append_new(vals, v ? json_string(v) : json_null());
 			}
@@ -303,7 +175,7 @@ static json_t *j_config(const struct mrc_cmp_input *in, size_t n)
 				vals));
 		}
 	for (size_t k = 0; k < n; k++)
-		mrc_cmp_flat_free(&f[k]);
+		conf_flat_free(&f[k]);
 	free(f);
 	return out;
 }

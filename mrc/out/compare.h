@@ -22,36 +22,12 @@ struct mrc_cmp_input {
 	json_t *root;
 };
 
-/* One "key: value" line of a flattened config. */
-struct mrc_cmp_kv {
-	char *key, *value;
-};
-
-/* A flattened config: the scalars of a YAML document, in document order. */
-struct mrc_cmp_flat {
-	struct mrc_cmp_kv *kv;
-	size_t n, cap;
-};
-
 /*
  * Loads @arg, a report.json or a directory holding one, into @in. Returns 0, or -1 with
  * the reason, naming the file, in @err: missing or unreadable file, not JSON, not a
  * report (no "schema"), a schema other than MRC_CMP_SCHEMA.
  */
 int mrc_cmp_load(const char *arg, struct mrc_cmp_input *in, char *err, size_t len);
-
-/*
- * Flattens the YAML text @yaml into @out: one entry per scalar, keyed by its dotted path
- * ("mrc.transport", sequence items as "traffic.sizes[0]"), valued by the scalar as
- * written. Returns 0, or -EINVAL when @yaml is not YAML (a partial @out is kept).
- */
-int mrc_cmp_flatten(const char *yaml, struct mrc_cmp_flat *out);
-
-/* Frees what mrc_cmp_flatten put in @f. */
-void mrc_cmp_flat_free(struct mrc_cmp_flat *f);
-
-/* The value of @key in @f, or NULL when @f has no such key. */
-const char *mrc_cmp_flat_get(const struct mrc_cmp_flat *f, const char *key);
 
 /*
  * @b / @a for a figure of input B against input A: NAN when either is NAN (a null figure)
