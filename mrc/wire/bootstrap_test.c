@@ -182,6 +182,23 @@ static void t_rm_dir(const char *dir)
 }
 
 /* A TCP port on 127.0.0.1 that was free a moment ago. */
+/*
+ * Ends a case: rank 0's listener, then each forked client of @kids (up to a 0), which
+ * must have exited 0, the pipe @p (NULL: none) and the socket directory @dir.
+ */
+static void t_case_end(struct mrc_st *st, struct t_rv *t, const pid_t *kids, int *p,
+	const char *dir)
+{
+	t_rv_free(t);
+	for (; *kids; kids++)
+		ST_EQ_I(st, t_reap(*kids), 0);
+	if (p) {
+		close(p[0]);
+		close(p[1]);
+	}
+	t_rm_dir(dir);
+}
+
 static unsigned t_free_port(void)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7f000001) };
@@ -228,13 +245,7 @@ MRC_SELFTEST(bootstrap_rv)
 	ST_EQ_I(st, stat(addr + 5, &sb), 0);
 	ST_EQ(st, sb.st_mode & 07777, 0600);
 	ST_TRUE(st, S_ISSOCK(sb.st_mode));
-	t_rv_free(&t);
-	ST_EQ_I(st, t_reap(c1), 0);
-	ST_EQ_I(st, t_reap(c2), 0);
-	ST_EQ_I(st, t_reap(c3), 0);
-	close(p1[0]);
-	close(p1[1]);
-	t_rm_dir(dir);
+	t_case_end(st, &t, (pid_t[]){c1, c2, c3, 0}, p1, dir);
 
 	mrc_st_case(st, "a forged HELLO (rank 1, wrong config hash) is dropped, the job goes on");
 	t_rv_init(&t, 3, 10000);
@@ -250,13 +261,7 @@ MRC_SELFTEST(bootstrap_rv)
 	ST_TRUE(st, strstr(t_rv_log(&t), ": config hash mismatch: h1 runs 0x0000000000009999, "
 			   "rank 0 runs 0x0000000000001234") != NULL);
 	ST_EQ(st, t.w.rv_dropped, 1);
-	t_rv_free(&t);
-	ST_EQ_I(st, t_reap(c1), 0);
-	ST_EQ_I(st, t_reap(c2), 0);
-	ST_EQ_I(st, t_reap(c3), 0);
-	close(p1[0]);
-	close(p1[1]);
-	t_rm_dir(dir);
+	t_case_end(st, &t, (pid_t[]){c1, c2, c3, 0}, p1, dir);
 
 	mrc_st_case(st, "a 60 MiB length prefix is refused at once, the job goes on");
 	t_rv_init(&t, 2, 10000);
@@ -274,12 +279,7 @@ MRC_SELFTEST(bootstrap_rv)
 	/* 60 << 20 = 62914560 */
 	ST_TRUE(st, strstr(t_rv_log(&t), ": a 62914560-byte frame before its HELLO (at most "
 			   "512)") != NULL);
-	t_rv_free(&t);
-	ST_EQ_I(st, t_reap(c1), 0);
-	ST_EQ_I(st, t_reap(c2), 0);
-	close(p1[0]);
-	close(p1[1]);
-	t_rm_dir(dir);
+	t_case_end(st, &t, (pid_t[]){c1, c2, 0}, p1, dir);
 
 	mrc_st_case(st, "a HELLO not complete within its deadline is dropped; rank 1 then joins");
 	t_rv_init(&t, 2, 10000);
@@ -291,12 +291,7 @@ MRC_SELFTEST(bootstrap_rv)
 	c2 = t_joiner(addr, 1, 2, NULL, p1[0], -1, 0, NULL);
 	ST_EQ_I(st, wr_rv_listen(&t.w, addr, err, sizeof(err)), 0);
 	ST_TRUE(st, strstr(t_rv_log(&t), ": no complete HELLO within 200 ms") != NULL);
-	t_rv_free(&t);
-	ST_EQ_I(st, t_reap(c1), 0);
-	ST_EQ_I(st, t_reap(c2), 0);
-	close(p1[0]);
-	close(p1[1]);
-	t_rm_dir(dir);
+	t_case_end(st, &t, (pid_t[]){c1, c2, 0}, p1, dir);
 
 	mrc_st_case(st, "the timeout names the ranks without a valid HELLO: 2 of 4, ranks 2, 3");
 	t_rv_init(&t, 4, 1000);
@@ -311,12 +306,7 @@ MRC_SELFTEST(bootstrap_rv)
 	/* the idle client: its HELLO deadline or the job's, whichever the poll saw first */
 	ST_TRUE(st, strstr(t_rv_log(&t), "mrcgen: h0: rendezvous: dropped pid ") != NULL);
 	ST_EQ(st, t.w.rv_dropped, 1);
-	t_rv_free(&t);
-	ST_EQ_I(st, t_reap(c1), 0);
-	ST_EQ_I(st, t_reap(c2), 0);
-	close(p1[0]);
-	close(p1[1]);
-	t_rm_dir(dir);
+	t_case_end(st, &t, (pid_t[]){c1, c2, 0}, p1, dir);
 
 	mrc_st_case(st, "SIGINT while rank 0 waits for its ranks: it stops at once, saying so");
 	t_rv_init(&t, 2, 10000);
