@@ -256,6 +256,17 @@ struct conf_output {
 	bool report, plots, hlog;
 };
 
+/* `mrcgen sweep`: the probe plan, its bounds and the inference (docs/sweep.md). */
+struct conf_sweep {
+	uint32_t cover;			/* 0: every EV of every pair; k: each link on >= k paths */
+	uint32_t probes;		/* EV probes per path */
+	uint32_t rate;			/* probes a second, per host */
+	uint32_t outstanding;		/* probes in flight, per host: 1..64 (MRC_EP_PROBES_MAX) */
+	uint64_t timeout_ps;		/* an answer later than this is a loss */
+	uint64_t max_time_ps;		/* no probe leaves after this, from the sweep's start */
+	double min_score;		/* least log-likelihood gain of a suspect */
+};
+
 struct conf_job {
 	uint64_t seed;
 	struct conf_fabric fabric;
@@ -263,6 +274,7 @@ struct conf_job {
 	struct conf_traffic traffic;
 	struct conf_fault *faults;
 	size_t n_faults;
+	struct conf_sweep sweep;
 	struct conf_output output;
 	char *source;			/* the file it came from, for reports */
 };

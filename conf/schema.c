@@ -196,6 +196,17 @@ static const struct cf fault_tbl[] = {
 	END
 };
 
+static const struct cf sweep_tbl[] = {
+	U(struct conf_sweep, cover, "cover", CT_U32, 0, 100000),
+	U(struct conf_sweep, probes, "probes", CT_U32, 1, 100000),
+	U(struct conf_sweep, rate, "rate", CT_U32, 1, 10000000),
+	U(struct conf_sweep, outstanding, "outstanding", CT_U32, 1, 64),
+	U(struct conf_sweep, timeout_ps, "timeout", CT_TIME, 1000000, 10 * PS_PER_S),
+	U(struct conf_sweep, max_time_ps, "max_time", CT_TIME, 1000000, 100000 * PS_PER_S),
+	D(struct conf_sweep, min_score, "min_score", 0, 1e9),
+	END
+};
+
 static const struct cf capture_tbl[] = {
 	{ .name = "point", .t = CT_NODE, .off = offsetof(struct conf_capture, point),
 		.noff = offsetof(struct conf_capture, node) },
@@ -238,6 +249,7 @@ const struct cf conf_job_tbl[] = {
 	SEC(struct conf_job, traffic, "traffic", traffic_tbl, conf_check_traffic),
 	LIST(struct conf_job, faults, n_faults, "faults", fault_tbl, struct conf_fault,
 		conf_check_fault),
+	SEC(struct conf_job, sweep, "sweep", sweep_tbl, NULL),
 	SEC(struct conf_job, output, "output", output_tbl, conf_check_output),
 	END
 };
@@ -326,6 +338,7 @@ int conf_defaults(struct conf_job *job)
 	struct conf_mrc *m = &job->mrc;
 	struct conf_traffic *t = &job->traffic;
 	struct conf_output *o = &job->output;
+	struct conf_sweep *sw = &job->sweep;
 
 	memset(job, 0, sizeof(*job));
 	job->seed = 1;
@@ -389,6 +402,18 @@ int conf_defaults(struct conf_job *job)
 	t->iterations = 10;
 	t->warmup = 2;
 	t->verify = true;
+
+	/* docs/sweep.md "The plan" and "Bounds": 8 paths a link, 16 probes a path, 10000
+	 * probes a second per host (about 10 Mb/s of 120-byte probes), 16 in flight; an answer
+	 * within 2 ms (OCP examples/mrc_ctl_ev_probes.md); a minute at most; a suspect must make
+	 * the losses e^10 times likelier */
+	sw->cover = 8;
+	sw->probes = 16;
+	sw->rate = 10000;
+	sw->outstanding = 16;
+	sw->timeout_ps = 2000000000ull;
+	sw->max_time_ps = 60 * PS_PER_S;
+	sw->min_score = 10;
 
 	o->dir = strdup("out/");
 	o->hist.lowest_ns = 1;

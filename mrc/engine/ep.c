@@ -691,7 +691,7 @@ static uint32_t ep_port_mask(const struct mrc_ep *ep)
 
 /* A request from @host (its inner source) on @plane: answered at once over its EV. */
 static void ep_req_rx(struct mrc_ep *ep, unsigned plane, int host, const struct mrc_pkt *p,
-	uint64_t now_ps)
+	bool ce, uint64_t now_ps)
 {
 	struct mrc_pkt c;
 
@@ -716,7 +716,8 @@ static void ep_req_rx(struct mrc_ep *ep, unsigned plane, int host, const struct 
 	ep_op_emit(ep, plane, (uint32_t)host, MRC_OP_EP_RESPONSE, p->ev, ep->p.qp.dscp_ctl,
 		(uint16_t)p->psn, &c);
 	ep->st.ep_rsp_tx++;
-	(void)now_ps;
+	if (ep->ops.ep_request)
+		ep->ops.ep_request(ep->ctx, (uint32_t)host, p->ev, p->erth.op, ce, now_ps);
 }
 
 /* A response: an EV probe's answer when it matches one in flight, else dropped. */
@@ -747,10 +748,10 @@ static void ep_rsp_rx(struct mrc_ep *ep, unsigned plane, int host, const struct 
 }
 
 static void ep_op_rx(struct mrc_ep *ep, unsigned plane, int host, const struct mrc_pkt *p,
-	uint64_t now_ps)
+	bool ce, uint64_t now_ps)
 {
 	if (p->opcode == MRC_OP_EP_REQUEST)
-		ep_req_rx(ep, plane, host, p, now_ps);
+		ep_req_rx(ep, plane, host, p, ce, now_ps);
 	else
 		ep_rsp_rx(ep, plane, host, p, now_ps);
 }
@@ -783,6 +784,7 @@ int mrc_ep_ev_probe(struct mrc_ep *ep, uint32_t peer_host, uint32_t ev, uint64_t
 	c.erth.op = MRC_EP_OP_EV_PROBE;
 	c.erth.tx_ts = slot->tx_ts;
 	c.erth.ftype = 1;
+	c.ecn = 2; /* ECT(0), as data: the fabric marks it where it would mark data */
 	ep_op_emit(ep, plane, peer_host, MRC_OP_EP_REQUEST, ev, ep->p.qp.dscp_data, ep->req_id, &c);
 	ep->st.ep_req_tx[MRC_EP_OP_EV_PROBE]++;
 	return ep->req_id;
@@ -875,7 +877,7 @@ static void on_rx(struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, size_t 
 		}
 	}
 	if (p.opcode == MRC_OP_EP_REQUEST || p.opcode == MRC_OP_EP_RESPONSE) {
-		ep_op_rx(ep, plane, host, &p, now_ps);
+		ep_op_rx(ep, plane, host, &p, ce || p.ecn == 3, now_ps);
 		return;
 	}
 	qp = mrc_ep_qp(ep, p.dest_qp);

@@ -195,6 +195,11 @@ struct mrc_ep_ops {
 	 * 1-based port @port after @rtt_ns ns (mrc_ctl.h struct mrc_ctl_ep_rsp). */
 	void (*ep_response)(void *ctx, uint16_t req_id, uint32_t peer_host, uint32_t ev,
 		unsigned port, uint64_t rtt_ns, uint64_t now_ps);
+	/* This endpoint answered an ENDPOINT_REQUEST of op @op (enum mrc_ep_op) from
+	 * @peer_host over @ev; @ce: it arrived with ECN CE (docs/wire-format.md "Endpoint
+	 * operations"). What a path sweep counts at the far end (docs/sweep.md). */
+	void (*ep_request)(void *ctx, uint32_t peer_host, uint32_t ev, unsigned op, bool ce,
+		uint64_t now_ps);
 };
 
 struct mrc_qp_env {

@@ -12,6 +12,7 @@
 #include "mrc/job/fault.h"
 #include "mrc/job/job.h"
 #include "mrc/job/stop.h"
+#include "mrc/job/sweep.h"
 #include "mrc/sim/sim.h"
 #include "mrc/engine/srv6.h"
 #include "pcap/pcapw.h"
@@ -97,6 +98,11 @@ struct run {
 	size_t n_imp;
 	uint32_t *fired;	/* [job->n_faults]: times each at_iteration fault was applied */
 	char encode_err_host[24]; /* "h3 first": the first host that failed to encode */
+	/* a sweep (mrc_sweep_sim): its plan and probes, and when each host asks it next */
+	struct mrc_sweep *sw;
+	int sweep_kind;
+	uint64_t *poll_at;	/* [nhosts]: the poll event scheduled, UINT64_MAX none */
+	uint32_t sweep_left;	/* hosts not done */
 };
 
 static void run_fail(struct run *r, int err, const char *fmt, ...)
@@ -257,6 +263,31 @@ static void ep_ev_event(void *ctx, uint32_t qpn, uint32_t ev, int from, int to, 
 
 /* A packet reaches @host: whole (@g NULL), or gathered, its payload placed straight from
  * the sender's MR */
+static void sweep_poll_at(struct run *r, uint32_t host, uint64_t t);
+
+/* An EV probe's answer (a sweep's): counted, and the host may send again. */
+static void ep_response(void *ctx, uint16_t req_id, uint32_t peer, uint32_t ev, unsigned port,
+	uint64_t rtt_ns, uint64_t now)
+{
+	struct host *h = ctx;
+
+	(void)port;
+	if (!h->run->sw)
+		return;
+	mrc_sweep_answer(h->run->sw, h->idx, req_id, peer, ev, rtt_ns);
+	sweep_poll_at(h->run, h->idx, now);
+}
+
+/* This host answered an EV probe: a sweep counts it on the path from @peer. */
+static void ep_request(void *ctx, uint32_t peer, uint32_t ev, unsigned op, bool ce, uint64_t now)
+{
+	struct host *h = ctx;
+
+	(void)now;
+	if (h->run->sw && op == MRC_EP_OP_EV_PROBE)
+		mrc_sweep_request(h->run->sw, h->idx, peer, ev, ce);
+}
+
 static void fab_rx_gather(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
 	const struct mrc_wire_gather *g, uint64_t now)
 {
@@ -661,7 +692,7 @@ static int setup_hosts(struct run *r, char *err, size_t errlen)
 	const struct conf_job *j = r->job;
 	struct mrc_ep_params p;
 	static const struct mrc_ep_ops ops = { ep_tx_ready, ep_send_done, ep_recv_imm,
-		ep_ev_event, NULL };
+		ep_ev_event, ep_response, ep_request };
 	int e = mrc_run_ep_params(j, &r->m, r->nranks, 0, &p);
 
 	if (e)
@@ -1290,6 +1321,77 @@ static void collect_stats(struct run *r)
 	}
 }
 
+/*
+ * What a job and a sweep both build on the simulator: output.dir, the fabric, its event
+ * kinds, the hosts' endpoints, the captures, every fault checked and those "at" a time
+ * scheduled. r->job, r->m, r->res, r->nhosts and r->nranks are set.
+ */
+static int run_setup(struct run *r, char *err, size_t errlen)
+{
+	int e;
+
+	e = mrc_job_outdir(r->job, err, errlen); /* parents, output names, earlier files */
+	if (e)
+		return e;
+	e = setup_fabric(r, err, errlen);
+	e = e ?: mrc_sim_handler(r->sim, on_timer_event, r);
+	if (e < 0)
+		return e;
+	r->timer_kind = e;
+	e = mrc_sim_handler(r->sim, on_fault_snapshot, r);
+	if (e < 0) {
+		snprintf(err, errlen, "sim: fault handler: %s", strerror(-e));
+		return e;
+	}
+	r->snap_kind = e;
+	r->fired = calloc(r->job->n_faults + 1, sizeof(*r->fired));
+	if (!r->fired) {
+		snprintf(err, errlen, "fault counters: out of memory");
+		return -ENOMEM;
+	}
+	e = setup_hosts(r, err, errlen);
+	e = e ?: setup_captures(r, err, errlen);
+	if (e)
+		return e;
+	/* every fault is checked before the job runs, not when its iteration comes */
+	for (size_t f = 0; f < r->job->n_faults; f++) {
+		struct mrc_fab_fault ff;
+
+		e = fault_map(r, &r->job->faults[f], 0, &ff, err, errlen);
+		if (e)
+			return e;
+	}
+	for (size_t f = 0; f < r->job->n_faults; f++) {
+		if (r->job->faults[f].has_at) {
+			e = fault_apply(r, &r->job->faults[f], r->job->faults[f].at_ps, false, err,
+				errlen);
+			if (e)
+				return e;
+		}
+	}
+	return 0;
+}
+
+/* Frees what run_setup() (and a job) made; r->res stays the caller's. */
+static void run_teardown(struct run *r)
+{
+	for (size_t i = 0; i < r->n_taps; i++)
+		pcapw_close(r->taps[i].w);
+	free(r->taps);
+	coll_release(r);
+	for (uint32_t h = 0; r->hosts && h < r->nhosts; h++) {
+		mrc_ep_free(r->hosts[h].ep);
+		free(r->hosts[h].peer_map);
+	}
+	free(r->hosts);
+	free(r->bad_t);
+	free(r->applied);
+	free(r->imp);
+	free(r->fired);
+	mrc_fabric_free(r->fab);
+	mrc_job_srv6_free(&r->m);
+}
+
 static int new_hist(const struct conf_hist *c, struct mrc_hist **h)
 {
 	return mrc_hist_init((int64_t)c->lowest_ns, (int64_t)c->highest_ns, (int)c->sigfigs, h);
@@ -1336,46 +1438,9 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 		e = -EINVAL;
 		goto fail;
 	}
-	e = mrc_job_outdir(job, err, errlen); /* parents, output names, an earlier run's files */
+	e = run_setup(&r, err, errlen);
 	if (e)
 		goto fail;
-	e = setup_fabric(&r, err, errlen);
-	e = e ?: mrc_sim_handler(r.sim, on_timer_event, &r);
-	if (e < 0)
-		goto fail;
-	r.timer_kind = e;
-	e = mrc_sim_handler(r.sim, on_fault_snapshot, &r);
-	if (e < 0) {
-		snprintf(err, errlen, "sim: fault handler: %s", strerror(-e));
-		goto fail;
-	}
-	r.snap_kind = e;
-	r.fired = calloc(job->n_faults + 1, sizeof(*r.fired));
-	if (!r.fired) {
-		snprintf(err, errlen, "fault counters: out of memory");
-		e = -ENOMEM;
-		goto fail;
-	}
-	e = setup_hosts(&r, err, errlen);
-	e = e ?: setup_captures(&r, err, errlen);
-	if (e)
-		goto fail;
-	/* every fault is checked before the job runs, not when its iteration comes */
-	for (size_t f = 0; f < job->n_faults; f++) {
-		struct mrc_fab_fault ff;
-
-		e = fault_map(&r, &job->faults[f], 0, &ff, err, errlen);
-		if (e)
-			goto fail;
-	}
-	for (size_t f = 0; f < job->n_faults; f++) {
-		if (job->faults[f].has_at) {
-			e = fault_apply(&r, &job->faults[f], job->faults[f].at_ps, false, err,
-				errlen);
-			if (e)
-				goto fail;
-		}
-	}
 	res->sizes = calloc(n_sizes, sizeof(*res->sizes));
 	if (!res->sizes) {
 		e = -ENOMEM;
@@ -1494,21 +1559,125 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 	*out = res;
 	res = NULL;
 fail:
-	for (size_t i = 0; i < r.n_taps; i++)
-		pcapw_close(r.taps[i].w);
-	free(r.taps);
-	coll_release(&r);
-	for (uint32_t h = 0; r.hosts && h < r.nhosts; h++) {
-		mrc_ep_free(r.hosts[h].ep);
-		free(r.hosts[h].peer_map);
-	}
-	free(r.hosts);
-	free(r.bad_t);
-	free(r.applied);
-	free(r.imp);
-	free(r.fired);
-	mrc_fabric_free(r.fab);
-	mrc_job_srv6_free(&r.m);
+	run_teardown(&r);
 	mrc_run_result_free(res);
+	return e;
+}
+
+/* ---- sweep --------------------------------------------------------------------------- */
+
+/* Asks host @host's sweep again at @t (unless an earlier ask is due). */
+static void sweep_poll_at(struct run *r, uint32_t host, uint64_t t)
+{
+	if (t >= r->poll_at[host])
+		return;
+	r->poll_at[host] = t;
+	if (mrc_sim_at(r->sim, t, (unsigned)r->sweep_kind, &r->hosts[host], t))
+		run_fail(r, -ENOMEM, "sim: event queue full");
+}
+
+/* Host @obj's sweep: every request due now goes to its endpoint, then the next ask. */
+static void on_sweep_poll(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct run *r = ctx;
+	struct host *h = obj;
+	struct mrc_sweep_probe pr;
+	uint64_t t;
+
+	if (arg != r->poll_at[h->idx]) /* superseded by an earlier one */
+		return;
+	r->poll_at[h->idx] = UINT64_MAX;
+	while ((t = mrc_sweep_poll(r->sw, h->idx, now, &pr)) == 0) {
+		int id = mrc_ep_ev_probe(h->ep, pr.peer, pr.ev, now);
+
+		mrc_sweep_sent(r->sw, h->idx, &pr, id, now);
+		if (id == -EBUSY) { /* the engine frees its slots lazily: a moment later */
+			t = now + 1000000;
+			break;
+		}
+	}
+	timer_arm(h);
+	if (t != UINT64_MAX) {
+		sweep_poll_at(r, h->idx, t);
+	} else if (mrc_sweep_host_done(r->sw, h->idx) && !--r->sweep_left) {
+		mrc_sim_stop(r->sim); /* every host done: nothing more to measure */
+	}
+}
+
+int mrc_sweep_sim(const struct conf_job *job, struct mrc_sweep **out, uint64_t *end_ps,
+	char *err, size_t errlen)
+{
+	struct run r = { .job = job };
+	uint64_t until;
+	int e;
+
+	*out = NULL;
+	*end_ps = 0;
+	r.res = calloc(1, sizeof(*r.res));
+	if (!r.res)
+		return -ENOMEM;
+	r.res->bin_ps = RUN_BIN_PS;
+	e = mrc_job_srv6(job, &r.m, err, errlen);
+	if (e)
+		goto out;
+	r.nhosts = r.nranks = conf_fabric_hosts(&job->fabric);
+	e = mrc_sweep_new(job, &r.m, &r.sw, err, errlen);
+	e = e ?: run_setup(&r, err, errlen);
+	if (e)
+		goto out;
+	e = mrc_sim_handler(r.sim, on_sweep_poll, &r);
+	r.poll_at = calloc(r.nhosts, sizeof(*r.poll_at));
+	if (e < 0 || !r.poll_at) {
+		snprintf(err, errlen, "sim: sweep: %s", strerror(e < 0 ? -e : ENOMEM));
+		e = e < 0 ? e : -ENOMEM;
+		goto out;
+	}
+	r.sweep_kind = e;
+	e = 0;
+	/* a sweep has no iterations: "at_iteration 0" is its start, later ones never come */
+	for (size_t f = 0; f < job->n_faults; f++) {
+		if (job->faults[f].has_at_iteration && job->faults[f].at_iteration == 0) {
+			e = fault_apply(&r, &job->faults[f], 0, true, err, errlen);
+			if (e)
+				goto out;
+		}
+	}
+	for (uint32_t h = 0; h < r.nhosts; h++) {
+		r.poll_at[h] = UINT64_MAX;
+		r.sweep_left++;
+		sweep_poll_at(&r, h, 0);
+	}
+	/* the last request leaves before max_time; its answer is due a timeout later */
+	until = job->sweep.max_time_ps + job->sweep.timeout_ps + 1;
+	mrc_sim_run(r.sim, until);
+	*end_ps = mrc_sim_now(r.sim);
+	if (r.err) {
+		snprintf(err, errlen, "%s", r.errmsg);
+		e = r.err;
+		goto out;
+	}
+	if (mrc_stop_signal) {
+		snprintf(err, errlen, "sweep: interrupted by SIG%s at %.1f us",
+			sigabbrev_np(mrc_stop_signal) ? sigabbrev_np(mrc_stop_signal) : "?",
+			(double)*end_ps / 1e6);
+		e = -EINTR;
+		goto out;
+	}
+	for (size_t i = 0; i < r.n_taps; i++)
+		if (!r.taps[i].failed && pcapw_flush(r.taps[i].w)) {
+			snprintf(err, errlen, "capture %s: %s", r.taps[i].point,
+				pcapw_error(r.taps[i].w));
+			e = -EIO;
+			goto out;
+		}
+	mrc_sweep_finish(r.sw);
+	*out = r.sw;
+	r.sw = NULL;
+	e = 0;
+out:
+	free(r.poll_at);
+	mrc_sweep_free(r.sw);
+	run_teardown(&r);
+	mrc_run_result_free(r.res);
 	return e;
 }
