@@ -260,8 +260,8 @@ static int plan_all(struct mrc_sweep *sw, const struct mrc_job_srv6 *m, const st
 	size_t cap = 0;
 
 	if (n > MRC_SWEEP_MAX_PATHS) {
-		snprintf(err, errlen, "sweep: cover 0 probes every EV of every pair: %" PRIu64
-			" paths, more than %u; set sweep.cover (paths a link) '0'", n,
+		snprintf(err, errlen, "sweep.cover: 0 probes every EV of every pair: %" PRIu64
+			" paths, more than %u; set a cover (paths a link) '0'", n,
 			MRC_SWEEP_MAX_PATHS);
 		return -E2BIG;
 	}
@@ -368,13 +368,13 @@ int mrc_sweep_new(const struct conf_job *job, const struct mrc_job_srv6 *m,
 
 	*out = NULL;
 	if (job->mrc.ev_format != CONF_EV_SRV6) {
-		snprintf(err, errlen, "sweep: mrc.ev_format: an EV names a path only under srv6 "
+		snprintf(err, errlen, "mrc.ev_format: an EV names a path only under srv6 "
 			"(otherwise the fabric's ECMP hash picks it) '%s'",
 			conf_name_of(conf_ev_format_names, job->mrc.ev_format));
 		return -EINVAL;
 	}
 	if (conf_fabric_hosts(f) < 2) {
-		snprintf(err, errlen, "sweep: fabric: a sweep needs 2 hosts or more '%u'",
+		snprintf(err, errlen, "fabric: a sweep needs 2 hosts or more '%u'",
 			conf_fabric_hosts(f));
 		return -EINVAL;
 	}
@@ -397,13 +397,13 @@ int mrc_sweep_new(const struct conf_job *job, const struct mrc_job_srv6 *m,
 	e = sw->p.cover ? plan_cover(sw, m, job->seed, &t) : plan_all(sw, m, &t, err, errlen);
 	if (e) {
 		if (e == -ENOMEM)
-			snprintf(err, errlen, "sweep: plan: out of memory");
+			snprintf(err, errlen, "sweep plan: out of memory");
 		else if (e != -E2BIG)
-			snprintf(err, errlen, "sweep: plan: %s", strerror(-e));
+			snprintf(err, errlen, "sweep plan: %s", strerror(-e));
 		goto fail;
 	}
 	if (sw->n_paths > MRC_SWEEP_MAX_PATHS) {
-		snprintf(err, errlen, "sweep: sweep.cover: %zu paths, more than %u '%u'",
+		snprintf(err, errlen, "sweep.cover: %zu paths, more than %u '%u'",
 			sw->n_paths, MRC_SWEEP_MAX_PATHS, sw->p.cover);
 		e = -E2BIG;
 		goto fail;

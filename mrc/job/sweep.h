@@ -51,7 +51,8 @@ struct mrc_sweep;
  * Builds the plan of @job (its sweep: section and seed) over the plan and EV profile of
  * @m, denied EVs left out, paths sorted by (src, dst, ev). Returns 0, or -EINVAL
  * (ev_format other than srv6: an EV then names no path; fewer than 2 hosts), -E2BIG (more
- * than MRC_SWEEP_MAX_PATHS paths) or -ENOMEM, with "sweep: ..." in @err.
+ * than MRC_SWEEP_MAX_PATHS paths) or -ENOMEM, with "KEY: reason" in @err (mrc.ev_format,
+ * fabric, sweep.cover, or "sweep plan: ...").
  */
 int mrc_sweep_new(const struct conf_job *job, const struct mrc_job_srv6 *m,
 	struct mrc_sweep **out, char *err, size_t errlen);

@@ -128,7 +128,7 @@ MRC_SELFTEST(sweep)
 	swt_free(&job, &m, sw);
 	ST_EQ_I(st, swt_new(SWT_SETS("mrc.ev_format=udp"), &job, &m, &sw, err, sizeof(err)),
 		-EINVAL);
-	ST_TRUE(st, strstr(err, "sweep: mrc.ev_format") != NULL);
+	ST_TRUE(st, strstr(err, "mrc.ev_format: ") == err);
 
 	mrc_st_case(st, "S05 pacing: rate 10000/s is a turn every 1e8 ps; host 1 starts a "
 			"quarter turn late; 2 in flight at most; the first request of each path, "
