@@ -403,4 +403,23 @@ MRC_SELFTEST(conf)
 			free(dump);
 		}
 	}
+
+	mrc_st_case(st, "C18 sweep: defaults (cover 8, 16 probes, 10000/s, 16 in flight, 2 ms, "
+			"60 s, min_score 10); a value out of range names file:line, key and value");
+	ST_EQ_I(st, st_load("{}\n", NULL, 0, &job, err, sizeof(err)), 0);
+	ST_EQ(st, job.sweep.cover, 8);
+	ST_EQ(st, job.sweep.probes, 16);
+	ST_EQ(st, job.sweep.rate, 10000);
+	ST_EQ(st, job.sweep.outstanding, 16);
+	ST_EQ(st, job.sweep.timeout_ps, 2000000000ull);
+	ST_EQ(st, job.sweep.max_time_ps, 60000000000000ull);
+	ST_EQ_D(st, job.sweep.min_score, 10, 0);
+	conf_free(&job);
+	ST_EQ_I(st, st_load("sweep:\n  cover: 0\n  outstanding: 65\n", NULL, 0, &job, err,
+		sizeof(err)), -EINVAL);
+	ST_EQ_STR(st, err, "t.yaml:3:16: sweep.outstanding: out of range 1..64 '65'");
+	ST_EQ_I(st, st_load("sweep: {timeout: 0}\n", NULL, 0, &job, err, sizeof(err)), -EINVAL);
+	ST_EQ_STR(st, err, "t.yaml:1:18: sweep.timeout: out of range 1us..10s '0'");
+	ST_EQ_I(st, st_load("sweep: {rate: 0}\n", NULL, 0, &job, err, sizeof(err)), -EINVAL);
+	ST_EQ_STR(st, err, "t.yaml:1:15: sweep.rate: out of range 1..10000000 '0'");
 }

@@ -63,7 +63,7 @@ size_t mrc_sweep_n_paths(const struct mrc_sweep *sw);
 const struct mrc_sweep_path *mrc_sweep_paths(const struct mrc_sweep *sw);
 
 /*
- * The fabric's links (docs/sweep.md "Links"): host link (host h, plane p) is number
+ * The fabric's links (docs/sweep.md "The plan"): host link (host h, plane p) is number
  * p * (hosts + t0 * t1) + h, T0-T1 link (plane p, T0 i, T1 j) p * (hosts + t0 * t1) +
  * hosts + i * t1 + j. mrc_sweep_n_links() is their count; mrc_sweep_link_paths(@l) how
  * many of the plan's paths cross link @l.

@@ -65,7 +65,7 @@ int mrc_sweeprep_load(const char *path, struct mrc_sweeprep **out, char *err, si
 int mrc_sweeprep_infer(struct mrc_sweeprep *r, double min_score);
 
 /*
- * The heat map's cells (docs/sweep.md "Heat map"): *@rows labels, one per link some path
+ * The heat map's cells (docs/sweep.md "Outputs"): *@rows labels, one per link some path
  * crossed in some plane, with its plane left out ("h3-t0.0", "t0.1-t1.2"): host links by
  * host, then T0-T1 links by T0 and T1; *@v[row * planes + plane] the loss inferred for
  * that link (the suspect naming it, the bad direction's when one way; a switch suspect's
@@ -84,7 +84,7 @@ void mrc_sweeprep_heat_free(char **rows, size_t n_rows, double *v);
 int mrc_sweeprep_write(const struct mrc_sweeprep *r, const char *dir, bool plots, char *err,
 	size_t errlen);
 
-/* The terminal summary and the table of suspects (docs/sweep.md "The terminal"). */
+/* The terminal summary and the table of suspects (docs/sweep.md "Outputs"). */
 void mrc_sweeprep_print(const struct mrc_sweeprep *r, FILE *f);
 
 #endif
