@@ -209,6 +209,14 @@ MRC_SELFTEST(sweep)
 		ST_EQ(st, sw->paths[0].rtt_ns[MRC_SWEEP_RTT_P99], 15000);
 		ST_EQ(st, sw->paths[0].rtt_ns[MRC_SWEEP_RTT_MAX], 15000);
 		ST_EQ(st, mrc_sweep_unsent(sw), mrc_sweep_planned(sw) - 16);
+		/* 16 samples 16..1 us: p90 the 15th (ceil 14.4), p99 the 16th (ceil 15.84) */
+		for (uint32_t k = 0; k < 16; k++)
+			sw->rtt[k] = (16 - k) * 1000;
+		sw->ps[0].n_rtt = 16;
+		mrc_sweep_finish(sw);
+		ST_EQ(st, sw->paths[0].rtt_ns[MRC_SWEEP_RTT_P50], 8000);
+		ST_EQ(st, sw->paths[0].rtt_ns[MRC_SWEEP_RTT_P90], 15000);
+		ST_EQ(st, sw->paths[0].rtt_ns[MRC_SWEEP_RTT_P99], 16000);
 	}
 	ST_EQ(st, mrc_sweep_path_nodes(&sw->paths[0], nodes), 3);
 	ST_EQ_STR(st, nodes[0], "h0.p0");
@@ -243,7 +251,7 @@ MRC_SELFTEST(sweep)
 		ST_EQ(st, sw2->paths[0].sent, 16);
 		ST_EQ(st, sw2->paths[0].answered, 15);
 		ST_EQ(st, sw2->paths[0].reordered, 1);
-		ST_EQ(st, sw2->paths[0].rtt_ns[MRC_SWEEP_RTT_P90], 14000);
+		ST_EQ(st, sw2->paths[0].rtt_ns[MRC_SWEEP_RTT_P90], 15000);
 		free(b);
 		ST_EQ_I(st, mrc_sweep_encode(sw, 1, &b, &len), 0);
 		ST_EQ_I(st, mrc_sweep_merge(sw2, 1, b, len), 0);
@@ -253,6 +261,18 @@ MRC_SELFTEST(sweep)
 		put_be32(b + len - 4, 3);
 		ST_EQ_I(st, mrc_sweep_merge(sw2, 1, b, len), -EPROTO);
 		free(b);
+		/* a receiver record of a path to h1 sent as h0's: refused */
+		{
+			uint8_t rx[24] = { 0 };
+
+			put_be32(rx, 1);
+			put_be32(rx + 8, 1); /* no sender record, one receiver record */
+			put_be32(rx + 12, 0);
+			put_be32(rx + 16, 5);
+			ST_EQ(st, sw2->paths[0].dst, 1);
+			ST_EQ_I(st, mrc_sweep_merge(sw2, 0, rx, sizeof(rx)), -EPROTO);
+			ST_EQ(st, sw2->paths[0].delivered, 2);
+		}
 		swt_free(&j2, &m2, sw2);
 	}
 	swt_free(&job, &m, sw);

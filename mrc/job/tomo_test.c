@@ -211,7 +211,29 @@ MRC_SELFTEST(tomo)
 		}
 	}
 
-	mrc_st_case(st, "T08 paths refused: one node, a node twice, an empty name; counts made "
+	/*
+	 * T1 0 of 4 T0s with 2 of its 4 links dead: 5 of the 6 T0 pairs over it lose
+	 * everything, so the switch (loss about 5/6) explains more than either link and joins
+	 * first; once both links have joined it explains nothing more and must leave.
+	 */
+	mrc_st_case(st, "T08 two dead links of one T1 (of 4 T0s): the two links, not the switch "
+			"the greedy took first");
+	{
+		const struct tt_fault f[] = { { "p0.t0.0>p0.t1.0", 1 }, { "p0.t1.0>p0.t0.0", 1 },
+			{ "p0.t0.1>p0.t1.0", 1 }, { "p0.t1.0>p0.t0.1", 1 } };
+
+		ST_EQ_I(st, tt_run(4, 2, f, 4, 10, &s, &n), 0);
+		ST_EQ(st, n, 2);
+		if (n >= 2) {
+			ST_EQ_STR(st, s[0].name, "p0.t0.0-p0.t1.0");
+			ST_EQ_STR(st, s[1].name, "p0.t0.1-p0.t1.0");
+			ST_EQ_D(st, s[0].loss, 1, 1e-6);
+			ST_EQ_D(st, s[1].loss, 1, 1e-6);
+		}
+		free(s);
+	}
+
+	mrc_st_case(st, "T09 paths refused: one node, a node twice, an empty name; counts made "
 			"consistent (an answer proves a delivery)");
 	ST_EQ_I(st, mrc_tomo_new(&t), 0);
 	if (!t)
