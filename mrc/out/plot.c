@@ -25,6 +25,18 @@ static void gp_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* The title and axis labels of a plot, one `set` line each. */
+static void gp_labels(FILE *f, const char *title, const char *xlabel, const char *ylabel)
+{
+	fputs("set title ", f);
+	gp_str(f, title);
+	fputs("\nset xlabel ", f);
+	gp_str(f, xlabel);
+	fputs("\nset ylabel ", f);
+	gp_str(f, ylabel);
+	fputc('\n', f);
+}
+
 /* Marker label width per character, as a fraction of the frame's width (font 10 is about
  * 7 pixels a character; the frame about 800 of the 1000, less with a key outside). */
 #define LABEL_CHAR_FRAC (1.0 / 110)
@@ -85,13 +97,7 @@ int mrc_plot_write_script(FILE *f, const char *name, const struct mrc_plot *p)
 		   "set output '%s.png'\n"
 		   "set lmargin 12\n%sset tmargin 3\nset bmargin 4.5\n"
 		   "set grid\n", name, outside ? "" : "set rmargin 7\n");
-	fputs("set title ", f);
-	gp_str(f, p->title);
-	fputs("\nset xlabel ", f);
-	gp_str(f, p->xlabel);
-	fputs("\nset ylabel ", f);
-	gp_str(f, p->ylabel);
-	fputc('\n', f);
+	gp_labels(f, p->title, p->xlabel, p->ylabel);
 	if (p->logx)
 		fputs("set logscale x\n", f);
 	if (p->logy)
@@ -244,14 +250,9 @@ int mrc_plot_heat_write_script(FILE *f, const char *name, const struct mrc_plot_
 		   "set output '%s.png'\n"
 		   "set lmargin 20\nset rmargin 12\nset tmargin 3\nset bmargin 4.5\n",
 		height, name);
-	fputs("set title ", f);
-	gp_str(f, h->title);
-	fputs("\nset xlabel ", f);
-	gp_str(f, h->xlabel);
-	fputs("\nset ylabel ", f);
-	gp_str(f, h->ylabel);
+	gp_labels(f, h->title, h->xlabel, h->ylabel);
 	/* percent; -2 (nothing measured) grey, then white at 0 to dark red at 100 */
-	fputs("\nset cbrange [-2:100]\nset cblabel \"loss %\"\n"
+	fputs("set cbrange [-2:100]\nset cblabel \"loss %\"\n"
 	      "set palette defined (-2 '#c8c8c8', -0.01 '#c8c8c8', 0 '#ffffff', 1 '#fee8c8', "
 	      "5 '#fdbb84', 20 '#e34a33', 100 '#7f0000')\n"
 	      "set cbtics ('none' -2, '0' 0, '20' 20, '40' 40, '60' 60, '80' 80, '100' 100)\n",
