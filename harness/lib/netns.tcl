@@ -299,22 +299,32 @@ proc ::netns::egress {fab a b} {
 	return [list [ns $fab [hostof $nb]] $ib]
 }
 
-# Drops RATE (0..1) of the packets node A sends node B (one direction of their link): netem
-# when the kernel has it, else (CONFIG_NET_SCH_NETEM unset) an nftables rule that drops by
-# numgen random on the egress interface, after routing (postrouting: forwarded and local
-# packets alike).
+# Drops RATE (0..1) of the packets node A sends node B (one direction of their link), ICMPv6
+# spared: neighbour discovery must resolve the peer, or the kernel holds every packet for it
+# until its next solicitation a second later (a lost first one silenced the link for a whole
+# sweep). netem when the kernel has it (filtered to what is not ICMPv6), else
+# (CONFIG_NET_SCH_NETEM unset) an nftables rule that drops by numgen random on the egress
+# interface, after routing (postrouting: forwarded and local packets alike).
 proc ::netns::link_loss {fab a b rate} {
 	lassign [egress $fab $a $b] ns dev
 	set pct [format %.4f [expr {100.0 * $rate}]]
-	if {![catch {sh ip netns exec $ns tc qdisc add dev $dev root netem loss $pct%}]} {
+	# netem on band 2 of a prio qdisc; ICMPv6 (next header 58) filtered to band 1
+	if {![catch {
+		sh ip netns exec $ns tc qdisc add dev $dev root handle 1: prio \
+			priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1
+		sh ip netns exec $ns tc qdisc add dev $dev parent 1:2 netem loss $pct%
+		sh ip netns exec $ns tc filter add dev $dev parent 1: protocol ipv6 u32 \
+			match ip6 protocol 58 0xff flowid 1:1
+	}]} {
 		return netem
 	}
+	catch {sh ip netns exec $ns tc qdisc del dev $dev root}
 	set per [expr {int(round($rate * 1000000))}]
 	sh ip netns exec $ns nft add table ip6 mrcloss
 	sh ip netns exec $ns nft add chain ip6 mrcloss post \
 		"{ type filter hook postrouting priority 0; }"
 	sh ip netns exec $ns nft add rule ip6 mrcloss post oifname $dev \
-		numgen random mod 1000000 lt $per drop
+		meta l4proto != ipv6-icmp numgen random mod 1000000 lt $per drop
 	return nft
 }
 
