@@ -99,7 +99,8 @@ struct mrc_fabric_params {
 	struct mrc_sim_params simq;		    /* event queue choice */
 	/* ECMP of plain packets at a T0 (mrc/sim/ecmp.h): the header fields hashed (enum
 	 * mrc_ecmp_field bits), the seed and whether each switch derives its own from it
-	 * (mrc_ecmp_switch_seed), then the seeds of single switches (overrides) */
+	 * (mrc_ecmp_switch_seed), then the seeds of single switches (overrides; read by
+	 * mrc_fabric_new only) */
 	unsigned ecmp_fields;
 	uint64_t ecmp_seed;
 	bool ecmp_per_switch;
@@ -124,7 +125,8 @@ void mrc_fabric_defaults(struct mrc_fabric_params *p);
  * Builds the fabric and an event loop. Each switch gets its own copy of its static table
  * from the plan (mrc_srv6_fib_of), so a blackhole fault can remove a route. Errors:
  * -EINVAL (no plan, zero rates, a table naming a port the switch does not have,
- * duplicate host addresses, pkt_cap > 65535 or below trim_bytes), -ENOMEM.
+ * duplicate host addresses, pkt_cap > 65535 or below trim_bytes, an ECMP seed for a
+ * switch the fabric does not have), -ENOMEM.
  */
 int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_ops *ops, void *ctx,
 	struct mrc_fabric **out);

@@ -7,6 +7,7 @@
 
 #include "mrc/job/coll.h"
 #include "mrc/engine/ep.h"
+#include "mrc/sim/ecmp.h"
 #include "mrc/sim/fabric.h"
 #include "mrc/job/epparams.h"
 #include "mrc/job/fault.h"
@@ -97,6 +98,7 @@ struct run {
 	size_t n_imp;
 	uint32_t *fired;	/* [job->n_faults]: times each at_iteration fault was applied */
 	char encode_err_host[24]; /* "h3 first": the first host that failed to encode */
+	struct mrc_fab_switch_seed *ecmp_seeds; /* fabric.ecmp.seeds[] for mrc_fabric_new */
 };
 
 static void run_fail(struct run *r, int err, const char *fmt, ...)
@@ -601,6 +603,44 @@ static int fault_apply(struct run *r, const struct conf_fault *cf, uint64_t at, 
 
 /* ---- setup --------------------------------------------------------------------------- */
 
+/* fabric.ecmp and fabric.routing onto @p (docs/roce-baseline.md); the seed overrides
+ * live in r->ecmp_seeds until the fabric is built. 0 or -ENOMEM. */
+static int ecmp_params(struct run *r, struct mrc_fabric_params *p)
+{
+	static const unsigned bit[] = {
+		[CONF_HF_SRC] = MRC_ECMP_SRC, [CONF_HF_DST] = MRC_ECMP_DST,
+		[CONF_HF_NEXT_HEADER] = MRC_ECMP_NH, [CONF_HF_SPORT] = MRC_ECMP_SPORT,
+		[CONF_HF_DPORT] = MRC_ECMP_DPORT, [CONF_HF_FLOW_LABEL] = MRC_ECMP_FLOW,
+	};
+	const struct conf_ecmp *e = &r->job->fabric.ecmp;
+	const struct conf_routing *rt = &r->job->fabric.routing;
+
+	p->ecmp_fields = 0;
+	for (size_t i = 0; i < e->n_hash_fields; i++)
+		p->ecmp_fields |= bit[e->hash_fields[i]];
+	p->ecmp_seed = e->seed;
+	p->ecmp_per_switch = e->seed_mode == CONF_SEED_PER_SWITCH;
+	r->ecmp_seeds = calloc(e->n_seeds ? e->n_seeds : 1, sizeof(*r->ecmp_seeds));
+	if (!r->ecmp_seeds)
+		return -ENOMEM;
+	for (size_t i = 0; i < e->n_seeds; i++) {
+		const struct conf_node *n = &e->seeds[i].node;
+
+		r->ecmp_seeds[i] = (struct mrc_fab_switch_seed){
+			.tier = n->kind == CONF_NODE_T0 ? MRC_FAB_T0 : MRC_FAB_T1,
+			.index = n->kind == CONF_NODE_T0 ? n->t0 : n->t1,
+			.plane = n->plane,
+			.seed = e->seeds[i].seed,
+		};
+	}
+	p->ecmp_seeds = r->ecmp_seeds;
+	p->n_ecmp_seeds = e->n_seeds;
+	/* RFC 5880 §6.8.4: the detection time is the detect multiplier times the interval */
+	p->detect_ps = rt->bfd_interval_ps * rt->bfd_multiplier;
+	p->converge_ps = rt->convergence_ps;
+	return 0;
+}
+
 static int setup_fabric(struct run *r, char *err, size_t errlen)
 {
 	const struct conf_fabric *cf = &r->job->fabric;
@@ -640,6 +680,9 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 								: MRC_PKT_MAX;
 	p.icrc_outer = r->job->mrc.icrc_outer;
 	p.seed = r->job->seed;
+	e = ecmp_params(r, &p);
+	if (e)
+		return e;
 	/* MRCGEN_SIMQ=heap|wheel picks the event queue (for `mrcgen bench`; same results) */
 	if (getenv("MRCGEN_SIMQ") && mrc_simq_parse(getenv("MRCGEN_SIMQ"), &p.simq.queue)) {
 		snprintf(err, errlen, "fabric: MRCGEN_SIMQ: unknown queue '%.32s' (heap, wheel)",
@@ -1508,6 +1551,7 @@ fail:
 	free(r.imp);
 	free(r.fired);
 	mrc_fabric_free(r.fab);
+	free(r.ecmp_seeds);
 	mrc_job_srv6_free(&r.m);
 	mrc_run_result_free(res);
 	return e;
