@@ -242,6 +242,8 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 		json_object_set_new(o, "recovery_note", rf->recovery_note ?
 			json_string(rf->recovery_note) : json_null());
 		json_object_set_new(o, "capacity_left", json_real(rf->capacity_frac));
+		json_object_set_new(o, "reconverged_us", rf->reconverge_ps < 0 ? json_null() :
+			json_real((double)rf->reconverge_ps / PS_US));
 		json_object_set_new(o, "rtx_bytes", json_integer((json_int_t)rf->rtx_bytes));
 		json_object_set_new(o, "cct_inflation",
 			rf->unfinished ? json_null() : json_real(rf->cct_inflation));

@@ -1400,4 +1400,43 @@ MRC_SELFTEST(fabric)
 		ST_EQ(st, n->nrx, 128);
 		t_net_free(n);
 	}
+
+	mrc_st_case(st, "ECMP seeds: hashing only the destination, one seed everywhere sends a "
+			"host's traffic from every rack through one T1; a seed per switch spreads it");
+	for (int per_switch = 0; per_switch < 2; per_switch++) {
+		unsigned spread = 0; /* destinations reached through more than one T1 */
+
+		t_setup(&pl, &p, 1, 4, 4, 2); /* racks 0-3 of hosts 2r, 2r + 1; T1s 0-3 */
+		p.ecmp_fields = MRC_ECMP_DST;
+		p.ecmp_per_switch = per_switch;
+		n = t_net_new(st, &p);
+		if (!n)
+			break;
+		for (uint32_t d = 0; d < 2; d++) {
+			struct mrc_fab_port_stats b[4] = {{0}}, a = {0};
+			unsigned via = 0;
+
+			for (unsigned j = 0; j < 4; j++)
+				mrc_fabric_port_stats(n->fab, MRC_FAB_T1, j, 0, 0, &b[j]);
+			for (uint32_t r = 1; r < 4; r++) /* one flow from each other rack */
+				t_flows(n, &pl, 2 * r, d, 1);
+			t_go(n, 8, 1);
+			mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
+			for (unsigned j = 0; j < 4; j++) {
+				mrc_fabric_port_stats(n->fab, MRC_FAB_T1, j, 0, 0, &a);
+				via += a.tx_pkts > b[j].tx_pkts;
+			}
+			ST_TRUE(st, via >= 1);
+			spread += via > 1;
+		}
+		ST_EQ(st, n->nrx, 6);
+		/* one seed: every T0 computes the same hash of the same destination. Seeds of
+		 * their own: the 3 racks agree on both destinations with probability
+		 * (1/4 x 1/4)^2 = 1/256 for a uniform hash */
+		if (per_switch)
+			ST_TRUE(st, spread > 0);
+		else
+			ST_EQ(st, spread, 0);
+		t_net_free(n);
+	}
 }

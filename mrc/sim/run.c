@@ -99,6 +99,8 @@ struct run {
 	uint32_t *fired;	/* [job->n_faults]: times each at_iteration fault was applied */
 	char encode_err_host[24]; /* "h3 first": the first host that failed to encode */
 	struct mrc_fab_switch_seed *ecmp_seeds; /* fabric.ecmp.seeds[] for mrc_fabric_new */
+	int32_t *log_row; /* [fault-log index]: its faults[] row (a flap's for its toggles), -1 */
+	size_t log_rows;
 };
 
 static void run_fail(struct run *r, int err, const char *fmt, ...)
@@ -984,16 +986,28 @@ static void collect_faults(struct run *r, uint32_t iter)
 	const struct mrc_fab_fault_rec *log = mrc_fabric_fault_log(r->fab, &n);
 	struct mrc_run_result *res = r->res;
 
+	if (n > r->log_rows) {
+		int32_t *lr = realloc(r->log_row, n * sizeof(*lr));
+
+		if (!lr) {
+			run_fail(r, -ENOMEM, "fault log: out of memory");
+			return;
+		}
+		r->log_row = lr;
+		r->log_rows = n;
+	}
 	for (; r->fault_seen < n; r->fault_seen++) {
 		const struct mrc_fab_fault_rec *fr = &log[r->fault_seen];
 		struct mrc_run_fault *nf = NULL;
 		bool configured = false;
 
+		r->log_row[r->fault_seen] = -1;
 		for (size_t a = 0; a < r->n_applied && !configured; a++)
 			configured = !r->applied[a].matched && r->applied[a].at_ps == fr->at_ps &&
 				     r->applied[a].kind == fr->kind;
 		nf = configured ? NULL : flap_of(res, fr);
 		if (nf) {
+			r->log_row[r->fault_seen] = (int32_t)(nf - res->faults);
 			nf->flap_toggles++;
 			if (fr->kind == MRC_FAB_LINK_DOWN)
 				nf->flap_downs++;
@@ -1026,8 +1040,30 @@ static void collect_faults(struct run *r, uint32_t iter)
 			nf = mrc_fault_row(res, r->job, NULL, fab_kind(fr->kind), ends, fr->target,
 				fr->at_ps, iter);
 		}
-		if (nf)
+		if (nf) {
 			nf->rtx_bytes = total_rtx_bytes(r); /* start value; made a delta later */
+			r->log_row[r->fault_seen] = (int32_t)(nf - res->faults);
+		}
+	}
+}
+
+/* Each fault's reconvergence: the first ECMP-group change its log entries (a flap's
+ * toggles with it) caused, after its time (docs/report.md "Keys", reconverged_us). */
+static void routing_times(struct run *r)
+{
+	size_t n;
+	const struct mrc_fab_fault_rec *log = mrc_fabric_fault_log(r->fab, &n);
+
+	for (size_t i = 0; i < n && i < r->log_rows; i++) {
+		struct mrc_run_fault *rf;
+		int64_t d;
+
+		if (log[i].routed_ps == UINT64_MAX || r->log_row[i] < 0)
+			continue;
+		rf = &r->res->faults[r->log_row[i]];
+		d = (int64_t)(log[i].routed_ps - rf->at_ps);
+		if (rf->reconverge_ps < 0 || d < rf->reconverge_ps)
+			rf->reconverge_ps = d;
 	}
 }
 
@@ -1511,6 +1547,7 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 	}
 	res->sim_end_ps = mrc_sim_now(r.sim);
 	collect_faults(&r, r.cur_iter);
+	routing_times(&r);
 	not_applied(&r);
 	/* the packets are done with: their memory goes back before the results are made */
 	mrc_fabric_release_pool(r.fab);
@@ -1550,6 +1587,7 @@ fail:
 	free(r.applied);
 	free(r.imp);
 	free(r.fired);
+	free(r.log_row);
 	mrc_fabric_free(r.fab);
 	free(r.ecmp_seeds);
 	mrc_job_srv6_free(&r.m);
