@@ -1150,6 +1150,11 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 			fprintf(f,
 				"#  * no dip: goodput never fell below 95%% of what the capacity "
 				"left allows; recovery 0\n");
+		for (size_t i = 0; i < res->n_faults; i++) /* faults[].reconverged_us */
+			if (res->faults[i].reconverge_ps >= 0)
+				fprintf(f, "#  routing: %s %s: the ECMP groups changed %.1f us "
+					"after it\n", res->faults[i].action, res->faults[i].target,
+					(double)res->faults[i].reconverge_ps / PS_US);
 	}
 	if (res->tx_encode_err)
 		snprintf(enc, sizeof(enc), ", %llu encode errors (never sent)",
