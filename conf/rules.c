@@ -576,3 +576,102 @@ int conf_check_hist(struct ld *ld, const struct tnode *map, void *obj, const cha
 	}
 	return 0;
 }
+
+/* ECMP: at least one header field, none twice; each switch's own seed given once. */
+int conf_check_ecmp(struct ld *ld, const struct tnode *map, void *obj, const char *path)
+{
+	struct conf_ecmp *e = obj;
+	const struct tnode *fl = conf_tget(map, "hash_fields"), *sl = conf_tget(map, "seeds");
+	char sub[CONF_PATH_MAX];
+
+	if (!e->n_hash_fields) {
+		conf_path_key(sub, path, "hash_fields");
+		return TERR(ld, at(map, "hash_fields"), sub, "empty: a switch hashes at least one "
+			"field (src, dst, next_header, sport, dport, flow_label) '[]'");
+	}
+	for (size_t i = 1; i < e->n_hash_fields && fl && fl->kind == T_SEQ; i++) {
+		for (size_t j = 0; j < i; j++) {
+			if (e->hash_fields[i] != e->hash_fields[j])
+				continue;
+			conf_path_key(sub, path, "hash_fields");
+			conf_path_idx(sub, sub, i);
+			return TERR(ld, fl->items[i], sub, "listed twice (hash_fields[%zu]) '%s'", j,
+				conf_name_of(conf_hash_field_names, e->hash_fields[i]));
+		}
+	}
+	for (size_t i = 1; i < e->n_seeds && sl && sl->kind == T_SEQ; i++) {
+		for (size_t j = 0; j < i; j++) {
+			if (strcmp(e->seeds[i].sw, e->seeds[j].sw))
+				continue;
+			conf_path_key(sub, path, "seeds");
+			conf_path_idx(sub, sub, i);
+			conf_path_key(sub, sub, "switch");
+			return TERR(ld, at(sl->items[i], "switch"), sub, "seed given twice (seeds[%zu]) "
+				"'%s'", j, e->seeds[i].sw);
+		}
+	}
+	return 0;
+}
+
+/* fabric.ecmp.seeds[]: a T0 or T1 switch, and its seed. */
+int conf_check_switch_seed(struct ld *ld, const struct tnode *map, void *obj, const char *path)
+{
+	struct conf_switch_seed *s = obj;
+	char sub[CONF_PATH_MAX];
+
+	if (!s->sw)
+		return TERR(ld, map, path, "missing 'switch'");
+	if (s->node.kind != CONF_NODE_T0 && s->node.kind != CONF_NODE_T1) {
+		conf_path_key(sub, path, "switch");
+		return TERR(ld, conf_tget(map, "switch"), sub, "not a switch: name a T0 or T1 "
+			"(p0.t0.1, p0.t1.2) '%s'", s->sw);
+	}
+	if (!conf_tget(map, "seed"))
+		return TERR(ld, map, path, "missing 'seed'");
+	return 0;
+}
+
+/* The value node of @k1.@k2[.@k3] under @root, NULL when not written. */
+static const struct tnode *tree_at(const struct tnode *root, const char *k1, const char *k2,
+	const char *k3)
+{
+	const struct tnode *t = conf_tget(root, k1);
+
+	t = t && t->kind == T_MAP ? conf_tget(t, k2) : NULL;
+	if (k3)
+		t = t && t->kind == T_MAP ? conf_tget(t, k3) : NULL;
+	return t;
+}
+
+/*
+ * Rules across sections. Under mrc.transport roce (docs/roce-baseline.md "Defaults"):
+ * the fabric does not trim unless told — and told to, it is refused, since a RoCE NIC
+ * cannot tell a trimmed packet from a corrupted one (the trim is a loss: go-back-N) —; the
+ * QP attributes not written take NCCL's, the RoCE stack a lab runs: NCCL_IB_TIMEOUT 20
+ * (4.096 us x 2^20 = 4.29 s, mrcgen's qp.timeout 22: 1.024 us x 2^22), NCCL_IB_RETRY_CNT 7
+ * at that timeout (IBTA RC retries do not back off: retry_exp 0).
+ */
+int conf_check_job(struct ld *ld, const struct tnode *map, void *obj, const char *path)
+{
+	struct conf_job *j = obj;
+	const struct tnode *t = tree_at(map, "fabric", "trim", NULL);
+	char sub[CONF_PATH_MAX];
+
+	if (j->mrc.transport != CONF_TRANSPORT_ROCE)
+		return 0;
+	if (t && j->fabric.trim) {
+		conf_path_key(sub, path, "fabric.trim");
+		return TERR(ld, t, sub, "a trimming fabric with mrc.transport roce: a RoCE NIC takes "
+			"a trimmed packet for a corrupted one, a loss; leave trim out (off under roce) "
+			"or false 'true'");
+	}
+	if (!t)
+		j->fabric.trim = false;
+	if (!tree_at(map, "mrc", "qp", "timeout"))
+		j->mrc.qp.timeout = 22;
+	if (!tree_at(map, "mrc", "qp", "retry_linear"))
+		j->mrc.qp.retry_linear = 7;
+	if (!tree_at(map, "mrc", "qp", "retry_exp"))
+		j->mrc.qp.retry_exp = 0;
+	return 0;
+}

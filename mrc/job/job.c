@@ -267,14 +267,17 @@ static int check_srv6(const struct conf_job *job, char *key, size_t keylen, char
 	if (rc)
 		return srv6_fail(err, key, keylen, msg, msglen);
 	/* docs/wire-format.md "EV placement": udp carries the EV in the 16-bit UDP source port
-	 * alone */
-	if (job_ev_format(job) == MRC_EVF_UDP) {
+	 * alone, so an MRC profile's plane (bits 28..31) must be 0: one plane. The RoCE
+	 * baseline's packets carry their QP's UDP source port, never a profile EV
+	 * (mrc/engine/qp.h "RoCE mode"): any profile does */
+	if (job_ev_format(job) == MRC_EVF_UDP && job->mrc.transport != CONF_TRANSPORT_ROCE) {
 		for (size_t i = 0; i < m.n_evs; i++) {
 			if (m.evs[i].ev > 0xffff) {
 				rc = FAIL("mrc.ev_format", "udp carries 16-bit EVs; the EV profile "
 					"yields 0x%08" PRIx32 " (EV %zu: %s) 'udp'", m.evs[i].ev, i,
 					ev->n_evs ? "mrc.ev.evs" : "plane bits 28..31 and spine "
-					"bits 16..27 must stay 0");
+					"bits 16..27 must stay 0: fabric.planes 1 and "
+					"mrc.ev.spine.mask 0, or ev_format stev");
 				goto out;
 			}
 		}

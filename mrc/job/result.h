@@ -76,6 +76,10 @@ struct mrc_run_fault {
 	bool unfinished;	   /* its window holds the iteration the job failed in:
 				    * cct_inflation and the straggler are unknown (null) */
 	const char *recovery_note; /* why recovery_ps is -1 or 0 (static string), else NULL */
+	/* simulator: when the ECMP groups first changed for it (a T0-T1 link or a switch
+	 * leaving them, or rejoining: docs/roce-baseline.md "Routing reconvergence"), after
+	 * it; -1: it changed none during the run */
+	int64_t reconverge_ps;
 	/* a loss or a delay (not its end): in force until the row ending it (end_ps), its
 	 * window runs to the iteration that end falls in, as a flap's does */
 	bool lasting;

@@ -257,6 +257,8 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 		json_object_set_new(o, "recovery_note", rf->recovery_note ?
 			json_string(rf->recovery_note) : json_null());
 		json_object_set_new(o, "capacity_left", json_real(rf->capacity_frac));
+		json_object_set_new(o, "reconverged_us", rf->reconverge_ps < 0 ? json_null() :
+			json_real((double)rf->reconverge_ps / PS_US));
 		json_object_set_new(o, "rtx_bytes", json_integer((json_int_t)rf->rtx_bytes));
 		json_object_set_new(o, "cct_inflation",
 			rf->unfinished ? json_null() : json_real(rf->cct_inflation));
@@ -1164,6 +1166,11 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 			fprintf(f,
 				"#  * no dip: goodput never fell below 95%% of what the capacity "
 				"left allows; recovery 0\n");
+		for (size_t i = 0; i < res->n_faults; i++) /* faults[].reconverged_us */
+			if (res->faults[i].reconverge_ps >= 0)
+				fprintf(f, "#  routing: %s %s: the ECMP groups changed %.1f us "
+					"after it\n", res->faults[i].action, res->faults[i].target,
+					(double)res->faults[i].reconverge_ps / PS_US);
 	}
 	if (res->tx_encode_err)
 		snprintf(enc, sizeof(enc), ", %llu encode errors (never sent)",

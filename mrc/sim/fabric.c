@@ -4,6 +4,7 @@
  * forwarding on packet bytes (RFC 9800, RFC 8754, docs/wire-format.md), faults and taps.
  */
 #include "mrc/sim/fabric.h"
+#include "mrc/sim/ecmp.h"
 #include "mrc/base/rng.h"
 #include "mrc/base/bytes.h"
 #include "mrc/engine/srv6.h"
@@ -169,7 +170,7 @@ struct fab_switch {
 	struct mrc_srv6_fib fib;	     /* this switch's table: own copy of the plan's */
 	struct mrc_srv6_route *routes;	     /* fib.routes, mutable (blackholes) */
 	const struct mrc_srv6_fib *plan_fib; /* the plan's table, to restore routes */
-	uint64_t salt;			     /* ECMP hash salt */
+	uint64_t seed;			     /* ECMP hash seed (mrc/sim/ecmp.h) */
 	uint64_t icmp_t;		     /* ICMPv6 token bucket: last refill (ps) */
 	uint32_t icmp_tokens;		     /* tokens left, <= ICMP_BURST */
 	struct mrc_fab_switch_stats st;
@@ -191,6 +192,14 @@ struct fab_slab {
 	uint32_t stride; /* bytes per slot: (class + 1) * POOL_STEP */
 	uint8_t pad[48];
 	uint8_t mem[];
+};
+
+/* A T0-T1 link as routing sees it (docs/roce-baseline.md "Routing reconvergence"). */
+struct fab_rlink {
+	uint32_t seq;	      /* state changes of the link (both directions as one) */
+	uint32_t cause;	      /* the fault-log index of the last change */
+	uint8_t up;	      /* both directions work (its ports, switches up) */
+	uint8_t leaving;      /* detected down: leaves the groups at its convergence */
 };
 
 struct fab_sched {
@@ -216,6 +225,14 @@ struct mrc_fabric {
 	uint64_t (*down_at)[4];	  /* [n_ports]: times of a port's last 4 link-down events, by
 				   * gen; made by the first fault that can take a link down */
 	struct fab_impair *impair; /* [n_ports]: made by the first LOSS or DELAY fault */
+	/* Routing (struct mrc_fabric_params detect_ps, converge_ps): bit j of row (plane, i)
+	 * of rt_usable set = the ECMP groups may use link T0 i - T1 j of that plane (all set
+	 * at first); rt_link its control plane's view, by link (rt_link_idx), made with
+	 * down_at by the first fault that can take a link down */
+	uint64_t *rt_usable;	   /* [planes * t0 * rt_words] */
+	uint32_t rt_words;	   /* 64-bit words per row: ceil(t1 / 64) */
+	struct fab_rlink *rt_link; /* [planes * t0 * t1] */
+	int k_rdetect, k_rremove, k_rreadd;
 	struct fab_switch *sw;
 	struct mrc_rng rng;
 
@@ -270,6 +287,11 @@ void mrc_fabric_defaults(struct mrc_fabric_params *p)
 	p->dscp_trimmed_lasthop = 13;
 	p->pkt_cap = 0;
 	p->seed = 1;
+	p->ecmp_fields = MRC_ECMP_5TUPLE;
+	p->ecmp_seed = 1;
+	p->ecmp_per_switch = true;
+	p->detect_ps = 900000000000ull;	 /* BFD 300 ms x 3 (RFC 5880 §6.8.4) */
+	p->converge_ps = 100000000000ull; /* 100 ms */
 }
 
 /* ---- small helpers ----------------------------------------------------------------- */
@@ -799,13 +821,19 @@ void mrc_fabric_kick(struct mrc_fabric *fab, uint32_t host, unsigned plane)
 
 /* ---- forwarding -------------------------------------------------------------------- */
 
-/* Output port (local number) towards host port @hp (plane * hosts + h), or -1. */
+/* Routing's row of T0 @i of @plane: bit j set = its link to T1 j is in the groups. */
+static inline const uint64_t *rt_row(const struct mrc_fabric *fab, uint32_t plane, uint32_t i)
+{
+	return fab->rt_usable + ((size_t)plane * fab->tp.t0 + i) * fab->rt_words;
+}
+
+/* Output port (local number) towards host port @hp (plane * hosts + h), or -1 (no route:
+ * not this plane's, or no T1 left in the ECMP group). */
 static int port_to_host(const struct mrc_fabric *fab, const struct fab_switch *s,
 	const struct fab_pkt *pkt, uint32_t hp, bool ecmp)
 {
 	uint32_t h = hp % fab->hosts, plane = hp / fab->hosts, rack = h / fab->tp.hosts_per_t0;
-	const uint8_t *d = pkt->data;
-	uint64_t x;
+	int j;
 
 	if (plane != s->plane)
 		return -1;
@@ -815,17 +843,11 @@ static int port_to_host(const struct mrc_fabric *fab, const struct fab_switch *s
 		return (int)(h % fab->tp.hosts_per_t0);
 	if (!ecmp)
 		return -1;
-	/* ECMP over the up ports: hash of src, dst, next header, UDP ports and flow label */
-	x = s->salt ^ addr_hash(d + 8);
-	x = (x ^ addr_hash(d + 24)) * 0x9E3779B97F4A7C15ull;
-	x ^= (uint64_t)(d[1] & 0x0F) << 16 | (uint64_t)d[2] << 8 | d[3];
-	x ^= (uint64_t)d[6] << 56;
-	if (d[6] == 17 && pkt->len >= MRC_IP6_HLEN + 4)
-		x ^= (uint64_t)get_be32(d + MRC_IP6_HLEN) << 20;
-	x ^= x >> 31;
-	x *= 0xBF58476D1CE4E5B9ull;
-	x ^= x >> 29;
-	return (int)(fab->tp.hosts_per_t0 + (x >> 32) % fab->tp.t1);
+	/* ECMP: the hash of the fields the switch reads, with its seed, onto the group for
+	 * that rack — the T1s both T0s still reach as routing sees it (rt_usable) */
+	j = mrc_ecmp_pick(mrc_ecmp_hash(pkt->data, pkt->hlen, fab->p.ecmp_fields, s->seed),
+		rt_row(fab, plane, s->index), rt_row(fab, plane, rack), fab->rt_words);
+	return j < 0 ? -1 : (int)(fab->tp.hosts_per_t0 + (uint32_t)j);
 }
 
 /* Output port of switch @s for a plain packet (no uSID of its block in the DA): the host
@@ -1039,15 +1061,6 @@ static void init_link(struct fab_link *l, uint64_t rate, uint64_t delay)
 	l->delay_ps = delay;
 }
 
-static uint64_t splitmix_salt(uint64_t seed, uint64_t k)
-{
-	uint64_t z = seed + (k + 1) * 0x9E3779B97F4A7C15ull;
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
 /* Gives switch @s its own copy of its static table from the plan. */
 static int copy_fib(struct mrc_fabric *fab, struct fab_switch *s, uint8_t role)
 {
@@ -1099,13 +1112,33 @@ static int build(struct mrc_fabric *fab)
 			s->plane = (uint16_t)pl;
 			s->tier = t0 ? MRC_FAB_T0 : MRC_FAB_T1;
 			s->up = 1;
-			s->salt = splitmix_salt(p->seed, pl * (T0 + T1) + i);
+			s->seed = mrc_ecmp_switch_seed(p->ecmp_seed, p->ecmp_per_switch,
+				pl * (T0 + T1) + i);
 			s->icmp_tokens = ICMP_BURST;
 			err = copy_fib(fab, s, t0 ? MRC_SRV6_T0 : MRC_SRV6_T1);
 			if (err)
 				return err;
 		}
 	}
+
+	for (size_t k = 0; k < p->n_ecmp_seeds; k++) {
+		const struct mrc_fab_switch_seed *o = &p->ecmp_seeds[k];
+
+		if (o->plane >= P || (o->tier != MRC_FAB_T0 && o->tier != MRC_FAB_T1) ||
+			o->index >= (o->tier == MRC_FAB_T0 ? T0 : T1))
+			return -EINVAL;
+		(o->tier == MRC_FAB_T0 ? t0_sw(fab, o->plane, o->index)
+				       : t1_sw(fab, o->plane, o->index))->seed = o->seed;
+	}
+	/* every T0-T1 link in the ECMP groups */
+	fab->rt_words = (T1 + 63) / 64;
+	fab->rt_usable = malloc((size_t)P * T0 * fab->rt_words * sizeof(*fab->rt_usable));
+	if (!fab->rt_usable)
+		return -ENOMEM;
+	for (size_t r = 0; r < (size_t)P * T0; r++)
+		for (uint32_t w = 0; w < fab->rt_words; w++)
+			fab->rt_usable[r * fab->rt_words + w] =
+				T1 - w * 64 >= 64 ? ~0ull : (1ull << (T1 - w * 64)) - 1;
 
 	/* links */
 	init_link(&fab->link[0], p->host_rate_bps, p->host_delay_ps);
@@ -1178,6 +1211,9 @@ static int build(struct mrc_fabric *fab)
 
 static void on_fault(void *ctx, void *obj, uint64_t arg, uint64_t now);
 static void on_flap(void *ctx, void *obj, uint64_t arg, uint64_t now);
+static void on_rdetect(void *ctx, void *obj, uint64_t arg, uint64_t now);
+static void on_rremove(void *ctx, void *obj, uint64_t arg, uint64_t now);
+static void on_rreadd(void *ctx, void *obj, uint64_t arg, uint64_t now);
 
 int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_ops *ops, void *ctx,
 	struct mrc_fabric **out)
@@ -1232,6 +1268,9 @@ int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_
 	fab->k_free = mrc_sim_handler(fab->sim, on_free, fab);
 	fab->k_fault = mrc_sim_handler(fab->sim, on_fault, fab);
 	fab->k_flap = mrc_sim_handler(fab->sim, on_flap, fab);
+	fab->k_rdetect = mrc_sim_handler(fab->sim, on_rdetect, fab);
+	fab->k_rremove = mrc_sim_handler(fab->sim, on_rremove, fab);
+	fab->k_rreadd = mrc_sim_handler(fab->sim, on_rreadd, fab);
 	err = build(fab);
 	if (err)
 		goto fail;
@@ -1300,6 +1339,8 @@ void mrc_fabric_free(struct mrc_fabric *fab)
 	free(fab->taps);
 	free(fab->down_at);
 	free(fab->impair);
+	free(fab->rt_usable);
+	free(fab->rt_link);
 	free(fab->sw);
 	free(fab->addr_key);
 	free(fab->addr_val);
@@ -1413,6 +1454,7 @@ static void log_fault(struct mrc_fabric *fab, const struct mrc_fab_fault *f,
 	r->at_ps = now;
 	r->kind = kind;
 	r->noop = noop;
+	r->routed_ps = UINT64_MAX;
 	fault_target(fab, f, r->target, sizeof(r->target));
 }
 
@@ -1449,6 +1491,127 @@ static void port_came_up(struct mrc_fabric *fab, struct fab_port *o, uint64_t no
 	}
 }
 
+/* ---- routing reconvergence (docs/roce-baseline.md "Routing reconvergence") ---------- */
+
+/* The T0-T1 link port @o is a direction of, as rt_link's index (plane * t0 + i) * t1 + j;
+ * false for a host link. */
+static bool rt_link_of(const struct mrc_fabric *fab, const struct fab_port *o, uint32_t *l)
+{
+	uint32_t idx = (uint32_t)(o - fab->ports), T0 = fab->tp.t0, T1 = fab->tp.t1;
+	uint32_t hpt = fab->tp.hosts_per_t0, pl, i, j;
+
+	if (idx >= fab->base_t1) { /* T1 j of plane pl, port i: (pl * t1 + j) * t0 + i */
+		uint32_t r = idx - fab->base_t1;
+
+		i = r % T0;
+		j = r / T0 % T1;
+		pl = r / T0 / T1;
+	} else if (idx >= fab->base_t0) { /* T0 i, port k: (pl * t0 + i) * (hpt + t1) + k */
+		uint32_t r = idx - fab->base_t0, k = r % (hpt + T1);
+
+		if (k < hpt)
+			return false;
+		j = k - hpt;
+		i = r / (hpt + T1) % T0;
+		pl = r / (hpt + T1) / T0;
+	} else {
+		return false;
+	}
+	*l = (pl * T0 + i) * T1 + j;
+	return true;
+}
+
+/* Routing's word and bit of link @l in rt_usable. */
+static uint64_t *rt_word(struct mrc_fabric *fab, uint32_t l, uint64_t *bit)
+{
+	uint32_t j = l % fab->tp.t1, row = l / fab->tp.t1;
+
+	*bit = 1ull << (j % 64);
+	return &fab->rt_usable[(size_t)row * fab->rt_words + j / 64];
+}
+
+/* Link @l's ECMP membership became @in at @now: the groups change, and the fault it is
+ * owed to (fault-log index @cause) records when its first change took effect. */
+static void rt_set(struct mrc_fabric *fab, uint32_t l, bool in, uint32_t cause, uint64_t now)
+{
+	uint64_t bit, *w = rt_word(fab, l, &bit);
+
+	*w = in ? *w | bit : *w & ~bit;
+	if (cause < fab->n_log && fab->log[cause].routed_ps == UINT64_MAX)
+		fab->log[cause].routed_ps = now;
+}
+
+/*
+ * Port @o changed state at @now. When it is a direction of a T0-T1 link whose state as a
+ * whole (both directions working, as BFD sees it: RFC 5880 §6.8.4) changed, routing
+ * starts to notice: a link gone down is detected detect_ps later if it stayed down all
+ * that time (rt_detect), then leaves the ECMP groups converge_ps after (rt_remove); a
+ * link come up that had left them (or was leaving) rejoins them detect_ps + converge_ps
+ * later if it stayed up (rt_readd). The change is owed to the fault about to be logged
+ * (fab->n_log: mrc_fabric_apply and the flap toggles log after they act).
+ */
+static void rt_port_changed(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
+{
+	struct fab_rlink *rl;
+	uint64_t bit;
+	uint32_t l, up;
+	bool works;
+
+	if (!fab->rt_link || !rt_link_of(fab, o, &l))
+		return;
+	rl = &fab->rt_link[l];
+	up = t0_port(fab, l / fab->tp.t1 / fab->tp.t0, l / fab->tp.t1 % fab->tp.t0,
+		fab->tp.hosts_per_t0 + l % fab->tp.t1);
+	works = port_up(&fab->ports[up]) && port_up(&fab->ports[fab->ports[up].rev]);
+	if (works == rl->up)
+		return;
+	rl->up = works;
+	rl->seq++;
+	rl->cause = (uint32_t)fab->n_log;
+	if (!works)
+		mrc_sim_at(fab->sim, now + fab->p.detect_ps, (unsigned)fab->k_rdetect, NULL,
+			(uint64_t)rl->seq << 32 | l);
+	else if (rl->leaving || !(*rt_word(fab, l, &bit) & bit))
+		mrc_sim_at(fab->sim, now + fab->p.detect_ps + fab->p.converge_ps,
+			(unsigned)fab->k_rreadd, NULL, (uint64_t)rl->seq << 32 | l);
+}
+
+/* Detection time of a link-down event @arg (seq << 32 | link): still down since, it is
+ * detected and leaves the groups after the convergence time. */
+static void on_rdetect(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct mrc_fabric *fab = ctx;
+	struct fab_rlink *rl = &fab->rt_link[(uint32_t)arg];
+
+	(void)obj;
+	if (rl->seq != (uint32_t)(arg >> 32))
+		return; /* it came back before BFD noticed */
+	rl->leaving = 1;
+	mrc_sim_at(fab->sim, now + fab->p.converge_ps, (unsigned)fab->k_rremove, NULL,
+		(uint64_t)rl->cause << 32 | (uint32_t)arg);
+}
+
+/* Convergence after a detected link down @arg (cause << 32 | link): out of the groups. */
+static void on_rremove(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct mrc_fabric *fab = ctx;
+
+	(void)obj;
+	fab->rt_link[(uint32_t)arg].leaving = 0;
+	rt_set(fab, (uint32_t)arg, false, (uint32_t)(arg >> 32), now);
+}
+
+/* A link back up @arg (seq << 32 | link) for detection plus convergence: back in. */
+static void on_rreadd(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct mrc_fabric *fab = ctx;
+	struct fab_rlink *rl = &fab->rt_link[(uint32_t)arg];
+
+	(void)obj;
+	if (rl->seq == (uint32_t)(arg >> 32))
+		rt_set(fab, (uint32_t)arg, true, rl->cause, now);
+}
+
 static void set_down(
 	struct mrc_fabric *fab, struct fab_port *o, uint8_t bit, bool down, uint64_t now)
 {
@@ -1462,6 +1625,8 @@ static void set_down(
 		port_went_down(fab, o, now);
 	else if (!was && port_up(o))
 		port_came_up(fab, o, now);
+	if (was != port_up(o))
+		rt_port_changed(fab, o, now);
 }
 
 static struct fab_switch *fault_switch(struct mrc_fabric *fab, const struct mrc_fab_fault *f)
@@ -1499,6 +1664,8 @@ static void set_switch(struct mrc_fabric *fab, struct fab_switch *s, bool up, ui
 			port_went_down(fab, r, now);
 		if (!was[2 * k + 1] && port_up(r))
 			port_came_up(fab, r, now);
+		if (was[2 * k] != port_up(o) || was[2 * k + 1] != port_up(r))
+			rt_port_changed(fab, o, now);
 	}
 	free(was);
 }
@@ -1568,11 +1735,14 @@ static uint64_t flap_down_ps(const struct mrc_fab_fault *f)
 	return mrc_fault_flap_down_ps(f->period_ps, f->duty);
 }
 
-/* Makes the ports' link-down times when @f is the first fault that can take a link down
- * (pkt_lost reads them only after one did), and their LOSS/DELAY figures when it is the
- * first such fault (launch reads them only once made). 0 or -ENOMEM. */
+/* Makes the ports' link-down times and routing's view of the T0-T1 links when @f is the
+ * first fault that can take a link down (pkt_lost and rt_port_changed read them only after
+ * one did), and their LOSS/DELAY figures when it is the first such fault (launch reads
+ * them only once made). 0 or -ENOMEM. */
 static int need_arrays(struct mrc_fabric *fab, const struct mrc_fab_fault *f)
 {
+	size_t n;
+
 	if (!fab->impair && (f->kind == MRC_FAB_LOSS || f->kind == MRC_FAB_DELAY)) {
 		fab->impair = calloc(fab->n_ports, sizeof(*fab->impair));
 		if (!fab->impair)
@@ -1581,8 +1751,19 @@ static int need_arrays(struct mrc_fabric *fab, const struct mrc_fab_fault *f)
 	if (fab->down_at || (f->kind != MRC_FAB_LINK_DOWN && f->kind != MRC_FAB_SWITCH_DOWN &&
 				    f->kind != MRC_FAB_NIC_DOWN && f->kind != MRC_FAB_FLAP))
 		return 0;
+	n = (size_t)fab->tp.planes * fab->tp.t0 * fab->tp.t1;
 	fab->down_at = calloc(fab->n_ports, sizeof(*fab->down_at));
-	return fab->down_at ? 0 : -ENOMEM;
+	fab->rt_link = calloc(n, sizeof(*fab->rt_link));
+	if (!fab->down_at || !fab->rt_link) {
+		free(fab->down_at);
+		free(fab->rt_link);
+		fab->down_at = NULL;
+		fab->rt_link = NULL;
+		return -ENOMEM;
+	}
+	for (size_t l = 0; l < n; l++)
+		fab->rt_link[l].up = 1;
+	return 0;
 }
 
 int mrc_fabric_apply(struct mrc_fabric *fab, const struct mrc_fab_fault *f, uint64_t now)
@@ -1830,6 +2011,9 @@ void mrc_fabric_stats(const struct mrc_fabric *fab, struct mrc_fab_stats *out)
 		mem += fab->n_ports * sizeof(*fab->down_at);
 	if (fab->impair)
 		mem += fab->n_ports * sizeof(*fab->impair);
+	mem += (size_t)fab->tp.planes * fab->tp.t0 * fab->rt_words * sizeof(*fab->rt_usable);
+	if (fab->rt_link)
+		mem += (size_t)fab->tp.planes * fab->tp.t0 * fab->tp.t1 * sizeof(*fab->rt_link);
 	out->events = mrc_sim_events(fab->sim);
 	out->pkt_hops = fab->pkt_hops;
 	out->injected = fab->injected;

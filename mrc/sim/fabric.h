@@ -64,6 +64,14 @@ struct mrc_fab_host_ops {
 		const struct mrc_wire_gather *g, uint64_t now_ps);
 };
 
+/* One switch's ECMP seed, in place of the one fabric.ecmp gives it. */
+struct mrc_fab_switch_seed {
+	enum mrc_fab_tier tier; /* MRC_FAB_T0 or MRC_FAB_T1 */
+	uint32_t index;
+	unsigned plane;
+	uint64_t seed;
+};
+
 /*
  * Fabric parameters (the driver maps the config onto these). Rates in bit/s, delays in
  * ps, sizes in bytes. The topology (planes, t0, t1, hosts_per_t0), the switches' static
@@ -87,20 +95,38 @@ struct mrc_fabric_params {
 						     * (mrc_wire cfg csum_offload): filled
 						     * where a tap sees or a trim cuts them */
 	bool icrc_outer;			    /* the hosts' mrc_wire icrc_outer */
-	uint64_t seed;				    /* loss draws and ECMP hash salt */
+	uint64_t seed;				    /* random loss draws */
 	struct mrc_sim_params simq;		    /* event queue choice */
+	/* ECMP of plain packets at a T0 (mrc/sim/ecmp.h): the header fields hashed (enum
+	 * mrc_ecmp_field bits), the seed and whether each switch derives its own from it
+	 * (mrc_ecmp_switch_seed), then the seeds of single switches (overrides; read by
+	 * mrc_fabric_new only) */
+	unsigned ecmp_fields;
+	uint64_t ecmp_seed;
+	bool ecmp_per_switch;
+	const struct mrc_fab_switch_seed *ecmp_seeds;
+	size_t n_ecmp_seeds;
+	/* Routing reconvergence (docs/roce-baseline.md "Routing reconvergence"): a T0-T1 link
+	 * that goes down (either direction, or with a switch) leaves the ECMP groups
+	 * detect_ps + converge_ps later if it stayed down detect_ps; one coming up rejoins
+	 * them detect_ps + converge_ps later if it stayed up */
+	uint64_t detect_ps, converge_ps;
 };
+
 
 /* Fills @p with defaults: 100 Gb/s everywhere, 500 ns links, 300 ns switches, 1 MiB data
  * buffer, 256 KiB control, ECN at 200 KiB, trimming to 256 B with DSCP 12 / 13 (mrc/wire's
- * defaults; all knobs); @plan stays for the caller. */
+ * defaults; all knobs); ECMP on the 5-tuple, seed 1, per switch; routing detection
+ * 900 ms (BFD 300 ms x 3) and convergence 100 ms (docs/config.md "fabric"); @plan stays
+ * for the caller. */
 void mrc_fabric_defaults(struct mrc_fabric_params *p);
 
 /*
  * Builds the fabric and an event loop. Each switch gets its own copy of its static table
  * from the plan (mrc_srv6_fib_of), so a blackhole fault can remove a route. Errors:
  * -EINVAL (no plan, zero rates, a table naming a port the switch does not have,
- * duplicate host addresses, pkt_cap > 65535 or below trim_bytes), -ENOMEM.
+ * duplicate host addresses, pkt_cap > 65535 or below trim_bytes, an ECMP seed for a
+ * switch the fabric does not have), -ENOMEM.
  */
 int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_ops *ops, void *ctx,
 	struct mrc_fabric **out);
@@ -195,6 +221,10 @@ struct mrc_fab_fault_rec {
 	enum mrc_fab_fault_kind kind;
 	char target[48]; /* "p0.t0.3-p0.t1.1", "h5.p2", "p1.t1.0", "p0.t0.2 route 0x1402" */
 	bool noop;	 /* it found nothing to change (see mrc_fabric_apply) */
+	/* When the ECMP groups first changed for what it did to a T0-T1 link (a link or a
+	 * switch down leaving them, coming up rejoining them: struct mrc_fabric_params
+	 * detect_ps, converge_ps); UINT64_MAX: not (yet), or nothing of it is routed */
+	uint64_t routed_ps;
 };
 const struct mrc_fab_fault_rec *mrc_fabric_fault_log(const struct mrc_fabric *fab, size_t *n);
 const char *mrc_fab_fault_name(enum mrc_fab_fault_kind k);

@@ -332,6 +332,47 @@ static void t_net_free(struct t_net *n)
 	free(n);
 }
 
+/* Routing tests: @n flows (one 500-byte plain packet each, source ports 0xC000 + k) from
+ * host @src to host @dst, queued on plane 0 (the queue restarts when it was drained). */
+static void t_flows(struct t_net *n, const struct t_plan *pl, uint32_t src, uint32_t dst,
+	unsigned cnt)
+{
+	if (n->txq[src][0].next == n->txq[src][0].n)
+		n->txq[src][0].n = n->txq[src][0].next = 0;
+	for (unsigned k = 0; k < cnt; k++) {
+		t_build(t_slot(n, src, 0), 500, NULL, NULL, 0, 0, &pl->addr[src], &pl->addr[dst],
+			(uint16_t)(0xC000 + k), 0xCA, k);
+		t_send(n, src, 0, 500);
+	}
+}
+
+/* A test event: at its time, every host with packets queued on plane 0 starts sending. */
+static void t_kick_ev(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct t_net *n = ctx;
+
+	(void)obj, (void)arg, (void)now;
+	t_go(n, 4, 1);
+}
+
+/* How many of the @cnt flows of t_flows from @src to @dst T0 @t0's ECMP hash puts on T1
+ * @j of a full group of @t1 (the hash as the switch applies it, with its default seed:
+ * mrc_ecmp_switch_seed of seed 1 and its switch number @t0). */
+static unsigned t_on_t1(const struct t_plan *pl, uint32_t src, uint32_t dst, unsigned cnt,
+	uint32_t t0, unsigned t1, unsigned j)
+{
+	uint8_t b[500];
+	unsigned on = 0;
+
+	for (unsigned k = 0; k < cnt; k++) {
+		t_build(b, 500, NULL, NULL, 0, 0, &pl->addr[src], &pl->addr[dst],
+			(uint16_t)(0xC000 + k), 0xCA, k);
+		on += (mrc_ecmp_hash(b, 500, MRC_ECMP_5TUPLE, mrc_ecmp_switch_seed(1, true, t0)) >>
+			32) % t1 == j;
+	}
+	return on;
+}
+
 MRC_SELFTEST(fabric)
 {
 	struct mrc_fabric_params p;
@@ -1242,5 +1283,160 @@ MRC_SELFTEST(fabric)
 		}
 		ST_EQ(st, sig[0], sig[1]);
 		ST_TRUE(st, sig[0] != sig[2]);
+	}
+
+	mrc_st_case(st, "routing: a T0-T1 link leaves the ECMP groups detect + converge after it "
+			"failed, of every T0, and rejoins as late after it came back");
+	/* 64 flows take 2.56 us to leave a host (40 ns each) and 2.9 us to cross (4 links of
+	 * 500 ns, 3 switches of 300 ns): each phase below is over within 6 us */
+	t_setup(&pl, &p, 1, 2, 4, 2);
+	p.detect_ps = 20000000;	  /* 20 us */
+	p.converge_ps = 10000000; /* 10 us */
+	n = t_net_new(st, &p);
+	if (n) {
+		struct mrc_sim *sim = mrc_fabric_sim(n->fab);
+		int kk = mrc_sim_handler(sim, t_kick_ev, n);
+		struct mrc_fab_fault f = {.kind = MRC_FAB_LINK_DOWN, .plane = 0, .tier = MRC_FAB_T0,
+			.a = 0, .b = 1};
+		struct mrc_fab_port_stats up01 = {0}, dn10 = {0}, up11 = {0};
+		const struct mrc_fab_fault_rec *log;
+		size_t nlog;
+		/* of 64 flows 0 -> 2 (rack 0 to 1), those T0 0 hashes onto T1 1 in the full group
+		 * of 4; of 64 flows 2 -> 0, those T0 1 does */
+		unsigned lost = t_on_t1(&pl, 0, 2, 64, 0, 4, 1), back = t_on_t1(&pl, 2, 0, 64, 1, 4, 1);
+
+		ST_TRUE(st, lost > 0 && back > 0); /* else the test proves nothing */
+		/* t = 0: T0 0 - T1 1 down; 64 flows each way while routing still uses it */
+		ST_EQ_I(st, mrc_fabric_apply(n->fab, &f, 0), 0);
+		t_flows(n, &pl, 0, 2, 64);
+		t_flows(n, &pl, 2, 0, 64);
+		t_go(n, 4, 1);
+		mrc_sim_run(sim, 29000000);
+		ST_EQ(st, n->nrx, 128 - lost - back);
+		mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 0, 0, 2 + 1, &up01);
+		mrc_fabric_port_stats(n->fab, MRC_FAB_T1, 1, 0, 0, &dn10);
+		ST_EQ(st, up01.down_drops, lost); /* at T0 0's dead uplink */
+		ST_EQ(st, dn10.down_drops, back); /* T0 1 sent them to T1 1, which has no way on */
+		log = mrc_fabric_fault_log(n->fab, &nlog);
+		ST_EQ(st, nlog, 1);
+		ST_EQ(st, log[0].routed_ps, UINT64_MAX); /* not yet */
+		/* t = 30 us: reconverged; flows sent at 31 us avoid T1 1 from both T0s */
+		mrc_sim_at(sim, 31000000, (unsigned)kk, NULL, 0);
+		t_flows(n, &pl, 0, 2, 64);
+		t_flows(n, &pl, 2, 0, 64);
+		mrc_sim_run(sim, 40000000);
+		ST_EQ(st, log[0].routed_ps, 30000000);
+		ST_EQ(st, n->nrx, 256 - lost - back);
+		mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 1, 0, 2 + 1, &up11);
+		ST_EQ(st, up11.tx_pkts, back); /* T0 1 used T1 1 (for rack 0) only before */
+		/* t = 45 us: back up; at 70 us still out of the groups, at 75 us in again */
+		f.kind = MRC_FAB_LINK_UP;
+		f.at_ps = 45000000;
+		ST_EQ_I(st, mrc_fabric_schedule(n->fab, &f), 0);
+		mrc_sim_at(sim, 70000000, (unsigned)kk, NULL, 0);
+		t_flows(n, &pl, 0, 2, 64);
+		mrc_sim_run(sim, 74900000);
+		log = mrc_fabric_fault_log(n->fab, &nlog);
+		ST_EQ(st, nlog, 2);
+		ST_EQ(st, log[1].routed_ps, UINT64_MAX);
+		mrc_sim_run(sim, 79000000);
+		log = mrc_fabric_fault_log(n->fab, &nlog);
+		ST_EQ(st, log[1].routed_ps, 75000000);
+		mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 0, 0, 2 + 1, &up01);
+		ST_EQ(st, up01.tx_pkts, 0);
+		ST_EQ(st, n->nrx, 320 - lost - back);
+		mrc_sim_at(sim, 80000000, (unsigned)kk, NULL, 0);
+		t_flows(n, &pl, 0, 2, 64);
+		mrc_sim_run(sim, 90000000);
+		mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 0, 0, 2 + 1, &up01);
+		ST_EQ(st, up01.tx_pkts, lost); /* the full group's hash again */
+		ST_EQ(st, n->nrx, 384 - lost - back);
+		t_net_free(n);
+	}
+
+	mrc_st_case(st, "routing: an outage shorter than the detection time leaves the groups "
+			"alone; a T1 down leaves every group");
+	t_setup(&pl, &p, 1, 2, 4, 2);
+	p.detect_ps = 20000000;
+	p.converge_ps = 10000000;
+	n = t_net_new(st, &p);
+	if (n) {
+		struct mrc_sim *sim = mrc_fabric_sim(n->fab);
+		int kk = mrc_sim_handler(sim, t_kick_ev, n);
+		struct mrc_fab_fault f = {.kind = MRC_FAB_LINK_DOWN, .plane = 0, .tier = MRC_FAB_T0,
+			.a = 0, .b = 1, .dir = MRC_FAB_DOWNWARD};
+		struct mrc_fab_fault sw = {.kind = MRC_FAB_SWITCH_DOWN, .plane = 0,
+			.tier = MRC_FAB_T1, .a = 2, .at_ps = 100000000};
+		struct mrc_fab_port_stats up02 = {0}, up12 = {0};
+		const struct mrc_fab_fault_rec *log;
+		size_t nlog;
+
+		/* down (T1 1 -> T0 0 only: BFD sees either direction) for 19 us */
+		ST_EQ_I(st, mrc_fabric_apply(n->fab, &f, 0), 0);
+		f.kind = MRC_FAB_LINK_UP;
+		f.at_ps = 19000000;
+		ST_EQ_I(st, mrc_fabric_schedule(n->fab, &f), 0);
+		ST_EQ_I(st, mrc_fabric_schedule(n->fab, &sw), 0);
+		mrc_sim_run(sim, 99000000);
+		log = mrc_fabric_fault_log(n->fab, &nlog);
+		ST_EQ(st, nlog, 2);
+		ST_EQ(st, log[0].routed_ps, UINT64_MAX);
+		ST_EQ(st, log[1].routed_ps, UINT64_MAX);
+		ST_EQ(st, n->fab->rt_usable[0], 0xF);
+		ST_EQ(st, n->fab->rt_usable[1], 0xF);
+		/* T1 2 down at 100 us: at 131 us no T0 sends to it */
+		mrc_sim_at(sim, 131000000, (unsigned)kk, NULL, 0);
+		t_flows(n, &pl, 0, 2, 64);
+		t_flows(n, &pl, 2, 0, 64);
+		mrc_sim_run(sim, 140000000);
+		log = mrc_fabric_fault_log(n->fab, &nlog);
+		ST_EQ(st, nlog, 3);
+		ST_EQ(st, log[2].routed_ps, 130000000);
+		ST_EQ(st, n->fab->rt_usable[0], 0xB);
+		ST_EQ(st, n->fab->rt_usable[1], 0xB);
+		mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 0, 0, 2 + 2, &up02);
+		mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 1, 0, 2 + 2, &up12);
+		ST_EQ(st, up02.tx_pkts + up02.down_drops + up12.tx_pkts + up12.down_drops, 0);
+		ST_EQ(st, n->nrx, 128);
+		t_net_free(n);
+	}
+
+	mrc_st_case(st, "ECMP seeds: hashing only the destination, one seed everywhere sends a "
+			"host's traffic from every rack through one T1; a seed per switch spreads it");
+	for (int per_switch = 0; per_switch < 2; per_switch++) {
+		unsigned spread = 0; /* destinations reached through more than one T1 */
+
+		t_setup(&pl, &p, 1, 4, 4, 2); /* racks 0-3 of hosts 2r, 2r + 1; T1s 0-3 */
+		p.ecmp_fields = MRC_ECMP_DST;
+		p.ecmp_per_switch = per_switch;
+		n = t_net_new(st, &p);
+		if (!n)
+			break;
+		for (uint32_t d = 0; d < 2; d++) {
+			struct mrc_fab_port_stats b[4] = {{0}}, a = {0};
+			unsigned via = 0;
+
+			for (unsigned j = 0; j < 4; j++)
+				mrc_fabric_port_stats(n->fab, MRC_FAB_T1, j, 0, 0, &b[j]);
+			for (uint32_t r = 1; r < 4; r++) /* one flow from each other rack */
+				t_flows(n, &pl, 2 * r, d, 1);
+			t_go(n, 8, 1);
+			mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
+			for (unsigned j = 0; j < 4; j++) {
+				mrc_fabric_port_stats(n->fab, MRC_FAB_T1, j, 0, 0, &a);
+				via += a.tx_pkts > b[j].tx_pkts;
+			}
+			ST_TRUE(st, via >= 1);
+			spread += via > 1;
+		}
+		ST_EQ(st, n->nrx, 6);
+		/* one seed: every T0 computes the same hash of the same destination. Seeds of
+		 * their own: the 3 racks agree on both destinations with probability
+		 * (1/4 x 1/4)^2 = 1/256 for a uniform hash */
+		if (per_switch)
+			ST_TRUE(st, spread > 0);
+		else
+			ST_EQ(st, spread, 0);
+		t_net_free(n);
 	}
 }
