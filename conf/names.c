@@ -39,6 +39,8 @@ const struct conf_name conf_cap_dir_names[] = {
 	{ 0, NULL } };
 const struct conf_name conf_tsresol_names[] = {
 	{ CONF_TS_NS, "ns" }, { CONF_TS_US, "us" }, { 0, NULL } };
+const struct conf_name conf_pfc_control_names[] = {
+	{ CONF_PFC_LOSSY, "lossy" }, { CONF_PFC_LOSSLESS, "lossless" }, { 0, NULL } };
 
 const char *conf_name_of(const struct conf_name *tbl, int val)
 {

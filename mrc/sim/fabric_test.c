@@ -189,7 +189,7 @@ static void t_status(void *ctx, uint32_t host, unsigned plane, bool up, uint64_t
 		n->status_down++;
 }
 
-static const struct mrc_fab_host_ops t_ops = {t_rx, t_tx, t_status, NULL};
+static const struct mrc_fab_host_ops t_ops = {t_rx, t_tx, t_status, NULL, NULL};
 
 struct t_tap {
 	unsigned n;
@@ -733,7 +733,7 @@ MRC_SELFTEST(fabric)
 			"rx alone: laid out; the tap sees the packet whole");
 	for (int with_gather = 1; with_gather >= 0; with_gather--) {
 		static const struct mrc_fab_host_ops gops[2] = {
-			{t_grx, t_gtx, NULL, NULL}, {t_grx, t_gtx, NULL, t_grx_gather}};
+			{t_grx, t_gtx, NULL, NULL, NULL}, {t_grx, t_gtx, NULL, t_grx_gather, NULL}};
 		static struct t_gnet gn;
 		struct mrc_fabric *fab = NULL;
 		uint8_t da1[16], tail0[4] = {0};
@@ -911,7 +911,7 @@ MRC_SELFTEST(fabric)
 			"ecn_lasthop=%d: %s",
 			lasthop, lasthop ? "9 marks" : "no marks");
 		t_setup(&pl, &p, 1, 1, 1, 3);
-		p.ecn_threshold_bytes = 5000;
+		p.ecn_kmin_bytes = p.ecn_kmax_bytes = 5000;
 		p.ecn_lasthop = lasthop;
 		p.buffer_bytes = 1 << 20;
 		n = t_net_new(st, &p);
@@ -947,7 +947,7 @@ MRC_SELFTEST(fabric)
 
 	mrc_st_case(st, "ECN marks above the threshold on a T0 up port (2 flows into one T1)");
 	t_setup(&pl, &p, 1, 2, 1, 2);
-	p.ecn_threshold_bytes = 5000;
+	p.ecn_kmin_bytes = p.ecn_kmax_bytes = 5000;
 	n = t_net_new(st, &p);
 	if (n) {
 		struct mrc_fab_port_stats up = {0}, last0 = {0}, last1 = {0};
@@ -980,7 +980,7 @@ MRC_SELFTEST(fabric)
 			"and trims they decode OK (trimmed ones as trimmed, C11)");
 	t_setup(&pl, &p, 1, 2, 1, 2);
 	p.buffer_bytes = 10000;	      /* two ~4.2 KB packets wait; a third is trimmed */
-	p.ecn_threshold_bytes = 3000; /* one waiting packet is enough to mark */
+	p.ecn_kmin_bytes = p.ecn_kmax_bytes = 3000; /* one waiting packet is enough to mark */
 	n = t_net_new(st, &p);
 	if (n) {
 		static uint8_t payload[4096];
