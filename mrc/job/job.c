@@ -212,8 +212,8 @@ static int check_packets(const struct conf_job *job, char *key, size_t keylen, c
 			(unsigned)max - job->mrc.mtu, bytes(f->buffer_bytes, b, sizeof(b)));
 	if (f->pfc.enabled && !f->pfc.headroom_bytes &&
 		f->pfc.xoff_bytes + mrc_job_pfc_headroom(job) > f->buffer_bytes)
-		return FAIL("fabric.pfc.xoff", "with the headroom of the rule (%s, docs/pfc.md "
-			"\"Headroom\"; or give fabric.pfc.headroom) above the buffer (%s) '%s'",
+		return FAIL("fabric.pfc.xoff", "with the headroom rule's %s (docs/pfc.md; or give "
+			"fabric.pfc.headroom) above the buffer (%s) '%s'",
 			bytes(mrc_job_pfc_headroom(job), a, sizeof(a)),
 			bytes(f->buffer_bytes, b, sizeof(b)), bytes(f->pfc.xoff_bytes, c,
 			sizeof(c)));
