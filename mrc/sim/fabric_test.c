@@ -1267,6 +1267,8 @@ struct t_greedy {
 	uint64_t from_ps, to_ps;
 	uint64_t rx_bytes[T_GFLOWS], rx_pkts[T_GFLOWS], rx_ce[T_GFLOWS];
 	uint8_t ce0[256]; /* flow 0: whether PSN i (< 256) arrived CE-marked */
+	uint64_t at1[64];  /* flow 1: when PSN i (< 64) arrived */
+	uint32_t flen[T_GFLOWS]; /* flow k's packet length; 0: len */
 	unsigned ctl_left[T_MAXH]; /* control packets (ACK opcode) a host sends first */
 	uint64_t ctl_tx[T_MAXH], ctl_rx;
 	uint64_t tx_bytes[T_MAXH]; /* data bytes each host sent */
@@ -1288,12 +1290,15 @@ static size_t t_gr_tx_one(struct t_greedy *g, uint32_t host, uint8_t *buf, size_
 	for (unsigned i = 0; i < g->nfl; i++) {
 		unsigned k = (g->rr[host] + i) % g->nfl;
 
-		if (g->src[k] != host || g->len > cap || (g->limited && !g->left[k]))
+		if (g->src[k] != host || (g->flen[k] ? g->flen[k] : g->len) > cap ||
+			(g->limited && !g->left[k]))
 			continue;
+		uint32_t len = g->flen[k] ? g->flen[k] : g->len;
+
 		g->rr[host] = k + 1;
 		g->left[k] -= g->limited;
-		g->tx_bytes[host] += g->len;
-		return t_build(buf, g->len, NULL, NULL, 0, 0, &g->pl.addr[host],
+		g->tx_bytes[host] += len;
+		return t_build(buf, len, NULL, NULL, 0, 0, &g->pl.addr[host],
 			&g->pl.addr[g->dst[k]], (uint16_t)k, 0xCA, g->psn[k]++);
 	}
 	return 0;
@@ -1329,6 +1334,8 @@ static void t_gr_rx(
 	g->rx_bytes[k] += len;
 	g->rx_pkts[k]++;
 	g->rx_ce[k] += (ip6_tc(buf) & 3) == 3;
+	if (k == 1 && get_be24(buf + 48 + 9) < 64)
+		g->at1[get_be24(buf + 48 + 9)] = now;
 	if (k == 0 && get_be24(buf + 48 + 9) < 256)
 		g->ce0[get_be24(buf + 48 + 9)] = (ip6_tc(buf) & 3) == 3;
 }
@@ -1428,6 +1435,56 @@ MRC_SELFTEST(pfc)
 		/* the T0-T1 link was never paused: T1 passes it on at the same rate */
 		mrc_fabric_pfc_stats(g.fab, MRC_FAB_T0, 0, 0, 1, &pt);
 		ST_EQ(st, pt.pause_rx, 0);
+		t_gr_free(&g);
+	}
+
+	/*
+	 * The PFC frame takes the reverse link after the packet on it: as above (h0 on T0 0
+	 * sends to h2 on T0 1), and h1, also on T0 0, sends 1500 B packets to h0 at 200 Gb/s
+	 * (60 ns each), which keep T0 0 -> h0 busy: h1's packet m enters it at 860 + 60m ns.
+	 * At the XOFF (1000 ns) m = 2 is on it until 1040 ns: the frame goes 1040-1042.56 ns,
+	 * reaches h0 at 1542.56 ns, after h0 started packet 38 (1520 ns): 39 packets, the
+	 * ingress peak 39 - 19 = 20 packets, XON at the start of j = 37 (3800 ns: 1000 B left).
+	 * h1's packets from m = 3 wait 2.56 ns for the frame: m starts at 1042.56 + 60 (m - 3),
+	 * reaches h0 60 + 500 ns later (m = 2 at 1540, m = 3 at 1602.56 ns). At 3800 ns m = 48
+	 * is on the link until 3802.56 ns and m = 49 arrives (before the uplink's start: it
+	 * was scheduled first) and waits: the XON goes 3802.56-3805.12 ns, reaches h0 at
+	 * 4305.12 ns (2762.56 ns paused), and m = 49 starts at 3805.12 ns, at h0 at 4365.12 ns.
+	 */
+	mrc_st_case(st, "a PFC frame waits for the reverse link's packet and delays the next: "
+			"XOFF at h0 at 1542.56 ns after 39 packets, XON at 4305.12 ns");
+	memset(&g, 0, sizeof(g));
+	t_setup(&g.pl, &p, 1, 2, 1, 2);
+	p.host_rate_bps = 200000000000ull;
+	p.fabric_rate_bps = 100000000000ull;
+	p.trim = false;
+	p.pfc.enabled = true;
+	p.pfc.xoff_bytes = 2500;
+	p.pfc.xon_bytes = 1500;
+	p.pfc.headroom_bytes = 35564;
+	g.len = 1000;
+	g.nfl = 2;
+	g.src[0] = 0, g.dst[0] = 2;
+	g.src[1] = 1, g.dst[1] = 0, g.flen[1] = 1500;
+	g.to_ps = MRC_SIM_NEVER;
+	if (t_gr_start(st, &g, &p)) {
+		mrc_sim_run(mrc_fabric_sim(g.fab), 1542559);
+		mrc_fabric_pfc_stats(g.fab, MRC_FAB_HOST, 0, 0, 0, &ps);
+		ST_EQ(st, ps.pause_rx, 0);
+		mrc_sim_run(mrc_fabric_sim(g.fab), 4305120);
+		mrc_fabric_pfc_stats(g.fab, MRC_FAB_HOST, 0, 0, 0, &ps);
+		ST_EQ(st, ps.pause_rx, 1);
+		ST_EQ(st, ps.resume_rx, 1);
+		ST_EQ(st, ps.paused_ps[MRC_FAB_DATA], 2762560);
+		ST_EQ(st, ps.max_ingress_bytes, 20000);
+		ST_EQ(st, g.tx_bytes[0], 40 * 1000); /* 0..38, and 39 at 4305.12 ns */
+		ST_EQ(st, g.at1[2], 1540000);
+		ST_EQ(st, g.at1[3], 1602560);
+		mrc_sim_run(mrc_fabric_sim(g.fab), 4400000);
+		ST_EQ(st, g.at1[49], 4365120);
+		mrc_fabric_pfc_stats(g.fab, MRC_FAB_HOST, 1, 0, 0, &ps); /* h1: never paused */
+		ST_EQ(st, ps.pause_rx, 0);
+		ST_TRUE(st, ps.max_ingress_bytes <= 1500);
 		t_gr_free(&g);
 	}
 
