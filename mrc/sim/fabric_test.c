@@ -1375,6 +1375,28 @@ static struct fab_pkt *t_ecn_pkt(uint8_t *slot, const struct t_plan *pl)
 	return q;
 }
 
+/*
+ * The hand timeline's fabric (suite pfc): 1 plane, 2 T0 of @hpt hosts, 1 T1; host links
+ * 200 Gb/s, T0-T1 links 100 Gb/s, no trimming; PFC on (@pfc) at xoff 2500 B, xon 1500 B,
+ * headroom @headroom; flow 0: h0 to the first host of T0 1, 1000 B packets.
+ */
+static void t_pfc_line(struct t_greedy *g, struct mrc_fabric_params *p, unsigned hpt, bool pfc,
+	uint32_t headroom)
+{
+	memset(g, 0, sizeof(*g));
+	t_setup(&g->pl, p, 1, 2, 1, hpt);
+	p->host_rate_bps = 200000000000ull;
+	p->fabric_rate_bps = 100000000000ull;
+	p->trim = false;
+	p->pfc.enabled = pfc;
+	p->pfc.xoff_bytes = 2500;
+	p->pfc.xon_bytes = 1500;
+	p->pfc.headroom_bytes = headroom;
+	g->len = 1000;
+	g->nfl = 1;
+	g->src[0] = 0, g->dst[0] = hpt;
+}
+
 MRC_SELFTEST(pfc)
 {
 	struct mrc_fabric_params p;
@@ -1398,19 +1420,9 @@ MRC_SELFTEST(pfc)
 	 */
 	mrc_st_case(st, "hand timeline: XOFF at 1000 ns reaches h0 at 1502.56 ns after 38 "
 			"packets, XON at 3720 ns at 4222.56 ns: 2720 ns paused, peak 19000 B");
-	memset(&g, 0, sizeof(g));
-	t_setup(&g.pl, &p, 1, 2, 1, 1);
-	p.host_rate_bps = 200000000000ull;
-	p.fabric_rate_bps = 100000000000ull;
-	p.trim = false;
-	p.pfc.enabled = true;
-	p.pfc.xoff_bytes = 2500;
-	p.pfc.xon_bytes = 1500;
-	p.pfc.headroom_bytes = 35564; /* the rule (mrc_job_pfc_headroom): 1000 + 25 B/ns x
-				       * (2 x 40 + 2.56 + 2 x 500 + 300) ns */
-	g.len = 1000;
-	g.nfl = 1;
-	g.src[0] = 0, g.dst[0] = 1;
+	/* headroom: the rule (mrc_job_pfc_headroom), 1000 + 25 B/ns x (2 x 40 + 2.56 + 2 x
+	 * 500 + 300) ns */
+	t_pfc_line(&g, &p, 1, true, 35564);
 	if (t_gr_start(st, &g, &p)) {
 		mrc_sim_run(mrc_fabric_sim(g.fab), 1502559);
 		mrc_fabric_pfc_stats(g.fab, MRC_FAB_T0, 0, 0, 0, &pt);
@@ -1453,18 +1465,8 @@ MRC_SELFTEST(pfc)
 	 */
 	mrc_st_case(st, "a PFC frame waits for the reverse link's packet and delays the next: "
 			"XOFF at h0 at 1542.56 ns after 39 packets, XON at 4305.12 ns");
-	memset(&g, 0, sizeof(g));
-	t_setup(&g.pl, &p, 1, 2, 1, 2);
-	p.host_rate_bps = 200000000000ull;
-	p.fabric_rate_bps = 100000000000ull;
-	p.trim = false;
-	p.pfc.enabled = true;
-	p.pfc.xoff_bytes = 2500;
-	p.pfc.xon_bytes = 1500;
-	p.pfc.headroom_bytes = 35564;
-	g.len = 1000;
+	t_pfc_line(&g, &p, 2, true, 35564);
 	g.nfl = 2;
-	g.src[0] = 0, g.dst[0] = 2;
 	g.src[1] = 1, g.dst[1] = 0, g.flen[1] = 1500;
 	g.to_ps = MRC_SIM_NEVER;
 	if (t_gr_start(st, &g, &p)) {
@@ -1497,18 +1499,7 @@ MRC_SELFTEST(pfc)
 	 */
 	mrc_st_case(st, "headroom 10000 B: 7 packets dropped at the ingress (k = 24, 26, .., 36), "
 			"counted as headroom drops of h0's link");
-	memset(&g, 0, sizeof(g));
-	t_setup(&g.pl, &p, 1, 2, 1, 1);
-	p.host_rate_bps = 200000000000ull;
-	p.fabric_rate_bps = 100000000000ull;
-	p.trim = false;
-	p.pfc.enabled = true;
-	p.pfc.xoff_bytes = 2500;
-	p.pfc.xon_bytes = 1500;
-	p.pfc.headroom_bytes = 10000;
-	g.len = 1000;
-	g.nfl = 1;
-	g.src[0] = 0, g.dst[0] = 1;
+	t_pfc_line(&g, &p, 1, true, 10000);
 	if (t_gr_start(st, &g, &p)) {
 		mrc_sim_run(mrc_fabric_sim(g.fab), 3000000);
 		mrc_fabric_pfc_stats(g.fab, MRC_FAB_HOST, 0, 0, 0, &ps);
@@ -1530,18 +1521,7 @@ MRC_SELFTEST(pfc)
 	for (int op = 1; op >= 0; op--) {
 		mrc_st_case(st, "while paused for data, a NIC port %s",
 			op ? "sends its control packets (tx_ctrl)" : "without tx_ctrl sends nothing");
-		memset(&g, 0, sizeof(g));
-		t_setup(&g.pl, &p, 1, 2, 1, 1);
-		p.host_rate_bps = 200000000000ull;
-		p.fabric_rate_bps = 100000000000ull;
-		p.trim = false;
-		p.pfc.enabled = true;
-		p.pfc.xoff_bytes = 2500;
-		p.pfc.xon_bytes = 1500;
-		p.pfc.headroom_bytes = 35564;
-		g.len = 1000;
-		g.nfl = 1;
-		g.src[0] = 0, g.dst[0] = 1;
+		t_pfc_line(&g, &p, 1, true, 35564);
 		g.with_ctrl_op = op;
 		if (!t_gr_start(st, &g, &p))
 			continue;
@@ -1568,18 +1548,7 @@ MRC_SELFTEST(pfc)
 	 */
 	mrc_st_case(st, "a failed link forgets its pauses: unpaused at the failure, paused anew "
 			"by the first arrival after it; 59 of 60 packets delivered, 1 lost on it");
-	memset(&g, 0, sizeof(g));
-	t_setup(&g.pl, &p, 1, 2, 1, 1);
-	p.host_rate_bps = 200000000000ull;
-	p.fabric_rate_bps = 100000000000ull;
-	p.trim = false;
-	p.pfc.enabled = true;
-	p.pfc.xoff_bytes = 2500;
-	p.pfc.xon_bytes = 1500;
-	p.pfc.headroom_bytes = 35564;
-	g.len = 1000;
-	g.nfl = 1;
-	g.src[0] = 0, g.dst[0] = 1;
+	t_pfc_line(&g, &p, 1, true, 35564);
 	g.limited = true;
 	g.left[0] = 60;
 	g.to_ps = MRC_SIM_NEVER;
@@ -1781,18 +1750,11 @@ MRC_SELFTEST(ecn)
 	 */
 	mrc_st_case(st, "a burst through T0 0's uplink: the packets marked are those the closed "
 			"form and the seeded draws give at backlog 1000 floor(k/2)");
-	memset(&g, 0, sizeof(g));
-	t_setup(&g.pl, &p, 1, 2, 1, 1);
-	p.host_rate_bps = 200000000000ull;
-	p.fabric_rate_bps = 100000000000ull;
-	p.trim = false;
+	t_pfc_line(&g, &p, 1, false, 0);
 	p.ecn_kmin_bytes = 5000;
 	p.ecn_kmax_bytes = 40000;
 	p.ecn_pmax = 0.5;
 	p.seed = 7;
-	g.len = 1000;
-	g.nfl = 1;
-	g.src[0] = 0, g.dst[0] = 1;
 	g.limited = true;
 	g.left[0] = 100;
 	g.to_ps = MRC_SIM_NEVER;
