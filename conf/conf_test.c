@@ -468,7 +468,8 @@ MRC_SELFTEST(conf_pfc)
 		  "whole that trimming cuts (fabric.trim, default true): set fabric.trim: false "
 		  "'true'" },
 		/* thresholds beyond the buffer */
-		{ "fabric: {trim: false, buffer: 50KB, ecn_threshold: 10KB, pfc: {enabled: true}}\n",
+		{ "fabric: {trim: false, buffer: 50KB, ecn_threshold: 10KB, "
+		  "pfc: {enabled: true}}\n",
 		  NULL, "t.yaml:1:63: fabric.pfc.xoff: above the buffer (50KB) '60KB'" },
 		{ "fabric:\n  trim: false\n  buffer: 100KB\n  ecn_threshold: 10KB\n"
 		  "  pfc: {enabled: true, headroom: 50KB}\n",

@@ -62,8 +62,8 @@ static int check_ecn_pfc(struct ld *ld, const struct tnode *map, struct conf_fab
 		bool kmin = f->has_ecn_kmin;
 
 		conf_path_key(sub, path, kmin ? "ecn_kmin" : "ecn_kmax");
-		return TERR(ld, at(map, kmin ? "ecn_kmin" : "ecn_kmax"), sub, "%s ecn_%s (%s%s) '%s'",
-			kmin ? "above" : "below", kmin ? "kmax" : "kmin",
+		return TERR(ld, at(map, kmin ? "ecn_kmin" : "ecn_kmax"), sub,
+			"%s ecn_%s (%s%s) '%s'", kmin ? "above" : "below", kmin ? "kmax" : "kmin",
 			fmt_bytes(kmin ? f->ecn_kmax_bytes : f->ecn_kmin_bytes, a, sizeof(a)),
 			(kmin ? f->has_ecn_kmax : f->has_ecn_kmin) ? "" : ", from ecn_threshold",
 			fmt_bytes(kmin ? f->ecn_kmin_bytes : f->ecn_kmax_bytes, b, sizeof(b)));
@@ -90,9 +90,9 @@ static int check_ecn_pfc(struct ld *ld, const struct tnode *map, struct conf_fab
 		/* blame what was written: trim's default is on */
 		if (conf_tget(map, "trim")) {
 			conf_path_key(sub, path, "trim");
-			return TERR(ld, conf_tget(map, "trim"), sub, "trimming cuts the data packets "
-				"that PFC (fabric.pfc.enabled) keeps whole: set one of them false "
-				"'true'");
+			return TERR(ld, conf_tget(map, "trim"), sub, "trimming cuts the data "
+				"packets that PFC (fabric.pfc.enabled) keeps whole: set one of them "
+				"false 'true'");
 		}
 		conf_path_key(sub, pp, "enabled");
 		return TERR(ld, pm ? at(pm, "enabled") : map, sub, "PFC keeps the data packets "

@@ -356,7 +356,7 @@ int conf_defaults(struct conf_job *job)
 	f->switch_delay_ps = 500000;		/* 500 ns cut-through-ish pipeline */
 	f->buffer_bytes = 1024 * 1024;
 	f->ecn_threshold_bytes = 200 * 1024;
-	f->ecn_pmax = 0.01;			/* DCQCN (Zhu et al., SIGCOMM 2015 §5): Pmax 1% */
+	f->ecn_pmax = 0.01;			/* DCQCN (Zhu et al., SIGCOMM 2015): Pmax 1% */
 	f->ecn_last_hop = false;
 	f->trim = true;
 	f->trim_size_bytes = 256;

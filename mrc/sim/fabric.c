@@ -289,7 +289,7 @@ void mrc_fabric_defaults(struct mrc_fabric_params *p)
 	p->buffer_bytes = 1 << 20;
 	p->ctrl_buffer_bytes = 256 << 10;
 	p->ecn_kmin_bytes = p->ecn_kmax_bytes = 200 << 10;
-	p->ecn_pmax = 0.01; /* DCQCN, Zhu et al. SIGCOMM 2015 §5: Pmax 1% */
+	p->ecn_pmax = 0.01; /* DCQCN, Zhu et al. SIGCOMM 2015: Pmax 1% */
 	p->ecn_lasthop = false;
 	p->pfc.xoff_bytes = 60000; /* htsim main_roce.cpp: 15 and 12 packets of 4000 B */
 	p->pfc.xon_bytes = 48000;
@@ -1491,7 +1491,8 @@ int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_
 	fab->k_pfc = mrc_sim_handler(fab->sim, on_pfc, fab);
 	err = build(fab);
 	if (!err && p->pfc.enabled) {
-		fab->lossless = (uint8_t)(1u << MRC_FAB_DATA | (p->pfc.control ? 1u << MRC_FAB_CTRL : 0));
+		fab->lossless = (uint8_t)(1u << MRC_FAB_DATA |
+					  (p->pfc.control ? 1u << MRC_FAB_CTRL : 0));
 		fab->pfc = calloc(fab->n_ports, sizeof(*fab->pfc));
 		if (!fab->pfc)
 			err = -ENOMEM;

@@ -303,7 +303,7 @@ void mrc_fabric_port_totals(const struct mrc_fabric *fab, struct mrc_fab_port_st
 
 /*
  * ECN marking probability of a data packet that finds @qbytes bytes queued at an output
- * port (DCQCN's RED, Zhu et al., SIGCOMM 2015, §3.1 and Figure 5): 0 for qbytes <= kmin,
+ * port (DCQCN's RED, Zhu et al., SIGCOMM 2015: the switches' marking): 0 for qbytes <= kmin,
  * pmax * (qbytes - kmin) / (kmax - kmin) up to kmax, 1 above kmax; 0 when kmax is 0.
  */
 double mrc_fabric_ecn_prob(const struct mrc_fabric_params *p, uint32_t qbytes);

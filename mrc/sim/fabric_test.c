@@ -1520,7 +1520,8 @@ MRC_SELFTEST(pfc)
 	 */
 	for (int op = 1; op >= 0; op--) {
 		mrc_st_case(st, "while paused for data, a NIC port %s",
-			op ? "sends its control packets (tx_ctrl)" : "without tx_ctrl sends nothing");
+			op ? "sends its control packets (tx_ctrl)"
+			   : "without tx_ctrl sends nothing");
 		t_pfc_line(&g, &p, 1, true, 35564);
 		g.with_ctrl_op = op;
 		if (!t_gr_start(st, &g, &p))
@@ -1652,7 +1653,8 @@ MRC_SELFTEST(pfc)
 			if (h >= 4) /* not a sender */
 				continue;
 			ST_TRUE(st, (double)g.tx_bytes[h] >= free_b - g.len &&
-					    (double)g.tx_bytes[h] <= free_b + (ps.pause_rx + 1) * g.len);
+					    (double)g.tx_bytes[h] <=
+						    free_b + (ps.pause_rx + 1) * g.len);
 		}
 		for (uint32_t i = 0; i < 4; i++) {
 			mrc_fabric_pfc_stats(g.fab, MRC_FAB_T0, i, 0, 2, &ps); /* uplink */
@@ -1675,7 +1677,8 @@ MRC_SELFTEST(ecn)
 	static uint8_t slot[sizeof(struct fab_pkt) + 1000] __attribute__((aligned(64)));
 
 	mrc_st_case(st, "marking probability, closed form (DCQCN: Kmin 5 KB, Kmax 200 KB, Pmax "
-			"1%%): 0 to Kmin, Pmax (q - Kmin) / (Kmax - Kmin) to Kmax, 1 above; a step");
+			"1%%): 0 to Kmin, Pmax (q - Kmin) / (Kmax - Kmin) to Kmax, 1 above; "
+			"a step");
 	mrc_fabric_defaults(&p);
 	p.ecn_kmin_bytes = 5000;
 	p.ecn_kmax_bytes = 200000;

@@ -1274,7 +1274,8 @@ static void collect_stats(struct run *r)
 					struct mrc_fab_pfc_stats pf;
 					struct mrc_run_link *l;
 
-					if (mrc_fabric_port_stats(r->fab, tier, i, pl, port, &ps) ||
+					if (mrc_fabric_port_stats(r->fab, tier, i, pl, port,
+						    &ps) ||
 						mrc_fabric_pfc_stats(r->fab, tier, i, pl, port, &pf))
 						continue;
 					res->fab_pfc_pauses += pf.pause_tx;
