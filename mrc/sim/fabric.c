@@ -176,7 +176,7 @@ struct fab_pfc {
 };
 
 #define NO_PORT UINT32_MAX
-#define PFC_FRAME_BYTES 64 /* a MAC control frame: IEEE 802.1Qbb §36.1.3, 802.3 Annex 31D */
+#define PFC_FRAME_BYTES 64 /* a MAC Control frame: IEEE 802.1Q cl. 36 (802.1Qbb), 802.3 31D */
 
 /* A tier's links: host<->T0 (0) or T0<->T1 (1). */
 struct fab_link {
