@@ -532,3 +532,97 @@ MRC_SELFTEST(conf)
 		conf_free(&job);
 	}
 }
+
+/* fabric.pfc and the ECN ramp (docs/pfc.md): defaults, their dump, and bad input. */
+MRC_SELFTEST(conf_pfc)
+{
+	struct conf_job job;
+	char err[512], *d1 = NULL, *d2 = NULL;
+	static const struct {
+		const char *text, *set, *want;
+	} bad[] = {
+		/* kmin defaults to ecn_threshold (200KiB) and kmax too: blame what was written */
+		{ "fabric: {ecn_kmin: 300KiB}\n", NULL,
+		  "t.yaml:1:20: fabric.ecn_kmin: above ecn_kmax (200KiB, from ecn_threshold) "
+		  "'300KiB'" },
+		{ "fabric: {ecn_kmax: 100KiB}\n", NULL,
+		  "t.yaml:1:20: fabric.ecn_kmax: below ecn_kmin (200KiB, from ecn_threshold) "
+		  "'100KiB'" },
+		{ "fabric: {ecn_kmin: 5KB, ecn_kmax: 2KB}\n", NULL,
+		  "t.yaml:1:20: fabric.ecn_kmin: above ecn_kmax (2KB) '5KB'" },
+		{ "fabric: {ecn_kmax: 2MiB}\n", NULL,
+		  "t.yaml:1:20: fabric.ecn_kmax: above the buffer (1MiB) '2MiB'" },
+		{ "fabric: {ecn_pmax: 1.5}\n", NULL, NULL },
+		/* xon above xoff, whichever was written */
+		{ "fabric: {pfc: {xon: 70KB}}\n", NULL,
+		  "t.yaml:1:21: fabric.pfc.xon: above xoff (60KB) '70KB'" },
+		{ "fabric: {pfc: {xoff: 40KB}}\n", NULL,
+		  "t.yaml:1:22: fabric.pfc.xoff: below xon (48KB) '40KB'" },
+		/* PFC with trimming on the data class: trim written, or its default */
+		{ "fabric: {trim: true, pfc: {enabled: true}}\n", NULL,
+		  "t.yaml:1:16: fabric.trim: trimming cuts the data packets that PFC "
+		  "(fabric.pfc.enabled) keeps whole: set one of them false 'true'" },
+		{ "fabric: {pfc: {enabled: true}}\n", NULL,
+		  "t.yaml:1:25: fabric.pfc.enabled: PFC keeps the data packets whole that "
+		  "trimming cuts (fabric.trim, default true): set fabric.trim: false 'true'" },
+		{ "seed: 1\n", "fabric.pfc.enabled=true",
+		  "--set fabric.pfc.enabled=true: fabric.pfc.enabled: PFC keeps the data packets "
+		  "whole that trimming cuts (fabric.trim, default true): set fabric.trim: false "
+		  "'true'" },
+		/* thresholds beyond the buffer */
+		{ "fabric: {trim: false, buffer: 50KB, ecn_threshold: 10KB, "
+		  "pfc: {enabled: true}}\n",
+		  NULL, "t.yaml:1:63: fabric.pfc.xoff: above the buffer (50KB) '60KB'" },
+		{ "fabric:\n  trim: false\n  buffer: 100KB\n  ecn_threshold: 10KB\n"
+		  "  pfc: {enabled: true, headroom: 50KB}\n",
+		  NULL, "t.yaml:5:34: fabric.pfc.headroom: with xoff (60KB) above the buffer "
+		  "(100KB) '50KB'" },
+		{ "fabric: {pfc: {control: lossles}}\n", NULL, NULL },
+	};
+
+	mrc_st_case(st, "defaults: PFC off, xoff 60000 B, xon 48000 B, headroom by the rule, "
+			"control lossy; ECN kmin = kmax = ecn_threshold, pmax 0.01");
+	if (ST_TRUE(st, st_load("{}", NULL, 0, &job, err, sizeof(err)) == 0)) {
+		ST_TRUE(st, !job.fabric.pfc.enabled);
+		ST_EQ(st, job.fabric.pfc.xoff_bytes, 60000);
+		ST_EQ(st, job.fabric.pfc.xon_bytes, 48000);
+		ST_EQ(st, job.fabric.pfc.headroom_bytes, 0);
+		ST_EQ(st, job.fabric.pfc.control, CONF_PFC_LOSSY);
+		ST_EQ(st, job.fabric.ecn_kmin_bytes, 204800);
+		ST_EQ(st, job.fabric.ecn_kmax_bytes, 204800);
+		ST_EQ_D(st, job.fabric.ecn_pmax, 0.01, 0);
+		conf_free(&job);
+	}
+
+	mrc_st_case(st, "a ramp from ecn_kmin 5KB to ecn_threshold; PFC on, control lossless: "
+			"dump -> load -> dump identical, the defaulted kmax not written");
+	if (ST_TRUE(st, st_load("fabric: {ecn_kmin: 5KB, ecn_threshold: 100KiB, trim: false, "
+				"pfc: {enabled: true, xoff: 30KB, xon: 30KB, control: lossless}}\n",
+				NULL, 0, &job, err, sizeof(err)) == 0)) {
+		ST_EQ(st, job.fabric.ecn_kmin_bytes, 5000);
+		ST_EQ(st, job.fabric.ecn_kmax_bytes, 102400);
+		ST_TRUE(st, job.fabric.pfc.enabled);
+		ST_EQ(st, job.fabric.pfc.control, CONF_PFC_LOSSLESS);
+		d1 = st_dump(&job);
+		conf_free(&job);
+		ST_TRUE(st, d1 && strstr(d1, "ecn_kmin: 5KB\n") && !strstr(d1, "ecn_kmax"));
+		ST_EQ_I(st, st_load(d1 ? d1 : "", NULL, 0, &job, err, sizeof(err)), 0);
+		d2 = st_dump(&job);
+		ST_EQ_STR(st, d2, d1);
+		ST_EQ(st, job.fabric.ecn_kmax_bytes, 102400);
+		conf_free(&job);
+		free(d1);
+		free(d2);
+	}
+
+	mrc_st_case(st, "bad input: ECN ramp out of order or past the buffer, xon above xoff, PFC "
+			"with trimming, thresholds past the buffer: file:line:col, key, value");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *sets[1] = { bad[i].set };
+
+		ST_EQ_I(st, st_load(bad[i].text, sets, bad[i].set ? 1 : 0, &job, err, sizeof(err)),
+			-EINVAL);
+		if (bad[i].want)
+			ST_EQ_STR(st, err, bad[i].want);
+	}
+}

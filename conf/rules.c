@@ -41,6 +41,82 @@ static const char *given(const struct tnode *map, const char *const *keys)
 	return keys[i];
 }
 
+/*
+ * ECN marking between ecn_kmin and ecn_kmax (each defaulting to ecn_threshold: the step)
+ * and PFC (docs/pfc.md): kmin <= kmax <= buffer; xon <= xoff; with PFC on, xoff and
+ * xoff + a given headroom within the buffer (the rule's headroom is mrc/job's check), and
+ * no trimming, which would cut the packets of the class PFC keeps whole.
+ */
+static int check_ecn_pfc(struct ld *ld, const struct tnode *map, struct conf_fabric *f,
+	const char *path)
+{
+	const struct tnode *pm = conf_tget(map, "pfc");
+	const struct conf_pfc *pf = &f->pfc;
+	char sub[CONF_PATH_MAX], pp[CONF_PATH_MAX], a[24], b[24];
+
+	if (!f->has_ecn_kmin)
+		f->ecn_kmin_bytes = f->ecn_threshold_bytes;
+	if (!f->has_ecn_kmax)
+		f->ecn_kmax_bytes = f->ecn_threshold_bytes;
+	if (f->ecn_kmin_bytes > f->ecn_kmax_bytes) {
+		bool kmin = f->has_ecn_kmin;
+
+		conf_path_key(sub, path, kmin ? "ecn_kmin" : "ecn_kmax");
+		return TERR(ld, at(map, kmin ? "ecn_kmin" : "ecn_kmax"), sub,
+			"%s ecn_%s (%s%s) '%s'", kmin ? "above" : "below", kmin ? "kmax" : "kmin",
+			fmt_bytes(kmin ? f->ecn_kmax_bytes : f->ecn_kmin_bytes, a, sizeof(a)),
+			(kmin ? f->has_ecn_kmax : f->has_ecn_kmin) ? "" : ", from ecn_threshold",
+			fmt_bytes(kmin ? f->ecn_kmin_bytes : f->ecn_kmax_bytes, b, sizeof(b)));
+	}
+	if (f->has_ecn_kmax && f->ecn_kmax_bytes > f->buffer_bytes) {
+		conf_path_key(sub, path, "ecn_kmax");
+		return TERR(ld, at(map, "ecn_kmax"), sub, "above the buffer (%s) '%s'",
+			fmt_bytes(f->buffer_bytes, a, sizeof(a)),
+			fmt_bytes(f->ecn_kmax_bytes, b, sizeof(b)));
+	}
+	conf_path_key(pp, path, "pfc");
+	if (pf->xon_bytes > pf->xoff_bytes) {
+		bool xon = (pm && conf_tget(pm, "xon")) || !(pm && conf_tget(pm, "xoff"));
+
+		conf_path_key(sub, pp, xon ? "xon" : "xoff");
+		return TERR(ld, pm ? at(pm, xon ? "xon" : "xoff") : map, sub, "%s xo%s (%s) '%s'",
+			xon ? "above" : "below", xon ? "ff" : "n",
+			fmt_bytes(xon ? pf->xoff_bytes : pf->xon_bytes, a, sizeof(a)),
+			fmt_bytes(xon ? pf->xon_bytes : pf->xoff_bytes, b, sizeof(b)));
+	}
+	if (!pf->enabled)
+		return 0;
+	if (f->trim) {
+		/* blame what was written: trim's default is on */
+		if (conf_tget(map, "trim")) {
+			conf_path_key(sub, path, "trim");
+			return TERR(ld, conf_tget(map, "trim"), sub, "trimming cuts the data "
+				"packets that PFC (fabric.pfc.enabled) keeps whole: set one of them "
+				"false 'true'");
+		}
+		conf_path_key(sub, pp, "enabled");
+		return TERR(ld, pm ? at(pm, "enabled") : map, sub, "PFC keeps the data packets "
+			"whole that trimming cuts (fabric.trim, default true): set fabric.trim: "
+			"false 'true'");
+	}
+	if (pf->xoff_bytes > f->buffer_bytes) {
+		conf_path_key(sub, pp, "xoff");
+		return TERR(ld, pm ? at(pm, "xoff") : map, sub, "above the buffer (%s) '%s'",
+			fmt_bytes(f->buffer_bytes, a, sizeof(a)),
+			fmt_bytes(pf->xoff_bytes, b, sizeof(b)));
+	}
+	if (pf->xoff_bytes + pf->headroom_bytes > f->buffer_bytes) {
+		char c[24];
+
+		conf_path_key(sub, pp, "headroom");
+		return TERR(ld, pm ? at(pm, "headroom") : map, sub, "with xoff (%s) above the "
+			"buffer (%s) '%s'", fmt_bytes(pf->xoff_bytes, a, sizeof(a)),
+			fmt_bytes(f->buffer_bytes, b, sizeof(b)),
+			fmt_bytes(pf->headroom_bytes, c, sizeof(c)));
+	}
+	return 0;
+}
+
 int conf_check_fabric(struct ld *ld, const struct tnode *map, void *obj, const char *path)
 {
 	static const char *const hk[] = { "hosts_per_t0", "t0", NULL };
@@ -95,7 +171,7 @@ int conf_check_fabric(struct ld *ld, const struct tnode *map, void *obj, const c
 			fmt_bytes(f->ecn_threshold_bytes, a, sizeof(a)),
 			fmt_bytes(f->buffer_bytes, b, sizeof(b)));
 	}
-	return 0;
+	return check_ecn_pfc(ld, map, f, path);
 }
 
 int conf_check_usid(struct ld *ld, const struct tnode *map, void *obj, const char *path)

@@ -84,6 +84,15 @@ static const struct cf routing_tbl[] = {
 	END
 };
 
+static const struct cf pfc_tbl[] = {
+	B(struct conf_pfc, enabled, "enabled"),
+	U(struct conf_pfc, xoff_bytes, "xoff", CT_SIZE, 1, 1ull << 40),
+	U(struct conf_pfc, xon_bytes, "xon", CT_SIZE, 0, 1ull << 40),
+	U(struct conf_pfc, headroom_bytes, "headroom", CT_SIZE, 0, 1ull << 40),
+	E(struct conf_pfc, control, "control", conf_pfc_control_names),
+	END
+};
+
 static const struct cf fabric_tbl[] = {
 	E(struct conf_fabric, driver, "driver", conf_driver_names),
 	U(struct conf_fabric, planes, "planes", CT_U32, 1, 16),
@@ -96,9 +105,15 @@ static const struct cf fabric_tbl[] = {
 	U(struct conf_fabric, switch_delay_ps, "switch_delay", CT_TIME, 0, PS_PER_S),
 	U(struct conf_fabric, buffer_bytes, "buffer", CT_SIZE, 1, 1ull << 40),
 	U(struct conf_fabric, ecn_threshold_bytes, "ecn_threshold", CT_SIZE, 0, 1ull << 40),
+	{ .name = "ecn_kmin", .t = CT_SIZE, .off = offsetof(struct conf_fabric, ecn_kmin_bytes),
+		.max = 1ull << 40, HAS(struct conf_fabric, has_ecn_kmin) },
+	{ .name = "ecn_kmax", .t = CT_SIZE, .off = offsetof(struct conf_fabric, ecn_kmax_bytes),
+		.max = 1ull << 40, HAS(struct conf_fabric, has_ecn_kmax) },
+	D(struct conf_fabric, ecn_pmax, "ecn_pmax", 0, 1),
 	B(struct conf_fabric, ecn_last_hop, "ecn_last_hop"),
 	B(struct conf_fabric, trim, "trim"),
 	U(struct conf_fabric, trim_size_bytes, "trim_size", CT_SIZE, 64, 9000),
+	SEC(struct conf_fabric, pfc, "pfc", pfc_tbl, NULL),
 	SEC(struct conf_fabric, addressing, "addressing", addressing_tbl, conf_check_addressing),
 	SEC(struct conf_fabric, ecmp, "ecmp", ecmp_tbl, conf_check_ecmp),
 	SEC(struct conf_fabric, routing, "routing", routing_tbl, NULL),
@@ -371,9 +386,13 @@ int conf_defaults(struct conf_job *job)
 	f->switch_delay_ps = 500000;		/* 500 ns cut-through-ish pipeline */
 	f->buffer_bytes = 1024 * 1024;
 	f->ecn_threshold_bytes = 200 * 1024;
+	f->ecn_pmax = 0.01;			/* DCQCN (Zhu et al., SIGCOMM 2015): Pmax 1% */
 	f->ecn_last_hop = false;
 	f->trim = true;
 	f->trim_size_bytes = 256;
+	f->pfc.xoff_bytes = 60000;		/* htsim main_roce.cpp: 15 and 12 packets of */
+	f->pfc.xon_bytes = 48000;		/* its default 4000 B */
+	f->pfc.control = CONF_PFC_LOSSY;
 	f->addressing.block = 0xfc000000u;
 	f->addressing.usid_plane_bits = 4;
 	f->addressing.plan = CONF_PLAN_GENERATED;

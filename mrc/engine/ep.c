@@ -942,8 +942,10 @@ static int ep_finish(struct mrc_ep *ep, unsigned plane, uint32_t peer_host, stru
 	return n;
 }
 
+/* The next packet of port @plane: queued control first, then the QPs round robin (not
+ * when @ctrl_only). */
 static int ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf, size_t cap,
-	struct mrc_wire_gather *g)
+	struct mrc_wire_gather *g, bool ctrl_only)
 {
 	struct ctlq *q;
 	struct mrc_pkt p;
@@ -960,6 +962,8 @@ static int ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *bu
 		q->len--;
 		return ep_finish(ep, plane, peer, &p, buf, cap, g);
 	}
+	if (ctrl_only)
+		return 0;
 	/* round robin from rr: [rr, n_qps), then [0, rr), each ready QP asked once */
 	for (unsigned pass = 0, from = ep->rr[plane], to = ep->n_qps; pass < 2;
 		pass++, to = from, from = 0) {
@@ -988,13 +992,18 @@ static int ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *bu
 
 int mrc_ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf, size_t cap)
 {
-	return ep_tx(ep, plane, now_ps, buf, cap, NULL);
+	return ep_tx(ep, plane, now_ps, buf, cap, NULL, false);
+}
+
+int mrc_ep_tx_ctrl(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf, size_t cap)
+{
+	return ep_tx(ep, plane, now_ps, buf, cap, NULL, true);
 }
 
 int mrc_ep_tx_gather(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf,
 	size_t cap, struct mrc_wire_gather *g)
 {
-	return ep_tx(ep, plane, now_ps, buf, cap, g);
+	return ep_tx(ep, plane, now_ps, buf, cap, g, false);
 }
 
 uint64_t mrc_ep_next_timer(const struct mrc_ep *ep)

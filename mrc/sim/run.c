@@ -291,6 +291,18 @@ static size_t fab_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uin
 	return n > 0 ? (size_t)n : 0;
 }
 
+/* A NIC port whose data priority PFC paused sends control only (docs/pfc.md). */
+static size_t fab_tx_ctrl(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8_t *buf,
+	size_t cap)
+{
+	struct run *r = ctx;
+	struct host *h = &r->hosts[host];
+	int n = mrc_ep_tx_ctrl(h->ep, plane, now, buf, cap);
+
+	timer_arm(h);
+	return n > 0 ? (size_t)n : 0;
+}
+
 static void fab_port_status(void *ctx, uint32_t host, unsigned plane, bool up, uint64_t now)
 {
 	struct run *r = ctx;
@@ -647,10 +659,11 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 {
 	const struct conf_fabric *cf = &r->job->fabric;
 	const struct conf_mrc *cm = &r->job->mrc;
-	static const struct mrc_fab_host_ops hops = {fab_rx, fab_tx, fab_port_status, NULL};
+	static const struct mrc_fab_host_ops hops = {
+		fab_rx, fab_tx, fab_port_status, NULL, fab_tx_ctrl};
 	/* a gathering host also receives gathered (one copy per packet, as an RDMA NIC) */
 	static const struct mrc_fab_host_ops hops_gather = {
-		fab_rx, fab_tx, fab_port_status, fab_rx_gather};
+		fab_rx, fab_tx, fab_port_status, fab_rx_gather, fab_tx_ctrl};
 	struct mrc_fabric_params p;
 	int e;
 
@@ -661,8 +674,15 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 	p.fabric_delay_ps = cf->fabric_link_delay_ps;
 	p.switch_delay_ps = cf->switch_delay_ps;
 	p.buffer_bytes = (uint32_t)cf->buffer_bytes;
-	p.ecn_threshold_bytes = (uint32_t)cf->ecn_threshold_bytes;
+	p.ecn_kmin_bytes = (uint32_t)cf->ecn_kmin_bytes;
+	p.ecn_kmax_bytes = (uint32_t)cf->ecn_kmax_bytes;
+	p.ecn_pmax = cf->ecn_pmax;
 	p.ecn_lasthop = cf->ecn_last_hop;
+	p.pfc.enabled = cf->pfc.enabled;
+	p.pfc.control = cf->pfc.control == CONF_PFC_LOSSLESS;
+	p.pfc.xoff_bytes = (uint32_t)cf->pfc.xoff_bytes;
+	p.pfc.xon_bytes = (uint32_t)cf->pfc.xon_bytes;
+	p.pfc.headroom_bytes = (uint32_t)mrc_job_pfc_headroom(r->job);
 	p.trim = cf->trim;
 	p.trim_bytes = (uint32_t)cf->trim_size_bytes;
 	p.dscp_trimmed = cm->dscp.trimmed;
@@ -1298,6 +1318,7 @@ static void collect_stats(struct run *r)
 	res->fab_trims = tot.trims;
 	res->fab_ecn = tot.ecn_marks;
 	res->fab_lost = tot.lost;
+	res->pfc = f->pfc.enabled;
 	for (uint32_t pl = 0; pl < f->planes; pl++) {
 		for (int tier = MRC_FAB_T0; tier <= MRC_FAB_T1; tier++) {
 			uint32_t nsw = tier == MRC_FAB_T0 ? f->t0 : f->t1;
@@ -1329,10 +1350,21 @@ static void collect_stats(struct run *r)
 			for (uint32_t i = 0; i < nn; i++) {
 				for (uint32_t port = 0; port < np; port++) {
 					struct mrc_fab_port_stats ps;
+					struct mrc_fab_pfc_stats pf;
 					struct mrc_run_link *l;
 
-					if (mrc_fabric_port_stats(r->fab, tier, i, pl, port, &ps) ||
-						!ps.tx_pkts)
+					if (mrc_fabric_port_stats(r->fab, tier, i, pl, port,
+						    &ps) ||
+						mrc_fabric_pfc_stats(r->fab, tier, i, pl, port, &pf))
+						continue;
+					res->fab_pfc_pauses += pf.pause_tx;
+					res->fab_pfc_paused_ps += pf.paused_ps[0] + pf.paused_ps[1];
+					if (tier == MRC_FAB_HOST)
+						res->fab_pfc_paused_host_ps +=
+							pf.paused_ps[0] + pf.paused_ps[1];
+					res->fab_pfc_headroom_drops += pf.headroom_drops;
+					res->fab_drops += pf.headroom_drops;
+					if (!ps.tx_pkts && !pf.pause_tx && !pf.pause_rx)
 						continue;
 					if (res->n_links == cap) {
 						cap = cap ? cap * 2 : 256;
@@ -1365,6 +1397,14 @@ static void collect_stats(struct run *r)
 					l->down_drops = ps.down_drops;
 					l->lost = ps.lost;
 					l->max_queue_bytes = ps.max_queue_bytes;
+					l->pfc_pause_tx = pf.pause_tx;
+					l->pfc_resume_tx = pf.resume_tx;
+					l->pfc_pause_rx = pf.pause_rx;
+					l->pfc_resume_rx = pf.resume_rx;
+					l->pfc_paused_ps[0] = pf.paused_ps[0];
+					l->pfc_paused_ps[1] = pf.paused_ps[1];
+					l->pfc_headroom_drops = pf.headroom_drops;
+					l->pfc_max_ingress_bytes = pf.max_ingress_bytes;
 				}
 			}
 		}
