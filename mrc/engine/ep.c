@@ -480,6 +480,7 @@ int mrc_ep_new(
 		.cc = &ep->p.cc_params,
 		.ens = p->qp.rtt_ensemble ? &ep->ens : NULL,
 		.planes = p->planes,
+		.ev_udp = p->wire.ev_format == MRC_EVF_UDP,
 		.dscp_trimmed_lasthop = p->wire.dscp_trimmed_lasthop,
 		.ev_plane = p->ev_plane,
 		.ops = &ep->ops,
@@ -614,7 +615,11 @@ int mrc_ep_qp_create(struct mrc_ep *ep, uint32_t peer_host, uint32_t peer_qpn, u
 	rc = ep_grow(ep);
 	if (rc)
 		return rc;
-	rc = mrc_qp_new(&ep->env, n, peer_host, peer_qpn, seed, &ep->qps[ep->n_qps]);
+	/* RoCE: one NIC port per QP, the host's QPs over its ports round robin from port
+	 * host mod planes (as NCCL spreads its channels over the NICs), so that hosts' first
+	 * QPs spread over the planes too (docs/roce-baseline.md "NIC ports") */
+	rc = mrc_qp_new(&ep->env, n, peer_host, peer_qpn, seed,
+		(ep->p.host + ep->n_qps) % ep->p.planes, &ep->qps[ep->n_qps]);
 	if (rc)
 		return rc;
 	/* The round robin starts at the first QP to a host above this one: QPs made in
@@ -864,7 +869,9 @@ static void on_rx(struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, size_t 
 			ep->st.rx_foreign++;
 			return;
 		}
-		if (src_plane != plane || ep->p.ev_plane(ep->ctx, p.ev) != plane) {
+		/* a RoCE packet's EV is its QP's UDP source port, not one of the profile's */
+		if (src_plane != plane || (ep->p.qp.transport != MRC_QP_ROCE &&
+						  ep->p.ev_plane(ep->ctx, p.ev) != plane)) {
 			ep->st.rx_wrong_plane++;
 			return;
 		}
@@ -911,12 +918,19 @@ void mrc_ep_on_rx_gather(struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, 
 static int ep_finish(struct mrc_ep *ep, unsigned plane, uint32_t peer_host, struct mrc_pkt *p,
 	uint8_t *buf, size_t cap, struct mrc_wire_gather *g)
 {
+	const struct mrc_ev_profile *f = ep->ev_prof;
+	uint32_t ev = p->ev;
 	int n;
 
+	/* RoCE: the EV a packet carries is its QP's UDP source port (qp.h "RoCE mode"); the
+	 * addresses are the port's plane's, which any EV of that plane gives */
+	if (ep->p.qp.transport == MRC_QP_ROCE && plane < f->planes && f->plane_n[plane])
+		p->ev = f->value[f->pidx[f->plane_off[plane]]];
 	if (ep->p.path(ep->ctx, peer_host, p->ev, p) < 0) {
 		ep->st.path_err++;
 		return -EHOSTUNREACH;
 	}
+	p->ev = ev;
 	if (ep->p.hop_limit)
 		p->hop_limit = ep->p.hop_limit;
 	n = g ? mrc_wire_encode_gather(&ep->p.wire, p, buf, cap, g)
@@ -930,8 +944,10 @@ static int ep_finish(struct mrc_ep *ep, unsigned plane, uint32_t peer_host, stru
 	return n;
 }
 
+/* The next packet of port @plane: queued control first, then the QPs round robin (not
+ * when @ctrl_only). */
 static int ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf, size_t cap,
-	struct mrc_wire_gather *g)
+	struct mrc_wire_gather *g, bool ctrl_only)
 {
 	struct ctlq *q;
 	struct mrc_pkt p;
@@ -948,6 +964,8 @@ static int ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *bu
 		q->len--;
 		return ep_finish(ep, plane, peer, &p, buf, cap, g);
 	}
+	if (ctrl_only)
+		return 0;
 	/* round robin from rr: [rr, n_qps), then [0, rr), each ready QP asked once */
 	for (unsigned pass = 0, from = ep->rr[plane], to = ep->n_qps; pass < 2;
 		pass++, to = from, from = 0) {
@@ -976,13 +994,18 @@ static int ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *bu
 
 int mrc_ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf, size_t cap)
 {
-	return ep_tx(ep, plane, now_ps, buf, cap, NULL);
+	return ep_tx(ep, plane, now_ps, buf, cap, NULL, false);
+}
+
+int mrc_ep_tx_ctrl(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf, size_t cap)
+{
+	return ep_tx(ep, plane, now_ps, buf, cap, NULL, true);
 }
 
 int mrc_ep_tx_gather(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf,
 	size_t cap, struct mrc_wire_gather *g)
 {
-	return ep_tx(ep, plane, now_ps, buf, cap, g);
+	return ep_tx(ep, plane, now_ps, buf, cap, g, false);
 }
 
 uint64_t mrc_ep_next_timer(const struct mrc_ep *ep)

@@ -7,6 +7,7 @@
 
 #include "mrc/job/coll.h"
 #include "mrc/engine/ep.h"
+#include "mrc/sim/ecmp.h"
 #include "mrc/sim/fabric.h"
 #include "mrc/job/epparams.h"
 #include "mrc/job/fault.h"
@@ -98,6 +99,9 @@ struct run {
 	size_t n_imp;
 	uint32_t *fired;	/* [job->n_faults]: times each at_iteration fault was applied */
 	char encode_err_host[24]; /* "h3 first": the first host that failed to encode */
+	struct mrc_fab_switch_seed *ecmp_seeds; /* fabric.ecmp.seeds[] for mrc_fabric_new */
+	int32_t *log_row; /* [fault-log index]: its faults[] row (a flap's for its toggles), -1 */
+	size_t log_rows;
 	/* a sweep (mrc_sweep_sim): its plan and probes, and when each host asks it next */
 	struct mrc_sweep *sw;
 	int sweep_kind;
@@ -313,6 +317,18 @@ static size_t fab_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uin
 	/* checksums offloaded: the payload can stay in the MR too (a NIC's gather DMA) */
 	int n = r->gather ? mrc_ep_tx_gather(h->ep, plane, now, buf, cap, g)
 			  : mrc_ep_tx(h->ep, plane, now, buf, cap);
+
+	timer_arm(h);
+	return n > 0 ? (size_t)n : 0;
+}
+
+/* A NIC port whose data priority PFC paused sends control only (docs/pfc.md). */
+static size_t fab_tx_ctrl(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8_t *buf,
+	size_t cap)
+{
+	struct run *r = ctx;
+	struct host *h = &r->hosts[host];
+	int n = mrc_ep_tx_ctrl(h->ep, plane, now, buf, cap);
 
 	timer_arm(h);
 	return n > 0 ? (size_t)n : 0;
@@ -632,14 +648,53 @@ static int fault_apply(struct run *r, const struct conf_fault *cf, uint64_t at, 
 
 /* ---- setup --------------------------------------------------------------------------- */
 
+/* fabric.ecmp and fabric.routing onto @p (docs/roce-baseline.md); the seed overrides
+ * live in r->ecmp_seeds until the fabric is built. 0 or -ENOMEM. */
+static int ecmp_params(struct run *r, struct mrc_fabric_params *p)
+{
+	static const unsigned bit[] = {
+		[CONF_HF_SRC] = MRC_ECMP_SRC, [CONF_HF_DST] = MRC_ECMP_DST,
+		[CONF_HF_NEXT_HEADER] = MRC_ECMP_NH, [CONF_HF_SPORT] = MRC_ECMP_SPORT,
+		[CONF_HF_DPORT] = MRC_ECMP_DPORT, [CONF_HF_FLOW_LABEL] = MRC_ECMP_FLOW,
+	};
+	const struct conf_ecmp *e = &r->job->fabric.ecmp;
+	const struct conf_routing *rt = &r->job->fabric.routing;
+
+	p->ecmp_fields = 0;
+	for (size_t i = 0; i < e->n_hash_fields; i++)
+		p->ecmp_fields |= bit[e->hash_fields[i]];
+	p->ecmp_seed = e->seed;
+	p->ecmp_per_switch = e->seed_mode == CONF_SEED_PER_SWITCH;
+	r->ecmp_seeds = calloc(e->n_seeds ? e->n_seeds : 1, sizeof(*r->ecmp_seeds));
+	if (!r->ecmp_seeds)
+		return -ENOMEM;
+	for (size_t i = 0; i < e->n_seeds; i++) {
+		const struct conf_node *n = &e->seeds[i].node;
+
+		r->ecmp_seeds[i] = (struct mrc_fab_switch_seed){
+			.tier = n->kind == CONF_NODE_T0 ? MRC_FAB_T0 : MRC_FAB_T1,
+			.index = n->kind == CONF_NODE_T0 ? n->t0 : n->t1,
+			.plane = n->plane,
+			.seed = e->seeds[i].seed,
+		};
+	}
+	p->ecmp_seeds = r->ecmp_seeds;
+	p->n_ecmp_seeds = e->n_seeds;
+	/* RFC 5880 §6.8.4: the detection time is the detect multiplier times the interval */
+	p->detect_ps = rt->bfd_interval_ps * rt->bfd_multiplier;
+	p->converge_ps = rt->convergence_ps;
+	return 0;
+}
+
 static int setup_fabric(struct run *r, char *err, size_t errlen)
 {
 	const struct conf_fabric *cf = &r->job->fabric;
 	const struct conf_mrc *cm = &r->job->mrc;
-	static const struct mrc_fab_host_ops hops = {fab_rx, fab_tx, fab_port_status, NULL};
+	static const struct mrc_fab_host_ops hops = {
+		fab_rx, fab_tx, fab_port_status, NULL, fab_tx_ctrl};
 	/* a gathering host also receives gathered (one copy per packet, as an RDMA NIC) */
 	static const struct mrc_fab_host_ops hops_gather = {
-		fab_rx, fab_tx, fab_port_status, fab_rx_gather};
+		fab_rx, fab_tx, fab_port_status, fab_rx_gather, fab_tx_ctrl};
 	struct mrc_fabric_params p;
 	int e;
 
@@ -650,8 +705,15 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 	p.fabric_delay_ps = cf->fabric_link_delay_ps;
 	p.switch_delay_ps = cf->switch_delay_ps;
 	p.buffer_bytes = (uint32_t)cf->buffer_bytes;
-	p.ecn_threshold_bytes = (uint32_t)cf->ecn_threshold_bytes;
+	p.ecn_kmin_bytes = (uint32_t)cf->ecn_kmin_bytes;
+	p.ecn_kmax_bytes = (uint32_t)cf->ecn_kmax_bytes;
+	p.ecn_pmax = cf->ecn_pmax;
 	p.ecn_lasthop = cf->ecn_last_hop;
+	p.pfc.enabled = cf->pfc.enabled;
+	p.pfc.control = cf->pfc.control == CONF_PFC_LOSSLESS;
+	p.pfc.xoff_bytes = (uint32_t)cf->pfc.xoff_bytes;
+	p.pfc.xon_bytes = (uint32_t)cf->pfc.xon_bytes;
+	p.pfc.headroom_bytes = (uint32_t)mrc_job_pfc_headroom(r->job);
 	p.trim = cf->trim;
 	p.trim_bytes = (uint32_t)cf->trim_size_bytes;
 	p.dscp_trimmed = cm->dscp.trimmed;
@@ -671,6 +733,9 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 								: MRC_PKT_MAX;
 	p.icrc_outer = r->job->mrc.icrc_outer;
 	p.seed = r->job->seed;
+	e = ecmp_params(r, &p);
+	if (e)
+		return e;
 	/* MRCGEN_SIMQ=heap|wheel picks the event queue (for `mrcgen bench`; same results) */
 	if (getenv("MRCGEN_SIMQ") && mrc_simq_parse(getenv("MRCGEN_SIMQ"), &p.simq.queue)) {
 		snprintf(err, errlen, "fabric: MRCGEN_SIMQ: unknown queue '%.32s' (heap, wheel)",
@@ -972,16 +1037,28 @@ static void collect_faults(struct run *r, uint32_t iter)
 	const struct mrc_fab_fault_rec *log = mrc_fabric_fault_log(r->fab, &n);
 	struct mrc_run_result *res = r->res;
 
+	if (n > r->log_rows) {
+		int32_t *lr = realloc(r->log_row, n * sizeof(*lr));
+
+		if (!lr) {
+			run_fail(r, -ENOMEM, "fault log: out of memory");
+			return;
+		}
+		r->log_row = lr;
+		r->log_rows = n;
+	}
 	for (; r->fault_seen < n; r->fault_seen++) {
 		const struct mrc_fab_fault_rec *fr = &log[r->fault_seen];
 		struct mrc_run_fault *nf = NULL;
 		bool configured = false;
 
+		r->log_row[r->fault_seen] = -1;
 		for (size_t a = 0; a < r->n_applied && !configured; a++)
 			configured = !r->applied[a].matched && r->applied[a].at_ps == fr->at_ps &&
 				     r->applied[a].kind == fr->kind;
 		nf = configured ? NULL : flap_of(res, fr);
 		if (nf) {
+			r->log_row[r->fault_seen] = (int32_t)(nf - res->faults);
 			nf->flap_toggles++;
 			if (fr->kind == MRC_FAB_LINK_DOWN)
 				nf->flap_downs++;
@@ -1016,8 +1093,30 @@ static void collect_faults(struct run *r, uint32_t iter)
 			nf = mrc_fault_row(res, r->job, NULL, fab_kind(fr->kind), ends, fr->target,
 				fr->at_ps, iter);
 		}
-		if (nf)
+		if (nf) {
 			nf->rtx_bytes = total_rtx_bytes(r); /* start value; made a delta later */
+			r->log_row[r->fault_seen] = (int32_t)(nf - res->faults);
+		}
+	}
+}
+
+/* Each fault's reconvergence: the first ECMP-group change its log entries (a flap's
+ * toggles with it) caused, after its time (docs/report.md "Keys", reconverged_us). */
+static void routing_times(struct run *r)
+{
+	size_t n;
+	const struct mrc_fab_fault_rec *log = mrc_fabric_fault_log(r->fab, &n);
+
+	for (size_t i = 0; i < n && i < r->log_rows; i++) {
+		struct mrc_run_fault *rf;
+		int64_t d;
+
+		if (log[i].routed_ps == UINT64_MAX || r->log_row[i] < 0)
+			continue;
+		rf = &r->res->faults[r->log_row[i]];
+		d = (int64_t)(log[i].routed_ps - rf->at_ps);
+		if (rf->reconverge_ps < 0 || d < rf->reconverge_ps)
+			rf->reconverge_ps = d;
 	}
 }
 
@@ -1250,6 +1349,7 @@ static void collect_stats(struct run *r)
 	res->fab_trims = tot.trims;
 	res->fab_ecn = tot.ecn_marks;
 	res->fab_lost = tot.lost;
+	res->pfc = f->pfc.enabled;
 	for (uint32_t pl = 0; pl < f->planes; pl++) {
 		for (int tier = MRC_FAB_T0; tier <= MRC_FAB_T1; tier++) {
 			uint32_t nsw = tier == MRC_FAB_T0 ? f->t0 : f->t1;
@@ -1281,10 +1381,21 @@ static void collect_stats(struct run *r)
 			for (uint32_t i = 0; i < nn; i++) {
 				for (uint32_t port = 0; port < np; port++) {
 					struct mrc_fab_port_stats ps;
+					struct mrc_fab_pfc_stats pf;
 					struct mrc_run_link *l;
 
-					if (mrc_fabric_port_stats(r->fab, tier, i, pl, port, &ps) ||
-						!ps.tx_pkts)
+					if (mrc_fabric_port_stats(r->fab, tier, i, pl, port,
+						    &ps) ||
+						mrc_fabric_pfc_stats(r->fab, tier, i, pl, port, &pf))
+						continue;
+					res->fab_pfc_pauses += pf.pause_tx;
+					res->fab_pfc_paused_ps += pf.paused_ps[0] + pf.paused_ps[1];
+					if (tier == MRC_FAB_HOST)
+						res->fab_pfc_paused_host_ps +=
+							pf.paused_ps[0] + pf.paused_ps[1];
+					res->fab_pfc_headroom_drops += pf.headroom_drops;
+					res->fab_drops += pf.headroom_drops;
+					if (!ps.tx_pkts && !pf.pause_tx && !pf.pause_rx)
 						continue;
 					if (res->n_links == cap) {
 						cap = cap ? cap * 2 : 256;
@@ -1317,6 +1428,14 @@ static void collect_stats(struct run *r)
 					l->down_drops = ps.down_drops;
 					l->lost = ps.lost;
 					l->max_queue_bytes = ps.max_queue_bytes;
+					l->pfc_pause_tx = pf.pause_tx;
+					l->pfc_resume_tx = pf.resume_tx;
+					l->pfc_pause_rx = pf.pause_rx;
+					l->pfc_resume_rx = pf.resume_rx;
+					l->pfc_paused_ps[0] = pf.paused_ps[0];
+					l->pfc_paused_ps[1] = pf.paused_ps[1];
+					l->pfc_headroom_drops = pf.headroom_drops;
+					l->pfc_max_ingress_bytes = pf.max_ingress_bytes;
 				}
 			}
 		}
@@ -1390,7 +1509,9 @@ static void run_teardown(struct run *r)
 	free(r->applied);
 	free(r->imp);
 	free(r->fired);
+	free(r->log_row);
 	mrc_fabric_free(r->fab);
+	free(r->ecmp_seeds);
 	mrc_job_srv6_free(&r->m);
 }
 
@@ -1535,6 +1656,7 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 	}
 	res->sim_end_ps = mrc_sim_now(r.sim);
 	collect_faults(&r, r.cur_iter);
+	routing_times(&r);
 	not_applied(&r);
 	/* the packets are done with: their memory goes back before the results are made */
 	mrc_fabric_release_pool(r.fab);
