@@ -626,7 +626,7 @@ MRC_SELFTEST(conf_pfc)
 			ST_EQ_STR(st, err, bad[i].want);
 	}
 
-	mrc_st_case(st, "C18 sweep: defaults (cover 8, 16 probes, 10000/s, 16 in flight, 2 ms, "
+	mrc_st_case(st, "C20 sweep: defaults (cover 8, 16 probes, 10000/s, 16 in flight, 2 ms, "
 			"60 s, min_score 10); a value out of range names file:line, key and value");
 	ST_EQ_I(st, st_load("{}\n", NULL, 0, &job, err, sizeof(err)), 0);
 	ST_EQ(st, job.sweep.cover, 8);
