@@ -31,7 +31,11 @@ enum conf_plan { CONF_PLAN_GENERATED, CONF_PLAN_EXPLICIT, CONF_PLAN_SEQUENTIAL }
 enum conf_transport { CONF_TRANSPORT_MRC, CONF_TRANSPORT_ROCE };
 enum conf_ev_format { CONF_EV_SRV6, CONF_EV_STEV, CONF_EV_UDP };
 enum conf_cc_algo { CONF_CC_NSCC, CONF_CC_FIXED };
-enum conf_pattern { CONF_PAT_ALLREDUCE, CONF_PAT_ALLTOALL, CONF_PAT_SENDRECV, CONF_PAT_INCAST };
+/* In mrc/job/coll.h's enum mrc_coll_pattern order (a cast maps one onto the other). */
+enum conf_pattern {
+	CONF_PAT_ALLREDUCE, CONF_PAT_ALLTOALL, CONF_PAT_SENDRECV, CONF_PAT_INCAST,
+	CONF_PAT_WRITE_BW, CONF_PAT_WRITE_LAT,
+};
 /* ring|tree for allreduce, parallel|shift for alltoall, direct for sendrecv and incast. */
 enum conf_algorithm {
 	CONF_ALG_RING, CONF_ALG_TREE, CONF_ALG_PARALLEL, CONF_ALG_SHIFT, CONF_ALG_DIRECT,
@@ -254,6 +258,11 @@ struct conf_traffic {
 	uint32_t ranks;			/* hosts h0..h{ranks-1} take part; 0 = all */
 	char *root;			/* incast: the receiving host, default "h0" */
 	uint32_t root_host;		/* its number */
+	uint32_t depth;			/* write_bw: writes in flight per QP */
+	uint32_t messages;		/* write_bw: writes per QP and iteration */
+	bool bidirectional;		/* write_bw: both hosts of a pair send */
+	char *hosts;			/* "" = h0..h{ranks-1}; else the host set, rank g
+					 * on its g-th host (conf_hosts_expand) */
 };
 
 /* Most sizes one job may list or step through (a run keeps a row of results for each). */
@@ -409,6 +418,16 @@ char *conf_dump_string(const struct conf_job *job, size_t *len);
  * topology (a plane, switch, host or link that does not exist).
  */
 int conf_node_parse(const struct conf_fabric *fab, const char *name, struct conf_node *out);
+
+/*
+ * Expands a host set (traffic.hosts: "h0-h15", "h0,h8,h16", "h0-h3,h8-h11"; ranges
+ * inclusive, ascending, spaces around commas allowed) into at most @cap host numbers in
+ * @out, in the written order. Returns the count (which may exceed @cap), -EINVAL for a
+ * syntax error or a host outside @fab, -EEXIST for a host named twice; then @bad (when
+ * not NULL) gets the offending item (at most 48 bytes).
+ */
+long conf_hosts_expand(const struct conf_fabric *fab, const char *set, uint32_t *out,
+	size_t cap, char *bad);
 
 /* Writes the canonical name of @n into @buf (48 bytes are enough); returns @buf. */
 char *conf_node_format(const struct conf_node *n, char *buf, size_t len);

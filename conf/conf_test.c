@@ -644,4 +644,49 @@ MRC_SELFTEST(conf_pfc)
 	ST_EQ_STR(st, err, "t.yaml:1:18: sweep.timeout: out of range 1us..10s '0'");
 	ST_EQ_I(st, st_load("sweep: {rate: 0}\n", NULL, 0, &job, err, sizeof(err)), -EINVAL);
 	ST_EQ_STR(st, err, "t.yaml:1:15: sweep.rate: out of range 1..10000000 '0'");
+
+	mrc_st_case(st, "perftest: write_bw defaults (depth 128, 1000 messages); traffic.hosts "
+			"ranges and lists; unknown, repeated, odd or doubly given: file:line");
+	{
+		uint32_t h[8];
+		char bd[48];
+
+		ST_EQ_I(st, st_load("traffic: {pattern: write_bw, hosts: \"h0-h2, h8,h12-h13\"}\n",
+			NULL, 0, &job, err, sizeof(err)), 0);
+		ST_EQ(st, job.traffic.depth, 128);
+		ST_EQ(st, job.traffic.messages, 1000);
+		ST_EQ(st, job.traffic.algorithm, CONF_ALG_DIRECT);
+		ST_EQ(st, conf_hosts_expand(&job.fabric, job.traffic.hosts, h, 8, NULL), 6);
+		ST_EQ(st, h[0] + h[1] + h[2], 3);
+		ST_EQ(st, h[3], 8);
+		ST_EQ(st, h[5], 13);
+		ST_EQ(st, conf_hosts_expand(&job.fabric, "h3-h1", h, 8, bd), -EINVAL);
+		ST_EQ_STR(st, bd, "h3-h1");
+		ST_EQ(st, conf_hosts_expand(&job.fabric, "h1,h0-h3", h, 8, bd), -EEXIST);
+		ST_EQ_STR(st, bd, "h0-h3");
+		ST_EQ(st, conf_hosts_expand(&job.fabric, "h1;h2", h, 8, bd), -EINVAL);
+		conf_free(&job);
+	}
+	static const struct {
+		const char *text, *want;
+	} badh[] = {
+		{ "traffic:\n  hosts: \"h0,h16\"\n",
+		  "t.yaml:2:10: traffic.hosts: not a host of the fabric, or not a range hA-hB with "
+		  "A <= B 'h16'" },
+		{ "traffic:\n  hosts: \"h0-h3,h2\"\n",
+		  "t.yaml:2:10: traffic.hosts: a host named twice 'h2'" },
+		{ "traffic:\n  hosts: h0-h3\n  ranks: 4\n",
+		  "t.yaml:3:10: traffic.ranks: given with traffic.hosts (which numbers the ranks) "
+		  "'4'" },
+		{ "traffic:\n  pattern: write_lat\n  algorithm: direct\n  hosts: h0-h2\n",
+		  "t.yaml:4:10: traffic.hosts: write_lat pairs the ranks: an even number of them "
+		  "is needed '3'" },
+		{ "traffic:\n  hosts: h0-h3\n  pattern: incast\n  root: h5\n",
+		  "t.yaml:4:9: traffic.root: not a host among the 4 ranks 'h5'" },
+	};
+	for (size_t i = 0; i < sizeof(badh) / sizeof(badh[0]); i++) {
+		ST_EQ_I(st, st_load(badh[i].text, NULL, 0, &job, err, sizeof(err)), -EINVAL);
+		if (badh[i].want)
+			ST_EQ_STR(st, err, badh[i].want);
+	}
 }

@@ -21,7 +21,8 @@ const struct conf_name conf_cc_algo_names[] = {
 	{ CONF_CC_NSCC, "nscc" }, { CONF_CC_FIXED, "fixed" }, { 0, NULL } };
 const struct conf_name conf_pattern_names[] = {
 	{ CONF_PAT_ALLREDUCE, "allreduce" }, { CONF_PAT_ALLTOALL, "alltoall" },
-	{ CONF_PAT_SENDRECV, "sendrecv" }, { CONF_PAT_INCAST, "incast" }, { 0, NULL } };
+	{ CONF_PAT_SENDRECV, "sendrecv" }, { CONF_PAT_INCAST, "incast" },
+	{ CONF_PAT_WRITE_BW, "write_bw" }, { CONF_PAT_WRITE_LAT, "write_lat" }, { 0, NULL } };
 const struct conf_name conf_algorithm_names[] = {
 	{ CONF_ALG_RING, "ring" }, { CONF_ALG_TREE, "tree" }, { CONF_ALG_PARALLEL, "parallel" },
 	{ CONF_ALG_SHIFT, "shift" }, { CONF_ALG_DIRECT, "direct" }, { 0, NULL } };
@@ -270,4 +271,68 @@ size_t conf_sizes_expand(const struct conf_sizes *s, uint64_t *out, size_t cap)
 			return n + 1;
 	}
 	return n;
+}
+
+/* One host item of a set: "h12"; advances @s past it. */
+static int host_item(const struct conf_fabric *fab, const char **s, uint32_t *h)
+{
+	struct conf_node n;
+	char name[24];
+	size_t k = 0;
+
+	while (**s && **s != ',' && **s != '-' && **s != ' ' && k + 1 < sizeof(name))
+		name[k++] = *(*s)++;
+	name[k] = '\0';
+	if (conf_node_parse(fab, name, &n) || n.kind != CONF_NODE_HOST)
+		return -EINVAL;
+	*h = n.host;
+	return 0;
+}
+
+long conf_hosts_expand(const struct conf_fabric *fab, const char *set, uint32_t *out,
+	size_t cap, char *bad)
+{
+	uint32_t nh = conf_fabric_hosts(fab);
+	uint8_t *seen = calloc(nh ? nh : 1, 1);
+	const char *s = set;
+	long n = 0;
+	int err = 0;
+
+	if (!seen)
+		return -ENOMEM;
+	while (!err) {
+		const char *item = s;
+		uint32_t a, b;
+
+		while (*s == ' ')
+			s++;
+		item = s;
+		err = host_item(fab, &s, &a);
+		b = a;
+		if (!err && *s == '-') {
+			s++;
+			err = host_item(fab, &s, &b);
+			err = err ?: (b < a ? -EINVAL : 0);
+		}
+		for (uint32_t h = a; !err && h <= b; h++) {
+			if (seen[h]++)
+				err = -EEXIST;
+			else if ((size_t)n < cap)
+				out[n] = h;
+			n++;
+		}
+		while (*s == ' ')
+			s++;
+		if (err && bad)
+			snprintf(bad, 48, "%.*s", (int)strcspn(item, ","), item);
+		if (err || !*s)
+			break;
+		if (*s++ != ',') {
+			err = -EINVAL;
+			if (bad)
+				snprintf(bad, 48, "%.*s", (int)strcspn(item, ","), item);
+		}
+	}
+	free(seen);
+	return err ? err : n;
 }

@@ -405,6 +405,25 @@ static bool program_too_big(struct ld *ld, const struct tnode *map, const char *
 	return false;
 }
 
+/* The patterns with a root (traffic.root); with traffic.hosts, only theirs must be in it. */
+static bool rooted(enum conf_pattern p)
+{
+	return p == CONF_PAT_INCAST;
+}
+
+/* True when host @h is in set @set (a valid traffic.hosts). */
+static bool host_in_set(const struct conf_fabric *f, const char *set, uint32_t h)
+{
+	uint32_t *v = malloc(conf_fabric_hosts(f) * sizeof(*v));
+	long n = v ? conf_hosts_expand(f, set, v, conf_fabric_hosts(f), NULL) : -1;
+	bool in = false;
+
+	for (long i = 0; i < n && !in; i++)
+		in = v[i] == h;
+	free(v);
+	return in;
+}
+
 int conf_check_traffic(struct ld *ld, const struct tnode *map, void *obj, const char *path)
 {
 	struct conf_traffic *t = obj;
@@ -436,15 +455,46 @@ int conf_check_traffic(struct ld *ld, const struct tnode *map, void *obj, const 
 			conf_name_of(conf_pattern_names, (int)t->pattern),
 			conf_name_of(conf_algorithm_names, (int)t->algorithm));
 	}
+	if (t->hosts[0]) {
+		char bad[48] = "";
+		long nh = conf_hosts_expand(f, t->hosts, NULL, 0, bad);
+
+		conf_path_key(sub, path, "hosts");
+		if (nh == -ENOMEM)
+			return -ENOMEM;
+		if (nh < 0)
+			return TERR(ld, at(map, "hosts"), sub, "%s '%s'", nh == -EEXIST ?
+				"a host named twice" : "not a host of the fabric, or not a range "
+				"hA-hB with A <= B", bad);
+		if (nh < 2)
+			return TERR(ld, at(map, "hosts"), sub, "at least 2 hosts '%s'", t->hosts);
+		if (t->ranks) {
+			conf_path_key(sub, path, "ranks");
+			return TERR(ld, at(map, "ranks"), sub, "given with traffic.hosts (which "
+				"numbers the ranks) '%" PRIu32 "'", t->ranks);
+		}
+		ranks = (uint32_t)nh;
+	}
 	if (t->ranks > hosts || t->ranks == 1) {
 		conf_path_key(sub, path, "ranks");
 		return TERR(ld, at(map, "ranks"), sub, "out of range 2..%" PRIu32
 			" (0 = all hosts) '%" PRIu32 "'", hosts, t->ranks);
 	}
+	/* perftest pairs: rank r with r + ranks/2 (mrc/job/coll.h) */
+	if ((t->pattern == CONF_PAT_WRITE_BW || t->pattern == CONF_PAT_WRITE_LAT) && ranks % 2) {
+		const char *k = t->hosts[0] ? "hosts" : t->ranks ? "ranks" : "pattern";
+
+		conf_path_key(sub, path, t->hosts[0] ? "hosts" : "ranks");
+		return TERR(ld, at(map, k), sub,
+			"%s pairs the ranks: an even number of them is needed '%" PRIu32 "'",
+			conf_name_of(conf_pattern_names, (int)t->pattern), ranks);
+	}
 	if (program_too_big(ld, map, path, t, ranks))
 		return -EINVAL;
 	conf_path_key(sub, path, "root");
-	if (conf_node_parse(f, t->root, &n) || n.kind != CONF_NODE_HOST || n.host >= ranks)
+	if (conf_node_parse(f, t->root, &n) || n.kind != CONF_NODE_HOST ||
+		(t->hosts[0] ? rooted(t->pattern) && !host_in_set(f, t->hosts, n.host) :
+			       n.host >= ranks))
 		return TERR(ld, at(map, "root"), sub, "not a host among the %" PRIu32 " ranks '%s'",
 			ranks, t->root);
 	t->root_host = n.host;

@@ -216,6 +216,10 @@ static const struct cf traffic_tbl[] = {
 	B(struct conf_traffic, verify, "verify"),
 	U(struct conf_traffic, ranks, "ranks", CT_U32, 0, 1024 * 1024),
 	S(struct conf_traffic, root, "root"),
+	U(struct conf_traffic, depth, "depth", CT_U32, 1, 65536),
+	U(struct conf_traffic, messages, "messages", CT_U32, 1, 1000000),
+	B(struct conf_traffic, bidirectional, "bidirectional"),
+	S(struct conf_traffic, hosts, "hosts"),
 	END
 };
 
@@ -453,10 +457,13 @@ int conf_defaults(struct conf_job *job)
 	t->algorithm = CONF_ALG_RING;
 	t->sizes.list = malloc(sizeof(*t->sizes.list));
 	t->root = strdup("h0");
+	t->hosts = strdup("");
 	t->dtype = CONF_DT_FLOAT32;
 	t->iterations = 10;
 	t->warmup = 2;
 	t->verify = true;
+	t->depth = 128;	    /* perftest's DEF_TX_BW (src/perftest_parameters.h) */
+	t->messages = 1000; /* perftest's DEF_ITERS */
 
 	/* docs/sweep.md "The plan" and "Bounds": 8 paths a link, 16 probes a path, 10000
 	 * probes a second per host (about 10 Mb/s of 120-byte probes), 16 in flight; an answer
@@ -478,7 +485,7 @@ int conf_defaults(struct conf_job *job)
 	o->report = true;
 	o->plots = true;
 	o->hlog = true;
-	if (!t->sizes.list || !t->root || !o->dir || !o->hist.percentiles ||
+	if (!t->sizes.list || !t->root || !t->hosts || !o->dir || !o->hist.percentiles ||
 		!f->ecmp.hash_fields) {
 		conf_free(job);
 		return -ENOMEM;

@@ -39,6 +39,10 @@ struct rank {
 	/* state of the running iteration */
 	uint32_t cur;			/* current step */
 	uint32_t sends_left, recvs_left; /* of the current step */
+	uint32_t next_send, send_end;	 /* unposted writes of the current step (depth) */
+	uint32_t in_flight;		 /* posted, not completed */
+	uint32_t recv_lo;		 /* no receive below it in the current step is open */
+	uint64_t *post_t;		 /* per send, when posted (only with a depth) */
 	uint8_t *recv_got;		/* per recv index */
 	uint8_t *send_got;		/* per send index */
 	uint64_t *step_t0, *step_t1;
@@ -55,9 +59,17 @@ struct mrc_coll {
 	uint32_t iter;
 	uint64_t t_start;
 	uint32_t *perm_to, *perm_from; /* sendrecv */
-	struct rank *r;
+	struct rank *r;		/* per endpoint */
+	uint32_t n_ep;		/* endpoints: nranks, or params.endpoints with members */
+	uint32_t *ep_of;	/* group rank -> endpoint (NULL: the same number) */
+	uint32_t *grp_of;	/* endpoint -> group rank, UINT32_MAX outside (NULL: same) */
 	bool local_all;
 };
+
+/* Endpoint of group rank @g, its rank state, and the group rank of endpoint @e. */
+#define EP(c, g) ((c)->ep_of ? (c)->ep_of[g] : (g))
+#define RK(c, g) (&(c)->r[EP(c, g)])
+#define GRP(c, e) ((c)->grp_of ? (c)->grp_of[e] : (e))
 
 unsigned mrc_dtype_size(enum mrc_dtype dt)
 {
@@ -73,9 +85,10 @@ const char *mrc_dtype_name(enum mrc_dtype dt)
 
 const char *mrc_coll_pattern_name(enum mrc_coll_pattern p)
 {
-	static const char *const n[] = { "allreduce", "alltoall", "sendrecv", "incast" };
+	static const char *const n[] = { "allreduce", "alltoall", "sendrecv", "incast",
+		"write_bw", "write_lat" };
 
-	return (unsigned)p < 4 ? n[p] : "?";
+	return (unsigned)p < sizeof(n) / sizeof(n[0]) ? n[p] : "?";
 }
 
 const char *mrc_coll_algo_name(enum mrc_coll_algo a)
@@ -99,6 +112,8 @@ double mrc_coll_bus_factor(enum mrc_coll_pattern pat, uint32_t n)
 	case MRC_COLL_ALLTOALL:
 		return (double)(n - 1) / n;
 	case MRC_COLL_SENDRECV:
+	case MRC_COLL_WRITE_BW:
+	case MRC_COLL_WRITE_LAT:
 		return 1.0;
 	case MRC_COLL_INCAST:
 		return n - 1;
@@ -138,28 +153,28 @@ static int new_step(struct rank *rk)
 }
 
 /* Adds a write to the current (last) step; zero-length writes are elided on both sides. */
-static int add_send(struct rank *rk, uint32_t peer, int src_reg, uint64_t src_off, int dst_reg,
-	uint64_t dst_off, uint64_t len)
+static int add_send(const struct mrc_coll *c, struct rank *rk, uint32_t peer, int src_reg,
+	uint64_t src_off, int dst_reg, uint64_t dst_off, uint64_t len)
 {
 	if (!len)
 		return 0;
 	if (grow((void **)&rk->sends, &rk->cap_sends, rk->n_sends + 1, sizeof(*rk->sends)))
 		return -ENOMEM;
-	rk->sends[rk->n_sends++] = (struct mrc_coll_xfer){ .peer = peer, .step = rk->n_steps - 1,
+	rk->sends[rk->n_sends++] = (struct mrc_coll_xfer){ .peer = EP(c, peer), .step = rk->n_steps - 1,
 		.src_reg = (uint8_t)src_reg, .dst_reg = (uint8_t)dst_reg, .src_off = src_off,
 		.dst_off = dst_off, .len = len };
 	rk->steps[rk->n_steps - 1].n_send++;
 	return 0;
 }
 
-static int add_recv(struct rank *rk, uint32_t peer, enum red_op red, uint64_t off,
-	uint64_t scr_off, uint64_t len)
+static int add_recv(const struct mrc_coll *c, struct rank *rk, uint32_t peer, enum red_op red,
+	uint64_t off, uint64_t scr_off, uint64_t len)
 {
 	if (!len)
 		return 0;
 	if (grow((void **)&rk->recvs, &rk->cap_recvs, rk->n_recvs + 1, sizeof(*rk->recvs)))
 		return -ENOMEM;
-	rk->recvs[rk->n_recvs++] = (struct recv){ .peer = peer, .step = rk->n_steps - 1,
+	rk->recvs[rk->n_recvs++] = (struct recv){ .peer = EP(c, peer), .step = rk->n_steps - 1,
 		.red = (uint8_t)red, .off = off, .scr_off = scr_off, .len = len };
 	rk->steps[rk->n_steps - 1].n_recv++;
 	return 0;
@@ -173,7 +188,7 @@ static uint64_t chunk_off(const struct mrc_coll *c, uint32_t k)
 
 static int build_ring(struct mrc_coll *c, uint32_t r)
 {
-	struct rank *rk = &c->r[r];
+	struct rank *rk = RK(c, r);
 	uint32_t n = c->p.nranks, next = (r + 1) % n, prev = (r + n - 1) % n;
 	int err = 0;
 
@@ -189,9 +204,9 @@ static int build_ring(struct mrc_coll *c, uint32_t r)
 		uint64_t ro = chunk_off(c, cr), rl = chunk_off(c, cr + 1) - ro;
 
 		err = new_step(rk);
-		err = err ?: add_send(rk, next, s ? MRC_REG_OUTPUT : MRC_REG_INPUT, so,
+		err = err ?: add_send(c, rk, next, s ? MRC_REG_OUTPUT : MRC_REG_INPUT, so,
 				   MRC_REG_OUTPUT, so, sl);
-		err = err ?: add_recv(rk, prev, RED_IN_OUT, ro, 0, rl);
+		err = err ?: add_recv(c, rk, prev, RED_IN_OUT, ro, 0, rl);
 	}
 	for (uint32_t s = 0; s < n - 1 && !err; s++) { /* all-gather */
 		uint32_t cs = (r + 1 + n - s) % n, cr = (r + n - s) % n;
@@ -199,8 +214,8 @@ static int build_ring(struct mrc_coll *c, uint32_t r)
 		uint64_t ro = chunk_off(c, cr), rl = chunk_off(c, cr + 1) - ro;
 
 		err = new_step(rk);
-		err = err ?: add_send(rk, next, MRC_REG_OUTPUT, so, MRC_REG_OUTPUT, so, sl);
-		err = err ?: add_recv(rk, prev, RED_NONE, ro, 0, rl);
+		err = err ?: add_send(c, rk, next, MRC_REG_OUTPUT, so, MRC_REG_OUTPUT, so, sl);
+		err = err ?: add_recv(c, rk, prev, RED_NONE, ro, 0, rl);
 	}
 	return err;
 }
@@ -209,7 +224,7 @@ static int build_ring(struct mrc_coll *c, uint32_t r)
  * bit (all k for r = 0); the parent of r != 0 is r minus its lowest set bit. */
 static int build_tree(struct mrc_coll *c, uint32_t r)
 {
-	struct rank *rk = &c->r[r];
+	struct rank *rk = RK(c, r);
 	uint32_t n = c->p.nranks, low = r ? (r & -r) : 1u << 31;
 	uint64_t S = c->p.count * c->es;
 	uint32_t nchild = 0;
@@ -223,26 +238,26 @@ static int build_tree(struct mrc_coll *c, uint32_t r)
 
 		err = new_step(rk);
 		for (uint32_t m = 1; m < low && r + m < n && !err; m <<= 1, k++)
-			err = add_recv(rk, r + m, RED_OUT_SCR, 0, k * S, S);
+			err = add_recv(c, rk, r + m, RED_OUT_SCR, 0, k * S, S);
 	}
 	if (r && !err) { /* send the subtree sum up, then receive the result */
 		err = new_step(rk);
-		err = err ?: add_send(rk, r - low, MRC_REG_OUTPUT, 0, MRC_REG_SCRATCH,
+		err = err ?: add_send(c, rk, r - low, MRC_REG_OUTPUT, 0, MRC_REG_SCRATCH,
 				   (uint64_t)__builtin_ctz(low) * S, S);
 		err = err ?: new_step(rk);
-		err = err ?: add_recv(rk, r - low, RED_NONE, 0, 0, S);
+		err = err ?: add_recv(c, rk, r - low, RED_NONE, 0, 0, S);
 	}
 	if (nchild && !err) { /* broadcast down */
 		err = new_step(rk);
 		for (uint32_t m = 1; m < low && r + m < n && !err; m <<= 1)
-			err = add_send(rk, r + m, MRC_REG_OUTPUT, 0, MRC_REG_OUTPUT, 0, S);
+			err = add_send(c, rk, r + m, MRC_REG_OUTPUT, 0, MRC_REG_OUTPUT, 0, S);
 	}
 	return err;
 }
 
 static int build_alltoall(struct mrc_coll *c, uint32_t r)
 {
-	struct rank *rk = &c->r[r];
+	struct rank *rk = RK(c, r);
 	uint32_t n = c->p.nranks;
 	uint64_t B = c->p.count / n * c->es;
 	int err = 0;
@@ -252,26 +267,26 @@ static int build_alltoall(struct mrc_coll *c, uint32_t r)
 
 		if (k == 1 || c->p.algo == MRC_COLL_SHIFT)
 			err = new_step(rk);
-		err = err ?: add_send(rk, to, MRC_REG_INPUT, to * B, MRC_REG_OUTPUT, r * B, B);
-		err = err ?: add_recv(rk, from, RED_NONE, from * B, 0, B);
+		err = err ?: add_send(c, rk, to, MRC_REG_INPUT, to * B, MRC_REG_OUTPUT, r * B, B);
+		err = err ?: add_recv(c, rk, from, RED_NONE, from * B, 0, B);
 	}
 	return err;
 }
 
 static int build_sendrecv(struct mrc_coll *c, uint32_t r)
 {
-	struct rank *rk = &c->r[r];
+	struct rank *rk = RK(c, r);
 	uint64_t S = c->p.count * c->es;
 	int err = new_step(rk);
 
-	err = err ?: add_send(rk, c->perm_to[r], MRC_REG_INPUT, 0, MRC_REG_OUTPUT, 0, S);
-	err = err ?: add_recv(rk, c->perm_from[r], RED_NONE, 0, 0, S);
+	err = err ?: add_send(c, rk, c->perm_to[r], MRC_REG_INPUT, 0, MRC_REG_OUTPUT, 0, S);
+	err = err ?: add_recv(c, rk, c->perm_from[r], RED_NONE, 0, 0, S);
 	return err;
 }
 
 static int build_incast(struct mrc_coll *c, uint32_t r)
 {
-	struct rank *rk = &c->r[r];
+	struct rank *rk = RK(c, r);
 	uint64_t S = c->p.count * c->es;
 	int err = new_step(rk);
 
@@ -279,11 +294,50 @@ static int build_incast(struct mrc_coll *c, uint32_t r)
 		rk->len[MRC_REG_OUTPUT] = S * c->p.nranks;
 		for (uint32_t p = 0; p < c->p.nranks && !err; p++) {
 			if (p != r)
-				err = add_recv(rk, p, RED_NONE, p * S, 0, S);
+				err = add_recv(c, rk, p, RED_NONE, p * S, 0, S);
 		}
 		return err;
 	}
-	return err ?: add_send(rk, c->p.root, MRC_REG_INPUT, 0, MRC_REG_OUTPUT, r * S, S);
+	return err ?: add_send(c, rk, c->p.root, MRC_REG_INPUT, 0, MRC_REG_OUTPUT, r * S, S);
+}
+
+/*
+ * write_bw: the initiator of a pair writes `messages` times its whole input over its
+ * peer's output, in one step (perftest rewrites one buffer too); bidirectional, both do.
+ */
+static int build_write_bw(struct mrc_coll *c, uint32_t r)
+{
+	struct rank *rk = RK(c, r);
+	uint32_t h = c->p.nranks / 2, peer = r < h ? r + h : r - h;
+	uint64_t S = c->p.count * c->es;
+	bool sends = r < h || c->p.bidir, recvs = r >= h || c->p.bidir;
+	int err = new_step(rk);
+
+	for (uint32_t m = 0; m < c->p.messages && !err; m++) {
+		if (sends)
+			err = add_send(c, rk, peer, MRC_REG_INPUT, 0, MRC_REG_OUTPUT, 0, S);
+		if (recvs && !err)
+			err = add_recv(c, rk, peer, RED_NONE, 0, 0, S);
+	}
+	return err;
+}
+
+/* write_lat: the initiator writes, its peer answers once the write landed (ping-pong). */
+static int build_write_lat(struct mrc_coll *c, uint32_t r)
+{
+	struct rank *rk = RK(c, r);
+	uint32_t h = c->p.nranks / 2, peer = r < h ? r + h : r - h;
+	uint64_t S = c->p.count * c->es;
+	int err = new_step(rk);
+
+	if (r < h) {
+		err = err ?: add_send(c, rk, peer, MRC_REG_INPUT, 0, MRC_REG_OUTPUT, 0, S);
+		err = err ?: new_step(rk);
+		return err ?: add_recv(c, rk, peer, RED_NONE, 0, 0, S);
+	}
+	err = err ?: add_recv(c, rk, peer, RED_NONE, 0, 0, S);
+	err = err ?: new_step(rk);
+	return err ?: add_send(c, rk, peer, MRC_REG_INPUT, 0, MRC_REG_OUTPUT, 0, S);
 }
 
 /* Sattolo's algorithm: a uniformly random single cycle, so nobody sends to itself. */
@@ -368,7 +422,7 @@ static size_t first_from(const struct rank *rq, const uint32_t *ord, size_t lo, 
 
 static int match_steps(struct mrc_coll *c)
 {
-	uint32_t n = c->p.nranks, max_recvs = 0;
+	uint32_t n = c->n_ep, max_recvs = 0;
 	size_t total = 0, *off = malloc(((size_t)n + 1) * sizeof(*off));
 	uint32_t *cnt = calloc(n, sizeof(*cnt)), *ord = NULL;
 	uint64_t *key = NULL;
@@ -426,14 +480,37 @@ out:
 	return err;
 }
 
+/* Group rank -> endpoint and back, from params.members: each below params.endpoints, once. */
+static int map_members(struct mrc_coll *c)
+{
+	c->ep_of = malloc(c->p.nranks * sizeof(*c->ep_of));
+	c->grp_of = malloc(c->n_ep * sizeof(*c->grp_of));
+	if (!c->ep_of || !c->grp_of)
+		return -ENOMEM;
+	memset(c->grp_of, 0xff, c->n_ep * sizeof(*c->grp_of));
+	for (uint32_t g = 0; g < c->p.nranks; g++) {
+		uint32_t e = c->p.members[g];
+
+		if (e >= c->n_ep || c->grp_of[e] != UINT32_MAX)
+			return -EINVAL;
+		c->ep_of[g] = e;
+		c->grp_of[e] = g;
+	}
+	c->p.members = NULL; /* the caller's array is not kept */
+	return 0;
+}
+
 int mrc_coll_new(const struct mrc_coll_params *p, const struct mrc_coll_ops *ops, void *ctx,
 	struct mrc_coll **out)
 {
 	struct mrc_coll *c;
 	bool ar = p->pattern == MRC_COLL_ALLREDUCE, a2a = p->pattern == MRC_COLL_ALLTOALL;
+	bool p2p = p->pattern == MRC_COLL_WRITE_BW || p->pattern == MRC_COLL_WRITE_LAT;
 	int err = 0;
 
 	if (p->nranks < 2 || !p->count || p->root >= p->nranks ||
+		(unsigned)p->pattern > MRC_COLL_WRITE_LAT || (p2p && p->nranks % 2) ||
+		(p->pattern == MRC_COLL_WRITE_BW && !p->messages) ||
 		(ar && p->algo != MRC_COLL_RING && p->algo != MRC_COLL_TREE) ||
 		(a2a && p->algo != MRC_COLL_PARALLEL && p->algo != MRC_COLL_SHIFT) ||
 		(a2a && p->count < p->nranks) || (unsigned)p->dtype > MRC_DT_FLOAT64)
@@ -449,17 +526,22 @@ int mrc_coll_new(const struct mrc_coll_params *p, const struct mrc_coll_ops *ops
 	if (!c->p.input)
 		c->p.input = mrc_coll_input;
 	c->bytes = a2a ? p->count / p->nranks * p->nranks * c->es : p->count * c->es;
-	c->r = calloc(p->nranks, sizeof(*c->r));
+	if (p->pattern == MRC_COLL_WRITE_BW)
+		c->bytes *= p->messages;
+	c->n_ep = p->members ? p->endpoints : p->nranks;
+	c->r = calloc(c->n_ep, sizeof(*c->r));
 	if (!c->r) {
 		free(c);
 		return -ENOMEM;
 	}
+	if (p->members)
+		err = map_members(c);
 	if (p->pattern == MRC_COLL_SENDRECV)
-		err = make_perm(c);
+		err = err ?: make_perm(c);
 	for (uint32_t r = 0; r < p->nranks && !err; r++) {
-		struct rank *rk = &c->r[r];
+		struct rank *rk = RK(c, r);
 
-		rk->len[MRC_REG_INPUT] = rk->len[MRC_REG_OUTPUT] = c->bytes;
+		rk->len[MRC_REG_INPUT] = rk->len[MRC_REG_OUTPUT] = p2p ? p->count * c->es : c->bytes;
 		switch (p->pattern) {
 		case MRC_COLL_ALLREDUCE:
 			err = p->algo == MRC_COLL_RING ? build_ring(c, r) : build_tree(c, r);
@@ -473,10 +555,16 @@ int mrc_coll_new(const struct mrc_coll_params *p, const struct mrc_coll_ops *ops
 		case MRC_COLL_INCAST:
 			err = build_incast(c, r);
 			break;
+		case MRC_COLL_WRITE_BW:
+			err = build_write_bw(c, r);
+			break;
+		case MRC_COLL_WRITE_LAT:
+			err = build_write_lat(c, r);
+			break;
 		}
 	}
 	err = err ?: match_steps(c);
-	for (uint32_t r = 0; r < p->nranks && !err; r++) {
+	for (uint32_t r = 0; r < c->n_ep && !err; r++) {
 		struct rank *rk = &c->r[r];
 
 		if (!is_local(c, r))
@@ -485,7 +573,10 @@ int mrc_coll_new(const struct mrc_coll_params *p, const struct mrc_coll_ops *ops
 		rk->send_got = calloc(rk->n_sends + 1, 1);
 		rk->step_t0 = calloc(rk->n_steps + 1, sizeof(uint64_t));
 		rk->step_t1 = calloc(rk->n_steps + 1, sizeof(uint64_t));
-		if (!rk->recv_got || !rk->send_got || !rk->step_t0 || !rk->step_t1)
+		if (p->depth)
+			rk->post_t = calloc(rk->n_sends + 1, sizeof(uint64_t));
+		if (!rk->recv_got || !rk->send_got || !rk->step_t0 || !rk->step_t1 ||
+			(p->depth && !rk->post_t))
 			err = -ENOMEM;
 		for (int g = 0; g < MRC_REG_N && !err && p->verify; g++) {
 			if (!rk->len[g])
@@ -507,7 +598,7 @@ void mrc_coll_free(struct mrc_coll *c)
 {
 	if (!c)
 		return;
-	for (uint32_t r = 0; c->r && r < c->p.nranks; r++) {
+	for (uint32_t r = 0; c->r && r < c->n_ep; r++) {
 		struct rank *rk = &c->r[r];
 
 		free(rk->steps);
@@ -518,10 +609,13 @@ void mrc_coll_free(struct mrc_coll *c)
 		free(rk->send_got);
 		free(rk->step_t0);
 		free(rk->step_t1);
+		free(rk->post_t);
 		for (int g = 0; g < MRC_REG_N; g++)
 			region_free(rk->buf[g], rk->len[g]);
 	}
 	free(c->r);
+	free(c->ep_of);
+	free(c->grp_of);
 	free(c->perm_to);
 	free(c->perm_from);
 	free(c);
@@ -530,6 +624,29 @@ void mrc_coll_free(struct mrc_coll *c)
 uint64_t mrc_coll_bytes(const struct mrc_coll *c)
 {
 	return c->bytes;
+}
+
+uint32_t mrc_coll_npairs(const struct mrc_coll *c)
+{
+	bool p2p = c->p.pattern == MRC_COLL_WRITE_BW || c->p.pattern == MRC_COLL_WRITE_LAT;
+
+	return p2p ? c->p.nranks / 2 : 0;
+}
+
+void mrc_coll_pair(const struct mrc_coll *c, uint32_t i, uint32_t *a, uint32_t *b)
+{
+	*a = EP(c, i);
+	*b = EP(c, i + c->p.nranks / 2);
+}
+
+uint32_t mrc_coll_endpoints(const struct mrc_coll *c)
+{
+	return c->n_ep;
+}
+
+uint64_t mrc_coll_pair_bytes(const struct mrc_coll *c)
+{
+	return mrc_coll_npairs(c) ? c->bytes : 0;
 }
 
 void *mrc_coll_region(const struct mrc_coll *c, uint32_t rank, enum mrc_coll_region reg,
@@ -625,13 +742,13 @@ static void fill_input(const struct mrc_coll *c, uint32_t r, uint32_t iter)
 
 	if (c->p.input != mrc_coll_input) {
 		for (uint64_t i = 0; i < n; i++)
-			put_el(c, in + i * c->es, c->p.input(r, i, iter));
+			put_el(c, in + i * c->es, c->p.input(GRP(c, r), i, iter));
 		return;
 	}
 	uint8_t tab[61][8];
 
 	for (unsigned j = 0; j < 61; j++)
-		put_el(c, tab[j], mrc_coll_input(r, j, iter));
+		put_el(c, tab[j], mrc_coll_input(GRP(c, r), j, iter));
 	/* one period, then copies of what is already there, doubling */
 	uint64_t done = n < 61 ? n : 61, total = n * c->es;
 
@@ -653,6 +770,28 @@ static uint32_t imm_of(uint32_t iter, uint32_t step)
 }
 
 static int enter_step(struct mrc_coll *c, uint32_t r, uint64_t now);
+
+/* Posts the current step's writes not yet posted, keeping at most `depth` in flight. */
+static int post_more(struct mrc_coll *c, uint32_t r, uint64_t now)
+{
+	struct rank *rk = &c->r[r];
+
+	while (rk->next_send < rk->send_end && (!c->p.depth || rk->in_flight < c->p.depth)) {
+		uint32_t i = rk->next_send++;
+		const struct mrc_coll_xfer *x = &rk->sends[i];
+		const uint8_t *src = rk->buf[x->src_reg] ? rk->buf[x->src_reg] + x->src_off : NULL;
+		uint64_t va = c->r[x->peer].va[x->dst_reg] + x->dst_off;
+		int err;
+
+		if (rk->post_t)
+			rk->post_t[i] = now;
+		rk->in_flight++;
+		err = c->ops.post(c->ctx, r, x, src, va, imm_of(c->iter, rk->send_rstep[i]), i);
+		if (err)
+			return err;
+	}
+	return 0;
+}
 
 /* Advances @r past every step whose writes completed and whose data arrived. */
 static int advance(struct mrc_coll *c, uint32_t r, uint64_t now)
@@ -683,27 +822,21 @@ static int enter_step(struct mrc_coll *c, uint32_t r, uint64_t now)
 	rk->step_t0[rk->cur] = now;
 	rk->sends_left = st->n_send;
 	rk->recvs_left = st->n_recv;
+	rk->recv_lo = st->first_recv;
 	for (uint32_t i = st->first_recv; i < st->first_recv + st->n_recv; i++) {
 		if (rk->recv_got[i]) /* landed before this rank got here */
 			rk->recvs_left--;
 	}
-	for (uint32_t i = st->first_send; i < st->first_send + st->n_send; i++) {
-		const struct mrc_coll_xfer *x = &rk->sends[i];
-		const uint8_t *src = rk->buf[x->src_reg] ? rk->buf[x->src_reg] + x->src_off : NULL;
-		uint64_t va = c->r[x->peer].va[x->dst_reg] + x->dst_off;
-		int err = c->ops.post(c->ctx, r, x, src, va, imm_of(c->iter, rk->send_rstep[i]), i);
-
-		if (err)
-			return err;
-	}
-	return 0;
+	rk->next_send = st->first_send;
+	rk->send_end = st->first_send + st->n_send;
+	return post_more(c, r, now);
 }
 
 int mrc_coll_start(struct mrc_coll *c, uint32_t iter, uint64_t now_ps)
 {
 	c->iter = iter;
 	c->t_start = now_ps;
-	for (uint32_t r = 0; r < c->p.nranks; r++) {
+	for (uint32_t r = 0; r < c->n_ep; r++) {
 		struct rank *rk = &c->r[r];
 
 		if (!is_local(c, r))
@@ -719,8 +852,8 @@ int mrc_coll_start(struct mrc_coll *c, uint32_t iter, uint64_t now_ps)
 			if (c->p.pattern == MRC_COLL_ALLTOALL) { /* own block stays local */
 				uint64_t B = c->p.count / c->p.nranks * c->es;
 
-				memcpy(rk->buf[MRC_REG_OUTPUT] + r * B,
-					rk->buf[MRC_REG_INPUT] + r * B, B);
+				memcpy(rk->buf[MRC_REG_OUTPUT] + GRP(c, r) * B,
+					rk->buf[MRC_REG_INPUT] + GRP(c, r) * B, B);
 			}
 		}
 		memset(rk->recv_got, 0, rk->n_recvs);
@@ -728,10 +861,11 @@ int mrc_coll_start(struct mrc_coll *c, uint32_t iter, uint64_t now_ps)
 		memset(rk->step_t0, 0, rk->n_steps * sizeof(uint64_t));
 		memset(rk->step_t1, 0, rk->n_steps * sizeof(uint64_t));
 		rk->cur = 0;
+		rk->in_flight = 0;
 		rk->done = false;
 		rk->t_done = 0;
 	}
-	for (uint32_t r = 0; r < c->p.nranks; r++) {
+	for (uint32_t r = 0; r < c->n_ep; r++) {
 		int err;
 
 		if (!is_local(c, r))
@@ -757,6 +891,13 @@ int mrc_coll_on_send_done(struct mrc_coll *c, uint32_t rank, uint64_t wr_id, uin
 		return -EPROTO;
 	rk->send_got[wr_id] = 1;
 	rk->sends_left--;
+	rk->in_flight--;
+	if (rk->sends_left && !rk->done) {
+		int err = post_more(c, rank, now_ps);
+
+		if (err)
+			return err;
+	}
 	return advance(c, rank, now_ps);
 }
 
@@ -769,8 +910,14 @@ int mrc_coll_on_recv(struct mrc_coll *c, uint32_t rank, uint32_t peer, uint32_t 
 	if ((imm >> 24) != (c->iter & 0xFF) || step >= rk->n_steps)
 		return -EPROTO;
 	const struct step *st = &rk->steps[step];
+	uint32_t i = st->first_recv;
 
-	for (uint32_t i = st->first_recv; i < st->first_recv + st->n_recv; i++) {
+	if (step == rk->cur && !rk->done) { /* skip the landed prefix (write_bw's thousands) */
+		while (rk->recv_lo < st->first_recv + st->n_recv && rk->recv_got[rk->recv_lo])
+			rk->recv_lo++;
+		i = rk->recv_lo;
+	}
+	for (; i < st->first_recv + st->n_recv; i++) {
 		if (rk->recvs[i].peer != peer || rk->recv_got[i])
 			continue;
 		rk->recv_got[i] = 1;
@@ -784,7 +931,7 @@ int mrc_coll_on_recv(struct mrc_coll *c, uint32_t rank, uint32_t peer, uint32_t 
 
 bool mrc_coll_done(const struct mrc_coll *c)
 {
-	for (uint32_t r = 0; r < c->p.nranks; r++) {
+	for (uint32_t r = 0; r < c->n_ep; r++) {
 		if (is_local(c, r) && !c->r[r].done)
 			return false;
 	}
@@ -802,11 +949,13 @@ uint64_t mrc_coll_posted_at(const struct mrc_coll *c, uint32_t rank, uint64_t wr
 {
 	const struct rank *rk;
 
-	if (rank >= c->p.nranks)
+	if (rank >= c->n_ep)
 		return UINT64_MAX;
 	rk = &c->r[rank];
 	if (wr_id >= rk->n_sends || !rk->step_t0)
 		return UINT64_MAX;
+	if (rk->post_t)
+		return rk->post_t[wr_id];
 	return rk->step_t0[rk->sends[wr_id].step];
 }
 
@@ -881,14 +1030,15 @@ static uint64_t verify_periodic(const struct mrc_coll *c, const uint8_t *out, ui
 	return wrong;
 }
 
-uint64_t mrc_coll_verify(const struct mrc_coll *c, uint32_t r, uint32_t iter)
+uint64_t mrc_coll_verify(const struct mrc_coll *c, uint32_t ep, uint32_t iter)
 {
-	const struct rank *rk = &c->r[r];
+	const struct rank *rk = &c->r[ep];
+	uint32_t r = GRP(c, ep);
 	const uint8_t *out = rk->buf[MRC_REG_OUTPUT];
 	uint32_t n = c->p.nranks;
 	uint64_t wrong = 0, count = c->p.count;
 
-	if (!out)
+	if (!out || r == UINT32_MAX)
 		return 0;
 	switch (c->p.pattern) {
 	case MRC_COLL_ALLREDUCE:
@@ -923,10 +1073,18 @@ uint64_t mrc_coll_verify(const struct mrc_coll *c, uint32_t r, uint32_t iter)
 		break;
 	}
 	case MRC_COLL_SENDRECV:
+	case MRC_COLL_WRITE_BW:
+	case MRC_COLL_WRITE_LAT: {
+		uint32_t h = n / 2, from = c->p.pattern == MRC_COLL_SENDRECV ? c->perm_from[r] :
+					   r < h ? r + h : r - h;
+
+		/* write_bw one way: the initiator's output is never written */
+		if (c->p.pattern == MRC_COLL_WRITE_BW && !c->p.bidir && r < h)
+			break;
 		for (uint64_t i = 0; i < count; i++)
-			wrong += get_el(c, out + i * c->es) !=
-				 c->p.input(c->perm_from[r], i, iter);
+			wrong += get_el(c, out + i * c->es) != c->p.input(from, i, iter);
 		break;
+	}
 	case MRC_COLL_INCAST:
 		if (r != c->p.root)
 			break;

@@ -16,6 +16,8 @@ enum mrc_coll_pattern {
 	MRC_COLL_ALLTOALL,
 	MRC_COLL_SENDRECV,
 	MRC_COLL_INCAST,
+	MRC_COLL_WRITE_BW,  /* perftest ib_write_bw: `messages` writes per pair, `depth` in flight */
+	MRC_COLL_WRITE_LAT, /* perftest ib_write_lat: one ping-pong of writes per iteration */
 };
 
 enum mrc_coll_algo {
@@ -58,7 +60,17 @@ struct mrc_coll_params {
 	uint32_t root;	  /* incast destination */
 	uint64_t seed;	  /* sendrecv permutation */
 	bool verify;	  /* allocate real buffers and check results */
-	const bool *local; /* ranks driven by this process (NULL: all, as in the simulator) */
+	uint32_t depth;	  /* writes a rank keeps in flight (perftest --tx-depth); 0: a step's
+			     writes all at once */
+	uint32_t messages; /* write_bw: writes per sender and iteration (perftest --iters) */
+	bool bidir;	  /* write_bw: both ranks of a pair send (perftest -b) */
+	const bool *local; /* endpoints driven by this process (NULL: all, as in the simulator) */
+	/* The group: rank g of the collective runs on endpoint members[g] (each below
+	 * @endpoints, once); the other endpoints have empty programs, done at once. NULL: rank
+	 * g is endpoint g, and there are nranks endpoints. Every other rank argument of this
+	 * API, and xfer.peer, is an endpoint (a host of the fabric). Copied by mrc_coll_new. */
+	const uint32_t *members;
+	uint32_t endpoints;
 	/* Input element @i of @rank at @iter; NULL selects mrc_coll_input. Verification
 	 * computes expected results from the same function. */
 	double (*input)(uint32_t rank, uint64_t i, uint32_t iter);
@@ -96,6 +108,24 @@ uint64_t mrc_coll_bytes(const struct mrc_coll *c);
 /* busbw / algbw for the pattern (nccl-tests): all-reduce 2(n-1)/n, all-to-all (n-1)/n,
  * sendrecv 1, incast n-1 (the root's ingress). */
 double mrc_coll_bus_factor(enum mrc_coll_pattern pat, uint32_t nranks);
+
+/*
+ * Point-to-point patterns (write_bw, write_lat) pair rank r with r + n/2 (n even): with
+ * ranks numbered rack by rack, and n/2 a multiple of the hosts per rack, every pair spans
+ * two racks. Pair @i (0 <= i < n/2) is (@i, @i + n/2); the first is the initiator (the
+ * sender of write_bw, the pinger of write_lat). 0 pairs for other patterns.
+ */
+uint32_t mrc_coll_npairs(const struct mrc_coll *c);
+
+/* The endpoints of pair @i (i < mrc_coll_npairs): @a initiates. */
+void mrc_coll_pair(const struct mrc_coll *c, uint32_t i, uint32_t *a, uint32_t *b);
+
+/* Endpoints of the collective: nranks, or params.endpoints with members. */
+uint32_t mrc_coll_endpoints(const struct mrc_coll *c);
+
+/* Bytes one sender of a pair writes per iteration: messages * size (write_bw), size
+ * (write_lat); 0 for other patterns. */
+uint64_t mrc_coll_pair_bytes(const struct mrc_coll *c);
 
 /* Region @reg of @rank: base pointer (NULL when !verify) and size in bytes. The driver
  * registers it with the transport; dst_va of a transfer is the region's VA + offset. */

@@ -17,6 +17,7 @@ struct st_net {
 	unsigned n;
 	uint64_t rng;
 	uint64_t bytes_moved;
+	uint32_t in_flight[64], max_in_flight[64]; /* per rank (rank < 64) */
 };
 
 #define ST_VA(rank, reg) ((uint64_t)(rank) << 48 | (uint64_t)(reg) << 40)
@@ -28,6 +29,8 @@ static int st_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, cons
 
 	if (net->n == 4096)
 		return -ENOSPC;
+	if (rank < 64 && ++net->in_flight[rank] > net->max_in_flight[rank])
+		net->max_in_flight[rank] = net->in_flight[rank];
 	net->q[net->n++] = (struct st_wr){ rank, x->peer, imm, wr_id, va, x->len, src };
 	return 0;
 }
@@ -47,6 +50,8 @@ static int st_drain(struct st_net *net)
 		if (dst && w.src)
 			memcpy(dst + (w.va & ((1ull << 40) - 1)), w.src, w.len);
 		net->bytes_moved += w.len;
+		if (w.rank < 64)
+			net->in_flight[w.rank]--;
 		err = mrc_coll_on_recv(net->c, w.peer, w.rank, w.imm, 1);
 		err = err ?: mrc_coll_on_send_done(net->c, w.rank, w.wr_id, 2);
 	}
@@ -60,7 +65,7 @@ static int st_run(const struct mrc_coll_params *p, struct st_net *net, uint32_t 
 
 	if (err)
 		return err;
-	for (uint32_t r = 0; r < p->nranks; r++) {
+	for (uint32_t r = 0; r < mrc_coll_endpoints(net->c); r++) {
 		for (int g = 0; g < MRC_REG_N; g++)
 			mrc_coll_set_va(net->c, r, g, ST_VA(r, g));
 	}
@@ -224,6 +229,109 @@ MRC_SELFTEST(coll)
 		mrc_coll_free(net->c);
 	}
 
+	mrc_st_case(st, "write_bw: 10 writes per pair, at most depth 3 in flight, data exact");
+	{
+		/* 4 ranks: pairs (0, 2) and (1, 3), 0 and 1 send; 25 floats = 100 B a write */
+		struct mrc_coll_params p = { .pattern = MRC_COLL_WRITE_BW, .nranks = 4,
+			.count = 25, .verify = true, .depth = 3, .messages = 10 };
+		uint64_t wrong = 0;
+		int err;
+
+		memset(net, 0, sizeof(*net));
+		net->rng = 5;
+		err = st_run(&p, net, 2);
+		ST_EQ_I(st, err, 0);
+		/* 2 iterations x 2 senders x 10 writes x 100 B */
+		ST_EQ(st, net->bytes_moved, 4000);
+		ST_EQ(st, net->max_in_flight[0], 3);
+		ST_EQ(st, net->max_in_flight[1], 3);
+		ST_EQ(st, net->max_in_flight[2], 0);
+		for (uint32_t r = 0; !err && r < 4; r++)
+			wrong += mrc_coll_verify(net->c, r, 1);
+		ST_EQ(st, wrong, 0);
+		ST_EQ(st, mrc_coll_bytes(net->c), 1000);
+		ST_EQ(st, mrc_coll_pair_bytes(net->c), 1000);
+		ST_EQ(st, mrc_coll_npairs(net->c), 2);
+		ST_EQ_D(st, mrc_coll_bus_factor(MRC_COLL_WRITE_BW, 4), 1.0, 0);
+		if (!err) { /* rank 2's output is rank 0's input of iteration 1 */
+			uint64_t len;
+			const float *o = mrc_coll_region(net->c, 2, MRC_REG_OUTPUT, &len);
+
+			ST_EQ(st, len, 100);
+			/* ((7*0 + 13*24 + 3*1) mod 61) - 30 + (0 + 1) mod 7 = 10 - 30 + 1 */
+			ST_EQ_D(st, o[24], -19.0, 0);
+		}
+		mrc_coll_free(net->c);
+
+		p.bidir = true; /* both send: twice the bytes, ranks 2 and 3 at depth too */
+		p.depth = 0;	/* no depth: all 10 at once */
+		memset(net, 0, sizeof(*net));
+		err = st_run(&p, net, 1);
+		ST_EQ_I(st, err, 0);
+		ST_EQ(st, net->bytes_moved, 4000);
+		ST_EQ(st, net->max_in_flight[3], 10);
+		for (uint32_t r = 0; !err && r < 4; r++)
+			ST_EQ(st, mrc_coll_verify(net->c, r, 0), 0);
+		mrc_coll_free(net->c);
+		p.nranks = 3; /* pairs need an even count */
+		ST_EQ_I(st, mrc_coll_new(&p, &(struct mrc_coll_ops){ st_post }, net, &net->c),
+			-EINVAL);
+	}
+
+	mrc_st_case(st, "write_lat: a ping-pong a iteration, two steps a rank");
+	{
+		struct mrc_coll_params p = { .pattern = MRC_COLL_WRITE_LAT, .nranks = 6,
+			.count = 2, .verify = true };
+		int err;
+
+		memset(net, 0, sizeof(*net));
+		err = st_run(&p, net, 3);
+		ST_EQ_I(st, err, 0);
+		/* 3 iterations x 3 pairs x 2 writes x 8 B */
+		ST_EQ(st, net->bytes_moved, 144);
+		ST_EQ(st, mrc_coll_steps(net->c, 0), 2);
+		ST_EQ(st, mrc_coll_steps(net->c, 5), 2);
+		for (uint32_t r = 0; !err && r < 6; r++)
+			ST_EQ(st, mrc_coll_verify(net->c, r, 2), 0);
+		mrc_coll_free(net->c);
+	}
+
+	mrc_st_case(st, "members: a ring over endpoints 5, 1, 6 of 8; pairs over 0, 8, 16, 24");
+	{
+		static const uint32_t m[3] = { 5, 1, 6 }, m4[4] = { 0, 8, 16, 24 };
+		struct mrc_coll_params p = { .pattern = MRC_COLL_ALLREDUCE, .algo = MRC_COLL_RING,
+			.nranks = 3, .count = 31, .verify = true, .members = m, .endpoints = 8 };
+		uint32_t a = 0, b = 0;
+		int err;
+
+		memset(net, 0, sizeof(*net));
+		err = st_run(&p, net, 2);
+		ST_EQ_I(st, err, 0);
+		ST_EQ(st, mrc_coll_endpoints(net->c), 8);
+		/* 2 iterations x 2(n-1) chunk sends a rank over the ring: 2 x 4 x 31 x 4 B */
+		ST_EQ(st, net->bytes_moved, 992);
+		ST_EQ(st, net->max_in_flight[0] + net->max_in_flight[2], 0);
+		ST_TRUE(st, net->max_in_flight[5] > 0);
+		ST_EQ(st, mrc_coll_steps(net->c, 0), 0);
+		ST_EQ(st, mrc_coll_steps(net->c, 1), 4);
+		for (uint32_t r = 0; !err && r < 8; r++)
+			ST_EQ(st, mrc_coll_verify(net->c, r, 1), 0);
+		mrc_coll_free(net->c);
+		p = (struct mrc_coll_params){ .pattern = MRC_COLL_WRITE_BW, .nranks = 4,
+			.count = 1, .messages = 1, .members = m4, .endpoints = 32 };
+		memset(net, 0, sizeof(*net));
+		ST_EQ_I(st, st_run(&p, net, 1), 0);
+		mrc_coll_pair(net->c, 1, &a, &b);
+		ST_EQ(st, a, 8);
+		ST_EQ(st, b, 24);
+		ST_EQ(st, net->max_in_flight[16], 0);
+		ST_EQ(st, net->max_in_flight[8], 1);
+		mrc_coll_free(net->c);
+		p.endpoints = 24; /* host 24 is outside */
+		ST_EQ_I(st, mrc_coll_new(&p, &(struct mrc_coll_ops){ st_post }, net, &net->c),
+			-EINVAL);
+	}
+
 	mrc_st_case(st, "a wrong result is counted: corrupt one output element");
 	{
 		struct mrc_coll_params p = { .pattern = MRC_COLL_ALLREDUCE, .algo = MRC_COLL_RING,
@@ -320,7 +428,7 @@ MRC_SELFTEST(coll)
 		struct rank rk[3] = { { .sends = s0, .n_sends = 3 },
 			{ .recvs = r1, .n_recvs = 3 }, { .sends = s2, .n_sends = 1, .recvs = r2,
 			.n_recvs = 1 } };
-		struct mrc_coll c = { .p = { .nranks = 3 }, .r = rk };
+		struct mrc_coll c = { .p = { .nranks = 3 }, .n_ep = 3, .r = rk };
 
 		ST_EQ_I(st, match_steps(&c), 0);
 		if (rk[0].send_rstep && rk[2].send_rstep) {

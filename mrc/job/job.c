@@ -330,6 +330,60 @@ out:
 	return rc;
 }
 
+uint32_t mrc_job_endpoints(const struct conf_job *job)
+{
+	const struct conf_traffic *t = &job->traffic;
+
+	return t->ranks && !t->hosts[0] ? t->ranks : conf_fabric_hosts(&job->fabric);
+}
+
+void mrc_job_coll_params(const struct conf_job *job, uint32_t nranks, uint64_t size,
+	uint32_t *members, struct mrc_coll_params *cp)
+{
+	const struct conf_traffic *t = &job->traffic;
+
+	if (!t->hosts[0])
+		members = NULL;
+	*cp = (struct mrc_coll_params){
+		.pattern = (enum mrc_coll_pattern)t->pattern,
+		.dtype = (enum mrc_dtype)t->dtype,
+		.nranks = nranks,
+		.count = size / conf_dtype_size(t->dtype),
+		.root = t->root_host,
+		.seed = job->seed,
+		.verify = t->verify,
+		.depth = t->pattern == CONF_PAT_WRITE_BW ? t->depth : 0,
+		.messages = t->messages,
+		.bidir = t->bidirectional,
+	};
+	if (members) { /* traffic.hosts: rank g on its g-th host, the root by its position */
+		long n = conf_hosts_expand(&job->fabric, t->hosts, members, MRC_JOB_HOSTS_MAX,
+			NULL);
+
+		cp->nranks = n > 0 ? (uint32_t)n : 0; /* 0: mrc_coll_new refuses it */
+		for (uint32_t i = 0; i < cp->nranks; i++) {
+			if (members[i] == t->root_host)
+				cp->root = i;
+		}
+		cp->members = members;
+		cp->endpoints = nranks;
+	}
+	switch (t->algorithm) {
+	case CONF_ALG_TREE:
+		cp->algo = MRC_COLL_TREE;
+		break;
+	case CONF_ALG_PARALLEL:
+		cp->algo = MRC_COLL_PARALLEL;
+		break;
+	case CONF_ALG_SHIFT:
+		cp->algo = MRC_COLL_SHIFT;
+		break;
+	default:
+		cp->algo = t->pattern == CONF_PAT_ALLTOALL ? MRC_COLL_PARALLEL : MRC_COLL_RING;
+		break;
+	}
+}
+
 static int coll_post_none(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x,
 	const void *src, uint64_t dst_va, uint32_t imm, uint64_t wr_id)
 {
@@ -342,58 +396,53 @@ static int check_coll(const struct conf_job *job, char *key, size_t keylen, char
 {
 	static const struct mrc_coll_ops ops = { coll_post_none };
 	const struct conf_traffic *t = &job->traffic;
-	uint32_t n = t->ranks ? t->ranks : conf_fabric_hosts(&job->fabric);
+	uint32_t n = mrc_job_endpoints(job);
+	uint32_t *members = malloc(MRC_JOB_HOSTS_MAX * sizeof(*members));
+	int rc = 0;
 	unsigned es = conf_dtype_size(t->dtype);
 	const char *dt = conf_name_of(conf_dtype_names, (int)t->dtype);
 	uint64_t sizes[CONF_SIZES_MAX];
 	size_t ns = conf_sizes_expand(&t->sizes, sizes, CONF_SIZES_MAX);
 	char k[48], a[32], b[32];
 
+	if (!members)
+		return -ENOMEM;
 	if (ns > CONF_SIZES_MAX)
 		ns = CONF_SIZES_MAX;
 	for (size_t i = 0; i < ns; i++) {
-		struct mrc_coll_params cp = {
-			.pattern = (enum mrc_coll_pattern)t->pattern,
-			.dtype = (enum mrc_dtype)t->dtype,
-			.nranks = n,
-			.count = sizes[i] / es,
-			.root = t->root_host,
-			.seed = job->seed,
-		};
+		struct mrc_coll_params cp;
 		struct mrc_coll *c = NULL;
-		int rc;
 
+		mrc_job_coll_params(job, n, sizes[i], members, &cp);
+		cp.verify = false;
 		/* the range's steps are min * factor^k: the first is the smallest */
 		if (t->sizes.range)
 			snprintf(k, sizeof(k), "traffic.sizes.%s", i ? "max" : "min");
 		else
 			snprintf(k, sizeof(k), "traffic.sizes[%zu]", i);
-		/* the algorithm as the simulated run maps it */
-		cp.algo = t->algorithm == CONF_ALG_TREE ? MRC_COLL_TREE :
-			  t->algorithm == CONF_ALG_PARALLEL ? MRC_COLL_PARALLEL :
-			  t->algorithm == CONF_ALG_SHIFT ? MRC_COLL_SHIFT : MRC_COLL_RING;
-		if (cp.pattern == MRC_COLL_ALLTOALL && cp.algo == MRC_COLL_RING)
-			cp.algo = MRC_COLL_PARALLEL;
 		/* all-to-all splits each rank's buffer into one block per rank (C12) */
-		if (cp.pattern == MRC_COLL_ALLTOALL && cp.count < n)
-			return FAIL(k,
+		if (cp.pattern == MRC_COLL_ALLTOALL && cp.count < cp.nranks) {
+			rc = FAIL(k,
 				"all-to-all over %" PRIu32 " ranks needs at least one %u-byte "
 				"%s per rank (%s) '%s'",
-				n, es, dt, bytes((uint64_t)n * es, a, sizeof(a)),
+				cp.nranks, es, dt, bytes((uint64_t)cp.nranks * es, a, sizeof(a)),
 				bytes(sizes[i], b, sizeof(b)));
+			break;
+		}
 		/* the smallest and the largest size build the collective's schedule */
 		if (i && i + 1 < ns)
 			continue;
 		rc = mrc_coll_new(&cp, &ops, NULL, &c);
 		mrc_coll_free(c);
-		if (rc == -ENOMEM)
-			return rc;
-		if (rc)
-			return FAIL(k, "%s over %" PRIu32 " ranks cannot be built for it: %s '%s'",
-				mrc_coll_pattern_name(cp.pattern), n, strerror(-rc),
+		if (rc && rc != -ENOMEM)
+			rc = FAIL(k, "%s over %" PRIu32 " ranks cannot be built for it: %s '%s'",
+				mrc_coll_pattern_name(cp.pattern), cp.nranks, strerror(-rc),
 				bytes(sizes[i], b, sizeof(b)));
+		if (rc)
+			break;
 	}
-	return 0;
+	free(members);
+	return rc;
 }
 
 int mrc_job_check(const struct conf_job *job, char *key, size_t keylen, char *msg,

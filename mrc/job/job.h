@@ -74,4 +74,28 @@ int mrc_job_check(const struct conf_job *job, char *key, size_t keylen, char *ms
  */
 int mrc_job_outdir(const struct conf_job *job, char *err, size_t errlen);
 
+/* Most hosts a traffic.hosts set names (the addressing plans' largest fabric). */
+#define MRC_JOB_HOSTS_MAX 65536
+
+/*
+ * Endpoints a job's collective spans: every host of the fabric with traffic.hosts (the
+ * hosts outside it idle), else traffic.ranks (0: every host). Both drivers run that many
+ * hosts; ranks are numbered by host with traffic.ranks.
+ */
+uint32_t mrc_job_endpoints(const struct conf_job *job);
+
+/*
+ * The collective of @job's traffic for one size over @nranks endpoints
+ * (mrc_job_endpoints): pattern, algorithm (the pattern's default for `direct` and for
+ * `ring` on an all-to-all), dtype, count = @size / dtype size, root, seed, verify, the
+ * perftest knobs (depth, messages, bidirectional) and, with traffic.hosts, the group:
+ * @members (MRC_JOB_HOSTS_MAX entries, the caller's, kept by @cp until mrc_coll_new
+ * copies it) gets the hosts, nranks their count, root the root's position. The caller
+ * fills local, input and the ops. The one mapping both drivers and mrc_job_check use
+ * (docs/config.md "traffic").
+ */
+struct mrc_coll_params;
+void mrc_job_coll_params(const struct conf_job *job, uint32_t nranks, uint64_t size,
+	uint32_t *members, struct mrc_coll_params *cp);
+
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* result: a run's result, owned memory and error list (result.h). */
 #include "mrc/job/result.h"
+#include "mrc/job/coll.h"
 
 #include "mrc/engine/ep.h"
 #include "mrc/engine/qp.h"
@@ -28,8 +29,10 @@ void mrc_run_result_free(struct mrc_run_result *r)
 {
 	if (!r)
 		return;
-	for (size_t s = 0; s < r->n_sizes; s++)
+	for (size_t s = 0; s < r->n_sizes; s++) {
 		mrc_hist_free(r->sizes[s].cct_ns);
+		free(r->sizes[s].pairs);
+	}
 	free(r->sizes);
 	free(r->iters);
 	mrc_hist_free(r->msg_ns);
@@ -46,6 +49,52 @@ void mrc_run_result_free(struct mrc_run_result *r)
 	free(r->evs);
 	free(r->links);
 	free(r);
+}
+
+int mrc_run_pairs_init(struct mrc_run_size *rs, const struct mrc_coll *c)
+{
+	uint32_t npairs = mrc_coll_npairs(c);
+
+	if (!npairs)
+		return 0;
+	rs->pairs = calloc(npairs, sizeof(*rs->pairs));
+	if (!rs->pairs)
+		return -ENOMEM;
+	rs->n_pairs = npairs;
+	for (uint32_t i = 0; i < npairs; i++)
+		mrc_coll_pair(c, i, &rs->pairs[i].a, &rs->pairs[i].b);
+	return 0;
+}
+
+void mrc_run_pairs_iter(struct mrc_run_size *rs, const uint64_t *rank_ps, bool lat)
+{
+	for (uint32_t i = 0; i < rs->n_pairs; i++) {
+		struct mrc_run_pair *p = &rs->pairs[i];
+		uint64_t ta = rank_ps[p->a], tb = rank_ps[p->b];
+
+		p->sum_ps += (double)(lat || ta > tb ? ta : tb);
+		p->n++;
+	}
+}
+
+void mrc_run_pairs_finish(struct mrc_run_size *rs, bool lat, uint64_t pair_bytes,
+	uint64_t msgs, double line_bps)
+{
+	for (uint32_t i = 0; i < rs->n_pairs; i++) {
+		struct mrc_run_pair *p = &rs->pairs[i], *w = &rs->pairs[rs->worst];
+		double t = p->n ? p->sum_ps / p->n * 1e-12 : 0;
+
+		if (t <= 0)
+			continue;
+		p->gbps = 8.0 * (double)pair_bytes / t / 1e9;
+		p->mps = (double)msgs / t / 1e6;
+		p->lat_us = lat ? t / 2 * 1e6 : 0;
+		if (lat ? p->lat_us > w->lat_us : p->gbps < w->gbps || !w->gbps)
+			rs->worst = i;
+	}
+	rs->msg_bytes = msgs ? pair_bytes / msgs : 0;
+	if (rs->n_pairs && line_bps > 0)
+		rs->line_rate_fraction = rs->pairs[rs->worst].gbps * 1e9 / line_bps;
 }
 
 void mrc_run_add_ep(struct mrc_run_result *r, const struct mrc_ep_stats *s)

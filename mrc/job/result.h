@@ -34,6 +34,16 @@ struct mrc_run_iter {
 	uint64_t rtx_bytes_end;	     /* retransmitted bytes of the whole run at its end */
 };
 
+/* One pair of a point-to-point benchmark (write_bw, write_lat) at one size. */
+struct mrc_run_pair {
+	uint32_t a, b;	 /* endpoints (hosts); @a initiates (write_bw's sender, write_lat's pinger) */
+	double sum_ps;	 /* the pair's time summed over the measured iterations */
+	uint32_t n;	 /* measured iterations summed */
+	double gbps;	 /* bits per second / 1e9 each sending host wrote, from the mean time */
+	double mps;	 /* messages per second each sending host wrote, / 1e6 */
+	double lat_us;	 /* write_lat: half the mean round trip (perftest's t/2); else 0 */
+};
+
 /* One message size: nccl-tests' row. */
 struct mrc_run_size {
 	uint64_t bytes;		 /* S of algbw: what really moves per rank (C12) */
@@ -44,7 +54,37 @@ struct mrc_run_size {
 	double algbw_gbs, busbw_gbs; /* GB = 1e9 B */
 	uint64_t wrong;
 	struct mrc_hist *cct_ns; /* CCT of the measured iterations */
+	/* point-to-point benchmarks only (n_pairs 0 otherwise) */
+	struct mrc_run_pair *pairs;
+	uint64_t msg_bytes;	   /* one write's size */
+	uint32_t n_pairs, worst;   /* worst: the pair of the least gbps (write_bw) or the
+				    * highest lat_us (write_lat) */
+	double line_rate_fraction; /* the worst pair's gbps over the sender's NIC line rate,
+				    * all planes */
 };
+
+/*
+ * Point-to-point pairs of @rs: those of collective @c (mrc_coll_pair; none for a pattern
+ * that has none). Returns 0 or -ENOMEM.
+ */
+struct mrc_coll;
+int mrc_run_pairs_init(struct mrc_run_size *rs, const struct mrc_coll *c);
+
+/*
+ * Adds one measured iteration: @rank_ps[e] is endpoint e's completion time (ps from the
+ * iteration's start). A pair's time is its initiator's for a latency test (@lat: the
+ * ping-pong's round trip ends there), else the later of its two ranks (a sender completes
+ * after its last write was acknowledged, after the receiver saw it land).
+ */
+void mrc_run_pairs_iter(struct mrc_run_size *rs, const uint64_t *rank_ps, bool lat);
+
+/*
+ * The per-pair figures from the sums: each sender wrote @pair_bytes in @msgs messages per
+ * iteration; gbps = 8 pair_bytes / mean time, mps = msgs / mean time, lat_us = mean / 2
+ * (@lat), and the worst pair and its fraction of @line_bps (a host's NIC, all planes).
+ */
+void mrc_run_pairs_finish(struct mrc_run_size *rs, bool lat, uint64_t pair_bytes,
+	uint64_t msgs, double line_bps);
 
 /*
  * What happened around one applied fault (recovery figures, README "Report schema"). Its

@@ -47,6 +47,43 @@ MRC_SELFTEST(result)
 	ST_EQ(st, ev.rtt_sum_ps, 1000000);
 	ST_EQ(st, ev.ev, 3);
 	ST_EQ(st, ev.bad_qps, 2);
+	mrc_st_case(st, "pairs: Gb/s, Mmsg/s, t/2 and the worst pair from mean times");
+	{
+		/* write_bw, 1e6 B in 100 writes per iteration; pair 0 takes 10 us and 10 us
+		 * (mean 10 us): 8e6 b / 1e-5 s = 800 Gb/s, 100 / 1e-5 = 10 Mmsg/s; pair 1 takes
+		 * 20 and 20: 400 Gb/s, the worst, 0.4 of a 1 Tb/s NIC */
+		struct mrc_run_pair pr[2] = { { .a = 0, .b = 2 }, { .a = 1, .b = 3 } };
+		struct mrc_run_size rs = { .pairs = pr, .n_pairs = 2 };
+		uint64_t t1[4] = { 10000000, 20000000, 9000000, 1000000 };
+		uint64_t t2[4] = { 1000000, 20000000, 10000000, 19000000 };
+
+		mrc_run_pairs_iter(&rs, t1, false); /* a pair's time: the later rank's */
+		mrc_run_pairs_iter(&rs, t2, false);
+		mrc_run_pairs_finish(&rs, false, 1000000, 100, 1e12);
+		ST_EQ_D(st, pr[0].gbps, 800.0, 1e-9);
+		ST_EQ_D(st, pr[0].mps, 10.0, 1e-9);
+		ST_EQ_D(st, pr[1].gbps, 400.0, 1e-9);
+		ST_EQ(st, rs.worst, 1);
+		ST_EQ_D(st, rs.line_rate_fraction, 0.4, 1e-12);
+		ST_EQ(st, rs.msg_bytes, 10000);
+		ST_EQ_D(st, pr[0].lat_us, 0, 0);
+
+		/* write_lat, 8 B: the initiator's time is the round trip; pair 0 5 us (2.5 us
+		 * one way), pair 1 7 us: the worst, 3.5 us, whatever its responder took */
+		memset(pr, 0, sizeof(pr));
+		pr[1].a = 1;
+		rs = (struct mrc_run_size){ .pairs = pr, .n_pairs = 2 };
+		uint64_t t3[4] = { 5000000, 7000000, 9000000, 1000000 };
+
+		mrc_run_pairs_iter(&rs, t3, true);
+		mrc_run_pairs_finish(&rs, true, 8, 1, 8e11);
+		ST_EQ_D(st, pr[0].lat_us, 2.5, 1e-9);
+		ST_EQ_D(st, pr[1].lat_us, 3.5, 1e-9);
+		ST_EQ(st, rs.worst, 1);
+		/* 64 b / 7e-6 s over 8e11 b/s */
+		ST_EQ_D(st, rs.line_rate_fraction, 64.0 / 7e-6 / 8e11, 1e-15);
+	}
+
 	mrc_run_result_free(r);
 	mrc_run_result_free(NULL);
 }

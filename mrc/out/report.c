@@ -112,6 +112,37 @@ static json_t *j_real_if(bool happened, double v)
 	return happened ? json_real(v) : json_null();
 }
 
+/* A point-to-point size's figures (docs/report.md "Point-to-point benchmarks"): the worst
+ * pair's bandwidth, message rate, latency and line-rate fraction, then every pair. */
+static void j_pairs(json_t *o, const struct mrc_run_size *rs)
+{
+	const struct mrc_run_pair *w = &rs->pairs[rs->worst];
+	bool ok = !rs->incomplete;
+	json_t *a = json_array();
+	char n[24];
+
+	json_object_set_new(o, "message_bytes", json_integer((json_int_t)rs->msg_bytes));
+	json_object_set_new(o, "bw_Gbps", j_real_if(ok, w->gbps));
+	json_object_set_new(o, "msg_rate_Mps", j_real_if(ok, w->mps));
+	json_object_set_new(o, "lat_us", j_real_if(ok && w->lat_us > 0, w->lat_us));
+	json_object_set_new(o, "line_rate_fraction", j_real_if(ok, rs->line_rate_fraction));
+	json_object_set_new(o, "worst_pair", json_integer(rs->worst));
+	for (uint32_t i = 0; i < rs->n_pairs; i++) {
+		const struct mrc_run_pair *p = &rs->pairs[i];
+		json_t *e = json_object();
+
+		snprintf(n, sizeof(n), "h%u", p->a);
+		json_object_set_new(e, "a", json_string(n));
+		snprintf(n, sizeof(n), "h%u", p->b);
+		json_object_set_new(e, "b", json_string(n));
+		json_object_set_new(e, "bw_Gbps", j_real_if(ok, p->gbps));
+		json_object_set_new(e, "msg_rate_Mps", j_real_if(ok, p->mps));
+		json_object_set_new(e, "lat_us", j_real_if(ok && p->lat_us > 0, p->lat_us));
+		json_array_append_new(a, e);
+	}
+	json_object_set_new(o, "pairs", a);
+}
+
 /* Configured faults that never fired: index, action, target, when, why. */
 static json_t *j_unapplied(const struct mrc_run_result *res)
 {
@@ -196,6 +227,8 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 		json_object_set_new(o, "busbw_GBps", j_real_if(!rs->incomplete, rs->busbw_gbs));
 		json_object_set_new(o, "wrong", json_integer((json_int_t)rs->wrong));
 		json_object_set_new(o, "cct_us", j_cct(rs, hc));
+		if (rs->n_pairs)
+			j_pairs(o, rs);
 		json_array_append_new(a, o);
 	}
 	json_object_set_new(root, "sizes", a);
@@ -1061,6 +1094,32 @@ int mrc_report_write(const struct conf_job *job, struct mrc_run_result *res)
 	return e;
 }
 
+/* perftest's columns per size for a point-to-point benchmark, of the worst pair (every
+ * pair is in report.json). */
+static void print_pairs(FILE *f, const struct mrc_run_result *res)
+{
+	if (!res->n_sizes || !res->sizes[0].n_pairs)
+		return;
+	fprintf(f, "#\n#  %10s %8s %-13s %10s %10s %8s %10s\n", "size", "pairs", "worst pair",
+		"BW (Gb/s)", "MsgRate", "line", "t/2 (us)");
+	fprintf(f, "#  %10s %8s %-13s %10s %10s %8s %10s\n", "(B)", "", "", "", "(Mpps)", "(%)",
+		"");
+	for (size_t s = 0; s < res->n_sizes; s++) {
+		const struct mrc_run_size *rs = &res->sizes[s];
+		const struct mrc_run_pair *w = &rs->pairs[rs->worst];
+		char pr[32], lat[24] = "-";
+
+		if (rs->incomplete || !rs->n_pairs)
+			continue;
+		snprintf(pr, sizeof(pr), "h%u-h%u", w->a, w->b);
+		if (w->lat_us > 0)
+			snprintf(lat, sizeof(lat), "%.2f", w->lat_us);
+		fprintf(f, "   %10llu %8u %-13s %10.2f %10.3f %8.1f %10s\n",
+			(unsigned long long)rs->msg_bytes, rs->n_pairs, pr, w->gbps, w->mps,
+			100 * rs->line_rate_fraction, lat);
+	}
+}
+
 static void print_hist_row(FILE *f, int w, const char *name, const struct mrc_hist *h,
 	const struct conf_hist *c)
 {
@@ -1111,6 +1170,7 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 			t->pattern == CONF_PAT_INCAST ? (int)t->root_host : -1, tm, alg, bus,
 			(unsigned long long)rs->wrong);
 	}
+	print_pairs(f, res);
 	for (size_t s = 0; s < res->n_sizes; s++) {
 		char l[32];
 

@@ -79,6 +79,8 @@ struct run {
 	struct host *hosts;
 	uint32_t nhosts, nranks;
 	struct mrc_coll *coll;
+	uint64_t *rank_ps; /* per rank, its time in the last iteration */
+	uint32_t *members; /* traffic.hosts expanded (mrc_job_coll_params) */
 	bool gather; /* hosts leave payloads in their MRs (mrc_ep_tx_gather) */
 	struct mrc_run_result *res;
 	struct tap *taps;
@@ -1233,6 +1235,8 @@ static int run_iteration(struct run *r, uint32_t size_idx, uint32_t it, bool war
 	for (uint32_t k = 0; k < r->nranks; k++) {
 		uint64_t t = mrc_coll_rank_time(r->coll, k);
 
+		if (r->rank_ps)
+			r->rank_ps[k] = t;
 		if (t > ri->cct_ps) {
 			ri->cct_ps = t;
 			ri->slowest_rank = k;
@@ -1243,6 +1247,9 @@ static int run_iteration(struct run *r, uint32_t size_idx, uint32_t it, bool war
 			mrc_hist_record(res->step_ns,
 				(int64_t)(mrc_coll_step_time(r->coll, k, s) / 1000));
 	}
+	if (!warmup && res->sizes[size_idx].n_pairs)
+		mrc_run_pairs_iter(&res->sizes[size_idx], r->rank_ps,
+			r->job->traffic.pattern == CONF_PAT_WRITE_LAT);
 	straggler(r, ri);
 	ri->rtx_bytes_end = total_rtx_bytes(r);
 	return 0;
@@ -1500,6 +1507,8 @@ static void run_teardown(struct run *r)
 		pcapw_close(r->taps[i].w);
 	free(r->taps);
 	coll_release(r);
+	free(r->rank_ps);
+	free(r->members);
 	for (uint32_t h = 0; r->hosts && h < r->nhosts; h++) {
 		mrc_ep_free(r->hosts[h].ep);
 		free(r->hosts[h].peer_map);
@@ -1554,8 +1563,8 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 	if (e)
 		goto fail;
 	r.nhosts = conf_fabric_hosts(&job->fabric);
-	r.nranks = t->ranks ? t->ranks : r.nhosts;
-	res->nranks = r.nranks;
+	r.nranks = mrc_job_endpoints(job);
+	res->nranks = r.nranks; /* the group's size once a collective is made */
 	if (r.nranks < 2 || r.nranks > r.nhosts) {
 		snprintf(err, errlen, "traffic.ranks: %u ranks on %u hosts", r.nranks, r.nhosts);
 		e = -EINVAL;
@@ -1564,6 +1573,12 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 	e = run_setup(&r, err, errlen);
 	if (e)
 		goto fail;
+	r.rank_ps = calloc(r.nranks, sizeof(*r.rank_ps));
+	r.members = malloc(MRC_JOB_HOSTS_MAX * sizeof(*r.members));
+	if (!r.rank_ps || !r.members) {
+		e = -ENOMEM;
+		goto fail;
+	}
 	res->sizes = calloc(n_sizes, sizeof(*res->sizes));
 	if (!res->sizes) {
 		e = -ENOMEM;
@@ -1571,42 +1586,19 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 	}
 	total_iters = (uint32_t)n_sizes * (t->warmup + t->iterations);
 	for (size_t s = 0; s < n_sizes; s++) {
-		unsigned es = conf_dtype_size(t->dtype);
-		struct mrc_coll_params cp = {
-			.pattern = (enum mrc_coll_pattern)t->pattern,
-			.dtype = (enum mrc_dtype)t->dtype,
-			.nranks = r.nranks,
-			.count = sizes[s] / es,
-			.root = t->root_host,
-			.seed = job->seed,
-			.verify = t->verify,
-		};
+		struct mrc_coll_params cp;
 		static const struct mrc_coll_ops cops = { coll_post };
 		struct mrc_run_size *rs = &res->sizes[res->n_sizes++];
 		double sum = 0;
 		uint32_t n = 0;
 
-		switch (t->algorithm) {
-		case CONF_ALG_TREE:
-			cp.algo = MRC_COLL_TREE;
-			break;
-		case CONF_ALG_PARALLEL:
-			cp.algo = MRC_COLL_PARALLEL;
-			break;
-		case CONF_ALG_SHIFT:
-			cp.algo = MRC_COLL_SHIFT;
-			break;
-		default:
-			cp.algo = MRC_COLL_RING;
-			break;
-		}
-		if (cp.pattern == MRC_COLL_ALLTOALL && cp.algo == MRC_COLL_RING)
-			cp.algo = MRC_COLL_PARALLEL;
+		mrc_job_coll_params(job, r.nranks, sizes[s], r.members, &cp);
+		res->nranks = cp.nranks;
 		e = mrc_coll_new(&cp, &cops, &r, &r.coll);
 		if (e) {
 			snprintf(err, errlen, "collective %s of %llu B over %u ranks: %s",
 				mrc_coll_pattern_name(cp.pattern), (unsigned long long)sizes[s],
-				r.nranks, strerror(-e));
+				cp.nranks, strerror(-e));
 			goto fail;
 		}
 		e = mem_regions(&r);
@@ -1616,7 +1608,8 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 		}
 		rs->bytes = mrc_coll_bytes(r.coll);
 		rs->count = cp.count;
-		e = new_hist(&job->output.hist, &rs->cct_ns);
+		e = mrc_run_pairs_init(rs, r.coll);
+		e = e ?: new_hist(&job->output.hist, &rs->cct_ns);
 		if (e)
 			goto fail;
 		for (uint32_t it = 0; it < t->warmup + t->iterations; it++) {
@@ -1650,8 +1643,11 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 		rs->time_us = n ? sum / n / 1e6 : 0;
 		if (rs->time_us > 0) {
 			rs->algbw_gbs = (double)rs->bytes / (rs->time_us * 1e-6) / 1e9;
-			rs->busbw_gbs = rs->algbw_gbs * mrc_coll_bus_factor(cp.pattern, r.nranks);
+			rs->busbw_gbs = rs->algbw_gbs * mrc_coll_bus_factor(cp.pattern, cp.nranks);
 		}
+		mrc_run_pairs_finish(rs, cp.pattern == MRC_COLL_WRITE_LAT,
+			mrc_coll_pair_bytes(r.coll), cp.pattern == MRC_COLL_WRITE_BW ? cp.messages : 1,
+			(double)job->fabric.link_rate_bps * job->fabric.planes);
 		coll_release(&r);
 	}
 	res->sim_end_ps = mrc_sim_now(r.sim);

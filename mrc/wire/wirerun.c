@@ -441,73 +441,60 @@ static int run_iteration(struct wr *w, uint32_t global_iter, bool warmup,
 	return 0;
 }
 
-static enum mrc_coll_algo coll_algo(const struct conf_traffic *t)
-{
-	switch (t->algorithm) {
-	case CONF_ALG_TREE:
-		return MRC_COLL_TREE;
-	case CONF_ALG_PARALLEL:
-		return MRC_COLL_PARALLEL;
-	case CONF_ALG_SHIFT:
-		return MRC_COLL_SHIFT;
-	default:
-		return t->pattern == CONF_PAT_ALLTOALL ? MRC_COLL_PARALLEL : MRC_COLL_RING;
-	}
-}
-
 static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t errlen)
 {
 	const struct conf_traffic *t = &w->job->traffic;
 	uint64_t sizes[64];
 	size_t n_sizes = conf_sizes_expand(&t->sizes, sizes, 64);
 	bool *local = calloc(w->nranks, sizeof(bool));
+	uint32_t *members = malloc(MRC_JOB_HOSTS_MAX * sizeof(*members));
 	uint32_t global_iter = 0;
 	int e = 0;
 
-	if (!local)
+	if (!local || !members) {
+		free(local);
+		free(members);
 		return -ENOMEM;
+	}
 	local[w->rank] = true;
 	if (n_sizes > 64) {
 		snprintf(err, errlen, "traffic.sizes: %zu sizes, at most 64", n_sizes);
 		free(local);
+		free(members);
 		return -E2BIG;
 	}
 	if (res) {
 		res->sizes = calloc(n_sizes, sizeof(*res->sizes));
 		if (!res->sizes) {
 			free(local);
+			free(members);
 			return -ENOMEM;
 		}
 	}
 	for (size_t s = 0; s < n_sizes && !e; s++) {
 		static const struct mrc_coll_ops cops = { wr_coll_post };
-		struct mrc_coll_params cp = {
-			.pattern = (enum mrc_coll_pattern)t->pattern,
-			.algo = coll_algo(t),
-			.dtype = (enum mrc_dtype)t->dtype,
-			.nranks = w->nranks,
-			.count = sizes[s] / conf_dtype_size(t->dtype),
-			.root = t->root_host,
-			.seed = w->job->seed,
-			.verify = t->verify,
-			.local = local,
-		};
+		struct mrc_coll_params cp;
 		struct mrc_run_size *rs = NULL;
 		double sum = 0;
 		uint32_t n = 0;
 
+		mrc_job_coll_params(w->job, w->nranks, sizes[s], members, &cp);
+		cp.local = local;
+		if (res)
+			res->nranks = cp.nranks;
 		e = mrc_coll_new(&cp, &cops, w, &w->coll);
 		if (e) {
 			snprintf(err, errlen, "collective %s of %llu B over %u ranks: %s",
 				mrc_coll_pattern_name(cp.pattern), (unsigned long long)sizes[s],
-				w->nranks, strerror(-e));
+				cp.nranks, strerror(-e));
 			break;
 		}
 		if (res) {
 			rs = &res->sizes[res->n_sizes++];
 			rs->bytes = mrc_coll_bytes(w->coll);
 			rs->count = cp.count;
-			e = new_hist(&w->job->output.hist, &rs->cct_ns);
+			e = mrc_run_pairs_init(rs, w->coll);
+			e = e ?: new_hist(&w->job->output.hist, &rs->cct_ns);
 			if (e)
 				break;
 		}
@@ -533,6 +520,9 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 			res->iters = ni;
 			res->iters[res->n_iters++] = ri;
 			if (!warm && !e) {
+				if (rs->n_pairs)
+					mrc_run_pairs_iter(rs, w->done_ps,
+						cp.pattern == MRC_COLL_WRITE_LAT);
 				mrc_hist_record(rs->cct_ns, (int64_t)(ri.cct_ps / 1000));
 				sum += (double)ri.cct_ps;
 				n++;
@@ -544,8 +534,12 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 			if (rs->time_us > 0) {
 				rs->algbw_gbs = (double)rs->bytes / (rs->time_us * 1e-6) / 1e9;
 				rs->busbw_gbs = rs->algbw_gbs *
-						mrc_coll_bus_factor(cp.pattern, w->nranks);
+						mrc_coll_bus_factor(cp.pattern, cp.nranks);
 			}
+			mrc_run_pairs_finish(rs, cp.pattern == MRC_COLL_WRITE_LAT,
+				mrc_coll_pair_bytes(w->coll),
+				cp.pattern == MRC_COLL_WRITE_BW ? cp.messages : 1,
+				(double)w->job->fabric.link_rate_bps * w->job->fabric.planes);
 		}
 		/* the engine keeps the MRs; the buffers stay until the job ends */
 		if (e && rs)
@@ -556,6 +550,7 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 		w->coll = NULL;
 	}
 	free(local);
+	free(members);
 	if (e && w->err)
 		snprintf(err, errlen, "%s", w->errmsg);
 	return e;
@@ -885,8 +880,7 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 	*out = NULL;
 	memset(rtt, 0, sizeof(*rtt));
 	clock_gettime(CLOCK_MONOTONIC, &w0);
-	e = wr_open(&w, job, o, job->traffic.ranks ? job->traffic.ranks :
-		conf_fabric_hosts(&job->fabric), true, rank_out, err, errlen);
+	e = wr_open(&w, job, o, mrc_job_endpoints(job), true, rank_out, err, errlen);
 	if (e)
 		goto out;
 	if (w.rank == 0) {
