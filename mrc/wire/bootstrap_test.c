@@ -414,6 +414,50 @@ MRC_SELFTEST(bootstrap)
 	conf_free(&a);
 	conf_free(&b);
 
+	mrc_st_case(st, "bootstrap: auto takes PMIx under a launcher, the rendezvous when manual");
+	{
+		static const char *const pv[] = { "PMIX_RANK", "PMIX_NAMESPACE",
+			"MRCGEN_RENDEZVOUS" };
+		char *ps[3];
+		struct mrc_wirerun_opts o = { 0 };
+
+		for (int i = 0; i < 3; i++) {
+			const char *v = getenv(pv[i]);
+
+			ps[i] = v ? strdup(v) : NULL;
+			unsetenv(pv[i]);
+		}
+		ST_EQ(st, mrc_wirerun_boot_pick(&o), MRC_WIRERUN_BOOT_RENDEZVOUS);
+		setenv("PMIX_RANK", "1", 1);
+		ST_EQ(st, mrc_wirerun_boot_pick(&o), MRC_WIRERUN_BOOT_RENDEZVOUS); /* no nspace */
+		setenv("PMIX_NAMESPACE", "1234", 1);
+		ST_EQ(st, mrc_wirerun_boot_pick(&o), MRC_WIRERUN_BOOT_PMIX);
+		o.host = "h1";
+		ST_EQ(st, mrc_wirerun_boot_pick(&o), MRC_WIRERUN_BOOT_RENDEZVOUS);
+		o.host = NULL;
+		o.rendezvous = "unix:rv.sock";
+		ST_EQ(st, mrc_wirerun_boot_pick(&o), MRC_WIRERUN_BOOT_RENDEZVOUS);
+		o.rendezvous = NULL;
+		o.token_file = "tok";
+		ST_EQ(st, mrc_wirerun_boot_pick(&o), MRC_WIRERUN_BOOT_RENDEZVOUS);
+		o.token_file = NULL;
+		setenv("MRCGEN_RENDEZVOUS", "node0:7000", 1);
+		ST_EQ(st, mrc_wirerun_boot_pick(&o), MRC_WIRERUN_BOOT_RENDEZVOUS);
+		o.bootstrap = MRC_WIRERUN_BOOT_PMIX; /* asked for: taken as is */
+		ST_EQ(st, mrc_wirerun_boot_pick(&o), MRC_WIRERUN_BOOT_PMIX);
+		unsetenv("PMIX_RANK");
+		unsetenv("PMIX_NAMESPACE");
+		o.bootstrap = MRC_WIRERUN_BOOT_RENDEZVOUS;
+		ST_EQ(st, mrc_wirerun_boot_pick(&o), MRC_WIRERUN_BOOT_RENDEZVOUS);
+		for (int i = 0; i < 3; i++) {
+			if (ps[i])
+				setenv(pv[i], ps[i], 1);
+			else
+				unsetenv(pv[i]);
+			free(ps[i]);
+		}
+	}
+
 	mrc_st_case(st, "rendezvous addresses: unix path, host:port, [v6]:port, refusals");
 	ST_EQ_I(st, rv_addr("unix:rv.sock", &ss, &sl, path, err, sizeof(err)), 0);
 	ST_EQ(st, ss.ss_family, AF_UNIX);
