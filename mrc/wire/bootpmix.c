@@ -42,12 +42,14 @@
 #define PX_KEY_ABORT   "mrcgen.abort"	 /* mrc_px_pack: reason, DONE rows, RESULT body */
 #define PX_KEY_END     "mrcgen.end"	 /* rank 0: the report is written */
 #define PX_GET_S       1		 /* one PMIx_Get's PMIX_TIMEOUT while collecting, s */
-#define PX_SIGNAL_NS   500000000ull	 /* collecting after SIGINT/SIGTERM: 0.5 s at most */
+#define PX_SIGNAL_NS   500000000ull	 /* collecting after SIGINT/SIGTERM or a failed fence
+					    (a launcher ending the job): 0.5 s at most */
 
 /* The process's PMIx client (one per process); fence and event callbacks run on PMIx's
  * progress thread, hence the atomics. */
 static struct {
 	bool up, failed;
+	bool ending;		/* a fence failed: the launcher is ending the job */
 	pmix_proc_t me;
 	uint64_t timeout_ns;
 	unsigned gen;		/* the fence waited for */
@@ -262,16 +264,17 @@ static int px_fence(struct wr *w, bool collect, const char *what)
 	if (collect)
 		PMIX_INFO_DESTRUCT(&info);
 	if (rc != PMIX_SUCCESS) {
-		wr_fail(w, -ECONNABORTED, "pmix: %s: PMIx_Fence_nb: %s", what,
-			PMIx_Error_string(rc));
+		wr_fail(w, -ECONNABORTED, "%s: PMIx_Fence_nb: %s", what, PMIx_Error_string(rc));
 		return w->err;
 	}
 	if (wr_pump_until(w, fence_over, what) || check_dead(w, what))
 		return w->err;
 	rc = atomic_load(&px.fence_st);
-	if (rc != PMIX_SUCCESS)
-		wr_fail(w, -ECONNABORTED, "pmix: %s: the fence failed: %s", what,
-			PMIx_Error_string(rc));
+	if (rc != PMIX_SUCCESS) {
+		px.ending = true; /* the launcher fails a fence as it ends the job */
+		wr_fail(w, -ECONNABORTED, "%s: the fence failed: %s (the launcher ends the job?)",
+			what, PMIx_Error_string(rc));
+	}
 	return w->err;
 }
 
@@ -631,7 +634,7 @@ static size_t list_ranks(char *buf, size_t len, size_t k, const bool *set, uint3
 
 static void px_fail(struct wr *w, char *why, size_t whylen)
 {
-	uint64_t wait = mrc_stop_signal ? PX_SIGNAL_NS : w->timeout_ns + WR_HELLO_NS;
+	uint64_t wait = mrc_stop_signal || px.ending ? PX_SIGNAL_NS : w->timeout_ns + WR_HELLO_NS;
 	struct px_ask *asks;
 	bool *gone;
 	uint32_t n_gone = 0, cause = 0;

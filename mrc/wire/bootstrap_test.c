@@ -350,6 +350,24 @@ MRC_SELFTEST(bootstrap_rv)
 
 /* ---- selftest ---- */
 
+/* Saves the @n environment variables @vars into @saved and unsets them; with @restore,
+ * puts them back as they were instead (and frees @saved). */
+static void t_env(const char *const *vars, char **saved, int n, bool restore)
+{
+	for (int i = 0; i < n; i++) {
+		const char *v = getenv(vars[i]);
+
+		if (restore && saved[i])
+			setenv(vars[i], saved[i], 1);
+		else
+			unsetenv(vars[i]);
+		if (restore)
+			free(saved[i]);
+		else
+			saved[i] = v ? strdup(v) : NULL;
+	}
+}
+
 
 MRC_SELFTEST(bootstrap)
 {
@@ -362,12 +380,7 @@ MRC_SELFTEST(bootstrap)
 	uint64_t ha = 0, hb = 0, ha2 = 0;
 	uint32_t r = 99;
 
-	for (int i = 0; i < 6; i++) {
-		const char *v = getenv(vars[i]);
-
-		saved[i] = v ? strdup(v) : NULL;
-		unsetenv(vars[i]);
-	}
+	t_env(vars, saved, 6, false);
 	mrc_st_case(st, "rank from --host: h3 of 4 is 3; h4 and h03 are refused");
 	ST_EQ_I(st, mrc_wirerun_rank("h3", 4, &r, err, sizeof(err)), 0);
 	ST_EQ(st, r, 3);
@@ -395,13 +408,7 @@ MRC_SELFTEST(bootstrap)
 	ST_EQ(st, r, 0);
 	ST_EQ_I(st, mrc_wirerun_rank("h3", 4, &r, err, sizeof(err)), 0); /* --host wins */
 	ST_EQ(st, r, 3);
-	for (int i = 0; i < 6; i++) {
-		if (saved[i])
-			setenv(vars[i], saved[i], 1);
-		else
-			unsetenv(vars[i]);
-		free(saved[i]);
-	}
+	t_env(vars, saved, 6, true);
 
 	mrc_st_case(st, "config hash: equal for equal configs, differs with the seed");
 	ST_EQ_I(st, conf_load_string("seed: 1\n", 8, "a", NULL, 0, &a, err, sizeof(err)), 0);
@@ -421,12 +428,7 @@ MRC_SELFTEST(bootstrap)
 		char *ps[3];
 		struct mrc_wirerun_opts o = { 0 };
 
-		for (int i = 0; i < 3; i++) {
-			const char *v = getenv(pv[i]);
-
-			ps[i] = v ? strdup(v) : NULL;
-			unsetenv(pv[i]);
-		}
+		t_env(pv, ps, 3, false);
 		ST_EQ(st, mrc_wirerun_boot_pick(&o), MRC_WIRERUN_BOOT_RENDEZVOUS);
 		setenv("PMIX_RANK", "1", 1);
 		ST_EQ(st, mrc_wirerun_boot_pick(&o), MRC_WIRERUN_BOOT_RENDEZVOUS); /* no nspace */
@@ -449,13 +451,7 @@ MRC_SELFTEST(bootstrap)
 		unsetenv("PMIX_NAMESPACE");
 		o.bootstrap = MRC_WIRERUN_BOOT_RENDEZVOUS;
 		ST_EQ(st, mrc_wirerun_boot_pick(&o), MRC_WIRERUN_BOOT_RENDEZVOUS);
-		for (int i = 0; i < 3; i++) {
-			if (ps[i])
-				setenv(pv[i], ps[i], 1);
-			else
-				unsetenv(pv[i]);
-			free(ps[i]);
-		}
+		t_env(pv, ps, 3, true);
 	}
 
 	mrc_st_case(st, "rendezvous addresses: unix path, host:port, [v6]:port, refusals");
