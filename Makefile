@@ -4,13 +4,13 @@
 PREFIX  ?= /usr/local
 DESTDIR ?=
 CC      ?= cc
-PKGS    := liburing yaml-0.1 libpcap zlib jansson libisal
+PKGS    := liburing yaml-0.1 libpcap zlib jansson libisal pmix
 
 # Debian packages: build libraries, then what the tests and plots use.
 DEPS_BUILD := build-essential pkg-config liburing-dev libyaml-dev libpcap-dev zlib1g-dev \
-	libjansson-dev libisal-dev
+	libjansson-dev libisal-dev libpmix-dev
 DEPS_TEST  := tcl tcllib tshark iproute2 gnuplot-nox default-jre-headless \
-	libhdrhistogram-java clang libclang-rt-14-dev python3-jsonschema nftables
+	libhdrhistogram-java clang libclang-rt-14-dev python3-jsonschema nftables openmpi-bin
 
 CFLAGS  ?= -O3 -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2

@@ -213,6 +213,7 @@ struct mrc_run_result {
 	 * timed out, broke the protocol) and those whose results are merged in; owned */
 	uint32_t *failed_ranks, *ranks_reported;
 	uint32_t n_failed_ranks, n_ranks_reported;
+	const char *bootstrap;	/* how the wire ranks met: "rendezvous", "pmix" (static) */
 };
 
 /* Appends a message to @r->errors (printf format). Returns 0 or -ENOMEM. */

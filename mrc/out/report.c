@@ -426,6 +426,8 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 		for (uint32_t i = 0; i < res->n_ranks_reported; i++)
 			json_array_append_new(a, json_integer(res->ranks_reported[i]));
 		json_object_set_new(o, "ranks_reported", a);
+		json_object_set_new(o, "bootstrap",
+			json_string(res->bootstrap ? res->bootstrap : "rendezvous"));
 		json_object_set_new(root, "wire", o);
 	}
 	return root;
