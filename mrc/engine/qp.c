@@ -85,8 +85,16 @@ struct qp_hot {
 	uint64_t rx_data_pkts, rx_unique, rx_dup, rx_reordered, rx_ce, sack_tx, msgs_delivered;
 };
 
-/* The others (NACKs, probes, timeouts, port status, RoCE, errors): made on first need. */
+/*
+ * The others (NACKs, probes, timeouts, port status, RoCE, errors): made on first need; and
+ * the state of a QP in RoCE mode or paced (made with the QP: mrc_qp_new), which an MRC QP
+ * of a large job does without.
+ */
 struct qp_rare {
+	uint64_t next_tx_ps;  /* paced: the earliest the next data packet may leave */
+	uint64_t cnp_last_ps; /* when the last CNP was sent: the notification point's clock */
+	uint32_t noack_pkts;  /* RoCE: packets sent since the last with AckReq */
+	bool cnp_any;	      /* a CNP was sent (cnp_last_ps is valid) */
 	uint64_t sack_stale, nack_rx[MRC_NI_COUNT], nack_stale, probes_tx, probes_ok;
 	uint64_t loss_rto, loss_port, loss_path, rto_events;
 	uint64_t rx_oor, rx_trimmed, rx_access_err, rx_msn_oor;
@@ -106,8 +114,8 @@ struct mrc_qp {
 	const struct mrc_qp_env *env; /* the endpoint's, shared by its QPs */
 	bool failed;
 	bool roce;	    /* RoCE mode (qp.h): the one plane and EV index below */
-	bool paced;	    /* a rate-based CC (DCQCN) paces the data: next_tx_ps */
-	bool pace_wait;	    /* mrc_qp_tx refused for the pace: a timer at next_tx_ps */
+	bool paced;	    /* a rate-based CC (DCQCN) paces the data: rare->next_tx_ps */
+	bool pace_wait;	    /* mrc_qp_tx refused for the pace: a timer at rare->next_tx_ps */
 	bool refused_all;   /* the last mrc_qp_tx refusal holds for every plane */
 	uint8_t fail_to;    /* failed by the ACK timeout (else by the peer), for a reason
 			     * that found no memory */
@@ -126,8 +134,6 @@ struct mrc_qp {
 	uint32_t *rtxq; /* retransmit queue of PSNs, ring of rtx_cap entries */
 	uint64_t inflight;
 	uint64_t backoff_until_ps;
-	uint64_t next_tx_ps;   /* paced: the earliest the next data packet may leave */
-	uint32_t noack_pkts;   /* RoCE: packets sent since the last with AckReq */
 	uint64_t txseq, acked_txseq; /* send counter; highest send order acknowledged */
 	uint64_t last_tx_ps;	     /* latest data transmission */
 	uint64_t ack_now_ps;	     /* time of the packet being handled (ack_new's samples) */
@@ -159,8 +165,6 @@ struct mrc_qp {
 	bool have_trim;
 	bool have_max;
 	bool nak_sent;	    /* RoCE: a sequence NAK for epsn is out; cleared when it arrives */
-	bool cnp_any;	    /* a CNP was sent (cnp_last_ps is valid) */
-	uint64_t cnp_last_ps; /* when the last CNP was sent: the notification point's clock */
 	uint16_t next_cmsn; /* next MSN to complete */
 	struct rxmsg *rxm;  /* ring by MSN, rxm_cap slots, grown on need up to rxm_max */
 	uint32_t rxm_cap, rxm_max;
@@ -401,6 +405,11 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 			goto fail_mem;
 	} else if (p->transport != MRC_QP_MRC) {
 		rc = -EINVAL;
+		goto fail_mem;
+	}
+	/* RoCE and paced QPs keep state in the rare block: made now, never missing */
+	if ((qp->roce || qp->paced) && !(qp->rare = calloc(1, sizeof(*qp->rare)))) {
+		rc = -ENOMEM;
 		goto fail_mem;
 	}
 	*out = qp;
@@ -746,7 +755,7 @@ static void build_data(struct mrc_qp *qp, const struct wqe *w, uint32_t psn, int
 	out->flags = 0;
 	/* RoCE: the message's last packet and every ack_req_every-th (qp.h "Coalesced ACKs");
 	 * MRC: the last and every retransmission */
-	if (last || (qp->roce ? p->ack_req_every && qp->noack_pkts + 1 >= p->ack_req_every
+	if (last || (qp->roce ? p->ack_req_every && qp->rare->noack_pkts + 1 >= p->ack_req_every
 			      : rtx))
 		out->flags |= MRC_BTH_F_ACKREQ;
 	if (rtx)
@@ -915,7 +924,8 @@ static bool tx_probe(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct 
 static void ackreq_count(struct mrc_qp *qp, const struct mrc_pkt *out)
 {
 	if (qp->roce)
-		qp->noack_pkts = (out->flags & MRC_BTH_F_ACKREQ) ? 0 : qp->noack_pkts + 1;
+		qp->rare->noack_pkts =
+			(out->flags & MRC_BTH_F_ACKREQ) ? 0 : qp->rare->noack_pkts + 1;
 }
 
 /* The tx_* below set *@plane_only when they refuse for want of an EV on @plane only. */
@@ -1011,7 +1021,8 @@ bool mrc_qp_tx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pk
 	if (qp->roce && plane != qp->roce_plane)
 		return false;
 	/* paced by a rate-based CC: what there is to send waits for the pace (a timer) */
-	if (qp->paced && now_ps < qp->next_tx_ps && (qp->rtx_len || qp->sq_cur != qp->sq_tail)) {
+	if (qp->paced && now_ps < qp->rare->next_tx_ps &&
+		(qp->rtx_len || qp->sq_cur != qp->sq_tail)) {
 		qp->pace_wait = true;
 		return false; /* ends by time: not refused_all */
 	}
@@ -1033,7 +1044,7 @@ void mrc_qp_tx_len(struct mrc_qp *qp, uint32_t wire_bytes, uint64_t now_ps)
 	if (!qp->paced)
 		return;
 	qp->pace_wait = false;
-	qp->next_tx_ps = now_ps + mrc_cc_on_tx(&qp->cc, now_ps, wire_bytes);
+	qp->rare->next_tx_ps = now_ps + mrc_cc_on_tx(&qp->cc, now_ps, wire_bytes);
 }
 
 bool mrc_qp_tx_refused_all(const struct mrc_qp *qp)
@@ -1855,7 +1866,7 @@ static void np_on_ce(struct mrc_qp *qp, unsigned plane, uint64_t now_ps)
 {
 	struct mrc_pkt c;
 
-	if (qp->cnp_any && now_ps - qp->cnp_last_ps < qp->cc.p->dcqcn.cnp_interval_ps)
+	if (qp->rare->cnp_any && now_ps - qp->rare->cnp_last_ps < qp->cc.p->dcqcn.cnp_interval_ps)
 		return;
 	plane = ctl_common(qp, plane, MRC_OP_CNP, MRC_NO_EV, now_ps, &c);
 	c.dscp = qp->env->qp->dscp_cnp;
@@ -1863,8 +1874,8 @@ static void np_on_ce(struct mrc_qp *qp, unsigned plane, uint64_t now_ps)
 	c.psn = 0;
 	qp->env->emit_ctl(qp->env->owner, plane, qp->peer_host, &c);
 	qp_rare(qp)->cnp_tx++;
-	qp->cnp_any = true;
-	qp->cnp_last_ps = now_ps;
+	qp->rare->cnp_any = true;
+	qp->rare->cnp_last_ps = now_ps;
 }
 
 static bool is_data(uint8_t op)
@@ -2163,8 +2174,8 @@ uint64_t mrc_qp_next_timer(const struct mrc_qp *qp)
 		t = tlp_due_ps(qp);
 	if (qp->sack_due_ps < t)
 		t = qp->sack_due_ps;
-	if (qp->pace_wait && qp->next_tx_ps < t)
-		t = qp->next_tx_ps;
+	if (qp->pace_wait && qp->rare->next_tx_ps < t)
+		t = qp->rare->next_tx_ps;
 	pr = mrc_ev_next_probe(&qp->evs, up_mask(qp));
 	if (pr != UINT64_MAX && (pr > qp->probe_woken_ps || qp->probe_woken_ps == 0) && pr < t)
 		t = pr;
@@ -2260,7 +2271,7 @@ void mrc_qp_on_timer(struct mrc_qp *qp, uint64_t now_ps)
 		qp->backoff_until_ps = 0;
 		wake(qp, -1);
 	}
-	if (qp->pace_wait && now_ps >= qp->next_tx_ps) {
+	if (qp->pace_wait && now_ps >= qp->rare->next_tx_ps) {
 		qp->pace_wait = false;
 		wake(qp, qp->roce ? (int)qp->roce_plane : -1);
 	}
