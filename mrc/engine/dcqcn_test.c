@@ -207,7 +207,53 @@ MRC_SELFTEST(dcqcn)
 	mrc_dcqcn_advance(&d, &p, 4 * US);
 	ST_EQ_D(st, d.rc, 20e9 * (1 - A0 * pow(K, 4) / 2), RTOL); /* and cut as any */
 
-	mrc_st_case(st, "D08 back at the line rate: no gap, the timer and byte counter stop");
+	mrc_st_case(st, "D08 htsim's dcqcn.cpp, flow 1->0 of docs/htsim-comparison.md \"DCQCN\": "
+			"its rates on its CNP times, with its constants");
+	{
+		/*
+		 * htsim_roce -dcqcn 25 (2 flows of 4 MB into one host, 100 Gb/s), its stdout:
+		 * CNPs at 15.0694, 65.0643 and 115.064 us cut the rate to 50, 25 and 12.5 Gb/s
+		 * (RT = RC, RC x (1 - alpha / 2), alpha 1), then every 55 us fast recovery for
+		 * T = 1..5 and additive increase at T = 6 (RT + RAI = 30 Gb/s). mrcgen with its
+		 * constants (55 us, F 5, RAI 5 Gb/s, RHAI 10 Gb/s, g 1/256, no byte counter,
+		 * clamp_tgt_rate) differs by its initial alpha (1023/1024: 0.05 % per cut) and
+		 * cuts 1 us after the CNP (rate_reduce_monitor_period 1 us; htsim at once), so
+		 * each event comes 1 us later; the rates agree within 0.3 %.
+		 */
+		static const struct { double t_us, rc; } h[] = {
+			{ 15.0694, 50e9 }, { 65.0643, 25e9 }, { 115.064, 12.5e9 },
+			{ 170.064, 18.75e9 }, { 225.064, 21.875e9 }, { 280.064, 23.4375e9 },
+			{ 335.064, 24.21875e9 }, { 390.064, 24.609375e9 }, { 445.064, 27.3046875e9 },
+		};
+
+		st_params(&p);
+		p.time_reset_ps = 55 * US;
+		p.byte_reset = 0;
+		p.threshold = 5;
+		p.ai_rate_bps = 5000000000ull;
+		p.hai_rate_bps = 10000000000ull;
+		p.min_dec_fac = 0;
+		p.g = 1020;
+		p.alpha_period_ps = 55 * US;
+		p.reduce_period_ps = 1 * US;
+		p.clamp_tgt_rate = true;
+		mrc_dcqcn_init(&d, &p);
+		for (size_t i = 0; i < sizeof(h) / sizeof(h[0]); i++) {
+			uint64_t t = (uint64_t)(h[i].t_us * 1e6);
+
+			if (i < 3)
+				mrc_dcqcn_on_cnp(&d, &p, t);
+			mrc_dcqcn_advance(&d, &p, t + 1 * US - 1); /* not yet */
+			ST_TRUE(st, i == 0 || d.rc > h[i].rc * 1.001 || d.rc < h[i].rc * 0.999);
+			mrc_dcqcn_advance(&d, &p, t + 1 * US);
+			ST_EQ_D(st, d.rc / h[i].rc, 1.0, 0.003); /* alpha: 3 cuts x 0.05 % */
+		}
+		ST_EQ_D(st, d.rt / 30e9, 1.0, 0.002); /* Rt = the second cut's rate + RAI */
+		ST_EQ(st, d.n_fr, 5);
+		ST_EQ(st, d.n_ai, 1);
+	}
+
+	mrc_st_case(st, "D09 back at the line rate: no gap, the timer and byte counter stop");
 	st_params(&p);
 	p.byte_reset = 0; /* the timer alone: fast recovery halves the gap to Rt = R */
 	mrc_dcqcn_init(&d, &p);
