@@ -13,6 +13,15 @@ static void ip6_parse(struct mrc_ip6 *a, const char *hex)
 	mrc_st_hex(hex, a->b, 16);
 }
 
+/* The hand-built vectors' packet: 2001:db8:a::1 -> 2001:db8:b::2, hop limit 64, the rest 0. */
+static void vec_pkt(struct mrc_pkt *p)
+{
+	memset(p, 0, sizeof(*p));
+	ip6_parse(&p->src, "20010db8000a00000000000000000001");
+	ip6_parse(&p->dst, "20010db8000b00000000000000000002");
+	p->hop_limit = 64;
+}
+
 /* mrc_wire_icmp6_time_exceeded with the default hop limit */
 static int st_te(const struct mrc_ip6 *sw, const uint8_t *inv, size_t len, uint8_t *out,
 	size_t cap)
@@ -399,10 +408,7 @@ MRC_SELFTEST(wire)
 		want, sizeof(want));
 	ST_EQ(st, n, 92);
 	cfg.ev_format = MRC_EVF_STEV;
-	memset(&p, 0, sizeof(p));
-	ip6_parse(&p.src, "20010db8000a00000000000000000001");
-	ip6_parse(&p.dst, "20010db8000b00000000000000000002");
-	p.hop_limit = 64;
+	vec_pkt(&p);
 	p.dscp = 26;
 	p.ecn = 2;
 	p.ev = 0x12345678;
@@ -464,10 +470,7 @@ MRC_SELFTEST(wire)
 			want, sizeof(want));
 		ST_EQ(st, n, 80);
 		cfg.ev_format = MRC_EVF_UDP;
-		memset(&p, 0, sizeof(p));
-		ip6_parse(&p.src, "20010db8000a00000000000000000001");
-		ip6_parse(&p.dst, "20010db8000b00000000000000000002");
-		p.hop_limit = 64;
+		vec_pkt(&p);
 		p.dscp = 48; /* ConnectX's cnp_dscp; ECT(0) as the capture's 0xc2 */
 		p.ecn = 2;
 		p.ev = 0;
