@@ -46,7 +46,8 @@
  *   out-of-order packets are dropped silently until the expected one arrives. A trimmed
  *   packet is a loss (dropped, counted in rx_trimmed, no NACK TRIMMED): a RoCE NIC
  *   cannot tell a trim from corruption. Acknowledgements are SACKs with only the
- *   cumulative part in use, so the CC sees the same delay and ECN signals as in MRC mode.
+ *   cumulative part in use, so a window CC sees the same delay and ECN signals as in MRC
+ *   mode; they are coalesced (below).
  * - Requester, go-back-N: a NAK for PSN n acknowledges every PSN before n and resends
  *   every PSN sent from n on, in order; the ACK timeout resends every PSN from the oldest
  *   unacknowledged one. Any NACK (TRIMMED included) counts as a NAK for its PSN. PSNs
