@@ -132,7 +132,8 @@ FUZZ_SRC_hist := mrc/base/hist.c
 FUZZ_SRC_srv6 := mrc/engine/srv6.c mrc/engine/wire.c mrc/base/err.c
 FUZZ_SRC_rdv  := mrc/wire/rvproto.c mrc/wire/rankres.c mrc/base/hist.c
 # fuzz_ep.c #includes qp.c (the QP's live PSNs), so the engine's other modules only
-FUZZ_SRC_ep   := mrc/engine/ep.c mrc/engine/ev.c mrc/engine/nscc.c mrc/engine/wire.c \
+FUZZ_SRC_ep   := mrc/engine/ep.c mrc/engine/ev.c mrc/engine/nscc.c mrc/engine/dcqcn.c \
+	mrc/engine/wire.c \
 	mrc/base/rng.c mrc/base/err.c
 FUZZ_SRC_wrtt := mrc/wire/wrtt.c mrc/engine/srv6.c mrc/engine/wire.c mrc/base/err.c
 # every header, for the rebuild

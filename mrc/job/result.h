@@ -166,6 +166,9 @@ struct mrc_run_result {
 	uint64_t losses_port, losses_path; /* PSNs lost with their NIC port; resent off an EV
 					    * that went ASSUMED_BAD */
 	uint64_t tlp, gbn_rewinds; /* tail loss probes sent; RoCE go-back-N rewinds */
+	/* RoCE with DCQCN: CNPs the responders sent and the requesters received, and the
+	 * rate cuts they caused (mrc/engine/qp.h "DCQCN") */
+	uint64_t cnps_sent, cnps_received, rate_cuts;
 	uint64_t rx_decode_err, qp_errors;
 	uint64_t tx_encode_err; /* packets a sender failed to encode, so never sent */
 	uint64_t capture_errors; /* captures that could not be written (wire: every host's) */
