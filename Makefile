@@ -4,13 +4,13 @@
 PREFIX  ?= /usr/local
 DESTDIR ?=
 CC      ?= cc
-PKGS    := liburing yaml-0.1 libpcap zlib jansson libisal
+PKGS    := liburing yaml-0.1 libpcap zlib jansson libisal pmix
 
 # Debian packages: build libraries, then what the tests and plots use.
 DEPS_BUILD := build-essential pkg-config liburing-dev libyaml-dev libpcap-dev zlib1g-dev \
-	libjansson-dev libisal-dev
+	libjansson-dev libisal-dev libpmix-dev
 DEPS_TEST  := tcl tcllib tshark iproute2 gnuplot-nox default-jre-headless \
-	libhdrhistogram-java clang libclang-rt-14-dev python3-jsonschema nftables
+	libhdrhistogram-java clang libclang-rt-14-dev python3-jsonschema nftables openmpi-bin
 
 CFLAGS  ?= -O3 -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
@@ -132,7 +132,8 @@ FUZZ_SRC_hist := mrc/base/hist.c
 FUZZ_SRC_srv6 := mrc/engine/srv6.c mrc/engine/wire.c mrc/base/err.c
 FUZZ_SRC_rdv  := mrc/wire/rvproto.c mrc/wire/rankres.c mrc/base/hist.c
 # fuzz_ep.c #includes qp.c (the QP's live PSNs), so the engine's other modules only
-FUZZ_SRC_ep   := mrc/engine/ep.c mrc/engine/ev.c mrc/engine/nscc.c mrc/engine/wire.c \
+FUZZ_SRC_ep   := mrc/engine/ep.c mrc/engine/ev.c mrc/engine/nscc.c mrc/engine/dcqcn.c \
+	mrc/engine/wire.c \
 	mrc/base/rng.c mrc/base/err.c
 FUZZ_SRC_wrtt := mrc/wire/wrtt.c mrc/engine/srv6.c mrc/engine/wire.c mrc/base/err.c
 # every header, for the rebuild

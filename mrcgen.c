@@ -61,7 +61,8 @@ static int cmd_blast(int argc, char **argv);
 static int cmd_sweep(int argc, char **argv);
 
 static const struct cmd cmds[] = {
-	{ "run", "CONF [--set K=V]... [-o DIR] [--host H] [--ports IF,..] [--rendezvous A]",
+	{ "run",
+		"CONF [--set K=V]... [-o DIR] [--host H] [--rendezvous A] [--bootstrap B] [--netns NS]",
 		"run the job: collective traffic over MRC, faults, pcaps, histograms, report",
 		cmd_run },
 	{ "check", "CONF [--set K=V]... [-o DIR]",
@@ -1085,7 +1086,8 @@ static void run_progress(void *ctx, double frac)
 static int run_wire_opts(const char *cmd, int *argc, char **argv, struct mrc_wirerun_opts *o)
 {
 	static const char *const opts[] = { "--host", "--ports", "--rendezvous", "--timeout-ms",
-		"--token-file" };
+		"--token-file", "--bootstrap", "--netns" };
+	static const char *const boots[] = { "auto", "rendezvous", "pmix" };
 	int n = 0;
 
 	for (int i = 0; i < *argc; i++) {
@@ -1108,6 +1110,19 @@ static int run_wire_opts(const char *cmd, int *argc, char **argv, struct mrc_wir
 			o->rendezvous = val;
 		} else if (k == 4) {
 			o->token_file = val;
+		} else if (k == 5) {
+			size_t b = 0;
+
+			while (b < 3 && strcmp(val, boots[b]))
+				b++;
+			if (b == 3) {
+				fprintf(stderr, "mrcgen: run: --bootstrap: not auto, rendezvous or "
+						"pmix '%s'\n", val);
+				return EXIT_USAGE;
+			}
+			o->bootstrap = (enum mrc_wirerun_boot)b;
+		} else if (k == 6) {
+			o->netns = val;
 		} else {
 			char *end;
 			unsigned long v;
@@ -1171,6 +1186,7 @@ static int cmd_run(int argc, char **argv)
 		/* with res after an error: rank 0's report of what ran, the error in it */
 		if (e && !res) {
 			fprintf(stderr, "mrcgen: run: h%u: %s\n", rank, err);
+			mrc_wirerun_end(); /* under a launcher: once rank 0 wrote its report */
 			mrc_wirerun_rtt_free(&rtt);
 			conf_free(&job);
 			if (e == -EINTR && mrc_stop_signal)
@@ -1180,13 +1196,17 @@ static int cmd_run(int argc, char **argv)
 		}
 		if (!res) {
 			printf("mrcgen: run: h%u: done, results sent to h0\n", rank);
+			fflush(stdout);
+			mrc_wirerun_end();
 			mrc_wirerun_rtt_free(&rtt);
 			conf_free(&job);
 			return EXIT_OK;
 		}
-	} else if (wo.host || wo.ports[0] || wo.rendezvous || wo.timeout_ms || wo.token_file) {
-		fprintf(stderr, "mrcgen: run: --host, --ports, --rendezvous, --timeout-ms and "
-				"--token-file need fabric.driver: wire, not '%s'\n",
+	} else if (wo.host || wo.ports[0] || wo.rendezvous || wo.timeout_ms || wo.token_file ||
+		   wo.bootstrap || wo.netns) {
+		fprintf(stderr, "mrcgen: run: --host, --ports, --rendezvous, --timeout-ms, "
+				"--token-file, --bootstrap and --netns need fabric.driver: wire, "
+				"not '%s'\n",
 			conf_name_of(conf_driver_names, job.fabric.driver));
 		conf_free(&job);
 		return EXIT_USAGE;
@@ -1212,6 +1232,10 @@ static int cmd_run(int argc, char **argv)
 	ret = e ? EXIT_JOB_FAILED : mrc_report_ok(res) ? EXIT_OK : EXIT_JOB_FAILED;
 	if (res->interrupted)
 		ret = 128 + res->interrupted; /* as a shell reports a process the signal ended */
+	if (job.fabric.driver == CONF_DRIVER_WIRE) {
+		fflush(stdout);
+		mrc_wirerun_end(); /* rank 0's outputs are written: the others may go */
+	}
 	mrc_run_result_free(res);
 	conf_free(&job);
 	return ret;

@@ -30,7 +30,7 @@ enum conf_driver { CONF_DRIVER_SIM, CONF_DRIVER_WIRE };
 enum conf_plan { CONF_PLAN_GENERATED, CONF_PLAN_EXPLICIT, CONF_PLAN_SEQUENTIAL };
 enum conf_transport { CONF_TRANSPORT_MRC, CONF_TRANSPORT_ROCE };
 enum conf_ev_format { CONF_EV_SRV6, CONF_EV_STEV, CONF_EV_UDP };
-enum conf_cc_algo { CONF_CC_NSCC, CONF_CC_FIXED };
+enum conf_cc_algo { CONF_CC_NSCC, CONF_CC_FIXED, CONF_CC_DCQCN };
 /* In mrc/job/coll.h's enum mrc_coll_pattern order (a cast maps one onto the other). */
 enum conf_pattern {
 	CONF_PAT_ALLREDUCE, CONF_PAT_ALLTOALL, CONF_PAT_SENDRECV, CONF_PAT_INCAST,
@@ -188,9 +188,28 @@ struct conf_ev {
 	size_t n_deny;
 };
 
+/*
+ * DCQCN (mrc/engine/dcqcn.h), the RoCE baseline's congestion control, with NVIDIA ConnectX's
+ * knob names and defaults (docs/config.md "mrc.cc.dcqcn"). Rates b/s, times ps.
+ */
+struct conf_dcqcn {
+	uint64_t rpg_time_reset_ps, rpg_byte_reset;
+	uint32_t rpg_threshold;
+	uint64_t rpg_ai_rate_bps, rpg_hai_rate_bps;
+	uint32_t rpg_gd, rpg_min_dec_fac;
+	uint64_t rpg_min_rate_bps, rpg_max_rate_bps; /* max 0: the line rate */
+	uint64_t rate_to_set_on_first_cnp_bps;	   /* 0: off */
+	uint32_t dce_tcp_g;
+	uint64_t dce_tcp_rtt_ps;
+	uint32_t initial_alpha_value;
+	uint64_t rate_reduce_monitor_period_ps;
+	bool clamp_tgt_rate, clamp_tgt_rate_after_time_inc;
+	uint64_t min_time_between_cnps_ps;
+};
+
 /* NSCC parameters (mrc_ctl.h names); 0 means "derive from link rate and base RTT". */
 struct conf_cc {
-	enum conf_cc_algo algorithm;
+	enum conf_cc_algo algorithm;	/* default: dcqcn with transport roce, else nscc */
 	uint64_t fixed_cwnd_bytes;	/* algorithm fixed: the window; 0 = one BDP */
 	uint64_t base_rtt_ps, target_delay_ps;
 	double eta, fi, fi_scale, gamma, max_md_jump;
@@ -200,6 +219,7 @@ struct conf_cc {
 	uint64_t adjust_bytes_threshold;
 	uint64_t adjust_period_threshold_ps;
 	bool disable_qa;
+	struct conf_dcqcn dcqcn;
 };
 
 /* QP attributes (mrc_ctl.h). */
@@ -208,11 +228,12 @@ struct conf_qp {
 	uint32_t max_wimm;		/* outstanding write-with-immediate, 1..65535 */
 	uint32_t timeout;		/* exponent t: RTO = 1.024 us * 2^t, 0..31 */
 	uint32_t retry_linear, retry_exp;	/* 0..7 each */
+	uint32_t ack_req_every;		/* RoCE: AckReq on every Nth packet too; 0: message ends */
 };
 
 /* DSCP per traffic class (0..63). */
 struct conf_dscp {
-	uint8_t data, ctrl, rtx, trimmed, trimmed_lasthop;
+	uint8_t data, ctrl, rtx, trimmed, trimmed_lasthop, cnp;
 };
 
 struct conf_mrc {

@@ -120,6 +120,7 @@ int conf_conv_fields(struct ld *ld, const struct tnode *map, const struct cf *tb
 
 /* conf/rules.c */
 int conf_check_fabric(struct ld *ld, const struct tnode *map, void *obj, const char *path);
+int conf_check_mrc(struct ld *ld, const struct tnode *map, void *obj, const char *path);
 int conf_check_addressing(struct ld *ld, const struct tnode *map, void *obj, const char *path);
 int conf_check_usid(struct ld *ld, const struct tnode *map, void *obj, const char *path);
 int conf_check_ev(struct ld *ld, const struct tnode *map, void *obj, const char *path);

@@ -372,6 +372,88 @@ MRC_SELFTEST(conf)
 		ST_EQ_STR(st, err, "--set nosuch.key=1: nosuch: unknown key 'nosuch'");
 	}
 
+	mrc_st_case(st, "C18 cc.algorithm follows the transport (dcqcn with roce, nscc with mrc) "
+			"unless given; dcqcn needs roce; its knobs, ConnectX's defaults, bounds");
+	{
+		static const struct { const char *text, *want; } bad[] = {
+			{ "mrc: {cc: {algorithm: dcqcn}}\n",
+			  "t.yaml:1:23: mrc.cc.algorithm: needs mrc.transport roce (DCQCN's "
+			  "CNPs come from RoCE responders) 'dcqcn'" },
+			{ "mrc: {transport: roce, cc: {dcqcn: {rpg_min_rate: 200Gbps}}}\n",
+			  "t.yaml:1:51: mrc.cc.dcqcn.rpg_min_rate: above fabric.link_rate "
+			  "(100Gbps) '200Gbps'" },
+			{ "fabric: {link_rate: 400Gbps}\nmrc: {transport: roce, cc: {dcqcn: "
+			  "{rpg_max_rate: 40Gbps, rate_to_set_on_first_cnp: 50Gbps}}}\n",
+			  "t.yaml:2:85: mrc.cc.dcqcn.rate_to_set_on_first_cnp: above "
+			  "rpg_max_rate (40Gbps) '50Gbps'" },
+			{ "mrc: {transport: roce, cc: {dcqcn: {rpg_gd: 0}}}\n",
+			  "t.yaml:1:45: mrc.cc.dcqcn.rpg_gd: out of range 1..31 '0'" },
+			{ "mrc: {transport: roce, cc: {dcqcn: {dce_tcp_g: 1024}}}\n",
+			  "t.yaml:1:48: mrc.cc.dcqcn.dce_tcp_g: out of range 0..1023 '1024'" },
+			{ "mrc: {transport: roce, cc: {dcqcn: {rpg_time_reset: 500ns}}}\n",
+			  "t.yaml:1:53: mrc.cc.dcqcn.rpg_time_reset: out of range 1us..131071us "
+			  "'500ns'" },
+			{ "mrc: {qp: {ack_req_every: 40000}}\n",
+			  "t.yaml:1:27: mrc.qp.ack_req_every: out of range 0..32640 '40000'" },
+		};
+		const char *roce[] = { "mrc.transport=roce" };
+		const struct conf_dcqcn *d = &job.mrc.cc.dcqcn;
+		char *dump;
+
+		ST_EQ_I(st, st_load("mrc: {transport: roce}\n", NULL, 0, &job, err, sizeof(err)),
+			0);
+		ST_EQ(st, job.mrc.cc.algorithm, CONF_CC_DCQCN);
+		/* mlxconfig's ConnectX-5/6 defaults, in mrcgen's units */
+		ST_EQ(st, d->rpg_time_reset_ps, 300000000);
+		ST_EQ(st, d->rpg_byte_reset, 32767);
+		ST_EQ(st, d->rpg_threshold, 1);
+		ST_EQ(st, d->rpg_ai_rate_bps, 5000000);
+		ST_EQ(st, d->rpg_hai_rate_bps, 50000000);
+		ST_EQ(st, d->rpg_gd, 11);
+		ST_EQ(st, d->rpg_min_dec_fac, 50);
+		ST_EQ(st, d->rpg_min_rate_bps, 1000000);
+		ST_EQ(st, d->rpg_max_rate_bps + d->rate_to_set_on_first_cnp_bps, 0);
+		ST_EQ(st, d->dce_tcp_g, 1019);
+		ST_EQ(st, d->dce_tcp_rtt_ps, 1000000);
+		ST_EQ(st, d->initial_alpha_value, 1023);
+		ST_EQ(st, d->rate_reduce_monitor_period_ps, 4000000);
+		ST_TRUE(st, !d->clamp_tgt_rate && d->clamp_tgt_rate_after_time_inc);
+		ST_EQ(st, d->min_time_between_cnps_ps, 4000000);
+		ST_EQ(st, job.mrc.qp.ack_req_every, 64);
+		ST_EQ(st, job.mrc.dscp.cnp, 48);
+		dump = st_dump(&job);
+		conf_free(&job);
+		/* the effective config names the algorithm: it reloads to the same */
+		ST_TRUE(st, dump && strstr(dump, "    algorithm: dcqcn\n") != NULL);
+		free(dump);
+		ST_EQ_I(st, st_load("seed: 1\n", NULL, 0, &job, err, sizeof(err)), 0);
+		ST_EQ(st, job.mrc.cc.algorithm, CONF_CC_NSCC);
+		conf_free(&job);
+		ST_EQ_I(st, st_load("seed: 1\n", roce, 1, &job, err, sizeof(err)), 0);
+		ST_EQ(st, job.mrc.cc.algorithm, CONF_CC_DCQCN);
+		conf_free(&job);
+		/* given, it stays: nscc over RoCE */
+		ST_EQ_I(st, st_load("mrc: {cc: {algorithm: nscc}}\n", roce, 1, &job, err,
+			sizeof(err)), 0);
+		ST_EQ(st, job.mrc.cc.algorithm, CONF_CC_NSCC);
+		conf_free(&job);
+		ST_EQ_I(st, st_load("mrc: {transport: roce, cc: {dcqcn: {rpg_time_reset: 55us, "
+			"rpg_byte_reset: 10MB, rpg_threshold: 5, dce_tcp_g: 1020}}}\n", NULL, 0,
+			&job, err, sizeof(err)), 0);
+		ST_EQ(st, d->rpg_time_reset_ps, 55000000);
+		ST_EQ(st, d->rpg_byte_reset, 10000000);
+		ST_EQ(st, d->rpg_threshold, 5);
+		ST_EQ(st, d->dce_tcp_g, 1020);
+		conf_free(&job);
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			const char *want = bad[i].want ? bad[i].want : "";
+
+			ST_EQ_I(st, st_load(bad[i].text, NULL, 0, &job, err, sizeof(err)),
+				-EINVAL);
+			ST_EQ_STR(st, err, want);
+		}
+	}
+
 	mrc_st_case(st,
 		"C17 limits hold after defaults: an absent traffic section is checked as {}");
 	{

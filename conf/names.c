@@ -18,7 +18,8 @@ const struct conf_name conf_transport_names[] = {
 const struct conf_name conf_ev_format_names[] = {
 	{ CONF_EV_SRV6, "srv6" }, { CONF_EV_STEV, "stev" }, { CONF_EV_UDP, "udp" }, { 0, NULL } };
 const struct conf_name conf_cc_algo_names[] = {
-	{ CONF_CC_NSCC, "nscc" }, { CONF_CC_FIXED, "fixed" }, { 0, NULL } };
+	{ CONF_CC_NSCC, "nscc" }, { CONF_CC_FIXED, "fixed" }, { CONF_CC_DCQCN, "dcqcn" },
+	{ 0, NULL } };
 const struct conf_name conf_pattern_names[] = {
 	{ CONF_PAT_ALLREDUCE, "allreduce" }, { CONF_PAT_ALLTOALL, "alltoall" },
 	{ CONF_PAT_SENDRECV, "sendrecv" }, { CONF_PAT_INCAST, "incast" },

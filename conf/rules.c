@@ -174,6 +174,54 @@ int conf_check_fabric(struct ld *ld, const struct tnode *map, void *obj, const c
 	return check_ecn_pfc(ld, map, f, path);
 }
 
+/*
+ * mrc: the congestion control follows the transport unless given (dcqcn with roce, nscc
+ * with mrc); dcqcn needs the RoCE transport, whose responders send its CNPs; its rates fit
+ * the link (a RoCE QP has one port of fabric.link_rate).
+ */
+int conf_check_mrc(struct ld *ld, const struct tnode *map, void *obj, const char *path)
+{
+	struct conf_mrc *m = obj;
+	const struct conf_dcqcn *d = &m->cc.dcqcn;
+	const struct tnode *cc = conf_tget(map, "cc"), *dq;
+	uint64_t line = ld->job->fabric.link_rate_bps;
+	uint64_t max = d->rpg_max_rate_bps ? d->rpg_max_rate_bps : line;
+	char ccp[CONF_PATH_MAX], dqp[CONF_PATH_MAX], sub[CONF_PATH_MAX], a[24], b[24];
+	const char *k = NULL, *what = "";
+	uint64_t v = 0, lim = 0;
+
+	conf_path_key(ccp, path, "cc");
+	if (!cc || !conf_tget(cc, "algorithm"))
+		m->cc.algorithm =
+			m->transport == CONF_TRANSPORT_ROCE ? CONF_CC_DCQCN : CONF_CC_NSCC;
+	else if (m->cc.algorithm == CONF_CC_DCQCN && m->transport != CONF_TRANSPORT_ROCE) {
+		conf_path_key(sub, ccp, "algorithm");
+		return TERR(ld, conf_tget(cc, "algorithm"), sub,
+			"needs mrc.transport roce (DCQCN's CNPs come from RoCE responders) "
+			"'dcqcn'");
+	}
+	if (m->cc.algorithm != CONF_CC_DCQCN)
+		return 0;
+	dq = cc ? conf_tget(cc, "dcqcn") : NULL;
+	conf_path_key(dqp, ccp, "dcqcn");
+	if (d->rpg_max_rate_bps > line) {
+		k = "rpg_max_rate", v = d->rpg_max_rate_bps, lim = line;
+		what = "above fabric.link_rate";
+	} else if (d->rpg_min_rate_bps > max) {
+		k = "rpg_min_rate", v = d->rpg_min_rate_bps, lim = max;
+		what = d->rpg_max_rate_bps ? "above rpg_max_rate" : "above fabric.link_rate";
+	} else if (d->rate_to_set_on_first_cnp_bps > max) {
+		k = "rate_to_set_on_first_cnp", v = d->rate_to_set_on_first_cnp_bps, lim = max;
+		what = d->rpg_max_rate_bps ? "above rpg_max_rate" : "above fabric.link_rate";
+	}
+	if (!k)
+		return 0;
+	conf_path_key(sub, dqp, k);
+	return TERR(ld, dq && conf_tget(dq, k) ? conf_tget(dq, k) : dq ? dq : cc ? cc : map, sub,
+		"%s (%s) '%s'", what, conf_fmt_rate(lim, a, sizeof(a)),
+		conf_fmt_rate(v, b, sizeof(b)));
+}
+
 int conf_check_usid(struct ld *ld, const struct tnode *map, void *obj, const char *path)
 {
 	struct conf_usid_entry *u = obj;

@@ -143,6 +143,33 @@ static const struct cf ev_tbl[] = {
 	END
 };
 
+/* ConnectX's ranges where NVIDIA publishes them (docs/config.md "mrc.cc.dcqcn"). */
+static const struct cf dcqcn_tbl[] = {
+	U(struct conf_dcqcn, rpg_time_reset_ps, "rpg_time_reset", CT_TIME, 1000000,
+		131071000000ull),
+	U(struct conf_dcqcn, rpg_byte_reset, "rpg_byte_reset", CT_SIZE, 0, MAXU32),
+	U(struct conf_dcqcn, rpg_threshold, "rpg_threshold", CT_U32, 1, 31),
+	U(struct conf_dcqcn, rpg_ai_rate_bps, "rpg_ai_rate", CT_RATE, 0, 100000000000000ull),
+	U(struct conf_dcqcn, rpg_hai_rate_bps, "rpg_hai_rate", CT_RATE, 0, 100000000000000ull),
+	U(struct conf_dcqcn, rpg_gd, "rpg_gd", CT_U32, 1, 31),
+	U(struct conf_dcqcn, rpg_min_dec_fac, "rpg_min_dec_fac", CT_U32, 0, 100),
+	U(struct conf_dcqcn, rpg_min_rate_bps, "rpg_min_rate", CT_RATE, 1000000,
+		100000000000000ull),
+	U(struct conf_dcqcn, rpg_max_rate_bps, "rpg_max_rate", CT_RATE, 0, 100000000000000ull),
+	U(struct conf_dcqcn, rate_to_set_on_first_cnp_bps, "rate_to_set_on_first_cnp", CT_RATE,
+		0, 100000000000000ull),
+	U(struct conf_dcqcn, dce_tcp_g, "dce_tcp_g", CT_U32, 0, 1023),
+	U(struct conf_dcqcn, dce_tcp_rtt_ps, "dce_tcp_rtt", CT_TIME, 1000000, 131071000000ull),
+	U(struct conf_dcqcn, initial_alpha_value, "initial_alpha_value", CT_U32, 1, 1023),
+	U(struct conf_dcqcn, rate_reduce_monitor_period_ps, "rate_reduce_monitor_period", CT_TIME,
+		1000000, PS_PER_S),
+	B(struct conf_dcqcn, clamp_tgt_rate, "clamp_tgt_rate"),
+	B(struct conf_dcqcn, clamp_tgt_rate_after_time_inc, "clamp_tgt_rate_after_time_inc"),
+	U(struct conf_dcqcn, min_time_between_cnps_ps, "min_time_between_cnps", CT_TIME, 0,
+		PS_PER_S),
+	END
+};
+
 static const struct cf cc_tbl[] = {
 	E(struct conf_cc, algorithm, "algorithm", conf_cc_algo_names),
 	U(struct conf_cc, fixed_cwnd_bytes, "fixed_cwnd", CT_SIZE, 0, 1ull << 40),
@@ -160,6 +187,7 @@ static const struct cf cc_tbl[] = {
 	U(struct conf_cc, adjust_period_threshold_ps, "adjust_period_threshold", CT_TIME, 0,
 		PS_PER_S),
 	B(struct conf_cc, disable_qa, "disable_qa"),
+	SEC(struct conf_cc, dcqcn, "dcqcn", dcqcn_tbl, NULL),
 	END
 };
 
@@ -169,6 +197,7 @@ static const struct cf qp_tbl[] = {
 	U(struct conf_qp, timeout, "timeout", CT_U32, 0, 24),
 	U(struct conf_qp, retry_linear, "retry_linear", CT_U32, 0, 7),
 	U(struct conf_qp, retry_exp, "retry_exp", CT_U32, 0, 25),
+	U(struct conf_qp, ack_req_every, "ack_req_every", CT_U32, 0, 32640),
 	END
 };
 
@@ -178,6 +207,7 @@ static const struct cf dscp_tbl[] = {
 	U(struct conf_dscp, rtx, "rtx", CT_U8, 0, 63),
 	U(struct conf_dscp, trimmed, "trimmed", CT_U8, 0, 63),
 	U(struct conf_dscp, trimmed_lasthop, "trimmed_lasthop", CT_U8, 0, 63),
+	U(struct conf_dscp, cnp, "cnp", CT_U8, 0, 63),
 	END
 };
 
@@ -294,7 +324,7 @@ static const struct cf output_tbl[] = {
 const struct cf conf_job_tbl[] = {
 	U(struct conf_job, seed, "seed", CT_U64, 0, MAXU64),
 	SEC(struct conf_job, fabric, "fabric", fabric_tbl, conf_check_fabric),
-	SEC(struct conf_job, mrc, "mrc", mrc_tbl, NULL),
+	SEC(struct conf_job, mrc, "mrc", mrc_tbl, conf_check_mrc),
 	SEC(struct conf_job, traffic, "traffic", traffic_tbl, conf_check_traffic),
 	LIST(struct conf_job, faults, n_faults, "faults", fault_tbl, struct conf_fault,
 		conf_check_fault),
@@ -430,12 +460,30 @@ int conf_defaults(struct conf_job *job)
 	m->ev.plane = (struct conf_ev_rule){ 0, 0xf, 0, 0xf };
 	m->ev.spine = (struct conf_ev_rule){ 0, 0xfff, 0, 0xfff };
 	m->ev.salt = (struct conf_ev_rule){ 0, 0xffff, 0, 0xffff };
-	m->cc.algorithm = CONF_CC_NSCC;
+	m->cc.algorithm = CONF_CC_NSCC; /* dcqcn with transport roce (conf_check_mrc) */
+	/* DCQCN: NVIDIA ConnectX's defaults (mrc_dcqcn_defaults, docs/config.md) */
+	m->cc.dcqcn = (struct conf_dcqcn){
+		.rpg_time_reset_ps = 300000000,
+		.rpg_byte_reset = 32767,
+		.rpg_threshold = 1,
+		.rpg_ai_rate_bps = 5000000,
+		.rpg_hai_rate_bps = 50000000,
+		.rpg_gd = 11,
+		.rpg_min_dec_fac = 50,
+		.rpg_min_rate_bps = 1000000,
+		.dce_tcp_g = 1019,
+		.dce_tcp_rtt_ps = 1000000,
+		.initial_alpha_value = 1023,
+		.rate_reduce_monitor_period_ps = 4000000,
+		.clamp_tgt_rate_after_time_inc = true,
+		.min_time_between_cnps_ps = 4000000,
+	};
 	m->qp.mpr = 8;
 	m->qp.max_wimm = 64;
 	m->qp.timeout = 8;
 	m->qp.retry_linear = 7;
 	m->qp.retry_exp = 25;
+	m->qp.ack_req_every = 64; /* Linux rxe's RXE_MAX_PKT_PER_ACK */
 	m->mtu = 4096;
 	m->reorder_threshold = 1024;
 	m->sack_every_bytes = 16 * 1024;
@@ -451,7 +499,7 @@ int conf_defaults(struct conf_job *job)
 	m->rx_checks = false;
 	m->hop_limit = 64;
 	m->dscp = (struct conf_dscp){ .data = 26, .ctrl = 46, .rtx = 28, .trimmed = 12,
-				      .trimmed_lasthop = 13 };
+				      .trimmed_lasthop = 13, .cnp = 48 };
 
 	t->pattern = CONF_PAT_ALLREDUCE;
 	t->algorithm = CONF_ALG_RING;

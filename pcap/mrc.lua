@@ -3,8 +3,9 @@
 -- layouts of docs/wire-format.md ("Packet stack", "Opcodes", "Control headers").
 --
 -- Use: tshark -X lua_script:pcap/mrc.lua -r f.pcap -V   (or copy it into the Wireshark
--- personal plugins folder). MRC opcodes 0xC6-0xDE are decoded here; every other opcode
--- (standard IBTA RoCEv2) is handed to the built-in InfiniBand dissector.
+-- personal plugins folder). MRC opcodes 0xC6-0xDE and RoCEv2's CNP (0x81, the RoCE
+-- baseline's DCQCN) are decoded here; every other opcode (standard IBTA RoCEv2) is handed to
+-- the built-in InfiniBand dissector.
 
 local mrc = Proto("mrc", "MRC (Multipath Reliable Connection)")
 
@@ -13,7 +14,7 @@ local band, bor, bxor, rshift = bit32.band, bit32.bor, bit32.bxor, bit32.rshift
 local OP = {
 	WRITE_FIRST = 0xC6, WRITE_MIDDLE = 0xC7, WRITE_LAST = 0xC8, WRITE_LAST_IMM = 0xC9,
 	WRITE_ONLY = 0xCA, WRITE_ONLY_IMM = 0xCB, ACK = 0xD1, EP_REQUEST = 0xD8,
-	EP_RESPONSE = 0xD9, SACK = 0xDC, NACK = 0xDD, PROBE = 0xDE,
+	EP_RESPONSE = 0xD9, SACK = 0xDC, NACK = 0xDD, PROBE = 0xDE, CNP = 0x81,
 }
 local op_names = {}
 for name, v in pairs(OP) do op_names[v] = name end
@@ -29,7 +30,7 @@ local ep_ops = { [0] = "PORT_STATUS_UPDATE", [1] = "EV_PROBE" }
 
 -- Sizes of the headers after BTH (docs/wire-format.md).
 local LEN = { BTH = 12, METH = 4, TSETH = 4, RETH = 16, IMM = 4, AETH = 4, SETH = 28,
-	CC_STATE = 8, NETH = 20, PETH = 16, ERTH = 16, EETH = 36, ICRC = 4 }
+	CC_STATE = 8, NETH = 20, PETH = 16, ERTH = 16, EETH = 36, CNP = 16, ICRC = 4 }
 
 local F = {}
 local function add(name, field) F[name] = field end
@@ -42,6 +43,9 @@ add("padcnt", ProtoField.uint8("mrc.padcnt", "Pad Count", base.DEC, nil, 0x30))
 add("tver", ProtoField.uint8("mrc.tver", "Transport Header Version", base.DEC, nil, 0x0F))
 add("pkey", ProtoField.uint16("mrc.pkey", "Partition Key", base.HEX))
 add("bth_rsvd", ProtoField.uint8("mrc.bth.rsvd", "Reserved", base.HEX))
+add("fecn", ProtoField.bool("mrc.bth.fecn", "FECN", 8, nil, 0x80))
+add("becn", ProtoField.bool("mrc.bth.becn", "BECN (set on a CNP)", 8, nil, 0x40))
+add("cnp_rsvd", ProtoField.bytes("mrc.cnp.rsvd", "Reserved"))
 add("destqp", ProtoField.uint24("mrc.destqp", "Destination QP", base.HEX))
 add("flags", ProtoField.uint8("mrc.flags", "Flags", base.HEX))
 add("f_ack", ProtoField.bool("mrc.flags.ackreq", "A (ack request)", 8, nil, 0x80))
@@ -388,10 +392,15 @@ local function is_write(op)
 	return op >= OP.WRITE_FIRST and op <= OP.WRITE_ONLY_IMM
 end
 
+-- The opcodes decoded here: MRC's range and the CNP.
+local function is_mrc(op)
+	return (op >= 0xC6 and op <= 0xDE) or op == OP.CNP
+end
+
 function mrc.dissector(tvb, pinfo, tree)
 	if tvb:len() < 1 then return 0 end
 	local op = tvb(0, 1):uint()
-	if op < 0xC6 or op > 0xDE then
+	if not is_mrc(op) then
 		if builtin then return builtin:call(tvb, pinfo, tree) end
 		return 0
 	end
@@ -409,7 +418,9 @@ function mrc.dissector(tvb, pinfo, tree)
 	bth:add(F.padcnt, tvb(1, 1))
 	bth:add(F.tver, tvb(1, 1))
 	bth:add(F.pkey, tvb(2, 2))
-	bth:add(F.bth_rsvd, tvb(4, 1))
+	local rsvd = bth:add(F.bth_rsvd, tvb(4, 1))
+	rsvd:add(F.fecn, tvb(4, 1))
+	rsvd:add(F.becn, tvb(4, 1))
 	bth:add(F.destqp, tvb(5, 3))
 	local fl = bth:add(F.flags, tvb(8, 1))
 	fl:add(F.f_ack, tvb(8, 1))
@@ -461,6 +472,18 @@ function mrc.dissector(tvb, pinfo, tree)
 		off = dissect_peth(tvb, root, off, info)
 	elseif op == OP.EP_REQUEST or op == OP.EP_RESPONSE then
 		off = dissect_ep(tvb, root, off, info, op == OP.EP_RESPONSE)
+	elseif op == OP.CNP then
+		-- RoCEv2 CNP (IBTA Annex A17): BTH (BECN set, PSN 0, DestQP the requester's QP),
+		-- 16 reserved bytes, ICRC
+		if need(tvb, root, off, LEN.CNP, "CNP") then
+			local t = root:add(mrc, tvb(off, LEN.CNP),
+				"CNP (congestion notification, 16 reserved bytes)")
+			t:add(F.cnp_rsvd, tvb(off, LEN.CNP))
+			if band(tvb(4, 1):uint(), 0x40) ~= 0 then info[#info + 1] = "BECN" end
+			off = off + LEN.CNP
+		else
+			off = nil
+		end
 	else
 		root:add_proto_expert_info(ex_unknown, string.format("opcode 0x%02x", op))
 		off = nil
@@ -541,7 +564,7 @@ DissectorTable.get("udp.port"):add(4791, mrc)
 local function heur(tvb, pinfo, tree)
 	if pinfo.dst_port ~= 4791 or tvb:len() < 1 then return false end
 	local op = tvb(0, 1):uint()
-	if op < 0xC6 or op > 0xDE then return false end
+	if not is_mrc(op) then return false end
 	mrc.dissector(tvb, pinfo, tree)
 	return true
 end

@@ -32,6 +32,7 @@ struct ctl {
 	uint32_t peer_host;
 	uint32_t ev, dest_qp, psn;
 	uint8_t opcode, dscp, ecn, flags;
+	bool becn;
 	union ctl_xh xh;
 };
 
@@ -45,6 +46,7 @@ static void ctl_pack(struct ctl *c, uint32_t peer_host, const struct mrc_pkt *p)
 	c->dscp = p->dscp;
 	c->ecn = p->ecn;
 	c->flags = p->flags;
+	c->becn = p->becn;
 	memcpy(&c->xh, &p->aeth, sizeof(c->xh));
 }
 
@@ -59,6 +61,7 @@ static void ctl_unpack(const struct ctl *c, struct mrc_pkt *p)
 	p->dscp = c->dscp;
 	p->ecn = c->ecn;
 	p->flags = c->flags;
+	p->becn = c->becn;
 	memcpy(&p->aeth, &c->xh, sizeof(c->xh));
 }
 
@@ -81,6 +84,7 @@ struct mrc_ep {
 	struct mrc_ep_ops ops;
 	void *ctx;
 	const struct mrc_cc_ops *cc_ops;
+	bool paced; /* cc_ops is rate-based: QPs learn their packets' lengths (mrc_qp_tx_len) */
 	struct mrc_qp_env env;
 	struct mrc_qp_rtt_ens ens; /* the QPs' shared RTT samples (env.ens) */
 	struct mrc_qp **qps; /* [qps_cap], grown with the QPs created */
@@ -213,6 +217,7 @@ void mrc_ep_params_default(
 	p->cc = "nscc";
 	mrc_cc_defaults(
 		&p->cc_params, port_rate_bps * (planes ? planes : 1), base_rtt_ps, p->qp.mtu, true);
+	p->cc_params.dcqcn.max_rate_bps = port_rate_bps; /* a RoCE QP has one port */
 	p->ev.ev_min_active = 1;
 	p->ev.backup_per_plane = UINT32_MAX;
 	p->ev.skip_hold_ps = 0;
@@ -427,6 +432,7 @@ int mrc_ep_new(
 		free(ep);
 		return -EINVAL;
 	}
+	ep->paced = mrc_cc_rate_based(ep->cc_ops);
 	if (!ep->p.first_qpn)
 		ep->p.first_qpn = 1;
 	if (!ep->p.max_qps)
@@ -972,12 +978,18 @@ static int ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *bu
 		for (unsigned i = next_ready(ep, plane, from, to); i < to;
 			i = next_ready(ep, plane, i + 1, to)) {
 			if (mrc_qp_tx(ep->qps[i], plane, now_ps, &p)) {
+				int n;
+
 				/* a send may let a plane send where it was refused (the next
 				 * retransmission's EV is another): every plane asks again */
 				ep->rr[plane] = i + 1 == ep->n_qps ? 0 : i + 1;
-				touch(ep, i);
-				return ep_finish(ep, plane, mrc_qp_peer_host(ep->qps[i]), &p, buf,
+				n = ep_finish(ep, plane, mrc_qp_peer_host(ep->qps[i]), &p, buf,
 					cap, g);
+				/* a rate-based CC paces the QP by the packet's length */
+				if (n > 0 && ep->paced)
+					mrc_qp_tx_len(ep->qps[i], (uint32_t)n, now_ps);
+				touch(ep, i);
+				return n;
 			}
 			/* declined: asked again after something reaches it; asking may have
 			 * moved a hold or probe time. A refusal for want of data or window

@@ -46,7 +46,7 @@ struct mrc_ep_params {
 	 */
 	struct mrc_ev_profile *ev_prof;
 	struct mrc_qp_params qp;	/* QP attributes for every QP of this endpoint */
-	const char *cc;			/* "nscc" (NULL = "nscc") or "fixed" */
+	const char *cc;			/* "nscc" (NULL = "nscc"), "fixed" or "dcqcn" */
 	struct mrc_cc_params cc_params; /* see mrc_cc_defaults() */
 	uint64_t seed;			/* EV selection PRNG seed (per QP: seed ^ qpn mix) */
 	uint32_t first_qpn;		/* QPNs are first_qpn, first_qpn + 1, ... (0 -> 1) */
@@ -66,7 +66,7 @@ struct mrc_ep_params {
 /*
  * Fills @p with defaults for @planes ports of @port_rate_bps and a fabric base RTT of
  * @base_rtt_ps: mrc_qp_params_default(), NSCC from mrc_cc_defaults(planes * rate, RTT,
- * mtu), probe backoff 100 us doubling up to 10 ms, skip hold 0 (one rotation), 1/8 of each
+ * mtu) with DCQCN's maximum rate one port's, probe backoff 100 us doubling up to 10 ms, skip hold 0 (one rotation), 1/8 of each
  * plane's EVs as backups, ev_min_active 1, mrc_wire_cfg_default() codec settings. The EV
  * list, path and ev_plane stay for the caller.
  */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* nscc: NSCC and fixed-window congestion control — docs/wire-format.md "Congestion control". */
+/* nscc: NSCC, fixed-window and DCQCN congestion control behind one ops table —
+ * docs/wire-format.md "Congestion control" and "DCQCN". */
 #include "mrc/engine/nscc.h"
 
 #include <errno.h>
@@ -42,6 +43,7 @@ int mrc_cc_defaults(struct mrc_cc_params *p, uint64_t link_rate_bps, uint64_t ba
 	p->adjust_bytes_threshold = 8ull * mtu;
 	p->adjust_period_threshold_ps = base_rtt_ps;
 	mrc_cc_retarget(p);
+	mrc_dcqcn_defaults(&p->dcqcn, link_rate_bps);
 	return 0;
 }
 
@@ -309,7 +311,39 @@ static const struct mrc_cc_ops nscc_ops = {
 	.on_rto = nscc_on_rto,
 };
 
-static const struct mrc_cc_ops *const cc_table[] = {&nscc_ops, &fixed_ops};
+/* ---- dcqcn (mrc/engine/dcqcn.h): rate-based; acknowledgements and losses change nothing ---- */
+
+/* Its window: more than any QP has in flight (the peer's PSN window bounds it). */
+#define DCQCN_CWND 4611686018427387904.0 /* 2^62 */
+
+static void dcqcn_init(struct mrc_cc *cc)
+{
+	mrc_dcqcn_init(&cc->rp, &cc->p->dcqcn);
+	cc->cwnd = DCQCN_CWND;
+}
+
+static void dcqcn_on_cnp(struct mrc_cc *cc, uint64_t now_ps)
+{
+	mrc_dcqcn_on_cnp(&cc->rp, &cc->p->dcqcn, now_ps);
+}
+
+static uint64_t dcqcn_on_tx(struct mrc_cc *cc, uint64_t now_ps, uint64_t bytes)
+{
+	return mrc_dcqcn_on_sent(&cc->rp, &cc->p->dcqcn, now_ps, bytes);
+}
+
+static const struct mrc_cc_ops dcqcn_ops = {
+	.name = "dcqcn",
+	.init = dcqcn_init,
+	.on_ack = fixed_on_ack,
+	.on_trim = fixed_on_event,
+	.on_loss = fixed_on_event,
+	.on_rto = fixed_on_rto,
+	.on_cnp = dcqcn_on_cnp,
+	.on_tx = dcqcn_on_tx,
+};
+
+static const struct mrc_cc_ops *const cc_table[] = {&nscc_ops, &fixed_ops, &dcqcn_ops};
 
 const struct mrc_cc_ops *mrc_cc_find(const char *name)
 {
@@ -353,9 +387,25 @@ void mrc_cc_on_rto(struct mrc_cc *cc, uint64_t now_ps, uint64_t bytes)
 	cc->ops->on_rto(cc, now_ps, bytes);
 }
 
+bool mrc_cc_rate_based(const struct mrc_cc_ops *ops)
+{
+	return ops->on_tx != NULL;
+}
+
+void mrc_cc_on_cnp(struct mrc_cc *cc, uint64_t now_ps)
+{
+	if (cc->ops->on_cnp)
+		cc->ops->on_cnp(cc, now_ps);
+}
+
+uint64_t mrc_cc_on_tx(struct mrc_cc *cc, uint64_t now_ps, uint64_t bytes)
+{
+	return cc->ops->on_tx ? cc->ops->on_tx(cc, now_ps, bytes) : 0;
+}
+
 void mrc_cc_on_rcv_pen(struct mrc_cc *cc, uint64_t newly, unsigned pen, bool restore)
 {
-	if (cc->ops == &fixed_ops)
+	if (cc->ops != &nscc_ops)
 		return;
 	if (restore) {
 		if (cc->pen_saved > cc->cwnd)

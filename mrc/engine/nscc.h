@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * nscc: congestion control behind an ops table — NSCC as UEC's reference computes it (htsim
- * sim/uec.cpp; docs/wire-format.md "Congestion control") and `fixed` (constant window).
- * Pure: time is an input in picoseconds, windows are bytes.
+ * sim/uec.cpp; docs/wire-format.md "Congestion control"), `fixed` (constant window) and
+ * `dcqcn` (rate-based, the RoCE baseline's: mrc/engine/dcqcn.h, docs/wire-format.md
+ * "DCQCN"). Pure: time is an input in picoseconds, windows are bytes.
  */
 #ifndef MRC_NSCC_H
 #define MRC_NSCC_H
+
+#include "mrc/engine/dcqcn.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -42,6 +45,7 @@ struct mrc_cc_params {
 	bool disable_qa;
 	uint32_t mtu;		  /* payload bytes of a full packet (the MSS) */
 	uint64_t link_rate_bps;	  /* what a QP sprays over: the BDP of a base RTT */
+	struct mrc_dcqcn_params dcqcn; /* algorithm dcqcn (its max_rate: one port's rate) */
 };
 
 /*
@@ -52,8 +56,9 @@ struct mrc_cc_params {
  * fi_scale = 0.25 a, gamma = 0.8, max_md_jump = 0.5, delay_alpha = 0.0125,
  * max_cwnd = init_cwnd = 1.5 BDP, min_cwnd = mtu, qa_threshold = 4 target, qa_gate = 3,
  * adjust_bytes_threshold = 8 mtu, adjust_period_threshold = base RTT. @link_rate_bps is one
- * plane port's rate times the planes a QP sprays over. Returns 0, or -EINVAL when a value
- * is 0.
+ * plane port's rate times the planes a QP sprays over. dcqcn gets mrc_dcqcn_defaults() with
+ * @link_rate_bps as its maximum rate (a caller that knows one port's rate, which a RoCE QP
+ * is bound to, sets that instead). Returns 0, or -EINVAL when a value is 0.
  */
 int mrc_cc_defaults(struct mrc_cc_params *p, uint64_t link_rate_bps, uint64_t base_rtt_ps,
 	uint32_t mtu, bool trimming);
@@ -91,31 +96,44 @@ struct mrc_cc_ops {
 	void (*on_loss)(struct mrc_cc *cc, uint64_t now_ps, uint64_t bytes, uint64_t inflight);
 	/* A retransmission timeout; @bytes: the oldest packet's, resent. */
 	void (*on_rto)(struct mrc_cc *cc, uint64_t now_ps, uint64_t bytes);
+	/* Rate-based algorithms only (NULL for window-based ones): a CNP reached the QP ... */
+	void (*on_cnp)(struct mrc_cc *cc, uint64_t now_ps);
+	/* ... and a data packet of @bytes on the wire left it; returns the pacing gap in ps,
+	 * the least time until its next packet may leave (0: no pacing). */
+	uint64_t (*on_tx)(struct mrc_cc *cc, uint64_t now_ps, uint64_t bytes);
 };
 
-/* CC state of one QP. Transparent so counters can be read; change it through the ops. */
+/*
+ * CC state of one QP. Transparent so counters can be read; change it through the ops. The
+ * window algorithms' state and DCQCN's share the space (a QP runs one algorithm).
+ */
 struct mrc_cc {
 	const struct mrc_cc_ops *ops;
 	const struct mrc_cc_params *p; /* shared (an endpoint's QPs all point to one) */
-	double cwnd;		       /* bytes */
-	uint64_t base_rtt_ps;	       /* smallest RTT seen (starts at p->base_rtt_ps) */
-	uint64_t maxwnd;	       /* 1.5 x base RTT x rate, or p->max_cwnd when fixed */
-	double avg_delay_ps;	       /* EWMA of the queueing delay, what the MD reads */
-	double inc_bytes;	       /* increase accumulated since the last adjustment, B^2 */
-	uint64_t received_bytes;       /* acked since the last adjustment */
-	uint64_t last_adjust_ps, last_md_ps;
-	uint64_t fi_count;	       /* bytes acked at under 1 us of delay, in a row */
-	bool fast;		       /* fast increase is on */
-	bool trigger_qa;	       /* a trim or loss happened since the last quick adapt */
-	uint64_t achieved_bytes;       /* acked in the current quick-adapt window */
-	uint64_t qa_end_ps;	       /* its end; 0 before the first ACK armed it */
-	uint64_t bytes_to_ignore, bytes_ignored; /* after a QA: the bytes then in flight */
-	double pen_saved;	       /* cwnd when a receiver penalty began (0: none) */
-	uint64_t n_quadrant[4], n_md, n_qa, n_trim_dec, n_fast, n_rcv_pen;
-	int last_quadrant;
+	double cwnd;		       /* bytes (dcqcn: one no window reaches) */
+	union {
+		struct { /* nscc, fixed */
+			uint64_t base_rtt_ps; /* smallest RTT seen (from p->base_rtt_ps) */
+			uint64_t maxwnd;      /* 1.5 x base RTT x rate, or p->max_cwnd if fixed */
+			double avg_delay_ps;  /* EWMA of the queueing delay, what the MD reads */
+			double inc_bytes;     /* increase accumulated since the adjustment, B^2 */
+			uint64_t received_bytes; /* acked since the last adjustment */
+			uint64_t last_adjust_ps, last_md_ps;
+			uint64_t fi_count;	/* bytes acked at under 1 us of delay, in a row */
+			bool fast;		/* fast increase is on */
+			bool trigger_qa;	/* a trim or loss since the last quick adapt */
+			uint64_t achieved_bytes; /* acked in the current quick-adapt window */
+			uint64_t qa_end_ps;	/* its end; 0 before the first ACK armed it */
+			uint64_t bytes_to_ignore, bytes_ignored; /* after a QA: then in flight */
+			double pen_saved;	/* cwnd when a receiver penalty began (0: none) */
+			uint64_t n_quadrant[4], n_md, n_qa, n_trim_dec, n_fast, n_rcv_pen;
+			int last_quadrant;
+		};
+		struct mrc_dcqcn rp; /* dcqcn: the reaction point */
+	};
 };
 
-/* The algorithm named @name ("nscc", "fixed"), or NULL. */
+/* The algorithm named @name ("nscc", "fixed", "dcqcn"), or NULL. */
 const struct mrc_cc_ops *mrc_cc_find(const char *name);
 
 /* Sets up @cc with @ops and @p (not copied: it must outlive @cc); cwnd starts at
@@ -131,6 +149,14 @@ void mrc_cc_on_ack(struct mrc_cc *cc, uint64_t now_ps, uint64_t acked_bytes, uin
 void mrc_cc_on_trim(struct mrc_cc *cc, uint64_t now_ps, uint64_t bytes, uint64_t inflight);
 void mrc_cc_on_loss(struct mrc_cc *cc, uint64_t now_ps, uint64_t bytes, uint64_t inflight);
 void mrc_cc_on_rto(struct mrc_cc *cc, uint64_t now_ps, uint64_t bytes);
+
+/* True for a rate-based algorithm (dcqcn): CNPs are its signal and its QPs are paced. */
+bool mrc_cc_rate_based(const struct mrc_cc_ops *ops);
+/* A CNP reached the QP (no-op for window algorithms). */
+void mrc_cc_on_cnp(struct mrc_cc *cc, uint64_t now_ps);
+/* A data packet of @bytes on the wire left the QP: the pacing gap in ps (0 for window
+ * algorithms, and for DCQCN at its maximum rate). */
+uint64_t mrc_cc_on_tx(struct mrc_cc *cc, uint64_t now_ps, uint64_t bytes);
 
 /*
  * The receiver's CC_STATE rcv_cwnd_pen @pen (0..127) and restore bit, on an ACK newly

@@ -85,13 +85,22 @@ struct qp_hot {
 	uint64_t rx_data_pkts, rx_unique, rx_dup, rx_reordered, rx_ce, sack_tx, msgs_delivered;
 };
 
-/* The others (NACKs, probes, timeouts, port status, RoCE, errors): made on first need. */
+/*
+ * The others (NACKs, probes, timeouts, port status, RoCE, errors): made on first need; and
+ * the state of a QP in RoCE mode or paced (made with the QP: mrc_qp_new), which an MRC QP
+ * of a large job does without.
+ */
 struct qp_rare {
+	uint64_t next_tx_ps;  /* paced: the earliest the next data packet may leave */
+	uint64_t cnp_last_ps; /* when the last CNP was sent: the notification point's clock */
+	uint32_t noack_pkts;  /* RoCE: packets sent since the last with AckReq */
+	bool cnp_any;	      /* a CNP was sent (cnp_last_ps is valid) */
 	uint64_t sack_stale, nack_rx[MRC_NI_COUNT], nack_stale, probes_tx, probes_ok;
 	uint64_t loss_rto, loss_port, loss_path, rto_events;
 	uint64_t rx_oor, rx_trimmed, rx_access_err, rx_msn_oor;
 	uint64_t nack_tx[MRC_NI_COUNT], probes_rx, rx_ignored;
 	uint64_t rx_out_of_seq, seq_nak_tx, seq_nak_rx, gbn_rewinds;
+	uint64_t cnp_tx, cnp_rx;
 	uint64_t port_status_rx;
 	uint64_t probe_ans_unmatched;
 };
@@ -105,6 +114,8 @@ struct mrc_qp {
 	const struct mrc_qp_env *env; /* the endpoint's, shared by its QPs */
 	bool failed;
 	bool roce;	    /* RoCE mode (qp.h): the one plane and EV index below */
+	bool paced;	    /* a rate-based CC (DCQCN) paces the data: rare->next_tx_ps */
+	bool pace_wait;	    /* mrc_qp_tx refused for the pace: a timer at rare->next_tx_ps */
 	bool refused_all;   /* the last mrc_qp_tx refusal holds for every plane */
 	uint8_t fail_to;    /* failed by the ACK timeout (else by the peer), for a reason
 			     * that found no memory */
@@ -213,6 +224,8 @@ void mrc_qp_params_default(struct mrc_qp_params *p)
 	p->sack_ooo_every = 0;
 	p->rtt_ensemble = true;
 	p->rcv_pen = true;
+	p->ack_req_every = 64;
+	p->dscp_cnp = 48;
 }
 
 uint64_t mrc_qp_timeout_ps(const struct mrc_qp_params *p)
@@ -389,6 +402,7 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 	qp->evs.notify_ctx = qp;
 	mrc_rng_seed(&qp->rng, seed);
 	mrc_cc_init(&qp->cc, env->cc_ops, env->cc);
+	qp->paced = mrc_cc_rate_based(env->cc_ops);
 	qp->rwin = (uint32_t)p->mpr * 128;
 	qp->win = win;
 	qp->peer_win = qp->rwin;
@@ -412,6 +426,11 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 			goto fail_mem;
 	} else if (p->transport != MRC_QP_MRC) {
 		rc = -EINVAL;
+		goto fail_mem;
+	}
+	/* RoCE and paced QPs keep state in the rare block: made now, never missing */
+	if ((qp->roce || qp->paced) && !(qp->rare = calloc(1, sizeof(*qp->rare)))) {
+		rc = -ENOMEM;
 		goto fail_mem;
 	}
 	*out = qp;
@@ -755,7 +774,10 @@ static void build_data(struct mrc_qp *qp, const struct wqe *w, uint32_t psn, int
 	out->dest_qp = qp->peer_qpn;
 	out->psn = psn;
 	out->flags = 0;
-	if (last || rtx)
+	/* RoCE: the message's last packet and every ack_req_every-th (qp.h "Coalesced ACKs");
+	 * MRC: the last and every retransmission */
+	if (last || (qp->roce ? p->ack_req_every && qp->rare->noack_pkts + 1 >= p->ack_req_every
+			      : rtx))
 		out->flags |= MRC_BTH_F_ACKREQ;
 	if (rtx)
 		out->flags |= MRC_BTH_F_RTX;
@@ -868,6 +890,8 @@ static void sent(struct mrc_qp *qp, uint32_t psn, struct txent *e, uint32_t len,
 	e->txseq = (uint32_t)++qp->txseq;
 	if (!qp->roce) /* RoCE infers no loss from SACKs: nothing reads the log */
 		slog_push(qp, psn, e->txseq);
+	else if (!qp->inflight) /* the ACK timeout times packets from here (qp.h) */
+		qp->last_progress_ps = now_ps;
 	e->flags |= TX_SENT | TX_INFLIGHT;
 	e->flags &= (uint8_t)~TX_QUEUED;
 	qp->inflight += inflight_bytes(len);
@@ -917,6 +941,14 @@ static bool tx_probe(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct 
 	return true;
 }
 
+/* RoCE: packets since the last that asked for an ACK (build_data's every-Nth rule). */
+static void ackreq_count(struct mrc_qp *qp, const struct mrc_pkt *out)
+{
+	if (qp->roce)
+		qp->rare->noack_pkts =
+			(out->flags & MRC_BTH_F_ACKREQ) ? 0 : qp->rare->noack_pkts + 1;
+}
+
 /* The tx_* below set *@plane_only when they refuse for want of an EV on @plane only. */
 static bool tx_rtx(
 	struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pkt *out, bool *plane_only)
@@ -948,6 +980,7 @@ static bool tx_rtx(
 		qp->rtx_len--;
 		build_data(qp, ent_wqe(qp, psn), psn, evi, true, now_ps, out);
 		sent(qp, psn, e, len, evi, now_ps);
+		ackreq_count(qp, out);
 		qp->st.rtx_pkts++;
 		qp->st.rtx_bytes += len;
 		mrc_ev_st(&qp->evs, evi)->rtx_pkts++;
@@ -993,6 +1026,7 @@ static bool tx_new(
 	if (in_flight(qp) + inflight_bytes(len) + mtu > mrc_cc_cwnd(&qp->cc))
 		out->flags |= MRC_BTH_F_ACKREQ;
 	sent(qp, psn, e, len, evi, now_ps);
+	ackreq_count(qp, out);
 	qp->st.data_pkts++;
 	qp->st.data_bytes += len;
 	return true;
@@ -1007,6 +1041,12 @@ bool mrc_qp_tx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pk
 		return false;
 	if (qp->roce && plane != qp->roce_plane)
 		return false;
+	/* paced by a rate-based CC: what there is to send waits for the pace (a timer) */
+	if (qp->paced && now_ps < qp->rare->next_tx_ps &&
+		(qp->rtx_len || qp->sq_cur != qp->sq_tail)) {
+		qp->pace_wait = true;
+		return false; /* ends by time: not refused_all */
+	}
 	if (!qp->roce && tx_probe(qp, plane, now_ps, out))
 		return true;
 	if (now_ps < qp->backoff_until_ps)
@@ -1018,6 +1058,14 @@ bool mrc_qp_tx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pk
 	 * EV or another plane may have a probe due (only with ASSUMED_BAD EVs). */
 	qp->refused_all = !plane_only && !qp->evs.n_bad;
 	return false;
+}
+
+void mrc_qp_tx_len(struct mrc_qp *qp, uint32_t wire_bytes, uint64_t now_ps)
+{
+	if (!qp->paced)
+		return;
+	qp->pace_wait = false;
+	qp->rare->next_tx_ps = now_ps + mrc_cc_on_tx(&qp->cc, now_ps, wire_bytes);
 }
 
 bool mrc_qp_tx_refused_all(const struct mrc_qp *qp)
@@ -1830,6 +1878,27 @@ static void send_seq_nak(struct mrc_qp *qp, unsigned plane, uint64_t now_ps)
 	qp->nak_sent = true;
 }
 
+/*
+ * RoCE with a rate-based CC, the notification point: a CE-marked arrival is answered by a
+ * CNP (IBTA Annex A17: BECN, PSN 0, the requester's QP), at most one per the DCQCN
+ * cnp_interval (ConnectX's min_time_between_cnps) per QP; the rest go unanswered.
+ */
+static void np_on_ce(struct mrc_qp *qp, unsigned plane, uint64_t now_ps)
+{
+	struct mrc_pkt c;
+
+	if (qp->rare->cnp_any && now_ps - qp->rare->cnp_last_ps < qp->cc.p->dcqcn.cnp_interval_ps)
+		return;
+	plane = ctl_common(qp, plane, MRC_OP_CNP, MRC_NO_EV, now_ps, &c);
+	c.dscp = qp->env->qp->dscp_cnp;
+	c.becn = true;
+	c.psn = 0;
+	qp->env->emit_ctl(qp->env->owner, plane, qp->peer_host, &c);
+	qp_rare(qp)->cnp_tx++;
+	qp->rare->cnp_any = true;
+	qp->rare->cnp_last_ps = now_ps;
+}
+
 static bool is_data(uint8_t op)
 {
 	return op >= MRC_OP_WRITE_FIRST && op <= MRC_OP_WRITE_ONLY_IMM;
@@ -1904,6 +1973,8 @@ static void on_data(
 	qp->st.rx_data_pkts++;
 	if (ce)
 		qp->st.rx_ce++;
+	if (ce && qp->roce && qp->paced)
+		np_on_ce(qp, plane, now_ps);
 	if (qp->roce && p->trimmed) {
 		qp_rare(qp)->rx_trimmed++; /* a loss: no NACK TRIMMED (qp.h "RoCE mode") */
 		return;
@@ -2023,6 +2094,10 @@ static void on_data(
 		qp->ar_pending = false;
 		sack = true;
 	}
+	/* RoCE: coalesced (qp.h): what is asked for, and CE where the ACK is the CC's only
+	 * signal (a window CC; DCQCN hears of CE by the CNP) */
+	if (qp->roce)
+		sack = ar || (ce && !qp->paced);
 	if (sack) {
 		send_sack(qp, plane, psn, p->ev, sack_m(qp, p->ev, ce), false, ts, now_ps);
 		return;
@@ -2067,6 +2142,9 @@ void mrc_qp_on_pkt(
 		on_nack(qp, p, now_ps);
 	} else if (p->opcode == MRC_OP_ACK && qp->roce) {
 		roce_on_aeth(qp, p, now_ps);
+	} else if (p->opcode == MRC_OP_CNP && qp->roce) {
+		qp_rare(qp)->cnp_rx++;
+		mrc_cc_on_cnp(&qp->cc, now_ps);
 	} else if (p->opcode == MRC_OP_PROBE) {
 		qp_rare(qp)->probes_rx++;
 		send_sack(qp, plane, psn_add(qp->epsn, -1), p->ev, sack_m(qp, p->ev, ce), true,
@@ -2078,8 +2156,11 @@ void mrc_qp_on_pkt(
 
 /* ---- timers ------------------------------------------------------------------------- */
 
+/* RoCE: only while packets are in flight (qp.h); MRC: while anything is outstanding. */
 static bool rto_armed(const struct mrc_qp *qp)
 {
+	if (qp->roce)
+		return !qp->failed && qp->inflight;
 	return !qp->failed && (qp->una != qp->next_psn || qp->sq_head != qp->sq_tail);
 }
 
@@ -2114,6 +2195,8 @@ uint64_t mrc_qp_next_timer(const struct mrc_qp *qp)
 		t = tlp_due_ps(qp);
 	if (qp->sack_due_ps < t)
 		t = qp->sack_due_ps;
+	if (qp->pace_wait && qp->rare->next_tx_ps < t)
+		t = qp->rare->next_tx_ps;
 	pr = mrc_ev_next_probe(&qp->evs, up_mask(qp));
 	if (pr != UINT64_MAX && (pr > qp->probe_woken_ps || qp->probe_woken_ps == 0) && pr < t)
 		t = pr;
@@ -2208,6 +2291,10 @@ void mrc_qp_on_timer(struct mrc_qp *qp, uint64_t now_ps)
 	if (qp->backoff_until_ps && now_ps >= qp->backoff_until_ps) {
 		qp->backoff_until_ps = 0;
 		wake(qp, -1);
+	}
+	if (qp->pace_wait && now_ps >= qp->rare->next_tx_ps) {
+		qp->pace_wait = false;
+		wake(qp, qp->roce ? (int)qp->roce_plane : -1);
 	}
 	if (!qp->roce && qp->tlps < TLP_MAX && qp->inflight && now_ps >= tlp_due_ps(qp))
 		tail_probe(qp);
@@ -2315,9 +2402,13 @@ void mrc_qp_get_stats(const struct mrc_qp *qp, struct mrc_qp_stats *out)
 		out->seq_nak_tx = r->seq_nak_tx;
 		out->seq_nak_rx = r->seq_nak_rx;
 		out->gbn_rewinds = r->gbn_rewinds;
+		out->cnp_tx = r->cnp_tx;
+		out->cnp_rx = r->cnp_rx;
 		out->port_status_rx = r->port_status_rx;
 		out->probe_ans_unmatched = r->probe_ans_unmatched;
 	}
+	if (qp->paced)
+		out->rate_cuts = qp->cc.rp.n_cut;
 	if (qp->have_max) {
 		uint64_t span =
 			(uint64_t)psn_diff(qp->max_seen, qp->env->qp->start_psn & MRC_PSN_MASK) + 1;

@@ -49,11 +49,30 @@
  *   out-of-order packets are dropped silently until the expected one arrives. A trimmed
  *   packet is a loss (dropped, counted in rx_trimmed, no NACK TRIMMED): a RoCE NIC
  *   cannot tell a trim from corruption. Acknowledgements are SACKs with only the
- *   cumulative part in use, so the CC sees the same delay and ECN signals as in MRC mode.
+ *   cumulative part in use, so a window CC sees the same delay and ECN signals as in MRC
+ *   mode; they are coalesced (below).
  * - Requester, go-back-N: a NAK for PSN n acknowledges every PSN before n and resends
  *   every PSN sent from n on, in order; the ACK timeout resends every PSN from the oldest
  *   unacknowledged one. Any NACK (TRIMMED included) counts as a NAK for its PSN. PSNs
  *   resent by a NAK count in loss_sack, by the timeout in loss_rto (and the EV's losses).
+ * - Coalesced ACKs (IBTA vol. 1 chapter 9.7, reliable service: the requester asks for an
+ *   acknowledgement with the BTH AckReq bit, and one ACK, cumulative, may cover several
+ *   packets): the requester sets AckReq on a message's last packet, on the ack_req_every-th
+ *   packet since the last that carried it (Linux rxe's RXE_MAX_PKT_PER_ACK rule) and on
+ *   the packet that fills a window. The responder answers AckReq, duplicates and, for a
+ *   window CC, CE at once; other in-order arrivals are covered by the next ACK, or by one
+ *   sent sack_delay after the first arrival it holds (the coalescing timer).
+ * - The ACK timeout runs only while packets are in flight (sent, neither acknowledged nor
+ *   queued to go again), from the later of the last progress and the send that found
+ *   nothing in flight: the requester times packets, not its own idleness (a QP held back
+ *   by its port or its rate is not a loss). It covers tail loss: a loss with later packets
+ *   behind it is the sequence NAK's.
+ * - DCQCN (a rate-based CC, env->cc_ops, mrc/engine/dcqcn.h): the responder answers a
+ *   CE-marked data packet with a CNP (opcode 0x81, BTH BECN, PSN 0, DestQP the requester's,
+ *   16 reserved bytes; IBTA Annex A17), at most one per cnp_interval per QP, counted in
+ *   cnp_tx; the requester hands each CNP to the CC (cnp_rx) and paces its data: after a
+ *   packet of B bytes on the wire (mrc_qp_tx_len) the next may leave B / Rc later, and
+ *   mrc_qp_tx refuses until then, with a timer at that time.
  */
 #ifndef MRC_QP_H
 #define MRC_QP_H
@@ -95,6 +114,8 @@ struct mrc_qp_params {
 	bool rtt_ensemble; /* the endpoint's QPs share RTT samples (struct mrc_qp_rtt_ens) */
 	bool rcv_pen;	   /* the responder sends rcv_cwnd_pen when it is the bottleneck */
 	uint64_t sack_delay_ps; /* the longest a SACK is held by the cadence; 0: base RTT */
+	uint32_t ack_req_every; /* RoCE: AckReq on every Nth packet too (64); 0: message ends */
+	uint8_t dscp_cnp;	/* DSCP of a CNP (RoCE with a rate-based CC): 48 */
 };
 
 /* mrc.h's limits: the largest timeout exponent, and the exponential retry count that means
@@ -105,7 +126,9 @@ struct mrc_qp_params {
 /* Fills @p with mrcgen's defaults, those of the config loader (transport MRC, mtu 4096, mpr 8;
  * timeout 8 = 262 us, 7 linear and 25 (for ever) exponential retries, as OCP MRC's
  * examples/mrc_qp.md sets them; reorder threshold 1024, SACK every 16 KiB, start PSN 0,
- * sq_depth 64 (max_wimm), NACK backoff 10 us, DSCP 26/28/46, TSETH, RTT ensemble). */
+ * sq_depth 64 (max_wimm), NACK backoff 10 us, DSCP 26/28/46 and CNPs 48 (ConnectX's
+ * cnp_dscp), TSETH, RTT ensemble; RoCE: AckReq every 64 packets, Linux rxe's
+ * RXE_MAX_PKT_PER_ACK). */
 void mrc_qp_params_default(struct mrc_qp_params *p);
 
 /* Base ACK timeout of @p in ps: 1.024 us * 2^timeout (docs/wire-format.md "QP attributes"). */
@@ -160,6 +183,8 @@ struct mrc_qp_stats {
 	uint64_t rx_out_of_seq;		/* responder: past the expected PSN, dropped */
 	uint64_t seq_nak_tx, seq_nak_rx; /* NAK "PSN sequence error" sent / received */
 	uint64_t gbn_rewinds;		/* requester: go-back-N rewinds (NAK or timeout) */
+	uint64_t cnp_tx, cnp_rx;	/* CNPs sent (responder) and received (requester) */
+	uint64_t rate_cuts;		/* DCQCN: rate decreases the CNPs caused */
 	uint64_t port_status_rx; /* port status updates of the peer applied (mrc_qp_peer_ports) */
 	uint64_t probe_ans_unmatched; /* SACK pr=1 matching no probe in flight: dropped */
 };
@@ -232,9 +257,10 @@ struct mrc_qp_env {
 	/* Whether EVs @a and @b carry this QP's packets to @peer_host over one path, so that
 	 * they fail together (mrc_qp_params.path_fate); NULL: never known. */
 	bool (*same_path)(void *owner, uint32_t peer_host, uint32_t a, uint32_t b);
-	/* Queues a control packet (SACK/NACK/NAK/port status) built by the QP for @plane.
-	 * Only opcode, dscp, ecn, ev, dest_qp, flags, psn and the extension header union
-	 * are kept: the rest must be zero but hop_limit 64 (the path fills the addresses). */
+	/* Queues a control packet (SACK/NACK/NAK/CNP/port status) built by the QP for @plane.
+	 * Only opcode, dscp, ecn, ev, dest_qp, flags, psn, becn and the extension header
+	 * union are kept: the rest must be zero but hop_limit 64 (the path fills the
+	 * addresses). */
 	void (*emit_ctl)(void *owner, unsigned plane, uint32_t peer_host, const struct mrc_pkt *p);
 	/* Places @len bytes at @va of the MR @rkey (@data NULL: zeros, a gathered payload
 	 * without source bytes): 0, or -EACCES when outside the MR. */
@@ -297,6 +323,13 @@ void mrc_qp_on_pkt(
 bool mrc_qp_tx(struct mrc_qp *qp, unsigned plane, uint64_t now_ps, struct mrc_pkt *out);
 
 /*
+ * The packet the last successful mrc_qp_tx returned left at @now_ps as @wire_bytes bytes
+ * (its encoded length). A rate-based CC (DCQCN) paces the QP: its next packet may leave
+ * the CC's gap later (mrc_cc_on_tx). No-op for window algorithms.
+ */
+void mrc_qp_tx_len(struct mrc_qp *qp, uint32_t wire_bytes, uint64_t now_ps);
+
+/*
  * After mrc_qp_tx returned false: true when every plane would be refused too until the
  * QP is called again (a packet, a post, a timer or a port change) — it has nothing to
  * send, or no window, and no probe can be due; false when the refusal may be the plane's
@@ -313,7 +346,8 @@ bool mrc_qp_tx_refused_all(const struct mrc_qp *qp);
  */
 bool mrc_qp_tx_idle(const struct mrc_qp *qp);
 
-/* Next timer (ACK timeout, backoff end, probe due on an up plane) in ps, UINT64_MAX if none. */
+/* Next timer (ACK timeout, backoff end, probe due on an up plane, the end of a pacing gap
+ * the QP waits on) in ps, UINT64_MAX if none. */
 uint64_t mrc_qp_next_timer(const struct mrc_qp *qp);
 void mrc_qp_on_timer(struct mrc_qp *qp, uint64_t now_ps);
 

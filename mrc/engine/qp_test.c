@@ -5,6 +5,8 @@
 #include "mrc/engine/st_net.h"
 #include "mrc/base/st.h"
 
+#include <math.h>
+
 /* The oracle of Q23: received? Everything before epsn is; the window holds the rest. */
 static bool rx_has(const struct mrc_qp *qp, uint32_t psn)
 {
@@ -1969,6 +1971,74 @@ static void tw_roce(struct mrc_ep_params *p)
 
 static uint32_t trim_psn;
 
+/* RoCE with DCQCN at the endpoint defaults (ConnectX's; 100 Gb/s ports), but for
+ * rate_to_set_on_first_cnp tw_first_rate and, when not 0, rpg_min_dec_fac tw_dec_fac. */
+static uint64_t tw_first_rate;
+static uint32_t tw_dec_fac;
+
+static void tw_dcqcn(struct mrc_ep_params *p)
+{
+	tw_roce(p);
+	p->cc = "dcqcn";
+	p->cc_params.dcqcn.first_cnp_rate_bps = tw_first_rate;
+	if (tw_dec_fac)
+		p->cc_params.dcqcn.min_dec_fac = tw_dec_fac;
+}
+
+/* RoCE, AckReq every tw_every packets, no coalescing timer to speak of (1 ms). */
+static uint32_t tw_every;
+
+static void tw_roce_every(struct mrc_ep_params *p)
+{
+	tw_roce(p);
+	p->qp.ack_req_every = tw_every;
+	p->qp.sack_delay_ps = 1000000000;
+}
+
+/* What the DCQCN cases saw: host 0's data sends (time, length, AckReq), host 1's data
+ * arrivals that were CE-marked, and host 1's CNPs (time, header). */
+#define DQ_MAX 512
+static struct {
+	unsigned n_tx, n_ce, n_cnp, n_ack;
+	uint64_t tx_t[DQ_MAX], ce_arr[DQ_MAX], cnp_t[DQ_MAX];
+	uint32_t tx_len[DQ_MAX], tx_psn[DQ_MAX];
+	bool tx_ar[DQ_MAX];
+	struct mrc_pkt cnp[DQ_MAX];
+	uint32_t ce_psn; /* mark this PSN's first transmission; UINT32_MAX: every packet */
+} dq;
+
+static int hook_dq(struct tn *tn, unsigned from, const struct mrc_pkt *d, uint8_t *b,
+	uint32_t *len, uint64_t *extra)
+{
+	(void)extra;
+	if (from == 0 && is_data(d->opcode) && dq.n_tx < DQ_MAX) {
+		dq.tx_t[dq.n_tx] = tn->now;
+		dq.tx_len[dq.n_tx] = *len;
+		dq.tx_psn[dq.n_tx] = d->psn;
+		dq.tx_ar[dq.n_tx++] = d->flags & MRC_BTH_F_ACKREQ;
+		if ((dq.ce_psn == UINT32_MAX || (d->psn == dq.ce_psn &&
+			tn->psn_tx[d->psn & 0xFFFF] == 1)) && dq.n_ce < DQ_MAX) {
+			b[1] |= 0x30; /* outer ECN: CE */
+			/* it arrives after its serialization and the one-way delay (tn_pull) */
+			dq.ce_arr[dq.n_ce++] = tn->now + (uint64_t)*len * 8 * 1000000000000ull /
+								 TN_RATE_BPS + tn->delay_ps;
+		}
+	}
+	if (from == 1 && d->opcode == MRC_OP_CNP && dq.n_cnp < DQ_MAX) {
+		dq.cnp_t[dq.n_cnp] = tn->now;
+		dq.cnp[dq.n_cnp++] = *d;
+	}
+	if (from == 1 && d->opcode == MRC_OP_SACK)
+		dq.n_ack++;
+	return TN_PASS;
+}
+
+static void dq_reset(uint32_t ce_psn)
+{
+	memset(&dq, 0, sizeof(dq));
+	dq.ce_psn = ce_psn;
+}
+
 /* Trims the first transmission of PSN trim_psn, as a full switch queue would. */
 static int hook_trim_psn(struct tn *tn, unsigned from, const struct mrc_pkt *d, uint8_t *b,
 	uint32_t *len, uint64_t *extra)
@@ -2016,8 +2086,9 @@ static void roce_gbn_case(struct mrc_st *st, bool trim, uint8_t *src, uint8_t *d
 	ST_EQ(st, s1.rx_out_of_seq, 7 - k); /* ... though PSNs k+1..7 all came early */
 	ST_EQ(st, s0.seq_nak_rx, 1);
 	ST_EQ(st, s0.gbn_rewinds, 1);
-	ST_EQ(st, s0.rto_events, 0);
-	ST_EQ(st, s1.rx_unique, 8);
+	ST_EQ(st, s0.rto_events, 0); /* the NAK, not the timeout: */
+	ST_EQ(st, s0.loss_rto, 0);
+	ST_EQ(st, s0.loss_sack, 8 - k); /* PSNs resent by the NAK */
 	ST_EQ(st, s1.rx_trimmed, trim ? 1 : 0);
 	ST_EQ(st, s1.nack_tx[MRC_NI_TRIMMED] + s1.nack_tx[MRC_NI_TRIMMED_LASTHOP], 0);
 	/* four one-way trips (data, NAK, resent data, its ACK) and some serialization */
@@ -2097,10 +2168,10 @@ MRC_SELFTEST(roce)
 	n_drop_psn = 1;
 	tn.hook = hook_drop_psn;
 	tn_deliver(st, &tn, src, dst, 8 * 4096, &s0, &s1);
-	/* PSN 0 is acknowledged (the first arrival), then PSNs 1-4 (16 KiB, sack_every); 5-6
-	 * arrive without an ack request (8 KiB < sack_every): their SACK is held for the base
-	 * RTT (12 us, sack_delay 0) and then sent. PSN 7 alone stays unacknowledged: the
-	 * timeout fires T = 1.024 us * 2^8 after that SACK came back (about 12 + 2 us after
+	/* PSNs 0-6 arrive without an ack request (AckReq is on the message's last packet, the
+	 * dropped PSN 7, and on every 64th): their ACK is held for the base RTT (12 us,
+	 * sack_delay 0), the coalescing timer, and then sent. PSN 7 alone stays unacknowledged:
+	 * the timeout fires T = 1.024 us * 2^8 after that ACK came back (about 12 + 2 us after
 	 * the post) and resends PSN 7 alone */
 	ST_EQ(st, s0.rto_events, 1);
 	ST_EQ(st, s0.rtx_pkts, 1);
@@ -2167,4 +2238,154 @@ MRC_SELFTEST(roce)
 		ST_EQ(st, ev_seen[1][0], ev_seen[0][0]);
 		tn_free(&tn);
 	}
+	mrc_st_case(st, "R10 coalesced ACKs: AckReq on every Nth packet and the message's "
+			"last, one ACK each; 0: the last only");
+	for (unsigned every = 0; every <= 64; every += 16) {
+		/* 64 packets: AckReq on PSNs N-1, 2N-1, ... and 63 */
+		unsigned want_ar = every ? 64 / every : 1;
+
+		if (every == 32 || every == 48)
+			continue;
+		tw_every = every;
+		ST_EQ_I(st, tn_init(&tn, 1, 4, false, tw_roce_every), 0);
+		dq_reset(UINT32_MAX - 1);
+		tn.hook = hook_dq;
+		tn_deliver(st, &tn, src, dst, 64 * 4096, &s0, &s1);
+		ST_EQ(st, dq.n_tx, 64);
+		for (unsigned i = 0, ar = 0; i < dq.n_tx; i++) {
+			bool want = i == 63 || (every && i % every == every - 1);
+
+			ST_EQ(st, dq.tx_ar[i], want);
+			ar += dq.tx_ar[i];
+			if (i == 63)
+				ST_EQ(st, ar, want_ar);
+		}
+		ST_EQ(st, s1.sack_tx, want_ar); /* one ACK per AckReq, nothing else */
+		ST_EQ(st, dq.n_ack, want_ar);
+		ST_EQ(st, s0.rto_events + s0.rtx_pkts, 0);
+		tn_free(&tn);
+	}
+	{
+		struct mrc_qp_params qd;
+
+		mrc_qp_params_default(&qd);
+		ST_EQ(st, qd.ack_req_every, 64); /* Linux rxe's RXE_MAX_PKT_PER_ACK */
+		ST_EQ(st, qd.dscp_cnp, 48);	 /* ConnectX's cnp_dscp */
+	}
+
+	mrc_st_case(st, "R11 DCQCN notification point: CE answered by a CNP (0x81, BECN, PSN 0, "
+			"the requester's QP, DSCP 48), at most one per 4 us per QP, no ACK");
+	tw_dec_fac = 100; /* rpg_min_dec_fac 100 %: cuts leave the rate, the line rate's */
+	ST_EQ_I(st, tn_init(&tn, 2, 4, false, tw_dcqcn), 0);
+	tw_dec_fac = 0;
+	dq_reset(UINT32_MAX); /* every data packet CE */
+	tn.hook = hook_dq;
+	tn_deliver(st, &tn, src, dst, 256 << 10, &s0, &s1);
+	ST_EQ_I(st, mrc_qp_roce_path(tn_qp(&tn, 0), &plane, &evi), 0);
+	{
+		/* the rule applied to the CE-marked arrivals by hand: the first gets a CNP, then
+		 * the first arriving 4 us or more after the last CNP's */
+		uint64_t last = 0;
+		unsigned want = 0;
+
+		for (unsigned i = 0; i < dq.n_ce; i++)
+			if (!want || dq.ce_arr[i] - last >= 4000000) {
+				last = dq.ce_arr[i];
+				want++;
+			}
+		ST_EQ(st, dq.n_ce, 64);
+		ST_TRUE(st, want >= 2);
+		ST_EQ(st, s1.cnp_tx, want);
+		ST_EQ(st, dq.n_cnp, want);
+		ST_EQ(st, s0.cnp_rx, want);
+		for (unsigned i = 0; i < dq.n_cnp; i++) {
+			const struct mrc_pkt *c = &dq.cnp[i];
+
+			ST_EQ(st, c->opcode, 0x81);
+			ST_TRUE(st, c->becn);
+			ST_EQ(st, c->psn, 0);
+			ST_EQ(st, c->dest_qp, 1); /* the requester's QPN */
+			ST_EQ(st, c->dscp, 48);
+			/* the QP's UDP source port, as every packet of the QP (R06) */
+			ST_EQ(st, c->ev, (uint32_t)mrc_roce_udp_sport(1, 1) << 16);
+			if (i)
+				ST_TRUE(st, dq.cnp_t[i] - dq.cnp_t[i - 1] >= 4000000);
+		}
+	}
+	/* the CE marks get no ACK of their own under DCQCN: the 64 packets arrive over 21.6
+	 * us from 1.34 us on (0.338 us each); the coalescing timer sends one ACK a base RTT
+	 * (12 us) after the first, the AckReq of the last (the 64th) the other */
+	ST_EQ(st, s1.sack_tx, 2);
+	ST_EQ(st, dq.n_cnp, 6); /* arrivals at 1.34 + 0.338 k us: k = 0, 12, 24, 36, 48, 60 */
+	ST_EQ(st, s1.rx_ce, 64);
+	ST_TRUE(st, s0.rate_cuts >= 1);
+	ST_EQ(st, s0.rto_events + s0.rtx_pkts, 0);
+	tn_free(&tn);
+
+	mrc_st_case(st, "R12 DCQCN reaction point paces the QP: B x 8 / Rc between packets after "
+			"the cut, Rc = R (1 - a0 k^4 / 2), then the byte counter's fast recovery");
+	ST_EQ_I(st, tn_init(&tn, 1, 4, false, tw_dcqcn), 0);
+	dq_reset(0); /* PSN 0 alone marked: one CNP */
+	tn.hook = hook_dq;
+	tn_deliver(st, &tn, src, dst, 256 << 10, &s0, &s1);
+	ST_EQ(st, s1.cnp_tx, 1);
+	ST_EQ(st, s0.rate_cuts, 1);
+	ST_EQ(st, dq.n_tx, 64);
+	{
+		/* the cut comes 4 us after the CNP (rate_reduce_monitor_period), alpha then the
+		 * initial 1023/1024 kept (1019/1024)^4 over four 1 us periods; Rt stays R */
+		double a = 1023.0 / 1024.0 * pow(1019.0 / 1024.0, 4), r = 100e9;
+		double rc1 = r * (1 - a / 2), rc2 = (r + rc1) / 2;
+		uint64_t ser = (uint64_t)dq.tx_len[0] * 8 * 1000000000000ull / TN_RATE_BPS;
+		uint64_t g1 = (uint64_t)(dq.tx_len[0] * 8e12 / rc1);
+		uint64_t g2 = (uint64_t)(dq.tx_len[0] * 8e12 / rc2);
+		unsigned j = 0;
+
+		/* line rate first: back to back at the port's pace, until the cut */
+		while (j + 1 < dq.n_tx && dq.tx_t[j + 1] - dq.tx_t[j] == ser)
+			j++;
+		/* the cut: the CNP (120 B) arrives a serialization and 1 us after it left, the
+		 * cut 4 us later; packet j is the first sent then */
+		uint64_t cut = dq.cnp_t[0] + 120 * 8 * 1000000000000ull / TN_RATE_BPS + 1000000 +
+			       4000000;
+
+		ST_TRUE(st, j >= 4 && j + 17 < dq.n_tx);
+		ST_TRUE(st, dq.tx_t[j] >= cut && dq.tx_t[j - 1] < cut);
+		/* packets of L = 4224 B: the byte counter (32767 B) steps on the 8th packet
+		 * after the cut (8 L = 33792), fast recovery (BC = 1 <= F): Rc = (R + rc1) / 2;
+		 * that packet's gap is still at rc1 */
+		for (unsigned k = 0; k < 8; k++)
+			ST_EQ(st, dq.tx_t[j + k + 1] - dq.tx_t[j + k], g1);
+		for (unsigned k = 8; k < 16; k++)
+			ST_EQ(st, dq.tx_t[j + k + 1] - dq.tx_t[j + k], g2);
+		ST_EQ(st, dq.tx_len[0], 4224); /* srv6: 40 + 40 + 8 + 12 + 4 + 4 + 16 + 4096 + 4 */
+	}
+	ST_EQ(st, s0.rto_events + s0.rtx_pkts, 0);
+	tn_free(&tn);
+
+	mrc_st_case(st, "R13 the ACK timeout times packets in flight, not the pace: a QP held "
+			"back ms at a time (20 Mb/s) never times out");
+	tw_first_rate = 20000000;
+	ST_EQ_I(st, tn_init(&tn, 1, 4, false, tw_dcqcn), 0);
+	tw_first_rate = 0;
+	dq_reset(0);
+	tn.hook = hook_dq;
+	tn_deliver(st, &tn, src, dst, 16 * 4096, &s0, &s1);
+	ST_EQ(st, dq.n_tx, 16);
+	{
+		/* the CNP for PSN 0 comes back about 2.35 us after the post: PSNs 0-6 have left
+		 * at the line rate (0.338 us each), PSN 7 leaves at 20 Mb/s: 4224 x 8 / 20e6 s =
+		 * 1.6896 ms before PSN 8, six ACK timeouts (262 us) with nothing in flight (its
+		 * ACK comes 12 us later); the rate then recovers (timer and byte counter) */
+		unsigned i7 = 0;
+
+		while (i7 < dq.n_tx && dq.tx_psn[i7] != 7)
+			i7++;
+		ST_TRUE(st, i7 + 1 < dq.n_tx);
+		ST_EQ(st, dq.tx_t[i7 + 1] - dq.tx_t[i7], 1689600000ull);
+		ST_TRUE(st, tn.done_t > 4000000000ull);
+	}
+	ST_EQ(st, s0.rto_events, 0);
+	ST_EQ(st, s0.rtx_pkts, 0);
+	tn_free(&tn);
 }

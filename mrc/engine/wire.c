@@ -477,6 +477,8 @@ static int op_ext_len(uint8_t op, bool ts)
 		return MRC_NETH_LEN;
 	case MRC_OP_PROBE:
 		return MRC_PETH_LEN;
+	case MRC_OP_CNP:
+		return MRC_CNP_RSVD_LEN;
 	}
 	return -1;
 }
@@ -616,6 +618,9 @@ static void put_ext(const struct mrc_pkt *p, uint8_t *h)
 		h[1] = (uint8_t)((ee->op & 3) << 4);
 		put_be16(h + 28, ee->tx_ts_echo);
 		break;
+	case MRC_OP_CNP: /* reserved: sent as zero, ignored on receipt */
+		memset(h, 0, MRC_CNP_RSVD_LEN);
+		break;
 	}
 }
 
@@ -667,7 +672,7 @@ static int encode(const struct mrc_wire_cfg *cfg, const struct mrc_pkt *p, uint8
 	h[0] = p->opcode;
 	h[1] = (uint8_t)((p->se ? 0x80 : 0) | (p->mig ? 0x40 : 0) | l.pad << 4); /* TVer 0 */
 	put_be16(h + 2, p->pkey);
-	h[4] = 0;
+	h[4] = p->becn ? MRC_BTH_BECN : 0;
 	put_be24(h + 5, p->dest_qp);
 	h[8] = p->flags;
 	put_be24(h + 9, p->psn);
@@ -1015,6 +1020,7 @@ static int decode(const struct mrc_wire_cfg *cfg, const uint8_t *buf, size_t len
 	p->mig = buf[hb + 1] & 0x40;
 	p->pad_cnt = buf[hb + 1] >> 4 & 3;
 	p->pkey = get_be16(buf + hb + 2);
+	p->becn = buf[hb + 4] & MRC_BTH_BECN;
 	p->dest_qp = get_be24(buf + hb + 5);
 	p->flags = buf[hb + 8];
 	p->psn = get_be24(buf + hb + 9);
@@ -1236,6 +1242,8 @@ const char *mrc_wire_opcode_name(uint8_t opcode)
 		return "NACK";
 	case MRC_OP_PROBE:
 		return "PROBE";
+	case MRC_OP_CNP:
+		return "CNP";
 	}
 	return "UNKNOWN";
 }
@@ -1396,6 +1404,12 @@ int mrc_wire_sample_pkt(unsigned i, const struct mrc_wire_cfg *cfg, struct mrc_p
 		n->cc_type = 0x1;
 		n->cc_flags = 0xe;
 		n->tx_ts_echo = 0x0102;
+	} else if (t == 24) {
+		/* CNP, as a ConnectX NIC sends one (IBTA Annex A17): BECN, PSN 0, 16 B
+		 * reserved; the DSCP of ConnectX's cnp_dscp */
+		p->opcode = MRC_OP_CNP;
+		p->becn = true;
+		p->psn = 0;
 	} else {
 		struct mrc_peth *pe = &p->peth;
 

@@ -26,6 +26,7 @@
 #define MRC_PETH_LEN	  16
 #define MRC_ERTH_LEN	  16
 #define MRC_EETH_LEN	  36
+#define MRC_CNP_RSVD_LEN  16	/* IBTA Annex A17: a CNP's reserved bytes after its BTH */
 #define MRC_ICRC_LEN	  4
 #define MRC_SRH_MAX_SEGS  8	/* segments one SRH may carry in mrcgen */
 #define MRC_SRH_FIXED_LEN 8	/* RFC 8754 §2: SRH bytes before segment list[0] */
@@ -44,7 +45,7 @@ enum mrc_ev_format {
 	MRC_EVF_UDP,	  /* no outer header; EV in the UDP source port only */
 };
 
-/* BTH opcodes, IBTA manufacturer range (docs/wire-format.md "Opcodes"). */
+/* BTH opcodes, IBTA manufacturer range (docs/wire-format.md "Opcodes"), and RoCEv2's CNP. */
 enum mrc_opcode {
 	MRC_OP_WRITE_FIRST = 0xC6,
 	MRC_OP_WRITE_MIDDLE = 0xC7,
@@ -58,7 +59,12 @@ enum mrc_opcode {
 	MRC_OP_SACK = 0xDC,
 	MRC_OP_NACK = 0xDD,
 	MRC_OP_PROBE = 0xDE,
+	MRC_OP_CNP = 0x81, /* RoCEv2 congestion notification (IBTA Annex A17): BTH + 16 B */
 };
+
+/* BTH byte 4 (reserved in RoCEv2 but for these; the ICRC masks the byte): BECN, set on a
+ * CNP (IBTA Annex A17, as ConnectX NICs send it). */
+#define MRC_BTH_BECN 0x40
 
 /* BTH flags byte (byte 8 of BTH in mrcgen's layout; docs/wire-format.md "BTH"). */
 enum {
@@ -217,6 +223,7 @@ struct mrc_pkt {
 	bool se, mig;
 	uint8_t pad_cnt;
 	uint16_t pkey;
+	bool becn;	  /* byte 4's BECN bit (MRC_BTH_BECN): a CNP's */
 	uint32_t dest_qp; /* 24 bits */
 	uint8_t flags;	  /* MRC_BTH_F_* */
 	uint32_t psn;	  /* 24 bits */
@@ -507,11 +514,11 @@ int mrc_wire_decode_ip6_udp(const uint8_t *buf, size_t len, struct mrc_ip6_udp *
  * Sample packets, one of every type, for tests, the fuzz corpus and `mrcgen sample`.
  * Sample @i (0 <= i < mrc_wire_sample_count(cfg)) is fully determined by @i and
  * cfg->ev_format: i % MRC_WIRE_SAMPLE_TYPES picks the type (data opcodes with and
- * without TSETH, ACK, endpoint request/response, SACK, NACK of every reason, PROBE);
+ * without TSETH, ACK, endpoint request/response, SACK, NACK of every reason, PROBE, CNP);
  * in srv6 mode i / MRC_WIRE_SAMPLE_TYPES picks no SRH, a 3-segment SRH or a reduced one.
  * The payload points into static storage.
  */
-#define MRC_WIRE_SAMPLE_TYPES 24
+#define MRC_WIRE_SAMPLE_TYPES 25
 int mrc_wire_sample_count(const struct mrc_wire_cfg *cfg);
 /* Fills *@p with sample @i. Returns 0 or -ENOENT when @i is out of range. */
 int mrc_wire_sample_pkt(unsigned i, const struct mrc_wire_cfg *cfg, struct mrc_pkt *p);

@@ -13,6 +13,15 @@ static void ip6_parse(struct mrc_ip6 *a, const char *hex)
 	mrc_st_hex(hex, a->b, 16);
 }
 
+/* The hand-built vectors' packet: 2001:db8:a::1 -> 2001:db8:b::2, hop limit 64, the rest 0. */
+static void vec_pkt(struct mrc_pkt *p)
+{
+	memset(p, 0, sizeof(*p));
+	ip6_parse(&p->src, "20010db8000a00000000000000000001");
+	ip6_parse(&p->dst, "20010db8000b00000000000000000002");
+	p->hop_limit = 64;
+}
+
 /* mrc_wire_icmp6_time_exceeded with the default hop limit */
 static int st_te(const struct mrc_ip6 *sw, const uint8_t *inv, size_t len, uint8_t *out,
 	size_t cap)
@@ -103,6 +112,7 @@ static int pkt_cmp(struct mrc_st *st, const struct mrc_wire_cfg *cfg, const stru
 	CMP(mig);
 	CMP(pad_cnt);
 	CMP(pkey);
+	CMP(becn);
 	CMP(dest_qp);
 	CMP(flags);
 	CMP(psn);
@@ -398,10 +408,7 @@ MRC_SELFTEST(wire)
 		want, sizeof(want));
 	ST_EQ(st, n, 92);
 	cfg.ev_format = MRC_EVF_STEV;
-	memset(&p, 0, sizeof(p));
-	ip6_parse(&p.src, "20010db8000a00000000000000000001");
-	ip6_parse(&p.dst, "20010db8000b00000000000000000002");
-	p.hop_limit = 64;
+	vec_pkt(&p);
 	p.dscp = 26;
 	p.ecn = 2;
 	p.ev = 0x12345678;
@@ -438,6 +445,87 @@ MRC_SELFTEST(wire)
 	put_be16(buf + 46, 0);
 	ST_EQ_I(st, mrc_wire_decode(&cfg, buf, 92, true, &d), MRC_WIRE_BAD_CHECKSUM);
 	cfg.ev_format = MRC_EVF_SRV6;
+
+	mrc_st_case(st, "CNP (IBTA Annex A17): a ConnectX-4 Lx capture's BTH and reserved bytes; "
+			"hand-built IPv6 bytes; lengths");
+	/*
+	 * A CNP captured on a ConnectX-4 Lx (IPv4; scapy's test/contrib/roce.uts, "RoCE CNP
+	 * captured on ConnectX-4 Lx"), from its UDP header on: source port 0, 4791, length 40,
+	 * checksum 0 | BTH opcode 0x81, P_Key 0xffff, byte 4 0x40 (BECN), DestQP 0x000118,
+	 * PSN 0 | 16 reserved bytes | ICRC (0x2a00fd82 over its IPv4 pseudo-header: python3's
+	 * zlib.crc32 agrees). The same CNP over IPv6 (udp EV format, EV 0 = source port 0),
+	 * hand-built with python3: UDP checksum 0x4be5 and ICRC 0xe0c77ebb (zlib.crc32 over
+	 * b'\xff'*8 + the masked headers), least significant byte first.
+	 */
+	{
+		uint8_t cx[40];
+
+		n = mrc_st_hex("0000 12b7 0028 0000  81 00 ffff 40 000118 00 000000"
+			       "00000000000000000000000000000000",
+			cx, sizeof(cx));
+		ST_EQ(st, n, 36);
+		n = mrc_st_hex("6c2000000028114020010db8000a0000000000000000000120010db8000b0000"
+			       "0000000000000002000012b700284be58100ffff400001180000000000000000"
+			       "000000000000000000000000bb7ec7e0",
+			want, sizeof(want));
+		ST_EQ(st, n, 80);
+		cfg.ev_format = MRC_EVF_UDP;
+		vec_pkt(&p);
+		p.dscp = 48; /* ConnectX's cnp_dscp; ECT(0) as the capture's 0xc2 */
+		p.ecn = 2;
+		p.ev = 0;
+		p.opcode = MRC_OP_CNP;
+		p.pkey = 0xffff;
+		p.becn = true;
+		p.dest_qp = 0x118;
+		ST_EQ(st, mrc_wire_encoded_len(&cfg, &p), 80);
+		ST_EQ(st, mrc_wire_encode(&cfg, &p, buf, sizeof(buf)), 80);
+		ST_EQ_MEM(st, buf, want, 80);
+		ST_EQ_MEM(st, buf + 40, cx, 6);		   /* ports, length */
+		ST_EQ_MEM(st, buf + 48, cx + 8, 28);	   /* BTH, reserved */
+		ST_EQ(st, mrc_wire_icrc(want, 76), 0xe0c77ebb);
+		ST_EQ_I(st, mrc_wire_decode(&cfg, want, 80, true, &d), MRC_WIRE_OK);
+		ST_EQ(st, d.opcode, 0x81);
+		ST_TRUE(st, d.becn && !d.se && !d.mig && d.pad_cnt == 0);
+		ST_EQ(st, d.dest_qp, 0x118);
+		ST_EQ(st, d.psn, 0);
+		ST_EQ(st, d.flags, 0);
+		ST_EQ(st, d.dscp, 48);
+		ST_EQ_STR(st, mrc_wire_opcode_name(d.opcode), "CNP");
+		/* reserved bytes are ignored on receipt (the ICRC still covers them) */
+		memcpy(buf, want, 80);
+		buf[60 + 7] = 0x5a;
+		cfg.check_icrc = cfg.check_csum = false;
+		ST_EQ_I(st, mrc_wire_decode(&cfg, buf, 80, true, &d), MRC_WIRE_OK);
+		/* BECN clear decodes clear; the ICRC masks byte 4 */
+		memcpy(buf, want, 80);
+		buf[52] = 0;
+		cfg.check_icrc = true;
+		ST_EQ_I(st, mrc_wire_decode(&cfg, buf, 80, true, &d), MRC_WIRE_OK);
+		ST_TRUE(st, !d.becn);
+		/* lengths: 15 or 17 reserved bytes (UDP and IPv6 lengths agreeing) are bad, a
+		 * cut packet truncated */
+		for (int delta = -1; delta <= 1; delta += 2) {
+			memcpy(buf, want, 80);
+			put_be16(buf + 4, (uint16_t)(40 + delta));
+			put_be16(buf + 44, (uint16_t)(40 + delta));
+			if (delta > 0)
+				memmove(buf + 77, buf + 76, 4);
+			else
+				memmove(buf + 75, buf + 76, 4);
+			cfg.check_icrc = cfg.check_csum = false;
+			ST_EQ_I(st, mrc_wire_decode(&cfg, buf, (size_t)(80 + delta), true, &d),
+				MRC_WIRE_BAD_LENGTH);
+		}
+		ST_EQ_I(st, mrc_wire_decode(&cfg, want, 79, true, &d), MRC_WIRE_TRUNCATED);
+		cfg.check_icrc = cfg.check_csum = true;
+		/* the sample CNP: same header, BECN, PSN 0, the udp-mode EV of type 24 */
+		ST_EQ(st, mrc_wire_sample(24, &cfg, buf, sizeof(buf)), 80);
+		ST_EQ(st, buf[48], 0x81);
+		ST_EQ(st, buf[52], 0x40);
+		ST_EQ(st, get_be16(buf + 40), 0xc000 + 17 * 24);
+		cfg.ev_format = MRC_EVF_SRV6;
+	}
 
 	mrc_st_case(st, "header bit positions: BTH METH TSETH RETH ImmDt, EV placement");
 	cfg.ev_format = MRC_EVF_STEV;
@@ -524,11 +612,11 @@ MRC_SELFTEST(wire)
 			}
 			seen++;
 		}
-		ST_EQ_I(st, seen, f == MRC_EVF_SRV6 ? 72 : 24);
+		ST_EQ_I(st, seen, f == MRC_EVF_SRV6 ? 75 : 25);
 		ST_EQ_I(st, bad, 0);
 	}
 	cfg.ev_format = MRC_EVF_SRV6;
-	ST_EQ_I(st, mrc_wire_sample(72, &cfg, buf, sizeof(buf)), -ENOENT);
+	ST_EQ_I(st, mrc_wire_sample(75, &cfg, buf, sizeof(buf)), -ENOENT);
 
 	mrc_st_case(st, "every cut 1..len-1 of every packet is truncated (or a trim), no overread");
 	for (int f = MRC_EVF_SRV6; f <= MRC_EVF_UDP; f++) {

@@ -22,6 +22,28 @@ uint64_t mrc_run_base_rtt_ps(const struct conf_fabric *f, uint32_t mtu)
 	       6 * f->switch_delay_ps;
 }
 
+/* mrc.cc.dcqcn onto the reaction point's parameters; a RoCE QP's port runs at @line_bps. */
+static void dcqcn_params(const struct conf_dcqcn *c, uint64_t line_bps, struct mrc_dcqcn_params *d)
+{
+	d->max_rate_bps = c->rpg_max_rate_bps ? c->rpg_max_rate_bps : line_bps;
+	d->min_rate_bps = c->rpg_min_rate_bps;
+	d->ai_rate_bps = c->rpg_ai_rate_bps;
+	d->hai_rate_bps = c->rpg_hai_rate_bps;
+	d->time_reset_ps = c->rpg_time_reset_ps;
+	d->byte_reset = c->rpg_byte_reset;
+	d->threshold = c->rpg_threshold;
+	d->gd = c->rpg_gd;
+	d->min_dec_fac = c->rpg_min_dec_fac;
+	d->first_cnp_rate_bps = c->rate_to_set_on_first_cnp_bps;
+	d->g = c->dce_tcp_g;
+	d->alpha_period_ps = c->dce_tcp_rtt_ps;
+	d->initial_alpha = c->initial_alpha_value;
+	d->reduce_period_ps = c->rate_reduce_monitor_period_ps;
+	d->clamp_tgt_rate = c->clamp_tgt_rate;
+	d->clamp_tgt_rate_after_time_inc = c->clamp_tgt_rate_after_time_inc;
+	d->cnp_interval_ps = c->min_time_between_cnps_ps;
+}
+
 int mrc_run_ep_params(const struct conf_job *j, const struct mrc_job_srv6 *m, uint32_t nranks,
 	uint64_t base_rtt_ps, struct mrc_ep_params *p)
 {
@@ -94,9 +116,14 @@ int mrc_run_ep_params(const struct conf_job *j, const struct mrc_job_srv6 *m, ui
 	p->qp.dscp_data = cm->dscp.data;
 	p->qp.dscp_rtx = cm->dscp.rtx;
 	p->qp.dscp_ctl = cm->dscp.ctrl;
-	p->cc = cm->cc.algorithm == CONF_CC_FIXED ? "fixed" : "nscc";
+	p->qp.dscp_cnp = cm->dscp.cnp;
+	p->qp.ack_req_every = cm->qp.ack_req_every;
+	p->cc = cm->cc.algorithm == CONF_CC_FIXED   ? "fixed"
+		: cm->cc.algorithm == CONF_CC_DCQCN ? "dcqcn"
+						    : "nscc";
 	mrc_cc_defaults(&p->cc_params, (uint64_t)j->fabric.planes * j->fabric.link_rate_bps, rtt,
 		cm->mtu, j->fabric.trim);
+	dcqcn_params(&cm->cc.dcqcn, j->fabric.link_rate_bps, &p->cc_params.dcqcn);
 #define CC_SET(field, v)                                                                           \
 	if (v)                                                                                     \
 		p->cc_params.field = v

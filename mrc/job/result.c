@@ -130,6 +130,9 @@ void mrc_run_add_qp(struct mrc_run_result *r, const struct mrc_qp_stats *s)
 	r->losses_path += s->loss_path;
 	r->tlp += s->tlp;
 	r->gbn_rewinds += s->gbn_rewinds;
+	r->cnps_sent += s->cnp_tx;
+	r->cnps_received += s->cnp_rx;
+	r->rate_cuts += s->rate_cuts;
 	r->rx_dup += s->rx_dup;
 	r->rx_reordered += s->rx_reordered;
 	r->probe_answers_unmatched += s->probe_ans_unmatched;

@@ -206,6 +206,9 @@ struct mrc_run_result {
 	uint64_t losses_port, losses_path; /* PSNs lost with their NIC port; resent off an EV
 					    * that went ASSUMED_BAD */
 	uint64_t tlp, gbn_rewinds; /* tail loss probes sent; RoCE go-back-N rewinds */
+	/* RoCE with DCQCN: CNPs the responders sent and the requesters received, and the
+	 * rate cuts they caused (mrc/engine/qp.h "DCQCN") */
+	uint64_t cnps_sent, cnps_received, rate_cuts;
 	uint64_t rx_decode_err, qp_errors;
 	uint64_t tx_encode_err; /* packets a sender failed to encode, so never sent */
 	uint64_t capture_errors; /* captures that could not be written (wire: every host's) */
@@ -253,6 +256,7 @@ struct mrc_run_result {
 	 * timed out, broke the protocol) and those whose results are merged in; owned */
 	uint32_t *failed_ranks, *ranks_reported;
 	uint32_t n_failed_ranks, n_ranks_reported;
+	const char *bootstrap;	/* how the wire ranks met: "rendezvous", "pmix" (static) */
 };
 
 /* Appends a message to @r->errors (printf format). Returns 0 or -ENOMEM. */

@@ -387,6 +387,9 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 	C("losses_path", res->losses_path);
 	C("tail_probes", res->tlp);
 	C("gbn_rewinds", res->gbn_rewinds);
+	C("cnps_sent", res->cnps_sent);
+	C("cnps_received", res->cnps_received);
+	C("rate_cuts", res->rate_cuts);
 	C("rx_duplicates", res->rx_dup);
 	C("rx_reordered", res->rx_reordered);
 	C("rx_decode_errors", res->rx_decode_err);
@@ -459,6 +462,8 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 		for (uint32_t i = 0; i < res->n_ranks_reported; i++)
 			json_array_append_new(a, json_integer(res->ranks_reported[i]));
 		json_object_set_new(o, "ranks_reported", a);
+		json_object_set_new(o, "bootstrap",
+			json_string(res->bootstrap ? res->bootstrap : "rendezvous"));
 		json_object_set_new(root, "wire", o);
 	}
 	return root;
@@ -1283,6 +1288,13 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 			(double)res->fab_pfc_paused_ps / PS_US,
 			(double)res->fab_pfc_paused_host_ps / PS_US,
 			(unsigned long long)res->fab_pfc_headroom_drops);
+	if (res->gbn_rewinds | res->cnps_sent | res->cnps_received) /* RoCE */
+		fprintf(f,
+			"#  roce: %llu go-back-N rewinds (%llu PSNs resent by NAK, %llu by the ACK "
+			"timeout), %llu CNPs sent, %llu received, %llu rate cuts\n",
+			(unsigned long long)res->gbn_rewinds, (unsigned long long)res->losses_sack,
+			(unsigned long long)res->losses_rto, (unsigned long long)res->cnps_sent,
+			(unsigned long long)res->cnps_received, (unsigned long long)res->rate_cuts);
 	if (res->host_send_errors | res->host_socket_drops | res->host_cq_overflows |
 		res->host_cq_dropped | res->host_truncated | res->host_foreign)
 		fprintf(f,

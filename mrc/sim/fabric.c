@@ -66,7 +66,7 @@ _Static_assert(sizeof(struct fab_pkt) == 32 && offsetof(struct fab_pkt, data) ==
 	"a packet's metadata is 32 bytes, POOL_STEP-aligned");
 
 enum {
-	PK_CTRL = 1,   /* control class: ACK/SACK/NACK/probe/endpoint, trimmed */
+	PK_CTRL = 1,   /* control class: ACK/SACK/NACK/probe/endpoint/CNP, trimmed */
 	PK_LOST = 2,   /* dies on arrival (random loss) */
 	PK_BAD = 4,    /* not parsable as IPv6: switches drop it */
 	PK_ICRC = 8,   /* gathered, checksums finished: icrc holds the ICRC */
@@ -483,7 +483,8 @@ static struct fab_switch *t1_sw(struct mrc_fabric *fab, unsigned plane, uint32_t
 /*
  * Finds the SRH (parsed by mrc/srv6, RFC 8754 §4.3.1), inner IPv6 and BTH of a packet
  * (docs/wire-format.md "Packet stack"), with a length check before each field, and classifies it:
- * control (ACK, endpoint, SACK, NACK, PROBE opcodes) or data. Anything else is data.
+ * control (ACK, endpoint, SACK, NACK, PROBE opcodes, RoCEv2's CNP) or data. Anything else
+ * is data.
  */
 static void pkt_parse(struct fab_pkt *pkt)
 {
@@ -528,6 +529,7 @@ static void pkt_parse(struct fab_pkt *pkt)
 	case MRC_OP_SACK:
 	case MRC_OP_NACK:
 	case MRC_OP_PROBE:
+	case MRC_OP_CNP: /* ConnectX sends CNPs at high priority (cnp_802p_prio 6) */
 		pkt->flags |= PK_CTRL;
 		break;
 	default:

@@ -11,6 +11,7 @@ static int t_rankres(struct mrc_rankres *r, struct mrc_run_ev *evs,
 	r->ctr.data_pkts = 7;
 	r->ctr.tlp = 3;
 	r->ctr.gbn_rewinds = 1ull << 40;
+	r->ctr.cnps_received = 11;
 	r->evs_retired = 2;
 	memset(evs, 0, 2 * sizeof(*evs));
 	evs[0].ev = 5;
@@ -72,7 +73,7 @@ static const char *t_edit(const char *text, const char *from, const char *to)
 
 /* Edits of a good body (first match replaced) and what the refusal must say. */
 static const char *const edits[][3] = {
-	{ "\"version\":2", "\"version\":1", "version 1, this build reads 2" },
+	{ "\"version\":3", "\"version\":1", "version 1, this build reads 3" },
 	{ "\"tlp\":3", "\"tlp\":\"3\"", "counters.tlp: not a non-negative integer" },
 	{ "\"data_pkts\":7", "\"data_pkts\":-7", "counters.data_pkts: not a non-negative integer" },
 	{ "\"data_pkts\":7,", "", "counters.data_pkts: not a non-negative integer" },
@@ -97,11 +98,12 @@ MRC_SELFTEST(rankres)
 		return;
 	mrc_st_case(st, "round trip: every counter, EV, retirement and histogram comes back");
 	ST_EQ_I(st, mrc_rankres_encode(&in, &text, &len), 0);
-	ST_TRUE(st, text && strstr(text, "\"version\":2") != NULL);
+	ST_TRUE(st, text && strstr(text, "\"version\":3") != NULL);
 	ST_EQ_I(st, mrc_rankres_decode(text, len, &out, err, sizeof(err)), 0);
 	ST_EQ(st, out.ctr.data_pkts, 7);
 	ST_EQ(st, out.ctr.tlp, 3);
 	ST_EQ(st, out.ctr.gbn_rewinds, 1ull << 40);
+	ST_EQ(st, out.ctr.cnps_received, 11);
 	ST_EQ(st, out.ctr.rtx_bytes, 0);
 	ST_EQ(st, out.evs_retired, 2);
 	ST_EQ(st, out.n_evs, 2);
@@ -127,6 +129,7 @@ MRC_SELFTEST(rankres)
 	ST_EQ_I(st, mrc_rankres_merge(&res, &out, err, sizeof(err)), 0);
 	ST_EQ(st, res.data_pkts, 14);
 	ST_EQ(st, res.tlp, 6);
+	ST_EQ(st, res.cnps_received, 22);
 	ST_EQ(st, res.evs[0].tx_pkts, 200);
 	ST_EQ(st, res.evs[1].bad_qps, 2);
 	ST_EQ_I(st, mrc_hist_count(res.msg_ns), 4);

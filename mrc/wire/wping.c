@@ -4,13 +4,12 @@
 
 #include "mrc/base/bytes.h"
 #include "mrc/wire/loop.h"
+#include "mrc/wire/netns.h"
 #include "mrc/wire/sock.h"
 #include "mrc/engine/wire.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
-#include <sched.h>
 #include <stdbool.h>
 #include <string.h>
 #include <time.h>
@@ -86,51 +85,12 @@ static void wp_on_rx(void *ctx, int sock_idx, const uint8_t *buf, size_t len,
 	c->tclass = info->tclass;
 }
 
-/* Enters named netns @name (when non-NULL), saving the current one in @saved. */
-static int netns_enter(const char *name, int *saved, char *err, size_t errlen)
-{
-	char path[300];
-	int fd;
-
-	*saved = -1;
-	if (!name)
-		return 0;
-	snprintf(path, sizeof(path), "/run/netns/%s", name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "wire-ping: netns: '%s': %s", name, strerror(errno));
-		return -errno;
-	}
-	*saved = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (*saved < 0 || setns(fd, CLONE_NEWNET) < 0) {
-		int e = errno;
-
-		snprintf(err, errlen, "wire-ping: netns: '%s': setns: %s", name, strerror(e));
-		close(fd);
-		if (*saved >= 0)
-			close(*saved);
-		*saved = -1;
-		return -e;
-	}
-	close(fd);
-	return 0;
-}
-
-static void netns_leave(int saved)
-{
-	if (saved < 0)
-		return;
-	if (setns(saved, CLONE_NEWNET) < 0)
-		perror("wire-ping: netns: setns back");
-	close(saved);
-}
-
 /* Opens the ports of every plane inside @ns; keeps the tx (or rx) socket only. */
 static int open_ports(const struct mrc_wping_opts *o, unsigned planes, const char *ns, bool tx,
 	struct mrc_sock_port *ports, char *err, size_t errlen)
 {
 	char name[16];
-	int saved, ret = netns_enter(ns, &saved, err, errlen);
+	int saved = -1, ret = ns ? mrc_netns_enter(ns, &saved, "wire-ping", err, errlen) : 0;
 
 	if (ret < 0)
 		return ret;
@@ -152,7 +112,7 @@ static int open_ports(const struct mrc_wping_opts *o, unsigned planes, const cha
 			ports[p].tx_fd = -1;
 		}
 	}
-	netns_leave(saved);
+	mrc_netns_leave(saved, "wire-ping");
 	return ret;
 }
 

@@ -74,6 +74,13 @@ struct tap {
 	bool failed; /* a write failed: the file ends at its last whole record, said once */
 };
 
+/* One rank's DONE of one iteration (rank 0's table, wr.dtab). */
+struct wr_done {
+	uint64_t t_ps;		/* completion time, own clock, from GO */
+	uint64_t wrong, rtx;	/* wrong elements; retransmitted bytes of the run by then */
+	bool have;		/* it came */
+};
+
 /* An echo answer waiting for a send slot. */
 struct rtt_reply {
 	unsigned plane;
@@ -81,9 +88,13 @@ struct rtt_reply {
 	uint8_t pkt[128];
 };
 
+struct wr_boot_ops;
+
 struct wr {
 	const struct conf_job *job;
 	const struct mrc_wirerun_opts *o;
+	const struct wr_boot_ops *boot; /* how the ranks meet: rendezvous or the launcher */
+	void *bst;			/* the launcher backend's state */
 	struct mrc_job_srv6 m;
 	uint32_t rank, nranks;
 	uint64_t hash;
@@ -129,6 +140,7 @@ struct wr {
 	int lfd;
 	struct rv_conn *conns; /* rank 0: [nranks] (own slot unused); others: [1] = rank 0 */
 	size_t n_conns;
+	const char *rv_addr;   /* the rendezvous address (wr_boot_rv) */
 	char rv_path[108];     /* unix socket rank 0 bound, to unlink */
 	uint8_t token[MRC_RV_TOKEN_MAX]; /* the job token (rvproto.h), token_len 0: none */
 	size_t token_len;
@@ -142,7 +154,9 @@ struct wr {
 	bool *got;	       /* rank 0: per rank, the message awaited came */
 	uint32_t *mr_of;       /* rank 0: per rank, 1 + the size index of its last MR */
 	uint32_t want_mr;      /* rank 0: the MRs awaited are of size index want_mr - 1 */
-	uint64_t *done_ps, *wrong, *done_rtx; /* DONE: time, wrong, retransmitted bytes */
+	struct wr_done *dtab;  /* rank 0: [n_gi * nranks], iteration-major: every rank's DONE */
+	struct wr_done *own;   /* [n_gi]: this rank's DONE rows */
+	uint32_t n_gi;	       /* iterations of the whole job, warmup of every size counted */
 	uint8_t **result;      /* rank 0: RESULT bodies */
 	size_t *result_len;
 	int64_t want_iter;     /* workers: ARM/GO awaited for this iteration */
@@ -208,6 +222,66 @@ int wr_setup_captures(struct wr *w, char *err, size_t errlen);
 /* Closes the captures, says what the endpoint faults did, frees endpoint, loop, sockets. */
 void wr_dataplane_close(struct wr *w);
 
+/*
+ * ---- the bootstrap: how the ranks meet and agree, one backend per launcher ----
+ * bootstrap.c: the TCP/unix rendezvous at rank 0 (wr_boot_rv); bootpmix.c: the launcher's
+ * PMIx server (wr_boot_pmix). Each step returns 0 or the job's error (w->err, wr_fail); a
+ * wait pumps the dataplane (wr_pump_until) so a rank keeps answering its peers.
+ */
+struct wr_boot_ops {
+	const char *name;	/* "rendezvous", "pmix": report.json wire.bootstrap */
+	/*
+	 * Reaches the rendezvous or the launcher, before --netns is entered and before any
+	 * socket of the dataplane: sets w->rank (unless known) and checks the job's size.
+	 */
+	int (*connect)(struct wr *w, char *err, size_t errlen);
+	/* Every rank is in and runs the same config (w->hash); the dataplane is up. */
+	int (*join)(struct wr *w, char *err, size_t errlen);
+	/* Base RTT: returns when this rank may start probing (every rank joined). */
+	int (*rtt_start)(struct wr *w);
+	/*
+	 * Base RTT: this rank's figure, probes sent and answered (@mine: be64, be32, be32);
+	 * returns with w->rtt_out's base_rtt_ns and source set (rank 0: rank_ns[] and the
+	 * probe sums too), decided by wr_rtt_decide.
+	 */
+	int (*rtt_agree)(struct wr *w, const uint8_t mine[16]);
+	/* Size @s: this rank's regions (@mine: MRC_REG_N x va be64, rkey be32) -> every
+	 * rank's, into w->mrtab_va and w->peer_rkey. */
+	int (*mrs)(struct wr *w, uint32_t s, const uint8_t *mine);
+	/* Iteration @gi: returns when this rank may arm it (fill inputs, clear outputs). */
+	int (*arm)(struct wr *w, uint32_t gi);
+	/* The start barrier of iteration @gi: returns when every rank is armed. */
+	int (*go)(struct wr *w, uint32_t gi);
+	/* The end of iteration @gi; this rank's row is w->own[gi] (rank 0: in w->dtab as the
+	 * others' come, now or with their results). */
+	int (*done)(struct wr *w, uint32_t gi);
+	/* The end of the job: this rank's RESULT (wr_encode_result) to rank 0 (rank 0:
+	 * w->result[] of every other rank, and their DONE rows in w->dtab). */
+	int (*results)(struct wr *w);
+	/*
+	 * The job failed (@why; w->err when the failure was the job's). Rank 0 tells the
+	 * others; once there is an endpoint (w->ep) it collects the RESULT of every rank still
+	 * there into w->result[] (and their DONE rows into w->dtab), marks those that failed
+	 * in w->failed[] and may put a better reason, naming the rank, into @why (@whylen);
+	 * the others hand theirs over (wr_encode_result). Bounded by the timeout.
+	 */
+	void (*fail)(struct wr *w, char *why, size_t whylen);
+	/* Releases the connections (the launcher's stays until mrc_wirerun_end). */
+	void (*close)(struct wr *w);
+};
+
+extern const struct wr_boot_ops wr_boot_rv, wr_boot_pmix;
+
+#define WR_DONE_LEN 28u /* a DONE: iteration u32, time u64 ps, wrong u64, rtx u64 */
+
+/* DONE row @d of iteration @gi as the rendezvous's DONE body (big-endian, WR_DONE_LEN). */
+void wr_done_encode(const struct wr_done *d, uint32_t gi, uint8_t out[WR_DONE_LEN]);
+/* A DONE body of @len >= 20 bytes into @d (rtx 0 when it is shorter than WR_DONE_LEN). */
+void wr_done_decode(struct wr_done *d, const uint8_t *b, size_t len);
+
+/* The job's base RTT from o->rank_ns (every rank's figure) and the probe sums (wirertt.c). */
+void wr_rtt_decide(struct wr *w);
+
 /* ---- bootstrap.c: the rendezvous ---- */
 
 /* Sends one framed message (be32 length, type, body) on @c; fails the job on error. */
@@ -235,6 +309,11 @@ bool wr_all_mr(struct wr *w);
 void wr_clear_got(struct wr *w);
 /* Names the ranks rank 0 still waits for, into the failure message. */
 void wr_name_missing(struct wr *w);
+
+/* ---- wirerun.c ---- */
+
+/* This rank's RESULT body (JSON, rankres.h), malloc'd into *out. Returns 0 or -ENOMEM. */
+int wr_encode_result(struct wr *w, char **out, size_t *len);
 
 /* ---- wirertt.c: the job's base RTT ---- */
 

@@ -52,6 +52,14 @@ static int start(struct wr *w)
 	uint8_t m4[4] = { 0 };
 
 	w->want_iter = 0;
+	/* one "iteration": the DONE that ends the probing lands in rank 0's table */
+	w->n_gi = 1;
+	w->dtab = calloc((size_t)w->nranks + 1, sizeof(*w->dtab));
+	w->own = calloc(1, sizeof(*w->own));
+	if (!w->dtab || !w->own) {
+		wr_fail(w, -ENOMEM, "sweep: out of memory");
+		return w->err;
+	}
 	if (w->rank == 0) {
 		wr_clear_got(w);
 		if (wr_rv_bcast(w, RV_ARM, m4, 4) ||
@@ -153,6 +161,11 @@ int mrc_sweep_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 
 	*out = NULL;
 	*duration_ps = 0;
+	if (mrc_wirerun_boot_pick(o) == MRC_WIRERUN_BOOT_PMIX) {
+		snprintf(err, errlen, "sweep: the wire sweep meets at the rendezvous: launch it "
+			"with --host (or --bootstrap rendezvous), not under PMIx");
+		return -EINVAL;
+	}
 	/* every host of the fabric: the plan's paths reach them all */
 	e = wr_open(&w, job, o, conf_fabric_hosts(&job->fabric), false, rank_out, err, errlen);
 	e = e ?: mrc_sweep_new(job, &w.m, &w.sweep, err, errlen);
@@ -170,8 +183,11 @@ int mrc_sweep_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 		w.sweep = NULL;
 	}
 out:
-	if (e && w.rank == 0 && w.conns)
-		wr_rv_abort(&w, err); /* so no rank waits for its timeout */
+	if (e && w.boot) { /* so no rank waits for its timeout */
+		if (!w.err)
+			w.err = e;
+		w.boot->fail(&w, err, errlen);
+	}
 	w.tick = NULL;
 	mrc_sweep_free(w.sweep);
 	w.sweep = NULL;
