@@ -34,7 +34,8 @@ enum conf_cc_algo { CONF_CC_NSCC, CONF_CC_FIXED, CONF_CC_DCQCN };
 /* In mrc/job/coll.h's enum mrc_coll_pattern order (a cast maps one onto the other). */
 enum conf_pattern {
 	CONF_PAT_ALLREDUCE, CONF_PAT_ALLTOALL, CONF_PAT_SENDRECV, CONF_PAT_INCAST,
-	CONF_PAT_WRITE_BW, CONF_PAT_WRITE_LAT,
+	CONF_PAT_WRITE_BW, CONF_PAT_WRITE_LAT, CONF_PAT_ALLGATHER, CONF_PAT_REDUCESCATTER,
+	CONF_PAT_BROADCAST, CONF_PAT_REDUCE, CONF_PAT_ALLTOALLV, CONF_PAT_GATHER, CONF_PAT_SCATTER,
 };
 /* ring|tree for allreduce, parallel|shift for alltoall, direct for sendrecv and incast. */
 enum conf_algorithm {
@@ -282,6 +283,8 @@ struct conf_traffic {
 	uint32_t depth;			/* write_bw: writes in flight per QP */
 	uint32_t messages;		/* write_bw: writes per QP and iteration */
 	bool bidirectional;		/* write_bw: both hosts of a pair send */
+	char *matrix;			/* alltoallv: "" or a file of n x n per-pair weights */
+	double zipf;			/* alltoallv: 0, or the skew of destinations */
 	char *hosts;			/* "" = h0..h{ranks-1}; else the host set, rank g
 					 * on its g-th host (conf_hosts_expand) */
 };
@@ -449,6 +452,14 @@ int conf_node_parse(const struct conf_fabric *fab, const char *name, struct conf
  */
 long conf_hosts_expand(const struct conf_fabric *fab, const char *set, uint32_t *out,
 	size_t cap, char *bad);
+
+/*
+ * Loads traffic.matrix @path: @n rows of @n non-negative numbers (per-pair weights, row =
+ * sender), separated by spaces or commas; blank lines and '#' comments skipped. Returns 0,
+ * or a negative errno with "PATH:LINE: reason" in @err: -ENOENT (or fopen's) when it cannot
+ * be read, -EINVAL for a row of the wrong length, a bad number, too few or too many rows.
+ */
+int conf_matrix_load(const char *path, uint32_t n, double *w, char *err, size_t errlen);
 
 /* Writes the canonical name of @n into @buf (48 bytes are enough); returns @buf. */
 char *conf_node_format(const struct conf_node *n, char *buf, size_t len);

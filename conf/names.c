@@ -4,6 +4,7 @@
 #include "conf/conf_int.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,11 @@ const struct conf_name conf_cc_algo_names[] = {
 const struct conf_name conf_pattern_names[] = {
 	{ CONF_PAT_ALLREDUCE, "allreduce" }, { CONF_PAT_ALLTOALL, "alltoall" },
 	{ CONF_PAT_SENDRECV, "sendrecv" }, { CONF_PAT_INCAST, "incast" },
-	{ CONF_PAT_WRITE_BW, "write_bw" }, { CONF_PAT_WRITE_LAT, "write_lat" }, { 0, NULL } };
+	{ CONF_PAT_WRITE_BW, "write_bw" }, { CONF_PAT_WRITE_LAT, "write_lat" },
+	{ CONF_PAT_ALLGATHER, "allgather" }, { CONF_PAT_REDUCESCATTER, "reducescatter" },
+	{ CONF_PAT_BROADCAST, "broadcast" }, { CONF_PAT_REDUCE, "reduce" },
+	{ CONF_PAT_ALLTOALLV, "alltoallv" }, { CONF_PAT_GATHER, "gather" },
+	{ CONF_PAT_SCATTER, "scatter" }, { 0, NULL } };
 const struct conf_name conf_algorithm_names[] = {
 	{ CONF_ALG_RING, "ring" }, { CONF_ALG_TREE, "tree" }, { CONF_ALG_PARALLEL, "parallel" },
 	{ CONF_ALG_SHIFT, "shift" }, { CONF_ALG_DIRECT, "direct" }, { 0, NULL } };
@@ -336,4 +341,58 @@ long conf_hosts_expand(const struct conf_fabric *fab, const char *set, uint32_t 
 	}
 	free(seen);
 	return err ? err : n;
+}
+
+int conf_matrix_load(const char *path, uint32_t n, double *w, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char line[65536];
+	uint32_t row = 0, ln = 0;
+	int e = 0;
+
+	if (!f) {
+		e = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return e;
+	}
+	while (!e && fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+		uint32_t col = 0;
+
+		ln++;
+		line[strcspn(line, "#\n")] = '\0';
+		p += strspn(p, " \t\r,");
+		if (!*p)
+			continue;
+		if (row == n) {
+			snprintf(err, errlen, "%s:%u: more than %u rows", path, ln, n);
+			e = -EINVAL;
+			break;
+		}
+		while (*p) {
+			double v = strtod(p, &end);
+
+			if (end == p || !(v >= 0) || v > 1e18) {
+				snprintf(err, errlen, "%s:%u: not a weight >= 0 '%.24s'", path, ln, p);
+				e = -EINVAL;
+				break;
+			}
+			if (col < n)
+				w[(size_t)row * n + col] = v;
+			col++;
+			p = end + strspn(end, " \t\r,");
+		}
+		if (!e && col != n) {
+			snprintf(err, errlen, "%s:%u: %u columns, want %u (one per rank)", path, ln,
+				col, n);
+			e = -EINVAL;
+		}
+		row++;
+	}
+	if (!e && row != n) {
+		snprintf(err, errlen, "%s:%u: %u rows, want %u (one per rank)", path, ln, row, n);
+		e = -EINVAL;
+	}
+	fclose(f);
+	return e;
 }

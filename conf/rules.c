@@ -456,7 +456,8 @@ static bool program_too_big(struct ld *ld, const struct tnode *map, const char *
 /* The patterns with a root (traffic.root); with traffic.hosts, only theirs must be in it. */
 static bool rooted(enum conf_pattern p)
 {
-	return p == CONF_PAT_INCAST;
+	return p == CONF_PAT_INCAST || p == CONF_PAT_BROADCAST || p == CONF_PAT_REDUCE ||
+	       p == CONF_PAT_GATHER || p == CONF_PAT_SCATTER;
 }
 
 /* True when host @h is in set @set (a valid traffic.hosts). */
@@ -482,16 +483,22 @@ int conf_check_traffic(struct ld *ld, const struct tnode *map, void *obj, const 
 	struct conf_node n;
 	bool ok;
 
+	bool rt = t->pattern == CONF_PAT_ALLREDUCE || t->pattern == CONF_PAT_BROADCAST ||
+		  t->pattern == CONF_PAT_REDUCE;
+	bool ps = t->pattern == CONF_PAT_ALLTOALL || t->pattern == CONF_PAT_ALLTOALLV;
+	bool ring = t->pattern == CONF_PAT_ALLGATHER || t->pattern == CONF_PAT_REDUCESCATTER;
+
 	if (!conf_tget(map, "algorithm"))
-		t->algorithm = t->pattern == CONF_PAT_ALLREDUCE ? CONF_ALG_RING :
-			       t->pattern == CONF_PAT_ALLTOALL ? CONF_ALG_PARALLEL :
-			       CONF_ALG_DIRECT;
-	switch (t->pattern) {
-	case CONF_PAT_ALLREDUCE:
+		t->algorithm = rt || ring ? CONF_ALG_RING : ps ? CONF_ALG_PARALLEL : CONF_ALG_DIRECT;
+	switch ((int)(rt ? 1 : ps ? 2 : ring ? 3 : 0)) {
+	case 1: /* NCCL's ring and tree */
 		ok = t->algorithm == CONF_ALG_RING || t->algorithm == CONF_ALG_TREE;
 		break;
-	case CONF_PAT_ALLTOALL:
+	case 2:
 		ok = t->algorithm == CONF_ALG_PARALLEL || t->algorithm == CONF_ALG_SHIFT;
+		break;
+	case 3: /* NCCL runs all-gather and reduce-scatter on rings */
+		ok = t->algorithm == CONF_ALG_RING;
 		break;
 	default:
 		ok = t->algorithm == CONF_ALG_DIRECT;
@@ -536,6 +543,29 @@ int conf_check_traffic(struct ld *ld, const struct tnode *map, void *obj, const 
 		return TERR(ld, at(map, k), sub,
 			"%s pairs the ranks: an even number of them is needed '%" PRIu32 "'",
 			conf_name_of(conf_pattern_names, (int)t->pattern), ranks);
+	}
+	if (t->matrix[0] || t->zipf > 0) {
+		const char *k = t->matrix[0] ? "matrix" : "zipf";
+
+		conf_path_key(sub, path, k);
+		if (t->pattern != CONF_PAT_ALLTOALLV)
+			return TERR(ld, at(map, k), sub, "only alltoallv takes per-pair sizes '%s'",
+				conf_name_of(conf_pattern_names, (int)t->pattern));
+		if (t->matrix[0] && t->zipf > 0)
+			return TERR(ld, at(map, k), sub, "given with traffic.zipf: one or the other "
+				"'%s'", t->matrix);
+	}
+	if (t->matrix[0]) {
+		double *w = malloc((size_t)ranks * ranks * sizeof(*w) + 1);
+		char why[256];
+		int e = w ? conf_matrix_load(t->matrix, ranks, w, why, sizeof(why)) : -ENOMEM;
+
+		free(w);
+		conf_path_key(sub, path, "matrix");
+		if (e == -ENOMEM)
+			return e;
+		if (e)
+			return TERR(ld, at(map, "matrix"), sub, "%s '%s'", why, t->matrix);
 	}
 	if (program_too_big(ld, map, path, t, ranks))
 		return -EINVAL;

@@ -250,6 +250,8 @@ static const struct cf traffic_tbl[] = {
 	U(struct conf_traffic, messages, "messages", CT_U32, 1, 1000000),
 	B(struct conf_traffic, bidirectional, "bidirectional"),
 	S(struct conf_traffic, hosts, "hosts"),
+	S(struct conf_traffic, matrix, "matrix"),
+	D(struct conf_traffic, zipf, "zipf", 0, 10),
 	END
 };
 
@@ -506,6 +508,7 @@ int conf_defaults(struct conf_job *job)
 	t->sizes.list = malloc(sizeof(*t->sizes.list));
 	t->root = strdup("h0");
 	t->hosts = strdup("");
+	t->matrix = strdup("");
 	t->dtype = CONF_DT_FLOAT32;
 	t->iterations = 10;
 	t->warmup = 2;
@@ -533,7 +536,7 @@ int conf_defaults(struct conf_job *job)
 	o->report = true;
 	o->plots = true;
 	o->hlog = true;
-	if (!t->sizes.list || !t->root || !t->hosts || !o->dir || !o->hist.percentiles ||
+	if (!t->sizes.list || !t->root || !t->hosts || !t->matrix || !o->dir || !o->hist.percentiles ||
 		!f->ecmp.hash_fields) {
 		conf_free(job);
 		return -ENOMEM;

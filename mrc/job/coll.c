@@ -59,6 +59,7 @@ struct mrc_coll {
 	uint32_t iter;
 	uint64_t t_start;
 	uint32_t *perm_to, *perm_from; /* sendrecv */
+	uint64_t *vcnt, *soff, *roff;  /* alltoallv: [sender * n + receiver], elements */
 	struct rank *r;		/* per endpoint */
 	uint32_t n_ep;		/* endpoints: nranks, or params.endpoints with members */
 	uint32_t *ep_of;	/* group rank -> endpoint (NULL: the same number) */
@@ -86,7 +87,8 @@ const char *mrc_dtype_name(enum mrc_dtype dt)
 const char *mrc_coll_pattern_name(enum mrc_coll_pattern p)
 {
 	static const char *const n[] = { "allreduce", "alltoall", "sendrecv", "incast",
-		"write_bw", "write_lat" };
+		"write_bw", "write_lat", "allgather", "reducescatter", "broadcast", "reduce",
+		"alltoallv", "gather", "scatter" };
 
 	return (unsigned)p < sizeof(n) / sizeof(n[0]) ? n[p] : "?";
 }
@@ -111,14 +113,28 @@ double mrc_coll_bus_factor(enum mrc_coll_pattern pat, uint32_t n)
 		return 2.0 * (n - 1) / n;
 	case MRC_COLL_ALLTOALL:
 		return (double)(n - 1) / n;
+	case MRC_COLL_ALLTOALLV:
+	case MRC_COLL_ALLGATHER:
+	case MRC_COLL_REDUCESCATTER:
+	case MRC_COLL_GATHER:
+	case MRC_COLL_SCATTER:
+		return (double)(n - 1) / n;
 	case MRC_COLL_SENDRECV:
 	case MRC_COLL_WRITE_BW:
 	case MRC_COLL_WRITE_LAT:
+	case MRC_COLL_BROADCAST:
+	case MRC_COLL_REDUCE:
 		return 1.0;
 	case MRC_COLL_INCAST:
 		return n - 1;
 	}
 	return 0;
+}
+
+bool mrc_coll_blocked(enum mrc_coll_pattern p)
+{
+	return p == MRC_COLL_ALLGATHER || p == MRC_COLL_REDUCESCATTER || p == MRC_COLL_GATHER ||
+	       p == MRC_COLL_SCATTER;
 }
 
 static bool is_local(const struct mrc_coll *c, uint32_t r)
@@ -186,7 +202,13 @@ static uint64_t chunk_off(const struct mrc_coll *c, uint32_t k)
 	return (uint64_t)((unsigned __int128)c->p.count * k / c->p.nranks) * c->es;
 }
 
-static int build_ring(struct mrc_coll *c, uint32_t r)
+/*
+ * Ring: a reduce-scatter phase (@rs) then an all-gather phase (@ag), n-1 steps each. With
+ * shift 0 (all-reduce) rank r ends the reduce-scatter holding chunk r+1 summed, which the
+ * all-gather starts from; with shift n-1 (reduce-scatter alone) it ends with chunk r, and
+ * the all-gather alone starts from chunk r (its own, copied into the output at start).
+ */
+static int build_ring(struct mrc_coll *c, uint32_t r, uint32_t sh, bool rs, bool ag)
 {
 	struct rank *rk = RK(c, r);
 	uint32_t n = c->p.nranks, next = (r + 1) % n, prev = (r + n - 1) % n;
@@ -198,8 +220,8 @@ static int build_ring(struct mrc_coll *c, uint32_t r)
 	 * reduce-scatter, never its own), and the all-gather only rewrites a chunk whose
 	 * partial this rank sent steps before, after that write completed.
 	 */
-	for (uint32_t s = 0; s < n - 1 && !err; s++) { /* reduce-scatter */
-		uint32_t cs = (r + n - s) % n, cr = (r + 2 * n - s - 1) % n;
+	for (uint32_t s = 0; rs && s < n - 1 && !err; s++) { /* reduce-scatter */
+		uint32_t cs = (r + n - s + sh) % n, cr = (r + 2 * n - s - 1 + sh) % n;
 		uint64_t so = chunk_off(c, cs), sl = chunk_off(c, cs + 1) - so;
 		uint64_t ro = chunk_off(c, cr), rl = chunk_off(c, cr + 1) - ro;
 
@@ -208,8 +230,8 @@ static int build_ring(struct mrc_coll *c, uint32_t r)
 				   MRC_REG_OUTPUT, so, sl);
 		err = err ?: add_recv(c, rk, prev, RED_IN_OUT, ro, 0, rl);
 	}
-	for (uint32_t s = 0; s < n - 1 && !err; s++) { /* all-gather */
-		uint32_t cs = (r + 1 + n - s) % n, cr = (r + n - s) % n;
+	for (uint32_t s = 0; ag && s < n - 1 && !err; s++) { /* all-gather */
+		uint32_t cs = (r + 1 + n - s + sh) % n, cr = (r + n - s + sh) % n;
 		uint64_t so = chunk_off(c, cs), sl = chunk_off(c, cs + 1) - so;
 		uint64_t ro = chunk_off(c, cr), rl = chunk_off(c, cr + 1) - ro;
 
@@ -220,37 +242,111 @@ static int build_ring(struct mrc_coll *c, uint32_t r)
 	return err;
 }
 
-/* Binomial tree rooted at rank 0: children of r are r + 2^k for 2^k below r's lowest set
- * bit (all k for r = 0); the parent of r != 0 is r minus its lowest set bit. */
-static int build_tree(struct mrc_coll *c, uint32_t r)
+/*
+ * Pipelined chain from the root (broadcast) or toward it (reduce), as NCCL's ring runs
+ * them: the vector in K = min(count, n) chunks; the rank at distance p from the root
+ * (downstream for a broadcast, upstream for a reduce) forwards chunk k-1 while chunk k
+ * arrives. A reduce's partial lands in the output and is summed there with the input.
+ */
+static int build_chain(struct mrc_coll *c, uint32_t r, bool reduce)
 {
 	struct rank *rk = RK(c, r);
-	uint32_t n = c->p.nranks, low = r ? (r & -r) : 1u << 31;
+	uint32_t n = c->p.nranks, root = c->p.root, K = c->p.count < n ? (uint32_t)c->p.count : n;
+	/* a broadcast starts at the root, a reduce at root + 1 and ends at the root */
+	uint32_t p = reduce ? (root + n - r) % n : (r + n - root) % n;
+	uint32_t up = (r + n - 1) % n, down = (r + 1) % n; /* chunks flow to r + 1 */
+	bool first = reduce ? p == n - 1 : p == 0, last = p == (reduce ? 0 : n - 1);
+	int err = 0;
+
+	for (uint32_t k = 0; k <= K && !err; k++) {
+		uint64_t so = k ? c->p.count * (k - 1) / K * c->es : 0;
+		uint64_t sl = k ? c->p.count * k / K * c->es - so : 0;
+		uint64_t ro = c->p.count * k / K * c->es;
+		uint64_t rl = k < K ? c->p.count * (k + 1) / K * c->es - ro : 0;
+
+		if (first) { /* the source sends chunk k in step k */
+			if (k == K)
+				break;
+			so = ro;
+			sl = rl;
+		}
+		err = new_step(rk);
+		if (!last)
+			err = err ?: add_send(c, rk, down, first && reduce ? MRC_REG_INPUT :
+					   MRC_REG_OUTPUT, so, MRC_REG_OUTPUT, so, sl);
+		if (!first)
+			err = err ?: add_recv(c, rk, up, reduce ? RED_IN_OUT : RED_NONE, ro, 0, rl);
+	}
+	return err;
+}
+
+/* Binomial tree rooted at the root (rank 0 for all-reduce); with v = r - root mod n:
+ * children of v are v + 2^k for 2^k below v's lowest set bit (all k for v = 0); the parent
+ * of v != 0 is v minus its lowest set bit. @red: subtree sums flow up; @bc: the result
+ * flows down. */
+static int build_tree(struct mrc_coll *c, uint32_t r, bool red, bool bc)
+{
+	struct rank *rk = RK(c, r);
+	uint32_t n = c->p.nranks, R = c->p.root, v = (r + n - R) % n;
+	uint32_t low = v ? (v & -v) : 1u << 31;
 	uint64_t S = c->p.count * c->es;
 	uint32_t nchild = 0;
 	int err = 0;
 
-	for (uint32_t m = 1; m < low && r + m < n; m <<= 1)
+#define TREE_RANK(x) (((x) + R) % n)
+	for (uint32_t m = 1; m < low && v + m < n; m <<= 1)
 		nchild++;
-	rk->len[MRC_REG_SCRATCH] = nchild * S;
-	if (nchild) { /* reduce: every child's subtree sum lands in a slot of its own */
+	if (red)
+		rk->len[MRC_REG_SCRATCH] = nchild * S;
+	if (red && nchild) { /* reduce: every child's subtree sum lands in a slot of its own */
 		uint32_t k = 0;
 
 		err = new_step(rk);
-		for (uint32_t m = 1; m < low && r + m < n && !err; m <<= 1, k++)
-			err = add_recv(c, rk, r + m, RED_OUT_SCR, 0, k * S, S);
+		for (uint32_t m = 1; m < low && v + m < n && !err; m <<= 1, k++)
+			err = add_recv(c, rk, TREE_RANK(v + m), RED_OUT_SCR, 0, k * S, S);
 	}
-	if (r && !err) { /* send the subtree sum up, then receive the result */
+	if (v && red && !err) { /* send the subtree sum up */
 		err = new_step(rk);
-		err = err ?: add_send(c, rk, r - low, MRC_REG_OUTPUT, 0, MRC_REG_SCRATCH,
-				   (uint64_t)__builtin_ctz(low) * S, S);
-		err = err ?: new_step(rk);
-		err = err ?: add_recv(c, rk, r - low, RED_NONE, 0, 0, S);
+		err = err ?: add_send(c, rk, TREE_RANK(v - low), MRC_REG_OUTPUT, 0,
+				   MRC_REG_SCRATCH, (uint64_t)__builtin_ctz(low) * S, S);
 	}
-	if (nchild && !err) { /* broadcast down */
+	if (v && bc && !err) { /* then receive the result */
 		err = new_step(rk);
-		for (uint32_t m = 1; m < low && r + m < n && !err; m <<= 1)
-			err = add_send(c, rk, r + m, MRC_REG_OUTPUT, 0, MRC_REG_OUTPUT, 0, S);
+		err = err ?: add_recv(c, rk, TREE_RANK(v - low), RED_NONE, 0, 0, S);
+	}
+	if (bc && nchild && !err) { /* broadcast down */
+		err = new_step(rk);
+		for (uint32_t m = 1; m < low && v + m < n && !err; m <<= 1)
+			err = add_send(c, rk, TREE_RANK(v + m), MRC_REG_OUTPUT, 0, MRC_REG_OUTPUT,
+				0, S);
+	}
+#undef TREE_RANK
+	return err;
+}
+
+/*
+ * Gather (@to_root) or scatter: block q of the output (of B = count/n elements) comes
+ * from rank q's input block q (gather, at the root) or from the root's input block q
+ * (scatter, at rank q); the root's own block is copied at start.
+ */
+static int build_rooted(struct mrc_coll *c, uint32_t r, bool to_root)
+{
+	struct rank *rk = RK(c, r);
+	uint32_t n = c->p.nranks, root = c->p.root;
+	uint64_t B = c->p.count / n * c->es;
+	int err = new_step(rk);
+
+	for (uint32_t q = 0; q < n && !err; q++) {
+		if (q == root)
+			continue;
+		if (r == root && to_root)
+			err = add_recv(c, rk, q, RED_NONE, q * B, 0, B);
+		else if (r == root)
+			err = add_send(c, rk, q, MRC_REG_INPUT, q * B, MRC_REG_OUTPUT, q * B, B);
+		else if (r == q && to_root)
+			err = add_send(c, rk, root, MRC_REG_INPUT, q * B, MRC_REG_OUTPUT, q * B, B);
+		else if (r == q)
+			err = add_recv(c, rk, root, RED_NONE, q * B, 0, B);
 	}
 	return err;
 }
@@ -271,6 +367,64 @@ static int build_alltoall(struct mrc_coll *c, uint32_t r)
 		err = err ?: add_recv(c, rk, from, RED_NONE, from * B, 0, B);
 	}
 	return err;
+}
+
+/*
+ * All-to-all-v: rank r's input holds its blocks to each rank in rank order (vcnt[r*n + d]
+ * elements to d, at soff), its output the blocks from each rank in rank order (at roff);
+ * parallel: every peer in one step; shift: step k to r+k, from r-k. The own block is
+ * copied at start.
+ */
+static int build_alltoallv(struct mrc_coll *c, uint32_t r)
+{
+	struct rank *rk = RK(c, r);
+	uint32_t n = c->p.nranks;
+	unsigned es = c->es;
+	int err = 0;
+
+	rk->len[MRC_REG_INPUT] = (c->soff[r * n + n - 1] + c->vcnt[r * n + n - 1]) * es;
+	rk->len[MRC_REG_OUTPUT] = (c->roff[r * n + n - 1] + c->vcnt[(n - 1) * n + r]) * es;
+	for (uint32_t k = 1; k < n && !err; k++) {
+		uint32_t to = (r + k) % n, from = (r + n - k) % n;
+
+		if (k == 1 || c->p.algo == MRC_COLL_SHIFT)
+			err = new_step(rk);
+		err = err ?: add_send(c, rk, to, MRC_REG_INPUT, c->soff[r * n + to] * es,
+				   MRC_REG_OUTPUT, c->roff[to * n + r] * es, c->vcnt[r * n + to] * es);
+		err = err ?: add_recv(c, rk, from, RED_NONE, c->roff[r * n + from] * es, 0,
+				   c->vcnt[from * n + r] * es);
+	}
+	return err;
+}
+
+/* The per-pair counts (params.counts, or count / n each) and their prefix offsets. */
+static int make_v(struct mrc_coll *c)
+{
+	uint32_t n = c->p.nranks;
+	uint64_t most = 0;
+
+	c->vcnt = calloc((size_t)n * n, sizeof(*c->vcnt));
+	c->soff = calloc((size_t)n * n, sizeof(*c->soff));
+	c->roff = calloc((size_t)n * n, sizeof(*c->roff));
+	if (!c->vcnt || !c->soff || !c->roff)
+		return -ENOMEM;
+	for (size_t i = 0; i < (size_t)n * n; i++)
+		c->vcnt[i] = c->p.counts ? c->p.counts[i] : c->p.count / n;
+	for (uint32_t a = 0; a < n; a++) {
+		uint64_t row = 0;
+
+		for (uint32_t b = 1; b < n; b++) {
+			c->soff[a * n + b] = c->soff[a * n + b - 1] + c->vcnt[a * n + b - 1];
+			c->roff[a * n + b] = c->roff[a * n + b - 1] + c->vcnt[(b - 1) * n + a];
+		}
+		for (uint32_t b = 0; b < n; b++)
+			row += c->vcnt[a * n + b];
+		if (row > most)
+			most = row;
+	}
+	c->bytes = most * c->es; /* S: the largest rank's sends, its own block included */
+	c->p.counts = NULL;	 /* the caller's array is not kept */
+	return 0;
 }
 
 static int build_sendrecv(struct mrc_coll *c, uint32_t r)
@@ -504,16 +658,22 @@ int mrc_coll_new(const struct mrc_coll_params *p, const struct mrc_coll_ops *ops
 	struct mrc_coll **out)
 {
 	struct mrc_coll *c;
-	bool ar = p->pattern == MRC_COLL_ALLREDUCE, a2a = p->pattern == MRC_COLL_ALLTOALL;
-	bool p2p = p->pattern == MRC_COLL_WRITE_BW || p->pattern == MRC_COLL_WRITE_LAT;
+	enum mrc_coll_pattern pat = p->pattern;
+	bool a2a = pat == MRC_COLL_ALLTOALL;
+	bool p2p = pat == MRC_COLL_WRITE_BW || pat == MRC_COLL_WRITE_LAT;
+	bool ring_tree = pat == MRC_COLL_ALLREDUCE || pat == MRC_COLL_BROADCAST ||
+			 pat == MRC_COLL_REDUCE;
+	bool par_shift = a2a || pat == MRC_COLL_ALLTOALLV;
 	int err = 0;
 
 	if (p->nranks < 2 || !p->count || p->root >= p->nranks ||
-		(unsigned)p->pattern > MRC_COLL_WRITE_LAT || (p2p && p->nranks % 2) ||
-		(p->pattern == MRC_COLL_WRITE_BW && !p->messages) ||
-		(ar && p->algo != MRC_COLL_RING && p->algo != MRC_COLL_TREE) ||
-		(a2a && p->algo != MRC_COLL_PARALLEL && p->algo != MRC_COLL_SHIFT) ||
-		(a2a && p->count < p->nranks) || (unsigned)p->dtype > MRC_DT_FLOAT64)
+		(unsigned)pat > MRC_COLL_SCATTER || (p2p && p->nranks % 2) ||
+		(pat == MRC_COLL_WRITE_BW && !p->messages) ||
+		(ring_tree && p->algo != MRC_COLL_RING && p->algo != MRC_COLL_TREE) ||
+		(par_shift && p->algo != MRC_COLL_PARALLEL && p->algo != MRC_COLL_SHIFT) ||
+		(par_shift && !p->counts && p->count < p->nranks) ||
+		(mrc_coll_blocked(pat) && p->count % p->nranks) ||
+		(unsigned)p->dtype > MRC_DT_FLOAT64)
 		return -EINVAL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -538,13 +698,37 @@ int mrc_coll_new(const struct mrc_coll_params *p, const struct mrc_coll_ops *ops
 		err = map_members(c);
 	if (p->pattern == MRC_COLL_SENDRECV)
 		err = err ?: make_perm(c);
+	if (p->pattern == MRC_COLL_ALLTOALLV)
+		err = err ?: make_v(c);
 	for (uint32_t r = 0; r < p->nranks && !err; r++) {
 		struct rank *rk = RK(c, r);
 
 		rk->len[MRC_REG_INPUT] = rk->len[MRC_REG_OUTPUT] = p2p ? p->count * c->es : c->bytes;
 		switch (p->pattern) {
 		case MRC_COLL_ALLREDUCE:
-			err = p->algo == MRC_COLL_RING ? build_ring(c, r) : build_tree(c, r);
+			err = p->algo == MRC_COLL_RING ? build_ring(c, r, 0, true, true) :
+							 build_tree(c, r, true, true);
+			break;
+		case MRC_COLL_ALLGATHER:
+			err = build_ring(c, r, p->nranks - 1, false, true);
+			break;
+		case MRC_COLL_REDUCESCATTER:
+			err = build_ring(c, r, p->nranks - 1, true, false);
+			break;
+		case MRC_COLL_BROADCAST:
+		case MRC_COLL_REDUCE:
+			if (p->algo == MRC_COLL_TREE)
+				err = build_tree(c, r, pat == MRC_COLL_REDUCE,
+					pat == MRC_COLL_BROADCAST);
+			else
+				err = build_chain(c, r, pat == MRC_COLL_REDUCE);
+			break;
+		case MRC_COLL_ALLTOALLV:
+			err = build_alltoallv(c, r);
+			break;
+		case MRC_COLL_GATHER:
+		case MRC_COLL_SCATTER:
+			err = build_rooted(c, r, pat == MRC_COLL_GATHER);
 			break;
 		case MRC_COLL_ALLTOALL:
 			err = build_alltoall(c, r);
@@ -618,6 +802,9 @@ void mrc_coll_free(struct mrc_coll *c)
 	free(c->grp_of);
 	free(c->perm_to);
 	free(c->perm_from);
+	free(c->vcnt);
+	free(c->soff);
+	free(c->roff);
 	free(c);
 }
 
@@ -832,6 +1019,30 @@ static int enter_step(struct mrc_coll *c, uint32_t r, uint64_t now)
 	return post_more(c, r, now);
 }
 
+/*
+ * What a rank's output holds before any write of the iteration: the input where a tree
+ * sums into it, and at a broadcast's root; its own block (all-gather, gather, scatter:
+ * block g; all-to-all-v: the block to itself).
+ */
+static void start_copy(struct mrc_coll *c, uint32_t r)
+{
+	struct rank *rk = &c->r[r];
+	uint8_t *in = rk->buf[MRC_REG_INPUT], *out = rk->buf[MRC_REG_OUTPUT];
+	enum mrc_coll_pattern pat = c->p.pattern;
+	uint32_t g = GRP(c, r), n = c->p.nranks;
+	uint64_t B = c->p.count / n * c->es;
+
+	if ((c->p.algo == MRC_COLL_TREE && (pat == MRC_COLL_ALLREDUCE || pat == MRC_COLL_REDUCE)) ||
+		(pat == MRC_COLL_BROADCAST && g == c->p.root))
+		memcpy(out, in, c->p.count * c->es);
+	if (pat == MRC_COLL_ALLGATHER || ((pat == MRC_COLL_GATHER || pat == MRC_COLL_SCATTER) &&
+						 g == c->p.root))
+		memcpy(out + g * B, in + g * B, B);
+	if (pat == MRC_COLL_ALLTOALLV)
+		memcpy(out + c->roff[g * n + g] * c->es, in + c->soff[g * n + g] * c->es,
+			c->vcnt[g * n + g] * c->es);
+}
+
 int mrc_coll_start(struct mrc_coll *c, uint32_t iter, uint64_t now_ps)
 {
 	c->iter = iter;
@@ -847,8 +1058,7 @@ int mrc_coll_start(struct mrc_coll *c, uint32_t iter, uint64_t now_ps)
 			 * rebuilds what it covers, and the inputs change each iteration, so a write
 			 * that never landed leaves the previous iteration's values, which verify
 			 * counts as wrong (2 GiB of memset per quickstart iteration saved). */
-			if (c->p.pattern == MRC_COLL_ALLREDUCE && c->p.algo == MRC_COLL_TREE)
-				memcpy(rk->buf[MRC_REG_OUTPUT], rk->buf[MRC_REG_INPUT], c->bytes);
+			start_copy(c, r);
 			if (c->p.pattern == MRC_COLL_ALLTOALL) { /* own block stays local */
 				uint64_t B = c->p.count / c->p.nranks * c->es;
 
@@ -1041,7 +1251,48 @@ uint64_t mrc_coll_verify(const struct mrc_coll *c, uint32_t ep, uint32_t iter)
 	if (!out || r == UINT32_MAX)
 		return 0;
 	switch (c->p.pattern) {
-	case MRC_COLL_ALLREDUCE:
+	case MRC_COLL_REDUCESCATTER: { /* block r summed */
+		uint64_t B = count / n;
+
+		for (uint64_t i = r * B; i < (r + 1) * B; i++) {
+			double want = 0;
+
+			for (uint32_t q = 0; q < n; q++)
+				want += c->p.input(q, i, iter);
+			wrong += get_el(c, out + i * c->es) != want;
+		}
+		break;
+	}
+	case MRC_COLL_ALLGATHER:
+	case MRC_COLL_GATHER:
+	case MRC_COLL_SCATTER: { /* block q is rank q's (the root's for a scatter) */
+		uint64_t B = count / n;
+		bool sc = c->p.pattern == MRC_COLL_SCATTER;
+
+		if (c->p.pattern == MRC_COLL_GATHER && r != c->p.root)
+			break;
+		for (uint32_t q = sc ? r : 0; q < (sc ? r + 1 : n); q++) {
+			for (uint64_t i = q * B; i < (q + 1) * B; i++)
+				wrong += get_el(c, out + i * c->es) !=
+					 c->p.input(sc ? c->p.root : q, i, iter);
+		}
+		break;
+	}
+	case MRC_COLL_BROADCAST:
+		for (uint64_t i = 0; i < count; i++)
+			wrong += get_el(c, out + i * c->es) != c->p.input(c->p.root, i, iter);
+		break;
+	case MRC_COLL_ALLTOALLV:
+		for (uint32_t q = 0; q < n; q++) {
+			for (uint64_t j = 0; j < c->vcnt[q * n + r]; j++)
+				wrong += get_el(c, out + (c->roff[r * n + q] + j) * c->es) !=
+					 c->p.input(q, c->soff[q * n + r] + j, iter);
+		}
+		break;
+	case MRC_COLL_REDUCE:
+	case MRC_COLL_ALLREDUCE: /* a reduce's root's output is an all-reduce's */
+		if (c->p.pattern == MRC_COLL_REDUCE && r != c->p.root)
+			break;
 		if (c->p.input == mrc_coll_input) {
 			/* the sum over ranks also has period 61 in i: expect from a table */
 			double want[61];

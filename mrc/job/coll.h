@@ -18,6 +18,14 @@ enum mrc_coll_pattern {
 	MRC_COLL_INCAST,
 	MRC_COLL_WRITE_BW,  /* perftest ib_write_bw: `messages` writes per pair, `depth` in flight */
 	MRC_COLL_WRITE_LAT, /* perftest ib_write_lat: one ping-pong of writes per iteration */
+	/* nccl-tests' other collectives; count is the whole array's (nccl-tests' size) */
+	MRC_COLL_ALLGATHER,	/* ring: block r of rank r's input to every output */
+	MRC_COLL_REDUCESCATTER, /* ring: rank r's output block r = the sum of inputs' block r */
+	MRC_COLL_BROADCAST,	/* ring (pipelined chain) or tree from the root */
+	MRC_COLL_REDUCE,	/* ring (pipelined chain) or tree to the root */
+	MRC_COLL_ALLTOALLV,	/* all-to-all with per-pair counts (params.counts) */
+	MRC_COLL_GATHER,	/* block q of rank q's input to the root's output block q */
+	MRC_COLL_SCATTER,	/* block q of the root's input to rank q's output block q */
 };
 
 enum mrc_coll_algo {
@@ -62,6 +70,9 @@ struct mrc_coll_params {
 	bool verify;	  /* allocate real buffers and check results */
 	uint32_t depth;	  /* writes a rank keeps in flight (perftest --tx-depth); 0: a step's
 			     writes all at once */
+	/* alltoallv: elements from rank a to rank b at [a * nranks + b] (rank a's own block at
+	 * a * nranks + a stays local); NULL: count / nranks each. Copied by mrc_coll_new. */
+	const uint64_t *counts;
 	uint32_t messages; /* write_bw: writes per sender and iteration (perftest --iters) */
 	bool bidir;	  /* write_bw: both ranks of a pair send (perftest -b) */
 	const bool *local; /* endpoints driven by this process (NULL: all, as in the simulator) */
@@ -105,9 +116,15 @@ const char *mrc_dtype_name(enum mrc_dtype dt);
  */
 uint64_t mrc_coll_bytes(const struct mrc_coll *c);
 
-/* busbw / algbw for the pattern (nccl-tests): all-reduce 2(n-1)/n, all-to-all (n-1)/n,
- * sendrecv 1, incast n-1 (the root's ingress). */
+/* busbw / algbw for the pattern (nccl-tests doc/PERFORMANCE.md "Summary": all-reduce
+ * 2(n-1)/n; reduce-scatter and all-gather (n-1)/n; broadcast and reduce 1; its
+ * src/alltoall.cu, gather.cu, scatter.cu: (n-1)/n for all-to-all(-v), gather, scatter);
+ * sendrecv, write_bw, write_lat 1; incast n-1 (the root's ingress). */
 double mrc_coll_bus_factor(enum mrc_coll_pattern pat, uint32_t nranks);
+
+/* True for the patterns whose array splits into nranks equal blocks (all-gather,
+ * reduce-scatter, gather, scatter): count must be a multiple of nranks. */
+bool mrc_coll_blocked(enum mrc_coll_pattern pat);
 
 /*
  * Point-to-point patterns (write_bw, write_lat) pair rank r with r + n/2 (n even): with

@@ -195,6 +195,20 @@ MRC_SELFTEST(coll)
 		{ MRC_COLL_ALLTOALL, MRC_COLL_SHIFT, MRC_DT_INT32, 5, 1003 },
 		{ MRC_COLL_SENDRECV, MRC_COLL_RING, MRC_DT_FLOAT32, 7, 333 },
 		{ MRC_COLL_INCAST, MRC_COLL_RING, MRC_DT_FLOAT32, 5, 333 },
+		{ MRC_COLL_ALLGATHER, MRC_COLL_RING, MRC_DT_FLOAT32, 5, 1005 },
+		{ MRC_COLL_ALLGATHER, MRC_COLL_RING, MRC_DT_INT32, 2, 6 },
+		{ MRC_COLL_REDUCESCATTER, MRC_COLL_RING, MRC_DT_FLOAT32, 5, 1005 },
+		{ MRC_COLL_REDUCESCATTER, MRC_COLL_RING, MRC_DT_FLOAT64, 7, 7 },
+		{ MRC_COLL_BROADCAST, MRC_COLL_RING, MRC_DT_FLOAT32, 5, 1003 },
+		{ MRC_COLL_BROADCAST, MRC_COLL_RING, MRC_DT_FLOAT32, 6, 3 },
+		{ MRC_COLL_BROADCAST, MRC_COLL_TREE, MRC_DT_INT32, 7, 1003 },
+		{ MRC_COLL_REDUCE, MRC_COLL_RING, MRC_DT_FLOAT32, 5, 1003 },
+		{ MRC_COLL_REDUCE, MRC_COLL_RING, MRC_DT_FLOAT64, 4, 2 },
+		{ MRC_COLL_REDUCE, MRC_COLL_TREE, MRC_DT_INT32, 7, 1003 },
+		{ MRC_COLL_ALLTOALLV, MRC_COLL_PARALLEL, MRC_DT_FLOAT32, 5, 1003 },
+		{ MRC_COLL_ALLTOALLV, MRC_COLL_SHIFT, MRC_DT_INT32, 4, 1003 },
+		{ MRC_COLL_GATHER, MRC_COLL_RING, MRC_DT_FLOAT32, 5, 1005 },
+		{ MRC_COLL_SCATTER, MRC_COLL_RING, MRC_DT_FLOAT32, 5, 1005 },
 	};
 	for (size_t k = 0; k < sizeof(runs) / sizeof(runs[0]); k++) {
 		struct mrc_coll_params p = { .pattern = runs[k].pat, .algo = runs[k].algo,
@@ -227,6 +241,99 @@ MRC_SELFTEST(coll)
 			ST_EQ(st, net->bytes_moved,
 				3ull * 2 * (p.nranks - 1) * p.count * mrc_dtype_size(p.dtype));
 		mrc_coll_free(net->c);
+	}
+
+	mrc_st_case(st, "nccl-tests factors (PERFORMANCE.md, gather.cu...): n = 8, algbw 16 GB/s");
+	/* allgather, reducescatter, gather, scatter, alltoallv: 16 x 7/8 = 14; broadcast,
+	 * reduce: 16 x 1 */
+	ST_EQ_D(st, 16 * mrc_coll_bus_factor(MRC_COLL_ALLGATHER, 8), 14.0, 1e-12);
+	ST_EQ_D(st, 16 * mrc_coll_bus_factor(MRC_COLL_REDUCESCATTER, 8), 14.0, 1e-12);
+	ST_EQ_D(st, 16 * mrc_coll_bus_factor(MRC_COLL_GATHER, 8), 14.0, 1e-12);
+	ST_EQ_D(st, 16 * mrc_coll_bus_factor(MRC_COLL_SCATTER, 8), 14.0, 1e-12);
+	ST_EQ_D(st, 16 * mrc_coll_bus_factor(MRC_COLL_ALLTOALLV, 8), 14.0, 1e-12);
+	ST_EQ_D(st, 16 * mrc_coll_bus_factor(MRC_COLL_BROADCAST, 8), 16.0, 0);
+	ST_EQ_D(st, 16 * mrc_coll_bus_factor(MRC_COLL_REDUCE, 8), 16.0, 0);
+
+	static const struct {
+		enum mrc_coll_pattern pat;
+		enum mrc_coll_algo algo;
+		uint64_t moved;
+	} mv[] = {
+		/* n = 5, 1000 float32 (4000 B; blocks of 200 elements, 800 B) */
+		{ MRC_COLL_ALLGATHER, MRC_COLL_RING, 5 * 4 * 800 },  /* n(n-1) blocks */
+		{ MRC_COLL_REDUCESCATTER, MRC_COLL_RING, 5 * 4 * 800 },
+		{ MRC_COLL_BROADCAST, MRC_COLL_RING, 4 * 4000 },      /* n-1 whole vectors */
+		{ MRC_COLL_BROADCAST, MRC_COLL_TREE, 4 * 4000 },
+		{ MRC_COLL_REDUCE, MRC_COLL_RING, 4 * 4000 },
+		{ MRC_COLL_REDUCE, MRC_COLL_TREE, 4 * 4000 },
+		{ MRC_COLL_GATHER, MRC_COLL_RING, 4 * 800 },	      /* n-1 blocks */
+		{ MRC_COLL_SCATTER, MRC_COLL_RING, 4 * 800 },
+		{ MRC_COLL_ALLTOALLV, MRC_COLL_SHIFT, 5 * 4 * 800 },
+	};
+	for (size_t k = 0; k < sizeof(mv) / sizeof(mv[0]); k++) {
+		struct mrc_coll_params p = { .pattern = mv[k].pat, .algo = mv[k].algo,
+			.nranks = 5, .count = 1000, .root = 2 };
+
+		mrc_st_case(st, "%s %s, 5 ranks, 4000 B: %llu B cross the network",
+			mrc_coll_pattern_name(p.pattern), mrc_coll_algo_name(p.algo),
+			(unsigned long long)mv[k].moved);
+		memset(net, 0, sizeof(*net));
+		ST_EQ_I(st, st_run(&p, net, 1), 0);
+		ST_EQ(st, net->bytes_moved, mv[k].moved);
+		ST_EQ(st, mrc_coll_bytes(net->c), 4000);
+		mrc_coll_free(net->c);
+	}
+
+	mrc_st_case(st, "alltoallv: a 3x3 count matrix, blocks where its offsets say");
+	{
+		/* rank 0 sends 1 to 1, 2 to 2; rank 1 3 to 0, 0 to 2 (a block elided); rank 2 4
+		 * to 0, 5 to 1; own blocks 2, 1, 0 stay. Rank 0's output: its own 2, then 3 from
+		 * 1 at 2, 4 from 2 at 5: 9 elements; rank 1's: 1 from 0, its own 1, 5 from 2 */
+		static const uint64_t m[9] = { 2, 1, 2, 3, 1, 0, 4, 5, 0 };
+		struct mrc_coll_params p = { .pattern = MRC_COLL_ALLTOALLV,
+			.algo = MRC_COLL_PARALLEL, .nranks = 3, .count = 1, .counts = m,
+			.verify = true };
+		uint64_t len = 0;
+		int err;
+
+		memset(net, 0, sizeof(*net));
+		err = st_run(&p, net, 2);
+		ST_EQ_I(st, err, 0);
+		/* 2 iterations x (1 + 2 + 3 + 4 + 5) elements x 4 B */
+		ST_EQ(st, net->bytes_moved, 120);
+		/* S: the largest row, rank 2's 9 elements */
+		ST_EQ(st, mrc_coll_bytes(net->c), 36);
+		for (uint32_t r = 0; !err && r < 3; r++)
+			ST_EQ(st, mrc_coll_verify(net->c, r, 1), 0);
+		if (!err) {
+			const float *o = mrc_coll_region(net->c, 0, MRC_REG_OUTPUT, &len);
+
+			ST_EQ(st, len, 36);
+			/* out[5] = rank 2's input element 0 (its block to rank 0 starts there):
+			 * ((7*2 + 0 + 3) mod 61) - 30 + (2 + 1) mod 7 = 17 - 30 + 3 */
+			ST_EQ_D(st, o[5], -10.0, 0);
+			mrc_coll_region(net->c, 1, MRC_REG_OUTPUT, &len);
+			ST_EQ(st, len, 28);
+		}
+		mrc_coll_free(net->c);
+	}
+
+	mrc_st_case(st, "blocked patterns refuse a count that n does not divide");
+	{
+		struct mrc_coll_params p = { .pattern = MRC_COLL_ALLGATHER, .nranks = 3,
+			.count = 10 };
+		struct mrc_coll *c = NULL;
+		static const struct mrc_coll_ops ops = { .post = st_post };
+
+		ST_EQ_I(st, mrc_coll_new(&p, &ops, net, &c), -EINVAL);
+		p.pattern = MRC_COLL_SCATTER;
+		ST_EQ_I(st, mrc_coll_new(&p, &ops, net, &c), -EINVAL);
+		p.count = 9;
+		ST_EQ_I(st, mrc_coll_new(&p, &ops, net, &c), 0);
+		mrc_coll_free(c);
+		p.pattern = MRC_COLL_BROADCAST;
+		p.algo = MRC_COLL_PARALLEL;
+		ST_EQ_I(st, mrc_coll_new(&p, &ops, net, &c), -EINVAL);
 	}
 
 	mrc_st_case(st, "write_bw: 10 writes per pair, at most depth 3 in flight, data exact");

@@ -3,12 +3,14 @@
 #include "mrc/job/job.h"
 #include "conf/units.h"
 #include "mrc/job/coll.h"
+#include "mrc/base/rng.h"
 #include "mrc/job/epparams.h"
 #include "mrc/base/hist.h"
 #include "mrc/engine/wire.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -337,13 +339,75 @@ uint32_t mrc_job_endpoints(const struct conf_job *job)
 	return t->ranks && !t->hosts[0] ? t->ranks : conf_fabric_hosts(&job->fabric);
 }
 
-void mrc_job_coll_params(const struct conf_job *job, uint32_t nranks, uint64_t size,
-	uint32_t *members, struct mrc_coll_params *cp)
+int mrc_job_v_counts(const struct conf_traffic *t, uint32_t n, uint64_t count, uint64_t seed,
+	uint64_t *out, char *err, size_t errlen)
+{
+	double *w = malloc((size_t)n * n * sizeof(*w) + 1), *rem = malloc(n * sizeof(*rem) + 1);
+	uint32_t *pi = malloc(n * sizeof(*pi) + 1);
+	int e = w && rem && pi ? 0 : -ENOMEM;
+
+	if (!e && t->matrix[0]) {
+		e = conf_matrix_load(t->matrix, n, w, err, errlen);
+	} else if (!e) { /* Zipf over a seeded popularity order (Fisher-Yates) */
+		struct mrc_rng rng;
+
+		mrc_rng_seed(&rng, seed);
+		for (uint32_t i = 0; i < n; i++)
+			pi[i] = i;
+		for (uint32_t i = n - 1; i > 0; i--) {
+			uint32_t j = (uint32_t)mrc_rng_below(&rng, i + 1), x = pi[i];
+
+			pi[i] = pi[j];
+			pi[j] = x;
+		}
+		for (uint32_t a = 0; a < n; a++)
+			for (uint32_t b = 0; b < n; b++)
+				w[(size_t)a * n + b] = pow(1.0 + pi[b], -t->zipf);
+	}
+	for (uint32_t a = 0; !e && a < n; a++) {
+		const double *row = w + (size_t)a * n;
+		uint64_t *o = out + (size_t)a * n, given = 0;
+		double sum = 0;
+
+		for (uint32_t b = 0; b < n; b++)
+			sum += row[b];
+		for (uint32_t b = 0; b < n; b++) {
+			double share = sum > 0 ? (double)count * row[b] / sum : 0;
+
+			o[b] = (uint64_t)share;
+			rem[b] = share - (double)o[b];
+			given += o[b];
+		}
+		while (sum > 0 && given < count) { /* the largest remainders get one more */
+			uint32_t best = 0;
+
+			for (uint32_t b = 1; b < n; b++)
+				if (rem[b] > rem[best])
+					best = b;
+			o[best]++;
+			rem[best] = -1;
+			given++;
+		}
+	}
+	free(w);
+	free(rem);
+	free(pi);
+	return e;
+}
+
+void mrc_job_coll_mem_free(struct mrc_job_coll_mem *mem)
+{
+	free(mem->members);
+	free(mem->counts);
+	mem->members = NULL;
+	mem->counts = NULL;
+}
+
+int mrc_job_coll_params(const struct conf_job *job, uint32_t nranks, uint64_t size,
+	struct mrc_job_coll_mem *mem, struct mrc_coll_params *cp)
 {
 	const struct conf_traffic *t = &job->traffic;
 
-	if (!t->hosts[0])
-		members = NULL;
 	*cp = (struct mrc_coll_params){
 		.pattern = (enum mrc_coll_pattern)t->pattern,
 		.dtype = (enum mrc_dtype)t->dtype,
@@ -356,17 +420,35 @@ void mrc_job_coll_params(const struct conf_job *job, uint32_t nranks, uint64_t s
 		.messages = t->messages,
 		.bidir = t->bidirectional,
 	};
-	if (members) { /* traffic.hosts: rank g on its g-th host, the root by its position */
-		long n = conf_hosts_expand(&job->fabric, t->hosts, members, MRC_JOB_HOSTS_MAX,
-			NULL);
+	if (t->hosts[0]) { /* traffic.hosts: rank g on its g-th host, the root by its position */
+		long n;
 
+		if (!mem->members)
+			mem->members = malloc(MRC_JOB_HOSTS_MAX * sizeof(*mem->members));
+		if (!mem->members)
+			return -ENOMEM;
+		n = conf_hosts_expand(&job->fabric, t->hosts, mem->members, MRC_JOB_HOSTS_MAX,
+			NULL);
 		cp->nranks = n > 0 ? (uint32_t)n : 0; /* 0: mrc_coll_new refuses it */
 		for (uint32_t i = 0; i < cp->nranks; i++) {
-			if (members[i] == t->root_host)
+			if (mem->members[i] == t->root_host)
 				cp->root = i;
 		}
-		cp->members = members;
+		cp->members = mem->members;
 		cp->endpoints = nranks;
+	}
+	if (t->pattern == CONF_PAT_ALLTOALLV && (t->matrix[0] || t->zipf > 0)) {
+		int e;
+
+		free(mem->counts);
+		mem->counts = malloc((size_t)cp->nranks * cp->nranks * sizeof(*mem->counts) + 1);
+		if (!mem->counts)
+			return -ENOMEM;
+		e = mrc_job_v_counts(t, cp->nranks, cp->count, job->seed, mem->counts, mem->err,
+			sizeof(mem->err));
+		if (e)
+			return e;
+		cp->counts = mem->counts;
 	}
 	switch (t->algorithm) {
 	case CONF_ALG_TREE:
@@ -382,6 +464,7 @@ void mrc_job_coll_params(const struct conf_job *job, uint32_t nranks, uint64_t s
 		cp->algo = t->pattern == CONF_PAT_ALLTOALL ? MRC_COLL_PARALLEL : MRC_COLL_RING;
 		break;
 	}
+	return 0;
 }
 
 static int coll_post_none(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x,
@@ -397,7 +480,7 @@ static int check_coll(const struct conf_job *job, char *key, size_t keylen, char
 	static const struct mrc_coll_ops ops = { coll_post_none };
 	const struct conf_traffic *t = &job->traffic;
 	uint32_t n = mrc_job_endpoints(job);
-	uint32_t *members = malloc(MRC_JOB_HOSTS_MAX * sizeof(*members));
+	struct mrc_job_coll_mem mem = { 0 };
 	int rc = 0;
 	unsigned es = conf_dtype_size(t->dtype);
 	const char *dt = conf_name_of(conf_dtype_names, (int)t->dtype);
@@ -405,23 +488,35 @@ static int check_coll(const struct conf_job *job, char *key, size_t keylen, char
 	size_t ns = conf_sizes_expand(&t->sizes, sizes, CONF_SIZES_MAX);
 	char k[48], a[32], b[32];
 
-	if (!members)
-		return -ENOMEM;
 	if (ns > CONF_SIZES_MAX)
 		ns = CONF_SIZES_MAX;
 	for (size_t i = 0; i < ns; i++) {
 		struct mrc_coll_params cp;
 		struct mrc_coll *c = NULL;
 
-		mrc_job_coll_params(job, n, sizes[i], members, &cp);
-		cp.verify = false;
 		/* the range's steps are min * factor^k: the first is the smallest */
 		if (t->sizes.range)
 			snprintf(k, sizeof(k), "traffic.sizes.%s", i ? "max" : "min");
 		else
 			snprintf(k, sizeof(k), "traffic.sizes[%zu]", i);
+		rc = mrc_job_coll_params(job, n, sizes[i], &mem, &cp);
+		if (rc == -EINVAL)
+			rc = FAIL("traffic.matrix", "%s '%s'", mem.err, t->matrix);
+		if (rc)
+			break;
+		cp.verify = false;
+		/* nccl-tests' size is the whole array: n equal blocks for these */
+		if (mrc_coll_blocked(cp.pattern) && cp.count % cp.nranks) {
+			rc = FAIL(k, "%s over %" PRIu32 " ranks splits it into %" PRIu32
+				" equal blocks of whole %u-byte %s: a multiple of %s '%s'",
+				mrc_coll_pattern_name(cp.pattern), cp.nranks, cp.nranks, es, dt,
+				bytes((uint64_t)cp.nranks * es, a, sizeof(a)),
+				bytes(sizes[i], b, sizeof(b)));
+			break;
+		}
 		/* all-to-all splits each rank's buffer into one block per rank (C12) */
-		if (cp.pattern == MRC_COLL_ALLTOALL && cp.count < cp.nranks) {
+		if ((cp.pattern == MRC_COLL_ALLTOALL || (cp.pattern == MRC_COLL_ALLTOALLV &&
+			!cp.counts)) && cp.count < cp.nranks) {
 			rc = FAIL(k,
 				"all-to-all over %" PRIu32 " ranks needs at least one %u-byte "
 				"%s per rank (%s) '%s'",
@@ -441,7 +536,7 @@ static int check_coll(const struct conf_job *job, char *key, size_t keylen, char
 		if (rc)
 			break;
 	}
-	free(members);
+	mrc_job_coll_mem_free(&mem);
 	return rc;
 }
 

@@ -84,18 +84,39 @@ int mrc_job_outdir(const struct conf_job *job, char *err, size_t errlen);
  */
 uint32_t mrc_job_endpoints(const struct conf_job *job);
 
+/* What mrc_job_coll_params fills for the collective (zeroed by the caller, released with
+ * mrc_job_coll_mem_free): the group's hosts, alltoallv's per-pair counts; the reason of a
+ * failure. */
+struct mrc_job_coll_mem {
+	uint32_t *members;
+	uint64_t *counts;
+	char err[320];
+};
+
 /*
  * The collective of @job's traffic for one size over @nranks endpoints
  * (mrc_job_endpoints): pattern, algorithm (the pattern's default for `direct` and for
  * `ring` on an all-to-all), dtype, count = @size / dtype size, root, seed, verify, the
- * perftest knobs (depth, messages, bidirectional) and, with traffic.hosts, the group:
- * @members (MRC_JOB_HOSTS_MAX entries, the caller's, kept by @cp until mrc_coll_new
- * copies it) gets the hosts, nranks their count, root the root's position. The caller
- * fills local, input and the ops. The one mapping both drivers and mrc_job_check use
- * (docs/config.md "traffic").
+ * perftest knobs (depth, messages, bidirectional); with traffic.hosts the group (members in
+ * @mem, nranks their count, root the root's position); for alltoallv with traffic.matrix
+ * or traffic.zipf the per-pair counts (mrc_job_v_counts). The caller fills local, input
+ * and the ops. The one mapping both drivers and mrc_job_check use (docs/config.md
+ * "traffic"). Returns 0, -ENOMEM, or -EINVAL (the matrix file unreadable now: @mem->err).
  */
 struct mrc_coll_params;
-void mrc_job_coll_params(const struct conf_job *job, uint32_t nranks, uint64_t size,
-	uint32_t *members, struct mrc_coll_params *cp);
+int mrc_job_coll_params(const struct conf_job *job, uint32_t nranks, uint64_t size,
+	struct mrc_job_coll_mem *mem, struct mrc_coll_params *cp);
+void mrc_job_coll_mem_free(struct mrc_job_coll_mem *mem);
+
+/*
+ * alltoallv's counts: rank a sends @out[a * n + b] of its @count elements to rank b, row a
+ * apportioned by weights w[a][b] with the largest-remainder rule (each row sums to @count
+ * exactly, ties to the lower rank; a row of zero weights sends nothing). Weights: the
+ * matrix file, or for a Zipf skew s, w[a][b] = 1 / (1 + pi(b))^s with pi a permutation of
+ * the ranks drawn from @seed (the experts' popularity, the same for every sender: MoE
+ * routing's hot experts). Returns 0, -ENOMEM or the matrix loader's error (in @err).
+ */
+int mrc_job_v_counts(const struct conf_traffic *t, uint32_t n, uint64_t count, uint64_t seed,
+	uint64_t *out, char *err, size_t errlen);
 
 #endif

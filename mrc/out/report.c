@@ -1139,7 +1139,11 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 {
 	const struct conf_traffic *t = &job->traffic;
 	const struct conf_hist *hc = &job->output.hist;
-	bool ar = t->pattern == CONF_PAT_ALLREDUCE;
+	bool ar = t->pattern == CONF_PAT_ALLREDUCE || t->pattern == CONF_PAT_REDUCESCATTER ||
+		  t->pattern == CONF_PAT_REDUCE;
+	bool rooted = t->pattern == CONF_PAT_INCAST || t->pattern == CONF_PAT_BROADCAST ||
+		      t->pattern == CONF_PAT_REDUCE || t->pattern == CONF_PAT_GATHER ||
+		      t->pattern == CONF_PAT_SCATTER;
 	double bus_sum = 0;
 	size_t n_bus = 0;
 	char enc[64] = "", nort[48] = "", hopl[192] = "";
@@ -1172,7 +1176,7 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 		fprintf(f, "   %10llu %12llu %8s %6s %6d %10s %8s %8s %6llu\n",
 			(unsigned long long)rs->bytes, (unsigned long long)rs->count,
 			conf_name_of(conf_dtype_names, t->dtype), ar ? "sum" : "none",
-			t->pattern == CONF_PAT_INCAST ? (int)t->root_host : -1, tm, alg, bus,
+			rooted ? (int)t->root_host : -1, tm, alg, bus,
 			(unsigned long long)rs->wrong);
 	}
 	print_pairs(f, res);

@@ -80,7 +80,7 @@ struct run {
 	uint32_t nhosts, nranks;
 	struct mrc_coll *coll;
 	uint64_t *rank_ps; /* per rank, its time in the last iteration */
-	uint32_t *members; /* traffic.hosts expanded (mrc_job_coll_params) */
+	struct mrc_job_coll_mem cmem; /* mrc_job_coll_params' */
 	bool gather; /* hosts leave payloads in their MRs (mrc_ep_tx_gather) */
 	struct mrc_run_result *res;
 	struct tap *taps;
@@ -1508,7 +1508,7 @@ static void run_teardown(struct run *r)
 	free(r->taps);
 	coll_release(r);
 	free(r->rank_ps);
-	free(r->members);
+	mrc_job_coll_mem_free(&r->cmem);
 	for (uint32_t h = 0; r->hosts && h < r->nhosts; h++) {
 		mrc_ep_free(r->hosts[h].ep);
 		free(r->hosts[h].peer_map);
@@ -1574,8 +1574,7 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 	if (e)
 		goto fail;
 	r.rank_ps = calloc(r.nranks, sizeof(*r.rank_ps));
-	r.members = malloc(MRC_JOB_HOSTS_MAX * sizeof(*r.members));
-	if (!r.rank_ps || !r.members) {
+	if (!r.rank_ps) {
 		e = -ENOMEM;
 		goto fail;
 	}
@@ -1592,7 +1591,12 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 		double sum = 0;
 		uint32_t n = 0;
 
-		mrc_job_coll_params(job, r.nranks, sizes[s], r.members, &cp);
+		e = mrc_job_coll_params(job, r.nranks, sizes[s], &r.cmem, &cp);
+		if (e) {
+			snprintf(err, errlen, "traffic: %s", e == -ENOMEM ? strerror(ENOMEM) :
+				r.cmem.err);
+			goto fail;
+		}
 		res->nranks = cp.nranks;
 		e = mrc_coll_new(&cp, &cops, &r, &r.coll);
 		if (e) {

@@ -355,20 +355,16 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 	uint64_t sizes[64];
 	size_t n_sizes = conf_sizes_expand(&t->sizes, sizes, 64);
 	bool *local = calloc(w->nranks, sizeof(bool));
-	uint32_t *members = malloc(MRC_JOB_HOSTS_MAX * sizeof(*members));
+	struct mrc_job_coll_mem cmem = { 0 };
 	uint32_t global_iter = 0;
 	int e = 0;
 
-	if (!local || !members) {
-		free(local);
-		free(members);
+	if (!local)
 		return -ENOMEM;
-	}
 	local[w->rank] = true;
 	if (n_sizes > 64) {
 		snprintf(err, errlen, "traffic.sizes: %zu sizes, at most 64", n_sizes);
 		free(local);
-		free(members);
 		return -E2BIG;
 	}
 	w->n_gi = (uint32_t)(n_sizes * (t->warmup + t->iterations));
@@ -379,7 +375,6 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 	}
 	if (!w->own || (res && (!res->sizes || !w->dtab))) {
 		free(local);
-		free(members);
 		return -ENOMEM;
 	}
 	for (size_t s = 0; s < n_sizes && !e; s++) {
@@ -387,7 +382,12 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 		struct mrc_coll_params cp;
 		struct mrc_run_size *rs = NULL;
 
-		mrc_job_coll_params(w->job, w->nranks, sizes[s], members, &cp);
+		e = mrc_job_coll_params(w->job, w->nranks, sizes[s], &cmem, &cp);
+		if (e) {
+			snprintf(err, errlen, "traffic: %s", e == -ENOMEM ? strerror(ENOMEM) :
+				cmem.err);
+			break;
+		}
 		cp.local = local;
 		if (res)
 			res->nranks = cp.nranks;
@@ -438,7 +438,7 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 		w->coll = NULL;
 	}
 	free(local);
-	free(members);
+	mrc_job_coll_mem_free(&cmem);
 	if (e && w->err)
 		snprintf(err, errlen, "%s", w->errmsg);
 	return e;
