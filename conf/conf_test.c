@@ -646,11 +646,12 @@ MRC_SELFTEST(conf_pfc)
 		  "(fabric.pfc.enabled) keeps whole: set one of them false 'true'" },
 		{ "fabric: {pfc: {enabled: true}}\n", NULL,
 		  "t.yaml:1:25: fabric.pfc.enabled: PFC keeps the data packets whole that "
-		  "trimming cuts (fabric.trim, default true): set fabric.trim: false 'true'" },
+		  "trimming cuts (fabric.trim, default true but under mrc.transport roce): set "
+		  "fabric.trim: false 'true'" },
 		{ "seed: 1\n", "fabric.pfc.enabled=true",
 		  "--set fabric.pfc.enabled=true: fabric.pfc.enabled: PFC keeps the data packets "
-		  "whole that trimming cuts (fabric.trim, default true): set fabric.trim: false "
-		  "'true'" },
+		  "whole that trimming cuts (fabric.trim, default true but under mrc.transport "
+		  "roce): set fabric.trim: false 'true'" },
 		/* thresholds beyond the buffer */
 		{ "fabric: {trim: false, buffer: 50KB, ecn_threshold: 10KB, "
 		  "pfc: {enabled: true}}\n",
