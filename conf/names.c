@@ -39,6 +39,9 @@ const struct conf_name conf_cap_dir_names[] = {
 	{ 0, NULL } };
 const struct conf_name conf_tsresol_names[] = {
 	{ CONF_TS_NS, "ns" }, { CONF_TS_US, "us" }, { 0, NULL } };
+const struct conf_name conf_verify_names[] = {
+	{ CONF_VERIFY_OFF, "false" }, { CONF_VERIFY_ON, "true" }, { CONF_VERIFY_BYTES, "bytes" },
+	{ 0, NULL } };
 
 const char *conf_name_of(const struct conf_name *tbl, int val)
 {

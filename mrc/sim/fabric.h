@@ -53,6 +53,11 @@ enum mrc_fab_tier {
  *       zeroed, hlen 0 meaning the whole packet is in @buf. The payload must stay valid
  *       while the packet is in the fabric, or until mrc_fabric_forget_payloads.
  *  port_status: NIC port @plane of @host went down or up (a NIC-port fault).
+ *  payload: optional; when set, a gathered payload is never read where the fabric lays a
+ *       packet out whole (a capture point, a trim, a host without rx_gather): it writes
+ *       into @out the @len bytes the sender's buffer holds at @pay, which may hold none
+ *       (the simulator's verification descriptors: bytes generated from the closed form,
+ *       docs/verification.md). Without it they are copied from @pay.
  */
 struct mrc_fab_host_ops {
 	void (*rx)(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
@@ -62,6 +67,7 @@ struct mrc_fab_host_ops {
 	void (*port_status)(void *ctx, uint32_t host, unsigned plane, bool up, uint64_t now_ps);
 	void (*rx_gather)(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
 		const struct mrc_wire_gather *g, uint64_t now_ps);
+	void (*payload)(void *ctx, const uint8_t *pay, uint32_t len, uint8_t *out);
 };
 
 /*

@@ -189,7 +189,7 @@ static void t_status(void *ctx, uint32_t host, unsigned plane, bool up, uint64_t
 		n->status_down++;
 }
 
-static const struct mrc_fab_host_ops t_ops = {t_rx, t_tx, t_status, NULL};
+static const struct mrc_fab_host_ops t_ops = {t_rx, t_tx, t_status, NULL, NULL};
 
 struct t_tap {
 	unsigned n;
@@ -733,7 +733,7 @@ MRC_SELFTEST(fabric)
 			"rx alone: laid out; the tap sees the packet whole");
 	for (int with_gather = 1; with_gather >= 0; with_gather--) {
 		static const struct mrc_fab_host_ops gops[2] = {
-			{t_grx, t_gtx, NULL, NULL}, {t_grx, t_gtx, NULL, t_grx_gather}};
+			{t_grx, t_gtx, NULL, NULL, NULL}, {t_grx, t_gtx, NULL, t_grx_gather, NULL}};
 		static struct t_gnet gn;
 		struct mrc_fabric *fab = NULL;
 		uint8_t da1[16], tail0[4] = {0};
