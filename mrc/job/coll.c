@@ -63,6 +63,17 @@ struct vgrid {
 	uint32_t nseg;
 };
 
+/* DESC: where the last placement into a rank's output ended, so that the next packet of
+ * the same write (a QP's packets land mostly in order) is placed without a search. */
+struct vnext {
+	const uint8_t *src;	  /* the source byte after it; NULL: nothing to follow */
+	uint64_t off, end, gi;	  /* the destination byte after it, its segment's end, its
+				   * granule */
+	const struct vdesc *svd;  /* the source's granules; NULL: an input (closed form) */
+	uint64_t soff, send, sgi; /* the same for the source */
+	uint32_t srank;
+};
+
 struct rank {
 	struct step *steps;
 	struct mrc_coll_xfer *sends;
@@ -83,6 +94,7 @@ struct rank {
 	struct vdesc *vd[MRC_REG_N]; /* output and scratch granules (the input: closed form) */
 	const struct vgrid *vg[MRC_REG_N];
 	uint32_t vhint[MRC_REG_N];   /* the segment of vg last found: the next is likely it */
+	struct vnext vn;
 	bool in_bad;		     /* a write hit the input in this iteration */
 };
 
@@ -1022,8 +1034,11 @@ static inline bool src_decode(const struct mrc_coll *c, const void *src, uint64_
 	return true;
 }
 
-/* What the @len source bytes at @src hold: one granule's (or a part of it), else bad. */
-static inline struct vdesc src_desc(struct mrc_coll *c, const uint8_t *src, uint64_t len)
+/* What the @len source bytes at @src hold: one granule's (or a part of it), else bad.
+ * @vn's source side says what follows when they are an input's or a whole granule (its
+ * src NULL otherwise). */
+static inline struct vdesc src_desc(struct mrc_coll *c, const uint8_t *src, uint64_t len,
+	struct vnext *vn)
 {
 	uint64_t off, ga, gb, gi;
 	struct rank *rk;
@@ -1031,11 +1046,15 @@ static inline struct vdesc src_desc(struct mrc_coll *c, const uint8_t *src, uint
 	uint32_t q;
 	int reg;
 
+	vn->src = NULL;
 	if (!src_decode(c, src, len, &q, &reg, &off))
 		return (struct vdesc){0};
+	rk = &c->r[q];
+	*vn = (struct vnext){ .src = src + len, .soff = off + len, .srank = q,
+		.send = rk->len[reg] };
 	if (reg == MRC_REG_INPUT)
 		return vd_input(c, q, off);
-	rk = &c->r[q];
+	vn->src = NULL;
 	if (!rk->vd[reg])
 		return (struct vdesc){0};
 	gi = vg_find(c, rk->vg[reg], &rk->vhint[reg], off, &ga, &gb);
@@ -1044,17 +1063,43 @@ static inline struct vdesc src_desc(struct mrc_coll *c, const uint8_t *src, uint
 	d = rk->vd[reg][gi];
 	if (d.pc & VD_OK)
 		d.pc += off - ga; /* the part's position; pos + len never reaches 2^40 */
+	if (off == ga && off + len == gb) { /* a whole granule: the next one follows */
+		vn->src = src + len;
+		vn->svd = rk->vd[reg];
+		vn->sgi = gi + 1;
+		vn->send = rk->vg[reg]->bound[rk->vhint[reg] + 1];
+	}
 	return d;
 }
 
-void mrc_coll_place(struct mrc_coll *c, uint32_t r, enum mrc_coll_region reg, uint64_t off,
-	const void *src, uint64_t len)
+/* The next packet of the write @vn followed (@len bytes at @off from @src): placed into
+ * @rk's output and true when it is, whole, the next granule of both sides. */
+static inline bool place_next(struct mrc_coll *c, struct rank *rk, uint64_t off,
+	const uint8_t *src, uint64_t len)
 {
-	struct rank *rk;
+	struct vnext *vn = &rk->vn;
+	uint64_t G = c->p.granule;
 
-	if (c->p.verify != MRC_VERIFY_DESC || r >= c->p.nranks || (unsigned)reg >= MRC_REG_N)
-		return;
-	rk = &c->r[r];
+	if (!src || src != vn->src || off != vn->off || len > G || off + len > vn->end ||
+		(len != G && off + len != vn->end) || vn->soff + len > vn->send ||
+		(vn->svd && len != G && vn->soff + len != vn->send))
+		return false;
+	rk->vd[MRC_REG_OUTPUT][vn->gi++] = vn->svd ? vn->svd[vn->sgi++] :
+						     vd_input(c, vn->srank, vn->soff);
+	vn->src += len;
+	vn->off += len;
+	vn->soff += len;
+	/* the next packet's granules, fetched while the fabric carries it */
+	__builtin_prefetch(&rk->vd[MRC_REG_OUTPUT][vn->gi], 1);
+	if (vn->svd)
+		__builtin_prefetch(&vn->svd[vn->sgi]);
+	return true;
+}
+
+/* mrc_coll_place past the next packet of the write followed: any placement. */
+static __attribute__((noinline)) void place_any(struct mrc_coll *c, struct rank *rk,
+	enum mrc_coll_region reg, uint64_t off, const void *src, uint64_t len)
+{
 	if (reg == MRC_REG_INPUT) { /* never written by a program: its data is now unknown */
 		rk->in_bad = true;
 		return;
@@ -1065,13 +1110,34 @@ void mrc_coll_place(struct mrc_coll *c, uint32_t r, enum mrc_coll_region reg, ui
 		len = rk->len[reg] - off;
 	for (uint64_t x = off, ga, gb; x < off + len; x = gb) {
 		uint64_t gi = vg_find(c, rk->vg[reg], &rk->vhint[reg], x, &ga, &gb);
+		struct vnext vn;
 
-		if (x != ga || gb > off + len) /* a torn granule */
+		if (x != ga || gb > off + len) { /* a torn granule */
 			rk->vd[reg][gi] = (struct vdesc){0};
-		else
-			rk->vd[reg][gi] = src_desc(c, src ? (const uint8_t *)src + (ga - off) : NULL,
-				gb - ga);
+			continue;
+		}
+		rk->vd[reg][gi] = src_desc(c, src ? (const uint8_t *)src + (ga - off) : NULL,
+			gb - ga, &vn);
+		if (reg != MRC_REG_OUTPUT)
+			continue;
+		vn.off = gb;
+		vn.end = rk->vg[reg]->bound[rk->vhint[reg] + 1];
+		vn.gi = gi + 1;
+		rk->vn = vn;
 	}
+}
+
+void mrc_coll_place(struct mrc_coll *c, uint32_t r, enum mrc_coll_region reg, uint64_t off,
+	const void *src, uint64_t len)
+{
+	struct rank *rk;
+
+	if (c->p.verify != MRC_VERIFY_DESC || r >= c->p.nranks || (unsigned)reg >= MRC_REG_N)
+		return;
+	rk = &c->r[r];
+	if (reg != MRC_REG_OUTPUT || off >= rk->len[reg] || len > rk->len[reg] - off ||
+		!place_next(c, rk, off, src, len))
+		place_any(c, rk, reg, off, src, len);
 }
 
 /* reduce() on descriptors: every output granule of the receive summed with the input's
