@@ -911,8 +911,14 @@ static struct vdesc vd_input(const struct mrc_coll *c, uint32_t r, uint64_t pos)
 	return vd_exact(pos, 1, r, c->iter);
 }
 
-/* The sum of the hashes of ranks 0..@k-1 keyed by @iter: the k-th of the draws of a
- * generator seeded by the job's seed and @iter (prefix sums for c->hiter at hand). */
+/* The ranks' hashes for iteration @iter: rank q's is the q-th draw of a generator seeded
+ * by the job's seed and @iter. */
+static void hash_rng(const struct mrc_coll *c, uint32_t iter, struct mrc_rng *rng)
+{
+	mrc_rng_seed(rng, c->p.seed ^ 0x7665726966794b31ull ^ (uint64_t)iter << 32);
+}
+
+/* The sum of the hashes of ranks 0..@k-1 keyed by @iter (prefix sums for c->hiter kept). */
 static uint64_t hash_prefix(const struct mrc_coll *c, uint32_t iter, uint32_t k)
 {
 	struct mrc_rng rng;
@@ -920,7 +926,7 @@ static uint64_t hash_prefix(const struct mrc_coll *c, uint32_t iter, uint32_t k)
 
 	if (iter == c->hiter)
 		return c->hpre[k];
-	mrc_rng_seed(&rng, c->p.seed ^ 0x7665726966794b31ull ^ (uint64_t)iter << 32);
+	hash_rng(c, iter, &rng);
 	while (k--)
 		s += mrc_rng_next(&rng);
 	return s;
@@ -931,7 +937,7 @@ static void hash_keys(struct mrc_coll *c, uint32_t iter)
 {
 	struct mrc_rng rng;
 
-	mrc_rng_seed(&rng, c->p.seed ^ 0x7665726966794b31ull ^ (uint64_t)iter << 32);
+	hash_rng(c, iter, &rng);
 	c->hpre[0] = 0;
 	for (uint32_t q = 0; q < c->p.nranks; q++)
 		c->hpre[q + 1] = c->hpre[q] + mrc_rng_next(&rng);

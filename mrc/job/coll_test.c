@@ -15,6 +15,7 @@ enum st_inj {
 	INJ_TWICE, /* the receiver reduces it twice */
 	INJ_BACK,  /* its packet lands one packet before its place */
 	INJ_DUP,   /* its packet lands twice (the same bytes: harmless) */
+	INJ_LATE,  /* its packet lands again once the receiver summed it in */
 };
 
 struct st_net {
@@ -34,6 +35,13 @@ struct st_net {
 		uint32_t iter, rank, wr_id;
 		uint32_t pkt; /* which packet; UINT32_MAX: all of the write */
 	} inj;
+	struct { /* INJ_LATE: the duplicate waiting for its receiver's reduction */
+		bool on;
+		uint32_t rank, step;
+		int reg;
+		uint64_t off, len;
+		const uint8_t *src;
+	} late;
 };
 
 #define ST_VA(rank, reg) ((uint64_t)(rank) << 48 | (uint64_t)(reg) << 40)
@@ -85,6 +93,9 @@ static int st_deliver(struct st_net *net, const struct st_wr *w)
 		mrc_coll_place(net->c, w->peer, reg, at, (const uint8_t *)w->src + o, m);
 		if (this && net->inj.kind == INJ_DUP)
 			mrc_coll_place(net->c, w->peer, reg, at, (const uint8_t *)w->src + o, m);
+		if (this && net->inj.kind == INJ_LATE)
+			net->late = (typeof(net->late)){ true, w->peer, w->imm & 0xFFFFFF, reg, at,
+				m, (const uint8_t *)w->src + o };
 	}
 	net->bytes_moved += w->len;
 	err = mrc_coll_on_recv(net->c, w->peer, w->rank, w->imm, 1);
@@ -104,8 +115,14 @@ static int st_drain(struct st_net *net)
 
 	while (net->n && !err) {
 		struct st_wr w = st_pop(net);
+		const struct rank *rk = &net->c->r[net->late.rank];
 
 		err = st_deliver(net, &w);
+		if (net->late.on && (rk->done || rk->cur > net->late.step)) { /* summed in */
+			mrc_coll_place(net->c, net->late.rank, net->late.reg, net->late.off,
+				net->late.src, net->late.len);
+			net->late.on = false;
+		}
 	}
 	return err;
 }
@@ -462,6 +479,8 @@ MRC_SELFTEST(coll)
 		{ "its packet 1 lands one packet early: granules 0 and 1 x 4 ranks", INJ_BACK, 0, 0,
 			0, 1, 2 * 4 * 256 },
 		{ "its packet 1 lands twice (the same bytes): no error", INJ_DUP, 0, 0, 0, 1, 0 },
+		{ "its packet 1 lands again after rank 1 summed it: 1 granule x 4 ranks", INJ_LATE,
+			0, 0, 0, 1, 4 * 256 },
 		{ "the last gather write to rank 2 lost: its partial sum stays", INJ_DROP, 0, 1, 5,
 			ST_ALL, 4 * 256 },
 		/* chunk 2 reaches rank 2 only by rank 1's first gather write (the reduce-scatter
@@ -543,6 +562,11 @@ MRC_SELFTEST(coll)
 			ST_TRUE(st, vd_is(c, b, 3, 64, 0, 4));
 			ST_TRUE(st, !vd_is(c, b, 2, 64, 0, 4)); /* another iteration */
 			ST_TRUE(st, !vd_is(c, b, 3, 128, 0, 4)); /* other bytes */
+			/* the run {3, 0, 1, 2} and rank 3 again: still a run (3 follows 2),
+			 * but of 5 */
+			x = vd_sum(c, b, vd_input(c, 3, 64));
+			ST_EQ(st, x.pc, 64 | 5ull << 40 | VD_OK | VD_EXACT);
+			ST_TRUE(st, !vd_is(c, x, 3, 64, 0, 4));
 			/* {3, 0} + {1} + {1}: no longer a run, kept by count and hash sum */
 			x = vd_sum(c, vd_sum(c, a, vd_input(c, 1, 64)), vd_input(c, 1, 64));
 			ST_EQ(st, x.pc, 64 | 4ull << 40 | VD_OK);
