@@ -63,14 +63,15 @@ struct vgrid {
 	uint32_t nseg;
 };
 
-/* DESC: where the last placement into a rank's output ended, so that the next packet of
- * the same write (a QP's packets land mostly in order) is placed without a search. */
+/* DESC: the write a rank's output last took a packet of, so that its other packets, in
+ * whatever order they land, are placed without a search: a packet from @delta + off to
+ * off inside the destination segment is its (a write maps a segment onto a segment). */
 struct vnext {
-	const uint8_t *src;	  /* the source byte after it; NULL: nothing to follow */
-	uint64_t off, end, gi;	  /* the destination byte after it, its segment's end, its
-				   * granule */
-	const struct vdesc *svd;  /* the source's granules; NULL: an input (closed form) */
-	uint64_t soff, send, sgi; /* the same for the source */
+	uintptr_t delta;	 /* source address - destination offset; 0: none */
+	uint64_t dlo, dhi, dfirst; /* the destination segment, its first granule */
+	const struct vdesc *svd; /* the source's granules; NULL: an input (closed form) */
+	uint64_t slo, shi, sfirst; /* the source segment (the input: all of it), first granule */
+	uint64_t sdelta;	 /* source offset - destination offset, mod 2^64 */
 	uint32_t srank;
 };
 
@@ -117,6 +118,8 @@ struct mrc_coll {
 				 * else 0 (then voff is searched) */
 	uint64_t *voff;		/* [nranks + 1] */
 	uint64_t gmagic;	/* x / p.granule = x * gmagic >> 64 (x < 2^50), 0: granule 1 */
+	void *varena;		/* every rank's descriptors, one mapping */
+	size_t varena_len;
 	uint64_t *hpre;		/* [nranks + 1]: prefix sums of the ranks' hashes keyed by */
 	uint32_t hiter;		/* this iteration (UINT32_MAX: none yet) */
 	struct vgrid **grids;	/* the distinct grids, owned */
@@ -616,6 +619,7 @@ fail:
 static int desc_setup(struct mrc_coll *c)
 {
 	uint32_t n = c->p.nranks;
+	size_t at = 0;
 	int err;
 
 	/* a descriptor's position has 40 bits, its count 22 */
@@ -661,9 +665,33 @@ static int desc_setup(struct mrc_coll *c)
 			err = grid_build(c, r, g);
 			if (err)
 				return err;
-			rk->vd[g] = calloc(rk->vg[g]->first[rk->vg[g]->nseg] + 1, sizeof(struct vdesc));
-			if (!rk->vd[g])
-				return -ENOMEM;
+			c->varena_len += (rk->vg[g]->first[rk->vg[g]->nseg] + 1) * sizeof(struct vdesc);
+		}
+	}
+	/*
+	 * One mapping for all, in huge pages where the kernel has them: a packet's placement
+	 * reads a granule of one rank and writes one of another, anywhere in the job's
+	 * descriptors (256 MiB for 1024 ranks of 64 MiB): with 4 KiB pages nearly every
+	 * placement also missed the TLB.
+	 */
+	c->varena_len = (c->varena_len + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
+	c->varena = mmap(NULL, c->varena_len, PROT_READ | PROT_WRITE,
+		MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (c->varena == MAP_FAILED) {
+		c->varena = NULL;
+		return -ENOMEM;
+	}
+#ifdef MADV_HUGEPAGE
+	madvise(c->varena, c->varena_len, MADV_HUGEPAGE); /* a hint: 4 KiB pages work too */
+#endif
+	for (uint32_t r = 0; r < n; r++) {
+		struct rank *rk = &c->r[r];
+
+		for (int g = MRC_REG_OUTPUT; g < MRC_REG_N && is_local(c, r); g++) {
+			if (!rk->vg[g])
+				continue;
+			rk->vd[g] = (struct vdesc *)c->varena + at;
+			at += rk->vg[g]->first[rk->vg[g]->nseg] + 1;
 		}
 	}
 	return 0;
@@ -775,16 +803,16 @@ void mrc_coll_free(struct mrc_coll *c)
 		free(rk->send_got);
 		free(rk->step_t0);
 		free(rk->step_t1);
-		for (int g = 0; g < MRC_REG_N; g++) {
+		for (int g = 0; g < MRC_REG_N; g++)
 			region_free(rk->buf[g], rk->len[g]);
-			free(rk->vd[g]);
-		}
 	}
 	for (uint32_t i = 0; i < c->n_grids; i++)
 		grid_free(c->grids[i]);
 	free(c->grids);
 	if (c->vbase)
 		munmap(c->vbase, c->vlen);
+	if (c->varena)
+		munmap(c->varena, c->varena_len);
 	free(c->voff);
 	free(c->hpre);
 	free(c->r);
@@ -1041,8 +1069,8 @@ static inline bool src_decode(const struct mrc_coll *c, const void *src, uint64_
 }
 
 /* What the @len source bytes at @src hold: one granule's (or a part of it), else bad.
- * @vn's source side says what follows when they are an input's or a whole granule (its
- * src NULL otherwise). */
+ * Fills @vn's source side when they are an input's or a whole granule (else its svd and
+ * slo..shi say nothing: shi 0). */
 static inline struct vdesc src_desc(struct mrc_coll *c, const uint8_t *src, uint64_t len,
 	struct vnext *vn)
 {
@@ -1052,15 +1080,14 @@ static inline struct vdesc src_desc(struct mrc_coll *c, const uint8_t *src, uint
 	uint32_t q;
 	int reg;
 
-	vn->src = NULL;
+	vn->shi = 0;
 	if (!src_decode(c, src, len, &q, &reg, &off))
 		return (struct vdesc){0};
 	rk = &c->r[q];
-	*vn = (struct vnext){ .src = src + len, .soff = off + len, .srank = q,
-		.send = rk->len[reg] };
-	if (reg == MRC_REG_INPUT)
+	if (reg == MRC_REG_INPUT) {
+		*vn = (struct vnext){ .srank = q, .shi = rk->len[reg], .sdelta = off };
 		return vd_input(c, q, off);
-	vn->src = NULL;
+	}
 	if (!rk->vd[reg])
 		return (struct vdesc){0};
 	gi = vg_find(c, rk->vg[reg], &rk->vhint[reg], off, &ga, &gb);
@@ -1069,40 +1096,47 @@ static inline struct vdesc src_desc(struct mrc_coll *c, const uint8_t *src, uint
 	d = rk->vd[reg][gi];
 	if (d.pc & VD_OK)
 		d.pc += off - ga; /* the part's position; pos + len never reaches 2^40 */
-	if (off == ga && off + len == gb) { /* a whole granule: the next one follows */
-		vn->src = src + len;
-		vn->svd = rk->vd[reg];
-		vn->sgi = gi + 1;
-		vn->send = rk->vg[reg]->bound[rk->vhint[reg] + 1];
+	if (off == ga && off + len == gb) { /* a whole granule: its segment's others too */
+		const struct vgrid *g = rk->vg[reg];
+		uint32_t s = rk->vhint[reg];
+
+		*vn = (struct vnext){ .svd = rk->vd[reg], .slo = g->bound[s], .shi = g->bound[s + 1],
+			.sfirst = g->first[s], .sdelta = off };
 	}
 	return d;
 }
 
-/* The next packet of the write @vn followed (@len bytes at @off from @src): placed into
- * @rk's output and true when it is, whole, the next granule of both sides. */
-static inline bool place_next(struct mrc_coll *c, struct rank *rk, uint64_t off,
+/* A granule index and whether @rel (an offset in a segment) starts granule *@k. */
+static inline bool granule_at(const struct mrc_coll *c, uint64_t rel, uint64_t *k)
+{
+	*k = c->gmagic ? (uint64_t)((unsigned __int128)rel * c->gmagic >> 64) : rel;
+	return *k * c->p.granule == rel;
+}
+
+/* A packet of the write @rk's output last took one of (@len bytes at @off from @src):
+ * placed, and true, when it covers one whole granule on both sides. */
+static inline bool place_same(struct mrc_coll *c, struct rank *rk, uint64_t off,
 	const uint8_t *src, uint64_t len)
 {
-	struct vnext *vn = &rk->vn;
-	uint64_t G = c->p.granule;
+	const struct vnext *vn = &rk->vn;
+	uint64_t G = c->p.granule, k, sk = 0, soff = off + vn->sdelta;
+	struct vdesc *o = rk->vd[MRC_REG_OUTPUT];
 
-	if (!src || src != vn->src || off != vn->off || len > G || off + len > vn->end ||
-		(len != G && off + len != vn->end) || vn->soff + len > vn->send ||
-		(vn->svd && len != G && vn->soff + len != vn->send))
+	if (!vn->delta || (uintptr_t)src - off != vn->delta || off < vn->dlo || off >= vn->dhi ||
+		!granule_at(c, off - vn->dlo, &k) || len != (G < vn->dhi - off ? G : vn->dhi - off) ||
+		soff < vn->slo || soff >= vn->shi || len > vn->shi - soff)
 		return false;
-	rk->vd[MRC_REG_OUTPUT][vn->gi++] = vn->svd ? vn->svd[vn->sgi++] :
-						     vd_input(c, vn->srank, vn->soff);
-	vn->src += len;
-	vn->off += len;
-	vn->soff += len;
+	if (vn->svd && (!granule_at(c, soff - vn->slo, &sk) || (len != G && soff + len != vn->shi)))
+		return false;
+	o[vn->dfirst + k] = vn->svd ? vn->svd[vn->sfirst + sk] : vd_input(c, vn->srank, soff);
 	/* the next packet's granules, fetched while the fabric carries it */
-	__builtin_prefetch(&rk->vd[MRC_REG_OUTPUT][vn->gi], 1);
+	__builtin_prefetch(&o[vn->dfirst + k + 1], 1);
 	if (vn->svd)
-		__builtin_prefetch(&vn->svd[vn->sgi]);
+		__builtin_prefetch(&vn->svd[vn->sfirst + sk + 1]);
 	return true;
 }
 
-/* mrc_coll_place past the next packet of the write followed: any placement. */
+/* mrc_coll_place of any packet but one place_same places. */
 static __attribute__((noinline)) void place_any(struct mrc_coll *c, struct rank *rk,
 	enum mrc_coll_region reg, uint64_t off, const void *src, uint64_t len)
 {
@@ -1116,6 +1150,8 @@ static __attribute__((noinline)) void place_any(struct mrc_coll *c, struct rank 
 		len = rk->len[reg] - off;
 	for (uint64_t x = off, ga, gb; x < off + len; x = gb) {
 		uint64_t gi = vg_find(c, rk->vg[reg], &rk->vhint[reg], x, &ga, &gb);
+		const struct vgrid *g = rk->vg[reg];
+		uint32_t s = rk->vhint[reg];
 		struct vnext vn;
 
 		if (x != ga || gb > off + len) { /* a torn granule */
@@ -1124,11 +1160,14 @@ static __attribute__((noinline)) void place_any(struct mrc_coll *c, struct rank 
 		}
 		rk->vd[reg][gi] = src_desc(c, src ? (const uint8_t *)src + (ga - off) : NULL,
 			gb - ga, &vn);
-		if (reg != MRC_REG_OUTPUT)
+		if (reg != MRC_REG_OUTPUT || !vn.shi)
 			continue;
-		vn.off = gb;
-		vn.end = rk->vg[reg]->bound[rk->vhint[reg] + 1];
-		vn.gi = gi + 1;
+		/* this write's other packets: source = destination offset + delta */
+		vn.delta = (uintptr_t)src - off;
+		vn.sdelta -= ga;
+		vn.dlo = g->bound[s];
+		vn.dhi = g->bound[s + 1];
+		vn.dfirst = g->first[s];
 		rk->vn = vn;
 	}
 }
@@ -1141,8 +1180,7 @@ void mrc_coll_place(struct mrc_coll *c, uint32_t r, enum mrc_coll_region reg, ui
 	if (c->p.verify != MRC_VERIFY_DESC || r >= c->p.nranks || (unsigned)reg >= MRC_REG_N)
 		return;
 	rk = &c->r[r];
-	if (reg != MRC_REG_OUTPUT || off >= rk->len[reg] || len > rk->len[reg] - off ||
-		!place_next(c, rk, off, src, len))
+	if (reg != MRC_REG_OUTPUT || !place_same(c, rk, off, src, len))
 		place_any(c, rk, reg, off, src, len);
 }
 
