@@ -27,7 +27,7 @@ struct conf_name {
 const char *conf_name_of(const struct conf_name *tbl, int val);
 
 enum conf_driver { CONF_DRIVER_SIM, CONF_DRIVER_WIRE };
-enum conf_plan { CONF_PLAN_GENERATED, CONF_PLAN_EXPLICIT };
+enum conf_plan { CONF_PLAN_GENERATED, CONF_PLAN_EXPLICIT, CONF_PLAN_SEQUENTIAL };
 enum conf_transport { CONF_TRANSPORT_MRC, CONF_TRANSPORT_ROCE };
 enum conf_ev_format { CONF_EV_SRV6, CONF_EV_STEV, CONF_EV_UDP };
 enum conf_cc_algo { CONF_CC_NSCC, CONF_CC_FIXED };

@@ -432,4 +432,30 @@ MRC_SELFTEST(conf)
 			free(dump);
 		}
 	}
+
+	mrc_st_case(st, "addressing.plan sequential: 65535 nodes a plane, usid_plane_bits 0 only");
+	{
+		/* 512-port switches: 128 T0 x 256 hosts = 32,768 hosts, 256 T1: 33,152 nodes */
+		static const char *big = "fabric: {planes: 8, t0: 128, t1: 256, hosts_per_t0: 256, "
+					 "addressing: {plan: sequential}}\ntraffic: {pattern: "
+					 "sendrecv}\n";
+		/* 65535 - 128 - 256 = 65151 hosts at most */
+		static const char *over = "fabric: {t0: 128, t1: 256, hosts_per_t0: 509, "
+					  "addressing: {plan: sequential}}\ntraffic: {pattern: "
+					  "sendrecv}\n";
+		static const char *bits = "fabric: {addressing: {plan: sequential, "
+					  "usid_plane_bits: 2}}\n";
+
+		if (ST_TRUE(st, st_load(big, NULL, 0, &job, err, sizeof(err)) == 0)) {
+			ST_EQ(st, job.fabric.addressing.usid_plane_bits, 0);
+			conf_free(&job);
+		}
+		ST_EQ_I(st, st_load(over, NULL, 0, &job, err, sizeof(err)), -EINVAL);
+		ST_EQ_STR(st, err, "t.yaml:1:42: fabric.hosts_per_t0: t0 * hosts_per_t0 exceeds "
+			"65151 hosts (plan sequential: hosts + t0 + t1 at most 65535 a plane) "
+			"'65152'");
+		ST_EQ_I(st, st_load(bits, NULL, 0, &job, err, sizeof(err)), -EINVAL);
+		ST_EQ_STR(st, err, "t.yaml:1:58: fabric.addressing.usid_plane_bits: plan "
+			"'sequential' numbers each plane under its own block: only 0 applies '2'");
+	}
 }

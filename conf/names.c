@@ -11,7 +11,8 @@
 const struct conf_name conf_driver_names[] = {
 	{ CONF_DRIVER_SIM, "sim" }, { CONF_DRIVER_WIRE, "wire" }, { 0, NULL } };
 const struct conf_name conf_plan_names[] = {
-	{ CONF_PLAN_GENERATED, "generated" }, { CONF_PLAN_EXPLICIT, "explicit" }, { 0, NULL } };
+	{ CONF_PLAN_GENERATED, "generated" }, { CONF_PLAN_EXPLICIT, "explicit" },
+	{ CONF_PLAN_SEQUENTIAL, "sequential" }, { 0, NULL } };
 const struct conf_name conf_transport_names[] = {
 	{ CONF_TRANSPORT_MRC, "mrc" }, { CONF_TRANSPORT_ROCE, "roce" }, { 0, NULL } };
 const struct conf_name conf_ev_format_names[] = {

@@ -34,6 +34,17 @@ static bool sets_name(const char *const *sets, size_t n_sets, const char *key)
 	return false;
 }
 
+/* True when one of @sets overrides @key or anything in it ("faults", "faults[0].at"). */
+static bool sets_under(const char *const *sets, size_t n_sets, const char *key)
+{
+	size_t k = strlen(key);
+
+	for (size_t i = 0; i < n_sets; i++)
+		if (!strncmp(sets[i], key, k) && sets[i][k] && strchr("=.[", sets[i][k]))
+			return true;
+	return false;
+}
+
 /*
  * The base RTT a wire run's NSCC started from, in ns, when it was measured or defaulted
  * (not configured): the report's wire.base_rtt_us with wire.base_rtt_source other than
@@ -50,6 +61,68 @@ static uint64_t report_wire_rtt_ns(json_t *rep)
 	if (!(json_number_value(rtt) > 0) || json_number_value(rtt) > 1e9)
 		return 0;
 	return (uint64_t)llround(json_number_value(rtt) * 1e3);
+}
+
+/*
+ * A wire run's faults as they happened, for its replay on the simulator
+ * (docs/replay.md "From the wire to the simulator"): job->faults becomes one `at` fault per entry of the report's
+ * fault_timeline[] (in its order), a copy of the configured fault it names with its
+ * trigger replaced by the time it fired; a configured fault that never fired is left out.
+ * Errors (-EINVAL, -ENOMEM) name the report, the entry and the value.
+ */
+static int replay_fired(json_t *rep, const char *path, struct conf_job *job, char *err,
+	size_t errlen)
+{
+	json_t *tl = json_object_get(rep, "fault_timeline");
+	size_t n = json_array_size(tl);
+	struct conf_fault *nf;
+
+	if (!json_is_array(tl)) {
+		snprintf(err, errlen, "%s: fault_timeline: an array expected (a wire run's "
+			"report replays its faults at the times they fired)", path);
+		return -EINVAL;
+	}
+	nf = calloc(n ? n : 1, sizeof(*nf));
+	if (!nf)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		json_t *e = json_array_get(tl, i);
+		json_t *ix = json_object_get(e, "index"), *at = json_object_get(e, "at_us");
+		double us = json_number_value(at);
+
+		if (!json_is_integer(ix) || json_integer_value(ix) < 0 ||
+		    (size_t)json_integer_value(ix) >= job->n_faults || !json_is_number(at) ||
+		    !(us >= 0 && us <= 1e12)) {
+			char *txt = json_dumps(e, JSON_COMPACT | JSON_ENCODE_ANY);
+
+			snprintf(err, errlen, "%s: fault_timeline[%zu]: '%s': an index of the "
+				"config's %zu faults and an at_us of 0..1e12 expected", path, i,
+				txt ? txt : "?", job->n_faults);
+			free(txt);
+			for (size_t k = 0; k < i; k++)
+				free(nf[k].target);
+			free(nf);
+			return -EINVAL;
+		}
+		nf[i] = job->faults[json_integer_value(ix)];
+		nf[i].target = strdup(nf[i].target);
+		nf[i].has_at = true;
+		nf[i].has_at_iteration = false;
+		nf[i].at_iteration = 0;
+		nf[i].at_ps = (uint64_t)llround(us * 1e6);
+		if (!nf[i].target) {
+			for (size_t k = 0; k < i; k++)
+				free(nf[k].target);
+			free(nf);
+			return -ENOMEM;
+		}
+	}
+	for (size_t k = 0; k < job->n_faults; k++)
+		free(job->faults[k].target);
+	free(job->faults);
+	job->faults = nf;
+	job->n_faults = n;
+	return 0;
 }
 
 /* Loads the config embedded in the report @rep read from @path (conf_load_report()). */
@@ -94,6 +167,12 @@ static int load_embedded(json_t *rep, const char *path, const char *const *sets,
 		conf_free(job);
 		ret = conf_load_string_checked(json_string_value(cfg), json_string_length(cfg),
 			name, all, n_sets + 1, check, job, err, errlen);
+	}
+	if (!ret && json_is_object(json_object_get(rep, "wire")) &&
+	    job->fabric.driver == CONF_DRIVER_SIM && !sets_under(sets, n_sets, "faults")) {
+		ret = replay_fired(rep, path, job, err, errlen);
+		if (ret)
+			conf_free(job);
 	}
 	if (ret)
 		goto out;

@@ -51,17 +51,23 @@ int conf_check_fabric(struct ld *ld, const struct tnode *map, void *obj, const c
 	 * container): 1023 with docs/wire-format.md's b = 4; an explicit plan takes any 16-bit
 	 * uSIDs */
 	bool gen = f->addressing.plan == CONF_PLAN_GENERATED;
+	bool seq = f->addressing.plan == CONF_PLAN_SEQUENTIAL;
 	unsigned pb = f->addressing.usid_plane_bits;
 	/* an explicit plan is bounded by its list: every node once, uSIDs unique (per plane
-	 * with usid_plane_bits 0) in 16 bits, which the addressing section checks */
-	uint32_t hlim = gen ? (1u << (14 - pb)) - 1 : UINT32_MAX;
+	 * with usid_plane_bits 0) in 16 bits, which the addressing section checks; a
+	 * sequential one numbers hosts, T0 and T1 of a plane from 1 to 65535 */
+	uint32_t hlim = gen ? (1u << (14 - pb)) - 1 : seq ? 65535u - f->t0 - f->t1 : UINT32_MAX;
 	uint32_t lim = hlim < 1024 ? hlim : 1024;
 	char why[160] = "";
 
 	if (gen)
 		snprintf(why, sizeof(why), " (plan generated with usid_plane_bits %u: at most %"
 			PRIu32 " per role and plane%s)", pb, hlim, pb ? "; fabric.addressing."
-			"usid_plane_bits 0 allows 16383" : "");
+			"usid_plane_bits 0 allows 16383" : "; fabric.addressing.plan sequential: "
+			"65535 nodes a plane");
+	else if (seq)
+		snprintf(why, sizeof(why), " (plan sequential: hosts + t0 + t1 at most 65535 a "
+			"plane)");
 	if (f->t0 > lim || f->t1 > lim) {
 		const char *k = f->t0 > lim ? "t0" : "t1";
 
@@ -135,10 +141,19 @@ int conf_check_addressing(struct ld *ld, const struct tnode *map, void *obj, con
 			"usid_plane_bits 0) passes 32 bits '%x:%x::'", f->planes - 1,
 			a->block >> 16, a->block & 0xffff);
 	}
-	if (a->plan == CONF_PLAN_GENERATED) {
+	if (a->plan == CONF_PLAN_SEQUENTIAL && !a->has_usid_plane_bits)
+		a->usid_plane_bits = 0; /* its only value: each plane under its own block */
+	if (a->plan == CONF_PLAN_SEQUENTIAL && a->usid_plane_bits) {
+		conf_path_key(sub, path, "usid_plane_bits");
+		return TERR(ld, at(map, "usid_plane_bits"), sub, "plan 'sequential' numbers each "
+			"plane under its own block: only 0 applies '%u'",
+			(unsigned)a->usid_plane_bits);
+	}
+	if (a->plan != CONF_PLAN_EXPLICIT) {
 		if (a->n_usids) {
 			conf_path_key(sub, path, "usids");
-			return TERR(ld, list, sub, "given but plan is 'generated'");
+			return TERR(ld, list, sub, "given but plan is '%s'",
+				conf_name_of(conf_plan_names, (int)a->plan));
 		}
 		if (a->usid_plane_bits && f->planes > (1u << a->usid_plane_bits)) {
 			conf_path_key(sub, path, "usid_plane_bits");

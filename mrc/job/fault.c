@@ -60,6 +60,27 @@ bool mrc_fault_in_force(const struct conf_fault *cf, uint64_t at_ps, uint64_t no
 	return phase < mrc_fault_flap_down_ps(cf->period_ps, cf->duty);
 }
 
+int mrc_fault_fired(struct mrc_run_result *res, size_t index, uint64_t at_ps)
+{
+	struct mrc_run_fire *f;
+	size_t k = res->n_fires;
+
+	while (k && (res->fires[k - 1].at_ps > at_ps ||
+			    (res->fires[k - 1].at_ps == at_ps && res->fires[k - 1].index >= index))) {
+		if (res->fires[k - 1].at_ps == at_ps && res->fires[k - 1].index == index)
+			return 0;
+		k--;
+	}
+	f = realloc(res->fires, (res->n_fires + 1) * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	res->fires = f;
+	memmove(f + k + 1, f + k, (res->n_fires - k) * sizeof(*f));
+	f[k] = (struct mrc_run_fire){ .index = (uint32_t)index, .at_ps = at_ps };
+	res->n_fires++;
+	return 0;
+}
+
 void mrc_fault_not_applied(struct mrc_run_result *res, const struct conf_job *j,
 	const struct conf_fault *cf, const char *fmt, ...)
 {

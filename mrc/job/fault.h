@@ -64,6 +64,16 @@ void mrc_fault_not_applied(struct mrc_run_result *res, const struct conf_job *j,
 	const struct conf_fault *cf, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /*
+ * Configured fault @index (into j->faults) fired at @at_ps (ps from the first iteration's
+ * start, the report's time 0), not its duration's revert: appended to res->fires, the
+ * report's fault_timeline[] that a replay on the simulator applies
+ * (docs/replay.md "From the wire to the simulator"), kept in time order (a firing before
+ * an earlier one's time goes before it; equal times by index). The same index at the same time twice (a clear's
+ * parts) is one firing. Returns 0 or -ENOMEM.
+ */
+int mrc_fault_fired(struct mrc_run_result *res, size_t index, uint64_t at_ps);
+
+/*
  * Lists every configured fault with !@fired[i] in res->unapplied, then sorts them in
  * config order: at_iteration past traffic.iterations ("at_iteration 7: each size runs 4
  * measured iterations (0 to 3)"), at_iteration the job never reached ("the job stopped

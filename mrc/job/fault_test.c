@@ -313,8 +313,31 @@ static void t_rows_revert(struct mrc_st *st)
 	free(res.unapplied);
 }
 
+/* fault_timeline[]: time order whatever the order of the calls, a clear's parts once. */
+static void t_fired(struct mrc_st *st)
+{
+	struct mrc_run_result res = { 0 };
+	static const struct { size_t index; uint64_t at; } calls[] = {
+		{ 2, 500 }, { 0, 100 }, { 1, 500 }, { 2, 500 }, { 3, 50 }, { 0, 900 },
+	};
+	static const struct { uint32_t index; uint64_t at; } want[] = {
+		{ 3, 50 }, { 0, 100 }, { 1, 500 }, { 2, 500 }, { 0, 900 },
+	};
+
+	mrc_st_case(st, "fired: in time order, by index at equal times, no firing twice");
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		ST_EQ(st, mrc_fault_fired(&res, calls[i].index, calls[i].at * US), 0);
+	ST_EQ(st, res.n_fires, 5);
+	for (size_t i = 0; i < res.n_fires && i < 5; i++) {
+		ST_EQ(st, res.fires[i].index, want[i].index);
+		ST_EQ(st, res.fires[i].at_ps, want[i].at * US);
+	}
+	free(res.fires);
+}
+
 MRC_SELFTEST(fault)
 {
+	t_fired(st);
 	t_timeline(st);
 	t_not_applied(st);
 	t_finish(st);

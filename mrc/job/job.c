@@ -43,6 +43,7 @@ int mrc_job_srv6(const struct conf_job *job, struct mrc_job_srv6 *out, char *err
 	p->hosts_per_t0 = fab->hosts_per_t0;
 	p->block = fab->addressing.block;
 	p->usid_plane_bits = fab->addressing.usid_plane_bits;
+	p->sequential = fab->addressing.plan == CONF_PLAN_SEQUENTIAL;
 	memcpy(p->host_prefix, fab->addressing.host_prefix, sizeof(p->host_prefix));
 	p->host_prefix_len = fab->addressing.host_prefix_len;
 	if (fab->addressing.plan == CONF_PLAN_EXPLICIT) {

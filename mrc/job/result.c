@@ -40,6 +40,7 @@ void mrc_run_result_free(struct mrc_run_result *r)
 	free(r->ranks_reported);
 	free(r->faults);
 	free(r->unapplied);
+	free(r->fires);
 	free(r->errors);
 	free(r->bin_bytes);
 	free(r->evs);

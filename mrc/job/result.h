@@ -101,6 +101,13 @@ struct mrc_run_unapplied {
 	char why[128];		/* "the run ended at 1234.5 us, before it", ... */
 };
 
+/* One firing of a configured fault, as it happened (README "Report schema",
+ * fault_timeline[]): not its duration's revert. */
+struct mrc_run_fire {
+	uint32_t index;		/* in the config's faults[] */
+	uint64_t at_ps;		/* when it fired, from the start of the first iteration */
+};
+
 /* Aggregated over every QP: one path's view. */
 struct mrc_run_ev {
 	uint32_t ev, plane, spine;
@@ -132,6 +139,8 @@ struct mrc_run_result {
 	size_t n_faults;
 	struct mrc_run_unapplied *unapplied; /* configured faults that never fired */
 	size_t n_unapplied;
+	struct mrc_run_fire *fires;	     /* every firing, in time order */
+	size_t n_fires;
 	/* goodput: L3 bytes delivered to hosts per bin */
 	uint64_t bin_ps;
 	uint64_t *bin_bytes;

@@ -131,6 +131,21 @@ static json_t *j_unapplied(const struct mrc_run_result *res)
 	return a;
 }
 
+/* Every firing of a configured fault, in time order: index, at_us. */
+static json_t *j_timeline(const struct mrc_run_result *res)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < res->n_fires; i++) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "index", json_integer(res->fires[i].index));
+		json_object_set_new(o, "at_us", json_real((double)res->fires[i].at_ps / PS_US));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 static json_t *j_report(const struct conf_job *job, const struct mrc_run_result *res)
 {
 	const struct conf_hist *hc = &job->output.hist;
@@ -260,6 +275,7 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 	}
 	json_object_set_new(root, "faults", a);
 	json_object_set_new(root, "faults_not_applied", j_unapplied(res));
+	json_object_set_new(root, "fault_timeline", j_timeline(res));
 
 	a = json_array();
 	for (size_t e = 0; e < res->n_evs; e++) {

@@ -998,6 +998,8 @@ static void collect_faults(struct run *r, uint32_t iter)
 			if (ap->matched || ap->at_ps != fr->at_ps || ap->kind != fr->kind)
 				continue;
 			ap->matched = true;
+			if (!ap->revert) /* the timeline a replay applies, no-ops included */
+				(void)mrc_fault_fired(res, ap->conf, fr->at_ps);
 			if (fr->noop || ((fr->kind == MRC_FAB_LOSS || fr->kind == MRC_FAB_DELAY) &&
 						!imp_update(r, ap, fr))) {
 				/* it changed nothing: no row (an up, a clear: listed as such) */

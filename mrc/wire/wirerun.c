@@ -202,7 +202,7 @@ static int wire_faults(struct wr *w, struct mrc_run_result *res)
 				continue;
 			fired[i] = true;
 			nf = realloc(fi, (n_fi + 2) * sizeof(*nf));
-			if (!nf) {
+			if (!nf || mrc_fault_fired(res, i, at)) {
 				e = -ENOMEM;
 				break;
 			}
