@@ -887,6 +887,12 @@ static void put_el(const struct mrc_coll *c, uint8_t *p, double v)
 
 /* ---- DESC: descriptors at work ------------------------------------------------------ */
 
+/* @x / p.granule, by a multiply (gmagic). */
+static inline uint64_t gdiv(const struct mrc_coll *c, uint64_t x)
+{
+	return c->gmagic ? (uint64_t)((unsigned __int128)x * c->gmagic >> 64) : x;
+}
+
 /* The granule of @g holding byte @off (below the region's length), from segment *@hint
  * on (updated): its index; *@ga, *@gb its bytes. */
 static inline uint64_t vg_find(const struct mrc_coll *c, const struct vgrid *g,
@@ -908,8 +914,7 @@ static inline uint64_t vg_find(const struct mrc_coll *c, const struct vgrid *g,
 		}
 		*hint = s = lo;
 	}
-	k = c->gmagic ? (uint64_t)((unsigned __int128)(off - g->bound[s]) * c->gmagic >> 64)
-		      : off - g->bound[s];
+	k = gdiv(c, off - g->bound[s]);
 	*ga = g->bound[s] + k * c->p.granule;
 	*gb = *ga + c->p.granule < g->bound[s + 1] ? *ga + c->p.granule : g->bound[s + 1];
 	return g->first[s] + k;
@@ -1109,7 +1114,7 @@ static inline struct vdesc src_desc(struct mrc_coll *c, const uint8_t *src, uint
 /* A granule index and whether @rel (an offset in a segment) starts granule *@k. */
 static inline bool granule_at(const struct mrc_coll *c, uint64_t rel, uint64_t *k)
 {
-	*k = c->gmagic ? (uint64_t)((unsigned __int128)rel * c->gmagic >> 64) : rel;
+	*k = gdiv(c, rel);
 	return *k * c->p.granule == rel;
 }
 
