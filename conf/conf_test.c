@@ -312,8 +312,8 @@ MRC_SELFTEST(conf)
 		}
 		ST_EQ_I(st, st_load("traffic:\n  verify: yes\n", NULL, 0, &job, err, sizeof(err)),
 			-EINVAL);
-		ST_EQ_STR(st, err, "t.yaml:2:11: traffic.verify: expected one of false, true, bytes "
-				   "'yes'");
+		ST_EQ_STR(st, err,
+			"t.yaml:2:11: traffic.verify: expected one of false, true, bytes 'yes'");
 	}
 
 	mrc_st_case(st, "C05 a capture without snaplen gets 262144, not 0");

@@ -579,9 +579,10 @@ static int grid_build(struct mrc_coll *c, uint32_t r, int g)
 	for (uint32_t i = 0; i < rk->n_recvs; i++) {
 		const struct recv *rv = &rk->recvs[i];
 
-		if ((g == MRC_REG_OUTPUT && bound_inside(vg->bound, (uint32_t)u, rv->off, rv->len)) ||
-			(g == MRC_REG_SCRATCH && rv->red == RED_OUT_SCR &&
-				bound_inside(vg->bound, (uint32_t)u, rv->scr_off, rv->len)))
+		if (g == MRC_REG_OUTPUT && bound_inside(vg->bound, (uint32_t)u, rv->off, rv->len))
+			goto fail;
+		if (g == MRC_REG_SCRATCH && rv->red == RED_OUT_SCR &&
+			bound_inside(vg->bound, (uint32_t)u, rv->scr_off, rv->len))
 			goto fail;
 	}
 	for (uint32_t i = 0; i < rk->n_sends; i++)
@@ -665,7 +666,8 @@ static int desc_setup(struct mrc_coll *c)
 			err = grid_build(c, r, g);
 			if (err)
 				return err;
-			c->varena_len += (rk->vg[g]->first[rk->vg[g]->nseg] + 1) * sizeof(struct vdesc);
+			c->varena_len += (rk->vg[g]->first[rk->vg[g]->nseg] + 1) *
+					 sizeof(struct vdesc);
 		}
 	}
 	/*
@@ -986,7 +988,8 @@ static uint64_t run_hash(const struct mrc_coll *c, uint64_t lo, uint64_t cnt, ui
 
 	if (end <= n)
 		return s + hash_prefix(c, iter, (uint32_t)end) - hash_prefix(c, iter, (uint32_t)lo);
-	return s + all - hash_prefix(c, iter, (uint32_t)lo) + hash_prefix(c, iter, (uint32_t)(end - n));
+	return s + all - hash_prefix(c, iter, (uint32_t)lo) +
+	       hash_prefix(c, iter, (uint32_t)(end - n));
 }
 
 static uint64_t vd_hash(const struct mrc_coll *c, struct vdesc d)
@@ -1029,7 +1032,8 @@ static bool vd_is(const struct mrc_coll *c, struct vdesc d, uint32_t iter, uint6
 	if (!(d.pc & VD_OK) || vd_pos(d) != pos || vd_cnt(d) != cnt)
 		return false;
 	if (d.pc & VD_EXACT) /* a run of all n ranks is the whole set, from any rank */
-		return (uint32_t)(d.set >> 32) == iter && (cnt == c->p.nranks || (uint32_t)d.set == lo);
+		return (uint32_t)(d.set >> 32) == iter &&
+		       (cnt == c->p.nranks || (uint32_t)d.set == lo);
 	return d.set == run_hash(c, lo, cnt, iter);
 }
 
@@ -1105,8 +1109,8 @@ static inline struct vdesc src_desc(struct mrc_coll *c, const uint8_t *src, uint
 		const struct vgrid *g = rk->vg[reg];
 		uint32_t s = rk->vhint[reg];
 
-		*vn = (struct vnext){ .svd = rk->vd[reg], .slo = g->bound[s], .shi = g->bound[s + 1],
-			.sfirst = g->first[s], .sdelta = off };
+		*vn = (struct vnext){ .svd = rk->vd[reg], .slo = g->bound[s],
+			.shi = g->bound[s + 1], .sfirst = g->first[s], .sdelta = off };
 	}
 	return d;
 }
@@ -1128,8 +1132,9 @@ static inline bool place_same(struct mrc_coll *c, struct rank *rk, uint64_t off,
 	struct vdesc *o = rk->vd[MRC_REG_OUTPUT];
 
 	if (!vn->delta || (uintptr_t)src - off != vn->delta || off < vn->dlo || off >= vn->dhi ||
-		!granule_at(c, off - vn->dlo, &k) || len != (G < vn->dhi - off ? G : vn->dhi - off) ||
-		soff < vn->slo || soff >= vn->shi || len > vn->shi - soff)
+		!granule_at(c, off - vn->dlo, &k) ||
+		len != (G < vn->dhi - off ? G : vn->dhi - off) || soff < vn->slo ||
+		soff >= vn->shi || len > vn->shi - soff)
 		return false;
 	if (vn->svd && (!granule_at(c, soff - vn->slo, &sk) || (len != G && soff + len != vn->shi)))
 		return false;
@@ -1206,8 +1211,9 @@ static void reduce_desc(struct mrc_coll *c, struct rank *rk, const struct recv *
 			continue;
 		}
 		si = vg_find(c, rk->vg[MRC_REG_SCRATCH], &rk->vhint[MRC_REG_SCRATCH], sx, &sa, &sb);
-		o[gi] = sa == sx && sb - sa == gb - ga ? vd_sum(c, o[gi], rk->vd[MRC_REG_SCRATCH][si])
-						       : (struct vdesc){0};
+		o[gi] = sa == sx && sb - sa == gb - ga
+				? vd_sum(c, o[gi], rk->vd[MRC_REG_SCRATCH][si])
+				: (struct vdesc){0};
 	}
 }
 
@@ -1328,7 +1334,7 @@ static uint64_t verify_desc(const struct mrc_coll *c, uint32_t r, uint32_t iter)
 				from = c->perm_from[r];
 				cnt = 1;
 				break;
-			case MRC_COLL_INCAST: /* block q holds q's input; the root's own is not sent */
+			case MRC_COLL_INCAST: /* block q holds q's input; the root's is not sent */
 				from = (uint32_t)(ga / S);
 				pos = ga - from * S;
 				cnt = 1;

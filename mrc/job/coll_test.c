@@ -103,7 +103,8 @@ static int st_deliver(struct st_net *net, const struct st_wr *w)
 		struct rank *rk = &net->c->r[w->peer];
 
 		for (uint32_t i = 0; i < rk->n_recvs; i++)
-			if (rk->recvs[i].peer == w->rank && rk->recvs[i].step == (w->imm & 0xFFFFFF))
+			if (rk->recvs[i].peer == w->rank &&
+				rk->recvs[i].step == (w->imm & 0xFFFFFF))
 				reduce(net->c, rk, &rk->recvs[i]);
 	}
 	return err ?: mrc_coll_on_send_done(net->c, w->rank, w->wr_id, 2);
@@ -184,7 +185,8 @@ static int st_run_pair(struct mrc_coll_params p, uint32_t granule, uint32_t iter
 			struct st_wr wb = st_pop(b), wd = st_pop(d);
 
 			for (uint64_t o = 0; o < wd.len; o += granule) {
-				uint32_t m = (uint32_t)(wd.len - o < granule ? wd.len - o : granule);
+				uint32_t m = (uint32_t)(wd.len - o < granule ? wd.len - o
+									 : granule);
 
 				mrc_coll_payload(d->c, (const uint8_t *)wd.src + o, m, gen);
 				*differ += memcmp(gen, (const uint8_t *)wb.src + o, m) != 0;
@@ -272,7 +274,8 @@ MRC_SELFTEST(coll)
 	mrc_st_case(st, "C12 ragged ring all-reduce: 10 elements, 4 ranks, out[i] = 600 + 4i");
 	{
 		struct mrc_coll_params p = { .pattern = MRC_COLL_ALLREDUCE, .algo = MRC_COLL_RING,
-			.nranks = 4, .count = 10, .verify = MRC_VERIFY_BYTES, .input = st_input_c12 };
+			.nranks = 4, .count = 10, .verify = MRC_VERIFY_BYTES,
+			.input = st_input_c12 };
 		int err;
 
 		memset(net, 0, sizeof(*net));
@@ -435,7 +438,8 @@ MRC_SELFTEST(coll)
 			mrc_st_case(st, "descriptors: %s %s %s n=%u count=%llu, %u-byte granules: "
 				"clean, and they generate the real bytes",
 				mrc_coll_pattern_name(p.pattern), mrc_coll_algo_name(p.algo),
-				mrc_dtype_name(p.dtype), p.nranks, (unsigned long long)p.count, gs[gi]);
+				mrc_dtype_name(p.dtype), p.nranks, (unsigned long long)p.count,
+				gs[gi]);
 
 			ST_EQ_I(st, err, 0);
 			for (uint32_t r = 0; !err && r < p.nranks; r++) {
@@ -543,7 +547,8 @@ MRC_SELFTEST(coll)
 			b = vd_sum(c, vd_input(c, 1, 64), vd_input(c, 3, 64)); /* hashed */
 			net->n = 0; /* the posted writes are dropped */
 			ST_EQ_I(st, mrc_coll_start(c, 3, 0), 0);
-			ST_TRUE(st, vd_is(c, y, 2, 64, 0, 4)); /* iteration 2's hashes, as a check */
+			/* iteration 2's hashes, as a check */
+			ST_TRUE(st, vd_is(c, y, 2, 64, 0, 4));
 			ST_TRUE(st, !vd_is(c, y, 3, 64, 0, 4)); /* keyed by the iteration */
 			/* and half of it summed with half of iteration 3's matches neither */
 			x = vd_sum(c, vd_sum(c, vd_input(c, 0, 64), vd_input(c, 2, 64)),
@@ -632,7 +637,8 @@ MRC_SELFTEST(coll)
 			mrc_coll_place(c, 1, MRC_REG_INPUT, 0, src, 1024);
 			ST_EQ(st, vd_input(c, 1, 0).pc, 0);
 			ST_EQ(st, mrc_coll_start(c, 1, 0), 0);
-			ST_EQ(st, vd_input(c, 1, 0).pc, 1ull << 40 | VD_OK | VD_EXACT); /* refilled */
+			/* refilled */
+			ST_EQ(st, vd_input(c, 1, 0).pc, 1ull << 40 | VD_OK | VD_EXACT);
 		}
 		mrc_coll_free(net->c);
 	}
@@ -662,8 +668,8 @@ MRC_SELFTEST(coll)
 			ST_EQ_I(st, v[0], -13);
 			ST_EQ_I(st, v[1], 0);
 			/* rank 1's output granule at byte 280 (element 70) holding {2, 0} */
-			gi = vg_find(c, c->r[1].vg[MRC_REG_OUTPUT], &c->r[1].vhint[MRC_REG_OUTPUT], 280,
-				&ga, &gb);
+			gi = vg_find(c, c->r[1].vg[MRC_REG_OUTPUT],
+				&c->r[1].vhint[MRC_REG_OUTPUT], 280, &ga, &gb);
 			ST_EQ(st, ga, 280);
 			c->r[1].vd[MRC_REG_OUTPUT][gi] = vd_sum(c, vd_input(c, 2, 280),
 				vd_input(c, 0, 280));
@@ -695,7 +701,8 @@ MRC_SELFTEST(coll)
 			uint64_t len;
 
 			ST_EQ(st, c->r[2].vg[MRC_REG_OUTPUT]->first[4], 20);
-			ST_EQ(st, c->r[2].vg[MRC_REG_OUTPUT], c->r[0].vg[MRC_REG_OUTPUT]); /* shared */
+			/* the grid is shared */
+			ST_EQ(st, c->r[2].vg[MRC_REG_OUTPUT], c->r[0].vg[MRC_REG_OUTPUT]);
 			ST_TRUE(st, mrc_coll_region(c, 2, MRC_REG_OUTPUT, &len) == NULL);
 			ST_EQ(st, len, 16384);
 			mrc_coll_free(c);

@@ -87,7 +87,8 @@ static int st_job(struct mrc_st *st, enum st_kind kind, uint32_t iter, const cha
 	const char *sets[] = { set_dir, set };
 	static const char yaml[] = "fabric: {planes: 2, t0: 2, t1: 2, hosts_per_t0: 2}\n"
 				   "mrc: {mtu: 1024, ev: {ev_count: 8, ev_min_active: 2}}\n"
-				   "traffic: {pattern: allreduce, algorithm: ring, sizes: [64KiB],\n"
+				   "traffic: {pattern: allreduce, algorithm: ring,\n"
+				   "  sizes: [64KiB],\n"
 				   "  warmup: 0, iterations: 2}\n"
 				   "output: {report: false, plots: false, hlog: false}\n";
 	struct mrc_run_result *res = NULL;
@@ -132,7 +133,8 @@ MRC_SELFTEST(run)
 	} cases[] = {
 		{ "nothing spoilt", ST_NONE, 0, 0 },
 		{ "a write dropped (its packet 1): 1 granule at 4 ranks", ST_DROP, 0, 4 * 256 },
-		{ "the same in iteration 1: the last iteration's data summed", ST_DROP, 1, 4 * 256 },
+		{ "the same in iteration 1: the last iteration's data summed", ST_DROP, 1,
+			4 * 256 },
 		{ "a write landing one packet off: its whole chunk at 4 ranks", ST_SHIFT, 0,
 			4 * 4096 },
 		{ "a write left from the last iteration: chunk 2 at ranks 2, 3, 0", ST_STALE, 1,
