@@ -508,20 +508,29 @@ static void bound_add(uint64_t *b, size_t *n, uint64_t a, uint64_t len)
 	b[(*n)++] = a + len;
 }
 
-/* Whether an offset of the sorted @b[0, @n) lies strictly inside (@a, @a + @len). */
-static bool bound_inside(const uint64_t *b, uint32_t n, uint64_t a, uint64_t len)
+/* The last index i < @n with @a[i] <= @x in the ascending @a (0 when there is none). */
+static uint32_t last_le(const uint64_t *a, uint32_t n, uint64_t x)
 {
 	uint32_t lo = 0, hi = n;
 
-	while (lo < hi) { /* the first offset > a */
+	while (hi - lo > 1) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (b[mid] <= a)
-			lo = mid + 1;
+		if (a[mid] <= x)
+			lo = mid;
 		else
 			hi = mid;
 	}
-	return lo < n && b[lo] < a + len;
+	return lo;
+}
+
+/* Whether an offset of the ascending @b[0, @n), @b[0] = 0, lies strictly inside
+ * (@a, @a + @len). */
+static bool bound_inside(const uint64_t *b, uint32_t n, uint64_t a, uint64_t len)
+{
+	uint32_t i = last_le(b, n, a) + 1; /* the first offset > a */
+
+	return i < n && b[i] < a + len;
 }
 
 static void grid_free(struct vgrid *g)
@@ -903,19 +912,8 @@ static inline uint64_t vg_find(const struct mrc_coll *c, const struct vgrid *g,
 	uint32_t s = *hint;
 	uint64_t k;
 
-	if (__builtin_expect(s >= g->nseg || off < g->bound[s] || off >= g->bound[s + 1], 0)) {
-		uint32_t lo = 0, hi = g->nseg; /* the last segment starting at or before off */
-
-		while (hi - lo > 1) {
-			uint32_t mid = lo + (hi - lo) / 2;
-
-			if (g->bound[mid] <= off)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		*hint = s = lo;
-	}
+	if (__builtin_expect(s >= g->nseg || off < g->bound[s] || off >= g->bound[s + 1], 0))
+		*hint = s = last_le(g->bound, g->nseg, off);
 	k = gdiv(c, off - g->bound[s]);
 	*ga = g->bound[s] + k * c->p.granule;
 	*gb = *ga + c->p.granule < g->bound[s + 1] ? *ga + c->p.granule : g->bound[s + 1];
@@ -1049,21 +1047,8 @@ static inline bool src_decode(const struct mrc_coll *c, const void *src, uint64_
 	if (!src || !c->vbase || p < b || p - b >= c->vlen)
 		return false;
 	x = p - b;
-	if (c->vshift) {
-		q = (uint32_t)(x >> c->vshift);
-	} else {
-		uint32_t lo = 0, hi = c->p.nranks; /* the last rank starting at or before x */
-
-		while (hi - lo > 1) {
-			uint32_t mid = lo + (hi - lo) / 2;
-
-			if (c->voff[mid] <= x)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		q = lo;
-	}
+	/* the last rank starting at or before x */
+	q = c->vshift ? (uint32_t)(x >> c->vshift) : last_le(c->voff, c->p.nranks, x);
 	x -= c->voff[q];
 	*reg = MRC_REG_INPUT;
 	if (x >= c->r[q].len[MRC_REG_INPUT]) {
