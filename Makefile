@@ -10,7 +10,7 @@ PKGS    := liburing yaml-0.1 libpcap zlib jansson libisal
 DEPS_BUILD := build-essential pkg-config liburing-dev libyaml-dev libpcap-dev zlib1g-dev \
 	libjansson-dev libisal-dev
 DEPS_TEST  := tcl tcllib tshark iproute2 gnuplot-nox default-jre-headless \
-	libhdrhistogram-java clang libclang-rt-14-dev python3-jsonschema
+	libhdrhistogram-java clang libclang-rt-14-dev python3-jsonschema nftables
 
 CFLAGS  ?= -O3 -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
@@ -96,6 +96,13 @@ else
 	@echo "# mrcgen against htsim: build htsim_uec as the top of harness/htsim/compare.tcl says, then make bench HTSIM=/path/to/htsim_uec"
 endif
 	tclsh harness/bench/wire.tcl --mrcgen ./mrcgen
+
+# Precision and recall of `mrcgen sweep`'s suspects over random single- and double-fault
+# scenarios on the quickstart fabric (harness/bench/sweep-pr.tcl, SWEEP_RUNS scenarios of
+# each; by hand, never part of `make test`; docs/sweep.md "How well it localises").
+SWEEP_RUNS ?= 100
+sweep-pr: mrcgen
+	tclsh harness/bench/sweep-pr.tcl --mrcgen ./mrcgen --runs $(SWEEP_RUNS)
 
 # The main job on the embedded default driver (the simulated fabric).
 quickstart: deps
@@ -184,4 +191,4 @@ fuzz-check: $(FUZZ_TARGETS:%=fuzz-check-%)
 clean:
 	rm -rf build mrcgen mrcgen-test harness/out
 
-.PHONY: all deps test bench install clean fuzz fuzz-check fuzz-save quickstart mutate
+.PHONY: all deps test bench install clean fuzz fuzz-check fuzz-save quickstart mutate sweep-pr

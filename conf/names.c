@@ -43,6 +43,14 @@ const struct conf_name conf_tsresol_names[] = {
 const struct conf_name conf_verify_names[] = {
 	{ CONF_VERIFY_OFF, "false" }, { CONF_VERIFY_ON, "true" }, { CONF_VERIFY_BYTES, "bytes" },
 	{ 0, NULL } };
+const struct conf_name conf_hash_field_names[] = {
+	{ CONF_HF_SRC, "src" }, { CONF_HF_DST, "dst" }, { CONF_HF_NEXT_HEADER, "next_header" },
+	{ CONF_HF_SPORT, "sport" }, { CONF_HF_DPORT, "dport" },
+	{ CONF_HF_FLOW_LABEL, "flow_label" }, { 0, NULL } };
+const struct conf_name conf_seed_mode_names[] = {
+	{ CONF_SEED_PER_SWITCH, "per_switch" }, { CONF_SEED_SAME, "same" }, { 0, NULL } };
+const struct conf_name conf_pfc_control_names[] = {
+	{ CONF_PFC_LOSSY, "lossy" }, { CONF_PFC_LOSSLESS, "lossless" }, { 0, NULL } };
 
 const char *conf_name_of(const struct conf_name *tbl, int val)
 {

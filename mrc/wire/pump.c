@@ -118,6 +118,27 @@ static void ep_recv_imm(void *ctx, uint32_t qpn, uint32_t imm, uint64_t len, uin
 			w->peer_of_qpn[qpn], imm);
 }
 
+/* An EV probe's answer: a sweep's (mrc/wire/wsweep.c), counted. */
+static void ep_response(void *ctx, uint16_t req_id, uint32_t peer, uint32_t ev, unsigned port,
+	uint64_t rtt_ns, uint64_t now)
+{
+	struct wr *w = ctx;
+
+	(void)port, (void)now;
+	if (w->sweep)
+		mrc_sweep_answer(w->sweep, w->rank, req_id, peer, ev, rtt_ns);
+}
+
+/* This rank answered an EV probe: a sweep counts it on the path from @peer. */
+static void ep_request(void *ctx, uint32_t peer, uint32_t ev, unsigned op, bool ce, uint64_t now)
+{
+	struct wr *w = ctx;
+
+	(void)now;
+	if (w->sweep && op == MRC_EP_OP_EV_PROBE)
+		mrc_sweep_request(w->sweep, w->rank, peer, ev, ce);
+}
+
 /* Records an EV retirement @off_ps after the GO of iteration @iter, for the fault figures. */
 void wr_bad_add(struct wr *w, uint32_t iter, uint64_t off_ps)
 {
@@ -321,13 +342,15 @@ static void tx_all(struct wr *w)
 	}
 }
 
-/* One turn: send, wait (bounded by the engine's timer and @max_wait_ns), receive, timers,
- * control messages. */
-static void pump(struct wr *w, uint64_t max_wait_ns)
+void wr_pump(struct wr *w, uint64_t max_wait_ns)
 {
 	uint64_t now, t, wait = max_wait_ns;
 	int e;
 
+	if (w->tick && (t = w->tick(w)) != UINT64_MAX) { /* a sweep's requests due now */
+		now = wr_mono_ns();
+		wait = t <= now ? 0 : t - now < wait ? t - now : wait;
+	}
 	tx_all(w);
 	now = wr_mono_ns();
 	t = w->ep ? mrc_ep_next_timer(w->ep) : UINT64_MAX;
@@ -375,7 +398,7 @@ int wr_pump_until(struct wr *w, bool (*cond)(struct wr *), const char *what)
 				(unsigned long long)(w->timeout_ns / 1000000));
 			break;
 		}
-		pump(w, WR_MAX_WAIT_NS);
+		wr_pump(w, WR_MAX_WAIT_NS);
 	}
 	return w->err;
 }
@@ -434,7 +457,7 @@ int wr_setup_loop(struct wr *w, char *err, size_t errlen)
 int wr_setup_ep(struct wr *w, char *err, size_t errlen)
 {
 	static const struct mrc_ep_ops ops = { NULL, ep_send_done, ep_recv_imm, ep_ev_event,
-		NULL, NULL };
+		ep_response, ep_request, NULL };
 	struct mrc_ep_params p;
 	int e = mrc_run_ep_params(w->job, &w->m, w->nranks, w->rtt_out->base_rtt_ns * 1000, &p);
 

@@ -738,44 +738,40 @@ static void finish_times(struct mrc_run_result *res, const struct timespec *w0)
 		res->peak_rss_bytes = (size_t)ru.ru_maxrss * 1024;
 }
 
-int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
-	struct mrc_run_result **out, struct mrc_wirerun_rtt *rtt, uint32_t *rank_out, char *err,
-	size_t errlen)
+int wr_open(struct wr *w, const struct conf_job *job, const struct mrc_wirerun_opts *o,
+	uint32_t nranks, bool measure_rtt, uint32_t *rank_out, char *err, size_t errlen)
 {
-	struct wr w = { .job = job, .o = o, .lfd = -1, .rx_fd = -1, .rtt_out = rtt };
-	struct mrc_run_result *res = NULL;
 	const char *addr = o->rendezvous ? o->rendezvous : getenv("MRCGEN_RENDEZVOUS");
 	char defaddr[80];
-	struct timespec w0;
 	int e;
 
-	*out = NULL;
-	memset(rtt, 0, sizeof(*rtt));
-	clock_gettime(CLOCK_MONOTONIC, &w0);
+	w->job = job;
+	w->o = o;
+	w->lfd = w->rx_fd = -1;
 	for (int p = 0; p < MRC_WIRERUN_MAX_PLANES; p++)
-		w.ports[p].tx_fd = w.ports[p].rx_fd = -1;
-	w.timeout_ns = (o->timeout_ms ? o->timeout_ms : 60000) * 1000000ull;
-	w.nranks = job->traffic.ranks ? job->traffic.ranks : conf_fabric_hosts(&job->fabric);
-	if (w.nranks < 2 || w.nranks > conf_fabric_hosts(&job->fabric)) {
-		snprintf(err, errlen, "traffic.ranks: %u ranks on %u hosts", w.nranks,
+		w->ports[p].tx_fd = w->ports[p].rx_fd = -1;
+	w->timeout_ns = (o->timeout_ms ? o->timeout_ms : 60000) * 1000000ull;
+	w->nranks = nranks;
+	if (w->nranks < 2 || w->nranks > conf_fabric_hosts(&job->fabric)) {
+		snprintf(err, errlen, "traffic.ranks: %u ranks on %u hosts", w->nranks,
 			conf_fabric_hosts(&job->fabric));
 		return -EINVAL;
 	}
-	e = mrc_wirerun_rank(o->host, w.nranks, &w.rank, err, errlen);
+	e = mrc_wirerun_rank(o->host, w->nranks, &w->rank, err, errlen);
 	if (e)
 		return e;
-	*rank_out = w.rank;
-	e = mrc_wirerun_conf_hash(job, &w.hash);
+	*rank_out = w->rank;
+	e = mrc_wirerun_conf_hash(job, &w->hash);
 	if (e) {
 		snprintf(err, errlen, "config: hash: %s", strerror(-e));
 		return e;
 	}
 	if (!addr) {
 		snprintf(defaddr, sizeof(defaddr), "unix:/tmp/mrcgen-%016llx.sock",
-			(unsigned long long)w.hash);
+			(unsigned long long)w->hash);
 		addr = defaddr;
 	}
-	e = mrc_rv_token_load(o->token_file, w.token, sizeof(w.token), &w.token_len, err,
+	e = mrc_rv_token_load(o->token_file, w->token, sizeof(w->token), &w->token_len, err,
 		errlen);
 	if (e < 0)
 		return e == -EINVAL ? e : -ENOENT;
@@ -784,63 +780,115 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 			 "give --token-file FILE, the same on every rank", addr, MRC_RV_TOKEN_ENV);
 		return -EINVAL;
 	}
-	w.hello_ns = WR_HELLO_NS;
-	e = mrc_job_srv6(job, &w.m, err, errlen);
+	w->hello_ns = WR_HELLO_NS;
+	e = mrc_job_srv6(job, &w->m, err, errlen);
 	if (e)
 		return e;
-	e = -ENOMEM;
-	w.n_conns = w.rank ? 1 : w.nranks;
-	w.conns = calloc(w.n_conns, sizeof(*w.conns));
-	w.peer_of_qpn = calloc(w.nranks + 1, sizeof(uint32_t));
-	w.peer_rkey = calloc(w.nranks, sizeof(*w.peer_rkey));
-	w.mrtab_va = calloc(w.nranks, sizeof(*w.mrtab_va));
-	w.got = calloc(w.nranks, sizeof(bool));
-	w.failed = calloc(w.nranks, sizeof(bool));
-	w.merged = calloc(w.nranks, sizeof(bool));
-	w.mr_of = calloc(w.nranks, sizeof(uint32_t));
-	w.done_ps = calloc(w.nranks, sizeof(uint64_t));
-	w.done_rtx = calloc(w.nranks, sizeof(uint64_t));
-	w.wrong = calloc(w.nranks, sizeof(uint64_t));
-	w.result = calloc(w.nranks, sizeof(*w.result));
-	w.result_len = calloc(w.nranks, sizeof(size_t));
-	if (!w.conns || !w.peer_of_qpn || !w.peer_rkey || !w.mrtab_va || !w.got || !w.failed ||
-		!w.merged || !w.mr_of ||
-		!w.done_ps || !w.done_rtx ||
-		!w.wrong || !w.result || !w.result_len)
-		goto out;
-	for (size_t i = 0; i < w.n_conns; i++)
-		w.conns[i].fd = -1;
-	e = new_hist(&job->output.hist, &w.msg_ns);
-	e = e ?: new_hist(&job->output.hist, &w.step_ns);
-	e = e ?: new_hist(&job->output.hist, &w.rtt_ns);
+	w->n_conns = w->rank ? 1 : w->nranks;
+	w->conns = calloc(w->n_conns, sizeof(*w->conns));
+	w->peer_of_qpn = calloc(w->nranks + 1, sizeof(uint32_t));
+	w->peer_rkey = calloc(w->nranks, sizeof(*w->peer_rkey));
+	w->mrtab_va = calloc(w->nranks, sizeof(*w->mrtab_va));
+	w->got = calloc(w->nranks, sizeof(bool));
+	w->failed = calloc(w->nranks, sizeof(bool));
+	w->merged = calloc(w->nranks, sizeof(bool));
+	w->mr_of = calloc(w->nranks, sizeof(uint32_t));
+	w->done_ps = calloc(w->nranks, sizeof(uint64_t));
+	w->done_rtx = calloc(w->nranks, sizeof(uint64_t));
+	w->wrong = calloc(w->nranks, sizeof(uint64_t));
+	w->result = calloc(w->nranks, sizeof(*w->result));
+	w->result_len = calloc(w->nranks, sizeof(size_t));
+	if (!w->conns || !w->peer_of_qpn || !w->peer_rkey || !w->mrtab_va || !w->got ||
+		!w->failed || !w->merged || !w->mr_of || !w->done_ps || !w->done_rtx ||
+		!w->wrong || !w->result || !w->result_len)
+		return -ENOMEM;
+	for (size_t i = 0; i < w->n_conns; i++)
+		w->conns[i].fd = -1;
+	e = new_hist(&job->output.hist, &w->msg_ns);
+	e = e ?: new_hist(&job->output.hist, &w->step_ns);
+	e = e ?: new_hist(&job->output.hist, &w->rtt_ns);
 	if (e) {
 		snprintf(err, errlen, "output.hist: %s", strerror(-e));
-		goto out;
+		return e;
 	}
 	e = mrc_job_outdir(job, err, errlen); /* parents, output names, an earlier run's files */
 	if (e)
-		goto out;
-	e = wr_setup_faults(&w, err, errlen);
-	e = e ?: wr_setup_ports(&w, err, errlen);
-	e = e ?: wr_setup_loop(&w, err, errlen);
-	e = e ?: wr_setup_probe_codec(&w);
-	e = e ?: wr_setup_captures(&w, err, errlen);
+		return e;
+	e = wr_setup_faults(w, err, errlen);
+	e = e ?: wr_setup_ports(w, err, errlen);
+	e = e ?: wr_setup_loop(w, err, errlen);
+	e = e ?: wr_setup_probe_codec(w);
+	e = e ?: wr_setup_captures(w, err, errlen);
 	if (e)
-		goto out;
-	mrc_loop_run_once(w.loop, 0); /* arm the receives before any peer can send */
-	e = w.rank ? wr_rv_join(&w, addr, err, errlen) : wr_rv_listen(&w, addr, err, errlen);
+		return e;
+	mrc_loop_run_once(w->loop, 0); /* arm the receives before any peer can send */
+	e = w->rank ? wr_rv_join(w, addr, err, errlen) : wr_rv_listen(w, addr, err, errlen);
 	if (e)
-		goto out;
-	/* the endpoint after the base RTT: NSCC's parameters scale from it */
-	e = wr_measure_rtt(&w);
+		return e;
+	if (measure_rtt) {
+		/* the endpoint after the base RTT: NSCC's parameters scale from it */
+		e = wr_measure_rtt(w);
+	} else { /* what the endpoint starts from; not measured */
+		w->rtt_out->nranks = w->nranks;
+		w->rtt_out->base_rtt_ns = job->mrc.cc.base_rtt_ps ? job->mrc.cc.base_rtt_ps / 1000 :
+					  MRC_WIRERUN_RTT_DEFAULT_NS;
+		w->rtt_out->source = job->mrc.cc.base_rtt_ps ? MRC_WIRERUN_RTT_CONFIG :
+				     MRC_WIRERUN_RTT_DEFAULT;
+	}
 	if (e) {
-		if (w.errmsg[0])
-			snprintf(err, errlen, "%s", w.errmsg);
+		if (w->errmsg[0])
+			snprintf(err, errlen, "%s", w->errmsg);
 		else
 			snprintf(err, errlen, "base RTT: %s", strerror(-e));
-		goto out;
+		return e;
 	}
-	e = wr_setup_ep(&w, err, errlen);
+	return wr_setup_ep(w, err, errlen);
+}
+
+void wr_close(struct wr *w)
+{
+	wr_rv_close(w);
+	mrc_coll_free(w->coll);
+	wr_dataplane_close(w);
+	for (uint32_t r = 0; w->result && r < w->nranks; r++)
+		free(w->result[r]);
+	free(w->result);
+	free(w->result_len);
+	free(w->conns);
+	free(w->peer_of_qpn);
+	free(w->peer_rkey);
+	free(w->mrtab_va);
+	free(w->got);
+	free(w->failed);
+	free(w->merged);
+	free(w->mr_of);
+	free(w->done_ps);
+	free(w->done_rtx);
+	free(w->wrong);
+	free(w->defq);
+	free(w->bad);
+	free(w->replies);
+	mrc_wrtt_free(w->rtt);
+	mrc_hist_free(w->msg_ns);
+	mrc_hist_free(w->step_ns);
+	mrc_hist_free(w->rtt_ns);
+	mrc_job_srv6_free(&w->m);
+}
+
+int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
+	struct mrc_run_result **out, struct mrc_wirerun_rtt *rtt, uint32_t *rank_out, char *err,
+	size_t errlen)
+{
+	struct wr w = { .rtt_out = rtt };
+	struct mrc_run_result *res = NULL;
+	struct timespec w0;
+	int e;
+
+	*out = NULL;
+	memset(rtt, 0, sizeof(*rtt));
+	clock_gettime(CLOCK_MONOTONIC, &w0);
+	e = wr_open(&w, job, o, job->traffic.ranks ? job->traffic.ranks :
+		conf_fabric_hosts(&job->fabric), true, rank_out, err, errlen);
 	if (e)
 		goto out;
 	if (w.rank == 0) {
@@ -901,32 +949,7 @@ out:
 			wr_rv_send(&w, &w.conns[0], RV_RESULT, b, len);
 		free(b);
 	}
-	wr_rv_close(&w);
-	mrc_coll_free(w.coll);
-	wr_dataplane_close(&w);
-	for (uint32_t r = 0; w.result && r < w.nranks; r++)
-		free(w.result[r]);
-	free(w.result);
-	free(w.result_len);
-	free(w.conns);
-	free(w.peer_of_qpn);
-	free(w.peer_rkey);
-	free(w.mrtab_va);
-	free(w.got);
-	free(w.failed);
-	free(w.merged);
-	free(w.mr_of);
-	free(w.done_ps);
-	free(w.done_rtx);
-	free(w.wrong);
-	free(w.defq);
-	free(w.bad);
-	free(w.replies);
-	mrc_wrtt_free(w.rtt);
-	mrc_hist_free(w.msg_ns);
-	mrc_hist_free(w.step_ns);
-	mrc_hist_free(w.rtt_ns);
-	mrc_job_srv6_free(&w.m);
+	wr_close(&w);
 	mrc_run_result_free(res);
 	return e;
 }

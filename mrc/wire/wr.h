@@ -8,6 +8,7 @@
 #include "mrc/engine/ep.h"
 #include "mrc/job/coll.h"
 #include "mrc/job/job.h"
+#include "mrc/job/sweep.h"
 #include "mrc/wire/epfault.h"
 #include "mrc/wire/loop.h"
 #include "mrc/wire/rankres.h"
@@ -156,10 +157,28 @@ struct wr {
 	uint64_t replies_dropped;
 	bool got_rttgo, got_rttset;
 	struct mrc_wirerun_rtt *rtt_out; /* the job's figures (rank 0 fills rank_ns[]) */
+	/* a sweep (mrc/wire/wsweep.c): its plan and counts, and its turn in every pump turn,
+	 * which sends what is due and says when it is due next (ns, UINT64_MAX: nothing) */
+	struct mrc_sweep *sweep;
+	uint64_t (*tick)(struct wr *w);
 	/* failure */
 	int err;
 	char errmsg[512];
 };
+
+/* ---- wirerun.c ---- */
+
+/*
+ * What a run and a sweep both do first (docs/wire-driver.md): this process's rank among
+ * @nranks, the config hash, the job token, the plan, output.dir, endpoint faults, sockets,
+ * io_uring, captures, the rendezvous, the base RTT (measured with @measure_rtt, else
+ * mrc.cc.base_rtt or the wire default, into w->rtt_out, which the caller set) and the
+ * endpoint. Returns 0 or mrc_run_wire()'s setup errors with @err; release with wr_close
+ * (also after an error).
+ */
+int wr_open(struct wr *w, const struct conf_job *job, const struct mrc_wirerun_opts *o,
+	uint32_t nranks, bool measure_rtt, uint32_t *rank_out, char *err, size_t errlen);
+void wr_close(struct wr *w);
 
 /* ---- pump.c: the dataplane (io_uring loop, endpoint, captures, endpoint faults) ---- */
 
@@ -176,6 +195,9 @@ int wr_coll_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, const 
 	uint64_t va, uint32_t imm, uint64_t wr_id);
 /* Sends @n bytes written into a send slot on plane @p (egress captures first). */
 void wr_send_slot(struct wr *w, unsigned p, const uint8_t *pkt, size_t n);
+/* One turn: send, wait (at most @max_wait_ns, less for the engine's timers and the
+ * tick), receive, timers, control messages. */
+void wr_pump(struct wr *w, uint64_t max_wait_ns);
 /* Pumps until @cond(w) holds, the job fails, or the timeout passes (fails with @what). */
 int wr_pump_until(struct wr *w, bool (*cond)(struct wr *), const char *what);
 int wr_setup_ports(struct wr *w, char *err, size_t errlen);
