@@ -44,6 +44,8 @@ enum conf_fault_action {
 enum conf_direction { CONF_DIR_BOTH, CONF_DIR_FORWARD, CONF_DIR_REVERSE };
 enum conf_cap_dir { CONF_CAP_BOTH, CONF_CAP_INGRESS, CONF_CAP_EGRESS };
 enum conf_tsresol { CONF_TS_NS, CONF_TS_US };
+/* traffic.verify: false, true (descriptors in the simulator, bytes on the wire), bytes */
+enum conf_verify { CONF_VERIFY_OFF, CONF_VERIFY_ON, CONF_VERIFY_BYTES };
 /* Header fields a switch's ECMP hash reads (fabric.ecmp.hash_fields; mrc/sim/ecmp.h). */
 enum conf_hash_field {
 	CONF_HF_SRC, CONF_HF_DST, CONF_HF_NEXT_HEADER, CONF_HF_SPORT, CONF_HF_DPORT,
@@ -56,7 +58,8 @@ extern const struct conf_name conf_driver_names[], conf_plan_names[], conf_trans
 	conf_ev_format_names[], conf_cc_algo_names[], conf_pattern_names[],
 	conf_algorithm_names[], conf_dtype_names[], conf_fault_action_names[],
 	conf_direction_names[], conf_cap_dir_names[], conf_tsresol_names[],
-	conf_hash_field_names[], conf_seed_mode_names[], conf_pfc_control_names[];
+	conf_hash_field_names[], conf_seed_mode_names[], conf_pfc_control_names[],
+	conf_verify_names[];
 
 /* Bytes per element of @dt (4, 4, 8). */
 unsigned conf_dtype_size(enum conf_dtype dt);
@@ -271,7 +274,7 @@ struct conf_traffic {
 	struct conf_sizes sizes;
 	enum conf_dtype dtype;
 	uint32_t iterations, warmup;
-	bool verify;
+	enum conf_verify verify;
 	uint32_t ranks;			/* hosts h0..h{ranks-1} take part; 0 = all */
 	char *root;			/* incast: the receiving host, default "h0" */
 	uint32_t root_host;		/* its number */

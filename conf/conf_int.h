@@ -78,6 +78,7 @@ struct cf {
 	uint64_t min, max;
 	double dmin, dmax;
 	const struct conf_name *names;
+	bool bools;		/* CT_ENUM: YAML's booleans too, as its values 0 and 1 */
 	const struct cf *sub;	/* section fields, or list element fields */
 	size_t esize, noff;	/* list: element size, offset of the size_t count;
 				 * node: offset of the struct conf_node it resolves to */

@@ -41,6 +41,9 @@ const struct conf_name conf_cap_dir_names[] = {
 	{ 0, NULL } };
 const struct conf_name conf_tsresol_names[] = {
 	{ CONF_TS_NS, "ns" }, { CONF_TS_US, "us" }, { 0, NULL } };
+const struct conf_name conf_verify_names[] = {
+	{ CONF_VERIFY_OFF, "false" }, { CONF_VERIFY_ON, "true" }, { CONF_VERIFY_BYTES, "bytes" },
+	{ 0, NULL } };
 const struct conf_name conf_hash_field_names[] = {
 	{ CONF_HF_SRC, "src" }, { CONF_HF_DST, "dst" }, { CONF_HF_NEXT_HEADER, "next_header" },
 	{ CONF_HF_SPORT, "sport" }, { CONF_HF_DPORT, "dport" },

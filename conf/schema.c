@@ -243,7 +243,8 @@ static const struct cf traffic_tbl[] = {
 	E(struct conf_traffic, dtype, "dtype", conf_dtype_names),
 	U(struct conf_traffic, iterations, "iterations", CT_U32, 1, 1000000),
 	U(struct conf_traffic, warmup, "warmup", CT_U32, 0, 1000000),
-	B(struct conf_traffic, verify, "verify"),
+	{ .name = "verify", .t = CT_ENUM, .off = offsetof(struct conf_traffic, verify),
+		.names = conf_verify_names, .bools = true },
 	U(struct conf_traffic, ranks, "ranks", CT_U32, 0, 1024 * 1024),
 	S(struct conf_traffic, root, "root"),
 	END
@@ -504,7 +505,7 @@ int conf_defaults(struct conf_job *job)
 	t->dtype = CONF_DT_FLOAT32;
 	t->iterations = 10;
 	t->warmup = 2;
-	t->verify = true;
+	t->verify = CONF_VERIFY_ON;
 
 	/* docs/sweep.md "The plan" and "Bounds": 8 paths a link, 16 probes a path, 10000
 	 * probes a second per host (about 10 Mb/s of 120-byte probes), 16 in flight; an answer

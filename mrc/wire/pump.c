@@ -457,7 +457,7 @@ int wr_setup_loop(struct wr *w, char *err, size_t errlen)
 int wr_setup_ep(struct wr *w, char *err, size_t errlen)
 {
 	static const struct mrc_ep_ops ops = { NULL, ep_send_done, ep_recv_imm, ep_ev_event,
-		ep_response, ep_request };
+		ep_response, ep_request, NULL };
 	struct mrc_ep_params p;
 	int e = mrc_run_ep_params(w->job, &w->m, w->nranks, w->rtt_out->base_rtt_ns * 1000, &p);
 

@@ -400,7 +400,9 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 			.count = sizes[s] / conf_dtype_size(t->dtype),
 			.root = t->root_host,
 			.seed = w->job->seed,
-			.verify = t->verify,
+			/* one rank's buffers per process: real bytes, checked as the simulator's
+			 * verify: bytes (docs/verification.md) */
+			.verify = t->verify ? MRC_VERIFY_BYTES : MRC_VERIFY_OFF,
 			.local = local,
 		};
 		struct mrc_run_size *rs = NULL;
