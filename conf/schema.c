@@ -75,6 +75,14 @@ static const struct cf fabric_tbl[] = {
 	END
 };
 
+static const struct cf wire_tbl[] = {
+	E(struct conf_wire, dataplane, "dataplane", conf_dataplane_names),
+	E(struct conf_wire, xdp_copy, "xdp_copy", conf_xdp_copy_names),
+	U(struct conf_wire, xdp_queue, "xdp_queue", CT_U32, 0, 255),
+	U(struct conf_wire, xdp_threads, "xdp_threads", CT_U32, 1, 16),
+	END
+};
+
 static const struct cf rule_tbl[] = {
 	U(struct conf_ev_rule, init, "init", CT_U32, 0, 0xffff),
 	U(struct conf_ev_rule, mask, "mask", CT_U32, 0, 0xffff),
@@ -234,6 +242,7 @@ static const struct cf output_tbl[] = {
 const struct cf conf_job_tbl[] = {
 	U(struct conf_job, seed, "seed", CT_U64, 0, MAXU64),
 	SEC(struct conf_job, fabric, "fabric", fabric_tbl, conf_check_fabric),
+	SEC(struct conf_job, wire, "wire", wire_tbl, conf_check_wire),
 	SEC(struct conf_job, mrc, "mrc", mrc_tbl, NULL),
 	SEC(struct conf_job, traffic, "traffic", traffic_tbl, conf_check_traffic),
 	LIST(struct conf_job, faults, n_faults, "faults", fault_tbl, struct conf_fault,
@@ -349,6 +358,11 @@ int conf_defaults(struct conf_job *job)
 	f->addressing.plan = CONF_PLAN_GENERATED;
 	f->addressing.host_prefix[0] = 0xfd;
 	f->addressing.host_prefix_len = 64;
+
+	job->wire.dataplane = CONF_DP_SOCKET;
+	job->wire.xdp_copy = CONF_XC_AUTO;
+	job->wire.xdp_queue = 0;
+	job->wire.xdp_threads = 1;
 
 	m->transport = CONF_TRANSPORT_MRC;
 	m->ev_format = CONF_EV_SRV6;

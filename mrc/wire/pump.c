@@ -83,14 +83,15 @@ static void ep_send_done(void *ctx, uint32_t qpn, uint64_t wr_id, int status, ui
 	int err;
 
 	if (status) {
-		struct mrc_loop_counters lc;
+		struct mrc_run_result lc = { 0 };
 
-		mrc_loop_get_counters(w->loop, &lc);
+		w->dp->counters(w, &lc);
 		wr_fail(w, status, "h%u: QP %u to h%u failed: %s (packets sent %llu, received "
 			"%llu, send errors %llu%s%s)", w->rank, qpn, w->peer_of_qpn[qpn],
-			strerror(-status), (unsigned long long)lc.tx, (unsigned long long)lc.rx,
-			(unsigned long long)lc.send_errors, lc.last_send_error ? ", last: " : "",
-			lc.last_send_error ? strerror(-lc.last_send_error) : "");
+			strerror(-status), (unsigned long long)lc.injected,
+			(unsigned long long)lc.delivered, (unsigned long long)lc.host_send_errors,
+			w->last_send_error ? ", last: " : "",
+			w->last_send_error ? strerror(-w->last_send_error) : "");
 		return;
 	}
 	if (w->measuring) { /* the first step's writes wait for GO after the collective armed */
@@ -200,27 +201,15 @@ static int epf_pkt(struct wr *w, const uint8_t *buf, size_t len, bool outer,
 	return 0;
 }
 
-static void on_rx(void *ctx, int sock_idx, const uint8_t *buf, size_t len,
-	const struct mrc_loop_rx_info *info)
+/*
+ * A packet that arrived on plane @plane, as the protocol-41 socket delivers it (the inner
+ * IPv6 packet; @ce: the outer header carried CE): ingress captures, then an echo probe's
+ * answer or the endpoint (through the fault hook). Both dataplanes hand packets here.
+ */
+void wr_rx(struct wr *w, unsigned plane, const uint8_t *buf, size_t len, bool ce)
 {
-	struct wr *w = ctx;
-	int plane = -1;
-	bool ce = info->tclass >= 0 && (info->tclass & 3) == 3;
-
-	(void)sock_idx;
-	for (unsigned p = 0; p < w->planes; p++) {
-		if (info->ifindex == (int)w->ports[p].ifindex) {
-			plane = (int)p;
-			break;
-		}
-	}
-	if (plane < 0) {
-		w->rx_foreign++;
-		return;
-	}
-
 	for (size_t i = 0; i < w->n_taps; i++)
-		if (w->taps[i].ingress && w->taps[i].plane == plane)
+		if (w->taps[i].ingress && w->taps[i].plane == (int)plane)
 			tap_put(w, &w->taps[i], buf, len);
 	if (wr_rtt_rx(w, buf, len) || !w->ep)
 		return; /* an echo probe, or the endpoint is not built yet */
@@ -237,41 +226,61 @@ static void on_rx(void *ctx, int sock_idx, const uint8_t *buf, size_t len,
 			n = mrc_wire_trim(cut, len, w->job->fabric.trim_size_bytes,
 				w->dcfg.dscp_trimmed);
 			if (n > 0) {
-				mrc_ep_on_rx(w->ep, (unsigned)plane, cut, (size_t)n, ce, now);
+				mrc_ep_on_rx(w->ep, plane, cut, (size_t)n, ce, now);
 				return;
 			}
 		}
 	}
-	mrc_ep_on_rx(w->ep, (unsigned)plane, buf, len, ce, wr_mono_ns() * 1000);
+	mrc_ep_on_rx(w->ep, plane, buf, len, ce, wr_mono_ns() * 1000);
+}
+
+/* The raw-socket dataplane's receive: the plane is the arrival interface. */
+static void on_rx(void *ctx, int sock_idx, const uint8_t *buf, size_t len,
+	const struct mrc_loop_rx_info *info)
+{
+	struct wr *w = ctx;
+
+	(void)sock_idx;
+	for (unsigned p = 0; p < w->planes; p++) {
+		if (info->ifindex == (int)w->ports[p].ifindex) {
+			wr_rx(w, p, buf, len, info->tclass >= 0 && (info->tclass & 3) == 3);
+			return;
+		}
+	}
+	w->rx_foreign++;
 }
 
 /*
- * Sends the @n bytes on plane @p that were written into the send slot mrc_loop_tx_buf
- * lent (@pkt): egress captures, then the kernel with the next submit.
+ * Sends the @n bytes on plane @p that were written into the send buffer the dataplane
+ * lent (@pkt, from w->dp->tx_buf): egress captures, then the dataplane.
  */
 void wr_send_slot(struct wr *w, unsigned p, const uint8_t *pkt, size_t n)
 {
-	struct sockaddr_in6 sa;
-
-	if (mrc_sock_dst_of(pkt, n, &sa))
-		return;
 	for (size_t i = 0; i < w->n_taps; i++)
 		if (w->taps[i].egress && w->taps[i].plane == (int)p)
 			tap_put(w, &w->taps[i], pkt, n);
-	mrc_loop_tx_commit(w->loop, w->tx_idx[p], n, &sa);
+	w->dp->tx_commit(w, p, pkt, n);
 }
 
-/* Sends the delayed packets that are due, while the send pool has room. */
+/* Sends the delayed packets that are due while their port has a send buffer free; one
+ * whose port has none goes back to the queue, due now. */
 static void tx_due(struct wr *w)
 {
-	uint8_t *buf;
+	uint8_t pkt[MRC_PKT_MAX], *buf;
+	uint64_t now = wr_mono_ns() * 1000;
 	size_t cap;
 	unsigned p;
 	int n;
 
-	while ((buf = mrc_loop_tx_buf(w->loop, &cap)) &&
-		(n = mrc_epf_due(w->epf, wr_mono_ns() * 1000, buf, cap, &p)) > 0)
+	while ((n = mrc_epf_due(w->epf, now, pkt, sizeof(pkt), &p)) > 0) {
+		buf = w->dp->tx_buf(w, p, &cap);
+		if (!buf || (size_t)n > cap) {
+			mrc_epf_hold(w->epf, p, pkt, (size_t)n, now);
+			break;
+		}
+		memcpy(buf, pkt, (size_t)n);
 		wr_send_slot(w, p, buf, (size_t)n);
+	}
 }
 
 /*
@@ -297,9 +306,9 @@ static void tx_all(struct wr *w)
 			size_t cap;
 			int n;
 
-			buf = mrc_loop_tx_buf(w->loop, &cap);
+			buf = w->dp->tx_buf(w, p, &cap);
 			if (!buf)
-				return; /* the pool is full: completions come with the next turn */
+				continue; /* no buffer free: completions come with the next turn */
 			n = mrc_ep_tx(w->ep, p, now, buf, cap);
 			if (n <= 0)
 				continue;
@@ -343,9 +352,9 @@ static void pump(struct wr *w, uint64_t max_wait_ns)
 		else if (t_ns - now < wait)
 			wait = t_ns - now;
 	}
-	e = mrc_loop_run_once(w->loop, wait);
+	e = w->dp->run_once(w, wait);
 	if (e < 0) {
-		wr_fail(w, e, "io_uring: %s", strerror(-e));
+		wr_fail(w, e, "%s: %s", w->dp->name, strerror(-e));
 		return;
 	}
 	now = wr_mono_ns();
@@ -380,6 +389,71 @@ int wr_pump_until(struct wr *w, bool (*cond)(struct wr *), const char *what)
 	return w->err;
 }
 
+/* ---- the raw-socket dataplane ---- */
+
+/* One send pool serves every plane. */
+static uint8_t *sock_tx_buf(struct wr *w, unsigned plane, size_t *cap)
+{
+	(void)plane;
+	return mrc_loop_tx_buf(w->loop, cap);
+}
+
+static void sock_tx_commit(struct wr *w, unsigned plane, const uint8_t *pkt, size_t n)
+{
+	struct sockaddr_in6 sa;
+
+	if (!mrc_sock_dst_of(pkt, n, &sa))
+		mrc_loop_tx_commit(w->loop, w->tx_idx[plane], n, &sa);
+}
+
+static int sock_run_once(struct wr *w, uint64_t wait_ns)
+{
+	return mrc_loop_run_once(w->loop, wait_ns);
+}
+
+static void sock_counters(struct wr *w, struct mrc_run_result *r)
+{
+	struct mrc_loop_counters lc;
+
+	mrc_loop_get_counters(w->loop, &lc);
+	w->last_send_error = lc.last_send_error;
+	r->injected = lc.tx;
+	r->delivered = lc.rx;
+	r->host_send_errors = lc.send_errors;
+	r->host_socket_drops = lc.sock_drops;
+	r->host_cq_overflows = lc.cq_overflow;
+	r->host_cq_dropped = lc.cq_dropped;
+	r->host_truncated = lc.truncated;
+	r->host_foreign = w->rx_foreign;
+}
+
+static void sock_close(struct wr *w)
+{
+	mrc_loop_free(w->loop);
+	w->loop = NULL;
+	for (unsigned p = 0; p < MRC_WIRERUN_MAX_PLANES; p++)
+		mrc_sock_port_close(&w->ports[p]);
+	if (w->rx_fd >= 0)
+		close(w->rx_fd);
+	w->rx_fd = -1;
+}
+
+static const struct wr_dp sock_dp = { "socket", sock_tx_buf, sock_tx_commit, sock_run_once,
+	sock_counters, sock_close };
+
+/* The interface of port (plane) @p: --ports' name, else "p<p>", in @buf. */
+const char *wr_port_name(const struct wr *w, unsigned p, char *buf, size_t len)
+{
+	if (w->o->ports[p])
+		return w->o->ports[p];
+	snprintf(buf, len, "p%u", p);
+	return buf;
+}
+
+/*
+ * The ports of the dataplane wire.dataplane names: AF_XDP sockets (xdp.c), raw sockets, or
+ * under auto AF_XDP and raw sockets when one port cannot run AF_XDP (said on stderr).
+ */
 int wr_setup_ports(struct wr *w, char *err, size_t errlen)
 {
 	w->planes = w->job->fabric.planes;
@@ -388,16 +462,27 @@ int wr_setup_ports(struct wr *w, char *err, size_t errlen)
 			MRC_WIRERUN_MAX_PLANES, w->planes);
 		return -EINVAL;
 	}
+	if (w->job->wire.dataplane != CONF_DP_SOCKET) {
+		int e = wr_xdp_open(w, err, errlen);
+
+		if (!e || w->job->wire.dataplane == CONF_DP_XDP)
+			return e;
+		fprintf(stderr, "mrcgen: h%u: %s; wire.dataplane auto: this rank runs on raw "
+			"sockets\n", w->rank, err);
+		err[0] = 0;
+	}
+	w->dp = &sock_dp;
+	return wr_setup_sock_ports(w, err, errlen);
+}
+
+/* The raw sockets: one send socket per plane, one receive socket for all. */
+int wr_setup_sock_ports(struct wr *w, char *err, size_t errlen)
+{
 	for (unsigned p = 0; p < w->planes; p++) {
 		char name[16];
-		const char *ifn = w->o->ports[p];
-		int e;
+		int e = mrc_sock_port_open(wr_port_name(w, p, name, sizeof(name)), 0, &w->ports[p],
+			err, errlen);
 
-		if (!ifn) {
-			snprintf(name, sizeof(name), "p%u", p);
-			ifn = name;
-		}
-		e = mrc_sock_port_open(ifn, 0, &w->ports[p], err, errlen);
 		if (e)
 			return e;
 		close(w->ports[p].rx_fd); /* one receive socket serves every plane */
@@ -408,6 +493,13 @@ int wr_setup_ports(struct wr *w, char *err, size_t errlen)
 }
 
 int wr_setup_loop(struct wr *w, char *err, size_t errlen)
+{
+	if (w->dp != &sock_dp)
+		return wr_xdp_setup_loop(w, err, errlen);
+	return wr_setup_sock_loop(w, err, errlen);
+}
+
+int wr_setup_sock_loop(struct wr *w, char *err, size_t errlen)
 {
 	struct mrc_loop_params lp = { .sq_entries = 1024, .rx_bufs = 2048,
 		.tx_bufs = WR_TX_SLOTS, .tx_buf_size = MRC_PKT_MAX };
@@ -560,9 +652,6 @@ void wr_dataplane_close(struct wr *w)
 	}
 	mrc_epf_free(w->epf);
 	mrc_ep_free(w->ep);
-	mrc_loop_free(w->loop);
-	for (unsigned p = 0; p < MRC_WIRERUN_MAX_PLANES; p++)
-		mrc_sock_port_close(&w->ports[p]);
-	if (w->rx_fd >= 0)
-		close(w->rx_fd);
+	if (w->dp)
+		w->dp->close(w);
 }

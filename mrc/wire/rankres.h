@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MRC_RANKRES_VERSION 2 /* 2: the host_* counters */
+#define MRC_RANKRES_VERSION 3 /* 2: the host_* counters; 3: the xdp_* counters */
 
 /* The counters a rank sends (struct mrc_run_result fields, summed at rank 0). */
 #define MRC_RANKRES_CTRS(X)                                                                        \
@@ -34,7 +34,8 @@
 	X(host_truncated) X(host_foreign) X(rx_icmp_time_exceeded) X(rx_icmp_other)     \
 	X(rx_foreign) X(rx_wrong_plane) X(rx_spoofed) X(rx_misdirected) X(ep_requests)       \
 	X(ep_responses)                \
-	X(ep_responses_unmatched) X(probe_answers_unmatched)
+	X(ep_responses_unmatched) X(probe_answers_unmatched) X(xdp_ranks) X(xdp_ports)         \
+	X(xdp_zc_ports) X(xdp_malformed) X(xdp_no_xsk) X(xdp_passed) X(xdp_reassembled)
 
 /* The per-EV counters a rank sends (struct mrc_run_ev fields but plane and spine). */
 #define MRC_RANKRES_EV_FIELDS(X)                                                                   \

@@ -66,14 +66,12 @@ static int collect_result(struct wr *w, struct mrc_rankres *rr)
 {
 	struct mrc_run_result *r = &rr->ctr;
 	struct mrc_ep_stats es;
-	struct mrc_loop_counters lc;
 	const struct mrc_ev_profile *prof;
 	struct mrc_run_ev *ev = calloc(w->m.n_evs + 1, sizeof(*ev)); /* [n_evs]: not in the plan */
 
 	if (!ev)
 		return -ENOMEM;
 	mrc_ep_get_stats(w->ep, &es);
-	mrc_loop_get_counters(w->loop, &lc);
 	mrc_run_add_ep(r, &es);
 	for (size_t i = 0; i < w->n_taps; i++) /* the last records reach the file now */
 		if (!w->taps[i].failed && pcapw_flush(w->taps[i].w)) {
@@ -83,15 +81,8 @@ static int collect_result(struct wr *w, struct mrc_rankres *rr)
 		}
 	for (size_t i = 0; i < w->n_taps; i++)
 		r->capture_errors += w->taps[i].failed;
-	r->injected = lc.tx;
-	r->delivered = lc.rx;
 	/* what the host lost, apart: the wire driver sees no fabric drop (docs/report.md) */
-	r->host_send_errors = lc.send_errors;
-	r->host_socket_drops = lc.sock_drops;
-	r->host_cq_overflows = lc.cq_overflow;
-	r->host_cq_dropped = lc.cq_dropped;
-	r->host_truncated = lc.truncated;
-	r->host_foreign = w->rx_foreign;
+	w->dp->counters(w, r);
 	for (uint32_t qpn = 1; qpn < w->nranks; qpn++) {
 		const struct mrc_ev_set *set = mrc_ep_qp_evs(w->ep, qpn);
 		struct mrc_qp_stats s;
@@ -825,7 +816,7 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 	e = e ?: wr_setup_captures(&w, err, errlen);
 	if (e)
 		goto out;
-	mrc_loop_run_once(w.loop, 0); /* arm the receives before any peer can send */
+	w.dp->run_once(&w, 0); /* arm the receives before any peer can send */
 	e = w.rank ? wr_rv_join(&w, addr, err, errlen) : wr_rv_listen(&w, addr, err, errlen);
 	if (e)
 		goto out;
@@ -839,6 +830,7 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 		goto out;
 	}
 	e = wr_setup_ep(&w, err, errlen);
+	e = e ?: w.xdp ? wr_xdp_start(&w, err, errlen) : 0;
 	if (e)
 		goto out;
 	if (w.rank == 0) {
@@ -848,6 +840,7 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 			goto out;
 		}
 		res->nranks = w.nranks;
+		res->xdp_threads = job->wire.xdp_threads;
 		e = new_hist(&job->output.hist, &res->msg_ns);
 		e = e ?: new_hist(&job->output.hist, &res->step_ns);
 		e = e ?: new_hist(&job->output.hist, &res->rtt_ns);

@@ -80,6 +80,31 @@ struct rtt_reply {
 	uint8_t pkt[128];
 };
 
+struct wr;
+
+/*
+ * The dataplane under a rank's endpoint: raw sockets on io_uring (pump.c) or AF_XDP
+ * sockets polled by io_uring (xdp.c), chosen by wr_setup_ports from wire.dataplane. What
+ * runs over the wire (the job, the base RTT, `mrcgen sweep`) calls wr_setup_ports,
+ * wr_setup_loop, wr_setup_ep, then pumps with wr_pump_until; sends go through
+ * w->dp->tx_buf and wr_send_slot, arrivals come to wr_rx, whichever dataplane runs.
+ */
+struct wr_dp {
+	const char *name; /* "socket", "xdp" */
+	/* A send buffer for plane @plane (*@cap bytes), NULL when none is free now. */
+	uint8_t *(*tx_buf)(struct wr *w, unsigned plane, size_t *cap);
+	/* Sends the @n bytes written at the last tx_buf of @plane (@pkt). */
+	void (*tx_commit)(struct wr *w, unsigned plane, const uint8_t *pkt, size_t n);
+	/* One turn: submits, waits at most @wait_ns, receives (into wr_rx). Returns >= 0 or
+	 * a negative errno for a failure of the dataplane itself. */
+	int (*run_once)(struct wr *w, uint64_t wait_ns);
+	/* The host counters of the result (injected, delivered, host_*, xdp_*). */
+	void (*counters)(struct wr *w, struct mrc_run_result *r);
+	void (*close)(struct wr *w);
+};
+
+struct wr_xdp;
+
 struct wr {
 	const struct conf_job *job;
 	const struct mrc_wirerun_opts *o;
@@ -95,6 +120,9 @@ struct wr {
 	uint64_t rx_foreign;	/* packets that came in on an interface of no plane */
 	struct mrc_loop *loop;
 	uint64_t last_poll_ns;
+	const struct wr_dp *dp;	/* the dataplane (raw sockets or AF_XDP) */
+	struct wr_xdp *xdp;	/* the AF_XDP dataplane's state (xdp.c), NULL on sockets */
+	int last_send_error;	/* the dataplane's last send error (negative errno) */
 	/* engine */
 	struct mrc_ep *ep;
 	uint32_t *peer_of_qpn; /* [nranks + 1] */
@@ -178,13 +206,29 @@ int wr_coll_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, const 
 void wr_send_slot(struct wr *w, unsigned p, const uint8_t *pkt, size_t n);
 /* Pumps until @cond(w) holds, the job fails, or the timeout passes (fails with @what). */
 int wr_pump_until(struct wr *w, bool (*cond)(struct wr *), const char *what);
+/* A packet that arrived on @plane: the inner IPv6 packet, @ce the outer header's CE. */
+void wr_rx(struct wr *w, unsigned plane, const uint8_t *buf, size_t len, bool ce);
+/* The interface of port @p: --ports' name, else "p<p>" written into @buf. */
+const char *wr_port_name(const struct wr *w, unsigned p, char *buf, size_t len);
 int wr_setup_ports(struct wr *w, char *err, size_t errlen);
 int wr_setup_loop(struct wr *w, char *err, size_t errlen);
+int wr_setup_sock_ports(struct wr *w, char *err, size_t errlen);
+int wr_setup_sock_loop(struct wr *w, char *err, size_t errlen);
 int wr_setup_ep(struct wr *w, char *err, size_t errlen);
 int wr_setup_faults(struct wr *w, char *err, size_t errlen);
 int wr_setup_captures(struct wr *w, char *err, size_t errlen);
 /* Closes the captures, says what the endpoint faults did, frees endpoint, loop, sockets. */
 void wr_dataplane_close(struct wr *w);
+
+/* ---- xdp.c: the AF_XDP dataplane (docs/wire-xdp.md) ---- */
+
+/* Opens every port's AF_XDP socket (mrc/wire/xsk.h) and sets w->dp; on failure nothing
+ * stays open and @err names the port. */
+int wr_xdp_open(struct wr *w, char *err, size_t errlen);
+/* The io_uring loop polling the AF_XDP sockets; the dataplane threads past the first. */
+int wr_xdp_setup_loop(struct wr *w, char *err, size_t errlen);
+/* After the endpoint exists: the dataplane threads start (wire.xdp_threads > 1). */
+int wr_xdp_start(struct wr *w, char *err, size_t errlen);
 
 /* ---- bootstrap.c: the rendezvous ---- */
 

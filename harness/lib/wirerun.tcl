@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# wirerun.tcl: running `mrcgen run --set fabric.driver=wire` on the netns fabric of
+# netns.tcl, one mrcgen per host namespace, for the tests that do (netns-run.test,
+# xdp.test): start the hosts, wait for them, read their logs and rank 0's report.
+
+# Starts `mrcgen run CONF --host hN` for every host in its namespace (or those of HOSTS), in
+# the background, each under `timeout` so none can outlive the test; returns the list of
+# pids. Each writes its mrcgen's pid to pid.hN, its exit status to rc.hN and its output to
+# out.hN / err.hN in the test directory.
+proc start_hosts {fab conf nhosts sets {extra {}} {hosts {}}} {
+	set pids {}
+	if {$hosts eq {}} {
+		for {set h 0} {$h < $nhosts} {incr h} {
+			lappend hosts $h
+		}
+	}
+	foreach h $hosts {
+		# sh records its pid and execs `ip netns exec`, which execs mrcgen: the same pid
+		set argv [list timeout 120 sh -c "echo \$\$ >pid.h$h; exec \"\$@\"" sh \
+			ip netns exec [netns::ns $fab h$h] $::mrcgen run $conf \
+			--host h$h --rendezvous unix:rv.sock --timeout-ms 20000 \
+			--set fabric.driver=wire -o [pwd]/out {*}$extra]
+		foreach kv $sets {
+			lappend argv --set $kv
+		}
+		# the status lands whole (rename): a wait on rc.h* never reads an empty file
+		set cmd "[join [lmap a $argv {::harness::shell_quote $a}]] >out.h$h 2>err.h$h;\
+			echo \$? >.rc.h$h; mv .rc.h$h rc.h$h"
+		lappend pids [exec sh -c $cmd &]
+	}
+	return $pids
+}
+
+# Waits (bounded) for every host's exit status; returns dict hN -> rc.
+proc wait_hosts {pids nhosts} {
+	wait_for_condition 1500 100 {[llength [glob -nocomplain rc.h*]] == $nhosts} else {
+		foreach p $pids {
+			catch {exec kill $p}
+		}
+		fail "hosts still running after 150 s: [glob -nocomplain rc.h*] done"
+	}
+	set rcs {}
+	for {set h 0} {$h < $nhosts} {incr h} {
+		dict set rcs h$h [string trim [read_file rc.h$h]]
+	}
+	return $rcs
+}
+
+# Bytes both ends of link A-B have sent: the kernel's counters of its two interfaces.
+proc link_tx {fab a b} {
+	package require json
+	lassign [dict get $fab links [netns::link_key $fab $a $b]] na ia nb ib
+	set n 0
+	foreach {node dev} [list $na $ia $nb $ib] {
+		set l [json::json2dict [netns::ip $fab [netns::hostof $node] -s -j link show dev $dev]]
+		incr n [dict get [lindex $l 0] stats64 tx bytes]
+	}
+	return $n
+}
+
+# Waits until data crosses p0.t0.0-p0.t1.1 (1 MiB of the ~120 MiB a run of 41 iterations
+# of 4 MiB sends over it) with no host finished: the run's traffic is flowing, not over.
+proc wait_traffic {fab} {
+	wait_for_condition 3000 20 {[link_tx $fab p0.t0.0 p0.t1.1] > 1048576 ||
+		[llength [glob -nocomplain rc.h*]] > 0} else {
+		fail "no data over p0.t0.0-p0.t1.1\n[host_logs 4]"
+	}
+	assert_equal [glob -nocomplain rc.h*] {} "a host ended before the traffic flowed"
+}
+
+proc host_logs {nhosts} {
+	set s ""
+	for {set h 0} {$h < $nhosts} {incr h} {
+		append s "--- h$h: [read_file out.h$h][read_file err.h$h]\n"
+	}
+	return $s
+}
+
+# Rank 0's report.json, checked against docs/schema/report-v1.schema.json (schema.test).
+proc report {} {
+	package require json
+	assert_schema report out/report.json "the wire driver's report"
+	return [json::json2dict [read_file out/report.json]]
+}
+
+# Every iteration of every size: #wrong 0, and the run's counters say data moved.
+proc check_clean {rep nranks} {
+	assert_equal [dict get $rep error] null "report error"
+	set iters [dict get $rep iterations]
+	assert_true [expr {[llength $iters] > 0}] "iterations listed"
+	foreach it $iters {
+		assert_equal [dict get $it wrong] 0 "#wrong of iteration [dict get $it iter]"
+	}
+	foreach s [dict get $rep sizes] {
+		assert_equal [dict get $s wrong] 0 "#wrong of size [dict get $s bytes]"
+		assert_true [expr {[dict get $s time_us] > 0}] "time of size [dict get $s bytes]"
+	}
+}
+
