@@ -97,3 +97,62 @@ proc check_clean {rep nranks} {
 	}
 }
 
+
+# ---- hostile packets at a rank: harness/lib/mrcforge.py builds them (EV format srv6,
+# ICRC and UDP checksum filled) and sends them from a host's namespace on a uSID path of
+# `mrcgen paths --json`. Inner addresses are fd00::PLANE:HOST:1 (docs/wire-format.md), and
+# rank r's QP to peer q is QPN q + 1 below r, q above it (mrc/wire/pump.c).
+
+set ::forge [file join $::top harness lib mrcforge.py]
+
+# The path dict of `mrcgen paths CONF --json` from host FROM to host TO on EV (0x%08x).
+proc path_of {conf from to ev} {
+	package require json
+	foreach p [dict get [json::json2dict [exec $::mrcgen paths $conf --json]] paths] {
+		if {[dict get $p src] eq $from && [dict get $p dst] eq $to &&
+			[dict get $p ev] eq $ev} {
+			return $p
+		}
+	}
+	error "no path $from -> $to on $ev"
+}
+
+# Runs `mrcforge.py ARGS` in host HOST's namespace; returns its output.
+proc forge {fab host args} {
+	return [exec ip netns exec [netns::ns $fab $host] python3 $::forge {*}$args]
+}
+
+# Sends, from host HOST's namespace along PATH (a path_of dict), COUNT rounds of one
+# packet per EV of EVS from inner address SRC to DST, the rest of the spec (mrcforge.py
+# send) in the dict SPEC; returns how many it sent.
+proc forge_send {fab host path src dst evs count spec} {
+	dict set spec container [dict get $path container]
+	dict set spec outer_src [dict get $path src_addr]
+	dict set spec src $src
+	dict set spec dst $dst
+	dict set spec count $count
+	set kv {}
+	dict for {k v} $spec {
+		lappend kv [format {"%s": %s} $k [expr {[string is integer -strict $v] ? $v :
+			"\"$v\""}]]
+	}
+	lappend kv "\"evs\": \[\"[join $evs {", "}]\"\]"
+	set f spec.[clock clicks]
+	write_file $f "{[join $kv {, }]}"
+	assert_true [regexp {sent (\d+)} [forge $fab $host send $f] -> n] "mrcforge send"
+	return $n
+}
+
+# The counters of report.json, after every host exited 0 with every iteration right.
+proc hostile_end {pids} {
+	set rcs [wait_hosts $pids 4]
+	set logs [host_logs 4]
+	dict for {h rc} $rcs {
+		assert_equal $rc 0 "exit status of $h\n$logs"
+	}
+	set rep [report]
+	check_clean $rep 4
+	assert_equal [llength [dict get $rep iterations]] 41
+	return $rep
+}
+
