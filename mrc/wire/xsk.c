@@ -350,7 +350,7 @@ int mrc_xsk_open(const struct mrc_xsk_params *p, struct mrc_xsk **out, char *err
 	x->p = *p;
 	x->link_fd = x->xsks_fd = x->counts_fd = -1;
 	if (!x->p.rx_frames)
-		x->p.rx_frames = 4096;
+		x->p.rx_frames = 8192;
 	if (!x->p.tx_slots)
 		x->p.tx_slots = 1024;
 	if (!x->p.reasm_slots)

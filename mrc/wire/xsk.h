@@ -45,7 +45,7 @@ struct mrc_xsk_params {
 	unsigned queue;		/* the queue the socket binds to */
 	enum mrc_xsk_copy copy;
 	uint32_t max_frame;	/* largest frame sent or received, Ethernet header included */
-	unsigned rx_frames;	/* receive frames (a power of two) [4096] */
+	unsigned rx_frames;	/* receive frames (a power of two) [8192] */
 	unsigned tx_slots;	/* send slots [1024] */
 	unsigned reasm_slots;	/* reassembly slots [512] */
 	bool hugepages;		/* try a UMEM of 2 MiB pages first */
