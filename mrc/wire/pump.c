@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,10 +50,16 @@ static uint64_t real_ns(void)
 /* Writes a packet to capture @t; the first failure is said on stderr and ends the capture. */
 static void tap_put(const struct wr *w, struct tap *t, const void *buf, size_t len)
 {
-	if (t->failed || !pcapw_write(t->w, real_ns(), buf, len))
-		return;
-	t->failed = true;
-	fprintf(stderr, "mrcgen: h%u: capture: %s\n", w->rank, pcapw_error(t->w));
+	bool fail;
+
+	if (w->taps_lock) /* the xdp dataplane's threads share the captures */
+		pthread_mutex_lock(w->taps_lock);
+	fail = !t->failed && pcapw_write(t->w, real_ns(), buf, len);
+	t->failed |= fail;
+	if (w->taps_lock)
+		pthread_mutex_unlock(w->taps_lock);
+	if (fail)
+		fprintf(stderr, "mrcgen: h%u: capture: %s\n", w->rank, pcapw_error(t->w));
 }
 
 static int ep_path(void *ctx, uint32_t peer, uint32_t ev, struct mrc_pkt *hdr)
@@ -153,6 +160,9 @@ int wr_post_now(struct wr *w, const struct mrc_coll_xfer *x, const void *src, ui
 	uint64_t now = wr_mono_ns();
 	uint32_t qpn = x->peer < w->rank ? x->peer + 1 : x->peer;
 
+	if (w->xdp && wr_xdp_lane_of(w, qpn)) /* another thread's QP: through its ring */
+		return wr_xdp_post(w, qpn, src, x->len, va, w->peer_rkey[x->peer][x->dst_reg],
+			imm, wr_id, now * 1000);
 	return mrc_ep_post_write(w->ep, qpn, src, x->len, va, w->peer_rkey[x->peer][x->dst_reg],
 		true, imm, wr_id, now * 1000);
 }
@@ -287,7 +297,7 @@ static void tx_due(struct wr *w)
  * Pulls packets from every plane in turn until the engine has nothing more or the send
  * pool is full; the engine encodes each straight into its send slot (no copy).
  */
-static void tx_all(struct wr *w)
+void wr_tx_all(struct wr *w)
 {
 	uint64_t now = wr_mono_ns() * 1000;
 	bool more = true;
@@ -337,7 +347,7 @@ static void pump(struct wr *w, uint64_t max_wait_ns)
 	uint64_t now, t, wait = max_wait_ns;
 	int e;
 
-	tx_all(w);
+	wr_tx_all(w);
 	now = wr_mono_ns();
 	t = w->ep ? mrc_ep_next_timer(w->ep) : UINT64_MAX;
 	if (w->epf && mrc_epf_next_release(w->epf) < t)
@@ -360,7 +370,7 @@ static void pump(struct wr *w, uint64_t max_wait_ns)
 	now = wr_mono_ns();
 	if (w->ep && mrc_ep_next_timer(w->ep) <= now * 1000)
 		mrc_ep_on_timer(w->ep, now * 1000);
-	tx_all(w);
+	wr_tx_all(w);
 	if (now - w->last_poll_ns >= WR_POLL_NS || e == 0) {
 		w->last_poll_ns = now;
 		wr_ctl_poll(w);
@@ -523,10 +533,11 @@ int wr_setup_sock_loop(struct wr *w, char *err, size_t errlen)
 	return 0;
 }
 
-int wr_setup_ep(struct wr *w, char *err, size_t errlen)
+const struct mrc_ep_ops wr_ep_ops = { NULL, ep_send_done, ep_recv_imm, ep_ev_event, NULL };
+
+int wr_new_ep(struct wr *w, uint32_t lo, uint32_t hi, const struct mrc_ep_ops *ops, void *ctx,
+	struct mrc_ep **out, char *err, size_t errlen)
 {
-	static const struct mrc_ep_ops ops = { NULL, ep_send_done, ep_recv_imm, ep_ev_event,
-		NULL };
 	struct mrc_ep_params p;
 	int e = mrc_run_ep_params(w->job, &w->m, w->nranks, w->rtt_out->base_rtt_ns * 1000, &p);
 
@@ -537,6 +548,7 @@ int wr_setup_ep(struct wr *w, char *err, size_t errlen)
 	p.path = ep_path;
 	p.ev_plane = ep_ev_plane;
 	p.peer_of = ep_peer_of;
+	p.first_qpn = lo;
 	/*
 	 * Arrivals are checked by their ICRC alone, as RoCEv2 receivers do: the CRC-32 covers
 	 * every byte the UDP checksum does (inner addresses and lengths, UDP ports, payload),
@@ -546,7 +558,7 @@ int wr_setup_ep(struct wr *w, char *err, size_t errlen)
 	p.wire.check_csum = false;
 	w->dcfg = p.wire;
 	w->dcfg.check_icrc = w->dcfg.check_csum = false;
-	e = mrc_ep_new(&p, &ops, w, &w->ep);
+	e = mrc_ep_new(&p, ops, ctx, out);
 	mrc_run_ep_params_free(&p);
 	if (e) {
 		snprintf(err, errlen, "endpoint h%u: %s", w->rank, strerror(-e));
@@ -554,14 +566,15 @@ int wr_setup_ep(struct wr *w, char *err, size_t errlen)
 	}
 	/*
 	 * One QP per peer, created in peer order on every rank: rank a's QP to b is number
-	 * (b < a ? b + 1 : b), so both ends know each other's QPN without asking.
+	 * (b < a ? b + 1 : b), so both ends know each other's QPN without asking. An
+	 * endpoint holds the QPs numbered [@lo, @hi) (the xdp dataplane's threads split them).
 	 */
 	for (uint32_t peer = 0; peer < w->nranks; peer++) {
 		uint32_t want = peer < w->rank ? peer + 1 : peer, qpn;
 
-		if (peer == w->rank)
+		if (peer == w->rank || want < lo || want >= hi)
 			continue;
-		e = mrc_ep_qp_create(w->ep, peer, w->rank < peer ? w->rank + 1 : w->rank, &qpn);
+		e = mrc_ep_qp_create(*out, peer, w->rank < peer ? w->rank + 1 : w->rank, &qpn);
 		if (!e && qpn != want)
 			e = -EPROTO;
 		if (e) {
@@ -574,22 +587,38 @@ int wr_setup_ep(struct wr *w, char *err, size_t errlen)
 	return 0;
 }
 
+int wr_setup_ep(struct wr *w, char *err, size_t errlen)
+{
+	uint32_t lo = 1, hi = w->nranks;
+
+	if (w->xdp)
+		wr_xdp_qp_range(w, 0, &lo, &hi);
+	return wr_new_ep(w, lo, hi, &wr_ep_ops, w, &w->ep, err, errlen);
+}
+
 /* The faults: timeline at this endpoint (mrc/wire/epfault.h), each host with its own draws. */
 int wr_setup_faults(struct wr *w, char *err, size_t errlen)
+{
+	return wr_new_epf(w, 0, &w->epf, err, errlen);
+}
+
+/* Lane @lane's copy of the fault timeline (its own draws), NULL without faults. */
+int wr_new_epf(struct wr *w, unsigned lane, struct mrc_epf **out, char *err, size_t errlen)
 {
 	const struct conf_job *j = w->job;
 	struct mrc_epf_params p = {
 		.planes = j->fabric.planes, .t0 = j->fabric.t0, .t1 = j->fabric.t1,
 		.hosts_per_t0 = j->fabric.hosts_per_t0,
-		.seed = j->seed * 0xD1B54A32D192ED03ull + w->rank,
+		.seed = j->seed * 0xD1B54A32D192ED03ull + w->rank + 0x10000ull * lane,
 		.trim = j->fabric.trim, .trim_size = (uint32_t)j->fabric.trim_size_bytes,
 		.dscp_trimmed = j->mrc.dscp.trimmed, .link_rate_bps = j->fabric.link_rate_bps,
 		.ecn_threshold_bytes = j->fabric.ecn_threshold_bytes,
 	};
 
+	*out = NULL;
 	if (!j->n_faults)
 		return 0;
-	return mrc_epf_new(&p, j->faults, j->n_faults, &w->epf, err, errlen);
+	return mrc_epf_new(&p, j->faults, j->n_faults, out, err, errlen);
 }
 
 int wr_setup_captures(struct wr *w, char *err, size_t errlen)
@@ -638,18 +667,28 @@ int wr_setup_captures(struct wr *w, char *err, size_t errlen)
 
 void wr_dataplane_close(struct wr *w)
 {
+	struct mrc_epf_stats fs = { 0 };
+
+	if (w->xdp)
+		wr_xdp_stop(w); /* its threads end before their endpoints go */
 	for (size_t i = 0; i < w->n_taps; i++)
 		pcapw_close(w->taps[i].w);
 	free(w->taps);
-	if (w->epf) {
-		const struct mrc_epf_stats *fs = mrc_epf_stats(w->epf);
+	for (unsigned t = 0; w->epf && t < wr_lanes(w); t++) {
+		const struct mrc_epf_stats *ls = mrc_epf_stats(wr_lane(w, t)->epf);
 
+		fs.dropped += ls->dropped;
+		fs.delayed += ls->delayed;
+		fs.queue_full += ls->queue_full;
+		fs.trimmed += ls->trimmed;
+		fs.ce_marked += ls->ce_marked;
+	}
+	if (w->epf)
 		fprintf(stderr, "h%u: endpoint faults: dropped %llu, delayed %llu (queue full "
 			"%llu), trimmed %llu, CE-marked %llu\n", w->rank,
-			(unsigned long long)fs->dropped, (unsigned long long)fs->delayed,
-			(unsigned long long)fs->queue_full, (unsigned long long)fs->trimmed,
-			(unsigned long long)fs->ce_marked);
-	}
+			(unsigned long long)fs.dropped, (unsigned long long)fs.delayed,
+			(unsigned long long)fs.queue_full, (unsigned long long)fs.trimmed,
+			(unsigned long long)fs.ce_marked);
 	mrc_epf_free(w->epf);
 	mrc_ep_free(w->ep);
 	if (w->dp)

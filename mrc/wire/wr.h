@@ -15,6 +15,7 @@
 #include "mrc/wire/sock.h"
 #include "mrc/wire/wrtt.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -123,6 +124,8 @@ struct wr {
 	const struct wr_dp *dp;	/* the dataplane (raw sockets or AF_XDP) */
 	struct wr_xdp *xdp;	/* the AF_XDP dataplane's state (xdp.c), NULL on sockets */
 	int last_send_error;	/* the dataplane's last send error (negative errno) */
+	unsigned lane;		/* the xdp dataplane's thread this state is (0: the rank's) */
+	pthread_mutex_t *taps_lock; /* captures shared by several threads, else NULL */
 	/* engine */
 	struct mrc_ep *ep;
 	uint32_t *peer_of_qpn; /* [nranks + 1] */
@@ -215,6 +218,14 @@ int wr_setup_loop(struct wr *w, char *err, size_t errlen);
 int wr_setup_sock_ports(struct wr *w, char *err, size_t errlen);
 int wr_setup_sock_loop(struct wr *w, char *err, size_t errlen);
 int wr_setup_ep(struct wr *w, char *err, size_t errlen);
+/* The endpoint's completions (pump.c): what a rank's own endpoint calls. */
+extern const struct mrc_ep_ops wr_ep_ops;
+/* An endpoint with the QPs numbered [@lo, @hi), its completions to @ops with @ctx. */
+int wr_new_ep(struct wr *w, uint32_t lo, uint32_t hi, const struct mrc_ep_ops *ops, void *ctx,
+	struct mrc_ep **out, char *err, size_t errlen);
+int wr_new_epf(struct wr *w, unsigned lane, struct mrc_epf **out, char *err, size_t errlen);
+/* Pulls packets from @w's endpoint for every plane until it has none or no buffer is free. */
+void wr_tx_all(struct wr *w);
 int wr_setup_faults(struct wr *w, char *err, size_t errlen);
 int wr_setup_captures(struct wr *w, char *err, size_t errlen);
 /* Closes the captures, says what the endpoint faults did, frees endpoint, loop, sockets. */
@@ -229,6 +240,28 @@ int wr_xdp_open(struct wr *w, char *err, size_t errlen);
 int wr_xdp_setup_loop(struct wr *w, char *err, size_t errlen);
 /* After the endpoint exists: the dataplane threads start (wire.xdp_threads > 1). */
 int wr_xdp_start(struct wr *w, char *err, size_t errlen);
+/* Stops and joins the dataplane threads (their state stays until the dataplane closes). */
+void wr_xdp_stop(struct wr *w);
+/* The QPs thread @lane owns: [*lo, *hi). */
+void wr_xdp_qp_range(const struct wr *w, unsigned lane, uint32_t *lo, uint32_t *hi);
+/* The thread that owns QP @qpn (0 without threads). */
+unsigned wr_xdp_lane_of(const struct wr *w, uint32_t qpn);
+/* Posts a write to QP @qpn of another thread, through its command ring. */
+int wr_xdp_post(struct wr *w, uint32_t qpn, const void *src, uint64_t len, uint64_t va,
+	uint32_t rkey, uint32_t imm, uint64_t wr_id, uint64_t now_ps);
+/*
+ * The rank's lanes: 1 on raw sockets or one thread, else wire.xdp_threads; lane 0 is @w
+ * itself, each other a dataplane thread's state (its endpoint with its QPs, its faults).
+ * What reads or changes another thread's endpoint or faults from the rank's thread
+ * (memory regions, results, the fault timeline) parks them first: wr_lanes_park stops each
+ * at the top of its loop until wr_lanes_unpark (no-ops without threads).
+ */
+unsigned wr_lanes(const struct wr *w);
+struct wr *wr_lane(struct wr *w, unsigned lane);
+void wr_lanes_park(struct wr *w);
+void wr_lanes_unpark(struct wr *w);
+/* The endpoint that holds QP @qpn. */
+struct mrc_ep *wr_ep_of(struct wr *w, uint32_t qpn);
 
 /* ---- bootstrap.c: the rendezvous ---- */
 
