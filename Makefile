@@ -110,6 +110,7 @@ else
 	@echo "# mrcgen against htsim: build htsim_uec as the top of harness/htsim/compare.tcl says, then make bench HTSIM=/path/to/htsim_uec"
 endif
 	tclsh harness/bench/wire.tcl --mrcgen ./mrcgen
+	./mrcgen bench wire-xdp
 
 # The main job on the embedded default driver (the simulated fabric).
 quickstart: deps
