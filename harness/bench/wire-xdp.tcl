@@ -31,35 +31,13 @@ package require json
 
 set ::top [file dirname [file dirname [file dirname [file normalize [info script]]]]]
 set ::mrcgen [file join $::top mrcgen]
-set setups {direct fabric}
 set rounds 1
 set sets {}
-for {set i 0} {$i < [llength $argv]} {incr i} {
-	set a [lindex $argv $i]
-	set v [lindex $argv [incr i]]
-	switch -- $a {
-		--mrcgen { set ::mrcgen [file normalize $v] }
-		--setup { set setups [expr {$v eq "both" ? {direct fabric} : $v}] }
-		--rounds { set rounds $v }
-		--set { lappend sets $v }
-		default {
-			puts stderr "wire-xdp.tcl: option: unknown '$a'"
-			exit 2
-		}
-	}
-}
-
-proc skip {why} {
-	puts "wire-xdp bench: skipped: $why"
-	exit 0
-}
-
-if {[exec id -u] ne "0"} {
-	skip "needs root for network namespaces, AF_XDP and raw sockets (sudo)"
-}
-if {[catch {exec ip netns list} msg]} {
-	skip "no `ip netns`: $msg"
-}
+source [file join $::top harness bench wirelib.tcl]
+set setup both
+bench_options wire-xdp.tcl $argv {--setup setup}
+set setups [expr {$setup eq "both" ? {direct fabric} : $setup}]
+bench_need_root "wire-xdp bench" ""
 
 source [file join $::top harness lib netns.tcl]
 
@@ -67,7 +45,6 @@ set conf [file join $::top harness bench wire.yaml]
 set work [file join $::top harness out bench-wire-xdp-[pid]]
 file mkdir $work
 cd $work
-source [file join $::top harness bench wirelib.tcl]
 
 set ::hz [exec getconf CLK_TCK]
 

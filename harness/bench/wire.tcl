@@ -23,31 +23,9 @@ set ::top [file dirname [file dirname [file dirname [file normalize [info script
 set ::mrcgen [file join $::top mrcgen]
 set rounds 1
 set sets {}
-for {set i 0} {$i < [llength $argv]} {incr i} {
-	set a [lindex $argv $i]
-	set v [lindex $argv [incr i]]
-	switch -- $a {
-		--mrcgen { set ::mrcgen [file normalize $v] }
-		--rounds { set rounds $v }
-		--set { lappend sets $v }
-		default {
-			puts stderr "wire.tcl: option: unknown '$a'"
-			exit 2
-		}
-	}
-}
-
-proc skip {why} {
-	puts "wire bench: skipped: $why (the simulator scenarios above still ran)"
-	exit 0
-}
-
-if {[exec id -u] ne "0"} {
-	skip "needs root for network namespaces and raw sockets (sudo make bench)"
-}
-if {[catch {exec ip netns list} msg]} {
-	skip "no `ip netns`: $msg"
-}
+source [file join $::top harness bench wirelib.tcl]
+bench_options wire.tcl $argv {}
+bench_need_root "wire bench" " (the simulator scenarios above still ran)"
 
 source [file join $::top harness lib netns.tcl]
 
@@ -55,8 +33,6 @@ set conf [file join $::top harness bench wire.yaml]
 set work [file join $::top harness out bench-wire-[pid]]
 file mkdir $work
 cd $work
-
-source [file join $::top harness bench wirelib.tcl]
 
 proc row {name d} {
 	set pps [expr {[dict get $d pkts] / [dict get $d wall]}]

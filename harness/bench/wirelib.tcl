@@ -2,7 +2,47 @@
 # wirelib.tcl: what the wire benchmarks share (wire.tcl, wire-xdp.tcl): a command in a
 # host's namespace in the background with its output, exit status and `times`, the MRC
 # sendrecv (`mrcgen run`) and the baseline (`mrcgen blast`) as dicts of pkts bytes wall
-# cpu wire. Expects netns.tcl sourced and the working directory to be the bench's.
+# cpu wire. Expects netns.tcl sourced and the working directory to be the bench's for the
+# runs.
+
+# Parses the bench's options (--mrcgen, --rounds, --set and those of EXTRA, a dict option
+# -> variable name set in the caller's scope) from ARGV; exits 2 on an unknown one.
+proc bench_options {name argv extra} {
+	upvar 1 rounds rounds sets sets
+	for {set i 0} {$i < [llength $argv]} {incr i} {
+		set a [lindex $argv $i]
+		set v [lindex $argv [incr i]]
+		if {[dict exists $extra $a]} {
+			upvar 1 [dict get $extra $a] x
+			set x $v
+			continue
+		}
+		switch -- $a {
+			--mrcgen { set ::mrcgen [file normalize $v] }
+			--rounds { set rounds $v }
+			--set { lappend sets $v }
+			default {
+				puts stderr "$name: option: unknown '$a'"
+				exit 2
+			}
+		}
+	}
+}
+
+# Exits 0 saying why the bench cannot run here (WHO: "wire bench", NOTE: what still ran),
+# unless it runs as root with `ip netns`.
+proc bench_need_root {who note} {
+	set why {}
+	if {[exec id -u] ne "0"} {
+		set why "needs root for network namespaces and raw or AF_XDP sockets (sudo)"
+	} elseif {[catch {exec ip netns list} msg]} {
+		set why "no `ip netns`: $msg"
+	}
+	if {$why ne ""} {
+		puts "$who: skipped: $why$note"
+		exit 0
+	}
+}
 
 # "0m1.234s 0m0.567s" (the children's line of `times`) -> seconds user + sys
 proc times_cpu {text} {
