@@ -951,6 +951,8 @@ static int cmd_wire_ping(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	o.plan = m.plan;
+	o.wire = &job.wire;
+	o.mtu = job.mrc.mtu;
 	if (has_ev) {
 		o.evs = &one_ev;
 		o.n_evs = 1;
