@@ -266,7 +266,7 @@ struct conf_wire {
 	enum conf_dataplane dataplane;	/* socket (default), xdp, auto */
 	enum conf_xdp_copy xdp_copy;	/* auto: zero copy where the driver has it, else copy */
 	uint32_t xdp_queue;		/* the NIC queue each port's AF_XDP socket binds to */
-	uint32_t xdp_threads;		/* dataplane threads, 1..fabric.planes */
+	uint32_t xdp_threads;		/* dataplane threads, 1..fabric.planes; 0: one per port */
 };
 
 struct conf_job {

@@ -79,7 +79,7 @@ static const struct cf wire_tbl[] = {
 	E(struct conf_wire, dataplane, "dataplane", conf_dataplane_names),
 	E(struct conf_wire, xdp_copy, "xdp_copy", conf_xdp_copy_names),
 	U(struct conf_wire, xdp_queue, "xdp_queue", CT_U32, 0, 255),
-	U(struct conf_wire, xdp_threads, "xdp_threads", CT_U32, 1, 16),
+	U(struct conf_wire, xdp_threads, "xdp_threads", CT_U32, 0, 16),
 	END
 };
 
@@ -362,7 +362,7 @@ int conf_defaults(struct conf_job *job)
 	job->wire.dataplane = CONF_DP_SOCKET;
 	job->wire.xdp_copy = CONF_XC_AUTO;
 	job->wire.xdp_queue = 0;
-	job->wire.xdp_threads = 1;
+	job->wire.xdp_threads = 0;	/* one per port (docs/wire-xdp.md "Threads") */
 
 	m->transport = CONF_TRANSPORT_MRC;
 	m->ev_format = CONF_EV_SRV6;

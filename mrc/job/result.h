@@ -182,7 +182,7 @@ struct mrc_run_result {
 	 * packets reassembled. */
 	uint64_t xdp_ranks, xdp_ports, xdp_zc_ports, xdp_malformed, xdp_no_xsk, xdp_passed;
 	uint64_t xdp_reassembled;
-	uint32_t xdp_threads; /* wire.xdp_threads of the run (not summed) */
+	uint32_t xdp_threads; /* the run's dataplane threads per rank (wire.xdp_threads) */
 	uint64_t events, pkt_hops, injected, delivered;
 	uint64_t qps; /* queue pairs created, both ends counted */
 	uint64_t sim_end_ps;

@@ -866,7 +866,8 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 			goto out;
 		}
 		res->nranks = w.nranks;
-		res->xdp_threads = job->wire.xdp_threads;
+		res->xdp_threads = job->wire.xdp_threads ? job->wire.xdp_threads :
+			job->fabric.planes;
 		e = new_hist(&job->output.hist, &res->msg_ns);
 		e = e ?: new_hist(&job->output.hist, &res->step_ns);
 		e = e ?: new_hist(&job->output.hist, &res->rtt_ns);

@@ -5,7 +5,7 @@
  * sockets would hand them (the inner packet, the outer header's CE), io_uring polling the
  * sockets and waiting no longer than the engine's next timer.
  *
- * Threads (wire.xdp_threads T > 1, "Threads"): lane 0 is the rank's own thread (the
+ * Threads (wire.xdp_threads T, 0 = one per port, "Threads"): with T > 1 lane 0 is the rank's own thread (the
  * rendezvous, the collective, the files), lanes 1..T-1 are dataplane threads. Port p
  * belongs to lane p mod T, which alone touches its rings; QP q belongs to one lane, whose
  * endpoint alone holds it (QPs split in contiguous runs). Nothing on the per-packet path
@@ -495,7 +495,7 @@ struct mrc_ep *wr_ep_of(struct wr *w, uint32_t qpn)
 
 void wr_xdp_qp_range(const struct wr *w, unsigned lane, uint32_t *lo, uint32_t *hi)
 {
-	unsigned t = w->job->wire.xdp_threads ? w->job->wire.xdp_threads : 1;
+	unsigned t = w->job->wire.xdp_threads ? w->job->wire.xdp_threads : w->planes;
 	uint32_t n = w->nranks - 1;
 
 	*lo = 1 + (n * lane + t - 1) / t;
@@ -773,7 +773,7 @@ int wr_xdp_open(struct wr *w, char *err, size_t errlen)
 	w->xdp = calloc(1, sizeof(*w->xdp));
 	if (!w->xdp)
 		return -ENOMEM;
-	w->xdp->nlanes = c->xdp_threads > 1 ? c->xdp_threads : 1;
+	w->xdp->nlanes = c->xdp_threads ? c->xdp_threads : w->planes; /* 0: one per port */
 	w->xdp->active = 1;
 	for (unsigned t = 0; t < XDP_MAX_LANES; t++) {
 		w->xdp->lanes[t].id = t;

@@ -60,7 +60,7 @@ struct mrc_xsk {
 	uint32_t *tx_free;
 	unsigned n_tx_free;
 	uint8_t *pend;		/* per slot: descriptors not yet completed */
-	uint8_t *lent;		/* per slot: 0 own, else the lane it is lent to */
+	uint8_t *lent;		/* per slot: 0 own, else 1 + the lane it is lent to */
 	uint32_t *slot_len;
 	unsigned tx_queued;	/* descriptors reserved and not yet submitted */
 	void (*done)(void *ctx, uint8_t lane, uint32_t slot);
@@ -695,7 +695,7 @@ unsigned mrc_xsk_lend(struct mrc_xsk *x, unsigned n, uint32_t *slots, uint8_t la
 	while (k < n && x->n_tx_free) {
 		uint32_t s = x->tx_free[--x->n_tx_free];
 
-		x->lent[s] = lane;
+		x->lent[s] = (uint8_t)(lane + 1);
 		slots[k++] = s;
 	}
 	return k;
@@ -731,7 +731,7 @@ static unsigned reap(struct mrc_xsk *x)
 		x->st.tx++;
 		x->st.tx_bytes += x->slot_len[s];
 		if (x->lent[s] && x->done)
-			x->done(x->done_ctx, x->lent[s], s);
+			x->done(x->done_ctx, (uint8_t)(x->lent[s] - 1), s);
 		else
 			x->tx_free[x->n_tx_free++] = s;
 	}

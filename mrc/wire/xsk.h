@@ -124,7 +124,7 @@ uint8_t *mrc_xsk_slot_buf(const struct mrc_xsk *x, uint32_t slot, size_t *cap);
 /* Queues @len bytes of slot @slot (one lent out and handed back to be sent). */
 int mrc_xsk_tx_slot(struct mrc_xsk *x, uint32_t slot, size_t len);
 /*
- * Lends up to @n free slots to another thread (@lane, 1..255): their numbers into @slots.
+ * Lends up to @n free slots to another thread (@lane, 0..254): their numbers into @slots.
  * Once sent, a lent slot comes back through @done (not to the free slots). Returns how
  * many were lent.
  */
