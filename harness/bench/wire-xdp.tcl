@@ -8,8 +8,8 @@
 #
 # Three senders each, a sendrecv h0 <-> h1 of 4096-byte payloads:
 #   blast-xdp   `mrcgen blast` on AF_XDP: the same data packets from UMEM, no transport
-#   mrc-xdp     `mrcgen run` on the xdp dataplane, one thread per port (the default), then
-#               one thread for both ports (wire.xdp_threads 1: mrc-xdp-1t)
+#   mrc-xdp     `mrcgen run` on the xdp dataplane, one thread (the default), then one
+#               thread per port (wire.xdp_threads 0: mrc-xdp-2t)
 #   mrc-socket  `mrcgen run` on raw sockets
 # On the direct pair the AF_XDP senders use EV format stev (UDP 4791 to the peer's inner
 # address, which its XDP program takes: nothing shifts a uSID container there), the raw
@@ -166,7 +166,7 @@ proc bench_setup {setup conf sets rounds} {
 			Gb/s cpu_s proc_s pps/core]
 		for {set r 1} {$r <= $rounds} {incr r} {
 			set mx [measured {run_mrcgen $fab $::conf $xset $setup-x$r}]
-			set mx2 [measured {run_mrcgen $fab $::conf [concat $xset wire.xdp_threads=1] \
+			set mx2 [measured {run_mrcgen $fab $::conf [concat $xset wire.xdp_threads=0] \
 				$setup-t$r}]
 			set ms [measured {run_mrcgen $fab $::conf $base $setup-s$r}]
 			# as many packets each way as the endpoint's first transmissions
@@ -174,10 +174,10 @@ proc bench_setup {setup conf sets rounds} {
 				$setup-b$r}]
 			set pb [row blast-xdp $b]
 			set px [row mrc-xdp $mx]
-			set px2 [row mrc-xdp-1t $mx2]
+			set px2 [row mrc-xdp-2t $mx2]
 			set ps [row mrc-socket $ms]
 			puts [format "%s round %d: ratio_vs_blast=%.2f ratio_vs_socket=%.2f\
-				threads_1_vs_2=%.2f (mrc-xdp %d retransmitted, blast %d drops)" $setup $r \
+				threads_2_vs_1=%.2f (mrc-xdp %d retransmitted, blast %d drops)" $setup $r \
 				[expr {$px / $pb}] [expr {$px / $ps}] [expr {$px2 / $px}] \
 				[dict get $mx rtx] [dict get $b drops]]
 		}
