@@ -863,7 +863,8 @@ static int cmd_blast(int argc, char **argv)
 	printf("blast host=h%u to=h%u dataplane=%s evs=%u pkt_bytes=%u payload_bytes=%u "
 	       "sent=%llu send_errors=%llu send_s=%.6f received=%llu received_bytes=%llu "
 	       "recv_s=%.6f sock_drops=%llu cpu_user_s=%.3f cpu_sys_s=%.3f\n",
-		o.host, o.peer, r.xdp ? "xdp" : "socket", r.evs, r.pkt_bytes, r.payload_bytes, (unsigned long long)r.sent,
+		o.host, o.peer, r.xdp ? "xdp" : "socket", r.evs, r.pkt_bytes, r.payload_bytes,
+		(unsigned long long)r.sent,
 		(unsigned long long)r.send_errors, r.send_s, (unsigned long long)r.received,
 		(unsigned long long)r.received_bytes, r.recv_s, (unsigned long long)r.sock_drops,
 		r.cpu_user_s, r.cpu_sys_s);
