@@ -6,8 +6,8 @@
  * sockets and waiting no longer than the engine's next timer.
  *
  * Threads (wire.xdp_threads T, 0 = one per port, "Threads"): with T > 1, lane 0 is the
- * rank's own thread (the
- * rendezvous, the collective, the files), lanes 1..T-1 are dataplane threads. Port p
+ * rank's own thread (the rendezvous, the collective, the files), lanes 1..T-1 are
+ * dataplane threads. Port p
  * belongs to lane p mod T, which alone touches its rings; QP q belongs to one lane, whose
  * endpoint alone holds it (QPs split in contiguous runs). Nothing on the per-packet path
  * takes a lock: between each ordered pair of lanes, SPSC rings (mrc/wire/spsc.h) carry
