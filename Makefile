@@ -4,14 +4,14 @@
 PREFIX  ?= /usr/local
 DESTDIR ?=
 CC      ?= cc
-PKGS    := liburing yaml-0.1 libpcap zlib jansson libisal libxdp libbpf
+PKGS    := liburing yaml-0.1 libpcap zlib jansson libisal pmix libxdp libbpf
 
 # Debian packages: build libraries (libxdp and libbpf for the xdp dataplane, clang for its
 # XDP program), then what the tests and plots use.
 DEPS_BUILD := build-essential pkg-config liburing-dev libyaml-dev libpcap-dev zlib1g-dev \
-	libjansson-dev libisal-dev libxdp-dev libbpf-dev clang
+	libjansson-dev libisal-dev libpmix-dev libxdp-dev libbpf-dev clang
 DEPS_TEST  := tcl tcllib tshark iproute2 gnuplot-nox default-jre-headless \
-	libhdrhistogram-java libclang-rt-14-dev python3-jsonschema
+	libhdrhistogram-java libclang-rt-14-dev python3-jsonschema nftables openmpi-bin
 
 CFLAGS  ?= -O3 -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
@@ -112,6 +112,13 @@ endif
 	tclsh harness/bench/wire.tcl --mrcgen ./mrcgen
 	./mrcgen bench wire-xdp
 
+# Precision and recall of `mrcgen sweep`'s suspects over random single- and double-fault
+# scenarios on the quickstart fabric (harness/bench/sweep-pr.tcl, SWEEP_RUNS scenarios of
+# each; by hand, never part of `make test`; docs/sweep.md "How well it localises").
+SWEEP_RUNS ?= 100
+sweep-pr: mrcgen
+	tclsh harness/bench/sweep-pr.tcl --mrcgen ./mrcgen --runs $(SWEEP_RUNS)
+
 # The main job on the embedded default driver (the simulated fabric).
 quickstart: deps
 	$(MAKE) -j$$(nproc) mrcgen
@@ -199,4 +206,4 @@ fuzz-check: $(FUZZ_TARGETS:%=fuzz-check-%)
 clean:
 	rm -rf build mrcgen mrcgen-test harness/out
 
-.PHONY: all deps test bench install clean fuzz fuzz-check fuzz-save quickstart mutate
+.PHONY: all deps test bench install clean fuzz fuzz-check fuzz-save quickstart mutate sweep-pr

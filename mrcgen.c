@@ -10,10 +10,12 @@
 #include "mrc/out/compare.h"
 #include "mrc/out/paths.h"
 #include "mrc/out/report.h"
+#include "mrc/out/sweeprep.h"
 #include "mrc/sim/run.h"
 #include "mrc/engine/wire.h"
 #include "mrc/wire/wirerun.h"
 #include "mrc/wire/wping.h"
+#include "mrc/wire/wsweep.h"
 #include "pcap/pcapw.h"
 
 #include <errno.h>
@@ -56,15 +58,20 @@ static int cmd_hist(int argc, char **argv);
 static int cmd_sample(int argc, char **argv);
 static int cmd_wire_ping(int argc, char **argv);
 static int cmd_blast(int argc, char **argv);
+static int cmd_sweep(int argc, char **argv);
 
 static const struct cmd cmds[] = {
-	{ "run", "CONF [--set K=V]... [-o DIR] [--host H] [--ports IF,..] [--rendezvous A]",
+	{ "run",
+		"CONF [--set K=V]... [-o DIR] [--host H] [--rendezvous A] [--bootstrap B] [--netns NS]",
 		"run the job: collective traffic over MRC, faults, pcaps, histograms, report",
 		cmd_run },
 	{ "check", "CONF [--set K=V]... [-o DIR]",
 		"validate CONF, print the effective config as YAML", cmd_check },
 	{ "paths", "CONF [--from H] [--to H] [--ev N] [--json]",
 		"print the EV -> path table and the switches' static tables", cmd_paths },
+	{ "sweep", "CONF [--set K=V]... [-o DIR] [--from SWEEP.json] [--host H] [--rendezvous A]",
+		"probe every path (EV) between hosts, name the faulty links and switches",
+		cmd_sweep },
 	{ "compare", "A B [C...] [--json] [--all] [--max-regress P%] [-o DIR]",
 		"reports side by side: config diff, CCT and bandwidth ratios, counters, faults",
 		cmd_compare },
@@ -1119,15 +1126,16 @@ static void run_progress(void *ctx, double frac)
 }
 
 /* cmd_run's wire-driver options; the rest of argv is left for load_job. */
-static int run_wire_opts(int *argc, char **argv, struct mrc_wirerun_opts *o)
+static int run_wire_opts(const char *cmd, int *argc, char **argv, struct mrc_wirerun_opts *o)
 {
 	static const char *const opts[] = { "--host", "--ports", "--rendezvous", "--timeout-ms",
-		"--token-file" };
+		"--token-file", "--bootstrap", "--netns" };
+	static const char *const boots[] = { "auto", "rendezvous", "pmix" };
 	int n = 0;
 
 	for (int i = 0; i < *argc; i++) {
 		const char *val = NULL;
-		int k = take_opt("run", *argc, argv, &i, opts, sizeof(opts) / sizeof(opts[0]),
+		int k = take_opt(cmd, *argc, argv, &i, opts, sizeof(opts) / sizeof(opts[0]),
 			&val);
 
 		if (k == -2)
@@ -1139,12 +1147,25 @@ static int run_wire_opts(int *argc, char **argv, struct mrc_wirerun_opts *o)
 		if (k == 0) {
 			o->host = val;
 		} else if (k == 1) {
-			if (!opt_ports("run", argv[i], o->ports, MRC_WIRERUN_MAX_PLANES))
+			if (!opt_ports(cmd, argv[i], o->ports, MRC_WIRERUN_MAX_PLANES))
 				return EXIT_USAGE;
 		} else if (k == 2) {
 			o->rendezvous = val;
 		} else if (k == 4) {
 			o->token_file = val;
+		} else if (k == 5) {
+			size_t b = 0;
+
+			while (b < 3 && strcmp(val, boots[b]))
+				b++;
+			if (b == 3) {
+				fprintf(stderr, "mrcgen: run: --bootstrap: not auto, rendezvous or "
+						"pmix '%s'\n", val);
+				return EXIT_USAGE;
+			}
+			o->bootstrap = (enum mrc_wirerun_boot)b;
+		} else if (k == 6) {
+			o->netns = val;
 		} else {
 			char *end;
 			unsigned long v;
@@ -1152,8 +1173,8 @@ static int run_wire_opts(int *argc, char **argv, struct mrc_wirerun_opts *o)
 			errno = 0;
 			v = strtoul(val, &end, 10);
 			if (errno || !*val || *end || val[0] == '-' || v == 0 || v > 86400000) {
-				fprintf(stderr, "mrcgen: run: --timeout-ms: not 1..86400000 '%s'\n",
-					val);
+				fprintf(stderr, "mrcgen: %s: --timeout-ms: not 1..86400000 '%s'\n",
+					cmd, val);
 				return EXIT_USAGE;
 			}
 			o->timeout_ms = (unsigned)v;
@@ -1195,7 +1216,7 @@ static int cmd_run(int argc, char **argv)
 	struct mrc_wirerun_rtt rtt = { 0 };
 	uint32_t rank = 0;
 	char err[1024];
-	int ret = run_wire_opts(&argc, argv, &wo), e;
+	int ret = run_wire_opts("run", &argc, argv, &wo), e;
 
 	ret = ret ?: load_job("run", argc, argv, &job);
 	if (ret)
@@ -1208,6 +1229,7 @@ static int cmd_run(int argc, char **argv)
 		/* with res after an error: rank 0's report of what ran, the error in it */
 		if (e && !res) {
 			fprintf(stderr, "mrcgen: run: h%u: %s\n", rank, err);
+			mrc_wirerun_end(); /* under a launcher: once rank 0 wrote its report */
 			mrc_wirerun_rtt_free(&rtt);
 			conf_free(&job);
 			if (e == -EINTR && mrc_stop_signal)
@@ -1217,13 +1239,17 @@ static int cmd_run(int argc, char **argv)
 		}
 		if (!res) {
 			printf("mrcgen: run: h%u: done, results sent to h0\n", rank);
+			fflush(stdout);
+			mrc_wirerun_end();
 			mrc_wirerun_rtt_free(&rtt);
 			conf_free(&job);
 			return EXIT_OK;
 		}
-	} else if (wo.host || wo.ports[0] || wo.rendezvous || wo.timeout_ms || wo.token_file) {
-		fprintf(stderr, "mrcgen: run: --host, --ports, --rendezvous, --timeout-ms and "
-				"--token-file need fabric.driver: wire, not '%s'\n",
+	} else if (wo.host || wo.ports[0] || wo.rendezvous || wo.timeout_ms || wo.token_file ||
+		   wo.bootstrap || wo.netns) {
+		fprintf(stderr, "mrcgen: run: --host, --ports, --rendezvous, --timeout-ms, "
+				"--token-file, --bootstrap and --netns need fabric.driver: wire, "
+				"not '%s'\n",
 			conf_name_of(conf_driver_names, job.fabric.driver));
 		conf_free(&job);
 		return EXIT_USAGE;
@@ -1249,7 +1275,177 @@ static int cmd_run(int argc, char **argv)
 	ret = e ? EXIT_JOB_FAILED : mrc_report_ok(res) ? EXIT_OK : EXIT_JOB_FAILED;
 	if (res->interrupted)
 		ret = 128 + res->interrupted; /* as a shell reports a process the signal ended */
+	if (job.fabric.driver == CONF_DRIVER_WIRE) {
+		fflush(stdout);
+		mrc_wirerun_end(); /* rank 0's outputs are written: the others may go */
+	}
 	mrc_run_result_free(res);
+	conf_free(&job);
+	return ret;
+}
+
+/* ---- sweep ---- */
+
+/* Takes "--from FILE" out of argv into *@from; EXIT_USAGE when it has no value. */
+static int sweep_from_opt(int *argc, char **argv, const char **from)
+{
+	int n = 0;
+
+	for (int i = 0; i < *argc; i++) {
+		const char *const opts[] = { "--from" };
+		const char *val = NULL;
+		int k = take_opt("sweep", *argc, argv, &i, opts, 1, &val);
+
+		if (k == -2)
+			return EXIT_USAGE;
+		if (k == 0)
+			*from = val;
+		else
+			argv[n++] = argv[i];
+	}
+	*argc = n;
+	return EXIT_OK;
+}
+
+/* The -o/--out value of argv (the last one), or NULL: --from without a CONF. */
+static const char *sweep_out_opt(int argc, char **argv)
+{
+	const char *dir = NULL;
+
+	for (int i = 1; i < argc; i++) {
+		if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--out")) && i + 1 < argc)
+			dir = argv[++i];
+		else if (!strncmp(argv[i], "--out=", 6))
+			dir = argv[i] + 6;
+	}
+	return dir;
+}
+
+/* Writes the outputs into @dir (when given), prints the table; the exit status. */
+static int sweep_finish(struct mrc_sweeprep *rep, double min_score, const char *dir,
+	bool plots)
+{
+	char err[1024];
+	int e = mrc_sweeprep_infer(rep, min_score), ret;
+
+	if (e) {
+		fprintf(stderr, "mrcgen: sweep: inference: %s\n", strerror(-e));
+		return EXIT_JOB_FAILED;
+	}
+	rep->knobs.min_score = min_score;
+	mrc_sweeprep_print(rep, stdout);
+	ret = rep->n_suspects ? EXIT_JOB_FAILED : EXIT_OK;
+	if (dir && mrc_sweeprep_write(rep, dir, plots, err, sizeof(err))) {
+		fprintf(stderr, "mrcgen: sweep: %s\n", err);
+		ret = EXIT_JOB_FAILED;
+	}
+	return ret;
+}
+
+static int cmd_sweep(int argc, char **argv)
+{
+	struct mrc_wirerun_opts wo = { 0 };
+	struct mrc_sweeprep *rep = NULL;
+	struct mrc_sweep *sw = NULL;
+	struct conf_job job;
+	const char *from = NULL;
+	uint64_t dur_ps = 0;
+	uint32_t rank = 0;
+	char err[1024];
+	int ret = sweep_from_opt(&argc, argv, &from), e;
+	bool wire_opts;
+
+	ret = ret ?: run_wire_opts("sweep", &argc, argv, &wo);
+	if (ret)
+		return ret;
+	wire_opts = wo.host || wo.ports[0] || wo.rendezvous || wo.timeout_ms || wo.token_file;
+	if (from) {
+		const char *dir = NULL;
+		double min_score;
+		bool has_conf = false;
+
+		for (int i = 1; i < argc; i++) {
+			if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--out") ||
+				!strcmp(argv[i], "--set"))
+				i++;
+			else if (argv[i][0] != '-')
+				has_conf = true;
+		}
+		if (wire_opts) {
+			fprintf(stderr, "mrcgen: sweep: --from reads paths, it sends none: no "
+					"--host, --ports, --rendezvous, --timeout-ms, --token-file\n");
+			return EXIT_USAGE;
+		}
+		if (has_conf && (ret = load_job("sweep", argc, argv, &job)))
+			return ret;
+		if (mrc_sweeprep_load(from, &rep, err, sizeof(err))) {
+			fprintf(stderr, "mrcgen: sweep: --from: %s\n", err);
+			if (has_conf)
+				conf_free(&job);
+			return EXIT_USAGE;
+		}
+		min_score = has_conf ? job.sweep.min_score : rep->knobs.min_score;
+		dir = has_conf ? job.output.dir : sweep_out_opt(argc, argv);
+		if (has_conf && (e = mrc_job_outdir(&job, err, sizeof(err)))) {
+			fprintf(stderr, "mrcgen: sweep: %s\n", err);
+			ret = EXIT_USAGE;
+		} else if (!has_conf && dir && mkdir(dir, 0755) && errno != EEXIST) {
+			fprintf(stderr, "mrcgen: sweep: -o: %s: %s\n", dir, strerror(errno));
+			ret = EXIT_USAGE;
+		} else {
+			ret = sweep_finish(rep, min_score, dir, has_conf ? job.output.plots : true);
+		}
+		mrc_sweeprep_free(rep);
+		if (has_conf)
+			conf_free(&job);
+		return ret;
+	}
+	ret = load_job("sweep", argc, argv, &job);
+	if (ret)
+		return ret;
+	if (job.fabric.driver != CONF_DRIVER_WIRE && wire_opts) {
+		fprintf(stderr, "mrcgen: sweep: --host, --ports, --rendezvous, --timeout-ms and "
+				"--token-file need fabric.driver: wire, not '%s'\n",
+			conf_name_of(conf_driver_names, job.fabric.driver));
+		conf_free(&job);
+		return EXIT_USAGE;
+	}
+	for (size_t f = 0; f < job.n_faults; f++)
+		if (job.faults[f].has_at_iteration && job.faults[f].at_iteration > 0)
+			fprintf(stderr, "mrcgen: sweep: faults[%zu] (%s at_iteration %u) never "
+					"fires: a sweep has no iterations\n", f,
+				job.faults[f].target, job.faults[f].at_iteration);
+	catch_stop_signals();
+	if (job.fabric.driver == CONF_DRIVER_WIRE)
+		e = mrc_sweep_wire(&job, &wo, &sw, &dur_ps, &rank, err, sizeof(err));
+	else
+		e = mrc_sweep_sim(&job, &sw, &dur_ps, err, sizeof(err));
+	if (e) {
+		if (job.fabric.driver == CONF_DRIVER_WIRE)
+			fprintf(stderr, "mrcgen: sweep: h%u: %s\n", rank, err);
+		else
+			fprintf(stderr, "mrcgen: sweep: %s\n", err);
+		conf_free(&job);
+		if (e == -EINTR && mrc_stop_signal)
+			return 128 + mrc_stop_signal;
+		return e == -ECONNABORTED || e == -ETIMEDOUT || e == -EPROTO || e == -EIO ?
+			EXIT_JOB_FAILED : EXIT_USAGE;
+	}
+	if (!sw) { /* a wire rank other than 0: its half went to h0 */
+		printf("mrcgen: sweep: h%u: done, results sent to h0\n", rank);
+		conf_free(&job);
+		return EXIT_OK;
+	}
+	e = mrc_sweeprep_new(&job, sw, conf_name_of(conf_driver_names, job.fabric.driver),
+		dur_ps, &rep);
+	mrc_sweep_free(sw);
+	if (e) {
+		fprintf(stderr, "mrcgen: sweep: %s\n", strerror(-e));
+		conf_free(&job);
+		return EXIT_JOB_FAILED;
+	}
+	ret = sweep_finish(rep, job.sweep.min_score, job.output.dir, job.output.plots);
+	mrc_sweeprep_free(rep);
 	conf_free(&job);
 	return ret;
 }

@@ -287,7 +287,7 @@ static int load_string(const char *text, size_t len, const char *name, const cha
 		if (ret)
 			goto out_free;
 	}
-	ret = conf_conv_fields(&ld, root, conf_job_tbl, &tmp, "", NULL);
+	ret = conf_conv_fields(&ld, root, conf_job_tbl, &tmp, "", conf_check_job);
 	if (!ret && check)
 		ret = run_check(&ld, root, check, &tmp);
 	if (ret)

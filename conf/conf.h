@@ -31,7 +31,7 @@ enum conf_driver { CONF_DRIVER_SIM, CONF_DRIVER_WIRE };
  * opens on every port and raw sockets elsewhere. */
 enum conf_dataplane { CONF_DP_SOCKET, CONF_DP_XDP, CONF_DP_AUTO };
 enum conf_xdp_copy { CONF_XC_AUTO, CONF_XC_ZEROCOPY, CONF_XC_COPY };
-enum conf_plan { CONF_PLAN_GENERATED, CONF_PLAN_EXPLICIT };
+enum conf_plan { CONF_PLAN_GENERATED, CONF_PLAN_EXPLICIT, CONF_PLAN_SEQUENTIAL };
 enum conf_transport { CONF_TRANSPORT_MRC, CONF_TRANSPORT_ROCE };
 enum conf_ev_format { CONF_EV_SRV6, CONF_EV_STEV, CONF_EV_UDP };
 enum conf_cc_algo { CONF_CC_NSCC, CONF_CC_FIXED };
@@ -48,12 +48,20 @@ enum conf_fault_action {
 enum conf_direction { CONF_DIR_BOTH, CONF_DIR_FORWARD, CONF_DIR_REVERSE };
 enum conf_cap_dir { CONF_CAP_BOTH, CONF_CAP_INGRESS, CONF_CAP_EGRESS };
 enum conf_tsresol { CONF_TS_NS, CONF_TS_US };
+/* Header fields a switch's ECMP hash reads (fabric.ecmp.hash_fields; mrc/sim/ecmp.h). */
+enum conf_hash_field {
+	CONF_HF_SRC, CONF_HF_DST, CONF_HF_NEXT_HEADER, CONF_HF_SPORT, CONF_HF_DPORT,
+	CONF_HF_FLOW_LABEL,
+};
+enum conf_seed_mode { CONF_SEED_PER_SWITCH, CONF_SEED_SAME };
+enum conf_pfc_control { CONF_PFC_LOSSY, CONF_PFC_LOSSLESS };
 
 extern const struct conf_name conf_driver_names[], conf_dataplane_names[], conf_xdp_copy_names[],
 	conf_plan_names[], conf_transport_names[],
 	conf_ev_format_names[], conf_cc_algo_names[], conf_pattern_names[],
 	conf_algorithm_names[], conf_dtype_names[], conf_fault_action_names[],
-	conf_direction_names[], conf_cap_dir_names[], conf_tsresol_names[];
+	conf_direction_names[], conf_cap_dir_names[], conf_tsresol_names[],
+	conf_hash_field_names[], conf_seed_mode_names[], conf_pfc_control_names[];
 
 /* Bytes per element of @dt (4, 4, 8). */
 unsigned conf_dtype_size(enum conf_dtype dt);
@@ -101,6 +109,38 @@ struct conf_addressing {
 	uint8_t host_prefix_len;	/* 8..80 bits (plane:host:1 fills the rest) */
 };
 
+/* One switch's own ECMP seed (fabric.ecmp.seeds[]). */
+struct conf_switch_seed {
+	char *sw;			/* "p0.t0.1": a T0 or T1 switch */
+	struct conf_node node;		/* @sw resolved */
+	uint64_t seed;
+};
+
+/* ECMP at the switches (docs/roce-baseline.md "ECMP hashing"). */
+struct conf_ecmp {
+	int *hash_fields;		/* enum conf_hash_field, each once; default the 5-tuple */
+	size_t n_hash_fields;
+	uint64_t seed;			/* default 1 */
+	enum conf_seed_mode seed_mode;	/* per_switch: each derives its own from @seed */
+	struct conf_switch_seed *seeds;	/* overrides, each switch once */
+	size_t n_seeds;
+};
+
+/* Routing reconvergence (docs/roce-baseline.md "Routing reconvergence"). */
+struct conf_routing {
+	uint64_t bfd_interval_ps;	/* BFD transmit/receive interval, default 300 ms */
+	uint32_t bfd_multiplier;	/* detect multiplier, default 3 (RFC 5880 §6.8.4) */
+	uint64_t convergence_ps;	/* detection to every ECMP group updated, 100 ms */
+};
+
+/* PFC lossless mode of the simulated fabric (docs/pfc.md), per ingress link and class. */
+struct conf_pfc {
+	bool enabled;			/* the data class is lossless (needs trim off) */
+	uint64_t xoff_bytes, xon_bytes;	/* pause past xoff, resume at or below xon */
+	uint64_t headroom_bytes;	/* above xoff; 0 = the rule (mrc_job_pfc_headroom) */
+	enum conf_pfc_control control;	/* the control class: lossy or lossless too */
+};
+
 struct conf_fabric {
 	enum conf_driver driver;
 	uint32_t planes;		/* 1..16 (4 plane bits in the uSID plan and the EV) */
@@ -112,11 +152,19 @@ struct conf_fabric {
 	uint64_t host_link_delay_ps, fabric_link_delay_ps;	/* propagation */
 	uint64_t switch_delay_ps;
 	uint64_t buffer_bytes;		/* per output port */
-	uint64_t ecn_threshold_bytes;	/* data-queue depth that marks CE */
+	uint64_t ecn_threshold_bytes;	/* data-queue depth that marks CE (a step) */
+	/* DCQCN's RED marking: probability 0 up to kmin, pmax at kmax, 1 above; each
+	 * defaults to ecn_threshold (filled in by the check; has_*: written) */
+	uint64_t ecn_kmin_bytes, ecn_kmax_bytes;
+	bool has_ecn_kmin, has_ecn_kmax;
+	double ecn_pmax;
 	bool ecn_last_hop;		/* mark on the switch port facing a host too */
-	bool trim;
+	bool trim;			/* default true, but false under mrc.transport roce */
 	uint64_t trim_size_bytes;
+	struct conf_pfc pfc;
 	struct conf_addressing addressing;
+	struct conf_ecmp ecmp;
+	struct conf_routing routing;
 };
 
 /* Number of hosts: t0 * hosts_per_t0 (the same hosts are attached in every plane). */
@@ -269,6 +317,17 @@ struct conf_wire {
 	uint32_t xdp_threads;		/* dataplane threads, 1..fabric.planes; 0: one per port */
 };
 
+/* `mrcgen sweep`: the probe plan, its bounds and the inference (docs/sweep.md). */
+struct conf_sweep {
+	uint32_t cover;			/* 0: every EV of every pair; k: each link on >= k paths */
+	uint32_t probes;		/* EV probes per path */
+	uint32_t rate;			/* probes a second, per host */
+	uint32_t outstanding;		/* probes in flight, per host: 1..64 (MRC_EP_PROBES_MAX) */
+	uint64_t timeout_ps;		/* an answer later than this is a loss */
+	uint64_t max_time_ps;		/* no probe leaves after this, from the sweep's start */
+	double min_score;		/* least log-likelihood gain of a suspect */
+};
+
 struct conf_job {
 	uint64_t seed;
 	struct conf_fabric fabric;
@@ -277,6 +336,7 @@ struct conf_job {
 	struct conf_traffic traffic;
 	struct conf_fault *faults;
 	size_t n_faults;
+	struct conf_sweep sweep;
 	struct conf_output output;
 	char *source;			/* the file it came from, for reports */
 };

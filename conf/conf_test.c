@@ -403,4 +403,245 @@ MRC_SELFTEST(conf)
 			free(dump);
 		}
 	}
+
+	mrc_st_case(st, "addressing.plan sequential: 65535 nodes a plane, usid_plane_bits 0 only");
+	{
+		/* 512-port switches: 128 T0 x 256 hosts = 32,768 hosts, 256 T1: 33,152 nodes */
+		static const char *big = "fabric: {planes: 8, t0: 128, t1: 256, hosts_per_t0: 256, "
+					 "addressing: {plan: sequential}}\ntraffic: {pattern: "
+					 "sendrecv}\n";
+		/* 65535 - 128 - 256 = 65151 hosts at most */
+		static const char *over = "fabric: {t0: 128, t1: 256, hosts_per_t0: 509, "
+					  "addressing: {plan: sequential}}\ntraffic: {pattern: "
+					  "sendrecv}\n";
+		static const char *bits = "fabric: {addressing: {plan: sequential, "
+					  "usid_plane_bits: 2}}\n";
+
+		if (ST_TRUE(st, st_load(big, NULL, 0, &job, err, sizeof(err)) == 0)) {
+			ST_EQ(st, job.fabric.addressing.usid_plane_bits, 0);
+			conf_free(&job);
+		}
+		ST_EQ_I(st, st_load(over, NULL, 0, &job, err, sizeof(err)), -EINVAL);
+		ST_EQ_STR(st, err, "t.yaml:1:42: fabric.hosts_per_t0: t0 * hosts_per_t0 exceeds "
+			"65151 hosts (plan sequential: hosts + t0 + t1 at most 65535 a plane) "
+			"'65152'");
+		ST_EQ_I(st, st_load(bits, NULL, 0, &job, err, sizeof(err)), -EINVAL);
+		ST_EQ_STR(st, err, "t.yaml:1:58: fabric.addressing.usid_plane_bits: plan "
+			"'sequential' numbers each plane under its own block: only 0 applies '2'");
+	}
+
+	mrc_st_case(st, "C18 fabric.ecmp and fabric.routing: defaults, values, errors at file:line");
+	{
+		static const struct { const char *text, *want; } bad[] = {
+			{ "fabric:\n  ecmp: {hash_fields: [src, port]}\n",
+			  "t.yaml:2:29: fabric.ecmp.hash_fields[1]: expected one of src, dst, "
+			  "next_header, sport, dport, flow_label 'port'" },
+			{ "fabric:\n  ecmp: {hash_fields: [dst, sport, dst]}\n",
+			  "t.yaml:2:36: fabric.ecmp.hash_fields[2]: listed twice (hash_fields[0]) "
+			  "'dst'" },
+			{ "fabric:\n  ecmp: {hash_fields: []}\n",
+			  "t.yaml:2:23: fabric.ecmp.hash_fields: empty: a switch hashes at least "
+			  "one field (src, dst, next_header, sport, dport, flow_label) '[]'" },
+			{ "fabric:\n  ecmp:\n    seeds: [{switch: p0.t1.4, seed: 1}]\n",
+			  "t.yaml:3:22: fabric.ecmp.seeds[0].switch: not in the topology "
+			  "'p0.t1.4'" },
+			{ "fabric:\n  ecmp:\n    seeds: [{switch: h0.p0, seed: 1}]\n",
+			  "t.yaml:3:22: fabric.ecmp.seeds[0].switch: not a switch: name a T0 or "
+			  "T1 (p0.t0.1, p0.t1.2) 'h0.p0'" },
+			{ "fabric:\n  ecmp:\n    seeds:\n      - {switch: p1.t0.0, seed: 1}\n"
+			  "      - {switch: p1.t0.0, seed: 2}\n",
+			  "t.yaml:5:18: fabric.ecmp.seeds[1].switch: seed given twice (seeds[0]) "
+			  "'p1.t0.0'" },
+			{ "fabric:\n  ecmp: {seed_mode: random}\n",
+			  "t.yaml:2:21: fabric.ecmp.seed_mode: expected one of per_switch, same "
+			  "'random'" },
+			{ "fabric:\n  routing: {bfd_multiplier: 256}\n",
+			  "t.yaml:2:29: fabric.routing.bfd_multiplier: out of range 1..255 '256'" },
+			{ "fabric:\n  routing: {bfd_interval: 1ns}\n",
+			  "t.yaml:2:27: fabric.routing.bfd_interval: out of range 1us..60s "
+			  "'1ns'" },
+		};
+
+		ST_EQ_I(st, st_load("{}\n", NULL, 0, &job, err, sizeof(err)), 0);
+		ST_EQ(st, job.fabric.ecmp.n_hash_fields, 5); /* the 5-tuple */
+		ST_EQ(st, job.fabric.ecmp.hash_fields[4], CONF_HF_DPORT);
+		ST_EQ(st, job.fabric.ecmp.seed, 1);
+		ST_EQ(st, job.fabric.ecmp.seed_mode, CONF_SEED_PER_SWITCH);
+		ST_EQ(st, job.fabric.routing.bfd_interval_ps, 300000000000ull); /* 300 ms */
+		ST_EQ(st, job.fabric.routing.bfd_multiplier, 3);
+		ST_EQ(st, job.fabric.routing.convergence_ps, 100000000000ull); /* 100 ms */
+		conf_free(&job);
+		ST_EQ_I(st, st_load("fabric:\n  ecmp:\n    hash_fields: [dst, flow_label]\n"
+				    "    seed_mode: same\n    seeds: [{switch: p7.t1.3, seed: 9}]\n",
+				    NULL, 0, &job, err, sizeof(err)), 0);
+		ST_EQ(st, job.fabric.ecmp.n_hash_fields, 2);
+		ST_EQ(st, job.fabric.ecmp.hash_fields[1], CONF_HF_FLOW_LABEL);
+		ST_EQ(st, job.fabric.ecmp.seed_mode, CONF_SEED_SAME);
+		ST_EQ(st, job.fabric.ecmp.n_seeds, 1);
+		ST_EQ(st, job.fabric.ecmp.seeds[0].node.kind, CONF_NODE_T1);
+		ST_EQ(st, job.fabric.ecmp.seeds[0].node.plane, 7);
+		ST_EQ(st, job.fabric.ecmp.seeds[0].node.t1, 3);
+		ST_EQ(st, job.fabric.ecmp.seeds[0].seed, 9);
+		conf_free(&job);
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			const char *want = bad[i].want;
+
+			ST_EQ_I(st, st_load(bad[i].text, NULL, 0, &job, err, sizeof(err)), -EINVAL);
+			if (want)
+				ST_EQ_STR(st, err, want);
+		}
+	}
+
+	mrc_st_case(st, "C19 transport roce: trim off unless told, told on refused at its line; "
+			"QP timeout 22, retries 7 + 0 unless given");
+	{
+		static const char *const roce[] = { "mrc.transport=roce" };
+		char *dump;
+
+		ST_EQ_I(st, st_load("{}\n", roce, 1, &job, err, sizeof(err)), 0);
+		ST_EQ(st, job.fabric.trim, false);
+		/* NCCL_IB_TIMEOUT 20: 4.096 us x 2^20 = 1.024 us x 2^22 */
+		ST_EQ(st, job.mrc.qp.timeout, 22);
+		ST_EQ(st, job.mrc.qp.retry_linear, 7);
+		ST_EQ(st, job.mrc.qp.retry_exp, 0);
+		dump = st_dump(&job);
+		conf_free(&job);
+		/* the dump says trim: false and loads back as it is */
+		ST_TRUE(st, dump && strstr(dump, "  trim: false\n") != NULL);
+		ST_EQ_I(st, st_load(dump ? dump : "", NULL, 0, &job, err, sizeof(err)), 0);
+		ST_EQ(st, job.fabric.trim, false);
+		ST_EQ(st, job.mrc.transport, CONF_TRANSPORT_ROCE);
+		conf_free(&job);
+		free(dump);
+		ST_EQ_I(st, st_load("seed: 2\nfabric:\n  trim: true\n", roce, 1, &job, err,
+				    sizeof(err)), -EINVAL);
+		ST_EQ_STR(st, err, "t.yaml:3:9: fabric.trim: a trimming fabric with mrc.transport "
+			"roce: a RoCE NIC takes a trimmed packet for a corrupted one, a loss; leave "
+			"trim out (off under roce) or false 'true'");
+		ST_EQ_I(st, st_load("fabric: {trim: false}\nmrc: {transport: roce, qp: {timeout: 9,"
+				    " retry_exp: 3}}\n", NULL, 0, &job, err, sizeof(err)), 0);
+		ST_EQ(st, job.mrc.qp.timeout, 9);
+		ST_EQ(st, job.mrc.qp.retry_linear, 7);
+		ST_EQ(st, job.mrc.qp.retry_exp, 3);
+		conf_free(&job);
+		/* MRC keeps its defaults */
+		ST_EQ_I(st, st_load("{}\n", NULL, 0, &job, err, sizeof(err)), 0);
+		ST_EQ(st, job.fabric.trim, true);
+		ST_EQ(st, job.mrc.qp.timeout, 8);
+		ST_EQ(st, job.mrc.qp.retry_exp, 25);
+		conf_free(&job);
+	}
+}
+
+/* fabric.pfc and the ECN ramp (docs/pfc.md): defaults, their dump, and bad input. */
+MRC_SELFTEST(conf_pfc)
+{
+	struct conf_job job;
+	char err[512], *d1 = NULL, *d2 = NULL;
+	static const struct {
+		const char *text, *set, *want;
+	} bad[] = {
+		/* kmin defaults to ecn_threshold (200KiB) and kmax too: blame what was written */
+		{ "fabric: {ecn_kmin: 300KiB}\n", NULL,
+		  "t.yaml:1:20: fabric.ecn_kmin: above ecn_kmax (200KiB, from ecn_threshold) "
+		  "'300KiB'" },
+		{ "fabric: {ecn_kmax: 100KiB}\n", NULL,
+		  "t.yaml:1:20: fabric.ecn_kmax: below ecn_kmin (200KiB, from ecn_threshold) "
+		  "'100KiB'" },
+		{ "fabric: {ecn_kmin: 5KB, ecn_kmax: 2KB}\n", NULL,
+		  "t.yaml:1:20: fabric.ecn_kmin: above ecn_kmax (2KB) '5KB'" },
+		{ "fabric: {ecn_kmax: 2MiB}\n", NULL,
+		  "t.yaml:1:20: fabric.ecn_kmax: above the buffer (1MiB) '2MiB'" },
+		{ "fabric: {ecn_pmax: 1.5}\n", NULL, NULL },
+		/* xon above xoff, whichever was written */
+		{ "fabric: {pfc: {xon: 70KB}}\n", NULL,
+		  "t.yaml:1:21: fabric.pfc.xon: above xoff (60KB) '70KB'" },
+		{ "fabric: {pfc: {xoff: 40KB}}\n", NULL,
+		  "t.yaml:1:22: fabric.pfc.xoff: below xon (48KB) '40KB'" },
+		/* PFC with trimming on the data class: trim written, or its default */
+		{ "fabric: {trim: true, pfc: {enabled: true}}\n", NULL,
+		  "t.yaml:1:16: fabric.trim: trimming cuts the data packets that PFC "
+		  "(fabric.pfc.enabled) keeps whole: set one of them false 'true'" },
+		{ "fabric: {pfc: {enabled: true}}\n", NULL,
+		  "t.yaml:1:25: fabric.pfc.enabled: PFC keeps the data packets whole that "
+		  "trimming cuts (fabric.trim, default true): set fabric.trim: false 'true'" },
+		{ "seed: 1\n", "fabric.pfc.enabled=true",
+		  "--set fabric.pfc.enabled=true: fabric.pfc.enabled: PFC keeps the data packets "
+		  "whole that trimming cuts (fabric.trim, default true): set fabric.trim: false "
+		  "'true'" },
+		/* thresholds beyond the buffer */
+		{ "fabric: {trim: false, buffer: 50KB, ecn_threshold: 10KB, "
+		  "pfc: {enabled: true}}\n",
+		  NULL, "t.yaml:1:63: fabric.pfc.xoff: above the buffer (50KB) '60KB'" },
+		{ "fabric:\n  trim: false\n  buffer: 100KB\n  ecn_threshold: 10KB\n"
+		  "  pfc: {enabled: true, headroom: 50KB}\n",
+		  NULL, "t.yaml:5:34: fabric.pfc.headroom: with xoff (60KB) above the buffer "
+		  "(100KB) '50KB'" },
+		{ "fabric: {pfc: {control: lossles}}\n", NULL, NULL },
+	};
+
+	mrc_st_case(st, "defaults: PFC off, xoff 60000 B, xon 48000 B, headroom by the rule, "
+			"control lossy; ECN kmin = kmax = ecn_threshold, pmax 0.01");
+	if (ST_TRUE(st, st_load("{}", NULL, 0, &job, err, sizeof(err)) == 0)) {
+		ST_TRUE(st, !job.fabric.pfc.enabled);
+		ST_EQ(st, job.fabric.pfc.xoff_bytes, 60000);
+		ST_EQ(st, job.fabric.pfc.xon_bytes, 48000);
+		ST_EQ(st, job.fabric.pfc.headroom_bytes, 0);
+		ST_EQ(st, job.fabric.pfc.control, CONF_PFC_LOSSY);
+		ST_EQ(st, job.fabric.ecn_kmin_bytes, 204800);
+		ST_EQ(st, job.fabric.ecn_kmax_bytes, 204800);
+		ST_EQ_D(st, job.fabric.ecn_pmax, 0.01, 0);
+		conf_free(&job);
+	}
+
+	mrc_st_case(st, "a ramp from ecn_kmin 5KB to ecn_threshold; PFC on, control lossless: "
+			"dump -> load -> dump identical, the defaulted kmax not written");
+	if (ST_TRUE(st, st_load("fabric: {ecn_kmin: 5KB, ecn_threshold: 100KiB, trim: false, "
+				"pfc: {enabled: true, xoff: 30KB, xon: 30KB, control: lossless}}\n",
+				NULL, 0, &job, err, sizeof(err)) == 0)) {
+		ST_EQ(st, job.fabric.ecn_kmin_bytes, 5000);
+		ST_EQ(st, job.fabric.ecn_kmax_bytes, 102400);
+		ST_TRUE(st, job.fabric.pfc.enabled);
+		ST_EQ(st, job.fabric.pfc.control, CONF_PFC_LOSSLESS);
+		d1 = st_dump(&job);
+		conf_free(&job);
+		ST_TRUE(st, d1 && strstr(d1, "ecn_kmin: 5KB\n") && !strstr(d1, "ecn_kmax"));
+		ST_EQ_I(st, st_load(d1 ? d1 : "", NULL, 0, &job, err, sizeof(err)), 0);
+		d2 = st_dump(&job);
+		ST_EQ_STR(st, d2, d1);
+		ST_EQ(st, job.fabric.ecn_kmax_bytes, 102400);
+		conf_free(&job);
+		free(d1);
+		free(d2);
+	}
+
+	mrc_st_case(st, "bad input: ECN ramp out of order or past the buffer, xon above xoff, PFC "
+			"with trimming, thresholds past the buffer: file:line:col, key, value");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *sets[1] = { bad[i].set };
+
+		ST_EQ_I(st, st_load(bad[i].text, sets, bad[i].set ? 1 : 0, &job, err, sizeof(err)),
+			-EINVAL);
+		if (bad[i].want)
+			ST_EQ_STR(st, err, bad[i].want);
+	}
+
+	mrc_st_case(st, "C20 sweep: defaults (cover 8, 16 probes, 10000/s, 16 in flight, 2 ms, "
+			"60 s, min_score 10); a value out of range names file:line, key and value");
+	ST_EQ_I(st, st_load("{}\n", NULL, 0, &job, err, sizeof(err)), 0);
+	ST_EQ(st, job.sweep.cover, 8);
+	ST_EQ(st, job.sweep.probes, 16);
+	ST_EQ(st, job.sweep.rate, 10000);
+	ST_EQ(st, job.sweep.outstanding, 16);
+	ST_EQ(st, job.sweep.timeout_ps, 2000000000ull);
+	ST_EQ(st, job.sweep.max_time_ps, 60000000000000ull);
+	ST_EQ_D(st, job.sweep.min_score, 10, 0);
+	conf_free(&job);
+	ST_EQ_I(st, st_load("sweep:\n  cover: 0\n  outstanding: 65\n", NULL, 0, &job, err,
+		sizeof(err)), -EINVAL);
+	ST_EQ_STR(st, err, "t.yaml:3:16: sweep.outstanding: out of range 1..64 '65'");
+	ST_EQ_I(st, st_load("sweep: {timeout: 0}\n", NULL, 0, &job, err, sizeof(err)), -EINVAL);
+	ST_EQ_STR(st, err, "t.yaml:1:18: sweep.timeout: out of range 1us..10s '0'");
+	ST_EQ_I(st, st_load("sweep: {rate: 0}\n", NULL, 0, &job, err, sizeof(err)), -EINVAL);
+	ST_EQ_STR(st, err, "t.yaml:1:15: sweep.rate: out of range 1..10000000 '0'");
 }

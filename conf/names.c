@@ -16,7 +16,8 @@ const struct conf_name conf_xdp_copy_names[] = {
 	{ CONF_XC_AUTO, "auto" }, { CONF_XC_ZEROCOPY, "zerocopy" }, { CONF_XC_COPY, "copy" },
 	{ 0, NULL } };
 const struct conf_name conf_plan_names[] = {
-	{ CONF_PLAN_GENERATED, "generated" }, { CONF_PLAN_EXPLICIT, "explicit" }, { 0, NULL } };
+	{ CONF_PLAN_GENERATED, "generated" }, { CONF_PLAN_EXPLICIT, "explicit" },
+	{ CONF_PLAN_SEQUENTIAL, "sequential" }, { 0, NULL } };
 const struct conf_name conf_transport_names[] = {
 	{ CONF_TRANSPORT_MRC, "mrc" }, { CONF_TRANSPORT_ROCE, "roce" }, { 0, NULL } };
 const struct conf_name conf_ev_format_names[] = {
@@ -44,6 +45,14 @@ const struct conf_name conf_cap_dir_names[] = {
 	{ 0, NULL } };
 const struct conf_name conf_tsresol_names[] = {
 	{ CONF_TS_NS, "ns" }, { CONF_TS_US, "us" }, { 0, NULL } };
+const struct conf_name conf_hash_field_names[] = {
+	{ CONF_HF_SRC, "src" }, { CONF_HF_DST, "dst" }, { CONF_HF_NEXT_HEADER, "next_header" },
+	{ CONF_HF_SPORT, "sport" }, { CONF_HF_DPORT, "dport" },
+	{ CONF_HF_FLOW_LABEL, "flow_label" }, { 0, NULL } };
+const struct conf_name conf_seed_mode_names[] = {
+	{ CONF_SEED_PER_SWITCH, "per_switch" }, { CONF_SEED_SAME, "same" }, { 0, NULL } };
+const struct conf_name conf_pfc_control_names[] = {
+	{ CONF_PFC_LOSSY, "lossy" }, { CONF_PFC_LOSSLESS, "lossless" }, { 0, NULL } };
 
 const char *conf_name_of(const struct conf_name *tbl, int val)
 {

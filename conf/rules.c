@@ -41,6 +41,82 @@ static const char *given(const struct tnode *map, const char *const *keys)
 	return keys[i];
 }
 
+/*
+ * ECN marking between ecn_kmin and ecn_kmax (each defaulting to ecn_threshold: the step)
+ * and PFC (docs/pfc.md): kmin <= kmax <= buffer; xon <= xoff; with PFC on, xoff and
+ * xoff + a given headroom within the buffer (the rule's headroom is mrc/job's check), and
+ * no trimming, which would cut the packets of the class PFC keeps whole.
+ */
+static int check_ecn_pfc(struct ld *ld, const struct tnode *map, struct conf_fabric *f,
+	const char *path)
+{
+	const struct tnode *pm = conf_tget(map, "pfc");
+	const struct conf_pfc *pf = &f->pfc;
+	char sub[CONF_PATH_MAX], pp[CONF_PATH_MAX], a[24], b[24];
+
+	if (!f->has_ecn_kmin)
+		f->ecn_kmin_bytes = f->ecn_threshold_bytes;
+	if (!f->has_ecn_kmax)
+		f->ecn_kmax_bytes = f->ecn_threshold_bytes;
+	if (f->ecn_kmin_bytes > f->ecn_kmax_bytes) {
+		bool kmin = f->has_ecn_kmin;
+
+		conf_path_key(sub, path, kmin ? "ecn_kmin" : "ecn_kmax");
+		return TERR(ld, at(map, kmin ? "ecn_kmin" : "ecn_kmax"), sub,
+			"%s ecn_%s (%s%s) '%s'", kmin ? "above" : "below", kmin ? "kmax" : "kmin",
+			fmt_bytes(kmin ? f->ecn_kmax_bytes : f->ecn_kmin_bytes, a, sizeof(a)),
+			(kmin ? f->has_ecn_kmax : f->has_ecn_kmin) ? "" : ", from ecn_threshold",
+			fmt_bytes(kmin ? f->ecn_kmin_bytes : f->ecn_kmax_bytes, b, sizeof(b)));
+	}
+	if (f->has_ecn_kmax && f->ecn_kmax_bytes > f->buffer_bytes) {
+		conf_path_key(sub, path, "ecn_kmax");
+		return TERR(ld, at(map, "ecn_kmax"), sub, "above the buffer (%s) '%s'",
+			fmt_bytes(f->buffer_bytes, a, sizeof(a)),
+			fmt_bytes(f->ecn_kmax_bytes, b, sizeof(b)));
+	}
+	conf_path_key(pp, path, "pfc");
+	if (pf->xon_bytes > pf->xoff_bytes) {
+		bool xon = (pm && conf_tget(pm, "xon")) || !(pm && conf_tget(pm, "xoff"));
+
+		conf_path_key(sub, pp, xon ? "xon" : "xoff");
+		return TERR(ld, pm ? at(pm, xon ? "xon" : "xoff") : map, sub, "%s xo%s (%s) '%s'",
+			xon ? "above" : "below", xon ? "ff" : "n",
+			fmt_bytes(xon ? pf->xoff_bytes : pf->xon_bytes, a, sizeof(a)),
+			fmt_bytes(xon ? pf->xon_bytes : pf->xoff_bytes, b, sizeof(b)));
+	}
+	if (!pf->enabled)
+		return 0;
+	if (f->trim) {
+		/* blame what was written: trim's default is on */
+		if (conf_tget(map, "trim")) {
+			conf_path_key(sub, path, "trim");
+			return TERR(ld, conf_tget(map, "trim"), sub, "trimming cuts the data "
+				"packets that PFC (fabric.pfc.enabled) keeps whole: set one of them "
+				"false 'true'");
+		}
+		conf_path_key(sub, pp, "enabled");
+		return TERR(ld, pm ? at(pm, "enabled") : map, sub, "PFC keeps the data packets "
+			"whole that trimming cuts (fabric.trim, default true): set fabric.trim: "
+			"false 'true'");
+	}
+	if (pf->xoff_bytes > f->buffer_bytes) {
+		conf_path_key(sub, pp, "xoff");
+		return TERR(ld, pm ? at(pm, "xoff") : map, sub, "above the buffer (%s) '%s'",
+			fmt_bytes(f->buffer_bytes, a, sizeof(a)),
+			fmt_bytes(pf->xoff_bytes, b, sizeof(b)));
+	}
+	if (pf->xoff_bytes + pf->headroom_bytes > f->buffer_bytes) {
+		char c[24];
+
+		conf_path_key(sub, pp, "headroom");
+		return TERR(ld, pm ? at(pm, "headroom") : map, sub, "with xoff (%s) above the "
+			"buffer (%s) '%s'", fmt_bytes(pf->xoff_bytes, a, sizeof(a)),
+			fmt_bytes(f->buffer_bytes, b, sizeof(b)),
+			fmt_bytes(pf->headroom_bytes, c, sizeof(c)));
+	}
+	return 0;
+}
+
 int conf_check_fabric(struct ld *ld, const struct tnode *map, void *obj, const char *path)
 {
 	static const char *const hk[] = { "hosts_per_t0", "t0", NULL };
@@ -51,17 +127,23 @@ int conf_check_fabric(struct ld *ld, const struct tnode *map, void *obj, const c
 	 * container): 1023 with docs/wire-format.md's b = 4; an explicit plan takes any 16-bit
 	 * uSIDs */
 	bool gen = f->addressing.plan == CONF_PLAN_GENERATED;
+	bool seq = f->addressing.plan == CONF_PLAN_SEQUENTIAL;
 	unsigned pb = f->addressing.usid_plane_bits;
 	/* an explicit plan is bounded by its list: every node once, uSIDs unique (per plane
-	 * with usid_plane_bits 0) in 16 bits, which the addressing section checks */
-	uint32_t hlim = gen ? (1u << (14 - pb)) - 1 : UINT32_MAX;
+	 * with usid_plane_bits 0) in 16 bits, which the addressing section checks; a
+	 * sequential one numbers hosts, T0 and T1 of a plane from 1 to 65535 */
+	uint32_t hlim = gen ? (1u << (14 - pb)) - 1 : seq ? 65535u - f->t0 - f->t1 : UINT32_MAX;
 	uint32_t lim = hlim < 1024 ? hlim : 1024;
 	char why[160] = "";
 
 	if (gen)
 		snprintf(why, sizeof(why), " (plan generated with usid_plane_bits %u: at most %"
 			PRIu32 " per role and plane%s)", pb, hlim, pb ? "; fabric.addressing."
-			"usid_plane_bits 0 allows 16383" : "");
+			"usid_plane_bits 0 allows 16383" : "; fabric.addressing.plan sequential: "
+			"65535 nodes a plane");
+	else if (seq)
+		snprintf(why, sizeof(why), " (plan sequential: hosts + t0 + t1 at most 65535 a "
+			"plane)");
 	if (f->t0 > lim || f->t1 > lim) {
 		const char *k = f->t0 > lim ? "t0" : "t1";
 
@@ -89,7 +171,7 @@ int conf_check_fabric(struct ld *ld, const struct tnode *map, void *obj, const c
 			fmt_bytes(f->ecn_threshold_bytes, a, sizeof(a)),
 			fmt_bytes(f->buffer_bytes, b, sizeof(b)));
 	}
-	return 0;
+	return check_ecn_pfc(ld, map, f, path);
 }
 
 int conf_check_usid(struct ld *ld, const struct tnode *map, void *obj, const char *path)
@@ -135,10 +217,19 @@ int conf_check_addressing(struct ld *ld, const struct tnode *map, void *obj, con
 			"usid_plane_bits 0) passes 32 bits '%x:%x::'", f->planes - 1,
 			a->block >> 16, a->block & 0xffff);
 	}
-	if (a->plan == CONF_PLAN_GENERATED) {
+	if (a->plan == CONF_PLAN_SEQUENTIAL && !a->has_usid_plane_bits)
+		a->usid_plane_bits = 0; /* its only value: each plane under its own block */
+	if (a->plan == CONF_PLAN_SEQUENTIAL && a->usid_plane_bits) {
+		conf_path_key(sub, path, "usid_plane_bits");
+		return TERR(ld, at(map, "usid_plane_bits"), sub, "plan 'sequential' numbers each "
+			"plane under its own block: only 0 applies '%u'",
+			(unsigned)a->usid_plane_bits);
+	}
+	if (a->plan != CONF_PLAN_EXPLICIT) {
 		if (a->n_usids) {
 			conf_path_key(sub, path, "usids");
-			return TERR(ld, list, sub, "given but plan is 'generated'");
+			return TERR(ld, list, sub, "given but plan is '%s'",
+				conf_name_of(conf_plan_names, (int)a->plan));
 		}
 		if (a->usid_plane_bits && f->planes > (1u << a->usid_plane_bits)) {
 			conf_path_key(sub, path, "usid_plane_bits");
@@ -575,5 +666,103 @@ int conf_check_wire(struct ld *ld, const struct tnode *map, void *obj, const cha
 			"(fabric.planes %" PRIu32 "): at most one per port '%" PRIu32 "'", planes,
 			w->xdp_threads);
 	}
+	return 0;
+}
+/* ECMP: at least one header field, none twice; each switch's own seed given once. */
+int conf_check_ecmp(struct ld *ld, const struct tnode *map, void *obj, const char *path)
+{
+	struct conf_ecmp *e = obj;
+	const struct tnode *fl = conf_tget(map, "hash_fields"), *sl = conf_tget(map, "seeds");
+	char sub[CONF_PATH_MAX];
+
+	if (!e->n_hash_fields) {
+		conf_path_key(sub, path, "hash_fields");
+		return TERR(ld, at(map, "hash_fields"), sub, "empty: a switch hashes at least one "
+			"field (src, dst, next_header, sport, dport, flow_label) '[]'");
+	}
+	for (size_t i = 1; i < e->n_hash_fields && fl && fl->kind == T_SEQ; i++) {
+		for (size_t j = 0; j < i; j++) {
+			if (e->hash_fields[i] != e->hash_fields[j])
+				continue;
+			conf_path_key(sub, path, "hash_fields");
+			conf_path_idx(sub, sub, i);
+			return TERR(ld, fl->items[i], sub, "listed twice (hash_fields[%zu]) '%s'", j,
+				conf_name_of(conf_hash_field_names, e->hash_fields[i]));
+		}
+	}
+	for (size_t i = 1; i < e->n_seeds && sl && sl->kind == T_SEQ; i++) {
+		for (size_t j = 0; j < i; j++) {
+			if (strcmp(e->seeds[i].sw, e->seeds[j].sw))
+				continue;
+			conf_path_key(sub, path, "seeds");
+			conf_path_idx(sub, sub, i);
+			conf_path_key(sub, sub, "switch");
+			return TERR(ld, at(sl->items[i], "switch"), sub, "seed given twice (seeds[%zu]) "
+				"'%s'", j, e->seeds[i].sw);
+		}
+	}
+	return 0;
+}
+
+/* fabric.ecmp.seeds[]: a T0 or T1 switch, and its seed. */
+int conf_check_switch_seed(struct ld *ld, const struct tnode *map, void *obj, const char *path)
+{
+	struct conf_switch_seed *s = obj;
+	char sub[CONF_PATH_MAX];
+
+	if (!s->sw)
+		return TERR(ld, map, path, "missing 'switch'");
+	if (s->node.kind != CONF_NODE_T0 && s->node.kind != CONF_NODE_T1) {
+		conf_path_key(sub, path, "switch");
+		return TERR(ld, conf_tget(map, "switch"), sub, "not a switch: name a T0 or T1 "
+			"(p0.t0.1, p0.t1.2) '%s'", s->sw);
+	}
+	if (!conf_tget(map, "seed"))
+		return TERR(ld, map, path, "missing 'seed'");
+	return 0;
+}
+
+/* The value node of @k1.@k2[.@k3] under @root, NULL when not written. */
+static const struct tnode *tree_at(const struct tnode *root, const char *k1, const char *k2,
+	const char *k3)
+{
+	const struct tnode *t = conf_tget(root, k1);
+
+	t = t && t->kind == T_MAP ? conf_tget(t, k2) : NULL;
+	if (k3)
+		t = t && t->kind == T_MAP ? conf_tget(t, k3) : NULL;
+	return t;
+}
+
+/*
+ * Rules across sections. Under mrc.transport roce (docs/roce-baseline.md "Defaults"):
+ * the fabric does not trim unless told — and told to, it is refused, since a RoCE NIC
+ * cannot tell a trimmed packet from a corrupted one (the trim is a loss: go-back-N) —; the
+ * QP attributes not written take NCCL's, the RoCE stack a lab runs: NCCL_IB_TIMEOUT 20
+ * (4.096 us x 2^20 = 4.29 s, mrcgen's qp.timeout 22: 1.024 us x 2^22), NCCL_IB_RETRY_CNT 7
+ * at that timeout (IBTA RC retries do not back off: retry_exp 0).
+ */
+int conf_check_job(struct ld *ld, const struct tnode *map, void *obj, const char *path)
+{
+	struct conf_job *j = obj;
+	const struct tnode *t = tree_at(map, "fabric", "trim", NULL);
+	char sub[CONF_PATH_MAX];
+
+	if (j->mrc.transport != CONF_TRANSPORT_ROCE)
+		return 0;
+	if (t && j->fabric.trim) {
+		conf_path_key(sub, path, "fabric.trim");
+		return TERR(ld, t, sub, "a trimming fabric with mrc.transport roce: a RoCE NIC takes "
+			"a trimmed packet for a corrupted one, a loss; leave trim out (off under roce) "
+			"or false 'true'");
+	}
+	if (!t)
+		j->fabric.trim = false;
+	if (!tree_at(map, "mrc", "qp", "timeout"))
+		j->mrc.qp.timeout = 22;
+	if (!tree_at(map, "mrc", "qp", "retry_linear"))
+		j->mrc.qp.retry_linear = 7;
+	if (!tree_at(map, "mrc", "qp", "retry_exp"))
+		j->mrc.qp.retry_exp = 0;
 	return 0;
 }

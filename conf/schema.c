@@ -56,6 +56,43 @@ static const struct cf addressing_tbl[] = {
 	END
 };
 
+static const struct cf hash_field_tbl[] = {
+	{ .name = NULL, .t = CT_ENUM, .off = 0, .names = conf_hash_field_names },
+};
+
+static const struct cf switch_seed_tbl[] = {
+	{ .name = "switch", .t = CT_NODE, .off = offsetof(struct conf_switch_seed, sw),
+		.noff = offsetof(struct conf_switch_seed, node) },
+	U(struct conf_switch_seed, seed, "seed", CT_U64, 0, MAXU64),
+	END
+};
+
+static const struct cf ecmp_tbl[] = {
+	LIST(struct conf_ecmp, hash_fields, n_hash_fields, "hash_fields", hash_field_tbl, int,
+		NULL),
+	U(struct conf_ecmp, seed, "seed", CT_U64, 0, MAXU64),
+	E(struct conf_ecmp, seed_mode, "seed_mode", conf_seed_mode_names),
+	LIST(struct conf_ecmp, seeds, n_seeds, "seeds", switch_seed_tbl, struct conf_switch_seed,
+		conf_check_switch_seed),
+	END
+};
+
+static const struct cf routing_tbl[] = {
+	U(struct conf_routing, bfd_interval_ps, "bfd_interval", CT_TIME, 1000000, 60 * PS_PER_S),
+	U(struct conf_routing, bfd_multiplier, "bfd_multiplier", CT_U32, 1, 255),
+	U(struct conf_routing, convergence_ps, "convergence", CT_TIME, 0, 60 * PS_PER_S),
+	END
+};
+
+static const struct cf pfc_tbl[] = {
+	B(struct conf_pfc, enabled, "enabled"),
+	U(struct conf_pfc, xoff_bytes, "xoff", CT_SIZE, 1, 1ull << 40),
+	U(struct conf_pfc, xon_bytes, "xon", CT_SIZE, 0, 1ull << 40),
+	U(struct conf_pfc, headroom_bytes, "headroom", CT_SIZE, 0, 1ull << 40),
+	E(struct conf_pfc, control, "control", conf_pfc_control_names),
+	END
+};
+
 static const struct cf fabric_tbl[] = {
 	E(struct conf_fabric, driver, "driver", conf_driver_names),
 	U(struct conf_fabric, planes, "planes", CT_U32, 1, 16),
@@ -68,10 +105,18 @@ static const struct cf fabric_tbl[] = {
 	U(struct conf_fabric, switch_delay_ps, "switch_delay", CT_TIME, 0, PS_PER_S),
 	U(struct conf_fabric, buffer_bytes, "buffer", CT_SIZE, 1, 1ull << 40),
 	U(struct conf_fabric, ecn_threshold_bytes, "ecn_threshold", CT_SIZE, 0, 1ull << 40),
+	{ .name = "ecn_kmin", .t = CT_SIZE, .off = offsetof(struct conf_fabric, ecn_kmin_bytes),
+		.max = 1ull << 40, HAS(struct conf_fabric, has_ecn_kmin) },
+	{ .name = "ecn_kmax", .t = CT_SIZE, .off = offsetof(struct conf_fabric, ecn_kmax_bytes),
+		.max = 1ull << 40, HAS(struct conf_fabric, has_ecn_kmax) },
+	D(struct conf_fabric, ecn_pmax, "ecn_pmax", 0, 1),
 	B(struct conf_fabric, ecn_last_hop, "ecn_last_hop"),
 	B(struct conf_fabric, trim, "trim"),
 	U(struct conf_fabric, trim_size_bytes, "trim_size", CT_SIZE, 64, 9000),
+	SEC(struct conf_fabric, pfc, "pfc", pfc_tbl, NULL),
 	SEC(struct conf_fabric, addressing, "addressing", addressing_tbl, conf_check_addressing),
+	SEC(struct conf_fabric, ecmp, "ecmp", ecmp_tbl, conf_check_ecmp),
+	SEC(struct conf_fabric, routing, "routing", routing_tbl, NULL),
 	END
 };
 
@@ -204,6 +249,17 @@ static const struct cf fault_tbl[] = {
 	END
 };
 
+static const struct cf sweep_tbl[] = {
+	U(struct conf_sweep, cover, "cover", CT_U32, 0, 100000),
+	U(struct conf_sweep, probes, "probes", CT_U32, 1, 100000),
+	U(struct conf_sweep, rate, "rate", CT_U32, 1, 10000000),
+	U(struct conf_sweep, outstanding, "outstanding", CT_U32, 1, 64),
+	U(struct conf_sweep, timeout_ps, "timeout", CT_TIME, 1000000, 10 * PS_PER_S),
+	U(struct conf_sweep, max_time_ps, "max_time", CT_TIME, 1000000, 100000 * PS_PER_S),
+	D(struct conf_sweep, min_score, "min_score", 0, 1e9),
+	END
+};
+
 static const struct cf capture_tbl[] = {
 	{ .name = "point", .t = CT_NODE, .off = offsetof(struct conf_capture, point),
 		.noff = offsetof(struct conf_capture, node) },
@@ -247,6 +303,7 @@ const struct cf conf_job_tbl[] = {
 	SEC(struct conf_job, traffic, "traffic", traffic_tbl, conf_check_traffic),
 	LIST(struct conf_job, faults, n_faults, "faults", fault_tbl, struct conf_fault,
 		conf_check_fault),
+	SEC(struct conf_job, sweep, "sweep", sweep_tbl, NULL),
 	SEC(struct conf_job, output, "output", output_tbl, conf_check_output),
 	END
 };
@@ -335,6 +392,7 @@ int conf_defaults(struct conf_job *job)
 	struct conf_mrc *m = &job->mrc;
 	struct conf_traffic *t = &job->traffic;
 	struct conf_output *o = &job->output;
+	struct conf_sweep *sw = &job->sweep;
 
 	memset(job, 0, sizeof(*job));
 	job->seed = 1;
@@ -350,14 +408,24 @@ int conf_defaults(struct conf_job *job)
 	f->switch_delay_ps = 500000;		/* 500 ns cut-through-ish pipeline */
 	f->buffer_bytes = 1024 * 1024;
 	f->ecn_threshold_bytes = 200 * 1024;
+	f->ecn_pmax = 0.01;			/* DCQCN (Zhu et al., SIGCOMM 2015): Pmax 1% */
 	f->ecn_last_hop = false;
 	f->trim = true;
 	f->trim_size_bytes = 256;
+	f->pfc.xoff_bytes = 60000;		/* htsim main_roce.cpp: 15 and 12 packets of */
+	f->pfc.xon_bytes = 48000;		/* its default 4000 B */
+	f->pfc.control = CONF_PFC_LOSSY;
 	f->addressing.block = 0xfc000000u;
 	f->addressing.usid_plane_bits = 4;
 	f->addressing.plan = CONF_PLAN_GENERATED;
 	f->addressing.host_prefix[0] = 0xfd;
 	f->addressing.host_prefix_len = 64;
+	f->ecmp.hash_fields = malloc(5 * sizeof(*f->ecmp.hash_fields));
+	f->ecmp.seed = 1;
+	f->ecmp.seed_mode = CONF_SEED_PER_SWITCH;
+	f->routing.bfd_interval_ps = 300 * PS_PER_S / 1000;	/* FRR bfdd's default */
+	f->routing.bfd_multiplier = 3;				/* idem */
+	f->routing.convergence_ps = 100 * PS_PER_S / 1000;
 
 	job->wire.dataplane = CONF_DP_SOCKET;
 	job->wire.xdp_copy = CONF_XC_AUTO;
@@ -404,6 +472,18 @@ int conf_defaults(struct conf_job *job)
 	t->warmup = 2;
 	t->verify = true;
 
+	/* docs/sweep.md "The plan" and "Bounds": 8 paths a link, 16 probes a path, 10000
+	 * probes a second per host (about 10 Mb/s of 120-byte probes), 16 in flight; an answer
+	 * within 2 ms (OCP examples/mrc_ctl_ev_probes.md); a minute at most; a suspect must make
+	 * the losses e^10 times likelier */
+	sw->cover = 8;
+	sw->probes = 16;
+	sw->rate = 10000;
+	sw->outstanding = 16;
+	sw->timeout_ps = 2000000000ull;
+	sw->max_time_ps = 60 * PS_PER_S;
+	sw->min_score = 10;
+
 	o->dir = strdup("out/");
 	o->hist.lowest_ns = 1;
 	o->hist.highest_ns = 3600000000000ull;
@@ -412,10 +492,13 @@ int conf_defaults(struct conf_job *job)
 	o->report = true;
 	o->plots = true;
 	o->hlog = true;
-	if (!t->sizes.list || !t->root || !o->dir || !o->hist.percentiles) {
+	if (!t->sizes.list || !t->root || !o->dir || !o->hist.percentiles ||
+		!f->ecmp.hash_fields) {
 		conf_free(job);
 		return -ENOMEM;
 	}
+	for (int k = CONF_HF_SRC; k <= CONF_HF_DPORT; k++) /* the 5-tuple */
+		f->ecmp.hash_fields[f->ecmp.n_hash_fields++] = k;
 	t->sizes.list[0] = 64ull * 1024 * 1024;
 	t->sizes.n_list = 1;
 	memcpy(o->hist.percentiles, pct, sizeof(pct));

@@ -38,11 +38,17 @@
 #                                          stderr, as the harness `mrcgen`)
 #   netns::ip FAB NODE ARG...              `ip -n NS ARG...`, output returned
 #   netns::cleanup_stale                   removes namespaces of dead runs
+#   netns::link_loss FAB A B RATE          drops RATE (0..1) of what A sends B (netem, else
+#                                          an nftables numgen rule); link_clear ends it
+#   netns::start_hosts FAB CONF N SETS ?EXTRA? ?HOSTS? ?CMD?   one `mrcgen CMD` (run) per
+#                                          host namespace, in the background: pids
+#   netns::wait_hosts PIDS N               their exit statuses, dict hN -> rc
 
 package require json
 
 namespace eval ::netns {
 	variable seq 0
+	namespace export start_hosts wait_hosts
 }
 
 proc ::netns::sh {args} {
@@ -284,6 +290,51 @@ proc ::netns::link_key {fab a b} {
 	error "netns: link: no link between '$a' and '$b'"
 }
 
+# The namespace and interface by which node A sends to node B over their link.
+proc ::netns::egress {fab a b} {
+	lassign [dict get $fab links [link_key $fab $a $b]] na ia nb ib
+	if {$na eq $a} {
+		return [list [ns $fab [hostof $na]] $ia]
+	}
+	return [list [ns $fab [hostof $nb]] $ib]
+}
+
+# Drops RATE (0..1) of the packets node A sends node B (one direction of their link), ICMPv6
+# spared: neighbour discovery must resolve the peer, or the kernel holds every packet for it
+# until its next solicitation a second later (a lost first one silenced the link for a whole
+# sweep). netem when the kernel has it (filtered to what is not ICMPv6), else
+# (CONFIG_NET_SCH_NETEM unset) an nftables rule that drops by numgen random on the egress
+# interface, after routing (postrouting: forwarded and local packets alike).
+proc ::netns::link_loss {fab a b rate} {
+	lassign [egress $fab $a $b] ns dev
+	set pct [format %.4f [expr {100.0 * $rate}]]
+	# netem on band 2 of a prio qdisc; ICMPv6 (next header 58) filtered to band 1
+	if {![catch {
+		sh ip netns exec $ns tc qdisc add dev $dev root handle 1: prio \
+			priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1
+		sh ip netns exec $ns tc qdisc add dev $dev parent 1:2 netem loss $pct%
+		sh ip netns exec $ns tc filter add dev $dev parent 1: protocol ipv6 u32 \
+			match ip6 protocol 58 0xff flowid 1:1
+	}]} {
+		return netem
+	}
+	catch {sh ip netns exec $ns tc qdisc del dev $dev root}
+	set per [expr {int(round($rate * 1000000))}]
+	sh ip netns exec $ns nft add table ip6 mrcloss
+	sh ip netns exec $ns nft add chain ip6 mrcloss post \
+		"{ type filter hook postrouting priority 0; }"
+	sh ip netns exec $ns nft add rule ip6 mrcloss post oifname $dev \
+		meta l4proto != ipv6-icmp numgen random mod 1000000 lt $per drop
+	return nft
+}
+
+# Ends the loss link_loss put on A's side of the link to B.
+proc ::netns::link_clear {fab a b} {
+	lassign [egress $fab $a $b] ns dev
+	catch {sh ip netns exec $ns tc qdisc del dev $dev root}
+	catch {sh ip netns exec $ns nft delete table ip6 mrcloss}
+}
+
 # Takes both ends of the link administratively down.
 proc ::netns::link_down {fab a b} {
 	lassign [dict get $fab links [link_key $fab $a $b]] na ia nb ib
@@ -327,4 +378,47 @@ proc ::netns::mrcgen {fab host args} {
 	set timeout [dict get $::harness::cfg timeout]
 	return [::harness::run_child $timeout {} 0 \
 		[list ip netns exec [ns $fab $host] $::mrcgen {*}$args]]
+}
+
+# Starts `mrcgen CMD CONF --host hN` (CMD: run, or sweep) for every host in its namespace
+# (or those of HOSTS), in the background, each under `timeout` so none can outlive the
+# test; returns the list of pids. Each writes its mrcgen's pid to pid.hN, its exit status to rc.hN and its output to
+# out.hN / err.hN in the test directory.
+proc ::netns::start_hosts {fab conf nhosts sets {extra {}} {hosts {}} {cmd run}} {
+	set pids {}
+	if {$hosts eq {}} {
+		for {set h 0} {$h < $nhosts} {incr h} {
+			lappend hosts $h
+		}
+	}
+	foreach h $hosts {
+		# sh records its pid and execs `ip netns exec`, which execs mrcgen: the same pid
+		set argv [list timeout 120 sh -c "echo \$\$ >pid.h$h; exec \"\$@\"" sh \
+			ip netns exec [netns::ns $fab h$h] $::mrcgen $cmd $conf \
+			--host h$h --rendezvous unix:rv.sock --timeout-ms 20000 \
+			--set fabric.driver=wire -o [pwd]/out {*}$extra]
+		foreach kv $sets {
+			lappend argv --set $kv
+		}
+		# the status lands whole (rename): a wait on rc.h* never reads an empty file
+		set sh_cmd "[join [lmap a $argv {::harness::shell_quote $a}]] >out.h$h 2>err.h$h;\
+			echo \$? >.rc.h$h; mv .rc.h$h rc.h$h"
+		lappend pids [exec sh -c $sh_cmd &]
+	}
+	return $pids
+}
+
+# Waits (bounded) for every host's exit status; returns dict hN -> rc.
+proc ::netns::wait_hosts {pids nhosts} {
+	wait_for_condition 1500 100 {[llength [glob -nocomplain rc.h*]] == $nhosts} else {
+		foreach p $pids {
+			catch {exec kill $p}
+		}
+		fail "hosts still running after 150 s: [glob -nocomplain rc.h*] done"
+	}
+	set rcs {}
+	for {set h 0} {$h < $nhosts} {incr h} {
+		dict set rcs h$h [string trim [read_file rc.h$h]]
+	}
+	return $rcs
 }

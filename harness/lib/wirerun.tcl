@@ -1,50 +1,10 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # wirerun.tcl: running `mrcgen run --set fabric.driver=wire` on the netns fabric of
 # netns.tcl, one mrcgen per host namespace, for the tests that do (netns-run.test,
-# xdp.test): start the hosts, wait for them, read their logs and rank 0's report.
+# xdp.test): netns.tcl's start_hosts and wait_hosts, the hosts' logs, rank 0's report,
+# the traffic on a link, forged packets (mrcforge.py). Source netns.tcl first.
 
-# Starts `mrcgen run CONF --host hN` for every host in its namespace (or those of HOSTS), in
-# the background, each under `timeout` so none can outlive the test; returns the list of
-# pids. Each writes its mrcgen's pid to pid.hN, its exit status to rc.hN and its output to
-# out.hN / err.hN in the test directory.
-proc start_hosts {fab conf nhosts sets {extra {}} {hosts {}}} {
-	set pids {}
-	if {$hosts eq {}} {
-		for {set h 0} {$h < $nhosts} {incr h} {
-			lappend hosts $h
-		}
-	}
-	foreach h $hosts {
-		# sh records its pid and execs `ip netns exec`, which execs mrcgen: the same pid
-		set argv [list timeout 120 sh -c "echo \$\$ >pid.h$h; exec \"\$@\"" sh \
-			ip netns exec [netns::ns $fab h$h] $::mrcgen run $conf \
-			--host h$h --rendezvous unix:rv.sock --timeout-ms 20000 \
-			--set fabric.driver=wire -o [pwd]/out {*}$extra]
-		foreach kv $sets {
-			lappend argv --set $kv
-		}
-		# the status lands whole (rename): a wait on rc.h* never reads an empty file
-		set cmd "[join [lmap a $argv {::harness::shell_quote $a}]] >out.h$h 2>err.h$h;\
-			echo \$? >.rc.h$h; mv .rc.h$h rc.h$h"
-		lappend pids [exec sh -c $cmd &]
-	}
-	return $pids
-}
-
-# Waits (bounded) for every host's exit status; returns dict hN -> rc.
-proc wait_hosts {pids nhosts} {
-	wait_for_condition 1500 100 {[llength [glob -nocomplain rc.h*]] == $nhosts} else {
-		foreach p $pids {
-			catch {exec kill $p}
-		}
-		fail "hosts still running after 150 s: [glob -nocomplain rc.h*] done"
-	}
-	set rcs {}
-	for {set h 0} {$h < $nhosts} {incr h} {
-		dict set rcs h$h [string trim [read_file rc.h$h]]
-	}
-	return $rcs
-}
+namespace import ::netns::start_hosts ::netns::wait_hosts
 
 # Bytes both ends of link A-B have sent: the kernel's counters of its two interfaces.
 proc link_tx {fab a b} {

@@ -2,7 +2,7 @@
 /* rng: xoshiro256** seeded through splitmix64; see rng.h. */
 #include "mrc/base/rng.h"
 
-static uint64_t splitmix64(uint64_t *x)
+uint64_t mrc_splitmix64(uint64_t *x)
 {
 	uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
 
@@ -14,7 +14,7 @@ static uint64_t splitmix64(uint64_t *x)
 void mrc_rng_seed(struct mrc_rng *r, uint64_t seed)
 {
 	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&seed);
+		r->s[i] = mrc_splitmix64(&seed);
 }
 
 static inline uint64_t rotl(uint64_t x, int k)

@@ -22,4 +22,12 @@ uint64_t mrc_rng_next(struct mrc_rng *r);
 /* Uniform in [0, @n), @n > 0, without modulo bias (rejection of the low 2^64 mod n). */
 uint64_t mrc_rng_below(struct mrc_rng *r, uint64_t n);
 
+/*
+ * One splitmix64 step (Steele, Lea and Flood; Vigna's reference splitmix64.c): adds the
+ * golden-ratio increment 0x9E3779B97F4A7C15 to *@x and returns the mixed result, a
+ * bijection of the new *@x. What seeds the generator above, and what the simulated
+ * switches mix their ECMP hash with (mrc/sim/ecmp.h).
+ */
+uint64_t mrc_splitmix64(uint64_t *x);
+
 #endif

@@ -480,6 +480,7 @@ int mrc_ep_new(
 		.cc = &ep->p.cc_params,
 		.ens = p->qp.rtt_ensemble ? &ep->ens : NULL,
 		.planes = p->planes,
+		.ev_udp = p->wire.ev_format == MRC_EVF_UDP,
 		.dscp_trimmed_lasthop = p->wire.dscp_trimmed_lasthop,
 		.ev_plane = p->ev_plane,
 		.ops = &ep->ops,
@@ -614,7 +615,11 @@ int mrc_ep_qp_create(struct mrc_ep *ep, uint32_t peer_host, uint32_t peer_qpn, u
 	rc = ep_grow(ep);
 	if (rc)
 		return rc;
-	rc = mrc_qp_new(&ep->env, n, peer_host, peer_qpn, seed, &ep->qps[ep->n_qps]);
+	/* RoCE: one NIC port per QP, the host's QPs over its ports round robin from port
+	 * host mod planes (as NCCL spreads its channels over the NICs), so that hosts' first
+	 * QPs spread over the planes too (docs/roce-baseline.md "NIC ports") */
+	rc = mrc_qp_new(&ep->env, n, peer_host, peer_qpn, seed,
+		(ep->p.host + ep->n_qps) % ep->p.planes, &ep->qps[ep->n_qps]);
 	if (rc)
 		return rc;
 	/* The round robin starts at the first QP to a host above this one: QPs made in
@@ -691,7 +696,7 @@ static uint32_t ep_port_mask(const struct mrc_ep *ep)
 
 /* A request from @host (its inner source) on @plane: answered at once over its EV. */
 static void ep_req_rx(struct mrc_ep *ep, unsigned plane, int host, const struct mrc_pkt *p,
-	uint64_t now_ps)
+	bool ce, uint64_t now_ps)
 {
 	struct mrc_pkt c;
 
@@ -716,7 +721,8 @@ static void ep_req_rx(struct mrc_ep *ep, unsigned plane, int host, const struct 
 	ep_op_emit(ep, plane, (uint32_t)host, MRC_OP_EP_RESPONSE, p->ev, ep->p.qp.dscp_ctl,
 		(uint16_t)p->psn, &c);
 	ep->st.ep_rsp_tx++;
-	(void)now_ps;
+	if (ep->ops.ep_request)
+		ep->ops.ep_request(ep->ctx, (uint32_t)host, p->ev, p->erth.op, ce, now_ps);
 }
 
 /* A response: an EV probe's answer when it matches one in flight, else dropped. */
@@ -747,10 +753,10 @@ static void ep_rsp_rx(struct mrc_ep *ep, unsigned plane, int host, const struct 
 }
 
 static void ep_op_rx(struct mrc_ep *ep, unsigned plane, int host, const struct mrc_pkt *p,
-	uint64_t now_ps)
+	bool ce, uint64_t now_ps)
 {
 	if (p->opcode == MRC_OP_EP_REQUEST)
-		ep_req_rx(ep, plane, host, p, now_ps);
+		ep_req_rx(ep, plane, host, p, ce, now_ps);
 	else
 		ep_rsp_rx(ep, plane, host, p, now_ps);
 }
@@ -783,6 +789,7 @@ int mrc_ep_ev_probe(struct mrc_ep *ep, uint32_t peer_host, uint32_t ev, uint64_t
 	c.erth.op = MRC_EP_OP_EV_PROBE;
 	c.erth.tx_ts = slot->tx_ts;
 	c.erth.ftype = 1;
+	c.ecn = 2; /* ECT(0), as data: the fabric marks it where it would mark data */
 	ep_op_emit(ep, plane, peer_host, MRC_OP_EP_REQUEST, ev, ep->p.qp.dscp_data, ep->req_id, &c);
 	ep->st.ep_req_tx[MRC_EP_OP_EV_PROBE]++;
 	return ep->req_id;
@@ -862,7 +869,9 @@ static void on_rx(struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, size_t 
 			ep->st.rx_foreign++;
 			return;
 		}
-		if (src_plane != plane || ep->p.ev_plane(ep->ctx, p.ev) != plane) {
+		/* a RoCE packet's EV is its QP's UDP source port, not one of the profile's */
+		if (src_plane != plane || (ep->p.qp.transport != MRC_QP_ROCE &&
+						  ep->p.ev_plane(ep->ctx, p.ev) != plane)) {
 			ep->st.rx_wrong_plane++;
 			return;
 		}
@@ -875,7 +884,7 @@ static void on_rx(struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, size_t 
 		}
 	}
 	if (p.opcode == MRC_OP_EP_REQUEST || p.opcode == MRC_OP_EP_RESPONSE) {
-		ep_op_rx(ep, plane, host, &p, now_ps);
+		ep_op_rx(ep, plane, host, &p, ce || p.ecn == 3, now_ps);
 		return;
 	}
 	qp = mrc_ep_qp(ep, p.dest_qp);
@@ -909,12 +918,19 @@ void mrc_ep_on_rx_gather(struct mrc_ep *ep, unsigned plane, const uint8_t *pkt, 
 static int ep_finish(struct mrc_ep *ep, unsigned plane, uint32_t peer_host, struct mrc_pkt *p,
 	uint8_t *buf, size_t cap, struct mrc_wire_gather *g)
 {
+	const struct mrc_ev_profile *f = ep->ev_prof;
+	uint32_t ev = p->ev;
 	int n;
 
+	/* RoCE: the EV a packet carries is its QP's UDP source port (qp.h "RoCE mode"); the
+	 * addresses are the port's plane's, which any EV of that plane gives */
+	if (ep->p.qp.transport == MRC_QP_ROCE && plane < f->planes && f->plane_n[plane])
+		p->ev = f->value[f->pidx[f->plane_off[plane]]];
 	if (ep->p.path(ep->ctx, peer_host, p->ev, p) < 0) {
 		ep->st.path_err++;
 		return -EHOSTUNREACH;
 	}
+	p->ev = ev;
 	if (ep->p.hop_limit)
 		p->hop_limit = ep->p.hop_limit;
 	n = g ? mrc_wire_encode_gather(&ep->p.wire, p, buf, cap, g)
@@ -928,8 +944,10 @@ static int ep_finish(struct mrc_ep *ep, unsigned plane, uint32_t peer_host, stru
 	return n;
 }
 
+/* The next packet of port @plane: queued control first, then the QPs round robin (not
+ * when @ctrl_only). */
 static int ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf, size_t cap,
-	struct mrc_wire_gather *g)
+	struct mrc_wire_gather *g, bool ctrl_only)
 {
 	struct ctlq *q;
 	struct mrc_pkt p;
@@ -946,6 +964,8 @@ static int ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *bu
 		q->len--;
 		return ep_finish(ep, plane, peer, &p, buf, cap, g);
 	}
+	if (ctrl_only)
+		return 0;
 	/* round robin from rr: [rr, n_qps), then [0, rr), each ready QP asked once */
 	for (unsigned pass = 0, from = ep->rr[plane], to = ep->n_qps; pass < 2;
 		pass++, to = from, from = 0) {
@@ -974,13 +994,18 @@ static int ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *bu
 
 int mrc_ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf, size_t cap)
 {
-	return ep_tx(ep, plane, now_ps, buf, cap, NULL);
+	return ep_tx(ep, plane, now_ps, buf, cap, NULL, false);
+}
+
+int mrc_ep_tx_ctrl(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf, size_t cap)
+{
+	return ep_tx(ep, plane, now_ps, buf, cap, NULL, true);
 }
 
 int mrc_ep_tx_gather(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf,
 	size_t cap, struct mrc_wire_gather *g)
 {
-	return ep_tx(ep, plane, now_ps, buf, cap, g);
+	return ep_tx(ep, plane, now_ps, buf, cap, g, false);
 }
 
 uint64_t mrc_ep_next_timer(const struct mrc_ep *ep)

@@ -182,6 +182,15 @@ int mrc_ep_tx(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf, 
 int mrc_ep_tx_gather(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf,
 	size_t cap, struct mrc_wire_gather *g);
 
+/*
+ * The next queued control packet of port @plane only (ACK, SACK, NACK, endpoint
+ * response: what a QP emitted as control), written whole as mrc_ep_tx does; 0 when none
+ * waits. For a NIC port whose data priority is paused by PFC (IEEE 802.1Qbb, per
+ * priority): control packets go on another priority (docs/pfc.md "Classes and
+ * priorities"). When one is queued later, ops->tx_ready tells the port as for any.
+ */
+int mrc_ep_tx_ctrl(struct mrc_ep *ep, unsigned plane, uint64_t now_ps, uint8_t *buf, size_t cap);
+
 /* When mrc_ep_on_timer() wants to run next (ps), UINT64_MAX when no timer is armed. */
 uint64_t mrc_ep_next_timer(const struct mrc_ep *ep);
 void mrc_ep_on_timer(struct mrc_ep *ep, uint64_t now_ps);

@@ -94,6 +94,25 @@ static void et_on_rsp(void *ctx, uint16_t req_id, uint32_t peer, uint32_t ev, un
 	*r = (struct et_rsp){r->n + 1, req_id, peer, ev, port, rtt_ns};
 }
 
+/* The requests ops->ep_request reported: how many, the last one's fields. */
+static struct {
+	unsigned n;
+	uint32_t peer, ev;
+	unsigned op;
+	bool ce;
+} et_req;
+
+static void et_on_req(void *ctx, uint32_t peer, uint32_t ev, unsigned op, bool ce,
+	uint64_t now_ps)
+{
+	(void)ctx, (void)now_ps;
+	et_req.n++;
+	et_req.peer = peer;
+	et_req.ev = ev;
+	et_req.op = op;
+	et_req.ce = ce;
+}
+
 /* et_path for host 0 whatever the ctx (et_new_rsp's is its struct et_rsp). */
 static int et_path_h0(void *ctx, uint32_t peer_host, uint32_t ev, struct mrc_pkt *hdr)
 {
@@ -384,13 +403,15 @@ MRC_SELFTEST(ep)
 		ep = NULL;
 	}
 
-	mrc_st_case(st, "E08 EV probe: request id in PSN, DestQP 2, ERTH op 1 on the EV's plane; "
-			"the answer echoes both; RTT 7 us in ns; a replay, a forged tx_ts and a "
-			"late answer change nothing");
+	mrc_st_case(st, "E08 EV probe: request id in PSN, DestQP 2, ERTH op 1, ECT(0) on the EV's "
+			"plane; the peer reports it (ep_request, CE as it came); the answer echoes "
+			"both; RTT 7 us in ns; a replay, a forged tx_ts and a late answer change "
+			"nothing");
 	{
 		struct et_rsp r = {0};
 		struct mrc_ep *b = NULL;
 		struct mrc_pkt d;
+		uint8_t req[ET_XH + 16 + 4];
 		int id, id2;
 
 		ST_EQ_I(st, et_new_rsp(&r, &ep), 0);
@@ -410,7 +431,16 @@ MRC_SELFTEST(ep)
 		ST_EQ(st, d.psn, 1);
 		ST_EQ(st, d.ev, et_evs[5]);
 		ST_EQ(st, d.dscp, 26);
+		ST_EQ(st, d.ecn, 2); /* ECT(0), as data */
+		memcpy(req, buf, sizeof(req));
+		b->ops.ep_request = et_on_req;
+		memset(&et_req, 0, sizeof(et_req));
 		mrc_ep_on_rx(b, 1, buf, (size_t)n, false, 4000000);
+		ST_EQ(st, et_req.n, 1);
+		ST_EQ(st, et_req.peer, 0);
+		ST_EQ(st, et_req.ev, et_evs[5]);
+		ST_EQ(st, et_req.op, MRC_EP_OP_EV_PROBE);
+		ST_EQ(st, et_req.ce, false);
 		n = et_pull_pkt(b, 1, 4000000, buf, &d);
 		ST_EQ_I(st, n, ET_XH + 36 + 4);
 		ST_EQ(st, d.opcode, MRC_OP_EP_RESPONSE);
@@ -448,6 +478,10 @@ MRC_SELFTEST(ep)
 		mrc_ep_get_stats(b, &es);
 		ST_EQ(st, es.ep_req_rx[MRC_EP_OP_EV_PROBE], 1);
 		ST_EQ(st, es.ep_rsp_tx, 1);
+		/* the first request again, CE-marked by the fabric (the driver's flag) */
+		mrc_ep_on_rx(b, 1, req, ET_XH + 16 + 4, true, 11000000);
+		ST_EQ(st, et_req.n, 2);
+		ST_EQ(st, et_req.ce, true);
 e08_out:
 		mrc_ep_free(ep);
 		mrc_ep_free(b);

@@ -287,20 +287,20 @@ static void qp_ev_notify(void *ctx, uint32_t ev, int from, int to, int cause, ui
 }
 
 /*
- * RoCE mode: binds the QP to one plane, uniform over the planes with a usable EV, and one
- * of that plane's active EVs (its fixed UDP source port), both drawn from the QP's seed.
- * -EINVAL when no plane has an EV.
+ * RoCE mode: binds the QP to NIC port @port, or the next one (round robin) whose plane has
+ * a usable EV, and one of that plane's active EVs, drawn from the QP's seed: the EV its
+ * packets count under (the report's per-EV figures). Its packets carry its UDP source
+ * port instead (roce_wire_ev). -EINVAL when no plane has an EV.
  */
-static int roce_bind(struct mrc_qp *qp)
+static int roce_bind(struct mrc_qp *qp, unsigned port)
 {
-	unsigned cand[MRC_EV_MAX_PLANES], n = 0;
+	unsigned n = qp->env->planes, p = 0;
 
-	for (unsigned p = 0; p < qp->env->planes; p++)
-		if (mrc_ev_active_usable(&qp->evs, p))
-			cand[n++] = p;
-	if (!n)
+	while (p < n && !mrc_ev_active_usable(&qp->evs, (port + p) % n))
+		p++;
+	if (p == n)
 		return -EINVAL;
-	qp->roce_plane = cand[mrc_rng_below(&qp->rng, n)];
+	qp->roce_plane = (port + p) % n;
 	qp->roce_ev = mrc_ev_pick(&qp->evs, qp->roce_plane, &qp->rng, -1, false, 0);
 	if (qp->roce_ev < 0)
 		return -EINVAL;
@@ -308,8 +308,29 @@ static int roce_bind(struct mrc_qp *qp)
 	return 0;
 }
 
+uint16_t mrc_roce_udp_sport(uint32_t lqpn, uint32_t rqpn)
+{
+	/* the flow label: the QPNs' product folded to 20 bits (the same from either end) */
+	uint64_t v = (uint64_t)lqpn * rqpn;
+	uint32_t fl;
+
+	v ^= v >> 20;
+	v ^= v >> 40;
+	fl = (uint32_t)v & 0xFFFFF;
+	/* its low 14 bits XOR its high 6, in the dynamic port range 0xC000-0xFFFF */
+	return (uint16_t)(0xC000 | ((fl & 0x3FFF) ^ fl >> 14));
+}
+
+/* RoCE mode: the EV every packet of the QP carries, its UDP source port (flow label 0). */
+static uint32_t roce_wire_ev(const struct mrc_qp *qp)
+{
+	uint32_t sport = mrc_roce_udp_sport(qp->qpn, qp->peer_qpn);
+
+	return qp->env->ev_udp ? sport : sport << 16;
+}
+
 int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, uint32_t peer_qpn,
-	uint64_t seed, struct mrc_qp **out)
+	uint64_t seed, unsigned port, struct mrc_qp **out)
 {
 	const struct mrc_qp_params *p = env->qp;
 	struct mrc_qp *qp;
@@ -386,7 +407,7 @@ int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, u
 	for (unsigned i = 0; i < env->planes; i++)
 		qp->ctl_ev[i] = -1;
 	if (p->transport == MRC_QP_ROCE) {
-		rc = roce_bind(qp);
+		rc = roce_bind(qp, port % env->planes);
 		if (rc)
 			goto fail_mem;
 	} else if (p->transport != MRC_QP_MRC) {
@@ -730,7 +751,7 @@ static void build_data(struct mrc_qp *qp, const struct wqe *w, uint32_t psn, int
 	out->hop_limit = 64;
 	out->dscp = rtx ? p->dscp_rtx : p->dscp_data;
 	out->ecn = 2; /* ECT(0) */
-	out->ev = mrc_ev_value(&qp->evs, evi);
+	out->ev = qp->roce ? roce_wire_ev(qp) : mrc_ev_value(&qp->evs, evi);
 	out->dest_qp = qp->peer_qpn;
 	out->psn = psn;
 	out->flags = 0;
@@ -1660,8 +1681,8 @@ static uint32_t ctl_ev(struct mrc_qp *qp, unsigned plane, uint64_t now_ps)
 {
 	int idx = qp->ctl_ev[plane];
 
-	if (qp->roce && plane == qp->roce_plane)
-		return mrc_ev_value(&qp->evs, qp->roce_ev); /* the QP's one UDP source port */
+	if (qp->roce) /* the QP's one UDP source port, whatever the port (qp.h "RoCE mode") */
+		return roce_wire_ev(qp);
 	if (idx < 0 || mrc_ev_state(&qp->evs, (unsigned)idx) != MRC_EV_GOOD ||
 		!mrc_ev_active(&qp->evs, (unsigned)idx)) {
 		const struct mrc_ev_profile *f = qp->evs.prof;

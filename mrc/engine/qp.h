@@ -35,11 +35,14 @@
  * the same QP — segmentation, placement, ACK timeout and retry budget, congestion control
  * and counters — behaving as a single-port RoCEv2 RC QP, so a job can be rerun to see what
  * spraying buys:
- * - One path: at creation the QP draws one plane (uniform over the planes that have EVs,
- *   from its seed) and one EV of that plane; every data packet and every ACK it sends
- *   carries that EV, i.e. a fixed UDP source port (the endpoint should use EV format
- *   udp or stev, so the fabric's ECMP hash picks the path). No EV states, no probes, no
- *   tail loss probe, no time- or SACK-based loss inference, no port status updates.
+ * - One path: the QP is bound to one NIC port (plane), the one its endpoint gives it at
+ *   creation (round robin over the ports, mrc_ep_qp_create), and every packet it sends,
+ *   data and ACKs alike, carries one UDP source port, derived from its QPN and its peer's
+ *   as RoCEv2 NICs do (mrc_roce_udp_sport): EV format stev or udp, no SRv6 header, so
+ *   the fabric's ECMP hash picks the path (docs/roce-baseline.md). It still draws one EV
+ *   of its plane from its seed, which its packets count under (per-EV figures) and
+ *   whose plane gives their addresses. No EV states, no probes, no tail loss probe, no
+ *   time- or SACK-based loss inference, no port status updates.
  * - Responder: only the expected PSN is accepted. A duplicate is acknowledged; a PSN past
  *   it is dropped and answered, once per gap, by a NAK "PSN sequence error" (opcode ACK,
  *   AETH syndrome 0x60, BTH PSN = the expected PSN; IBTA vol. 1 AETH); further
@@ -195,6 +198,11 @@ struct mrc_ep_ops {
 	 * 1-based port @port after @rtt_ns ns (mrc_ctl.h struct mrc_ctl_ep_rsp). */
 	void (*ep_response)(void *ctx, uint16_t req_id, uint32_t peer_host, uint32_t ev,
 		unsigned port, uint64_t rtt_ns, uint64_t now_ps);
+	/* This endpoint answered an ENDPOINT_REQUEST of op @op (enum mrc_ep_op) from
+	 * @peer_host over @ev; @ce: it arrived with ECN CE (docs/wire-format.md "Endpoint
+	 * operations"). What a path sweep counts at the far end (docs/sweep.md). */
+	void (*ep_request)(void *ctx, uint32_t peer_host, uint32_t ev, unsigned op, bool ce,
+		uint64_t now_ps);
 };
 
 struct mrc_qp_env {
@@ -211,6 +219,7 @@ struct mrc_qp_env {
 	/* The endpoint's RTT ensemble, written by every QP's samples (NULL: none) */
 	struct mrc_qp_rtt_ens *ens;
 	unsigned planes;
+	bool ev_udp;		      /* EV format udp: an EV is the UDP source port alone */
 	uint8_t dscp_trimmed_lasthop; /* DSCP a last-hop switch writes when trimming */
 	unsigned (*ev_plane)(void *ctx, uint32_t ev);
 	const struct mrc_ep_ops *ops; /* completions; may be NULL */
@@ -237,12 +246,23 @@ struct mrc_qp_env {
 /*
  * Creates QP @qpn talking to @peer_qpn on @peer_host (@env is kept: it must outlive the
  * QP, as the endpoint's does); PSNs of both directions start at
- * env->qp->start_psn. @seed makes EV selection reproducible. Returns 0, -EINVAL (bad
- * params: mtu 0, mpr 0, timeout > 30, EV profile invalid or of more than 2^18 - 1 EVs) or
+ * env->qp->start_psn. @seed makes EV selection reproducible. RoCE mode: the QP is bound
+ * to NIC port @port (mod env->planes), or the next one whose plane has a usable EV; MRC
+ * mode ignores it. Returns 0, -EINVAL (bad params: mtu 0, mpr 0, timeout > 30, EV
+ * profile invalid or of more than 2^18 - 1 EVs; RoCE mode: no plane with an EV) or
  * -ENOMEM.
  */
 int mrc_qp_new(const struct mrc_qp_env *env, uint32_t qpn, uint32_t peer_host, uint32_t peer_qpn,
-	uint64_t seed, struct mrc_qp **out);
+	uint64_t seed, unsigned port, struct mrc_qp **out);
+
+/*
+ * The UDP source port of a RoCEv2 RC QP @lqpn connected to @rqpn, the same at both ends:
+ * Linux's rule for every RoCEv2 driver (include/rdma/ib_verbs.h rdma_calc_flow_label and
+ * rdma_flow_label_to_udp_sport, used when the application sets no flow label): the flow
+ * label is the 48-bit product lqpn * rqpn folded to 20 bits (v ^= v >> 20; v ^= v >> 40),
+ * and the port is 0xC000 | (its low 14 bits XOR its high 6). In 0xC000..0xFFFF.
+ */
+uint16_t mrc_roce_udp_sport(uint32_t lqpn, uint32_t rqpn);
 void mrc_qp_free(struct mrc_qp *qp);
 
 /* Sets the peer's QPN (24 bits) once known. */

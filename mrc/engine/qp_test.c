@@ -2026,6 +2026,29 @@ static void roce_gbn_case(struct mrc_st *st, bool trim, uint8_t *src, uint8_t *d
 	tn_free(&tn);
 }
 
+/* R06: the EVs (decoded: UDP source port, and flow label but in udp) of every packet. */
+static uint32_t ev_seen[2][4];
+static unsigned n_ev_seen[2];
+
+static int hook_ev_seen(struct tn *tn, unsigned from, const struct mrc_pkt *d, uint8_t *b,
+	uint32_t *len, uint64_t *extra)
+{
+	unsigned i;
+
+	(void)tn, (void)b, (void)len, (void)extra;
+	for (i = 0; i < n_ev_seen[from] && ev_seen[from][i] != d->ev; i++)
+		;
+	if (i == n_ev_seen[from] && i < 4)
+		ev_seen[from][n_ev_seen[from]++] = d->ev;
+	return TN_PASS;
+}
+
+static void tw_roce_udp(struct mrc_ep_params *p)
+{
+	tw_roce(p);
+	p->wire.ev_format = MRC_EVF_UDP;
+}
+
 MRC_SELFTEST(roce)
 {
 	static uint8_t src[256 << 10], dst[256 << 10];
@@ -2115,4 +2138,33 @@ MRC_SELFTEST(roce)
 	ST_EQ(st, tn.done, 1);
 	ST_EQ_MEM(st, dst, src, 8 * 4096);
 	tn_free(&tn);
+
+	mrc_st_case(st, "R06 one NIC port per QP, round robin from the host's number; every packet "
+			"carries the QP's UDP source port, from the QPNs (0xC001 for 1 and 1)");
+	ST_EQ(st, mrc_roce_udp_sport(1, 1), 0xC001);
+	ST_EQ(st, mrc_roce_udp_sport(2, 3), 0xC006);
+	/* 0x123456 * 0xABCDEF folded as include/rdma/ib_verbs.h does, by hand in Python */
+	ST_EQ(st, mrc_roce_udp_sport(0x123456, 0xABCDEF), 0xC3C8);
+	ST_EQ(st, mrc_roce_udp_sport(0xABCDEF, 0x123456), 0xC3C8);
+	ST_EQ(st, mrc_roce_udp_sport(0xFFFFFF, 0xFFFFFF), 0xFF21);
+	for (int udp = 0; udp < 2; udp++) {
+		ST_EQ_I(st, tn_init(&tn, 4, 8, false, udp ? tw_roce_udp : tw_roce), 0);
+		memset(n_ev_seen, 0, sizeof(n_ev_seen));
+		tn.hook = hook_ev_seen;
+		ST_EQ_I(st, mrc_qp_roce_path(tn_qp(&tn, 0), &plane, &evi), 0);
+		ST_EQ(st, plane, 0); /* host 0's first QP: port (0 + 0) mod 4 */
+		ST_EQ_I(st, mrc_qp_roce_path(mrc_ep_qp(tn.ep[1], 1), &plane, &evi), 0);
+		ST_EQ(st, plane, 1); /* host 1's: port (1 + 0) mod 4 */
+		ST_EQ_I(st, tn_write(&tn, src, dst, 64 << 10, false), 0);
+		tn_run(&tn, UINT64_MAX);
+		ST_EQ(st, tn.done, 1);
+		ST_EQ_MEM(st, dst, src, 64 << 10);
+		ST_EQ(st, tn.plane_data[0], 16);
+		/* data one way, ACKs the other: one EV each, the port in it */
+		ST_EQ(st, n_ev_seen[0], 1);
+		ST_EQ(st, n_ev_seen[1], 1);
+		ST_EQ(st, ev_seen[0][0], udp ? 0xC001u : 0xC001u << 16);
+		ST_EQ(st, ev_seen[1][0], ev_seen[0][0]);
+		tn_free(&tn);
+	}
 }

@@ -295,7 +295,20 @@ static int check_params(const struct mrc_srv6_params *p, char *err, size_t errle
 			l->plane_bits);
 		return -EINVAL;
 	}
-	if (!p->usids) {
+	if (!p->usids && p->sequential) {
+		if (p->usid_plane_bits) {
+			mrc_errf(err, errlen, "srv6 plan: usid_plane_bits: a sequential plan has "
+				"no plane bits (0: plane p under block + p), got %u",
+				p->usid_plane_bits);
+			return -EINVAL;
+		}
+		if (hosts + p->t0 + p->t1 > 0xffff) {
+			mrc_errf(err, errlen, "srv6 plan: topology: a sequential plan numbers at "
+				"most 65535 nodes per plane, got %llu hosts + %u T0 + %u T1",
+				(unsigned long long)hosts, p->t0, p->t1);
+			return -EINVAL;
+		}
+	} else if (!p->usids) {
 		unsigned b = p->usid_plane_bits;
 		uint32_t lim = (1u << (14 - b)) - 1;
 
@@ -355,8 +368,12 @@ static int assign_usids(struct mrc_srv6_plan *pl, char *err, size_t errlen)
 						(uint8_t)roles[r], (uint8_t)pi, i};
 
 					uint32_t plane = b ? pi << (shift + 2) : 0;
+					/* sequential: hosts, then T0, then T1 from 1 */
+					uint32_t seq = roles[r] == MRC_SRV6_HOST ? 0
+						       : roles[r] == MRC_SRV6_T0 ? pl->hosts
+										 : pl->hosts + p->t0;
 
-					*usid_slot(pl, &n) =
+					*usid_slot(pl, &n) = p->sequential ? (uint16_t)(seq + i + 1) :
 						(uint16_t)(plane | roles[r] << shift | (i + 1));
 				}
 			}

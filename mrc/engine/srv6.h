@@ -134,6 +134,13 @@ struct mrc_srv6_params {
 	 * unique within a plane, a block per plane) against non-zero (unique in the fabric).
 	 */
 	uint8_t usid_plane_bits;
+	/*
+	 * Generated plan numbered in sequence, without role bits (usid_plane_bits must be 0):
+	 * in each plane host ports 1..H, then T0 H+1..H+t0, then T1 after them, so that
+	 * H + t0 + t1 <= 65535 nodes fit a plane's 16-bit uSIDs (large fabrics: 32,768 hosts
+	 * of 512-port switches). docs/wire-format.md "SRv6 uSID addressing".
+	 */
+	bool sequential;
 	uint8_t host_prefix[16]; /* inner port addresses live in host_prefix/host_prefix_len */
 	uint8_t host_prefix_len; /* 0..80 bits: the last 48 bits hold plane:host:1 */
 	struct mrc_srv6_ev_layout ev;

@@ -281,6 +281,51 @@ static void st_cases_8k(struct mrc_st *st)
 		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), -EINVAL);
 		ST_EQ_STR(st, err, "srv6 plan: p1.t1.0: uSID 0x0001 already belongs to h0.p1");
 	}
+
+	mrc_st_case(st, "sequential plan: hosts, T0, T1 from 1 in each plane; 65535 nodes");
+	{
+		struct mrc_srv6_params p;
+		struct mrc_srv6_node n;
+
+		/* 32,768 hosts of 512-port switches: 128 T0 x 256 hosts, 256 T1. Host h: h + 1;
+		 * T0 i: 32768 + 1 + i; T1 j: 32768 + 128 + 1 + j (docs/wire-format.md) */
+		mrc_srv6_params_default(&p);
+		p.sequential = true;
+		p.usid_plane_bits = 0;
+		p.planes = 2;
+		p.t0 = 128;
+		p.hosts_per_t0 = 256;
+		p.t1 = 256;
+		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), 0);
+		if (pl) {
+			n = (struct mrc_srv6_node){MRC_SRV6_HOST, 1, 32767};
+			ST_EQ(st, mrc_srv6_usid(pl, &n), 0x8000);
+			n = (struct mrc_srv6_node){MRC_SRV6_T0, 1, 0};
+			ST_EQ(st, mrc_srv6_usid(pl, &n), 0x8001);
+			n = (struct mrc_srv6_node){MRC_SRV6_T1, 0, 255};
+			ST_EQ(st, mrc_srv6_usid(pl, &n), 0x8180);
+			ST_EQ_I(st, mrc_srv6_usid_node(pl, 1, 0x8080, &n), 0);
+			ST_TRUE(st, n.role == MRC_SRV6_T0 && n.plane == 1 && n.index == 127);
+			ST_EQ_I(st, mrc_srv6_host_locator(pl, 1, 32767, &a), 0);
+			st_ip6("fc000001 8000 0000 0000 0000 0000 0000", &want);
+			ST_EQ_MEM(st, a.b, want.b, 16);
+			mrc_srv6_plan_free(pl);
+			pl = NULL;
+		}
+		p.t1 = 65535 - 32768 - 128; /* the last uSID, 0xffff */
+		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), 0);
+		mrc_srv6_plan_free(pl);
+		pl = NULL;
+		p.t1++;
+		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), -EINVAL);
+		ST_EQ_STR(st, err, "srv6 plan: topology: a sequential plan numbers at most 65535 "
+			"nodes per plane, got 32768 hosts + 128 T0 + 32640 T1");
+		p.t1 = 256;
+		p.usid_plane_bits = 4;
+		ST_EQ_I(st, mrc_srv6_plan_new(&p, &pl, err, sizeof(err)), -EINVAL);
+		ST_EQ_STR(st, err, "srv6 plan: usid_plane_bits: a sequential plan has no plane "
+			"bits (0: plane p under block + p), got 4");
+	}
 }
 
 MRC_SELFTEST(srv6)

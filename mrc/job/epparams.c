@@ -54,6 +54,7 @@ int mrc_run_ep_params(const struct conf_job *j, const struct mrc_job_srv6 *m, ui
 	}
 	p->wire.icrc_outer = cm->icrc_outer;
 	p->hop_limit = cm->hop_limit;
+	p->ep_rsp_timeout_ps = j->sweep.timeout_ps; /* an EV probe's answer (mrcgen sweep) */
 	p->wire.dscp_trimmed = cm->dscp.trimmed;
 	p->wire.dscp_trimmed_lasthop = cm->dscp.trimmed_lasthop;
 	/* The simulated fabric never corrupts a byte (trims are classified before any

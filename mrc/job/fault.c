@@ -193,6 +193,7 @@ struct mrc_run_fault *mrc_fault_row(struct mrc_run_result *res, const struct con
 	nf->clears = ends;
 	nf->first_retire_ps = -1;
 	nf->recovery_ps = -1;
+	nf->reconverge_ps = -1;
 	nf->end_ps = -1;
 	nf->capacity_frac = ends || !cf ? 1.0 : mrc_run_capacity_left(&j->fabric, cf);
 	nf->lasting = (k == MRC_FK_LOSS || k == MRC_FK_DELAY) && !ends;

@@ -3,6 +3,7 @@
 #include "mrc/job/job.h"
 #include "conf/units.h"
 #include "mrc/job/coll.h"
+#include "mrc/job/epparams.h"
 #include "mrc/base/hist.h"
 #include "mrc/engine/wire.h"
 
@@ -43,6 +44,7 @@ int mrc_job_srv6(const struct conf_job *job, struct mrc_job_srv6 *out, char *err
 	p->hosts_per_t0 = fab->hosts_per_t0;
 	p->block = fab->addressing.block;
 	p->usid_plane_bits = fab->addressing.usid_plane_bits;
+	p->sequential = fab->addressing.plan == CONF_PLAN_SEQUENTIAL;
 	memcpy(p->host_prefix, fab->addressing.host_prefix, sizeof(p->host_prefix));
 	p->host_prefix_len = fab->addressing.host_prefix_len;
 	if (fab->addressing.plan == CONF_PLAN_EXPLICIT) {
@@ -149,6 +151,26 @@ int mrc_job_max_data_pkt(const struct conf_job *job, unsigned *hdr_to_bth)
 	return mrc_wire_encoded_len(&cfg, &p);
 }
 
+uint64_t mrc_job_pfc_headroom(const struct conf_job *job)
+{
+	const struct conf_fabric *f = &job->fabric;
+	int max = mrc_job_max_data_pkt(job, NULL);
+	uint64_t pk, d, t;
+
+	if (f->pfc.headroom_bytes)
+		return f->pfc.headroom_bytes;
+	if (max < 0)
+		return 0;
+	pk = (uint64_t)max > MRC_IP6_MIN_MTU ? (uint64_t)max : MRC_IP6_MIN_MTU;
+	d = f->host_link_delay_ps > f->fabric_link_delay_ps ? f->host_link_delay_ps
+							    : f->fabric_link_delay_ps;
+	t = 2 * mrc_ser_ps(pk, f->link_rate_bps) + mrc_ser_ps(64, f->link_rate_bps) + 2 * d +
+	    f->switch_delay_ps;
+	/* ps x bit/s: up to 3e12 x 1e14, past 64 bits */
+	return pk + (uint64_t)(((unsigned __int128)t * f->link_rate_bps + 7999999999999u) /
+			       8000000000000u);
+}
+
 __attribute__((format(printf, 6, 7)))
 static int fail(char *key, size_t keylen, const char *k, char *msg, size_t msglen,
 	const char *fmt, ...)
@@ -180,7 +202,7 @@ static int check_packets(const struct conf_job *job, char *key, size_t keylen, c
 	const struct conf_fabric *f = &job->fabric;
 	unsigned to_bth;
 	int max = mrc_job_max_data_pkt(job, &to_bth);
-	char a[32], b[32];
+	char a[32], b[32], c[32];
 
 	if (max < 0)
 		return FAIL("mrc.mtu", "no data packet can carry it '%" PRIu32 "'", job->mrc.mtu);
@@ -189,6 +211,13 @@ static int check_packets(const struct conf_job *job, char *key, size_t keylen, c
 		return FAIL("fabric.buffer", "below one full data packet (%s: mtu %" PRIu32 " + %u "
 			"header bytes) '%s'", bytes((uint64_t)max, a, sizeof(a)), job->mrc.mtu,
 			(unsigned)max - job->mrc.mtu, bytes(f->buffer_bytes, b, sizeof(b)));
+	if (f->pfc.enabled && !f->pfc.headroom_bytes &&
+		f->pfc.xoff_bytes + mrc_job_pfc_headroom(job) > f->buffer_bytes)
+		return FAIL("fabric.pfc.xoff", "with the headroom rule's %s (docs/pfc.md; or give "
+			"fabric.pfc.headroom) above the buffer (%s) '%s'",
+			bytes(mrc_job_pfc_headroom(job), a, sizeof(a)),
+			bytes(f->buffer_bytes, b, sizeof(b)), bytes(f->pfc.xoff_bytes, c,
+			sizeof(c)));
 	if (!f->trim)
 		return 0;
 	/* a switch trims only a packet longer than trim_size that keeps its BTH */
@@ -266,14 +295,17 @@ static int check_srv6(const struct conf_job *job, char *key, size_t keylen, char
 	if (rc)
 		return srv6_fail(err, key, keylen, msg, msglen);
 	/* docs/wire-format.md "EV placement": udp carries the EV in the 16-bit UDP source port
-	 * alone */
-	if (job_ev_format(job) == MRC_EVF_UDP) {
+	 * alone, so an MRC profile's plane (bits 28..31) must be 0: one plane. The RoCE
+	 * baseline's packets carry their QP's UDP source port, never a profile EV
+	 * (mrc/engine/qp.h "RoCE mode"): any profile does */
+	if (job_ev_format(job) == MRC_EVF_UDP && job->mrc.transport != CONF_TRANSPORT_ROCE) {
 		for (size_t i = 0; i < m.n_evs; i++) {
 			if (m.evs[i].ev > 0xffff) {
 				rc = FAIL("mrc.ev_format", "udp carries 16-bit EVs; the EV profile "
 					"yields 0x%08" PRIx32 " (EV %zu: %s) 'udp'", m.evs[i].ev, i,
 					ev->n_evs ? "mrc.ev.evs" : "plane bits 28..31 and spine "
-					"bits 16..27 must stay 0");
+					"bits 16..27 must stay 0: fabric.planes 1 and "
+					"mrc.ev.spine.mask 0, or ev_format stev");
 				goto out;
 			}
 		}

@@ -36,6 +36,21 @@ void mrc_job_srv6_free(struct mrc_job_srv6 *m);
 int mrc_job_max_data_pkt(const struct conf_job *job, unsigned *hdr_to_bth);
 
 /*
+ * PFC headroom per ingress link and class, bytes: fabric.pfc.headroom when given, else
+ * the rule of docs/pfc.md "Headroom", the most that can still arrive at a switch ingress
+ * after it passed xoff, in the simulated fabric's timing: P + rate x (2 ser(P) +
+ * ser(64) + 2 d + switch_delay), rounded up, where P is the largest packet on a link
+ * (mrc_job_max_data_pkt, at least the 1280 B of an ICMPv6 error), ser(x) its
+ * serialization at the link rate (mrc_ser_ps), 64 the PFC frame, d the longer of the two
+ * link delays: the packet that crossed xoff, the packet the switch is sending on the
+ * reverse link when the PAUSE is due, the PAUSE, the sender's packet under way when it
+ * arrives, the link both ways and the switch's pipeline. The form of Cisco's "Priority
+ * Flow Control: Build Reliable Layer 2 Infrastructure" (MTU of both ends, the cable both
+ * ways, response time 0) plus the crossing packet. 0 when the packet size is unknown.
+ */
+uint64_t mrc_job_pfc_headroom(const struct conf_job *job);
+
+/*
  * conf_check_fn for conf_load_checked(): builds what `run` builds before simulating, so
  * `check` refuses what `run` would: the srv6 plan and the EV profile (mrc_job_srv6; a
  * udp EV format needs EVs of 16 bits; every mrc.ev.deny entry must be an EV of the

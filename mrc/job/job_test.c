@@ -110,4 +110,33 @@ MRC_SELFTEST(job)
 	ST_EQ_I(st, jt_check(JT_SETS("output.hist.percentiles=[1,2,3,4,5,6,7,8,9,10,11,12,13,"
 			"14,15,16,17]"), key, sizeof(key)), -EINVAL);
 	ST_EQ_STR(st, key, "output.hist.percentiles");
+
+	/*
+	 * docs/pfc.md "Headroom": P + rate x (2 ser(P) + ser(64) + 2 d + switch_delay) with the
+	 * defaults: P = 4228 B (J01), 100 Gb/s = 12.5 B/ns (ser(4228) = 338.24 ns, ser(64) =
+	 * 5.12 ns), d = max(50, 500) ns, switch 500 ns: 4228 + 12.5 x 2181.6 = 4228 + 27270 =
+	 * 31498 B. 400 Gb/s and 1 us fabric links: 4228 + 50 x (169.12 + 1.28 + 2500) =
+	 * 4228 + 133520 = 137748 B. A given headroom is taken as it is.
+	 */
+	mrc_st_case(st, "J07 PFC headroom rule: 31498 B with the defaults, 137748 B at 400 Gb/s "
+			"and 1 us; xoff + it within the buffer");
+	if (ST_TRUE(st, jt_load(&job, JT_SETS("mrc.mtu=4096")) == 0)) {
+		ST_EQ(st, mrc_job_pfc_headroom(&job), 31498);
+		job.fabric.link_rate_bps = 400000000000ull;
+		job.fabric.fabric_link_delay_ps = 1000000;
+		ST_EQ(st, mrc_job_pfc_headroom(&job), 137748);
+		job.fabric.pfc.headroom_bytes = 1000;
+		ST_EQ(st, mrc_job_pfc_headroom(&job), 1000);
+		conf_free(&job);
+	}
+	/* 60000 + 31498 = 91498 B: a buffer of 91498 B holds it, 91497 B does not */
+	ST_EQ_I(st, jt_check(JT_SETS("fabric.trim=false", "fabric.pfc.enabled=true",
+			"fabric.buffer=91498B", "fabric.ecn_threshold=50KB"), key, sizeof(key)), 0);
+	ST_EQ_I(st, jt_check(JT_SETS("fabric.trim=false", "fabric.pfc.enabled=true",
+			"fabric.buffer=91497B", "fabric.ecn_threshold=50KB"), key, sizeof(key)),
+		-EINVAL);
+	ST_EQ_STR(st, key, "fabric.pfc.xoff");
+	/* PFC off: the thresholds are not looked at */
+	ST_EQ_I(st, jt_check(JT_SETS("fabric.buffer=91497B", "fabric.ecn_threshold=50KB"), key,
+			sizeof(key)), 0);
 }

@@ -76,6 +76,10 @@ struct mrc_run_fault {
 	bool unfinished;	   /* its window holds the iteration the job failed in:
 				    * cct_inflation and the straggler are unknown (null) */
 	const char *recovery_note; /* why recovery_ps is -1 or 0 (static string), else NULL */
+	/* simulator: when the ECMP groups first changed for it (a T0-T1 link or a switch
+	 * leaving them, or rejoining: docs/roce-baseline.md "Routing reconvergence"), after
+	 * it; -1: it changed none during the run */
+	int64_t reconverge_ps;
 	/* a loss or a delay (not its end): in force until the row ending it (end_ps), its
 	 * window runs to the iteration that end falls in, as a flap's does */
 	bool lasting;
@@ -121,6 +125,12 @@ struct mrc_run_link {
 	char name[48];	/* "p3.t1.1>p3.t0.2", "h0.p0>p0.t0.0" */
 	uint64_t tx_pkts, tx_bytes, drops, trims, ecn_marks, down_drops, lost;
 	uint32_t max_queue_bytes;
+	/* PFC (simulator, fabric.pfc.enabled; docs/pfc.md): frames this port's node sent on
+	 * it (XOFF, XON) and got on it, time paused per class (0 control, 1 data), packets
+	 * its peer dropped at the ingress past xoff + headroom, the peer's largest ingress
+	 * backlog of this link's packets */
+	uint64_t pfc_pause_tx, pfc_resume_tx, pfc_pause_rx, pfc_resume_rx;
+	uint64_t pfc_paused_ps[2], pfc_headroom_drops, pfc_max_ingress_bytes;
 };
 
 struct mrc_run_result {
@@ -161,6 +171,11 @@ struct mrc_run_result {
 	uint64_t capture_errors; /* captures that could not be written (wire: every host's) */
 	uint64_t fab_drops, fab_trims, fab_ecn, fab_lost, fab_no_route;
 	uint64_t fab_down_drops; /* of fab_drops: sent to or queued at a failed link or switch */
+	/* PFC (docs/pfc.md): on, XOFF frames sent, time paused summed over ports and classes
+	 * and of it at host NIC ports, packets dropped past an ingress's headroom (in
+	 * fab_drops too) */
+	bool pfc;
+	uint64_t fab_pfc_pauses, fab_pfc_paused_ps, fab_pfc_paused_host_ps, fab_pfc_headroom_drops;
 	/* Hop limits that ran out at a switch (simulator): packets dropped, ICMPv6 Time
 	 * Exceeded sent for them, those the switches' rate limit held back (RFC 4443 §3.3,
 	 * §2.4(f)); and the ICMPv6 messages the hosts received: Time Exceeded, other */
@@ -205,6 +220,7 @@ struct mrc_run_result {
 	 * timed out, broke the protocol) and those whose results are merged in; owned */
 	uint32_t *failed_ranks, *ranks_reported;
 	uint32_t n_failed_ranks, n_ranks_reported;
+	const char *bootstrap;	/* how the wire ranks met: "rendezvous", "pmix" (static) */
 };
 
 /* Appends a message to @r->errors (printf format). Returns 0 or -ENOMEM. */

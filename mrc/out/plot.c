@@ -25,6 +25,18 @@ static void gp_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* The title and axis labels of a plot, one `set` line each. */
+static void gp_labels(FILE *f, const char *title, const char *xlabel, const char *ylabel)
+{
+	fputs("set title ", f);
+	gp_str(f, title);
+	fputs("\nset xlabel ", f);
+	gp_str(f, xlabel);
+	fputs("\nset ylabel ", f);
+	gp_str(f, ylabel);
+	fputc('\n', f);
+}
+
 /* Marker label width per character, as a fraction of the frame's width (font 10 is about
  * 7 pixels a character; the frame about 800 of the 1000, less with a key outside). */
 #define LABEL_CHAR_FRAC (1.0 / 110)
@@ -85,13 +97,7 @@ int mrc_plot_write_script(FILE *f, const char *name, const struct mrc_plot *p)
 		   "set output '%s.png'\n"
 		   "set lmargin 12\n%sset tmargin 3\nset bmargin 4.5\n"
 		   "set grid\n", name, outside ? "" : "set rmargin 7\n");
-	fputs("set title ", f);
-	gp_str(f, p->title);
-	fputs("\nset xlabel ", f);
-	gp_str(f, p->xlabel);
-	fputs("\nset ylabel ", f);
-	gp_str(f, p->ylabel);
-	fputc('\n', f);
+	gp_labels(f, p->title, p->xlabel, p->ylabel);
 	if (p->logx)
 		fputs("set logscale x\n", f);
 	if (p->logy)
@@ -176,26 +182,11 @@ static int write_dat(const char *path, const struct mrc_plot *p)
 	return 0;
 }
 
-int mrc_plot_png(const char *dir, const char *name, const struct mrc_plot *p)
+/* Runs `gnuplot @name.gp` in @dir: 0, -ENOENT (no gnuplot) or -EIO. */
+static int run_gnuplot(const char *dir, const char *name)
 {
-	char path[4096], cmd[4300];
-	FILE *f;
-	int st, e;
-
-	/* dir and name are ours (output.dir + fixed names), quoted for the shell anyway */
-	if (strchr(dir, '\'') || strchr(name, '\'') || !p->n_series)
-		return -EINVAL;
-	snprintf(path, sizeof(path), "%s/%s.dat", dir, name);
-	e = write_dat(path, p);
-	if (e)
-		return e;
-	snprintf(path, sizeof(path), "%s/%s.gp", dir, name);
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	e = mrc_plot_write_script(f, name, p);
-	if (fclose(f) || e)
-		return -EIO;
+	char cmd[4300];
+	int st;
 
 	if (system("command -v gnuplot >/dev/null 2>&1") != 0)
 		return -ENOENT;
@@ -204,4 +195,111 @@ int mrc_plot_png(const char *dir, const char *name, const struct mrc_plot *p)
 	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		return -EIO;
 	return 0;
+}
+
+/* Writes @dir/@name.gp through @script. */
+static int write_gp(const char *dir, const char *name, int (*script)(FILE *, const char *,
+	const void *), const void *p)
+{
+	char path[4096];
+	FILE *f;
+	int e;
+
+	snprintf(path, sizeof(path), "%s/%s.gp", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	e = script(f, name, p);
+	if (fclose(f) || e)
+		return -EIO;
+	return 0;
+}
+
+static int plot_script(FILE *f, const char *name, const void *p)
+{
+	return mrc_plot_write_script(f, name, p);
+}
+
+int mrc_plot_png(const char *dir, const char *name, const struct mrc_plot *p)
+{
+	char path[4096];
+	int e;
+
+	/* dir and name are ours (output.dir + fixed names), quoted for the shell anyway */
+	if (strchr(dir, '\'') || strchr(name, '\'') || !p->n_series)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s/%s.dat", dir, name);
+	e = write_dat(path, p);
+	e = e ?: write_gp(dir, name, plot_script, p);
+	return e ?: run_gnuplot(dir, name);
+}
+
+/* ---- heat maps ---- */
+
+int mrc_plot_heat_write_script(FILE *f, const char *name, const struct mrc_plot_heat *h)
+{
+	size_t step = h->ny > 64 ? (h->ny + 63) / 64 : 1, height = 150 + 14 * h->ny;
+
+	if (!h->nx || !h->ny)
+		return -EINVAL;
+	if (height < 560)
+		height = 560;
+	if (height > 4000)
+		height = 4000;
+	fprintf(f, "set terminal pngcairo size 1000,%zu noenhanced font ',9'\n"
+		   "set output '%s.png'\n"
+		   "set lmargin 20\nset rmargin 12\nset tmargin 3\nset bmargin 4.5\n",
+		height, name);
+	gp_labels(f, h->title, h->xlabel, h->ylabel);
+	/* percent; -2 (nothing measured) grey, then white at 0 to dark red at 100 */
+	fputs("set cbrange [-2:100]\nset cblabel \"loss %\"\n"
+	      "set palette defined (-2 '#c8c8c8', -0.01 '#c8c8c8', 0 '#ffffff', 1 '#fee8c8', "
+	      "5 '#fdbb84', 20 '#e34a33', 100 '#7f0000')\n"
+	      "set cbtics ('none' -2, '0' 0, '20' 20, '40' 40, '60' 60, '80' 80, '100' 100)\n",
+		f);
+	fprintf(f, "set xrange [-0.5:%zu.5]\nset yrange [%zu.5:-0.5]\nset key off\n",
+		h->nx - 1, h->ny - 1);
+	fputs("set xtics (", f);
+	for (size_t x = 0; x < h->nx; x++) {
+		fputs(x ? ", " : "", f);
+		gp_str(f, h->xtics[x]);
+		fprintf(f, " %zu", x);
+	}
+	fputs(")\nset ytics (", f);
+	for (size_t y = 0; y < h->ny; y += step) {
+		fputs(y ? ", " : "", f);
+		gp_str(f, h->ytics[y]);
+		fprintf(f, " %zu", y);
+	}
+	fprintf(f, ")\nplot '%s.dat' using 1:2:3 with image\n", name);
+	return ferror(f) ? -EIO : 0;
+}
+
+static int heat_script(FILE *f, const char *name, const void *p)
+{
+	return mrc_plot_heat_write_script(f, name, p);
+}
+
+int mrc_plot_heat_png(const char *dir, const char *name, const struct mrc_plot_heat *h)
+{
+	char path[4096];
+	FILE *f;
+	int e;
+
+	if (strchr(dir, '\'') || strchr(name, '\'') || !h->nx || !h->ny)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s/%s.dat", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	for (size_t y = 0; y < h->ny; y++)
+		for (size_t x = 0; x < h->nx; x++) {
+			double v = h->v[y * h->nx + x];
+
+			fprintf(f, "%zu %zu %.4f\n", x, y, isnan(v) ? -2.0 : 100 * v);
+		}
+	if (ferror(f) | fclose(f))
+		return -EIO;
+	e = write_gp(dir, name, heat_script, h);
+	return e ?: run_gnuplot(dir, name);
 }

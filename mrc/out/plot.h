@@ -71,4 +71,27 @@ int mrc_plot_write_script(FILE *f, const char *name, const struct mrc_plot *p);
  */
 int mrc_plot_png(const char *dir, const char *name, const struct mrc_plot *p);
 
+/*
+ * A heat map: @ny rows by @nx columns, cell (row, col) coloured by v[row * nx + col], a
+ * fraction 0..1 shown in percent from white through orange to dark red, NaN (nothing
+ * measured) grey; @xtics / @ytics label every column / row (rows from the top; above 64
+ * rows every ceil(ny / 64)-th).
+ */
+struct mrc_plot_heat {
+	const char *title, *xlabel, *ylabel;
+	size_t nx, ny;
+	const char *const *xtics, *const *ytics;
+	const double *v;
+};
+
+/* Writes the heat map's script (DIR/@name.gp's text) to @f: a PNG 1000 wide, 14 pixels a
+ * row (at least 560, at most 4000). Returns 0, -EINVAL (no cell) or -EIO. */
+int mrc_plot_heat_write_script(FILE *f, const char *name, const struct mrc_plot_heat *h);
+
+/*
+ * Writes @dir/@name.dat (one "col row percent" line per cell, NaN as -2) and @dir/@name.gp
+ * and runs gnuplot in @dir to make @dir/@name.png. Returns as mrc_plot_png().
+ */
+int mrc_plot_heat_png(const char *dir, const char *name, const struct mrc_plot_heat *h);
+
 #endif

@@ -246,6 +246,58 @@ static void st_files(struct mrc_st *st)
 	ST_EQ_I(st, rmdir(dir), 0);
 }
 
+/* The heat map's script of @ny rows x 2 columns (rows "r0", "r1", ...). */
+static char *st_heat(size_t ny)
+{
+	static char names[100][8];
+	static const char *rows[100];
+	static const char *const cols[] = { "p0", "p1" };
+	double v[200] = { 0 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct mrc_plot_heat h = { .title = "t", .xlabel = "plane", .ylabel = "link", .nx = 2,
+		.ny = ny, .xtics = cols, .ytics = rows, .v = v };
+
+	for (size_t i = 0; i < 100; i++) {
+		snprintf(names[i], sizeof(names[i]), "r%zu", i);
+		rows[i] = names[i];
+	}
+	if (!f)
+		return NULL;
+	if (mrc_plot_heat_write_script(f, "hm", &h)) {
+		fclose(f);
+		free(text);
+		return NULL;
+	}
+	fclose(f);
+	return text;
+}
+
+static void st_heatmap(struct mrc_st *st)
+{
+	char *s = st_heat(3);
+
+	/* 3 rows: 150 + 3 x 14 under the 560 floor; rows top down, every one labelled */
+	if (ST_TRUE(st, s != NULL)) {
+		ST_TRUE(st, strstr(s, "size 1000,560 ") != NULL);
+		ST_TRUE(st, strstr(s, "set yrange [2.5:-0.5]\n") != NULL);
+		ST_TRUE(st, strstr(s, "set ytics (\"r0\" 0, \"r1\" 1, \"r2\" 2)\n") != NULL);
+		ST_TRUE(st, strstr(s, "set xtics (\"p0\" 0, \"p1\" 1)\n") != NULL);
+		ST_TRUE(st, strstr(s, "plot 'hm.dat' using 1:2:3 with image\n") != NULL);
+	}
+	free(s);
+	/* 100 rows: 150 + 1400 pixels; a label every ceil(100 / 64) = 2 rows */
+	s = st_heat(100);
+	if (ST_TRUE(st, s != NULL)) {
+		ST_TRUE(st, strstr(s, "size 1000,1550 ") != NULL);
+		ST_TRUE(st, strstr(s, "\"r98\" 98)") != NULL);
+		ST_TRUE(st, strstr(s, "\"r1\" 1") == NULL);
+	}
+	free(s);
+	ST_TRUE(st, st_heat(0) == NULL); /* no cell */
+}
+
 MRC_SELFTEST(plot)
 {
 	mrc_st_case(st, "two curves from 0 with four faults: axes, margins, key, data blocks, "
@@ -258,4 +310,7 @@ MRC_SELFTEST(plot)
 	st_auto_x(st);
 	mrc_st_case(st, "files: .dat holds the inline curves only; the PNG is 1000x560");
 	st_files(st);
+	mrc_st_case(st, "a heat map: 14 pixels a row (560 at least), rows from the top, a "
+			"label every ceil(rows / 64) rows");
+	st_heatmap(st);
 }

@@ -257,6 +257,8 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 		json_object_set_new(o, "recovery_note", rf->recovery_note ?
 			json_string(rf->recovery_note) : json_null());
 		json_object_set_new(o, "capacity_left", json_real(rf->capacity_frac));
+		json_object_set_new(o, "reconverged_us", rf->reconverge_ps < 0 ? json_null() :
+			json_real((double)rf->reconverge_ps / PS_US));
 		json_object_set_new(o, "rtx_bytes", json_integer((json_int_t)rf->rtx_bytes));
 		json_object_set_new(o, "cct_inflation",
 			rf->unfinished ? json_null() : json_real(rf->cct_inflation));
@@ -317,6 +319,20 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 		json_object_set_new(o, "down_drops", json_integer((json_int_t)lk->down_drops));
 		json_object_set_new(o, "lost", json_integer((json_int_t)lk->lost));
 		json_object_set_new(o, "max_queue_bytes", json_integer(lk->max_queue_bytes));
+		if (res->pfc) { /* docs/pfc.md */
+#define L(k, v) json_object_set_new(o, k, json_integer((json_int_t)(v)))
+			L("pfc_pause_tx", lk->pfc_pause_tx);
+			L("pfc_resume_tx", lk->pfc_resume_tx);
+			L("pfc_pause_rx", lk->pfc_pause_rx);
+			L("pfc_resume_rx", lk->pfc_resume_rx);
+			json_object_set_new(o, "pfc_paused_data_us",
+				json_real((double)lk->pfc_paused_ps[1] / PS_US));
+			json_object_set_new(o, "pfc_paused_control_us",
+				json_real((double)lk->pfc_paused_ps[0] / PS_US));
+			L("pfc_headroom_drops", lk->pfc_headroom_drops);
+			L("pfc_max_ingress_bytes", lk->pfc_max_ingress_bytes);
+#undef L
+		}
 		json_array_append_new(a, o);
 	}
 	json_object_set_new(root, "links", a);
@@ -352,6 +368,8 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 	C("fabric_hop_limit", res->fab_hop_limit);
 	C("fabric_icmp_sent", res->fab_icmp_sent);
 	C("fabric_icmp_rate_limited", res->fab_icmp_rate_limited);
+	C("fabric_pfc_pauses", res->fab_pfc_pauses);
+	C("fabric_pfc_headroom_drops", res->fab_pfc_headroom_drops);
 	C("icmp_time_exceeded", res->rx_icmp_time_exceeded);
 	C("icmp_other", res->rx_icmp_other);
 	C("rx_dropped_foreign", res->rx_foreign);
@@ -374,6 +392,10 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 	C("packets_delivered", res->delivered);
 	C("qps", res->qps);
 #undef C
+	json_object_set_new(o, "fabric_pfc_paused_us",
+		json_real((double)res->fab_pfc_paused_ps / PS_US));
+	json_object_set_new(o, "fabric_pfc_paused_host_us",
+		json_real((double)res->fab_pfc_paused_host_ps / PS_US));
 	json_object_set_new(o, "sim_end_us", json_real((double)res->sim_end_ps / PS_US));
 	json_object_set_new(root, "counters", o);
 
@@ -420,6 +442,8 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 		json_object_set_new(a, "reassembled",
 			json_integer((json_int_t)res->xdp_reassembled));
 		json_object_set_new(o, "xdp", a);
+		json_object_set_new(o, "bootstrap",
+			json_string(res->bootstrap ? res->bootstrap : "rendezvous"));
 		json_object_set_new(root, "wire", o);
 	}
 	return root;
@@ -1180,6 +1204,11 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 			fprintf(f,
 				"#  * no dip: goodput never fell below 95%% of what the capacity "
 				"left allows; recovery 0\n");
+		for (size_t i = 0; i < res->n_faults; i++) /* faults[].reconverged_us */
+			if (res->faults[i].reconverge_ps >= 0)
+				fprintf(f, "#  routing: %s %s: the ECMP groups changed %.1f us "
+					"after it\n", res->faults[i].action, res->faults[i].target,
+					(double)res->faults[i].reconverge_ps / PS_US);
 	}
 	if (res->tx_encode_err)
 		snprintf(enc, sizeof(enc), ", %llu encode errors (never sent)",
@@ -1205,6 +1234,13 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 		(unsigned long long)res->fab_trims, (unsigned long long)res->fab_ecn,
 		(unsigned long long)res->fab_drops, (unsigned long long)res->fab_down_drops, nort,
 		hopl, (unsigned long long)res->fab_lost);
+	if (res->pfc) /* counters.fabric_pfc_* (docs/pfc.md) */
+		fprintf(f, "#  PFC: %llu pauses, %.1f us paused summed over ports and classes "
+			   "(%.1f us at host NIC ports), %llu dropped past an ingress's headroom\n",
+			(unsigned long long)res->fab_pfc_pauses,
+			(double)res->fab_pfc_paused_ps / PS_US,
+			(double)res->fab_pfc_paused_host_ps / PS_US,
+			(unsigned long long)res->fab_pfc_headroom_drops);
 	if (res->host_send_errors | res->host_socket_drops | res->host_cq_overflows |
 		res->host_cq_dropped | res->host_truncated | res->host_foreign)
 		fprintf(f,

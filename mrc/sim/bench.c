@@ -316,7 +316,7 @@ static int bench_fabric(FILE *out, const char *name, unsigned planes, unsigned t
 	p.plan = s.plan;
 	p.pkt_cap = 512; /* headers (the payload is gathered), or a packet trimmed to 256 B */
 	p.buffer_bytes = 256 << 10;
-	p.ecn_threshold_bytes = 64 << 10;
+	p.ecn_kmin_bytes = p.ecn_kmax_bytes = 64 << 10;
 	if (sp)
 		p.simq = *sp;
 	mrc_rng_seed(&s.rng, 1);

@@ -4,6 +4,7 @@
  * forwarding on packet bytes (RFC 9800, RFC 8754, docs/wire-format.md), faults and taps.
  */
 #include "mrc/sim/fabric.h"
+#include "mrc/sim/ecmp.h"
 #include "mrc/base/rng.h"
 #include "mrc/base/bytes.h"
 #include "mrc/engine/srv6.h"
@@ -154,6 +155,30 @@ struct fab_taps {
 	void *egress_ctx, *arrive_ctx;
 };
 
+/*
+ * PFC state of one direction of a link (fab->pfc[port], made when PFC is on; docs/pfc.md):
+ * the receiving switch's ingress accounting of what came over it, the sender's pause,
+ * the counters, and, for each lossless class of this port's own queue, the ingress link
+ * of every packet waiting there, in queue order (a ring parallel to the FIFO: a queued
+ * packet's metadata has no room for it).
+ */
+struct fab_ring {
+	uint32_t *v; /* ingress port indices; NO_PORT: made by the switch (ICMPv6) */
+	uint32_t cap, head, n;
+};
+
+struct fab_pfc {
+	uint64_t in_bytes[2];  /* by class: came over this link, waiting at its peer switch */
+	uint64_t paused_at[2]; /* by class: when this port's pause began */
+	uint8_t xoff;	       /* class bits: the peer paused this link (XOFF sent, no XON) */
+	uint8_t paused;	       /* class bits: this port got an XOFF and no XON since */
+	struct fab_ring ring[2];
+	struct mrc_fab_pfc_stats st;
+};
+
+#define NO_PORT UINT32_MAX
+#define PFC_FRAME_BYTES 64 /* a MAC Control frame: IEEE 802.1Q cl. 36 (802.1Qbb), 802.3 31D */
+
 /* A tier's links: host<->T0 (0) or T0<->T1 (1). */
 struct fab_link {
 	uint64_t rate_bps, delay_ps;
@@ -169,7 +194,7 @@ struct fab_switch {
 	struct mrc_srv6_fib fib;	     /* this switch's table: own copy of the plan's */
 	struct mrc_srv6_route *routes;	     /* fib.routes, mutable (blackholes) */
 	const struct mrc_srv6_fib *plan_fib; /* the plan's table, to restore routes */
-	uint64_t salt;			     /* ECMP hash salt */
+	uint64_t seed;			     /* ECMP hash seed (mrc/sim/ecmp.h) */
 	uint64_t icmp_t;		     /* ICMPv6 token bucket: last refill (ps) */
 	uint32_t icmp_tokens;		     /* tokens left, <= ICMP_BURST */
 	struct mrc_fab_switch_stats st;
@@ -193,6 +218,14 @@ struct fab_slab {
 	uint8_t mem[];
 };
 
+/* A T0-T1 link as routing sees it (docs/roce-baseline.md "Routing reconvergence"). */
+struct fab_rlink {
+	uint32_t seq;	      /* state changes of the link (both directions as one) */
+	uint32_t cause;	      /* the fault-log index of the last change */
+	uint8_t up;	      /* both directions work (its ports, switches up) */
+	uint8_t leaving;      /* detected down: leaves the groups at its convergence */
+};
+
 struct fab_sched {
 	struct fab_sched *next;
 	struct mrc_fab_fault f;
@@ -207,7 +240,7 @@ struct mrc_fabric {
 	struct mrc_fab_host_ops ops;
 	void *ctx;
 	struct mrc_sim *sim;
-	int k_arrive, k_free, k_fault, k_flap;
+	int k_arrive, k_free, k_fault, k_flap, k_pfc;
 	uint32_t hosts, n_switches, n_ports;
 	uint32_t base_t0, base_t1; /* first T0 / T1 port */
 	struct fab_port *ports;
@@ -216,6 +249,16 @@ struct mrc_fabric {
 	uint64_t (*down_at)[4];	  /* [n_ports]: times of a port's last 4 link-down events, by
 				   * gen; made by the first fault that can take a link down */
 	struct fab_impair *impair; /* [n_ports]: made by the first LOSS or DELAY fault */
+	/* Routing (struct mrc_fabric_params detect_ps, converge_ps): bit j of row (plane, i)
+	 * of rt_usable set = the ECMP groups may use link T0 i - T1 j of that plane (all set
+	 * at first); rt_link its control plane's view, by link (rt_link_idx), made with
+	 * down_at by the first fault that can take a link down */
+	uint64_t *rt_usable;	   /* [planes * t0 * rt_words] */
+	uint32_t rt_words;	   /* 64-bit words per row: ceil(t1 / 64) */
+	struct fab_rlink *rt_link; /* [planes * t0 * t1] */
+	int k_rdetect, k_rremove, k_rreadd;
+	struct fab_pfc *pfc;	   /* [n_ports] with PFC on, else NULL */
+	uint8_t lossless;	   /* class bits: the classes PFC makes lossless */
 	struct fab_switch *sw;
 	struct mrc_rng rng;
 
@@ -262,14 +305,22 @@ void mrc_fabric_defaults(struct mrc_fabric_params *p)
 	p->switch_delay_ps = 300000;
 	p->buffer_bytes = 1 << 20;
 	p->ctrl_buffer_bytes = 256 << 10;
-	p->ecn_threshold_bytes = 200 << 10;
+	p->ecn_kmin_bytes = p->ecn_kmax_bytes = 200 << 10;
+	p->ecn_pmax = 0.01; /* DCQCN, Zhu et al. SIGCOMM 2015: Pmax 1% */
 	p->ecn_lasthop = false;
+	p->pfc.xoff_bytes = 60000; /* htsim main_roce.cpp: 15 and 12 packets of 4000 B */
+	p->pfc.xon_bytes = 48000;
 	p->trim = true;
 	p->trim_bytes = 256;
 	p->dscp_trimmed = 12;
 	p->dscp_trimmed_lasthop = 13;
 	p->pkt_cap = 0;
 	p->seed = 1;
+	p->ecmp_fields = MRC_ECMP_5TUPLE;
+	p->ecmp_seed = 1;
+	p->ecmp_per_switch = true;
+	p->detect_ps = 900000000000ull;	 /* BFD 300 ms x 3 (RFC 5880 §6.8.4) */
+	p->converge_ps = 100000000000ull; /* 100 ms */
 }
 
 /* ---- small helpers ----------------------------------------------------------------- */
@@ -595,19 +646,27 @@ static void launch(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *p
 	}
 }
 
+static void pfc_left(struct mrc_fabric *fab, struct fab_port *o, unsigned c, uint32_t len,
+	uint64_t now);
+
+/* Sends the next packet of @o: control first, then data, each unless paused by PFC. */
 static void start_tx(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
 {
-	struct fab_pkt *pkt = fifo_pop(&o->q[0]);
+	unsigned paused = fab->pfc ? fab->pfc[o - fab->ports].paused : 0;
+	struct fab_pkt *pkt = NULL;
+	unsigned c = 0;
+	uint32_t len;
 
-	if (pkt) {
-		o->qbytes[0] -= pkt->len;
-	} else {
-		pkt = fifo_pop(&o->q[1]);
-		if (!pkt)
-			return;
-		o->qbytes[1] -= pkt->len;
-	}
+	for (; c < 2; c++)
+		if (!(paused >> c & 1) && (pkt = fifo_pop(&o->q[c])) != NULL)
+			break;
+	if (!pkt)
+		return;
+	len = pkt->len;
+	o->qbytes[c] -= len;
 	launch(fab, o, pkt, now);
+	if (fab->lossless >> c & 1) /* after launch: a RESUME may go out on this very port */
+		pfc_left(fab, o, c, len, now);
 }
 
 /*
@@ -671,12 +730,30 @@ static bool trim_pkt(struct mrc_fabric *fab, struct fab_pkt **pp, bool lasthop)
 	return true;
 }
 
-/* Sets CE (RFC 3168) on an ECN-capable packet, outer and inner. Returns true if marked. */
-static bool mark_ce(struct fab_pkt *pkt)
+double mrc_fabric_ecn_prob(const struct mrc_fabric_params *p, uint32_t qbytes)
+{
+	if (!p->ecn_kmax_bytes || qbytes <= p->ecn_kmin_bytes)
+		return 0;
+	if (qbytes > p->ecn_kmax_bytes)
+		return 1;
+	return p->ecn_pmax * (double)(qbytes - p->ecn_kmin_bytes) /
+	       (double)(p->ecn_kmax_bytes - p->ecn_kmin_bytes);
+}
+
+/*
+ * Marks CE (RFC 3168) on an ECN-capable packet, outer and inner, that finds @q data bytes
+ * queued: with mrc_fabric_ecn_prob's probability, drawn from the fabric's generator only
+ * between kmin and kmax (a step draws nothing). Returns true if marked.
+ */
+static bool mark_ce(struct mrc_fabric *fab, struct fab_pkt *pkt, uint32_t q)
 {
 	uint8_t *d = pkt->data, tc = ip6_tc(d);
+	double pr;
 
 	if ((tc & 3) == 0 || (tc & 3) == 3)
+		return false;
+	pr = mrc_fabric_ecn_prob(&fab->p, q);
+	if (pr <= 0 || (pr < 1 && (double)(mrc_rng_next(&fab->rng) >> 11) >= pr * 0x1p53))
 		return false;
 	ip6_set_tc(d, tc | 3);
 	if (pkt->flags & PK_INNER) {
@@ -688,7 +765,16 @@ static bool mark_ce(struct fab_pkt *pkt)
 	return true;
 }
 
-static void enqueue(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *pkt, uint64_t now)
+static bool pfc_admit(struct mrc_fabric *fab, struct fab_port *o, unsigned c, uint32_t in,
+	uint32_t len, uint64_t now);
+
+/*
+ * Queues @pkt, which came in over link @in (a port index; NO_PORT: made by this switch),
+ * at output port @o, or drops, trims or marks it (docs/architecture.md "The simulated
+ * fabric"); a class PFC makes lossless is admitted by its ingress instead (pfc_admit).
+ */
+static void enqueue(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *pkt, uint32_t in,
+	uint64_t now)
 {
 	const struct mrc_fabric_params *p = &fab->p;
 	uint32_t q;
@@ -698,7 +784,13 @@ static void enqueue(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *
 		pkt_free(fab, pkt);
 		return;
 	}
-	if (!(pkt->flags & PK_CTRL) && o->qbytes[1] + pkt->len > p->buffer_bytes) {
+	q = pkt->flags & PK_CTRL ? 0 : 1;
+	if (fab->lossless >> q & 1) {
+		if (!pfc_admit(fab, o, q, in, pkt->len, now)) {
+			pkt_free(fab, pkt);
+			return;
+		}
+	} else if (q == 1 && o->qbytes[1] + pkt->len > p->buffer_bytes) {
 		uint32_t bth = pkt_bth_off(pkt);
 
 		if (!p->trim || !bth || pkt->len <= p->trim_bytes ||
@@ -713,15 +805,14 @@ static void enqueue(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *
 			return;
 		}
 		o->st.trims++;
+		q = 0; /* trimmed: control class */
 	}
-	q = pkt->flags & PK_CTRL ? 0 : 1;
-	if (q == 0 && o->qbytes[0] + pkt->len > p->ctrl_buffer_bytes) {
+	if (q == 0 && !(fab->lossless & 1) && o->qbytes[0] + pkt->len > p->ctrl_buffer_bytes) {
 		o->st.drops++;
 		pkt_free(fab, pkt);
 		return;
 	}
-	if (q == 1 && p->ecn_threshold_bytes && o->qbytes[1] > p->ecn_threshold_bytes &&
-		(!o->lasthop || p->ecn_lasthop) && mark_ce(pkt))
+	if (q == 1 && (!o->lasthop || p->ecn_lasthop) && mark_ce(fab, pkt, o->qbytes[1]))
 		o->st.ecn_marks++;
 	fifo_push(&o->q[q], pkt);
 	o->qbytes[q] += pkt->len;
@@ -737,18 +828,28 @@ static void enqueue(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *
 	}
 }
 
-/* The NIC port asks its host for the next packet and sends it. */
+/*
+ * The NIC port asks its host for the next packet and sends it. Paused by PFC for data, it
+ * asks for a control packet only (ops.tx_ctrl); paused for control (control lossless), for
+ * nothing: the host serves its control queue first, so it cannot be asked for data alone.
+ */
 static void nic_pull(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
 {
+	unsigned paused = fab->pfc ? fab->pfc[o - fab->ports].paused : 0;
 	struct fab_pkt *pkt;
 	size_t n;
 
-	if (!port_up(o) || !fab->ops.tx)
+	if (!port_up(o) || !fab->ops.tx || paused >> MRC_FAB_CTRL & 1)
 		return;
 	struct mrc_wire_gather g = {0};
 
 	/* the host writes into txbuf; the pool keeps the bytes in a slot of their size */
-	n = fab->ops.tx(fab->ctx, o->host, o->plane, now, fab->txbuf, fab->p.pkt_cap, &g);
+	if (!paused)
+		n = fab->ops.tx(fab->ctx, o->host, o->plane, now, fab->txbuf, fab->p.pkt_cap, &g);
+	else if (fab->ops.tx_ctrl)
+		n = fab->ops.tx_ctrl(fab->ctx, o->host, o->plane, now, fab->txbuf, fab->p.pkt_cap);
+	else
+		return;
 	if (!g.hlen)
 		g.hlen = n;
 	if (n == 0 || n > MRC_PKT_MAX || g.hlen > fab->p.pkt_cap ||
@@ -775,6 +876,10 @@ static void on_free(void *ctx, void *obj, uint64_t arg, uint64_t now)
 	struct fab_port *o = obj;
 
 	(void)arg;
+	if (now < o->busy_until) { /* a PFC frame took the link meanwhile (pfc_send) */
+		mrc_sim_at(fab->sim, o->busy_until, (unsigned)fab->k_free, o, 0);
+		return;
+	}
 	o->pending = 0;
 	if (o->nic)
 		nic_pull(fab, o, now);
@@ -782,30 +887,204 @@ static void on_free(void *ctx, void *obj, uint64_t arg, uint64_t now)
 		start_tx(fab, o, now);
 }
 
-void mrc_fabric_kick(struct mrc_fabric *fab, uint32_t host, unsigned plane)
+/* Port @o may have something to send (new work, a pause ended, its link came up): it
+ * pulls from its host or dequeues once its link is free. */
+static void port_wake(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
 {
-	struct fab_port *o;
-	uint64_t now = mrc_sim_now(fab->sim);
-
-	if (host >= fab->hosts || plane >= fab->tp.planes)
-		return;
-	o = &fab->ports[nic_port(fab, host, plane)];
-	if (o->pending || !port_up(o))
+	if (o->pending || !port_up(o) || (!o->nic && !o->q[0].tail && !o->q[1].tail))
 		return;
 	o->pending = 1;
 	mrc_sim_at(
 		fab->sim, o->busy_until > now ? o->busy_until : now, (unsigned)fab->k_free, o, 0);
 }
 
+void mrc_fabric_kick(struct mrc_fabric *fab, uint32_t host, unsigned plane)
+{
+	if (host >= fab->hosts || plane >= fab->tp.planes)
+		return;
+	port_wake(fab, &fab->ports[nic_port(fab, host, plane)], mrc_sim_now(fab->sim));
+}
+
+/* ---- PFC (IEEE 802.1Qbb; docs/pfc.md) ------------------------------------------------- */
+
+/* Appends @v to ring @r (grown by doubling). false: out of memory. */
+static bool ring_push(struct fab_ring *r, uint32_t v)
+{
+	if (r->n == r->cap) {
+		uint32_t cap = r->cap ? r->cap * 2 : 16;
+		uint32_t *nv = malloc(cap * sizeof(*nv));
+
+		if (!nv)
+			return false;
+		for (uint32_t i = 0; i < r->n; i++)
+			nv[i] = r->v[(r->head + i) % r->cap];
+		free(r->v);
+		r->v = nv;
+		r->cap = cap;
+		r->head = 0;
+	}
+	r->v[(r->head + r->n++) % r->cap] = v;
+	return true;
+}
+
+static uint32_t ring_pop(struct fab_ring *r)
+{
+	uint32_t v = r->v[r->head];
+
+	r->head = (r->head + 1) % r->cap;
+	r->n--;
+	return v;
+}
+
+/*
+ * The switch at the far end of link @in sends its near end a PFC frame for class @c:
+ * XOFF (pause) or XON (resume). The frame takes the reverse link after the packet being
+ * serialized there, PFC_FRAME_BYTES at its rate, then its propagation delay (and a DELAY
+ * fault's); it is lost if that link goes down meanwhile (on_pfc). An XOFF that cannot
+ * leave (reverse link down) is not remembered: the next arrival tries again.
+ */
+static void pfc_send(struct mrc_fabric *fab, uint32_t in, unsigned c, bool xoff, uint64_t now)
+{
+	struct fab_pfc *f = &fab->pfc[in];
+	uint32_t ri = fab->ports[in].rev;
+	struct fab_port *r = &fab->ports[ri];
+	const struct fab_link *l = port_link(fab, r);
+	uint64_t t;
+
+	f->xoff = (uint8_t)(xoff ? f->xoff | 1u << c : f->xoff & ~(1u << c));
+	if (!port_up(r)) {
+		f->xoff &= (uint8_t)~(1u << c);
+		return;
+	}
+	t = (r->busy_until > now ? r->busy_until : now) +
+	    (l->ser_ps_per_byte ? PFC_FRAME_BYTES * l->ser_ps_per_byte
+				: mrc_ser_ps(PFC_FRAME_BYTES, l->rate_bps));
+	r->busy_until = t; /* its next packet starts after the frame (on_free) */
+	if (xoff)
+		fab->pfc[ri].st.pause_tx++;
+	else
+		fab->pfc[ri].st.resume_tx++;
+	t += l->delay_ps + (fab->impair ? fab->impair[ri].extra_ps : 0);
+	mrc_sim_at(fab->sim, t, (unsigned)fab->k_pfc, &fab->ports[in],
+		c | (uint64_t)xoff << 1 | (uint64_t)r->gen << 8);
+}
+
+/*
+ * A packet of lossless class @c, @len bytes, that came in over link @in enters output
+ * port @o: its ingress takes it unless that would pass xoff + headroom (dropped, counted
+ * as the link's headroom_drops: returns false), and pauses its link once past xoff. The
+ * ingress link is remembered in @o's ring for pfc_left.
+ */
+static bool pfc_admit(struct mrc_fabric *fab, struct fab_port *o, unsigned c, uint32_t in,
+	uint32_t len, uint64_t now)
+{
+	const struct mrc_fab_pfc_params *pp = &fab->p.pfc;
+	struct fab_pfc *f = in == NO_PORT ? NULL : &fab->pfc[in];
+
+	if (f && f->in_bytes[c] + len > (uint64_t)pp->xoff_bytes + pp->headroom_bytes) {
+		f->st.headroom_drops++;
+		return false;
+	}
+	if (!ring_push(&fab->pfc[o - fab->ports].ring[c], in)) {
+		o->st.drops++; /* out of memory: dropped as a full queue would */
+		return false;
+	}
+	if (!f)
+		return true;
+	f->in_bytes[c] += len;
+	if (f->in_bytes[c] > f->st.max_ingress_bytes)
+		f->st.max_ingress_bytes = f->in_bytes[c];
+	if (f->in_bytes[c] > pp->xoff_bytes && !(f->xoff >> c & 1))
+		pfc_send(fab, in, c, true, now);
+	return true;
+}
+
+/* A packet of lossless class @c, @len bytes, left @o's queue (sent or flushed): its
+ * ingress gives the bytes back and resumes its link once at or below xon. */
+static void pfc_left(struct mrc_fabric *fab, struct fab_port *o, unsigned c, uint32_t len,
+	uint64_t now)
+{
+	uint32_t in = ring_pop(&fab->pfc[o - fab->ports].ring[c]);
+	struct fab_pfc *f;
+
+	if (in == NO_PORT)
+		return;
+	f = &fab->pfc[in];
+	f->in_bytes[c] -= len;
+	if (f->xoff >> c & 1 && f->in_bytes[c] <= fab->p.pfc.xon_bytes)
+		pfc_send(fab, in, c, false, now);
+}
+
+/* Ends port @i's pause of the classes @bits at @now, counting the time paused. */
+static void pfc_unpause(struct mrc_fabric *fab, uint32_t i, unsigned bits, uint64_t now)
+{
+	struct fab_pfc *f = &fab->pfc[i];
+
+	for (unsigned c = 0; c < 2; c++) {
+		if (!(bits >> c & 1) || !(f->paused >> c & 1))
+			continue;
+		f->st.paused_ps[c] += now - f->paused_at[c];
+		f->paused &= (uint8_t)~(1u << c);
+	}
+}
+
+/* A PFC frame (pfc_send) reaches port @obj: @arg is the class, bit 1 XOFF, bits 8.. the
+ * reverse link's down count when it left. */
+static void on_pfc(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct mrc_fabric *fab = ctx;
+	struct fab_port *o = obj;
+	uint32_t i = (uint32_t)(o - fab->ports);
+	struct fab_pfc *f = &fab->pfc[i];
+	unsigned c = arg & 1;
+
+	/* lost with its link, or for a port that went down since (which forgot its pause) */
+	if (fab->ports[o->rev].gen != (uint8_t)(arg >> 8) || !port_up(o))
+		return;
+	if (arg >> 1 & 1) {
+		f->st.pause_rx++;
+		if (!(f->paused >> c & 1)) {
+			f->paused |= (uint8_t)(1u << c);
+			f->paused_at[c] = now;
+		}
+		return;
+	}
+	f->st.resume_rx++;
+	pfc_unpause(fab, i, 1u << c, now);
+	port_wake(fab, o, now);
+}
+
+/*
+ * A direction of link @i failed: both directions forget their PFC state (what the pause
+ * timers of real PFC frames would let lapse): @i's and its reverse's pauses end, and
+ * their ingresses count as not paused, so the next arrival past xoff pauses again.
+ */
+static void pfc_forget(struct mrc_fabric *fab, uint32_t i, uint64_t now)
+{
+	uint32_t two[2] = {i, fab->ports[i].rev};
+
+	for (int k = 0; k < 2; k++) {
+		pfc_unpause(fab, two[k], 3, now);
+		fab->pfc[two[k]].xoff = 0;
+		port_wake(fab, &fab->ports[two[k]], now);
+	}
+}
+
 /* ---- forwarding -------------------------------------------------------------------- */
 
-/* Output port (local number) towards host port @hp (plane * hosts + h), or -1. */
+/* Routing's row of T0 @i of @plane: bit j set = its link to T1 j is in the groups. */
+static inline const uint64_t *rt_row(const struct mrc_fabric *fab, uint32_t plane, uint32_t i)
+{
+	return fab->rt_usable + ((size_t)plane * fab->tp.t0 + i) * fab->rt_words;
+}
+
+/* Output port (local number) towards host port @hp (plane * hosts + h), or -1 (no route:
+ * not this plane's, or no T1 left in the ECMP group). */
 static int port_to_host(const struct mrc_fabric *fab, const struct fab_switch *s,
 	const struct fab_pkt *pkt, uint32_t hp, bool ecmp)
 {
 	uint32_t h = hp % fab->hosts, plane = hp / fab->hosts, rack = h / fab->tp.hosts_per_t0;
-	const uint8_t *d = pkt->data;
-	uint64_t x;
+	int j;
 
 	if (plane != s->plane)
 		return -1;
@@ -815,17 +1094,11 @@ static int port_to_host(const struct mrc_fabric *fab, const struct fab_switch *s
 		return (int)(h % fab->tp.hosts_per_t0);
 	if (!ecmp)
 		return -1;
-	/* ECMP over the up ports: hash of src, dst, next header, UDP ports and flow label */
-	x = s->salt ^ addr_hash(d + 8);
-	x = (x ^ addr_hash(d + 24)) * 0x9E3779B97F4A7C15ull;
-	x ^= (uint64_t)(d[1] & 0x0F) << 16 | (uint64_t)d[2] << 8 | d[3];
-	x ^= (uint64_t)d[6] << 56;
-	if (d[6] == 17 && pkt->len >= MRC_IP6_HLEN + 4)
-		x ^= (uint64_t)get_be32(d + MRC_IP6_HLEN) << 20;
-	x ^= x >> 31;
-	x *= 0xBF58476D1CE4E5B9ull;
-	x ^= x >> 29;
-	return (int)(fab->tp.hosts_per_t0 + (x >> 32) % fab->tp.t1);
+	/* ECMP: the hash of the fields the switch reads, with its seed, onto the group for
+	 * that rack — the T1s both T0s still reach as routing sees it (rt_usable) */
+	j = mrc_ecmp_pick(mrc_ecmp_hash(pkt->data, pkt->hlen, fab->p.ecmp_fields, s->seed),
+		rt_row(fab, plane, s->index), rt_row(fab, plane, rack), fab->rt_words);
+	return j < 0 ? -1 : (int)(fab->tp.hosts_per_t0 + (uint32_t)j);
 }
 
 /* Output port of switch @s for a plain packet (no uSID of its block in the DA): the host
@@ -903,7 +1176,7 @@ static void hop_limit_drop(struct mrc_fabric *fab, struct fab_switch *s, struct 
 		return;
 	}
 	s->st.icmp_sent++;
-	enqueue(fab, &fab->ports[s->port0 + (uint32_t)out], ic, now);
+	enqueue(fab, &fab->ports[s->port0 + (uint32_t)out], ic, NO_PORT, now);
 }
 
 /*
@@ -1027,7 +1300,7 @@ static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
 		pkt_free(fab, pkt);
 		return;
 	}
-	enqueue(fab, &fab->ports[s->port0 + (uint32_t)out], pkt, now);
+	enqueue(fab, &fab->ports[s->port0 + (uint32_t)out], pkt, (uint32_t)(o - fab->ports), now);
 }
 
 /* ---- construction ------------------------------------------------------------------ */
@@ -1037,15 +1310,6 @@ static void init_link(struct fab_link *l, uint64_t rate, uint64_t delay)
 	l->rate_bps = rate;
 	l->ser_ps_per_byte = 8000000000000ull % rate ? 0 : 8000000000000ull / rate;
 	l->delay_ps = delay;
-}
-
-static uint64_t splitmix_salt(uint64_t seed, uint64_t k)
-{
-	uint64_t z = seed + (k + 1) * 0x9E3779B97F4A7C15ull;
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
 }
 
 /* Gives switch @s its own copy of its static table from the plan. */
@@ -1099,13 +1363,33 @@ static int build(struct mrc_fabric *fab)
 			s->plane = (uint16_t)pl;
 			s->tier = t0 ? MRC_FAB_T0 : MRC_FAB_T1;
 			s->up = 1;
-			s->salt = splitmix_salt(p->seed, pl * (T0 + T1) + i);
+			s->seed = mrc_ecmp_switch_seed(p->ecmp_seed, p->ecmp_per_switch,
+				pl * (T0 + T1) + i);
 			s->icmp_tokens = ICMP_BURST;
 			err = copy_fib(fab, s, t0 ? MRC_SRV6_T0 : MRC_SRV6_T1);
 			if (err)
 				return err;
 		}
 	}
+
+	for (size_t k = 0; k < p->n_ecmp_seeds; k++) {
+		const struct mrc_fab_switch_seed *o = &p->ecmp_seeds[k];
+
+		if (o->plane >= P || (o->tier != MRC_FAB_T0 && o->tier != MRC_FAB_T1) ||
+			o->index >= (o->tier == MRC_FAB_T0 ? T0 : T1))
+			return -EINVAL;
+		(o->tier == MRC_FAB_T0 ? t0_sw(fab, o->plane, o->index)
+				       : t1_sw(fab, o->plane, o->index))->seed = o->seed;
+	}
+	/* every T0-T1 link in the ECMP groups */
+	fab->rt_words = (T1 + 63) / 64;
+	fab->rt_usable = malloc((size_t)P * T0 * fab->rt_words * sizeof(*fab->rt_usable));
+	if (!fab->rt_usable)
+		return -ENOMEM;
+	for (size_t r = 0; r < (size_t)P * T0; r++)
+		for (uint32_t w = 0; w < fab->rt_words; w++)
+			fab->rt_usable[r * fab->rt_words + w] =
+				T1 - w * 64 >= 64 ? ~0ull : (1ull << (T1 - w * 64)) - 1;
 
 	/* links */
 	init_link(&fab->link[0], p->host_rate_bps, p->host_delay_ps);
@@ -1178,6 +1462,9 @@ static int build(struct mrc_fabric *fab)
 
 static void on_fault(void *ctx, void *obj, uint64_t arg, uint64_t now);
 static void on_flap(void *ctx, void *obj, uint64_t arg, uint64_t now);
+static void on_rdetect(void *ctx, void *obj, uint64_t arg, uint64_t now);
+static void on_rremove(void *ctx, void *obj, uint64_t arg, uint64_t now);
+static void on_rreadd(void *ctx, void *obj, uint64_t arg, uint64_t now);
 
 int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_ops *ops, void *ctx,
 	struct mrc_fabric **out)
@@ -1196,6 +1483,11 @@ int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_
 		return -EINVAL;
 	if ((p->trim && p->trim_bytes < MRC_IP6_HLEN) || p->pkt_cap > 65535 ||
 		(p->trim && p->pkt_cap && p->trim_bytes > p->pkt_cap))
+		return -EINVAL;
+	if (p->ecn_kmin_bytes > p->ecn_kmax_bytes || !(p->ecn_pmax >= 0 && p->ecn_pmax <= 1))
+		return -EINVAL;
+	/* docs/pfc.md: trimming cuts the data PFC keeps whole; a resume above the pause */
+	if (p->pfc.enabled && (p->trim || p->pfc.xon_bytes > p->pfc.xoff_bytes))
 		return -EINVAL;
 	fab = calloc(1, sizeof(*fab));
 	if (!fab)
@@ -1232,7 +1524,18 @@ int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_
 	fab->k_free = mrc_sim_handler(fab->sim, on_free, fab);
 	fab->k_fault = mrc_sim_handler(fab->sim, on_fault, fab);
 	fab->k_flap = mrc_sim_handler(fab->sim, on_flap, fab);
+	fab->k_rdetect = mrc_sim_handler(fab->sim, on_rdetect, fab);
+	fab->k_rremove = mrc_sim_handler(fab->sim, on_rremove, fab);
+	fab->k_rreadd = mrc_sim_handler(fab->sim, on_rreadd, fab);
+	fab->k_pfc = mrc_sim_handler(fab->sim, on_pfc, fab);
 	err = build(fab);
+	if (!err && p->pfc.enabled) {
+		fab->lossless = (uint8_t)(1u << MRC_FAB_DATA |
+					  (p->pfc.control ? 1u << MRC_FAB_CTRL : 0));
+		fab->pfc = calloc(fab->n_ports, sizeof(*fab->pfc));
+		if (!fab->pfc)
+			err = -ENOMEM;
+	}
 	if (err)
 		goto fail;
 	*out = fab;
@@ -1269,6 +1572,8 @@ static void pool_free(struct mrc_fabric *fab)
 
 		o->q[0].tail = o->q[1].tail = NULL;
 		o->qbytes[0] = o->qbytes[1] = 0;
+		if (fab->pfc) /* the rings name the packets gone with the queues */
+			fab->pfc[i].ring[0].n = fab->pfc[i].ring[1].n = 0;
 	}
 }
 
@@ -1296,10 +1601,15 @@ void mrc_fabric_free(struct mrc_fabric *fab)
 		fab->sched = s->next;
 		free(s);
 	}
+	for (uint32_t i = 0; fab->pfc && i < fab->n_ports; i++)
+		free(fab->pfc[i].ring[0].v), free(fab->pfc[i].ring[1].v);
+	free(fab->pfc);
 	free(fab->ports);
 	free(fab->taps);
 	free(fab->down_at);
 	free(fab->impair);
+	free(fab->rt_usable);
+	free(fab->rt_link);
 	free(fab->sw);
 	free(fab->addr_key);
 	free(fab->addr_val);
@@ -1413,6 +1723,7 @@ static void log_fault(struct mrc_fabric *fab, const struct mrc_fab_fault *f,
 	r->at_ps = now;
 	r->kind = kind;
 	r->noop = noop;
+	r->routed_ps = UINT64_MAX;
 	fault_target(fab, f, r->target, sizeof(r->target));
 }
 
@@ -1430,23 +1741,145 @@ static void port_went_down(struct mrc_fabric *fab, struct fab_port *o, uint64_t 
 
 	o->gen++;
 	fab->down_at[o - fab->ports][o->gen & 3] = now;
-	for (int q = 0; q < 2; q++) {
+	for (unsigned q = 0; q < 2; q++) {
 		while ((pkt = fifo_pop(&o->q[q])) != NULL) {
 			o->st.down_drops++;
+			if (fab->lossless >> q & 1)
+				pfc_left(fab, o, q, pkt->len, now);
 			pkt_free(fab, pkt);
 		}
 		o->qbytes[q] = 0;
 	}
+	if (fab->pfc)
+		pfc_forget(fab, (uint32_t)(o - fab->ports), now);
 }
 
 /* A port came up: a NIC port resumes pulling from its host. */
 static void port_came_up(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
 {
-	if (o->nic && !o->pending) {
-		o->pending = 1;
-		mrc_sim_at(fab->sim, o->busy_until > now ? o->busy_until : now,
-			(unsigned)fab->k_free, o, 0);
+	if (o->nic)
+		port_wake(fab, o, now);
+}
+
+/* ---- routing reconvergence (docs/roce-baseline.md "Routing reconvergence") ---------- */
+
+/* The T0-T1 link port @o is a direction of, as rt_link's index (plane * t0 + i) * t1 + j;
+ * false for a host link. */
+static bool rt_link_of(const struct mrc_fabric *fab, const struct fab_port *o, uint32_t *l)
+{
+	uint32_t idx = (uint32_t)(o - fab->ports), T0 = fab->tp.t0, T1 = fab->tp.t1;
+	uint32_t hpt = fab->tp.hosts_per_t0, pl, i, j;
+
+	if (idx >= fab->base_t1) { /* T1 j of plane pl, port i: (pl * t1 + j) * t0 + i */
+		uint32_t r = idx - fab->base_t1;
+
+		i = r % T0;
+		j = r / T0 % T1;
+		pl = r / T0 / T1;
+	} else if (idx >= fab->base_t0) { /* T0 i, port k: (pl * t0 + i) * (hpt + t1) + k */
+		uint32_t r = idx - fab->base_t0, k = r % (hpt + T1);
+
+		if (k < hpt)
+			return false;
+		j = k - hpt;
+		i = r / (hpt + T1) % T0;
+		pl = r / (hpt + T1) / T0;
+	} else {
+		return false;
 	}
+	*l = (pl * T0 + i) * T1 + j;
+	return true;
+}
+
+/* Routing's word and bit of link @l in rt_usable. */
+static uint64_t *rt_word(struct mrc_fabric *fab, uint32_t l, uint64_t *bit)
+{
+	uint32_t j = l % fab->tp.t1, row = l / fab->tp.t1;
+
+	*bit = 1ull << (j % 64);
+	return &fab->rt_usable[(size_t)row * fab->rt_words + j / 64];
+}
+
+/* Link @l's ECMP membership became @in at @now: the groups change, and the fault it is
+ * owed to (fault-log index @cause) records when its first change took effect. */
+static void rt_set(struct mrc_fabric *fab, uint32_t l, bool in, uint32_t cause, uint64_t now)
+{
+	uint64_t bit, *w = rt_word(fab, l, &bit);
+
+	*w = in ? *w | bit : *w & ~bit;
+	if (cause < fab->n_log && fab->log[cause].routed_ps == UINT64_MAX)
+		fab->log[cause].routed_ps = now;
+}
+
+/*
+ * Port @o changed state at @now. When it is a direction of a T0-T1 link whose state as a
+ * whole (both directions working, as BFD sees it: RFC 5880 §6.8.4) changed, routing
+ * starts to notice: a link gone down is detected detect_ps later if it stayed down all
+ * that time (rt_detect), then leaves the ECMP groups converge_ps after (rt_remove); a
+ * link come up that had left them (or was leaving) rejoins them detect_ps + converge_ps
+ * later if it stayed up (rt_readd). The change is owed to the fault about to be logged
+ * (fab->n_log: mrc_fabric_apply and the flap toggles log after they act).
+ */
+static void rt_port_changed(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
+{
+	struct fab_rlink *rl;
+	uint64_t bit;
+	uint32_t l, up;
+	bool works;
+
+	if (!fab->rt_link || !rt_link_of(fab, o, &l))
+		return;
+	rl = &fab->rt_link[l];
+	up = t0_port(fab, l / fab->tp.t1 / fab->tp.t0, l / fab->tp.t1 % fab->tp.t0,
+		fab->tp.hosts_per_t0 + l % fab->tp.t1);
+	works = port_up(&fab->ports[up]) && port_up(&fab->ports[fab->ports[up].rev]);
+	if (works == rl->up)
+		return;
+	rl->up = works;
+	rl->seq++;
+	rl->cause = (uint32_t)fab->n_log;
+	if (!works)
+		mrc_sim_at(fab->sim, now + fab->p.detect_ps, (unsigned)fab->k_rdetect, NULL,
+			(uint64_t)rl->seq << 32 | l);
+	else if (rl->leaving || !(*rt_word(fab, l, &bit) & bit))
+		mrc_sim_at(fab->sim, now + fab->p.detect_ps + fab->p.converge_ps,
+			(unsigned)fab->k_rreadd, NULL, (uint64_t)rl->seq << 32 | l);
+}
+
+/* Detection time of a link-down event @arg (seq << 32 | link): still down since, it is
+ * detected and leaves the groups after the convergence time. */
+static void on_rdetect(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct mrc_fabric *fab = ctx;
+	struct fab_rlink *rl = &fab->rt_link[(uint32_t)arg];
+
+	(void)obj;
+	if (rl->seq != (uint32_t)(arg >> 32))
+		return; /* it came back before BFD noticed */
+	rl->leaving = 1;
+	mrc_sim_at(fab->sim, now + fab->p.converge_ps, (unsigned)fab->k_rremove, NULL,
+		(uint64_t)rl->cause << 32 | (uint32_t)arg);
+}
+
+/* Convergence after a detected link down @arg (cause << 32 | link): out of the groups. */
+static void on_rremove(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct mrc_fabric *fab = ctx;
+
+	(void)obj;
+	fab->rt_link[(uint32_t)arg].leaving = 0;
+	rt_set(fab, (uint32_t)arg, false, (uint32_t)(arg >> 32), now);
+}
+
+/* A link back up @arg (seq << 32 | link) for detection plus convergence: back in. */
+static void on_rreadd(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct mrc_fabric *fab = ctx;
+	struct fab_rlink *rl = &fab->rt_link[(uint32_t)arg];
+
+	(void)obj;
+	if (rl->seq == (uint32_t)(arg >> 32))
+		rt_set(fab, (uint32_t)arg, true, rl->cause, now);
 }
 
 static void set_down(
@@ -1462,6 +1895,8 @@ static void set_down(
 		port_went_down(fab, o, now);
 	else if (!was && port_up(o))
 		port_came_up(fab, o, now);
+	if (was != port_up(o))
+		rt_port_changed(fab, o, now);
 }
 
 static struct fab_switch *fault_switch(struct mrc_fabric *fab, const struct mrc_fab_fault *f)
@@ -1499,6 +1934,8 @@ static void set_switch(struct mrc_fabric *fab, struct fab_switch *s, bool up, ui
 			port_went_down(fab, r, now);
 		if (!was[2 * k + 1] && port_up(r))
 			port_came_up(fab, r, now);
+		if (was[2 * k] != port_up(o) || was[2 * k + 1] != port_up(r))
+			rt_port_changed(fab, o, now);
 	}
 	free(was);
 }
@@ -1568,11 +2005,14 @@ static uint64_t flap_down_ps(const struct mrc_fab_fault *f)
 	return mrc_fault_flap_down_ps(f->period_ps, f->duty);
 }
 
-/* Makes the ports' link-down times when @f is the first fault that can take a link down
- * (pkt_lost reads them only after one did), and their LOSS/DELAY figures when it is the
- * first such fault (launch reads them only once made). 0 or -ENOMEM. */
+/* Makes the ports' link-down times and routing's view of the T0-T1 links when @f is the
+ * first fault that can take a link down (pkt_lost and rt_port_changed read them only after
+ * one did), and their LOSS/DELAY figures when it is the first such fault (launch reads
+ * them only once made). 0 or -ENOMEM. */
 static int need_arrays(struct mrc_fabric *fab, const struct mrc_fab_fault *f)
 {
+	size_t n;
+
 	if (!fab->impair && (f->kind == MRC_FAB_LOSS || f->kind == MRC_FAB_DELAY)) {
 		fab->impair = calloc(fab->n_ports, sizeof(*fab->impair));
 		if (!fab->impair)
@@ -1581,8 +2021,19 @@ static int need_arrays(struct mrc_fabric *fab, const struct mrc_fab_fault *f)
 	if (fab->down_at || (f->kind != MRC_FAB_LINK_DOWN && f->kind != MRC_FAB_SWITCH_DOWN &&
 				    f->kind != MRC_FAB_NIC_DOWN && f->kind != MRC_FAB_FLAP))
 		return 0;
+	n = (size_t)fab->tp.planes * fab->tp.t0 * fab->tp.t1;
 	fab->down_at = calloc(fab->n_ports, sizeof(*fab->down_at));
-	return fab->down_at ? 0 : -ENOMEM;
+	fab->rt_link = calloc(n, sizeof(*fab->rt_link));
+	if (!fab->down_at || !fab->rt_link) {
+		free(fab->down_at);
+		free(fab->rt_link);
+		fab->down_at = NULL;
+		fab->rt_link = NULL;
+		return -ENOMEM;
+	}
+	for (size_t l = 0; l < n; l++)
+		fab->rt_link[l].up = 1;
+	return 0;
 }
 
 int mrc_fabric_apply(struct mrc_fabric *fab, const struct mrc_fab_fault *f, uint64_t now)
@@ -1795,6 +2246,24 @@ int mrc_fabric_switch_stats(const struct mrc_fabric *fab, enum mrc_fab_tier tier
 	return 0;
 }
 
+int mrc_fabric_pfc_stats(const struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index,
+	unsigned plane, unsigned port, struct mrc_fab_pfc_stats *out)
+{
+	int64_t i = port_index(fab, tier, index, plane, port);
+	uint64_t now = mrc_sim_now(fab->sim);
+
+	if (i < 0)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (!fab->pfc)
+		return 0;
+	*out = fab->pfc[i].st;
+	for (unsigned c = 0; c < 2; c++) /* a pause still on counts up to now */
+		if (fab->pfc[i].paused >> c & 1)
+			out->paused_ps[c] += now - fab->pfc[i].paused_at[c];
+	return 0;
+}
+
 void mrc_fabric_port_totals(const struct mrc_fabric *fab, struct mrc_fab_port_stats *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -1830,6 +2299,12 @@ void mrc_fabric_stats(const struct mrc_fabric *fab, struct mrc_fab_stats *out)
 		mem += fab->n_ports * sizeof(*fab->down_at);
 	if (fab->impair)
 		mem += fab->n_ports * sizeof(*fab->impair);
+	mem += (size_t)fab->tp.planes * fab->tp.t0 * fab->rt_words * sizeof(*fab->rt_usable);
+	if (fab->rt_link)
+		mem += (size_t)fab->tp.planes * fab->tp.t0 * fab->tp.t1 * sizeof(*fab->rt_link);
+	for (uint32_t i = 0; fab->pfc && i < fab->n_ports; i++)
+		mem += sizeof(*fab->pfc) +
+		       (fab->pfc[i].ring[0].cap + fab->pfc[i].ring[1].cap) * sizeof(uint32_t);
 	out->events = mrc_sim_events(fab->sim);
 	out->pkt_hops = fab->pkt_hops;
 	out->injected = fab->injected;

@@ -53,6 +53,10 @@ enum mrc_fab_tier {
  *       zeroed, hlen 0 meaning the whole packet is in @buf. The payload must stay valid
  *       while the packet is in the fabric, or until mrc_fabric_forget_payloads.
  *  port_status: NIC port @plane of @host went down or up (a NIC-port fault).
+ *  tx_ctrl: optional; NIC port @plane of @host may send control packets only (its data
+ *       priority is paused by PFC, docs/pfc.md): as tx, but only a packet of the host's
+ *       control queue (mrc_ep_tx_ctrl), written whole; 0 when it has none. Without it a
+ *       paused NIC port pulls nothing until the pause ends.
  */
 struct mrc_fab_host_ops {
 	void (*rx)(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
@@ -62,6 +66,42 @@ struct mrc_fab_host_ops {
 	void (*port_status)(void *ctx, uint32_t host, unsigned plane, bool up, uint64_t now_ps);
 	void (*rx_gather)(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
 		const struct mrc_wire_gather *g, uint64_t now_ps);
+	size_t (*tx_ctrl)(void *ctx, uint32_t host, unsigned plane, uint64_t now_ps, uint8_t *buf,
+		size_t cap);
+};
+
+/* The two traffic classes of an output port, strict priority: control over data. */
+enum mrc_fab_class {
+	MRC_FAB_CTRL = 0, /* ACK/SACK/NACK/probe/endpoint, trimmed, ICMPv6: PFC priority 6 */
+	MRC_FAB_DATA = 1, /* everything else: PFC priority 3 (docs/pfc.md) */
+};
+
+/*
+ * PFC (IEEE 802.1Qbb) lossless mode (docs/pfc.md "The model"). A switch counts, per ingress
+ * link and class, the bytes that came in over it and still wait in its output queues
+ * (from the packet's entry in an output queue to the start of its transmission). Past
+ * @xoff_bytes it sends the upstream port a PAUSE (XOFF) for that class, which stops it
+ * (a host NIC port stops pulling that class from its host) after the packet it is
+ * sending; once back at or below @xon_bytes, a RESUME (XON). A PFC frame is 64 bytes on
+ * the reverse link, sent after the packet being serialized there. A lossless class is not
+ * limited by the output port's buffer; a packet arriving at an ingress already holding
+ * more than @xoff_bytes + @headroom_bytes - its length is dropped (headroom_drops): none
+ * with the headroom rule of docs/pfc.md. Hosts never send PFC frames.
+ */
+struct mrc_fab_pfc_params {
+	bool enabled;		 /* the data class is lossless (trim must be off) */
+	bool control;		 /* and the control class too (else lossy, strict priority) */
+	uint32_t xoff_bytes;	 /* > this per ingress and class: PAUSE */
+	uint32_t xon_bytes;	 /* <= this again: RESUME; <= xoff_bytes */
+	uint32_t headroom_bytes; /* above xoff_bytes an ingress may still take */
+};
+
+/* One switch's ECMP seed, in place of the one fabric.ecmp gives it. */
+struct mrc_fab_switch_seed {
+	enum mrc_fab_tier tier; /* MRC_FAB_T0 or MRC_FAB_T1 */
+	uint32_t index;
+	unsigned plane;
+	uint64_t seed;
 };
 
 /*
@@ -77,7 +117,11 @@ struct mrc_fabric_params {
 	uint64_t switch_delay_ps;		    /* arrival to output queue */
 	uint32_t buffer_bytes;			    /* data class, per output port */
 	uint32_t ctrl_buffer_bytes;		    /* control class, per output port */
-	uint32_t ecn_threshold_bytes;		    /* CE above this data backlog, 0 = off */
+	/* ECN of the data class (mrc_fabric_ecn_prob): CE with probability 0 at a backlog
+	 * up to kmin, rising linearly to pmax at kmax, 1 above it; kmin = kmax is a step,
+	 * kmax 0 = no marking. Drawn from the fabric's seeded generator. */
+	uint32_t ecn_kmin_bytes, ecn_kmax_bytes;
+	double ecn_pmax;
 	bool ecn_lasthop;			    /* also mark on T0->host ports (default off) */
 	bool trim;				    /* trim instead of dropping data */
 	uint32_t trim_bytes;			    /* trimmed length, L3, from outer IPv6 */
@@ -87,20 +131,41 @@ struct mrc_fabric_params {
 						     * (mrc_wire cfg csum_offload): filled
 						     * where a tap sees or a trim cuts them */
 	bool icrc_outer;			    /* the hosts' mrc_wire icrc_outer */
-	uint64_t seed;				    /* loss draws and ECMP hash salt */
+	struct mrc_fab_pfc_params pfc;		    /* PFC lossless mode (off by default) */
+	uint64_t seed;				    /* random loss and ECN draws */
 	struct mrc_sim_params simq;		    /* event queue choice */
+	/* ECMP of plain packets at a T0 (mrc/sim/ecmp.h): the header fields hashed (enum
+	 * mrc_ecmp_field bits), the seed and whether each switch derives its own from it
+	 * (mrc_ecmp_switch_seed), then the seeds of single switches (overrides; read by
+	 * mrc_fabric_new only) */
+	unsigned ecmp_fields;
+	uint64_t ecmp_seed;
+	bool ecmp_per_switch;
+	const struct mrc_fab_switch_seed *ecmp_seeds;
+	size_t n_ecmp_seeds;
+	/* Routing reconvergence (docs/roce-baseline.md "Routing reconvergence"): a T0-T1 link
+	 * that goes down (either direction, or with a switch) leaves the ECMP groups
+	 * detect_ps + converge_ps later if it stayed down detect_ps; one coming up rejoins
+	 * them detect_ps + converge_ps later if it stayed up */
+	uint64_t detect_ps, converge_ps;
 };
 
+
 /* Fills @p with defaults: 100 Gb/s everywhere, 500 ns links, 300 ns switches, 1 MiB data
- * buffer, 256 KiB control, ECN at 200 KiB, trimming to 256 B with DSCP 12 / 13 (mrc/wire's
- * defaults; all knobs); @plan stays for the caller. */
+ * buffer, 256 KiB control, ECN step at 200 KiB (pmax 0.01 when given a ramp), trimming to
+ * 256 B with DSCP 12 / 13 (mrc/wire's defaults; all knobs), PFC off (xoff 60000 B, xon
+ * 48000 B, headroom 0: set it); ECMP on the 5-tuple, seed 1, per switch; routing
+ * detection 900 ms (BFD 300 ms x 3) and convergence 100 ms (docs/config.md "fabric");
+ * @plan stays for the caller. */
 void mrc_fabric_defaults(struct mrc_fabric_params *p);
 
 /*
  * Builds the fabric and an event loop. Each switch gets its own copy of its static table
  * from the plan (mrc_srv6_fib_of), so a blackhole fault can remove a route. Errors:
  * -EINVAL (no plan, zero rates, a table naming a port the switch does not have,
- * duplicate host addresses, pkt_cap > 65535 or below trim_bytes), -ENOMEM.
+ * duplicate host addresses, pkt_cap > 65535 or below trim_bytes, an ECMP seed for a
+ * switch the fabric does not have, ecn kmin > kmax or pmax outside [0, 1], PFC with
+ * trimming or with xon above xoff), -ENOMEM.
  */
 int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_ops *ops, void *ctx,
 	struct mrc_fabric **out);
@@ -195,6 +260,10 @@ struct mrc_fab_fault_rec {
 	enum mrc_fab_fault_kind kind;
 	char target[48]; /* "p0.t0.3-p0.t1.1", "h5.p2", "p1.t1.0", "p0.t0.2 route 0x1402" */
 	bool noop;	 /* it found nothing to change (see mrc_fabric_apply) */
+	/* When the ECMP groups first changed for what it did to a T0-T1 link (a link or a
+	 * switch down leaving them, coming up rejoining them: struct mrc_fabric_params
+	 * detect_ps, converge_ps); UINT64_MAX: not (yet), or nothing of it is routed */
+	uint64_t routed_ps;
 };
 const struct mrc_fab_fault_rec *mrc_fabric_fault_log(const struct mrc_fabric *fab, size_t *n);
 const char *mrc_fab_fault_name(enum mrc_fab_fault_kind k);
@@ -261,5 +330,29 @@ void mrc_fabric_stats(const struct mrc_fabric *fab, struct mrc_fab_stats *out);
 
 /* Sum of the counters of every output port (for reports and determinism checks). */
 void mrc_fabric_port_totals(const struct mrc_fabric *fab, struct mrc_fab_port_stats *out);
+
+/*
+ * ECN marking probability of a data packet that finds @qbytes bytes queued at an output
+ * port (DCQCN's RED, Zhu et al., SIGCOMM 2015: the switches' marking): 0 for qbytes <= kmin,
+ * pmax * (qbytes - kmin) / (kmax - kmin) up to kmax, 1 above kmax; 0 when kmax is 0.
+ */
+double mrc_fabric_ecn_prob(const struct mrc_fabric_params *p, uint32_t qbytes);
+
+/* PFC counters of one output port (zeros while PFC is off); classes by enum mrc_fab_class. */
+struct mrc_fab_pfc_stats {
+	uint64_t pause_tx, resume_tx; /* PFC frames the port's switch sent on it (XOFF, XON),
+				       * pausing the traffic that comes the other way */
+	uint64_t pause_rx, resume_rx; /* PFC frames that reached this port and applied */
+	uint64_t paused_ps[2];	      /* time this port was paused, per class, up to now */
+	uint64_t headroom_drops;      /* packets sent on this port that its peer dropped past
+				       * xoff + headroom (ingress full) */
+	uint64_t max_ingress_bytes;   /* the peer's largest backlog of this port's packets,
+				       * one class */
+};
+
+/* PFC counters of output port @port of node (@tier, @index, @plane), as for port_stats;
+ * paused time counts up to the loop's clock. 0 or -EINVAL. */
+int mrc_fabric_pfc_stats(const struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t index,
+	unsigned plane, unsigned port, struct mrc_fab_pfc_stats *out);
 
 #endif

@@ -3,6 +3,8 @@
 #include "mrc/sim/fabric.c"
 #include "mrc/base/st.h"
 
+#include <math.h>
+
 /* ---- selftest ---------------------------------------------------------------------- */
 
 /*
@@ -189,7 +191,7 @@ static void t_status(void *ctx, uint32_t host, unsigned plane, bool up, uint64_t
 		n->status_down++;
 }
 
-static const struct mrc_fab_host_ops t_ops = {t_rx, t_tx, t_status, NULL};
+static const struct mrc_fab_host_ops t_ops = {t_rx, t_tx, t_status, NULL, NULL};
 
 struct t_tap {
 	unsigned n;
@@ -330,6 +332,47 @@ static void t_net_free(struct t_net *n)
 	mrc_fabric_free(n->fab);
 	mrc_srv6_plan_free(n->plan);
 	free(n);
+}
+
+/* Routing tests: @n flows (one 500-byte plain packet each, source ports 0xC000 + k) from
+ * host @src to host @dst, queued on plane 0 (the queue restarts when it was drained). */
+static void t_flows(struct t_net *n, const struct t_plan *pl, uint32_t src, uint32_t dst,
+	unsigned cnt)
+{
+	if (n->txq[src][0].next == n->txq[src][0].n)
+		n->txq[src][0].n = n->txq[src][0].next = 0;
+	for (unsigned k = 0; k < cnt; k++) {
+		t_build(t_slot(n, src, 0), 500, NULL, NULL, 0, 0, &pl->addr[src], &pl->addr[dst],
+			(uint16_t)(0xC000 + k), 0xCA, k);
+		t_send(n, src, 0, 500);
+	}
+}
+
+/* A test event: at its time, every host with packets queued on plane 0 starts sending. */
+static void t_kick_ev(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct t_net *n = ctx;
+
+	(void)obj, (void)arg, (void)now;
+	t_go(n, 4, 1);
+}
+
+/* How many of the @cnt flows of t_flows from @src to @dst T0 @t0's ECMP hash puts on T1
+ * @j of a full group of @t1 (the hash as the switch applies it, with its default seed:
+ * mrc_ecmp_switch_seed of seed 1 and its switch number @t0). */
+static unsigned t_on_t1(const struct t_plan *pl, uint32_t src, uint32_t dst, unsigned cnt,
+	uint32_t t0, unsigned t1, unsigned j)
+{
+	uint8_t b[500];
+	unsigned on = 0;
+
+	for (unsigned k = 0; k < cnt; k++) {
+		t_build(b, 500, NULL, NULL, 0, 0, &pl->addr[src], &pl->addr[dst],
+			(uint16_t)(0xC000 + k), 0xCA, k);
+		on += (mrc_ecmp_hash(b, 500, MRC_ECMP_5TUPLE, mrc_ecmp_switch_seed(1, true, t0)) >>
+			32) % t1 == j;
+	}
+	return on;
 }
 
 MRC_SELFTEST(fabric)
@@ -733,7 +776,7 @@ MRC_SELFTEST(fabric)
 			"rx alone: laid out; the tap sees the packet whole");
 	for (int with_gather = 1; with_gather >= 0; with_gather--) {
 		static const struct mrc_fab_host_ops gops[2] = {
-			{t_grx, t_gtx, NULL, NULL}, {t_grx, t_gtx, NULL, t_grx_gather}};
+			{t_grx, t_gtx, NULL, NULL, NULL}, {t_grx, t_gtx, NULL, t_grx_gather, NULL}};
 		static struct t_gnet gn;
 		struct mrc_fabric *fab = NULL;
 		uint8_t da1[16], tail0[4] = {0};
@@ -911,7 +954,7 @@ MRC_SELFTEST(fabric)
 			"ecn_lasthop=%d: %s",
 			lasthop, lasthop ? "9 marks" : "no marks");
 		t_setup(&pl, &p, 1, 1, 1, 3);
-		p.ecn_threshold_bytes = 5000;
+		p.ecn_kmin_bytes = p.ecn_kmax_bytes = 5000;
 		p.ecn_lasthop = lasthop;
 		p.buffer_bytes = 1 << 20;
 		n = t_net_new(st, &p);
@@ -947,7 +990,7 @@ MRC_SELFTEST(fabric)
 
 	mrc_st_case(st, "ECN marks above the threshold on a T0 up port (2 flows into one T1)");
 	t_setup(&pl, &p, 1, 2, 1, 2);
-	p.ecn_threshold_bytes = 5000;
+	p.ecn_kmin_bytes = p.ecn_kmax_bytes = 5000;
 	n = t_net_new(st, &p);
 	if (n) {
 		struct mrc_fab_port_stats up = {0}, last0 = {0}, last1 = {0};
@@ -980,7 +1023,7 @@ MRC_SELFTEST(fabric)
 			"and trims they decode OK (trimmed ones as trimmed, C11)");
 	t_setup(&pl, &p, 1, 2, 1, 2);
 	p.buffer_bytes = 10000;	      /* two ~4.2 KB packets wait; a third is trimmed */
-	p.ecn_threshold_bytes = 3000; /* one waiting packet is enough to mark */
+	p.ecn_kmin_bytes = p.ecn_kmax_bytes = 3000; /* one waiting packet is enough to mark */
 	n = t_net_new(st, &p);
 	if (n) {
 		static uint8_t payload[4096];
@@ -1242,5 +1285,698 @@ MRC_SELFTEST(fabric)
 		}
 		ST_EQ(st, sig[0], sig[1]);
 		ST_TRUE(st, sig[0] != sig[2]);
+	}
+
+	mrc_st_case(st, "routing: a T0-T1 link leaves the ECMP groups detect + converge after it "
+			"failed, of every T0, and rejoins as late after it came back");
+	/* 64 flows take 2.56 us to leave a host (40 ns each) and 2.9 us to cross (4 links of
+	 * 500 ns, 3 switches of 300 ns): each phase below is over within 6 us */
+	t_setup(&pl, &p, 1, 2, 4, 2);
+	p.detect_ps = 20000000;	  /* 20 us */
+	p.converge_ps = 10000000; /* 10 us */
+	n = t_net_new(st, &p);
+	if (n) {
+		struct mrc_sim *sim = mrc_fabric_sim(n->fab);
+		int kk = mrc_sim_handler(sim, t_kick_ev, n);
+		struct mrc_fab_fault f = {.kind = MRC_FAB_LINK_DOWN, .plane = 0, .tier = MRC_FAB_T0,
+			.a = 0, .b = 1};
+		struct mrc_fab_port_stats up01 = {0}, dn10 = {0}, up11 = {0};
+		const struct mrc_fab_fault_rec *log;
+		size_t nlog;
+		/* of 64 flows 0 -> 2 (rack 0 to 1), those T0 0 hashes onto T1 1 in the full group
+		 * of 4; of 64 flows 2 -> 0, those T0 1 does */
+		unsigned lost = t_on_t1(&pl, 0, 2, 64, 0, 4, 1), back = t_on_t1(&pl, 2, 0, 64, 1, 4, 1);
+
+		ST_TRUE(st, lost > 0 && back > 0); /* else the test proves nothing */
+		/* t = 0: T0 0 - T1 1 down; 64 flows each way while routing still uses it */
+		ST_EQ_I(st, mrc_fabric_apply(n->fab, &f, 0), 0);
+		t_flows(n, &pl, 0, 2, 64);
+		t_flows(n, &pl, 2, 0, 64);
+		t_go(n, 4, 1);
+		mrc_sim_run(sim, 29000000);
+		ST_EQ(st, n->nrx, 128 - lost - back);
+		mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 0, 0, 2 + 1, &up01);
+		mrc_fabric_port_stats(n->fab, MRC_FAB_T1, 1, 0, 0, &dn10);
+		ST_EQ(st, up01.down_drops, lost); /* at T0 0's dead uplink */
+		ST_EQ(st, dn10.down_drops, back); /* T0 1 sent them to T1 1, which has no way on */
+		log = mrc_fabric_fault_log(n->fab, &nlog);
+		ST_EQ(st, nlog, 1);
+		ST_EQ(st, log[0].routed_ps, UINT64_MAX); /* not yet */
+		/* t = 30 us: reconverged; flows sent at 31 us avoid T1 1 from both T0s */
+		mrc_sim_at(sim, 31000000, (unsigned)kk, NULL, 0);
+		t_flows(n, &pl, 0, 2, 64);
+		t_flows(n, &pl, 2, 0, 64);
+		mrc_sim_run(sim, 40000000);
+		ST_EQ(st, log[0].routed_ps, 30000000);
+		ST_EQ(st, n->nrx, 256 - lost - back);
+		mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 1, 0, 2 + 1, &up11);
+		ST_EQ(st, up11.tx_pkts, back); /* T0 1 used T1 1 (for rack 0) only before */
+		/* t = 45 us: back up; at 70 us still out of the groups, at 75 us in again */
+		f.kind = MRC_FAB_LINK_UP;
+		f.at_ps = 45000000;
+		ST_EQ_I(st, mrc_fabric_schedule(n->fab, &f), 0);
+		mrc_sim_at(sim, 70000000, (unsigned)kk, NULL, 0);
+		t_flows(n, &pl, 0, 2, 64);
+		mrc_sim_run(sim, 74900000);
+		log = mrc_fabric_fault_log(n->fab, &nlog);
+		ST_EQ(st, nlog, 2);
+		ST_EQ(st, log[1].routed_ps, UINT64_MAX);
+		mrc_sim_run(sim, 79000000);
+		log = mrc_fabric_fault_log(n->fab, &nlog);
+		ST_EQ(st, log[1].routed_ps, 75000000);
+		mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 0, 0, 2 + 1, &up01);
+		ST_EQ(st, up01.tx_pkts, 0);
+		ST_EQ(st, n->nrx, 320 - lost - back);
+		mrc_sim_at(sim, 80000000, (unsigned)kk, NULL, 0);
+		t_flows(n, &pl, 0, 2, 64);
+		mrc_sim_run(sim, 90000000);
+		mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 0, 0, 2 + 1, &up01);
+		ST_EQ(st, up01.tx_pkts, lost); /* the full group's hash again */
+		ST_EQ(st, n->nrx, 384 - lost - back);
+		t_net_free(n);
+	}
+
+	mrc_st_case(st, "routing: an outage shorter than the detection time leaves the groups "
+			"alone; a T1 down leaves every group");
+	t_setup(&pl, &p, 1, 2, 4, 2);
+	p.detect_ps = 20000000;
+	p.converge_ps = 10000000;
+	n = t_net_new(st, &p);
+	if (n) {
+		struct mrc_sim *sim = mrc_fabric_sim(n->fab);
+		int kk = mrc_sim_handler(sim, t_kick_ev, n);
+		struct mrc_fab_fault f = {.kind = MRC_FAB_LINK_DOWN, .plane = 0, .tier = MRC_FAB_T0,
+			.a = 0, .b = 1, .dir = MRC_FAB_DOWNWARD};
+		struct mrc_fab_fault sw = {.kind = MRC_FAB_SWITCH_DOWN, .plane = 0,
+			.tier = MRC_FAB_T1, .a = 2, .at_ps = 100000000};
+		struct mrc_fab_port_stats up02 = {0}, up12 = {0};
+		const struct mrc_fab_fault_rec *log;
+		size_t nlog;
+
+		/* down (T1 1 -> T0 0 only: BFD sees either direction) for 19 us */
+		ST_EQ_I(st, mrc_fabric_apply(n->fab, &f, 0), 0);
+		f.kind = MRC_FAB_LINK_UP;
+		f.at_ps = 19000000;
+		ST_EQ_I(st, mrc_fabric_schedule(n->fab, &f), 0);
+		ST_EQ_I(st, mrc_fabric_schedule(n->fab, &sw), 0);
+		mrc_sim_run(sim, 99000000);
+		log = mrc_fabric_fault_log(n->fab, &nlog);
+		ST_EQ(st, nlog, 2);
+		ST_EQ(st, log[0].routed_ps, UINT64_MAX);
+		ST_EQ(st, log[1].routed_ps, UINT64_MAX);
+		ST_EQ(st, n->fab->rt_usable[0], 0xF);
+		ST_EQ(st, n->fab->rt_usable[1], 0xF);
+		/* T1 2 down at 100 us: at 131 us no T0 sends to it */
+		mrc_sim_at(sim, 131000000, (unsigned)kk, NULL, 0);
+		t_flows(n, &pl, 0, 2, 64);
+		t_flows(n, &pl, 2, 0, 64);
+		mrc_sim_run(sim, 140000000);
+		log = mrc_fabric_fault_log(n->fab, &nlog);
+		ST_EQ(st, nlog, 3);
+		ST_EQ(st, log[2].routed_ps, 130000000);
+		ST_EQ(st, n->fab->rt_usable[0], 0xB);
+		ST_EQ(st, n->fab->rt_usable[1], 0xB);
+		mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 0, 0, 2 + 2, &up02);
+		mrc_fabric_port_stats(n->fab, MRC_FAB_T0, 1, 0, 2 + 2, &up12);
+		ST_EQ(st, up02.tx_pkts + up02.down_drops + up12.tx_pkts + up12.down_drops, 0);
+		ST_EQ(st, n->nrx, 128);
+		t_net_free(n);
+	}
+
+	mrc_st_case(st, "ECMP seeds: hashing only the destination, one seed everywhere sends a "
+			"host's traffic from every rack through one T1; a seed per switch spreads it");
+	for (int per_switch = 0; per_switch < 2; per_switch++) {
+		unsigned spread = 0; /* destinations reached through more than one T1 */
+
+		t_setup(&pl, &p, 1, 4, 4, 2); /* racks 0-3 of hosts 2r, 2r + 1; T1s 0-3 */
+		p.ecmp_fields = MRC_ECMP_DST;
+		p.ecmp_per_switch = per_switch;
+		n = t_net_new(st, &p);
+		if (!n)
+			break;
+		for (uint32_t d = 0; d < 2; d++) {
+			struct mrc_fab_port_stats b[4] = {{0}}, a = {0};
+			unsigned via = 0;
+
+			for (unsigned j = 0; j < 4; j++)
+				mrc_fabric_port_stats(n->fab, MRC_FAB_T1, j, 0, 0, &b[j]);
+			for (uint32_t r = 1; r < 4; r++) /* one flow from each other rack */
+				t_flows(n, &pl, 2 * r, d, 1);
+			t_go(n, 8, 1);
+			mrc_sim_run(mrc_fabric_sim(n->fab), MRC_SIM_NEVER);
+			for (unsigned j = 0; j < 4; j++) {
+				mrc_fabric_port_stats(n->fab, MRC_FAB_T1, j, 0, 0, &a);
+				via += a.tx_pkts > b[j].tx_pkts;
+			}
+			ST_TRUE(st, via >= 1);
+			spread += via > 1;
+		}
+		ST_EQ(st, n->nrx, 6);
+		/* one seed: every T0 computes the same hash of the same destination. Seeds of
+		 * their own: the 3 racks agree on both destinations with probability
+		 * (1/4 x 1/4)^2 = 1/256 for a uniform hash */
+		if (per_switch)
+			ST_TRUE(st, spread > 0);
+		else
+			ST_EQ(st, spread, 0);
+		t_net_free(n);
+	}
+}
+
+/* ---- PFC and ECN marking (docs/pfc.md) ------------------------------------------------ */
+
+/*
+ * Greedy hosts: flow k sends plain data packets of @len bytes (DSCP 0, ECT(0)) from host
+ * src[k] to host dst[k] whenever src[k]'s NIC port (plane 0) pulls, round robin over the
+ * flows of a host, without end: line-rate sources with no congestion control. The
+ * receivers count bytes per flow (by UDP source port = k) between from_ps and to_ps.
+ */
+#define T_GFLOWS 8
+
+struct t_greedy {
+	struct t_plan pl;
+	struct mrc_fabric *fab;
+	unsigned nfl;
+	uint32_t src[T_GFLOWS], dst[T_GFLOWS], len;
+	unsigned rr[T_MAXH];
+	uint32_t psn[T_GFLOWS];
+	uint64_t from_ps, to_ps;
+	uint64_t rx_bytes[T_GFLOWS], rx_pkts[T_GFLOWS], rx_ce[T_GFLOWS];
+	uint8_t ce0[256]; /* flow 0: whether PSN i (< 256) arrived CE-marked */
+	uint64_t at1[64];  /* flow 1: when PSN i (< 64) arrived */
+	uint32_t flen[T_GFLOWS]; /* flow k's packet length; 0: len */
+	unsigned ctl_left[T_MAXH]; /* control packets (ACK opcode) a host sends first */
+	uint64_t ctl_tx[T_MAXH], ctl_rx;
+	uint64_t tx_bytes[T_MAXH]; /* data bytes each host sent */
+	uint64_t left[T_GFLOWS];   /* packets flow k may still send; 0: without end */
+	bool limited;		   /* flows stop when their left runs out */
+	bool with_ctrl_op;
+};
+
+static size_t t_gr_tx_one(struct t_greedy *g, uint32_t host, uint8_t *buf, size_t cap, bool ctrl)
+{
+	if (g->ctl_left[host]) {
+		g->ctl_left[host]--;
+		g->ctl_tx[host]++;
+		return t_build(buf, 100, NULL, NULL, 0, 0, &g->pl.addr[host],
+			&g->pl.addr[(host + 1) % T_MAXH], 99, MRC_OP_ACK, 0);
+	}
+	if (ctrl)
+		return 0;
+	for (unsigned i = 0; i < g->nfl; i++) {
+		unsigned k = (g->rr[host] + i) % g->nfl;
+
+		if (g->src[k] != host || (g->flen[k] ? g->flen[k] : g->len) > cap ||
+			(g->limited && !g->left[k]))
+			continue;
+		uint32_t len = g->flen[k] ? g->flen[k] : g->len;
+
+		g->rr[host] = k + 1;
+		g->left[k] -= g->limited;
+		g->tx_bytes[host] += len;
+		return t_build(buf, len, NULL, NULL, 0, 0, &g->pl.addr[host],
+			&g->pl.addr[g->dst[k]], (uint16_t)k, 0xCA, g->psn[k]++);
+	}
+	return 0;
+}
+
+static size_t t_gr_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8_t *buf,
+	size_t cap, struct mrc_wire_gather *gt)
+{
+	(void)plane, (void)now, (void)gt;
+	return t_gr_tx_one(ctx, host, buf, cap, false);
+}
+
+static size_t t_gr_tx_ctrl(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8_t *buf,
+	size_t cap)
+{
+	(void)plane, (void)now;
+	return t_gr_tx_one(ctx, host, buf, cap, true);
+}
+
+static void t_gr_rx(
+	void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len, uint64_t now)
+{
+	struct t_greedy *g = ctx;
+	uint16_t k = get_be16(buf + 40);
+
+	(void)host, (void)plane;
+	if (buf[48] == MRC_OP_ACK) {
+		g->ctl_rx++;
+		return;
+	}
+	if (k >= g->nfl || now < g->from_ps || now >= g->to_ps)
+		return;
+	g->rx_bytes[k] += len;
+	g->rx_pkts[k]++;
+	g->rx_ce[k] += (ip6_tc(buf) & 3) == 3;
+	if (k == 1 && get_be24(buf + 48 + 9) < 64)
+		g->at1[get_be24(buf + 48 + 9)] = now;
+	if (k == 0 && get_be24(buf + 48 + 9) < 256)
+		g->ce0[get_be24(buf + 48 + 9)] = (ip6_tc(buf) & 3) == 3;
+}
+
+static const struct mrc_fab_host_ops t_gr_ops = {t_gr_rx, t_gr_tx, NULL, NULL, NULL};
+static const struct mrc_fab_host_ops t_gr_ops_ctl = {t_gr_rx, t_gr_tx, NULL, NULL, t_gr_tx_ctrl};
+
+/* Builds the fabric for @g (t_setup already filled @p and g->pl) and starts every sender. */
+static bool t_gr_start(struct mrc_st *st, struct t_greedy *g, const struct mrc_fabric_params *p)
+{
+	ST_EQ_I(st, mrc_fabric_new(p, g->with_ctrl_op ? &t_gr_ops_ctl : &t_gr_ops, g, &g->fab), 0);
+	if (!g->fab)
+		return false;
+	for (unsigned k = 0; k < g->nfl; k++)
+		mrc_fabric_kick(g->fab, g->src[k], 0);
+	for (unsigned h = 0; h < T_MAXH; h++)
+		if (g->ctl_left[h])
+			mrc_fabric_kick(g->fab, h, 0);
+	return true;
+}
+
+static void t_gr_free(struct t_greedy *g)
+{
+	mrc_fabric_free(g->fab);
+	mrc_srv6_plan_free(g->pl.plan);
+	g->fab = NULL;
+}
+
+/* A 1000 B data packet with ECT(0) for the marking tests, parsed as the fabric does. */
+static struct fab_pkt *t_ecn_pkt(uint8_t *slot, const struct t_plan *pl)
+{
+	struct fab_pkt *q = (struct fab_pkt *)slot;
+
+	t_build(q->data, 1000, NULL, NULL, 0, 0, &pl->addr[0], &pl->addr[1], 1, 0xCA, 0);
+	q->len = q->hlen = 1000;
+	pkt_parse(q);
+	return q;
+}
+
+/*
+ * The hand timeline's fabric (suite pfc): 1 plane, 2 T0 of @hpt hosts, 1 T1; host links
+ * 200 Gb/s, T0-T1 links 100 Gb/s, no trimming; PFC on (@pfc) at xoff 2500 B, xon 1500 B,
+ * headroom @headroom; flow 0: h0 to the first host of T0 1, 1000 B packets.
+ */
+static void t_pfc_line(struct t_greedy *g, struct mrc_fabric_params *p, unsigned hpt, bool pfc,
+	uint32_t headroom)
+{
+	memset(g, 0, sizeof(*g));
+	t_setup(&g->pl, p, 1, 2, 1, hpt);
+	p->host_rate_bps = 200000000000ull;
+	p->fabric_rate_bps = 100000000000ull;
+	p->trim = false;
+	p->pfc.enabled = pfc;
+	p->pfc.xoff_bytes = 2500;
+	p->pfc.xon_bytes = 1500;
+	p->pfc.headroom_bytes = headroom;
+	g->len = 1000;
+	g->nfl = 1;
+	g->src[0] = 0, g->dst[0] = hpt;
+}
+
+MRC_SELFTEST(pfc)
+{
+	struct mrc_fabric_params p;
+	static struct t_greedy g;
+	struct mrc_fab_pfc_stats ps, pt;
+	struct mrc_fab_port_stats os;
+
+	/*
+	 * Hand timeline. h0 (T0 0) sends 1000 B packets to h1 (T0 1) over host links of
+	 * 200 Gb/s (40 ns a packet, 2.56 ns a 64 B PFC frame) and T0-T1 links of 100 Gb/s
+	 * (80 ns): T0 0's uplink is the bottleneck, h0's link its only ingress. Link delay
+	 * 500 ns, switch 300 ns. Packet k leaves h0 at 40k ns and enters T0 0's uplink queue
+	 * at 40k + 40 + 500 + 300 = 840 + 40k; the uplink starts packet j at 840 + 80j (an
+	 * arrival runs before a start at the same instant: it was scheduled first). So just
+	 * after arrival k = 2j the ingress holds (k + 1) - j packets: 3000 B > xoff 2500 B at
+	 * k = 4, 1000 ns: XOFF on the idle T0 0 -> h0 link, at h0 at 1000 + 2.56 + 500 =
+	 * 1502.56 ns. h0 has started packets 0..37 (37 at 1480 ns; 38 would be 1520 ns). The
+	 * last arrives at 2320 ns, the ingress then at 38 - 19 = 19 packets: 19000 B, its
+	 * peak. Start j = 36 at 3720 ns leaves 1000 B <= xon 1500 B (j = 35: 2000 B): XON at
+	 * 3720 ns, at h0 at 4222.56 ns. Paused 2720 ns; packet 38 leaves h0 then.
+	 */
+	mrc_st_case(st, "hand timeline: XOFF at 1000 ns reaches h0 at 1502.56 ns after 38 "
+			"packets, XON at 3720 ns at 4222.56 ns: 2720 ns paused, peak 19000 B");
+	/* headroom: the rule (mrc_job_pfc_headroom), 1000 + 25 B/ns x (2 x 40 + 2.56 + 2 x
+	 * 500 + 300) ns */
+	t_pfc_line(&g, &p, 1, true, 35564);
+	if (t_gr_start(st, &g, &p)) {
+		mrc_sim_run(mrc_fabric_sim(g.fab), 1502559);
+		mrc_fabric_pfc_stats(g.fab, MRC_FAB_T0, 0, 0, 0, &pt);
+		mrc_fabric_pfc_stats(g.fab, MRC_FAB_HOST, 0, 0, 0, &ps);
+		ST_EQ(st, pt.pause_tx, 1);  /* sent by T0 0 to h0 */
+		ST_EQ(st, ps.pause_rx, 0);  /* still on its way */
+		mrc_sim_run(mrc_fabric_sim(g.fab), 4222559);
+		mrc_fabric_pfc_stats(g.fab, MRC_FAB_HOST, 0, 0, 0, &ps);
+		ST_EQ(st, ps.pause_rx, 1);
+		ST_EQ(st, ps.resume_rx, 0);
+		ST_EQ(st, g.tx_bytes[0], 38 * 1000);
+		mrc_fabric_pfc_stats(g.fab, MRC_FAB_T0, 0, 0, 0, &pt);
+		ST_EQ(st, pt.resume_tx, 1); /* at 3720 ns */
+		mrc_sim_run(mrc_fabric_sim(g.fab), 4222560);
+		mrc_fabric_pfc_stats(g.fab, MRC_FAB_HOST, 0, 0, 0, &ps);
+		ST_EQ(st, ps.resume_rx, 1);
+		ST_EQ(st, ps.paused_ps[MRC_FAB_DATA], 2720000);
+		ST_EQ(st, ps.paused_ps[MRC_FAB_CTRL], 0);
+		ST_EQ(st, ps.max_ingress_bytes, 19000);
+		ST_EQ(st, ps.headroom_drops, 0);
+		ST_EQ(st, g.tx_bytes[0], 39 * 1000); /* packet 38, at 4222.56 ns */
+		/* the T0-T1 link was never paused: T1 passes it on at the same rate */
+		mrc_fabric_pfc_stats(g.fab, MRC_FAB_T0, 0, 0, 1, &pt);
+		ST_EQ(st, pt.pause_rx, 0);
+		t_gr_free(&g);
+	}
+
+	/*
+	 * The PFC frame takes the reverse link after the packet on it: as above (h0 on T0 0
+	 * sends to h2 on T0 1), and h1, also on T0 0, sends 1500 B packets to h0 at 200 Gb/s
+	 * (60 ns each), which keep T0 0 -> h0 busy: h1's packet m enters it at 860 + 60m ns.
+	 * At the XOFF (1000 ns) m = 2 is on it until 1040 ns: the frame goes 1040-1042.56 ns,
+	 * reaches h0 at 1542.56 ns, after h0 started packet 38 (1520 ns): 39 packets, the
+	 * ingress peak 39 - 19 = 20 packets, XON at the start of j = 37 (3800 ns: 1000 B left).
+	 * h1's packets from m = 3 wait 2.56 ns for the frame: m starts at 1042.56 + 60 (m - 3),
+	 * reaches h0 60 + 500 ns later (m = 2 at 1540, m = 3 at 1602.56 ns). At 3800 ns m = 48
+	 * is on the link until 3802.56 ns and m = 49 arrives (before the uplink's start: it
+	 * was scheduled first) and waits: the XON goes 3802.56-3805.12 ns, reaches h0 at
+	 * 4305.12 ns (2762.56 ns paused), and m = 49 starts at 3805.12 ns, at h0 at 4365.12 ns.
+	 */
+	mrc_st_case(st, "a PFC frame waits for the reverse link's packet and delays the next: "
+			"XOFF at h0 at 1542.56 ns after 39 packets, XON at 4305.12 ns");
+	t_pfc_line(&g, &p, 2, true, 35564);
+	g.nfl = 2;
+	g.src[1] = 1, g.dst[1] = 0, g.flen[1] = 1500;
+	g.to_ps = MRC_SIM_NEVER;
+	if (t_gr_start(st, &g, &p)) {
+		mrc_sim_run(mrc_fabric_sim(g.fab), 1542559);
+		mrc_fabric_pfc_stats(g.fab, MRC_FAB_HOST, 0, 0, 0, &ps);
+		ST_EQ(st, ps.pause_rx, 0);
+		mrc_sim_run(mrc_fabric_sim(g.fab), 4305120);
+		mrc_fabric_pfc_stats(g.fab, MRC_FAB_HOST, 0, 0, 0, &ps);
+		ST_EQ(st, ps.pause_rx, 1);
+		ST_EQ(st, ps.resume_rx, 1);
+		ST_EQ(st, ps.paused_ps[MRC_FAB_DATA], 2762560);
+		ST_EQ(st, ps.max_ingress_bytes, 20000);
+		ST_EQ(st, g.tx_bytes[0], 40 * 1000); /* 0..38, and 39 at 4305.12 ns */
+		ST_EQ(st, g.at1[2], 1540000);
+		ST_EQ(st, g.at1[3], 1602560);
+		mrc_sim_run(mrc_fabric_sim(g.fab), 4400000);
+		ST_EQ(st, g.at1[49], 4365120);
+		mrc_fabric_pfc_stats(g.fab, MRC_FAB_HOST, 1, 0, 0, &ps); /* h1: never paused */
+		ST_EQ(st, ps.pause_rx, 0);
+		ST_TRUE(st, ps.max_ingress_bytes <= 1500);
+		t_gr_free(&g);
+	}
+
+	/*
+	 * The same with headroom 10000 B: an arrival finding the ingress at 12000 B is
+	 * dropped (13000 > 12500). Arrival k = 2j finds (k + 1) - j - 1 packets: 12000 B at
+	 * k = 24 (j = 12, the start at that instant runs after it), then every even k: 24,
+	 * 26, ..., 36 (37 is the last before the pause): 7 drops, counted on h0's link, no
+	 * other drops; the pause comes as before.
+	 */
+	mrc_st_case(st, "headroom 10000 B: 7 packets dropped at the ingress (k = 24, 26, .., 36), "
+			"counted as headroom drops of h0's link");
+	t_pfc_line(&g, &p, 1, true, 10000);
+	if (t_gr_start(st, &g, &p)) {
+		mrc_sim_run(mrc_fabric_sim(g.fab), 3000000);
+		mrc_fabric_pfc_stats(g.fab, MRC_FAB_HOST, 0, 0, 0, &ps);
+		mrc_fabric_port_totals(g.fab, &os);
+		ST_EQ(st, ps.headroom_drops, 7);
+		ST_EQ(st, ps.max_ingress_bytes, 12000);
+		ST_EQ(st, ps.pause_rx, 1);
+		ST_EQ(st, os.drops, 0);
+		ST_EQ(st, g.tx_bytes[0], 38 * 1000);
+		t_gr_free(&g);
+	}
+
+	/*
+	 * Control packets keep flowing on their own priority (control: lossy): h0, paused
+	 * for data from 1502.56 ns, has 3 ACKs to send at 2000 ns; its NIC pulls them
+	 * (tx_ctrl) and no data, and they reach their host. Without tx_ctrl it waits for the
+	 * resume (4222.56 ns), as with the control class lossless and paused.
+	 */
+	for (int op = 1; op >= 0; op--) {
+		mrc_st_case(st, "while paused for data, a NIC port %s",
+			op ? "sends its control packets (tx_ctrl)"
+			   : "without tx_ctrl sends nothing");
+		t_pfc_line(&g, &p, 1, true, 35564);
+		g.with_ctrl_op = op;
+		if (!t_gr_start(st, &g, &p))
+			continue;
+		mrc_sim_run(mrc_fabric_sim(g.fab), 2000000);
+		g.ctl_left[0] = 3;
+		mrc_fabric_kick(g.fab, 0, 0);
+		mrc_sim_run(mrc_fabric_sim(g.fab), 4222559);
+		ST_EQ(st, g.ctl_tx[0], op ? 3 : 0);
+		ST_EQ(st, g.tx_bytes[0], 38 * 1000);
+		mrc_sim_run(mrc_fabric_sim(g.fab), 10000000);
+		ST_EQ(st, g.ctl_tx[0], 3);
+		ST_EQ(st, g.ctl_rx, 3);
+		t_gr_free(&g);
+	}
+
+	/*
+	 * A link that fails forgets its pauses (as real pause timers would lapse): h0's link
+	 * goes down at 2000 ns, h0 paused since 1502.56 ns: unpaused then (497.44 ns
+	 * paused). Packet 37 (its last bit due at 540 + 40 x 37 = 2020 ns) is lost on it;
+	 * 29..31, entering the queue at 2000-2080 ns, find the ingress above xoff but the
+	 * link down: no XOFF leaves. Up at 2100 ns: h0 sends 38, 39, .. every 40 ns; the
+	 * arrival of 32 at 2120 ns pauses it anew (at h0 at 2622.56 ns) after 38..51. The
+	 * flow of 60 packets ends; all but 37 arrive.
+	 */
+	mrc_st_case(st, "a failed link forgets its pauses: unpaused at the failure, paused anew "
+			"by the first arrival after it; 59 of 60 packets delivered, 1 lost on it");
+	t_pfc_line(&g, &p, 1, true, 35564);
+	g.limited = true;
+	g.left[0] = 60;
+	g.to_ps = MRC_SIM_NEVER;
+	if (t_gr_start(st, &g, &p)) {
+		struct mrc_fab_fault f = {.kind = MRC_FAB_LINK_DOWN, .at_ps = 2000000,
+			.plane = 0, .tier = MRC_FAB_HOST, .a = 0};
+
+		ST_EQ_I(st, mrc_fabric_schedule(g.fab, &f), 0);
+		f.kind = MRC_FAB_LINK_UP;
+		f.at_ps = 2100000;
+		ST_EQ_I(st, mrc_fabric_schedule(g.fab, &f), 0);
+		mrc_sim_run(mrc_fabric_sim(g.fab), 2000000);
+		mrc_fabric_pfc_stats(g.fab, MRC_FAB_HOST, 0, 0, 0, &ps);
+		ST_EQ(st, ps.paused_ps[MRC_FAB_DATA], 497440);
+		mrc_sim_run(mrc_fabric_sim(g.fab), 2622559);
+		mrc_fabric_pfc_stats(g.fab, MRC_FAB_HOST, 0, 0, 0, &ps);
+		mrc_fabric_pfc_stats(g.fab, MRC_FAB_T0, 0, 0, 0, &pt);
+		ST_EQ(st, pt.pause_tx, 2);
+		ST_EQ(st, ps.pause_rx, 1);
+		ST_EQ(st, g.tx_bytes[0], 52 * 1000);
+		mrc_sim_run(mrc_fabric_sim(g.fab), 2622560);
+		mrc_fabric_pfc_stats(g.fab, MRC_FAB_HOST, 0, 0, 0, &ps);
+		ST_EQ(st, ps.pause_rx, 2);
+		mrc_sim_run(mrc_fabric_sim(g.fab), MRC_SIM_NEVER);
+		mrc_fabric_pfc_stats(g.fab, MRC_FAB_HOST, 0, 0, 0, &ps);
+		mrc_fabric_port_totals(g.fab, &os);
+		ST_EQ(st, g.tx_bytes[0], 60 * 1000);
+		ST_EQ(st, g.rx_pkts[0], 59);
+		ST_EQ(st, os.lost, 1);
+		ST_EQ(st, os.drops + os.down_drops + ps.headroom_drops, 0);
+		t_gr_free(&g);
+	}
+
+	/*
+	 * Head-of-line blocking. 1 plane, 4 T0 with 2 hosts each, 1 T1; host links 100 Gb/s,
+	 * T0-T1 links 400 Gb/s. Incast: h0 (T0 0) and h2 (T0 1) send to h6 (T0 3); victims:
+	 * h1 (T0 0) to h7 and h3 (T0 1) to h5, whose own paths are free. Greedy 2000 B
+	 * packets. No link but h6's carries more than its rate (T1 -> T0 3: 300 of 400 Gb/s).
+	 * Lossy: h6's port drops half the incast, the victims run at line rate. PFC: h6's
+	 * backlog pauses T1 -> T0 3, T1's backlog the two T0 uplinks, theirs the four NICs;
+	 * the victims' packets wait in the same FIFOs as the incast's, which drains at h6's
+	 * 100 Gb/s. By symmetry each victim gets what the incast flow beside it on its T0
+	 * gets, so the victims together get the incast's 100 Gb/s: half their line rate on
+	 * average, instead of all of it. Measured over 100-1100 us. The headroom is the rule's
+	 * for the 400 Gb/s links: 2000 + 50 B/ns x (2 x 40 + 1.28 + 2 x 500 + 300) ns.
+	 */
+	for (int pfc = 0; pfc < 2; pfc++) {
+		const double line = 100e9 / 8 * 1e-3; /* bytes at 100 Gb/s in the 1 ms window */
+		uint64_t now;
+
+		mrc_st_case(st, "HoL, %s: %s", pfc ? "PFC" : "lossy",
+			pfc ? "victims slowed to the incast's share (together 100 Gb/s), no drop, "
+			      "pauses reach the 4 NICs, NIC bytes = line rate x unpaused time"
+			    : "victims at line rate, the incast dropped at h6's port");
+		memset(&g, 0, sizeof(g));
+		t_setup(&g.pl, &p, 1, 4, 1, 2);
+		p.host_rate_bps = 100000000000ull;
+		p.fabric_rate_bps = 400000000000ull;
+		p.trim = false;
+		p.buffer_bytes = 200000;
+		p.pfc.enabled = pfc;
+		p.pfc.xoff_bytes = 20000;
+		p.pfc.xon_bytes = 16000;
+		p.pfc.headroom_bytes = 71064;
+		g.len = 2000;
+		g.nfl = 4;
+		g.src[0] = 0, g.dst[0] = 6; /* incast */
+		g.src[1] = 2, g.dst[1] = 6;
+		g.src[2] = 1, g.dst[2] = 7; /* victims: beside flows 0 and 1 */
+		g.src[3] = 3, g.dst[3] = 5;
+		g.from_ps = 100000000;
+		g.to_ps = 1100000000;
+		if (!t_gr_start(st, &g, &p))
+			continue;
+		mrc_sim_run(mrc_fabric_sim(g.fab), g.to_ps);
+		now = mrc_sim_now(mrc_fabric_sim(g.fab));
+		mrc_fabric_port_totals(g.fab, &os);
+		if (!pfc) {
+			ST_TRUE(st, g.rx_bytes[2] >= 0.99 * line && g.rx_bytes[3] >= 0.99 * line);
+			ST_TRUE(st, os.drops > 0);
+			ST_EQ_D(st, (double)(g.rx_bytes[0] + g.rx_bytes[1]), line, 0.01 * line);
+			t_gr_free(&g);
+			continue;
+		}
+		ST_EQ(st, os.drops + os.down_drops + os.lost, 0);
+		ST_EQ_D(st, (double)(g.rx_bytes[0] + g.rx_bytes[1]), line, 0.01 * line);
+		ST_EQ_D(st, (double)(g.rx_bytes[2] + g.rx_bytes[3]), line, 0.01 * line);
+		ST_EQ_D(st, (double)g.rx_bytes[2], (double)g.rx_bytes[0], 0.01 * g.rx_bytes[0]);
+		ST_EQ_D(st, (double)g.rx_bytes[3], (double)g.rx_bytes[1], 0.01 * g.rx_bytes[1]);
+		ST_TRUE(st, g.rx_bytes[2] < 0.6 * line && g.rx_bytes[3] < 0.6 * line);
+		for (uint32_t h = 0; h < 8; h++) {
+			double free_b;
+
+			mrc_fabric_pfc_stats(g.fab, MRC_FAB_HOST, h, 0, 0, &ps);
+			ST_EQ(st, ps.headroom_drops, 0);
+			ST_TRUE(st, (ps.pause_rx > 0) == (h < 4));
+			/* a paused NIC starts no data packet; unpaused, a greedy one is never
+			 * idle: what it sent is the line rate over its unpaused time, give or
+			 * take a packet under way at each pause and at the end */
+			free_b = (double)(now - ps.paused_ps[MRC_FAB_DATA]) * 100e9 / 8e12;
+			if (h >= 4) /* not a sender */
+				continue;
+			ST_TRUE(st, (double)g.tx_bytes[h] >= free_b - g.len &&
+					    (double)g.tx_bytes[h] <=
+						    free_b + (ps.pause_rx + 1) * g.len);
+		}
+		for (uint32_t i = 0; i < 4; i++) {
+			mrc_fabric_pfc_stats(g.fab, MRC_FAB_T0, i, 0, 2, &ps); /* uplink */
+			ST_TRUE(st, (ps.pause_rx > 0) == (i < 2));
+			ST_EQ(st, ps.headroom_drops, 0);
+			mrc_fabric_pfc_stats(g.fab, MRC_FAB_T1, 0, 0, i, &ps); /* down to T0 i */
+			ST_TRUE(st, (ps.pause_rx > 0) == (i == 3));
+			ST_EQ(st, ps.headroom_drops, 0);
+		}
+		t_gr_free(&g);
+	}
+}
+
+MRC_SELFTEST(ecn)
+{
+	struct mrc_fabric_params p;
+	static struct t_greedy g;
+	struct t_plan pl;
+	struct mrc_fabric *fab = NULL;
+	static uint8_t slot[sizeof(struct fab_pkt) + 1000] __attribute__((aligned(64)));
+
+	mrc_st_case(st, "marking probability, closed form (DCQCN: Kmin 5 KB, Kmax 200 KB, Pmax "
+			"1%%): 0 to Kmin, Pmax (q - Kmin) / (Kmax - Kmin) to Kmax, 1 above; "
+			"a step");
+	mrc_fabric_defaults(&p);
+	p.ecn_kmin_bytes = 5000;
+	p.ecn_kmax_bytes = 200000;
+	p.ecn_pmax = 0.01;
+	ST_EQ_D(st, mrc_fabric_ecn_prob(&p, 0), 0, 0);
+	ST_EQ_D(st, mrc_fabric_ecn_prob(&p, 5000), 0, 0);
+	ST_EQ_D(st, mrc_fabric_ecn_prob(&p, 5001), 0.01 / 195000, 1e-15);
+	ST_EQ_D(st, mrc_fabric_ecn_prob(&p, 53750), 0.0025, 1e-15);
+	ST_EQ_D(st, mrc_fabric_ecn_prob(&p, 102500), 0.005, 1e-15);
+	ST_EQ_D(st, mrc_fabric_ecn_prob(&p, 200000), 0.01, 1e-15);
+	ST_EQ_D(st, mrc_fabric_ecn_prob(&p, 200001), 1, 0);
+	p.ecn_kmin_bytes = p.ecn_kmax_bytes = 1000; /* the step of ecn_threshold */
+	ST_EQ_D(st, mrc_fabric_ecn_prob(&p, 1000), 0, 0);
+	ST_EQ_D(st, mrc_fabric_ecn_prob(&p, 1001), 1, 0);
+	p.ecn_kmin_bytes = p.ecn_kmax_bytes = 0; /* off */
+	ST_EQ_D(st, mrc_fabric_ecn_prob(&p, 1u << 30), 0, 0);
+
+	/*
+	 * n = 400000 ECT packets each at three backlogs where p = 0.25%, 0.5% and 1%: the
+	 * marks are binomial(n, p); a correct marker falls within 4 standard deviations,
+	 * 4 sqrt(n p (1 - p)) (31.6, 44.6, 62.9 for a mean of 1000, 2000, 4000), but with
+	 * probability 6e-5 (normal approximation; the seed fixes the draws). A probability
+	 * 10% off (100, 200, 400 marks) falls outside. At and below Kmin none, above Kmax all.
+	 */
+	mrc_st_case(st, "marking frequency of 400000 packets at p = 0.25%%, 0.5%%, 1%% within "
+			"4 sd of n p; none at Kmin, all above Kmax; a step draws nothing");
+	t_setup(&pl, &p, 1, 1, 1, 2);
+	p.ecn_kmin_bytes = 5000;
+	p.ecn_kmax_bytes = 200000;
+	p.ecn_pmax = 0.01;
+	ST_EQ_I(st, mrc_fabric_new(&p, &t_ops, NULL, &fab), 0);
+	if (fab) {
+		static const uint32_t qs[] = {53750, 102500, 200000, 5000, 200001};
+		static const double ps_[] = {0.0025, 0.005, 0.01, 0, 1};
+		const unsigned n = 400000;
+		struct fab_pkt *q = t_ecn_pkt(slot, &pl);
+		struct mrc_rng before;
+
+		for (unsigned i = 0; i < 5; i++) {
+			unsigned marks = 0, wrong = 0;
+
+			for (unsigned k = 0; k < n; k++) {
+				bool m;
+
+				ip6_set_tc(q->data, 2); /* ECT(0) again */
+				m = mark_ce(fab, q, qs[i]);
+				marks += m;
+				wrong += (ip6_tc(q->data) & 3) != (m ? 3 : 2); /* CE iff marked */
+			}
+			ST_EQ(st, wrong, 0);
+			ST_EQ_D(st, marks, n * ps_[i], 4 * sqrt(n * ps_[i] * (1 - ps_[i])));
+		}
+		ip6_set_tc(q->data, 0); /* not ECN-capable: never marked */
+		ST_TRUE(st, !mark_ce(fab, q, 300000));
+		fab->p.ecn_kmin_bytes = fab->p.ecn_kmax_bytes = 100000;
+		before = fab->rng;
+		ip6_set_tc(q->data, 2);
+		ST_TRUE(st, !mark_ce(fab, q, 100000));
+		ST_TRUE(st, mark_ce(fab, q, 100001));
+		ST_TRUE(st, !memcmp(&before, &fab->rng, sizeof(before)));
+		mrc_fabric_free(fab);
+	}
+	mrc_srv6_plan_free(pl.plan);
+
+	/*
+	 * Through the queue: h0 sends 100 packets of 1000 B at 200 Gb/s into T0 0's 100 Gb/s
+	 * uplink (the hand timeline of the PFC cases, PFC off): packet k finds 1000 floor(k/2)
+	 * bytes queued (arrival k at 840 + 40k ns, the uplink's starts at 840 + 80j before
+	 * it: ceil(k/2) of k). Kmin 5000, Kmax 40000, Pmax 0.5: replaying the fabric's seeded
+	 * generator with the closed form above (a draw only strictly between Kmin and Kmax)
+	 * gives exactly which arrive CE-marked; no other port has a backlog.
+	 */
+	mrc_st_case(st, "a burst through T0 0's uplink: the packets marked are those the closed "
+			"form and the seeded draws give at backlog 1000 floor(k/2)");
+	t_pfc_line(&g, &p, 1, false, 0);
+	p.ecn_kmin_bytes = 5000;
+	p.ecn_kmax_bytes = 40000;
+	p.ecn_pmax = 0.5;
+	p.seed = 7;
+	g.limited = true;
+	g.left[0] = 100;
+	g.to_ps = MRC_SIM_NEVER;
+	if (t_gr_start(st, &g, &p)) {
+		struct mrc_rng r;
+		unsigned want = 0, diff = 0;
+
+		mrc_sim_run(mrc_fabric_sim(g.fab), MRC_SIM_NEVER);
+		mrc_rng_seed(&r, 7);
+		for (uint32_t k = 0; k < 100; k++) {
+			uint32_t qb = 1000 * (k / 2);
+			bool m = qb > 40000;
+
+			if (qb > 5000 && qb <= 40000)
+				m = (double)(mrc_rng_next(&r) >> 11) <
+				    0.5 * (qb - 5000) / 35000.0 * 9007199254740992.0;
+			want += m;
+			diff += m != g.ce0[k];
+		}
+		ST_EQ(st, g.rx_pkts[0], 100);
+		ST_EQ(st, diff, 0);
+		ST_EQ(st, g.rx_ce[0], want);
+		ST_TRUE(st, want > 20 && want < 100);
+		t_gr_free(&g);
 	}
 }

@@ -7,11 +7,13 @@
 
 #include "mrc/job/coll.h"
 #include "mrc/engine/ep.h"
+#include "mrc/sim/ecmp.h"
 #include "mrc/sim/fabric.h"
 #include "mrc/job/epparams.h"
 #include "mrc/job/fault.h"
 #include "mrc/job/job.h"
 #include "mrc/job/stop.h"
+#include "mrc/job/sweep.h"
 #include "mrc/sim/sim.h"
 #include "mrc/engine/srv6.h"
 #include "pcap/pcapw.h"
@@ -97,6 +99,14 @@ struct run {
 	size_t n_imp;
 	uint32_t *fired;	/* [job->n_faults]: times each at_iteration fault was applied */
 	char encode_err_host[24]; /* "h3 first": the first host that failed to encode */
+	struct mrc_fab_switch_seed *ecmp_seeds; /* fabric.ecmp.seeds[] for mrc_fabric_new */
+	int32_t *log_row; /* [fault-log index]: its faults[] row (a flap's for its toggles), -1 */
+	size_t log_rows;
+	/* a sweep (mrc_sweep_sim): its plan and probes, and when each host asks it next */
+	struct mrc_sweep *sw;
+	int sweep_kind;
+	uint64_t *poll_at;	/* [nhosts]: the poll event scheduled, UINT64_MAX none */
+	uint32_t sweep_left;	/* hosts not done */
 };
 
 static void run_fail(struct run *r, int err, const char *fmt, ...)
@@ -257,6 +267,31 @@ static void ep_ev_event(void *ctx, uint32_t qpn, uint32_t ev, int from, int to, 
 
 /* A packet reaches @host: whole (@g NULL), or gathered, its payload placed straight from
  * the sender's MR */
+static void sweep_poll_at(struct run *r, uint32_t host, uint64_t t);
+
+/* An EV probe's answer (a sweep's): counted, and the host may send again. */
+static void ep_response(void *ctx, uint16_t req_id, uint32_t peer, uint32_t ev, unsigned port,
+	uint64_t rtt_ns, uint64_t now)
+{
+	struct host *h = ctx;
+
+	(void)port;
+	if (!h->run->sw)
+		return;
+	mrc_sweep_answer(h->run->sw, h->idx, req_id, peer, ev, rtt_ns);
+	sweep_poll_at(h->run, h->idx, now);
+}
+
+/* This host answered an EV probe: a sweep counts it on the path from @peer. */
+static void ep_request(void *ctx, uint32_t peer, uint32_t ev, unsigned op, bool ce, uint64_t now)
+{
+	struct host *h = ctx;
+
+	(void)now;
+	if (h->run->sw && op == MRC_EP_OP_EV_PROBE)
+		mrc_sweep_request(h->run->sw, h->idx, peer, ev, ce);
+}
+
 static void fab_rx_gather(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
 	const struct mrc_wire_gather *g, uint64_t now)
 {
@@ -282,6 +317,18 @@ static size_t fab_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uin
 	/* checksums offloaded: the payload can stay in the MR too (a NIC's gather DMA) */
 	int n = r->gather ? mrc_ep_tx_gather(h->ep, plane, now, buf, cap, g)
 			  : mrc_ep_tx(h->ep, plane, now, buf, cap);
+
+	timer_arm(h);
+	return n > 0 ? (size_t)n : 0;
+}
+
+/* A NIC port whose data priority PFC paused sends control only (docs/pfc.md). */
+static size_t fab_tx_ctrl(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8_t *buf,
+	size_t cap)
+{
+	struct run *r = ctx;
+	struct host *h = &r->hosts[host];
+	int n = mrc_ep_tx_ctrl(h->ep, plane, now, buf, cap);
 
 	timer_arm(h);
 	return n > 0 ? (size_t)n : 0;
@@ -601,14 +648,53 @@ static int fault_apply(struct run *r, const struct conf_fault *cf, uint64_t at, 
 
 /* ---- setup --------------------------------------------------------------------------- */
 
+/* fabric.ecmp and fabric.routing onto @p (docs/roce-baseline.md); the seed overrides
+ * live in r->ecmp_seeds until the fabric is built. 0 or -ENOMEM. */
+static int ecmp_params(struct run *r, struct mrc_fabric_params *p)
+{
+	static const unsigned bit[] = {
+		[CONF_HF_SRC] = MRC_ECMP_SRC, [CONF_HF_DST] = MRC_ECMP_DST,
+		[CONF_HF_NEXT_HEADER] = MRC_ECMP_NH, [CONF_HF_SPORT] = MRC_ECMP_SPORT,
+		[CONF_HF_DPORT] = MRC_ECMP_DPORT, [CONF_HF_FLOW_LABEL] = MRC_ECMP_FLOW,
+	};
+	const struct conf_ecmp *e = &r->job->fabric.ecmp;
+	const struct conf_routing *rt = &r->job->fabric.routing;
+
+	p->ecmp_fields = 0;
+	for (size_t i = 0; i < e->n_hash_fields; i++)
+		p->ecmp_fields |= bit[e->hash_fields[i]];
+	p->ecmp_seed = e->seed;
+	p->ecmp_per_switch = e->seed_mode == CONF_SEED_PER_SWITCH;
+	r->ecmp_seeds = calloc(e->n_seeds ? e->n_seeds : 1, sizeof(*r->ecmp_seeds));
+	if (!r->ecmp_seeds)
+		return -ENOMEM;
+	for (size_t i = 0; i < e->n_seeds; i++) {
+		const struct conf_node *n = &e->seeds[i].node;
+
+		r->ecmp_seeds[i] = (struct mrc_fab_switch_seed){
+			.tier = n->kind == CONF_NODE_T0 ? MRC_FAB_T0 : MRC_FAB_T1,
+			.index = n->kind == CONF_NODE_T0 ? n->t0 : n->t1,
+			.plane = n->plane,
+			.seed = e->seeds[i].seed,
+		};
+	}
+	p->ecmp_seeds = r->ecmp_seeds;
+	p->n_ecmp_seeds = e->n_seeds;
+	/* RFC 5880 §6.8.4: the detection time is the detect multiplier times the interval */
+	p->detect_ps = rt->bfd_interval_ps * rt->bfd_multiplier;
+	p->converge_ps = rt->convergence_ps;
+	return 0;
+}
+
 static int setup_fabric(struct run *r, char *err, size_t errlen)
 {
 	const struct conf_fabric *cf = &r->job->fabric;
 	const struct conf_mrc *cm = &r->job->mrc;
-	static const struct mrc_fab_host_ops hops = {fab_rx, fab_tx, fab_port_status, NULL};
+	static const struct mrc_fab_host_ops hops = {
+		fab_rx, fab_tx, fab_port_status, NULL, fab_tx_ctrl};
 	/* a gathering host also receives gathered (one copy per packet, as an RDMA NIC) */
 	static const struct mrc_fab_host_ops hops_gather = {
-		fab_rx, fab_tx, fab_port_status, fab_rx_gather};
+		fab_rx, fab_tx, fab_port_status, fab_rx_gather, fab_tx_ctrl};
 	struct mrc_fabric_params p;
 	int e;
 
@@ -619,8 +705,15 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 	p.fabric_delay_ps = cf->fabric_link_delay_ps;
 	p.switch_delay_ps = cf->switch_delay_ps;
 	p.buffer_bytes = (uint32_t)cf->buffer_bytes;
-	p.ecn_threshold_bytes = (uint32_t)cf->ecn_threshold_bytes;
+	p.ecn_kmin_bytes = (uint32_t)cf->ecn_kmin_bytes;
+	p.ecn_kmax_bytes = (uint32_t)cf->ecn_kmax_bytes;
+	p.ecn_pmax = cf->ecn_pmax;
 	p.ecn_lasthop = cf->ecn_last_hop;
+	p.pfc.enabled = cf->pfc.enabled;
+	p.pfc.control = cf->pfc.control == CONF_PFC_LOSSLESS;
+	p.pfc.xoff_bytes = (uint32_t)cf->pfc.xoff_bytes;
+	p.pfc.xon_bytes = (uint32_t)cf->pfc.xon_bytes;
+	p.pfc.headroom_bytes = (uint32_t)mrc_job_pfc_headroom(r->job);
 	p.trim = cf->trim;
 	p.trim_bytes = (uint32_t)cf->trim_size_bytes;
 	p.dscp_trimmed = cm->dscp.trimmed;
@@ -640,6 +733,9 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 								: MRC_PKT_MAX;
 	p.icrc_outer = r->job->mrc.icrc_outer;
 	p.seed = r->job->seed;
+	e = ecmp_params(r, &p);
+	if (e)
+		return e;
 	/* MRCGEN_SIMQ=heap|wheel picks the event queue (for `mrcgen bench`; same results) */
 	if (getenv("MRCGEN_SIMQ") && mrc_simq_parse(getenv("MRCGEN_SIMQ"), &p.simq.queue)) {
 		snprintf(err, errlen, "fabric: MRCGEN_SIMQ: unknown queue '%.32s' (heap, wheel)",
@@ -661,7 +757,7 @@ static int setup_hosts(struct run *r, char *err, size_t errlen)
 	const struct conf_job *j = r->job;
 	struct mrc_ep_params p;
 	static const struct mrc_ep_ops ops = { ep_tx_ready, ep_send_done, ep_recv_imm,
-		ep_ev_event, NULL };
+		ep_ev_event, ep_response, ep_request };
 	int e = mrc_run_ep_params(j, &r->m, r->nranks, 0, &p);
 
 	if (e)
@@ -941,16 +1037,28 @@ static void collect_faults(struct run *r, uint32_t iter)
 	const struct mrc_fab_fault_rec *log = mrc_fabric_fault_log(r->fab, &n);
 	struct mrc_run_result *res = r->res;
 
+	if (n > r->log_rows) {
+		int32_t *lr = realloc(r->log_row, n * sizeof(*lr));
+
+		if (!lr) {
+			run_fail(r, -ENOMEM, "fault log: out of memory");
+			return;
+		}
+		r->log_row = lr;
+		r->log_rows = n;
+	}
 	for (; r->fault_seen < n; r->fault_seen++) {
 		const struct mrc_fab_fault_rec *fr = &log[r->fault_seen];
 		struct mrc_run_fault *nf = NULL;
 		bool configured = false;
 
+		r->log_row[r->fault_seen] = -1;
 		for (size_t a = 0; a < r->n_applied && !configured; a++)
 			configured = !r->applied[a].matched && r->applied[a].at_ps == fr->at_ps &&
 				     r->applied[a].kind == fr->kind;
 		nf = configured ? NULL : flap_of(res, fr);
 		if (nf) {
+			r->log_row[r->fault_seen] = (int32_t)(nf - res->faults);
 			nf->flap_toggles++;
 			if (fr->kind == MRC_FAB_LINK_DOWN)
 				nf->flap_downs++;
@@ -985,8 +1093,30 @@ static void collect_faults(struct run *r, uint32_t iter)
 			nf = mrc_fault_row(res, r->job, NULL, fab_kind(fr->kind), ends, fr->target,
 				fr->at_ps, iter);
 		}
-		if (nf)
+		if (nf) {
 			nf->rtx_bytes = total_rtx_bytes(r); /* start value; made a delta later */
+			r->log_row[r->fault_seen] = (int32_t)(nf - res->faults);
+		}
+	}
+}
+
+/* Each fault's reconvergence: the first ECMP-group change its log entries (a flap's
+ * toggles with it) caused, after its time (docs/report.md "Keys", reconverged_us). */
+static void routing_times(struct run *r)
+{
+	size_t n;
+	const struct mrc_fab_fault_rec *log = mrc_fabric_fault_log(r->fab, &n);
+
+	for (size_t i = 0; i < n && i < r->log_rows; i++) {
+		struct mrc_run_fault *rf;
+		int64_t d;
+
+		if (log[i].routed_ps == UINT64_MAX || r->log_row[i] < 0)
+			continue;
+		rf = &r->res->faults[r->log_row[i]];
+		d = (int64_t)(log[i].routed_ps - rf->at_ps);
+		if (rf->reconverge_ps < 0 || d < rf->reconverge_ps)
+			rf->reconverge_ps = d;
 	}
 }
 
@@ -1219,6 +1349,7 @@ static void collect_stats(struct run *r)
 	res->fab_trims = tot.trims;
 	res->fab_ecn = tot.ecn_marks;
 	res->fab_lost = tot.lost;
+	res->pfc = f->pfc.enabled;
 	for (uint32_t pl = 0; pl < f->planes; pl++) {
 		for (int tier = MRC_FAB_T0; tier <= MRC_FAB_T1; tier++) {
 			uint32_t nsw = tier == MRC_FAB_T0 ? f->t0 : f->t1;
@@ -1250,10 +1381,21 @@ static void collect_stats(struct run *r)
 			for (uint32_t i = 0; i < nn; i++) {
 				for (uint32_t port = 0; port < np; port++) {
 					struct mrc_fab_port_stats ps;
+					struct mrc_fab_pfc_stats pf;
 					struct mrc_run_link *l;
 
-					if (mrc_fabric_port_stats(r->fab, tier, i, pl, port, &ps) ||
-						!ps.tx_pkts)
+					if (mrc_fabric_port_stats(r->fab, tier, i, pl, port,
+						    &ps) ||
+						mrc_fabric_pfc_stats(r->fab, tier, i, pl, port, &pf))
+						continue;
+					res->fab_pfc_pauses += pf.pause_tx;
+					res->fab_pfc_paused_ps += pf.paused_ps[0] + pf.paused_ps[1];
+					if (tier == MRC_FAB_HOST)
+						res->fab_pfc_paused_host_ps +=
+							pf.paused_ps[0] + pf.paused_ps[1];
+					res->fab_pfc_headroom_drops += pf.headroom_drops;
+					res->fab_drops += pf.headroom_drops;
+					if (!ps.tx_pkts && !pf.pause_tx && !pf.pause_rx)
 						continue;
 					if (res->n_links == cap) {
 						cap = cap ? cap * 2 : 256;
@@ -1286,10 +1428,91 @@ static void collect_stats(struct run *r)
 					l->down_drops = ps.down_drops;
 					l->lost = ps.lost;
 					l->max_queue_bytes = ps.max_queue_bytes;
+					l->pfc_pause_tx = pf.pause_tx;
+					l->pfc_resume_tx = pf.resume_tx;
+					l->pfc_pause_rx = pf.pause_rx;
+					l->pfc_resume_rx = pf.resume_rx;
+					l->pfc_paused_ps[0] = pf.paused_ps[0];
+					l->pfc_paused_ps[1] = pf.paused_ps[1];
+					l->pfc_headroom_drops = pf.headroom_drops;
+					l->pfc_max_ingress_bytes = pf.max_ingress_bytes;
 				}
 			}
 		}
 	}
+}
+
+/*
+ * What a job and a sweep both build on the simulator: output.dir, the fabric, its event
+ * kinds, the hosts' endpoints, the captures, every fault checked and those "at" a time
+ * scheduled. r->job, r->m, r->res, r->nhosts and r->nranks are set.
+ */
+static int run_setup(struct run *r, char *err, size_t errlen)
+{
+	int e;
+
+	e = mrc_job_outdir(r->job, err, errlen); /* parents, output names, earlier files */
+	if (e)
+		return e;
+	e = setup_fabric(r, err, errlen);
+	e = e ?: mrc_sim_handler(r->sim, on_timer_event, r);
+	if (e < 0)
+		return e;
+	r->timer_kind = e;
+	e = mrc_sim_handler(r->sim, on_fault_snapshot, r);
+	if (e < 0) {
+		snprintf(err, errlen, "sim: fault handler: %s", strerror(-e));
+		return e;
+	}
+	r->snap_kind = e;
+	r->fired = calloc(r->job->n_faults + 1, sizeof(*r->fired));
+	if (!r->fired) {
+		snprintf(err, errlen, "fault counters: out of memory");
+		return -ENOMEM;
+	}
+	e = setup_hosts(r, err, errlen);
+	e = e ?: setup_captures(r, err, errlen);
+	if (e)
+		return e;
+	/* every fault is checked before the job runs, not when its iteration comes */
+	for (size_t f = 0; f < r->job->n_faults; f++) {
+		struct mrc_fab_fault ff;
+
+		e = fault_map(r, &r->job->faults[f], 0, &ff, err, errlen);
+		if (e)
+			return e;
+	}
+	for (size_t f = 0; f < r->job->n_faults; f++) {
+		if (r->job->faults[f].has_at) {
+			e = fault_apply(r, &r->job->faults[f], r->job->faults[f].at_ps, false, err,
+				errlen);
+			if (e)
+				return e;
+		}
+	}
+	return 0;
+}
+
+/* Frees what run_setup() (and a job) made; r->res stays the caller's. */
+static void run_teardown(struct run *r)
+{
+	for (size_t i = 0; i < r->n_taps; i++)
+		pcapw_close(r->taps[i].w);
+	free(r->taps);
+	coll_release(r);
+	for (uint32_t h = 0; r->hosts && h < r->nhosts; h++) {
+		mrc_ep_free(r->hosts[h].ep);
+		free(r->hosts[h].peer_map);
+	}
+	free(r->hosts);
+	free(r->bad_t);
+	free(r->applied);
+	free(r->imp);
+	free(r->fired);
+	free(r->log_row);
+	mrc_fabric_free(r->fab);
+	free(r->ecmp_seeds);
+	mrc_job_srv6_free(&r->m);
 }
 
 static int new_hist(const struct conf_hist *c, struct mrc_hist **h)
@@ -1338,46 +1561,9 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 		e = -EINVAL;
 		goto fail;
 	}
-	e = mrc_job_outdir(job, err, errlen); /* parents, output names, an earlier run's files */
+	e = run_setup(&r, err, errlen);
 	if (e)
 		goto fail;
-	e = setup_fabric(&r, err, errlen);
-	e = e ?: mrc_sim_handler(r.sim, on_timer_event, &r);
-	if (e < 0)
-		goto fail;
-	r.timer_kind = e;
-	e = mrc_sim_handler(r.sim, on_fault_snapshot, &r);
-	if (e < 0) {
-		snprintf(err, errlen, "sim: fault handler: %s", strerror(-e));
-		goto fail;
-	}
-	r.snap_kind = e;
-	r.fired = calloc(job->n_faults + 1, sizeof(*r.fired));
-	if (!r.fired) {
-		snprintf(err, errlen, "fault counters: out of memory");
-		e = -ENOMEM;
-		goto fail;
-	}
-	e = setup_hosts(&r, err, errlen);
-	e = e ?: setup_captures(&r, err, errlen);
-	if (e)
-		goto fail;
-	/* every fault is checked before the job runs, not when its iteration comes */
-	for (size_t f = 0; f < job->n_faults; f++) {
-		struct mrc_fab_fault ff;
-
-		e = fault_map(&r, &job->faults[f], 0, &ff, err, errlen);
-		if (e)
-			goto fail;
-	}
-	for (size_t f = 0; f < job->n_faults; f++) {
-		if (job->faults[f].has_at) {
-			e = fault_apply(&r, &job->faults[f], job->faults[f].at_ps, false, err,
-				errlen);
-			if (e)
-				goto fail;
-		}
-	}
 	res->sizes = calloc(n_sizes, sizeof(*res->sizes));
 	if (!res->sizes) {
 		e = -ENOMEM;
@@ -1470,6 +1656,7 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 	}
 	res->sim_end_ps = mrc_sim_now(r.sim);
 	collect_faults(&r, r.cur_iter);
+	routing_times(&r);
 	not_applied(&r);
 	/* the packets are done with: their memory goes back before the results are made */
 	mrc_fabric_release_pool(r.fab);
@@ -1496,21 +1683,125 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 	*out = res;
 	res = NULL;
 fail:
-	for (size_t i = 0; i < r.n_taps; i++)
-		pcapw_close(r.taps[i].w);
-	free(r.taps);
-	coll_release(&r);
-	for (uint32_t h = 0; r.hosts && h < r.nhosts; h++) {
-		mrc_ep_free(r.hosts[h].ep);
-		free(r.hosts[h].peer_map);
-	}
-	free(r.hosts);
-	free(r.bad_t);
-	free(r.applied);
-	free(r.imp);
-	free(r.fired);
-	mrc_fabric_free(r.fab);
-	mrc_job_srv6_free(&r.m);
+	run_teardown(&r);
 	mrc_run_result_free(res);
+	return e;
+}
+
+/* ---- sweep --------------------------------------------------------------------------- */
+
+/* Asks host @host's sweep again at @t (unless an earlier ask is due). */
+static void sweep_poll_at(struct run *r, uint32_t host, uint64_t t)
+{
+	if (t >= r->poll_at[host])
+		return;
+	r->poll_at[host] = t;
+	if (mrc_sim_at(r->sim, t, (unsigned)r->sweep_kind, &r->hosts[host], t))
+		run_fail(r, -ENOMEM, "sim: event queue full");
+}
+
+/* Host @obj's sweep: every request due now goes to its endpoint, then the next ask. */
+static void on_sweep_poll(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct run *r = ctx;
+	struct host *h = obj;
+	struct mrc_sweep_probe pr;
+	uint64_t t;
+
+	if (arg != r->poll_at[h->idx]) /* superseded by an earlier one */
+		return;
+	r->poll_at[h->idx] = UINT64_MAX;
+	while ((t = mrc_sweep_poll(r->sw, h->idx, now, &pr)) == 0) {
+		int id = mrc_ep_ev_probe(h->ep, pr.peer, pr.ev, now);
+
+		mrc_sweep_sent(r->sw, h->idx, &pr, id, now);
+		if (id == -EBUSY) { /* the engine frees its slots lazily: a moment later */
+			t = now + 1000000;
+			break;
+		}
+	}
+	timer_arm(h);
+	if (t != UINT64_MAX) {
+		sweep_poll_at(r, h->idx, t);
+	} else if (mrc_sweep_host_done(r->sw, h->idx) && !--r->sweep_left) {
+		mrc_sim_stop(r->sim); /* every host done: nothing more to measure */
+	}
+}
+
+int mrc_sweep_sim(const struct conf_job *job, struct mrc_sweep **out, uint64_t *end_ps,
+	char *err, size_t errlen)
+{
+	struct run r = { .job = job };
+	uint64_t until;
+	int e;
+
+	*out = NULL;
+	*end_ps = 0;
+	r.res = calloc(1, sizeof(*r.res));
+	if (!r.res)
+		return -ENOMEM;
+	r.res->bin_ps = RUN_BIN_PS;
+	e = mrc_job_srv6(job, &r.m, err, errlen);
+	if (e)
+		goto out;
+	r.nhosts = r.nranks = conf_fabric_hosts(&job->fabric);
+	e = mrc_sweep_new(job, &r.m, &r.sw, err, errlen);
+	e = e ?: run_setup(&r, err, errlen);
+	if (e)
+		goto out;
+	e = mrc_sim_handler(r.sim, on_sweep_poll, &r);
+	r.poll_at = calloc(r.nhosts, sizeof(*r.poll_at));
+	if (e < 0 || !r.poll_at) {
+		snprintf(err, errlen, "sim: sweep: %s", strerror(e < 0 ? -e : ENOMEM));
+		e = e < 0 ? e : -ENOMEM;
+		goto out;
+	}
+	r.sweep_kind = e;
+	e = 0;
+	/* a sweep has no iterations: "at_iteration 0" is its start, later ones never come */
+	for (size_t f = 0; f < job->n_faults; f++) {
+		if (job->faults[f].has_at_iteration && job->faults[f].at_iteration == 0) {
+			e = fault_apply(&r, &job->faults[f], 0, true, err, errlen);
+			if (e)
+				goto out;
+		}
+	}
+	for (uint32_t h = 0; h < r.nhosts; h++) {
+		r.poll_at[h] = UINT64_MAX;
+		r.sweep_left++;
+		sweep_poll_at(&r, h, 0);
+	}
+	/* the last request leaves before max_time; its answer is due a timeout later */
+	until = job->sweep.max_time_ps + job->sweep.timeout_ps + 1;
+	mrc_sim_run(r.sim, until);
+	*end_ps = mrc_sim_now(r.sim);
+	if (r.err) {
+		snprintf(err, errlen, "%s", r.errmsg);
+		e = r.err;
+		goto out;
+	}
+	if (mrc_stop_signal) {
+		snprintf(err, errlen, "sweep: interrupted by SIG%s at %.1f us",
+			sigabbrev_np(mrc_stop_signal) ? sigabbrev_np(mrc_stop_signal) : "?",
+			(double)*end_ps / 1e6);
+		e = -EINTR;
+		goto out;
+	}
+	for (size_t i = 0; i < r.n_taps; i++)
+		if (!r.taps[i].failed && pcapw_flush(r.taps[i].w)) {
+			snprintf(err, errlen, "capture %s: %s", r.taps[i].point,
+				pcapw_error(r.taps[i].w));
+			e = -EIO;
+			goto out;
+		}
+	mrc_sweep_finish(r.sw);
+	*out = r.sw;
+	r.sw = NULL;
+	e = 0;
+out:
+	free(r.poll_at);
+	mrc_sweep_free(r.sw);
+	run_teardown(&r);
+	mrc_run_result_free(r.res);
 	return e;
 }

@@ -28,4 +28,19 @@ typedef void (*mrc_run_progress_fn)(void *ctx, double frac);
 int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *pctx,
 	struct mrc_run_result **out, char *err, size_t errlen);
 
+struct mrc_sweep;
+
+/*
+ * Runs the path sweep of @job on the simulator (docs/sweep.md): the fabric and one
+ * endpoint per host as a job has them, its faults (`at` times from the sweep's start;
+ * at_iteration 0 at the start, later iterations never come), each host's EV probes as
+ * mrc/job/sweep.h paces them, until every host is done or sweep.max_time + timeout
+ * passed; configured captures are written. *@out receives the measured plan
+ * (mrc_sweep_free), *@end_ps the virtual time it ended at. Deterministic. Returns 0, a
+ * setup error as mrc_run_sim (or mrc_sweep_new's) with @err, -EINTR when SIGINT/SIGTERM
+ * stopped it, -EIO when a capture could not be written.
+ */
+int mrc_sweep_sim(const struct conf_job *job, struct mrc_sweep **out, uint64_t *end_ps,
+	char *err, size_t errlen);
+
 #endif

@@ -90,6 +90,17 @@ int mrc_wirerun_rank(const char *host, uint32_t nranks, uint32_t *rank, char *er
 	return -ENOENT;
 }
 
+enum mrc_wirerun_boot mrc_wirerun_boot_pick(const struct mrc_wirerun_opts *o)
+{
+	if (o->bootstrap != MRC_WIRERUN_BOOT_AUTO)
+		return o->bootstrap;
+	if (o->host || o->rendezvous || o->token_file || getenv("MRCGEN_RENDEZVOUS"))
+		return MRC_WIRERUN_BOOT_RENDEZVOUS;
+	if (getenv("PMIX_RANK") && getenv("PMIX_NAMESPACE"))
+		return MRC_WIRERUN_BOOT_PMIX;
+	return MRC_WIRERUN_BOOT_RENDEZVOUS;
+}
+
 int mrc_wirerun_conf_hash(const struct conf_job *job, uint64_t *hash)
 {
 	size_t len = 0;
@@ -472,26 +483,16 @@ static void rv_missing(struct wr *w, size_t joined, char *err, size_t errlen)
 			w->rv_dropped);
 }
 
-/*
- * Rank 0: listens, reads the HELLOs of every connection at once (none can hold up another),
- * admits every other rank (token, rank, size, config hash: mrc_rv_hello_admit). A
- * connection without a valid HELLO within w->hello_ns is dropped and logged; the job waits
- * for its ranks until w->timeout_ns.
- */
-int wr_rv_listen(struct wr *w, const char *addr, char *err, size_t errlen)
+/* Rank 0: binds and listens on @addr (the socket stays in the namespace it was made in). */
+static int rv_bind(struct wr *w, const char *addr, char *err, size_t errlen)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
-	uint64_t deadline = wr_mono_ns() + w->timeout_ns;
-	struct rv_pending pend[RV_MAX_PENDING];
-	size_t joined = 0, np = 0;
 	int e = rv_addr(addr, &ss, &sl, w->rv_path, err, errlen), one = 1;
 	mode_t um;
 
 	if (e)
 		return e;
-	if (!w->hello_ns || w->hello_ns > w->timeout_ns)
-		w->hello_ns = w->timeout_ns;
 	w->lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (w->lfd < 0)
 		goto sys;
@@ -504,6 +505,28 @@ int wr_rv_listen(struct wr *w, const char *addr, char *err, size_t errlen)
 	umask(um);
 	if (e || listen(w->lfd, (int)w->nranks + 8))
 		goto sys;
+	return 0;
+sys:
+	e = -errno;
+	snprintf(err, errlen, "rendezvous: listen '%s': %s", addr, strerror(errno));
+	return e;
+}
+
+/*
+ * Rank 0, listening: reads the HELLOs of every connection at once (none can hold up
+ * another), admits every other rank (token, rank, size, config hash: mrc_rv_hello_admit).
+ * A connection without a valid HELLO within w->hello_ns is dropped and logged; the job
+ * waits for its ranks until w->timeout_ns.
+ */
+static int rv_admit_all(struct wr *w, const char *addr, char *err, size_t errlen)
+{
+	uint64_t deadline = wr_mono_ns() + w->timeout_ns;
+	struct rv_pending pend[RV_MAX_PENDING];
+	size_t joined = 0, np = 0;
+	int e;
+
+	if (!w->hello_ns || w->hello_ns > w->timeout_ns)
+		w->hello_ns = w->timeout_ns;
 	while (joined + 1 < w->nranks) {
 		struct pollfd pfd[RV_MAX_PENDING + 1];
 		uint64_t now = wr_mono_ns(), until = deadline;
@@ -577,21 +600,20 @@ sys:
 	return e;
 }
 
-/* Other ranks: connects to rank 0 (retrying until the deadline), HELLO, WELCOME. */
-int wr_rv_join(struct wr *w, const char *addr, char *err, size_t errlen)
+int wr_rv_listen(struct wr *w, const char *addr, char *err, size_t errlen)
+{
+	return rv_bind(w, addr, err, errlen) ?: rv_admit_all(w, addr, err, errlen);
+}
+
+/* Other ranks: connects to rank 0 (retrying until the timeout). */
+static int rv_connect(struct wr *w, const char *addr, char *err, size_t errlen)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	char path[108];
 	uint64_t deadline = wr_mono_ns() + w->timeout_ns;
 	struct rv_conn *c = &w->conns[0];
-	uint8_t hello[MRC_RV_HELLO_BASE + MRC_RV_TOKEN_MAX];
-	struct mrc_rv_hello h = { .version = MRC_WIRERUN_PROTO, .rank = w->rank,
-		.nranks = w->nranks, .hash = w->hash, .token = w->token,
-		.token_len = w->token_len };
-	struct rv_msg m;
-	size_t consume = 0;
-	int e = rv_addr(addr, &ss, &sl, path, err, errlen), last = 0, hl;
+	int e = rv_addr(addr, &ss, &sl, path, err, errlen), last = 0;
 
 	if (e)
 		return e;
@@ -618,6 +640,22 @@ int wr_rv_join(struct wr *w, const char *addr, char *err, size_t errlen)
 	}
 	c->rank = 0;
 	set_timeouts(c->fd, w->timeout_ns);
+	return 0;
+}
+
+/* Other ranks, connected: HELLO, then rank 0's WELCOME (within the timeout). */
+static int rv_hello(struct wr *w, char *err, size_t errlen)
+{
+	uint64_t deadline = wr_mono_ns() + w->timeout_ns;
+	struct rv_conn *c = &w->conns[0];
+	uint8_t hello[MRC_RV_HELLO_BASE + MRC_RV_TOKEN_MAX];
+	struct mrc_rv_hello h = { .version = MRC_WIRERUN_PROTO, .rank = w->rank,
+		.nranks = w->nranks, .hash = w->hash, .token = w->token,
+		.token_len = w->token_len };
+	struct rv_msg m;
+	size_t consume = 0;
+	int e, hl;
+
 	hl = mrc_rv_hello_encode(&h, hello, sizeof(hello));
 	if (hl < 0 || wr_rv_send(w, c, RV_HELLO, hello, (size_t)hl))
 		goto fail;
@@ -648,6 +686,11 @@ fail:
 	return w->err;
 }
 
+int wr_rv_join(struct wr *w, const char *addr, char *err, size_t errlen)
+{
+	return rv_connect(w, addr, err, errlen) ?: rv_hello(w, err, errlen);
+}
+
 static void on_msg(struct wr *w, struct rv_conn *c, const struct rv_msg *m)
 {
 	const uint8_t *b = m->body;
@@ -676,11 +719,10 @@ static void on_msg(struct wr *w, struct rv_conn *c, const struct rv_msg *m)
 			w->got[r] = true;
 			return;
 		case RV_DONE:
-			if (m->len < 20 || (int64_t)get_be32(b) != w->want_iter)
+			if (m->len < 20 || (int64_t)get_be32(b) != w->want_iter ||
+				get_be32(b) >= w->n_gi)
 				break;
-			w->done_ps[r] = get_be64(b + 4);
-			w->wrong[r] = get_be64(b + 12);
-			w->done_rtx[r] = m->len >= 28 ? get_be64(b + 20) : 0;
+			wr_done_decode(&w->dtab[(size_t)get_be32(b) * w->nranks + r], b, m->len);
 			w->got[r] = true;
 			return;
 		case RV_RTT:
@@ -849,3 +891,296 @@ void wr_rv_close(struct wr *w)
 	if (w->rv_path[0])
 		unlink(w->rv_path);
 }
+
+/* ---- the rendezvous as the job's bootstrap (wr_boot_rv) ------------------------------- */
+
+void wr_done_encode(const struct wr_done *d, uint32_t gi, uint8_t out[WR_DONE_LEN])
+{
+	put_be32(out, gi);
+	put_be64(out + 4, d->t_ps);
+	put_be64(out + 12, d->wrong);
+	put_be64(out + 20, d->rtx);
+}
+
+void wr_done_decode(struct wr_done *d, const uint8_t *b, size_t len)
+{
+	d->t_ps = get_be64(b + 4);
+	d->wrong = get_be64(b + 12);
+	d->rtx = len >= WR_DONE_LEN ? get_be64(b + 20) : 0;
+	d->have = true;
+}
+
+static bool got_rttgo(struct wr *w)
+{
+	return w->got_rttgo;
+}
+
+static bool got_rttset(struct wr *w)
+{
+	return w->got_rttset;
+}
+
+static bool got_mrtab(struct wr *w)
+{
+	return w->got_mrtab;
+}
+
+static bool got_arm(struct wr *w)
+{
+	return w->arm_of == w->want_iter + 1;
+}
+
+static bool got_go(struct wr *w)
+{
+	return w->go_of == w->want_iter + 1;
+}
+
+static bool got_finish(struct wr *w)
+{
+	return w->got_finish;
+}
+
+/* Rank 0 waits for one message from every rank (got[]); a timeout names those missing. */
+static int rv_wait_all(struct wr *w, const char *what)
+{
+	if (wr_pump_until(w, wr_all_got, what))
+		wr_name_missing(w);
+	return w->err;
+}
+
+static int rv_op_connect(struct wr *w, char *err, size_t errlen)
+{
+	w->n_conns = w->rank ? 1 : w->nranks;
+	w->conns = calloc(w->n_conns, sizeof(*w->conns));
+	if (!w->conns)
+		return -ENOMEM;
+	for (size_t i = 0; i < w->n_conns; i++)
+		w->conns[i].fd = -1;
+	return w->rank ? rv_connect(w, w->rv_addr, err, errlen) :
+			 rv_bind(w, w->rv_addr, err, errlen);
+}
+
+static int rv_op_join(struct wr *w, char *err, size_t errlen)
+{
+	return w->rank ? rv_hello(w, err, errlen) : rv_admit_all(w, w->rv_addr, err, errlen);
+}
+
+static int rv_op_rtt_start(struct wr *w)
+{
+	if (w->rank)
+		return wr_pump_until(w, got_rttgo, "rendezvous: start of the RTT probes from h0");
+	/* before RTTGO: a fast rank's RTT may come while this one probes */
+	wr_clear_got(w);
+	return wr_rv_bcast(w, RV_RTTGO, NULL, 0);
+}
+
+static int rv_op_rtt_agree(struct wr *w, const uint8_t mine[16])
+{
+	struct mrc_wirerun_rtt *o = w->rtt_out;
+	uint8_t msg[9];
+
+	if (w->rank) {
+		w->got_rttset = false;
+		if (wr_rv_send(w, &w->conns[0], RV_RTT, mine, 16) ||
+			wr_pump_until(w, got_rttset, "rendezvous: base RTT from h0"))
+			return w->err;
+		return 0;
+	}
+	o->rank_ns[0] = get_be64(mine);
+	o->probes_sent += get_be32(mine + 8); /* the workers' may have come in already */
+	o->probes_answered += get_be32(mine + 12);
+	if (rv_wait_all(w, "rendezvous: base RTT"))
+		return w->err;
+	wr_rtt_decide(w);
+	put_be64(msg, o->base_rtt_ns);
+	msg[8] = (uint8_t)o->source;
+	return wr_rv_bcast(w, RV_RTTSET, msg, 9);
+}
+
+static int rv_op_mrs(struct wr *w, uint32_t s, const uint8_t *mine)
+{
+	uint8_t msg[4 + MRC_REG_N * 12];
+	uint8_t *tab;
+	size_t tl = (size_t)w->nranks * MRC_REG_N * 12;
+
+	if (w->rank) {
+		put_be32(msg, s);
+		memcpy(msg + 4, mine, MRC_REG_N * 12);
+		w->got_mrtab = false;
+		if (wr_rv_send(w, &w->conns[0], RV_MR, msg, sizeof(msg)) ||
+			wr_pump_until(w, got_mrtab, "rendezvous: memory regions from h0"))
+			return w->err;
+		return 0;
+	}
+	w->want_mr = s + 1;
+	for (uint32_t r = 1; r < w->nranks; r++)
+		w->got[r] = w->mr_of[r] == w->want_mr; /* for wr_name_missing */
+	if (wr_pump_until(w, wr_all_mr, "rendezvous: memory regions")) {
+		for (uint32_t r = 1; r < w->nranks; r++)
+			w->got[r] = w->mr_of[r] == w->want_mr;
+		wr_name_missing(w);
+		return w->err;
+	}
+	tab = malloc(tl);
+	if (!tab)
+		return -ENOMEM;
+	for (uint32_t r = 0; r < w->nranks; r++) {
+		for (int g = 0; g < MRC_REG_N; g++) {
+			uint8_t *e = tab + ((size_t)r * MRC_REG_N + g) * 12;
+
+			put_be64(e, w->mrtab_va[r][g]);
+			put_be32(e + 8, w->peer_rkey[r][g]);
+		}
+	}
+	wr_rv_bcast(w, RV_MRTAB, tab, tl);
+	free(tab);
+	return w->err;
+}
+
+static int rv_op_arm(struct wr *w, uint32_t gi)
+{
+	uint8_t m4[4];
+
+	put_be32(m4, gi);
+	if (w->rank == 0)
+		return wr_rv_bcast(w, RV_ARM, m4, 4);
+	return wr_pump_until(w, got_arm, "rendezvous: start of an iteration from h0");
+}
+
+static int rv_op_go(struct wr *w, uint32_t gi)
+{
+	uint8_t m4[4];
+
+	put_be32(m4, gi);
+	if (w->rank) {
+		if (wr_rv_send(w, &w->conns[0], RV_ARMED, m4, 4))
+			return w->err;
+		return wr_pump_until(w, got_go, "rendezvous: start barrier from h0");
+	}
+	wr_clear_got(w);
+	if (rv_wait_all(w, "rendezvous: start barrier"))
+		return w->err;
+	wr_clear_got(w);
+	return wr_rv_bcast(w, RV_GO, m4, 4);
+}
+
+static int rv_op_done(struct wr *w, uint32_t gi)
+{
+	uint8_t done[WR_DONE_LEN];
+
+	if (w->rank) {
+		wr_done_encode(&w->own[gi], gi, done);
+		return wr_rv_send(w, &w->conns[0], RV_DONE, done, sizeof(done));
+	}
+	w->dtab[(size_t)gi * w->nranks] = w->own[gi];
+	return rv_wait_all(w, "rendezvous: end of an iteration");
+}
+
+static int rv_op_results(struct wr *w)
+{
+	if (w->rank) {
+		char *b = NULL;
+		size_t len = 0;
+		int e;
+
+		if (wr_pump_until(w, got_finish, "rendezvous: end of the job from h0"))
+			return w->err;
+		e = wr_encode_result(w, &b, &len);
+		if (!e)
+			e = wr_rv_send(w, &w->conns[0], RV_RESULT, b, len);
+		free(b);
+		if (e && !w->err)
+			wr_fail(w, e, "results: %s", strerror(-e));
+		return w->err;
+	}
+	wr_clear_got(w);
+	if (wr_rv_bcast(w, RV_FINISH, NULL, 0))
+		return w->err;
+	return rv_wait_all(w, "rendezvous: results");
+}
+
+/*
+ * Rank 0 once the job failed: ABORT with the reason to every rank still connected; with an
+ * endpoint, each answers with its RESULT (unless it had none yet): waits until each sent
+ * it or closed, or WR_HELLO_NS (at most the timeout) passed. The others answer an ABORT
+ * with theirs (docs/wire-driver.md "When a rank fails").
+ */
+static void rv_op_fail(struct wr *w, char *why, size_t whylen)
+{
+	uint64_t wait = w->timeout_ns < WR_HELLO_NS ? w->timeout_ns : WR_HELLO_NS;
+	uint64_t deadline = wr_mono_ns() + wait;
+
+	(void)whylen;
+	if (w->rank) {
+		char *b = NULL; /* rank 0 writes a report of what ran: this rank's part */
+		size_t len = 0;
+
+		if (w->got_abort && w->ep && w->conns && w->conns[0].fd >= 0 &&
+			!wr_encode_result(w, &b, &len))
+			wr_rv_send(w, &w->conns[0], RV_RESULT, b, len);
+		free(b);
+		return;
+	}
+	if (!w->conns)
+		return;
+	wr_rv_abort(w, why); /* tell every connected rank why, so none waits for its timeout */
+	for (; w->ep;) {
+		struct pollfd pfd[w->nranks];
+		uint32_t who[w->nranks], n = 0;
+		uint64_t now = wr_mono_ns();
+
+		for (uint32_t r = 1; r < w->nranks; r++) {
+			if (w->conns[r].fd < 0 || w->result[r] || w->failed[r])
+				continue;
+			pfd[n] = (struct pollfd){ .fd = w->conns[r].fd, .events = POLLIN };
+			who[n++] = r;
+		}
+		if (!n || now >= deadline)
+			break;
+		if (poll(pfd, n, (int)((deadline - now + 999999) / 1000000)) < 0 &&
+			errno != EINTR)
+			break;
+		for (uint32_t i = 0; i < n; i++) {
+			struct rv_conn *c = &w->conns[who[i]];
+			struct rv_msg m;
+			size_t consume = 0;
+			uint32_t blen;
+			int e;
+
+			if (!pfd[i].revents)
+				continue;
+			while ((e = wr_rv_read(c, &m, &consume, &blen)) > 0) {
+				if (m.type != RV_RESULT)
+					continue; /* what was in flight when the job failed */
+				w->result[who[i]] = malloc(m.len + 1);
+				if (w->result[who[i]])
+					memcpy(w->result[who[i]], m.body, m.len);
+				w->result_len[who[i]] = m.len;
+				break;
+			}
+			if (e < 0) { /* closed without one */
+				close(c->fd);
+				c->fd = -1;
+			}
+			if (consume) {
+				memmove(c->buf, c->buf + consume, c->have - consume);
+				c->have -= consume;
+			}
+		}
+	}
+}
+
+const struct wr_boot_ops wr_boot_rv = {
+	.name = "rendezvous",
+	.connect = rv_op_connect,
+	.join = rv_op_join,
+	.rtt_start = rv_op_rtt_start,
+	.rtt_agree = rv_op_rtt_agree,
+	.mrs = rv_op_mrs,
+	.arm = rv_op_arm,
+	.go = rv_op_go,
+	.done = rv_op_done,
+	.results = rv_op_results,
+	.fail = rv_op_fail,
+	.close = wr_rv_close,
+};

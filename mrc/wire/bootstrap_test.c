@@ -350,6 +350,24 @@ MRC_SELFTEST(bootstrap_rv)
 
 /* ---- selftest ---- */
 
+/* Saves the @n environment variables @vars into @saved and unsets them; with @restore,
+ * puts them back as they were instead (and frees @saved). */
+static void t_env(const char *const *vars, char **saved, int n, bool restore)
+{
+	for (int i = 0; i < n; i++) {
+		const char *v = getenv(vars[i]);
+
+		if (restore && saved[i])
+			setenv(vars[i], saved[i], 1);
+		else
+			unsetenv(vars[i]);
+		if (restore)
+			free(saved[i]);
+		else
+			saved[i] = v ? strdup(v) : NULL;
+	}
+}
+
 
 MRC_SELFTEST(bootstrap)
 {
@@ -362,12 +380,7 @@ MRC_SELFTEST(bootstrap)
 	uint64_t ha = 0, hb = 0, ha2 = 0;
 	uint32_t r = 99;
 
-	for (int i = 0; i < 6; i++) {
-		const char *v = getenv(vars[i]);
-
-		saved[i] = v ? strdup(v) : NULL;
-		unsetenv(vars[i]);
-	}
+	t_env(vars, saved, 6, false);
 	mrc_st_case(st, "rank from --host: h3 of 4 is 3; h4 and h03 are refused");
 	ST_EQ_I(st, mrc_wirerun_rank("h3", 4, &r, err, sizeof(err)), 0);
 	ST_EQ(st, r, 3);
@@ -395,13 +408,7 @@ MRC_SELFTEST(bootstrap)
 	ST_EQ(st, r, 0);
 	ST_EQ_I(st, mrc_wirerun_rank("h3", 4, &r, err, sizeof(err)), 0); /* --host wins */
 	ST_EQ(st, r, 3);
-	for (int i = 0; i < 6; i++) {
-		if (saved[i])
-			setenv(vars[i], saved[i], 1);
-		else
-			unsetenv(vars[i]);
-		free(saved[i]);
-	}
+	t_env(vars, saved, 6, true);
 
 	mrc_st_case(st, "config hash: equal for equal configs, differs with the seed");
 	ST_EQ_I(st, conf_load_string("seed: 1\n", 8, "a", NULL, 0, &a, err, sizeof(err)), 0);
@@ -413,6 +420,39 @@ MRC_SELFTEST(bootstrap)
 	ST_TRUE(st, ha != hb);
 	conf_free(&a);
 	conf_free(&b);
+
+	mrc_st_case(st, "bootstrap: auto takes PMIx under a launcher, the rendezvous when manual");
+	{
+		static const char *const pv[] = { "PMIX_RANK", "PMIX_NAMESPACE",
+			"MRCGEN_RENDEZVOUS" };
+		char *ps[3];
+		struct mrc_wirerun_opts o = { 0 };
+
+		t_env(pv, ps, 3, false);
+		ST_EQ(st, mrc_wirerun_boot_pick(&o), MRC_WIRERUN_BOOT_RENDEZVOUS);
+		setenv("PMIX_RANK", "1", 1);
+		ST_EQ(st, mrc_wirerun_boot_pick(&o), MRC_WIRERUN_BOOT_RENDEZVOUS); /* no nspace */
+		setenv("PMIX_NAMESPACE", "1234", 1);
+		ST_EQ(st, mrc_wirerun_boot_pick(&o), MRC_WIRERUN_BOOT_PMIX);
+		o.host = "h1";
+		ST_EQ(st, mrc_wirerun_boot_pick(&o), MRC_WIRERUN_BOOT_RENDEZVOUS);
+		o.host = NULL;
+		o.rendezvous = "unix:rv.sock";
+		ST_EQ(st, mrc_wirerun_boot_pick(&o), MRC_WIRERUN_BOOT_RENDEZVOUS);
+		o.rendezvous = NULL;
+		o.token_file = "tok";
+		ST_EQ(st, mrc_wirerun_boot_pick(&o), MRC_WIRERUN_BOOT_RENDEZVOUS);
+		o.token_file = NULL;
+		setenv("MRCGEN_RENDEZVOUS", "node0:7000", 1);
+		ST_EQ(st, mrc_wirerun_boot_pick(&o), MRC_WIRERUN_BOOT_RENDEZVOUS);
+		o.bootstrap = MRC_WIRERUN_BOOT_PMIX; /* asked for: taken as is */
+		ST_EQ(st, mrc_wirerun_boot_pick(&o), MRC_WIRERUN_BOOT_PMIX);
+		unsetenv("PMIX_RANK");
+		unsetenv("PMIX_NAMESPACE");
+		o.bootstrap = MRC_WIRERUN_BOOT_RENDEZVOUS;
+		ST_EQ(st, mrc_wirerun_boot_pick(&o), MRC_WIRERUN_BOOT_RENDEZVOUS);
+		t_env(pv, ps, 3, true);
+	}
 
 	mrc_st_case(st, "rendezvous addresses: unix path, host:port, [v6]:port, refusals");
 	ST_EQ_I(st, rv_addr("unix:rv.sock", &ss, &sl, path, err, sizeof(err)), 0);

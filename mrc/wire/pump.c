@@ -126,6 +126,27 @@ static void ep_recv_imm(void *ctx, uint32_t qpn, uint32_t imm, uint64_t len, uin
 			w->peer_of_qpn[qpn], imm);
 }
 
+/* An EV probe's answer: a sweep's (mrc/wire/wsweep.c), counted. */
+static void ep_response(void *ctx, uint16_t req_id, uint32_t peer, uint32_t ev, unsigned port,
+	uint64_t rtt_ns, uint64_t now)
+{
+	struct wr *w = ctx;
+
+	(void)port, (void)now;
+	if (w->sweep)
+		mrc_sweep_answer(w->sweep, w->rank, req_id, peer, ev, rtt_ns);
+}
+
+/* This rank answered an EV probe: a sweep counts it on the path from @peer. */
+static void ep_request(void *ctx, uint32_t peer, uint32_t ev, unsigned op, bool ce, uint64_t now)
+{
+	struct wr *w = ctx;
+
+	(void)now;
+	if (w->sweep && op == MRC_EP_OP_EV_PROBE)
+		mrc_sweep_request(w->sweep, w->rank, peer, ev, ce);
+}
+
 /* Records an EV retirement @off_ps after the GO of iteration @iter, for the fault figures. */
 void wr_bad_add(struct wr *w, uint32_t iter, uint64_t off_ps)
 {
@@ -340,13 +361,15 @@ void wr_tx_all(struct wr *w)
 	}
 }
 
-/* One turn: send, wait (bounded by the engine's timer and @max_wait_ns), receive, timers,
- * control messages. */
-static void pump(struct wr *w, uint64_t max_wait_ns)
+void wr_pump(struct wr *w, uint64_t max_wait_ns)
 {
 	uint64_t now, t, wait = max_wait_ns;
 	int e;
 
+	if (w->tick && (t = w->tick(w)) != UINT64_MAX) { /* a sweep's requests due now */
+		now = wr_mono_ns();
+		wait = t <= now ? 0 : t - now < wait ? t - now : wait;
+	}
 	wr_tx_all(w);
 	now = wr_mono_ns();
 	t = w->ep ? mrc_ep_next_timer(w->ep) : UINT64_MAX;
@@ -394,7 +417,7 @@ int wr_pump_until(struct wr *w, bool (*cond)(struct wr *), const char *what)
 				(unsigned long long)(w->timeout_ns / 1000000));
 			break;
 		}
-		pump(w, WR_MAX_WAIT_NS);
+		wr_pump(w, WR_MAX_WAIT_NS);
 	}
 	return w->err;
 }
@@ -533,7 +556,8 @@ int wr_setup_sock_loop(struct wr *w, char *err, size_t errlen)
 	return 0;
 }
 
-const struct mrc_ep_ops wr_ep_ops = { NULL, ep_send_done, ep_recv_imm, ep_ev_event, NULL };
+const struct mrc_ep_ops wr_ep_ops = { NULL, ep_send_done, ep_recv_imm, ep_ev_event,
+	ep_response, ep_request };
 
 int wr_new_ep(struct wr *w, uint32_t lo, uint32_t hi, const struct mrc_ep_ops *ops, void *ctx,
 	struct mrc_ep **out, char *err, size_t errlen)

@@ -104,16 +104,6 @@ int wr_setup_probe_codec(struct wr *w)
 	return w->replies ? 0 : -ENOMEM;
 }
 
-static bool got_rttgo(struct wr *w)
-{
-	return w->got_rttgo;
-}
-
-static bool got_rttset(struct wr *w)
-{
-	return w->got_rttset;
-}
-
 static bool rtt_done(struct wr *w)
 {
 	return mrc_wrtt_done(w->rtt, wr_mono_ns());
@@ -121,9 +111,10 @@ static bool rtt_done(struct wr *w)
 
 /*
  * The job's base RTT, before any endpoint exists: mrc.cc.base_rtt when set; else every
- * rank probes its peers on every plane (mrc/wire/wrtt.h) once rank 0 says all have joined,
- * rank 0 takes the largest rank's figure and sends it to all. Echo requests are answered
- * all along. Fills w->rtt_out.
+ * rank probes its peers on every plane (mrc/wire/wrtt.h) once every rank has joined, and
+ * the bootstrap agrees on the largest rank's figure (wr_rtt_decide: at rank 0, which sends
+ * it to all, or on every rank from every figure). Echo requests are answered all along.
+ * Fills w->rtt_out.
  */
 int wr_measure_rtt(struct wr *w)
 {
@@ -150,19 +141,12 @@ int wr_measure_rtt(struct wr *w)
 			evs[tp.n_evs++] = w->m.evs[i].ev;
 	tp.evs = evs;
 	tp.per_peer = WR_RTT_PER_PEER > 4 * w->planes ? WR_RTT_PER_PEER : 4 * w->planes;
-	if (w->rank == 0) {
-		o->rank_ns = calloc(w->nranks, sizeof(*o->rank_ns));
-		if (!o->rank_ns) {
-			free(evs);
-			return -ENOMEM;
-		}
-		/* before RTTGO: a fast rank's RTT may come while this one probes */
-		wr_clear_got(w);
-		if (wr_rv_bcast(w, RV_RTTGO, NULL, 0)) {
-			free(evs);
-			return w->err;
-		}
-	} else if (wr_pump_until(w, got_rttgo, "rendezvous: start of the RTT probes from h0")) {
+	o->rank_ns = calloc(w->nranks, sizeof(*o->rank_ns)); /* decided on rank 0 or on all */
+	if (!o->rank_ns) {
+		free(evs);
+		return -ENOMEM;
+	}
+	if (w->boot->rtt_start(w)) {
 		free(evs);
 		return w->err;
 	}
@@ -186,41 +170,38 @@ int wr_measure_rtt(struct wr *w)
 	else
 		fprintf(stderr, "no figure: %u of %u probes answered within %llu ms\n", s.answered,
 			s.sent, (unsigned long long)(WR_RTT_TIMEOUT_NS / 1000000));
-	if (w->rank) {
-		put_be64(msg, s.figure_ns);
-		put_be32(msg + 8, s.sent);
-		put_be32(msg + 12, s.answered);
-		w->got_rttset = false;
-		if (wr_rv_send(w, &w->conns[0], RV_RTT, msg, 16) ||
-			wr_pump_until(w, got_rttset, "rendezvous: base RTT from h0"))
-			return w->err;
-		return 0;
-	}
-	o->rank_ns[0] = s.figure_ns;
-	o->probes_sent += s.sent; /* the workers' may have come in already */
-	o->probes_answered += s.answered;
-	if (wr_pump_until(w, wr_all_got, "rendezvous: base RTT")) {
-		wr_name_missing(w);
-		return w->err;
-	}
+	put_be64(msg, s.figure_ns);
+	put_be32(msg + 8, s.sent);
+	put_be32(msg + 12, s.answered);
+	return w->boot->rtt_agree(w, msg);
+}
+
+/*
+ * The job's figure from every rank's (o->rank_ns, the probe sums in o): the largest, so no
+ * rank's NSCC takes its own normal delay for queueing; the wire default when no rank has
+ * one. Rank 0 says which on stderr.
+ */
+void wr_rtt_decide(struct wr *w)
+{
+	struct mrc_wirerun_rtt *o = w->rtt_out;
+
 	o->base_rtt_ns = mrc_wrtt_agree(o->rank_ns, w->nranks);
 	o->source = MRC_WIRERUN_RTT_MEASURED;
 	if (!o->base_rtt_ns) {
 		o->base_rtt_ns = MRC_WIRERUN_RTT_DEFAULT_NS;
 		o->source = MRC_WIRERUN_RTT_DEFAULT;
-		fprintf(stderr,
-			"h0: base RTT: no rank measured one (%llu of %llu probes "
-			"answered): NSCC starts from the wire default %.0f us "
-			"(mrc.cc.base_rtt sets it)\n",
-			(unsigned long long)o->probes_answered, (unsigned long long)o->probes_sent,
-			(double)o->base_rtt_ns / 1e3);
-	} else {
+		if (w->rank == 0)
+			fprintf(stderr,
+				"h0: base RTT: no rank measured one (%llu of %llu probes "
+				"answered): NSCC starts from the wire default %.0f us "
+				"(mrc.cc.base_rtt sets it)\n",
+				(unsigned long long)o->probes_answered,
+				(unsigned long long)o->probes_sent,
+				(double)o->base_rtt_ns / 1e3);
+	} else if (w->rank == 0) {
 		fprintf(stderr, "h0: base RTT of the job: %.1f us (the largest rank's figure)\n",
 			(double)o->base_rtt_ns / 1e3);
 	}
-	put_be64(msg, o->base_rtt_ns);
-	msg[8] = (uint8_t)o->source;
-	return wr_rv_bcast(w, RV_RTTSET, msg, 9);
 }
 
 void mrc_wirerun_rtt_free(struct mrc_wirerun_rtt *r)

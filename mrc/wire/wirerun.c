@@ -7,6 +7,7 @@
 #include "mrc/engine/srv6.h"
 #include "mrc/job/fault.h"
 #include "mrc/job/stop.h"
+#include "mrc/wire/netns.h"
 #include "pcap/pcapw.h"
 
 #include <errno.h>
@@ -26,26 +27,6 @@ static int new_hist(const struct conf_hist *c, struct mrc_hist **h)
 static bool coll_done(struct wr *w)
 {
 	return mrc_coll_done(w->coll);
-}
-
-static bool got_mrtab(struct wr *w)
-{
-	return w->got_mrtab;
-}
-
-static bool got_arm(struct wr *w)
-{
-	return w->arm_of == w->want_iter + 1;
-}
-
-static bool got_go(struct wr *w)
-{
-	return w->go_of == w->want_iter + 1;
-}
-
-static bool got_finish(struct wr *w)
-{
-	return w->got_finish;
 }
 
 /* The plan position of EV @value, profile position @e (the same order, normally), or
@@ -124,8 +105,7 @@ static int collect_result(struct wr *w, struct mrc_rankres *rr)
 	return 0;
 }
 
-/* This rank's RESULT body (JSON, rankres.h), malloc'd into *out. */
-static int encode_result(struct wr *w, char **out, size_t *len)
+int wr_encode_result(struct wr *w, char **out, size_t *len)
 {
 	struct mrc_rankres rr = { 0 };
 	int e = collect_result(w, &rr);
@@ -263,14 +243,11 @@ static int wire_faults(struct wr *w, struct mrc_run_result *res)
 
 /* ---- the run -------------------------------------------------------------------------- */
 
-/* Registers this rank's regions and swaps VA/rkey with every peer through rank 0. */
+/* Registers this rank's regions and swaps VA/rkey with every peer (the bootstrap's mrs). */
 static int exchange_mrs(struct wr *w, uint32_t size_idx)
 {
-	uint8_t msg[4 + MRC_REG_N * 12];
-	uint8_t *tab;
-	size_t tl = (size_t)w->nranks * MRC_REG_N * 12;
+	uint8_t mine[MRC_REG_N * 12];
 
-	put_be32(msg, size_idx);
 	wr_lanes_park(w);
 	for (int g = 0; g < MRC_REG_N; g++) {
 		uint64_t len;
@@ -288,43 +265,14 @@ static int exchange_mrs(struct wr *w, uint32_t size_idx)
 		}
 		w->mrtab_va[w->rank][g] = (uint64_t)(uintptr_t)base;
 		w->peer_rkey[w->rank][g] = w->rkey[g];
-		put_be64(msg + 4 + g * 12, (uint64_t)(uintptr_t)base);
-		put_be32(msg + 4 + g * 12 + 8, w->rkey[g]);
+		put_be64(mine + g * 12, (uint64_t)(uintptr_t)base);
+		put_be32(mine + g * 12 + 8, w->rkey[g]);
 	}
 	wr_lanes_unpark(w);
 	if (w->err)
 		return w->err;
-	if (w->rank) {
-		w->got_mrtab = false;
-		if (wr_rv_send(w, &w->conns[0], RV_MR, msg, sizeof(msg)) ||
-			wr_pump_until(w, got_mrtab, "rendezvous: memory regions from h0"))
-			return w->err;
-	} else {
-		w->want_mr = size_idx + 1;
-		for (uint32_t r = 1; r < w->nranks; r++)
-			w->got[r] = w->mr_of[r] == w->want_mr; /* for wr_name_missing */
-		if (wr_pump_until(w, wr_all_mr, "rendezvous: memory regions")) {
-			for (uint32_t r = 1; r < w->nranks; r++)
-				w->got[r] = w->mr_of[r] == w->want_mr;
-			wr_name_missing(w);
-			return w->err;
-		}
-		tab = malloc(tl);
-		if (!tab)
-			return -ENOMEM;
-		for (uint32_t r = 0; r < w->nranks; r++) {
-			for (int g = 0; g < MRC_REG_N; g++) {
-				uint8_t *e = tab + ((size_t)r * MRC_REG_N + g) * 12;
-
-				put_be64(e, w->mrtab_va[r][g]);
-				put_be32(e + 8, w->peer_rkey[r][g]);
-			}
-		}
-		wr_rv_bcast(w, RV_MRTAB, tab, tl);
-		free(tab);
-		if (w->err)
-			return w->err;
-	}
+	if (w->boot->mrs(w, size_idx, mine))
+		return w->err;
 	for (uint32_t r = 0; r < w->nranks; r++)
 		for (int g = 0; g < MRC_REG_N; g++)
 			mrc_coll_set_va(w->coll, r, g, w->mrtab_va[r][g]);
@@ -349,25 +297,19 @@ static uint64_t rank_rtx_bytes(struct wr *w)
 
 /*
  * One iteration of this rank: ARM (start the collective with its posts held back),
- * barrier, GO (post them), run until this rank is done, DONE. Rank 0 also gathers every
- * rank's completion time and wrong count into @ri. Completion time is measured from GO on
- * each rank's own clock.
+ * barrier, GO (post them), run until this rank is done, DONE: its completion time
+ * (measured from GO on its own clock), #wrong and retransmitted bytes in w->own[], which
+ * rank 0 gathers into w->dtab (now or with the results: fill_iters).
  */
 static int run_iteration(struct wr *w, uint32_t global_iter, bool warmup,
 	struct mrc_run_iter *ri)
 {
-	uint8_t m4[4], done[28];
+	struct wr_done *own = &w->own[global_iter];
 	uint64_t arm_ns, go_ns, t;
 
-	put_be32(m4, global_iter);
 	w->want_iter = global_iter;
-	if (w->rank == 0) {
-		if (wr_rv_bcast(w, RV_ARM, m4, 4))
-			return w->err;
-	} else {
-		if (wr_pump_until(w, got_arm, "rendezvous: start of an iteration from h0"))
-			return w->err;
-	}
+	if (w->boot->arm(w, global_iter))
+		return w->err;
 	w->arming = true;
 	w->n_def = 0;
 	arm_ns = wr_mono_ns();
@@ -381,20 +323,8 @@ static int run_iteration(struct wr *w, uint32_t global_iter, bool warmup,
 			return e;
 		}
 	}
-	if (w->rank == 0) {
-		wr_clear_got(w);
-		if (wr_pump_until(w, wr_all_got, "rendezvous: start barrier")) {
-			wr_name_missing(w);
-			return w->err;
-		}
-		wr_clear_got(w);
-		if (wr_rv_bcast(w, RV_GO, m4, 4))
-			return w->err;
-	} else {
-		if (wr_rv_send(w, &w->conns[0], RV_ARMED, m4, 4) ||
-			wr_pump_until(w, got_go, "rendezvous: start barrier from h0"))
-			return w->err;
-	}
+	if (w->boot->go(w, global_iter))
+		return w->err;
 	w->measuring = !warmup;
 	go_ns = wr_mono_ns();
 	if (global_iter == 0)
@@ -426,36 +356,14 @@ static int run_iteration(struct wr *w, uint32_t global_iter, bool warmup,
 	if (wr_pump_until(w, coll_done, "iteration: this rank's collective made no progress"))
 		return w->err;
 	t = mrc_coll_rank_time(w->coll, w->rank);
-	t = t > (go_ns - arm_ns) * 1000 ? t - (go_ns - arm_ns) * 1000 : 0;
-	put_be32(done, global_iter);
-	put_be64(done + 4, t);
-	put_be64(done + 12, w->job->traffic.verify ?
-			mrc_coll_verify(w->coll, w->rank, global_iter) : 0);
-	put_be64(done + 20, rank_rtx_bytes(w));
+	own->t_ps = t > (go_ns - arm_ns) * 1000 ? t - (go_ns - arm_ns) * 1000 : 0;
+	own->wrong = w->job->traffic.verify ? mrc_coll_verify(w->coll, w->rank, global_iter) : 0;
+	own->rtx = rank_rtx_bytes(w);
+	own->have = true;
 	for (uint32_t s = 0; !warmup && s < mrc_coll_steps(w->coll, w->rank); s++)
 		mrc_hist_record(w->step_ns,
 			(int64_t)(mrc_coll_step_time(w->coll, w->rank, s) / 1000));
-	if (w->rank) {
-		return wr_rv_send(w, &w->conns[0], RV_DONE, done, sizeof(done));
-	}
-	if (wr_pump_until(w, wr_all_got, "rendezvous: end of an iteration")) {
-		wr_name_missing(w);
-		return w->err;
-	}
-	w->done_ps[0] = t;
-	w->wrong[0] = get_be64(done + 12);
-	w->done_rtx[0] = get_be64(done + 20);
-	ri->cct_ps = 0;
-	ri->rtx_bytes_end = 0;
-	for (uint32_t r = 0; r < w->nranks; r++) {
-		if (w->done_ps[r] > ri->cct_ps) {
-			ri->cct_ps = w->done_ps[r];
-			ri->slowest_rank = r;
-		}
-		ri->wrong += w->wrong[r];
-		ri->rtx_bytes_end += w->done_rtx[r];
-	}
-	return 0;
+	return w->boot->done(w, global_iter);
 }
 
 static enum mrc_coll_algo coll_algo(const struct conf_traffic *t)
@@ -489,12 +397,15 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 		free(local);
 		return -E2BIG;
 	}
+	w->n_gi = (uint32_t)(n_sizes * (t->warmup + t->iterations));
+	w->own = calloc(w->n_gi + 1, sizeof(*w->own));
 	if (res) {
 		res->sizes = calloc(n_sizes, sizeof(*res->sizes));
-		if (!res->sizes) {
-			free(local);
-			return -ENOMEM;
-		}
+		w->dtab = calloc((size_t)w->n_gi * w->nranks + 1, sizeof(*w->dtab));
+	}
+	if (!w->own || (res && (!res->sizes || !w->dtab))) {
+		free(local);
+		return -ENOMEM;
 	}
 	for (size_t s = 0; s < n_sizes && !e; s++) {
 		static const struct mrc_coll_ops cops = { wr_coll_post };
@@ -510,8 +421,6 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 			.local = local,
 		};
 		struct mrc_run_size *rs = NULL;
-		double sum = 0;
-		uint32_t n = 0;
 
 		e = mrc_coll_new(&cp, &cops, w, &w->coll);
 		if (e) {
@@ -549,20 +458,6 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 			}
 			res->iters = ni;
 			res->iters[res->n_iters++] = ri;
-			if (!warm && !e) {
-				mrc_hist_record(rs->cct_ns, (int64_t)(ri.cct_ps / 1000));
-				sum += (double)ri.cct_ps;
-				n++;
-				rs->wrong += ri.wrong;
-			}
-		}
-		if (!e && rs) {
-			rs->time_us = n ? sum / n / 1e6 : 0;
-			if (rs->time_us > 0) {
-				rs->algbw_gbs = (double)rs->bytes / (rs->time_us * 1e-6) / 1e9;
-				rs->busbw_gbs = rs->algbw_gbs *
-						mrc_coll_bus_factor(cp.pattern, w->nranks);
-			}
 		}
 		/* the engine keeps the MRs; the buffers stay until the job ends */
 		if (e && rs)
@@ -578,12 +473,69 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 	return e;
 }
 
+/*
+ * Rank 0, once the ranks' DONE rows are in w->dtab: each iteration's CCT (the slowest
+ * rank's completion; rows that never came, of a rank that died under a launcher, left
+ * out), #wrong and retransmitted bytes over the ranks; then each size's figures from its
+ * measured iterations: the CCT histogram, #wrong, and when the size finished its mean
+ * time, algbw and busbw (nccl-tests' busbw factor).
+ */
+static void fill_iters(struct wr *w, struct mrc_run_result *res)
+{
+	const struct conf_traffic *t = &w->job->traffic;
+
+	for (size_t k = 0; k < res->n_iters; k++) {
+		struct mrc_run_iter *ri = &res->iters[k];
+
+		if (ri->incomplete || ri->iter >= w->n_gi)
+			continue;
+		ri->cct_ps = ri->wrong = ri->rtx_bytes_end = 0;
+		ri->slowest_rank = 0;
+		for (uint32_t r = 0; r < w->nranks; r++) {
+			const struct wr_done *d = &w->dtab[(size_t)ri->iter * w->nranks + r];
+
+			if (!d->have)
+				continue;
+			if (d->t_ps > ri->cct_ps) {
+				ri->cct_ps = d->t_ps;
+				ri->slowest_rank = r;
+			}
+			ri->wrong += d->wrong;
+			ri->rtx_bytes_end += d->rtx;
+		}
+	}
+	for (size_t s = 0; s < res->n_sizes; s++) {
+		struct mrc_run_size *rs = &res->sizes[s];
+		double sum = 0;
+		uint32_t n = 0;
+
+		for (size_t k = 0; k < res->n_iters; k++) {
+			const struct mrc_run_iter *ri = &res->iters[k];
+
+			if (ri->size_idx != s || ri->warmup || ri->incomplete)
+				continue;
+			mrc_hist_record(rs->cct_ns, (int64_t)(ri->cct_ps / 1000));
+			sum += (double)ri->cct_ps;
+			n++;
+			rs->wrong += ri->wrong;
+		}
+		if (rs->incomplete)
+			continue;
+		rs->time_us = n ? sum / n / 1e6 : 0;
+		if (rs->time_us > 0) {
+			rs->algbw_gbs = (double)rs->bytes / (rs->time_us * 1e-6) / 1e9;
+			rs->busbw_gbs = rs->algbw_gbs * mrc_coll_bus_factor(
+				(enum mrc_coll_pattern)t->pattern, w->nranks);
+		}
+	}
+}
+
 /* Rank 0: @res's EVs (the job's plan) and rank 0's own result merged into them. */
 static int gather_own(struct wr *w, struct mrc_run_result *res)
 {
 	char *b = NULL;
 	size_t len = 0;
-	int e = encode_result(w, &b, &len);
+	int e = wr_encode_result(w, &b, &len);
 
 	if (e) {
 		free(b);
@@ -630,62 +582,13 @@ static int rank_lists(struct wr *w, struct mrc_run_result *res)
 }
 
 /*
- * Rank 0 once the job failed and ABORT went out: every rank still connected answers ABORT
- * with its RESULT (unless it had no endpoint yet). Waits until each sent it or closed, or
- * WR_HELLO_NS (at most the timeout) passed; merges what came into @res with rank 0's own,
- * @why (the failure) as its error, and the fault rows of what ran. report.json then says
- * how the job ended, which ranks failed and whose results it holds (docs/wire-driver.md
- * "Rendezvous").
+ * Rank 0 once the job failed and the bootstrap collected what the others had (its fail
+ * step): merges what came into @res with rank 0's own, @why (the failure) as its error, and
+ * the fault rows of what ran. report.json then says how the job ended, which ranks failed
+ * and whose results it holds (docs/wire-driver.md "When a rank fails").
  */
-static void gather_partial(struct wr *w, struct mrc_run_result *res, const char *why)
+static void merge_partial(struct wr *w, struct mrc_run_result *res, const char *why)
 {
-	uint64_t wait = w->timeout_ns < WR_HELLO_NS ? w->timeout_ns : WR_HELLO_NS;
-	uint64_t deadline = wr_mono_ns() + wait;
-
-	for (;;) {
-		struct pollfd pfd[w->nranks];
-		uint32_t who[w->nranks], n = 0;
-		uint64_t now = wr_mono_ns();
-
-		for (uint32_t r = 1; r < w->nranks; r++) {
-			if (w->conns[r].fd < 0 || w->result[r] || w->failed[r])
-				continue;
-			pfd[n] = (struct pollfd){ .fd = w->conns[r].fd, .events = POLLIN };
-			who[n++] = r;
-		}
-		if (!n || now >= deadline)
-			break;
-		if (poll(pfd, n, (int)((deadline - now + 999999) / 1000000)) < 0 &&
-			errno != EINTR)
-			break;
-		for (uint32_t i = 0; i < n; i++) {
-			struct rv_conn *c = &w->conns[who[i]];
-			struct rv_msg m;
-			size_t consume = 0;
-			uint32_t len;
-			int e;
-
-			if (!pfd[i].revents)
-				continue;
-			while ((e = wr_rv_read(c, &m, &consume, &len)) > 0) {
-				if (m.type != RV_RESULT)
-					continue; /* what was in flight when the job failed */
-				w->result[who[i]] = malloc(m.len + 1);
-				if (w->result[who[i]])
-					memcpy(w->result[who[i]], m.body, m.len);
-				w->result_len[who[i]] = m.len;
-				break;
-			}
-			if (e < 0) { /* closed without one */
-				close(c->fd);
-				c->fd = -1;
-			}
-			if (consume) {
-				memmove(c->buf, c->buf + consume, c->have - consume);
-				c->have -= consume;
-			}
-		}
-	}
 	snprintf(res->error, sizeof(res->error), "%s", why);
 	if (mrc_stop_signal)
 		res->interrupted = mrc_stop_signal;
@@ -695,6 +598,7 @@ static void gather_partial(struct wr *w, struct mrc_run_result *res, const char 
 					w->result[r], w->result_len[r]))
 				w->merged[r] = true;
 	}
+	fill_iters(w, res);
 	wire_faults(w, res);
 	rank_lists(w, res);
 }
@@ -702,37 +606,18 @@ static void gather_partial(struct wr *w, struct mrc_run_result *res, const char 
 /* Workers: RESULT to rank 0. Rank 0: gathers and merges every rank's into @res. */
 static int gather(struct wr *w, struct mrc_run_result *res, char *err, size_t errlen)
 {
-	char *b = NULL;
-	size_t len = 0;
-	int e;
-
-	if (w->rank) {
-		if (wr_pump_until(w, got_finish, "rendezvous: end of the job from h0"))
-			goto fail;
-		e = encode_result(w, &b, &len);
-		if (!e)
-			e = wr_rv_send(w, &w->conns[0], RV_RESULT, b, len);
-		free(b);
-		if (e && !w->err)
-			wr_fail(w, e, "results: %s", strerror(-e));
-		if (w->err)
-			goto fail;
-		return 0;
-	}
-	wr_clear_got(w);
-	if (wr_rv_bcast(w, RV_FINISH, NULL, 0))
+	if (w->boot->results(w))
 		goto fail;
+	if (w->rank)
+		return 0;
 	if (gather_own(w, res))
 		goto fail;
-	if (wr_pump_until(w, wr_all_got, "rendezvous: results")) {
-		wr_name_missing(w);
-		goto fail;
-	}
 	for (uint32_t r = 1; r < w->nranks; r++) {
 		if (merge_result(w, res, r, w->result[r], w->result_len[r]))
 			goto fail;
 		w->merged[r] = true;
 	}
+	fill_iters(w, res);
 	return rank_lists(w, res);
 fail:
 	snprintf(err, errlen, "%s", w->errmsg);
@@ -753,44 +638,36 @@ static void finish_times(struct mrc_run_result *res, const struct timespec *w0)
 		res->peak_rss_bytes = (size_t)ru.ru_maxrss * 1024;
 }
 
-int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
-	struct mrc_run_result **out, struct mrc_wirerun_rtt *rtt, uint32_t *rank_out, char *err,
-	size_t errlen)
+/*
+ * The bootstrap of @o and the checks that go with it, before anything starts: the rank of
+ * a rendezvous (--host or the launcher's environment), its address and job token.
+ */
+static int pick_bootstrap(struct wr *w, const struct mrc_wirerun_opts *o, char *defaddr,
+	size_t deflen, char *err, size_t errlen)
 {
-	struct wr w = { .job = job, .o = o, .lfd = -1, .rx_fd = -1, .rtt_out = rtt };
-	struct mrc_run_result *res = NULL;
 	const char *addr = o->rendezvous ? o->rendezvous : getenv("MRCGEN_RENDEZVOUS");
-	char defaddr[80];
-	struct timespec w0;
 	int e;
 
-	*out = NULL;
-	memset(rtt, 0, sizeof(*rtt));
-	clock_gettime(CLOCK_MONOTONIC, &w0);
-	for (int p = 0; p < MRC_WIRERUN_MAX_PLANES; p++)
-		w.ports[p].tx_fd = w.ports[p].rx_fd = -1;
-	w.timeout_ns = (o->timeout_ms ? o->timeout_ms : 60000) * 1000000ull;
-	w.nranks = job->traffic.ranks ? job->traffic.ranks : conf_fabric_hosts(&job->fabric);
-	if (w.nranks < 2 || w.nranks > conf_fabric_hosts(&job->fabric)) {
-		snprintf(err, errlen, "traffic.ranks: %u ranks on %u hosts", w.nranks,
-			conf_fabric_hosts(&job->fabric));
-		return -EINVAL;
+	if (mrc_wirerun_boot_pick(o) == MRC_WIRERUN_BOOT_PMIX) {
+		if (o->host || o->rendezvous || o->token_file) {
+			snprintf(err, errlen, "bootstrap: --host, --rendezvous and --token-file are "
+				 "the rendezvous's; under pmix the launcher names the rank");
+			return -EINVAL;
+		}
+		w->boot = &wr_boot_pmix;
+		return 0;
 	}
-	e = mrc_wirerun_rank(o->host, w.nranks, &w.rank, err, errlen);
+	w->boot = &wr_boot_rv;
+	e = mrc_wirerun_rank(o->host, w->nranks, &w->rank, err, errlen);
 	if (e)
 		return e;
-	*rank_out = w.rank;
-	e = mrc_wirerun_conf_hash(job, &w.hash);
-	if (e) {
-		snprintf(err, errlen, "config: hash: %s", strerror(-e));
-		return e;
-	}
 	if (!addr) {
-		snprintf(defaddr, sizeof(defaddr), "unix:/tmp/mrcgen-%016llx.sock",
-			(unsigned long long)w.hash);
+		snprintf(defaddr, deflen, "unix:/tmp/mrcgen-%016llx.sock",
+			(unsigned long long)w->hash);
 		addr = defaddr;
 	}
-	e = mrc_rv_token_load(o->token_file, w.token, sizeof(w.token), &w.token_len, err,
+	w->rv_addr = addr;
+	e = mrc_rv_token_load(o->token_file, w->token, sizeof(w->token), &w->token_len, err,
 		errlen);
 	if (e < 0)
 		return e == -EINVAL ? e : -ENOENT;
@@ -799,64 +676,149 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 			 "give --token-file FILE, the same on every rank", addr, MRC_RV_TOKEN_ENV);
 		return -EINVAL;
 	}
-	w.hello_ns = WR_HELLO_NS;
-	e = mrc_job_srv6(job, &w.m, err, errlen);
+	return 0;
+}
+
+int wr_open(struct wr *w, const struct conf_job *job, const struct mrc_wirerun_opts *o,
+	uint32_t nranks, bool measure_rtt, uint32_t *rank_out, char *err, size_t errlen)
+{
+	char defaddr[80], ns[256];
+	int e;
+
+	w->job = job;
+	w->o = o;
+	w->lfd = w->rx_fd = -1;
+	for (int p = 0; p < MRC_WIRERUN_MAX_PLANES; p++)
+		w->ports[p].tx_fd = w->ports[p].rx_fd = -1;
+	w->timeout_ns = (o->timeout_ms ? o->timeout_ms : 60000) * 1000000ull;
+	w->nranks = nranks;
+	if (w->nranks < 2 || w->nranks > conf_fabric_hosts(&job->fabric)) {
+		snprintf(err, errlen, "traffic.ranks: %u ranks on %u hosts", w->nranks,
+			conf_fabric_hosts(&job->fabric));
+		return -EINVAL;
+	}
+	e = mrc_wirerun_conf_hash(job, &w->hash);
+	if (e) {
+		snprintf(err, errlen, "config: hash: %s", strerror(-e));
+		return e;
+	}
+	e = pick_bootstrap(w, o, defaddr, sizeof(defaddr), err, errlen);
+	*rank_out = w->rank; /* the rendezvous's is known by now, even with a bad token */
 	if (e)
 		return e;
-	e = -ENOMEM;
-	w.n_conns = w.rank ? 1 : w.nranks;
-	w.conns = calloc(w.n_conns, sizeof(*w.conns));
-	w.peer_of_qpn = calloc(w.nranks + 1, sizeof(uint32_t));
-	w.peer_rkey = calloc(w.nranks, sizeof(*w.peer_rkey));
-	w.mrtab_va = calloc(w.nranks, sizeof(*w.mrtab_va));
-	w.got = calloc(w.nranks, sizeof(bool));
-	w.failed = calloc(w.nranks, sizeof(bool));
-	w.merged = calloc(w.nranks, sizeof(bool));
-	w.mr_of = calloc(w.nranks, sizeof(uint32_t));
-	w.done_ps = calloc(w.nranks, sizeof(uint64_t));
-	w.done_rtx = calloc(w.nranks, sizeof(uint64_t));
-	w.wrong = calloc(w.nranks, sizeof(uint64_t));
-	w.result = calloc(w.nranks, sizeof(*w.result));
-	w.result_len = calloc(w.nranks, sizeof(size_t));
-	if (!w.conns || !w.peer_of_qpn || !w.peer_rkey || !w.mrtab_va || !w.got || !w.failed ||
-		!w.merged || !w.mr_of ||
-		!w.done_ps || !w.done_rtx ||
-		!w.wrong || !w.result || !w.result_len)
-		goto out;
-	for (size_t i = 0; i < w.n_conns; i++)
-		w.conns[i].fd = -1;
-	e = new_hist(&job->output.hist, &w.msg_ns);
-	e = e ?: new_hist(&job->output.hist, &w.step_ns);
-	e = e ?: new_hist(&job->output.hist, &w.rtt_ns);
+	w->hello_ns = WR_HELLO_NS;
+	e = mrc_job_srv6(job, &w->m, err, errlen);
+	if (e)
+		return e;
+	w->peer_of_qpn = calloc(w->nranks + 1, sizeof(uint32_t));
+	w->peer_rkey = calloc(w->nranks, sizeof(*w->peer_rkey));
+	w->mrtab_va = calloc(w->nranks, sizeof(*w->mrtab_va));
+	w->got = calloc(w->nranks, sizeof(bool));
+	w->failed = calloc(w->nranks, sizeof(bool));
+	w->merged = calloc(w->nranks, sizeof(bool));
+	w->mr_of = calloc(w->nranks, sizeof(uint32_t));
+	w->result = calloc(w->nranks, sizeof(*w->result));
+	w->result_len = calloc(w->nranks, sizeof(size_t));
+	if (!w->peer_of_qpn || !w->peer_rkey || !w->mrtab_va || !w->got || !w->failed ||
+		!w->merged || !w->mr_of || !w->result || !w->result_len)
+		return -ENOMEM;
+	e = new_hist(&job->output.hist, &w->msg_ns);
+	e = e ?: new_hist(&job->output.hist, &w->step_ns);
+	e = e ?: new_hist(&job->output.hist, &w->rtt_ns);
 	if (e) {
 		snprintf(err, errlen, "output.hist: %s", strerror(-e));
-		goto out;
+		return e;
 	}
 	e = mrc_job_outdir(job, err, errlen); /* parents, output names, an earlier run's files */
 	if (e)
-		goto out;
-	e = wr_setup_faults(&w, err, errlen);
-	e = e ?: wr_setup_ports(&w, err, errlen);
-	e = e ?: wr_setup_loop(&w, err, errlen);
-	e = e ?: wr_setup_probe_codec(&w);
-	e = e ?: wr_setup_captures(&w, err, errlen);
+		return e;
+	/* the launcher or rendezvous first, from the namespace this process started in */
+	e = w->boot->connect(w, err, errlen);
 	if (e)
-		goto out;
-	w.dp->run_once(&w, 0); /* arm the receives before any peer can send */
-	e = w.rank ? wr_rv_join(&w, addr, err, errlen) : wr_rv_listen(&w, addr, err, errlen);
+		return e;
+	*rank_out = w->rank;
+	if (o->netns) {
+		e = mrc_netns_name(o->netns, w->rank, ns, sizeof(ns), err, errlen);
+		e = e ?: mrc_netns_enter(ns, NULL, "netns", err, errlen);
+		if (e)
+			return e;
+	}
+	e = wr_setup_faults(w, err, errlen);
+	e = e ?: wr_setup_ports(w, err, errlen);
+	e = e ?: wr_setup_loop(w, err, errlen);
+	e = e ?: wr_setup_probe_codec(w);
+	e = e ?: wr_setup_captures(w, err, errlen);
 	if (e)
-		goto out;
-	/* the endpoint after the base RTT: NSCC's parameters scale from it */
-	e = wr_measure_rtt(&w);
+		return e;
+	w->dp->run_once(w, 0); /* arm the receives before any peer can send */
+	e = w->boot->join(w, err, errlen);
+	if (e)
+		return e;
+	if (measure_rtt) {
+		/* the endpoint after the base RTT: NSCC's parameters scale from it */
+		e = wr_measure_rtt(w);
+	} else { /* what the endpoint starts from; not measured */
+		w->rtt_out->nranks = w->nranks;
+		w->rtt_out->base_rtt_ns = job->mrc.cc.base_rtt_ps ? job->mrc.cc.base_rtt_ps / 1000 :
+					  MRC_WIRERUN_RTT_DEFAULT_NS;
+		w->rtt_out->source = job->mrc.cc.base_rtt_ps ? MRC_WIRERUN_RTT_CONFIG :
+				     MRC_WIRERUN_RTT_DEFAULT;
+	}
 	if (e) {
-		if (w.errmsg[0])
-			snprintf(err, errlen, "%s", w.errmsg);
+		if (w->errmsg[0])
+			snprintf(err, errlen, "%s", w->errmsg);
 		else
 			snprintf(err, errlen, "base RTT: %s", strerror(-e));
-		goto out;
+		return e;
 	}
-	e = wr_setup_ep(&w, err, errlen);
-	e = e ?: w.xdp ? wr_xdp_start(&w, err, errlen) : 0;
+	e = wr_setup_ep(w, err, errlen);
+	return e ?: w->xdp ? wr_xdp_start(w, err, errlen) : 0;
+}
+
+void wr_close(struct wr *w)
+{
+	if (w->boot)
+		w->boot->close(w);
+	mrc_coll_free(w->coll);
+	wr_dataplane_close(w);
+	for (uint32_t r = 0; w->result && r < w->nranks; r++)
+		free(w->result[r]);
+	free(w->result);
+	free(w->result_len);
+	free(w->conns);
+	free(w->peer_of_qpn);
+	free(w->peer_rkey);
+	free(w->mrtab_va);
+	free(w->got);
+	free(w->failed);
+	free(w->merged);
+	free(w->mr_of);
+	free(w->dtab);
+	free(w->own);
+	free(w->defq);
+	free(w->bad);
+	free(w->replies);
+	mrc_wrtt_free(w->rtt);
+	mrc_hist_free(w->msg_ns);
+	mrc_hist_free(w->step_ns);
+	mrc_hist_free(w->rtt_ns);
+	mrc_job_srv6_free(&w->m);
+}
+
+int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
+	struct mrc_run_result **out, struct mrc_wirerun_rtt *rtt, uint32_t *rank_out, char *err,
+	size_t errlen)
+{
+	struct wr w = { .rtt_out = rtt };
+	struct mrc_run_result *res = NULL;
+	struct timespec w0;
+	int e;
+
+	*out = NULL;
+	memset(rtt, 0, sizeof(*rtt));
+	clock_gettime(CLOCK_MONOTONIC, &w0);
+	e = wr_open(&w, job, o, job->traffic.ranks ? job->traffic.ranks :
+		conf_fabric_hosts(&job->fabric), true, rank_out, err, errlen);
 	if (e)
 		goto out;
 	if (w.rank == 0) {
@@ -868,6 +830,7 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 		res->nranks = w.nranks;
 		res->xdp_threads = job->wire.xdp_threads ? job->wire.xdp_threads :
 			job->fabric.planes;
+		res->bootstrap = w.boot->name;
 		e = new_hist(&job->output.hist, &res->msg_ns);
 		e = e ?: new_hist(&job->output.hist, &res->step_ns);
 		e = e ?: new_hist(&job->output.hist, &res->rtt_ns);
@@ -900,51 +863,20 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 		res = NULL;
 	}
 out:
-	if (e && w.rank == 0 && w.conns)
-		/* tell every connected rank why, so none waits for its timeout */
-		wr_rv_abort(&w, err);
+	if (e && w.boot) {
+		if (!w.err) /* a setup error: the bootstrap's fail step reads w.err */
+			w.err = e;
+		/* tell the others why, so none waits for its timeout; collect what ran */
+		w.boot->fail(&w, err, errlen);
+	}
 	if (e && w.rank == 0 && res && w.ep) {
 		/* the report of what ran: the error, the ranks that failed, what they sent */
-		w.err = e;
-		gather_partial(&w, res, err);
+		merge_partial(&w, res, err);
 		finish_times(res, &w0);
 		*out = res;
 		res = NULL;
 	}
-	if (e && w.rank && w.got_abort && w.ep && w.conns && w.conns[0].fd >= 0) {
-		char *b = NULL; /* rank 0 writes a report of what ran: this rank's part */
-		size_t len = 0;
-
-		if (!encode_result(&w, &b, &len))
-			wr_rv_send(&w, &w.conns[0], RV_RESULT, b, len);
-		free(b);
-	}
-	wr_rv_close(&w);
-	mrc_coll_free(w.coll);
-	wr_dataplane_close(&w);
-	for (uint32_t r = 0; w.result && r < w.nranks; r++)
-		free(w.result[r]);
-	free(w.result);
-	free(w.result_len);
-	free(w.conns);
-	free(w.peer_of_qpn);
-	free(w.peer_rkey);
-	free(w.mrtab_va);
-	free(w.got);
-	free(w.failed);
-	free(w.merged);
-	free(w.mr_of);
-	free(w.done_ps);
-	free(w.done_rtx);
-	free(w.wrong);
-	free(w.defq);
-	free(w.bad);
-	free(w.replies);
-	mrc_wrtt_free(w.rtt);
-	mrc_hist_free(w.msg_ns);
-	mrc_hist_free(w.step_ns);
-	mrc_hist_free(w.rtt_ns);
-	mrc_job_srv6_free(&w.m);
+	wr_close(&w);
 	mrc_run_result_free(res);
 	return e;
 }

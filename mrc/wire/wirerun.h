@@ -6,7 +6,9 @@
  * barrier and the gathering of results into one report (docs/architecture.md "One engine, two
  * drivers"; README "Running on a real fabric").
  *
- * Its files: bootstrap.c (the rank, the rendezvous), pump.c (the dataplane: loop, endpoint,
+ * Its files: bootstrap.c (the rank, the rendezvous), bootpmix.c (the launcher's PMIx instead
+ * of the rendezvous: docs/wire-driver.md "Launching under srun or mpirun"), pump.c (the
+ * dataplane: loop, endpoint,
  * captures, endpoint faults), wirertt.c (the base RTT), rankres.c (RESULT bodies and their
  * merge), wirerun.c (sizes, iterations, the gathering); wr.h holds their shared state.
  *
@@ -54,7 +56,17 @@
 #define MRC_WIRERUN_MAX_PLANES 16
 #define MRC_WIRERUN_PROTO 3 /* the rendezvous protocol above (2: HELLO without a token) */
 
+/* How the ranks meet (docs/wire-driver.md "Launching under srun or mpirun"). */
+enum mrc_wirerun_boot {
+	MRC_WIRERUN_BOOT_AUTO = 0,	/* mrc_wirerun_boot_pick decides */
+	MRC_WIRERUN_BOOT_RENDEZVOUS,	/* mrcgen's own TCP/unix rendezvous at rank 0 */
+	MRC_WIRERUN_BOOT_PMIX,		/* the launcher's PMIx server (srun --mpi=pmix, mpirun) */
+};
+
 struct mrc_wirerun_opts {
+	enum mrc_wirerun_boot bootstrap; /* --bootstrap */
+	const char *netns;	/* enter this named netns once the bootstrap is reached; every
+				   "{rank}" is the rank (NULL: stay) */
 	const char *host;	/* "h2": this process's host = rank; NULL: launcher env */
 	const char *ports[MRC_WIRERUN_MAX_PLANES]; /* interface of plane p; NULL: "p<p>" */
 	const char *rendezvous; /* "unix:PATH", "PATH" with a '/', "HOST:PORT", "[V6]:PORT";
@@ -73,6 +85,23 @@ struct mrc_wirerun_opts {
  */
 int mrc_wirerun_rank(const char *host, uint32_t nranks, uint32_t *rank, char *err,
 	size_t errlen);
+
+/*
+ * The bootstrap @o takes: o->bootstrap unless AUTO; AUTO takes the rendezvous for a manual
+ * launch (--host, --rendezvous or --token-file given, or $MRCGEN_RENDEZVOUS set), else the
+ * launcher's PMIx when it announces its server to its processes (PMIX_RANK and
+ * PMIX_NAMESPACE set, as srun --mpi=pmix and Open MPI's mpirun do), else the rendezvous.
+ */
+enum mrc_wirerun_boot mrc_wirerun_boot_pick(const struct mrc_wirerun_opts *o);
+
+/*
+ * The end of a wire run, on every rank, once rank 0 has written its outputs (mrcgen.c
+ * calls it after mrc_run_wire and the report, whatever happened): under PMIx rank 0 tells
+ * the others, who wait for it (at most the run's timeout) before leaving the launcher, so
+ * a launcher that ends a job at a rank's non-zero exit (Open MPI's mpirun) does not end
+ * rank 0 while it writes; then each leaves it (PMIx_Finalize). Nothing for the rendezvous.
+ */
+void mrc_wirerun_end(void);
 
 /* FNV-1a 64 of conf_dump(@job): what every rank must agree on. Returns 0 or -ENOMEM/-EIO. */
 int mrc_wirerun_conf_hash(const struct conf_job *job, uint64_t *hash);

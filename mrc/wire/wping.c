@@ -4,15 +4,14 @@
 
 #include "mrc/base/bytes.h"
 #include "mrc/wire/loop.h"
+#include "mrc/wire/netns.h"
 #include "mrc/wire/sock.h"
 #include "mrc/wire/xsk.h"
 #include "mrc/engine/wire.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <sched.h>
 #include <stdbool.h>
 #include <string.h>
 #include <time.h>
@@ -88,51 +87,12 @@ static void wp_on_rx(void *ctx, int sock_idx, const uint8_t *buf, size_t len,
 	c->tclass = info->tclass;
 }
 
-/* Enters named netns @name (when non-NULL), saving the current one in @saved. */
-static int netns_enter(const char *name, int *saved, char *err, size_t errlen)
-{
-	char path[300];
-	int fd;
-
-	*saved = -1;
-	if (!name)
-		return 0;
-	snprintf(path, sizeof(path), "/run/netns/%s", name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "wire-ping: netns: '%s': %s", name, strerror(errno));
-		return -errno;
-	}
-	*saved = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (*saved < 0 || setns(fd, CLONE_NEWNET) < 0) {
-		int e = errno;
-
-		snprintf(err, errlen, "wire-ping: netns: '%s': setns: %s", name, strerror(e));
-		close(fd);
-		if (*saved >= 0)
-			close(*saved);
-		*saved = -1;
-		return -e;
-	}
-	close(fd);
-	return 0;
-}
-
-static void netns_leave(int saved)
-{
-	if (saved < 0)
-		return;
-	if (setns(saved, CLONE_NEWNET) < 0)
-		perror("wire-ping: netns: setns back");
-	close(saved);
-}
-
 /* Opens the ports of every plane inside @ns; keeps the tx (or rx) socket only. */
 static int open_ports(const struct mrc_wping_opts *o, unsigned planes, const char *ns, bool tx,
 	struct mrc_sock_port *ports, char *err, size_t errlen)
 {
 	char name[16];
-	int saved, ret = netns_enter(ns, &saved, err, errlen);
+	int saved = -1, ret = ns ? mrc_netns_enter(ns, &saved, "wire-ping", err, errlen) : 0;
 
 	if (ret < 0)
 		return ret;
@@ -154,7 +114,7 @@ static int open_ports(const struct mrc_wping_opts *o, unsigned planes, const cha
 			ports[p].tx_fd = -1;
 		}
 	}
-	netns_leave(saved);
+	mrc_netns_leave(saved, "wire-ping");
 	return ret;
 }
 
@@ -183,7 +143,7 @@ static int wp_xsk_open(const struct mrc_wping_opts *o, unsigned planes, const ch
 			o->wire->xdp_copy == CONF_XC_COPY ? MRC_XSK_COPY : MRC_XSK_AUTO,
 		.max_frame = MRC_XDP_ETH_HLEN + o->mtu + 320, .rx_frames = 256, .tx_slots = 64,
 		.reasm_slots = 16 };
-	int saved, ret = netns_enter(ns, &saved, err, errlen);
+	int saved = -1, ret = ns ? mrc_netns_enter(ns, &saved, "wire-ping", err, errlen) : 0;
 
 	if (xp.max_frame > MRC_XSK_MAX_FRAME)
 		xp.max_frame = MRC_XSK_MAX_FRAME;
@@ -209,7 +169,7 @@ static int wp_xsk_open(const struct mrc_wping_opts *o, unsigned planes, const ch
 		if (!ret && tx && i < o->n_evs)
 			ret = mrc_xsk_resolve(ports[p], path.container.b, 2000, err, errlen);
 	}
-	netns_leave(saved);
+	mrc_netns_leave(saved, "wire-ping");
 	return ret;
 }
 

@@ -8,6 +8,7 @@
 #include "mrc/engine/ep.h"
 #include "mrc/job/coll.h"
 #include "mrc/job/job.h"
+#include "mrc/job/sweep.h"
 #include "mrc/wire/epfault.h"
 #include "mrc/wire/loop.h"
 #include "mrc/wire/rankres.h"
@@ -74,6 +75,13 @@ struct tap {
 	bool failed; /* a write failed: the file ends at its last whole record, said once */
 };
 
+/* One rank's DONE of one iteration (rank 0's table, wr.dtab). */
+struct wr_done {
+	uint64_t t_ps;		/* completion time, own clock, from GO */
+	uint64_t wrong, rtx;	/* wrong elements; retransmitted bytes of the run by then */
+	bool have;		/* it came */
+};
+
 /* An echo answer waiting for a send slot. */
 struct rtt_reply {
 	unsigned plane;
@@ -105,10 +113,13 @@ struct wr_dp {
 };
 
 struct wr_xdp;
+struct wr_boot_ops;
 
 struct wr {
 	const struct conf_job *job;
 	const struct mrc_wirerun_opts *o;
+	const struct wr_boot_ops *boot; /* how the ranks meet: rendezvous or the launcher */
+	void *bst;			/* the launcher backend's state */
 	struct mrc_job_srv6 m;
 	uint32_t rank, nranks;
 	uint64_t hash;
@@ -159,6 +170,7 @@ struct wr {
 	int lfd;
 	struct rv_conn *conns; /* rank 0: [nranks] (own slot unused); others: [1] = rank 0 */
 	size_t n_conns;
+	const char *rv_addr;   /* the rendezvous address (wr_boot_rv) */
 	char rv_path[108];     /* unix socket rank 0 bound, to unlink */
 	uint8_t token[MRC_RV_TOKEN_MAX]; /* the job token (rvproto.h), token_len 0: none */
 	size_t token_len;
@@ -172,7 +184,9 @@ struct wr {
 	bool *got;	       /* rank 0: per rank, the message awaited came */
 	uint32_t *mr_of;       /* rank 0: per rank, 1 + the size index of its last MR */
 	uint32_t want_mr;      /* rank 0: the MRs awaited are of size index want_mr - 1 */
-	uint64_t *done_ps, *wrong, *done_rtx; /* DONE: time, wrong, retransmitted bytes */
+	struct wr_done *dtab;  /* rank 0: [n_gi * nranks], iteration-major: every rank's DONE */
+	struct wr_done *own;   /* [n_gi]: this rank's DONE rows */
+	uint32_t n_gi;	       /* iterations of the whole job, warmup of every size counted */
 	uint8_t **result;      /* rank 0: RESULT bodies */
 	size_t *result_len;
 	int64_t want_iter;     /* workers: ARM/GO awaited for this iteration */
@@ -187,10 +201,28 @@ struct wr {
 	uint64_t replies_dropped;
 	bool got_rttgo, got_rttset;
 	struct mrc_wirerun_rtt *rtt_out; /* the job's figures (rank 0 fills rank_ns[]) */
+	/* a sweep (mrc/wire/wsweep.c): its plan and counts, and its turn in every pump turn,
+	 * which sends what is due and says when it is due next (ns, UINT64_MAX: nothing) */
+	struct mrc_sweep *sweep;
+	uint64_t (*tick)(struct wr *w);
 	/* failure */
 	int err;
 	char errmsg[512];
 };
+
+/* ---- wirerun.c ---- */
+
+/*
+ * What a run and a sweep both do first (docs/wire-driver.md): this process's rank among
+ * @nranks, the config hash, the job token, the plan, output.dir, endpoint faults, sockets,
+ * io_uring, captures, the rendezvous, the base RTT (measured with @measure_rtt, else
+ * mrc.cc.base_rtt or the wire default, into w->rtt_out, which the caller set) and the
+ * endpoint. Returns 0 or mrc_run_wire()'s setup errors with @err; release with wr_close
+ * (also after an error).
+ */
+int wr_open(struct wr *w, const struct conf_job *job, const struct mrc_wirerun_opts *o,
+	uint32_t nranks, bool measure_rtt, uint32_t *rank_out, char *err, size_t errlen);
+void wr_close(struct wr *w);
 
 /* ---- pump.c: the dataplane (io_uring loop, endpoint, captures, endpoint faults) ---- */
 
@@ -207,6 +239,9 @@ int wr_coll_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, const 
 	uint64_t va, uint32_t imm, uint64_t wr_id);
 /* Sends @n bytes written into a send slot on plane @p (egress captures first). */
 void wr_send_slot(struct wr *w, unsigned p, const uint8_t *pkt, size_t n);
+/* One turn: send, wait (at most @max_wait_ns, less for the engine's timers and the
+ * tick), receive, timers, control messages. */
+void wr_pump(struct wr *w, uint64_t max_wait_ns);
 /* Pumps until @cond(w) holds, the job fails, or the timeout passes (fails with @what). */
 int wr_pump_until(struct wr *w, bool (*cond)(struct wr *), const char *what);
 /* A packet that arrived on @plane: the inner IPv6 packet, @ce the outer header's CE. */
@@ -262,6 +297,65 @@ void wr_lanes_park(struct wr *w);
 void wr_lanes_unpark(struct wr *w);
 /* The endpoint that holds QP @qpn. */
 struct mrc_ep *wr_ep_of(struct wr *w, uint32_t qpn);
+/*
+ * ---- the bootstrap: how the ranks meet and agree, one backend per launcher ----
+ * bootstrap.c: the TCP/unix rendezvous at rank 0 (wr_boot_rv); bootpmix.c: the launcher's
+ * PMIx server (wr_boot_pmix). Each step returns 0 or the job's error (w->err, wr_fail); a
+ * wait pumps the dataplane (wr_pump_until) so a rank keeps answering its peers.
+ */
+struct wr_boot_ops {
+	const char *name;	/* "rendezvous", "pmix": report.json wire.bootstrap */
+	/*
+	 * Reaches the rendezvous or the launcher, before --netns is entered and before any
+	 * socket of the dataplane: sets w->rank (unless known) and checks the job's size.
+	 */
+	int (*connect)(struct wr *w, char *err, size_t errlen);
+	/* Every rank is in and runs the same config (w->hash); the dataplane is up. */
+	int (*join)(struct wr *w, char *err, size_t errlen);
+	/* Base RTT: returns when this rank may start probing (every rank joined). */
+	int (*rtt_start)(struct wr *w);
+	/*
+	 * Base RTT: this rank's figure, probes sent and answered (@mine: be64, be32, be32);
+	 * returns with w->rtt_out's base_rtt_ns and source set (rank 0: rank_ns[] and the
+	 * probe sums too), decided by wr_rtt_decide.
+	 */
+	int (*rtt_agree)(struct wr *w, const uint8_t mine[16]);
+	/* Size @s: this rank's regions (@mine: MRC_REG_N x va be64, rkey be32) -> every
+	 * rank's, into w->mrtab_va and w->peer_rkey. */
+	int (*mrs)(struct wr *w, uint32_t s, const uint8_t *mine);
+	/* Iteration @gi: returns when this rank may arm it (fill inputs, clear outputs). */
+	int (*arm)(struct wr *w, uint32_t gi);
+	/* The start barrier of iteration @gi: returns when every rank is armed. */
+	int (*go)(struct wr *w, uint32_t gi);
+	/* The end of iteration @gi; this rank's row is w->own[gi] (rank 0: in w->dtab as the
+	 * others' come, now or with their results). */
+	int (*done)(struct wr *w, uint32_t gi);
+	/* The end of the job: this rank's RESULT (wr_encode_result) to rank 0 (rank 0:
+	 * w->result[] of every other rank, and their DONE rows in w->dtab). */
+	int (*results)(struct wr *w);
+	/*
+	 * The job failed (@why; w->err when the failure was the job's). Rank 0 tells the
+	 * others; once there is an endpoint (w->ep) it collects the RESULT of every rank still
+	 * there into w->result[] (and their DONE rows into w->dtab), marks those that failed
+	 * in w->failed[] and may put a better reason, naming the rank, into @why (@whylen);
+	 * the others hand theirs over (wr_encode_result). Bounded by the timeout.
+	 */
+	void (*fail)(struct wr *w, char *why, size_t whylen);
+	/* Releases the connections (the launcher's stays until mrc_wirerun_end). */
+	void (*close)(struct wr *w);
+};
+
+extern const struct wr_boot_ops wr_boot_rv, wr_boot_pmix;
+
+#define WR_DONE_LEN 28u /* a DONE: iteration u32, time u64 ps, wrong u64, rtx u64 */
+
+/* DONE row @d of iteration @gi as the rendezvous's DONE body (big-endian, WR_DONE_LEN). */
+void wr_done_encode(const struct wr_done *d, uint32_t gi, uint8_t out[WR_DONE_LEN]);
+/* A DONE body of @len >= 20 bytes into @d (rtx 0 when it is shorter than WR_DONE_LEN). */
+void wr_done_decode(struct wr_done *d, const uint8_t *b, size_t len);
+
+/* The job's base RTT from o->rank_ns (every rank's figure) and the probe sums (wirertt.c). */
+void wr_rtt_decide(struct wr *w);
 
 /* ---- bootstrap.c: the rendezvous ---- */
 
@@ -290,6 +384,11 @@ bool wr_all_mr(struct wr *w);
 void wr_clear_got(struct wr *w);
 /* Names the ranks rank 0 still waits for, into the failure message. */
 void wr_name_missing(struct wr *w);
+
+/* ---- wirerun.c ---- */
+
+/* This rank's RESULT body (JSON, rankres.h), malloc'd into *out. Returns 0 or -ENOMEM. */
+int wr_encode_result(struct wr *w, char **out, size_t *len);
 
 /* ---- wirertt.c: the job's base RTT ---- */
 

@@ -566,8 +566,9 @@ static void lane_ev_event(void *ctx, uint32_t qpn, uint32_t ev, int from, int to
 		.to = (int8_t)to, .cause = (int8_t)cause, .qpn = qpn, .arg = ev, .now_ps = now });
 }
 
+/* endpoint operations (requests, answers) go to lane 0's endpoint: lane_of_pkt */
 static const struct mrc_ep_ops lane_ops = { NULL, lane_send_done, lane_recv_imm, lane_ev_event,
-	NULL };
+	NULL, NULL };
 
 /* A dataplane thread: its endpoint's sends, its ports' turn, its timers. */
 static void *lane_main(void *arg)
