@@ -131,6 +131,7 @@ int conf_check_fault(struct ld *ld, const struct tnode *map, void *obj, const ch
 int conf_check_hist(struct ld *ld, const struct tnode *map, void *obj, const char *path);
 int conf_check_capture(struct ld *ld, const struct tnode *map, void *obj, const char *path);
 int conf_check_output(struct ld *ld, const struct tnode *map, void *obj, const char *path);
+int conf_check_wire(struct ld *ld, const struct tnode *map, void *obj, const char *path);
 int conf_check_ecmp(struct ld *ld, const struct tnode *map, void *obj, const char *path);
 int conf_check_switch_seed(struct ld *ld, const struct tnode *map, void *obj, const char *path);
 int conf_check_job(struct ld *ld, const struct tnode *map, void *obj, const char *path);

@@ -10,6 +10,11 @@
 
 const struct conf_name conf_driver_names[] = {
 	{ CONF_DRIVER_SIM, "sim" }, { CONF_DRIVER_WIRE, "wire" }, { 0, NULL } };
+const struct conf_name conf_dataplane_names[] = {
+	{ CONF_DP_SOCKET, "socket" }, { CONF_DP_XDP, "xdp" }, { CONF_DP_AUTO, "auto" }, { 0, NULL } };
+const struct conf_name conf_xdp_copy_names[] = {
+	{ CONF_XC_AUTO, "auto" }, { CONF_XC_ZEROCOPY, "zerocopy" }, { CONF_XC_COPY, "copy" },
+	{ 0, NULL } };
 const struct conf_name conf_plan_names[] = {
 	{ CONF_PLAN_GENERATED, "generated" }, { CONF_PLAN_EXPLICIT, "explicit" },
 	{ CONF_PLAN_SEQUENTIAL, "sequential" }, { 0, NULL } };

@@ -709,6 +709,21 @@ int conf_check_hist(struct ld *ld, const struct tnode *map, void *obj, const cha
 	return 0;
 }
 
+/* One dataplane thread per NIC port at most: a thread owns its ports (docs/wire-xdp.md). */
+int conf_check_wire(struct ld *ld, const struct tnode *map, void *obj, const char *path)
+{
+	const struct conf_wire *w = obj;
+	uint32_t planes = ld->job->fabric.planes;
+	char sub[CONF_PATH_MAX];
+
+	if (w->xdp_threads > planes) {
+		conf_path_key(sub, path, "xdp_threads");
+		return TERR(ld, at(map, "xdp_threads"), sub, "more threads than NIC ports "
+			"(fabric.planes %" PRIu32 "): at most one per port '%" PRIu32 "'", planes,
+			w->xdp_threads);
+	}
+	return 0;
+}
 /* ECMP: at least one header field, none twice; each switch's own seed given once. */
 int conf_check_ecmp(struct ld *ld, const struct tnode *map, void *obj, const char *path)
 {

@@ -120,6 +120,14 @@ static const struct cf fabric_tbl[] = {
 	END
 };
 
+static const struct cf wire_tbl[] = {
+	E(struct conf_wire, dataplane, "dataplane", conf_dataplane_names),
+	E(struct conf_wire, xdp_copy, "xdp_copy", conf_xdp_copy_names),
+	U(struct conf_wire, xdp_queue, "xdp_queue", CT_U32, 0, 255),
+	U(struct conf_wire, xdp_threads, "xdp_threads", CT_U32, 0, 16),
+	END
+};
+
 static const struct cf rule_tbl[] = {
 	U(struct conf_ev_rule, init, "init", CT_U32, 0, 0xffff),
 	U(struct conf_ev_rule, mask, "mask", CT_U32, 0, 0xffff),
@@ -321,6 +329,7 @@ static const struct cf output_tbl[] = {
 const struct cf conf_job_tbl[] = {
 	U(struct conf_job, seed, "seed", CT_U64, 0, MAXU64),
 	SEC(struct conf_job, fabric, "fabric", fabric_tbl, conf_check_fabric),
+	SEC(struct conf_job, wire, "wire", wire_tbl, conf_check_wire),
 	SEC(struct conf_job, mrc, "mrc", mrc_tbl, conf_check_mrc),
 	SEC(struct conf_job, traffic, "traffic", traffic_tbl, conf_check_traffic),
 	LIST(struct conf_job, faults, n_faults, "faults", fault_tbl, struct conf_fault,
@@ -448,6 +457,11 @@ int conf_defaults(struct conf_job *job)
 	f->routing.bfd_interval_ps = 300 * PS_PER_S / 1000;	/* FRR bfdd's default */
 	f->routing.bfd_multiplier = 3;				/* idem */
 	f->routing.convergence_ps = 100 * PS_PER_S / 1000;
+
+	job->wire.dataplane = CONF_DP_SOCKET;
+	job->wire.xdp_copy = CONF_XC_AUTO;
+	job->wire.xdp_queue = 0;
+	job->wire.xdp_threads = 1;	/* the measured choice (docs/wire-xdp.md "Threads") */
 
 	m->transport = CONF_TRANSPORT_MRC;
 	m->ev_format = CONF_EV_SRV6;
