@@ -4,13 +4,14 @@
 PREFIX  ?= /usr/local
 DESTDIR ?=
 CC      ?= cc
-PKGS    := liburing yaml-0.1 libpcap zlib jansson libisal pmix
+PKGS    := liburing yaml-0.1 libpcap zlib jansson libisal pmix libxdp libbpf
 
-# Debian packages: build libraries, then what the tests and plots use.
+# Debian packages: build libraries (libxdp and libbpf for the xdp dataplane, clang for its
+# XDP program), then what the tests and plots use.
 DEPS_BUILD := build-essential pkg-config liburing-dev libyaml-dev libpcap-dev zlib1g-dev \
-	libjansson-dev libisal-dev libpmix-dev
+	libjansson-dev libisal-dev libpmix-dev libxdp-dev libbpf-dev clang
 DEPS_TEST  := tcl tcllib tshark iproute2 gnuplot-nox default-jre-headless \
-	libhdrhistogram-java clang libclang-rt-14-dev python3-jsonschema nftables openmpi-bin
+	libhdrhistogram-java libclang-rt-14-dev python3-jsonschema nftables openmpi-bin
 
 CFLAGS  ?= -O3 -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
@@ -62,6 +63,19 @@ $(BUILD)/%.o: %.c
 
 -include $(OBJS:.o=.d) $(TEST_OBJS:.o=.d)
 
+# The xdp dataplane's XDP program (mrc/wire/bpf/, outside the mrc/*/*.c wildcard): clang
+# -target bpf, with BTF (-g) for libbpf; the asm/ headers live under the host's multiarch
+# include directory. mrc/wire/xskprog.c links the object into mrcgen (.incbin).
+BPF_CC     ?= clang
+BPF_CFLAGS := -O2 -g -Wall -target bpf -iquote . \
+	-I/usr/include/$(shell $(CC) -dumpmachine 2>/dev/null)
+$(BUILD)/mrc/wire/bpf/mrc_xdp.o: mrc/wire/bpf/mrc_xdp.c mrc/wire/xdpcls.h
+	@mkdir -p $(dir $@)
+	@echo "  BPF     $<"
+	$(Q)$(BPF_CC) $(BPF_CFLAGS) -c -o $@ $<
+$(BUILD)/mrc/wire/xskprog.o: $(BUILD)/mrc/wire/bpf/mrc_xdp.o
+$(BUILD)/mrc/wire/xskprog.o: XCFLAGS += -DMRC_XDP_OBJ='"$(BUILD)/mrc/wire/bpf/mrc_xdp.o"'
+
 # Installs the Debian packages that are missing, says which, and waits for apt's lock when
 # another apt holds it (harness/deps.sh).
 deps:
@@ -96,6 +110,7 @@ else
 	@echo "# mrcgen against htsim: build htsim_uec as the top of harness/htsim/compare.tcl says, then make bench HTSIM=/path/to/htsim_uec"
 endif
 	tclsh harness/bench/wire.tcl --mrcgen ./mrcgen
+	./mrcgen bench wire-xdp
 
 # Precision and recall of `mrcgen sweep`'s suspects over random single- and double-fault
 # scenarios on the quickstart fabric (harness/bench/sweep-pr.tcl, SWEEP_RUNS scenarios of

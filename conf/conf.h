@@ -27,6 +27,10 @@ struct conf_name {
 const char *conf_name_of(const struct conf_name *tbl, int val);
 
 enum conf_driver { CONF_DRIVER_SIM, CONF_DRIVER_WIRE };
+/* The wire driver's dataplane (docs/wire-xdp.md): raw sockets, AF_XDP, or AF_XDP where it
+ * opens on every port and raw sockets elsewhere. */
+enum conf_dataplane { CONF_DP_SOCKET, CONF_DP_XDP, CONF_DP_AUTO };
+enum conf_xdp_copy { CONF_XC_AUTO, CONF_XC_ZEROCOPY, CONF_XC_COPY };
 enum conf_plan { CONF_PLAN_GENERATED, CONF_PLAN_EXPLICIT, CONF_PLAN_SEQUENTIAL };
 enum conf_transport { CONF_TRANSPORT_MRC, CONF_TRANSPORT_ROCE };
 enum conf_ev_format { CONF_EV_SRV6, CONF_EV_STEV, CONF_EV_UDP };
@@ -49,6 +53,8 @@ enum conf_fault_action {
 enum conf_direction { CONF_DIR_BOTH, CONF_DIR_FORWARD, CONF_DIR_REVERSE };
 enum conf_cap_dir { CONF_CAP_BOTH, CONF_CAP_INGRESS, CONF_CAP_EGRESS };
 enum conf_tsresol { CONF_TS_NS, CONF_TS_US };
+/* traffic.verify: false, true (descriptors in the simulator, bytes on the wire), bytes */
+enum conf_verify { CONF_VERIFY_OFF, CONF_VERIFY_ON, CONF_VERIFY_BYTES };
 /* Header fields a switch's ECMP hash reads (fabric.ecmp.hash_fields; mrc/sim/ecmp.h). */
 enum conf_hash_field {
 	CONF_HF_SRC, CONF_HF_DST, CONF_HF_NEXT_HEADER, CONF_HF_SPORT, CONF_HF_DPORT,
@@ -57,11 +63,13 @@ enum conf_hash_field {
 enum conf_seed_mode { CONF_SEED_PER_SWITCH, CONF_SEED_SAME };
 enum conf_pfc_control { CONF_PFC_LOSSY, CONF_PFC_LOSSLESS };
 
-extern const struct conf_name conf_driver_names[], conf_plan_names[], conf_transport_names[],
+extern const struct conf_name conf_driver_names[], conf_dataplane_names[], conf_xdp_copy_names[],
+	conf_plan_names[], conf_transport_names[],
 	conf_ev_format_names[], conf_cc_algo_names[], conf_pattern_names[],
 	conf_algorithm_names[], conf_dtype_names[], conf_fault_action_names[],
 	conf_direction_names[], conf_cap_dir_names[], conf_tsresol_names[],
-	conf_hash_field_names[], conf_seed_mode_names[], conf_pfc_control_names[];
+	conf_hash_field_names[], conf_seed_mode_names[], conf_pfc_control_names[],
+	conf_verify_names[];
 
 /* Bytes per element of @dt (4, 4, 8). */
 unsigned conf_dtype_size(enum conf_dtype dt);
@@ -276,7 +284,7 @@ struct conf_traffic {
 	struct conf_sizes sizes;
 	enum conf_dtype dtype;
 	uint32_t iterations, warmup;
-	bool verify;
+	enum conf_verify verify;
 	uint32_t ranks;			/* hosts h0..h{ranks-1} take part; 0 = all */
 	char *root;			/* incast: the receiving host, default "h0" */
 	uint32_t root_host;		/* its number */
@@ -337,6 +345,14 @@ struct conf_output {
 	bool report, plots, hlog;
 };
 
+/* The wire driver's dataplane (docs/config.md "wire", docs/wire-xdp.md). */
+struct conf_wire {
+	enum conf_dataplane dataplane;	/* socket (default), xdp, auto */
+	enum conf_xdp_copy xdp_copy;	/* auto: zero copy where the driver has it, else copy */
+	uint32_t xdp_queue;		/* the NIC queue each port's AF_XDP socket binds to */
+	uint32_t xdp_threads;		/* dataplane threads, 1..fabric.planes; 0: one per port */
+};
+
 /* `mrcgen sweep`: the probe plan, its bounds and the inference (docs/sweep.md). */
 struct conf_sweep {
 	uint32_t cover;			/* 0: every EV of every pair; k: each link on >= k paths */
@@ -351,6 +367,7 @@ struct conf_sweep {
 struct conf_job {
 	uint64_t seed;
 	struct conf_fabric fabric;
+	struct conf_wire wire;
 	struct conf_mrc mrc;
 	struct conf_traffic traffic;
 	struct conf_fault *faults;

@@ -78,6 +78,7 @@ struct cf {
 	uint64_t min, max;
 	double dmin, dmax;
 	const struct conf_name *names;
+	bool bools;		/* CT_ENUM: YAML's booleans too, as its values 0 and 1 */
 	const struct cf *sub;	/* section fields, or list element fields */
 	size_t esize, noff;	/* list: element size, offset of the size_t count;
 				 * node: offset of the struct conf_node it resolves to */
@@ -130,6 +131,7 @@ int conf_check_fault(struct ld *ld, const struct tnode *map, void *obj, const ch
 int conf_check_hist(struct ld *ld, const struct tnode *map, void *obj, const char *path);
 int conf_check_capture(struct ld *ld, const struct tnode *map, void *obj, const char *path);
 int conf_check_output(struct ld *ld, const struct tnode *map, void *obj, const char *path);
+int conf_check_wire(struct ld *ld, const struct tnode *map, void *obj, const char *path);
 int conf_check_ecmp(struct ld *ld, const struct tnode *map, void *obj, const char *path);
 int conf_check_switch_seed(struct ld *ld, const struct tnode *map, void *obj, const char *path);
 int conf_check_job(struct ld *ld, const struct tnode *map, void *obj, const char *path);

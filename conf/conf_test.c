@@ -287,6 +287,35 @@ MRC_SELFTEST(conf)
 		free(d2);
 	}
 
+	mrc_st_case(st, "traffic.verify: true by default, a YAML boolean or bytes; dumped by name");
+	{
+		static const struct {
+			const char *yaml;
+			int want;
+		} v[] = { { "traffic: {}\n", CONF_VERIFY_ON },
+			{ "traffic: {verify: bytes}\n", CONF_VERIFY_BYTES },
+			{ "traffic: {verify: False}\n", CONF_VERIFY_OFF },
+			{ "traffic: {verify: TRUE}\n", CONF_VERIFY_ON } };
+		static const char *const names[] = { "false", "true", "bytes" };
+
+		for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+			char *d;
+
+			ST_EQ_I(st, st_load(v[i].yaml, NULL, 0, &job, err, sizeof(err)), 0);
+			ST_EQ_I(st, (int)job.traffic.verify, v[i].want);
+			d = st_dump(&job);
+			ST_TRUE(st, d && strstr(d, "verify: ") &&
+				!strncmp(strstr(d, "verify: ") + 8, names[v[i].want],
+					strlen(names[v[i].want])));
+			free(d);
+			conf_free(&job);
+		}
+		ST_EQ_I(st, st_load("traffic:\n  verify: yes\n", NULL, 0, &job, err, sizeof(err)),
+			-EINVAL);
+		ST_EQ_STR(st, err,
+			"t.yaml:2:11: traffic.verify: expected one of false, true, bytes 'yes'");
+	}
+
 	mrc_st_case(st, "C05 a capture without snaplen gets 262144, not 0");
 	ST_EQ_I(st, st_load("output: {captures: [{point: h0.p0}]}\n", NULL, 0, &job, err,
 		sizeof(err)), 0);
@@ -646,11 +675,12 @@ MRC_SELFTEST(conf_pfc)
 		  "(fabric.pfc.enabled) keeps whole: set one of them false 'true'" },
 		{ "fabric: {pfc: {enabled: true}}\n", NULL,
 		  "t.yaml:1:25: fabric.pfc.enabled: PFC keeps the data packets whole that "
-		  "trimming cuts (fabric.trim, default true): set fabric.trim: false 'true'" },
+		  "trimming cuts (fabric.trim, default true but under mrc.transport roce): set "
+		  "fabric.trim: false 'true'" },
 		{ "seed: 1\n", "fabric.pfc.enabled=true",
 		  "--set fabric.pfc.enabled=true: fabric.pfc.enabled: PFC keeps the data packets "
-		  "whole that trimming cuts (fabric.trim, default true): set fabric.trim: false "
-		  "'true'" },
+		  "whole that trimming cuts (fabric.trim, default true but under mrc.transport "
+		  "roce): set fabric.trim: false 'true'" },
 		/* thresholds beyond the buffer */
 		{ "fabric: {trim: false, buffer: 50KB, ecn_threshold: 10KB, "
 		  "pfc: {enabled: true}}\n",

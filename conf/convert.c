@@ -36,6 +36,16 @@ static const char *type_word(enum ctype t)
 	}
 }
 
+/* A YAML 1.2 core schema boolean: 1 (true, True, TRUE), 0 (false, False, FALSE), else -1. */
+static int yaml_bool(const char *s)
+{
+	if (!strcmp(s, "true") || !strcmp(s, "True") || !strcmp(s, "TRUE"))
+		return 1;
+	if (!strcmp(s, "false") || !strcmp(s, "False") || !strcmp(s, "FALSE"))
+		return 0;
+	return -1;
+}
+
 /* YAML 1.2 core float: [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)? (no inf/nan). */
 static int parse_double(const char *s, double *out)
 {
@@ -274,16 +284,16 @@ static int conv_field(struct ld *ld, const struct tnode *t, const struct cf *f, 
 		store_uint(f->t, p, v);
 		return 0;
 	case CT_BOOL:
-		if (!strcmp(t->s, "true") || !strcmp(t->s, "True") || !strcmp(t->s, "TRUE"))
-			*(bool *)p = true;
-		else if (!strcmp(t->s, "false") || !strcmp(t->s, "False") ||
-			 !strcmp(t->s, "FALSE"))
-			*(bool *)p = false;
-		else
+		if (yaml_bool(t->s) < 0)
 			return TERR(ld, t, path, "expected true or false '%s'",
 				conf_clip(t->s, cb, 48));
+		*(bool *)p = yaml_bool(t->s) == 1;
 		return 0;
 	case CT_ENUM:
+		if (f->bools && yaml_bool(t->s) >= 0) {
+			*(int *)p = yaml_bool(t->s);
+			return 0;
+		}
 		if (conf_name_lookup(f->names, t->s, &iv)) {
 			char list[160] = "";
 

@@ -11,6 +11,11 @@
 
 const struct conf_name conf_driver_names[] = {
 	{ CONF_DRIVER_SIM, "sim" }, { CONF_DRIVER_WIRE, "wire" }, { 0, NULL } };
+const struct conf_name conf_dataplane_names[] = {
+	{ CONF_DP_SOCKET, "socket" }, { CONF_DP_XDP, "xdp" }, { CONF_DP_AUTO, "auto" }, { 0, NULL } };
+const struct conf_name conf_xdp_copy_names[] = {
+	{ CONF_XC_AUTO, "auto" }, { CONF_XC_ZEROCOPY, "zerocopy" }, { CONF_XC_COPY, "copy" },
+	{ 0, NULL } };
 const struct conf_name conf_plan_names[] = {
 	{ CONF_PLAN_GENERATED, "generated" }, { CONF_PLAN_EXPLICIT, "explicit" },
 	{ CONF_PLAN_SEQUENTIAL, "sequential" }, { 0, NULL } };
@@ -47,6 +52,9 @@ const struct conf_name conf_cap_dir_names[] = {
 	{ 0, NULL } };
 const struct conf_name conf_tsresol_names[] = {
 	{ CONF_TS_NS, "ns" }, { CONF_TS_US, "us" }, { 0, NULL } };
+const struct conf_name conf_verify_names[] = {
+	{ CONF_VERIFY_OFF, "false" }, { CONF_VERIFY_ON, "true" }, { CONF_VERIFY_BYTES, "bytes" },
+	{ 0, NULL } };
 const struct conf_name conf_hash_field_names[] = {
 	{ CONF_HF_SRC, "src" }, { CONF_HF_DST, "dst" }, { CONF_HF_NEXT_HEADER, "next_header" },
 	{ CONF_HF_SPORT, "sport" }, { CONF_HF_DPORT, "dport" },

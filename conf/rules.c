@@ -41,6 +41,9 @@ static const char *given(const struct tnode *map, const char *const *keys)
 	return keys[i];
 }
 
+static int check_pfc_buffer(struct ld *ld, const struct tnode *map, struct conf_fabric *f,
+	const char *path);
+
 /*
  * ECN marking between ecn_kmin and ecn_kmax (each defaulting to ecn_threshold: the step)
  * and PFC (docs/pfc.md): kmin <= kmax <= buffer; xon <= xoff; with PFC on, xoff and
@@ -86,19 +89,24 @@ static int check_ecn_pfc(struct ld *ld, const struct tnode *map, struct conf_fab
 	}
 	if (!pf->enabled)
 		return 0;
-	if (f->trim) {
-		/* blame what was written: trim's default is on */
-		if (conf_tget(map, "trim")) {
-			conf_path_key(sub, path, "trim");
-			return TERR(ld, conf_tget(map, "trim"), sub, "trimming cuts the data "
-				"packets that PFC (fabric.pfc.enabled) keeps whole: set one of them "
-				"false 'true'");
-		}
-		conf_path_key(sub, pp, "enabled");
-		return TERR(ld, pm ? at(pm, "enabled") : map, sub, "PFC keeps the data packets "
-			"whole that trimming cuts (fabric.trim, default true): set fabric.trim: "
-			"false 'true'");
+	/* a trim left to its default is the job rule's (conf_check_job): off under roce */
+	if (f->trim && conf_tget(map, "trim")) {
+		conf_path_key(sub, path, "trim");
+		return TERR(ld, conf_tget(map, "trim"), sub, "trimming cuts the data packets that "
+			"PFC (fabric.pfc.enabled) keeps whole: set one of them false 'true'");
 	}
+	return check_pfc_buffer(ld, map, f, path);
+}
+
+/* With PFC on: xoff, and xoff + a given headroom, within the buffer (check_ecn_pfc). */
+static int check_pfc_buffer(struct ld *ld, const struct tnode *map, struct conf_fabric *f,
+	const char *path)
+{
+	const struct tnode *pm = map ? conf_tget(map, "pfc") : NULL;
+	const struct conf_pfc *pf = &f->pfc;
+	char sub[CONF_PATH_MAX], pp[CONF_PATH_MAX], a[24], b[24];
+
+	conf_path_key(pp, path, "pfc");
 	if (pf->xoff_bytes > f->buffer_bytes) {
 		conf_path_key(sub, pp, "xoff");
 		return TERR(ld, pm ? at(pm, "xoff") : map, sub, "above the buffer (%s) '%s'",
@@ -781,6 +789,21 @@ int conf_check_hist(struct ld *ld, const struct tnode *map, void *obj, const cha
 	return 0;
 }
 
+/* One dataplane thread per NIC port at most: a thread owns its ports (docs/wire-xdp.md). */
+int conf_check_wire(struct ld *ld, const struct tnode *map, void *obj, const char *path)
+{
+	const struct conf_wire *w = obj;
+	uint32_t planes = ld->job->fabric.planes;
+	char sub[CONF_PATH_MAX];
+
+	if (w->xdp_threads > planes) {
+		conf_path_key(sub, path, "xdp_threads");
+		return TERR(ld, at(map, "xdp_threads"), sub, "more threads than NIC ports "
+			"(fabric.planes %" PRIu32 "): at most one per port '%" PRIu32 "'", planes,
+			w->xdp_threads);
+	}
+	return 0;
+}
 /* ECMP: at least one header field, none twice; each switch's own seed given once. */
 int conf_check_ecmp(struct ld *ld, const struct tnode *map, void *obj, const char *path)
 {
@@ -850,7 +873,8 @@ static const struct tnode *tree_at(const struct tnode *root, const char *k1, con
 /*
  * Rules across sections. Under mrc.transport roce (docs/roce-baseline.md "Defaults"):
  * the fabric does not trim unless told — and told to, it is refused, since a RoCE NIC
- * cannot tell a trimmed packet from a corrupted one (the trim is a loss: go-back-N) —; the
+ * cannot tell a trimmed packet from a corrupted one (the trim is a loss: go-back-N) —; it
+ * is lossless (PFC on) unless fabric.pfc.enabled is written; the
  * QP attributes not written take NCCL's, the RoCE stack a lab runs: NCCL_IB_TIMEOUT 20
  * (4.096 us x 2^20 = 4.29 s, mrcgen's qp.timeout 22: 1.024 us x 2^22), NCCL_IB_RETRY_CNT 7
  * at that timeout (IBTA RC retries do not back off: retry_exp 0).
@@ -861,8 +885,18 @@ int conf_check_job(struct ld *ld, const struct tnode *map, void *obj, const char
 	const struct tnode *t = tree_at(map, "fabric", "trim", NULL);
 	char sub[CONF_PATH_MAX];
 
-	if (j->mrc.transport != CONF_TRANSPORT_ROCE)
+	if (j->mrc.transport != CONF_TRANSPORT_ROCE) {
+		/* PFC with trim left on by default (the fabric's rule blames a written trim) */
+		if (j->fabric.pfc.enabled && j->fabric.trim && !t) {
+			const struct tnode *e = tree_at(map, "fabric", "pfc", "enabled");
+
+			conf_path_key(sub, path, "fabric.pfc.enabled");
+			return TERR(ld, e ? e : map, sub, "PFC keeps the data packets whole that "
+				"trimming cuts (fabric.trim, default true but under mrc.transport "
+				"roce): set fabric.trim: false 'true'");
+		}
 		return 0;
+	}
 	if (t && j->fabric.trim) {
 		conf_path_key(sub, path, "fabric.trim");
 		return TERR(ld, t, sub, "a trimming fabric with mrc.transport roce: a RoCE NIC takes "
@@ -871,6 +905,16 @@ int conf_check_job(struct ld *ld, const struct tnode *map, void *obj, const char
 	}
 	if (!t)
 		j->fabric.trim = false;
+	if (!tree_at(map, "fabric", "pfc", "enabled")) {
+		/* lossless RoCE, as labs run it: PFC for the data class (docs/pfc.md) */
+		const struct tnode *fm = conf_tget(map, "fabric");
+		int e;
+
+		j->fabric.pfc.enabled = true;
+		e = check_pfc_buffer(ld, fm && fm->kind == T_MAP ? fm : map, &j->fabric, "fabric");
+		if (e)
+			return e;
+	}
 	if (!tree_at(map, "mrc", "qp", "timeout"))
 		j->mrc.qp.timeout = 22;
 	if (!tree_at(map, "mrc", "qp", "retry_linear"))

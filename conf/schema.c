@@ -120,6 +120,14 @@ static const struct cf fabric_tbl[] = {
 	END
 };
 
+static const struct cf wire_tbl[] = {
+	E(struct conf_wire, dataplane, "dataplane", conf_dataplane_names),
+	E(struct conf_wire, xdp_copy, "xdp_copy", conf_xdp_copy_names),
+	U(struct conf_wire, xdp_queue, "xdp_queue", CT_U32, 0, 255),
+	U(struct conf_wire, xdp_threads, "xdp_threads", CT_U32, 0, 16),
+	END
+};
+
 static const struct cf rule_tbl[] = {
 	U(struct conf_ev_rule, init, "init", CT_U32, 0, 0xffff),
 	U(struct conf_ev_rule, mask, "mask", CT_U32, 0, 0xffff),
@@ -243,7 +251,8 @@ static const struct cf traffic_tbl[] = {
 	E(struct conf_traffic, dtype, "dtype", conf_dtype_names),
 	U(struct conf_traffic, iterations, "iterations", CT_U32, 1, 1000000),
 	U(struct conf_traffic, warmup, "warmup", CT_U32, 0, 1000000),
-	B(struct conf_traffic, verify, "verify"),
+	{ .name = "verify", .t = CT_ENUM, .off = offsetof(struct conf_traffic, verify),
+		.names = conf_verify_names, .bools = true },
 	U(struct conf_traffic, ranks, "ranks", CT_U32, 0, 1024 * 1024),
 	S(struct conf_traffic, root, "root"),
 	U(struct conf_traffic, depth, "depth", CT_U32, 1, 65536),
@@ -326,6 +335,7 @@ static const struct cf output_tbl[] = {
 const struct cf conf_job_tbl[] = {
 	U(struct conf_job, seed, "seed", CT_U64, 0, MAXU64),
 	SEC(struct conf_job, fabric, "fabric", fabric_tbl, conf_check_fabric),
+	SEC(struct conf_job, wire, "wire", wire_tbl, conf_check_wire),
 	SEC(struct conf_job, mrc, "mrc", mrc_tbl, conf_check_mrc),
 	SEC(struct conf_job, traffic, "traffic", traffic_tbl, conf_check_traffic),
 	LIST(struct conf_job, faults, n_faults, "faults", fault_tbl, struct conf_fault,
@@ -454,6 +464,11 @@ int conf_defaults(struct conf_job *job)
 	f->routing.bfd_multiplier = 3;				/* idem */
 	f->routing.convergence_ps = 100 * PS_PER_S / 1000;
 
+	job->wire.dataplane = CONF_DP_SOCKET;
+	job->wire.xdp_copy = CONF_XC_AUTO;
+	job->wire.xdp_queue = 0;
+	job->wire.xdp_threads = 1;	/* the measured choice (docs/wire-xdp.md "Threads") */
+
 	m->transport = CONF_TRANSPORT_MRC;
 	m->ev_format = CONF_EV_SRV6;
 	m->srh = false;
@@ -512,7 +527,7 @@ int conf_defaults(struct conf_job *job)
 	t->dtype = CONF_DT_FLOAT32;
 	t->iterations = 10;
 	t->warmup = 2;
-	t->verify = true;
+	t->verify = CONF_VERIFY_ON;
 	t->depth = 128;	    /* perftest's DEF_TX_BW (src/perftest_parameters.h) */
 	t->messages = 1000; /* perftest's DEF_ITERS */
 

@@ -120,7 +120,9 @@ def send(spec):
     "src" and "dst" (inner addresses), "count" rounds "interval_ms" apart, each of one
     packet per EV of "evs" by "kind": "write" (a WRITE_ONLY of "len" bytes to "qp" at
     "va"/"rkey", PSN "psn" + the round), or "probe_answer" (a SACK with pr = 1 to "qp",
-    cumulative PSN "cack", echoing tx_ts "tx_ts")."""
+    cumulative PSN "cack", echoing tx_ts "tx_ts"). "mangle" breaks each packet after it is
+    built: "inner_v4" gives the inner header version 4 (an XDP program drops it as
+    malformed), "icrc" flips a bit of the ICRC (an endpoint counts a decode error)."""
     s = Sender()
     evs = [int(e, 0) for e in spec["evs"]]
     for i in range(spec["count"]):
@@ -134,8 +136,13 @@ def send(spec):
             else:
                 x = sack(spec["qp"], e, spec["cack"], True, spec["tx_ts"])
                 dscp = 46
-            s.send(outer(spec["container"], spec["outer_src"],
-                         inner_pkt(spec["src"], spec["dst"], e, dscp, x), e))
+            pkt = bytearray(outer(spec["container"], spec["outer_src"],
+                                  inner_pkt(spec["src"], spec["dst"], e, dscp, x), e))
+            if spec.get("mangle") == "inner_v4":
+                pkt[40] = 0x45
+            elif spec.get("mangle") == "icrc":
+                pkt[-1] ^= 0x01
+            s.send(bytes(pkt))
     return s.n
 
 

@@ -390,8 +390,11 @@ static int ep_place(void *owner, uint32_t rkey, uint64_t va, const uint8_t *data
 			continue;
 		if (va < base || len > m->len || va - base > m->len - len)
 			return -EACCES;
-		if (!m->base) /* a sink MR (no memory) checks the access, keeps no bytes */
+		if (!m->base) { /* a sink MR (no memory) checks the access, keeps no bytes */
+			if (ep->ops.placed)
+				ep->ops.placed(ep->ctx, rkey, va - base, data, len);
 			return 0;
+		}
 		if (data)
 			memcpy(m->base + (va - base), data, len);
 		else /* a gathered payload without source bytes (traffic.verify off) */

@@ -120,7 +120,8 @@ int mrc_ep_reg_mr(struct mrc_ep *ep, void *base, uint64_t len, uint32_t *rkey);
  * The same with the VA peers write to given: @va .. @va + @len maps to @base. A simulated
  * job uses it so that RETH VAs, hence packet bytes and pcaps, do not depend on where
  * malloc put the buffers (ASLR). A NULL @base makes a sink region: accesses are checked
- * against it, the bytes are dropped (runs with traffic.verify off). Returns 0, -EINVAL
+ * against it, the bytes are dropped (runs with traffic.verify off) and the ops' placed,
+ * when set, told where they would have gone (traffic.verify true). Returns 0, -EINVAL
  * (len 0, VA range wraps) or -ENOMEM.
  */
 int mrc_ep_reg_mr_va(struct mrc_ep *ep, void *base, uint64_t va, uint64_t len, uint32_t *rkey);

@@ -228,6 +228,13 @@ struct mrc_ep_ops {
 	 * operations"). What a path sweep counts at the far end (docs/sweep.md). */
 	void (*ep_request)(void *ctx, uint32_t peer_host, uint32_t ev, unsigned op, bool ce,
 		uint64_t now_ps);
+	/* A write's payload of @len bytes landed at byte @off of the sink MR @rkey (one
+	 * registered without memory: mrc_ep_reg_mr_va), gathered by the sender's NIC from
+	 * @data (the sender's source address plus the packet's offset; NULL: zeros), which
+	 * may hold no bytes: never read here. For a driver that follows what would have been
+	 * copied without the bytes (the simulator's verification descriptors,
+	 * docs/verification.md). */
+	void (*placed)(void *ctx, uint32_t rkey, uint64_t off, const uint8_t *data, uint32_t len);
 };
 
 struct mrc_qp_env {

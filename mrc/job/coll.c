@@ -3,6 +3,8 @@
  * coll: collectives as per-rank step programs of RDMA writes. A rank enters step s+1 when
  * every write of step s has completed (so no source byte is rewritten while a
  * retransmission may still read it) and every write it expects in step s has landed.
+ * Verification (docs/verification.md) keeps real bytes, or per granule a descriptor of
+ * what the bytes would be, moved and combined exactly where the bytes would be.
  */
 #include "mrc/job/coll.h"
 #include "mrc/base/rng.h"
@@ -28,6 +30,51 @@ struct recv {
 	uint64_t off, scr_off, len;
 };
 
+/*
+ * DESC: what a granule holds, in 16 bytes: the bytes [pos, pos + the granule's length) of
+ * the data vector (the input's byte space: elements pos / es on), summed over a multiset
+ * of ranks' inputs of one iteration. The multiset is exact when it is a cyclic run of
+ * ranks lo, lo + 1, ... (cnt of them, mod n: every set the ring and the tree build, at
+ * any scale), and then @set holds lo and the iteration; otherwise it is known by cnt and
+ * @set, the sum mod 2^64 of its ranks' hashes keyed by the job's seed and the iteration
+ * (hash_prefix): a sum and not an XOR, which a rank counted twice would cancel. A
+ * granule without VD_OK holds nothing describable (never written, zeros, torn, or a sum
+ * of mismatched granules): always wrong.
+ */
+struct vdesc {
+	uint64_t pc;  /* pos (VD_POS bits), then cnt (22 bits), VD_EXACT, VD_OK */
+	uint64_t set; /* VD_EXACT: lo | iteration << 32; else the hash sum */
+};
+
+#define VD_POS	   ((1ull << 40) - 1)
+#define VD_CNT_MAX ((1u << 22) - 1)
+#define VD_EXACT   (1ull << 62)
+#define VD_OK	   (1ull << 63)
+
+/*
+ * DESC: a region's granules. Its segments run between the offsets where a write of the
+ * program starts or ends, and each is cut in p.granule bytes (the transport's payload per
+ * packet) from its start, the last one shorter: a write's k-th packet covers exactly its
+ * destination's k-th granule, and reads exactly one granule of its source.
+ */
+struct vgrid {
+	uint64_t *bound; /* nseg + 1 offsets, ascending, 0 to the region's length */
+	uint64_t *first; /* nseg + 1: each segment's first granule; first[nseg]: the count */
+	uint32_t nseg;
+};
+
+/* DESC: the write a rank's output last took a packet of, so that its other packets, in
+ * whatever order they land, are placed without a search: a packet from @delta + off to
+ * off inside the destination segment is its (a write maps a segment onto a segment). */
+struct vnext {
+	uintptr_t delta;	 /* source address - destination offset; 0: none */
+	uint64_t dlo, dhi, dfirst; /* the destination segment, its first granule */
+	const struct vdesc *svd; /* the source's granules; NULL: an input (closed form) */
+	uint64_t slo, shi, sfirst; /* the source segment (the input: all of it), first granule */
+	uint64_t sdelta;	 /* source offset - destination offset, mod 2^64 */
+	uint32_t srank;
+};
+
 struct rank {
 	struct step *steps;
 	struct mrc_coll_xfer *sends;
@@ -48,6 +95,12 @@ struct rank {
 	uint64_t *step_t0, *step_t1;
 	uint64_t t_done;
 	bool done;
+	/* DESC */
+	struct vdesc *vd[MRC_REG_N]; /* output and scratch granules (the input: closed form) */
+	const struct vgrid *vg[MRC_REG_N];
+	uint32_t vhint[MRC_REG_N];   /* the segment of vg last found: the next is likely it */
+	struct vnext vn;
+	bool in_bad;		     /* a write hit the input in this iteration */
 };
 
 struct mrc_coll {
@@ -65,6 +118,26 @@ struct mrc_coll {
 	uint32_t *ep_of;	/* group rank -> endpoint (NULL: the same number) */
 	uint32_t *grp_of;	/* endpoint -> group rank, UINT32_MAX outside (NULL: same) */
 	bool local_all;
+	/* DESC: sources are named by addresses in a reserved range that holds no bytes: rank
+	 * r's input at vbase + voff[r], its output right after it */
+	uint8_t *vbase;
+	uint64_t vlen;		/* the range's length */
+	unsigned vshift;	/* voff[r] = r << vshift when every rank's regions are alike,
+				 * else 0 (then voff is searched) */
+	uint64_t *voff;		/* [nranks + 1] */
+	uint64_t gmagic;	/* x / p.granule = x * gmagic >> 64 (x < 2^50), 0: granule 1 */
+	void *varena;		/* every rank's descriptors, one mapping */
+	size_t varena_len;
+	uint64_t *hpre;		/* [nranks + 1]: prefix sums of the ranks' hashes keyed by */
+	uint32_t hiter;		/* this iteration (UINT32_MAX: none yet) */
+	struct vgrid **grids;	/* the distinct grids, owned */
+	uint32_t n_grids;
+	struct {		/* the last run of ranks mrc_coll_payload summed */
+		bool ok;
+		uint64_t lo;
+		uint32_t cnt, iter;
+		uint8_t pat[2 * 61 * 8]; /* its sums at elements 0..121, in the dtype's bytes */
+	} gen;
 };
 
 /* Endpoint of group rank @g, its rank state, and the group rank of endpoint @e. */
@@ -129,6 +202,12 @@ double mrc_coll_bus_factor(enum mrc_coll_pattern pat, uint32_t n)
 		return n - 1;
 	}
 	return 0;
+}
+
+bool mrc_coll_desc_ok(enum mrc_coll_pattern pat, bool group)
+{
+	(void)pat;
+	return !group;
 }
 
 bool mrc_coll_blocked(enum mrc_coll_pattern p)
@@ -654,6 +733,260 @@ static int map_members(struct mrc_coll *c)
 	return 0;
 }
 
+/* ---- DESC: setup ---------------------------------------------------------------------- */
+
+/* Adds the offsets @a and @a + @len to @b (room was made for them). */
+static void bound_add(uint64_t *b, size_t *n, uint64_t a, uint64_t len)
+{
+	b[(*n)++] = a;
+	b[(*n)++] = a + len;
+}
+
+/* The last index i < @n with @a[i] <= @x in the ascending @a (0 when there is none). */
+static uint32_t last_le(const uint64_t *a, uint32_t n, uint64_t x)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (a[mid] <= x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Whether an offset of the ascending @b[0, @n), @b[0] = 0, lies strictly inside
+ * (@a, @a + @len). */
+static bool bound_inside(const uint64_t *b, uint32_t n, uint64_t a, uint64_t len)
+{
+	uint32_t i = last_le(b, n, a) + 1; /* the first offset > a */
+
+	return i < n && b[i] < a + len;
+}
+
+/*
+ * The range a rank's output takes from its own input at the start of an iteration (see
+ * start_copy): the whole vector where a tree sums into it and at a broadcast's root, its
+ * own block (all-to-all, all-gather; gather and scatter at the root; all-to-all-v's block
+ * to itself). False when there is none.
+ */
+static bool local_copy_of(const struct mrc_coll *c, uint32_t r, uint64_t *out_off,
+	uint64_t *in_off, uint64_t *len)
+{
+	enum mrc_coll_pattern pat = c->p.pattern;
+	uint32_t g = GRP(c, r), n = c->p.nranks;
+	uint64_t B = c->p.count / n * c->es;
+
+	*out_off = *in_off = 0;
+	*len = 0;
+	if ((c->p.algo == MRC_COLL_TREE && (pat == MRC_COLL_ALLREDUCE || pat == MRC_COLL_REDUCE)) ||
+		(pat == MRC_COLL_BROADCAST && g == c->p.root)) {
+		*len = c->p.count * c->es;
+	} else if (pat == MRC_COLL_ALLGATHER || pat == MRC_COLL_ALLTOALL ||
+		   ((pat == MRC_COLL_GATHER || pat == MRC_COLL_SCATTER) && g == c->p.root)) {
+		*out_off = *in_off = g * B;
+		*len = B;
+	} else if (pat == MRC_COLL_ALLTOALLV) {
+		*out_off = c->roff[g * n + g] * c->es;
+		*in_off = c->soff[g * n + g] * c->es;
+		*len = c->vcnt[g * n + g] * c->es;
+	}
+	return *len > 0;
+}
+
+static void grid_free(struct vgrid *g)
+{
+	if (!g)
+		return;
+	free(g->bound);
+	free(g->first);
+	free(g);
+}
+
+/*
+ * The grid of rank @r's region @g: segments between the offsets where its program's
+ * writes into it, reads from it (sends) and reductions start and end. A program whose
+ * ranges overlap without sharing their ends cannot be cut so (-EINVAL): the programs
+ * here never do. Shares the previous rank's grid when equal (every rank of a ring or an
+ * all-to-all has the same). Returns 0, -EINVAL or -ENOMEM.
+ */
+static int grid_build(struct mrc_coll *c, uint32_t r, int g)
+{
+	struct rank *rk = &c->r[r];
+	size_t cap = 2 * ((size_t)rk->n_recvs * 2 + rk->n_sends) + 4, n = 0, u = 0;
+	uint64_t *b = malloc(cap * sizeof(*b)), G = c->p.granule;
+	struct vgrid *vg = calloc(1, sizeof(*vg)), **ng;
+	int err = -ENOMEM;
+
+	if (!b || !vg)
+		goto fail;
+	bound_add(b, &n, 0, rk->len[g]);
+	for (uint32_t i = 0; i < rk->n_recvs; i++) {
+		const struct recv *rv = &rk->recvs[i];
+
+		if (g == MRC_REG_OUTPUT)
+			bound_add(b, &n, rv->off, rv->len);
+		if (g == MRC_REG_SCRATCH && rv->red == RED_OUT_SCR)
+			bound_add(b, &n, rv->scr_off, rv->len);
+	}
+	for (uint32_t i = 0; i < rk->n_sends; i++)
+		if (rk->sends[i].src_reg == g)
+			bound_add(b, &n, rk->sends[i].src_off, rk->sends[i].len);
+	if (g == MRC_REG_OUTPUT) { /* the range copied from the input at start */
+		uint64_t oo, io, ol;
+
+		if (local_copy_of(c, r, &oo, &io, &ol))
+			bound_add(b, &n, oo, ol);
+	}
+	qsort(b, n, sizeof(*b), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		if (!u || b[i] != b[u - 1])
+			b[u++] = b[i];
+	vg->nseg = (uint32_t)u - 1;
+	vg->bound = b;
+	b = NULL;
+	vg->first = malloc(u * sizeof(*vg->first));
+	if (!vg->first)
+		goto fail;
+	err = -EINVAL;
+	for (uint32_t i = 0; i < rk->n_recvs; i++) {
+		const struct recv *rv = &rk->recvs[i];
+
+		if (g == MRC_REG_OUTPUT && bound_inside(vg->bound, (uint32_t)u, rv->off, rv->len))
+			goto fail;
+		if (g == MRC_REG_SCRATCH && rv->red == RED_OUT_SCR &&
+			bound_inside(vg->bound, (uint32_t)u, rv->scr_off, rv->len))
+			goto fail;
+	}
+	for (uint32_t i = 0; i < rk->n_sends; i++)
+		if (rk->sends[i].src_reg == g && bound_inside(vg->bound, (uint32_t)u,
+							 rk->sends[i].src_off, rk->sends[i].len))
+			goto fail;
+	vg->first[0] = 0;
+	for (uint32_t s = 0; s < vg->nseg; s++)
+		vg->first[s + 1] = vg->first[s] + (vg->bound[s + 1] - vg->bound[s] + G - 1) / G;
+	if (r && c->r[r - 1].vg[g] && c->r[r - 1].vg[g]->nseg == vg->nseg &&
+		!memcmp(c->r[r - 1].vg[g]->bound, vg->bound, u * sizeof(*vg->bound))) {
+		rk->vg[g] = c->r[r - 1].vg[g];
+		grid_free(vg);
+		return 0;
+	}
+	err = -ENOMEM;
+	ng = realloc(c->grids, (c->n_grids + 1) * sizeof(*ng));
+	if (!ng)
+		goto fail;
+	c->grids = ng;
+	c->grids[c->n_grids++] = vg;
+	rk->vg[g] = vg;
+	return 0;
+fail:
+	free(b);
+	grid_free(vg);
+	return err;
+}
+
+/*
+ * The descriptors of every local rank's output and scratch, the ranks' keyed hashes (the
+ * job's seed is the key) and the reserved range whose addresses name sources. Returns 0,
+ * -EINVAL (granule 0, a program grid_build refuses) or -ENOMEM.
+ */
+static int desc_setup(struct mrc_coll *c)
+{
+	uint32_t n = c->p.nranks;
+	size_t at = 0;
+	int err;
+
+	/* a descriptor's position has 40 bits, its count 22 */
+	if (!c->p.granule || c->bytes > VD_POS || n > VD_CNT_MAX)
+		return -EINVAL;
+	c->hpre = malloc(((size_t)n + 1) * sizeof(*c->hpre));
+	c->voff = malloc(((size_t)n + 1) * sizeof(*c->voff));
+	if (!c->hpre || !c->voff)
+		return -ENOMEM;
+	/* a multiply for the division by the granule: exact below 2^64 / granule */
+	c->gmagic = c->p.granule > 1 ? UINT64_MAX / c->p.granule + 1 : 0;
+	c->hiter = UINT32_MAX;
+	c->voff[0] = 0;
+	/* alike ranks get a power-of-two stride: a shift finds a source's rank */
+	c->vshift = 12;
+	while ((1ull << c->vshift) < c->r[0].len[MRC_REG_INPUT] + c->r[0].len[MRC_REG_OUTPUT])
+		c->vshift++;
+	for (uint32_t r = 0; r < n; r++) {
+		uint64_t len = c->r[r].len[MRC_REG_INPUT] + c->r[r].len[MRC_REG_OUTPUT];
+
+		if (len != c->r[0].len[MRC_REG_INPUT] + c->r[0].len[MRC_REG_OUTPUT])
+			c->vshift = 0;
+	}
+	for (uint32_t r = 0; r < n; r++)
+		c->voff[r + 1] = c->vshift ? (uint64_t)(r + 1) << c->vshift :
+			c->voff[r] + c->r[r].len[MRC_REG_INPUT] + c->r[r].len[MRC_REG_OUTPUT];
+	c->vlen = c->voff[n];
+	/* address space only: no page is ever touched, nor counted against memory */
+	c->vbase = mmap(NULL, c->vlen, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		-1, 0);
+	if (c->vbase == MAP_FAILED) {
+		c->vbase = NULL;
+		return -ENOMEM;
+	}
+	for (uint32_t r = 0; r < n; r++) {
+		struct rank *rk = &c->r[r];
+
+		if (!is_local(c, r))
+			continue;
+		for (int g = MRC_REG_OUTPUT; g < MRC_REG_N; g++) {
+			if (!rk->len[g])
+				continue;
+			err = grid_build(c, r, g);
+			if (err)
+				return err;
+			c->varena_len += (rk->vg[g]->first[rk->vg[g]->nseg] + 1) *
+					 sizeof(struct vdesc);
+		}
+	}
+	/*
+	 * One mapping for all, in huge pages where the kernel has them: a packet's placement
+	 * reads a granule of one rank and writes one of another, anywhere in the job's
+	 * descriptors (256 MiB for 1024 ranks of 64 MiB): with 4 KiB pages nearly every
+	 * placement also missed the TLB.
+	 */
+	c->varena_len = (c->varena_len + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
+	c->varena = mmap(NULL, c->varena_len, PROT_READ | PROT_WRITE,
+		MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (c->varena == MAP_FAILED) {
+		c->varena = NULL;
+		return -ENOMEM;
+	}
+#ifdef MADV_HUGEPAGE
+	madvise(c->varena, c->varena_len, MADV_HUGEPAGE); /* a hint: 4 KiB pages work too */
+#endif
+	for (uint32_t r = 0; r < n; r++) {
+		struct rank *rk = &c->r[r];
+
+		for (int g = MRC_REG_OUTPUT; g < MRC_REG_N && is_local(c, r); g++) {
+			if (!rk->vg[g])
+				continue;
+			rk->vd[g] = (struct vdesc *)c->varena + at;
+			at += rk->vg[g]->first[rk->vg[g]->nseg] + 1;
+		}
+	}
+	return 0;
+}
+
+/* The source address ops->post gets for byte @off of @r's region @reg. */
+static const uint8_t *src_of(const struct mrc_coll *c, uint32_t r, int reg, uint64_t off)
+{
+	const struct rank *rk = &c->r[r];
+
+	if (rk->buf[reg])
+		return rk->buf[reg] + off;
+	if (!c->vbase || reg == MRC_REG_SCRATCH) /* a scratch is never a source */
+		return NULL;
+	return c->vbase + c->voff[r] + (reg == MRC_REG_OUTPUT ? rk->len[MRC_REG_INPUT] : 0) + off;
+}
+
 int mrc_coll_new(const struct mrc_coll_params *p, const struct mrc_coll_ops *ops, void *ctx,
 	struct mrc_coll **out)
 {
@@ -673,6 +1006,7 @@ int mrc_coll_new(const struct mrc_coll_params *p, const struct mrc_coll_ops *ops
 		(par_shift && p->algo != MRC_COLL_PARALLEL && p->algo != MRC_COLL_SHIFT) ||
 		(par_shift && !p->counts && p->count < p->nranks) ||
 		(mrc_coll_blocked(pat) && p->count % p->nranks) ||
+		(p->verify == MRC_VERIFY_DESC && !mrc_coll_desc_ok(pat, p->members != NULL)) ||
 		(unsigned)p->dtype > MRC_DT_FLOAT64)
 		return -EINVAL;
 	c = calloc(1, sizeof(*c));
@@ -762,7 +1096,7 @@ int mrc_coll_new(const struct mrc_coll_params *p, const struct mrc_coll_ops *ops
 		if (!rk->recv_got || !rk->send_got || !rk->step_t0 || !rk->step_t1 ||
 			(p->depth && !rk->post_t))
 			err = -ENOMEM;
-		for (int g = 0; g < MRC_REG_N && !err && p->verify; g++) {
+		for (int g = 0; g < MRC_REG_N && !err && p->verify == MRC_VERIFY_BYTES; g++) {
 			if (!rk->len[g])
 				continue;
 			rk->buf[g] = region_alloc(rk->len[g]);
@@ -770,6 +1104,8 @@ int mrc_coll_new(const struct mrc_coll_params *p, const struct mrc_coll_ops *ops
 				err = -ENOMEM;
 		}
 	}
+	if (!err && p->verify == MRC_VERIFY_DESC)
+		err = desc_setup(c);
 	if (err) {
 		mrc_coll_free(c);
 		return err;
@@ -797,6 +1133,15 @@ void mrc_coll_free(struct mrc_coll *c)
 		for (int g = 0; g < MRC_REG_N; g++)
 			region_free(rk->buf[g], rk->len[g]);
 	}
+	for (uint32_t i = 0; i < c->n_grids; i++)
+		grid_free(c->grids[i]);
+	free(c->grids);
+	if (c->vbase)
+		munmap(c->vbase, c->vlen);
+	if (c->varena)
+		munmap(c->varena, c->varena_len);
+	free(c->voff);
+	free(c->hpre);
 	free(c->r);
 	free(c->ep_of);
 	free(c->grp_of);
@@ -895,6 +1240,478 @@ static void put_el(const struct mrc_coll *c, uint8_t *p, double v)
 			o_[i_] = a_[i_] + s_[i_];                                                  \
 	} while (0)
 
+/* ---- DESC: descriptors at work ------------------------------------------------------ */
+
+/* @x / p.granule, by a multiply (gmagic). */
+static inline uint64_t gdiv(const struct mrc_coll *c, uint64_t x)
+{
+	return c->gmagic ? (uint64_t)((unsigned __int128)x * c->gmagic >> 64) : x;
+}
+
+/* The granule of @g holding byte @off (below the region's length), from segment *@hint
+ * on (updated): its index; *@ga, *@gb its bytes. */
+static inline uint64_t vg_find(const struct mrc_coll *c, const struct vgrid *g,
+	uint32_t *hint, uint64_t off, uint64_t *ga, uint64_t *gb)
+{
+	uint32_t s = *hint;
+	uint64_t k;
+
+	if (__builtin_expect(s >= g->nseg || off < g->bound[s] || off >= g->bound[s + 1], 0))
+		*hint = s = last_le(g->bound, g->nseg, off);
+	k = gdiv(c, off - g->bound[s]);
+	*ga = g->bound[s] + k * c->p.granule;
+	*gb = *ga + c->p.granule < g->bound[s + 1] ? *ga + c->p.granule : g->bound[s + 1];
+	return g->first[s] + k;
+}
+
+static inline uint64_t vd_pos(struct vdesc d)
+{
+	return d.pc & VD_POS;
+}
+
+static inline uint32_t vd_cnt(struct vdesc d)
+{
+	return (uint32_t)(d.pc >> 40) & VD_CNT_MAX;
+}
+
+static inline struct vdesc vd_exact(uint64_t pos, uint32_t cnt, uint32_t lo, uint32_t iter)
+{
+	return (struct vdesc){ .pc = pos | (uint64_t)cnt << 40 | VD_EXACT | VD_OK,
+		.set = lo | (uint64_t)iter << 32 };
+}
+
+/* What rank @r's input holds from byte @pos on in the running iteration: its own data. */
+static struct vdesc vd_input(const struct mrc_coll *c, uint32_t r, uint64_t pos)
+{
+	if (c->r[r].in_bad)
+		return (struct vdesc){0};
+	return vd_exact(pos, 1, r, c->iter);
+}
+
+/* The ranks' hashes for iteration @iter: rank q's is the q-th draw of a generator seeded
+ * by the job's seed and @iter. */
+static void hash_rng(const struct mrc_coll *c, uint32_t iter, struct mrc_rng *rng)
+{
+	mrc_rng_seed(rng, c->p.seed ^ 0x7665726966794b31ull ^ (uint64_t)iter << 32);
+}
+
+/* The sum of the hashes of ranks 0..@k-1 keyed by @iter (prefix sums for c->hiter kept). */
+static uint64_t hash_prefix(const struct mrc_coll *c, uint32_t iter, uint32_t k)
+{
+	struct mrc_rng rng;
+	uint64_t s = 0;
+
+	if (iter == c->hiter)
+		return c->hpre[k];
+	hash_rng(c, iter, &rng);
+	while (k--)
+		s += mrc_rng_next(&rng);
+	return s;
+}
+
+/* Keys the ranks' hashes by iteration @iter (mrc_coll_start). */
+static void hash_keys(struct mrc_coll *c, uint32_t iter)
+{
+	struct mrc_rng rng;
+
+	hash_rng(c, iter, &rng);
+	c->hpre[0] = 0;
+	for (uint32_t q = 0; q < c->p.nranks; q++)
+		c->hpre[q + 1] = c->hpre[q] + mrc_rng_next(&rng);
+	c->hiter = iter;
+}
+
+/* Sum of the @iter-keyed hashes of the cyclic run of @cnt ranks from @lo (multiplicity
+ * kept: a run longer than n counts ranks again). */
+static uint64_t run_hash(const struct mrc_coll *c, uint64_t lo, uint64_t cnt, uint32_t iter)
+{
+	uint32_t n = c->p.nranks;
+	uint64_t all = hash_prefix(c, iter, n), s = cnt / n * all, end = lo + cnt % n;
+
+	if (end <= n)
+		return s + hash_prefix(c, iter, (uint32_t)end) - hash_prefix(c, iter, (uint32_t)lo);
+	return s + all - hash_prefix(c, iter, (uint32_t)lo) +
+	       hash_prefix(c, iter, (uint32_t)(end - n));
+}
+
+static uint64_t vd_hash(const struct mrc_coll *c, struct vdesc d)
+{
+	return d.pc & VD_EXACT ? run_hash(c, (uint32_t)d.set, vd_cnt(d), (uint32_t)(d.set >> 32))
+			       : d.set;
+}
+
+/*
+ * The reduction a + b of two granules: the same bytes, their multisets added (two runs
+ * of one iteration that meet end to start stay an exact run; anything else is kept by
+ * count and hash sum, each part hashed by its own iteration, so parts of two iterations
+ * match no iteration's). Bad operands, other bytes or exact runs of two iterations give
+ * a bad granule.
+ */
+static struct vdesc vd_sum(const struct mrc_coll *c, struct vdesc a, struct vdesc b)
+{
+	uint32_t n = c->p.nranks, ca = vd_cnt(a), cb = vd_cnt(b);
+	uint32_t la = (uint32_t)a.set, lb = (uint32_t)b.set, it = (uint32_t)(a.set >> 32);
+
+	if (!(a.pc & b.pc & VD_OK) || vd_pos(a) != vd_pos(b) || ca + cb > VD_CNT_MAX)
+		return (struct vdesc){0};
+	if (a.pc & b.pc & VD_EXACT) {
+		if (it != (uint32_t)(b.set >> 32))
+			return (struct vdesc){0};
+		if ((la + ca) % n == lb)
+			return vd_exact(vd_pos(a), ca + cb, la, it);
+		if ((lb + cb) % n == la)
+			return vd_exact(vd_pos(a), ca + cb, lb, it);
+	}
+	return (struct vdesc){ .pc = vd_pos(a) | (uint64_t)(ca + cb) << 40 | VD_OK,
+		.set = vd_hash(c, a) + vd_hash(c, b) };
+}
+
+/* Whether @d is the bytes from @pos on of iteration @iter summed over the run of @cnt
+ * ranks from @lo, each once (the closed form a check expects). */
+static bool vd_is(const struct mrc_coll *c, struct vdesc d, uint32_t iter, uint64_t pos,
+	uint32_t lo, uint32_t cnt)
+{
+	if (!(d.pc & VD_OK) || vd_pos(d) != pos || vd_cnt(d) != cnt)
+		return false;
+	if (d.pc & VD_EXACT) /* a run of all n ranks is the whole set, from any rank */
+		return (uint32_t)(d.set >> 32) == iter &&
+		       (cnt == c->p.nranks || (uint32_t)d.set == lo);
+	return d.set == run_hash(c, lo, cnt, iter);
+}
+
+/* Which rank, region and offset the source address @src names, @len bytes of it inside
+ * the region; false when it names none. */
+static inline bool src_decode(const struct mrc_coll *c, const void *src, uint64_t len,
+	uint32_t *r, int *reg, uint64_t *off)
+{
+	uintptr_t b = (uintptr_t)c->vbase, p = (uintptr_t)src;
+	uint64_t x;
+	uint32_t q;
+
+	if (!src || !c->vbase || p < b || p - b >= c->vlen)
+		return false;
+	x = p - b;
+	/* the last rank starting at or before x */
+	q = c->vshift ? (uint32_t)(x >> c->vshift) : last_le(c->voff, c->p.nranks, x);
+	x -= c->voff[q];
+	*reg = MRC_REG_INPUT;
+	if (x >= c->r[q].len[MRC_REG_INPUT]) {
+		x -= c->r[q].len[MRC_REG_INPUT];
+		*reg = MRC_REG_OUTPUT;
+	}
+	if (x > c->r[q].len[*reg] || len > c->r[q].len[*reg] - x) /* x: in a stride's gap */
+		return false;
+	*r = q;
+	*off = x;
+	return true;
+}
+
+/* What the @len source bytes at @src hold: one granule's (or a part of it), else bad.
+ * Fills @vn's source side when they are an input's or a whole granule (else its svd and
+ * slo..shi say nothing: shi 0). */
+static inline struct vdesc src_desc(struct mrc_coll *c, const uint8_t *src, uint64_t len,
+	struct vnext *vn)
+{
+	uint64_t off, ga, gb, gi;
+	struct rank *rk;
+	struct vdesc d;
+	uint32_t q;
+	int reg;
+
+	vn->shi = 0;
+	if (!src_decode(c, src, len, &q, &reg, &off))
+		return (struct vdesc){0};
+	rk = &c->r[q];
+	if (reg == MRC_REG_INPUT) {
+		*vn = (struct vnext){ .srank = q, .shi = rk->len[reg], .sdelta = off };
+		return vd_input(c, q, off);
+	}
+	if (!rk->vd[reg])
+		return (struct vdesc){0};
+	gi = vg_find(c, rk->vg[reg], &rk->vhint[reg], off, &ga, &gb);
+	if (off + len > gb)
+		return (struct vdesc){0};
+	d = rk->vd[reg][gi];
+	if (d.pc & VD_OK)
+		d.pc += off - ga; /* the part's position; pos + len never reaches 2^40 */
+	if (off == ga && off + len == gb) { /* a whole granule: its segment's others too */
+		const struct vgrid *g = rk->vg[reg];
+		uint32_t s = rk->vhint[reg];
+
+		*vn = (struct vnext){ .svd = rk->vd[reg], .slo = g->bound[s],
+			.shi = g->bound[s + 1], .sfirst = g->first[s], .sdelta = off };
+	}
+	return d;
+}
+
+/* A granule index and whether @rel (an offset in a segment) starts granule *@k. */
+static inline bool granule_at(const struct mrc_coll *c, uint64_t rel, uint64_t *k)
+{
+	*k = gdiv(c, rel);
+	return *k * c->p.granule == rel;
+}
+
+/* A packet of the write @rk's output last took one of (@len bytes at @off from @src):
+ * placed, and true, when it covers one whole granule on both sides. */
+static inline bool place_same(struct mrc_coll *c, struct rank *rk, uint64_t off,
+	const uint8_t *src, uint64_t len)
+{
+	const struct vnext *vn = &rk->vn;
+	uint64_t G = c->p.granule, k, sk = 0, soff = off + vn->sdelta;
+	struct vdesc *o = rk->vd[MRC_REG_OUTPUT];
+
+	if (!vn->delta || (uintptr_t)src - off != vn->delta || off < vn->dlo || off >= vn->dhi ||
+		!granule_at(c, off - vn->dlo, &k) ||
+		len != (G < vn->dhi - off ? G : vn->dhi - off) || soff < vn->slo ||
+		soff >= vn->shi || len > vn->shi - soff)
+		return false;
+	if (vn->svd && (!granule_at(c, soff - vn->slo, &sk) || (len != G && soff + len != vn->shi)))
+		return false;
+	o[vn->dfirst + k] = vn->svd ? vn->svd[vn->sfirst + sk] : vd_input(c, vn->srank, soff);
+	/* the next packet's granules, fetched while the fabric carries it */
+	__builtin_prefetch(&o[vn->dfirst + k + 1], 1);
+	if (vn->svd)
+		__builtin_prefetch(&vn->svd[vn->sfirst + sk + 1]);
+	return true;
+}
+
+/* mrc_coll_place of any packet but one place_same places. */
+static __attribute__((noinline)) void place_any(struct mrc_coll *c, struct rank *rk,
+	enum mrc_coll_region reg, uint64_t off, const void *src, uint64_t len)
+{
+	if (reg == MRC_REG_INPUT) { /* never written by a program: its data is now unknown */
+		rk->in_bad = true;
+		return;
+	}
+	if (!rk->vd[reg] || off >= rk->len[reg])
+		return;
+	if (len > rk->len[reg] - off)
+		len = rk->len[reg] - off;
+	for (uint64_t x = off, ga, gb; x < off + len; x = gb) {
+		uint64_t gi = vg_find(c, rk->vg[reg], &rk->vhint[reg], x, &ga, &gb);
+		const struct vgrid *g = rk->vg[reg];
+		uint32_t s = rk->vhint[reg];
+		struct vnext vn;
+
+		if (x != ga || gb > off + len) { /* a torn granule */
+			rk->vd[reg][gi] = (struct vdesc){0};
+			continue;
+		}
+		rk->vd[reg][gi] = src_desc(c, src ? (const uint8_t *)src + (ga - off) : NULL,
+			gb - ga, &vn);
+		if (reg != MRC_REG_OUTPUT || !vn.shi)
+			continue;
+		/* this write's other packets: source = destination offset + delta */
+		vn.delta = (uintptr_t)src - off;
+		vn.sdelta -= ga;
+		vn.dlo = g->bound[s];
+		vn.dhi = g->bound[s + 1];
+		vn.dfirst = g->first[s];
+		rk->vn = vn;
+	}
+}
+
+void mrc_coll_place(struct mrc_coll *c, uint32_t r, enum mrc_coll_region reg, uint64_t off,
+	const void *src, uint64_t len)
+{
+	struct rank *rk;
+
+	if (c->p.verify != MRC_VERIFY_DESC || r >= c->p.nranks || (unsigned)reg >= MRC_REG_N)
+		return;
+	rk = &c->r[r];
+	if (reg != MRC_REG_OUTPUT || !place_same(c, rk, off, src, len))
+		place_any(c, rk, reg, off, src, len);
+}
+
+/* reduce() on descriptors: every output granule of the receive summed with the input's
+ * (ring) or the scratch slot's (tree) granule at the same place. */
+static void reduce_desc(struct mrc_coll *c, struct rank *rk, const struct recv *rv)
+{
+	uint32_t r = (uint32_t)(rk - c->r);
+	struct vdesc *o = rk->vd[MRC_REG_OUTPUT];
+
+	for (uint64_t x = rv->off, ga, gb; x < rv->off + rv->len; x = gb) {
+		uint64_t gi = vg_find(c, rk->vg[MRC_REG_OUTPUT], &rk->vhint[MRC_REG_OUTPUT], x, &ga,
+			&gb);
+		uint64_t sx = rv->scr_off + (ga - rv->off), sa, sb, si;
+
+		if (rv->red == RED_IN_OUT) {
+			o[gi] = vd_sum(c, o[gi], vd_input(c, r, ga));
+			continue;
+		}
+		si = vg_find(c, rk->vg[MRC_REG_SCRATCH], &rk->vhint[MRC_REG_SCRATCH], sx, &sa, &sb);
+		o[gi] = sa == sx && sb - sa == gb - ga
+				? vd_sum(c, o[gi], rk->vd[MRC_REG_SCRATCH][si])
+				: (struct vdesc){0};
+	}
+}
+
+/* The @len bytes granule part @d holds (from its pos on) into @out: the dtype's bytes of
+ * the sums over its run of ranks; zeros for a bad granule or an inexact multiset. */
+static void gen_bytes(struct mrc_coll *c, struct vdesc d, uint8_t *out, uint64_t len)
+{
+	uint32_t n = c->p.nranks, cnt = vd_cnt(d), lo = (uint32_t)d.set;
+	uint32_t it = (uint32_t)(d.set >> 32);
+	uint64_t e = vd_pos(d) / c->es, skip = vd_pos(d) % c->es, period = 61 * c->es;
+
+	if (!(d.pc & VD_OK) || !(d.pc & VD_EXACT)) {
+		memset(out, 0, len);
+		return;
+	}
+	if (c->p.input != mrc_coll_input) { /* element by element */
+		for (uint64_t i = 0; i < len; e++) {
+			uint64_t m = c->es - skip < len - i ? c->es - skip : len - i;
+			uint8_t el[8];
+			double s = 0;
+
+			for (uint32_t q = 0; q < cnt; q++)
+				s += c->p.input((lo + q) % n, e, it);
+			put_el(c, el, s);
+			memcpy(out + i, el + skip, m);
+			i += m;
+			skip = 0;
+		}
+		return;
+	}
+	if (!(c->gen.ok && c->gen.lo == lo && c->gen.cnt == cnt && c->gen.iter == it)) {
+		for (unsigned k = 0; k < 61; k++) { /* the sums have period 61 in the element */
+			double v = 0;
+
+			for (uint32_t q = 0; q < cnt; q++)
+				v += mrc_coll_input((lo + q) % n, k, it);
+			put_el(c, c->gen.pat + k * c->es, v);
+		}
+		memcpy(c->gen.pat + period, c->gen.pat, period);
+		c->gen.ok = true;
+		c->gen.lo = lo;
+		c->gen.cnt = cnt;
+		c->gen.iter = it;
+	}
+	/* a period at a time from this phase of the doubled pattern */
+	for (uint64_t i = 0, at = e % 61 * c->es + skip; i < len; i += period)
+		memcpy(out + i, c->gen.pat + at, len - i < period ? len - i : period);
+}
+
+int mrc_coll_payload(struct mrc_coll *c, const void *src, uint32_t len, uint8_t *out)
+{
+	uint64_t off;
+	struct rank *rk;
+	uint32_t q;
+	int reg;
+
+	if (c->p.verify != MRC_VERIFY_DESC || !src_decode(c, src, len, &q, &reg, &off)) {
+		memset(out, 0, len);
+		return -ENOENT;
+	}
+	if (reg == MRC_REG_INPUT) {
+		gen_bytes(c, vd_input(c, q, off), out, len);
+		return 0;
+	}
+	rk = &c->r[q];
+	for (uint64_t x = off, ga, gb, end; x < off + len; x = end) {
+		uint64_t gi = vg_find(c, rk->vg[reg], &rk->vhint[reg], x, &ga, &gb);
+		struct vdesc d = rk->vd[reg][gi];
+
+		end = gb < off + len ? gb : off + len;
+		if (d.pc & VD_OK)
+			d.pc += x - ga;
+		gen_bytes(c, d, out + (x - off), end - x);
+	}
+	return 0;
+}
+
+/* mrc_coll_verify on descriptors: every output granule against the closed form; the
+ * elements of a wrong one counted once (a granule may end inside an element). */
+static uint64_t verify_desc(const struct mrc_coll *c, uint32_t r, uint32_t iter)
+{
+	const struct rank *rk = &c->r[r];
+	const struct vgrid *g = rk->vg[MRC_REG_OUTPUT];
+	uint32_t n = c->p.nranks;
+	uint64_t B = c->p.count / n * c->es, S = c->p.count * c->es, G = c->p.granule;
+	uint64_t wrong = 0, next = 0; /* the first element not yet counted */
+
+	enum mrc_coll_pattern pat = c->p.pattern;
+	uint32_t h = n / 2, peer = r < h ? r + h : r - h;
+
+	if (!g || ((pat == MRC_COLL_INCAST || pat == MRC_COLL_REDUCE || pat == MRC_COLL_GATHER) &&
+			  r != c->p.root) ||
+		(pat == MRC_COLL_WRITE_BW && !c->p.bidir && r < h))
+		return 0;
+	for (uint32_t s = 0; s < g->nseg; s++) {
+		uint64_t gi = g->first[s];
+
+		for (uint64_t ga = g->bound[s]; ga < g->bound[s + 1]; ga += G, gi++) {
+			uint64_t gb = ga + G < g->bound[s + 1] ? ga + G : g->bound[s + 1];
+			uint64_t pos = ga, lo, hi;
+			uint32_t from = 0, cnt = n;
+
+			switch (c->p.pattern) {
+			case MRC_COLL_ALLTOALL: /* block q holds q's input for r */
+				from = (uint32_t)(ga / B);
+				pos = r * B + ga - from * B;
+				cnt = 1;
+				break;
+			case MRC_COLL_SENDRECV:
+				from = c->perm_from[r];
+				cnt = 1;
+				break;
+			case MRC_COLL_INCAST: /* block q holds q's input; the root's is not sent */
+				from = (uint32_t)(ga / S);
+				pos = ga - from * S;
+				cnt = 1;
+				if (from == r)
+					continue;
+				break;
+			case MRC_COLL_ALLREDUCE:
+			case MRC_COLL_REDUCE:
+				break;
+			case MRC_COLL_REDUCESCATTER: /* block r only */
+				if (ga / B != r)
+					continue;
+				break;
+			case MRC_COLL_ALLGATHER: /* block q is rank q's, from its input's block q */
+			case MRC_COLL_GATHER:
+				from = (uint32_t)(ga / B);
+				cnt = 1;
+				break;
+			case MRC_COLL_SCATTER: /* block r, from the root's input */
+				if (ga / B != r)
+					continue;
+				from = c->p.root;
+				cnt = 1;
+				break;
+			case MRC_COLL_BROADCAST:
+				from = c->p.root;
+				cnt = 1;
+				break;
+			case MRC_COLL_WRITE_BW:
+			case MRC_COLL_WRITE_LAT:
+				from = peer;
+				cnt = 1;
+				break;
+			case MRC_COLL_ALLTOALLV: { /* the block from q, at its place in q's input */
+				uint64_t *ro = c->roff + (size_t)r * n;
+
+				from = last_le(ro, n, ga / c->es);
+				pos = (c->soff[(size_t)from * n + r] + (ga / c->es - ro[from])) * c->es +
+				      ga % c->es;
+				cnt = 1;
+				break;
+			}
+			}
+			if (vd_is(c, rk->vd[MRC_REG_OUTPUT][gi], iter, pos, from, cnt))
+				continue;
+			lo = ga / c->es > next ? ga / c->es : next;
+			hi = (gb + c->es - 1) / c->es;
+			if (hi > lo) {
+				wrong += hi - lo;
+				next = hi;
+			}
+		}
+	}
+	return wrong;
+}
+
 /* Element-wise sum into the output; buffers are malloc'd and offsets are element
  * multiples, so the typed accesses are aligned. */
 static void reduce(struct mrc_coll *c, struct rank *rk, const struct recv *rv)
@@ -903,6 +1720,8 @@ static void reduce(struct mrc_coll *c, struct rank *rk, const struct recv *rv)
 	uint8_t *scr = rk->buf[MRC_REG_SCRATCH];
 	uint64_t n = rv->len / c->es;
 
+	if (rv->red != RED_NONE && rk->vd[MRC_REG_OUTPUT])
+		reduce_desc(c, rk, rv);
 	if (!out || rv->red == RED_NONE)
 		return;
 	switch (c->p.dtype) {
@@ -966,7 +1785,7 @@ static int post_more(struct mrc_coll *c, uint32_t r, uint64_t now)
 	while (rk->next_send < rk->send_end && (!c->p.depth || rk->in_flight < c->p.depth)) {
 		uint32_t i = rk->next_send++;
 		const struct mrc_coll_xfer *x = &rk->sends[i];
-		const uint8_t *src = rk->buf[x->src_reg] ? rk->buf[x->src_reg] + x->src_off : NULL;
+		const uint8_t *src = src_of(c, r, x->src_reg, x->src_off);
 		uint64_t va = c->r[x->peer].va[x->dst_reg] + x->dst_off;
 		int err;
 
@@ -986,6 +1805,14 @@ static int advance(struct mrc_coll *c, uint32_t r, uint64_t now)
 	struct rank *rk = &c->r[r];
 
 	while (!rk->done && rk->sends_left == 0 && rk->recvs_left == 0) {
+		const struct step *st = &rk->steps[rk->cur];
+
+		/* the step's partials are summed once all are in, in the program's order (a
+		 * tree node: its own, then its children's subtrees by size), as an NCCL-style
+		 * reduction kernel runs after its inputs: which of them landed first never
+		 * matters, and a descriptor's ranks stay one run (docs/verification.md) */
+		for (uint32_t i = st->first_recv; i < st->first_recv + st->n_recv; i++)
+			reduce(c, rk, &rk->recvs[i]);
 		rk->step_t1[rk->cur] = now;
 		if (rk->cur + 1 == rk->n_steps) {
 			rk->done = true;
@@ -1019,6 +1846,25 @@ static int enter_step(struct mrc_coll *c, uint32_t r, uint64_t now)
 	return post_more(c, r, now);
 }
 
+/* A local copy of @len input bytes at @in_off into the output at @out_off: the bytes, or
+ * (DESC) the input's descriptors. */
+static void copy_local(struct mrc_coll *c, uint32_t r, uint64_t out_off, uint64_t in_off,
+	uint64_t len)
+{
+	struct rank *rk = &c->r[r];
+
+	if (rk->buf[MRC_REG_INPUT] && rk->buf[MRC_REG_OUTPUT])
+		memcpy(rk->buf[MRC_REG_OUTPUT] + out_off, rk->buf[MRC_REG_INPUT] + in_off, len);
+	if (!rk->vd[MRC_REG_OUTPUT])
+		return;
+	for (uint64_t x = out_off, ga, gb; x < out_off + len; x = gb) {
+		uint64_t gi = vg_find(c, rk->vg[MRC_REG_OUTPUT], &rk->vhint[MRC_REG_OUTPUT], x, &ga,
+			&gb);
+
+		rk->vd[MRC_REG_OUTPUT][gi] = vd_input(c, r, in_off + (ga - out_off));
+	}
+}
+
 /*
  * What a rank's output holds before any write of the iteration: the input where a tree
  * sums into it, and at a broadcast's root; its own block (all-gather, gather, scatter:
@@ -1026,27 +1872,18 @@ static int enter_step(struct mrc_coll *c, uint32_t r, uint64_t now)
  */
 static void start_copy(struct mrc_coll *c, uint32_t r)
 {
-	struct rank *rk = &c->r[r];
-	uint8_t *in = rk->buf[MRC_REG_INPUT], *out = rk->buf[MRC_REG_OUTPUT];
-	enum mrc_coll_pattern pat = c->p.pattern;
-	uint32_t g = GRP(c, r), n = c->p.nranks;
-	uint64_t B = c->p.count / n * c->es;
+	uint64_t oo, io, len;
 
-	if ((c->p.algo == MRC_COLL_TREE && (pat == MRC_COLL_ALLREDUCE || pat == MRC_COLL_REDUCE)) ||
-		(pat == MRC_COLL_BROADCAST && g == c->p.root))
-		memcpy(out, in, c->p.count * c->es);
-	if (pat == MRC_COLL_ALLGATHER || ((pat == MRC_COLL_GATHER || pat == MRC_COLL_SCATTER) &&
-						 g == c->p.root))
-		memcpy(out + g * B, in + g * B, B);
-	if (pat == MRC_COLL_ALLTOALLV)
-		memcpy(out + c->roff[g * n + g] * c->es, in + c->soff[g * n + g] * c->es,
-			c->vcnt[g * n + g] * c->es);
+	if (local_copy_of(c, r, &oo, &io, &len))
+		copy_local(c, r, oo, io, len);
 }
 
 int mrc_coll_start(struct mrc_coll *c, uint32_t iter, uint64_t now_ps)
 {
 	c->iter = iter;
 	c->t_start = now_ps;
+	if (c->hpre)
+		hash_keys(c, iter);
 	for (uint32_t r = 0; r < c->n_ep; r++) {
 		struct rank *rk = &c->r[r];
 
@@ -1058,14 +1895,9 @@ int mrc_coll_start(struct mrc_coll *c, uint32_t iter, uint64_t now_ps)
 			 * rebuilds what it covers, and the inputs change each iteration, so a write
 			 * that never landed leaves the previous iteration's values, which verify
 			 * counts as wrong (2 GiB of memset per quickstart iteration saved). */
-			start_copy(c, r);
-			if (c->p.pattern == MRC_COLL_ALLTOALL) { /* own block stays local */
-				uint64_t B = c->p.count / c->p.nranks * c->es;
-
-				memcpy(rk->buf[MRC_REG_OUTPUT] + GRP(c, r) * B,
-					rk->buf[MRC_REG_INPUT] + GRP(c, r) * B, B);
-			}
 		}
+		rk->in_bad = false; /* refilled */
+		start_copy(c, r);
 		memset(rk->recv_got, 0, rk->n_recvs);
 		memset(rk->send_got, 0, rk->n_sends);
 		memset(rk->step_t0, 0, rk->n_steps * sizeof(uint64_t));
@@ -1131,7 +1963,6 @@ int mrc_coll_on_recv(struct mrc_coll *c, uint32_t rank, uint32_t peer, uint32_t 
 		if (rk->recvs[i].peer != peer || rk->recv_got[i])
 			continue;
 		rk->recv_got[i] = 1;
-		reduce(c, rk, &rk->recvs[i]);
 		if (step == rk->cur && !rk->done)
 			rk->recvs_left--;
 		return advance(c, rank, now_ps);
@@ -1248,7 +2079,11 @@ uint64_t mrc_coll_verify(const struct mrc_coll *c, uint32_t ep, uint32_t iter)
 	uint32_t n = c->p.nranks;
 	uint64_t wrong = 0, count = c->p.count;
 
-	if (!out || r == UINT32_MAX)
+	if (r == UINT32_MAX)
+		return 0;
+	if (c->p.verify == MRC_VERIFY_DESC)
+		return verify_desc(c, r, iter);
+	if (!out)
 		return 0;
 	switch (c->p.pattern) {
 	case MRC_COLL_REDUCESCATTER: { /* block r summed */

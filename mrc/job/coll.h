@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * coll: collective operations (all-reduce ring/tree, all-to-all parallel/shift, sendrecv,
- * incast) as per-rank programs of RDMA writes, with real data, reduction and verification.
- * Bandwidth figures follow nccl-tests' definitions (PERFORMANCE.md: algbw, busbw).
- * Transport-agnostic: a driver posts the writes and reports completions.
+ * incast) as per-rank programs of RDMA writes, with reduction and verification: on real
+ * data, or on a descriptor per granule that the programs move and combine as they would
+ * the data (docs/verification.md). Bandwidth figures follow nccl-tests' definitions
+ * (PERFORMANCE.md: algbw, busbw). Transport-agnostic: a driver posts the writes and reports
+ * completions.
  */
 #ifndef MRC_COLL_H
 #define MRC_COLL_H
@@ -58,6 +60,13 @@ struct mrc_coll_xfer {
 	uint64_t src_off, dst_off, len;
 };
 
+/* What a collective keeps of its data, and checks (traffic.verify, docs/verification.md). */
+enum mrc_verify_mode {
+	MRC_VERIFY_OFF,	  /* nothing: sink regions, zero payloads, no check */
+	MRC_VERIFY_DESC,  /* per granule, a descriptor of what it holds: no payload bytes */
+	MRC_VERIFY_BYTES, /* real buffers and real arithmetic */
+};
+
 struct mrc_coll_params {
 	enum mrc_coll_pattern pattern;
 	enum mrc_coll_algo algo;
@@ -67,7 +76,10 @@ struct mrc_coll_params {
 			     over peers, rounded down to a multiple of nranks — see bytes) */
 	uint32_t root;	  /* incast destination */
 	uint64_t seed;	  /* sendrecv permutation */
-	bool verify;	  /* allocate real buffers and check results */
+	enum mrc_verify_mode verify;
+	/* DESC: bytes per granule, the transport's payload per packet (its MTU): a write's
+	 * packets then each cover one granule of its destination exactly */
+	uint32_t granule;
 	uint32_t depth;	  /* writes a rank keeps in flight (perftest --tx-depth); 0: a step's
 			     writes all at once */
 	/* alltoallv: elements from rank a to rank b at [a * nranks + b] (rank a's own block at
@@ -89,7 +101,10 @@ struct mrc_coll_params {
 
 struct mrc_coll_ops {
 	/* Posts write @x of @rank, to complete with immediate @imm at the peer and report
-	 * send completion with @wr_id. @src is the local source bytes (NULL when !verify).
+	 * send completion with @wr_id. @src is the local source: its bytes (BYTES), NULL
+	 * (OFF), or (DESC) an address in a reserved range that holds no bytes and must never
+	 * be read, naming the source to mrc_coll_place and mrc_coll_payload (a NIC gathers
+	 * the payload of the write's k-th byte from @src + k).
 	 * Returns 0 or a negative errno (then the collective fails). */
 	int (*post)(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, const void *src,
 		uint64_t dst_va, uint32_t imm, uint64_t wr_id);
@@ -122,6 +137,12 @@ uint64_t mrc_coll_bytes(const struct mrc_coll *c);
  * sendrecv, write_bw, write_lat 1; incast n-1 (the root's ingress). */
 double mrc_coll_bus_factor(enum mrc_coll_pattern pat, uint32_t nranks);
 
+/* Whether descriptors (MRC_VERIFY_DESC) can verify @pat, over all ranks or (@group) a
+ * params.members group: not yet for a group, nor for the patterns added with issue 20
+ * but all-gather, broadcast, gather, scatter, reduce-scatter and reduce (mrc_coll_new
+ * refuses the others with -EINVAL; BYTES verifies them). */
+bool mrc_coll_desc_ok(enum mrc_coll_pattern pat, bool group);
+
 /* True for the patterns whose array splits into nranks equal blocks (all-gather,
  * reduce-scatter, gather, scatter): count must be a multiple of nranks. */
 bool mrc_coll_blocked(enum mrc_coll_pattern pat);
@@ -144,8 +165,9 @@ uint32_t mrc_coll_endpoints(const struct mrc_coll *c);
  * (write_lat); 0 for other patterns. */
 uint64_t mrc_coll_pair_bytes(const struct mrc_coll *c);
 
-/* Region @reg of @rank: base pointer (NULL when !verify) and size in bytes. The driver
- * registers it with the transport; dst_va of a transfer is the region's VA + offset. */
+/* Region @reg of @rank: base pointer (NULL but with BYTES) and size in bytes. The driver
+ * registers it with the transport (a NULL base as a sink region); dst_va of a transfer is
+ * the region's VA + offset. */
 void *mrc_coll_region(const struct mrc_coll *c, uint32_t rank, enum mrc_coll_region reg,
 	uint64_t *len);
 
@@ -188,9 +210,32 @@ uint64_t mrc_coll_step_time(const struct mrc_coll *c, uint32_t rank, uint32_t s)
 
 /*
  * Counts wrong output elements of @rank after iteration @iter against values computed
- * from the closed-form input pattern (not from other ranks' buffers). 0 when !verify.
+ * from the closed-form input pattern (not from other ranks' buffers). BYTES compares
+ * every element; DESC every output granule's descriptor (iteration, byte range of the
+ * data, contributing ranks) and counts the elements of a wrong granule. 0 when OFF.
  */
 uint64_t mrc_coll_verify(const struct mrc_coll *c, uint32_t rank, uint32_t iter);
+
+/*
+ * DESC: a transport placed @len bytes gathered at @src (a source from ops->post plus an
+ * offset; NULL: zeros) at byte @off of @rank's region @reg, as its NIC would copy them.
+ * Every destination granule the bytes cover exactly takes the descriptor of the source
+ * bytes (a copy); a granule covered in part, a source that spans two granules or is no
+ * source, and zeros make it bad (counted wrong unless rewritten). A write into an input
+ * makes that rank's input bad until the next iteration. No-op in the other modes.
+ */
+void mrc_coll_place(struct mrc_coll *c, uint32_t rank, enum mrc_coll_region reg, uint64_t off,
+	const void *src, uint64_t len);
+
+/*
+ * DESC: writes into @out the @len bytes a real sender's buffer holds at @src (as
+ * mrc_coll_place takes it), generated from the closed form: the sum over the granule's
+ * contributing ranks of their inputs, in the dtype's bytes (host order, as the buffers of
+ * BYTES). Bytes of a bad granule, of one whose contributors are not known exactly
+ * (docs/verification.md), or of no source are zeros. Returns 0, or -ENOENT when @src is
+ * no source (all zeros).
+ */
+int mrc_coll_payload(struct mrc_coll *c, const void *src, uint32_t len, uint8_t *out);
 
 /*
  * Input element @i of @rank at iteration @iter: ((7r + 13i + 3 iter) mod 61) - 30 +

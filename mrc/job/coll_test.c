@@ -5,8 +5,19 @@
 
 /*
  * Selftest transport: writes are queued and delivered one at a time, in an order picked
- * by a seeded generator, by copying the bytes into the destination region.
+ * by a seeded generator, by copying the bytes into the destination region (BYTES) or, as
+ * the simulator's NICs do, placing them packet by packet (DESC, @pkt bytes a packet). An
+ * injection (@inj) spoils one write of one iteration the way a faulty transport would.
  */
+enum st_inj {
+	INJ_NONE,
+	INJ_DROP,  /* its packet (or the whole write) never lands */
+	INJ_TWICE, /* the receiver reduces it twice */
+	INJ_BACK,  /* its packet lands one packet before its place */
+	INJ_DUP,   /* its packet lands twice (the same bytes: harmless) */
+	INJ_LATE,  /* its packet lands again once the receiver summed it in */
+};
+
 struct st_net {
 	struct mrc_coll *c;
 	struct st_wr {
@@ -18,9 +29,24 @@ struct st_net {
 	uint64_t rng;
 	uint64_t bytes_moved;
 	uint32_t in_flight[64], max_in_flight[64]; /* per rank (rank < 64) */
+	uint32_t pkt;  /* DESC: payload bytes per packet, the collective's granule */
+	uint32_t iter; /* the iteration running */
+	struct {
+		enum st_inj kind;
+		uint32_t iter, rank, wr_id;
+		uint32_t pkt; /* which packet; UINT32_MAX: all of the write */
+	} inj;
+	struct { /* INJ_LATE: the duplicate waiting for its receiver's reduction */
+		bool on;
+		uint32_t rank, step;
+		int reg;
+		uint64_t off, len;
+		const uint8_t *src;
+	} late;
 };
 
 #define ST_VA(rank, reg) ((uint64_t)(rank) << 48 | (uint64_t)(reg) << 40)
+#define ST_ALL UINT32_MAX
 
 static int st_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, const void *src,
 	uint64_t va, uint32_t imm, uint64_t wr_id)
@@ -35,46 +61,148 @@ static int st_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, cons
 	return 0;
 }
 
+/* The next write to deliver, taken off the queue. */
+static struct st_wr st_pop(struct st_net *net)
+{
+	unsigned i;
+	struct st_wr w;
+
+	net->rng = net->rng * 6364136223846793005ull + 1442695040888963407ull;
+	i = (unsigned)(net->rng >> 33) % net->n;
+	w = net->q[i];
+	net->q[i] = net->q[--net->n];
+	return w;
+}
+
+/* Delivers @w: its data, its completion at the receiver, then at the sender. */
+static int st_deliver(struct st_net *net, const struct st_wr *w)
+{
+	uint64_t len, off = w->va & ((1ull << 40) - 1);
+	int reg = (int)((w->va >> 40) & 0xFF), err;
+	uint8_t *dst = mrc_coll_region(net->c, w->peer, reg, &len);
+	bool hit = net->inj.kind && net->iter == net->inj.iter && w->rank == net->inj.rank &&
+		   w->wr_id == net->inj.wr_id;
+
+	if (dst && w->src && !(hit && net->inj.kind == INJ_DROP))
+		memcpy(dst + off, w->src, w->len);
+	for (uint64_t o = 0, k = 0; net->pkt && o < w->len; o += net->pkt, k++) {
+		uint64_t m = w->len - o < net->pkt ? w->len - o : net->pkt, at = off + o;
+		bool this = hit && (net->inj.pkt == ST_ALL || net->inj.pkt == k);
+
+		if (this && net->inj.kind == INJ_DROP)
+			continue;
+		if (this && net->inj.kind == INJ_BACK)
+			at -= net->pkt;
+		mrc_coll_place(net->c, w->peer, reg, at, (const uint8_t *)w->src + o, m);
+		if (this && net->inj.kind == INJ_DUP)
+			mrc_coll_place(net->c, w->peer, reg, at, (const uint8_t *)w->src + o, m);
+		if (this && net->inj.kind == INJ_LATE)
+			net->late = (typeof(net->late)){ true, w->peer, w->imm & 0xFFFFFF, reg, at,
+				m, (const uint8_t *)w->src + o };
+	}
+	net->bytes_moved += w->len;
+	err = mrc_coll_on_recv(net->c, w->peer, w->rank, w->imm, 1);
+	if (!err && hit && net->inj.kind == INJ_TWICE) { /* the receive just completed, again */
+		struct rank *rk = &net->c->r[w->peer];
+
+		for (uint32_t i = 0; i < rk->n_recvs; i++)
+			if (rk->recvs[i].peer == w->rank &&
+				rk->recvs[i].step == (w->imm & 0xFFFFFF))
+				reduce(net->c, rk, &rk->recvs[i]);
+	}
+	return err ?: mrc_coll_on_send_done(net->c, w->rank, w->wr_id, 2);
+}
+
 static int st_drain(struct st_net *net)
 {
 	int err = 0;
 
 	while (net->n && !err) {
-		net->rng = net->rng * 6364136223846793005ull + 1442695040888963407ull;
-		unsigned i = (unsigned)(net->rng >> 33) % net->n;
-		struct st_wr w = net->q[i];
-		uint64_t len;
-		uint8_t *dst = mrc_coll_region(net->c, w.peer, (w.va >> 40) & 0xFF, &len);
+		struct st_wr w = st_pop(net);
+		const struct rank *rk = &net->c->r[net->late.rank];
 
-		net->q[i] = net->q[--net->n];
-		if (dst && w.src)
-			memcpy(dst + (w.va & ((1ull << 40) - 1)), w.src, w.len);
-		net->bytes_moved += w.len;
 		if (w.rank < 64)
 			net->in_flight[w.rank]--;
-		err = mrc_coll_on_recv(net->c, w.peer, w.rank, w.imm, 1);
-		err = err ?: mrc_coll_on_send_done(net->c, w.rank, w.wr_id, 2);
+		err = st_deliver(net, &w);
+		if (net->late.on && (rk->done || rk->cur > net->late.step)) { /* summed in */
+			mrc_coll_place(net->c, net->late.rank, net->late.reg, net->late.off,
+				net->late.src, net->late.len);
+			net->late.on = false;
+		}
 	}
 	return err;
 }
 
-static int st_run(const struct mrc_coll_params *p, struct st_net *net, uint32_t iters)
+static int st_new(const struct mrc_coll_params *p, struct st_net *net)
 {
 	static const struct mrc_coll_ops ops = { .post = st_post };
 	int err = mrc_coll_new(p, &ops, net, &net->c);
 
 	if (err)
 		return err;
+	net->pkt = p->verify == MRC_VERIFY_DESC ? p->granule : 0;
 	for (uint32_t r = 0; r < mrc_coll_endpoints(net->c); r++) {
 		for (int g = 0; g < MRC_REG_N; g++)
 			mrc_coll_set_va(net->c, r, g, ST_VA(r, g));
 	}
+	return 0;
+}
+
+static int st_run(const struct mrc_coll_params *p, struct st_net *net, uint32_t iters)
+{
+	int err = st_new(p, net);
+
 	for (uint32_t it = 0; it < iters && !err; it++) {
+		net->iter = it;
 		err = mrc_coll_start(net->c, it, 0);
 		err = err ?: st_drain(net);
 		if (!err && !mrc_coll_done(net->c))
 			err = -EDEADLK;
 	}
+	return err;
+}
+
+/*
+ * The same collective run twice in lockstep, with real bytes (@b) and with descriptors
+ * (@d): the same writes in the same order. Before each packet is placed, the payload the
+ * descriptors generate is compared with the real source bytes; *@differ counts the
+ * packets whose bytes differ. Both must verify clean.
+ */
+static int st_run_pair(struct mrc_coll_params p, uint32_t granule, uint32_t iters,
+	struct st_net *b, struct st_net *d, uint64_t *differ)
+{
+	int err;
+	uint8_t *gen = malloc(granule);
+
+	memset(b, 0, sizeof(*b));
+	memset(d, 0, sizeof(*d));
+	b->rng = d->rng = 7;
+	p.verify = MRC_VERIFY_BYTES;
+	err = gen ? st_new(&p, b) : -ENOMEM;
+	p.verify = MRC_VERIFY_DESC;
+	p.granule = granule;
+	err = err ?: st_new(&p, d);
+	*differ = 0;
+	for (uint32_t it = 0; it < iters && !err; it++) {
+		err = mrc_coll_start(b->c, it, 0);
+		err = err ?: mrc_coll_start(d->c, it, 0);
+		while (!err && b->n && b->n == d->n) {
+			struct st_wr wb = st_pop(b), wd = st_pop(d);
+
+			for (uint64_t o = 0; o < wd.len; o += granule) {
+				uint32_t m = (uint32_t)(wd.len - o < granule ? wd.len - o
+									 : granule);
+
+				mrc_coll_payload(d->c, (const uint8_t *)wd.src + o, m, gen);
+				*differ += memcmp(gen, (const uint8_t *)wb.src + o, m) != 0;
+			}
+			err = st_deliver(b, &wb);
+			err = err ?: st_deliver(d, &wd);
+		}
+		if (!err && (b->n || d->n || !mrc_coll_done(b->c) || !mrc_coll_done(d->c)))
+			err = -EDEADLK;
+	}
+	free(gen);
 	return err;
 }
 
@@ -151,7 +279,8 @@ MRC_SELFTEST(coll)
 	mrc_st_case(st, "C12 ragged ring all-reduce: 10 elements, 4 ranks, out[i] = 600 + 4i");
 	{
 		struct mrc_coll_params p = { .pattern = MRC_COLL_ALLREDUCE, .algo = MRC_COLL_RING,
-			.nranks = 4, .count = 10, .verify = true, .input = st_input_c12 };
+			.nranks = 4, .count = 10, .verify = MRC_VERIFY_BYTES,
+			.input = st_input_c12 };
 		int err;
 
 		memset(net, 0, sizeof(*net));
@@ -213,7 +342,7 @@ MRC_SELFTEST(coll)
 	for (size_t k = 0; k < sizeof(runs) / sizeof(runs[0]); k++) {
 		struct mrc_coll_params p = { .pattern = runs[k].pat, .algo = runs[k].algo,
 			.dtype = runs[k].dt, .nranks = runs[k].n, .count = runs[k].count,
-			.verify = true, .seed = 3, .root = 1 };
+			.verify = MRC_VERIFY_BYTES, .seed = 3, .root = 1 };
 		uint64_t wrong = 0;
 		int err;
 
@@ -292,7 +421,7 @@ MRC_SELFTEST(coll)
 		static const uint64_t m[9] = { 2, 1, 2, 3, 1, 0, 4, 5, 0 };
 		struct mrc_coll_params p = { .pattern = MRC_COLL_ALLTOALLV,
 			.algo = MRC_COLL_PARALLEL, .nranks = 3, .count = 1, .counts = m,
-			.verify = true };
+			.verify = MRC_VERIFY_BYTES };
 		uint64_t len = 0;
 		int err;
 
@@ -340,7 +469,7 @@ MRC_SELFTEST(coll)
 	{
 		/* 4 ranks: pairs (0, 2) and (1, 3), 0 and 1 send; 25 floats = 100 B a write */
 		struct mrc_coll_params p = { .pattern = MRC_COLL_WRITE_BW, .nranks = 4,
-			.count = 25, .verify = true, .depth = 3, .messages = 10 };
+			.count = 25, .verify = MRC_VERIFY_BYTES, .depth = 3, .messages = 10 };
 		uint64_t wrong = 0;
 		int err;
 
@@ -388,7 +517,7 @@ MRC_SELFTEST(coll)
 	mrc_st_case(st, "write_lat: a ping-pong a iteration, two steps a rank");
 	{
 		struct mrc_coll_params p = { .pattern = MRC_COLL_WRITE_LAT, .nranks = 6,
-			.count = 2, .verify = true };
+			.count = 2, .verify = MRC_VERIFY_BYTES };
 		int err;
 
 		memset(net, 0, sizeof(*net));
@@ -407,7 +536,7 @@ MRC_SELFTEST(coll)
 	{
 		static const uint32_t m[3] = { 5, 1, 6 }, m4[4] = { 0, 8, 16, 24 };
 		struct mrc_coll_params p = { .pattern = MRC_COLL_ALLREDUCE, .algo = MRC_COLL_RING,
-			.nranks = 3, .count = 31, .verify = true, .members = m, .endpoints = 8 };
+			.nranks = 3, .count = 31, .verify = MRC_VERIFY_BYTES, .members = m, .endpoints = 8 };
 		uint32_t a = 0, b = 0;
 		int err;
 
@@ -442,7 +571,7 @@ MRC_SELFTEST(coll)
 	mrc_st_case(st, "a wrong result is counted: corrupt one output element");
 	{
 		struct mrc_coll_params p = { .pattern = MRC_COLL_ALLREDUCE, .algo = MRC_COLL_RING,
-			.nranks = 3, .count = 30, .verify = true };
+			.nranks = 3, .count = 30, .verify = MRC_VERIFY_BYTES };
 		uint64_t len;
 
 		int err;
@@ -463,7 +592,7 @@ MRC_SELFTEST(coll)
 	mrc_st_case(st, "61 ranks: an all-zero output, or the last iteration's, is wrong");
 	{
 		struct mrc_coll_params p = { .pattern = MRC_COLL_ALLREDUCE, .algo = MRC_COLL_RING,
-			.nranks = 61, .count = 122, .verify = true };
+			.nranks = 61, .count = 122, .verify = MRC_VERIFY_BYTES };
 		uint64_t len;
 		int err;
 
@@ -485,7 +614,7 @@ MRC_SELFTEST(coll)
 	mrc_st_case(st, "7813 elements (128 periods + 5): 4 wrong ones found across blocks");
 	{
 		struct mrc_coll_params p = { .pattern = MRC_COLL_ALLREDUCE, .algo = MRC_COLL_RING,
-			.nranks = 3, .count = 61 * 128 + 5, .verify = true };
+			.nranks = 3, .count = 61 * 128 + 5, .verify = MRC_VERIFY_BYTES };
 		uint64_t len;
 		int err;
 
@@ -507,6 +636,293 @@ MRC_SELFTEST(coll)
 			ST_EQ(st, mrc_coll_verify(net->c, 1, 0), 4);
 		}
 		mrc_coll_free(net->c);
+	}
+
+	for (size_t k = 0; k < sizeof(runs) / sizeof(runs[0]); k++) {
+		/* 64 B: several granules a ring chunk; 100 B: granules end inside elements */
+		static const uint32_t gs[] = { 64, 100 };
+
+		for (size_t gi = 0; gi < 2; gi++) {
+			struct mrc_coll_params p = { .pattern = runs[k].pat, .algo = runs[k].algo,
+				.dtype = runs[k].dt, .nranks = runs[k].n, .count = runs[k].count,
+				.seed = 3, .root = 1 };
+			struct st_net *d = calloc(1, sizeof(*d));
+			uint64_t differ = ~0ull, wrong_b = 0, wrong_d = 0;
+			int err = d ? st_run_pair(p, gs[gi], 3, net, d, &differ) : -ENOMEM;
+
+			mrc_st_case(st, "descriptors: %s %s %s n=%u count=%llu, %u-byte granules: "
+				"clean, and they generate the real bytes",
+				mrc_coll_pattern_name(p.pattern), mrc_coll_algo_name(p.algo),
+				mrc_dtype_name(p.dtype), p.nranks, (unsigned long long)p.count,
+				gs[gi]);
+
+			ST_EQ_I(st, err, 0);
+			for (uint32_t r = 0; !err && r < p.nranks; r++) {
+				wrong_b += mrc_coll_verify(net->c, r, 2);
+				wrong_d += mrc_coll_verify(d->c, r, 2);
+			}
+			ST_EQ(st, differ, 0);
+			ST_EQ(st, wrong_b, 0);
+			ST_EQ(st, wrong_d, 0);
+			/* and the last iteration's result checked as the one before is wrong (at
+			 * the root, whose output a reduce or a gather checks) */
+			if (!err && p.pattern != MRC_COLL_INCAST)
+				ST_TRUE(st, mrc_coll_verify(d->c, p.root, 1) > 0);
+			if (d)
+				mrc_coll_free(d->c);
+			mrc_coll_free(net->c);
+			free(d);
+		}
+	}
+
+	/*
+	 * Ring all-reduce, 4 ranks, 4096 float32 (16 KiB), 1 KiB packets: chunk c is elements
+	 * [1024c, 1024c + 1024), 4 granules of 256 elements. Rank r's writes: wr_id s < 3
+	 * the reduce-scatter step s (chunk r - s to r + 1), then 3..5 the all-gather. Rank 0's
+	 * write 0 carries chunk 0 to rank 1, which adds its input and passes it on; the
+	 * chunk's sum is complete at rank 3 and gathered by all: a granule spoilt there is
+	 * wrong at all 4 ranks (1024 elements), and its reduction chain is one rank long.
+	 */
+	static const struct {
+		const char *what;
+		enum st_inj kind;
+		uint32_t iter, rank, wr_id, pkt;
+		uint64_t wrong;
+	} inj[] = {
+		{ "nothing injected", INJ_NONE, 0, 0, 0, 0, 0 },
+		{ "a write dropped (its packet 1): 1 granule x 4 ranks", INJ_DROP, 0, 0, 0, 1,
+			4 * 256 },
+		{ "the same in iteration 1: the last iteration's data summed", INJ_DROP, 1, 0, 0, 1,
+			4 * 256 },
+		{ "a write reduced twice: its 4 granules x 4 ranks", INJ_TWICE, 0, 0, 0, ST_ALL,
+			4 * 4 * 256 },
+		{ "its packet 1 lands one packet early: granules 0 and 1 x 4 ranks", INJ_BACK, 0, 0,
+			0, 1, 2 * 4 * 256 },
+		{ "its packet 1 lands twice (the same bytes): no error", INJ_DUP, 0, 0, 0, 1, 0 },
+		{ "its packet 1 lands again after rank 1 summed it: 1 granule x 4 ranks", INJ_LATE,
+			0, 0, 0, 1, 4 * 256 },
+		{ "the last gather write to rank 2 lost: its partial sum stays", INJ_DROP, 0, 1, 5,
+			ST_ALL, 4 * 256 },
+		/* chunk 2 reaches rank 2 only by rank 1's first gather write (the reduce-scatter
+		 * never sends a rank its own chunk), and goes on to ranks 3 and 0 */
+		{ "a write left from the last iteration: chunk 2 at ranks 2, 3, 0", INJ_DROP, 1, 1,
+			3, ST_ALL, 3 * 4 * 256 },
+	};
+	for (size_t k = 0; k < sizeof(inj) / sizeof(inj[0]); k++) {
+		struct mrc_coll_params p = { .pattern = MRC_COLL_ALLREDUCE, .algo = MRC_COLL_RING,
+			.nranks = 4, .count = 4096, .verify = MRC_VERIFY_DESC, .granule = 1024,
+			.seed = 9 };
+		uint64_t wrong = 0;
+		int err;
+
+		mrc_st_case(st, "descriptors catch it: %s", inj[k].what);
+		memset(net, 0, sizeof(*net));
+		net->rng = 5;
+		net->inj.kind = inj[k].kind;
+		net->inj.iter = inj[k].iter;
+		net->inj.rank = inj[k].rank;
+		net->inj.wr_id = inj[k].wr_id;
+		net->inj.pkt = inj[k].pkt;
+		err = st_run(&p, net, inj[k].iter + 1);
+		ST_EQ_I(st, err, 0);
+		for (uint32_t r = 0; !err && r < 4; r++)
+			wrong += mrc_coll_verify(net->c, r, inj[k].iter);
+		ST_EQ(st, wrong, inj[k].wrong);
+		if (!err && k + 1 == sizeof(inj) / sizeof(inj[0])) {
+			/* rank 2's chunk 2 (granules 8..11) is exactly iteration 0's complete
+			 * sum: only its iteration tells it from the right result */
+			const struct vdesc *d = &net->c->r[2].vd[MRC_REG_OUTPUT][8];
+
+			ST_TRUE(st, vd_is(net->c, *d, 0, 8192, 0, 4));
+			ST_TRUE(st, !vd_is(net->c, *d, 1, 8192, 0, 4));
+			ST_EQ(st, mrc_coll_verify(net->c, 1, 1), 0);
+			ST_EQ(st, mrc_coll_verify(net->c, 2, 1), 1024);
+		}
+		mrc_coll_free(net->c);
+	}
+
+	mrc_st_case(st, "descriptors: runs join exactly; a rank twice and one missing is wrong");
+	{
+		struct mrc_coll_params p = { .pattern = MRC_COLL_ALLREDUCE, .algo = MRC_COLL_RING,
+			.nranks = 4, .count = 4096, .verify = MRC_VERIFY_DESC, .granule = 1024,
+			.seed = 9 };
+		struct vdesc a, b, x, y;
+		struct mrc_coll *c;
+		int err;
+
+		memset(net, 0, sizeof(*net));
+		err = st_new(&p, net);
+		ST_EQ_I(st, err, 0);
+		if (!err) {
+			c = net->c;
+			ST_EQ_I(st, mrc_coll_start(c, 2, 0), 0);
+			/* iteration 2's {0, 2} + {1, 3}: the whole set, not a run */
+			y = vd_sum(c, vd_sum(c, vd_input(c, 0, 64), vd_input(c, 2, 64)),
+				vd_sum(c, vd_input(c, 1, 64), vd_input(c, 3, 64)));
+			ST_TRUE(st, vd_is(c, y, 2, 64, 0, 4));
+			b = vd_sum(c, vd_input(c, 1, 64), vd_input(c, 3, 64)); /* hashed */
+			net->n = 0; /* the posted writes are dropped */
+			ST_EQ_I(st, mrc_coll_start(c, 3, 0), 0);
+			/* iteration 2's hashes, as a check */
+			ST_TRUE(st, vd_is(c, y, 2, 64, 0, 4));
+			ST_TRUE(st, !vd_is(c, y, 3, 64, 0, 4)); /* keyed by the iteration */
+			/* and half of it summed with half of iteration 3's matches neither */
+			x = vd_sum(c, vd_sum(c, vd_input(c, 0, 64), vd_input(c, 2, 64)),
+				vd_sum(c, vd_input(c, 1, 64), vd_input(c, 3, 64)));
+			ST_TRUE(st, vd_is(c, x, 3, 64, 0, 4));
+			x = vd_sum(c, vd_sum(c, vd_input(c, 0, 64), vd_input(c, 2, 64)), b);
+			ST_EQ(st, vd_cnt(x), 4);
+			ST_TRUE(st, !vd_is(c, x, 3, 64, 0, 4) && !vd_is(c, x, 2, 64, 0, 4));
+			/* ranks 3 and 0 meet end to start (3 + 1 = 4 = 0 mod 4): run of 2 from 3 */
+			a = vd_sum(c, vd_input(c, 0, 64), vd_input(c, 3, 64));
+			ST_EQ(st, a.pc, 64 | 2ull << 40 | VD_OK | VD_EXACT);
+			ST_EQ(st, a.set, 3 | 3ull << 32);
+			ST_TRUE(st, vd_is(c, a, 3, 64, 3, 2));
+			/* then 1, 2: the whole set, each once */
+			b = vd_sum(c, vd_sum(c, a, vd_input(c, 1, 64)), vd_input(c, 2, 64));
+			ST_TRUE(st, vd_is(c, b, 3, 64, 0, 4));
+			ST_TRUE(st, !vd_is(c, b, 2, 64, 0, 4)); /* another iteration */
+			ST_TRUE(st, !vd_is(c, b, 3, 128, 0, 4)); /* other bytes */
+			/* the run {3, 0, 1, 2} and rank 3 again: still a run (3 follows 2),
+			 * but of 5 */
+			x = vd_sum(c, b, vd_input(c, 3, 64));
+			ST_EQ(st, x.pc, 64 | 5ull << 40 | VD_OK | VD_EXACT);
+			ST_TRUE(st, !vd_is(c, x, 3, 64, 0, 4));
+			/* {3, 0} + {1} + {1}: no longer a run, kept by count and hash sum */
+			x = vd_sum(c, vd_sum(c, a, vd_input(c, 1, 64)), vd_input(c, 1, 64));
+			ST_EQ(st, x.pc, 64 | 4ull << 40 | VD_OK);
+			/* ({3, 0} + {1} is the run {3, 0, 1}) + {1}: H3 + H0 + 2 H1 */
+			ST_EQ(st, x.set, (c->hpre[4] - c->hpre[3]) + (c->hpre[1] - c->hpre[0]) +
+						 2 * (c->hpre[2] - c->hpre[1]));
+			/* 4 contributions but rank 1 twice and rank 2 never: wrong */
+			ST_TRUE(st, !vd_is(c, x, 3, 64, 0, 4));
+			/* the full set by a path that is not a run: hashes agree with the run's */
+			y = vd_sum(c, vd_sum(c, vd_input(c, 0, 64), vd_input(c, 2, 64)),
+				vd_sum(c, vd_input(c, 1, 64), vd_input(c, 3, 64)));
+			ST_EQ(st, y.pc, 64 | 4ull << 40 | VD_OK);
+			ST_TRUE(st, vd_is(c, y, 3, 64, 0, 4));
+			/* mismatched operands: other bytes, runs of another iteration, a bad one */
+			ST_EQ(st, vd_sum(c, vd_input(c, 0, 64), vd_input(c, 1, 128)).pc, 0);
+			b = vd_input(c, 1, 64);
+			b.set = 1 | 2ull << 32;
+			ST_EQ(st, vd_sum(c, vd_input(c, 0, 64), b).pc, 0);
+			ST_EQ(st, vd_sum(c, vd_input(c, 0, 64), (struct vdesc){0}).pc, 0);
+		}
+		mrc_coll_free(net->c);
+	}
+
+	mrc_st_case(st, "descriptors: a torn packet, zeros and a write into an input are wrong");
+	{
+		struct mrc_coll_params p = { .pattern = MRC_COLL_ALLREDUCE, .algo = MRC_COLL_RING,
+			.nranks = 4, .count = 4096, .verify = MRC_VERIFY_DESC, .granule = 1024,
+			.seed = 9 };
+		const uint8_t *src;
+		struct mrc_coll *c;
+		uint64_t w[4];
+		int err;
+
+		memset(net, 0, sizeof(*net));
+		net->rng = 5;
+		err = st_run(&p, net, 1);
+		ST_EQ_I(st, err, 0);
+		if (!err) {
+			c = net->c;
+			src = src_of(c, 3, MRC_REG_OUTPUT, 1024);
+			for (uint32_t r = 0; r < 4; r++)
+				w[r] = mrc_coll_verify(c, r, 0);
+			ST_EQ(st, w[0] + w[1] + w[2] + w[3], 0);
+			/* rank 3's granule 1 copied onto rank 0's granule 1: the same data, fine */
+			mrc_coll_place(c, 0, MRC_REG_OUTPUT, 1024, src, 1024);
+			ST_EQ(st, mrc_coll_verify(c, 0, 0), 0);
+			/* half a packet: granule 1 torn */
+			mrc_coll_place(c, 0, MRC_REG_OUTPUT, 1024, src, 512);
+			ST_EQ(st, mrc_coll_verify(c, 0, 0), 256);
+			/* a packet straddling granules 2 and 3: both torn */
+			mrc_coll_place(c, 0, MRC_REG_OUTPUT, 2048 + 512, src, 1024);
+			ST_EQ(st, mrc_coll_verify(c, 0, 0), 3 * 256);
+			/* zeros (a payload the fabric forgot), into rank 1's granule 4 */
+			mrc_coll_place(c, 1, MRC_REG_OUTPUT, 4096, NULL, 1024);
+			ST_EQ(st, mrc_coll_verify(c, 1, 0), 256);
+			/* a source that spans two granules of rank 3 */
+			mrc_coll_place(c, 2, MRC_REG_OUTPUT, 0, src + 512, 1024);
+			ST_EQ(st, mrc_coll_verify(c, 2, 0), 256);
+			/* no source at all */
+			mrc_coll_place(c, 3, MRC_REG_OUTPUT, 0, (const uint8_t *)&w, 1024);
+			ST_EQ(st, mrc_coll_verify(c, 3, 0), 256);
+			/* a write into rank 1's input: what it adds from then on is unknown */
+			mrc_coll_place(c, 1, MRC_REG_INPUT, 0, src, 1024);
+			ST_EQ(st, vd_input(c, 1, 0).pc, 0);
+			ST_EQ(st, mrc_coll_start(c, 1, 0), 0);
+			/* refilled */
+			ST_EQ(st, vd_input(c, 1, 0).pc, 1ull << 40 | VD_OK | VD_EXACT);
+		}
+		mrc_coll_free(net->c);
+	}
+
+	mrc_st_case(st, "descriptors: the bytes of a granule are its ranks' input sums");
+	{
+		/* 3 ranks, int32, 8-byte packets: generate bytes 4..11 of rank 0's input, then
+		 * of a run {2, 0} at element 70: input(q, i, 1) = ((7q + 13i + 3) mod 61) - 30 +
+		 * ((q + 1) mod 7) */
+		struct mrc_coll_params p = { .pattern = MRC_COLL_ALLREDUCE, .algo = MRC_COLL_RING,
+			.nranks = 3, .count = 300, .dtype = MRC_DT_INT32,
+			.verify = MRC_VERIFY_DESC, .granule = 8 };
+		int32_t v[2];
+		int err;
+
+		memset(net, 0, sizeof(*net));
+		err = st_new(&p, net);
+		ST_EQ_I(st, err, 0);
+		if (!err) {
+			struct mrc_coll *c = net->c;
+			uint64_t ga, gb, gi;
+
+			ST_EQ_I(st, mrc_coll_start(c, 1, 0), 0);
+			ST_EQ_I(st, mrc_coll_payload(c, src_of(c, 0, MRC_REG_INPUT, 4), 8,
+					    (uint8_t *)v), 0);
+			/* i = 1: (13 + 3) - 30 + 1 = -13; i = 2: (26 + 3) - 30 + 1 = 0 */
+			ST_EQ_I(st, v[0], -13);
+			ST_EQ_I(st, v[1], 0);
+			/* rank 1's output granule at byte 280 (element 70) holding {2, 0} */
+			gi = vg_find(c, c->r[1].vg[MRC_REG_OUTPUT],
+				&c->r[1].vhint[MRC_REG_OUTPUT], 280, &ga, &gb);
+			ST_EQ(st, ga, 280);
+			c->r[1].vd[MRC_REG_OUTPUT][gi] = vd_sum(c, vd_input(c, 2, 280),
+				vd_input(c, 0, 280));
+			ST_EQ_I(st, mrc_coll_payload(c, src_of(c, 1, MRC_REG_OUTPUT, 284), 4,
+					    (uint8_t *)v), 0);
+			/* element 71: q=2: (14 + 923 + 3) mod 61 = 25, -5 + 3 = -2;
+			 * q=0: (923 + 3) mod 61 = 11, -19 + 1 = -18; sum -20 */
+			ST_EQ_I(st, v[0], -20);
+			/* not a source: zeros and -ENOENT */
+			v[0] = 7;
+			ST_EQ_I(st, mrc_coll_payload(c, v, 4, (uint8_t *)v), -ENOENT);
+			ST_EQ_I(st, v[0], 0);
+		}
+		mrc_coll_free(net->c);
+	}
+
+	mrc_st_case(st, "descriptors: granule 0 is refused; memory is one descriptor a granule");
+	{
+		struct mrc_coll_params p = { .pattern = MRC_COLL_ALLREDUCE, .algo = MRC_COLL_RING,
+			.nranks = 4, .count = 4096, .verify = MRC_VERIFY_DESC };
+		struct mrc_coll *c;
+		static const struct mrc_coll_ops ops = { .post = st_post };
+
+		ST_EQ_I(st, mrc_coll_new(&p, &ops, net, &c), -EINVAL);
+		/* 4 chunks of 4 KiB in 1000-byte granules: 5 each (4 x 1000 + 96), no bytes */
+		p.granule = 1000;
+		ST_EQ_I(st, mrc_coll_new(&p, &ops, net, &c), 0);
+		if (c) {
+			uint64_t len;
+
+			ST_EQ(st, c->r[2].vg[MRC_REG_OUTPUT]->first[4], 20);
+			/* the grid is shared */
+			ST_EQ(st, c->r[2].vg[MRC_REG_OUTPUT], c->r[0].vg[MRC_REG_OUTPUT]);
+			ST_TRUE(st, mrc_coll_region(c, 2, MRC_REG_OUTPUT, &len) == NULL);
+			ST_EQ(st, len, 16384);
+			mrc_coll_free(c);
+		}
 	}
 
 	mrc_st_case(st, "bad parameters are rejected");

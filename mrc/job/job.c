@@ -415,7 +415,7 @@ int mrc_job_coll_params(const struct conf_job *job, uint32_t nranks, uint64_t si
 		.count = size / conf_dtype_size(t->dtype),
 		.root = t->root_host,
 		.seed = job->seed,
-		.verify = t->verify,
+		.verify = t->verify ? MRC_VERIFY_BYTES : MRC_VERIFY_OFF, /* the driver's to set */
 		.depth = t->pattern == CONF_PAT_WRITE_BW ? t->depth : 0,
 		.messages = t->messages,
 		.bidir = t->bidirectional,

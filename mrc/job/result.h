@@ -234,6 +234,13 @@ struct mrc_run_result {
 	 * completions it dropped, datagrams longer than a buffer, packets for another host. */
 	uint64_t host_send_errors, host_socket_drops, host_cq_overflows, host_cq_dropped;
 	uint64_t host_truncated, host_foreign;
+	/* The xdp dataplane (wire driver, docs/wire-xdp.md): ranks that ran on it, their NIC
+	 * ports and those in zero copy; frames its XDP programs dropped as malformed or for
+	 * a queue without a socket, and passed to the kernel as not MRC; multi-buffer
+	 * packets reassembled. */
+	uint64_t xdp_ranks, xdp_ports, xdp_zc_ports, xdp_malformed, xdp_no_xsk, xdp_passed;
+	uint64_t xdp_reassembled;
+	uint32_t xdp_threads; /* the run's dataplane threads per rank (wire.xdp_threads) */
 	uint64_t events, pkt_hops, injected, delivered;
 	uint64_t qps; /* queue pairs created, both ends counted */
 	uint64_t sim_end_ps;

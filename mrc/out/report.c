@@ -462,6 +462,22 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 		for (uint32_t i = 0; i < res->n_ranks_reported; i++)
 			json_array_append_new(a, json_integer(res->ranks_reported[i]));
 		json_object_set_new(o, "ranks_reported", a);
+		a = json_object();
+		json_object_set_new(a, "ranks", json_integer((json_int_t)res->xdp_ranks));
+		json_object_set_new(a, "threads", json_integer(res->xdp_threads ?
+			(json_int_t)res->xdp_threads : 1));
+		json_object_set_new(a, "ports", json_integer((json_int_t)res->xdp_ports));
+		json_object_set_new(a, "zero_copy_ports",
+			json_integer((json_int_t)res->xdp_zc_ports));
+		json_object_set_new(a, "malformed_dropped",
+			json_integer((json_int_t)res->xdp_malformed));
+		json_object_set_new(a, "no_socket_dropped",
+			json_integer((json_int_t)res->xdp_no_xsk));
+		json_object_set_new(a, "passed_to_kernel",
+			json_integer((json_int_t)res->xdp_passed));
+		json_object_set_new(a, "reassembled",
+			json_integer((json_int_t)res->xdp_reassembled));
+		json_object_set_new(o, "xdp", a);
 		json_object_set_new(o, "bootstrap",
 			json_string(res->bootstrap ? res->bootstrap : "rendezvous"));
 		json_object_set_new(root, "wire", o);

@@ -551,6 +551,47 @@ static void job_print(FILE *out, const struct job_scen *sc, const char *queue,
 		sc->baseline, base_hops_cpu > 0 ? mh_cpu * 1e6 / base_hops_cpu : 0);
 }
 
+/*
+ * The cost of verification (docs/verification.md): job-quickstart's job with traffic.verify
+ * false and true (descriptors), alternately, @runs times each; the least CPU time of each
+ * (the VM's drift and the other processes only ever add) and their ratio.
+ */
+static int bench_verify(FILE *out, const char *queue, int runs)
+{
+	struct job_scen sc[2] = {job_scens[0], job_scens[0]};
+	double cpu[2] = {0, 0};
+	long rss[2] = {0, 0};
+	int err = 0;
+
+	for (int v = 0; v < 2; v++) {
+		sc[v].name = "job-verify";
+		for (size_t i = 0; i < 6 && sc[v].sets[i]; i++)
+			if (!strncmp(sc[v].sets[i], "traffic.verify=", 15))
+				sc[v].sets[i] = v ? "traffic.verify=true" : "traffic.verify=false";
+	}
+	fprintf(out, "%-14s job-quickstart's job with traffic.verify false and true "
+		     "(descriptors), alternately, %d runs each\n", "job-verify", runs);
+	for (int k = 0; k < runs && !err; k++) {
+		for (int v = 0; v < 2 && !err; v++) {
+			struct job_fig f = {0};
+
+			err = job_child(&sc[v], queue, &f, out);
+			if (!err && (!cpu[v] || f.cpu_s < cpu[v]))
+				cpu[v] = f.cpu_s;
+			if (!err && f.rss_kb > rss[v])
+				rss[v] = f.rss_kb;
+		}
+	}
+	if (err)
+		return err;
+	fprintf(out,
+		"%-14s %-6s unverified cpu=%.3fs peak_rss=%ldKB, verified cpu=%.3fs "
+		"peak_rss=%ldKB: verified/unverified cpu x%.3f (least of %d each)\n",
+		"job-verify", queue ? queue : mrc_simq_name(MRC_SIMQ_DEFAULT), cpu[0], rss[0],
+		cpu[1], rss[1], cpu[0] > 0 ? cpu[1] / cpu[0] : 0, runs);
+	return 0;
+}
+
 int mrc_bench_run(const char *only, const char *queue, FILE *out)
 {
 	enum { NJ = sizeof(job_scens) / sizeof(job_scens[0]) };
@@ -590,6 +631,10 @@ int mrc_bench_run(const char *only, const char *queue, FILE *out)
 			if (!err)
 				qnames[i][q] = qn;
 		}
+	}
+	if (!err && (!only || strcmp(only, "job-verify") == 0)) {
+		any = true;
+		err = bench_verify(out, queue, 3);
 	}
 	if (!err && (!only || strcmp(only, "evq") == 0)) {
 		any = true;

@@ -554,7 +554,10 @@ static const uint8_t *pkt_bytes(struct mrc_fabric *fab, const struct fab_pkt *pk
 		return pkt->data;
 	memcpy(o, pkt->data, pkt->hlen);
 	if (pkt->pay) {
-		memcpy(o + pkt->hlen, pkt->pay, pkt->pay_len);
+		if (fab->ops.payload) /* the sender's buffer may hold no bytes: generated */
+			fab->ops.payload(fab->ctx, pkt->pay, pkt->pay_len, o + pkt->hlen);
+		else
+			memcpy(o + pkt->hlen, pkt->pay, pkt->pay_len);
 		z += pkt->pay_len;
 	}
 	if (fab->scratch_nz > z)

@@ -57,6 +57,11 @@ enum mrc_fab_tier {
  *       priority is paused by PFC, docs/pfc.md): as tx, but only a packet of the host's
  *       control queue (mrc_ep_tx_ctrl), written whole; 0 when it has none. Without it a
  *       paused NIC port pulls nothing until the pause ends.
+ *  payload: optional; when set, a gathered payload is never read where the fabric lays a
+ *       packet out whole (a capture point, a trim, a host without rx_gather): it writes
+ *       into @out the @len bytes the sender's buffer holds at @pay, which may hold none
+ *       (the simulator's verification descriptors: bytes generated from the closed form,
+ *       docs/verification.md). Without it they are copied from @pay.
  */
 struct mrc_fab_host_ops {
 	void (*rx)(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
@@ -68,6 +73,7 @@ struct mrc_fab_host_ops {
 		const struct mrc_wire_gather *g, uint64_t now_ps);
 	size_t (*tx_ctrl)(void *ctx, uint32_t host, unsigned plane, uint64_t now_ps, uint8_t *buf,
 		size_t cap);
+	void (*payload)(void *ctx, const uint8_t *pay, uint32_t len, uint8_t *out);
 };
 
 /* The two traffic classes of an output port, strict priority: control over data. */

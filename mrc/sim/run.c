@@ -82,6 +82,7 @@ struct run {
 	uint64_t *rank_ps; /* per rank, its time in the last iteration */
 	struct mrc_job_coll_mem cmem; /* mrc_job_coll_params' */
 	bool gather; /* hosts leave payloads in their MRs (mrc_ep_tx_gather) */
+	enum mrc_verify_mode vmode; /* traffic.verify as this run keeps it */
 	struct mrc_run_result *res;
 	struct tap *taps;
 	size_t n_taps;
@@ -309,6 +310,31 @@ static void fab_rx(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf,
 	uint64_t now)
 {
 	fab_rx_gather(ctx, host, plane, buf, len, NULL, now);
+}
+
+/* Verification by descriptors: the buffers hold no bytes, so where the fabric lays a
+ * packet out (a capture, a trim) its payload is generated from the closed form. */
+static void fab_payload(void *ctx, const uint8_t *pay, uint32_t len, uint8_t *out)
+{
+	struct run *r = ctx;
+
+	if (r->coll)
+		mrc_coll_payload(r->coll, pay, len, out);
+	else
+		memset(out, 0, len);
+}
+
+/* A payload landed in a sink MR of @h: the collective's descriptors follow it. */
+static void ep_placed(void *ctx, uint32_t rkey, uint64_t off, const uint8_t *data, uint32_t len)
+{
+	struct host *h = ctx;
+	struct run *r = h->run;
+
+	for (int g = 0; g < MRC_REG_N && r->coll; g++)
+		if (h->rkey[g] == rkey) {
+			mrc_coll_place(r->coll, h->idx, (enum mrc_coll_region)g, off, data, len);
+			return;
+		}
 }
 
 static size_t fab_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8_t *buf,
@@ -693,10 +719,13 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 	const struct conf_fabric *cf = &r->job->fabric;
 	const struct conf_mrc *cm = &r->job->mrc;
 	static const struct mrc_fab_host_ops hops = {
-		fab_rx, fab_tx, fab_port_status, NULL, fab_tx_ctrl};
+		fab_rx, fab_tx, fab_port_status, NULL, fab_tx_ctrl, NULL};
 	/* a gathering host also receives gathered (one copy per packet, as an RDMA NIC) */
 	static const struct mrc_fab_host_ops hops_gather = {
-		fab_rx, fab_tx, fab_port_status, fab_rx_gather, fab_tx_ctrl};
+		fab_rx, fab_tx, fab_port_status, fab_rx_gather, fab_tx_ctrl, NULL};
+	/* and with verification by descriptors, generates the payloads it lays out */
+	static const struct mrc_fab_host_ops hops_desc = {
+		fab_rx, fab_tx, fab_port_status, fab_rx_gather, fab_tx_ctrl, fab_payload};
 	struct mrc_fabric_params p;
 	int e;
 
@@ -744,7 +773,8 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 			getenv("MRCGEN_SIMQ"));
 		return -EINVAL;
 	}
-	e = mrc_fabric_new(&p, r->gather ? &hops_gather : &hops, r, &r->fab);
+	e = mrc_fabric_new(&p, r->vmode == MRC_VERIFY_DESC ? &hops_desc :
+			       r->gather ? &hops_gather : &hops, r, &r->fab);
 	if (e)
 		snprintf(err, errlen, "fabric: %s", strerror(-e));
 	else
@@ -759,7 +789,9 @@ static int setup_hosts(struct run *r, char *err, size_t errlen)
 	const struct conf_job *j = r->job;
 	struct mrc_ep_params p;
 	static const struct mrc_ep_ops ops = { ep_tx_ready, ep_send_done, ep_recv_imm,
-		ep_ev_event, ep_response, ep_request };
+		ep_ev_event, ep_response, ep_request, NULL };
+	static const struct mrc_ep_ops ops_desc = { ep_tx_ready, ep_send_done, ep_recv_imm,
+		ep_ev_event, ep_response, ep_request, ep_placed };
 	int e = mrc_run_ep_params(j, &r->m, r->nranks, 0, &p);
 
 	if (e)
@@ -789,7 +821,7 @@ static int setup_hosts(struct run *r, char *err, size_t errlen)
 		hs->timer_at = UINT64_MAX;
 		p.host = h;
 		p.seed = j->seed * 0x9E3779B97F4A7C15ull + h;
-		e = mrc_ep_new(&p, &ops, hs, &hs->ep);
+		e = mrc_ep_new(&p, r->vmode == MRC_VERIFY_DESC ? &ops_desc : &ops, hs, &hs->ep);
 		if (e) {
 			snprintf(err, errlen, "endpoint h%u: %s", h, strerror(-e));
 			goto out;
@@ -876,8 +908,9 @@ static int setup_captures(struct run *r, char *err, size_t errlen)
 
 /* ---- the run ------------------------------------------------------------------------- */
 
-/* Registers every rank's regions; with verify off they have no memory (sink regions,
- * zero payloads), so memory stays flat in the message size and rank count. */
+/* Registers every rank's regions; but with verify: bytes they have no memory (sink
+ * regions; zero payloads, or descriptors: docs/verification.md), so memory stays flat in
+ * the message size and grows with the rank count by the descriptors alone. */
 /* Frees the collective's buffers; packets still in flight forget their payload first. */
 static void coll_release(struct run *r)
 {
@@ -1241,8 +1274,7 @@ static int run_iteration(struct run *r, uint32_t size_idx, uint32_t it, bool war
 			ri->cct_ps = t;
 			ri->slowest_rank = k;
 		}
-		if (j->traffic.verify)
-			ri->wrong += mrc_coll_verify(r->coll, k, global_iter);
+		ri->wrong += mrc_coll_verify(r->coll, k, global_iter); /* 0 when off */
 		for (uint32_t s = 0; !warmup && s < mrc_coll_steps(r->coll, k); s++)
 			mrc_hist_record(res->step_ns,
 				(int64_t)(mrc_coll_step_time(r->coll, k, s) / 1000));
@@ -1547,6 +1579,12 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 		return -ENOMEM;
 	r.res = res;
 	res->bin_ps = RUN_BIN_PS;
+	/* descriptors need gathered payloads (the fabric carries where they are); hosts
+	 * that check every checksum (mrc.rx_checks) get whole packets: real bytes then */
+	r.vmode = t->verify == CONF_VERIFY_OFF ? MRC_VERIFY_OFF :
+		  t->verify == CONF_VERIFY_BYTES || job->mrc.rx_checks ||
+				  !mrc_coll_desc_ok((enum mrc_coll_pattern)t->pattern, t->hosts[0] != 0) ?
+			  MRC_VERIFY_BYTES : MRC_VERIFY_DESC;
 	if (n_sizes > 64) {
 		snprintf(err, errlen, "traffic.sizes: %zu sizes, at most 64", n_sizes);
 		e = -E2BIG;
@@ -1597,6 +1635,8 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 				r.cmem.err);
 			goto fail;
 		}
+		cp.verify = r.vmode;
+		cp.granule = job->mrc.mtu; /* a packet's payload: one granule each */
 		res->nranks = cp.nranks;
 		e = mrc_coll_new(&cp, &cops, &r, &r.coll);
 		if (e) {

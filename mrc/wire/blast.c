@@ -7,11 +7,13 @@
 #include "mrc/wire/loop.h"
 #include "mrc/job/epparams.h"
 #include "mrc/wire/sock.h"
+#include "mrc/wire/xsk.h"
 #include "mrc/engine/srv6.h"
 #include "mrc/engine/wire.h"
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,11 @@ struct blast {
 	struct mrc_sock_port ports[MRC_BLAST_MAX_PLANES];
 	unsigned planes;
 	uint64_t rx, rx_bytes, first_rx_ns, last_rx_ns;
+	/* wire.dataplane xdp: one AF_XDP port per plane, polled by the loop */
+	struct mrc_xsk *xsk[MRC_BLAST_MAX_PLANES];
+	int poll_idx[MRC_BLAST_MAX_PLANES];
+	int tx_idx[MRC_BLAST_MAX_PLANES];
+	struct mrc_loop *loop;
 };
 
 static uint64_t clock_ns(clockid_t c)
@@ -40,24 +47,121 @@ static double rusage_s(const struct timeval *tv)
 	return (double)tv->tv_sec + (double)tv->tv_usec / 1e6;
 }
 
+/* An arrival of @len bytes (the inner packet, as the protocol-41 socket hands it over). */
+static void count_rx(struct blast *b, size_t len)
+{
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+
+	if (!b->rx)
+		b->first_rx_ns = now;
+	b->last_rx_ns = now;
+	b->rx++;
+	b->rx_bytes += len;
+}
+
 static void on_rx(void *ctx, int sock_idx, const uint8_t *buf, size_t len,
 	const struct mrc_loop_rx_info *info)
 {
 	struct blast *b = ctx;
 
 	(void)sock_idx, (void)buf;
-	for (unsigned p = 0; p < b->planes; p++) {
-		if (info->ifindex == (int)b->ports[p].ifindex) {
-			uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	for (unsigned p = 0; p < b->planes; p++)
+		if (info->ifindex == (int)b->ports[p].ifindex)
+			count_rx(b, len);
+}
 
-			if (!b->rx)
-				b->first_rx_ns = now;
-			b->last_rx_ns = now;
-			b->rx++;
-			b->rx_bytes += len;
-			return;
-		}
+/* ---- the two dataplanes: a send buffer of plane @p, its commit, one loop turn ---- */
+
+static uint8_t *tx_buf(struct blast *b, unsigned p, size_t *cap)
+{
+	return b->xsk[p] ? mrc_xsk_tx_buf(b->xsk[p], cap) : mrc_loop_tx_buf(b->loop, cap);
+}
+
+static int tx_commit(struct blast *b, unsigned p, const uint8_t *pkt, size_t len)
+{
+	struct sockaddr_in6 sa;
+
+	if (b->xsk[p])
+		return mrc_xsk_tx_commit(b->xsk[p], len);
+	mrc_sock_dst_of(pkt, len, &sa);
+	return mrc_loop_tx_commit(b->loop, b->tx_idx[p], len, &sa);
+}
+
+static unsigned tx_inflight(const struct blast *b)
+{
+	unsigned n = 0;
+
+	if (!b->xsk[0])
+		return mrc_loop_tx_inflight(b->loop);
+	for (unsigned p = 0; p < b->planes; p++)
+		n += BLAST_TX_SLOTS - mrc_xsk_tx_free(b->xsk[p]);
+	return n;
+}
+
+static void on_poll(void *ctx, int idx, unsigned revents)
+{
+	(void)ctx, (void)idx, (void)revents; /* the turn reads the rings afterwards */
+}
+
+static int run_once(struct blast *b, uint64_t wait_ns)
+{
+	int e;
+
+	for (unsigned p = 0; b->xsk[0] && p < b->planes; p++) {
+		mrc_xsk_flush(b->xsk[p]);
+		if (mrc_xsk_rx_ready(b->xsk[p]))
+			wait_ns = 0;
+		mrc_loop_arm_poll(b->loop, b->poll_idx[p], POLLIN |
+			(mrc_xsk_tx_free(b->xsk[p]) ? 0 : POLLOUT));
 	}
+	e = mrc_loop_run_once(b->loop, wait_ns);
+	for (unsigned p = 0; e >= 0 && b->xsk[0] && p < b->planes; p++) {
+		struct mrc_xsk_pkt pk[256];
+		unsigned n = mrc_xsk_rx(b->xsk[p], pk, 256);
+
+		for (unsigned i = 0; i < n; i++) {
+			count_rx(b, pk[i].len >= 40 ? pk[i].len - 40 : 0);
+			mrc_xsk_rx_release(b->xsk[p], pk[i].handle);
+		}
+		mrc_xsk_flush(b->xsk[p]);
+	}
+	return e;
+}
+
+/* AF_XDP ports (wire.dataplane xdp or auto) for @host, sending the templates @tpl. */
+static int open_xsk(struct blast *b, const struct conf_job *job, const struct mrc_job_srv6 *m,
+	const struct mrc_blast_opts *o, const uint8_t *tpl, const unsigned *plane, size_t n_tpl,
+	char *err, size_t errlen)
+{
+	struct mrc_xsk_params xp = { .queue = job->wire.xdp_queue, .tx_slots = BLAST_TX_SLOTS,
+		.copy = job->wire.xdp_copy == CONF_XC_ZEROCOPY ? MRC_XSK_ZEROCOPY :
+			job->wire.xdp_copy == CONF_XC_COPY ? MRC_XSK_COPY : MRC_XSK_AUTO,
+		.max_frame = MRC_XDP_ETH_HLEN + job->mrc.mtu + 320, .hugepages = true };
+	int e = 0;
+
+	for (unsigned p = 0; p < b->planes && !e; p++) {
+		struct mrc_ip6 loc, in;
+		char name[16];
+		size_t k = 0;
+
+		while (k < n_tpl && plane[k] != p)
+			k++;
+		xp.ifname = o->ports[p];
+		if (!xp.ifname) {
+			snprintf(name, sizeof(name), "p%u", p);
+			xp.ifname = name;
+		}
+		if (k == n_tpl || mrc_srv6_host_locator(m->plan, p, o->host, &loc) ||
+			mrc_srv6_host_addr(m->plan, p, o->host, &in)) {
+			snprintf(err, errlen, "blast: plane %u: no EV or address", p);
+			return -EINVAL;
+		}
+		memcpy(xp.addrs.locator, loc.b, 16);
+		memcpy(xp.addrs.inner, in.b, 16);
+		e = mrc_xsk_open(&xp, &b->xsk[p], err, errlen);
+		e = e ?: mrc_xsk_resolve(b->xsk[p], tpl + k * MRC_PKT_MAX + 24, 2000, err, errlen);
+	}
+	return e;
 }
 
 /* One data packet per EV of the profile, host -> peer; *n_out templates of *len_out bytes. */
@@ -132,7 +236,7 @@ int mrc_blast_run(const struct conf_job *job, const struct mrc_blast_opts *o,
 	struct mrc_loop *loop = NULL;
 	struct mrc_loop_counters c;
 	struct rusage r0, r1;
-	int tx_idx[MRC_BLAST_MAX_PLANES], rx_fd = -1, e;
+	int rx_fd = -1, e;
 	uint64_t queued = 0, t0, t_sent = 0, deadline;
 	uint8_t *tpl = NULL;
 	unsigned *plane = NULL;
@@ -156,7 +260,19 @@ int mrc_blast_run(const struct conf_job *job, const struct mrc_blast_opts *o,
 	e = build_packets(job, &m, o, &tpl, &plane, &n_tpl, &len, err, errlen);
 	if (e)
 		goto out;
-	for (unsigned p = 0; p < b.planes; p++) {
+	if (job->wire.dataplane != CONF_DP_SOCKET) {
+		e = open_xsk(&b, job, &m, o, tpl, plane, n_tpl, err, errlen);
+		if (e && job->wire.dataplane == CONF_DP_XDP)
+			goto out;
+		if (e) {
+			fprintf(stderr, "mrcgen: %s; wire.dataplane auto: raw sockets\n", err);
+			for (unsigned p = 0; p < MRC_BLAST_MAX_PLANES; p++) {
+				mrc_xsk_close(b.xsk[p]);
+				b.xsk[p] = NULL;
+			}
+		}
+	}
+	for (unsigned p = 0; !b.xsk[0] && p < b.planes; p++) {
 		char name[16];
 		const char *ifn = o->ports[p];
 
@@ -170,22 +286,30 @@ int mrc_blast_run(const struct conf_job *job, const struct mrc_blast_opts *o,
 		close(b.ports[p].rx_fd);
 		b.ports[p].rx_fd = -1;
 	}
-	rx_fd = mrc_sock_rx_open_all(b.planes * (4u << 20), err, errlen);
-	if (rx_fd < 0) {
-		e = rx_fd;
-		goto out;
+	if (!b.xsk[0]) {
+		rx_fd = mrc_sock_rx_open_all(b.planes * (4u << 20), err, errlen);
+		if (rx_fd < 0) {
+			e = rx_fd;
+			goto out;
+		}
 	}
 	e = mrc_loop_new(&lp, &loop, err, errlen);
 	if (e)
 		goto out;
-	e = mrc_loop_add_rx_socket(loop, rx_fd, on_rx, &b);
-	for (unsigned p = 0; e >= 0 && p < b.planes; p++)
-		e = tx_idx[p] = mrc_loop_add_tx_socket(loop, b.ports[p].tx_fd);
+	b.loop = loop;
+	if (b.xsk[0]) {
+		for (unsigned p = 0; e >= 0 && p < b.planes; p++)
+			e = b.poll_idx[p] = mrc_loop_add_poll(loop, mrc_xsk_fd(b.xsk[p]), on_poll, &b);
+	} else {
+		e = mrc_loop_add_rx_socket(loop, rx_fd, on_rx, &b);
+		for (unsigned p = 0; e >= 0 && p < b.planes; p++)
+			e = b.tx_idx[p] = mrc_loop_add_tx_socket(loop, b.ports[p].tx_fd);
+	}
 	if (e < 0) {
 		snprintf(err, errlen, "blast: io_uring: add sockets: %s", strerror(-e));
 		goto out;
 	}
-	e = mrc_loop_run_once(loop, 0); /* arm the receive before the peer starts */
+	e = run_once(&b, 0); /* arm the receive before the peer starts */
 	if (e < 0)
 		goto ring_fail;
 	if (o->start_ns) {
@@ -195,7 +319,7 @@ int mrc_blast_run(const struct conf_job *job, const struct mrc_blast_opts *o,
 		while (now < o->start_ns) {
 			uint64_t d = o->start_ns - now;
 
-			e = mrc_loop_run_once(loop, d < 10000000ull ? d : 10000000ull);
+			e = run_once(&b, d < 10000000ull ? d : 10000000ull);
 			if (e < 0)
 				goto ring_fail;
 			now = clock_ns(CLOCK_REALTIME);
@@ -209,25 +333,20 @@ int mrc_blast_run(const struct conf_job *job, const struct mrc_blast_opts *o,
 		uint8_t *buf;
 		size_t cap;
 
-		while (queued < o->packets && (buf = mrc_loop_tx_buf(loop, &cap))) {
+		while (queued < o->packets &&
+			(buf = tx_buf(&b, plane[queued % n_tpl], &cap))) {
 			size_t k = queued % n_tpl;
 
 			memcpy(buf, tpl + k * MRC_PKT_MAX, len);
-			{
-				struct sockaddr_in6 sa;
-
-				mrc_sock_dst_of(buf, len, &sa);
-				e = mrc_loop_tx_commit(loop, tx_idx[plane[k]], len, &sa);
-			}
-			if (e < 0)
+			if (tx_commit(&b, plane[k], buf, len) < 0)
 				break;
 			queued++;
 		}
-		e = mrc_loop_run_once(loop, 1000000ull);
+		e = run_once(&b, 1000000ull);
 		if (e < 0)
 			goto ring_fail;
 		now = clock_ns(CLOCK_MONOTONIC);
-		if (!t_sent && queued == o->packets && mrc_loop_tx_inflight(loop) == 0)
+		if (!t_sent && queued == o->packets && tx_inflight(&b) == 0)
 			t_sent = now;
 		if (t_sent && (b.rx >= o->packets ||
 				now - (b.rx ? b.last_rx_ns : t_sent) > idle_ms * 1000000ull))
@@ -237,6 +356,15 @@ int mrc_blast_run(const struct conf_job *job, const struct mrc_blast_opts *o,
 	}
 	getrusage(RUSAGE_SELF, &r1);
 	mrc_loop_get_counters(loop, &c);
+	for (unsigned p = 0; b.xsk[0] && p < b.planes; p++) {
+		struct mrc_xsk_stats xs;
+
+		mrc_xsk_get_stats(b.xsk[p], &xs);
+		c.tx += xs.tx;
+		c.send_errors += xs.tx_kick_errors;
+		c.sock_drops += xs.k_rx_dropped + xs.k_rx_ring_full + xs.rx_dropped;
+	}
+	out->xdp = b.xsk[0] != NULL;
 	out->pkt_bytes = len;
 	out->payload_bytes = job->mrc.mtu;
 	out->evs = (unsigned)n_tpl;
@@ -255,6 +383,8 @@ ring_fail:
 	snprintf(err, errlen, "blast: io_uring: %s", strerror(-e));
 out:
 	mrc_loop_free(loop);
+	for (unsigned p = 0; p < MRC_BLAST_MAX_PLANES; p++)
+		mrc_xsk_close(b.xsk[p]);
 	if (rx_fd >= 0)
 		close(rx_fd);
 	for (unsigned p = 0; p < MRC_BLAST_MAX_PLANES; p++)

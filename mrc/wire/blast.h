@@ -5,13 +5,16 @@
  * packets of mrc.mtu payload bytes, encoded by mrc/wire, on every EV of the job's profile
  * in turn, so the same sizes over the same SRv6 paths, docs/wire-format.md "SRv6 uSID addressing"),
  * sent in batches on the same raw sockets and io_uring loop as the wire driver (mrc/sock,
- * mrc/loop), with no transport; the peer's packets are counted as they arrive.
+ * mrc/loop) — or, with wire.dataplane xdp, on the AF_XDP ports of mrc/wire/xsk from UMEM
+ * send slots, as the xdp dataplane sends — with no transport; the peer's packets are
+ * counted as they arrive.
  */
 #ifndef MRC_BLAST_H
 #define MRC_BLAST_H
 
 #include "conf/conf.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +42,7 @@ struct mrc_blast_result {
 	double recv_s;		/* first to last arrival */
 	uint64_t sock_drops;	/* SO_RXQ_OVFL */
 	double cpu_user_s, cpu_sys_s; /* getrusage of this process over the run (not setup) */
+	bool xdp;		/* it ran on AF_XDP (wire.dataplane xdp, or auto where it opened) */
 };
 
 /*

@@ -28,6 +28,7 @@ enum loop_op {
 	OP_NONE = 0,
 	OP_RECV = 1, /* multishot recvmsg on an rx socket */
 	OP_SEND = 2, /* one sendmsg from a send-pool slot */
+	OP_POLL = 3, /* a single-shot poll of a watched fd */
 	OP_MAX,
 };
 
@@ -71,6 +72,8 @@ struct loop_sock {
 	bool rx;
 	bool need_arm; /* a multishot recvmsg must be (re-)submitted */
 	bool dead;     /* a fatal per-socket error: not re-armed */
+	bool poll, armed; /* a poll watch (mrc_loop_add_poll), and its poll is in flight */
+	mrc_loop_poll_fn poll_cb;
 	mrc_loop_rx_fn cb;
 	void *ctx;
 	struct msghdr msg; /* the multishot template: only the name/control lengths count */
@@ -379,6 +382,41 @@ int mrc_loop_add_tx_socket(struct mrc_loop *l, int fd)
 	return add_sock(l, fd, false, NULL, NULL);
 }
 
+int mrc_loop_add_poll(struct mrc_loop *l, int fd, mrc_loop_poll_fn cb, void *ctx)
+{
+	int idx;
+
+	if (!cb)
+		return -EINVAL;
+	idx = add_sock(l, fd, false, NULL, ctx);
+	if (idx >= 0) {
+		l->socks[idx].poll = true;
+		l->socks[idx].poll_cb = cb;
+	}
+	return idx;
+}
+
+static struct io_uring_sqe *get_sqe(struct mrc_loop *l);
+
+int mrc_loop_arm_poll(struct mrc_loop *l, int idx, unsigned events)
+{
+	struct io_uring_sqe *sqe;
+	struct loop_sock *s;
+
+	if (idx < 0 || (unsigned)idx >= l->n_socks || !l->socks[idx].poll)
+		return -EBADF;
+	s = &l->socks[idx];
+	if (s->armed)
+		return 0;
+	sqe = get_sqe(l);
+	if (!sqe)
+		return -EBUSY;
+	io_uring_prep_poll_add(sqe, s->fd, events);
+	io_uring_sqe_set_data64(sqe, ud_make(OP_POLL, (unsigned)idx, 0));
+	s->armed = true;
+	return 0;
+}
+
 /* An SQE, submitting what is queued when the SQ is full. NULL only if the ring is stuck. */
 static struct io_uring_sqe *get_sqe(struct mrc_loop *l)
 {
@@ -595,6 +633,16 @@ static void on_send(struct mrc_loop *l, const struct io_uring_cqe *cqe, unsigned
 	l->tx_free[l->n_free++] = slot;
 }
 
+static void on_poll(struct mrc_loop *l, const struct io_uring_cqe *cqe, unsigned idx,
+	uint32_t arg)
+{
+	struct loop_sock *s = &l->socks[idx];
+
+	(void)arg;
+	s->armed = false;
+	s->poll_cb(s->ctx, (int)idx, cqe->res > 0 ? (unsigned)cqe->res : 0);
+}
+
 static const struct loop_op_desc {
 	const char *name;
 	void (*on_cqe)(struct mrc_loop *l, const struct io_uring_cqe *cqe, unsigned sock,
@@ -602,6 +650,7 @@ static const struct loop_op_desc {
 } loop_ops[OP_MAX] = {
 	[OP_RECV] = { "recvmsg", on_recv },
 	[OP_SEND] = { "sendmsg", on_send },
+	[OP_POLL] = { "poll", on_poll },
 };
 
 /* ---- the turn ---- */

@@ -94,6 +94,22 @@ int mrc_loop_add_tx_socket(struct mrc_loop *loop, int fd);
 
 #define MRC_LOOP_MAX_SOCKS 256
 
+/* A poll watch's callback: @revents as poll(2) reports them. */
+typedef void (*mrc_loop_poll_fn)(void *ctx, int idx, unsigned revents);
+
+/*
+ * Adds a poll watch on @fd (not owned; an AF_XDP socket of the xdp dataplane), not yet
+ * armed. Returns its index (>= 0, in the sockets' numbering), -ENOSPC or -EINVAL.
+ */
+int mrc_loop_add_poll(struct mrc_loop *loop, int fd, mrc_loop_poll_fn cb, void *ctx);
+
+/*
+ * Arms watch @idx for @events (POLLIN, POLLOUT): one IORING_OP_POLL_ADD, submitted with
+ * the next turn, whose completion calls the callback once; a watch already armed keeps
+ * its events until it fires. Returns 0, -EBADF (not a watch) or -EBUSY (no SQE).
+ */
+int mrc_loop_arm_poll(struct mrc_loop *loop, int idx, unsigned events);
+
 /*
  * Queues one datagram on socket @sock_idx to @dst (NULL: a connected socket): the bytes
  * are copied into a send-pool slot, the sendmsg SQE goes out with the next

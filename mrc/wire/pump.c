@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,10 +50,16 @@ static uint64_t real_ns(void)
 /* Writes a packet to capture @t; the first failure is said on stderr and ends the capture. */
 static void tap_put(const struct wr *w, struct tap *t, const void *buf, size_t len)
 {
-	if (t->failed || !pcapw_write(t->w, real_ns(), buf, len))
-		return;
-	t->failed = true;
-	fprintf(stderr, "mrcgen: h%u: capture: %s\n", w->rank, pcapw_error(t->w));
+	bool fail;
+
+	if (w->taps_lock) /* the xdp dataplane's threads share the captures */
+		pthread_mutex_lock(w->taps_lock);
+	fail = !t->failed && pcapw_write(t->w, real_ns(), buf, len);
+	t->failed |= fail;
+	if (w->taps_lock)
+		pthread_mutex_unlock(w->taps_lock);
+	if (fail)
+		fprintf(stderr, "mrcgen: h%u: capture: %s\n", w->rank, pcapw_error(t->w));
 }
 
 static int ep_path(void *ctx, uint32_t peer, uint32_t ev, struct mrc_pkt *hdr)
@@ -83,14 +90,15 @@ static void ep_send_done(void *ctx, uint32_t qpn, uint64_t wr_id, int status, ui
 	int err;
 
 	if (status) {
-		struct mrc_loop_counters lc;
+		struct mrc_run_result lc = { 0 };
 
-		mrc_loop_get_counters(w->loop, &lc);
+		w->dp->counters(w, &lc);
 		wr_fail(w, status, "h%u: QP %u to h%u failed: %s (packets sent %llu, received "
 			"%llu, send errors %llu%s%s)", w->rank, qpn, w->peer_of_qpn[qpn],
-			strerror(-status), (unsigned long long)lc.tx, (unsigned long long)lc.rx,
-			(unsigned long long)lc.send_errors, lc.last_send_error ? ", last: " : "",
-			lc.last_send_error ? strerror(-lc.last_send_error) : "");
+			strerror(-status), (unsigned long long)lc.injected,
+			(unsigned long long)lc.delivered, (unsigned long long)lc.host_send_errors,
+			w->last_send_error ? ", last: " : "",
+			w->last_send_error ? strerror(-w->last_send_error) : "");
 		return;
 	}
 	if (w->measuring) { /* the first step's writes wait for GO after the collective armed */
@@ -173,6 +181,9 @@ int wr_post_now(struct wr *w, const struct mrc_coll_xfer *x, const void *src, ui
 	uint64_t now = wr_mono_ns();
 	uint32_t qpn = x->peer < w->rank ? x->peer + 1 : x->peer;
 
+	if (w->xdp && wr_xdp_lane_of(w, qpn)) /* another thread's QP: through its ring */
+		return wr_xdp_post(w, qpn, src, x->len, va, w->peer_rkey[x->peer][x->dst_reg],
+			imm, wr_id, now * 1000);
 	return mrc_ep_post_write(w->ep, qpn, src, x->len, va, w->peer_rkey[x->peer][x->dst_reg],
 		true, imm, wr_id, now * 1000);
 }
@@ -221,27 +232,15 @@ static int epf_pkt(struct wr *w, const uint8_t *buf, size_t len, bool outer,
 	return 0;
 }
 
-static void on_rx(void *ctx, int sock_idx, const uint8_t *buf, size_t len,
-	const struct mrc_loop_rx_info *info)
+/*
+ * A packet that arrived on plane @plane, as the protocol-41 socket delivers it (the inner
+ * IPv6 packet; @ce: the outer header carried CE): ingress captures, then an echo probe's
+ * answer or the endpoint (through the fault hook). Both dataplanes hand packets here.
+ */
+void wr_rx(struct wr *w, unsigned plane, const uint8_t *buf, size_t len, bool ce)
 {
-	struct wr *w = ctx;
-	int plane = -1;
-	bool ce = info->tclass >= 0 && (info->tclass & 3) == 3;
-
-	(void)sock_idx;
-	for (unsigned p = 0; p < w->planes; p++) {
-		if (info->ifindex == (int)w->ports[p].ifindex) {
-			plane = (int)p;
-			break;
-		}
-	}
-	if (plane < 0) {
-		w->rx_foreign++;
-		return;
-	}
-
 	for (size_t i = 0; i < w->n_taps; i++)
-		if (w->taps[i].ingress && w->taps[i].plane == plane)
+		if (w->taps[i].ingress && w->taps[i].plane == (int)plane)
 			tap_put(w, &w->taps[i], buf, len);
 	if (wr_rtt_rx(w, buf, len) || !w->ep)
 		return; /* an echo probe, or the endpoint is not built yet */
@@ -258,48 +257,68 @@ static void on_rx(void *ctx, int sock_idx, const uint8_t *buf, size_t len,
 			n = mrc_wire_trim(cut, len, w->job->fabric.trim_size_bytes,
 				w->dcfg.dscp_trimmed);
 			if (n > 0) {
-				mrc_ep_on_rx(w->ep, (unsigned)plane, cut, (size_t)n, ce, now);
+				mrc_ep_on_rx(w->ep, plane, cut, (size_t)n, ce, now);
 				return;
 			}
 		}
 	}
-	mrc_ep_on_rx(w->ep, (unsigned)plane, buf, len, ce, wr_mono_ns() * 1000);
+	mrc_ep_on_rx(w->ep, plane, buf, len, ce, wr_mono_ns() * 1000);
+}
+
+/* The raw-socket dataplane's receive: the plane is the arrival interface. */
+static void on_rx(void *ctx, int sock_idx, const uint8_t *buf, size_t len,
+	const struct mrc_loop_rx_info *info)
+{
+	struct wr *w = ctx;
+
+	(void)sock_idx;
+	for (unsigned p = 0; p < w->planes; p++) {
+		if (info->ifindex == (int)w->ports[p].ifindex) {
+			wr_rx(w, p, buf, len, info->tclass >= 0 && (info->tclass & 3) == 3);
+			return;
+		}
+	}
+	w->rx_foreign++;
 }
 
 /*
- * Sends the @n bytes on plane @p that were written into the send slot mrc_loop_tx_buf
- * lent (@pkt): egress captures, then the kernel with the next submit.
+ * Sends the @n bytes on plane @p that were written into the send buffer the dataplane
+ * lent (@pkt, from w->dp->tx_buf): egress captures, then the dataplane.
  */
 void wr_send_slot(struct wr *w, unsigned p, const uint8_t *pkt, size_t n)
 {
-	struct sockaddr_in6 sa;
-
-	if (mrc_sock_dst_of(pkt, n, &sa))
-		return;
 	for (size_t i = 0; i < w->n_taps; i++)
 		if (w->taps[i].egress && w->taps[i].plane == (int)p)
 			tap_put(w, &w->taps[i], pkt, n);
-	mrc_loop_tx_commit(w->loop, w->tx_idx[p], n, &sa);
+	w->dp->tx_commit(w, p, pkt, n);
 }
 
-/* Sends the delayed packets that are due, while the send pool has room. */
+/* Sends the delayed packets that are due while their port has a send buffer free; one
+ * whose port has none goes back to the queue, due now. */
 static void tx_due(struct wr *w)
 {
-	uint8_t *buf;
+	uint8_t pkt[MRC_PKT_MAX], *buf;
+	uint64_t now = wr_mono_ns() * 1000;
 	size_t cap;
 	unsigned p;
 	int n;
 
-	while ((buf = mrc_loop_tx_buf(w->loop, &cap)) &&
-		(n = mrc_epf_due(w->epf, wr_mono_ns() * 1000, buf, cap, &p)) > 0)
+	while ((n = mrc_epf_due(w->epf, now, pkt, sizeof(pkt), &p)) > 0) {
+		buf = w->dp->tx_buf(w, p, &cap);
+		if (!buf || (size_t)n > cap) {
+			mrc_epf_hold(w->epf, p, pkt, (size_t)n, now);
+			break;
+		}
+		memcpy(buf, pkt, (size_t)n);
 		wr_send_slot(w, p, buf, (size_t)n);
+	}
 }
 
 /*
  * Pulls packets from every plane in turn until the engine has nothing more or the send
  * pool is full; the engine encodes each straight into its send slot (no copy).
  */
-static void tx_all(struct wr *w)
+void wr_tx_all(struct wr *w)
 {
 	uint64_t now = wr_mono_ns() * 1000;
 	bool more = true;
@@ -318,9 +337,9 @@ static void tx_all(struct wr *w)
 			size_t cap;
 			int n;
 
-			buf = mrc_loop_tx_buf(w->loop, &cap);
+			buf = w->dp->tx_buf(w, p, &cap);
 			if (!buf)
-				return; /* the pool is full: completions come with the next turn */
+				continue; /* no buffer free: completions come with the next turn */
 			n = mrc_ep_tx(w->ep, p, now, buf, cap);
 			if (n <= 0)
 				continue;
@@ -351,7 +370,7 @@ void wr_pump(struct wr *w, uint64_t max_wait_ns)
 		now = wr_mono_ns();
 		wait = t <= now ? 0 : t - now < wait ? t - now : wait;
 	}
-	tx_all(w);
+	wr_tx_all(w);
 	now = wr_mono_ns();
 	t = w->ep ? mrc_ep_next_timer(w->ep) : UINT64_MAX;
 	if (w->epf && mrc_epf_next_release(w->epf) < t)
@@ -366,15 +385,15 @@ void wr_pump(struct wr *w, uint64_t max_wait_ns)
 		else if (t_ns - now < wait)
 			wait = t_ns - now;
 	}
-	e = mrc_loop_run_once(w->loop, wait);
+	e = w->dp->run_once(w, wait);
 	if (e < 0) {
-		wr_fail(w, e, "io_uring: %s", strerror(-e));
+		wr_fail(w, e, "%s: %s", w->dp->name, strerror(-e));
 		return;
 	}
 	now = wr_mono_ns();
 	if (w->ep && mrc_ep_next_timer(w->ep) <= now * 1000)
 		mrc_ep_on_timer(w->ep, now * 1000);
-	tx_all(w);
+	wr_tx_all(w);
 	if (now - w->last_poll_ns >= WR_POLL_NS || e == 0) {
 		w->last_poll_ns = now;
 		wr_ctl_poll(w);
@@ -403,6 +422,71 @@ int wr_pump_until(struct wr *w, bool (*cond)(struct wr *), const char *what)
 	return w->err;
 }
 
+/* ---- the raw-socket dataplane ---- */
+
+/* One send pool serves every plane. */
+static uint8_t *sock_tx_buf(struct wr *w, unsigned plane, size_t *cap)
+{
+	(void)plane;
+	return mrc_loop_tx_buf(w->loop, cap);
+}
+
+static void sock_tx_commit(struct wr *w, unsigned plane, const uint8_t *pkt, size_t n)
+{
+	struct sockaddr_in6 sa;
+
+	if (!mrc_sock_dst_of(pkt, n, &sa))
+		mrc_loop_tx_commit(w->loop, w->tx_idx[plane], n, &sa);
+}
+
+static int sock_run_once(struct wr *w, uint64_t wait_ns)
+{
+	return mrc_loop_run_once(w->loop, wait_ns);
+}
+
+static void sock_counters(struct wr *w, struct mrc_run_result *r)
+{
+	struct mrc_loop_counters lc;
+
+	mrc_loop_get_counters(w->loop, &lc);
+	w->last_send_error = lc.last_send_error;
+	r->injected = lc.tx;
+	r->delivered = lc.rx;
+	r->host_send_errors = lc.send_errors;
+	r->host_socket_drops = lc.sock_drops;
+	r->host_cq_overflows = lc.cq_overflow;
+	r->host_cq_dropped = lc.cq_dropped;
+	r->host_truncated = lc.truncated;
+	r->host_foreign = w->rx_foreign;
+}
+
+static void sock_close(struct wr *w)
+{
+	mrc_loop_free(w->loop);
+	w->loop = NULL;
+	for (unsigned p = 0; p < MRC_WIRERUN_MAX_PLANES; p++)
+		mrc_sock_port_close(&w->ports[p]);
+	if (w->rx_fd >= 0)
+		close(w->rx_fd);
+	w->rx_fd = -1;
+}
+
+static const struct wr_dp sock_dp = { "socket", sock_tx_buf, sock_tx_commit, sock_run_once,
+	sock_counters, sock_close };
+
+/* The interface of port (plane) @p: --ports' name, else "p<p>", in @buf. */
+const char *wr_port_name(const struct wr *w, unsigned p, char *buf, size_t len)
+{
+	if (w->o->ports[p])
+		return w->o->ports[p];
+	snprintf(buf, len, "p%u", p);
+	return buf;
+}
+
+/*
+ * The ports of the dataplane wire.dataplane names: AF_XDP sockets (xdp.c), raw sockets, or
+ * under auto AF_XDP and raw sockets when one port cannot run AF_XDP (said on stderr).
+ */
 int wr_setup_ports(struct wr *w, char *err, size_t errlen)
 {
 	w->planes = w->job->fabric.planes;
@@ -411,16 +495,27 @@ int wr_setup_ports(struct wr *w, char *err, size_t errlen)
 			MRC_WIRERUN_MAX_PLANES, w->planes);
 		return -EINVAL;
 	}
+	if (w->job->wire.dataplane != CONF_DP_SOCKET) {
+		int e = wr_xdp_open(w, err, errlen);
+
+		if (!e || w->job->wire.dataplane == CONF_DP_XDP)
+			return e;
+		fprintf(stderr, "mrcgen: h%u: %s; wire.dataplane auto: this rank runs on raw "
+			"sockets\n", w->rank, err);
+		err[0] = 0;
+	}
+	w->dp = &sock_dp;
+	return wr_setup_sock_ports(w, err, errlen);
+}
+
+/* The raw sockets: one send socket per plane, one receive socket for all. */
+int wr_setup_sock_ports(struct wr *w, char *err, size_t errlen)
+{
 	for (unsigned p = 0; p < w->planes; p++) {
 		char name[16];
-		const char *ifn = w->o->ports[p];
-		int e;
+		int e = mrc_sock_port_open(wr_port_name(w, p, name, sizeof(name)), 0, &w->ports[p],
+			err, errlen);
 
-		if (!ifn) {
-			snprintf(name, sizeof(name), "p%u", p);
-			ifn = name;
-		}
-		e = mrc_sock_port_open(ifn, 0, &w->ports[p], err, errlen);
 		if (e)
 			return e;
 		close(w->ports[p].rx_fd); /* one receive socket serves every plane */
@@ -431,6 +526,13 @@ int wr_setup_ports(struct wr *w, char *err, size_t errlen)
 }
 
 int wr_setup_loop(struct wr *w, char *err, size_t errlen)
+{
+	if (w->dp != &sock_dp)
+		return wr_xdp_setup_loop(w, err, errlen);
+	return wr_setup_sock_loop(w, err, errlen);
+}
+
+int wr_setup_sock_loop(struct wr *w, char *err, size_t errlen)
 {
 	struct mrc_loop_params lp = { .sq_entries = 1024, .rx_bufs = 2048,
 		.tx_bufs = WR_TX_SLOTS, .tx_buf_size = MRC_PKT_MAX };
@@ -454,10 +556,12 @@ int wr_setup_loop(struct wr *w, char *err, size_t errlen)
 	return 0;
 }
 
-int wr_setup_ep(struct wr *w, char *err, size_t errlen)
+const struct mrc_ep_ops wr_ep_ops = { NULL, ep_send_done, ep_recv_imm, ep_ev_event,
+	ep_response, ep_request, NULL };
+
+int wr_new_ep(struct wr *w, uint32_t lo, uint32_t hi, const struct mrc_ep_ops *ops, void *ctx,
+	struct mrc_ep **out, char *err, size_t errlen)
 {
-	static const struct mrc_ep_ops ops = { NULL, ep_send_done, ep_recv_imm, ep_ev_event,
-		ep_response, ep_request };
 	struct mrc_ep_params p;
 	int e = mrc_run_ep_params(w->job, &w->m, w->nranks, w->rtt_out->base_rtt_ns * 1000, &p);
 
@@ -468,6 +572,7 @@ int wr_setup_ep(struct wr *w, char *err, size_t errlen)
 	p.path = ep_path;
 	p.ev_plane = ep_ev_plane;
 	p.peer_of = ep_peer_of;
+	p.first_qpn = lo;
 	/*
 	 * Arrivals are checked by their ICRC alone, as RoCEv2 receivers do: the CRC-32 covers
 	 * every byte the UDP checksum does (inner addresses and lengths, UDP ports, payload),
@@ -477,7 +582,7 @@ int wr_setup_ep(struct wr *w, char *err, size_t errlen)
 	p.wire.check_csum = false;
 	w->dcfg = p.wire;
 	w->dcfg.check_icrc = w->dcfg.check_csum = false;
-	e = mrc_ep_new(&p, &ops, w, &w->ep);
+	e = mrc_ep_new(&p, ops, ctx, out);
 	mrc_run_ep_params_free(&p);
 	if (e) {
 		snprintf(err, errlen, "endpoint h%u: %s", w->rank, strerror(-e));
@@ -485,14 +590,15 @@ int wr_setup_ep(struct wr *w, char *err, size_t errlen)
 	}
 	/*
 	 * One QP per peer, created in peer order on every rank: rank a's QP to b is number
-	 * (b < a ? b + 1 : b), so both ends know each other's QPN without asking.
+	 * (b < a ? b + 1 : b), so both ends know each other's QPN without asking. An
+	 * endpoint holds the QPs numbered [@lo, @hi) (the xdp dataplane's threads split them).
 	 */
 	for (uint32_t peer = 0; peer < w->nranks; peer++) {
 		uint32_t want = peer < w->rank ? peer + 1 : peer, qpn;
 
-		if (peer == w->rank)
+		if (peer == w->rank || want < lo || want >= hi)
 			continue;
-		e = mrc_ep_qp_create(w->ep, peer, w->rank < peer ? w->rank + 1 : w->rank, &qpn);
+		e = mrc_ep_qp_create(*out, peer, w->rank < peer ? w->rank + 1 : w->rank, &qpn);
 		if (!e && qpn != want)
 			e = -EPROTO;
 		if (e) {
@@ -505,22 +611,38 @@ int wr_setup_ep(struct wr *w, char *err, size_t errlen)
 	return 0;
 }
 
+int wr_setup_ep(struct wr *w, char *err, size_t errlen)
+{
+	uint32_t lo = 1, hi = w->nranks;
+
+	if (w->xdp)
+		wr_xdp_qp_range(w, 0, &lo, &hi);
+	return wr_new_ep(w, lo, hi, &wr_ep_ops, w, &w->ep, err, errlen);
+}
+
 /* The faults: timeline at this endpoint (mrc/wire/epfault.h), each host with its own draws. */
 int wr_setup_faults(struct wr *w, char *err, size_t errlen)
+{
+	return wr_new_epf(w, 0, &w->epf, err, errlen);
+}
+
+/* Lane @lane's copy of the fault timeline (its own draws), NULL without faults. */
+int wr_new_epf(struct wr *w, unsigned lane, struct mrc_epf **out, char *err, size_t errlen)
 {
 	const struct conf_job *j = w->job;
 	struct mrc_epf_params p = {
 		.planes = j->fabric.planes, .t0 = j->fabric.t0, .t1 = j->fabric.t1,
 		.hosts_per_t0 = j->fabric.hosts_per_t0,
-		.seed = j->seed * 0xD1B54A32D192ED03ull + w->rank,
+		.seed = j->seed * 0xD1B54A32D192ED03ull + w->rank + 0x10000ull * lane,
 		.trim = j->fabric.trim, .trim_size = (uint32_t)j->fabric.trim_size_bytes,
 		.dscp_trimmed = j->mrc.dscp.trimmed, .link_rate_bps = j->fabric.link_rate_bps,
 		.ecn_threshold_bytes = j->fabric.ecn_threshold_bytes,
 	};
 
+	*out = NULL;
 	if (!j->n_faults)
 		return 0;
-	return mrc_epf_new(&p, j->faults, j->n_faults, &w->epf, err, errlen);
+	return mrc_epf_new(&p, j->faults, j->n_faults, out, err, errlen);
 }
 
 int wr_setup_captures(struct wr *w, char *err, size_t errlen)
@@ -569,23 +691,30 @@ int wr_setup_captures(struct wr *w, char *err, size_t errlen)
 
 void wr_dataplane_close(struct wr *w)
 {
+	struct mrc_epf_stats fs = { 0 };
+
+	if (w->xdp)
+		wr_xdp_stop(w); /* its threads end before their endpoints go */
 	for (size_t i = 0; i < w->n_taps; i++)
 		pcapw_close(w->taps[i].w);
 	free(w->taps);
-	if (w->epf) {
-		const struct mrc_epf_stats *fs = mrc_epf_stats(w->epf);
+	for (unsigned t = 0; w->epf && t < wr_lanes(w); t++) {
+		const struct mrc_epf_stats *ls = mrc_epf_stats(wr_lane(w, t)->epf);
 
+		fs.dropped += ls->dropped;
+		fs.delayed += ls->delayed;
+		fs.queue_full += ls->queue_full;
+		fs.trimmed += ls->trimmed;
+		fs.ce_marked += ls->ce_marked;
+	}
+	if (w->epf)
 		fprintf(stderr, "h%u: endpoint faults: dropped %llu, delayed %llu (queue full "
 			"%llu), trimmed %llu, CE-marked %llu\n", w->rank,
-			(unsigned long long)fs->dropped, (unsigned long long)fs->delayed,
-			(unsigned long long)fs->queue_full, (unsigned long long)fs->trimmed,
-			(unsigned long long)fs->ce_marked);
-	}
+			(unsigned long long)fs.dropped, (unsigned long long)fs.delayed,
+			(unsigned long long)fs.queue_full, (unsigned long long)fs.trimmed,
+			(unsigned long long)fs.ce_marked);
 	mrc_epf_free(w->epf);
 	mrc_ep_free(w->ep);
-	mrc_loop_free(w->loop);
-	for (unsigned p = 0; p < MRC_WIRERUN_MAX_PLANES; p++)
-		mrc_sock_port_close(&w->ports[p]);
-	if (w->rx_fd >= 0)
-		close(w->rx_fd);
+	if (w->dp)
+		w->dp->close(w);
 }

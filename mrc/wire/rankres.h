@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MRC_RANKRES_VERSION 3 /* 2: the host_* counters; 3: the CNP counters */
+#define MRC_RANKRES_VERSION 4 /* 2: the host_* counters; 3: the CNP counters; 4: xdp_* */
 
 /* The counters a rank sends (struct mrc_run_result fields, summed at rank 0). */
 #define MRC_RANKRES_CTRS(X)                                                                        \
@@ -35,7 +35,8 @@
 	X(rx_foreign) X(rx_wrong_plane) X(rx_spoofed) X(rx_misdirected) X(ep_requests)       \
 	X(ep_responses)                \
 	X(ep_responses_unmatched) X(probe_answers_unmatched) X(cnps_sent) X(cnps_received)     \
-	X(rate_cuts)
+	X(rate_cuts) X(xdp_ranks) X(xdp_ports) X(xdp_zc_ports) X(xdp_malformed) X(xdp_no_xsk)  \
+	X(xdp_passed) X(xdp_reassembled)
 
 /* The per-EV counters a rank sends (struct mrc_run_ev fields but plane and spine). */
 #define MRC_RANKRES_EV_FIELDS(X)                                                                   \

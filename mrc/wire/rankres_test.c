@@ -73,7 +73,8 @@ static const char *t_edit(const char *text, const char *from, const char *to)
 
 /* Edits of a good body (first match replaced) and what the refusal must say. */
 static const char *const edits[][3] = {
-	{ "\"version\":3", "\"version\":1", "version 1, this build reads 3" },
+	{ "\"version\":4", "\"version\":1", "version 1, this build reads 4" },
+	{ "\"version\":4", "\"version\":3", "version 3, this build reads 4" },
 	{ "\"tlp\":3", "\"tlp\":\"3\"", "counters.tlp: not a non-negative integer" },
 	{ "\"data_pkts\":7", "\"data_pkts\":-7", "counters.data_pkts: not a non-negative integer" },
 	{ "\"data_pkts\":7,", "", "counters.data_pkts: not a non-negative integer" },
@@ -98,7 +99,7 @@ MRC_SELFTEST(rankres)
 		return;
 	mrc_st_case(st, "round trip: every counter, EV, retirement and histogram comes back");
 	ST_EQ_I(st, mrc_rankres_encode(&in, &text, &len), 0);
-	ST_TRUE(st, text && strstr(text, "\"version\":3") != NULL);
+	ST_TRUE(st, text && strstr(text, "\"version\":4") != NULL);
 	ST_EQ_I(st, mrc_rankres_decode(text, len, &out, err, sizeof(err)), 0);
 	ST_EQ(st, out.ctr.data_pkts, 7);
 	ST_EQ(st, out.ctr.tlp, 3);

@@ -62,11 +62,12 @@ bool wr_rtt_rx(struct wr *w, const uint8_t *buf, size_t len)
 void wr_rtt_tx(struct wr *w)
 {
 	unsigned done = 0, plane;
-	uint8_t *buf;
+	uint8_t *buf, pkt[sizeof(w->replies->pkt)];
 	size_t cap;
 	int n;
 
-	while (done < w->n_replies && (buf = mrc_loop_tx_buf(w->loop, &cap))) {
+	while (done < w->n_replies &&
+		(buf = w->dp->tx_buf(w, w->replies[done].plane, &cap))) {
 		struct rtt_reply *r = &w->replies[done++];
 
 		if (r->len <= cap) {
@@ -76,10 +77,14 @@ void wr_rtt_tx(struct wr *w)
 	}
 	memmove(w->replies, w->replies + done, (w->n_replies - done) * sizeof(*w->replies));
 	w->n_replies -= done;
-	while (w->rtt && (buf = mrc_loop_tx_buf(w->loop, &cap)) &&
-		(n = mrc_wrtt_next(w->rtt, wr_mono_ns(), buf, cap, &plane)) != 0) {
-		if (n > 0 && plane < w->planes)
+	/* a request is built before its plane is known: written aside, then into a buffer of
+	 * its port (one in flight at a time: a rare copy); none free loses it (its timeout) */
+	while (w->rtt && (n = mrc_wrtt_next(w->rtt, wr_mono_ns(), pkt, sizeof(pkt), &plane))) {
+		if (n > 0 && plane < w->planes && (buf = w->dp->tx_buf(w, plane, &cap)) &&
+			(size_t)n <= cap) {
+			memcpy(buf, pkt, (size_t)n);
 			wr_send_slot(w, plane, buf, (size_t)n);
+		}
 	}
 }
 

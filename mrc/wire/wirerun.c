@@ -47,15 +47,16 @@ static int collect_result(struct wr *w, struct mrc_rankres *rr)
 {
 	struct mrc_run_result *r = &rr->ctr;
 	struct mrc_ep_stats es;
-	struct mrc_loop_counters lc;
 	const struct mrc_ev_profile *prof;
 	struct mrc_run_ev *ev = calloc(w->m.n_evs + 1, sizeof(*ev)); /* [n_evs]: not in the plan */
 
 	if (!ev)
 		return -ENOMEM;
-	mrc_ep_get_stats(w->ep, &es);
-	mrc_loop_get_counters(w->loop, &lc);
-	mrc_run_add_ep(r, &es);
+	wr_lanes_park(w);
+	for (unsigned t = 0; t < wr_lanes(w); t++) {
+		mrc_ep_get_stats(wr_lane(w, t)->ep, &es);
+		mrc_run_add_ep(r, &es);
+	}
 	for (size_t i = 0; i < w->n_taps; i++) /* the last records reach the file now */
 		if (!w->taps[i].failed && pcapw_flush(w->taps[i].w)) {
 			w->taps[i].failed = true;
@@ -64,37 +65,33 @@ static int collect_result(struct wr *w, struct mrc_rankres *rr)
 		}
 	for (size_t i = 0; i < w->n_taps; i++)
 		r->capture_errors += w->taps[i].failed;
-	r->injected = lc.tx;
-	r->delivered = lc.rx;
 	/* what the host lost, apart: the wire driver sees no fabric drop (docs/report.md) */
-	r->host_send_errors = lc.send_errors;
-	r->host_socket_drops = lc.sock_drops;
-	r->host_cq_overflows = lc.cq_overflow;
-	r->host_cq_dropped = lc.cq_dropped;
-	r->host_truncated = lc.truncated;
-	r->host_foreign = w->rx_foreign;
+	w->dp->counters(w, r);
 	for (uint32_t qpn = 1; qpn < w->nranks; qpn++) {
-		const struct mrc_ev_set *set = mrc_ep_qp_evs(w->ep, qpn);
+		struct mrc_ep *ep = wr_ep_of(w, qpn);
+		const struct mrc_ev_set *set = mrc_ep_qp_evs(ep, qpn);
 		struct mrc_qp_stats s;
 		const char *why;
 
-		if (mrc_ep_qp_stats(w->ep, qpn, &s))
+		if (mrc_ep_qp_stats(ep, qpn, &s))
 			continue;
 		mrc_run_add_qp(r, &s);
 		r->fab_ecn += s.rx_ce;
 		if (s.rtt_samples)
 			mrc_hist_record(w->rtt_ns, (int64_t)(s.rtt_sum_ps / s.rtt_samples / 1000));
-		if (mrc_qp_failed(mrc_ep_qp(w->ep, qpn), &why))
+		if (mrc_qp_failed(mrc_ep_qp(ep, qpn), &why))
 			r->qp_errors++;
 		for (unsigned e = 0; set && set->n_bad && e < set->n; e++)
 			if (mrc_ev_state(set, e) == MRC_EV_ASSUMED_BAD)
 				ev[plan_ev(w, e, mrc_ev_value(set, e))].bad_qps++;
 	}
-	/* the per-EV counters are the endpoint's, summed over all its QPs (those above) */
-	prof = mrc_ep_ev_profile(w->ep);
-	for (unsigned e = 0; e < prof->n; e++) {
-		mrc_run_ev_add(&ev[plan_ev(w, e, prof->value[e])], &prof->st[e]);
+	/* the per-EV counters are the endpoint's (each thread's), summed over its QPs */
+	for (unsigned t = 0; t < wr_lanes(w); t++) {
+		prof = mrc_ep_ev_profile(wr_lane(w, t)->ep);
+		for (unsigned e = 0; e < prof->n; e++)
+			mrc_run_ev_add(&ev[plan_ev(w, e, prof->value[e])], &prof->st[e]);
 	}
+	wr_lanes_unpark(w);
 	for (size_t k = 0; k < w->m.n_evs; k++)
 		ev[k].ev = w->m.evs[k].ev;
 	rr->evs = ev;
@@ -251,18 +248,29 @@ static int exchange_mrs(struct wr *w, uint32_t size_idx)
 {
 	uint8_t mine[MRC_REG_N * 12];
 
+	wr_lanes_park(w);
 	for (int g = 0; g < MRC_REG_N; g++) {
 		uint64_t len;
 		void *base = mrc_coll_region(w->coll, w->rank, g, &len);
 
 		w->rkey[g] = 0;
-		if (len)
-			mrc_ep_reg_mr(w->ep, base, len, &w->rkey[g]);
+		/* every thread's endpoint registers it, in the same order: the same R_Key */
+		for (unsigned t = 0; len && t < wr_lanes(w); t++) {
+			uint32_t k = 0;
+
+			mrc_ep_reg_mr(wr_lane(w, t)->ep, base, len, t ? &k : &w->rkey[g]);
+			if (t && k != w->rkey[g])
+				wr_fail(w, -EPROTO, "h%u: memory region %d: R_Key 0x%x on thread %u, "
+					"0x%x on thread 0", w->rank, g, k, t, w->rkey[g]);
+		}
 		w->mrtab_va[w->rank][g] = (uint64_t)(uintptr_t)base;
 		w->peer_rkey[w->rank][g] = w->rkey[g];
 		put_be64(mine + g * 12, (uint64_t)(uintptr_t)base);
 		put_be32(mine + g * 12 + 8, w->rkey[g]);
 	}
+	wr_lanes_unpark(w);
+	if (w->err)
+		return w->err;
 	if (w->boot->mrs(w, size_idx, mine))
 		return w->err;
 	for (uint32_t r = 0; r < w->nranks; r++)
@@ -276,12 +284,14 @@ static uint64_t rank_rtx_bytes(struct wr *w)
 {
 	uint64_t sum = 0;
 
+	wr_lanes_park(w);
 	for (uint32_t qpn = 1; qpn < w->nranks; qpn++) {
 		struct mrc_qp_stats s;
 
-		if (!mrc_ep_qp_stats(w->ep, qpn, &s))
+		if (!mrc_ep_qp_stats(wr_ep_of(w, qpn), qpn, &s))
 			sum += s.rtx_bytes;
 	}
+	wr_lanes_unpark(w);
 	return sum;
 }
 
@@ -322,10 +332,17 @@ static int run_iteration(struct wr *w, uint32_t global_iter, bool warmup,
 	w->go_ns = go_ns;
 	w->cur_iter = global_iter;
 	ri->start_ps = (go_ns - w->t0_ns) * 1000;
-	if (w->epf && global_iter == 0)
-		mrc_epf_start(w->epf, go_ns * 1000);
-	if (w->epf && !warmup)
-		mrc_epf_iteration(w->epf, w->measured_iter, go_ns * 1000);
+	if (w->epf) { /* every thread's copy of the timeline */
+		wr_lanes_park(w);
+		for (unsigned ln = 0; ln < wr_lanes(w); ln++) {
+			if (global_iter == 0)
+				mrc_epf_start(wr_lane(w, ln)->epf, go_ns * 1000);
+			if (!warmup)
+				mrc_epf_iteration(wr_lane(w, ln)->epf, w->measured_iter,
+					go_ns * 1000);
+		}
+		wr_lanes_unpark(w);
+	}
 	for (size_t i = 0; i < w->n_def; i++) {
 		struct deferred *d = &w->defq[i];
 		int e = wr_post_now(w, &d->x, d->src, d->va, d->imm, d->wr_id);
@@ -388,6 +405,9 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 				cmem.err);
 			break;
 		}
+		/* one rank's buffers per process: real bytes, checked as the simulator's
+		 * verify: bytes (docs/verification.md) */
+		cp.verify = t->verify ? MRC_VERIFY_BYTES : MRC_VERIFY_OFF;
 		cp.local = local;
 		if (res)
 			res->nranks = cp.nranks;
@@ -731,7 +751,7 @@ int wr_open(struct wr *w, const struct conf_job *job, const struct mrc_wirerun_o
 	e = e ?: wr_setup_captures(w, err, errlen);
 	if (e)
 		return e;
-	mrc_loop_run_once(w->loop, 0); /* arm the receives before any peer can send */
+	w->dp->run_once(w, 0); /* arm the receives before any peer can send */
 	e = w->boot->join(w, err, errlen);
 	if (e)
 		return e;
@@ -752,7 +772,8 @@ int wr_open(struct wr *w, const struct conf_job *job, const struct mrc_wirerun_o
 			snprintf(err, errlen, "base RTT: %s", strerror(-e));
 		return e;
 	}
-	return wr_setup_ep(w, err, errlen);
+	e = wr_setup_ep(w, err, errlen);
+	return e ?: w->xdp ? wr_xdp_start(w, err, errlen) : 0;
 }
 
 void wr_close(struct wr *w)
@@ -807,6 +828,8 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 			goto out;
 		}
 		res->nranks = w.nranks;
+		res->xdp_threads = job->wire.xdp_threads ? job->wire.xdp_threads :
+			job->fabric.planes;
 		res->bootstrap = w.boot->name;
 		e = new_hist(&job->output.hist, &res->msg_ns);
 		e = e ?: new_hist(&job->output.hist, &res->step_ns);

@@ -8,6 +8,7 @@
 #ifndef MRC_WPING_H
 #define MRC_WPING_H
 
+#include "conf/conf.h"
 #include "mrc/engine/srv6.h"
 
 #include <stdint.h>
@@ -41,13 +42,18 @@ struct mrc_wping_opts {
 	const char *netns;		/* send from this named netns (NULL: the current one) */
 	const char *peer_netns;		/* receive in this named netns (NULL: the current one) */
 	unsigned timeout_ms;		/* per EV; 0 = 200 */
+	/* wire.dataplane xdp or auto: AF_XDP ports (mrc/wire/xsk.h) on both ends instead of
+	 * raw sockets, under auto only when every port opens; NULL: raw sockets */
+	const struct conf_wire *wire;
+	uint32_t mtu;			/* mrc.mtu: the AF_XDP frames' size */
 };
 
 /*
  * Probes every EV of @o in turn and prints one line per EV to @out:
  *   ev 0x00010000 plane 0 t1 p0.t1.1 fc00:0:401:802:402:4:: ok 41.2 us tclass 0x02
  *   ev 0x00010000 plane 0 t1 p0.t1.1 fc00:0:401:802:402:4:: lost
- * then "wire-ping: N/M paths ok". Returns the number of lost (or corrupted) probes
+ * then "wire-ping: N/M paths ok" (", AF_XDP" after the counts when it ran on AF_XDP).
+ * Returns the number of lost (or corrupted) probes
  * (>= 0), or a negative errno with "wire-ping: ..." in @err when it cannot run (sockets,
  * namespaces, io_uring).
  */

@@ -16,6 +16,7 @@
 #include "mrc/wire/sock.h"
 #include "mrc/wire/wrtt.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -88,6 +89,30 @@ struct rtt_reply {
 	uint8_t pkt[128];
 };
 
+struct wr;
+
+/*
+ * The dataplane under a rank's endpoint: raw sockets on io_uring (pump.c) or AF_XDP
+ * sockets polled by io_uring (xdp.c), chosen by wr_setup_ports from wire.dataplane. What
+ * runs over the wire (the job, the base RTT, `mrcgen sweep`) calls wr_setup_ports,
+ * wr_setup_loop, wr_setup_ep, then pumps with wr_pump_until; sends go through
+ * w->dp->tx_buf and wr_send_slot, arrivals come to wr_rx, whichever dataplane runs.
+ */
+struct wr_dp {
+	const char *name; /* "socket", "xdp" */
+	/* A send buffer for plane @plane (*@cap bytes), NULL when none is free now. */
+	uint8_t *(*tx_buf)(struct wr *w, unsigned plane, size_t *cap);
+	/* Sends the @n bytes written at the last tx_buf of @plane (@pkt). */
+	void (*tx_commit)(struct wr *w, unsigned plane, const uint8_t *pkt, size_t n);
+	/* One turn: submits, waits at most @wait_ns, receives (into wr_rx). Returns >= 0 or
+	 * a negative errno for a failure of the dataplane itself. */
+	int (*run_once)(struct wr *w, uint64_t wait_ns);
+	/* The host counters of the result (injected, delivered, host_*, xdp_*). */
+	void (*counters)(struct wr *w, struct mrc_run_result *r);
+	void (*close)(struct wr *w);
+};
+
+struct wr_xdp;
 struct wr_boot_ops;
 
 struct wr {
@@ -107,6 +132,11 @@ struct wr {
 	uint64_t rx_foreign;	/* packets that came in on an interface of no plane */
 	struct mrc_loop *loop;
 	uint64_t last_poll_ns;
+	const struct wr_dp *dp;	/* the dataplane (raw sockets or AF_XDP) */
+	struct wr_xdp *xdp;	/* the AF_XDP dataplane's state (xdp.c), NULL on sockets */
+	int last_send_error;	/* the dataplane's last send error (negative errno) */
+	unsigned lane;		/* the xdp dataplane's thread this state is (0: the rank's) */
+	pthread_mutex_t *taps_lock; /* captures shared by several threads, else NULL */
 	/* engine */
 	struct mrc_ep *ep;
 	uint32_t *peer_of_qpn; /* [nranks + 1] */
@@ -214,14 +244,59 @@ void wr_send_slot(struct wr *w, unsigned p, const uint8_t *pkt, size_t n);
 void wr_pump(struct wr *w, uint64_t max_wait_ns);
 /* Pumps until @cond(w) holds, the job fails, or the timeout passes (fails with @what). */
 int wr_pump_until(struct wr *w, bool (*cond)(struct wr *), const char *what);
+/* A packet that arrived on @plane: the inner IPv6 packet, @ce the outer header's CE. */
+void wr_rx(struct wr *w, unsigned plane, const uint8_t *buf, size_t len, bool ce);
+/* The interface of port @p: --ports' name, else "p<p>" written into @buf. */
+const char *wr_port_name(const struct wr *w, unsigned p, char *buf, size_t len);
 int wr_setup_ports(struct wr *w, char *err, size_t errlen);
 int wr_setup_loop(struct wr *w, char *err, size_t errlen);
+int wr_setup_sock_ports(struct wr *w, char *err, size_t errlen);
+int wr_setup_sock_loop(struct wr *w, char *err, size_t errlen);
 int wr_setup_ep(struct wr *w, char *err, size_t errlen);
+/* The endpoint's completions (pump.c): what a rank's own endpoint calls. */
+extern const struct mrc_ep_ops wr_ep_ops;
+/* An endpoint with the QPs numbered [@lo, @hi), its completions to @ops with @ctx. */
+int wr_new_ep(struct wr *w, uint32_t lo, uint32_t hi, const struct mrc_ep_ops *ops, void *ctx,
+	struct mrc_ep **out, char *err, size_t errlen);
+int wr_new_epf(struct wr *w, unsigned lane, struct mrc_epf **out, char *err, size_t errlen);
+/* Pulls packets from @w's endpoint for every plane until it has none or no buffer is free. */
+void wr_tx_all(struct wr *w);
 int wr_setup_faults(struct wr *w, char *err, size_t errlen);
 int wr_setup_captures(struct wr *w, char *err, size_t errlen);
 /* Closes the captures, says what the endpoint faults did, frees endpoint, loop, sockets. */
 void wr_dataplane_close(struct wr *w);
 
+/* ---- xdp.c: the AF_XDP dataplane (docs/wire-xdp.md) ---- */
+
+/* Opens every port's AF_XDP socket (mrc/wire/xsk.h) and sets w->dp; on failure nothing
+ * stays open and @err names the port. */
+int wr_xdp_open(struct wr *w, char *err, size_t errlen);
+/* The io_uring loop polling the AF_XDP sockets; the dataplane threads past the first. */
+int wr_xdp_setup_loop(struct wr *w, char *err, size_t errlen);
+/* After the endpoint exists: the dataplane threads start (wire.xdp_threads > 1). */
+int wr_xdp_start(struct wr *w, char *err, size_t errlen);
+/* Stops and joins the dataplane threads (their state stays until the dataplane closes). */
+void wr_xdp_stop(struct wr *w);
+/* The QPs thread @lane owns: [*lo, *hi). */
+void wr_xdp_qp_range(const struct wr *w, unsigned lane, uint32_t *lo, uint32_t *hi);
+/* The thread that owns QP @qpn (0 without threads). */
+unsigned wr_xdp_lane_of(const struct wr *w, uint32_t qpn);
+/* Posts a write to QP @qpn of another thread, through its command ring. */
+int wr_xdp_post(struct wr *w, uint32_t qpn, const void *src, uint64_t len, uint64_t va,
+	uint32_t rkey, uint32_t imm, uint64_t wr_id, uint64_t now_ps);
+/*
+ * The rank's lanes: 1 on raw sockets or one thread, else wire.xdp_threads; lane 0 is @w
+ * itself, each other a dataplane thread's state (its endpoint with its QPs, its faults).
+ * What reads or changes another thread's endpoint or faults from the rank's thread
+ * (memory regions, results, the fault timeline) parks them first: wr_lanes_park stops each
+ * at the top of its loop until wr_lanes_unpark (no-ops without threads).
+ */
+unsigned wr_lanes(const struct wr *w);
+struct wr *wr_lane(struct wr *w, unsigned lane);
+void wr_lanes_park(struct wr *w);
+void wr_lanes_unpark(struct wr *w);
+/* The endpoint that holds QP @qpn. */
+struct mrc_ep *wr_ep_of(struct wr *w, uint32_t qpn);
 /*
  * ---- the bootstrap: how the ranks meet and agree, one backend per launcher ----
  * bootstrap.c: the TCP/unix rendezvous at rank 0 (wr_boot_rv); bootpmix.c: the launcher's

@@ -76,9 +76,13 @@ static int start(struct wr *w)
 		return w->err;
 	}
 	w->go_ns = w->t0_ns = wr_mono_ns();
-	if (w->epf) {
-		mrc_epf_start(w->epf, w->go_ns * 1000);
-		mrc_epf_iteration(w->epf, 0, w->go_ns * 1000);
+	if (w->epf) { /* every dataplane thread's copy of the timeline (wr_lanes) */
+		wr_lanes_park(w);
+		for (unsigned t = 0; t < wr_lanes(w); t++) {
+			mrc_epf_start(wr_lane(w, t)->epf, w->go_ns * 1000);
+			mrc_epf_iteration(wr_lane(w, t)->epf, 0, w->go_ns * 1000);
+		}
+		wr_lanes_unpark(w);
 	}
 	return 0;
 }
