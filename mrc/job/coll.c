@@ -185,7 +185,6 @@ double mrc_coll_bus_factor(enum mrc_coll_pattern pat, uint32_t n)
 	case MRC_COLL_ALLREDUCE:
 		return 2.0 * (n - 1) / n;
 	case MRC_COLL_ALLTOALL:
-		return (double)(n - 1) / n;
 	case MRC_COLL_ALLTOALLV:
 	case MRC_COLL_ALLGATHER:
 	case MRC_COLL_REDUCESCATTER:

@@ -139,4 +139,37 @@ MRC_SELFTEST(job)
 	/* PFC off: the thresholds are not looked at */
 	ST_EQ_I(st, jt_check(JT_SETS("fabric.buffer=91497B", "fabric.ecn_threshold=50KB"), key,
 			sizeof(key)), 0);
+
+	mrc_st_case(st, "alltoallv counts: a matrix row scaled by largest remainders; Zipf 1");
+	{
+		struct conf_traffic t = { .matrix = "/tmp/mrcgen-job-test-m.txt", .zipf = 0 };
+		FILE *f = fopen(t.matrix, "w");
+		uint64_t o[9] = { 0 };
+		char err[256] = "";
+
+		if (f) {
+			fputs("1 1 1\n0 0 0\n# weights\n3, 1, 0\n", f);
+			fclose(f);
+		}
+		ST_EQ_I(st, mrc_job_v_counts(&t, 3, 10, 1, o, err, sizeof(err)), 0);
+		/* 10 x 1/3 = 3.33 each: 3 3 3 and the remainder 1 to the first of the ties */
+		ST_EQ(st, o[0], 4);
+		ST_EQ(st, o[1], 3);
+		ST_EQ(st, o[2], 3);
+		ST_EQ(st, o[3] + o[4] + o[5], 0); /* zero weights send nothing */
+		/* 10 x 3/4 = 7.5, 10 x 1/4 = 2.5: 7 + 2, a remainder of 1 to the first */
+		ST_EQ(st, o[6], 8);
+		ST_EQ(st, o[7], 2);
+		ST_EQ(st, o[8], 0);
+		remove(t.matrix);
+		ST_EQ_I(st, mrc_job_v_counts(&t, 3, 10, 1, o, err, sizeof(err)), -ENOENT);
+
+		/* Zipf s = 1 over 2 ranks: weights 1/1 and 1/2 in popularity order: 2/3 and 1/3
+		 * of 9 = 6 and 3, the 6 to whichever rank the seed made popular, for both rows */
+		t = (struct conf_traffic){ .matrix = "", .zipf = 1.0 };
+		ST_EQ_I(st, mrc_job_v_counts(&t, 2, 9, 1, o, err, sizeof(err)), 0);
+		ST_TRUE(st, (o[0] == 6 && o[1] == 3) || (o[0] == 3 && o[1] == 6));
+		ST_EQ(st, o[2], o[0]);
+		ST_EQ(st, o[3], o[1]);
+	}
 }
