@@ -291,6 +291,7 @@ struct conf_traffic {
 	uint32_t depth;			/* write_bw: writes in flight per QP */
 	uint32_t messages;		/* write_bw: writes per QP and iteration */
 	bool bidirectional;		/* write_bw: both hosts of a pair send */
+	uint64_t gap_ps;		/* compute gap before every iteration but the first */
 	char *matrix;			/* alltoallv: "" or a file of n x n per-pair weights */
 	double zipf;			/* alltoallv: 0, or the skew of destinations */
 	char *hosts;			/* "" = h0..h{ranks-1}; else the host set, rank g

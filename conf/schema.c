@@ -260,6 +260,7 @@ static const struct cf traffic_tbl[] = {
 	B(struct conf_traffic, bidirectional, "bidirectional"),
 	S(struct conf_traffic, hosts, "hosts"),
 	S(struct conf_traffic, matrix, "matrix"),
+	U(struct conf_traffic, gap_ps, "gap", CT_TIME, 0, 10 * PS_PER_S),
 	D(struct conf_traffic, zipf, "zipf", 0, 10),
 	END
 };

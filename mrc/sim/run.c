@@ -108,6 +108,7 @@ struct run {
 	/* a sweep (mrc_sweep_sim): its plan and probes, and when each host asks it next */
 	struct mrc_sweep *sw;
 	int sweep_kind;
+	int gap_kind; /* the end of a compute gap (traffic.gap) */
 	uint64_t *poll_at;	/* [nhosts]: the poll event scheduled, UINT64_MAX none */
 	uint32_t sweep_left;	/* hosts not done */
 };
@@ -1155,6 +1156,24 @@ static void routing_times(struct run *r)
 	}
 }
 
+/* A compute gap ended (traffic.gap): the clock is there, nothing else to do. */
+static void on_gap_end(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	(void)ctx, (void)obj, (void)arg, (void)now;
+}
+
+/* Lets @r's fabric run @gap_ps of virtual time with no collective (a compute gap): its
+ * timers, faults and what is still in flight go on. Returns 0 or -ENOMEM. */
+static int run_gap(struct run *r, uint64_t gap_ps)
+{
+	uint64_t until = mrc_sim_now(r->sim) + gap_ps;
+
+	if (mrc_sim_at(r->sim, until, (unsigned)r->gap_kind, r, 0))
+		return -ENOMEM;
+	mrc_sim_run(r->sim, until);
+	return 0;
+}
+
 /* A scheduled fault fired: record it now, so its rtx start value is taken at its time. */
 static void on_fault_snapshot(void *ctx, void *obj, uint64_t arg, uint64_t now)
 {
@@ -1504,6 +1523,12 @@ static int run_setup(struct run *r, char *err, size_t errlen)
 		return e;
 	}
 	r->snap_kind = e;
+	e = mrc_sim_handler(r->sim, on_gap_end, r);
+	if (e < 0) {
+		snprintf(err, errlen, "sim: gap handler: %s", strerror(-e));
+		return e;
+	}
+	r->gap_kind = e;
 	r->fired = calloc(r->job->n_faults + 1, sizeof(*r->fired));
 	if (!r->fired) {
 		snprintf(err, errlen, "fault counters: out of memory");
@@ -1660,6 +1685,11 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 			bool warm = it < t->warmup;
 			struct mrc_run_iter *ri;
 
+			if (t->gap_ps && global_iter && run_gap(&r, t->gap_ps)) {
+				snprintf(err, errlen, "sim: event queue full");
+				e = -ENOMEM;
+				break;
+			}
 			e = run_iteration(&r, (uint32_t)s, warm ? 0 : it - t->warmup, warm,
 				global_iter++, err, errlen);
 			if (e)

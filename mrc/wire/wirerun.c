@@ -366,6 +366,11 @@ static int run_iteration(struct wr *w, uint32_t global_iter, bool warmup,
 	return w->boot->done(w, global_iter);
 }
 
+static bool gap_over(struct wr *w)
+{
+	return wr_mono_ns() >= w->gap_until_ns;
+}
+
 static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t errlen)
 {
 	const struct conf_traffic *t = &w->job->traffic;
@@ -435,6 +440,12 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 
 			w->measured_iter = warm ? 0 : it - t->warmup;
 			ri.measured = w->measured_iter;
+			if (t->gap_ps && global_iter) { /* compute gap: the endpoint keeps going */
+				w->gap_until_ns = wr_mono_ns() + t->gap_ps / 1000;
+				e = wr_pump_until(w, gap_over, "compute gap (traffic.gap)");
+				if (e)
+					break;
+			}
 			e = run_iteration(w, global_iter++, warm, &ri);
 			if (!res)
 				continue;

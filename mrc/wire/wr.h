@@ -187,6 +187,7 @@ struct wr {
 	struct wr_done *dtab;  /* rank 0: [n_gi * nranks], iteration-major: every rank's DONE */
 	struct wr_done *own;   /* [n_gi]: this rank's DONE rows */
 	uint32_t n_gi;	       /* iterations of the whole job, warmup of every size counted */
+	uint64_t gap_until_ns; /* the running compute gap's end (traffic.gap) */
 	uint8_t **result;      /* rank 0: RESULT bodies */
 	size_t *result_len;
 	int64_t want_iter;     /* workers: ARM/GO awaited for this iteration */
