@@ -4,7 +4,8 @@
 #
 # usage: tclsh harness/run.tcl [--single FILE]... [--only GLOB] [--tags LIST] [--slow]
 #        [--junit FILE] [--keep] [--mrcgen PATH] [--outdir DIR] [--timeout SECS] [--verbose]
-# Prints one line per test and, last, "N passed, N failed, N skipped". Exit status 1 when a
+# Prints one line per test, then a "failed: FILE: NAME: FIRST LINE" recap of each failure
+# and, last, "N passed, N failed, N skipped". Exit status 1 when a
 # test failed or no test ran, 0 otherwise.
 
 package require Tcl 8.6
@@ -247,6 +248,13 @@ set failed [dict get $counts failed]
 if {$passed + $failed == 0} {
 	puts "run.tcl: no test ran (files: [llength $files], --only [dict get $opt only],\
 		--tags {[dict get $opt tags]})"
+}
+# A log cut to its tail (CI keeps the last lines) still names what failed and why.
+foreach r $results {
+	if {[dict get $r status] ni {ok skip}} {
+		set why [lindex [split [string trim [dict get $r msg]] \n] 0]
+		puts "failed: [dict get $r file]: [dict get $r name]: [string range $why 0 300]"
+	}
 }
 puts "$passed passed, $failed failed, [dict get $counts skipped] skipped"
 exit [expr {$failed > 0 || $passed + $failed == 0 ? 1 : 0}]
