@@ -6,10 +6,12 @@
 # mutant survived, its snippet is not in its file exactly once (the list went stale), or it
 # does not build; 0 when every mutant was killed.
 #
-# usage: tclsh harness/mutate/run.tcl [--list FILE] [--dir DIR] [--keep] [ID...]
+# usage: tclsh harness/mutate/run.tcl [--list FILE] [--dir DIR] [--keep] [--jobs N] [ID...]
 #   --list FILE  the mutant list (default harness/mutate/mutants.txt)
 #   --dir DIR    scratch directory (default build/mutate); emptied first
 #   --keep       keep each mutant's tree and logs (DIR/ID/)
+#   --jobs N     mutants built and tested at once (default: the number of CPUs); each is
+#                its own copy of the tree, so they share nothing but the base copy
 #   ID...        run only these mutants (the whole list is still checked)
 #
 # The working tree is only read: the tracked and untracked-not-ignored files are copied
@@ -23,14 +25,19 @@ set list [file join $top harness mutate mutants.txt]
 set dir [file join $top build mutate]
 set keep 0
 set only {}
+set jobs [exec nproc]
+set worker ""	;# "K/N": a child of the run, given the mutants K, K+N, K+2N... (internal)
 for {set i 0} {$i < [llength $argv]} {incr i} {
 	set a [lindex $argv $i]
 	switch -- $a {
 		--list { set list [file normalize [lindex $argv [incr i]]] }
 		--dir { set dir [file normalize [lindex $argv [incr i]]] }
 		--keep { set keep 1 }
+		--jobs { set jobs [lindex $argv [incr i]] }
+		--worker { set worker [lindex $argv [incr i]] }
 		-h - --help {
-			puts "usage: tclsh harness/mutate/run.tcl \[--list FILE\] \[--dir DIR\] \[--keep\] \[ID...\]"
+			puts "usage: tclsh harness/mutate/run.tcl \[--list FILE\] \[--dir DIR\] \[--keep\]\
+				\[--jobs N\] \[ID...\]"
 			exit 0
 		}
 		default {
@@ -42,7 +49,10 @@ for {set i 0} {$i < [llength $argv]} {incr i} {
 		}
 	}
 }
-set jobs [exec nproc]
+if {![string is integer -strict $jobs] || $jobs < 1} {
+	puts stderr "mutate: --jobs '$jobs': not a whole number of at least 1"
+	exit 2
+}
 
 # The bytes of @path, as they are.
 proc slurp {path} {
@@ -165,17 +175,19 @@ if {$dir eq $top || [string first "$dir/" "$top/"] == 0} {
 	puts stderr "mutate: --dir $dir holds the tree"
 	exit 2
 }
-file delete -force $dir
-file mkdir $dir
 set base [file join $dir base]
-file mkdir $base
 cd $top
-exec sh -c {git ls-files -z --cached --others --exclude-standard | \
-	xargs -0 sh -c 'for f; do [ -f "$f" ] && printf "%s\0" "$f"; done' sh | \
-	tar --null -T - -cf - | tar -xf - -C "$1"} sh $base
-file mkdir [file join $base build]
-exec cp -a build/rel [file join $base build rel]
-exec cp -a mrcgen mrcgen-test $base
+if {$worker eq ""} {
+	file delete -force $dir
+	file mkdir $dir
+	file mkdir $base
+	exec sh -c {git ls-files -z --cached --others --exclude-standard | \
+		xargs -0 sh -c 'for f; do [ -f "$f" ] && printf "%s\0" "$f"; done' sh | \
+		tar --null -T - -cf - | tar -xf - -C "$1"} sh $base
+	file mkdir [file join $base build]
+	exec cp -a build/rel [file join $base build rel]
+	exec cp -a mrcgen mrcgen-test $base
+}
 
 # Runs a shell command in @wd with its output to @log; returns its exit status.
 proc sh {wd log cmd} {
@@ -196,23 +208,94 @@ proc now {} {
 
 # The base itself must build as is and pass (else every mutant would look killed).
 set t0 [now]
+set ncpu [exec nproc]
 set blog [file join $dir base.log]
-if {[sh $base $blog "make -j$jobs mrcgen mrcgen-test >/dev/null && ./mrcgen-test >/dev/null"]} {
+if {$worker eq "" && [sh $base $blog "make -j$ncpu mrcgen mrcgen-test >/dev/null &&
+		./mrcgen-test >/dev/null"]} {
 	puts "mutate: the unmutated copy fails its unit tests or does not build: see $blog"
 	exit 1
 }
 
 set modules [split [string trim [exec [file join $base mrcgen-test] --list]] \n]
 
+# The mutants this process runs: all of them, the selected ones, or a worker's share.
+set mine {}
+foreach m $muts {
+	if {![llength $only] || [dict get $m id] in $only} {
+		lappend mine $m
+	}
+}
+if {$worker ne ""} {
+	lassign [split $worker /] wk wn
+	set share {}
+	for {set i $wk} {$i < [llength $mine]} {incr i $wn} {
+		lappend share [lindex $mine $i]
+	}
+	set mine $share
+}
+set mjobs [expr {max(1, $ncpu / min($jobs, max(1, [llength $mine])))}]
+
+# With several jobs, the parent runs a worker process per job (this script with --worker
+# K/N, on the base copy made above) and passes their lines through as they come.
+if {$worker eq "" && $jobs > 1 && [llength $mine] > 1} {
+	set nw [expr {min($jobs, [llength $mine])}]
+	set left $nw
+	set tally [dict create killed 0 survived {} broken {}]
+	proc relay {ch} {
+		global left tally
+		if {[gets $ch line] >= 0} {
+			if {[regexp {^mutate-worker: (\d+) \{(.*)\} \{(.*)\}$} $line -> k s b]} {
+				dict incr tally killed $k
+				dict lappend tally survived {*}$s
+				dict lappend tally broken {*}$b
+			} else {
+				puts $line
+				flush stdout
+			}
+			return
+		}
+		if {[catch {close $ch} err]} {
+			puts "mutate: a worker failed: $err"
+			dict lappend tally broken worker
+		}
+		incr left -1
+	}
+	for {set k 0} {$k < $nw} {incr k} {
+		set cmd [list [info nameofexecutable] [info script] --list $list --dir $dir \
+			--jobs $nw --worker $k/$nw]
+		if {$keep} {
+			lappend cmd --keep
+		}
+		set ch [open |[concat $cmd [lmap m $mine {dict get $m id}] [list 2>@1]] r]
+		fconfigure $ch -blocking 0 -buffering line
+		fileevent $ch readable [list relay $ch]
+	}
+	while {$left > 0} {
+		vwait left
+	}
+	set killed [dict get $tally killed]
+	set survived [dict get $tally survived]
+	set broken [dict get $tally broken]
+	set ran [llength $mine]
+	if {!$keep} {
+		file delete -force $base
+	}
+	puts [format "mutate: %d killed, %d survived, %d broken of %d in %.0fs (%d jobs)" \
+		$killed [llength $survived] [llength $broken] $ran \
+		[expr {([now] - $t0) / 1000.0}] $nw]
+	if {[llength $survived] || [llength $broken]} {
+		puts "mutate: survived: $survived; broken: $broken (logs in $dir)"
+		exit 1
+	}
+	exit 0
+}
+
 set killed 0
 set survived {}
 set broken {}
 set ran 0
-foreach m $muts {
+foreach m $mine {
 	set id [dict get $m id]
-	if {[llength $only] && $id ni $only} {
-		continue
-	}
 	incr ran
 	set t1 [now]
 	set wd [file join $dir $id]
@@ -232,7 +315,7 @@ foreach m $muts {
 	}
 	set verdict SURVIVED
 	set how ""
-	if {[sh $wd $log "make -j$jobs $targets"]} {
+	if {[sh $wd $log "make -j$mjobs $targets"]} {
 		set verdict BROKEN
 		set how "does not build"
 	} else {
@@ -240,7 +323,7 @@ foreach m $muts {
 		# module hang (a PSN that never wraps) is caught by a quicker one first
 		set rc 0
 		foreach mod $::modules {
-			set rc [sh $wd $log "timeout 60 ./mrcgen-test $mod"]
+			set rc [sh $wd $log "timeout 30 ./mrcgen-test $mod"]
 			if {$rc} {
 				set verdict killed
 				set how "mrcgen-test $mod: exit $rc"
@@ -270,6 +353,10 @@ foreach m $muts {
 			file delete $log
 		}
 	}
+}
+if {$worker ne ""} {
+	puts "mutate-worker: $killed {$survived} {$broken}"
+	exit 0
 }
 if {!$keep} {
 	file delete -force $base
