@@ -10,13 +10,16 @@ container from `mrcgen paths --json`), and captures a port's packets to replay t
   mrcforge.py check PCAP             every packet's ICRC and UDP checksum recomputed
                                      must match (the sample pcap of `mrcgen sample`)
   mrcforge.py send JSON              sends the packets JSON describes (see send())
-  mrcforge.py capture IF N OUT       writes the first N MRC packets sent out of IF
+  mrcforge.py capture IF N OUT [DST] writes the first N MRC packets sent out of IF (with
+                                     DST: the first N in a row, one or more of them for
+                                     inner address DST)
   mrcforge.py replay IN REDIRECT [DST=CONTAINER]...
                                      resends IN's packets for inner address DST to its
                                      CONTAINER, then every one to REDIRECT; prints
                                      "to ADDR: N" per inner destination
 Prints what it sent: "sent N".
 """
+import collections
 import ipaddress
 import json
 import socket
@@ -151,25 +154,28 @@ def is_mrc(inner):
         struct.unpack("!H", inner[42:44])[0] == UDP_PORT
 
 
-def capture(ifname, n, out, timeout_s=30):
+def capture(ifname, n, out, want=None, timeout_s=30):
     """The first @n MRC packets (outer IPv6, next header 41) leaving @ifname within
-    @timeout_s seconds, one per line in hex into @out. Outgoing packets reach only a
-    packet socket of every protocol (ETH_P_ALL), not one bound to IPv6's."""
+    @timeout_s seconds, one per line in hex into @out; with @want (an IPv6 address), the
+    first @n in a row of which one or more is for inner address @want (a host that sends
+    only SACKs for a while is waited out). Outgoing packets reach only a packet socket of
+    every protocol (ETH_P_ALL), not one bound to IPv6's."""
     eth_p_all = 3
     s = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(eth_p_all))
     s.bind((ifname, eth_p_all))
     s.settimeout(timeout_s)
-    got = []
+    want = socket.inet_pton(socket.AF_INET6, want) if want else None
+    got = collections.deque(maxlen=n)
     try:
-        while len(got) < n:
+        while len(got) < n or (want and not any(p[40 + 24:40 + 40] == want for p in got)):
             pkt, addr = s.recvfrom(65536)
             if addr[2] == socket.PACKET_OUTGOING and addr[1] == 0x86DD and \
                     len(pkt) > 40 and pkt[6] == 41 and is_mrc(pkt[40:]):
-                got.append(pkt.hex())
+                got.append(pkt)
     except socket.timeout:
         pass
     with open(out, "w") as f:
-        f.write("\n".join(got) + "\n")
+        f.write("\n".join(p.hex() for p in got) + "\n")
     return len(got)
 
 
@@ -221,7 +227,7 @@ def main(argv):
     if argv[1:2] == ["send"]:
         n = send(json.loads(open(argv[2]).read()))
     elif argv[1:2] == ["capture"]:
-        n = capture(argv[2], int(argv[3]), argv[4])
+        n = capture(argv[2], int(argv[3]), argv[4], argv[5] if len(argv) > 5 else None)
     elif argv[1:2] == ["replay"]:
         n = replay(argv[2], argv[3], dict(a.split("=", 1) for a in argv[4:]))
     else:
