@@ -260,7 +260,11 @@ struct mrc_fabric {
 	struct fab_pfc *pfc;	   /* [n_ports] with PFC on, else NULL */
 	uint8_t lossless;	   /* class bits: the classes PFC makes lossless */
 	struct fab_switch *sw;
-	struct mrc_rng rng;
+	struct mrc_rng *rng; /* [n_ents]: each entity's own draws (random loss on its ports,
+			      * ECN), so they do not depend on how entities interleave */
+	uint32_t n_ents;     /* 0 the loop's caller, 1.. the switches (fab->sw order), then
+			      * the hosts: mrc_sim entities (docs/architecture.md "Parallel
+			      * simulation") */
 
 	/* host address -> plane * hosts + h, open addressing */
 	struct mrc_ip6 *addr_key;
@@ -343,6 +347,28 @@ static inline const struct fab_link *port_link(const struct mrc_fabric *fab,
 }
 
 /* Size class of a packet holding @bytes in data[] (bytes <= pkt_cap). */
+/* Entities (struct mrc_fabric n_ents): a switch, a host, and the ones a port belongs to
+ * (its switch or NIC's host) and delivers to. */
+static inline uint32_t sw_ent(const struct mrc_fabric *fab, const struct fab_switch *s)
+{
+	return (uint32_t)(s - fab->sw) + 1;
+}
+
+static inline uint32_t host_ent(const struct mrc_fabric *fab, uint32_t host)
+{
+	return fab->n_switches + 1 + host;
+}
+
+static inline uint32_t owner_ent(const struct mrc_fabric *fab, const struct fab_port *o)
+{
+	return o->sw ? sw_ent(fab, o->sw) : host_ent(fab, o->host);
+}
+
+static inline uint32_t peer_ent(const struct mrc_fabric *fab, const struct fab_port *o)
+{
+	return o->peer_sw ? sw_ent(fab, o->peer_sw) : host_ent(fab, o->host);
+}
+
 static inline unsigned pkt_cls(size_t bytes)
 {
 	return (unsigned)((sizeof(struct fab_pkt) + bytes - 1) / POOL_STEP);
@@ -635,19 +661,21 @@ static void launch(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *p
 	if (fab->impair) {
 		const struct fab_impair *im = &fab->impair[idx];
 
-		if (im->loss_thresh && (mrc_rng_next(&fab->rng) >> 11) < im->loss_thresh)
+		if (im->loss_thresh &&
+			(mrc_rng_next(&fab->rng[owner_ent(fab, o)]) >> 11) < im->loss_thresh)
 			pkt->flags |= PK_LOST;
 		extra_ps = im->extra_ps;
 	}
 	pkt->port = idx;
 	pkt->gen = o->gen;
 	/* its last bit reaches the far end at now + ser + delay (on_arrive works it back) */
-	mrc_sim_at(fab->sim,
+	mrc_sim_at_ent(fab->sim,
 		now + ser + l->delay_ps + extra_ps + (o->peer_sw ? fab->p.switch_delay_ps : 0),
-		(unsigned)fab->k_arrive, pkt, 0);
+		peer_ent(fab, o), (unsigned)fab->k_arrive, pkt, 0);
 	if (o->nic || o->q[0].tail || o->q[1].tail) {
 		o->pending = 1;
-		mrc_sim_at(fab->sim, o->busy_until, (unsigned)fab->k_free, o, 0);
+		mrc_sim_at_ent(fab->sim, o->busy_until, owner_ent(fab, o), (unsigned)fab->k_free,
+			o, 0);
 	}
 }
 
@@ -750,7 +778,7 @@ double mrc_fabric_ecn_prob(const struct mrc_fabric_params *p, uint32_t qbytes)
  * queued: with mrc_fabric_ecn_prob's probability, drawn from the fabric's generator only
  * between kmin and kmax (a step draws nothing). Returns true if marked.
  */
-static bool mark_ce(struct mrc_fabric *fab, struct fab_pkt *pkt, uint32_t q)
+static bool mark_ce(struct mrc_fabric *fab, struct mrc_rng *rng, struct fab_pkt *pkt, uint32_t q)
 {
 	uint8_t *d = pkt->data, tc = ip6_tc(d);
 	double pr;
@@ -758,7 +786,7 @@ static bool mark_ce(struct mrc_fabric *fab, struct fab_pkt *pkt, uint32_t q)
 	if ((tc & 3) == 0 || (tc & 3) == 3)
 		return false;
 	pr = mrc_fabric_ecn_prob(&fab->p, q);
-	if (pr <= 0 || (pr < 1 && (double)(mrc_rng_next(&fab->rng) >> 11) >= pr * 0x1p53))
+	if (pr <= 0 || (pr < 1 && (double)(mrc_rng_next(rng) >> 11) >= pr * 0x1p53))
 		return false;
 	ip6_set_tc(d, tc | 3);
 	if (pkt->flags & PK_INNER) {
@@ -817,7 +845,8 @@ static void enqueue(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *
 		pkt_free(fab, pkt);
 		return;
 	}
-	if (q == 1 && (!o->lasthop || p->ecn_lasthop) && mark_ce(fab, pkt, o->qbytes[1]))
+	if (q == 1 && (!o->lasthop || p->ecn_lasthop) &&
+		mark_ce(fab, &fab->rng[owner_ent(fab, o)], pkt, o->qbytes[1]))
 		o->st.ecn_marks++;
 	fifo_push(&o->q[q], pkt);
 	o->qbytes[q] += pkt->len;
@@ -829,7 +858,8 @@ static void enqueue(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *
 		start_tx(fab, o, now);
 	} else {
 		o->pending = 1;
-		mrc_sim_at(fab->sim, o->busy_until, (unsigned)fab->k_free, o, 0);
+		mrc_sim_at_ent(fab->sim, o->busy_until, owner_ent(fab, o), (unsigned)fab->k_free,
+			o, 0);
 	}
 }
 
@@ -882,7 +912,8 @@ static void on_free(void *ctx, void *obj, uint64_t arg, uint64_t now)
 
 	(void)arg;
 	if (now < o->busy_until) { /* a PFC frame took the link meanwhile (pfc_send) */
-		mrc_sim_at(fab->sim, o->busy_until, (unsigned)fab->k_free, o, 0);
+		mrc_sim_at_ent(fab->sim, o->busy_until, owner_ent(fab, o), (unsigned)fab->k_free,
+			o, 0);
 		return;
 	}
 	o->pending = 0;
@@ -899,8 +930,8 @@ static void port_wake(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
 	if (o->pending || !port_up(o) || (!o->nic && !o->q[0].tail && !o->q[1].tail))
 		return;
 	o->pending = 1;
-	mrc_sim_at(
-		fab->sim, o->busy_until > now ? o->busy_until : now, (unsigned)fab->k_free, o, 0);
+	mrc_sim_at_ent(fab->sim, o->busy_until > now ? o->busy_until : now, owner_ent(fab, o),
+		(unsigned)fab->k_free, o, 0);
 }
 
 void mrc_fabric_kick(struct mrc_fabric *fab, uint32_t host, unsigned plane)
@@ -970,8 +1001,8 @@ static void pfc_send(struct mrc_fabric *fab, uint32_t in, unsigned c, bool xoff,
 	else
 		fab->pfc[ri].st.resume_tx++;
 	t += l->delay_ps + (fab->impair ? fab->impair[ri].extra_ps : 0);
-	mrc_sim_at(fab->sim, t, (unsigned)fab->k_pfc, &fab->ports[in],
-		c | (uint64_t)xoff << 1 | (uint64_t)r->gen << 8);
+	mrc_sim_at_ent(fab->sim, t, owner_ent(fab, &fab->ports[in]), (unsigned)fab->k_pfc,
+		&fab->ports[in], c | (uint64_t)xoff << 1 | (uint64_t)r->gen << 8);
 }
 
 /*
@@ -1465,6 +1496,36 @@ static int build(struct mrc_fabric *fab)
 	return 0;
 }
 
+/* The entities (the loop's caller, switches, hosts) and a generator for each: its seed
+ * the fabric's mixed with the entity's number (mrc_splitmix64), so no two draw alike. */
+static int seed_entities(struct mrc_fabric *fab)
+{
+	fab->n_ents = 1 + fab->n_switches + fab->hosts;
+	fab->rng = malloc(fab->n_ents * sizeof(*fab->rng));
+	if (!fab->rng)
+		return -ENOMEM;
+	for (uint32_t e = 0; e < fab->n_ents; e++) {
+		uint64_t x = fab->p.seed ^ (uint64_t)e * 0xD1B54A32D192ED03ull;
+
+		mrc_rng_seed(&fab->rng[e], mrc_splitmix64(&x));
+	}
+	return mrc_sim_entities(fab->sim, fab->n_ents);
+}
+
+uint64_t mrc_fabric_lookahead(const struct mrc_fabric *fab)
+{
+	const struct fab_link *l = &fab->link[1];
+	uint64_t pfc = l->ser_ps_per_byte ? PFC_FRAME_BYTES * l->ser_ps_per_byte
+					  : mrc_ser_ps(PFC_FRAME_BYTES, l->rate_bps);
+
+	return l->delay_ps + (fab->p.switch_delay_ps < pfc ? fab->p.switch_delay_ps : pfc);
+}
+
+uint32_t mrc_fabric_host_entity(const struct mrc_fabric *fab, uint32_t host)
+{
+	return host_ent(fab, host);
+}
+
 static void on_fault(void *ctx, void *obj, uint64_t arg, uint64_t now);
 static void on_flap(void *ctx, void *obj, uint64_t arg, uint64_t now);
 static void on_rdetect(void *ctx, void *obj, uint64_t arg, uint64_t now);
@@ -1521,7 +1582,6 @@ int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_
 		err = -ENOMEM;
 		goto fail;
 	}
-	mrc_rng_seed(&fab->rng, p->seed);
 	err = mrc_sim_new(&p->simq, &fab->sim);
 	if (err)
 		goto fail;
@@ -1534,6 +1594,8 @@ int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_
 	fab->k_rreadd = mrc_sim_handler(fab->sim, on_rreadd, fab);
 	fab->k_pfc = mrc_sim_handler(fab->sim, on_pfc, fab);
 	err = build(fab);
+	if (!err)
+		err = seed_entities(fab);
 	if (!err && p->pfc.enabled) {
 		fab->lossless = (uint8_t)(1u << MRC_FAB_DATA |
 					  (p->pfc.control ? 1u << MRC_FAB_CTRL : 0));
@@ -1616,6 +1678,7 @@ void mrc_fabric_free(struct mrc_fabric *fab)
 	free(fab->rt_usable);
 	free(fab->rt_link);
 	free(fab->sw);
+	free(fab->rng);
 	free(fab->addr_key);
 	free(fab->addr_val);
 	free(fab->log);
@@ -1844,10 +1907,10 @@ static void rt_port_changed(struct mrc_fabric *fab, struct fab_port *o, uint64_t
 	rl->seq++;
 	rl->cause = (uint32_t)fab->n_log;
 	if (!works)
-		mrc_sim_at(fab->sim, now + fab->p.detect_ps, (unsigned)fab->k_rdetect, NULL,
+		mrc_sim_at_ent(fab->sim, now + fab->p.detect_ps, 0, (unsigned)fab->k_rdetect, NULL,
 			(uint64_t)rl->seq << 32 | l);
 	else if (rl->leaving || !(*rt_word(fab, l, &bit) & bit))
-		mrc_sim_at(fab->sim, now + fab->p.detect_ps + fab->p.converge_ps,
+		mrc_sim_at_ent(fab->sim, now + fab->p.detect_ps + fab->p.converge_ps, 0,
 			(unsigned)fab->k_rreadd, NULL, (uint64_t)rl->seq << 32 | l);
 }
 
@@ -1862,7 +1925,7 @@ static void on_rdetect(void *ctx, void *obj, uint64_t arg, uint64_t now)
 	if (rl->seq != (uint32_t)(arg >> 32))
 		return; /* it came back before BFD noticed */
 	rl->leaving = 1;
-	mrc_sim_at(fab->sim, now + fab->p.converge_ps, (unsigned)fab->k_rremove, NULL,
+	mrc_sim_at_ent(fab->sim, now + fab->p.converge_ps, 0, (unsigned)fab->k_rremove, NULL,
 		(uint64_t)rl->cause << 32 | (uint32_t)arg);
 }
 
@@ -2136,11 +2199,11 @@ static void on_flap(void *ctx, void *obj, uint64_t arg, uint64_t now)
 		next = now + flap_down_ps(&s->f);
 		if (next > s->f.until_ps)
 			next = s->f.until_ps;
-		mrc_sim_at(fab->sim, next, (unsigned)fab->k_flap, s, 0);
+		mrc_sim_at_ent(fab->sim, next, 0, (unsigned)fab->k_flap, s, 0);
 	} else {
 		next = now + (s->f.period_ps - flap_down_ps(&s->f));
 		if (next < s->f.until_ps)
-			mrc_sim_at(fab->sim, next, (unsigned)fab->k_flap, s, 1);
+			mrc_sim_at_ent(fab->sim, next, 0, (unsigned)fab->k_flap, s, 1);
 	}
 }
 
@@ -2168,7 +2231,7 @@ int mrc_fabric_schedule(struct mrc_fabric *fab, const struct mrc_fab_fault *f)
 	s->f = *f;
 	s->next = fab->sched;
 	fab->sched = s;
-	return mrc_sim_at(fab->sim, f->at_ps, (unsigned)fab->k_fault, s, 0);
+	return mrc_sim_at_ent(fab->sim, f->at_ps, 0, (unsigned)fab->k_fault, s, 0);
 }
 
 /* ---- taps and counters ------------------------------------------------------------- */
@@ -2296,6 +2359,7 @@ void mrc_fabric_stats(const struct mrc_fabric *fab, struct mrc_fab_stats *out)
 	for (uint32_t i = 0; i < fab->n_switches; i++)
 		mem += fab->sw[i].plan_fib ? fab->sw[i].plan_fib->n * sizeof(*fab->sw[i].routes)
 					   : 0;
+	mem += fab->n_ents * sizeof(*fab->rng);
 	mem += fab->pool_bytes + mrc_sim_mem_bytes(fab->sim) + MRC_PKT_MAX + fab->p.pkt_cap +
 	       fab->n_cls * sizeof(*fab->free_pkts);
 	if (fab->taps)

@@ -135,7 +135,8 @@ static void timer_arm(struct host *h)
 	if (t == UINT64_MAX || t >= h->timer_at)
 		return;
 	h->timer_at = t;
-	if (mrc_sim_at(h->run->sim, t, (unsigned)h->run->timer_kind, h, t))
+	if (mrc_sim_at_ent(h->run->sim, t, mrc_fabric_host_entity(h->run->fab, h->idx),
+		    (unsigned)h->run->timer_kind, h, t))
 		run_fail(h->run, -ENOMEM, "sim: event queue full");
 }
 
@@ -634,8 +635,9 @@ static int fault_apply(struct run *r, const struct conf_fault *cf, uint64_t at, 
 		e = applied_add(r, &u, cf, true, false);
 		e = e ?: now ? mrc_fabric_apply(r->fab, &u, at) : mrc_fabric_schedule(r->fab, &u);
 	}
-	/* after the fabric's own events at the same time: equal times run in insertion order */
-	e = e ?: now ? 0 : mrc_sim_at(r->sim, at, (unsigned)r->snap_kind, r, 0);
+	/* after the fabric's own events at the same time, scheduled now by entity 0 as well: they
+	 * run in the order scheduled (mrc_sim_at_ent) */
+	e = e ?: now ? 0 : mrc_sim_at_ent(r->sim, at, 0, (unsigned)r->snap_kind, r, 0);
 	if (e) {
 		snprintf(err, errlen, "fault %s: the fabric refused it: %s", cf->target,
 			strerror(-e));
@@ -669,7 +671,7 @@ static int fault_apply(struct run *r, const struct conf_fault *cf, uint64_t at, 
 	}
 	e = applied_add(r, &rev, cf, true, true);
 	e = e ?: mrc_fabric_schedule(r->fab, &rev);
-	e = e ?: mrc_sim_at(r->sim, rev.at_ps, (unsigned)r->snap_kind, r, 0);
+	e = e ?: mrc_sim_at_ent(r->sim, rev.at_ps, 0, (unsigned)r->snap_kind, r, 0);
 	if (e)
 		snprintf(err, errlen, "fault %s: revert: %s", cf->target, strerror(-e));
 	return e;
@@ -780,8 +782,11 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 		snprintf(err, errlen, "fabric: %s", strerror(-e));
 	else
 		r->sim = mrc_fabric_sim(r->fab);
-	if (!e)
+	if (!e) {
 		mrc_sim_set_interrupt(r->sim, &mrc_stop_signal); /* SIGINT/SIGTERM end the run */
+		/* an iteration ends at a window's end, as in a parallel run */
+		mrc_sim_set_window(r->sim, mrc_fabric_lookahead(r->fab));
+	}
 	return e;
 }
 
@@ -1168,7 +1173,7 @@ static int run_gap(struct run *r, uint64_t gap_ps)
 {
 	uint64_t until = mrc_sim_now(r->sim) + gap_ps;
 
-	if (mrc_sim_at(r->sim, until, (unsigned)r->gap_kind, r, 0))
+	if (mrc_sim_at_ent(r->sim, until, 0, (unsigned)r->gap_kind, r, 0))
 		return -ENOMEM;
 	mrc_sim_run(r->sim, until);
 	return 0;
@@ -1766,7 +1771,8 @@ static void sweep_poll_at(struct run *r, uint32_t host, uint64_t t)
 	if (t >= r->poll_at[host])
 		return;
 	r->poll_at[host] = t;
-	if (mrc_sim_at(r->sim, t, (unsigned)r->sweep_kind, &r->hosts[host], t))
+	if (mrc_sim_at_ent(r->sim, t, mrc_fabric_host_entity(r->fab, host), (unsigned)r->sweep_kind,
+		    &r->hosts[host], t))
 		run_fail(r, -ENOMEM, "sim: event queue full");
 }
 

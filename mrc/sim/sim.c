@@ -8,15 +8,24 @@
 #include <string.h>
 
 /*
- * One event: 32 bytes. @key = insertion sequence << 8 | handler kind; sequences are
- * unique, so (time, key) orders events by time and then by insertion.
+ * One event: 48 bytes. @ct: the clock when it was scheduled; @key = source entity <<
+ * SEQ_BITS | that entity's sequence: the entity whose event scheduled it (0: none, the
+ * caller outside the loop) and how many it had scheduled before. Keys are unique, so
+ * (time, ct, key) is a total order, first come first served as insertion order was, that
+ * does not depend on the order in which entities interleave (docs/architecture.md
+ * "Parallel simulation"). @ek = target entity << 8 | handler kind.
  */
 struct sim_ev {
 	uint64_t t;
+	uint64_t ct;
 	uint64_t key;
 	void *obj;
 	uint64_t arg;
+	uint32_t ek;
 };
+
+#define SEQ_BITS 40
+#define MAX_ENTS (1u << 24)
 
 struct sim_heap {
 	struct sim_ev *a;
@@ -26,12 +35,6 @@ struct sim_heap {
 struct sim_bucket {
 	struct sim_ev *ev;
 	uint32_t n, cap;
-};
-
-/* Events at the clock's time, in insertion order: a ring, cap a power of two or 0. */
-struct sim_fifo {
-	struct sim_ev *a;
-	uint32_t head, n, cap;
 };
 
 /*
@@ -55,8 +58,7 @@ struct sim_wheel {
 	uint32_t run_i, run_n; /* next, end */
 	uint32_t run_cap;
 	struct sim_heap near;  /* events of the current tick: a bucket too disordered to sort
-				* cheaply, and those scheduled into the tick after now */
-	struct sim_fifo at_now; /* scheduled at the clock's time: each is the last of those */
+				* cheaply, and those scheduled into it after it began */
 	struct sim_heap far;   /* ticks >= cur + nb */
 	struct sim_ev *spare[SPARE_CLASSES]; /* free arrays of 8 << k events, for buckets that
 				* fill: linked through obj of their event 0 */
@@ -73,7 +75,10 @@ struct sim_handler {
 struct mrc_sim {
 	enum mrc_simq queue;
 	uint64_t now;
-	uint64_t seq;
+	uint64_t *seq;	 /* [n_ents]: events each entity scheduled */
+	uint32_t n_ents;
+	uint32_t cur;	 /* entity of the event running, 0 outside one */
+	uint64_t window; /* mrc_sim_set_window: a stop ends at the next multiple; 0 at once */
 	uint64_t events;
 	size_t pending;
 	bool stop;
@@ -86,7 +91,8 @@ struct mrc_sim {
 
 static inline bool ev_lt(const struct sim_ev *a, const struct sim_ev *b)
 {
-	return a->t < b->t || (a->t == b->t && a->key < b->key);
+	return a->t < b->t ||
+	       (a->t == b->t && (a->ct < b->ct || (a->ct == b->ct && a->key < b->key)));
 }
 
 static int heap_push(struct sim_heap *h, const struct sim_ev *e)
@@ -173,56 +179,29 @@ static bool sort_run(struct sim_ev *a, uint32_t n)
 	return true;
 }
 
-static int fifo_push(struct sim_fifo *f, const struct sim_ev *e)
-{
-	if (f->n == f->cap) {
-		uint32_t cap = f->cap ? f->cap * 2 : 64;
-		struct sim_ev *a = malloc(cap * sizeof(*a));
-
-		if (!a)
-			return -ENOMEM;
-		for (uint32_t i = 0; i < f->n; i++)
-			a[i] = f->a[(f->head + i) & (f->cap - 1)];
-		free(f->a);
-		f->a = a;
-		f->head = 0;
-		f->cap = cap;
-	}
-	f->a[(f->head + f->n) & (f->cap - 1)] = *e;
-	f->n++;
-	return 0;
-}
-
-/* The wheel's next event: the earliest of run's, near's and at_now's first; they must
- * not all be empty. */
+/* The wheel's next event: the earlier of run's and near's first; they must not both be
+ * empty. */
 static inline struct sim_ev *wheel_top(struct sim_wheel *w)
 {
 	struct sim_ev *t = w->run_i < w->run_n ? &w->run[w->run_i] : NULL;
 
 	if (w->near.n && (!t || ev_lt(&w->near.a[0], t)))
 		t = &w->near.a[0];
-	if (w->at_now.n && (!t || ev_lt(&w->at_now.a[w->at_now.head], t)))
-		t = &w->at_now.a[w->at_now.head];
 	return t;
 }
 
 static inline bool wheel_empty_tick(const struct sim_wheel *w)
 {
-	return w->near.n == 0 && w->run_i == w->run_n && w->at_now.n == 0;
+	return w->near.n == 0 && w->run_i == w->run_n;
 }
 
 /* Takes @top (wheel_top) off the wheel into @e. */
 static inline void wheel_pop(struct sim_wheel *w, struct sim_ev *top, struct sim_ev *e)
 {
-	if (top == w->near.a) {
+	if (top == w->near.a)
 		heap_pop(&w->near, e);
-	} else if (w->run_i < w->run_n && top == &w->run[w->run_i]) {
+	else
 		*e = w->run[w->run_i++];
-	} else {
-		*e = *top;
-		w->at_now.head = (w->at_now.head + 1) & (w->at_now.cap - 1);
-		w->at_now.n--;
-	}
 }
 
 /* The spare list for arrays of @cap events, or -1 when @cap is not 8 << k. */
@@ -326,9 +305,9 @@ static uint64_t wheel_next_bucket(const struct sim_wheel *w)
 
 /*
  * Sorts @n events of one tick by time, stably, with passes of RADIX_BITS over the time's
- * offset in the tick; for sort_run's leftovers (a sorted prefix, then the rest in
- * insertion order: at each time the keys still rise) that is (time, key) order, which is
- * checked. Returns false (@a unsorted) when it is not, or on -ENOMEM.
+ * offset in the tick, then each run of equal times by key (by insertion: such runs are
+ * short, and mostly in key order already, an entity's events being in its own order).
+ * Returns false (@a unsorted) on -ENOMEM.
  */
 static bool radix_run(struct sim_wheel *w, struct sim_ev *a, uint32_t n)
 {
@@ -358,9 +337,14 @@ static bool radix_run(struct sim_wheel *w, struct sim_ev *a, uint32_t n)
 			w->tmp[cnt[((a[i].t & tick_mask) >> shift) & dmask]++] = a[i];
 		memcpy(a, w->tmp, (size_t)n * sizeof(*a));
 	}
-	for (uint32_t i = 1; i < n; i++)
-		if (ev_lt(&a[i], &a[i - 1]))
-			return false;
+	for (uint32_t i = 1; i < n; i++) {
+		struct sim_ev e = a[i];
+		uint32_t j = i;
+
+		for (; j > 0 && ev_lt(&e, &a[j - 1]); j--)
+			a[j] = a[j - 1];
+		a[j] = e;
+	}
 	return true;
 }
 
@@ -428,6 +412,10 @@ int mrc_sim_new(const struct mrc_sim_params *p, struct mrc_sim **out)
 
 	if (!sim)
 		return -ENOMEM;
+	sim->seq = calloc(1, sizeof(*sim->seq));
+	sim->n_ents = 1;
+	if (!sim->seq)
+		goto free_sim;
 	if (!p)
 		p = &def;
 	/* an unknown backend would take the wheel's paths with an unbuilt wheel: refuse it */
@@ -459,6 +447,7 @@ free_wheel:
 	free(sim->w.b);
 	free(sim->w.bits);
 free_sim:
+	free(sim->seq);
 	free(sim);
 	return err;
 }
@@ -475,7 +464,6 @@ void mrc_sim_free(struct mrc_sim *sim)
 	free(sim->w.bits);
 	free(sim->w.run);
 	free(sim->w.tmp);
-	free(sim->w.at_now.a);
 	free(sim->w.near.a);
 	free(sim->w.far.a);
 	for (int k = 0; k < SPARE_CLASSES; k++)
@@ -485,6 +473,7 @@ void mrc_sim_free(struct mrc_sim *sim)
 			sim->w.spare[k] = a[0].obj;
 			free(a);
 		}
+	free(sim->seq);
 	free(sim);
 }
 
@@ -497,29 +486,63 @@ int mrc_sim_handler(struct mrc_sim *sim, mrc_sim_fn fn, void *ctx)
 	return (int)sim->n_handlers++;
 }
 
-int mrc_sim_at(struct mrc_sim *sim, uint64_t at_ps, unsigned kind, void *obj, uint64_t arg)
+int mrc_sim_entities(struct mrc_sim *sim, uint32_t n)
 {
+	uint64_t *seq;
+
+	if (n == 0 || n > MAX_ENTS)
+		return -EINVAL;
+	if (n <= sim->n_ents)
+		return 0;
+	seq = realloc(sim->seq, n * sizeof(*seq));
+	if (!seq)
+		return -ENOMEM;
+	memset(seq + sim->n_ents, 0, (n - sim->n_ents) * sizeof(*seq));
+	sim->seq = seq;
+	sim->n_ents = n;
+	return 0;
+}
+
+static int q_push(struct mrc_sim *q, const struct sim_ev *e)
+{
+	int err = q->queue == MRC_SIMQ_HEAP ? heap_push(&q->heap, e) : wheel_push(&q->w, e);
+
+	if (!err)
+		q->pending++;
+	return err;
+}
+
+int mrc_sim_at_ent(struct mrc_sim *sim, uint64_t at_ps, uint32_t ent, unsigned kind, void *obj,
+	uint64_t arg)
+{
+	uint64_t *seq = &sim->seq[sim->cur];
 	struct sim_ev e = {
 		.t = at_ps < sim->now ? sim->now : at_ps,
-		.key = sim->seq << 8 | (kind & 0xFF),
+		.ct = sim->now,
+		.key = (uint64_t)sim->cur << SEQ_BITS | *seq,
 		.obj = obj,
 		.arg = arg,
+		.ek = ent << 8 | (kind & 0xFF),
 	};
 	int err;
 
-	/* on the wheel, an event at the clock's time runs after every other at that time (its
-	 * key is the largest) and before any later one: a FIFO keeps them in order */
-	if (sim->queue == MRC_SIMQ_HEAP)
-		err = heap_push(&sim->heap, &e);
-	else if (e.t == sim->now)
-		err = fifo_push(&sim->w.at_now, &e);
-	else
-		err = wheel_push(&sim->w, &e);
+	if (ent >= sim->n_ents || *seq >> SEQ_BITS)
+		return -EINVAL;
+	err = q_push(sim, &e);
 	if (err)
 		return err;
-	sim->seq++;
-	sim->pending++;
+	(*seq)++;
 	return 0;
+}
+
+int mrc_sim_at(struct mrc_sim *sim, uint64_t at_ps, unsigned kind, void *obj, uint64_t arg)
+{
+	return mrc_sim_at_ent(sim, at_ps, mrc_sim_entity(sim), kind, obj, arg);
+}
+
+uint32_t mrc_sim_entity(const struct mrc_sim *sim)
+{
+	return sim->cur;
 }
 
 uint64_t mrc_sim_now(const struct mrc_sim *sim)
@@ -527,25 +550,53 @@ uint64_t mrc_sim_now(const struct mrc_sim *sim)
 	return sim->now;
 }
 
+/* The next event of queue @q (not a parallel simulator's whole), NULL: none. */
+static struct sim_ev *q_top(struct mrc_sim *q)
+{
+	if (q->queue == MRC_SIMQ_HEAP)
+		return q->heap.n ? &q->heap.a[0] : NULL;
+	if (!wheel_advance(&q->w))
+		return NULL;
+	return wheel_top(&q->w);
+}
+
+static uint64_t q_next(struct mrc_sim *q)
+{
+	const struct sim_ev *e = q_top(q);
+
+	return e ? e->t : MRC_SIM_NEVER;
+}
+
 uint64_t mrc_sim_next(struct mrc_sim *sim)
 {
-	if (sim->queue == MRC_SIMQ_HEAP)
-		return sim->heap.n ? sim->heap.a[0].t : MRC_SIM_NEVER;
-	if (!wheel_advance(&sim->w))
-		return MRC_SIM_NEVER;
-	return wheel_top(&sim->w)->t;
+	return q_next(sim);
 }
+
 
 uint64_t mrc_sim_run(struct mrc_sim *sim, uint64_t until_ps)
 {
-	uint64_t ran = 0;
+	uint64_t ran = 0, bound = MRC_SIM_NEVER;
 	struct sim_heap *h = &sim->heap;
 	struct sim_wheel *w = &sim->w;
 
 	sim->stop = false;
-	while (!sim->stop) {
+	for (;;) {
 		struct sim_ev e, *top;
 		const struct sim_handler *hd;
+
+		/* a stop with a window runs the rest of the window: the same point whatever
+		 * order the partitions of a parallel run reach it in */
+		if (sim->stop) {
+			if (!sim->window)
+				break;
+			if (bound == MRC_SIM_NEVER) {
+				bound = (sim->now / sim->window + 1) * sim->window;
+				if (bound - 1 < until_ps)
+					until_ps = bound - 1;
+				else
+					bound = 0;
+			}
+		}
 
 		/* the next event's object is most likely a packet or port not in cache: it is
 		 * prefetched while this one runs */
@@ -564,18 +615,22 @@ uint64_t mrc_sim_run(struct mrc_sim *sim, uint64_t until_ps)
 			wheel_pop(w, top, &e);
 			if (w->run_i < w->run_n)
 				__builtin_prefetch(w->run[w->run_i].obj);
-			else if (w->at_now.n)
-				__builtin_prefetch(w->at_now.a[w->at_now.head].obj);
 			else if (w->near.n)
 				__builtin_prefetch(w->near.a[0].obj);
 		}
 		sim->pending--;
 		sim->now = e.t;
-		hd = &sim->h[e.key & 0xFF];
+		sim->cur = e.ek >> 8;
+		hd = &sim->h[e.ek & 0xFF];
 		hd->fn(hd->ctx, e.obj, e.arg, e.t);
-		if (!(++ran & 0xFFF) && sim->intr && *sim->intr)
+		if (!(++ran & 0xFFF) && sim->intr && *sim->intr) {
+			bound = MRC_SIM_NEVER;
 			break;
+		}
 	}
+	sim->cur = 0;
+	if (bound != MRC_SIM_NEVER && bound != 0 && sim->now < bound)
+		sim->now = bound;
 	sim->events += ran;
 	return ran;
 }
@@ -583,6 +638,11 @@ uint64_t mrc_sim_run(struct mrc_sim *sim, uint64_t until_ps)
 void mrc_sim_stop(struct mrc_sim *sim)
 {
 	sim->stop = true;
+}
+
+void mrc_sim_set_window(struct mrc_sim *sim, uint64_t window_ps)
+{
+	sim->window = window_ps;
 }
 
 void mrc_sim_set_interrupt(struct mrc_sim *sim, const volatile sig_atomic_t *flag)
@@ -602,13 +662,14 @@ uint64_t mrc_sim_events(const struct mrc_sim *sim)
 
 size_t mrc_sim_mem_bytes(const struct mrc_sim *sim)
 {
-	size_t n = sim->heap.cap * sizeof(struct sim_ev);
+	size_t n = sim->heap.cap * sizeof(struct sim_ev) + sim->n_ents * sizeof(*sim->seq);
+
 
 	if (sim->w.b) {
 		n += sim->w.nb * (sizeof(struct sim_bucket) + 1.0 / 8);
 		for (uint64_t i = 0; i < sim->w.nb; i++)
 			n += sim->w.b[i].cap * sizeof(struct sim_ev);
-		n += (sim->w.run_cap + sim->w.near.cap + sim->w.at_now.cap + sim->w.far.cap +
+		n += (sim->w.run_cap + sim->w.near.cap + sim->w.far.cap +
 			     sim->w.tmp_cap + sim->w.spare_evs) *
 		     sizeof(struct sim_ev);
 	}

@@ -46,6 +46,34 @@ static void st_order_fn(void *ctx, void *obj, uint64_t arg, uint64_t now)
 	o->n++;
 }
 
+/* Entities 1 and 2 each schedule two events at time 1000 for entity 3 (tags 10 + 2e + k),
+ * entity 2 first; entity 3's events record their order and the entity they run on. */
+struct st_ent {
+	struct mrc_sim *sim;
+	int kind;
+	uint64_t tag[8];
+	uint32_t on[8];
+	unsigned n;
+};
+
+static void st_ent_fn(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct st_ent *x = ctx;
+
+	(void)obj, (void)now;
+	if (arg < 10) { /* entity arg's turn: two events for entity 3 */
+		mrc_sim_at_ent(x->sim, 1000, 3, (unsigned)x->kind, NULL, 10 + 2 * arg);
+		mrc_sim_at_ent(x->sim, 1000, 3, (unsigned)x->kind, NULL, 11 + 2 * arg);
+		return;
+	}
+	if (x->n < 8) {
+		x->tag[x->n] = arg;
+		x->on[x->n++] = mrc_sim_entity(x->sim);
+	}
+	if (arg == 99) /* a stop with a window: the rest of the window runs */
+		mrc_sim_stop(x->sim);
+}
+
 MRC_SELFTEST(sim)
 {
 	static const enum mrc_simq qs[] = {MRC_SIMQ_HEAP, MRC_SIMQ_WHEEL};
@@ -131,7 +159,7 @@ MRC_SELFTEST(sim)
 	}
 
 	mrc_st_case(st, "radix_run: a tick's events in key order, times 2047 down to 0 and "
-			"repeated: (time, key) order; keys out of order at one time: refused");
+			"repeated: (time, key) order; keys out of order at one time: sorted by key");
 	{
 		struct sim_wheel w = {.tick_bits = 11};
 		static struct sim_ev a[4096];
@@ -148,7 +176,9 @@ MRC_SELFTEST(sim)
 		ST_TRUE(st, ok);
 		a[0] = (struct sim_ev){.t = 7, .key = 9};
 		a[1] = (struct sim_ev){.t = 7, .key = 8};
-		ST_TRUE(st, !radix_run(&w, a, 2));
+		a[2] = (struct sim_ev){.t = 6, .key = 10};
+		ST_TRUE(st, radix_run(&w, a, 3));
+		ST_TRUE(st, a[0].key == 10 && a[1].key == 8 && a[2].key == 9);
 		free(w.tmp);
 	}
 
@@ -218,5 +248,42 @@ MRC_SELFTEST(sim)
 		ST_EQ(st, mrc_sim_next(b), MRC_SIM_NEVER);
 		mrc_sim_free(a);
 		mrc_sim_free(b);
+	}
+
+	for (unsigned qi = 0; qi < 2; qi++) {
+		struct mrc_sim_params sp = {.queue = qs[qi]};
+		struct st_ent x = {0};
+
+		mrc_st_case(st, "%s: equal times run by (time scheduled, source entity, its "
+				"sequence), not in the order entities scheduled them; a stop with a window of 500 "
+				"at 1200 runs what is before 1500 and leaves the clock there",
+			mrc_simq_name(qs[qi]));
+		ST_EQ(st, mrc_sim_new(&sp, &x.sim), 0);
+		if (!x.sim)
+			continue;
+		ST_EQ(st, mrc_sim_entities(x.sim, 4), 0);
+		ST_EQ(st, mrc_sim_entities(x.sim, 1u << 25), -EINVAL);
+		x.kind = mrc_sim_handler(x.sim, st_ent_fn, &x);
+		/* entity 2 runs first, entity 1 after it, both at time 10: both schedule at 1000;
+		 * entity 3's 50 was scheduled at 0, before them all: it runs first at 1000 */
+		mrc_sim_at_ent(x.sim, 10, 2, (unsigned)x.kind, NULL, 2);
+		mrc_sim_at_ent(x.sim, 10, 1, (unsigned)x.kind, NULL, 1);
+		mrc_sim_at_ent(x.sim, 1000, 3, (unsigned)x.kind, NULL, 50);
+		ST_EQ(st, mrc_sim_at_ent(x.sim, 10, 4, (unsigned)x.kind, NULL, 2), -EINVAL);
+		mrc_sim_at_ent(x.sim, 1200, 3, (unsigned)x.kind, NULL, 99);
+		mrc_sim_at_ent(x.sim, 1499, 3, (unsigned)x.kind, NULL, 52);
+		mrc_sim_at_ent(x.sim, 1500, 3, (unsigned)x.kind, NULL, 51);
+		mrc_sim_set_window(x.sim, 500);
+		mrc_sim_run(x.sim, MRC_SIM_NEVER);
+		/* 50, then entity 1's pair (key 1 << 40 | 0, 1), then entity 2's, then 99, 52 */
+		ST_EQ(st, x.n, 7);
+		ST_TRUE(st, x.tag[0] == 50 && x.tag[1] == 12 && x.tag[2] == 13 &&
+				    x.tag[3] == 14 && x.tag[4] == 15);
+		ST_TRUE(st, x.tag[5] == 99 && x.tag[6] == 52);
+		ST_TRUE(st, x.on[0] == 3 && x.on[6] == 3);
+		ST_EQ(st, mrc_sim_now(x.sim), 1500);
+		ST_EQ(st, mrc_sim_entity(x.sim), 0);
+		ST_EQ(st, mrc_sim_next(x.sim), 1500);
+		mrc_sim_free(x.sim);
 	}
 }
