@@ -196,6 +196,21 @@ uint32_t mrc_fabric_host_entity(const struct mrc_fabric *fab, uint32_t host);
 uint64_t mrc_fabric_lookahead(const struct mrc_fabric *fab);
 
 /*
+ * Runs the fabric's loop on @workers threads (1: serial, nothing to do): a partition per
+ * rack (T0 i of every plane with its hosts; T1 number k = p t1 + j (plane p) of n =
+ * planes t1 in rack k t0 / n: spread evenly), racks dealt to workers in blocks, windows
+ * of mrc_fabric_lookahead, which it sets as the loop's window (mrc_sim_set_window,
+ * mrc_sim_partition; docs/architecture.md "Parallel simulation"). Call after
+ * mrc_fabric_new, before anything is scheduled. 0, -ERANGE (more workers than racks, or
+ * above 1024), -EDOM (a lookahead of 0: fabric link and switch delays 0), -EINVAL,
+ * -ENOMEM.
+ */
+int mrc_fabric_partition(struct mrc_fabric *fab, unsigned workers);
+
+/* The worker host @host's events run on (mrc_fabric_partition), 0 in a serial run. */
+unsigned mrc_fabric_host_worker(const struct mrc_fabric *fab, uint32_t host);
+
+/*
  * Gathered payloads of the packets still in the fabric become zeros: call it before the
  * buffers they point into are freed or reused (a new collective), when only stale
  * copies (duplicates the receivers drop unread) can still be in flight.

@@ -1442,6 +1442,37 @@ MRC_SELFTEST(fabric)
 			ST_EQ(st, spread, 0);
 		t_net_free(n);
 	}
+
+	mrc_st_case(st, "partition: lookahead 500 ns + 5.12 ns (a PFC frame at 100 Gb/s, less "
+			"than the 300 ns switch); 2 of 3 racks' workers; 4 workers, or no "
+			"lookahead, refused; host 2 on worker 1 (racks 0, 1 | 2)");
+	for (int k = 0; k < 3; k++) {
+		struct mrc_fabric *fab = NULL;
+
+		t_setup(&pl, &p, 1, 3, 2, 1);
+		if (k == 2)
+			p.fabric_delay_ps = p.switch_delay_ps = 0;
+		ST_EQ(st, mrc_fabric_new(&p, &t_ops, NULL, &fab), 0);
+		if (!fab)
+			continue;
+		if (k == 0) {
+			ST_EQ(st, mrc_fabric_lookahead(fab), 505120);
+			ST_EQ(st, mrc_fabric_partition(fab, 4), -ERANGE);
+			ST_EQ(st, mrc_fabric_partition(fab, 2), 0);
+			ST_EQ(st, mrc_sim_workers(mrc_fabric_sim(fab)), 2);
+			ST_EQ(st, mrc_fabric_host_worker(fab, 0), 0);
+			ST_EQ(st, mrc_fabric_host_worker(fab, 1), 0);
+			ST_EQ(st, mrc_fabric_host_worker(fab, 2), 1);
+		} else if (k == 1) {
+			ST_EQ(st, mrc_fabric_partition(fab, 1), 0); /* serial: nothing to do */
+			ST_EQ(st, mrc_sim_workers(mrc_fabric_sim(fab)), 1);
+		} else {
+			ST_EQ(st, mrc_fabric_lookahead(fab), 0);
+			ST_EQ(st, mrc_fabric_partition(fab, 2), -EDOM);
+		}
+		mrc_fabric_free(fab);
+		mrc_srv6_plan_free(pl.plan);
+	}
 }
 
 /* ---- PFC and ECN marking (docs/pfc.md) ------------------------------------------------ */

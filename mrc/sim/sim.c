@@ -4,8 +4,13 @@
 #include "mrc/base/rng.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /*
  * One event: 48 bytes. @ct: the clock when it was scheduled; @key = source entity <<
@@ -72,12 +77,18 @@ struct sim_handler {
 	void *ctx;
 };
 
+struct sim_par;
+
 struct mrc_sim {
 	enum mrc_simq queue;
+	struct sim_par *par;	 /* mrc_sim_partition: the workers' queues; this one global */
+	struct mrc_sim *parent;	 /* a worker's queue: the simulator it belongs to */
+	unsigned wid;		 /* a worker's number */
 	uint64_t now;
 	uint64_t *seq;	 /* [n_ents]: events each entity scheduled */
 	uint32_t n_ents;
 	uint32_t cur;	 /* entity of the event running, 0 outside one */
+	uint64_t cur_ct, cur_key; /* the key of the event running or last run */
 	uint64_t window; /* mrc_sim_set_window: a stop ends at the next multiple; 0 at once */
 	uint64_t events;
 	size_t pending;
@@ -452,10 +463,13 @@ free_sim:
 	return err;
 }
 
+static void par_free(struct mrc_sim *sim);
+
 void mrc_sim_free(struct mrc_sim *sim)
 {
 	if (!sim)
 		return;
+	par_free(sim);
 	free(sim->heap.a);
 	if (sim->w.b)
 		for (uint64_t i = 0; i < sim->w.nb; i++)
@@ -512,14 +526,25 @@ static int q_push(struct mrc_sim *q, const struct sim_ev *e)
 	return err;
 }
 
+static int par_at(struct mrc_sim *sim, struct mrc_sim *ctx, struct sim_ev *e, uint32_t ent);
+
+/* The worker queue the calling thread runs a window of @sim in, NULL outside one. */
+static _Thread_local struct mrc_sim *tl_q;
+
+static inline struct mrc_sim *ctx_of(const struct mrc_sim *sim)
+{
+	return sim->par && tl_q && tl_q->parent == sim ? tl_q : NULL;
+}
+
 int mrc_sim_at_ent(struct mrc_sim *sim, uint64_t at_ps, uint32_t ent, unsigned kind, void *obj,
 	uint64_t arg)
 {
-	uint64_t *seq = &sim->seq[sim->cur];
+	struct mrc_sim *ctx = ctx_of(sim), *c = ctx ? ctx : sim;
+	uint64_t *seq = &sim->seq[c->cur];
 	struct sim_ev e = {
-		.t = at_ps < sim->now ? sim->now : at_ps,
-		.ct = sim->now,
-		.key = (uint64_t)sim->cur << SEQ_BITS | *seq,
+		.t = at_ps < c->now ? c->now : at_ps,
+		.ct = c->now,
+		.key = (uint64_t)c->cur << SEQ_BITS | *seq,
 		.obj = obj,
 		.arg = arg,
 		.ek = ent << 8 | (kind & 0xFF),
@@ -528,7 +553,7 @@ int mrc_sim_at_ent(struct mrc_sim *sim, uint64_t at_ps, uint32_t ent, unsigned k
 
 	if (ent >= sim->n_ents || *seq >> SEQ_BITS)
 		return -EINVAL;
-	err = q_push(sim, &e);
+	err = sim->par ? par_at(sim, ctx, &e, ent) : q_push(sim, &e);
 	if (err)
 		return err;
 	(*seq)++;
@@ -542,12 +567,27 @@ int mrc_sim_at(struct mrc_sim *sim, uint64_t at_ps, unsigned kind, void *obj, ui
 
 uint32_t mrc_sim_entity(const struct mrc_sim *sim)
 {
-	return sim->cur;
+	const struct mrc_sim *ctx = ctx_of(sim);
+
+	return ctx ? ctx->cur : sim->cur;
+}
+
+void mrc_sim_event_key(const struct mrc_sim *sim, uint64_t key[3])
+{
+	const struct mrc_sim *c = ctx_of(sim);
+
+	if (!c)
+		c = sim;
+	key[0] = c->now;
+	key[1] = c->cur_ct;
+	key[2] = c->cur_key;
 }
 
 uint64_t mrc_sim_now(const struct mrc_sim *sim)
 {
-	return sim->now;
+	const struct mrc_sim *ctx = ctx_of(sim);
+
+	return ctx ? ctx->now : sim->now;
 }
 
 /* The next event of queue @q (not a parallel simulator's whole), NULL: none. */
@@ -567,11 +607,389 @@ static uint64_t q_next(struct mrc_sim *q)
 	return e ? e->t : MRC_SIM_NEVER;
 }
 
-uint64_t mrc_sim_next(struct mrc_sim *sim)
+/* Takes @q's next event (q_top, not NULL) into @e. */
+static void q_pop(struct mrc_sim *q, struct sim_ev *top, struct sim_ev *e)
 {
-	return q_next(sim);
+	if (q->queue == MRC_SIMQ_HEAP)
+		heap_pop(&q->heap, e);
+	else
+		wheel_pop(&q->w, top, e);
+	q->pending--;
 }
 
+/* Runs @q's events before @bound (time, ct, key), on the calling thread. */
+static uint64_t q_run(struct mrc_sim *q, const struct sim_ev *bound)
+{
+	uint64_t ran = 0;
+	struct sim_ev *top, e;
+
+	while ((top = q_top(q)) && ev_lt(top, bound)) {
+		const struct sim_handler *hd = &q->h[top->ek & 0xFF];
+
+		q_pop(q, top, &e);
+		q->now = e.t;
+		q->cur = e.ek >> 8;
+		q->cur_ct = e.ct;
+		q->cur_key = e.key;
+		hd->fn(hd->ctx, e.obj, e.arg, e.t);
+		ran++;
+	}
+	q->cur = 0;
+	q->events += ran;
+	return ran;
+}
+
+/* ---- parallel run (mrc_sim_partition; docs/architecture.md "Parallel simulation") ---- */
+
+struct sim_mbox {
+	struct sim_ev *a;
+	size_t n, cap;
+};
+
+/* A barrier of n threads: spins, then yields (the machine may have fewer free cores). */
+struct sim_barrier {
+	atomic_uint count, gen;
+	unsigned n;
+};
+
+struct sim_par {
+	unsigned W;
+	struct mrc_sim **q;	  /* [W]: worker w's queue; events of entity 0 stay in the parent */
+	uint16_t *ent_w;	  /* [n_ents]: each entity's worker */
+	struct sim_mbox *mb;	  /* [2][W][W + 1]: by window parity, source worker, destination
+				   * (W: the parent); drained the window after */
+	uint64_t *out_min;	  /* [W]: earliest event a worker sent out in the last window */
+	uint64_t *out_n;	  /* [W * 8]: events each worker sent to others (a line each) */
+	unsigned parity;
+	uint64_t wend;		  /* the window's end on the grid: the earliest an event may be
+				   * sent to another worker for */
+	struct sim_ev bound;	  /* a window runs the events before it */
+	atomic_bool stop_req;	  /* mrc_sim_stop from a worker */
+	bool exit;
+	struct sim_barrier a, b;
+	pthread_t *th;		  /* [W - 1], started by the first run */
+	bool started;
+	uint64_t n_win;		  /* windows run, and the time in par_run (MRCGEN_PSIM_STATS) */
+	double run_s;
+	void (*hook)(void *ctx);  /* mrc_sim_set_window_hook */
+	void *hook_ctx;
+};
+
+static void bar_wait(struct sim_barrier *b)
+{
+	unsigned g = atomic_load(&b->gen);
+
+	if (atomic_fetch_add(&b->count, 1) + 1 == b->n) {
+		atomic_store(&b->count, 0);
+		atomic_fetch_add(&b->gen, 1);
+		return;
+	}
+	for (unsigned i = 0; atomic_load(&b->gen) == g; i++) {
+		if (i < 2000)
+			__builtin_ia32_pause();
+		else
+			sched_yield();
+	}
+}
+
+static struct sim_mbox *mbox(struct sim_par *par, unsigned parity, unsigned src, unsigned dst)
+{
+	return &par->mb[((size_t)parity * par->W + src) * (par->W + 1) + dst];
+}
+
+static int par_at(struct mrc_sim *sim, struct mrc_sim *ctx, struct sim_ev *e, uint32_t ent)
+{
+	struct sim_par *par = sim->par;
+	unsigned dst = ent ? par->ent_w[ent] : par->W;
+	struct sim_mbox *m;
+
+	if (!ctx)
+		return q_push(dst == par->W ? sim : par->q[dst], e);
+	if (dst == ctx->wid)
+		return q_push(ctx, e);
+	/* another worker's: after the window, which the lookahead guarantees */
+	if (e->t < par->wend) {
+		fprintf(stderr, "mrcgen: sim: an event for another partition at %llu ps, inside the "
+				"window ending at %llu ps (a delay below the lookahead)\n",
+			(unsigned long long)e->t, (unsigned long long)par->wend);
+		abort();
+	}
+	m = mbox(par, par->parity, ctx->wid, dst);
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 256;
+		struct sim_ev *a = realloc(m->a, cap * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		m->a = a;
+		m->cap = cap;
+	}
+	m->a[m->n++] = *e;
+	par->out_n[ctx->wid * 8]++;
+	if (e->t < par->out_min[ctx->wid])
+		par->out_min[ctx->wid] = e->t;
+	return 0;
+}
+
+/* Moves what the mailboxes of @parity hold for workers into their queues (no window
+ * running); the parent's were taken after their window. */
+static void par_drain(struct sim_par *par, unsigned parity, unsigned dst)
+{
+	for (unsigned s = 0; s < par->W; s++) {
+		struct sim_mbox *m = mbox(par, parity, s, dst);
+
+		for (size_t i = 0; i < m->n; i++)
+			if (q_push(dst == par->W ? par->q[0]->parent : par->q[dst], &m->a[i]))
+				abort(); /* out of memory in the event queue */
+		m->n = 0;
+	}
+}
+
+/* A worker's window: what was sent to it in the last one, then its events before the
+ * bound. */
+static void par_window(struct sim_par *par, struct mrc_sim *q)
+{
+	par_drain(par, par->parity ^ 1, q->wid);
+	par->out_min[q->wid] = MRC_SIM_NEVER;
+	tl_q = q;
+	q_run(q, &par->bound);
+	tl_q = NULL;
+}
+
+static void *par_worker(void *arg)
+{
+	struct mrc_sim *q = arg;
+	struct sim_par *par = q->parent->par;
+
+	for (;;) {
+		bar_wait(&par->a);
+		if (par->exit)
+			return NULL;
+		par_window(par, q);
+		bar_wait(&par->b);
+	}
+}
+
+/* The earliest event pending anywhere (no window running). */
+static uint64_t par_next(struct mrc_sim *sim)
+{
+	struct sim_par *par = sim->par;
+	uint64_t t = q_next(sim);
+
+	for (unsigned w = 0; w < par->W; w++) {
+		uint64_t tw = q_next(par->q[w]);
+
+		if (tw < t)
+			t = tw;
+		if (par->out_min[w] < t)
+			t = par->out_min[w];
+	}
+	return t;
+}
+
+static int par_start(struct mrc_sim *sim)
+{
+	struct sim_par *par = sim->par;
+
+	for (unsigned w = 0; w < par->W; w++) {
+		memcpy(par->q[w]->h, sim->h, sizeof(sim->h));
+		par->q[w]->n_handlers = sim->n_handlers;
+	}
+	if (par->started)
+		return 0;
+	for (unsigned w = 1; w < par->W; w++)
+		if (pthread_create(&par->th[w - 1], NULL, par_worker, par->q[w])) {
+			par->W = w; /* not reached with fewer threads: stop those made */
+			return -EAGAIN;
+		}
+	par->started = true;
+	return 0;
+}
+
+/*
+ * mrc_sim_run of a partitioned simulator: windows of the grid of @sim->window (cut short
+ * before an event of entity 0, which runs alone between windows), each worker running its
+ * own queue, events for other workers passed at the window's end. Runs exactly the events
+ * the serial loop runs, in the same order per entity, and stops at the same point.
+ */
+static uint64_t par_run(struct mrc_sim *sim, uint64_t until_ps)
+{
+	struct sim_par *par = sim->par;
+	uint64_t L = sim->window, before = mrc_sim_events(sim), B = MRC_SIM_NEVER;
+	bool stopping = false;
+
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (par_start(sim))
+		return 0;
+	sim->stop = false;
+	atomic_store(&par->stop_req, false);
+	for (;;) {
+		uint64_t limit = until_ps, next, Sw, eg;
+		struct sim_ev *g;
+		bool cut = false;
+
+		if (stopping && B - 1 < limit)
+			limit = B - 1;
+		next = par_next(sim);
+		if (next == MRC_SIM_NEVER || next > limit) {
+			if (stopping && B - 1 < until_ps && sim->now < B)
+				sim->now = B;
+			break;
+		}
+		Sw = next;
+		eg = (Sw / L + 1) * L;
+		par->bound = (struct sim_ev){.t = limit < eg - 1 ? limit + 1 : eg};
+		g = q_top(sim);
+		if (g && ev_lt(g, &par->bound)) {
+			par->bound = (struct sim_ev){.t = g->t, .ct = g->ct, .key = g->key};
+			cut = true;
+		}
+		par->wend = eg;
+		par->n_win++;
+		bar_wait(&par->a);
+		par_window(par, par->q[0]);
+		bar_wait(&par->b);
+		par_drain(par, par->parity, par->W);
+		par->parity ^= 1;
+		for (unsigned w = 0; w < par->W; w++)
+			if (par->q[w]->now > sim->now)
+				sim->now = par->q[w]->now;
+		if (par->hook)
+			par->hook(par->hook_ctx);
+		if (cut) {
+			struct sim_ev e;
+			const struct sim_handler *hd;
+
+			g = q_top(sim);
+			q_pop(sim, g, &e);
+			sim->now = e.t;
+			sim->cur_ct = e.ct;
+			sim->cur_key = e.key;
+			hd = &sim->h[e.ek & 0xFF];
+			hd->fn(hd->ctx, e.obj, e.arg, e.t);
+			sim->events++;
+		}
+		if (!stopping && (sim->stop || atomic_load(&par->stop_req))) {
+			stopping = true;
+			B = (Sw / L + 1) * L;
+		}
+		if (sim->intr && *sim->intr)
+			break;
+	}
+	for (unsigned w = 0; w < par->W; w++)
+		par_drain(par, par->parity ^ 1, w);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	par->run_s += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	return mrc_sim_events(sim) - before;
+}
+
+int mrc_sim_partition(struct mrc_sim *sim, unsigned workers, const uint16_t *ent_worker)
+{
+	struct sim_par *par;
+	struct mrc_sim_params p = {.queue = sim->queue};
+
+	if (workers < 2 || sim->par || sim->parent || !sim->window || sim->pending)
+		return -EINVAL;
+	for (uint32_t e = 1; e < sim->n_ents; e++)
+		if (ent_worker[e] >= workers)
+			return -EINVAL;
+	if (sim->queue == MRC_SIMQ_WHEEL) {
+		p.tick_bits = sim->w.tick_bits;
+		p.wheel_bits = sim->w.nb_bits;
+	}
+	par = calloc(1, sizeof(*par));
+	if (!par)
+		return -ENOMEM;
+	par->W = workers;
+	par->q = calloc(workers, sizeof(*par->q));
+	par->ent_w = malloc(sim->n_ents * sizeof(*par->ent_w));
+	par->mb = calloc((size_t)2 * workers * (workers + 1), sizeof(*par->mb));
+	par->out_min = malloc(workers * sizeof(*par->out_min));
+	par->out_n = calloc((size_t)workers * 8, sizeof(*par->out_n));
+	par->th = calloc(workers, sizeof(*par->th));
+	sim->par = par;
+	if (!par->q || !par->ent_w || !par->mb || !par->out_min || !par->out_n ||
+		!par->th)
+		return -ENOMEM; /* mrc_sim_free frees what was made */
+	memcpy(par->ent_w, ent_worker, sim->n_ents * sizeof(*par->ent_w));
+	par->ent_w[0] = 0;
+	for (unsigned w = 0; w < workers; w++) {
+		int err = mrc_sim_new(&p, &par->q[w]);
+
+		if (err)
+			return err;
+		par->q[w]->parent = sim;
+		par->q[w]->wid = w;
+		par->out_min[w] = MRC_SIM_NEVER;
+	}
+	par->a.n = par->b.n = workers;
+	return 0;
+}
+
+void mrc_sim_set_window_hook(struct mrc_sim *sim, void (*fn)(void *ctx), void *ctx)
+{
+	if (sim->par) {
+		sim->par->hook = fn;
+		sim->par->hook_ctx = ctx;
+	}
+}
+
+unsigned mrc_sim_workers(const struct mrc_sim *sim)
+{
+	return sim->par ? sim->par->W : 1;
+}
+
+unsigned mrc_sim_worker(const struct mrc_sim *sim)
+{
+	const struct mrc_sim *ctx = ctx_of(sim);
+
+	return ctx ? ctx->wid : 0;
+}
+
+static void par_free(struct mrc_sim *sim)
+{
+	struct sim_par *par = sim->par;
+
+	if (!par)
+		return;
+	if (getenv("MRCGEN_PSIM_STATS")) { /* docs/performance.md "Parallel simulation" */
+		uint64_t x = 0;
+
+		for (unsigned w = 0; w < par->W; w++)
+			x += par->out_n[w * 8];
+		fprintf(stderr, "psim: workers=%u windows=%llu loop_s=%.3f events_global=%llu "
+				"cross=%llu events=", par->W, (unsigned long long)par->n_win,
+			par->run_s, (unsigned long long)sim->events, (unsigned long long)x);
+		for (unsigned w = 0; w < par->W; w++)
+			fprintf(stderr, "%s%llu", w ? "," : "",
+				(unsigned long long)par->q[w]->events);
+		fprintf(stderr, "\n");
+	}
+	if (par->started) {
+		par->exit = true;
+		bar_wait(&par->a);
+		for (unsigned w = 1; w < par->W; w++)
+			pthread_join(par->th[w - 1], NULL);
+	}
+	for (unsigned w = 0; par->q && w < par->W; w++)
+		mrc_sim_free(par->q[w]);
+	for (size_t i = 0; par->mb && i < (size_t)2 * par->W * (par->W + 1); i++)
+		free(par->mb[i].a);
+	free(par->q);
+	free(par->ent_w);
+	free(par->mb);
+	free(par->out_min);
+	free(par->out_n);
+	free(par->th);
+	free(par);
+}
+
+uint64_t mrc_sim_next(struct mrc_sim *sim)
+{
+	return sim->par ? par_next(sim) : q_next(sim);
+}
 
 uint64_t mrc_sim_run(struct mrc_sim *sim, uint64_t until_ps)
 {
@@ -579,6 +997,8 @@ uint64_t mrc_sim_run(struct mrc_sim *sim, uint64_t until_ps)
 	struct sim_heap *h = &sim->heap;
 	struct sim_wheel *w = &sim->w;
 
+	if (sim->par)
+		return par_run(sim, until_ps);
 	sim->stop = false;
 	for (;;) {
 		struct sim_ev e, *top;
@@ -621,6 +1041,8 @@ uint64_t mrc_sim_run(struct mrc_sim *sim, uint64_t until_ps)
 		sim->pending--;
 		sim->now = e.t;
 		sim->cur = e.ek >> 8;
+		sim->cur_ct = e.ct;
+		sim->cur_key = e.key;
 		hd = &sim->h[e.ek & 0xFF];
 		hd->fn(hd->ctx, e.obj, e.arg, e.t);
 		if (!(++ran & 0xFFF) && sim->intr && *sim->intr) {
@@ -637,7 +1059,10 @@ uint64_t mrc_sim_run(struct mrc_sim *sim, uint64_t until_ps)
 
 void mrc_sim_stop(struct mrc_sim *sim)
 {
-	sim->stop = true;
+	if (ctx_of(sim))
+		atomic_store(&sim->par->stop_req, true);
+	else
+		sim->stop = true;
 }
 
 void mrc_sim_set_window(struct mrc_sim *sim, uint64_t window_ps)
@@ -652,18 +1077,35 @@ void mrc_sim_set_interrupt(struct mrc_sim *sim, const volatile sig_atomic_t *fla
 
 size_t mrc_sim_pending(const struct mrc_sim *sim)
 {
-	return sim->pending;
+	size_t n = sim->pending;
+
+	for (unsigned w = 0; sim->par && w < sim->par->W; w++) {
+		n += sim->par->q[w]->pending;
+		for (unsigned d = 0; d < 2 * (sim->par->W + 1); d++)
+			n += sim->par->mb[(size_t)w * 2 * (sim->par->W + 1) + d].n;
+	}
+	return n;
 }
 
 uint64_t mrc_sim_events(const struct mrc_sim *sim)
 {
-	return sim->events;
+	uint64_t n = sim->events;
+
+	for (unsigned w = 0; sim->par && w < sim->par->W; w++)
+		n += sim->par->q[w]->events;
+	return n;
 }
 
 size_t mrc_sim_mem_bytes(const struct mrc_sim *sim)
 {
 	size_t n = sim->heap.cap * sizeof(struct sim_ev) + sim->n_ents * sizeof(*sim->seq);
 
+	for (unsigned w = 0; sim->par && w < sim->par->W; w++) {
+		n += mrc_sim_mem_bytes(sim->par->q[w]) + sizeof(*sim->par->ent_w);
+		for (unsigned d = 0; d < 2 * (sim->par->W + 1); d++)
+			n += sim->par->mb[(size_t)w * 2 * (sim->par->W + 1) + d].cap *
+			     sizeof(struct sim_ev);
+	}
 
 	if (sim->w.b) {
 		n += sim->w.nb * (sizeof(struct sim_bucket) + 1.0 / 8);

@@ -91,6 +91,13 @@ int mrc_sim_at(struct mrc_sim *sim, uint64_t at_ps, unsigned kind, void *obj, ui
 /* The entity of the event running, 0 outside the loop. */
 uint32_t mrc_sim_entity(const struct mrc_sim *sim);
 
+/*
+ * The key of the event running (or last run) in the caller's queue: its time, the clock
+ * when it was scheduled and its source key, in @key[0..2]. Events run in the order of
+ * these triples, compared in turn: what a parallel run merges its workers' outputs by.
+ */
+void mrc_sim_event_key(const struct mrc_sim *sim, uint64_t key[3]);
+
 /* The clock: the time of the event running or last run, in ps. */
 uint64_t mrc_sim_now(const struct mrc_sim *sim);
 
@@ -115,6 +122,34 @@ void mrc_sim_stop(struct mrc_sim *sim);
 
 /* Sets the window of mrc_sim_stop in ps; 0 (the default): stop at once. */
 void mrc_sim_set_window(struct mrc_sim *sim, uint64_t window_ps);
+
+/*
+ * Parallel simulation (docs/architecture.md "Parallel simulation"): splits the queue over
+ * @workers threads (>= 2), entity e (1..n-1, mrc_sim_entities set first) on worker
+ * @ent_worker[e]; entity 0's events stay with the caller and run alone between windows.
+ * mrc_sim_run then runs windows of the grid of mrc_sim_set_window's width (the lookahead:
+ * no event may be scheduled for another worker's entity less than a window ahead, else
+ * abort), each worker its own events, events for other workers passed at the window's
+ * end; windows are cut before each event of entity 0. It runs the same events as the
+ * serial loop in the same order per entity, so handlers that touch only their entity's
+ * state (and entity 0's touch anything) give the same results. From a worker, mrc_sim_at*,
+ * _now, _entity and _stop act on the worker's queue and clock. Call before any event is
+ * scheduled, with a window set. 0, -EINVAL (fewer than 2 workers, an entity on a worker
+ * >= @workers, no window, events pending, already partitioned) or -ENOMEM.
+ */
+int mrc_sim_partition(struct mrc_sim *sim, unsigned workers, const uint16_t *ent_worker);
+
+/* The number of workers (1 unless partitioned), and the calling thread's (0 outside a
+ * window: the caller's, entity 0's). */
+unsigned mrc_sim_workers(const struct mrc_sim *sim);
+unsigned mrc_sim_worker(const struct mrc_sim *sim);
+
+/*
+ * Partitioned: @fn(@ctx) runs after every window, with no worker running (as entity 0):
+ * where a run checks what no worker may read during a window (every rank done), and may
+ * call mrc_sim_stop. It is the same stop as from inside the window.
+ */
+void mrc_sim_set_window_hook(struct mrc_sim *sim, void (*fn)(void *ctx), void *ctx);
 
 /*
  * Makes mrc_sim_run return within 4096 events once *@flag is non-zero (a signal handler's

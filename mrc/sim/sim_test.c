@@ -74,6 +74,73 @@ static void st_ent_fn(void *ctx, void *obj, uint64_t arg, uint64_t now)
 		mrc_sim_stop(x->sim);
 }
 
+/* A ring of entities 1..4: each event logs (time, arg) on its entity and passes the token
+ * on to the next entity at least a window (100) ahead, and to itself 3 later; entity 0's
+ * event at 1234 starts two more chains. The per-entity logs must match, serial and
+ * partitioned. */
+#define PS_N 4
+#define PS_LOG 256
+
+struct st_ps {
+	struct mrc_sim *sim;
+	int kind;
+	uint64_t log[PS_N + 1][PS_LOG][2];
+	unsigned n[PS_N + 1];
+	uint64_t stop_at;
+};
+
+static void st_ps_fn(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct st_ps *x = ctx;
+	uint32_t e = mrc_sim_entity(x->sim);
+
+	(void)obj;
+	if (x->n[e] < PS_LOG) {
+		x->log[e][x->n[e]][0] = now;
+		x->log[e][x->n[e]++][1] = arg;
+	}
+	if (e == 0) {
+		mrc_sim_at_ent(x->sim, now, 2, (unsigned)x->kind, NULL, 1000);
+		mrc_sim_at_ent(x->sim, now, 3, (unsigned)x->kind, NULL, 2000);
+		return;
+	}
+	if (now >= x->stop_at)
+		mrc_sim_stop(x->sim);
+	if (arg % 1000 >= 60)
+		return;
+	mrc_sim_at_ent(x->sim, now + 100 + e * 7 % 13, e % PS_N + 1, (unsigned)x->kind, NULL,
+		arg + 1);
+	if (arg % 3 == 0)
+		mrc_sim_at(x->sim, now + 3, (unsigned)x->kind, NULL, arg + 500);
+}
+
+/* Runs the ring on @workers (1: serial) until @until, with a stop once past @stop_at. */
+static void st_ps_run(struct st_ps *x, unsigned workers, enum mrc_simq q, uint64_t stop_at,
+	uint64_t *clock)
+{
+	struct mrc_sim_params sp = {.queue = q};
+	static const uint16_t ew[PS_N + 1] = {0, 0, 0, 1, 1};
+
+	memset(x, 0, sizeof(*x));
+	x->stop_at = stop_at;
+	if (mrc_sim_new(&sp, &x->sim))
+		return;
+	mrc_sim_entities(x->sim, PS_N + 1);
+	mrc_sim_set_window(x->sim, 100);
+	x->kind = mrc_sim_handler(x->sim, st_ps_fn, x);
+	if (workers > 1 && mrc_sim_partition(x->sim, workers, ew))
+		return;
+	mrc_sim_at_ent(x->sim, 0, 1, (unsigned)x->kind, NULL, 0);
+	mrc_sim_at_ent(x->sim, 5, 4, (unsigned)x->kind, NULL, 3000);
+	mrc_sim_at_ent(x->sim, 1234, 0, (unsigned)x->kind, NULL, 7);
+	mrc_sim_run(x->sim, MRC_SIM_NEVER);
+	*clock = mrc_sim_now(x->sim);
+	while (mrc_sim_next(x->sim) != MRC_SIM_NEVER) /* the rest: a stop every window now */
+		mrc_sim_run(x->sim, MRC_SIM_NEVER);
+	mrc_sim_free(x->sim);
+	x->sim = NULL;
+}
+
 MRC_SELFTEST(sim)
 {
 	static const enum mrc_simq qs[] = {MRC_SIMQ_HEAP, MRC_SIMQ_WHEEL};
@@ -285,5 +352,48 @@ MRC_SELFTEST(sim)
 		ST_EQ(st, mrc_sim_entity(x.sim), 0);
 		ST_EQ(st, mrc_sim_next(x.sim), 1500);
 		mrc_sim_free(x.sim);
+	}
+
+	for (unsigned qi = 0; qi < 2; qi++) {
+		static struct st_ps a, b;
+		uint64_t ca = 0, cb = 0;
+		bool same = true;
+		unsigned total = 0;
+
+		mrc_st_case(st, "%s: a ring of 4 entities on 2 workers (windows of 100), an "
+				"entity-0 event amid them, a stop at 2000: every entity's events the "
+				"serial run's, the stop at the same window end (2100)",
+			mrc_simq_name(qs[qi]));
+		st_ps_run(&a, 1, qs[qi], 2000, &ca);
+		st_ps_run(&b, 2, qs[qi], 2000, &cb);
+		for (unsigned e = 0; e <= PS_N; e++) {
+			same &= a.n[e] == b.n[e] && !memcmp(a.log[e], b.log[e], sizeof(a.log[e]));
+			total += a.n[e];
+		}
+		ST_TRUE(st, same);
+		ST_EQ(st, a.n[0], 1);
+		ST_TRUE(st, total > 100);
+		ST_EQ(st, ca, 2100);
+		ST_EQ(st, cb, 2100);
+	}
+
+	mrc_st_case(st, "partition: refused with 1 worker, without a window, with events "
+			"pending, an entity on a worker past the count");
+	{
+		struct mrc_sim *sim;
+		static const uint16_t ew[3] = {0, 0, 2};
+
+		ST_EQ(st, mrc_sim_new(NULL, &sim), 0);
+		if (sim) {
+			mrc_sim_entities(sim, 3);
+			ST_EQ(st, mrc_sim_partition(sim, 2, ew), -EINVAL); /* no window */
+			mrc_sim_set_window(sim, 10);
+			ST_EQ(st, mrc_sim_partition(sim, 1, ew), -EINVAL);
+			ST_EQ(st, mrc_sim_partition(sim, 2, ew), -EINVAL); /* entity 2 on worker 2 */
+			mrc_sim_at_ent(sim, 5, 1, 0, NULL, 0);
+			ST_EQ(st, mrc_sim_partition(sim, 3, ew), -EINVAL); /* pending */
+			ST_EQ(st, mrc_sim_workers(sim), 1);
+			mrc_sim_free(sim);
+		}
 	}
 }
