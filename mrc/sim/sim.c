@@ -4,13 +4,16 @@
 #include "mrc/base/rng.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 /*
  * One event: 48 bytes. @ct: the clock when it was scheduled; @key = source entity <<
@@ -646,9 +649,10 @@ struct sim_mbox {
 	size_t n, cap;
 };
 
-/* A barrier of n threads: spins, then yields (the machine may have fewer free cores). */
+/* A barrier of n threads: spins a little, then sleeps on a futex (the machine may have
+ * fewer free cores than workers, and the workers wait out the caller's serial parts). */
 struct sim_barrier {
-	atomic_uint count, gen;
+	atomic_uint count, gen, sleepers;
 	unsigned n;
 };
 
@@ -675,6 +679,8 @@ struct sim_par {
 	void *hook_ctx;
 };
 
+#define BAR_SPIN 4000 /* pauses before sleeping: tens of microseconds */
+
 static void bar_wait(struct sim_barrier *b)
 {
 	unsigned g = atomic_load(&b->gen);
@@ -682,14 +688,19 @@ static void bar_wait(struct sim_barrier *b)
 	if (atomic_fetch_add(&b->count, 1) + 1 == b->n) {
 		atomic_store(&b->count, 0);
 		atomic_fetch_add(&b->gen, 1);
+		if (atomic_load(&b->sleepers))
+			syscall(SYS_futex, &b->gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 		return;
 	}
-	for (unsigned i = 0; atomic_load(&b->gen) == g; i++) {
-		if (i < 2000)
-			__builtin_ia32_pause();
-		else
-			sched_yield();
+	for (unsigned i = 0; i < BAR_SPIN; i++) {
+		if (atomic_load(&b->gen) != g)
+			return;
+		__builtin_ia32_pause();
 	}
+	atomic_fetch_add(&b->sleepers, 1);
+	while (atomic_load(&b->gen) == g) /* the futex returns at once if gen moved */
+		syscall(SYS_futex, &b->gen, FUTEX_WAIT_PRIVATE, g, NULL, NULL, 0);
+	atomic_fetch_sub(&b->sleepers, 1);
 }
 
 static struct sim_mbox *mbox(struct sim_par *par, unsigned parity, unsigned src, unsigned dst)
