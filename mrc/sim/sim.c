@@ -671,8 +671,9 @@ struct sim_par {
 	atomic_bool stop_req;	  /* mrc_sim_stop from a worker */
 	bool exit;
 	struct sim_barrier a, b;
-	pthread_t *th;		  /* [W - 1], started by the first run */
-	bool started;
+	pthread_t *th;		  /* [W - 1]: the workers but the caller's */
+	unsigned n_th;		  /* threads running */
+	atomic_uint go;		  /* 0 until every thread is made, then 1; 2: one was not */
 	uint64_t n_win;		  /* windows run, and the time in par_run (MRCGEN_PSIM_STATS) */
 	double run_s;
 	void (*hook)(void *ctx);  /* mrc_sim_set_window_hook */
@@ -772,6 +773,11 @@ static void *par_worker(void *arg)
 	struct mrc_sim *q = arg;
 	struct sim_par *par = q->parent->par;
 
+	/* every thread made (1), or one could not be (2): mrc_sim_partition */
+	while (atomic_load(&par->go) == 0)
+		syscall(SYS_futex, &par->go, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+	if (atomic_load(&par->go) != 1)
+		return NULL;
 	for (;;) {
 		bar_wait(&par->a);
 		if (par->exit)
@@ -798,7 +804,8 @@ static uint64_t par_next(struct mrc_sim *sim)
 	return t;
 }
 
-static int par_start(struct mrc_sim *sim)
+/* The workers' queues take the handlers registered so far. */
+static void par_start(struct mrc_sim *sim)
 {
 	struct sim_par *par = sim->par;
 
@@ -806,15 +813,26 @@ static int par_start(struct mrc_sim *sim)
 		memcpy(par->q[w]->h, sim->h, sizeof(sim->h));
 		par->q[w]->n_handlers = sim->n_handlers;
 	}
-	if (par->started)
-		return 0;
-	for (unsigned w = 1; w < par->W; w++)
-		if (pthread_create(&par->th[w - 1], NULL, par_worker, par->q[w])) {
-			par->W = w; /* not reached with fewer threads: stop those made */
-			return -EAGAIN;
-		}
-	par->started = true;
-	return 0;
+}
+
+/* Starts the W - 1 worker threads; if one cannot be made, ends those that were. */
+static int par_threads(struct sim_par *par)
+{
+	int err = 0;
+
+	for (; par->n_th + 1 < par->W; par->n_th++) {
+		err = -pthread_create(&par->th[par->n_th], NULL, par_worker, par->q[par->n_th + 1]);
+		if (err)
+			break;
+	}
+	atomic_store(&par->go, err ? 2 : 1);
+	syscall(SYS_futex, &par->go, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+	if (err) {
+		for (unsigned k = 0; k < par->n_th; k++)
+			pthread_join(par->th[k], NULL);
+		par->n_th = 0;
+	}
+	return err;
 }
 
 /*
@@ -832,8 +850,7 @@ static uint64_t par_run(struct mrc_sim *sim, uint64_t until_ps)
 	struct timespec t0, t1;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (par_start(sim))
-		return 0;
+	par_start(sim);
 	sim->stop = false;
 	atomic_store(&par->stop_req, false);
 	for (;;) {
@@ -936,7 +953,7 @@ int mrc_sim_partition(struct mrc_sim *sim, unsigned workers, const uint16_t *ent
 		par->out_min[w] = MRC_SIM_NEVER;
 	}
 	par->a.n = par->b.n = workers;
-	return 0;
+	return par_threads(par);
 }
 
 void mrc_sim_set_window_hook(struct mrc_sim *sim, void (*fn)(void *ctx), void *ctx)
@@ -978,11 +995,11 @@ static void par_free(struct mrc_sim *sim)
 				(unsigned long long)par->q[w]->events);
 		fprintf(stderr, "\n");
 	}
-	if (par->started) {
+	if (par->n_th) {
 		par->exit = true;
 		bar_wait(&par->a);
-		for (unsigned w = 1; w < par->W; w++)
-			pthread_join(par->th[w - 1], NULL);
+		for (unsigned k = 0; k < par->n_th; k++)
+			pthread_join(par->th[k], NULL);
 	}
 	for (unsigned w = 0; par->q && w < par->W; w++)
 		mrc_sim_free(par->q[w]);

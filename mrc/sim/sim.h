@@ -134,8 +134,10 @@ void mrc_sim_set_window(struct mrc_sim *sim, uint64_t window_ps);
  * serial loop in the same order per entity, so handlers that touch only their entity's
  * state (and entity 0's touch anything) give the same results. From a worker, mrc_sim_at*,
  * _now, _entity and _stop act on the worker's queue and clock. Call before any event is
- * scheduled, with a window set. 0, -EINVAL (fewer than 2 workers, an entity on a worker
- * >= @workers, no window, events pending, already partitioned) or -ENOMEM.
+ * scheduled, with a window set; the threads start now, and wait (asleep) for the runs.
+ * 0, -EINVAL (fewer than 2 workers, an entity on a worker >= @workers, no window, events
+ * pending, already partitioned), -ENOMEM, or pthread_create's error negated (-EAGAIN).
+ * After an error the simulator is only good for mrc_sim_free.
  */
 int mrc_sim_partition(struct mrc_sim *sim, unsigned workers, const uint16_t *ent_worker);
 
