@@ -1537,6 +1537,13 @@ uint64_t mrc_fabric_lookahead(const struct mrc_fabric *fab)
 
 static int wk_add(struct mrc_fabric *fab, unsigned n);
 
+/* The worker of rack @rack of @racks: racks dealt to the @workers in blocks, worker w
+ * running racks [w racks / W, (w + 1) racks / W). */
+static uint16_t rack_worker(uint64_t rack, unsigned workers, uint32_t racks)
+{
+	return (uint16_t)(rack * workers / racks);
+}
+
 int mrc_fabric_partition(struct mrc_fabric *fab, unsigned workers)
 {
 	uint32_t racks = fab->tp.t0, T1 = fab->tp.t1;
@@ -1553,17 +1560,16 @@ int mrc_fabric_partition(struct mrc_fabric *fab, unsigned workers)
 	if (!ew)
 		return -ENOMEM;
 	/* partition = rack: a T0 of every plane with its hosts; the T1s spread evenly over
-	 * the racks; worker w runs racks [w racks / W, (w + 1) racks / W) */
-#define RACK_W(r) ((uint16_t)((uint64_t)(r) * workers / racks))
+	 * the racks */
 	for (uint32_t k = 0; k < fab->n_switches; k++) {
 		const struct fab_switch *s = &fab->sw[k];
 		uint64_t t1 = (uint64_t)s->plane * T1 + s->index, n1 = (uint64_t)fab->tp.planes * T1;
 
-		ew[k + 1] = s->tier == MRC_FAB_T0 ? RACK_W(s->index) : RACK_W(t1 * racks / n1);
+		ew[k + 1] = rack_worker(s->tier == MRC_FAB_T0 ? s->index : t1 * racks / n1,
+			workers, racks);
 	}
 	for (uint32_t h = 0; h < fab->hosts; h++)
-		ew[host_ent(fab, h)] = RACK_W(h / fab->tp.hosts_per_t0);
-#undef RACK_W
+		ew[host_ent(fab, h)] = rack_worker(h / fab->tp.hosts_per_t0, workers, racks);
 	err = wk_add(fab, workers);
 	mrc_sim_set_window(fab->sim, mrc_fabric_lookahead(fab));
 	if (!err)
@@ -1574,9 +1580,7 @@ int mrc_fabric_partition(struct mrc_fabric *fab, unsigned workers)
 
 unsigned mrc_fabric_host_worker(const struct mrc_fabric *fab, uint32_t host)
 {
-	uint32_t rack = host / fab->tp.hosts_per_t0;
-
-	return fab->n_wk > 1 ? (unsigned)((uint64_t)rack * fab->n_wk / fab->tp.t0) : 0;
+	return fab->n_wk > 1 ? rack_worker(host / fab->tp.hosts_per_t0, fab->n_wk, fab->tp.t0) : 0;
 }
 
 uint32_t mrc_fabric_host_entity(const struct mrc_fabric *fab, uint32_t host)

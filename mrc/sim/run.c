@@ -1596,12 +1596,10 @@ static void collect_stats(struct run *r)
 		}
 	}
 	/* the per-EV counters are job-wide (setup_hosts): every QP above is in them; a
-	 * parallel run's are its workers' (each has its first rack's first host) */
+	 * parallel run's are its workers' (their endpoints hold them: still there) */
 	for (unsigned w = 0; w < r->nw; w++) {
-		uint32_t h0 = (uint32_t)(((uint64_t)w * r->job->fabric.t0 + r->nw - 1) / r->nw) *
-			      r->job->fabric.hosts_per_t0;
-
-		prof = h0 < r->nhosts ? mrc_ep_ev_profile(r->hosts[h0].ep) : NULL;
+		prof = r->nw > 1 ? r->wk[w].prof
+		       : r->nhosts ? mrc_ep_ev_profile(r->hosts[0].ep) : NULL;
 		for (unsigned e = 0; prof && e < prof->n; e++) {
 			const struct mrc_ev_stats *vs = &prof->st[e];
 			struct mrc_run_ev *re = run_ev_of(res, e, prof->value[e]);
