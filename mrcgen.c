@@ -86,7 +86,7 @@ static const struct cmd cmds[] = {
 	{ "sample", "OUT.pcap [OPTIONS]", "write one MRC packet of every type to a pcap",
 		cmd_sample },
 	{ "bench", "[SCENARIO] [--queue Q]",
-		"job-{quickstart,a2a128,perm128,perm1k,perm8k} fabric-{128,1k,8k} evq wire-xdp",
+		"job-{quickstart,a2a128,perm{128,1k,8k}} fabric-{128,1k,8k} evq psim wire-xdp",
 		cmd_bench },
 	{ "version", "", "print the version", cmd_version },
 	{ "help", "", "this text", cmd_help },

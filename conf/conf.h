@@ -365,8 +365,15 @@ struct conf_sweep {
 	double min_score;		/* least log-likelihood gain of a suspect */
 };
 
+/* The simulator itself (docs/config.md "sim"). */
+struct conf_sim {
+	uint32_t workers;		/* threads of a parallel run: 1 serial (docs/architecture.md
+					 * "Parallel simulation") */
+};
+
 struct conf_job {
 	uint64_t seed;
+	struct conf_sim sim;
 	struct conf_fabric fabric;
 	struct conf_wire wire;
 	struct conf_mrc mrc;

@@ -332,6 +332,11 @@ static const struct cf output_tbl[] = {
 	END
 };
 
+static const struct cf sim_tbl[] = {
+	U(struct conf_sim, workers, "workers", CT_U32, 1, 1024),
+	END
+};
+
 /* Table order is conversion order: the fabric comes before the names that refer to it. */
 const struct cf conf_job_tbl[] = {
 	U(struct conf_job, seed, "seed", CT_U64, 0, MAXU64),
@@ -343,6 +348,7 @@ const struct cf conf_job_tbl[] = {
 		conf_check_fault),
 	SEC(struct conf_job, sweep, "sweep", sweep_tbl, NULL),
 	SEC(struct conf_job, output, "output", output_tbl, conf_check_output),
+	SEC(struct conf_job, sim, "sim", sim_tbl, NULL),
 	END
 };
 
@@ -434,6 +440,7 @@ int conf_defaults(struct conf_job *job)
 
 	memset(job, 0, sizeof(*job));
 	job->seed = 1;
+	job->sim.workers = 1;
 
 	f->driver = CONF_DRIVER_SIM;
 	f->planes = 8;

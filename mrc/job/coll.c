@@ -10,6 +10,7 @@
 #include "mrc/base/rng.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -104,6 +105,7 @@ struct rank {
 };
 
 struct mrc_coll {
+	uint64_t id; /* its number, for the thread's cache of payload sums (gen) */
 	struct mrc_coll_params p;
 	struct mrc_coll_ops ops;
 	void *ctx;
@@ -132,13 +134,21 @@ struct mrc_coll {
 	uint32_t hiter;		/* this iteration (UINT32_MAX: none yet) */
 	struct vgrid **grids;	/* the distinct grids, owned */
 	uint32_t n_grids;
-	struct {		/* the last run of ranks mrc_coll_payload summed */
-		bool ok;
-		uint64_t lo;
-		uint32_t cnt, iter;
-		uint8_t pat[2 * 61 * 8]; /* its sums at elements 0..121, in the dtype's bytes */
-	} gen;
 };
+
+/* The last run of ranks mrc_coll_payload summed, per thread (a parallel simulation lays
+ * packets out on several: docs/architecture.md "Parallel simulation"), for collective
+ * @c as it was then (@id: it could be a new one at the same address). */
+static _Thread_local struct {
+	bool ok;
+	const struct mrc_coll *c;
+	uint64_t id;
+	uint64_t lo;
+	uint32_t cnt, iter;
+	uint8_t pat[2 * 61 * 8]; /* its sums at elements 0..121, in the dtype's bytes */
+} coll_gen;
+
+static atomic_uint_fast64_t coll_ids; /* mrc_coll_new numbers its collectives from 1 */
 
 /* Endpoint of group rank @g, its rank state, and the group rank of endpoint @e. */
 #define EP(c, g) ((c)->ep_of ? (c)->ep_of[g] : (g))
@@ -1011,6 +1021,7 @@ int mrc_coll_new(const struct mrc_coll_params *p, const struct mrc_coll_ops *ops
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
+	c->id = atomic_fetch_add(&coll_ids, 1) + 1;
 	c->p = *p;
 	c->ops = *ops;
 	c->ctx = ctx;
@@ -1414,7 +1425,7 @@ static inline struct vdesc src_desc(struct mrc_coll *c, const uint8_t *src, uint
 	uint64_t off, ga, gb, gi;
 	struct rank *rk;
 	struct vdesc d;
-	uint32_t q;
+	uint32_t q, hint;
 	int reg;
 
 	vn->shi = 0;
@@ -1427,7 +1438,10 @@ static inline struct vdesc src_desc(struct mrc_coll *c, const uint8_t *src, uint
 	}
 	if (!rk->vd[reg])
 		return (struct vdesc){0};
-	gi = vg_find(c, rk->vg[reg], &rk->vhint[reg], off, &ga, &gb);
+	/* another rank's: its hint is read, never written (a parallel simulation runs that
+	 * rank on another thread: docs/architecture.md "Parallel simulation") */
+	hint = rk->vhint[reg];
+	gi = vg_find(c, rk->vg[reg], &hint, off, &ga, &gb);
 	if (off + len > gb)
 		return (struct vdesc){0};
 	d = rk->vd[reg][gi];
@@ -1435,7 +1449,7 @@ static inline struct vdesc src_desc(struct mrc_coll *c, const uint8_t *src, uint
 		d.pc += off - ga; /* the part's position; pos + len never reaches 2^40 */
 	if (off == ga && off + len == gb) { /* a whole granule: its segment's others too */
 		const struct vgrid *g = rk->vg[reg];
-		uint32_t s = rk->vhint[reg];
+		uint32_t s = hint;
 
 		*vn = (struct vnext){ .svd = rk->vd[reg], .slo = g->bound[s],
 			.shi = g->bound[s + 1], .sfirst = g->first[s], .sdelta = off };
@@ -1572,30 +1586,33 @@ static void gen_bytes(struct mrc_coll *c, struct vdesc d, uint8_t *out, uint64_t
 		}
 		return;
 	}
-	if (!(c->gen.ok && c->gen.lo == lo && c->gen.cnt == cnt && c->gen.iter == it)) {
+	if (!(coll_gen.ok && coll_gen.c == c && coll_gen.id == c->id && coll_gen.lo == lo &&
+		    coll_gen.cnt == cnt && coll_gen.iter == it)) {
 		for (unsigned k = 0; k < 61; k++) { /* the sums have period 61 in the element */
 			double v = 0;
 
 			for (uint32_t q = 0; q < cnt; q++)
 				v += mrc_coll_input((lo + q) % n, k, it);
-			put_el(c, c->gen.pat + k * c->es, v);
+			put_el(c, coll_gen.pat + k * c->es, v);
 		}
-		memcpy(c->gen.pat + period, c->gen.pat, period);
-		c->gen.ok = true;
-		c->gen.lo = lo;
-		c->gen.cnt = cnt;
-		c->gen.iter = it;
+		memcpy(coll_gen.pat + period, coll_gen.pat, period);
+		coll_gen.ok = true;
+		coll_gen.c = c;
+		coll_gen.id = c->id;
+		coll_gen.lo = lo;
+		coll_gen.cnt = cnt;
+		coll_gen.iter = it;
 	}
 	/* a period at a time from this phase of the doubled pattern */
 	for (uint64_t i = 0, at = e % 61 * c->es + skip; i < len; i += period)
-		memcpy(out + i, c->gen.pat + at, len - i < period ? len - i : period);
+		memcpy(out + i, coll_gen.pat + at, len - i < period ? len - i : period);
 }
 
 int mrc_coll_payload(struct mrc_coll *c, const void *src, uint32_t len, uint8_t *out)
 {
 	uint64_t off;
 	struct rank *rk;
-	uint32_t q;
+	uint32_t q, hint;
 	int reg;
 
 	if (c->p.verify != MRC_VERIFY_DESC || !src_decode(c, src, len, &q, &reg, &off)) {
@@ -1607,8 +1624,9 @@ int mrc_coll_payload(struct mrc_coll *c, const void *src, uint32_t len, uint8_t 
 		return 0;
 	}
 	rk = &c->r[q];
+	hint = rk->vhint[reg]; /* another rank's: read, never written (as in src_desc) */
 	for (uint64_t x = off, ga, gb, end; x < off + len; x = end) {
-		uint64_t gi = vg_find(c, rk->vg[reg], &rk->vhint[reg], x, &ga, &gb);
+		uint64_t gi = vg_find(c, rk->vg[reg], &hint, x, &ga, &gb);
 		struct vdesc d = rk->vd[reg][gi];
 
 		end = gb < off + len ? gb : off + len;

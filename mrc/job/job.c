@@ -540,6 +540,33 @@ static int check_coll(const struct conf_job *job, char *key, size_t keylen, char
 	return rc;
 }
 
+/*
+ * A parallel simulation (sim.workers > 1, docs/architecture.md "Parallel simulation") needs
+ * a partition (a rack) per worker at least and a lookahead above 0 between partitions:
+ * the T0-T1 link delay plus the lesser of the switch delay and a PFC frame's time, the
+ * latter above 0 at any rate, so both delays 0 is the one way to have none.
+ */
+static int check_sim(const struct conf_job *job, char *key, size_t keylen, char *msg,
+	size_t msglen)
+{
+	const struct conf_fabric *f = &job->fabric;
+	uint32_t w = job->sim.workers;
+
+	if (w <= 1 || f->driver != CONF_DRIVER_SIM)
+		return 0;
+	if (w > f->t0)
+		return FAIL("sim.workers",
+			"more workers than partitions: a partition is a rack (a T0 of every "
+			"plane with its hosts), fabric.t0 makes %u; use at most %u workers or "
+			"more racks '%u'", f->t0, f->t0, w);
+	if (!f->fabric_link_delay_ps && !f->switch_delay_ps)
+		return FAIL("fabric.fabric_link_delay",
+			"sim.workers %u needs a lookahead above 0 between partitions, and "
+			"fabric_link_delay and switch_delay are both 0: give either a delay "
+			"or set sim.workers to 1 '0'", w);
+	return 0;
+}
+
 int mrc_job_check(const struct conf_job *job, char *key, size_t keylen, char *msg,
 	size_t msglen)
 {
@@ -551,6 +578,7 @@ int mrc_job_check(const struct conf_job *job, char *key, size_t keylen, char *ms
 			MRC_HIST_SUMMARY_MAX_PCT, job->output.hist.n_percentiles);
 
 	rc = rc ?: check_packets(job, key, keylen, msg, msglen);
+	rc = rc ?: check_sim(job, key, keylen, msg, msglen);
 	return rc ?: check_coll(job, key, keylen, msg, msglen);
 }
 

@@ -172,4 +172,18 @@ MRC_SELFTEST(job)
 		ST_EQ(st, o[2], o[0]);
 		ST_EQ(st, o[3], o[1]);
 	}
+
+	mrc_st_case(st, "J-psim sim.workers: at most fabric.t0 (4 by default) racks; a lookahead "
+			"above 0: either T0-T1 delay will do, not both 0");
+	ST_EQ_I(st, jt_check(JT_SETS("sim.workers=4"), key, sizeof(key)), 0);
+	ST_EQ_I(st, jt_check(JT_SETS("sim.workers=5"), key, sizeof(key)), -EINVAL);
+	ST_EQ_STR(st, key, "sim.workers");
+	ST_EQ_I(st, jt_check(JT_SETS("sim.workers=5", "fabric.driver=wire"), key, sizeof(key)), 0);
+	ST_EQ_I(st, jt_check(JT_SETS("sim.workers=2", "fabric.fabric_link_delay=0ns",
+			"fabric.switch_delay=0ns"), key, sizeof(key)), -EINVAL);
+	ST_EQ_STR(st, key, "fabric.fabric_link_delay");
+	ST_EQ_I(st, jt_check(JT_SETS("sim.workers=2", "fabric.fabric_link_delay=0ns"), key,
+			sizeof(key)), 0);
+	ST_EQ_I(st, jt_check(JT_SETS("sim.workers=1", "fabric.fabric_link_delay=0ns",
+			"fabric.switch_delay=0ns"), key, sizeof(key)), 0);
 }

@@ -592,6 +592,69 @@ static int bench_verify(FILE *out, const char *queue, int runs)
 	return 0;
 }
 
+/*
+ * Parallel simulation (docs/performance.md "Parallel simulation"): @sc's job with
+ * sim.workers 1 and 2, alternately, @runs times each, in this one run of the bench; the
+ * least wall time of each (other processes only ever add) and their ratio, the
+ * parallel_speedup, and the simulator's memory per host of each. The load average when
+ * it started is printed beside: the speedup needs two free cores.
+ */
+static int bench_parallel(FILE *out, const struct job_scen *base, int runs)
+{
+	static const char *const wsets[2] = {"sim.workers=1", "sim.workers=2"};
+	struct job_scen sc[2] = {*base, *base};
+	struct job_fig best[2] = {{0}};
+	double load[3] = {0, 0, 0};
+	char name[32];
+	int err = 0;
+
+	snprintf(name, sizeof(name), "psim-%s", base->name + 4);
+	for (int w = 0; w < 2; w++) {
+		size_t i = 0;
+
+		while (i < 5 && sc[w].sets[i])
+			i++;
+		sc[w].sets[i] = wsets[w];
+		sc[w].name = name;
+	}
+	if (getloadavg(load, 3) < 0)
+		load[0] = -1;
+	fprintf(out, "%-14s %s with sim.workers 1 and 2, alternately, %d runs each; load "
+		     "average %.2f at the start (2 free cores needed)\n", name, base->name, runs,
+		load[0]);
+	for (int k = 0; k < runs && !err; k++) {
+		for (int w = 0; w < 2 && !err; w++) {
+			struct job_fig f = {0};
+
+			err = job_child(&sc[w], NULL, &f, out);
+			if (!err && (!best[w].wall_s || f.wall_s < best[w].wall_s))
+				best[w] = f;
+		}
+	}
+	if (err)
+		return err;
+	for (int w = 0; w < 2; w++) {
+		const struct job_fig *f = &best[w];
+		double sim_kb = (double)(f->rss_kb > f->idle_kb ? f->rss_kb - f->idle_kb : 0);
+
+		fprintf(out, "%-14s workers=%d hosts=%llu events=%llu wall=%.3fs cpu=%.3fs "
+			     "events/wall-s=%.3fM peak_rss=%ldKB sim/host=%.1fKB\n",
+			name, w + 1, (unsigned long long)f->hosts, (unsigned long long)f->events,
+			f->wall_s, f->cpu_s, (double)f->events / f->wall_s / 1e6, f->rss_kb,
+			f->hosts ? sim_kb / (double)f->hosts : 0);
+	}
+	fprintf(out, "%-14s parallel_speedup=%.3f (wall, 1 worker / 2 workers, least of %d "
+		     "each) mem_per_host_ratio=%.3f (2 workers / 1)\n",
+		name, best[1].wall_s > 0 ? best[0].wall_s / best[1].wall_s : 0, runs,
+		best[0].rss_kb > best[0].idle_kb && best[1].rss_kb > best[1].idle_kb
+			? (double)(best[1].rss_kb - best[1].idle_kb) /
+				  (double)(best[0].rss_kb - best[0].idle_kb)
+			: 0);
+	fprintf(out, "%-14s mpi: not measured: the ranks of an mpirun do not share one "
+		     "simulation (docs/architecture.md \"Parallel simulation\")\n", name);
+	return 0;
+}
+
 int mrc_bench_run(const char *only, const char *queue, FILE *out)
 {
 	enum { NJ = sizeof(job_scens) / sizeof(job_scens[0]) };
@@ -635,6 +698,20 @@ int mrc_bench_run(const char *only, const char *queue, FILE *out)
 	if (!err && (!only || strcmp(only, "job-verify") == 0)) {
 		any = true;
 		err = bench_verify(out, queue, 3);
+	}
+	for (size_t i = 0; !err && i < NJ; i++) {
+		const struct job_scen *sc = &job_scens[i];
+		bool big = !strcmp(sc->name, "job-perm8k");
+
+		if (strcmp(sc->name, "job-perm1k") && !big)
+			continue;
+		if (only && strcmp(only, "psim") && strncmp(only, "psim-", 5) == 0 &&
+			strcmp(only + 5, sc->name + 4))
+			continue;
+		if (only && strncmp(only, "psim", 4))
+			continue;
+		any = true;
+		err = bench_parallel(out, sc, big ? 1 : 3);
 	}
 	if (!err && (!only || strcmp(only, "evq") == 0)) {
 		any = true;

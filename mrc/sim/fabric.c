@@ -232,6 +232,25 @@ struct fab_sched {
 	uint64_t next_toggle; /* flaps */
 };
 
+/*
+ * What each worker of a parallel run has of its own (docs/architecture.md "Parallel
+ * simulation"); a serial run has one. Packets go from one worker's pool to another's
+ * with the events that carry them: a slot is freed into the pool of the worker that
+ * frees it.
+ */
+struct fab_wk {
+	/* packet pool: one free list per size class, slabs of all classes on one chain */
+	uint8_t *scratch; /* MRC_PKT_MAX: a gathered packet laid out whole */
+	uint32_t scratch_nz, scratch_ic; /* scratch is zero but for [0, nz) and, when ic is
+					  * not 0, the 4 ICRC bytes at ic */
+	uint8_t *txbuf;	  /* pkt_cap: a host writes the packet it sends here */
+	struct fab_pkt **free_pkts; /* [n_cls] */
+	struct fab_slab *slabs;
+	uint64_t pkts_alloc;
+	size_t pool_bytes;
+	uint64_t pkt_hops, injected, delivered;
+} __attribute__((aligned(64)));
+
 struct mrc_fabric {
 	struct mrc_fabric_params p;
 	struct {
@@ -260,31 +279,29 @@ struct mrc_fabric {
 	struct fab_pfc *pfc;	   /* [n_ports] with PFC on, else NULL */
 	uint8_t lossless;	   /* class bits: the classes PFC makes lossless */
 	struct fab_switch *sw;
-	struct mrc_rng rng;
+	struct mrc_rng *rng; /* [n_ents]: each entity's own draws (random loss on its ports,
+			      * ECN), so they do not depend on how entities interleave */
+	uint32_t n_ents;     /* 0 the loop's caller, 1.. the switches (fab->sw order), then
+			      * the hosts: mrc_sim entities (docs/architecture.md "Parallel
+			      * simulation") */
 
 	/* host address -> plane * hosts + h, open addressing */
 	struct mrc_ip6 *addr_key;
 	uint32_t *addr_val; /* UINT32_MAX = empty */
 	uint32_t addr_mask;
 
-	/* packet pool: one free list per size class, slabs of all classes on one chain */
-	uint8_t *scratch; /* MRC_PKT_MAX: a gathered packet laid out whole */
-	uint32_t scratch_nz, scratch_ic; /* scratch is zero but for [0, nz) and, when ic is
-					  * not 0, the 4 ICRC bytes at ic */
-	uint8_t *txbuf;	  /* pkt_cap: a host writes the packet it sends here */
-	struct fab_pkt **free_pkts; /* [n_cls] */
-	unsigned n_cls;		    /* classes up to 32 + pkt_cap bytes */
-	struct fab_slab *slabs;
-	uint64_t pkts_alloc;
-	size_t pool_bytes;
+	struct fab_wk *wk;	/* [n_wk]: each worker's (mrc_sim_worker) */
+	unsigned n_wk;
+	unsigned n_cls;		/* classes up to 32 + pkt_cap bytes */
 	bool released; /* mrc_fabric_release_pool: the packets its events name are gone */
 
 	struct fab_sched *sched;
 	struct mrc_fab_fault_rec *log;
 	size_t n_log, cap_log;
-
-	uint64_t pkt_hops, injected, delivered;
 };
+
+/* The calling worker's buffers, pool and counters. */
+#define WK(fab) (&(fab)->wk[mrc_sim_worker((fab)->sim)])
 
 /* Pool size classes: slots of k * POOL_STEP bytes (the metadata's alignment: a packet
  * costs at most 7 bytes more than it holds; 64-byte steps, a cache line each, made the
@@ -343,6 +360,28 @@ static inline const struct fab_link *port_link(const struct mrc_fabric *fab,
 }
 
 /* Size class of a packet holding @bytes in data[] (bytes <= pkt_cap). */
+/* Entities (struct mrc_fabric n_ents): a switch, a host, and the ones a port belongs to
+ * (its switch or NIC's host) and delivers to. */
+static inline uint32_t sw_ent(const struct mrc_fabric *fab, const struct fab_switch *s)
+{
+	return (uint32_t)(s - fab->sw) + 1;
+}
+
+static inline uint32_t host_ent(const struct mrc_fabric *fab, uint32_t host)
+{
+	return fab->n_switches + 1 + host;
+}
+
+static inline uint32_t owner_ent(const struct mrc_fabric *fab, const struct fab_port *o)
+{
+	return o->sw ? sw_ent(fab, o->sw) : host_ent(fab, o->host);
+}
+
+static inline uint32_t peer_ent(const struct mrc_fabric *fab, const struct fab_port *o)
+{
+	return o->peer_sw ? sw_ent(fab, o->peer_sw) : host_ent(fab, o->host);
+}
+
 static inline unsigned pkt_cls(size_t bytes)
 {
 	return (unsigned)((sizeof(struct fab_pkt) + bytes - 1) / POOL_STEP);
@@ -362,7 +401,7 @@ static struct fab_pkt *pkt_alloc(struct mrc_fabric *fab, size_t bytes)
 
 	if (cls >= fab->n_cls)
 		return NULL;
-	pkt = fab->free_pkts[cls];
+	pkt = WK(fab)->free_pkts[cls];
 	if (!pkt) {
 		uint32_t stride = (cls + 1) * POOL_STEP;
 		uint32_t n = SLAB_BYTES / stride > SLAB_MIN ? SLAB_BYTES / stride : SLAB_MIN;
@@ -372,10 +411,10 @@ static struct fab_pkt *pkt_alloc(struct mrc_fabric *fab, size_t bytes)
 
 		if (!s)
 			return NULL;
-		s->next = fab->slabs;
+		s->next = WK(fab)->slabs;
 		s->n = n;
 		s->stride = stride;
-		fab->slabs = s;
+		WK(fab)->slabs = s;
 		for (uint32_t i = n; i-- > 0;) {
 			struct fab_pkt *q = (struct fab_pkt *)(s->mem + (size_t)i * stride);
 
@@ -383,17 +422,17 @@ static struct fab_pkt *pkt_alloc(struct mrc_fabric *fab, size_t bytes)
 			q->next = pkt;
 			pkt = q;
 		}
-		fab->pkts_alloc += n;
-		fab->pool_bytes += (size_t)n * stride;
+		WK(fab)->pkts_alloc += n;
+		WK(fab)->pool_bytes += (size_t)n * stride;
 	}
-	fab->free_pkts[cls] = pkt->next;
+	WK(fab)->free_pkts[cls] = pkt->next;
 	return pkt;
 }
 
 static inline void pkt_free(struct mrc_fabric *fab, struct fab_pkt *pkt)
 {
-	pkt->next = fab->free_pkts[pkt->cls];
-	fab->free_pkts[pkt->cls] = pkt;
+	pkt->next = WK(fab)->free_pkts[pkt->cls];
+	WK(fab)->free_pkts[pkt->cls] = pkt;
 }
 
 static inline void fifo_push(struct fab_fifo *f, struct fab_pkt *pkt)
@@ -547,7 +586,7 @@ static void pkt_parse(struct fab_pkt *pkt)
  */
 static const uint8_t *pkt_bytes(struct mrc_fabric *fab, const struct fab_pkt *pkt)
 {
-	uint8_t *o = fab->scratch;
+	uint8_t *o = WK(fab)->scratch;
 	uint32_t z = pkt->hlen; /* zeros from here to the end of the packet */
 
 	if (pkt->hlen == pkt->len)
@@ -560,20 +599,20 @@ static const uint8_t *pkt_bytes(struct mrc_fabric *fab, const struct fab_pkt *pk
 			memcpy(o + pkt->hlen, pkt->pay, pkt->pay_len);
 		z += pkt->pay_len;
 	}
-	if (fab->scratch_nz > z)
-		memset(o + z, 0, fab->scratch_nz - z);
-	if (fab->scratch_ic && fab->scratch_ic + MRC_ICRC_LEN > z) { /* its part past z */
-		uint32_t from = fab->scratch_ic > z ? fab->scratch_ic : z;
+	if (WK(fab)->scratch_nz > z)
+		memset(o + z, 0, WK(fab)->scratch_nz - z);
+	if (WK(fab)->scratch_ic && WK(fab)->scratch_ic + MRC_ICRC_LEN > z) { /* its part past z */
+		uint32_t from = WK(fab)->scratch_ic > z ? WK(fab)->scratch_ic : z;
 
-		memset(o + from, 0, fab->scratch_ic + MRC_ICRC_LEN - from);
+		memset(o + from, 0, WK(fab)->scratch_ic + MRC_ICRC_LEN - from);
 	}
-	fab->scratch_nz = z;
-	fab->scratch_ic = 0;
+	WK(fab)->scratch_nz = z;
+	WK(fab)->scratch_ic = 0;
 	if (pkt->flags & PK_ICRC) { /* little-endian on the wire (mrc_wire_icrc) */
 		memcpy(o + pkt->len - MRC_ICRC_LEN, (uint8_t[4]){(uint8_t)pkt->icrc,
 			(uint8_t)(pkt->icrc >> 8), (uint8_t)(pkt->icrc >> 16),
 			(uint8_t)(pkt->icrc >> 24)}, MRC_ICRC_LEN);
-		fab->scratch_ic = pkt->len - MRC_ICRC_LEN;
+		WK(fab)->scratch_ic = pkt->len - MRC_ICRC_LEN;
 	}
 	return o;
 }
@@ -602,9 +641,9 @@ static const uint8_t *finish_csum(struct mrc_fabric *fab, struct fab_pkt *pkt)
 		return pkt->data;
 	}
 	b = pkt_bytes(fab, pkt);
-	if (mrc_wire_csum_finish(&cfg, fab->scratch, pkt->len))
+	if (mrc_wire_csum_finish(&cfg, WK(fab)->scratch, pkt->len))
 		return b;
-	fab->scratch_ic = pkt->len - MRC_ICRC_LEN; /* written there (the UDP sum before z) */
+	WK(fab)->scratch_ic = pkt->len - MRC_ICRC_LEN; /* written there (the UDP sum before z) */
 	memcpy(sum, b + (sum - pkt->data), 2);
 	pkt->icrc = (uint32_t)b[pkt->len - 4] | (uint32_t)b[pkt->len - 3] << 8 |
 		    (uint32_t)b[pkt->len - 2] << 16 | (uint32_t)b[pkt->len - 1] << 24;
@@ -635,19 +674,21 @@ static void launch(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *p
 	if (fab->impair) {
 		const struct fab_impair *im = &fab->impair[idx];
 
-		if (im->loss_thresh && (mrc_rng_next(&fab->rng) >> 11) < im->loss_thresh)
+		if (im->loss_thresh &&
+			(mrc_rng_next(&fab->rng[owner_ent(fab, o)]) >> 11) < im->loss_thresh)
 			pkt->flags |= PK_LOST;
 		extra_ps = im->extra_ps;
 	}
 	pkt->port = idx;
 	pkt->gen = o->gen;
 	/* its last bit reaches the far end at now + ser + delay (on_arrive works it back) */
-	mrc_sim_at(fab->sim,
+	mrc_sim_at_ent(fab->sim,
 		now + ser + l->delay_ps + extra_ps + (o->peer_sw ? fab->p.switch_delay_ps : 0),
-		(unsigned)fab->k_arrive, pkt, 0);
+		peer_ent(fab, o), (unsigned)fab->k_arrive, pkt, 0);
 	if (o->nic || o->q[0].tail || o->q[1].tail) {
 		o->pending = 1;
-		mrc_sim_at(fab->sim, o->busy_until, (unsigned)fab->k_free, o, 0);
+		mrc_sim_at_ent(fab->sim, o->busy_until, owner_ent(fab, o), (unsigned)fab->k_free,
+			o, 0);
 	}
 }
 
@@ -712,13 +753,13 @@ static bool trim_pkt(struct mrc_fabric *fab, struct fab_pkt **pp, bool lasthop)
 
 	if (pkt->hlen != pkt->len) { /* gathered: what is left fits in data (trim <= cap) */
 		finish_csum(fab, pkt); /* lays it out in the scratch buffer */
-		n = mrc_wire_trim(fab->scratch, pkt->len, fab->p.trim_bytes, dscp);
+		n = mrc_wire_trim(WK(fab)->scratch, pkt->len, fab->p.trim_bytes, dscp);
 		if (n <= 0 || (size_t)n > fab->p.pkt_cap)
 			return false;
 		*pp = pkt = pkt_move(fab, pkt, (size_t)n, 0);
 		if ((size_t)n > cls_cap(pkt->cls))
 			return false;
-		memcpy(pkt->data, fab->scratch, (size_t)n);
+		memcpy(pkt->data, WK(fab)->scratch, (size_t)n);
 		pkt->len = pkt->hlen = (uint16_t)n;
 		pkt->pay = NULL;
 		pkt->pay_len = 0;
@@ -750,7 +791,7 @@ double mrc_fabric_ecn_prob(const struct mrc_fabric_params *p, uint32_t qbytes)
  * queued: with mrc_fabric_ecn_prob's probability, drawn from the fabric's generator only
  * between kmin and kmax (a step draws nothing). Returns true if marked.
  */
-static bool mark_ce(struct mrc_fabric *fab, struct fab_pkt *pkt, uint32_t q)
+static bool mark_ce(struct mrc_fabric *fab, struct mrc_rng *rng, struct fab_pkt *pkt, uint32_t q)
 {
 	uint8_t *d = pkt->data, tc = ip6_tc(d);
 	double pr;
@@ -758,7 +799,7 @@ static bool mark_ce(struct mrc_fabric *fab, struct fab_pkt *pkt, uint32_t q)
 	if ((tc & 3) == 0 || (tc & 3) == 3)
 		return false;
 	pr = mrc_fabric_ecn_prob(&fab->p, q);
-	if (pr <= 0 || (pr < 1 && (double)(mrc_rng_next(&fab->rng) >> 11) >= pr * 0x1p53))
+	if (pr <= 0 || (pr < 1 && (double)(mrc_rng_next(rng) >> 11) >= pr * 0x1p53))
 		return false;
 	ip6_set_tc(d, tc | 3);
 	if (pkt->flags & PK_INNER) {
@@ -817,7 +858,8 @@ static void enqueue(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *
 		pkt_free(fab, pkt);
 		return;
 	}
-	if (q == 1 && (!o->lasthop || p->ecn_lasthop) && mark_ce(fab, pkt, o->qbytes[1]))
+	if (q == 1 && (!o->lasthop || p->ecn_lasthop) &&
+		mark_ce(fab, &fab->rng[owner_ent(fab, o)], pkt, o->qbytes[1]))
 		o->st.ecn_marks++;
 	fifo_push(&o->q[q], pkt);
 	o->qbytes[q] += pkt->len;
@@ -829,7 +871,8 @@ static void enqueue(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *
 		start_tx(fab, o, now);
 	} else {
 		o->pending = 1;
-		mrc_sim_at(fab->sim, o->busy_until, (unsigned)fab->k_free, o, 0);
+		mrc_sim_at_ent(fab->sim, o->busy_until, owner_ent(fab, o), (unsigned)fab->k_free,
+			o, 0);
 	}
 }
 
@@ -850,9 +893,9 @@ static void nic_pull(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
 
 	/* the host writes into txbuf; the pool keeps the bytes in a slot of their size */
 	if (!paused)
-		n = fab->ops.tx(fab->ctx, o->host, o->plane, now, fab->txbuf, fab->p.pkt_cap, &g);
+		n = fab->ops.tx(fab->ctx, o->host, o->plane, now, WK(fab)->txbuf, fab->p.pkt_cap, &g);
 	else if (fab->ops.tx_ctrl)
-		n = fab->ops.tx_ctrl(fab->ctx, o->host, o->plane, now, fab->txbuf, fab->p.pkt_cap);
+		n = fab->ops.tx_ctrl(fab->ctx, o->host, o->plane, now, WK(fab)->txbuf, fab->p.pkt_cap);
 	else
 		return;
 	if (!g.hlen)
@@ -865,13 +908,13 @@ static void nic_pull(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
 		o->st.drops++;
 		return;
 	}
-	memcpy(pkt->data, fab->txbuf, g.hlen);
+	memcpy(pkt->data, WK(fab)->txbuf, g.hlen);
 	pkt->len = (uint16_t)n;
 	pkt->hlen = (uint16_t)g.hlen;
 	pkt->pay = g.payload;
 	pkt->pay_len = (uint16_t)g.payload_len;
 	pkt_parse(pkt);
-	fab->injected++;
+	WK(fab)->injected++;
 	launch(fab, o, pkt, now);
 }
 
@@ -882,7 +925,8 @@ static void on_free(void *ctx, void *obj, uint64_t arg, uint64_t now)
 
 	(void)arg;
 	if (now < o->busy_until) { /* a PFC frame took the link meanwhile (pfc_send) */
-		mrc_sim_at(fab->sim, o->busy_until, (unsigned)fab->k_free, o, 0);
+		mrc_sim_at_ent(fab->sim, o->busy_until, owner_ent(fab, o), (unsigned)fab->k_free,
+			o, 0);
 		return;
 	}
 	o->pending = 0;
@@ -899,8 +943,8 @@ static void port_wake(struct mrc_fabric *fab, struct fab_port *o, uint64_t now)
 	if (o->pending || !port_up(o) || (!o->nic && !o->q[0].tail && !o->q[1].tail))
 		return;
 	o->pending = 1;
-	mrc_sim_at(
-		fab->sim, o->busy_until > now ? o->busy_until : now, (unsigned)fab->k_free, o, 0);
+	mrc_sim_at_ent(fab->sim, o->busy_until > now ? o->busy_until : now, owner_ent(fab, o),
+		(unsigned)fab->k_free, o, 0);
 }
 
 void mrc_fabric_kick(struct mrc_fabric *fab, uint32_t host, unsigned plane)
@@ -970,8 +1014,8 @@ static void pfc_send(struct mrc_fabric *fab, uint32_t in, unsigned c, bool xoff,
 	else
 		fab->pfc[ri].st.resume_tx++;
 	t += l->delay_ps + (fab->impair ? fab->impair[ri].extra_ps : 0);
-	mrc_sim_at(fab->sim, t, (unsigned)fab->k_pfc, &fab->ports[in],
-		c | (uint64_t)xoff << 1 | (uint64_t)r->gen << 8);
+	mrc_sim_at_ent(fab->sim, t, owner_ent(fab, &fab->ports[in]), (unsigned)fab->k_pfc,
+		&fab->ports[in], c | (uint64_t)xoff << 1 | (uint64_t)r->gen << 8);
 }
 
 /*
@@ -1270,16 +1314,17 @@ static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
 	s = o->peer_sw;
 	t_arr = s ? now - fab->p.switch_delay_ps : now; /* its last bit arrived */
 	if (pkt_lost(fab, o, pkt, t_arr)) {
-		o->st.lost++;
+		/* the sender's port, another worker's maybe: the one counter written across */
+		__atomic_fetch_add(&o->st.lost, 1, __ATOMIC_RELAXED);
 		pkt_free(fab, pkt);
 		return;
 	}
-	fab->pkt_hops++;
+	WK(fab)->pkt_hops++;
 	if (o->taps & TAP_ARRIVE)
 		tap_call(fab, fab->taps[pkt->port].arrive, fab->taps[pkt->port].arrive_ctx, pkt,
 			t_arr);
 	if (!s) {
-		fab->delivered++;
+		WK(fab)->delivered++;
 		if (fab->ops.rx_gather) {
 			struct mrc_wire_gather g = {.hlen = pkt->hlen,
 				.payload = pkt->pay,
@@ -1465,6 +1510,112 @@ static int build(struct mrc_fabric *fab)
 	return 0;
 }
 
+/* The entities (the loop's caller, switches, hosts) and a generator for each: its seed
+ * the fabric's mixed with the entity's number (mrc_splitmix64), so no two draw alike. */
+static int seed_entities(struct mrc_fabric *fab)
+{
+	fab->n_ents = 1 + fab->n_switches + fab->hosts;
+	fab->rng = malloc(fab->n_ents * sizeof(*fab->rng));
+	if (!fab->rng)
+		return -ENOMEM;
+	for (uint32_t e = 0; e < fab->n_ents; e++) {
+		uint64_t x = fab->p.seed ^ (uint64_t)e * 0xD1B54A32D192ED03ull;
+
+		mrc_rng_seed(&fab->rng[e], mrc_splitmix64(&x));
+	}
+	return mrc_sim_entities(fab->sim, fab->n_ents);
+}
+
+uint64_t mrc_fabric_lookahead(const struct mrc_fabric *fab)
+{
+	const struct fab_link *l = &fab->link[1];
+	uint64_t pfc = l->ser_ps_per_byte ? PFC_FRAME_BYTES * l->ser_ps_per_byte
+					  : mrc_ser_ps(PFC_FRAME_BYTES, l->rate_bps);
+
+	return l->delay_ps + (fab->p.switch_delay_ps < pfc ? fab->p.switch_delay_ps : pfc);
+}
+
+static int wk_add(struct mrc_fabric *fab, unsigned n);
+
+/* The worker of rack @rack of @racks: racks dealt to the @workers in blocks, worker w
+ * running racks [w racks / W, (w + 1) racks / W). */
+static uint16_t rack_worker(uint64_t rack, unsigned workers, uint32_t racks)
+{
+	return (uint16_t)(rack * workers / racks);
+}
+
+int mrc_fabric_partition(struct mrc_fabric *fab, unsigned workers)
+{
+	uint32_t racks = fab->tp.t0, T1 = fab->tp.t1;
+	uint16_t *ew;
+	int err;
+
+	if (workers < 2)
+		return 0;
+	if (workers > racks || workers > 1024)
+		return -ERANGE;
+	if (!mrc_fabric_lookahead(fab))
+		return -EDOM;
+	ew = calloc(fab->n_ents, sizeof(*ew));
+	if (!ew)
+		return -ENOMEM;
+	/* partition = rack: a T0 of every plane with its hosts; the T1s spread evenly over
+	 * the racks */
+	for (uint32_t k = 0; k < fab->n_switches; k++) {
+		const struct fab_switch *s = &fab->sw[k];
+		uint64_t t1 = (uint64_t)s->plane * T1 + s->index, n1 = (uint64_t)fab->tp.planes * T1;
+
+		ew[k + 1] = rack_worker(s->tier == MRC_FAB_T0 ? s->index : t1 * racks / n1,
+			workers, racks);
+	}
+	for (uint32_t h = 0; h < fab->hosts; h++)
+		ew[host_ent(fab, h)] = rack_worker(h / fab->tp.hosts_per_t0, workers, racks);
+	err = wk_add(fab, workers);
+	mrc_sim_set_window(fab->sim, mrc_fabric_lookahead(fab));
+	if (!err)
+		err = mrc_sim_partition(fab->sim, workers, ew);
+	free(ew);
+	return err;
+}
+
+unsigned mrc_fabric_host_worker(const struct mrc_fabric *fab, uint32_t host)
+{
+	return fab->n_wk > 1 ? rack_worker(host / fab->tp.hosts_per_t0, fab->n_wk, fab->tp.t0) : 0;
+}
+
+uint32_t mrc_fabric_host_entity(const struct mrc_fabric *fab, uint32_t host)
+{
+	return host_ent(fab, host);
+}
+
+/* Gives the fabric @n workers' buffers and pools (it has 0 or 1). 0 or -ENOMEM. */
+static int wk_add(struct mrc_fabric *fab, unsigned n)
+{
+	struct fab_wk *wk = aligned_alloc(64, n * sizeof(*wk));
+
+	if (!wk)
+		return -ENOMEM;
+	memset(wk, 0, n * sizeof(*wk));
+	if (fab->n_wk)
+		wk[0] = fab->wk[0];
+	free(fab->wk);
+	fab->wk = wk;
+	for (; fab->n_wk < n; fab->n_wk++) {
+		struct fab_wk *w = &wk[fab->n_wk];
+
+		w->free_pkts = calloc(fab->n_cls, sizeof(*w->free_pkts));
+		w->scratch = aligned_alloc(64, MRC_PKT_MAX + 64);
+		if (w->scratch)
+			memset(w->scratch, 0, MRC_PKT_MAX + 64); /* scratch_nz = scratch_ic = 0 */
+		w->txbuf = aligned_alloc(64, (fab->p.pkt_cap + 63) & ~(size_t)63);
+		if (!w->scratch || !w->txbuf || !w->free_pkts) {
+			fab->n_wk++; /* mrc_fabric_free frees what it has */
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 static void on_fault(void *ctx, void *obj, uint64_t arg, uint64_t now);
 static void on_flap(void *ctx, void *obj, uint64_t arg, uint64_t now);
 static void on_rdetect(void *ctx, void *obj, uint64_t arg, uint64_t now);
@@ -1512,16 +1663,9 @@ int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_
 	 * the minimum MTU (RFC 4443 §2.4(c)) */
 	fab->n_cls = pkt_cls(fab->p.pkt_cap > MRC_IP6_MIN_MTU ? fab->p.pkt_cap
 							       : MRC_IP6_MIN_MTU) + 1;
-	fab->free_pkts = calloc(fab->n_cls, sizeof(*fab->free_pkts));
-	fab->scratch = aligned_alloc(64, MRC_PKT_MAX + 64);
-	if (fab->scratch)
-		memset(fab->scratch, 0, MRC_PKT_MAX + 64); /* scratch_nz = scratch_ic = 0 */
-	fab->txbuf = aligned_alloc(64, (fab->p.pkt_cap + 63) & ~(size_t)63);
-	if (!fab->scratch || !fab->txbuf || !fab->free_pkts) {
-		err = -ENOMEM;
+	err = wk_add(fab, 1);
+	if (err)
 		goto fail;
-	}
-	mrc_rng_seed(&fab->rng, p->seed);
 	err = mrc_sim_new(&p->simq, &fab->sim);
 	if (err)
 		goto fail;
@@ -1534,6 +1678,8 @@ int mrc_fabric_new(const struct mrc_fabric_params *p, const struct mrc_fab_host_
 	fab->k_rreadd = mrc_sim_handler(fab->sim, on_rreadd, fab);
 	fab->k_pfc = mrc_sim_handler(fab->sim, on_pfc, fab);
 	err = build(fab);
+	if (!err)
+		err = seed_entities(fab);
 	if (!err && p->pfc.enabled) {
 		fab->lossless = (uint8_t)(1u << MRC_FAB_DATA |
 					  (p->pfc.control ? 1u << MRC_FAB_CTRL : 0));
@@ -1552,26 +1698,32 @@ fail:
 
 void mrc_fabric_forget_payloads(struct mrc_fabric *fab)
 {
-	for (struct fab_slab *s = fab->slabs; s; s = s->next) {
-		for (uint32_t i = 0; i < s->n; i++) {
-			struct fab_pkt *q = (struct fab_pkt *)(s->mem + (size_t)i * s->stride);
+	for (unsigned w = 0; w < fab->n_wk; w++)
+		for (struct fab_slab *s = fab->wk[w].slabs; s; s = s->next) {
+			for (uint32_t i = 0; i < s->n; i++) {
+				struct fab_pkt *q =
+					(struct fab_pkt *)(s->mem + (size_t)i * s->stride);
 
-			q->pay = NULL; /* a free one's is never read: allocating sets it */
+				q->pay = NULL; /* a free one's is never read: allocating sets it */
+			}
 		}
-	}
 }
 
 /* Frees every slab of the pool; the free lists and the ports' queues become empty. */
 static void pool_free(struct mrc_fabric *fab)
 {
-	while (fab->slabs) {
-		struct fab_slab *s = fab->slabs;
+	for (unsigned w = 0; w < fab->n_wk; w++) {
+		struct fab_wk *k = &fab->wk[w];
 
-		fab->slabs = s->next;
-		free(s);
+		while (k->slabs) {
+			struct fab_slab *s = k->slabs;
+
+			k->slabs = s->next;
+			free(s);
+		}
+		if (k->free_pkts)
+			memset(k->free_pkts, 0, fab->n_cls * sizeof(*k->free_pkts));
 	}
-	if (fab->free_pkts)
-		memset(fab->free_pkts, 0, fab->n_cls * sizeof(*fab->free_pkts));
 	for (uint32_t i = 0; fab->ports && i < fab->n_ports; i++) {
 		struct fab_port *o = &fab->ports[i];
 
@@ -1594,9 +1746,12 @@ void mrc_fabric_free(struct mrc_fabric *fab)
 	if (!fab)
 		return;
 	pool_free(fab);
-	free(fab->scratch);
-	free(fab->txbuf);
-	free(fab->free_pkts);
+	for (unsigned w = 0; w < fab->n_wk; w++) {
+		free(fab->wk[w].scratch);
+		free(fab->wk[w].txbuf);
+		free(fab->wk[w].free_pkts);
+	}
+	free(fab->wk);
 	if (fab->sw)
 		for (uint32_t i = 0; i < fab->n_switches; i++)
 			free(fab->sw[i].routes);
@@ -1616,6 +1771,7 @@ void mrc_fabric_free(struct mrc_fabric *fab)
 	free(fab->rt_usable);
 	free(fab->rt_link);
 	free(fab->sw);
+	free(fab->rng);
 	free(fab->addr_key);
 	free(fab->addr_val);
 	free(fab->log);
@@ -1844,10 +2000,10 @@ static void rt_port_changed(struct mrc_fabric *fab, struct fab_port *o, uint64_t
 	rl->seq++;
 	rl->cause = (uint32_t)fab->n_log;
 	if (!works)
-		mrc_sim_at(fab->sim, now + fab->p.detect_ps, (unsigned)fab->k_rdetect, NULL,
+		mrc_sim_at_ent(fab->sim, now + fab->p.detect_ps, 0, (unsigned)fab->k_rdetect, NULL,
 			(uint64_t)rl->seq << 32 | l);
 	else if (rl->leaving || !(*rt_word(fab, l, &bit) & bit))
-		mrc_sim_at(fab->sim, now + fab->p.detect_ps + fab->p.converge_ps,
+		mrc_sim_at_ent(fab->sim, now + fab->p.detect_ps + fab->p.converge_ps, 0,
 			(unsigned)fab->k_rreadd, NULL, (uint64_t)rl->seq << 32 | l);
 }
 
@@ -1862,7 +2018,7 @@ static void on_rdetect(void *ctx, void *obj, uint64_t arg, uint64_t now)
 	if (rl->seq != (uint32_t)(arg >> 32))
 		return; /* it came back before BFD noticed */
 	rl->leaving = 1;
-	mrc_sim_at(fab->sim, now + fab->p.converge_ps, (unsigned)fab->k_rremove, NULL,
+	mrc_sim_at_ent(fab->sim, now + fab->p.converge_ps, 0, (unsigned)fab->k_rremove, NULL,
 		(uint64_t)rl->cause << 32 | (uint32_t)arg);
 }
 
@@ -2136,11 +2292,11 @@ static void on_flap(void *ctx, void *obj, uint64_t arg, uint64_t now)
 		next = now + flap_down_ps(&s->f);
 		if (next > s->f.until_ps)
 			next = s->f.until_ps;
-		mrc_sim_at(fab->sim, next, (unsigned)fab->k_flap, s, 0);
+		mrc_sim_at_ent(fab->sim, next, 0, (unsigned)fab->k_flap, s, 0);
 	} else {
 		next = now + (s->f.period_ps - flap_down_ps(&s->f));
 		if (next < s->f.until_ps)
-			mrc_sim_at(fab->sim, next, (unsigned)fab->k_flap, s, 1);
+			mrc_sim_at_ent(fab->sim, next, 0, (unsigned)fab->k_flap, s, 1);
 	}
 }
 
@@ -2168,7 +2324,7 @@ int mrc_fabric_schedule(struct mrc_fabric *fab, const struct mrc_fab_fault *f)
 	s->f = *f;
 	s->next = fab->sched;
 	fab->sched = s;
-	return mrc_sim_at(fab->sim, f->at_ps, (unsigned)fab->k_fault, s, 0);
+	return mrc_sim_at_ent(fab->sim, f->at_ps, 0, (unsigned)fab->k_fault, s, 0);
 }
 
 /* ---- taps and counters ------------------------------------------------------------- */
@@ -2296,8 +2452,21 @@ void mrc_fabric_stats(const struct mrc_fabric *fab, struct mrc_fab_stats *out)
 	for (uint32_t i = 0; i < fab->n_switches; i++)
 		mem += fab->sw[i].plan_fib ? fab->sw[i].plan_fib->n * sizeof(*fab->sw[i].routes)
 					   : 0;
-	mem += fab->pool_bytes + mrc_sim_mem_bytes(fab->sim) + MRC_PKT_MAX + fab->p.pkt_cap +
-	       fab->n_cls * sizeof(*fab->free_pkts);
+	uint64_t pkt_hops = 0, injected = 0, delivered = 0, pkts_alloc = 0;
+	size_t pool = 0;
+
+	for (unsigned w = 0; w < fab->n_wk; w++) {
+		const struct fab_wk *k = &fab->wk[w];
+
+		pkt_hops += k->pkt_hops;
+		injected += k->injected;
+		delivered += k->delivered;
+		pkts_alloc += k->pkts_alloc;
+		pool += k->pool_bytes;
+		mem += sizeof(*k) + MRC_PKT_MAX + fab->p.pkt_cap +
+		       fab->n_cls * sizeof(*k->free_pkts);
+	}
+	mem += pool + mrc_sim_mem_bytes(fab->sim) + fab->n_ents * sizeof(*fab->rng);
 	if (fab->taps)
 		mem += fab->n_ports * sizeof(*fab->taps);
 	if (fab->down_at)
@@ -2311,12 +2480,12 @@ void mrc_fabric_stats(const struct mrc_fabric *fab, struct mrc_fab_stats *out)
 		mem += sizeof(*fab->pfc) +
 		       (fab->pfc[i].ring[0].cap + fab->pfc[i].ring[1].cap) * sizeof(uint32_t);
 	out->events = mrc_sim_events(fab->sim);
-	out->pkt_hops = fab->pkt_hops;
-	out->injected = fab->injected;
-	out->delivered = fab->delivered;
-	out->pkts_alloc = fab->pkts_alloc;
-	out->pkt_bytes = fab->pkts_alloc ? fab->pool_bytes / fab->pkts_alloc : 0;
+	out->pkt_hops = pkt_hops;
+	out->injected = injected;
+	out->delivered = delivered;
+	out->pkts_alloc = pkts_alloc;
+	out->pkt_bytes = pkts_alloc ? pool / pkts_alloc : 0;
 	out->mem_bytes = mem;
-	out->pool_bytes = fab->pool_bytes;
+	out->pool_bytes = pool;
 	out->evq_bytes = mrc_sim_mem_bytes(fab->sim);
 }

@@ -181,6 +181,36 @@ void mrc_fabric_free(struct mrc_fabric *fab);
 struct mrc_sim *mrc_fabric_sim(struct mrc_fabric *fab);
 
 /*
+ * The loop's entity of host @host (mrc_sim_at_ent): events for the host's endpoint (its
+ * timers) run on it, as its NIC ports' do. The fabric's entities: 0 the loop's caller
+ * (and faults, routing), 1.. the switches, then the hosts.
+ */
+uint32_t mrc_fabric_host_entity(const struct mrc_fabric *fab, uint32_t host);
+
+/*
+ * The lookahead of a T0-T1 link in ps: the least time between an event at one end and
+ * what it causes at the other, fabric_delay_ps plus the lesser of switch_delay_ps (a
+ * packet's last bit to its output queue) and a PFC frame's 64 bytes (which skip the
+ * switch delay); a parallel run's window (docs/architecture.md "Parallel simulation").
+ */
+uint64_t mrc_fabric_lookahead(const struct mrc_fabric *fab);
+
+/*
+ * Runs the fabric's loop on @workers threads (1: serial, nothing to do): a partition per
+ * rack (T0 i of every plane with its hosts; T1 number k = p t1 + j (plane p) of n =
+ * planes t1 in rack k t0 / n: spread evenly), racks dealt to workers in blocks, windows
+ * of mrc_fabric_lookahead, which it sets as the loop's window (mrc_sim_set_window,
+ * mrc_sim_partition; docs/architecture.md "Parallel simulation"). Call after
+ * mrc_fabric_new, before anything is scheduled. 0, -ERANGE (more workers than racks, or
+ * above 1024), -EDOM (a lookahead of 0: fabric link and switch delays 0), -EINVAL,
+ * -ENOMEM.
+ */
+int mrc_fabric_partition(struct mrc_fabric *fab, unsigned workers);
+
+/* The worker host @host's events run on (mrc_fabric_partition), 0 in a serial run. */
+unsigned mrc_fabric_host_worker(const struct mrc_fabric *fab, uint32_t host);
+
+/*
  * Gathered payloads of the packets still in the fabric become zeros: call it before the
  * buffers they point into are freed or reused (a new collective), when only stale
  * copies (duplicates the receivers drop unread) can still be in flight.

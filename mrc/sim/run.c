@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -111,19 +112,65 @@ struct run {
 	int gap_kind; /* the end of a compute gap (traffic.gap) */
 	uint64_t *poll_at;	/* [nhosts]: the poll event scheduled, UINT64_MAX none */
 	uint32_t sweep_left;	/* hosts not done */
+	/* a parallel run (sim.workers > 1, docs/architecture.md "Parallel simulation"): what
+	 * the workers record, each its own, merged when the run ends; the collective's end is
+	 * seen between windows (run_window_hook) */
+	unsigned nw;		/* workers, 1: serial */
+	struct run_wk *wk;	/* [nw] when nw > 1 */
+	bool in_iter;		/* an iteration's loop is running */
+	pthread_mutex_t lock;	/* run_fail and the ASSUMED_BAD times from workers */
 };
+
+/* A capture record of a parallel run, held until the window ends: the key of the event
+ * that made it and its place among that event's, its tap, time and bytes (in bytes[]). */
+struct tap_rec {
+	uint64_t key[3];
+	uint32_t sub, tap;
+	uint64_t ts_ns;
+	size_t off, len;
+};
+
+struct run_wk {
+	struct mrc_ev_profile *prof; /* its hosts' EV profile (setup_hosts) */
+	struct tap_rec *recs;	/* capture records of the window, in the worker's event order */
+	size_t n_recs, cap_recs;
+	uint8_t *bytes;
+	size_t n_bytes, cap_bytes;
+	size_t at;		/* tap_flush's next record */
+	uint64_t *bins;		/* goodput bytes per bin, as res->bin_bytes */
+	size_t n_bins;
+	struct mrc_hist *msg_ns;
+} __attribute__((aligned(64)));
 
 static void run_fail(struct run *r, int err, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (r->err)
-		return;
-	r->err = err ? err : -EIO;
-	va_start(ap, fmt);
-	vsnprintf(r->errmsg, sizeof(r->errmsg), fmt, ap);
-	va_end(ap);
-	mrc_sim_stop(r->sim);
+	if (r->nw > 1)
+		pthread_mutex_lock(&r->lock);
+	if (!r->err) {
+		r->err = err ? err : -EIO;
+		va_start(ap, fmt);
+		vsnprintf(r->errmsg, sizeof(r->errmsg), fmt, ap);
+		va_end(ap);
+		mrc_sim_stop(r->sim);
+	}
+	if (r->nw > 1)
+		pthread_mutex_unlock(&r->lock);
+}
+
+static void tap_flush(struct run *r);
+
+/* Parallel: between windows, the collective's end (as ep_send_done and ep_recv_imm see it
+ * in a serial run; no worker may read every rank's state in a window). */
+static void run_window_hook(void *ctx)
+{
+	struct run *r = ctx;
+
+	if (r->n_taps)
+		tap_flush(r);
+	if (r->in_iter && r->coll && mrc_coll_done(r->coll))
+		mrc_sim_stop(r->sim);
 }
 
 /* ---- engine <-> fabric glue --------------------------------------------------------- */
@@ -135,7 +182,8 @@ static void timer_arm(struct host *h)
 	if (t == UINT64_MAX || t >= h->timer_at)
 		return;
 	h->timer_at = t;
-	if (mrc_sim_at(h->run->sim, t, (unsigned)h->run->timer_kind, h, t))
+	if (mrc_sim_at_ent(h->run->sim, t, mrc_fabric_host_entity(h->run->fab, h->idx),
+		    (unsigned)h->run->timer_kind, h, t))
 		run_fail(h->run, -ENOMEM, "sim: event queue full");
 }
 
@@ -180,27 +228,56 @@ static void ep_tx_ready(void *ctx, unsigned plane)
 	mrc_fabric_kick(h->run->fab, h->idx, plane);
 }
 
-static void bin_add(struct run *r, uint64_t now, uint64_t bytes)
+/* Adds @bytes to bin @b of *@bins (*@n of them), grown by doubling. 0 or -ENOMEM. */
+static int bins_add(uint64_t **bins, size_t *n_bins, size_t b, uint64_t bytes)
 {
-	struct mrc_run_result *res = r->res;
-	size_t b = now / res->bin_ps;
-
-	if (b >= res->n_bins) {
-		size_t n = res->n_bins ? res->n_bins : 1024;
+	if (b >= *n_bins) {
+		size_t n = *n_bins ? *n_bins : 1024;
 
 		while (n <= b)
 			n *= 2;
-		uint64_t *nb = realloc(res->bin_bytes, n * sizeof(*nb));
+		uint64_t *nb = realloc(*bins, n * sizeof(*nb));
 
-		if (!nb) {
-			run_fail(r, -ENOMEM, "goodput bins: out of memory");
-			return;
-		}
-		memset(nb + res->n_bins, 0, (n - res->n_bins) * sizeof(*nb));
-		res->bin_bytes = nb;
-		res->n_bins = n;
+		if (!nb)
+			return -ENOMEM;
+		memset(nb + *n_bins, 0, (n - *n_bins) * sizeof(*nb));
+		*bins = nb;
+		*n_bins = n;
 	}
-	res->bin_bytes[b] += bytes;
+	(*bins)[b] += bytes;
+	return 0;
+}
+
+static void bin_add(struct run *r, uint64_t now, uint64_t bytes)
+{
+	struct mrc_run_result *res = r->res;
+	struct run_wk *w = r->nw > 1 ? &r->wk[mrc_sim_worker(r->sim)] : NULL;
+
+	if (w ? bins_add(&w->bins, &w->n_bins, now / res->bin_ps, bytes)
+	      : bins_add(&res->bin_bytes, &res->n_bins, now / res->bin_ps, bytes))
+		run_fail(r, -ENOMEM, "goodput bins: out of memory");
+}
+
+/* Parallel: the workers' bins and histograms into the result (sums: the same whatever
+ * worker recorded what). */
+static int run_wk_merge(struct run *r)
+{
+	for (unsigned k = 0; k < r->nw && r->wk; k++) {
+		struct run_wk *w = &r->wk[k];
+
+		for (size_t b = w->n_bins; b-- > 0;)
+			if (w->bins[b] &&
+				bins_add(&r->res->bin_bytes, &r->res->n_bins, b, w->bins[b]))
+				return -ENOMEM;
+		if (w->msg_ns && mrc_hist_add(r->res->msg_ns, w->msg_ns))
+			return -ENOMEM;
+		free(w->bins);
+		w->bins = NULL;
+		w->n_bins = 0;
+		mrc_hist_free(w->msg_ns);
+		w->msg_ns = NULL;
+	}
+	return 0;
 }
 
 /* The peer host of @h's QP @qpn. */
@@ -223,13 +300,13 @@ static void ep_send_done(void *ctx, uint32_t qpn, uint64_t wr_id, int status, ui
 		return;
 	}
 	if (r->measuring)
-		mrc_hist_record(r->res->msg_ns,
+		mrc_hist_record(r->nw > 1 ? r->wk[mrc_sim_worker(r->sim)].msg_ns : r->res->msg_ns,
 			(int64_t)((now - mrc_coll_posted_at(r->coll, h->idx, wr_id)) / 1000));
 	err = mrc_coll_on_send_done(r->coll, h->idx, wr_id, now);
 	if (err)
 		run_fail(r, err, "h%u: collective: send completion %llu: %s", h->idx,
 			(unsigned long long)wr_id, strerror(-err));
-	else if (mrc_coll_done(r->coll))
+	else if (r->nw == 1 && mrc_coll_done(r->coll))
 		mrc_sim_stop(r->sim);
 }
 
@@ -244,7 +321,7 @@ static void ep_recv_imm(void *ctx, uint32_t qpn, uint32_t imm, uint64_t len, uin
 	if (err)
 		run_fail(r, err, "h%u: collective: unexpected write from h%u (imm 0x%08x)", h->idx,
 			qpn_peer(h, qpn), imm);
-	else if (mrc_coll_done(r->coll))
+	else if (r->nw == 1 && mrc_coll_done(r->coll))
 		mrc_sim_stop(r->sim);
 }
 
@@ -257,16 +334,21 @@ static void ep_ev_event(void *ctx, uint32_t qpn, uint32_t ev, int from, int to, 
 	(void)qpn, (void)ev, (void)from, (void)cause;
 	if (to != MRC_EV_ASSUMED_BAD)
 		return;
+	if (r->nw > 1) /* sorted when the run ends: the serial run's order, by time */
+		pthread_mutex_lock(&r->lock);
 	if (r->n_bad == r->cap_bad) {
 		size_t n = r->cap_bad ? 2 * r->cap_bad : 256;
 		uint64_t *nb = realloc(r->bad_t, n * sizeof(*nb));
 
-		if (!nb)
-			return;
-		r->bad_t = nb;
-		r->cap_bad = n;
+		if (nb) {
+			r->bad_t = nb;
+			r->cap_bad = n;
+		}
 	}
-	r->bad_t[r->n_bad++] = now;
+	if (r->n_bad < r->cap_bad)
+		r->bad_t[r->n_bad++] = now;
+	if (r->nw > 1)
+		pthread_mutex_unlock(&r->lock);
 }
 
 /* A packet reaches @host: whole (@g NULL), or gathered, its payload placed straight from
@@ -372,14 +454,14 @@ static void fab_port_status(void *ctx, uint32_t host, unsigned plane, bool up, u
 	timer_arm(h);
 }
 
-static void tap_write(void *ctx, const uint8_t *buf, size_t len, uint64_t now)
+/* Writes a record of capture @t: failures end the capture, not the job. */
+static void tap_put(struct tap *t, uint64_t ts_ns, const uint8_t *buf, size_t len)
 {
-	struct tap *t = ctx;
 	int e;
 
 	if (t->failed)
 		return;
-	e = pcapw_write(t->w, now / 1000, buf, len);
+	e = pcapw_write(t->w, ts_ns, buf, len);
 	if (e == -ERANGE) /* this record only (a 32-bit field); the capture goes on */
 		return;
 	if (e) {
@@ -387,6 +469,100 @@ static void tap_write(void *ctx, const uint8_t *buf, size_t len, uint64_t now)
 		t->failed = true;
 		mrc_run_add_error(t->run->res, "capture %s: %s", t->point, pcapw_error(t->w));
 	}
+}
+
+static bool key_lt(const uint64_t a[3], uint32_t sa, const uint64_t b[3], uint32_t sb)
+{
+	for (int i = 0; i < 3; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i];
+	return sa < sb;
+}
+
+/*
+ * A parallel run's capture: each worker keeps its records with the key of the event that
+ * made them, and the windows' records are written merged by those keys (tap_flush): the
+ * serial run's order, which runs the events by the same keys.
+ */
+static int tap_hold(struct run *r, struct tap *t, uint64_t ts_ns, const uint8_t *buf,
+	size_t len)
+{
+	struct run_wk *w = &r->wk[mrc_sim_worker(r->sim)];
+	struct tap_rec *rc;
+
+	if (w->n_recs == w->cap_recs) {
+		size_t cap = w->cap_recs ? 2 * w->cap_recs : 256;
+		struct tap_rec *a = realloc(w->recs, cap * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		w->recs = a;
+		w->cap_recs = cap;
+	}
+	if (w->n_bytes + len > w->cap_bytes) {
+		size_t cap = w->cap_bytes ? 2 * w->cap_bytes : 65536;
+		uint8_t *a;
+
+		while (cap < w->n_bytes + len)
+			cap *= 2;
+		a = realloc(w->bytes, cap);
+		if (!a)
+			return -ENOMEM;
+		w->bytes = a;
+		w->cap_bytes = cap;
+	}
+	rc = &w->recs[w->n_recs];
+	mrc_sim_event_key(r->sim, rc->key);
+	rc->sub = w->n_recs && !key_lt(w->recs[w->n_recs - 1].key, 0, rc->key, 0)
+			  ? w->recs[w->n_recs - 1].sub + 1
+			  : 0;
+	rc->tap = (uint32_t)(t - r->taps);
+	rc->ts_ns = ts_ns;
+	rc->off = w->n_bytes;
+	rc->len = len;
+	memcpy(w->bytes + w->n_bytes, buf, len);
+	w->n_bytes += len;
+	w->n_recs++;
+	return 0;
+}
+
+/* Writes the records the workers hold, merged by their events' keys. */
+static void tap_flush(struct run *r)
+{
+	for (;;) {
+		struct run_wk *best = NULL;
+		const struct tap_rec *rc;
+
+		for (unsigned k = 0; k < r->nw; k++) {
+			struct run_wk *w = &r->wk[k];
+
+			if (w->at < w->n_recs &&
+				(!best || key_lt(w->recs[w->at].key, w->recs[w->at].sub,
+						  best->recs[best->at].key, best->recs[best->at].sub)))
+				best = w;
+		}
+		if (!best)
+			break;
+		rc = &best->recs[best->at++];
+		tap_put(&r->taps[rc->tap], rc->ts_ns, best->bytes + rc->off, rc->len);
+	}
+	for (unsigned k = 0; k < r->nw; k++)
+		r->wk[k].n_recs = r->wk[k].n_bytes = r->wk[k].at = 0;
+}
+
+static void tap_write(void *ctx, const uint8_t *buf, size_t len, uint64_t now)
+{
+	struct tap *t = ctx;
+	struct run *r = t->run;
+
+	if (r->nw > 1) {
+		if (!t->failed && tap_hold(r, t, now / 1000, buf, len)) {
+			t->failed = true;
+			run_fail(r, -ENOMEM, "capture %s: out of memory", t->point);
+		}
+		return;
+	}
+	tap_put(t, now / 1000, buf, len);
 }
 
 /* ---- collective <-> endpoints ------------------------------------------------------- */
@@ -634,8 +810,9 @@ static int fault_apply(struct run *r, const struct conf_fault *cf, uint64_t at, 
 		e = applied_add(r, &u, cf, true, false);
 		e = e ?: now ? mrc_fabric_apply(r->fab, &u, at) : mrc_fabric_schedule(r->fab, &u);
 	}
-	/* after the fabric's own events at the same time: equal times run in insertion order */
-	e = e ?: now ? 0 : mrc_sim_at(r->sim, at, (unsigned)r->snap_kind, r, 0);
+	/* after the fabric's own events at the same time, scheduled now by entity 0 as well: they
+	 * run in the order scheduled (mrc_sim_at_ent) */
+	e = e ?: now ? 0 : mrc_sim_at_ent(r->sim, at, 0, (unsigned)r->snap_kind, r, 0);
 	if (e) {
 		snprintf(err, errlen, "fault %s: the fabric refused it: %s", cf->target,
 			strerror(-e));
@@ -669,7 +846,7 @@ static int fault_apply(struct run *r, const struct conf_fault *cf, uint64_t at, 
 	}
 	e = applied_add(r, &rev, cf, true, true);
 	e = e ?: mrc_fabric_schedule(r->fab, &rev);
-	e = e ?: mrc_sim_at(r->sim, rev.at_ps, (unsigned)r->snap_kind, r, 0);
+	e = e ?: mrc_sim_at_ent(r->sim, rev.at_ps, 0, (unsigned)r->snap_kind, r, 0);
 	if (e)
 		snprintf(err, errlen, "fault %s: revert: %s", cf->target, strerror(-e));
 	return e;
@@ -780,8 +957,25 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 		snprintf(err, errlen, "fabric: %s", strerror(-e));
 	else
 		r->sim = mrc_fabric_sim(r->fab);
-	if (!e)
+	if (!e) {
 		mrc_sim_set_interrupt(r->sim, &mrc_stop_signal); /* SIGINT/SIGTERM end the run */
+		/* an iteration ends at a window's end, as in a parallel run */
+		mrc_sim_set_window(r->sim, mrc_fabric_lookahead(r->fab));
+	}
+	if (!e && r->nw > 1) {
+		e = mrc_fabric_partition(r->fab, r->nw);
+		if (e == -ERANGE)
+			snprintf(err, errlen, "sim.workers: more workers than partitions: fabric.t0 "
+					      "makes %u racks '%u'", r->job->fabric.t0, r->nw);
+		else if (e == -EDOM)
+			snprintf(err, errlen, "fabric.fabric_link_delay: sim.workers %u needs a "
+					      "lookahead above 0 (a fabric link or switch delay) '0'",
+				r->nw);
+		else if (e)
+			snprintf(err, errlen, "sim.workers: %s", strerror(-e));
+		if (!e)
+			mrc_sim_set_window_hook(r->sim, run_window_hook, r);
+	}
 	return e;
 }
 
@@ -807,16 +1001,24 @@ static int setup_hosts(struct run *r, char *err, size_t errlen)
 	if (!r->hosts)
 		goto out;
 	/* one EV profile for the job: every host has the same EV list and planes, so its
-	 * tables and per-EV counters (the report sums them over all QPs anyway) are shared */
+	 * tables and per-EV counters (the report sums them over all QPs anyway) are shared;
+	 * in a parallel run, one per worker (what mrc_ev_pick and the counters write) */
 	r->hosts[0].run = r;
-	e = mrc_ev_profile_new(&p.ev, p.planes, ep_ev_plane, &r->hosts[0], &p.ev_prof);
-	if (e) {
-		snprintf(err, errlen, "EV profile: %s", strerror(-e));
-		goto out;
+	for (unsigned w = 0; w < r->nw; w++) {
+		e = mrc_ev_profile_new(&p.ev, p.planes, ep_ev_plane, &r->hosts[0],
+			w ? &r->wk[w].prof : &p.ev_prof);
+		if (e) {
+			snprintf(err, errlen, "EV profile: %s", strerror(-e));
+			goto out;
+		}
 	}
+	if (r->nw > 1)
+		r->wk[0].prof = p.ev_prof;
 	for (uint32_t h = 0; h < r->nhosts; h++) {
 		struct host *hs = &r->hosts[h];
 
+		if (r->nw > 1)
+			p.ev_prof = r->wk[mrc_fabric_host_worker(r->fab, h)].prof;
 		hs->run = r;
 		hs->idx = h;
 		hs->timer_at = UINT64_MAX;
@@ -830,6 +1032,11 @@ static int setup_hosts(struct run *r, char *err, size_t errlen)
 	}
 	e = 0;
 out:
+	if (r->nw > 1) { /* the endpoints hold theirs */
+		for (unsigned w = 0; w < r->nw; w++)
+			mrc_ev_profile_put(r->wk[w].prof);
+		p.ev_prof = NULL;
+	}
 	mrc_ev_profile_put(p.ev_prof); /* the endpoints hold theirs */
 	mrc_run_ep_params_free(&p);
 	return e;
@@ -1168,7 +1375,7 @@ static int run_gap(struct run *r, uint64_t gap_ps)
 {
 	uint64_t until = mrc_sim_now(r->sim) + gap_ps;
 
-	if (mrc_sim_at(r->sim, until, (unsigned)r->gap_kind, r, 0))
+	if (mrc_sim_at_ent(r->sim, until, 0, (unsigned)r->gap_kind, r, 0))
 		return -ENOMEM;
 	mrc_sim_run(r->sim, until);
 	return 0;
@@ -1260,6 +1467,7 @@ static int run_iteration(struct run *r, uint32_t size_idx, uint32_t it, bool war
 	/* bounded: a stuck QP errors out within its retry budget, so 60 s of virtual time
 	 * without completion means something is wrong */
 	deadline = start + 60000000000000ull;
+	r->in_iter = true;
 	while (!mrc_coll_done(r->coll) && !r->err) {
 		uint64_t next = mrc_sim_next(r->sim);
 
@@ -1277,6 +1485,7 @@ static int run_iteration(struct run *r, uint32_t size_idx, uint32_t it, bool war
 				global_iter);
 		}
 	}
+	r->in_iter = false;
 	collect_faults(r, global_iter); /* time-scheduled ones that fired meanwhile */
 	ri->faults = (uint32_t)(res->n_faults - faults_before);
 	if (r->err) {
@@ -1386,15 +1595,19 @@ static void collect_stats(struct run *r)
 			}
 		}
 	}
-	/* the per-EV counters are job-wide (setup_hosts): every QP above is in them */
-	prof = r->nhosts ? mrc_ep_ev_profile(r->hosts[0].ep) : NULL;
-	for (unsigned e = 0; prof && e < prof->n; e++) {
-		const struct mrc_ev_stats *vs = &prof->st[e];
-		struct mrc_run_ev *re = run_ev_of(res, e, prof->value[e]);
+	/* the per-EV counters are job-wide (setup_hosts): every QP above is in them; a
+	 * parallel run's are its workers' (their endpoints hold them: still there) */
+	for (unsigned w = 0; w < r->nw; w++) {
+		prof = r->nw > 1 ? r->wk[w].prof
+		       : r->nhosts ? mrc_ep_ev_profile(r->hosts[0].ep) : NULL;
+		for (unsigned e = 0; prof && e < prof->n; e++) {
+			const struct mrc_ev_stats *vs = &prof->st[e];
+			struct mrc_run_ev *re = run_ev_of(res, e, prof->value[e]);
 
-		if (!re)
-			continue;
-		mrc_run_ev_add(re, vs);
+			if (!re)
+				continue;
+			mrc_run_ev_add(re, vs);
+		}
 	}
 	mrc_fabric_stats(r->fab, &fs);
 	mrc_fabric_port_totals(r->fab, &tot);
@@ -1576,7 +1789,17 @@ static void run_teardown(struct run *r)
 	free(r->imp);
 	free(r->fired);
 	free(r->log_row);
-	mrc_fabric_free(r->fab);
+	mrc_fabric_free(r->fab); /* and the workers' threads */
+	if (r->wk) {
+		for (unsigned k = 0; k < r->nw; k++) {
+			free(r->wk[k].bins);
+			mrc_hist_free(r->wk[k].msg_ns);
+			free(r->wk[k].recs);
+			free(r->wk[k].bytes);
+		}
+		free(r->wk);
+		pthread_mutex_destroy(&r->lock);
+	}
 	free(r->ecmp_seeds);
 	mrc_job_srv6_free(&r->m);
 }
@@ -1586,10 +1809,17 @@ static int new_hist(const struct conf_hist *c, struct mrc_hist **h)
 	return mrc_hist_init((int64_t)c->lowest_ns, (int64_t)c->highest_ns, (int)c->sigfigs, h);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *pctx,
 	struct mrc_run_result **out, char *err, size_t errlen)
 {
-	struct run r = { .job = job };
+	struct run r = { .job = job, .nw = 1 };
 	struct mrc_run_result *res = calloc(1, sizeof(*res));
 	const struct conf_traffic *t = &job->traffic;
 	uint64_t sizes[64];
@@ -1632,6 +1862,24 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 		snprintf(err, errlen, "traffic.ranks: %u ranks on %u hosts", r.nranks, r.nhosts);
 		e = -EINVAL;
 		goto fail;
+	}
+	r.nw = job->fabric.driver == CONF_DRIVER_SIM && job->sim.workers > 1 ? job->sim.workers : 1;
+	if (r.nw > 1) {
+#ifdef __GLIBC__
+		/* the workers allocate from the main arena: one each (glibc's default) kept
+		 * 16% more memory per host in job-perm8k (docs/performance.md "Parallel
+		 * simulation"); they seldom allocate (slabs of packets, queue growth) */
+		mallopt(M_ARENA_MAX, 1);
+#endif
+		r.wk = calloc(r.nw, sizeof(*r.wk));
+		if (!r.wk || pthread_mutex_init(&r.lock, NULL)) {
+			e = -ENOMEM;
+			goto fail;
+		}
+		for (unsigned k = 0; k < r.nw && !e; k++)
+			e = new_hist(&job->output.hist, &r.wk[k].msg_ns);
+		if (e)
+			goto fail;
 	}
 	e = run_setup(&r, err, errlen);
 	if (e)
@@ -1739,6 +1987,14 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 			"encode: %llu packets could not be encoded and were never "
 			"sent (%s)",
 			(unsigned long long)res->tx_encode_err, r.encode_err_host);
+	if (r.nw > 1) {
+		qsort(r.bad_t, r.n_bad, sizeof(*r.bad_t), cmp_u64);
+		if (run_wk_merge(&r)) {
+			e = -ENOMEM;
+			snprintf(err, errlen, "results: out of memory");
+			goto fail;
+		}
+	}
 	mrc_fault_finish(r.res, r.bad_t, r.n_bad);
 	/* a capture's last records are written now: a failure fails the run */
 	for (size_t i = 0; i < r.n_taps; i++)
@@ -1766,7 +2022,8 @@ static void sweep_poll_at(struct run *r, uint32_t host, uint64_t t)
 	if (t >= r->poll_at[host])
 		return;
 	r->poll_at[host] = t;
-	if (mrc_sim_at(r->sim, t, (unsigned)r->sweep_kind, &r->hosts[host], t))
+	if (mrc_sim_at_ent(r->sim, t, mrc_fabric_host_entity(r->fab, host), (unsigned)r->sweep_kind,
+		    &r->hosts[host], t))
 		run_fail(r, -ENOMEM, "sim: event queue full");
 }
 
@@ -1801,7 +2058,7 @@ static void on_sweep_poll(void *ctx, void *obj, uint64_t arg, uint64_t now)
 int mrc_sweep_sim(const struct conf_job *job, struct mrc_sweep **out, uint64_t *end_ps,
 	char *err, size_t errlen)
 {
-	struct run r = { .job = job };
+	struct run r = { .job = job, .nw = 1 };
 	uint64_t until;
 	int e;
 

@@ -4,19 +4,36 @@
 #include "mrc/base/rng.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 /*
- * One event: 32 bytes. @key = insertion sequence << 8 | handler kind; sequences are
- * unique, so (time, key) orders events by time and then by insertion.
+ * One event: 48 bytes. @ct: the clock when it was scheduled; @key = source entity <<
+ * SEQ_BITS | that entity's sequence: the entity whose event scheduled it (0: none, the
+ * caller outside the loop) and how many it had scheduled before. Keys are unique, so
+ * (time, ct, key) is a total order, first come first served as insertion order was, that
+ * does not depend on the order in which entities interleave (docs/architecture.md
+ * "Parallel simulation"). @ek = target entity << 8 | handler kind.
  */
 struct sim_ev {
 	uint64_t t;
+	uint64_t ct;
 	uint64_t key;
 	void *obj;
 	uint64_t arg;
+	uint32_t ek;
 };
+
+#define SEQ_BITS 40
+#define MAX_ENTS (1u << 24)
 
 struct sim_heap {
 	struct sim_ev *a;
@@ -26,12 +43,6 @@ struct sim_heap {
 struct sim_bucket {
 	struct sim_ev *ev;
 	uint32_t n, cap;
-};
-
-/* Events at the clock's time, in insertion order: a ring, cap a power of two or 0. */
-struct sim_fifo {
-	struct sim_ev *a;
-	uint32_t head, n, cap;
 };
 
 /*
@@ -55,8 +66,7 @@ struct sim_wheel {
 	uint32_t run_i, run_n; /* next, end */
 	uint32_t run_cap;
 	struct sim_heap near;  /* events of the current tick: a bucket too disordered to sort
-				* cheaply, and those scheduled into the tick after now */
-	struct sim_fifo at_now; /* scheduled at the clock's time: each is the last of those */
+				* cheaply, and those scheduled into it after it began */
 	struct sim_heap far;   /* ticks >= cur + nb */
 	struct sim_ev *spare[SPARE_CLASSES]; /* free arrays of 8 << k events, for buckets that
 				* fill: linked through obj of their event 0 */
@@ -70,10 +80,19 @@ struct sim_handler {
 	void *ctx;
 };
 
+struct sim_par;
+
 struct mrc_sim {
 	enum mrc_simq queue;
+	struct sim_par *par;	 /* mrc_sim_partition: the workers' queues; this one global */
+	struct mrc_sim *parent;	 /* a worker's queue: the simulator it belongs to */
+	unsigned wid;		 /* a worker's number */
 	uint64_t now;
-	uint64_t seq;
+	uint64_t *seq;	 /* [n_ents]: events each entity scheduled */
+	uint32_t n_ents;
+	uint32_t cur;	 /* entity of the event running, 0 outside one */
+	uint64_t cur_ct, cur_key; /* the key of the event running or last run */
+	uint64_t window; /* mrc_sim_set_window: a stop ends at the next multiple; 0 at once */
 	uint64_t events;
 	size_t pending;
 	bool stop;
@@ -86,7 +105,8 @@ struct mrc_sim {
 
 static inline bool ev_lt(const struct sim_ev *a, const struct sim_ev *b)
 {
-	return a->t < b->t || (a->t == b->t && a->key < b->key);
+	return a->t < b->t ||
+	       (a->t == b->t && (a->ct < b->ct || (a->ct == b->ct && a->key < b->key)));
 }
 
 static int heap_push(struct sim_heap *h, const struct sim_ev *e)
@@ -173,56 +193,29 @@ static bool sort_run(struct sim_ev *a, uint32_t n)
 	return true;
 }
 
-static int fifo_push(struct sim_fifo *f, const struct sim_ev *e)
-{
-	if (f->n == f->cap) {
-		uint32_t cap = f->cap ? f->cap * 2 : 64;
-		struct sim_ev *a = malloc(cap * sizeof(*a));
-
-		if (!a)
-			return -ENOMEM;
-		for (uint32_t i = 0; i < f->n; i++)
-			a[i] = f->a[(f->head + i) & (f->cap - 1)];
-		free(f->a);
-		f->a = a;
-		f->head = 0;
-		f->cap = cap;
-	}
-	f->a[(f->head + f->n) & (f->cap - 1)] = *e;
-	f->n++;
-	return 0;
-}
-
-/* The wheel's next event: the earliest of run's, near's and at_now's first; they must
- * not all be empty. */
+/* The wheel's next event: the earlier of run's and near's first; they must not both be
+ * empty. */
 static inline struct sim_ev *wheel_top(struct sim_wheel *w)
 {
 	struct sim_ev *t = w->run_i < w->run_n ? &w->run[w->run_i] : NULL;
 
 	if (w->near.n && (!t || ev_lt(&w->near.a[0], t)))
 		t = &w->near.a[0];
-	if (w->at_now.n && (!t || ev_lt(&w->at_now.a[w->at_now.head], t)))
-		t = &w->at_now.a[w->at_now.head];
 	return t;
 }
 
 static inline bool wheel_empty_tick(const struct sim_wheel *w)
 {
-	return w->near.n == 0 && w->run_i == w->run_n && w->at_now.n == 0;
+	return w->near.n == 0 && w->run_i == w->run_n;
 }
 
 /* Takes @top (wheel_top) off the wheel into @e. */
 static inline void wheel_pop(struct sim_wheel *w, struct sim_ev *top, struct sim_ev *e)
 {
-	if (top == w->near.a) {
+	if (top == w->near.a)
 		heap_pop(&w->near, e);
-	} else if (w->run_i < w->run_n && top == &w->run[w->run_i]) {
+	else
 		*e = w->run[w->run_i++];
-	} else {
-		*e = *top;
-		w->at_now.head = (w->at_now.head + 1) & (w->at_now.cap - 1);
-		w->at_now.n--;
-	}
 }
 
 /* The spare list for arrays of @cap events, or -1 when @cap is not 8 << k. */
@@ -326,9 +319,9 @@ static uint64_t wheel_next_bucket(const struct sim_wheel *w)
 
 /*
  * Sorts @n events of one tick by time, stably, with passes of RADIX_BITS over the time's
- * offset in the tick; for sort_run's leftovers (a sorted prefix, then the rest in
- * insertion order: at each time the keys still rise) that is (time, key) order, which is
- * checked. Returns false (@a unsorted) when it is not, or on -ENOMEM.
+ * offset in the tick, then each run of equal times by key (by insertion: such runs are
+ * short, and mostly in key order already, an entity's events being in its own order).
+ * Returns false (@a unsorted) on -ENOMEM.
  */
 static bool radix_run(struct sim_wheel *w, struct sim_ev *a, uint32_t n)
 {
@@ -358,9 +351,14 @@ static bool radix_run(struct sim_wheel *w, struct sim_ev *a, uint32_t n)
 			w->tmp[cnt[((a[i].t & tick_mask) >> shift) & dmask]++] = a[i];
 		memcpy(a, w->tmp, (size_t)n * sizeof(*a));
 	}
-	for (uint32_t i = 1; i < n; i++)
-		if (ev_lt(&a[i], &a[i - 1]))
-			return false;
+	for (uint32_t i = 1; i < n; i++) {
+		struct sim_ev e = a[i];
+		uint32_t j = i;
+
+		for (; j > 0 && ev_lt(&e, &a[j - 1]); j--)
+			a[j] = a[j - 1];
+		a[j] = e;
+	}
 	return true;
 }
 
@@ -428,6 +426,10 @@ int mrc_sim_new(const struct mrc_sim_params *p, struct mrc_sim **out)
 
 	if (!sim)
 		return -ENOMEM;
+	sim->seq = calloc(1, sizeof(*sim->seq));
+	sim->n_ents = 1;
+	if (!sim->seq)
+		goto free_sim;
 	if (!p)
 		p = &def;
 	/* an unknown backend would take the wheel's paths with an unbuilt wheel: refuse it */
@@ -459,14 +461,18 @@ free_wheel:
 	free(sim->w.b);
 	free(sim->w.bits);
 free_sim:
+	free(sim->seq);
 	free(sim);
 	return err;
 }
+
+static void par_free(struct mrc_sim *sim);
 
 void mrc_sim_free(struct mrc_sim *sim)
 {
 	if (!sim)
 		return;
+	par_free(sim);
 	free(sim->heap.a);
 	if (sim->w.b)
 		for (uint64_t i = 0; i < sim->w.nb; i++)
@@ -475,7 +481,6 @@ void mrc_sim_free(struct mrc_sim *sim)
 	free(sim->w.bits);
 	free(sim->w.run);
 	free(sim->w.tmp);
-	free(sim->w.at_now.a);
 	free(sim->w.near.a);
 	free(sim->w.far.a);
 	for (int k = 0; k < SPARE_CLASSES; k++)
@@ -485,6 +490,7 @@ void mrc_sim_free(struct mrc_sim *sim)
 			sim->w.spare[k] = a[0].obj;
 			free(a);
 		}
+	free(sim->seq);
 	free(sim);
 }
 
@@ -497,55 +503,548 @@ int mrc_sim_handler(struct mrc_sim *sim, mrc_sim_fn fn, void *ctx)
 	return (int)sim->n_handlers++;
 }
 
-int mrc_sim_at(struct mrc_sim *sim, uint64_t at_ps, unsigned kind, void *obj, uint64_t arg)
+int mrc_sim_entities(struct mrc_sim *sim, uint32_t n)
 {
+	uint64_t *seq;
+
+	if (n == 0 || n > MAX_ENTS)
+		return -EINVAL;
+	if (n <= sim->n_ents)
+		return 0;
+	seq = realloc(sim->seq, n * sizeof(*seq));
+	if (!seq)
+		return -ENOMEM;
+	memset(seq + sim->n_ents, 0, (n - sim->n_ents) * sizeof(*seq));
+	sim->seq = seq;
+	sim->n_ents = n;
+	return 0;
+}
+
+static int q_push(struct mrc_sim *q, const struct sim_ev *e)
+{
+	int err = q->queue == MRC_SIMQ_HEAP ? heap_push(&q->heap, e) : wheel_push(&q->w, e);
+
+	if (!err)
+		q->pending++;
+	return err;
+}
+
+static int par_at(struct mrc_sim *sim, struct mrc_sim *ctx, struct sim_ev *e, uint32_t ent);
+
+/* The worker queue the calling thread runs a window of @sim in, NULL outside one. */
+static _Thread_local struct mrc_sim *tl_q;
+
+static inline struct mrc_sim *ctx_of(const struct mrc_sim *sim)
+{
+	return sim->par && tl_q && tl_q->parent == sim ? tl_q : NULL;
+}
+
+int mrc_sim_at_ent(struct mrc_sim *sim, uint64_t at_ps, uint32_t ent, unsigned kind, void *obj,
+	uint64_t arg)
+{
+	struct mrc_sim *ctx = ctx_of(sim), *c = ctx ? ctx : sim;
+	uint64_t *seq = &sim->seq[c->cur];
 	struct sim_ev e = {
-		.t = at_ps < sim->now ? sim->now : at_ps,
-		.key = sim->seq << 8 | (kind & 0xFF),
+		.t = at_ps < c->now ? c->now : at_ps,
+		.ct = c->now,
+		.key = (uint64_t)c->cur << SEQ_BITS | *seq,
 		.obj = obj,
 		.arg = arg,
+		.ek = ent << 8 | (kind & 0xFF),
 	};
 	int err;
 
-	/* on the wheel, an event at the clock's time runs after every other at that time (its
-	 * key is the largest) and before any later one: a FIFO keeps them in order */
-	if (sim->queue == MRC_SIMQ_HEAP)
-		err = heap_push(&sim->heap, &e);
-	else if (e.t == sim->now)
-		err = fifo_push(&sim->w.at_now, &e);
-	else
-		err = wheel_push(&sim->w, &e);
+	if (ent >= sim->n_ents || *seq >> SEQ_BITS)
+		return -EINVAL;
+	err = sim->par ? par_at(sim, ctx, &e, ent) : q_push(sim, &e);
 	if (err)
 		return err;
-	sim->seq++;
-	sim->pending++;
+	(*seq)++;
 	return 0;
+}
+
+int mrc_sim_at(struct mrc_sim *sim, uint64_t at_ps, unsigned kind, void *obj, uint64_t arg)
+{
+	return mrc_sim_at_ent(sim, at_ps, mrc_sim_entity(sim), kind, obj, arg);
+}
+
+uint32_t mrc_sim_entity(const struct mrc_sim *sim)
+{
+	const struct mrc_sim *ctx = ctx_of(sim);
+
+	return ctx ? ctx->cur : sim->cur;
+}
+
+void mrc_sim_event_key(const struct mrc_sim *sim, uint64_t key[3])
+{
+	const struct mrc_sim *c = ctx_of(sim);
+
+	if (!c)
+		c = sim;
+	key[0] = c->now;
+	key[1] = c->cur_ct;
+	key[2] = c->cur_key;
 }
 
 uint64_t mrc_sim_now(const struct mrc_sim *sim)
 {
-	return sim->now;
+	const struct mrc_sim *ctx = ctx_of(sim);
+
+	return ctx ? ctx->now : sim->now;
+}
+
+/* The next event of queue @q (not a parallel simulator's whole), NULL: none. */
+static struct sim_ev *q_top(struct mrc_sim *q)
+{
+	if (q->queue == MRC_SIMQ_HEAP)
+		return q->heap.n ? &q->heap.a[0] : NULL;
+	if (!wheel_advance(&q->w))
+		return NULL;
+	return wheel_top(&q->w);
+}
+
+static uint64_t q_next(struct mrc_sim *q)
+{
+	const struct sim_ev *e = q_top(q);
+
+	return e ? e->t : MRC_SIM_NEVER;
+}
+
+/* Takes @q's next event (q_top, not NULL) into @e. */
+static void q_pop(struct mrc_sim *q, struct sim_ev *top, struct sim_ev *e)
+{
+	if (q->queue == MRC_SIMQ_HEAP)
+		heap_pop(&q->heap, e);
+	else
+		wheel_pop(&q->w, top, e);
+	q->pending--;
+}
+
+/* Runs @q's events before @bound (time, ct, key), on the calling thread. */
+static uint64_t q_run(struct mrc_sim *q, const struct sim_ev *bound)
+{
+	uint64_t ran = 0;
+	struct sim_ev *top, e;
+
+	while ((top = q_top(q)) && ev_lt(top, bound)) {
+		const struct sim_handler *hd = &q->h[top->ek & 0xFF];
+
+		q_pop(q, top, &e);
+		q->now = e.t;
+		q->cur = e.ek >> 8;
+		q->cur_ct = e.ct;
+		q->cur_key = e.key;
+		hd->fn(hd->ctx, e.obj, e.arg, e.t);
+		ran++;
+	}
+	q->cur = 0;
+	q->events += ran;
+	return ran;
+}
+
+/* ---- parallel run (mrc_sim_partition; docs/architecture.md "Parallel simulation") ---- */
+
+struct sim_mbox {
+	struct sim_ev *a;
+	size_t n, cap;
+};
+
+/* A barrier of n threads: spins a little, then sleeps on a futex (the machine may have
+ * fewer free cores than workers, and the workers wait out the caller's serial parts). */
+struct sim_barrier {
+	atomic_uint count, gen, sleepers;
+	unsigned n;
+};
+
+struct sim_par {
+	unsigned W;
+	struct mrc_sim **q;	  /* [W]: worker w's queue; events of entity 0 stay in the parent */
+	uint16_t *ent_w;	  /* [n_ents]: each entity's worker */
+	struct sim_mbox *mb;	  /* [2][W][W + 1]: by window parity, source worker, destination
+				   * (W: the parent); drained the window after */
+	uint64_t *out_min;	  /* [W]: earliest event a worker sent out in the last window */
+	uint64_t *out_n;	  /* [W * 8]: events each worker sent to others (a line each) */
+	unsigned parity;
+	uint64_t wend;		  /* the window's end on the grid: the earliest an event may be
+				   * sent to another worker for */
+	struct sim_ev bound;	  /* a window runs the events before it */
+	atomic_bool stop_req;	  /* mrc_sim_stop from a worker */
+	bool exit;
+	struct sim_barrier a, b;
+	pthread_t *th;		  /* [W - 1]: the workers but the caller's */
+	unsigned n_th;		  /* threads running */
+	atomic_uint go;		  /* 0 until every thread is made, then 1; 2: one was not */
+	uint64_t n_win;		  /* windows run, and the time in par_run (MRCGEN_PSIM_STATS) */
+	double run_s;
+	void (*hook)(void *ctx);  /* mrc_sim_set_window_hook */
+	void *hook_ctx;
+};
+
+#define BAR_SPIN 4000 /* pauses before sleeping: tens of microseconds */
+
+static void bar_wait(struct sim_barrier *b)
+{
+	unsigned g = atomic_load(&b->gen);
+
+	if (atomic_fetch_add(&b->count, 1) + 1 == b->n) {
+		atomic_store(&b->count, 0);
+		atomic_fetch_add(&b->gen, 1);
+		if (atomic_load(&b->sleepers))
+			syscall(SYS_futex, &b->gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+		return;
+	}
+	for (unsigned i = 0; i < BAR_SPIN; i++) {
+		if (atomic_load(&b->gen) != g)
+			return;
+		__builtin_ia32_pause();
+	}
+	atomic_fetch_add(&b->sleepers, 1);
+	while (atomic_load(&b->gen) == g) /* the futex returns at once if gen moved */
+		syscall(SYS_futex, &b->gen, FUTEX_WAIT_PRIVATE, g, NULL, NULL, 0);
+	atomic_fetch_sub(&b->sleepers, 1);
+}
+
+static struct sim_mbox *mbox(struct sim_par *par, unsigned parity, unsigned src, unsigned dst)
+{
+	return &par->mb[((size_t)parity * par->W + src) * (par->W + 1) + dst];
+}
+
+static int par_at(struct mrc_sim *sim, struct mrc_sim *ctx, struct sim_ev *e, uint32_t ent)
+{
+	struct sim_par *par = sim->par;
+	unsigned dst = ent ? par->ent_w[ent] : par->W;
+	struct sim_mbox *m;
+
+	if (!ctx)
+		return q_push(dst == par->W ? sim : par->q[dst], e);
+	if (dst == ctx->wid)
+		return q_push(ctx, e);
+	/* another worker's: after the window, which the lookahead guarantees */
+	if (e->t < par->wend) {
+		fprintf(stderr, "mrcgen: sim: an event for another partition at %llu ps, inside the "
+				"window ending at %llu ps (a delay below the lookahead)\n",
+			(unsigned long long)e->t, (unsigned long long)par->wend);
+		abort();
+	}
+	m = mbox(par, par->parity, ctx->wid, dst);
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 256;
+		struct sim_ev *a = realloc(m->a, cap * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		m->a = a;
+		m->cap = cap;
+	}
+	m->a[m->n++] = *e;
+	par->out_n[ctx->wid * 8]++;
+	if (e->t < par->out_min[ctx->wid])
+		par->out_min[ctx->wid] = e->t;
+	return 0;
+}
+
+/* Moves what the mailboxes of @parity hold for workers into their queues (no window
+ * running); the parent's were taken after their window. */
+static void par_drain(struct sim_par *par, unsigned parity, unsigned dst)
+{
+	for (unsigned s = 0; s < par->W; s++) {
+		struct sim_mbox *m = mbox(par, parity, s, dst);
+
+		for (size_t i = 0; i < m->n; i++)
+			if (q_push(dst == par->W ? par->q[0]->parent : par->q[dst], &m->a[i]))
+				abort(); /* out of memory in the event queue */
+		m->n = 0;
+	}
+}
+
+/* A worker's window: what was sent to it in the last one, then its events before the
+ * bound. */
+static void par_window(struct sim_par *par, struct mrc_sim *q)
+{
+	par_drain(par, par->parity ^ 1, q->wid);
+	par->out_min[q->wid] = MRC_SIM_NEVER;
+	tl_q = q;
+	q_run(q, &par->bound);
+	tl_q = NULL;
+}
+
+static void *par_worker(void *arg)
+{
+	struct mrc_sim *q = arg;
+	struct sim_par *par = q->parent->par;
+
+	/* every thread made (1), or one could not be (2): mrc_sim_partition */
+	while (atomic_load(&par->go) == 0)
+		syscall(SYS_futex, &par->go, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+	if (atomic_load(&par->go) != 1)
+		return NULL;
+	for (;;) {
+		bar_wait(&par->a);
+		if (par->exit)
+			return NULL;
+		par_window(par, q);
+		bar_wait(&par->b);
+	}
+}
+
+/* The earliest event pending anywhere (no window running). */
+static uint64_t par_next(struct mrc_sim *sim)
+{
+	struct sim_par *par = sim->par;
+	uint64_t t = q_next(sim);
+
+	for (unsigned w = 0; w < par->W; w++) {
+		uint64_t tw = q_next(par->q[w]);
+
+		if (tw < t)
+			t = tw;
+		if (par->out_min[w] < t)
+			t = par->out_min[w];
+	}
+	return t;
+}
+
+/* The workers' queues take the handlers registered so far. */
+static void par_start(struct mrc_sim *sim)
+{
+	struct sim_par *par = sim->par;
+
+	for (unsigned w = 0; w < par->W; w++) {
+		memcpy(par->q[w]->h, sim->h, sizeof(sim->h));
+		par->q[w]->n_handlers = sim->n_handlers;
+	}
+}
+
+/* Starts the W - 1 worker threads; if one cannot be made, ends those that were. */
+static int par_threads(struct sim_par *par)
+{
+	int err = 0;
+
+	for (; par->n_th + 1 < par->W; par->n_th++) {
+		err = -pthread_create(&par->th[par->n_th], NULL, par_worker, par->q[par->n_th + 1]);
+		if (err)
+			break;
+	}
+	atomic_store(&par->go, err ? 2 : 1);
+	syscall(SYS_futex, &par->go, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+	if (err) {
+		for (unsigned k = 0; k < par->n_th; k++)
+			pthread_join(par->th[k], NULL);
+		par->n_th = 0;
+	}
+	return err;
+}
+
+/*
+ * mrc_sim_run of a partitioned simulator: windows of the grid of @sim->window (cut short
+ * before an event of entity 0, which runs alone between windows), each worker running its
+ * own queue, events for other workers passed at the window's end. Runs exactly the events
+ * the serial loop runs, in the same order per entity, and stops at the same point.
+ */
+static uint64_t par_run(struct mrc_sim *sim, uint64_t until_ps)
+{
+	struct sim_par *par = sim->par;
+	uint64_t L = sim->window, before = mrc_sim_events(sim), B = MRC_SIM_NEVER;
+	bool stopping = false;
+
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	par_start(sim);
+	sim->stop = false;
+	atomic_store(&par->stop_req, false);
+	for (;;) {
+		uint64_t limit = until_ps, next, Sw, eg;
+		struct sim_ev *g;
+		bool cut = false;
+
+		if (stopping && B - 1 < limit)
+			limit = B - 1;
+		next = par_next(sim);
+		if (next == MRC_SIM_NEVER || next > limit) {
+			if (stopping && B - 1 < until_ps && sim->now < B)
+				sim->now = B;
+			break;
+		}
+		Sw = next;
+		eg = (Sw / L + 1) * L;
+		par->bound = (struct sim_ev){.t = limit < eg - 1 ? limit + 1 : eg};
+		g = q_top(sim);
+		if (g && ev_lt(g, &par->bound)) {
+			par->bound = (struct sim_ev){.t = g->t, .ct = g->ct, .key = g->key};
+			cut = true;
+		}
+		par->wend = eg;
+		par->n_win++;
+		bar_wait(&par->a);
+		par_window(par, par->q[0]);
+		bar_wait(&par->b);
+		par_drain(par, par->parity, par->W);
+		par->parity ^= 1;
+		for (unsigned w = 0; w < par->W; w++)
+			if (par->q[w]->now > sim->now)
+				sim->now = par->q[w]->now;
+		if (par->hook)
+			par->hook(par->hook_ctx);
+		if (cut) {
+			struct sim_ev e;
+			const struct sim_handler *hd;
+
+			g = q_top(sim);
+			q_pop(sim, g, &e);
+			sim->now = e.t;
+			sim->cur_ct = e.ct;
+			sim->cur_key = e.key;
+			hd = &sim->h[e.ek & 0xFF];
+			hd->fn(hd->ctx, e.obj, e.arg, e.t);
+			sim->events++;
+		}
+		if (!stopping && (sim->stop || atomic_load(&par->stop_req))) {
+			stopping = true;
+			B = (Sw / L + 1) * L;
+		}
+		if (sim->intr && *sim->intr)
+			break;
+	}
+	for (unsigned w = 0; w < par->W; w++)
+		par_drain(par, par->parity ^ 1, w);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	par->run_s += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	return mrc_sim_events(sim) - before;
+}
+
+int mrc_sim_partition(struct mrc_sim *sim, unsigned workers, const uint16_t *ent_worker)
+{
+	struct sim_par *par;
+	struct mrc_sim_params p = {.queue = sim->queue};
+
+	if (workers < 2 || sim->par || sim->parent || !sim->window || sim->pending)
+		return -EINVAL;
+	for (uint32_t e = 1; e < sim->n_ents; e++)
+		if (ent_worker[e] >= workers)
+			return -EINVAL;
+	if (sim->queue == MRC_SIMQ_WHEEL) {
+		p.tick_bits = sim->w.tick_bits;
+		p.wheel_bits = sim->w.nb_bits;
+	}
+	par = calloc(1, sizeof(*par));
+	if (!par)
+		return -ENOMEM;
+	par->W = workers;
+	par->q = calloc(workers, sizeof(*par->q));
+	par->ent_w = malloc(sim->n_ents * sizeof(*par->ent_w));
+	par->mb = calloc((size_t)2 * workers * (workers + 1), sizeof(*par->mb));
+	par->out_min = malloc(workers * sizeof(*par->out_min));
+	par->out_n = calloc((size_t)workers * 8, sizeof(*par->out_n));
+	par->th = calloc(workers, sizeof(*par->th));
+	sim->par = par;
+	if (!par->q || !par->ent_w || !par->mb || !par->out_min || !par->out_n ||
+		!par->th)
+		return -ENOMEM; /* mrc_sim_free frees what was made */
+	memcpy(par->ent_w, ent_worker, sim->n_ents * sizeof(*par->ent_w));
+	par->ent_w[0] = 0;
+	for (unsigned w = 0; w < workers; w++) {
+		int err = mrc_sim_new(&p, &par->q[w]);
+
+		if (err)
+			return err;
+		par->q[w]->parent = sim;
+		par->q[w]->wid = w;
+		par->out_min[w] = MRC_SIM_NEVER;
+	}
+	par->a.n = par->b.n = workers;
+	return par_threads(par);
+}
+
+void mrc_sim_set_window_hook(struct mrc_sim *sim, void (*fn)(void *ctx), void *ctx)
+{
+	if (sim->par) {
+		sim->par->hook = fn;
+		sim->par->hook_ctx = ctx;
+	}
+}
+
+unsigned mrc_sim_workers(const struct mrc_sim *sim)
+{
+	return sim->par ? sim->par->W : 1;
+}
+
+unsigned mrc_sim_worker(const struct mrc_sim *sim)
+{
+	const struct mrc_sim *ctx = ctx_of(sim);
+
+	return ctx ? ctx->wid : 0;
+}
+
+static void par_free(struct mrc_sim *sim)
+{
+	struct sim_par *par = sim->par;
+
+	if (!par)
+		return;
+	if (getenv("MRCGEN_PSIM_STATS")) { /* docs/performance.md "Parallel simulation" */
+		uint64_t x = 0;
+
+		for (unsigned w = 0; w < par->W; w++)
+			x += par->out_n[w * 8];
+		fprintf(stderr, "psim: workers=%u windows=%llu loop_s=%.3f events_global=%llu "
+				"cross=%llu events=", par->W, (unsigned long long)par->n_win,
+			par->run_s, (unsigned long long)sim->events, (unsigned long long)x);
+		for (unsigned w = 0; w < par->W; w++)
+			fprintf(stderr, "%s%llu", w ? "," : "",
+				(unsigned long long)par->q[w]->events);
+		fprintf(stderr, "\n");
+	}
+	if (par->n_th) {
+		par->exit = true;
+		bar_wait(&par->a);
+		for (unsigned k = 0; k < par->n_th; k++)
+			pthread_join(par->th[k], NULL);
+	}
+	for (unsigned w = 0; par->q && w < par->W; w++)
+		mrc_sim_free(par->q[w]);
+	for (size_t i = 0; par->mb && i < (size_t)2 * par->W * (par->W + 1); i++)
+		free(par->mb[i].a);
+	free(par->q);
+	free(par->ent_w);
+	free(par->mb);
+	free(par->out_min);
+	free(par->out_n);
+	free(par->th);
+	free(par);
 }
 
 uint64_t mrc_sim_next(struct mrc_sim *sim)
 {
-	if (sim->queue == MRC_SIMQ_HEAP)
-		return sim->heap.n ? sim->heap.a[0].t : MRC_SIM_NEVER;
-	if (!wheel_advance(&sim->w))
-		return MRC_SIM_NEVER;
-	return wheel_top(&sim->w)->t;
+	return sim->par ? par_next(sim) : q_next(sim);
 }
 
 uint64_t mrc_sim_run(struct mrc_sim *sim, uint64_t until_ps)
 {
-	uint64_t ran = 0;
+	uint64_t ran = 0, bound = MRC_SIM_NEVER;
 	struct sim_heap *h = &sim->heap;
 	struct sim_wheel *w = &sim->w;
 
+	if (sim->par)
+		return par_run(sim, until_ps);
 	sim->stop = false;
-	while (!sim->stop) {
+	for (;;) {
 		struct sim_ev e, *top;
 		const struct sim_handler *hd;
+
+		/* a stop with a window runs the rest of the window: the same point whatever
+		 * order the partitions of a parallel run reach it in */
+		if (sim->stop) {
+			if (!sim->window)
+				break;
+			if (bound == MRC_SIM_NEVER) {
+				bound = (sim->now / sim->window + 1) * sim->window;
+				if (bound - 1 < until_ps)
+					until_ps = bound - 1;
+				else
+					bound = 0;
+			}
+		}
 
 		/* the next event's object is most likely a packet or port not in cache: it is
 		 * prefetched while this one runs */
@@ -564,25 +1063,39 @@ uint64_t mrc_sim_run(struct mrc_sim *sim, uint64_t until_ps)
 			wheel_pop(w, top, &e);
 			if (w->run_i < w->run_n)
 				__builtin_prefetch(w->run[w->run_i].obj);
-			else if (w->at_now.n)
-				__builtin_prefetch(w->at_now.a[w->at_now.head].obj);
 			else if (w->near.n)
 				__builtin_prefetch(w->near.a[0].obj);
 		}
 		sim->pending--;
 		sim->now = e.t;
-		hd = &sim->h[e.key & 0xFF];
+		sim->cur = e.ek >> 8;
+		sim->cur_ct = e.ct;
+		sim->cur_key = e.key;
+		hd = &sim->h[e.ek & 0xFF];
 		hd->fn(hd->ctx, e.obj, e.arg, e.t);
-		if (!(++ran & 0xFFF) && sim->intr && *sim->intr)
+		if (!(++ran & 0xFFF) && sim->intr && *sim->intr) {
+			bound = MRC_SIM_NEVER;
 			break;
+		}
 	}
+	sim->cur = 0;
+	if (bound != MRC_SIM_NEVER && bound != 0 && sim->now < bound)
+		sim->now = bound;
 	sim->events += ran;
 	return ran;
 }
 
 void mrc_sim_stop(struct mrc_sim *sim)
 {
-	sim->stop = true;
+	if (ctx_of(sim))
+		atomic_store(&sim->par->stop_req, true);
+	else
+		sim->stop = true;
+}
+
+void mrc_sim_set_window(struct mrc_sim *sim, uint64_t window_ps)
+{
+	sim->window = window_ps;
 }
 
 void mrc_sim_set_interrupt(struct mrc_sim *sim, const volatile sig_atomic_t *flag)
@@ -592,23 +1105,41 @@ void mrc_sim_set_interrupt(struct mrc_sim *sim, const volatile sig_atomic_t *fla
 
 size_t mrc_sim_pending(const struct mrc_sim *sim)
 {
-	return sim->pending;
+	size_t n = sim->pending;
+
+	for (unsigned w = 0; sim->par && w < sim->par->W; w++) {
+		n += sim->par->q[w]->pending;
+		for (unsigned d = 0; d < 2 * (sim->par->W + 1); d++)
+			n += sim->par->mb[(size_t)w * 2 * (sim->par->W + 1) + d].n;
+	}
+	return n;
 }
 
 uint64_t mrc_sim_events(const struct mrc_sim *sim)
 {
-	return sim->events;
+	uint64_t n = sim->events;
+
+	for (unsigned w = 0; sim->par && w < sim->par->W; w++)
+		n += sim->par->q[w]->events;
+	return n;
 }
 
 size_t mrc_sim_mem_bytes(const struct mrc_sim *sim)
 {
-	size_t n = sim->heap.cap * sizeof(struct sim_ev);
+	size_t n = sim->heap.cap * sizeof(struct sim_ev) + sim->n_ents * sizeof(*sim->seq);
+
+	for (unsigned w = 0; sim->par && w < sim->par->W; w++) {
+		n += mrc_sim_mem_bytes(sim->par->q[w]) + sizeof(*sim->par->ent_w);
+		for (unsigned d = 0; d < 2 * (sim->par->W + 1); d++)
+			n += sim->par->mb[(size_t)w * 2 * (sim->par->W + 1) + d].cap *
+			     sizeof(struct sim_ev);
+	}
 
 	if (sim->w.b) {
 		n += sim->w.nb * (sizeof(struct sim_bucket) + 1.0 / 8);
 		for (uint64_t i = 0; i < sim->w.nb; i++)
 			n += sim->w.b[i].cap * sizeof(struct sim_ev);
-		n += (sim->w.run_cap + sim->w.near.cap + sim->w.at_now.cap + sim->w.far.cap +
+		n += (sim->w.run_cap + sim->w.near.cap + sim->w.far.cap +
 			     sim->w.tmp_cap + sim->w.spare_evs) *
 		     sizeof(struct sim_ev);
 	}

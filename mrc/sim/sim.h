@@ -2,8 +2,10 @@
 /*
  * sim: the discrete-event core of the simulated driver — a virtual clock in picoseconds
  * and an event queue (binary heap, or a timing wheel with a near heap), ties broken by
- * insertion order so a run is reproducible bit for bit (docs/architecture.md "The simulated
- * fabric").
+ * deterministic keys (time scheduled, source entity, that entity's sequence) so a run is
+ * reproducible bit
+ * for bit, whatever the number of partitions it runs in (docs/architecture.md "The
+ * simulated fabric", "Parallel simulation").
  */
 #ifndef MRC_SIM_H
 #define MRC_SIM_H
@@ -16,15 +18,15 @@
 #define MRC_SIM_NEVER UINT64_MAX /* "no time": no event, no timer */
 
 /*
- * Event queue backends. Both pop events in (time, insertion sequence) order; they differ
+ * Event queue backends. Both pop events in (time, key) order (mrc_sim_at_ent); they differ
  * only in speed. `mrcgen bench` measures them; MRC_SIMQ_DEFAULT names the faster one.
  */
 enum mrc_simq {
-	MRC_SIMQ_HEAP = 0, /* binary heap of 32-byte entries: O(log n) insert and pop */
+	MRC_SIMQ_HEAP = 0, /* binary heap of 48-byte entries: O(log n) insert and pop */
 	MRC_SIMQ_WHEEL,	   /* timing wheel of 2^wheel_bits buckets of 2^tick_bits ps each;
 			      the current tick's bucket sorted (by insertion, or a stable
-			      radix sort by time when far out of order), a heap for events
-			      scheduled into it and one for far events */
+			      radix sort by time, then key, when far out of order), a heap for
+			      events scheduled into it and one for far events */
 };
 /*
  * `make bench`: the wheel pops 2-4x more events per CPU second than the heap in the hold
@@ -58,16 +60,43 @@ void mrc_sim_free(struct mrc_sim *sim);
 
 /*
  * Registers a handler; returns its kind (0..254) for mrc_sim_at, or -ENOSPC when 255
- * handlers exist. Kinds are small integers so an event stays 32 bytes.
+ * handlers exist. Kinds are small integers so an event stays 48 bytes.
  */
 int mrc_sim_handler(struct mrc_sim *sim, mrc_sim_fn fn, void *ctx);
 
 /*
- * Schedules handler @kind to run at @at_ps with (@obj, @arg). Times before the clock are
- * clamped to the clock (an event never runs in the past). Events at equal times run in
- * the order they were scheduled. Returns 0 or -ENOMEM (the queue could not grow).
+ * Entities: what events run on (a host, a switch), numbered 0..@n-1; 0 is the caller
+ * outside the loop (and what a simulator starts with). Sets their number (it only grows).
+ * 0, -EINVAL (@n 0 or above 2^24) or -ENOMEM.
  */
+int mrc_sim_entities(struct mrc_sim *sim, uint32_t n);
+
+/*
+ * Schedules handler @kind to run at @at_ps with (@obj, @arg) on entity @ent. Times before
+ * the clock are clamped to the clock (an event never runs in the past). Events at equal
+ * times run in the order of their keys: (the clock when they were scheduled, earliest
+ * first; the entity of the event that scheduled them, 0 outside the loop; how many events
+ * that entity had scheduled before), so the order
+ * depends on what each entity did, never on how entities interleave: the rule that lets
+ * a parallel run reproduce the serial one (docs/architecture.md "Parallel simulation").
+ * Returns 0, -EINVAL (@ent not below mrc_sim_entities; 2^40 events from one entity) or
+ * -ENOMEM (the queue could not grow).
+ */
+int mrc_sim_at_ent(struct mrc_sim *sim, uint64_t at_ps, uint32_t ent, unsigned kind, void *obj,
+	uint64_t arg);
+
+/* mrc_sim_at_ent on the entity of the event running (0 outside the loop). */
 int mrc_sim_at(struct mrc_sim *sim, uint64_t at_ps, unsigned kind, void *obj, uint64_t arg);
+
+/* The entity of the event running, 0 outside the loop. */
+uint32_t mrc_sim_entity(const struct mrc_sim *sim);
+
+/*
+ * The key of the event running (or last run) in the caller's queue: its time, the clock
+ * when it was scheduled and its source key, in @key[0..2]. Events run in the order of
+ * these triples, compared in turn: what a parallel run merges its workers' outputs by.
+ */
+void mrc_sim_event_key(const struct mrc_sim *sim, uint64_t key[3]);
 
 /* The clock: the time of the event running or last run, in ps. */
 uint64_t mrc_sim_now(const struct mrc_sim *sim);
@@ -82,8 +111,47 @@ uint64_t mrc_sim_next(struct mrc_sim *sim);
  */
 uint64_t mrc_sim_run(struct mrc_sim *sim, uint64_t until_ps);
 
-/* Makes mrc_sim_run return after the current event. */
+/*
+ * Makes mrc_sim_run return after the current event or, with a window set, once every
+ * event before the next multiple of the window has run, the clock then at that multiple
+ * (unless @until_ps comes first): the iteration boundaries of a parallel run, which
+ * synchronises its partitions once per window (docs/architecture.md "Parallel
+ * simulation").
+ */
 void mrc_sim_stop(struct mrc_sim *sim);
+
+/* Sets the window of mrc_sim_stop in ps; 0 (the default): stop at once. */
+void mrc_sim_set_window(struct mrc_sim *sim, uint64_t window_ps);
+
+/*
+ * Parallel simulation (docs/architecture.md "Parallel simulation"): splits the queue over
+ * @workers threads (>= 2), entity e (1..n-1, mrc_sim_entities set first) on worker
+ * @ent_worker[e]; entity 0's events stay with the caller and run alone between windows.
+ * mrc_sim_run then runs windows of the grid of mrc_sim_set_window's width (the lookahead:
+ * no event may be scheduled for another worker's entity less than a window ahead, else
+ * abort), each worker its own events, events for other workers passed at the window's
+ * end; windows are cut before each event of entity 0. It runs the same events as the
+ * serial loop in the same order per entity, so handlers that touch only their entity's
+ * state (and entity 0's touch anything) give the same results. From a worker, mrc_sim_at*,
+ * _now, _entity and _stop act on the worker's queue and clock. Call before any event is
+ * scheduled, with a window set; the threads start now, and wait (asleep) for the runs.
+ * 0, -EINVAL (fewer than 2 workers, an entity on a worker >= @workers, no window, events
+ * pending, already partitioned), -ENOMEM, or pthread_create's error negated (-EAGAIN).
+ * After an error the simulator is only good for mrc_sim_free.
+ */
+int mrc_sim_partition(struct mrc_sim *sim, unsigned workers, const uint16_t *ent_worker);
+
+/* The number of workers (1 unless partitioned), and the calling thread's (0 outside a
+ * window: the caller's, entity 0's). */
+unsigned mrc_sim_workers(const struct mrc_sim *sim);
+unsigned mrc_sim_worker(const struct mrc_sim *sim);
+
+/*
+ * Partitioned: @fn(@ctx) runs after every window, with no worker running (as entity 0):
+ * where a run checks what no worker may read during a window (every rank done), and may
+ * call mrc_sim_stop. It is the same stop as from inside the window.
+ */
+void mrc_sim_set_window_hook(struct mrc_sim *sim, void (*fn)(void *ctx), void *ctx);
 
 /*
  * Makes mrc_sim_run return within 4096 events once *@flag is non-zero (a signal handler's

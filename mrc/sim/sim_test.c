@@ -46,6 +46,101 @@ static void st_order_fn(void *ctx, void *obj, uint64_t arg, uint64_t now)
 	o->n++;
 }
 
+/* Entities 1 and 2 each schedule two events at time 1000 for entity 3 (tags 10 + 2e + k),
+ * entity 2 first; entity 3's events record their order and the entity they run on. */
+struct st_ent {
+	struct mrc_sim *sim;
+	int kind;
+	uint64_t tag[8];
+	uint32_t on[8];
+	unsigned n;
+};
+
+static void st_ent_fn(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct st_ent *x = ctx;
+
+	(void)obj, (void)now;
+	if (arg < 10) { /* entity arg's turn: two events for entity 3 */
+		mrc_sim_at_ent(x->sim, 1000, 3, (unsigned)x->kind, NULL, 10 + 2 * arg);
+		mrc_sim_at_ent(x->sim, 1000, 3, (unsigned)x->kind, NULL, 11 + 2 * arg);
+		return;
+	}
+	if (x->n < 8) {
+		x->tag[x->n] = arg;
+		x->on[x->n++] = mrc_sim_entity(x->sim);
+	}
+	if (arg == 99) /* a stop with a window: the rest of the window runs */
+		mrc_sim_stop(x->sim);
+}
+
+/* A ring of entities 1..4: each event logs (time, arg) on its entity and passes the token
+ * on to the next entity at least a window (100) ahead, and to itself 3 later; entity 0's
+ * event at 1234 starts two more chains. The per-entity logs must match, serial and
+ * partitioned. */
+#define PS_N 4
+#define PS_LOG 256
+
+struct st_ps {
+	struct mrc_sim *sim;
+	int kind;
+	uint64_t log[PS_N + 1][PS_LOG][2];
+	unsigned n[PS_N + 1];
+	uint64_t stop_at;
+};
+
+static void st_ps_fn(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct st_ps *x = ctx;
+	uint32_t e = mrc_sim_entity(x->sim);
+
+	(void)obj;
+	if (x->n[e] < PS_LOG) {
+		x->log[e][x->n[e]][0] = now;
+		x->log[e][x->n[e]++][1] = arg;
+	}
+	if (e == 0) {
+		mrc_sim_at_ent(x->sim, now, 2, (unsigned)x->kind, NULL, 1000);
+		mrc_sim_at_ent(x->sim, now, 3, (unsigned)x->kind, NULL, 2000);
+		return;
+	}
+	if (now >= x->stop_at)
+		mrc_sim_stop(x->sim);
+	if (arg % 1000 >= 60)
+		return;
+	mrc_sim_at_ent(x->sim, now + 100 + e * 7 % 13, e % PS_N + 1, (unsigned)x->kind, NULL,
+		arg + 1);
+	if (arg % 3 == 0)
+		mrc_sim_at(x->sim, now + 3, (unsigned)x->kind, NULL, arg + 500);
+}
+
+/* Runs the ring on @workers (1: serial) until @until, with a stop once past @stop_at. */
+static void st_ps_run(struct st_ps *x, unsigned workers, enum mrc_simq q, uint64_t stop_at,
+	uint64_t *clock)
+{
+	struct mrc_sim_params sp = {.queue = q};
+	static const uint16_t ew[PS_N + 1] = {0, 0, 0, 1, 1};
+
+	memset(x, 0, sizeof(*x));
+	x->stop_at = stop_at;
+	if (mrc_sim_new(&sp, &x->sim))
+		return;
+	mrc_sim_entities(x->sim, PS_N + 1);
+	mrc_sim_set_window(x->sim, 100);
+	x->kind = mrc_sim_handler(x->sim, st_ps_fn, x);
+	if (workers > 1 && mrc_sim_partition(x->sim, workers, ew))
+		return;
+	mrc_sim_at_ent(x->sim, 0, 1, (unsigned)x->kind, NULL, 0);
+	mrc_sim_at_ent(x->sim, 5, 4, (unsigned)x->kind, NULL, 3000);
+	mrc_sim_at_ent(x->sim, 1234, 0, (unsigned)x->kind, NULL, 7);
+	mrc_sim_run(x->sim, MRC_SIM_NEVER);
+	*clock = mrc_sim_now(x->sim);
+	while (mrc_sim_next(x->sim) != MRC_SIM_NEVER) /* the rest: a stop every window now */
+		mrc_sim_run(x->sim, MRC_SIM_NEVER);
+	mrc_sim_free(x->sim);
+	x->sim = NULL;
+}
+
 MRC_SELFTEST(sim)
 {
 	static const enum mrc_simq qs[] = {MRC_SIMQ_HEAP, MRC_SIMQ_WHEEL};
@@ -131,7 +226,7 @@ MRC_SELFTEST(sim)
 	}
 
 	mrc_st_case(st, "radix_run: a tick's events in key order, times 2047 down to 0 and "
-			"repeated: (time, key) order; keys out of order at one time: refused");
+			"repeated: (time, key) order; keys out of order at one time: sorted by key");
 	{
 		struct sim_wheel w = {.tick_bits = 11};
 		static struct sim_ev a[4096];
@@ -148,7 +243,9 @@ MRC_SELFTEST(sim)
 		ST_TRUE(st, ok);
 		a[0] = (struct sim_ev){.t = 7, .key = 9};
 		a[1] = (struct sim_ev){.t = 7, .key = 8};
-		ST_TRUE(st, !radix_run(&w, a, 2));
+		a[2] = (struct sim_ev){.t = 6, .key = 10};
+		ST_TRUE(st, radix_run(&w, a, 3));
+		ST_TRUE(st, a[0].key == 10 && a[1].key == 8 && a[2].key == 9);
 		free(w.tmp);
 	}
 
@@ -218,5 +315,85 @@ MRC_SELFTEST(sim)
 		ST_EQ(st, mrc_sim_next(b), MRC_SIM_NEVER);
 		mrc_sim_free(a);
 		mrc_sim_free(b);
+	}
+
+	for (unsigned qi = 0; qi < 2; qi++) {
+		struct mrc_sim_params sp = {.queue = qs[qi]};
+		struct st_ent x = {0};
+
+		mrc_st_case(st, "%s: equal times run by (time scheduled, source entity, its "
+				"sequence), not in the order entities scheduled them; a stop with a window of 500 "
+				"at 1200 runs what is before 1500 and leaves the clock there",
+			mrc_simq_name(qs[qi]));
+		ST_EQ(st, mrc_sim_new(&sp, &x.sim), 0);
+		if (!x.sim)
+			continue;
+		ST_EQ(st, mrc_sim_entities(x.sim, 4), 0);
+		ST_EQ(st, mrc_sim_entities(x.sim, 1u << 25), -EINVAL);
+		x.kind = mrc_sim_handler(x.sim, st_ent_fn, &x);
+		/* entity 2 runs first, entity 1 after it, both at time 10: both schedule at 1000;
+		 * entity 3's 50 was scheduled at 0, before them all: it runs first at 1000 */
+		mrc_sim_at_ent(x.sim, 10, 2, (unsigned)x.kind, NULL, 2);
+		mrc_sim_at_ent(x.sim, 10, 1, (unsigned)x.kind, NULL, 1);
+		mrc_sim_at_ent(x.sim, 1000, 3, (unsigned)x.kind, NULL, 50);
+		ST_EQ(st, mrc_sim_at_ent(x.sim, 10, 4, (unsigned)x.kind, NULL, 2), -EINVAL);
+		mrc_sim_at_ent(x.sim, 1200, 3, (unsigned)x.kind, NULL, 99);
+		mrc_sim_at_ent(x.sim, 1499, 3, (unsigned)x.kind, NULL, 52);
+		mrc_sim_at_ent(x.sim, 1500, 3, (unsigned)x.kind, NULL, 51);
+		mrc_sim_set_window(x.sim, 500);
+		mrc_sim_run(x.sim, MRC_SIM_NEVER);
+		/* 50, then entity 1's pair (key 1 << 40 | 0, 1), then entity 2's, then 99, 52 */
+		ST_EQ(st, x.n, 7);
+		ST_TRUE(st, x.tag[0] == 50 && x.tag[1] == 12 && x.tag[2] == 13 &&
+				    x.tag[3] == 14 && x.tag[4] == 15);
+		ST_TRUE(st, x.tag[5] == 99 && x.tag[6] == 52);
+		ST_TRUE(st, x.on[0] == 3 && x.on[6] == 3);
+		ST_EQ(st, mrc_sim_now(x.sim), 1500);
+		ST_EQ(st, mrc_sim_entity(x.sim), 0);
+		ST_EQ(st, mrc_sim_next(x.sim), 1500);
+		mrc_sim_free(x.sim);
+	}
+
+	for (unsigned qi = 0; qi < 2; qi++) {
+		static struct st_ps a, b;
+		uint64_t ca = 0, cb = 0;
+		bool same = true;
+		unsigned total = 0;
+
+		mrc_st_case(st, "%s: a ring of 4 entities on 2 workers (windows of 100), an "
+				"entity-0 event amid them, a stop at 2000: every entity's events the "
+				"serial run's, the stop at the same window end (2100)",
+			mrc_simq_name(qs[qi]));
+		st_ps_run(&a, 1, qs[qi], 2000, &ca);
+		st_ps_run(&b, 2, qs[qi], 2000, &cb);
+		for (unsigned e = 0; e <= PS_N; e++) {
+			same &= a.n[e] == b.n[e] && !memcmp(a.log[e], b.log[e], sizeof(a.log[e]));
+			total += a.n[e];
+		}
+		ST_TRUE(st, same);
+		ST_EQ(st, a.n[0], 1);
+		ST_TRUE(st, total > 100);
+		ST_EQ(st, ca, 2100);
+		ST_EQ(st, cb, 2100);
+	}
+
+	mrc_st_case(st, "partition: refused with 1 worker, without a window, with events "
+			"pending, an entity on a worker past the count");
+	{
+		struct mrc_sim *sim;
+		static const uint16_t ew[3] = {0, 0, 2};
+
+		ST_EQ(st, mrc_sim_new(NULL, &sim), 0);
+		if (sim) {
+			mrc_sim_entities(sim, 3);
+			ST_EQ(st, mrc_sim_partition(sim, 2, ew), -EINVAL); /* no window */
+			mrc_sim_set_window(sim, 10);
+			ST_EQ(st, mrc_sim_partition(sim, 1, ew), -EINVAL);
+			ST_EQ(st, mrc_sim_partition(sim, 2, ew), -EINVAL); /* entity 2 on worker 2 */
+			mrc_sim_at_ent(sim, 5, 1, 0, NULL, 0);
+			ST_EQ(st, mrc_sim_partition(sim, 3, ew), -EINVAL); /* pending */
+			ST_EQ(st, mrc_sim_workers(sim), 1);
+			mrc_sim_free(sim);
+		}
 	}
 }
