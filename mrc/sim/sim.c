@@ -173,12 +173,10 @@ static void heapify(struct sim_heap *h)
  * Sorts @n events by (time, key) by insertion, which costs little on a bucket: its
  * events are in insertion (key) order, and in time order too unless scheduled out of it
  * (in lockstep, hundreds at one time). Gives up (returns false, @a a permutation of what
- * it was) when that costs more than a few moves per event.
+ * it was) when that costs more than @budget moves in all (UINT64_MAX: never).
  */
-static bool sort_run(struct sim_ev *a, uint32_t n)
+static bool sort_run(struct sim_ev *a, uint32_t n, uint64_t budget)
 {
-	uint64_t budget = 4 * (uint64_t)n + 64;
-
 	for (uint32_t i = 1; i < n; i++) {
 		struct sim_ev e = a[i];
 		uint32_t j = i;
@@ -351,15 +349,7 @@ static bool radix_run(struct sim_wheel *w, struct sim_ev *a, uint32_t n)
 			w->tmp[cnt[((a[i].t & tick_mask) >> shift) & dmask]++] = a[i];
 		memcpy(a, w->tmp, (size_t)n * sizeof(*a));
 	}
-	for (uint32_t i = 1; i < n; i++) {
-		struct sim_ev e = a[i];
-		uint32_t j = i;
-
-		for (; j > 0 && ev_lt(&e, &a[j - 1]); j--)
-			a[j] = a[j - 1];
-		a[j] = e;
-	}
-	return true;
+	return sort_run(a, n, UINT64_MAX);
 }
 
 /* Refills run (a sorted bucket) or the near heap from the wheel and far heap, once the
@@ -386,7 +376,7 @@ static bool wheel_advance(struct sim_wheel *w)
 			 * events in one tick), else the (empty) near heap takes it and heapifies
 			 * it; the array it replaced goes to the spare list (spare_put), so the
 			 * wheel's memory follows the events pending, not the busiest bucket ever */
-			if (sort_run(b->ev, b->n) || radix_run(w, b->ev, b->n)) {
+			if (sort_run(b->ev, b->n, 4 * (uint64_t)b->n + 64) || radix_run(w, b->ev, b->n)) {
 				spare = w->run;
 				spare_cap = w->run_cap;
 				w->run = b->ev;
