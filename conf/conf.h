@@ -296,6 +296,11 @@ struct conf_traffic {
 	double zipf;			/* alltoallv: 0, or the skew of destinations */
 	char *hosts;			/* "" = h0..h{ranks-1}; else the host set, rank g
 					 * on its g-th host (conf_hosts_expand) */
+	/* several jobs at once (traffic as a list, docs/config.md "Several jobs") */
+	char *name;			/* [A-Za-z0-9_-], unique; default job{index} */
+	uint64_t start_ps;		/* first iteration's start, after @after's end if given */
+	char *after;			/* "" or the name of the job whose end starts this one */
+	bool share;			/* may share hosts with another job that shares too */
 };
 
 /* Most sizes one job may list or step through (a run keeps a row of results for each). */
@@ -370,13 +375,28 @@ struct conf_job {
 	struct conf_fabric fabric;
 	struct conf_wire wire;
 	struct conf_mrc mrc;
-	struct conf_traffic traffic;
+	struct conf_traffic traffic;	/* the (first) job */
+	struct conf_traffic *more_traffic; /* traffic as a list: the jobs after the first */
+	size_t n_more_traffic;
+	bool traffic_list;		/* traffic was written as a list (of one or more jobs) */
 	struct conf_fault *faults;
 	size_t n_faults;
 	struct conf_sweep sweep;
 	struct conf_output output;
 	char *source;			/* the file it came from, for reports */
 };
+
+/* Jobs of @job: 1 + n_more_traffic. */
+static inline size_t conf_jobs(const struct conf_job *job)
+{
+	return 1 + job->n_more_traffic;
+}
+
+/* Job @i of @job (i < conf_jobs): traffic, then more_traffic[i - 1]. */
+static inline const struct conf_traffic *conf_job_traffic(const struct conf_job *job, size_t i)
+{
+	return i ? &job->more_traffic[i - 1] : &job->traffic;
+}
 
 /*
  * Fills @job with every default (docs/config.md "Keys"). Returns 0 or -ENOMEM; on success the

@@ -923,3 +923,141 @@ int conf_check_job(struct ld *ld, const struct tnode *map, void *obj, const char
 		j->mrc.qp.retry_exp = 0;
 	return 0;
 }
+
+/* The hosts job @t runs on (its traffic.hosts, else h0..h{ranks-1}) into @out (the
+ * fabric's host count long). Returns how many, or a negative errno. */
+static long job_hosts(const struct conf_fabric *f, const struct conf_traffic *t, uint32_t *out)
+{
+	uint32_t nh = conf_fabric_hosts(f), n = t->ranks ? t->ranks : nh;
+
+	if (t->hosts[0])
+		return conf_hosts_expand(f, t->hosts, out, nh, NULL);
+	for (uint32_t h = 0; h < n; h++)
+		out[h] = h;
+	return n;
+}
+
+/* A job name: 1..31 of [A-Za-z0-9_-] (it names histogram files, docs/report.md). */
+static bool name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n < 1 || n > 31)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+			(*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
+			return false;
+	return true;
+}
+
+/* The key path of job @i: traffic[i] in a list, traffic for one job. */
+static void job_path(char *sub, const char *path, const struct conf_job *j, size_t i)
+{
+	if (j->traffic_list)
+		conf_path_idx(sub, path, i);
+	else
+		snprintf(sub, CONF_PATH_MAX, "%s", path);
+}
+
+/* Job @i of @j (conf_job_traffic), writable. */
+static struct conf_traffic *job_at(struct conf_job *j, size_t i)
+{
+	return i ? &j->more_traffic[i - 1] : &j->traffic;
+}
+
+/* Index of the job named @name in @j, or -1. */
+static long job_named(struct conf_job *j, const char *name)
+{
+	for (size_t i = 0; i < conf_jobs(j); i++)
+		if (!strcmp(job_at(j, i)->name, name))
+			return (long)i;
+	return -1;
+}
+
+int conf_check_jobs(struct ld *ld, const struct tnode *seq, struct conf_job *j, const char *path)
+{
+	const struct conf_fabric *f = &j->fabric;
+	size_t n = conf_jobs(j);
+	uint32_t nh = conf_fabric_hosts(f), *hv = NULL, *owner = NULL;
+	char sub[CONF_PATH_MAX], key[CONF_PATH_MAX];
+	int e = 0;
+
+	if (n > 1 && f->driver == CONF_DRIVER_WIRE)
+		return TERR(ld, seq, path, "the wire driver runs one job at a time: %zu jobs need "
+			"fabric.driver sim '%zu'", n, n);
+	if (n > 64)
+		return TERR(ld, seq, path, "at most 64 jobs '%zu'", n);
+	for (size_t i = 0; i < n; i++) { /* names: given, or job{i} */
+		struct conf_traffic *t = job_at(j, i);
+		const struct tnode *m = seq->items[i];
+
+		job_path(sub, path, j, i);
+		conf_path_key(key, sub, "name");
+		if (!t->name[0]) {
+			char *nm;
+
+			if (asprintf(&nm, "job%zu", i) < 0)
+				return -ENOMEM;
+			free(t->name);
+			t->name = nm;
+		} else if (!name_ok(t->name)) {
+			return TERR(ld, at(m, "name"), key, "a job name is 1..31 letters, digits, "
+				"'_' or '-' '%s'", t->name);
+		}
+		if (job_named(j, t->name) != (long)i)
+			return TERR(ld, at(m, "name"), key, "two jobs named so (traffic[%ld] too) '%s'",
+				job_named(j, t->name), t->name);
+	}
+	for (size_t i = 0; i < n; i++) { /* after: another job, and no cycle */
+		struct conf_traffic *t = job_at(j, i);
+		const struct tnode *m = seq->items[i];
+		long k = (long)i;
+
+		if (!t->after[0])
+			continue;
+		job_path(sub, path, j, i);
+		conf_path_key(key, sub, "after");
+		if (n == 1)
+			return TERR(ld, at(m, "after"), key, "one job: no other to wait for '%s'",
+				t->after);
+		if (job_named(j, t->after) < 0)
+			return TERR(ld, at(m, "after"), key, "no job is named so '%s'", t->after);
+		for (size_t step = 0; step <= n && k >= 0 && job_at(j, (size_t)k)->after[0]; step++) {
+			k = job_named(j, job_at(j, (size_t)k)->after);
+			if (k == (long)i)
+				return TERR(ld, at(m, "after"), key, "a cycle of jobs each waiting "
+					"for the next to end '%s'", t->after);
+		}
+	}
+	hv = malloc((nh + 1) * sizeof(*hv));
+	owner = calloc(nh + 1, sizeof(*owner));
+	if (!hv || !owner) {
+		e = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n && !e; i++) { /* hosts: each job its own, or shared by both */
+		const struct conf_traffic *t = job_at(j, i);
+		long nj = job_hosts(f, t, hv);
+		char all[32];
+
+		snprintf(all, sizeof(all), "h0-h%ld", nj - 1);
+		for (long k = 0; k < nj && !e; k++) {
+			uint32_t o = owner[hv[k]];
+
+			if (o && !(t->share && job_at(j, o - 1)->share)) {
+				job_path(sub, path, j, i);
+				conf_path_key(key, sub, "hosts");
+				e = TERR(ld, at(seq->items[i], "hosts"), key, "h%" PRIu32 " is job "
+					"%s's too: jobs may share hosts only with share: true on both "
+					"'%s'", hv[k], job_at(j, o - 1)->name, t->hosts[0] ? t->hosts :
+					all);
+			}
+			owner[hv[k]] = (uint32_t)i + 1;
+		}
+	}
+out:
+	free(hv);
+	free(owner);
+	return e;
+}

@@ -332,11 +332,20 @@ out:
 	return rc;
 }
 
+/* Endpoints job @t alone spans. */
+static uint32_t endpoints_of(const struct conf_job *job, const struct conf_traffic *t)
+{
+	return t->ranks && !t->hosts[0] ? t->ranks : conf_fabric_hosts(&job->fabric);
+}
+
 uint32_t mrc_job_endpoints(const struct conf_job *job)
 {
-	const struct conf_traffic *t = &job->traffic;
+	uint32_t n = 0;
 
-	return t->ranks && !t->hosts[0] ? t->ranks : conf_fabric_hosts(&job->fabric);
+	for (size_t i = 0; i < conf_jobs(job); i++)
+		if (endpoints_of(job, conf_job_traffic(job, i)) > n)
+			n = endpoints_of(job, conf_job_traffic(job, i));
+	return n;
 }
 
 int mrc_job_v_counts(const struct conf_traffic *t, uint32_t n, uint64_t count, uint64_t seed,
@@ -406,7 +415,12 @@ void mrc_job_coll_mem_free(struct mrc_job_coll_mem *mem)
 int mrc_job_coll_params(const struct conf_job *job, uint32_t nranks, uint64_t size,
 	struct mrc_job_coll_mem *mem, struct mrc_coll_params *cp)
 {
-	const struct conf_traffic *t = &job->traffic;
+	return mrc_job_coll_params_of(job, &job->traffic, nranks, size, mem, cp);
+}
+
+int mrc_job_coll_params_of(const struct conf_job *job, const struct conf_traffic *t,
+	uint32_t nranks, uint64_t size, struct mrc_job_coll_mem *mem, struct mrc_coll_params *cp)
+{
 
 	*cp = (struct mrc_coll_params){
 		.pattern = (enum mrc_coll_pattern)t->pattern,
@@ -434,6 +448,16 @@ int mrc_job_coll_params(const struct conf_job *job, uint32_t nranks, uint64_t si
 			if (mem->members[i] == t->root_host)
 				cp->root = i;
 		}
+		cp->members = mem->members;
+		cp->endpoints = nranks;
+	} else if (endpoints_of(job, t) < nranks) { /* another job spans more hosts */
+		if (!mem->members)
+			mem->members = malloc(MRC_JOB_HOSTS_MAX * sizeof(*mem->members));
+		if (!mem->members)
+			return -ENOMEM;
+		cp->nranks = endpoints_of(job, t);
+		for (uint32_t i = 0; i < cp->nranks; i++)
+			mem->members[i] = i;
 		cp->members = mem->members;
 		cp->endpoints = nranks;
 	}
@@ -474,11 +498,13 @@ static int coll_post_none(void *ctx, uint32_t rank, const struct mrc_coll_xfer *
 	return -EPERM;
 }
 
-static int check_coll(const struct conf_job *job, char *key, size_t keylen, char *msg,
-	size_t msglen)
+/* check_coll for job @ji (its keys under traffic, or traffic[ji] in a list). */
+static int check_coll_of(const struct conf_job *job, size_t ji, char *key, size_t keylen,
+	char *msg, size_t msglen)
 {
 	static const struct mrc_coll_ops ops = { coll_post_none };
-	const struct conf_traffic *t = &job->traffic;
+	const struct conf_traffic *t = conf_job_traffic(job, ji);
+	char tk[32], mk[48];
 	uint32_t n = mrc_job_endpoints(job);
 	struct mrc_job_coll_mem mem = { 0 };
 	int rc = 0;
@@ -488,6 +514,11 @@ static int check_coll(const struct conf_job *job, char *key, size_t keylen, char
 	size_t ns = conf_sizes_expand(&t->sizes, sizes, CONF_SIZES_MAX);
 	char k[48], a[32], b[32];
 
+	if (job->traffic_list)
+		snprintf(tk, sizeof(tk), "traffic[%zu]", ji);
+	else
+		snprintf(tk, sizeof(tk), "traffic");
+	snprintf(mk, sizeof(mk), "%s.matrix", tk);
 	if (ns > CONF_SIZES_MAX)
 		ns = CONF_SIZES_MAX;
 	for (size_t i = 0; i < ns; i++) {
@@ -496,12 +527,12 @@ static int check_coll(const struct conf_job *job, char *key, size_t keylen, char
 
 		/* the range's steps are min * factor^k: the first is the smallest */
 		if (t->sizes.range)
-			snprintf(k, sizeof(k), "traffic.sizes.%s", i ? "max" : "min");
+			snprintf(k, sizeof(k), "%s.sizes.%s", tk, i ? "max" : "min");
 		else
-			snprintf(k, sizeof(k), "traffic.sizes[%zu]", i);
-		rc = mrc_job_coll_params(job, n, sizes[i], &mem, &cp);
+			snprintf(k, sizeof(k), "%s.sizes[%zu]", tk, i);
+		rc = mrc_job_coll_params_of(job, t, n, sizes[i], &mem, &cp);
 		if (rc == -EINVAL)
-			rc = FAIL("traffic.matrix", "%s '%s'", mem.err, t->matrix);
+			rc = FAIL(mk, "%s '%s'", mem.err, t->matrix);
 		if (rc)
 			break;
 		cp.verify = false;
@@ -537,6 +568,17 @@ static int check_coll(const struct conf_job *job, char *key, size_t keylen, char
 			break;
 	}
 	mrc_job_coll_mem_free(&mem);
+	return rc;
+}
+
+/* Every job's collective (check_coll_of). */
+static int check_coll(const struct conf_job *job, char *key, size_t keylen, char *msg,
+	size_t msglen)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < conf_jobs(job) && !rc; i++)
+		rc = check_coll_of(job, i, key, keylen, msg, msglen);
 	return rc;
 }
 

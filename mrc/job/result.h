@@ -173,8 +173,23 @@ struct mrc_run_link {
 	uint64_t pfc_paused_ps[2], pfc_headroom_drops, pfc_max_ingress_bytes;
 };
 
+/*
+ * One job of several (traffic as a list, docs/config.md "Several jobs"): its own sizes and
+ * iterations, as the top level has them for one job. Times ps from the run's start.
+ */
+struct mrc_run_job {
+	char name[32];
+	uint32_t nranks;
+	struct mrc_run_size *sizes;
+	size_t n_sizes;
+	struct mrc_run_iter *iters;
+	size_t n_iters;
+	bool started, finished;	/* its first iteration began; its last one ended */
+	uint64_t start_ps, end_ps;
+};
+
 struct mrc_run_result {
-	/* sizes and iterations */
+	/* sizes and iterations (of the first job when there are several: jobs[0]'s) */
 	struct mrc_run_size *sizes;
 	size_t n_sizes;
 	struct mrc_run_iter *iters;
@@ -243,6 +258,10 @@ struct mrc_run_result {
 	uint32_t xdp_threads; /* the run's dataplane threads per rank (wire.xdp_threads) */
 	uint64_t events, pkt_hops, injected, delivered;
 	uint64_t qps; /* queue pairs created, both ends counted */
+	/* traffic as a list: every job, [0] sharing sizes and iters with the top level (which
+	 * owns them); 0 jobs for a config whose traffic is one mapping */
+	struct mrc_run_job *jobs;
+	size_t n_jobs;
 	uint64_t sim_end_ps;
 	double wall_s;
 	size_t peak_rss_bytes;

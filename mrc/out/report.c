@@ -29,13 +29,14 @@ int mrc_report_size_label(uint64_t bytes, char *buf, size_t len)
 	return snprintf(buf, len, "%llu%s", (unsigned long long)bytes, unit[u]);
 }
 
-/* The tag of size @s's CCT histogram: "cct_" and its size label. */
-static void cct_tag(const struct mrc_run_size *rs, char *buf, size_t len)
+/* The tag of size @s's CCT histogram: "cct_" and its size label, then "_" and the job's
+ * name for a job of several (@job NULL: the top level's). */
+static void cct_tag(const struct mrc_run_size *rs, const char *job, char *buf, size_t len)
 {
 	char l[32];
 
 	mrc_report_size_label(rs->bytes, l, sizeof(l));
-	snprintf(buf, len, "cct_%s", l);
+	snprintf(buf, len, "cct_%s%s%s", l, job ? "_" : "", job ? job : "");
 }
 
 bool mrc_report_ok(const struct mrc_run_result *res)
@@ -48,6 +49,10 @@ bool mrc_report_ok(const struct mrc_run_result *res)
 	for (size_t i = 0; i < res->n_iters; i++)
 		if (res->iters[i].wrong)
 			return false;
+	for (size_t j = 1; j < res->n_jobs; j++)
+		for (size_t s = 0; s < res->jobs[j].n_sizes; s++)
+			if (res->jobs[j].sizes[s].wrong)
+				return false;
 	return true;
 }
 
@@ -78,12 +83,12 @@ static json_t *j_hist(const struct mrc_hist *h, const struct conf_hist *c, const
 }
 
 /* A size's CCT histogram, saying which size it is for. */
-static json_t *j_cct(const struct mrc_run_size *rs, const struct conf_hist *c)
+static json_t *j_cct(const struct mrc_run_size *rs, const struct conf_hist *c, const char *job)
 {
-	char tag[48], l[32];
+	char tag[80], l[32];
 	json_t *o;
 
-	cct_tag(rs, tag, sizeof(tag));
+	cct_tag(rs, job, tag, sizeof(tag));
 	mrc_report_size_label(rs->bytes, l, sizeof(l));
 	o = j_hist(rs->cct_ns, c, tag);
 	json_object_set_new(o, "bytes", json_integer((json_int_t)rs->bytes));
@@ -177,6 +182,90 @@ static json_t *j_timeline(const struct mrc_run_result *res)
 	return a;
 }
 
+/* The rows of @n sizes (report.json sizes[]); @job names a job of several (its
+ * histograms' tags), NULL the top level. */
+static json_t *j_sizes(const struct mrc_run_size *sizes, size_t n, const struct conf_hist *hc,
+	const char *job)
+{
+	json_t *a = json_array(), *o;
+
+	for (size_t s = 0; s < n; s++) {
+		const struct mrc_run_size *rs = &sizes[s];
+
+		o = json_object();
+		json_object_set_new(o, "bytes", json_integer((json_int_t)rs->bytes));
+		json_object_set_new(o, "count", json_integer((json_int_t)rs->count));
+		/* a size the job failed in has no time: null, never 0 */
+		json_object_set_new(o, "time_us", j_real_if(!rs->incomplete, rs->time_us));
+		json_object_set_new(o, "algbw_GBps", j_real_if(!rs->incomplete, rs->algbw_gbs));
+		json_object_set_new(o, "busbw_GBps", j_real_if(!rs->incomplete, rs->busbw_gbs));
+		json_object_set_new(o, "wrong", json_integer((json_int_t)rs->wrong));
+		json_object_set_new(o, "cct_us", j_cct(rs, hc, job));
+		if (rs->n_pairs)
+			j_pairs(o, rs);
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+/* The rows of @n iterations (report.json iterations[]) of @sizes. */
+static json_t *j_iters(const struct mrc_run_size *sizes, const struct mrc_run_iter *iters,
+	size_t n)
+{
+	json_t *a = json_array(), *o;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct mrc_run_iter *it = &iters[i];
+
+		o = json_object();
+		json_object_set_new(o, "bytes", json_integer((json_int_t)sizes[it->size_idx].bytes));
+		json_object_set_new(o, "iter", json_integer(it->iter));
+		json_object_set_new(o, "measured", it->warmup ? json_null() :
+							json_integer(it->measured));
+		json_object_set_new(o, "warmup", json_boolean(it->warmup));
+		json_object_set_new(o, "start_us", json_real((double)it->start_ps / PS_US));
+		json_object_set_new(o, "cct_us", j_real_if(!it->incomplete,
+						   (double)it->cct_ps / PS_US));
+		json_object_set_new(o, "wrong", json_integer((json_int_t)it->wrong));
+		json_object_set_new(o, "faults", json_integer(it->faults));
+		json_object_set_new(o, "degraded", json_boolean(it->degraded));
+		json_object_set_new(o, "slowest_rank", it->incomplete ? json_null() :
+							     json_integer(it->slowest_rank));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+/* report.json jobs[]: traffic as a list, each job's own table (docs/report.md "jobs"). */
+static json_t *j_jobs(const struct conf_job *job, const struct mrc_run_result *res)
+{
+	json_t *a = json_array();
+
+	for (size_t j = 0; j < res->n_jobs; j++) {
+		const struct mrc_run_job *rj = &res->jobs[j];
+		const struct conf_traffic *t = conf_job_traffic(job, j);
+		json_t *o = json_object();
+
+		json_object_set_new(o, "name", json_string(rj->name));
+		json_object_set_new(o, "pattern", json_string(conf_name_of(conf_pattern_names,
+							   t->pattern)));
+		json_object_set_new(o, "algorithm", json_string(conf_name_of(
+							     conf_algorithm_names, t->algorithm)));
+		json_object_set_new(o, "hosts", json_string(t->hosts));
+		json_object_set_new(o, "ranks", json_integer(rj->nranks));
+		json_object_set_new(o, "after", t->after[0] ? json_string(t->after) : json_null());
+		json_object_set_new(o, "start_us", j_real_if(rj->started,
+						      (double)rj->start_ps / PS_US));
+		json_object_set_new(o, "end_us", j_real_if(rj->finished,
+						    (double)rj->end_ps / PS_US));
+		json_object_set_new(o, "sizes", j_sizes(rj->sizes, rj->n_sizes, &job->output.hist,
+							rj->name));
+		json_object_set_new(o, "iterations", j_iters(rj->sizes, rj->iters, rj->n_iters));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 static json_t *j_report(const struct conf_job *job, const struct mrc_run_result *res)
 {
 	const struct conf_hist *hc = &job->output.hist;
@@ -214,52 +303,16 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 	json_object_set_new(o, "seed", json_integer((json_int_t)job->seed));
 	json_object_set_new(root, "job", o);
 
-	a = json_array();
-	for (size_t s = 0; s < res->n_sizes; s++) {
-		const struct mrc_run_size *rs = &res->sizes[s];
-
-		o = json_object();
-		json_object_set_new(o, "bytes", json_integer((json_int_t)rs->bytes));
-		json_object_set_new(o, "count", json_integer((json_int_t)rs->count));
-		/* a size the job failed in has no time: null, never 0 */
-		json_object_set_new(o, "time_us", j_real_if(!rs->incomplete, rs->time_us));
-		json_object_set_new(o, "algbw_GBps", j_real_if(!rs->incomplete, rs->algbw_gbs));
-		json_object_set_new(o, "busbw_GBps", j_real_if(!rs->incomplete, rs->busbw_gbs));
-		json_object_set_new(o, "wrong", json_integer((json_int_t)rs->wrong));
-		json_object_set_new(o, "cct_us", j_cct(rs, hc));
-		if (rs->n_pairs)
-			j_pairs(o, rs);
-		json_array_append_new(a, o);
-	}
-	json_object_set_new(root, "sizes", a);
-
-	a = json_array();
-	for (size_t i = 0; i < res->n_iters; i++) {
-		const struct mrc_run_iter *it = &res->iters[i];
-
-		o = json_object();
-		json_object_set_new(o, "bytes",
-			json_integer((json_int_t)res->sizes[it->size_idx].bytes));
-		json_object_set_new(o, "iter", json_integer(it->iter));
-		json_object_set_new(o, "measured", it->warmup ? json_null() :
-							json_integer(it->measured));
-		json_object_set_new(o, "warmup", json_boolean(it->warmup));
-		json_object_set_new(o, "start_us", json_real((double)it->start_ps / PS_US));
-		json_object_set_new(o, "cct_us", j_real_if(!it->incomplete,
-						   (double)it->cct_ps / PS_US));
-		json_object_set_new(o, "wrong", json_integer((json_int_t)it->wrong));
-		json_object_set_new(o, "faults", json_integer(it->faults));
-		json_object_set_new(o, "degraded", json_boolean(it->degraded));
-		json_object_set_new(o, "slowest_rank", it->incomplete ? json_null() :
-							     json_integer(it->slowest_rank));
-		json_array_append_new(a, o);
-	}
-	json_object_set_new(root, "iterations", a);
+	json_object_set_new(root, "sizes", j_sizes(res->sizes, res->n_sizes, hc, NULL));
+	json_object_set_new(root, "iterations",
+		j_iters(res->sizes, res->iters, res->n_iters));
+	if (res->n_jobs)
+		json_object_set_new(root, "jobs", j_jobs(job, res));
 
 	o = json_object();
 	a = json_array();
 	for (size_t s = 0; s < res->n_sizes; s++)
-		json_array_append_new(a, j_cct(&res->sizes[s], hc));
+		json_array_append_new(a, j_cct(&res->sizes[s], hc, NULL));
 	json_object_set_new(o, "cct_us", a);
 	json_object_set_new(o, "message_us", j_hist(res->msg_ns, hc, "message"));
 	json_object_set_new(o, "step_us", j_hist(res->step_ns, hc, "step"));
@@ -494,7 +547,7 @@ static const struct mrc_hist *hist_at(const struct mrc_run_result *res, size_t i
 	const struct mrc_hist *h[3] = { res->msg_ns, res->step_ns, res->rtt_ns };
 
 	if (i < res->n_sizes) {
-		cct_tag(&res->sizes[i], tag, tlen);
+		cct_tag(&res->sizes[i], NULL, tag, tlen);
 		return res->sizes[i].cct_ns;
 	}
 	snprintf(tag, tlen, "%s", tags[i - res->n_sizes]);
@@ -531,7 +584,7 @@ static int write_hist(const char *tag, const struct mrc_hist *h, FILE *log, cons
  */
 static int write_hists(const struct conf_job *job, struct mrc_run_result *res)
 {
-	char path[4096], log_path[4096], tag[48];
+	char path[4096], log_path[4096], tag[80];
 	FILE *log = NULL;
 	bool log_made = false, partial = false;
 	double len_s = (double)res->sim_end_ps / 1e12;
@@ -557,6 +610,18 @@ static int write_hists(const struct conf_job *job, struct mrc_run_result *res)
 		errno = 0;
 		if (write_hist(tag, h, log, log_path, len_s, path, sizeof(path), &partial))
 			goto io;
+	}
+	for (size_t j = 0; j < res->n_jobs; j++) { /* each job's, tagged with its name */
+		const struct mrc_run_job *rj = &res->jobs[j];
+
+		for (size_t i = 0; i < rj->n_sizes; i++) {
+			cct_tag(&rj->sizes[i], rj->name, tag, sizeof(tag));
+			snprintf(path, sizeof(path), "%s/hist/%s.hgrm", job->output.dir, tag);
+			errno = 0;
+			if (write_hist(tag, rj->sizes[i].cct_ns, log, log_path, len_s, path,
+				    sizeof(path), &partial))
+				goto io;
+		}
 	}
 	snprintf(path, sizeof(path), "%s", log_path);
 	errno = 0;
@@ -1117,16 +1182,16 @@ int mrc_report_write(const struct conf_job *job, struct mrc_run_result *res)
 
 /* perftest's columns per size for a point-to-point benchmark, of the worst pair (every
  * pair is in report.json). */
-static void print_pairs(FILE *f, const struct mrc_run_result *res)
+static void print_pairs(FILE *f, const struct mrc_run_size *sizes, size_t n_sizes)
 {
-	if (!res->n_sizes || !res->sizes[0].n_pairs)
+	if (!n_sizes || !sizes[0].n_pairs)
 		return;
 	fprintf(f, "#\n#  %10s %8s %-13s %10s %10s %8s %10s\n", "size", "pairs", "worst pair",
 		"BW (Gb/s)", "MsgRate", "line", "t/2 (us)");
 	fprintf(f, "#  %10s %8s %-13s %10s %10s %8s %10s\n", "(B)", "", "", "", "(Mpps)", "(%)",
 		"");
-	for (size_t s = 0; s < res->n_sizes; s++) {
-		const struct mrc_run_size *rs = &res->sizes[s];
+	for (size_t s = 0; s < n_sizes; s++) {
+		const struct mrc_run_size *rs = &sizes[s];
 		const struct mrc_run_pair *w = &rs->pairs[rs->worst];
 		char pr[32], lat[24] = "-";
 
@@ -1151,33 +1216,23 @@ static void print_hist_row(FILE *f, int w, const char *name, const struct mrc_hi
 	fprintf(f, " %9.2f\n", mrc_hist_count(h) ? mrc_hist_mean(h) / 1e3 : 0.0);
 }
 
-void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *res, FILE *f)
+/* nccl-tests' table of @n sizes of job @t, then perftest's columns for a point-to-point
+ * benchmark; adds each size's busbw to *@bus_sum and counts it in *@n_bus. */
+static void print_table(FILE *f, const struct conf_traffic *t, const struct mrc_run_size *sizes,
+	size_t n, double *bus_sum, size_t *n_bus)
 {
-	const struct conf_traffic *t = &job->traffic;
-	const struct conf_hist *hc = &job->output.hist;
 	bool ar = t->pattern == CONF_PAT_ALLREDUCE || t->pattern == CONF_PAT_REDUCESCATTER ||
 		  t->pattern == CONF_PAT_REDUCE;
 	bool rooted = t->pattern == CONF_PAT_INCAST || t->pattern == CONF_PAT_BROADCAST ||
 		      t->pattern == CONF_PAT_REDUCE || t->pattern == CONF_PAT_GATHER ||
 		      t->pattern == CONF_PAT_SCATTER;
-	double bus_sum = 0;
-	size_t n_bus = 0;
-	char enc[64] = "", nort[48] = "", hopl[192] = "";
-	int lw = 10; /* latency labels: "CCT 1000004B" in a sweep widens the column */
 
-	fprintf(f,
-		"# mrcgen: %s %s, %u ranks, %u planes x (%u T0 + %u T1), %u hosts, %s, seed %llu\n",
-		conf_name_of(conf_pattern_names, t->pattern),
-		conf_name_of(conf_algorithm_names, t->algorithm), res->nranks, job->fabric.planes,
-		job->fabric.t0, job->fabric.t1, conf_fabric_hosts(&job->fabric),
-		conf_name_of(conf_transport_names, job->mrc.transport),
-		(unsigned long long)job->seed);
 	fprintf(f, "#\n#  %10s %12s %8s %6s %6s %10s %8s %8s %6s\n", "size", "count", "type",
 		"redop", "root", "time", "algbw", "busbw", "#wrong");
 	fprintf(f, "#  %10s %12s %8s %6s %6s %10s %8s %8s %6s\n", "(B)", "(elements)", "", "", "",
 		"(us)", "(GB/s)", "(GB/s)", "");
-	for (size_t s = 0; s < res->n_sizes; s++) {
-		const struct mrc_run_size *rs = &res->sizes[s];
+	for (size_t s = 0; s < n; s++) {
+		const struct mrc_run_size *rs = &sizes[s];
 
 		char tm[24] = "-", alg[24] = "-", bus[24] = "-";
 
@@ -1186,8 +1241,8 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 			snprintf(tm, sizeof(tm), "%.1f", rs->time_us);
 			snprintf(alg, sizeof(alg), "%.2f", rs->algbw_gbs);
 			snprintf(bus, sizeof(bus), "%.2f", rs->busbw_gbs);
-			bus_sum += rs->busbw_gbs;
-			n_bus++;
+			*bus_sum += rs->busbw_gbs;
+			(*n_bus)++;
 		}
 		fprintf(f, "   %10llu %12llu %8s %6s %6d %10s %8s %8s %6llu\n",
 			(unsigned long long)rs->bytes, (unsigned long long)rs->count,
@@ -1195,13 +1250,70 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 			rooted ? (int)t->root_host : -1, tm, alg, bus,
 			(unsigned long long)rs->wrong);
 	}
-	print_pairs(f, res);
-	for (size_t s = 0; s < res->n_sizes; s++) {
-		char l[32];
+	print_pairs(f, sizes, n);
+}
 
-		mrc_report_size_label(res->sizes[s].bytes, l, sizeof(l));
-		if ((int)strlen(l) + 4 > lw)
-			lw = (int)strlen(l) + 4;
+/* Several jobs: each one's table under a header naming it. */
+static void print_jobs(FILE *f, const struct conf_job *job, const struct mrc_run_result *res,
+	double *bus_sum, size_t *n_bus)
+{
+	for (size_t j = 0; j < res->n_jobs; j++) {
+		const struct mrc_run_job *rj = &res->jobs[j];
+		const struct conf_traffic *t = conf_job_traffic(job, j);
+		char st[32] = "-", en[32] = "-";
+
+		if (rj->started)
+			snprintf(st, sizeof(st), "%.3f", (double)rj->start_ps / PS_US);
+		if (rj->finished)
+			snprintf(en, sizeof(en), "%.3f", (double)rj->end_ps / PS_US);
+		fprintf(f, "#\n# job %s: %s %s, %u ranks on %s, from %s to %s us\n", rj->name,
+			conf_name_of(conf_pattern_names, t->pattern),
+			conf_name_of(conf_algorithm_names, t->algorithm), rj->nranks,
+			t->hosts[0] ? t->hosts : "h0..", st, en);
+		print_table(f, t, rj->sizes, rj->n_sizes, bus_sum, n_bus);
+	}
+}
+
+void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *res, FILE *f)
+{
+	const struct conf_traffic *t = &job->traffic;
+	const struct conf_hist *hc = &job->output.hist;
+	double bus_sum = 0;
+	size_t n_bus = 0;
+	char enc[64] = "", nort[48] = "", hopl[192] = "";
+	int lw = 10; /* latency labels: "CCT 1000004B" in a sweep widens the column */
+
+	if (res->n_jobs)
+		fprintf(f, "# mrcgen: %zu jobs, %u planes x (%u T0 + %u T1), %u hosts, %s, seed "
+			   "%llu\n", res->n_jobs, job->fabric.planes, job->fabric.t0,
+			job->fabric.t1, conf_fabric_hosts(&job->fabric),
+			conf_name_of(conf_transport_names, job->mrc.transport),
+			(unsigned long long)job->seed);
+	else
+		fprintf(f, "# mrcgen: %s %s, %u ranks, %u planes x (%u T0 + %u T1), %u hosts, %s, "
+			   "seed %llu\n",
+			conf_name_of(conf_pattern_names, t->pattern),
+			conf_name_of(conf_algorithm_names, t->algorithm), res->nranks,
+			job->fabric.planes, job->fabric.t0, job->fabric.t1,
+			conf_fabric_hosts(&job->fabric),
+			conf_name_of(conf_transport_names, job->mrc.transport),
+			(unsigned long long)job->seed);
+	if (res->n_jobs)
+		print_jobs(f, job, res, &bus_sum, &n_bus);
+	else
+		print_table(f, t, res->sizes, res->n_sizes, &bus_sum, &n_bus);
+	for (size_t j = 0; j < (res->n_jobs ? res->n_jobs : 1); j++) {
+		const struct mrc_run_job *rj = res->n_jobs ? &res->jobs[j] : NULL;
+
+		for (size_t s = 0; s < (rj ? rj->n_sizes : res->n_sizes); s++) {
+			char l[32];
+			int w;
+
+			mrc_report_size_label((rj ? rj->sizes : res->sizes)[s].bytes, l, sizeof(l));
+			w = (int)strlen(l) + 4 + (rj ? (int)strlen(rj->name) + 1 : 0);
+			if (w > lw)
+				lw = w;
+		}
 	}
 	fprintf(f, "#\n#  %-*s %8s", lw, "latency us", "count");
 	for (size_t i = 0; i < hc->n_percentiles && i < 8; i++) {
@@ -1211,12 +1323,18 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 		fprintf(f, " %9s", p);
 	}
 	fprintf(f, " %9s\n", "mean");
-	for (size_t s = 0; s < res->n_sizes; s++) {
-		char l[32], name[40];
+	for (size_t j = 0; j < (res->n_jobs ? res->n_jobs : 1); j++) {
+		const struct mrc_run_job *rj = res->n_jobs ? &res->jobs[j] : NULL;
+		const struct mrc_run_size *sz = rj ? rj->sizes : res->sizes;
 
-		mrc_report_size_label(res->sizes[s].bytes, l, sizeof(l));
-		snprintf(name, sizeof(name), "CCT %s", l);
-		print_hist_row(f, lw, name, res->sizes[s].cct_ns, hc);
+		for (size_t s = 0; s < (rj ? rj->n_sizes : res->n_sizes); s++) {
+			char l[32], name[80];
+
+			mrc_report_size_label(sz[s].bytes, l, sizeof(l));
+			snprintf(name, sizeof(name), "CCT %s%s%s", l, rj ? " " : "",
+				rj ? rj->name : "");
+			print_hist_row(f, lw, name, sz[s].cct_ns, hc);
+		}
 	}
 	print_hist_row(f, lw, "write", res->msg_ns, hc);
 	print_hist_row(f, lw, "step", res->step_ns, hc);
