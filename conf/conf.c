@@ -100,7 +100,8 @@ static int apply_set(struct ld *ld, struct tnode *root, const char *src, const c
 				goto out_err;
 			}
 			in_sizes = f->t == CT_SIZES;
-			tbl = f->t == CT_SECTION || f->t == CT_LIST || f->t == CT_JOBS ? f->sub : NULL;
+			tbl = f->t == CT_SECTION || f->t == CT_LIST || f->t == CT_JOBS ? f->sub :
+									       NULL;
 		}
 		if (cur->kind != T_MAP) {
 			err = conf_lerr(ld, src, 0, 0, done, "parent is %s, not a mapping",

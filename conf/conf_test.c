@@ -802,8 +802,9 @@ MRC_SELFTEST(conf_pfc)
 			ST_EQ_STR(st, err, badh[i].want);
 	}
 
-	mrc_st_case(st, "jobs: traffic as a list loads every job from the defaults, names them "
-			"job{i}, dumps as a list that loads to the same; one mapping stays one job");
+	mrc_st_case(st, "jobs: traffic as a list loads every job from the defaults, names "
+			"them job{i}, dumps as a list that loads to the same; one mapping stays "
+			"one job");
 	{
 		char *j1, *j2;
 
@@ -811,11 +812,12 @@ MRC_SELFTEST(conf_pfc)
 			"reducescatter}\n  - {hosts: \"h8-h15\", pattern: alltoall, start: 100us, "
 			"gap: 50us}\n  - {hosts: \"h0-h3\", share: true, after: dp}\n", NULL, 0,
 			&job, err, sizeof(err)), -EINVAL);
-		ST_EQ_STR(st, err, "t.yaml:4:13: traffic[2].hosts: h0 is job dp's too: jobs may share "
-			"hosts only with share: true on both 'h0-h3'");
+		ST_EQ_STR(st, err, "t.yaml:4:13: traffic[2].hosts: h0 is job dp's too: jobs may "
+			"share hosts only with share: true on both 'h0-h3'");
 		ST_EQ_I(st, st_load("traffic:\n  - {name: dp, hosts: \"h0-h7\", pattern: "
 			"reducescatter, share: true}\n  - {hosts: \"h8-h15\", pattern: alltoall, "
-			"start: 100us, gap: 50us}\n  - {hosts: \"h0-h3\", share: true, after: dp}\n",
+			"start: 100us, gap: 50us}\n  - {hosts: \"h0-h3\", share: true, "
+			"after: dp}\n",
 			NULL, 0, &job, err, sizeof(err)), 0);
 		ST_EQ(st, conf_jobs(&job), 3);
 		ST_EQ(st, job.traffic_list, true);
@@ -866,7 +868,8 @@ MRC_SELFTEST(conf_pfc)
 		{ "traffic:\n  - {hosts: \"h0-h3\"}\n  - {hosts: \"h4-h17\"}\n",
 		  "t.yaml:3:13: traffic[1].hosts: not a host of the fabric, or not a range hA-hB "
 		  "with A <= B 'h4-h17'" },
-		{ "fabric: {driver: wire}\ntraffic:\n  - {hosts: \"h0-h3\"}\n  - {hosts: \"h4-h7\"}\n",
+		{ "fabric: {driver: wire}\ntraffic:\n  - {hosts: \"h0-h3\"}\n  - {hosts: "
+		  "\"h4-h7\"}\n",
 		  "t.yaml:3:3: traffic: the wire driver runs one job at a time: 2 jobs need "
 		  "fabric.driver sim '2'" },
 		{ "traffic:\n  - {name: \"a b\", hosts: \"h0-h3\"}\n",

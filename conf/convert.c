@@ -239,8 +239,8 @@ static int conv_jobs(struct ld *ld, const struct tnode *t, const struct cf *f, v
 		return err ?: conf_check_jobs(ld, &one, j, path);
 	}
 	if (t->kind != T_SEQ)
-		return TERR(ld, t, path, "expected a mapping (one job) or a sequence of them, got %s",
-			conf_kind_name(t));
+		return TERR(ld, t, path, "expected a mapping (one job) or a sequence of them, "
+			"got %s", conf_kind_name(t));
 	if (t->n == 0)
 		return TERR(ld, t, path, "an empty list of jobs");
 	arr = calloc(t->n, sizeof(*arr));

@@ -1006,8 +1006,9 @@ int conf_check_jobs(struct ld *ld, const struct tnode *seq, struct conf_job *j, 
 				"'_' or '-' '%s'", t->name);
 		}
 		if (job_named(j, t->name) != (long)i)
-			return TERR(ld, at(m, "name"), key, "two jobs named so (traffic[%ld] too) '%s'",
-				job_named(j, t->name), t->name);
+			return TERR(ld, at(m, "name"), key,
+				"two jobs named so (traffic[%ld] too) '%s'", job_named(j, t->name),
+				t->name);
 	}
 	for (size_t i = 0; i < n; i++) { /* after: another job, and no cycle */
 		struct conf_traffic *t = job_at(j, i);
@@ -1023,7 +1024,8 @@ int conf_check_jobs(struct ld *ld, const struct tnode *seq, struct conf_job *j, 
 				t->after);
 		if (job_named(j, t->after) < 0)
 			return TERR(ld, at(m, "after"), key, "no job is named so '%s'", t->after);
-		for (size_t step = 0; step <= n && k >= 0 && job_at(j, (size_t)k)->after[0]; step++) {
+		for (size_t hop = 0; hop <= n && k >= 0 && job_at(j, (size_t)k)->after[0];
+			hop++) {
 			k = job_named(j, job_at(j, (size_t)k)->after);
 			if (k == (long)i)
 				return TERR(ld, at(m, "after"), key, "a cycle of jobs each waiting "
@@ -1048,10 +1050,10 @@ int conf_check_jobs(struct ld *ld, const struct tnode *seq, struct conf_job *j, 
 			if (o && !(t->share && job_at(j, o - 1)->share)) {
 				job_path(sub, path, j, i);
 				conf_path_key(key, sub, "hosts");
-				e = TERR(ld, at(seq->items[i], "hosts"), key, "h%" PRIu32 " is job "
-					"%s's too: jobs may share hosts only with share: true on both "
-					"'%s'", hv[k], job_at(j, o - 1)->name, t->hosts[0] ? t->hosts :
-					all);
+				e = TERR(ld, at(seq->items[i], "hosts"), key, "h%" PRIu32
+					" is job %s's too: jobs may share hosts only with share: "
+					"true on both '%s'", hv[k], job_at(j, o - 1)->name,
+					t->hosts[0] ? t->hosts : all);
 			}
 			owner[hv[k]] = (uint32_t)i + 1;
 		}

@@ -218,7 +218,8 @@ static json_t *j_iters(const struct mrc_run_size *sizes, const struct mrc_run_it
 		const struct mrc_run_iter *it = &iters[i];
 
 		o = json_object();
-		json_object_set_new(o, "bytes", json_integer((json_int_t)sizes[it->size_idx].bytes));
+		json_object_set_new(o, "bytes",
+			json_integer((json_int_t)sizes[it->size_idx].bytes));
 		json_object_set_new(o, "iter", json_integer(it->iter));
 		json_object_set_new(o, "measured", it->warmup ? json_null() :
 							json_integer(it->measured));
@@ -236,7 +237,7 @@ static json_t *j_iters(const struct mrc_run_size *sizes, const struct mrc_run_it
 	return a;
 }
 
-/* report.json jobs[]: traffic as a list, each job's own table (docs/report.md "jobs"). */
+/* report.json jobs[]: traffic as a list, each job's own table (docs/report.md "Several jobs"). */
 static json_t *j_jobs(const struct conf_job *job, const struct mrc_run_result *res)
 {
 	json_t *a = json_array();

@@ -1610,8 +1610,8 @@ static int run_jobs(struct run *r, mrc_run_progress_fn progress, void *pctx, cha
 
 				if (r->n_jobs > 1)
 					snprintf(who, sizeof(who), "job %s: ", slow->t->name);
-				run_fail(r, -ETIMEDOUT, "%siteration %u stalled: no progress (%s)", who,
-					slow->global_iter - 1, next == MRC_SIM_NEVER ?
+				run_fail(r, -ETIMEDOUT, "%siteration %u stalled: no progress (%s)",
+					who, slow->global_iter - 1, next == MRC_SIM_NEVER ?
 					"no events left" : "60 s of virtual time");
 				break;
 			}
