@@ -130,6 +130,7 @@ int conf_check_usid(struct ld *ld, const struct tnode *map, void *obj, const cha
 int conf_check_ev(struct ld *ld, const struct tnode *map, void *obj, const char *path);
 int conf_check_rule(struct ld *ld, const struct tnode *map, void *obj, const char *path);
 int conf_check_traffic(struct ld *ld, const struct tnode *map, void *obj, const char *path);
+int conf_check_phase(struct ld *ld, const struct tnode *map, void *obj, const char *path);
 int conf_check_jobs(struct ld *ld, const struct tnode *seq, struct conf_job *job,
 	const char *path);
 int conf_check_fault(struct ld *ld, const struct tnode *map, void *obj, const char *path);

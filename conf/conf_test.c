@@ -889,4 +889,76 @@ MRC_SELFTEST(conf_pfc)
 		if (badj[i].want)
 			ST_EQ_STR(st, err, badj[i].want);
 	}
+
+	mrc_st_case(st, "jobs: phases (collectives with their sizes, gaps) and background (rate, "
+			"mode, one size, 64 KiB by default) load; their mistakes at file:line");
+	ST_EQ_I(st, st_load("traffic:\n  - {hosts: \"h0-h7\", phases: [{pattern: reducescatter, "
+		"size: 1MiB}, {gap: 50us}, {pattern: allgather, size: 1MiB}]}\n  - {pattern: "
+		"background, rate: 20Gbps, mode: permutation, share: true}\n", NULL, 0, &job, err,
+		sizeof(err)), 0);
+	ST_EQ(st, job.traffic.n_phases, 3);
+	ST_EQ(st, job.traffic.phases[0].pattern, CONF_PAT_REDUCESCATTER);
+	ST_EQ(st, job.traffic.phases[0].algorithm, CONF_ALG_RING);
+	ST_EQ(st, job.traffic.phases[1].has_gap, true);
+	ST_EQ(st, job.traffic.phases[1].gap_ps, 50000000ull);
+	ST_EQ(st, job.traffic.phases[2].size, 1048576);
+	ST_EQ(st, conf_job_traffic(&job, 1)->rate_bps, 20000000000ull);
+	ST_EQ(st, conf_job_traffic(&job, 1)->mode, CONF_BG_PERMUTATION);
+	ST_EQ(st, conf_job_traffic(&job, 1)->sizes.list[0], 65536);
+	{
+		char *j1 = st_dump(&job), *j2;
+
+		conf_free(&job);
+		ST_EQ_I(st, st_load(j1 ? j1 : "", NULL, 0, &job, err, sizeof(err)), 0);
+		j2 = st_dump(&job);
+		ST_EQ_STR(st, j2 ? j2 : "", j1 ? j1 : "-");
+		free(j1);
+		free(j2);
+	}
+	conf_free(&job);
+	static const struct {
+		const char *text, *want;
+	} badp[] = {
+		{ "traffic:\n  phases:\n    - {pattern: allreduce, size: 1MiB, gap: 5us}\n",
+		  "t.yaml:3:7: traffic.phases[0]: a phase is a collective (pattern, size) or a "
+		  "compute gap (gap): both given" },
+		{ "traffic:\n  phases:\n    - {gap: 5us, size: 1MiB}\n",
+		  "t.yaml:3:24: traffic.phases[0].size: a gap phase has its gap alone '1MiB'" },
+		{ "traffic:\n  phases:\n    - {pattern: allreduce}\n",
+		  "t.yaml:3:7: traffic.phases[0].size: a collective phase needs its size" },
+		{ "traffic:\n  phases:\n    - {pattern: write_bw, size: 4KiB}\n",
+		  "t.yaml:3:17: traffic.phases[0].pattern: a phase is a collective, not "
+		  "perftest's 'write_bw'" },
+		{ "traffic:\n  phases:\n    - {pattern: alltoall, size: 4KiB, algorithm: ring}\n",
+		  "t.yaml:3:50: traffic.phases[0].algorithm: does not apply to pattern alltoall "
+		  "'ring'" },
+		{ "traffic:\n  phases:\n    - {gap: 5us}\n",
+		  "t.yaml:3:5: traffic.phases: gaps alone: at least one phase is a collective" },
+		{ "traffic:\n  dtype: float64\n  phases:\n    - {pattern: alltoall, size: 4100}\n",
+		  "t.yaml:4:33: traffic.phases[0].size: not a multiple of the 8-byte float64 "
+		  "'4100B'" },
+		{ "fabric: {driver: wire}\ntraffic:\n  phases:\n    - {pattern: allgather, size: "
+		  "1MiB}\n", "t.yaml:4:5: traffic.phases: the simulator runs phases: "
+		  "fabric.driver sim, not wire" },
+		{ "traffic:\n  - {hosts: \"h0-h3\"}\n  - {pattern: background, hosts: \"h4-h7\"}\n",
+		  "t.yaml:3:5: traffic[1].rate: a background job needs its rate per host (bits a "
+		  "second, e.g. 20Gbps)" },
+		{ "traffic:\n  - {hosts: \"h0-h3\"}\n  - {pattern: background, hosts: \"h4-h7\", "
+		  "rate: 1Gbps, sizes: [1KiB, 2KiB]}\n",
+		  "t.yaml:3:63: traffic[1].sizes: a background job sends one message size "
+		  "'2 sizes'" },
+		{ "traffic:\n  - {hosts: \"h0-h3\", rate: 1Gbps}\n",
+		  "t.yaml:2:28: traffic[0].rate: only pattern background takes a rate '1Gbps'" },
+		{ "traffic:\n  - {pattern: background, hosts: \"h4-h7\", rate: 1Gbps}\n  - {hosts: "
+		  "\"h0-h3\"}\n", "t.yaml:2:15: traffic[0].pattern: background loads the fabric "
+		  "under other jobs: list it after the first job 'background'" },
+		{ "traffic:\n  - {hosts: \"h0-h3\"}\n  - {pattern: background, rate: 1Gbps}\n",
+		  "t.yaml:3:5: traffic[1].hosts: h0 is job job0's too: jobs may share hosts only "
+		  "with share: true on both 'h0-h15'" },
+	};
+	for (size_t i = 0; i < sizeof(badp) / sizeof(badp[0]); i++) {
+		ST_EQ_I(st, st_load(badp[i].text, NULL, 0, &job, err, sizeof(err)), -EINVAL);
+		if (badp[i].want)
+			ST_EQ_STR(st, err, badp[i].want);
+	}
 }

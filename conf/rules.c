@@ -481,6 +481,131 @@ static bool host_in_set(const struct conf_fabric *f, const char *set, uint32_t h
 	return in;
 }
 
+/*
+ * The algorithm of @pat: its default into *@alg when not @given, then whether *@alg
+ * belongs to it — NCCL's ring and tree for all-reduce, broadcast, reduce; parallel and
+ * shift for the all-to-alls; ring for all-gather and reduce-scatter; direct for the rest.
+ */
+static bool algorithm_rule(enum conf_pattern pat, bool given, enum conf_algorithm *alg)
+{
+	bool rt = pat == CONF_PAT_ALLREDUCE || pat == CONF_PAT_BROADCAST || pat == CONF_PAT_REDUCE;
+	bool ps = pat == CONF_PAT_ALLTOALL || pat == CONF_PAT_ALLTOALLV;
+	bool ring = pat == CONF_PAT_ALLGATHER || pat == CONF_PAT_REDUCESCATTER;
+	bool ok;
+
+	if (!given)
+		*alg = rt || ring ? CONF_ALG_RING : ps ? CONF_ALG_PARALLEL : CONF_ALG_DIRECT;
+	switch ((int)(rt ? 1 : ps ? 2 : ring ? 3 : 0)) {
+	case 1: /* NCCL's ring and tree */
+		ok = *alg == CONF_ALG_RING || *alg == CONF_ALG_TREE;
+		break;
+	case 2:
+		ok = *alg == CONF_ALG_PARALLEL || *alg == CONF_ALG_SHIFT;
+		break;
+	case 3: /* NCCL runs all-gather and reduce-scatter on rings */
+		ok = *alg == CONF_ALG_RING;
+		break;
+	default:
+		ok = *alg == CONF_ALG_DIRECT;
+		break;
+	}
+	return ok;
+}
+
+int conf_check_phase(struct ld *ld, const struct tnode *map, void *obj, const char *path)
+{
+	struct conf_phase *p = obj;
+	char sub[CONF_PATH_MAX];
+
+	if (p->has_pattern == p->has_gap)
+		return TERR(ld, map, path, "a phase is a collective (pattern, size) or a compute "
+			"gap (gap): %s", p->has_gap ? "both given" : "neither given");
+	if (p->has_gap && (p->has_size || p->has_algorithm)) {
+		conf_path_key(sub, path, p->has_size ? "size" : "algorithm");
+		return TERR(ld, at(map, p->has_size ? "size" : "algorithm"), sub,
+			"a gap phase has its gap alone '%s'", conf_tget(map, p->has_size ? "size" :
+				"algorithm")->s);
+	}
+	if (p->has_gap)
+		return 0;
+	conf_path_key(sub, path, "pattern");
+	if (p->pattern == CONF_PAT_WRITE_BW || p->pattern == CONF_PAT_WRITE_LAT)
+		return TERR(ld, at(map, "pattern"), sub, "a phase is a collective, not perftest's "
+			"'%s'", conf_name_of(conf_pattern_names, (int)p->pattern));
+	if (!p->has_size) {
+		conf_path_key(sub, path, "size");
+		return TERR(ld, map, sub, "a collective phase needs its size");
+	}
+	if (!algorithm_rule(p->pattern, p->has_algorithm, &p->algorithm)) {
+		conf_path_key(sub, path, "algorithm");
+		return TERR(ld, at(map, "algorithm"), sub, "does not apply to pattern %s '%s'",
+			conf_name_of(conf_pattern_names, (int)p->pattern),
+			conf_name_of(conf_algorithm_names, (int)p->algorithm));
+	}
+	return 0;
+}
+
+/* traffic.phases against the job's dtype: every collective phase's size a multiple of it,
+ * at least one collective (the job's sizes are not read: a dump writes them). */
+static int check_phases(struct ld *ld, const struct tnode *map, const char *path,
+	const struct conf_traffic *t)
+{
+	const struct tnode *pl = at(map, "phases");
+	unsigned esz = conf_dtype_size(t->dtype);
+	char sub[CONF_PATH_MAX], a[24];
+	bool coll = false;
+
+	for (size_t i = 0; i < t->n_phases; i++) {
+		const struct conf_phase *p = &t->phases[i];
+		const struct tnode *pn = pl->kind == T_SEQ && i < pl->n ? pl->items[i] : pl;
+
+		coll |= !p->has_gap;
+		if (p->has_gap || p->size % esz == 0)
+			continue;
+		conf_path_key(sub, path, "phases");
+		conf_path_idx(sub, sub, i);
+		conf_path_key(sub, sub, "size");
+		return TERR(ld, at(pn, "size"), sub, "not a multiple of the %u-byte %s '%s'", esz,
+			conf_name_of(conf_dtype_names, (int)t->dtype),
+			fmt_bytes(p->size, a, sizeof(a)));
+	}
+	conf_path_key(sub, path, "phases");
+	if (t->n_phases && !coll)
+		return TERR(ld, pl, sub, "gaps alone: at least one phase is a collective");
+	return 0;
+}
+
+/* A background job (docs/config.md "Background"): a rate, one message size (64 KiB unless
+ * written), no phases; rate and mode belong to it alone. */
+static int check_background(struct ld *ld, const struct tnode *map, const char *path,
+	struct conf_traffic *t)
+{
+	const char *k = t->rate_bps ? "rate" : "mode";
+	char sub[CONF_PATH_MAX];
+
+	if (t->pattern != CONF_PAT_BACKGROUND) {
+		conf_path_key(sub, path, k);
+		return TERR(ld, at(map, k), sub, "only pattern background takes a %s '%s'", k,
+			conf_tget(map, k)->s);
+	}
+	conf_path_key(sub, path, "rate");
+	if (!t->rate_bps)
+		return TERR(ld, at(map, "rate"), sub, "a background job needs its rate per host "
+			"(bits a second, e.g. 20Gbps)");
+	conf_path_key(sub, path, "phases");
+	if (t->n_phases)
+		return TERR(ld, at(map, "phases"), sub, "a background job has no phases");
+	conf_path_key(sub, path, "sizes");
+	if (!conf_tget(map, "sizes")) {
+		t->sizes.list[0] = 64 * 1024;
+	} else if (t->sizes.range || t->sizes.n_list != 1) {
+		return TERR(ld, at(map, "sizes"), sub, "a background job sends one message size "
+			"'%zu sizes'", t->sizes.range ? conf_sizes_expand(&t->sizes, NULL, 0) :
+			t->sizes.n_list);
+	}
+	return 0;
+}
+
 int conf_check_traffic(struct ld *ld, const struct tnode *map, void *obj, const char *path)
 {
 	struct conf_traffic *t = obj;
@@ -489,30 +614,8 @@ int conf_check_traffic(struct ld *ld, const struct tnode *map, void *obj, const 
 	unsigned esz = conf_dtype_size(t->dtype);
 	char sub[CONF_PATH_MAX], a[24];
 	struct conf_node n;
-	bool ok;
 
-	bool rt = t->pattern == CONF_PAT_ALLREDUCE || t->pattern == CONF_PAT_BROADCAST ||
-		  t->pattern == CONF_PAT_REDUCE;
-	bool ps = t->pattern == CONF_PAT_ALLTOALL || t->pattern == CONF_PAT_ALLTOALLV;
-	bool ring = t->pattern == CONF_PAT_ALLGATHER || t->pattern == CONF_PAT_REDUCESCATTER;
-
-	if (!conf_tget(map, "algorithm"))
-		t->algorithm = rt || ring ? CONF_ALG_RING : ps ? CONF_ALG_PARALLEL : CONF_ALG_DIRECT;
-	switch ((int)(rt ? 1 : ps ? 2 : ring ? 3 : 0)) {
-	case 1: /* NCCL's ring and tree */
-		ok = t->algorithm == CONF_ALG_RING || t->algorithm == CONF_ALG_TREE;
-		break;
-	case 2:
-		ok = t->algorithm == CONF_ALG_PARALLEL || t->algorithm == CONF_ALG_SHIFT;
-		break;
-	case 3: /* NCCL runs all-gather and reduce-scatter on rings */
-		ok = t->algorithm == CONF_ALG_RING;
-		break;
-	default:
-		ok = t->algorithm == CONF_ALG_DIRECT;
-		break;
-	}
-	if (!ok) {
+	if (!algorithm_rule(t->pattern, conf_tget(map, "algorithm") != NULL, &t->algorithm)) {
 		conf_path_key(sub, path, "algorithm");
 		return TERR(ld, at(map, "algorithm"), sub, "does not apply to pattern %s '%s'",
 			conf_name_of(conf_pattern_names, (int)t->pattern),
@@ -577,6 +680,9 @@ int conf_check_traffic(struct ld *ld, const struct tnode *map, void *obj, const 
 	}
 	if (program_too_big(ld, map, path, t, ranks))
 		return -EINVAL;
+	/* a dump writes rate 0 and mode uniform for every job */
+	if (t->pattern == CONF_PAT_BACKGROUND || t->rate_bps || t->mode != CONF_BG_UNIFORM)
+		return check_background(ld, map, path, t);
 	conf_path_key(sub, path, "root");
 	if (conf_node_parse(f, t->root, &n) || n.kind != CONF_NODE_HOST ||
 		(t->hosts[0] ? rooted(t->pattern) && !host_in_set(f, t->hosts, n.host) :
@@ -584,6 +690,8 @@ int conf_check_traffic(struct ld *ld, const struct tnode *map, void *obj, const 
 		return TERR(ld, at(map, "root"), sub, "not a host among the %" PRIu32 " ranks '%s'",
 			ranks, t->root);
 	t->root_host = n.host;
+	if (t->n_phases)
+		return check_phases(ld, map, path, t);
 	conf_path_key(sub, path, "sizes");
 	/* a run measures at most CONF_SIZES_MAX sizes (mrc/sim/run.c) */
 	if (conf_sizes_expand(&t->sizes, NULL, 0) > CONF_SIZES_MAX)
@@ -1005,6 +1113,16 @@ int conf_check_jobs(struct ld *ld, const struct tnode *seq, struct conf_job *j, 
 			return TERR(ld, at(m, "name"), key, "a job name is 1..31 letters, digits, "
 				"'_' or '-' '%s'", t->name);
 		}
+		if (t->pattern == CONF_PAT_BACKGROUND && i == 0) {
+			conf_path_key(key, sub, "pattern");
+			return TERR(ld, at(m, "pattern"), key, "background loads the fabric under "
+				"other jobs: list it after the first job 'background'");
+		}
+		if (t->n_phases && f->driver == CONF_DRIVER_WIRE) {
+			conf_path_key(key, sub, "phases");
+			return TERR(ld, at(m, "phases"), key, "the simulator runs phases: "
+				"fabric.driver sim, not wire");
+		}
 		if (job_named(j, t->name) != (long)i)
 			return TERR(ld, at(m, "name"), key,
 				"two jobs named so (traffic[%ld] too) '%s'", job_named(j, t->name),
@@ -1047,12 +1165,17 @@ int conf_check_jobs(struct ld *ld, const struct tnode *seq, struct conf_job *j, 
 		for (long k = 0; k < nj && !e; k++) {
 			uint32_t o = owner[hv[k]];
 
-			if (o && !(t->share && job_at(j, o - 1)->share)) {
+			const struct conf_traffic *u = o ? job_at(j, o - 1) : NULL;
+
+			/* both share, or one is background and shares (it loads the others) */
+			if (o && !(t->share && u->share) &&
+				!(t->share && t->pattern == CONF_PAT_BACKGROUND) &&
+				!(u->share && u->pattern == CONF_PAT_BACKGROUND)) {
 				job_path(sub, path, j, i);
 				conf_path_key(key, sub, "hosts");
 				e = TERR(ld, at(seq->items[i], "hosts"), key, "h%" PRIu32
 					" is job %s's too: jobs may share hosts only with share: "
-					"true on both '%s'", hv[k], job_at(j, o - 1)->name,
+					"true on both '%s'", hv[k], u->name,
 					t->hosts[0] ? t->hosts : all);
 			}
 			owner[hv[k]] = (uint32_t)i + 1;

@@ -244,6 +244,18 @@ static const struct cf mrc_tbl[] = {
 	END
 };
 
+static const struct cf phase_tbl[] = {
+	{ .name = "pattern", .t = CT_ENUM, .off = offsetof(struct conf_phase, pattern),
+		.names = conf_pattern_names, HAS(struct conf_phase, has_pattern) },
+	{ .name = "algorithm", .t = CT_ENUM, .off = offsetof(struct conf_phase, algorithm),
+		.names = conf_algorithm_names, HAS(struct conf_phase, has_algorithm) },
+	{ .name = "size", .t = CT_SIZE, .off = offsetof(struct conf_phase, size), .min = 1,
+		.max = 1ull << 40, HAS(struct conf_phase, has_size) },
+	{ .name = "gap", .t = CT_TIME, .off = offsetof(struct conf_phase, gap_ps), .min = 0,
+		.max = 10 * PS_PER_S, HAS(struct conf_phase, has_gap) },
+	END
+};
+
 const struct cf conf_traffic_tbl[] = {
 	E(struct conf_traffic, pattern, "pattern", conf_pattern_names),
 	E(struct conf_traffic, algorithm, "algorithm", conf_algorithm_names),
@@ -266,6 +278,10 @@ const struct cf conf_traffic_tbl[] = {
 	U(struct conf_traffic, start_ps, "start", CT_TIME, 0, 1000000 * PS_PER_S),
 	S(struct conf_traffic, after, "after"),
 	B(struct conf_traffic, share, "share"),
+	LIST(struct conf_traffic, phases, n_phases, "phases", phase_tbl, struct conf_phase,
+		conf_check_phase),
+	U(struct conf_traffic, rate_bps, "rate", CT_RATE, 0, 1000000000000000ull),
+	E(struct conf_traffic, mode, "mode", conf_bg_mode_names),
 	END
 };
 

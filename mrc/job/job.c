@@ -499,12 +499,15 @@ static int coll_post_none(void *ctx, uint32_t rank, const struct mrc_coll_xfer *
 }
 
 /* check_coll for job @ji (its keys under traffic, or traffic[ji] in a list). */
-static int check_coll_of(const struct conf_job *job, size_t ji, char *key, size_t keylen,
-	char *msg, size_t msglen)
+/* check_coll_of for job @t (@tk: its key path), or with @phase its phase @phase - 1 (its
+ * pattern, algorithm and size, the key traffic...phases[k].size). */
+static int check_coll_phase(const struct conf_job *job, const struct conf_traffic *jt,
+	const char *tk, size_t phase, char *key, size_t keylen, char *msg, size_t msglen)
 {
 	static const struct mrc_coll_ops ops = { coll_post_none };
-	const struct conf_traffic *t = conf_job_traffic(job, ji);
-	char tk[32], mk[48];
+	struct conf_traffic pt = *jt;
+	const struct conf_traffic *t = &pt;
+	char mk[48];
 	uint32_t n = mrc_job_endpoints(job);
 	struct mrc_job_coll_mem mem = { 0 };
 	int rc = 0;
@@ -512,13 +515,17 @@ static int check_coll_of(const struct conf_job *job, size_t ji, char *key, size_
 	const char *dt = conf_name_of(conf_dtype_names, (int)t->dtype);
 	uint64_t sizes[CONF_SIZES_MAX];
 	size_t ns = conf_sizes_expand(&t->sizes, sizes, CONF_SIZES_MAX);
-	char k[48], a[32], b[32];
+	char k[64], a[32], b[32];
 
-	if (job->traffic_list)
-		snprintf(tk, sizeof(tk), "traffic[%zu]", ji);
-	else
-		snprintf(tk, sizeof(tk), "traffic");
 	snprintf(mk, sizeof(mk), "%s.matrix", tk);
+	if (phase) {
+		const struct conf_phase *p = &jt->phases[phase - 1];
+
+		pt.pattern = p->pattern;
+		pt.algorithm = p->algorithm;
+		sizes[0] = p->size;
+		ns = 1;
+	}
 	if (ns > CONF_SIZES_MAX)
 		ns = CONF_SIZES_MAX;
 	for (size_t i = 0; i < ns; i++) {
@@ -526,7 +533,9 @@ static int check_coll_of(const struct conf_job *job, size_t ji, char *key, size_
 		struct mrc_coll *c = NULL;
 
 		/* the range's steps are min * factor^k: the first is the smallest */
-		if (t->sizes.range)
+		if (phase)
+			snprintf(k, sizeof(k), "%s.phases[%zu].size", tk, phase - 1);
+		else if (t->sizes.range)
 			snprintf(k, sizeof(k), "%s.sizes.%s", tk, i ? "max" : "min");
 		else
 			snprintf(k, sizeof(k), "%s.sizes[%zu]", tk, i);
@@ -568,6 +577,28 @@ static int check_coll_of(const struct conf_job *job, size_t ji, char *key, size_
 			break;
 	}
 	mrc_job_coll_mem_free(&mem);
+	return rc;
+}
+
+/* check_coll for job @ji: its sizes, or each collective phase of it. */
+static int check_coll_of(const struct conf_job *job, size_t ji, char *key, size_t keylen,
+	char *msg, size_t msglen)
+{
+	const struct conf_traffic *t = conf_job_traffic(job, ji);
+	char tk[32];
+	int rc = 0;
+
+	if (job->traffic_list)
+		snprintf(tk, sizeof(tk), "traffic[%zu]", ji);
+	else
+		snprintf(tk, sizeof(tk), "traffic");
+	if (t->pattern == CONF_PAT_BACKGROUND) /* no collective */
+		return 0;
+	if (!t->n_phases)
+		return check_coll_phase(job, t, tk, 0, key, keylen, msg, msglen);
+	for (size_t p = 0; p < t->n_phases && !rc; p++)
+		if (!t->phases[p].has_gap)
+			rc = check_coll_phase(job, t, tk, p + 1, key, keylen, msg, msglen);
 	return rc;
 }
 

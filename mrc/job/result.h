@@ -177,6 +177,16 @@ struct mrc_run_link {
  * One job of several (traffic as a list, docs/config.md "Several jobs"): its own sizes and
  * iterations, as the top level has them for one job. Times ps from the run's start.
  */
+/* One phase of a job's step (traffic.phases): a collective or a compute gap. Times ps. */
+struct mrc_run_phase {
+	bool gap;
+	uint64_t gap_ps;
+	int pattern, algorithm;		/* enum conf_pattern, conf_algorithm */
+	uint64_t bytes;			/* S of its algbw (mrc_coll_bytes) */
+	double time_us, busbw_gbs;	/* mean of the measured steps; busbw of that time */
+	struct mrc_hist *time_ns;	/* its time in each measured step */
+};
+
 struct mrc_run_job {
 	char name[32];
 	uint32_t nranks;
@@ -186,6 +196,19 @@ struct mrc_run_job {
 	size_t n_iters;
 	bool started, finished;	/* its first iteration began; its last one ended */
 	uint64_t start_ps, end_ps;
+	/* traffic.phases: each phase, and its time in every iteration (a gap's is its length)
+	 * at phase_ps[iteration index * n_phases + phase] */
+	struct mrc_run_phase *phases;
+	size_t n_phases;
+	uint64_t *phase_ps;
+	/* pattern background (docs/config.md "Background"): what it was told, and messages
+	 * posted (offered to the fabric), completed (delivered: every packet acknowledged) and
+	 * refused (a full send queue) from start_ps to end_ps, the other jobs' end */
+	bool background;
+	uint64_t bg_rate_bps, bg_msg_bytes;
+	int bg_mode;			/* enum conf_bg_mode */
+	uint32_t bg_hosts;
+	uint64_t bg_posted, bg_completed, bg_refused;
 };
 
 struct mrc_run_result {

@@ -30,13 +30,24 @@ int mrc_report_size_label(uint64_t bytes, char *buf, size_t len)
 }
 
 /* The tag of size @s's CCT histogram: "cct_" and its size label, then "_" and the job's
- * name for a job of several (@job NULL: the top level's). */
-static void cct_tag(const struct mrc_run_size *rs, const char *job, char *buf, size_t len)
+ * name for a job of several (@job NULL: the top level's); a job's step of phases (one
+ * size): "step_" and the job's name. */
+static void cct_tag(const struct mrc_run_size *rs, const struct mrc_run_job *job, char *buf,
+	size_t len)
 {
 	char l[32];
 
 	mrc_report_size_label(rs->bytes, l, sizeof(l));
-	snprintf(buf, len, "cct_%s%s%s", l, job ? "_" : "", job ? job : "");
+	if (job && job->n_phases)
+		snprintf(buf, len, "step_%s", job->name);
+	else
+		snprintf(buf, len, "cct_%s%s%s", l, job ? "_" : "", job ? job->name : "");
+}
+
+/* The tag of phase @p's histogram of @job: "phase{p}_" and its name. */
+static void phase_tag(const struct mrc_run_job *job, size_t p, char *buf, size_t len)
+{
+	snprintf(buf, len, "phase%zu_%s", p, job->name);
 }
 
 bool mrc_report_ok(const struct mrc_run_result *res)
@@ -83,7 +94,8 @@ static json_t *j_hist(const struct mrc_hist *h, const struct conf_hist *c, const
 }
 
 /* A size's CCT histogram, saying which size it is for. */
-static json_t *j_cct(const struct mrc_run_size *rs, const struct conf_hist *c, const char *job)
+static json_t *j_cct(const struct mrc_run_size *rs, const struct conf_hist *c,
+	const struct mrc_run_job *job)
 {
 	char tag[80], l[32];
 	json_t *o;
@@ -185,7 +197,7 @@ static json_t *j_timeline(const struct mrc_run_result *res)
 /* The rows of @n sizes (report.json sizes[]); @job names a job of several (its
  * histograms' tags), NULL the top level. */
 static json_t *j_sizes(const struct mrc_run_size *sizes, size_t n, const struct conf_hist *hc,
-	const char *job)
+	const struct mrc_run_job *job)
 {
 	json_t *a = json_array(), *o;
 
@@ -208,9 +220,10 @@ static json_t *j_sizes(const struct mrc_run_size *sizes, size_t n, const struct 
 	return a;
 }
 
-/* The rows of @n iterations (report.json iterations[]) of @sizes. */
+/* The rows of @n iterations (report.json iterations[]) of @sizes; with @job's phases, each
+ * one's times too. */
 static json_t *j_iters(const struct mrc_run_size *sizes, const struct mrc_run_iter *iters,
-	size_t n)
+	size_t n, const struct mrc_run_job *job)
 {
 	json_t *a = json_array(), *o;
 
@@ -232,9 +245,71 @@ static json_t *j_iters(const struct mrc_run_size *sizes, const struct mrc_run_it
 		json_object_set_new(o, "degraded", json_boolean(it->degraded));
 		json_object_set_new(o, "slowest_rank", it->incomplete ? json_null() :
 							     json_integer(it->slowest_rank));
+		if (job && job->n_phases) {
+			json_t *pa = json_array();
+
+			for (size_t p = 0; p < job->n_phases; p++)
+				json_array_append_new(pa, j_real_if(!it->incomplete,
+					(double)job->phase_ps[i * job->n_phases + p] / PS_US));
+			json_object_set_new(o, "phase_us", pa);
+		}
 		json_array_append_new(a, o);
 	}
 	return a;
+}
+
+/* A job's phases (traffic.phases): each one's kind, what it ran and its times. */
+static json_t *j_phases(const struct mrc_run_job *rj, const struct conf_hist *hc)
+{
+	json_t *a = json_array();
+
+	for (size_t p = 0; p < rj->n_phases; p++) {
+		const struct mrc_run_phase *rp = &rj->phases[p];
+		json_t *o = json_object();
+		char tag[64];
+
+		phase_tag(rj, p, tag, sizeof(tag));
+		json_object_set_new(o, "kind", json_string(rp->gap ? "gap" : "collective"));
+		json_object_set_new(o, "pattern", rp->gap ? json_null() :
+			json_string(conf_name_of(conf_pattern_names, rp->pattern)));
+		json_object_set_new(o, "algorithm", rp->gap ? json_null() :
+			json_string(conf_name_of(conf_algorithm_names, rp->algorithm)));
+		json_object_set_new(o, "bytes", rp->gap ? json_null() :
+			json_integer((json_int_t)rp->bytes));
+		json_object_set_new(o, "gap_us", rp->gap ? json_real((double)rp->gap_ps / PS_US) :
+			json_null());
+		json_object_set_new(o, "time_us", json_real(rp->time_us));
+		json_object_set_new(o, "busbw_GBps", j_real_if(!rp->gap && rp->time_us > 0,
+			rp->busbw_gbs));
+		json_object_set_new(o, "hist_us", j_hist(rp->time_ns, hc, tag));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+/* What a background job offered and delivered (docs/report.md "Several jobs"). */
+static json_t *j_background(const struct mrc_run_job *rj)
+{
+	json_t *o = json_object();
+	double t = rj->finished && rj->end_ps > rj->start_ps ?
+			   (double)(rj->end_ps - rj->start_ps) / 1e12 : 0;
+	double per = rj->bg_hosts && t > 0 ? 8.0 / rj->bg_hosts / t / 1e9 : 0;
+	uint64_t off = rj->bg_posted * rj->bg_msg_bytes, del = rj->bg_completed * rj->bg_msg_bytes;
+
+	json_object_set_new(o, "rate_Gbps", json_real((double)rj->bg_rate_bps / 1e9));
+	json_object_set_new(o, "mode", json_string(conf_name_of(conf_bg_mode_names,
+						    rj->bg_mode)));
+	json_object_set_new(o, "message_bytes", json_integer((json_int_t)rj->bg_msg_bytes));
+	json_object_set_new(o, "duration_us", json_real(t * 1e6));
+	json_object_set_new(o, "messages_offered", json_integer((json_int_t)rj->bg_posted));
+	json_object_set_new(o, "messages_delivered",
+		json_integer((json_int_t)rj->bg_completed));
+	json_object_set_new(o, "messages_refused", json_integer((json_int_t)rj->bg_refused));
+	json_object_set_new(o, "offered_bytes", json_integer((json_int_t)off));
+	json_object_set_new(o, "delivered_bytes", json_integer((json_int_t)del));
+	json_object_set_new(o, "offered_Gbps_per_host", json_real((double)off * per));
+	json_object_set_new(o, "delivered_Gbps_per_host", json_real((double)del * per));
+	return o;
 }
 
 /* report.json jobs[]: traffic as a list, each job's own table (docs/report.md "Several jobs"). */
@@ -248,10 +323,11 @@ static json_t *j_jobs(const struct conf_job *job, const struct mrc_run_result *r
 		json_t *o = json_object();
 
 		json_object_set_new(o, "name", json_string(rj->name));
-		json_object_set_new(o, "pattern", json_string(conf_name_of(conf_pattern_names,
-							   t->pattern)));
-		json_object_set_new(o, "algorithm", json_string(conf_name_of(
-							     conf_algorithm_names, t->algorithm)));
+		/* a step of phases has its patterns in phases[] */
+		json_object_set_new(o, "pattern", json_string(t->n_phases ? "phases" :
+			conf_name_of(conf_pattern_names, t->pattern)));
+		json_object_set_new(o, "algorithm", t->n_phases || rj->background ? json_null() :
+			json_string(conf_name_of(conf_algorithm_names, t->algorithm)));
 		json_object_set_new(o, "hosts", json_string(t->hosts));
 		json_object_set_new(o, "ranks", json_integer(rj->nranks));
 		json_object_set_new(o, "after", t->after[0] ? json_string(t->after) : json_null());
@@ -260,8 +336,16 @@ static json_t *j_jobs(const struct conf_job *job, const struct mrc_run_result *r
 		json_object_set_new(o, "end_us", j_real_if(rj->finished,
 						    (double)rj->end_ps / PS_US));
 		json_object_set_new(o, "sizes", j_sizes(rj->sizes, rj->n_sizes, &job->output.hist,
-							rj->name));
-		json_object_set_new(o, "iterations", j_iters(rj->sizes, rj->iters, rj->n_iters));
+							rj));
+		json_object_set_new(o, "iterations", j_iters(rj->sizes, rj->iters, rj->n_iters,
+							     rj));
+		if (rj->n_phases) {
+			json_object_set_new(o, "step_us", j_cct(&rj->sizes[0], &job->output.hist,
+								rj));
+			json_object_set_new(o, "phases", j_phases(rj, &job->output.hist));
+		}
+		if (rj->background)
+			json_object_set_new(o, "background", j_background(rj));
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -306,7 +390,7 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 
 	json_object_set_new(root, "sizes", j_sizes(res->sizes, res->n_sizes, hc, NULL));
 	json_object_set_new(root, "iterations",
-		j_iters(res->sizes, res->iters, res->n_iters));
+		j_iters(res->sizes, res->iters, res->n_iters, NULL));
 	if (res->n_jobs)
 		json_object_set_new(root, "jobs", j_jobs(job, res));
 
@@ -615,12 +699,19 @@ static int write_hists(const struct conf_job *job, struct mrc_run_result *res)
 	for (size_t j = 0; j < res->n_jobs; j++) { /* each job's, tagged with its name */
 		const struct mrc_run_job *rj = &res->jobs[j];
 
-		for (size_t i = 0; i < rj->n_sizes; i++) {
-			cct_tag(&rj->sizes[i], rj->name, tag, sizeof(tag));
+		for (size_t i = 0; i < rj->n_sizes + rj->n_phases; i++) {
+			const struct mrc_hist *h;
+
+			if (i < rj->n_sizes) {
+				cct_tag(&rj->sizes[i], rj, tag, sizeof(tag));
+				h = rj->sizes[i].cct_ns;
+			} else {
+				phase_tag(rj, i - rj->n_sizes, tag, sizeof(tag));
+				h = rj->phases[i - rj->n_sizes].time_ns;
+			}
 			snprintf(path, sizeof(path), "%s/hist/%s.hgrm", job->output.dir, tag);
 			errno = 0;
-			if (write_hist(tag, rj->sizes[i].cct_ns, log, log_path, len_s, path,
-				    sizeof(path), &partial))
+			if (write_hist(tag, h, log, log_path, len_s, path, sizeof(path), &partial))
 				goto io;
 		}
 	}
@@ -1247,11 +1338,33 @@ static void print_table(FILE *f, const struct conf_traffic *t, const struct mrc_
 		}
 		fprintf(f, "   %10llu %12llu %8s %6s %6d %10s %8s %8s %6llu\n",
 			(unsigned long long)rs->bytes, (unsigned long long)rs->count,
-			conf_name_of(conf_dtype_names, t->dtype), ar ? "sum" : "none",
+			conf_name_of(conf_dtype_names, t->dtype),
+			t->n_phases ? "-" : ar ? "sum" : "none",
 			rooted ? (int)t->root_host : -1, tm, alg, bus,
 			(unsigned long long)rs->wrong);
 	}
 	print_pairs(f, sizes, n);
+}
+
+/* A step of phases: each phase's mean time (a gap's is its length) and busbw. */
+static void print_phases(FILE *f, const struct mrc_run_job *rj)
+{
+	if (!rj->n_phases)
+		return;
+	fprintf(f, "#  %6s %-14s %-9s %12s %10s %8s\n", "phase", "pattern", "algorithm",
+		"bytes", "time (us)", "busbw");
+	for (size_t p = 0; p < rj->n_phases; p++) {
+		const struct mrc_run_phase *rp = &rj->phases[p];
+
+		if (rp->gap)
+			fprintf(f, "   %6zu %-14s %-9s %12s %10.1f %8s\n", p, "gap", "-", "-",
+				rp->time_us, "-");
+		else
+			fprintf(f, "   %6zu %-14s %-9s %12llu %10.1f %8.2f\n", p,
+				conf_name_of(conf_pattern_names, rp->pattern),
+				conf_name_of(conf_algorithm_names, rp->algorithm),
+				(unsigned long long)rp->bytes, rp->time_us, rp->busbw_gbs);
+	}
 }
 
 /* Several jobs: each one's table under a header naming it. */
@@ -1268,10 +1381,25 @@ static void print_jobs(FILE *f, const struct conf_job *job, const struct mrc_run
 		if (rj->finished)
 			snprintf(en, sizeof(en), "%.3f", (double)rj->end_ps / PS_US);
 		fprintf(f, "#\n# job %s: %s %s, %u ranks on %s, from %s to %s us\n", rj->name,
-			conf_name_of(conf_pattern_names, t->pattern),
+			t->n_phases ? "a step of" : conf_name_of(conf_pattern_names, t->pattern),
+			t->n_phases ? "phases" : rj->background ? "traffic" :
 			conf_name_of(conf_algorithm_names, t->algorithm), rj->nranks,
 			t->hosts[0] ? t->hosts : "h0..", st, en);
+		if (rj->background) {
+			double d = rj->finished && rj->end_ps > rj->start_ps ?
+					   (double)(rj->end_ps - rj->start_ps) / 1e12 : 0;
+			double k = d > 0 ? 8.0 * rj->bg_msg_bytes / rj->bg_hosts / d / 1e9 : 0;
+
+			fprintf(f, "#  background %s at %.3g Gb/s a host, %llu B messages: "
+				   "offered %.2f Gb/s a host, delivered %.2f (%llu refused)\n",
+				conf_name_of(conf_bg_mode_names, rj->bg_mode),
+				(double)rj->bg_rate_bps / 1e9,
+				(unsigned long long)rj->bg_msg_bytes, k * (double)rj->bg_posted,
+				k * (double)rj->bg_completed, (unsigned long long)rj->bg_refused);
+			continue;
+		}
 		print_table(f, t, rj->sizes, rj->n_sizes, bus_sum, n_bus);
+		print_phases(f, rj);
 	}
 }
 
@@ -1285,9 +1413,9 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 	int lw = 10; /* latency labels: "CCT 1000004B" in a sweep widens the column */
 
 	if (res->n_jobs)
-		fprintf(f, "# mrcgen: %zu jobs, %u planes x (%u T0 + %u T1), %u hosts, %s, seed "
-			   "%llu\n", res->n_jobs, job->fabric.planes, job->fabric.t0,
-			job->fabric.t1, conf_fabric_hosts(&job->fabric),
+		fprintf(f, "# mrcgen: %zu job%s, %u planes x (%u T0 + %u T1), %u hosts, %s, seed "
+			   "%llu\n", res->n_jobs, res->n_jobs == 1 ? "" : "s", job->fabric.planes,
+			job->fabric.t0, job->fabric.t1, conf_fabric_hosts(&job->fabric),
 			conf_name_of(conf_transport_names, job->mrc.transport),
 			(unsigned long long)job->seed);
 	else

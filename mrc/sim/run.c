@@ -14,6 +14,7 @@
 #include "mrc/job/job.h"
 #include "mrc/job/stop.h"
 #include "mrc/job/sweep.h"
+#include "mrc/base/rng.h"
 #include "mrc/sim/sim.h"
 #include "mrc/engine/srv6.h"
 #include "pcap/pcapw.h"
@@ -74,7 +75,20 @@ struct link_imp {
 
 /* Where a job is (struct sjob): waiting for the job it runs after, for a time (its start,
  * a compute gap), in an iteration, done. */
-enum sj_state { SJ_BLOCKED, SJ_WAIT, SJ_RUN, SJ_DONE };
+enum sj_state { SJ_BLOCKED, SJ_WAIT, SJ_RUN, SJ_DONE, SJ_BG /* background, sending */ };
+
+struct bghost;
+
+/* One collective phase of a job's step (traffic.phases): its collective, built once, and
+ * its regions' keys ([host * MRC_REG_N + region]); a gap phase has neither. */
+struct sphase {
+	struct mrc_coll *coll;
+	uint32_t *rkey;
+	enum mrc_coll_pattern pattern;
+	uint32_t nranks;
+	double sum;	/* its measured times, ps */
+	uint32_t n;
+};
 
 /* One job of the run: traffic, or each element of traffic as a list (docs/config.md
  * "Several jobs"); its collective of the running size and where its results go. */
@@ -104,6 +118,20 @@ struct sjob {
 	uint32_t n;
 	size_t cur_ri;		/* the running iteration's index in *iters */
 	size_t faults_before;
+	uint32_t iters_done;
+	/* traffic.phases: one step is every phase in turn; coll and rkey are the running
+	 * phase's (the phases' own, never released apart) */
+	struct sphase *ph;
+	size_t n_ph, ph_i;
+	bool in_gap;		/* SJ_WAIT for the end of a gap phase */
+	uint64_t step_start, phase_start;
+	/* pattern background: its hosts, their sink regions' keys (by host), destinations
+	 * (permutation), tick objects, the uniform mode's generator, the regions' VA */
+	bool bg;
+	uint32_t *bg_hosts, *bg_rkey, *bg_perm, bg_n;
+	struct bghost *bg_tick;
+	struct mrc_rng bg_rng;
+	uint64_t bg_va;
 	/* its results: the top level's for job 0, else res->jobs[idx]'s */
 	struct mrc_run_size **sizes_r;
 	size_t *n_sizes_r;
@@ -149,6 +177,8 @@ struct run {
 	struct mrc_sweep *sw;
 	int sweep_kind;
 	int gap_kind; /* the end of a compute gap (traffic.gap) */
+	int bg_kind;  /* a background host's next message */
+	bool bg_stop; /* the other jobs ended: background sends no more */
 	uint64_t *poll_at;	/* [nhosts]: the poll event scheduled, UINT64_MAX none */
 	uint32_t sweep_left;	/* hosts not done */
 };
@@ -274,6 +304,10 @@ static void ep_send_done(void *ctx, uint32_t qpn, uint64_t wr_id, int status, ui
 			qpn_peer(h, qpn), strerror(-status));
 		return;
 	}
+	if (sj->bg) {
+		r->res->jobs[sj->idx].bg_completed++;
+		return;
+	}
 	if (sj->measuring)
 		mrc_hist_record(r->res->msg_ns,
 			(int64_t)((now - mrc_coll_posted_at(sj->coll, h->idx, wr_id)) / 1000));
@@ -380,6 +414,9 @@ static void fab_payload(void *ctx, const uint8_t *pay, uint32_t len, uint8_t *ou
 			return;
 		for (size_t k = 0; k < sj->n_old; k++)
 			if (!mrc_coll_payload(sj->old[k], pay, len, out))
+				return;
+		for (size_t k = 0; k < sj->n_ph; k++)
+			if (sj->ph[k].coll && !mrc_coll_payload(sj->ph[k].coll, pay, len, out))
 				return;
 	}
 	memset(out, 0, len);
@@ -1015,7 +1052,7 @@ static int coll_release(struct sjob *sj, bool now)
 {
 	struct run *r = sj->run;
 
-	if (!sj->coll)
+	if (!sj->coll || sj->n_ph) /* a phase's collective lives until the run ends */
 		return 0;
 	if (now || r->n_jobs == 1) {
 		if (r->fab)
@@ -1033,7 +1070,9 @@ static int coll_release(struct sjob *sj, bool now)
 	return 0;
 }
 
-static int mem_regions(struct sjob *sj)
+/* Registers @sj's running collective's regions on every host; @phase numbers its place
+ * among the job's collectives (0 but for traffic.phases). */
+static int mem_regions(struct sjob *sj, size_t phase)
 {
 	struct run *r = sj->run;
 
@@ -1044,9 +1083,10 @@ static int mem_regions(struct sjob *sj)
 
 			if (!len)
 				continue;
-			/* fixed VAs, job j's region g at (j * MRC_REG_N + g + 1) << 40: the same
-			 * bytes on every run */
-			uint64_t va = ((uint64_t)sj->idx * MRC_REG_N + (uint64_t)g + 1) << 40;
+			/* fixed VAs, job j's phase p's region g at ((64 j + p) * MRC_REG_N + g
+			 * + 1) << 40: the same bytes on every run */
+			uint64_t va = (((uint64_t)sj->idx * 64 + phase) * MRC_REG_N + (uint64_t)g +
+				       1) << 40;
 
 			mrc_ep_reg_mr_va(r->hosts[h].ep, base, va, len,
 				&sj->rkey[(size_t)h * MRC_REG_N + g]);
@@ -1287,6 +1327,160 @@ static void on_fault_snapshot(void *ctx, void *obj, uint64_t arg, uint64_t now)
 	collect_faults(r, r->cur_iter);
 }
 
+/* ---- background traffic ------------------------------------------------------------- */
+
+/* One sending host of a background job: its tick events' object. */
+struct bghost {
+	struct sjob *sj;
+	uint32_t g;		/* its index among the job's hosts */
+	uint64_t first, k;	/* its first send's time, sends so far */
+};
+
+/* Host g's next message of background job @sj: its destination's index among the hosts. */
+static uint32_t bg_dest(struct sjob *sj, uint32_t g)
+{
+	uint32_t d;
+
+	if (sj->t->mode == CONF_BG_PERMUTATION)
+		return sj->bg_perm[g];
+	d = (uint32_t)mrc_rng_below(&sj->bg_rng, sj->bg_n - 1);
+	return d >= g ? d + 1 : d; /* any host but itself */
+}
+
+/* A background host's tick: its next message, posted now unless its send queue is full
+ * (refused, not offered), and the next tick: message bytes x 8 / rate later, counted from
+ * its first so that the rate holds exactly. */
+static void on_bg_tick(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct run *r = ctx;
+	struct bghost *b = obj;
+	struct sjob *sj = b->sj;
+	struct mrc_run_job *rj = &r->res->jobs[sj->idx];
+	uint32_t a = sj->bg_hosts[b->g], d = sj->bg_hosts[bg_dest(sj, b->g)], qpn;
+	unsigned __int128 step = (unsigned __int128)rj->bg_msg_bytes * 8 * 1000000000000ull;
+	uint64_t next;
+	int e;
+
+	(void)arg;
+	if (r->bg_stop)
+		return;
+	e = qp_get(r, sj->idx, a, d, &qpn);
+	e = e ?: mrc_ep_post_write(r->hosts[a].ep, qpn, NULL, rj->bg_msg_bytes, sj->bg_va,
+		sj->bg_rkey[d], false, 0, 0, now);
+	if (e == -EAGAIN) {
+		rj->bg_refused++;
+	} else if (e) {
+		run_fail(r, e, "job %s: h%u: background write to h%u: %s", sj->t->name, a, d,
+			strerror(-e));
+		return;
+	} else {
+		rj->bg_posted++;
+		timer_arm(&r->hosts[a]);
+	}
+	b->k++;
+	next = b->first + (uint64_t)(step * b->k / rj->bg_rate_bps);
+	if (mrc_sim_at(r->sim, next, (unsigned)r->bg_kind, b, 0))
+		run_fail(r, -ENOMEM, "sim: event queue full");
+}
+
+/* The other jobs ended: background jobs send no more, their window ends now (one that
+ * never started has none). */
+static void bg_end(struct run *r)
+{
+	for (size_t j = 0; j < r->n_jobs; j++) {
+		struct mrc_run_job *rj = &r->res->jobs[j];
+
+		if (!r->jobs[j].bg || r->jobs[j].state != SJ_BG)
+			continue;
+		r->jobs[j].state = SJ_DONE;
+		rj->finished = true;
+		rj->end_ps = mrc_sim_now(r->sim);
+	}
+	r->bg_stop = true;
+}
+
+/* Background job @sj starts now: each host's first message, host g's g / n of an interval
+ * after the first host's, so that the hosts' sends interleave. */
+static int bg_start(struct sjob *sj)
+{
+	struct run *r = sj->run;
+	struct mrc_run_job *rj = &r->res->jobs[sj->idx];
+	uint64_t now = mrc_sim_now(r->sim);
+	unsigned __int128 step = (unsigned __int128)rj->bg_msg_bytes * 8 * 1000000000000ull;
+
+	rj->started = true;
+	rj->start_ps = now;
+	sj->state = SJ_BG;
+	for (uint32_t g = 0; g < sj->bg_n; g++) {
+		struct bghost *b = &sj->bg_tick[g];
+
+		b->sj = sj;
+		b->g = g;
+		b->first = now + (uint64_t)(step * g / sj->bg_n / rj->bg_rate_bps);
+		if (mrc_sim_at(r->sim, b->first, (unsigned)r->bg_kind, b, 0))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Background job @sj: its hosts, their sink regions (one message long), its destinations'
+ * permutation (Sattolo's shuffle: one cycle, so no host sends to itself) from the run's seed,
+ * its results' figures. */
+static int bg_init(struct sjob *sj)
+{
+	struct run *r = sj->run;
+	const struct conf_traffic *t = sj->t;
+	struct mrc_run_job *rj = &r->res->jobs[sj->idx];
+	uint32_t nh = conf_fabric_hosts(&r->job->fabric);
+	long n;
+
+	sj->bg = true;
+	sj->bg_hosts = calloc(nh, sizeof(*sj->bg_hosts));
+	sj->bg_rkey = calloc(nh, sizeof(*sj->bg_rkey));
+	if (!sj->bg_hosts || !sj->bg_rkey)
+		return -ENOMEM;
+	if (t->hosts[0]) {
+		n = conf_hosts_expand(&r->job->fabric, t->hosts, sj->bg_hosts, nh, NULL);
+	} else {
+		n = t->ranks ? t->ranks : nh;
+		for (long g = 0; g < n; g++)
+			sj->bg_hosts[g] = (uint32_t)g;
+	}
+	if (n < 2)
+		return n < 0 ? (int)n : -EINVAL;
+	sj->bg_n = (uint32_t)n;
+	sj->bg_tick = calloc(sj->bg_n, sizeof(*sj->bg_tick));
+	sj->bg_perm = calloc(sj->bg_n, sizeof(*sj->bg_perm));
+	if (!sj->bg_tick || !sj->bg_perm)
+		return -ENOMEM;
+	mrc_rng_seed(&sj->bg_rng, r->job->seed * 0x9E3779B97F4A7C15ull + 0xb6 + sj->idx);
+	for (uint32_t g = 0; g < sj->bg_n; g++)
+		sj->bg_perm[g] = g;
+	for (uint32_t g = sj->bg_n - 1; g > 0; g--) { /* Sattolo: j < g */
+		uint32_t j = (uint32_t)mrc_rng_below(&sj->bg_rng, g), x = sj->bg_perm[g];
+
+		sj->bg_perm[g] = sj->bg_perm[j];
+		sj->bg_perm[j] = x;
+	}
+	rj->background = true;
+	rj->bg_rate_bps = t->rate_bps;
+	rj->bg_msg_bytes = t->sizes.list[0];
+	rj->bg_mode = (int)t->mode;
+	rj->bg_hosts = sj->bg_n;
+	rj->nranks = sj->bg_n;
+	sj->bg_va = ((uint64_t)sj->idx * 64 + 63) * MRC_REG_N + 1;
+	sj->bg_va <<= 40;
+	for (uint32_t g = 0; g < sj->bg_n; g++) {
+		uint32_t h = sj->bg_hosts[g];
+		int e = mrc_ep_reg_mr_va(r->hosts[h].ep, NULL, sj->bg_va, rj->bg_msg_bytes,
+			&sj->bg_rkey[h]);
+
+		if (e)
+			return e;
+	}
+	return 0;
+}
+
 /* The slowest rank's slowest step, and (the first job) its EV with the most losses in the
  * iteration (ties: the first in plan order). The endpoints' loss counters were cleared at
  * its start. */
@@ -1330,70 +1524,188 @@ static int new_hist(const struct conf_hist *c, struct mrc_hist **h)
 	return mrc_hist_init((int64_t)c->lowest_ns, (int64_t)c->highest_ns, (int)c->sigfigs, h);
 }
 
-/* The running size of @sj: its collective, memory regions and result row. */
-static int job_size_begin(struct sjob *sj, char *err, size_t errlen)
+/* A collective for @sj of @size with @t's pattern and algorithm (a job's, or a phase's in a
+ * copy of it): made, its regions registered (@phase: mem_regions'), in sj->coll and
+ * sj->rkey. */
+static int job_coll(struct sjob *sj, const struct conf_traffic *t, uint64_t size, size_t phase,
+	struct mrc_coll_params *cp, char *err, size_t errlen)
 {
 	static const struct mrc_coll_ops cops = { coll_post };
 	struct run *r = sj->run;
 	const struct conf_job *job = r->job;
-	uint64_t size = sj->sizes[sj->size_i];
-	struct mrc_coll_params cp;
-	struct mrc_run_size *rs;
 	int e;
 
-	e = mrc_job_coll_params_of(job, sj->t, r->nranks, size, &sj->cmem, &cp);
+	e = mrc_job_coll_params_of(job, t, r->nranks, size, &sj->cmem, cp);
 	if (e) {
 		snprintf(err, errlen, "traffic: %s", e == -ENOMEM ? strerror(ENOMEM) :
 			sj->cmem.err);
 		return e;
 	}
-	cp.verify = sj->t->verify == CONF_VERIFY_OFF ? MRC_VERIFY_OFF : r->vmode;
-	cp.granule = job->mrc.mtu; /* a packet's payload: one granule each */
+	cp->verify = sj->t->verify == CONF_VERIFY_OFF ? MRC_VERIFY_OFF : r->vmode;
+	cp->granule = job->mrc.mtu; /* a packet's payload: one granule each */
 	if (!sj->idx)
-		r->res->nranks = cp.nranks;
-	sj->pattern = cp.pattern;
-	sj->nranks = cp.nranks;
-	e = mrc_coll_new(&cp, &cops, sj, &sj->coll);
+		r->res->nranks = cp->nranks;
+	sj->pattern = cp->pattern;
+	sj->nranks = cp->nranks;
+	e = mrc_coll_new(cp, &cops, sj, &sj->coll);
 	if (e) {
 		snprintf(err, errlen, "collective %s of %llu B over %u ranks: %s",
-			mrc_coll_pattern_name(cp.pattern), (unsigned long long)size, cp.nranks,
+			mrc_coll_pattern_name(cp->pattern), (unsigned long long)size, cp->nranks,
 			strerror(-e));
 		return e;
 	}
-	e = mem_regions(sj);
-	if (e) {
+	e = mem_regions(sj, phase);
+	if (e)
 		snprintf(err, errlen, "run: payload buffer: %s", strerror(-e));
-		return e;
+	return e;
+}
+
+/* traffic.phases: every collective phase's collective, made once; the one size row of the
+ * step (its bytes the phases' sum) and the phases' results. */
+static int job_phases_begin(struct sjob *sj, struct mrc_run_size *rs, char *err, size_t errlen)
+{
+	struct run *r = sj->run;
+	const struct conf_traffic *t = sj->t;
+	struct mrc_run_job *rj = &r->res->jobs[sj->idx];
+	uint32_t iters = t->warmup + t->iterations;
+	uint32_t *rkey0 = sj->rkey;
+
+	sj->n_ph = t->n_phases;
+	sj->ph = calloc(sj->n_ph, sizeof(*sj->ph));
+	rj->phases = calloc(sj->n_ph, sizeof(*rj->phases));
+	rj->phase_ps = calloc((size_t)iters * sj->n_ph, sizeof(*rj->phase_ps));
+	if (!sj->ph || !rj->phases || !rj->phase_ps)
+		return -ENOMEM;
+	rj->n_phases = sj->n_ph;
+	for (size_t p = 0; p < sj->n_ph; p++) {
+		const struct conf_phase *cph = &t->phases[p];
+		struct mrc_run_phase *rp = &rj->phases[p];
+		struct conf_traffic pt = *t;
+		struct mrc_coll_params cp;
+		int e = new_hist(&r->job->output.hist, &rp->time_ns);
+
+		rp->gap = cph->has_gap;
+		rp->gap_ps = cph->gap_ps;
+		rp->pattern = (int)cph->pattern;
+		rp->algorithm = (int)cph->algorithm;
+		if (e || cph->has_gap) {
+			if (e)
+				return e;
+			continue;
+		}
+		sj->ph[p].rkey = calloc((size_t)r->nranks * MRC_REG_N, sizeof(uint32_t));
+		if (!sj->ph[p].rkey)
+			return -ENOMEM;
+		sj->rkey = sj->ph[p].rkey;
+		pt.pattern = cph->pattern;
+		pt.algorithm = cph->algorithm;
+		e = job_coll(sj, &pt, cph->size, p, &cp, err, errlen);
+		sj->ph[p].coll = sj->coll;
+		sj->coll = NULL;
+		if (e)
+			return e;
+		sj->ph[p].pattern = cp.pattern;
+		sj->ph[p].nranks = cp.nranks;
+		rp->bytes = mrc_coll_bytes(sj->ph[p].coll);
+		rs->bytes += rp->bytes;
+		rs->count += cp.count;
 	}
-	rs = &(*sj->sizes_r)[(*sj->n_sizes_r)++];
-	rs->bytes = mrc_coll_bytes(sj->coll);
-	rs->count = cp.count;
+	free(rkey0);
+	sj->rkey = NULL;
+	return 0;
+}
+
+/* The running size of @sj: its collective, memory regions and result row (traffic.phases:
+ * the phases' collectives, one row for the step). */
+static int job_size_begin(struct sjob *sj, char *err, size_t errlen)
+{
+	struct run *r = sj->run;
+	const struct conf_job *job = r->job;
+	struct mrc_run_size *rs = &(*sj->sizes_r)[(*sj->n_sizes_r)++];
+	struct mrc_coll_params cp;
+	int e;
+
 	sj->sum = 0;
 	sj->n = 0;
+	if (sj->t->n_phases) {
+		e = job_phases_begin(sj, rs, err, errlen);
+		return e ?: new_hist(&job->output.hist, &rs->cct_ns);
+	}
+	e = job_coll(sj, sj->t, sj->sizes[sj->size_i], 0, &cp, err, errlen);
+	if (e)
+		return e;
+	rs->bytes = mrc_coll_bytes(sj->coll);
+	rs->count = cp.count;
 	e = mrc_run_pairs_init(rs, sj->coll);
 	return e ?: new_hist(&job->output.hist, &rs->cct_ns);
 }
 
-/* The running size of @sj ended: its figures, its collective released. */
+/* The running size of @sj ended: its figures, its collective released. A step of phases:
+ * busbw is the phases' bus bytes (bytes x bus factor, summed) over the mean step time,
+ * each phase's busbw its own over its mean time. */
 static int job_size_end(struct sjob *sj)
 {
 	const struct conf_job *job = sj->run->job;
 	struct mrc_run_size *rs = &(*sj->sizes_r)[*sj->n_sizes_r - 1];
+	double bus = 0;
 
 	rs->time_us = sj->n ? sj->sum / sj->n / 1e6 : 0;
+	for (size_t p = 0; p < sj->n_ph; p++) {
+		struct mrc_run_phase *rp = &sj->run->res->jobs[sj->idx].phases[p];
+		const struct sphase *ph = &sj->ph[p];
+
+		rp->time_us = ph->n ? ph->sum / ph->n / 1e6 : 0;
+		if (rp->gap || !(rp->time_us > 0))
+			continue;
+		rp->busbw_gbs = (double)rp->bytes / (rp->time_us * 1e-6) / 1e9 *
+				mrc_coll_bus_factor(ph->pattern, ph->nranks);
+		bus += (double)rp->bytes * mrc_coll_bus_factor(ph->pattern, ph->nranks);
+	}
 	if (rs->time_us > 0) {
 		rs->algbw_gbs = (double)rs->bytes / (rs->time_us * 1e-6) / 1e9;
-		rs->busbw_gbs = rs->algbw_gbs * mrc_coll_bus_factor(sj->pattern, sj->nranks);
+		rs->busbw_gbs = sj->n_ph ? bus / (rs->time_us * 1e-6) / 1e9 : rs->algbw_gbs *
+				mrc_coll_bus_factor(sj->pattern, sj->nranks);
 	}
+	if (sj->n_ph)
+		return 0;
 	mrc_run_pairs_finish(rs, sj->pattern == MRC_COLL_WRITE_LAT, mrc_coll_pair_bytes(sj->coll),
 		sj->pattern == MRC_COLL_WRITE_BW ? sj->t->messages : 1,
 		(double)job->fabric.link_rate_bps * job->fabric.planes);
 	return coll_release(sj, false);
 }
 
+/* Starts @sj's phase sj->ph_i now: a gap waits its length (SJ_WAIT), a collective starts
+ * (SJ_RUN) as a job's iteration does. */
+static int phase_begin(struct sjob *sj, char *err, size_t errlen)
+{
+	uint64_t now = mrc_sim_now(sj->run->sim);
+	const struct conf_phase *p = &sj->t->phases[sj->ph_i];
+	struct sphase *ph = &sj->ph[sj->ph_i];
+	int e;
+
+	sj->phase_start = now;
+	if (p->has_gap) {
+		sj->in_gap = true;
+		sj->state = SJ_WAIT;
+		sj->ready_at = now + p->gap_ps;
+		return 0;
+	}
+	sj->coll = ph->coll;
+	sj->rkey = ph->rkey;
+	sj->pattern = ph->pattern;
+	sj->nranks = ph->nranks;
+	sj->state = SJ_RUN;
+	sj->deadline = now + 60000000000000ull; /* as an iteration's */
+	e = mrc_coll_start(sj->coll, (*sj->iters_r)[sj->cur_ri].iter, now);
+	if (e)
+		snprintf(err, errlen, "collective: start: %s", strerror(-e));
+	return e;
+}
+
 /*
  * Starts @sj's next iteration now: faults "at iteration k" (the first job's measured
- * iteration k of every size), its row in the results, the collective's first step.
+ * iteration k of every size), its row in the results, the collective's first step (with
+ * traffic.phases, the first phase).
  */
 static int job_iter_start(struct sjob *sj, char *err, size_t errlen)
 {
@@ -1441,6 +1753,11 @@ static int job_iter_start(struct sjob *sj, char *err, size_t errlen)
 			mrc_ep_ev_losses_clear(r->hosts[k].ep);
 	}
 	sj->global_iter++;
+	if (sj->n_ph) {
+		sj->step_start = start;
+		sj->ph_i = 0;
+		return phase_begin(sj, err, errlen);
+	}
 	sj->state = SJ_RUN;
 	/* bounded: a stuck QP errors out within its retry budget, so 60 s of virtual time
 	 * without completion means something is wrong */
@@ -1451,8 +1768,59 @@ static int job_iter_start(struct sjob *sj, char *err, size_t errlen)
 	return e;
 }
 
+/* The figures of @sj's collective that just completed into @ri: the slowest rank's time
+ * (returned) and the rank, #wrong (added), the ranks' step times (measured iterations). */
+static uint64_t coll_figures(struct sjob *sj, struct mrc_run_iter *ri)
+{
+	struct run *r = sj->run;
+	uint64_t cct = 0;
+
+	for (uint32_t k = 0; k < r->nranks; k++) {
+		uint64_t tk = mrc_coll_rank_time(sj->coll, k);
+
+		sj->rank_ps[k] = tk;
+		if (tk > cct) {
+			cct = tk;
+			ri->slowest_rank = k;
+		}
+		ri->wrong += mrc_coll_verify(sj->coll, k, ri->iter); /* 0 when off */
+		for (uint32_t s = 0; !ri->warmup && s < mrc_coll_steps(sj->coll, k); s++)
+			mrc_hist_record(r->res->step_ns,
+				(int64_t)(mrc_coll_step_time(sj->coll, k, s) / 1000));
+	}
+	return cct;
+}
+
+static int job_iter_end(struct sjob *sj, bool failed, char *err, size_t errlen);
+
+/* @sj's running phase ended (its collective completed, or its gap is over): its time, then
+ * the next phase, or the step's end after the last. */
+static int phase_end(struct sjob *sj, char *err, size_t errlen)
+{
+	struct run *r = sj->run;
+	struct mrc_run_iter *ri = &(*sj->iters_r)[sj->cur_ri];
+	struct mrc_run_job *rj = &r->res->jobs[sj->idx];
+	struct sphase *ph = &sj->ph[sj->ph_i];
+	uint64_t t = mrc_sim_now(r->sim) - sj->phase_start;
+
+	if (sj->in_gap)
+		sj->in_gap = false;
+	else
+		t = coll_figures(sj, ri);
+	rj->phase_ps[sj->cur_ri * sj->n_ph + sj->ph_i] = t;
+	if (!ri->warmup) {
+		mrc_hist_record(rj->phases[sj->ph_i].time_ns, (int64_t)(t / 1000));
+		ph->sum += (double)t;
+		ph->n++;
+	}
+	if (++sj->ph_i < sj->n_ph)
+		return phase_begin(sj, err, errlen);
+	return job_iter_end(sj, false, err, errlen);
+}
+
 /* @sj's running iteration ended (or the run failed in it: @failed): its figures, then
- * what comes next — the next iteration (after traffic.gap), the next size, or the end. */
+ * what comes next — the next iteration (after traffic.gap), the next size, or the end. A
+ * step of phases: its time from its start, each phase's recorded as it ended. */
 static int job_iter_end(struct sjob *sj, bool failed, char *err, size_t errlen)
 {
 	struct run *r = sj->run;
@@ -1470,24 +1838,16 @@ static int job_iter_end(struct sjob *sj, bool failed, char *err, size_t errlen)
 		ri->incomplete = true; /* no CCT: the report says null */
 		rs->incomplete = true; /* its time and bandwidths did not happen */
 		sj->state = SJ_DONE;
+		sj->in_gap = false;
 		return 0;
 	}
-	ri->cct_ps = 0;
-	for (uint32_t k = 0; k < r->nranks; k++) {
-		uint64_t tk = mrc_coll_rank_time(sj->coll, k);
-
-		sj->rank_ps[k] = tk;
-		if (tk > ri->cct_ps) {
-			ri->cct_ps = tk;
-			ri->slowest_rank = k;
-		}
-		ri->wrong += mrc_coll_verify(sj->coll, k, ri->iter); /* 0 when off */
-		for (uint32_t s = 0; !ri->warmup && s < mrc_coll_steps(sj->coll, k); s++)
-			mrc_hist_record(res->step_ns,
-				(int64_t)(mrc_coll_step_time(sj->coll, k, s) / 1000));
+	if (sj->n_ph) {
+		ri->cct_ps = now - sj->step_start;
+	} else {
+		ri->cct_ps = coll_figures(sj, ri);
+		if (!ri->warmup && rs->n_pairs)
+			mrc_run_pairs_iter(rs, sj->rank_ps, t->pattern == CONF_PAT_WRITE_LAT);
 	}
-	if (!ri->warmup && rs->n_pairs)
-		mrc_run_pairs_iter(rs, sj->rank_ps, t->pattern == CONF_PAT_WRITE_LAT);
 	straggler(r, sj, ri);
 	ri->rtx_bytes_end = total_rtx_bytes(r);
 	if (!ri->warmup) {
@@ -1496,6 +1856,7 @@ static int job_iter_end(struct sjob *sj, bool failed, char *err, size_t errlen)
 		sj->n++;
 		rs->wrong += ri->wrong;
 	}
+	sj->iters_done++;
 	sj->measuring = false;
 	sj->state = SJ_WAIT;
 	sj->ready_at = sj->global_iter && t->gap_ps ? now + t->gap_ps : now;
@@ -1528,7 +1889,8 @@ static int jobs_start_due(struct run *r, char *err, size_t errlen)
 			sj->ready_at = r->res->jobs[sj->after].end_ps + sj->t->start_ps;
 		}
 		if (sj->state == SJ_WAIT && sj->ready_at <= now) {
-			int e = job_iter_start(sj, err, errlen);
+			int e = sj->bg ? bg_start(sj) : sj->in_gap ? phase_end(sj, err, errlen) :
+							    job_iter_start(sj, err, errlen);
 
 			if (e)
 				return e;
@@ -1550,7 +1912,7 @@ static int run_jobs(struct run *r, mrc_run_progress_fn progress, void *pctx, cha
 	uint32_t total = 0, done = 0;
 	int e;
 
-	for (size_t j = 0; j < r->n_jobs; j++)
+	for (size_t j = 0; j < r->n_jobs; j++) /* a background job has no sizes */
 		total += (uint32_t)r->jobs[j].n_sizes * (r->jobs[j].t->warmup +
 							 r->jobs[j].t->iterations);
 	for (;;) {
@@ -1563,20 +1925,24 @@ static int run_jobs(struct run *r, mrc_run_progress_fn progress, void *pctx, cha
 
 			if (sj->state != SJ_RUN || !mrc_coll_done(sj->coll))
 				continue;
-			e = job_iter_end(sj, false, err, errlen);
+			e = sj->n_ph ? phase_end(sj, err, errlen) :
+				       job_iter_end(sj, false, err, errlen);
 			if (e)
 				return e;
 			ended = true;
-			if (progress)
-				progress(pctx, (double)++done / total);
 		}
+		for (size_t j = 0; ended && progress && j < r->n_jobs; j++)
+			done += r->jobs[j].iters_done;
+		if (ended && progress)
+			progress(pctx, (double)done / total);
+		done = 0;
 		e = ended ? 0 : jobs_start_due(r, err, errlen);
 		if (e)
 			return e;
 		for (size_t j = 0; j < r->n_jobs; j++) {
 			struct sjob *sj = &r->jobs[j];
 
-			all_done &= sj->state == SJ_DONE;
+			all_done &= sj->state == SJ_DONE || sj->bg;
 			if (sj->state == SJ_WAIT && sj->ready_at < wake)
 				wake = sj->ready_at;
 			if (sj->state == SJ_RUN && sj->deadline < deadline) {
@@ -1584,6 +1950,8 @@ static int run_jobs(struct run *r, mrc_run_progress_fn progress, void *pctx, cha
 				slow = sj;
 			}
 		}
+		if (all_done)
+			bg_end(r);
 		if (all_done || r->err)
 			break;
 		if (ended)
@@ -1629,7 +1997,7 @@ static int run_jobs(struct run *r, mrc_run_progress_fn progress, void *pctx, cha
 	if (!r->err)
 		return 0;
 	for (size_t j = 0; j < r->n_jobs; j++) /* the iterations the failure stopped */
-		if (r->jobs[j].state == SJ_RUN)
+		if (r->jobs[j].state == SJ_RUN || r->jobs[j].in_gap)
 			job_iter_end(&r->jobs[j], true, err, errlen);
 	snprintf(r->res->error, sizeof(r->res->error), "%s", r->errmsg);
 	for (size_t j = 0; j < r->n_jobs; j++)
@@ -1860,6 +2228,12 @@ static int run_setup(struct run *r, char *err, size_t errlen)
 		return e;
 	}
 	r->gap_kind = e;
+	e = mrc_sim_handler(r->sim, on_bg_tick, r);
+	if (e < 0) {
+		snprintf(err, errlen, "sim: background handler: %s", strerror(-e));
+		return e;
+	}
+	r->bg_kind = e;
 	r->fired = calloc(r->job->n_faults + 1, sizeof(*r->fired));
 	if (!r->fired) {
 		snprintf(err, errlen, "fault counters: out of memory");
@@ -1897,6 +2271,19 @@ static void run_teardown(struct run *r)
 	for (size_t j = 0; j < r->n_jobs; j++) {
 		struct sjob *sj = &r->jobs[j];
 
+		if (sj->n_ph) { /* the running phase's are the phases' */
+			sj->coll = NULL;
+			sj->rkey = NULL;
+		}
+		for (size_t k = 0; k < sj->n_ph; k++) {
+			mrc_coll_free(sj->ph[k].coll);
+			free(sj->ph[k].rkey);
+		}
+		free(sj->ph);
+		free(sj->bg_hosts);
+		free(sj->bg_rkey);
+		free(sj->bg_perm);
+		free(sj->bg_tick);
 		coll_release(sj, true);
 		for (size_t k = 0; k < sj->n_old; k++)
 			mrc_coll_free(sj->old[k]);
@@ -1935,7 +2322,7 @@ static enum mrc_verify_mode run_vmode(const struct conf_job *job, uint32_t nrank
 		uint32_t span = t->ranks ? t->ranks : conf_fabric_hosts(&job->fabric);
 		bool group = t->hosts[0] != 0 || span < nranks;
 
-		if (t->verify == CONF_VERIFY_OFF)
+		if (t->verify == CONF_VERIFY_OFF || t->pattern == CONF_PAT_BACKGROUND)
 			continue;
 		if (t->verify == CONF_VERIFY_BYTES || job->mrc.rx_checks ||
 			!mrc_coll_desc_ok((enum mrc_coll_pattern)t->pattern, group))
@@ -1951,12 +2338,16 @@ static int jobs_init(struct run *r, char *err, size_t errlen)
 {
 	const struct conf_job *job = r->job;
 	struct mrc_run_result *res = r->res;
+	bool phases = false;
+	int e;
 
 	r->n_jobs = conf_jobs(job);
 	r->jobs = calloc(r->n_jobs, sizeof(*r->jobs));
 	if (!r->jobs)
 		return -ENOMEM;
-	if (job->traffic_list) {
+	for (size_t j = 0; j < r->n_jobs; j++)
+		phases |= conf_job_traffic(job, j)->n_phases > 0;
+	if (job->traffic_list || phases) {
 		res->jobs = calloc(r->n_jobs, sizeof(*res->jobs));
 		if (!res->jobs)
 			return -ENOMEM;
@@ -1969,7 +2360,9 @@ static int jobs_init(struct run *r, char *err, size_t errlen)
 		sj->run = r;
 		sj->idx = (uint32_t)j;
 		sj->t = t;
-		sj->n_sizes = conf_sizes_expand(&t->sizes, sj->sizes, CONF_SIZES_MAX);
+		/* a step of phases is one size, background has none */
+		sj->n_sizes = t->pattern == CONF_PAT_BACKGROUND ? 0 : t->n_phases ? 1 :
+			      conf_sizes_expand(&t->sizes, sj->sizes, CONF_SIZES_MAX);
 		if (sj->n_sizes > CONF_SIZES_MAX) {
 			snprintf(err, errlen, "traffic.sizes: %zu sizes, at most %d", sj->n_sizes,
 				CONF_SIZES_MAX);
@@ -1990,7 +2383,7 @@ static int jobs_init(struct run *r, char *err, size_t errlen)
 			sj->iters_r = &res->jobs[j].iters;
 			sj->n_iters_r = &res->jobs[j].n_iters;
 		}
-		*sj->sizes_r = calloc(sj->n_sizes, sizeof(**sj->sizes_r));
+		*sj->sizes_r = calloc(sj->n_sizes + 1, sizeof(**sj->sizes_r));
 		if (!*sj->sizes_r)
 			return -ENOMEM;
 		if (res->n_jobs)
@@ -2003,11 +2396,17 @@ static int jobs_init(struct run *r, char *err, size_t errlen)
 		sj->ready_at = t->start_ps;
 	}
 	for (size_t j = 0; j < r->n_jobs; j++) {
-		int e = job_size_begin(&r->jobs[j], err, errlen);
-
+		if (conf_job_traffic(job, j)->pattern == CONF_PAT_BACKGROUND) {
+			e = bg_init(&r->jobs[j]);
+			if (e)
+				snprintf(err, errlen, "job %s: background: %s",
+					conf_job_traffic(job, j)->name, strerror(-e));
+		} else {
+			e = job_size_begin(&r->jobs[j], err, errlen);
+		}
 		if (e)
 			return e;
-		if (res->n_jobs)
+		if (res->n_jobs && !r->jobs[j].bg)
 			res->jobs[j].nranks = r->jobs[j].nranks;
 	}
 	return 0;
