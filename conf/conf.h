@@ -289,6 +289,7 @@ struct conf_phase {
 	enum conf_algorithm algorithm;
 	uint64_t size;			/* bytes, as traffic.sizes' */
 	uint64_t gap_ps;		/* a gap phase: its length */
+	bool transpose;			/* alltoallv: rank a sends what b would send a */
 	bool has_pattern, has_algorithm, has_size, has_gap;	/* given in the config */
 };
 

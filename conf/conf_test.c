@@ -932,6 +932,9 @@ MRC_SELFTEST(conf_pfc)
 		{ "traffic:\n  phases:\n    - {pattern: alltoall, size: 4KiB, algorithm: ring}\n",
 		  "t.yaml:3:50: traffic.phases[0].algorithm: does not apply to pattern alltoall "
 		  "'ring'" },
+		{ "traffic:\n  phases:\n    - {pattern: alltoall, size: 4KiB, transpose: true}\n",
+		  "t.yaml:3:50: traffic.phases[0].transpose: only an alltoallv phase is "
+		  "transposed 'true'" },
 		{ "traffic:\n  phases:\n    - {gap: 5us}\n",
 		  "t.yaml:3:5: traffic.phases: gaps alone: at least one phase is a collective" },
 		{ "traffic:\n  dtype: float64\n  phases:\n    - {pattern: alltoall, size: 4100}\n",

@@ -520,6 +520,11 @@ int conf_check_phase(struct ld *ld, const struct tnode *map, void *obj, const ch
 	if (p->has_pattern == p->has_gap)
 		return TERR(ld, map, path, "a phase is a collective (pattern, size) or a compute "
 			"gap (gap): %s", p->has_gap ? "both given" : "neither given");
+	if (p->transpose && (p->has_gap || p->pattern != CONF_PAT_ALLTOALLV)) {
+		conf_path_key(sub, path, "transpose");
+		return TERR(ld, at(map, "transpose"), sub, "only an alltoallv phase is transposed "
+			"'true'");
+	}
 	if (p->has_gap && (p->has_size || p->has_algorithm)) {
 		conf_path_key(sub, path, p->has_size ? "size" : "algorithm");
 		return TERR(ld, at(map, p->has_size ? "size" : "algorithm"), sub,
@@ -659,7 +664,11 @@ int conf_check_traffic(struct ld *ld, const struct tnode *map, void *obj, const 
 		const char *k = t->matrix[0] ? "matrix" : "zipf";
 
 		conf_path_key(sub, path, k);
-		if (t->pattern != CONF_PAT_ALLTOALLV)
+		bool v = t->pattern == CONF_PAT_ALLTOALLV;
+
+		for (size_t i = 0; i < t->n_phases; i++) /* or an alltoallv phase */
+			v |= !t->phases[i].has_gap && t->phases[i].pattern == CONF_PAT_ALLTOALLV;
+		if (!v)
 			return TERR(ld, at(map, k), sub, "only alltoallv takes per-pair sizes '%s'",
 				conf_name_of(conf_pattern_names, (int)t->pattern));
 		if (t->matrix[0] && t->zipf > 0)

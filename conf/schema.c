@@ -253,6 +253,7 @@ static const struct cf phase_tbl[] = {
 		.max = 1ull << 40, HAS(struct conf_phase, has_size) },
 	{ .name = "gap", .t = CT_TIME, .off = offsetof(struct conf_phase, gap_ps), .min = 0,
 		.max = 10 * PS_PER_S, HAS(struct conf_phase, has_gap) },
+	B(struct conf_phase, transpose, "transpose"),
 	END
 };
 

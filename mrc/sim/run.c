@@ -1528,7 +1528,7 @@ static int new_hist(const struct conf_hist *c, struct mrc_hist **h)
  * copy of it): made, its regions registered (@phase: mem_regions'), in sj->coll and
  * sj->rkey. */
 static int job_coll(struct sjob *sj, const struct conf_traffic *t, uint64_t size, size_t phase,
-	struct mrc_coll_params *cp, char *err, size_t errlen)
+	bool transpose, struct mrc_coll_params *cp, char *err, size_t errlen)
 {
 	static const struct mrc_coll_ops cops = { coll_post };
 	struct run *r = sj->run;
@@ -1540,6 +1540,15 @@ static int job_coll(struct sjob *sj, const struct conf_traffic *t, uint64_t size
 		snprintf(err, errlen, "traffic: %s", e == -ENOMEM ? strerror(ENOMEM) :
 			sj->cmem.err);
 		return e;
+	}
+	for (uint32_t a = 0; transpose && cp->counts && a < cp->nranks; a++) { /* in place */
+		for (uint32_t b = a + 1; b < cp->nranks; b++) {
+			uint64_t x = sj->cmem.counts[(size_t)a * cp->nranks + b];
+
+			sj->cmem.counts[(size_t)a * cp->nranks + b] =
+				sj->cmem.counts[(size_t)b * cp->nranks + a];
+			sj->cmem.counts[(size_t)b * cp->nranks + a] = x;
+		}
 	}
 	cp->verify = sj->t->verify == CONF_VERIFY_OFF ? MRC_VERIFY_OFF : r->vmode;
 	cp->granule = job->mrc.mtu; /* a packet's payload: one granule each */
@@ -1599,7 +1608,7 @@ static int job_phases_begin(struct sjob *sj, struct mrc_run_size *rs, char *err,
 		sj->rkey = sj->ph[p].rkey;
 		pt.pattern = cph->pattern;
 		pt.algorithm = cph->algorithm;
-		e = job_coll(sj, &pt, cph->size, p, &cp, err, errlen);
+		e = job_coll(sj, &pt, cph->size, p, cph->transpose, &cp, err, errlen);
 		sj->ph[p].coll = sj->coll;
 		sj->coll = NULL;
 		if (e)
@@ -1631,7 +1640,7 @@ static int job_size_begin(struct sjob *sj, char *err, size_t errlen)
 		e = job_phases_begin(sj, rs, err, errlen);
 		return e ?: new_hist(&job->output.hist, &rs->cct_ns);
 	}
-	e = job_coll(sj, sj->t, sj->sizes[sj->size_i], 0, &cp, err, errlen);
+	e = job_coll(sj, sj->t, sj->sizes[sj->size_i], 0, false, &cp, err, errlen);
 	if (e)
 		return e;
 	rs->bytes = mrc_coll_bytes(sj->coll);
