@@ -940,9 +940,6 @@ MRC_SELFTEST(conf_pfc)
 		{ "traffic:\n  dtype: float64\n  phases:\n    - {pattern: alltoall, size: 4100}\n",
 		  "t.yaml:4:33: traffic.phases[0].size: not a multiple of the 8-byte float64 "
 		  "'4100B'" },
-		{ "fabric: {driver: wire}\ntraffic:\n  phases:\n    - {pattern: allgather, size: "
-		  "1MiB}\n", "t.yaml:4:5: traffic.phases: the simulator runs phases: "
-		  "fabric.driver sim, not wire" },
 		{ "traffic:\n  - {hosts: \"h0-h3\"}\n  - {pattern: background, hosts: \"h4-h7\"}\n",
 		  "t.yaml:3:5: traffic[1].rate: a background job needs its rate per host (bits a "
 		  "second, e.g. 20Gbps)" },

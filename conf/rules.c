@@ -1127,11 +1127,6 @@ int conf_check_jobs(struct ld *ld, const struct tnode *seq, struct conf_job *j, 
 			return TERR(ld, at(m, "pattern"), key, "background loads the fabric under "
 				"other jobs: list it after the first job 'background'");
 		}
-		if (t->n_phases && f->driver == CONF_DRIVER_WIRE) {
-			conf_path_key(key, sub, "phases");
-			return TERR(ld, at(m, "phases"), key, "the simulator runs phases: "
-				"fabric.driver sim, not wire");
-		}
 		if (job_named(j, t->name) != (long)i)
 			return TERR(ld, at(m, "name"), key,
 				"two jobs named so (traffic[%ld] too) '%s'", job_named(j, t->name),

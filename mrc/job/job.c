@@ -491,6 +491,28 @@ int mrc_job_coll_params_of(const struct conf_job *job, const struct conf_traffic
 	return 0;
 }
 
+int mrc_job_coll_params_phase(const struct conf_job *job, const struct conf_traffic *t,
+	const struct conf_phase *ph, uint32_t nranks, struct mrc_job_coll_mem *mem,
+	struct mrc_coll_params *cp)
+{
+	struct conf_traffic pt = *t;
+	int e;
+
+	pt.pattern = ph->pattern;
+	pt.algorithm = ph->algorithm;
+	e = mrc_job_coll_params_of(job, &pt, nranks, ph->size, mem, cp);
+	for (uint32_t a = 0; !e && ph->transpose && cp->counts && a < cp->nranks; a++) {
+		for (uint32_t b = a + 1; b < cp->nranks; b++) { /* in place */
+			uint64_t x = mem->counts[(size_t)a * cp->nranks + b];
+
+			mem->counts[(size_t)a * cp->nranks + b] =
+				mem->counts[(size_t)b * cp->nranks + a];
+			mem->counts[(size_t)b * cp->nranks + a] = x;
+		}
+	}
+	return e;
+}
+
 static int coll_post_none(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x,
 	const void *src, uint64_t dst_va, uint32_t imm, uint64_t wr_id)
 {

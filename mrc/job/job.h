@@ -111,6 +111,16 @@ int mrc_job_coll_params(const struct conf_job *job, uint32_t nranks, uint64_t si
  * span fewer (its traffic.ranks while another job spans more: h0..h{ranks-1} as members). */
 int mrc_job_coll_params_of(const struct conf_job *job, const struct conf_traffic *t,
 	uint32_t nranks, uint64_t size, struct mrc_job_coll_mem *mem, struct mrc_coll_params *cp);
+/*
+ * The collective of phase @ph of job @t (traffic.phases, docs/config.md "Phases"): as
+ * mrc_job_coll_params_of with the phase's pattern, algorithm and size; an alltoallv
+ * phase with transpose has its per-pair counts transposed (rank a sends b what b would send
+ * a), so an MoE combine mirrors its dispatch. The drivers' one mapping of a phase.
+ */
+struct conf_phase;
+int mrc_job_coll_params_phase(const struct conf_job *job, const struct conf_traffic *t,
+	const struct conf_phase *ph, uint32_t nranks, struct mrc_job_coll_mem *mem,
+	struct mrc_coll_params *cp);
 void mrc_job_coll_mem_free(struct mrc_job_coll_mem *mem);
 
 /*

@@ -1524,31 +1524,24 @@ static int new_hist(const struct conf_hist *c, struct mrc_hist **h)
 	return mrc_hist_init((int64_t)c->lowest_ns, (int64_t)c->highest_ns, (int)c->sigfigs, h);
 }
 
-/* A collective for @sj of @size with @t's pattern and algorithm (a job's, or a phase's in a
- * copy of it): made, its regions registered (@phase: mem_regions'), in sj->coll and
+/* A collective for @sj: of its running size, or (@ph) of that phase (number @phase among
+ * its collectives, mem_regions'): made, its regions registered, in sj->coll and
  * sj->rkey. */
-static int job_coll(struct sjob *sj, const struct conf_traffic *t, uint64_t size, size_t phase,
-	bool transpose, struct mrc_coll_params *cp, char *err, size_t errlen)
+static int job_coll(struct sjob *sj, const struct conf_phase *ph, size_t phase,
+	struct mrc_coll_params *cp, char *err, size_t errlen)
 {
 	static const struct mrc_coll_ops cops = { coll_post };
 	struct run *r = sj->run;
 	const struct conf_job *job = r->job;
+	uint64_t size = ph ? ph->size : sj->sizes[sj->size_i];
 	int e;
 
-	e = mrc_job_coll_params_of(job, t, r->nranks, size, &sj->cmem, cp);
+	e = ph ? mrc_job_coll_params_phase(job, sj->t, ph, r->nranks, &sj->cmem, cp) :
+		 mrc_job_coll_params_of(job, sj->t, r->nranks, size, &sj->cmem, cp);
 	if (e) {
 		snprintf(err, errlen, "traffic: %s", e == -ENOMEM ? strerror(ENOMEM) :
 			sj->cmem.err);
 		return e;
-	}
-	for (uint32_t a = 0; transpose && cp->counts && a < cp->nranks; a++) { /* in place */
-		for (uint32_t b = a + 1; b < cp->nranks; b++) {
-			uint64_t x = sj->cmem.counts[(size_t)a * cp->nranks + b];
-
-			sj->cmem.counts[(size_t)a * cp->nranks + b] =
-				sj->cmem.counts[(size_t)b * cp->nranks + a];
-			sj->cmem.counts[(size_t)b * cp->nranks + a] = x;
-		}
 	}
 	cp->verify = sj->t->verify == CONF_VERIFY_OFF ? MRC_VERIFY_OFF : r->vmode;
 	cp->granule = job->mrc.mtu; /* a packet's payload: one granule each */
@@ -1589,7 +1582,6 @@ static int job_phases_begin(struct sjob *sj, struct mrc_run_size *rs, char *err,
 	for (size_t p = 0; p < sj->n_ph; p++) {
 		const struct conf_phase *cph = &t->phases[p];
 		struct mrc_run_phase *rp = &rj->phases[p];
-		struct conf_traffic pt = *t;
 		struct mrc_coll_params cp;
 		int e = new_hist(&r->job->output.hist, &rp->time_ns);
 
@@ -1606,9 +1598,7 @@ static int job_phases_begin(struct sjob *sj, struct mrc_run_size *rs, char *err,
 		if (!sj->ph[p].rkey)
 			return -ENOMEM;
 		sj->rkey = sj->ph[p].rkey;
-		pt.pattern = cph->pattern;
-		pt.algorithm = cph->algorithm;
-		e = job_coll(sj, &pt, cph->size, p, cph->transpose, &cp, err, errlen);
+		e = job_coll(sj, cph, p, &cp, err, errlen);
 		sj->ph[p].coll = sj->coll;
 		sj->coll = NULL;
 		if (e)
@@ -1640,7 +1630,7 @@ static int job_size_begin(struct sjob *sj, char *err, size_t errlen)
 		e = job_phases_begin(sj, rs, err, errlen);
 		return e ?: new_hist(&job->output.hist, &rs->cct_ns);
 	}
-	e = job_coll(sj, sj->t, sj->sizes[sj->size_i], 0, false, &cp, err, errlen);
+	e = job_coll(sj, NULL, 0, &cp, err, errlen);
 	if (e)
 		return e;
 	rs->bytes = mrc_coll_bytes(sj->coll);
