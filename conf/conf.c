@@ -100,7 +100,8 @@ static int apply_set(struct ld *ld, struct tnode *root, const char *src, const c
 				goto out_err;
 			}
 			in_sizes = f->t == CT_SIZES;
-			tbl = f->t == CT_SECTION || f->t == CT_LIST ? f->sub : NULL;
+			tbl = f->t == CT_SECTION || f->t == CT_LIST || f->t == CT_JOBS ? f->sub :
+									       NULL;
 		}
 		if (cur->kind != T_MAP) {
 			err = conf_lerr(ld, src, 0, 0, done, "parent is %s, not a mapping",
@@ -133,7 +134,7 @@ static int apply_set(struct ld *ld, struct tnode *root, const char *src, const c
 			num[k] = '\0';
 			p += k + 2;
 			if (conf_parse_uint(num, &idx) || cur->kind != T_SEQ || idx > cur->n ||
-			    !(f->t == CT_LIST || in_sizes)) {
+			    !(f->t == CT_LIST || f->t == CT_JOBS || in_sizes)) {
 				err = conf_lerr(ld, src, 0, 0, done, "no element [%s] to set", num);
 				goto out_err;
 			}
@@ -460,7 +461,15 @@ static void dump_field(FILE *f, const struct cf *fd, const void *base, int ind)
 	if (fd->has && !*(const bool *)((const char *)base + fd->hoff))
 		return;
 	fprintf(f, "%*s%s:", ind, "", fd->name);
-	if (fd->t == CT_SECTION) {
+	if (fd->t == CT_JOBS && ((const struct conf_job *)base)->traffic_list) {
+		const struct conf_job *j = base;
+
+		fputc('\n', f);
+		for (size_t i = 0; i < conf_jobs(j); i++) {
+			fprintf(f, "%*s- ", ind + 2, "");
+			dump_fields(f, fd->sub, conf_job_traffic(j, i), ind + 4, true);
+		}
+	} else if (fd->t == CT_SECTION || fd->t == CT_JOBS) {
 		fputc('\n', f);
 		dump_fields(f, fd->sub, p, ind + 2, false);
 	} else if (fd->t == CT_LIST || fd->t == CT_SIZES) {

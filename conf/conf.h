@@ -35,12 +35,16 @@ enum conf_plan { CONF_PLAN_GENERATED, CONF_PLAN_EXPLICIT, CONF_PLAN_SEQUENTIAL }
 enum conf_transport { CONF_TRANSPORT_MRC, CONF_TRANSPORT_ROCE };
 enum conf_ev_format { CONF_EV_SRV6, CONF_EV_STEV, CONF_EV_UDP };
 enum conf_cc_algo { CONF_CC_NSCC, CONF_CC_FIXED, CONF_CC_DCQCN };
-/* In mrc/job/coll.h's enum mrc_coll_pattern order (a cast maps one onto the other). */
+/* In mrc/job/coll.h's enum mrc_coll_pattern order (a cast maps one onto the other); but
+ * background, no collective: open-loop load at a rate (docs/config.md "Background"). */
 enum conf_pattern {
 	CONF_PAT_ALLREDUCE, CONF_PAT_ALLTOALL, CONF_PAT_SENDRECV, CONF_PAT_INCAST,
 	CONF_PAT_WRITE_BW, CONF_PAT_WRITE_LAT, CONF_PAT_ALLGATHER, CONF_PAT_REDUCESCATTER,
 	CONF_PAT_BROADCAST, CONF_PAT_REDUCE, CONF_PAT_ALLTOALLV, CONF_PAT_GATHER, CONF_PAT_SCATTER,
+	CONF_PAT_BACKGROUND,
 };
+/* Where a background job's messages go: a random other host each, or a fixed derangement. */
+enum conf_bg_mode { CONF_BG_UNIFORM, CONF_BG_PERMUTATION };
 /* ring|tree for allreduce, parallel|shift for alltoall, direct for sendrecv and incast. */
 enum conf_algorithm {
 	CONF_ALG_RING, CONF_ALG_TREE, CONF_ALG_PARALLEL, CONF_ALG_SHIFT, CONF_ALG_DIRECT,
@@ -69,7 +73,7 @@ extern const struct conf_name conf_driver_names[], conf_dataplane_names[], conf_
 	conf_algorithm_names[], conf_dtype_names[], conf_fault_action_names[],
 	conf_direction_names[], conf_cap_dir_names[], conf_tsresol_names[],
 	conf_hash_field_names[], conf_seed_mode_names[], conf_pfc_control_names[],
-	conf_verify_names[];
+	conf_verify_names[], conf_bg_mode_names[];
 
 /* Bytes per element of @dt (4, 4, 8). */
 unsigned conf_dtype_size(enum conf_dtype dt);
@@ -278,6 +282,17 @@ struct conf_sizes {
 	uint32_t factor;		/* >= 2 */
 };
 
+/* One phase of a training step (traffic.phases[], docs/config.md "Phases"): a collective
+ * of one size, or a compute gap. */
+struct conf_phase {
+	enum conf_pattern pattern;
+	enum conf_algorithm algorithm;
+	uint64_t size;			/* bytes, as traffic.sizes' */
+	uint64_t gap_ps;		/* a gap phase: its length */
+	bool transpose;			/* alltoallv: rank a sends what b would send a */
+	bool has_pattern, has_algorithm, has_size, has_gap;	/* given in the config */
+};
+
 struct conf_traffic {
 	enum conf_pattern pattern;
 	enum conf_algorithm algorithm;
@@ -296,6 +311,16 @@ struct conf_traffic {
 	double zipf;			/* alltoallv: 0, or the skew of destinations */
 	char *hosts;			/* "" = h0..h{ranks-1}; else the host set, rank g
 					 * on its g-th host (conf_hosts_expand) */
+	/* several jobs at once (traffic as a list, docs/config.md "Several jobs") */
+	char *name;			/* [A-Za-z0-9_-], unique; default job{index} */
+	uint64_t start_ps;		/* first iteration's start, after @after's end if given */
+	char *after;			/* "" or the name of the job whose end starts this one */
+	bool share;			/* may share hosts with another job that shares too */
+	struct conf_phase *phases;	/* a step's sequence, run every iteration; none: the
+					 * pattern of every size */
+	size_t n_phases;
+	uint64_t rate_bps;		/* background: what each host offers */
+	enum conf_bg_mode mode;		/* background: destinations */
 };
 
 /* Most sizes one job may list or step through (a run keeps a row of results for each). */
@@ -377,13 +402,28 @@ struct conf_job {
 	struct conf_fabric fabric;
 	struct conf_wire wire;
 	struct conf_mrc mrc;
-	struct conf_traffic traffic;
+	struct conf_traffic traffic;	/* the (first) job */
+	struct conf_traffic *more_traffic; /* traffic as a list: the jobs after the first */
+	size_t n_more_traffic;
+	bool traffic_list;		/* traffic was written as a list (of one or more jobs) */
 	struct conf_fault *faults;
 	size_t n_faults;
 	struct conf_sweep sweep;
 	struct conf_output output;
 	char *source;			/* the file it came from, for reports */
 };
+
+/* Jobs of @job: 1 + n_more_traffic. */
+static inline size_t conf_jobs(const struct conf_job *job)
+{
+	return 1 + job->n_more_traffic;
+}
+
+/* Job @i of @job (i < conf_jobs): traffic, then more_traffic[i - 1]. */
+static inline const struct conf_traffic *conf_job_traffic(const struct conf_job *job, size_t i)
+{
+	return i ? &job->more_traffic[i - 1] : &job->traffic;
+}
 
 /*
  * Fills @job with every default (docs/config.md "Keys"). Returns 0 or -ENOMEM; on success the

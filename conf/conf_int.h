@@ -66,6 +66,7 @@ struct ld {
 enum ctype {
 	CT_U8, CT_U16, CT_U32, CT_U64, CT_BOOL, CT_ENUM, CT_SIZE, CT_RATE, CT_TIME, CT_TIME_NS,
 	CT_DOUBLE, CT_STR, CT_NODE, CT_BLOCK, CT_PREFIX, CT_SECTION, CT_LIST, CT_SIZES,
+	CT_JOBS,	/* conf_job.traffic: one job's section, or a list of them */
 };
 
 struct cf;
@@ -108,6 +109,8 @@ void conf_path_key(char *out, const char *base, const char *key);
 void conf_path_idx(char *out, const char *base, size_t i);
 
 /* conf/schema.c */
+extern const struct cf conf_traffic_tbl[];
+int conf_traffic_defaults(struct conf_traffic *t);
 const struct cf *conf_tbl_find(const struct cf *tbl, const char *name);
 void conf_free_fields(const struct cf *tbl, void *base, bool scalar_list);
 void conf_free_field(const struct cf *f, void *base);
@@ -127,6 +130,9 @@ int conf_check_usid(struct ld *ld, const struct tnode *map, void *obj, const cha
 int conf_check_ev(struct ld *ld, const struct tnode *map, void *obj, const char *path);
 int conf_check_rule(struct ld *ld, const struct tnode *map, void *obj, const char *path);
 int conf_check_traffic(struct ld *ld, const struct tnode *map, void *obj, const char *path);
+int conf_check_phase(struct ld *ld, const struct tnode *map, void *obj, const char *path);
+int conf_check_jobs(struct ld *ld, const struct tnode *seq, struct conf_job *job,
+	const char *path);
 int conf_check_fault(struct ld *ld, const struct tnode *map, void *obj, const char *path);
 int conf_check_hist(struct ld *ld, const struct tnode *map, void *obj, const char *path);
 int conf_check_capture(struct ld *ld, const struct tnode *map, void *obj, const char *path);

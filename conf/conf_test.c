@@ -801,4 +801,164 @@ MRC_SELFTEST(conf_pfc)
 		if (badh[i].want)
 			ST_EQ_STR(st, err, badh[i].want);
 	}
+
+	mrc_st_case(st, "jobs: traffic as a list loads every job from the defaults, names "
+			"them job{i}, dumps as a list that loads to the same; one mapping stays "
+			"one job");
+	{
+		char *j1, *j2;
+
+		ST_EQ_I(st, st_load("traffic:\n  - {name: dp, hosts: \"h0-h7\", pattern: "
+			"reducescatter}\n  - {hosts: \"h8-h15\", pattern: alltoall, start: 100us, "
+			"gap: 50us}\n  - {hosts: \"h0-h3\", share: true, after: dp}\n", NULL, 0,
+			&job, err, sizeof(err)), -EINVAL);
+		ST_EQ_STR(st, err, "t.yaml:4:13: traffic[2].hosts: h0 is job dp's too: jobs may "
+			"share hosts only with share: true on both 'h0-h3'");
+		ST_EQ_I(st, st_load("traffic:\n  - {name: dp, hosts: \"h0-h7\", pattern: "
+			"reducescatter, share: true}\n  - {hosts: \"h8-h15\", pattern: alltoall, "
+			"start: 100us, gap: 50us}\n  - {hosts: \"h0-h3\", share: true, "
+			"after: dp}\n",
+			NULL, 0, &job, err, sizeof(err)), 0);
+		ST_EQ(st, conf_jobs(&job), 3);
+		ST_EQ(st, job.traffic_list, true);
+		ST_EQ_STR(st, job.traffic.name, "dp");
+		ST_EQ(st, job.traffic.pattern, CONF_PAT_REDUCESCATTER);
+		ST_EQ_STR(st, conf_job_traffic(&job, 1)->name, "job1");
+		ST_EQ(st, conf_job_traffic(&job, 1)->start_ps, 100000000ull);
+		ST_EQ(st, conf_job_traffic(&job, 1)->gap_ps, 50000000ull);
+		ST_EQ(st, conf_job_traffic(&job, 1)->algorithm, CONF_ALG_PARALLEL);
+		ST_EQ(st, conf_job_traffic(&job, 2)->iterations, 10); /* the default */
+		ST_EQ_STR(st, conf_job_traffic(&job, 2)->after, "dp");
+		j1 = st_dump(&job);
+		conf_free(&job);
+		ST_EQ_I(st, st_load(j1 ? j1 : "", NULL, 0, &job, err, sizeof(err)), 0);
+		j2 = st_dump(&job);
+		ST_EQ_STR(st, j2 ? j2 : "", j1 ? j1 : "-");
+		free(j1);
+		free(j2);
+		conf_free(&job);
+		ST_EQ_I(st, st_load("traffic: {pattern: alltoall}\n", NULL, 0, &job, err,
+			sizeof(err)), 0);
+		ST_EQ(st, conf_jobs(&job), 1);
+		ST_EQ(st, job.traffic_list, false);
+		conf_free(&job);
+		ST_EQ_I(st, st_load("traffic:\n  - {hosts: \"h0-h3\"}\n  - {hosts: \"h4-h7\"}\n",
+			(const char *const[]){ "traffic[1].sizes=[4KiB]" }, 1, &job, err,
+			sizeof(err)), 0);
+		ST_EQ(st, conf_job_traffic(&job, 1)->sizes.list[0], 4096);
+		conf_free(&job);
+	}
+	static const struct {
+		const char *text, *want;
+	} badj[] = {
+		{ "traffic:\n  - {name: a, hosts: \"h0-h3\"}\n  - {name: a, hosts: \"h4-h7\"}\n",
+		  "t.yaml:3:12: traffic[1].name: two jobs named so (traffic[0] too) 'a'" },
+		{ "traffic:\n  - {hosts: \"h0-h3\", after: b}\n  - {hosts: \"h4-h7\"}\n",
+		  "t.yaml:2:29: traffic[0].after: no job is named so 'b'" },
+		{ "traffic:\n  - {name: a, hosts: \"h0-h3\", after: c}\n  - {name: b, hosts: "
+		  "\"h4-h7\", after: a}\n  - {name: c, hosts: \"h8-h9\", after: b}\n",
+		  "t.yaml:2:38: traffic[0].after: a cycle of jobs each waiting for the next to end "
+		  "'c'" },
+		{ "traffic:\n  - {hosts: \"h0-h3\", share: true}\n  - {hosts: \"h3-h7\"}\n",
+		  "t.yaml:3:13: traffic[1].hosts: h3 is job job0's too: jobs may share hosts only "
+		  "with share: true on both 'h3-h7'" },
+		{ "traffic:\n  - {hosts: \"h0-h3\"}\n  - {ranks: 4}\n",
+		  "t.yaml:3:5: traffic[1].hosts: h0 is job job0's too: jobs may share hosts only "
+		  "with share: true on both 'h0-h3'" },
+		{ "traffic:\n  - {hosts: \"h0-h3\"}\n  - {hosts: \"h4-h17\"}\n",
+		  "t.yaml:3:13: traffic[1].hosts: not a host of the fabric, or not a range hA-hB "
+		  "with A <= B 'h4-h17'" },
+		{ "fabric: {driver: wire}\ntraffic:\n  - {hosts: \"h0-h3\"}\n  - {hosts: "
+		  "\"h4-h7\"}\n",
+		  "t.yaml:3:3: traffic: the wire driver runs one job at a time: 2 jobs need "
+		  "fabric.driver sim '2'" },
+		{ "traffic:\n  - {name: \"a b\", hosts: \"h0-h3\"}\n",
+		  "t.yaml:2:12: traffic[0].name: a job name is 1..31 letters, digits, '_' or '-' "
+		  "'a b'" },
+		{ "traffic: []\n", "t.yaml:1:10: traffic: an empty list of jobs" },
+		{ "traffic:\n  - {hosts: \"h0-h3\"}\n  - 3\n",
+		  "t.yaml:3:5: traffic[1]: expected a mapping, got a scalar" },
+		{ "traffic:\n  after: job0\n",
+		  "t.yaml:2:10: traffic.after: one job: no other to wait for 'job0'" },
+		{ "traffic:\n  - {hosts: \"h0-h3\"}\n  - {hosts: \"h4-h6\", pattern: write_bw}\n",
+		  "t.yaml:3:13: traffic[1].hosts: write_bw pairs the ranks: an even number of them "
+		  "is needed '3'" },
+	};
+	for (size_t i = 0; i < sizeof(badj) / sizeof(badj[0]); i++) {
+		ST_EQ_I(st, st_load(badj[i].text, NULL, 0, &job, err, sizeof(err)), -EINVAL);
+		if (badj[i].want)
+			ST_EQ_STR(st, err, badj[i].want);
+	}
+
+	mrc_st_case(st, "jobs: phases (collectives with their sizes, gaps) and background (rate, "
+			"mode, one size, 64 KiB by default) load; their mistakes at file:line");
+	ST_EQ_I(st, st_load("traffic:\n  - {hosts: \"h0-h7\", phases: [{pattern: reducescatter, "
+		"size: 1MiB}, {gap: 50us}, {pattern: allgather, size: 1MiB}]}\n  - {pattern: "
+		"background, rate: 20Gbps, mode: permutation, share: true}\n", NULL, 0, &job, err,
+		sizeof(err)), 0);
+	ST_EQ(st, job.traffic.n_phases, 3);
+	ST_EQ(st, job.traffic.phases[0].pattern, CONF_PAT_REDUCESCATTER);
+	ST_EQ(st, job.traffic.phases[0].algorithm, CONF_ALG_RING);
+	ST_EQ(st, job.traffic.phases[1].has_gap, true);
+	ST_EQ(st, job.traffic.phases[1].gap_ps, 50000000ull);
+	ST_EQ(st, job.traffic.phases[2].size, 1048576);
+	ST_EQ(st, conf_job_traffic(&job, 1)->rate_bps, 20000000000ull);
+	ST_EQ(st, conf_job_traffic(&job, 1)->mode, CONF_BG_PERMUTATION);
+	ST_EQ(st, conf_job_traffic(&job, 1)->sizes.list[0], 65536);
+	{
+		char *j1 = st_dump(&job), *j2;
+
+		conf_free(&job);
+		ST_EQ_I(st, st_load(j1 ? j1 : "", NULL, 0, &job, err, sizeof(err)), 0);
+		j2 = st_dump(&job);
+		ST_EQ_STR(st, j2 ? j2 : "", j1 ? j1 : "-");
+		free(j1);
+		free(j2);
+	}
+	conf_free(&job);
+	static const struct {
+		const char *text, *want;
+	} badp[] = {
+		{ "traffic:\n  phases:\n    - {pattern: allreduce, size: 1MiB, gap: 5us}\n",
+		  "t.yaml:3:7: traffic.phases[0]: a phase is a collective (pattern, size) or a "
+		  "compute gap (gap): both given" },
+		{ "traffic:\n  phases:\n    - {gap: 5us, size: 1MiB}\n",
+		  "t.yaml:3:24: traffic.phases[0].size: a gap phase has its gap alone '1MiB'" },
+		{ "traffic:\n  phases:\n    - {pattern: allreduce}\n",
+		  "t.yaml:3:7: traffic.phases[0].size: a collective phase needs its size" },
+		{ "traffic:\n  phases:\n    - {pattern: write_bw, size: 4KiB}\n",
+		  "t.yaml:3:17: traffic.phases[0].pattern: a phase is a collective, not "
+		  "perftest's 'write_bw'" },
+		{ "traffic:\n  phases:\n    - {pattern: alltoall, size: 4KiB, algorithm: ring}\n",
+		  "t.yaml:3:50: traffic.phases[0].algorithm: does not apply to pattern alltoall "
+		  "'ring'" },
+		{ "traffic:\n  phases:\n    - {pattern: alltoall, size: 4KiB, transpose: true}\n",
+		  "t.yaml:3:50: traffic.phases[0].transpose: only an alltoallv phase is "
+		  "transposed 'true'" },
+		{ "traffic:\n  phases:\n    - {gap: 5us}\n",
+		  "t.yaml:3:5: traffic.phases: gaps alone: at least one phase is a collective" },
+		{ "traffic:\n  dtype: float64\n  phases:\n    - {pattern: alltoall, size: 4100}\n",
+		  "t.yaml:4:33: traffic.phases[0].size: not a multiple of the 8-byte float64 "
+		  "'4100B'" },
+		{ "traffic:\n  - {hosts: \"h0-h3\"}\n  - {pattern: background, hosts: \"h4-h7\"}\n",
+		  "t.yaml:3:5: traffic[1].rate: a background job needs its rate per host (bits a "
+		  "second, e.g. 20Gbps)" },
+		{ "traffic:\n  - {hosts: \"h0-h3\"}\n  - {pattern: background, hosts: \"h4-h7\", "
+		  "rate: 1Gbps, sizes: [1KiB, 2KiB]}\n",
+		  "t.yaml:3:63: traffic[1].sizes: a background job sends one message size "
+		  "'2 sizes'" },
+		{ "traffic:\n  - {hosts: \"h0-h3\", rate: 1Gbps}\n",
+		  "t.yaml:2:28: traffic[0].rate: only pattern background takes a rate '1Gbps'" },
+		{ "traffic:\n  - {pattern: background, hosts: \"h4-h7\", rate: 1Gbps}\n  - {hosts: "
+		  "\"h0-h3\"}\n", "t.yaml:2:15: traffic[0].pattern: background loads the fabric "
+		  "under other jobs: list it after the first job 'background'" },
+		{ "traffic:\n  - {hosts: \"h0-h3\"}\n  - {pattern: background, rate: 1Gbps}\n",
+		  "t.yaml:3:5: traffic[1].hosts: h0 is job job0's too: jobs may share hosts only "
+		  "with share: true on both 'h0-h15'" },
+	};
+	for (size_t i = 0; i < sizeof(badp) / sizeof(badp[0]); i++) {
+		ST_EQ_I(st, st_load(badp[i].text, NULL, 0, &job, err, sizeof(err)), -EINVAL);
+		if (badp[i].want)
+			ST_EQ_STR(st, err, badp[i].want);
+	}
 }

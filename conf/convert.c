@@ -217,6 +217,66 @@ static int conv_sizes(struct ld *ld, const struct tnode *t, const char *path,
 	return 0;
 }
 
+/*
+ * traffic: one job (a mapping, into job->traffic) or a list of jobs (the first into
+ * job->traffic, the others into job->more_traffic, each from the defaults), then the rules
+ * across jobs (conf_check_jobs). @base is the job.
+ */
+static int conv_jobs(struct ld *ld, const struct tnode *t, const struct cf *f, void *base,
+	const char *path)
+{
+	struct conf_job *j = base;
+	struct conf_traffic *arr;
+	char sub[CONF_PATH_MAX];
+	int err = 0;
+
+	if (t->kind == T_MAP) {
+		struct tnode one = { .kind = T_SEQ, .src = t->src, .line = t->line, .col = t->col,
+				     .n = 1, .items = (struct tnode **)&t };
+
+		j->traffic_list = false;
+		err = conf_conv_fields(ld, t, f->sub, &j->traffic, path, f->check);
+		return err ?: conf_check_jobs(ld, &one, j, path);
+	}
+	if (t->kind != T_SEQ)
+		return TERR(ld, t, path, "expected a mapping (one job) or a sequence of them, "
+			"got %s", conf_kind_name(t));
+	if (t->n == 0)
+		return TERR(ld, t, path, "an empty list of jobs");
+	arr = calloc(t->n, sizeof(*arr));
+	if (!arr)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n && !err; i++) {
+		conf_path_idx(sub, path, i);
+		err = conf_traffic_defaults(&arr[i]);
+		if (!err && t->items[i]->kind != T_MAP)
+			err = TERR(ld, t->items[i], sub, "expected a mapping, got %s",
+				conf_kind_name(t->items[i]));
+		err = err ?: conf_conv_fields(ld, t->items[i], f->sub, &arr[i], sub, f->check);
+	}
+	if (err) {
+		for (size_t i = 0; i < t->n; i++)
+			conf_free_fields(f->sub, &arr[i], false);
+		free(arr);
+		return err;
+	}
+	conf_free_fields(f->sub, &j->traffic, false);
+	for (size_t i = 0; i < j->n_more_traffic; i++)
+		conf_free_fields(f->sub, &j->more_traffic[i], false);
+	free(j->more_traffic);
+	j->traffic = arr[0];
+	j->more_traffic = NULL;
+	j->n_more_traffic = t->n - 1;
+	if (t->n > 1) {
+		memmove(arr, arr + 1, (t->n - 1) * sizeof(*arr));
+		j->more_traffic = arr;
+	} else {
+		free(arr);
+	}
+	j->traffic_list = true;
+	return conf_check_jobs(ld, t, j, path);
+}
+
 /* Converts one value @t into the field @f of @base (@path names it). */
 static int conv_field(struct ld *ld, const struct tnode *t, const struct cf *f, void *base,
 	const char *path)
@@ -231,6 +291,8 @@ static int conv_field(struct ld *ld, const struct tnode *t, const struct cf *f, 
 			return TERR(ld, t, path, "expected a mapping, got %s", conf_kind_name(t));
 		return conf_conv_fields(ld, t, f->sub, p, path, f->check);
 	}
+	if (f->t == CT_JOBS)
+		return conv_jobs(ld, t, f, base, path);
 	if (f->t == CT_LIST) {
 		if (t->kind != T_SEQ)
 			return TERR(ld, t, path, "expected a sequence, got %s", conf_kind_name(t));
@@ -424,7 +486,7 @@ int conf_conv_fields(struct ld *ld, const struct tnode *map, const struct cf *tb
 		struct tnode empty = { .kind = T_MAP, .src = map->src, .line = map->line,
 			.col = map->col };
 
-		if (!v && f->t == CT_SECTION && f->check)
+		if (!v && (f->t == CT_SECTION || f->t == CT_JOBS) && f->check)
 			v = &empty;
 		if (!v)
 			continue;

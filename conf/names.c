@@ -33,7 +33,9 @@ const struct conf_name conf_pattern_names[] = {
 	{ CONF_PAT_ALLGATHER, "allgather" }, { CONF_PAT_REDUCESCATTER, "reducescatter" },
 	{ CONF_PAT_BROADCAST, "broadcast" }, { CONF_PAT_REDUCE, "reduce" },
 	{ CONF_PAT_ALLTOALLV, "alltoallv" }, { CONF_PAT_GATHER, "gather" },
-	{ CONF_PAT_SCATTER, "scatter" }, { 0, NULL } };
+	{ CONF_PAT_SCATTER, "scatter" }, { CONF_PAT_BACKGROUND, "background" }, { 0, NULL } };
+const struct conf_name conf_bg_mode_names[] = {
+	{ CONF_BG_UNIFORM, "uniform" }, { CONF_BG_PERMUTATION, "permutation" }, { 0, NULL } };
 const struct conf_name conf_algorithm_names[] = {
 	{ CONF_ALG_RING, "ring" }, { CONF_ALG_TREE, "tree" }, { CONF_ALG_PARALLEL, "parallel" },
 	{ CONF_ALG_SHIFT, "shift" }, { CONF_ALG_DIRECT, "direct" }, { 0, NULL } };

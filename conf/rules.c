@@ -481,6 +481,136 @@ static bool host_in_set(const struct conf_fabric *f, const char *set, uint32_t h
 	return in;
 }
 
+/*
+ * The algorithm of @pat: its default into *@alg when not @given, then whether *@alg
+ * belongs to it — NCCL's ring and tree for all-reduce, broadcast, reduce; parallel and
+ * shift for the all-to-alls; ring for all-gather and reduce-scatter; direct for the rest.
+ */
+static bool algorithm_rule(enum conf_pattern pat, bool given, enum conf_algorithm *alg)
+{
+	bool rt = pat == CONF_PAT_ALLREDUCE || pat == CONF_PAT_BROADCAST || pat == CONF_PAT_REDUCE;
+	bool ps = pat == CONF_PAT_ALLTOALL || pat == CONF_PAT_ALLTOALLV;
+	bool ring = pat == CONF_PAT_ALLGATHER || pat == CONF_PAT_REDUCESCATTER;
+	bool ok;
+
+	if (!given)
+		*alg = rt || ring ? CONF_ALG_RING : ps ? CONF_ALG_PARALLEL : CONF_ALG_DIRECT;
+	switch ((int)(rt ? 1 : ps ? 2 : ring ? 3 : 0)) {
+	case 1: /* NCCL's ring and tree */
+		ok = *alg == CONF_ALG_RING || *alg == CONF_ALG_TREE;
+		break;
+	case 2:
+		ok = *alg == CONF_ALG_PARALLEL || *alg == CONF_ALG_SHIFT;
+		break;
+	case 3: /* NCCL runs all-gather and reduce-scatter on rings */
+		ok = *alg == CONF_ALG_RING;
+		break;
+	default:
+		ok = *alg == CONF_ALG_DIRECT;
+		break;
+	}
+	return ok;
+}
+
+int conf_check_phase(struct ld *ld, const struct tnode *map, void *obj, const char *path)
+{
+	struct conf_phase *p = obj;
+	char sub[CONF_PATH_MAX];
+
+	if (p->has_pattern == p->has_gap)
+		return TERR(ld, map, path, "a phase is a collective (pattern, size) or a compute "
+			"gap (gap): %s", p->has_gap ? "both given" : "neither given");
+	if (p->transpose && (p->has_gap || p->pattern != CONF_PAT_ALLTOALLV)) {
+		conf_path_key(sub, path, "transpose");
+		return TERR(ld, at(map, "transpose"), sub, "only an alltoallv phase is transposed "
+			"'true'");
+	}
+	if (p->has_gap && (p->has_size || p->has_algorithm)) {
+		conf_path_key(sub, path, p->has_size ? "size" : "algorithm");
+		return TERR(ld, at(map, p->has_size ? "size" : "algorithm"), sub,
+			"a gap phase has its gap alone '%s'", conf_tget(map, p->has_size ? "size" :
+				"algorithm")->s);
+	}
+	if (p->has_gap)
+		return 0;
+	conf_path_key(sub, path, "pattern");
+	if (p->pattern == CONF_PAT_WRITE_BW || p->pattern == CONF_PAT_WRITE_LAT)
+		return TERR(ld, at(map, "pattern"), sub, "a phase is a collective, not perftest's "
+			"'%s'", conf_name_of(conf_pattern_names, (int)p->pattern));
+	if (!p->has_size) {
+		conf_path_key(sub, path, "size");
+		return TERR(ld, map, sub, "a collective phase needs its size");
+	}
+	if (!algorithm_rule(p->pattern, p->has_algorithm, &p->algorithm)) {
+		conf_path_key(sub, path, "algorithm");
+		return TERR(ld, at(map, "algorithm"), sub, "does not apply to pattern %s '%s'",
+			conf_name_of(conf_pattern_names, (int)p->pattern),
+			conf_name_of(conf_algorithm_names, (int)p->algorithm));
+	}
+	return 0;
+}
+
+/* traffic.phases against the job's dtype: every collective phase's size a multiple of it,
+ * at least one collective (the job's sizes are not read: a dump writes them). */
+static int check_phases(struct ld *ld, const struct tnode *map, const char *path,
+	const struct conf_traffic *t)
+{
+	const struct tnode *pl = at(map, "phases");
+	unsigned esz = conf_dtype_size(t->dtype);
+	char sub[CONF_PATH_MAX], a[24];
+	bool coll = false;
+
+	for (size_t i = 0; i < t->n_phases; i++) {
+		const struct conf_phase *p = &t->phases[i];
+		const struct tnode *pn = pl->kind == T_SEQ && i < pl->n ? pl->items[i] : pl;
+
+		coll |= !p->has_gap;
+		if (p->has_gap || p->size % esz == 0)
+			continue;
+		conf_path_key(sub, path, "phases");
+		conf_path_idx(sub, sub, i);
+		conf_path_key(sub, sub, "size");
+		return TERR(ld, at(pn, "size"), sub, "not a multiple of the %u-byte %s '%s'", esz,
+			conf_name_of(conf_dtype_names, (int)t->dtype),
+			fmt_bytes(p->size, a, sizeof(a)));
+	}
+	conf_path_key(sub, path, "phases");
+	if (t->n_phases && !coll)
+		return TERR(ld, pl, sub, "gaps alone: at least one phase is a collective");
+	return 0;
+}
+
+/* A background job (docs/config.md "Background"): a rate, one message size (64 KiB unless
+ * written), no phases; rate and mode belong to it alone. */
+static int check_background(struct ld *ld, const struct tnode *map, const char *path,
+	struct conf_traffic *t)
+{
+	const char *k = t->rate_bps ? "rate" : "mode";
+	char sub[CONF_PATH_MAX];
+
+	if (t->pattern != CONF_PAT_BACKGROUND) {
+		conf_path_key(sub, path, k);
+		return TERR(ld, at(map, k), sub, "only pattern background takes a %s '%s'", k,
+			conf_tget(map, k)->s);
+	}
+	conf_path_key(sub, path, "rate");
+	if (!t->rate_bps)
+		return TERR(ld, at(map, "rate"), sub, "a background job needs its rate per host "
+			"(bits a second, e.g. 20Gbps)");
+	conf_path_key(sub, path, "phases");
+	if (t->n_phases)
+		return TERR(ld, at(map, "phases"), sub, "a background job has no phases");
+	conf_path_key(sub, path, "sizes");
+	if (!conf_tget(map, "sizes")) {
+		t->sizes.list[0] = 64 * 1024;
+	} else if (t->sizes.range || t->sizes.n_list != 1) {
+		return TERR(ld, at(map, "sizes"), sub, "a background job sends one message size "
+			"'%zu sizes'", t->sizes.range ? conf_sizes_expand(&t->sizes, NULL, 0) :
+			t->sizes.n_list);
+	}
+	return 0;
+}
+
 int conf_check_traffic(struct ld *ld, const struct tnode *map, void *obj, const char *path)
 {
 	struct conf_traffic *t = obj;
@@ -489,30 +619,8 @@ int conf_check_traffic(struct ld *ld, const struct tnode *map, void *obj, const 
 	unsigned esz = conf_dtype_size(t->dtype);
 	char sub[CONF_PATH_MAX], a[24];
 	struct conf_node n;
-	bool ok;
 
-	bool rt = t->pattern == CONF_PAT_ALLREDUCE || t->pattern == CONF_PAT_BROADCAST ||
-		  t->pattern == CONF_PAT_REDUCE;
-	bool ps = t->pattern == CONF_PAT_ALLTOALL || t->pattern == CONF_PAT_ALLTOALLV;
-	bool ring = t->pattern == CONF_PAT_ALLGATHER || t->pattern == CONF_PAT_REDUCESCATTER;
-
-	if (!conf_tget(map, "algorithm"))
-		t->algorithm = rt || ring ? CONF_ALG_RING : ps ? CONF_ALG_PARALLEL : CONF_ALG_DIRECT;
-	switch ((int)(rt ? 1 : ps ? 2 : ring ? 3 : 0)) {
-	case 1: /* NCCL's ring and tree */
-		ok = t->algorithm == CONF_ALG_RING || t->algorithm == CONF_ALG_TREE;
-		break;
-	case 2:
-		ok = t->algorithm == CONF_ALG_PARALLEL || t->algorithm == CONF_ALG_SHIFT;
-		break;
-	case 3: /* NCCL runs all-gather and reduce-scatter on rings */
-		ok = t->algorithm == CONF_ALG_RING;
-		break;
-	default:
-		ok = t->algorithm == CONF_ALG_DIRECT;
-		break;
-	}
-	if (!ok) {
+	if (!algorithm_rule(t->pattern, conf_tget(map, "algorithm") != NULL, &t->algorithm)) {
 		conf_path_key(sub, path, "algorithm");
 		return TERR(ld, at(map, "algorithm"), sub, "does not apply to pattern %s '%s'",
 			conf_name_of(conf_pattern_names, (int)t->pattern),
@@ -556,7 +664,11 @@ int conf_check_traffic(struct ld *ld, const struct tnode *map, void *obj, const 
 		const char *k = t->matrix[0] ? "matrix" : "zipf";
 
 		conf_path_key(sub, path, k);
-		if (t->pattern != CONF_PAT_ALLTOALLV)
+		bool v = t->pattern == CONF_PAT_ALLTOALLV;
+
+		for (size_t i = 0; i < t->n_phases; i++) /* or an alltoallv phase */
+			v |= !t->phases[i].has_gap && t->phases[i].pattern == CONF_PAT_ALLTOALLV;
+		if (!v)
 			return TERR(ld, at(map, k), sub, "only alltoallv takes per-pair sizes '%s'",
 				conf_name_of(conf_pattern_names, (int)t->pattern));
 		if (t->matrix[0] && t->zipf > 0)
@@ -577,6 +689,9 @@ int conf_check_traffic(struct ld *ld, const struct tnode *map, void *obj, const 
 	}
 	if (program_too_big(ld, map, path, t, ranks))
 		return -EINVAL;
+	/* a dump writes rate 0 and mode uniform for every job */
+	if (t->pattern == CONF_PAT_BACKGROUND || t->rate_bps || t->mode != CONF_BG_UNIFORM)
+		return check_background(ld, map, path, t);
 	conf_path_key(sub, path, "root");
 	if (conf_node_parse(f, t->root, &n) || n.kind != CONF_NODE_HOST ||
 		(t->hosts[0] ? rooted(t->pattern) && !host_in_set(f, t->hosts, n.host) :
@@ -584,6 +699,8 @@ int conf_check_traffic(struct ld *ld, const struct tnode *map, void *obj, const 
 		return TERR(ld, at(map, "root"), sub, "not a host among the %" PRIu32 " ranks '%s'",
 			ranks, t->root);
 	t->root_host = n.host;
+	if (t->n_phases)
+		return check_phases(ld, map, path, t);
 	conf_path_key(sub, path, "sizes");
 	/* a run measures at most CONF_SIZES_MAX sizes (mrc/sim/run.c) */
 	if (conf_sizes_expand(&t->sizes, NULL, 0) > CONF_SIZES_MAX)
@@ -922,4 +1039,154 @@ int conf_check_job(struct ld *ld, const struct tnode *map, void *obj, const char
 	if (!tree_at(map, "mrc", "qp", "retry_exp"))
 		j->mrc.qp.retry_exp = 0;
 	return 0;
+}
+
+/* The hosts job @t runs on (its traffic.hosts, else h0..h{ranks-1}) into @out (the
+ * fabric's host count long). Returns how many, or a negative errno. */
+static long job_hosts(const struct conf_fabric *f, const struct conf_traffic *t, uint32_t *out)
+{
+	uint32_t nh = conf_fabric_hosts(f), n = t->ranks ? t->ranks : nh;
+
+	if (t->hosts[0])
+		return conf_hosts_expand(f, t->hosts, out, nh, NULL);
+	for (uint32_t h = 0; h < n; h++)
+		out[h] = h;
+	return n;
+}
+
+/* A job name: 1..31 of [A-Za-z0-9_-] (it names histogram files, docs/report.md). */
+static bool name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n < 1 || n > 31)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+			(*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
+			return false;
+	return true;
+}
+
+/* The key path of job @i: traffic[i] in a list, traffic for one job. */
+static void job_path(char *sub, const char *path, const struct conf_job *j, size_t i)
+{
+	if (j->traffic_list)
+		conf_path_idx(sub, path, i);
+	else
+		snprintf(sub, CONF_PATH_MAX, "%s", path);
+}
+
+/* Job @i of @j (conf_job_traffic), writable. */
+static struct conf_traffic *job_at(struct conf_job *j, size_t i)
+{
+	return i ? &j->more_traffic[i - 1] : &j->traffic;
+}
+
+/* Index of the job named @name in @j, or -1. */
+static long job_named(struct conf_job *j, const char *name)
+{
+	for (size_t i = 0; i < conf_jobs(j); i++)
+		if (!strcmp(job_at(j, i)->name, name))
+			return (long)i;
+	return -1;
+}
+
+int conf_check_jobs(struct ld *ld, const struct tnode *seq, struct conf_job *j, const char *path)
+{
+	const struct conf_fabric *f = &j->fabric;
+	size_t n = conf_jobs(j);
+	uint32_t nh = conf_fabric_hosts(f), *hv = NULL, *owner = NULL;
+	char sub[CONF_PATH_MAX], key[CONF_PATH_MAX];
+	int e = 0;
+
+	if (n > 1 && f->driver == CONF_DRIVER_WIRE)
+		return TERR(ld, seq, path, "the wire driver runs one job at a time: %zu jobs need "
+			"fabric.driver sim '%zu'", n, n);
+	if (n > 64)
+		return TERR(ld, seq, path, "at most 64 jobs '%zu'", n);
+	for (size_t i = 0; i < n; i++) { /* names: given, or job{i} */
+		struct conf_traffic *t = job_at(j, i);
+		const struct tnode *m = seq->items[i];
+
+		job_path(sub, path, j, i);
+		conf_path_key(key, sub, "name");
+		if (!t->name[0]) {
+			char *nm;
+
+			if (asprintf(&nm, "job%zu", i) < 0)
+				return -ENOMEM;
+			free(t->name);
+			t->name = nm;
+		} else if (!name_ok(t->name)) {
+			return TERR(ld, at(m, "name"), key, "a job name is 1..31 letters, digits, "
+				"'_' or '-' '%s'", t->name);
+		}
+		if (t->pattern == CONF_PAT_BACKGROUND && i == 0) {
+			conf_path_key(key, sub, "pattern");
+			return TERR(ld, at(m, "pattern"), key, "background loads the fabric under "
+				"other jobs: list it after the first job 'background'");
+		}
+		if (job_named(j, t->name) != (long)i)
+			return TERR(ld, at(m, "name"), key,
+				"two jobs named so (traffic[%ld] too) '%s'", job_named(j, t->name),
+				t->name);
+	}
+	for (size_t i = 0; i < n; i++) { /* after: another job, and no cycle */
+		struct conf_traffic *t = job_at(j, i);
+		const struct tnode *m = seq->items[i];
+		long k = (long)i;
+
+		if (!t->after[0])
+			continue;
+		job_path(sub, path, j, i);
+		conf_path_key(key, sub, "after");
+		if (n == 1)
+			return TERR(ld, at(m, "after"), key, "one job: no other to wait for '%s'",
+				t->after);
+		if (job_named(j, t->after) < 0)
+			return TERR(ld, at(m, "after"), key, "no job is named so '%s'", t->after);
+		for (size_t hop = 0; hop <= n && k >= 0 && job_at(j, (size_t)k)->after[0];
+			hop++) {
+			k = job_named(j, job_at(j, (size_t)k)->after);
+			if (k == (long)i)
+				return TERR(ld, at(m, "after"), key, "a cycle of jobs each waiting "
+					"for the next to end '%s'", t->after);
+		}
+	}
+	hv = malloc((nh + 1) * sizeof(*hv));
+	owner = calloc(nh + 1, sizeof(*owner));
+	if (!hv || !owner) {
+		e = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n && !e; i++) { /* hosts: each job its own, or shared by both */
+		const struct conf_traffic *t = job_at(j, i);
+		long nj = job_hosts(f, t, hv);
+		char all[32];
+
+		snprintf(all, sizeof(all), "h0-h%ld", nj - 1);
+		for (long k = 0; k < nj && !e; k++) {
+			uint32_t o = owner[hv[k]];
+
+			const struct conf_traffic *u = o ? job_at(j, o - 1) : NULL;
+
+			/* both share, or one is background and shares (it loads the others) */
+			if (o && !(t->share && u->share) &&
+				!(t->share && t->pattern == CONF_PAT_BACKGROUND) &&
+				!(u->share && u->pattern == CONF_PAT_BACKGROUND)) {
+				job_path(sub, path, j, i);
+				conf_path_key(key, sub, "hosts");
+				e = TERR(ld, at(seq->items[i], "hosts"), key, "h%" PRIu32
+					" is job %s's too: jobs may share hosts only with share: "
+					"true on both '%s'", hv[k], u->name,
+					t->hosts[0] ? t->hosts : all);
+			}
+			owner[hv[k]] = (uint32_t)i + 1;
+		}
+	}
+out:
+	free(hv);
+	free(owner);
+	return e;
 }

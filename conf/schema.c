@@ -244,7 +244,20 @@ static const struct cf mrc_tbl[] = {
 	END
 };
 
-static const struct cf traffic_tbl[] = {
+static const struct cf phase_tbl[] = {
+	{ .name = "pattern", .t = CT_ENUM, .off = offsetof(struct conf_phase, pattern),
+		.names = conf_pattern_names, HAS(struct conf_phase, has_pattern) },
+	{ .name = "algorithm", .t = CT_ENUM, .off = offsetof(struct conf_phase, algorithm),
+		.names = conf_algorithm_names, HAS(struct conf_phase, has_algorithm) },
+	{ .name = "size", .t = CT_SIZE, .off = offsetof(struct conf_phase, size), .min = 1,
+		.max = 1ull << 40, HAS(struct conf_phase, has_size) },
+	{ .name = "gap", .t = CT_TIME, .off = offsetof(struct conf_phase, gap_ps), .min = 0,
+		.max = 10 * PS_PER_S, HAS(struct conf_phase, has_gap) },
+	B(struct conf_phase, transpose, "transpose"),
+	END
+};
+
+const struct cf conf_traffic_tbl[] = {
 	E(struct conf_traffic, pattern, "pattern", conf_pattern_names),
 	E(struct conf_traffic, algorithm, "algorithm", conf_algorithm_names),
 	{ .name = "sizes", .t = CT_SIZES, .off = offsetof(struct conf_traffic, sizes) },
@@ -262,6 +275,14 @@ static const struct cf traffic_tbl[] = {
 	S(struct conf_traffic, matrix, "matrix"),
 	U(struct conf_traffic, gap_ps, "gap", CT_TIME, 0, 10 * PS_PER_S),
 	D(struct conf_traffic, zipf, "zipf", 0, 10),
+	S(struct conf_traffic, name, "name"),
+	U(struct conf_traffic, start_ps, "start", CT_TIME, 0, 1000000 * PS_PER_S),
+	S(struct conf_traffic, after, "after"),
+	B(struct conf_traffic, share, "share"),
+	LIST(struct conf_traffic, phases, n_phases, "phases", phase_tbl, struct conf_phase,
+		conf_check_phase),
+	U(struct conf_traffic, rate_bps, "rate", CT_RATE, 0, 1000000000000000ull),
+	E(struct conf_traffic, mode, "mode", conf_bg_mode_names),
 	END
 };
 
@@ -343,7 +364,8 @@ const struct cf conf_job_tbl[] = {
 	SEC(struct conf_job, fabric, "fabric", fabric_tbl, conf_check_fabric),
 	SEC(struct conf_job, wire, "wire", wire_tbl, conf_check_wire),
 	SEC(struct conf_job, mrc, "mrc", mrc_tbl, conf_check_mrc),
-	SEC(struct conf_job, traffic, "traffic", traffic_tbl, conf_check_traffic),
+	{ .name = "traffic", .t = CT_JOBS, .off = offsetof(struct conf_job, traffic),
+		.sub = conf_traffic_tbl, .check = conf_check_traffic },
 	LIST(struct conf_job, faults, n_faults, "faults", fault_tbl, struct conf_fault,
 		conf_check_fault),
 	SEC(struct conf_job, sweep, "sweep", sweep_tbl, NULL),
@@ -386,6 +408,17 @@ void conf_free_field(const struct cf *f, void *base)
 	case CT_SECTION:
 		conf_free_fields(f->sub, p, false);
 		break;
+	case CT_JOBS: { /* only in conf_job_tbl: @base is the job */
+		struct conf_job *j = base;
+
+		conf_free_fields(f->sub, p, false);
+		for (size_t i = 0; i < j->n_more_traffic; i++)
+			conf_free_fields(f->sub, &j->more_traffic[i], false);
+		free(j->more_traffic);
+		j->more_traffic = NULL;
+		j->n_more_traffic = 0;
+		break;
+	}
 	case CT_LIST: {
 		char *arr = *(char **)p;
 		size_t *n = (size_t *)((char *)base + f->noff);
@@ -428,6 +461,31 @@ void conf_free(struct conf_job *job)
 }
 
 /* ---- defaults ------------------------------------------------------------------------- */
+
+/* One job's defaults (docs/config.md "traffic"), into a zeroed @t. 0 or -ENOMEM (what was
+ * made is @t's, freed through conf_traffic_tbl). */
+int conf_traffic_defaults(struct conf_traffic *t)
+{
+	t->pattern = CONF_PAT_ALLREDUCE;
+	t->algorithm = CONF_ALG_RING;
+	t->sizes.list = malloc(sizeof(*t->sizes.list));
+	t->root = strdup("h0");
+	t->hosts = strdup("");
+	t->matrix = strdup("");
+	t->name = strdup("");
+	t->after = strdup("");
+	t->dtype = CONF_DT_FLOAT32;
+	t->iterations = 10;
+	t->warmup = 2;
+	t->verify = CONF_VERIFY_ON;
+	t->depth = 128;	    /* perftest's DEF_TX_BW (src/perftest_parameters.h) */
+	t->messages = 1000; /* perftest's DEF_ITERS */
+	if (!t->sizes.list || !t->root || !t->hosts || !t->matrix || !t->name || !t->after)
+		return -ENOMEM;
+	t->sizes.list[0] = 64ull * 1024 * 1024;
+	t->sizes.n_list = 1;
+	return 0;
+}
 
 int conf_defaults(struct conf_job *job)
 {
@@ -526,18 +584,6 @@ int conf_defaults(struct conf_job *job)
 	m->dscp = (struct conf_dscp){ .data = 26, .ctrl = 46, .rtx = 28, .trimmed = 12,
 				      .trimmed_lasthop = 13, .cnp = 48 };
 
-	t->pattern = CONF_PAT_ALLREDUCE;
-	t->algorithm = CONF_ALG_RING;
-	t->sizes.list = malloc(sizeof(*t->sizes.list));
-	t->root = strdup("h0");
-	t->hosts = strdup("");
-	t->matrix = strdup("");
-	t->dtype = CONF_DT_FLOAT32;
-	t->iterations = 10;
-	t->warmup = 2;
-	t->verify = CONF_VERIFY_ON;
-	t->depth = 128;	    /* perftest's DEF_TX_BW (src/perftest_parameters.h) */
-	t->messages = 1000; /* perftest's DEF_ITERS */
 
 	/* docs/sweep.md "The plan" and "Bounds": 8 paths a link, 16 probes a path, 10000
 	 * probes a second per host (about 10 Mb/s of 120-byte probes), 16 in flight; an answer
@@ -559,15 +605,12 @@ int conf_defaults(struct conf_job *job)
 	o->report = true;
 	o->plots = true;
 	o->hlog = true;
-	if (!t->sizes.list || !t->root || !t->hosts || !t->matrix || !o->dir || !o->hist.percentiles ||
-		!f->ecmp.hash_fields) {
+	if (conf_traffic_defaults(t) || !o->dir || !o->hist.percentiles || !f->ecmp.hash_fields) {
 		conf_free(job);
 		return -ENOMEM;
 	}
 	for (int k = CONF_HF_SRC; k <= CONF_HF_DPORT; k++) /* the 5-tuple */
 		f->ecmp.hash_fields[f->ecmp.n_hash_fields++] = k;
-	t->sizes.list[0] = 64ull * 1024 * 1024;
-	t->sizes.n_list = 1;
 	memcpy(o->hist.percentiles, pct, sizeof(pct));
 	o->hist.n_percentiles = sizeof(pct) / sizeof(pct[0]);
 	return 0;

@@ -332,11 +332,20 @@ out:
 	return rc;
 }
 
+/* Endpoints job @t alone spans. */
+static uint32_t endpoints_of(const struct conf_job *job, const struct conf_traffic *t)
+{
+	return t->ranks && !t->hosts[0] ? t->ranks : conf_fabric_hosts(&job->fabric);
+}
+
 uint32_t mrc_job_endpoints(const struct conf_job *job)
 {
-	const struct conf_traffic *t = &job->traffic;
+	uint32_t n = 0;
 
-	return t->ranks && !t->hosts[0] ? t->ranks : conf_fabric_hosts(&job->fabric);
+	for (size_t i = 0; i < conf_jobs(job); i++)
+		if (endpoints_of(job, conf_job_traffic(job, i)) > n)
+			n = endpoints_of(job, conf_job_traffic(job, i));
+	return n;
 }
 
 int mrc_job_v_counts(const struct conf_traffic *t, uint32_t n, uint64_t count, uint64_t seed,
@@ -406,7 +415,12 @@ void mrc_job_coll_mem_free(struct mrc_job_coll_mem *mem)
 int mrc_job_coll_params(const struct conf_job *job, uint32_t nranks, uint64_t size,
 	struct mrc_job_coll_mem *mem, struct mrc_coll_params *cp)
 {
-	const struct conf_traffic *t = &job->traffic;
+	return mrc_job_coll_params_of(job, &job->traffic, nranks, size, mem, cp);
+}
+
+int mrc_job_coll_params_of(const struct conf_job *job, const struct conf_traffic *t,
+	uint32_t nranks, uint64_t size, struct mrc_job_coll_mem *mem, struct mrc_coll_params *cp)
+{
 
 	*cp = (struct mrc_coll_params){
 		.pattern = (enum mrc_coll_pattern)t->pattern,
@@ -434,6 +448,16 @@ int mrc_job_coll_params(const struct conf_job *job, uint32_t nranks, uint64_t si
 			if (mem->members[i] == t->root_host)
 				cp->root = i;
 		}
+		cp->members = mem->members;
+		cp->endpoints = nranks;
+	} else if (endpoints_of(job, t) < nranks) { /* another job spans more hosts */
+		if (!mem->members)
+			mem->members = malloc(MRC_JOB_HOSTS_MAX * sizeof(*mem->members));
+		if (!mem->members)
+			return -ENOMEM;
+		cp->nranks = endpoints_of(job, t);
+		for (uint32_t i = 0; i < cp->nranks; i++)
+			mem->members[i] = i;
 		cp->members = mem->members;
 		cp->endpoints = nranks;
 	}
@@ -467,6 +491,28 @@ int mrc_job_coll_params(const struct conf_job *job, uint32_t nranks, uint64_t si
 	return 0;
 }
 
+int mrc_job_coll_params_phase(const struct conf_job *job, const struct conf_traffic *t,
+	const struct conf_phase *ph, uint32_t nranks, struct mrc_job_coll_mem *mem,
+	struct mrc_coll_params *cp)
+{
+	struct conf_traffic pt = *t;
+	int e;
+
+	pt.pattern = ph->pattern;
+	pt.algorithm = ph->algorithm;
+	e = mrc_job_coll_params_of(job, &pt, nranks, ph->size, mem, cp);
+	for (uint32_t a = 0; !e && ph->transpose && cp->counts && a < cp->nranks; a++) {
+		for (uint32_t b = a + 1; b < cp->nranks; b++) { /* in place */
+			uint64_t x = mem->counts[(size_t)a * cp->nranks + b];
+
+			mem->counts[(size_t)a * cp->nranks + b] =
+				mem->counts[(size_t)b * cp->nranks + a];
+			mem->counts[(size_t)b * cp->nranks + a] = x;
+		}
+	}
+	return e;
+}
+
 static int coll_post_none(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x,
 	const void *src, uint64_t dst_va, uint32_t imm, uint64_t wr_id)
 {
@@ -474,11 +520,16 @@ static int coll_post_none(void *ctx, uint32_t rank, const struct mrc_coll_xfer *
 	return -EPERM;
 }
 
-static int check_coll(const struct conf_job *job, char *key, size_t keylen, char *msg,
-	size_t msglen)
+/* check_coll for job @ji (its keys under traffic, or traffic[ji] in a list). */
+/* check_coll_of for job @t (@tk: its key path), or with @phase its phase @phase - 1 (its
+ * pattern, algorithm and size, the key traffic...phases[k].size). */
+static int check_coll_phase(const struct conf_job *job, const struct conf_traffic *jt,
+	const char *tk, size_t phase, char *key, size_t keylen, char *msg, size_t msglen)
 {
 	static const struct mrc_coll_ops ops = { coll_post_none };
-	const struct conf_traffic *t = &job->traffic;
+	struct conf_traffic pt = *jt;
+	const struct conf_traffic *t = &pt;
+	char mk[48];
 	uint32_t n = mrc_job_endpoints(job);
 	struct mrc_job_coll_mem mem = { 0 };
 	int rc = 0;
@@ -486,8 +537,17 @@ static int check_coll(const struct conf_job *job, char *key, size_t keylen, char
 	const char *dt = conf_name_of(conf_dtype_names, (int)t->dtype);
 	uint64_t sizes[CONF_SIZES_MAX];
 	size_t ns = conf_sizes_expand(&t->sizes, sizes, CONF_SIZES_MAX);
-	char k[48], a[32], b[32];
+	char k[64], a[32], b[32];
 
+	snprintf(mk, sizeof(mk), "%s.matrix", tk);
+	if (phase) {
+		const struct conf_phase *p = &jt->phases[phase - 1];
+
+		pt.pattern = p->pattern;
+		pt.algorithm = p->algorithm;
+		sizes[0] = p->size;
+		ns = 1;
+	}
 	if (ns > CONF_SIZES_MAX)
 		ns = CONF_SIZES_MAX;
 	for (size_t i = 0; i < ns; i++) {
@@ -495,13 +555,15 @@ static int check_coll(const struct conf_job *job, char *key, size_t keylen, char
 		struct mrc_coll *c = NULL;
 
 		/* the range's steps are min * factor^k: the first is the smallest */
-		if (t->sizes.range)
-			snprintf(k, sizeof(k), "traffic.sizes.%s", i ? "max" : "min");
+		if (phase)
+			snprintf(k, sizeof(k), "%s.phases[%zu].size", tk, phase - 1);
+		else if (t->sizes.range)
+			snprintf(k, sizeof(k), "%s.sizes.%s", tk, i ? "max" : "min");
 		else
-			snprintf(k, sizeof(k), "traffic.sizes[%zu]", i);
-		rc = mrc_job_coll_params(job, n, sizes[i], &mem, &cp);
+			snprintf(k, sizeof(k), "%s.sizes[%zu]", tk, i);
+		rc = mrc_job_coll_params_of(job, t, n, sizes[i], &mem, &cp);
 		if (rc == -EINVAL)
-			rc = FAIL("traffic.matrix", "%s '%s'", mem.err, t->matrix);
+			rc = FAIL(mk, "%s '%s'", mem.err, t->matrix);
 		if (rc)
 			break;
 		cp.verify = false;
@@ -565,6 +627,39 @@ static int check_sim(const struct conf_job *job, char *key, size_t keylen, char 
 			"fabric_link_delay and switch_delay are both 0: give either a delay "
 			"or set sim.workers to 1 '0'", w);
 	return 0;
+}
+
+/* check_coll for job @ji: its sizes, or each collective phase of it. */
+static int check_coll_of(const struct conf_job *job, size_t ji, char *key, size_t keylen,
+	char *msg, size_t msglen)
+{
+	const struct conf_traffic *t = conf_job_traffic(job, ji);
+	char tk[32];
+	int rc = 0;
+
+	if (job->traffic_list)
+		snprintf(tk, sizeof(tk), "traffic[%zu]", ji);
+	else
+		snprintf(tk, sizeof(tk), "traffic");
+	if (t->pattern == CONF_PAT_BACKGROUND) /* no collective */
+		return 0;
+	if (!t->n_phases)
+		return check_coll_phase(job, t, tk, 0, key, keylen, msg, msglen);
+	for (size_t p = 0; p < t->n_phases && !rc; p++)
+		if (!t->phases[p].has_gap)
+			rc = check_coll_phase(job, t, tk, p + 1, key, keylen, msg, msglen);
+	return rc;
+}
+
+/* Every job's collective (check_coll_of). */
+static int check_coll(const struct conf_job *job, char *key, size_t keylen, char *msg,
+	size_t msglen)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < conf_jobs(job) && !rc; i++)
+		rc = check_coll_of(job, i, key, keylen, msg, msglen);
+	return rc;
 }
 
 int mrc_job_check(const struct conf_job *job, char *key, size_t keylen, char *msg,

@@ -80,7 +80,8 @@ int mrc_job_outdir(const struct conf_job *job, char *err, size_t errlen);
 /*
  * Endpoints a job's collective spans: every host of the fabric with traffic.hosts (the
  * hosts outside it idle), else traffic.ranks (0: every host). Both drivers run that many
- * hosts; ranks are numbered by host with traffic.ranks.
+ * hosts; ranks are numbered by host with traffic.ranks. With several jobs (traffic as a
+ * list), the most any of them spans.
  */
 uint32_t mrc_job_endpoints(const struct conf_job *job);
 
@@ -106,6 +107,20 @@ struct mrc_job_coll_mem {
 struct mrc_coll_params;
 int mrc_job_coll_params(const struct conf_job *job, uint32_t nranks, uint64_t size,
 	struct mrc_job_coll_mem *mem, struct mrc_coll_params *cp);
+/* The same for job @t of @job (conf_job_traffic): over @nranks endpoints of which it may
+ * span fewer (its traffic.ranks while another job spans more: h0..h{ranks-1} as members). */
+int mrc_job_coll_params_of(const struct conf_job *job, const struct conf_traffic *t,
+	uint32_t nranks, uint64_t size, struct mrc_job_coll_mem *mem, struct mrc_coll_params *cp);
+/*
+ * The collective of phase @ph of job @t (traffic.phases, docs/config.md "Phases"): as
+ * mrc_job_coll_params_of with the phase's pattern, algorithm and size; an alltoallv
+ * phase with transpose has its per-pair counts transposed (rank a sends b what b would send
+ * a), so an MoE combine mirrors its dispatch. The drivers' one mapping of a phase.
+ */
+struct conf_phase;
+int mrc_job_coll_params_phase(const struct conf_job *job, const struct conf_traffic *t,
+	const struct conf_phase *ph, uint32_t nranks, struct mrc_job_coll_mem *mem,
+	struct mrc_coll_params *cp);
 void mrc_job_coll_mem_free(struct mrc_job_coll_mem *mem);
 
 /*

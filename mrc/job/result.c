@@ -35,6 +35,21 @@ void mrc_run_result_free(struct mrc_run_result *r)
 	}
 	free(r->sizes);
 	free(r->iters);
+	for (size_t j = 0; j < r->n_jobs; j++) {
+		for (size_t p = 0; p < r->jobs[j].n_phases; p++)
+			mrc_hist_free(r->jobs[j].phases[p].time_ns);
+		free(r->jobs[j].phases);
+		free(r->jobs[j].phase_ps);
+	}
+	for (size_t j = 1; j < r->n_jobs; j++) { /* [0]'s are the top level's */
+		for (size_t s = 0; s < r->jobs[j].n_sizes; s++) {
+			mrc_hist_free(r->jobs[j].sizes[s].cct_ns);
+			free(r->jobs[j].sizes[s].pairs);
+		}
+		free(r->jobs[j].sizes);
+		free(r->jobs[j].iters);
+	}
+	free(r->jobs);
 	mrc_hist_free(r->msg_ns);
 	mrc_hist_free(r->step_ns);
 	mrc_hist_free(r->rtt_ns);

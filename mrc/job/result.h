@@ -173,8 +173,46 @@ struct mrc_run_link {
 	uint64_t pfc_paused_ps[2], pfc_headroom_drops, pfc_max_ingress_bytes;
 };
 
+/*
+ * One job of several (traffic as a list, docs/config.md "Several jobs"): its own sizes and
+ * iterations, as the top level has them for one job. Times ps from the run's start.
+ */
+/* One phase of a job's step (traffic.phases): a collective or a compute gap. Times ps. */
+struct mrc_run_phase {
+	bool gap;
+	uint64_t gap_ps;
+	int pattern, algorithm;		/* enum conf_pattern, conf_algorithm */
+	uint64_t bytes;			/* S of its algbw (mrc_coll_bytes) */
+	double time_us, busbw_gbs;	/* mean of the measured steps; busbw of that time */
+	struct mrc_hist *time_ns;	/* its time in each measured step */
+};
+
+struct mrc_run_job {
+	char name[32];
+	uint32_t nranks;
+	struct mrc_run_size *sizes;
+	size_t n_sizes;
+	struct mrc_run_iter *iters;
+	size_t n_iters;
+	bool started, finished;	/* its first iteration began; its last one ended */
+	uint64_t start_ps, end_ps;
+	/* traffic.phases: each phase, and its time in every iteration (a gap's is its length)
+	 * at phase_ps[iteration index * n_phases + phase] */
+	struct mrc_run_phase *phases;
+	size_t n_phases;
+	uint64_t *phase_ps;
+	/* pattern background (docs/config.md "Background"): what it was told, and messages
+	 * posted (offered to the fabric), completed (delivered: every packet acknowledged) and
+	 * refused (a full send queue) from start_ps to end_ps, the other jobs' end */
+	bool background;
+	uint64_t bg_rate_bps, bg_msg_bytes;
+	int bg_mode;			/* enum conf_bg_mode */
+	uint32_t bg_hosts;
+	uint64_t bg_posted, bg_completed, bg_refused;
+};
+
 struct mrc_run_result {
-	/* sizes and iterations */
+	/* sizes and iterations (of the first job when there are several: jobs[0]'s) */
 	struct mrc_run_size *sizes;
 	size_t n_sizes;
 	struct mrc_run_iter *iters;
@@ -243,6 +281,10 @@ struct mrc_run_result {
 	uint32_t xdp_threads; /* the run's dataplane threads per rank (wire.xdp_threads) */
 	uint64_t events, pkt_hops, injected, delivered;
 	uint64_t qps; /* queue pairs created, both ends counted */
+	/* traffic as a list: every job, [0] sharing sizes and iters with the top level (which
+	 * owns them); 0 jobs for a config whose traffic is one mapping */
+	struct mrc_run_job *jobs;
+	size_t n_jobs;
 	uint64_t sim_end_ps;
 	double wall_s;
 	size_t peak_rss_bytes;

@@ -29,13 +29,25 @@ int mrc_report_size_label(uint64_t bytes, char *buf, size_t len)
 	return snprintf(buf, len, "%llu%s", (unsigned long long)bytes, unit[u]);
 }
 
-/* The tag of size @s's CCT histogram: "cct_" and its size label. */
-static void cct_tag(const struct mrc_run_size *rs, char *buf, size_t len)
+/* The tag of size @s's CCT histogram: "cct_" and its size label, then "_" and the job's
+ * name for a job of several (@job NULL: the top level's); a job's step of phases (one
+ * size): "step_" and the job's name. */
+static void cct_tag(const struct mrc_run_size *rs, const struct mrc_run_job *job, char *buf,
+	size_t len)
 {
 	char l[32];
 
 	mrc_report_size_label(rs->bytes, l, sizeof(l));
-	snprintf(buf, len, "cct_%s", l);
+	if (job && job->n_phases)
+		snprintf(buf, len, "step_%s", job->name);
+	else
+		snprintf(buf, len, "cct_%s%s%s", l, job ? "_" : "", job ? job->name : "");
+}
+
+/* The tag of phase @p's histogram of @job: "phase{p}_" and its name. */
+static void phase_tag(const struct mrc_run_job *job, size_t p, char *buf, size_t len)
+{
+	snprintf(buf, len, "phase%zu_%s", p, job->name);
 }
 
 bool mrc_report_ok(const struct mrc_run_result *res)
@@ -48,6 +60,10 @@ bool mrc_report_ok(const struct mrc_run_result *res)
 	for (size_t i = 0; i < res->n_iters; i++)
 		if (res->iters[i].wrong)
 			return false;
+	for (size_t j = 1; j < res->n_jobs; j++)
+		for (size_t s = 0; s < res->jobs[j].n_sizes; s++)
+			if (res->jobs[j].sizes[s].wrong)
+				return false;
 	return true;
 }
 
@@ -78,12 +94,13 @@ static json_t *j_hist(const struct mrc_hist *h, const struct conf_hist *c, const
 }
 
 /* A size's CCT histogram, saying which size it is for. */
-static json_t *j_cct(const struct mrc_run_size *rs, const struct conf_hist *c)
+static json_t *j_cct(const struct mrc_run_size *rs, const struct conf_hist *c,
+	const struct mrc_run_job *job)
 {
-	char tag[48], l[32];
+	char tag[80], l[32];
 	json_t *o;
 
-	cct_tag(rs, tag, sizeof(tag));
+	cct_tag(rs, job, tag, sizeof(tag));
 	mrc_report_size_label(rs->bytes, l, sizeof(l));
 	o = j_hist(rs->cct_ns, c, tag);
 	json_object_set_new(o, "bytes", json_integer((json_int_t)rs->bytes));
@@ -177,6 +194,163 @@ static json_t *j_timeline(const struct mrc_run_result *res)
 	return a;
 }
 
+/* The rows of @n sizes (report.json sizes[]); @job names a job of several (its
+ * histograms' tags), NULL the top level. */
+static json_t *j_sizes(const struct mrc_run_size *sizes, size_t n, const struct conf_hist *hc,
+	const struct mrc_run_job *job)
+{
+	json_t *a = json_array(), *o;
+
+	for (size_t s = 0; s < n; s++) {
+		const struct mrc_run_size *rs = &sizes[s];
+
+		o = json_object();
+		json_object_set_new(o, "bytes", json_integer((json_int_t)rs->bytes));
+		json_object_set_new(o, "count", json_integer((json_int_t)rs->count));
+		/* a size the job failed in has no time: null, never 0 */
+		json_object_set_new(o, "time_us", j_real_if(!rs->incomplete, rs->time_us));
+		json_object_set_new(o, "algbw_GBps", j_real_if(!rs->incomplete, rs->algbw_gbs));
+		json_object_set_new(o, "busbw_GBps", j_real_if(!rs->incomplete, rs->busbw_gbs));
+		json_object_set_new(o, "wrong", json_integer((json_int_t)rs->wrong));
+		json_object_set_new(o, "cct_us", j_cct(rs, hc, job));
+		if (rs->n_pairs)
+			j_pairs(o, rs);
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+/* The rows of @n iterations (report.json iterations[]) of @sizes; with @job's phases, each
+ * one's times too. */
+static json_t *j_iters(const struct mrc_run_size *sizes, const struct mrc_run_iter *iters,
+	size_t n, const struct mrc_run_job *job)
+{
+	json_t *a = json_array(), *o;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct mrc_run_iter *it = &iters[i];
+
+		o = json_object();
+		json_object_set_new(o, "bytes",
+			json_integer((json_int_t)sizes[it->size_idx].bytes));
+		json_object_set_new(o, "iter", json_integer(it->iter));
+		json_object_set_new(o, "measured", it->warmup ? json_null() :
+							json_integer(it->measured));
+		json_object_set_new(o, "warmup", json_boolean(it->warmup));
+		json_object_set_new(o, "start_us", json_real((double)it->start_ps / PS_US));
+		json_object_set_new(o, "cct_us", j_real_if(!it->incomplete,
+						   (double)it->cct_ps / PS_US));
+		json_object_set_new(o, "wrong", json_integer((json_int_t)it->wrong));
+		json_object_set_new(o, "faults", json_integer(it->faults));
+		json_object_set_new(o, "degraded", json_boolean(it->degraded));
+		json_object_set_new(o, "slowest_rank", it->incomplete ? json_null() :
+							     json_integer(it->slowest_rank));
+		if (job && job->n_phases) {
+			json_t *pa = json_array();
+
+			for (size_t p = 0; p < job->n_phases; p++)
+				json_array_append_new(pa, j_real_if(!it->incomplete,
+					(double)job->phase_ps[i * job->n_phases + p] / PS_US));
+			json_object_set_new(o, "phase_us", pa);
+		}
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+/* A job's phases (traffic.phases): each one's kind, what it ran and its times. */
+static json_t *j_phases(const struct mrc_run_job *rj, const struct conf_hist *hc)
+{
+	json_t *a = json_array();
+
+	for (size_t p = 0; p < rj->n_phases; p++) {
+		const struct mrc_run_phase *rp = &rj->phases[p];
+		json_t *o = json_object();
+		char tag[64];
+
+		phase_tag(rj, p, tag, sizeof(tag));
+		json_object_set_new(o, "kind", json_string(rp->gap ? "gap" : "collective"));
+		json_object_set_new(o, "pattern", rp->gap ? json_null() :
+			json_string(conf_name_of(conf_pattern_names, rp->pattern)));
+		json_object_set_new(o, "algorithm", rp->gap ? json_null() :
+			json_string(conf_name_of(conf_algorithm_names, rp->algorithm)));
+		json_object_set_new(o, "bytes", rp->gap ? json_null() :
+			json_integer((json_int_t)rp->bytes));
+		json_object_set_new(o, "gap_us", rp->gap ? json_real((double)rp->gap_ps / PS_US) :
+			json_null());
+		json_object_set_new(o, "time_us", json_real(rp->time_us));
+		json_object_set_new(o, "busbw_GBps", j_real_if(!rp->gap && rp->time_us > 0,
+			rp->busbw_gbs));
+		json_object_set_new(o, "hist_us", j_hist(rp->time_ns, hc, tag));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+/* What a background job offered and delivered (docs/report.md "Several jobs"). */
+static json_t *j_background(const struct mrc_run_job *rj)
+{
+	json_t *o = json_object();
+	double t = rj->finished && rj->end_ps > rj->start_ps ?
+			   (double)(rj->end_ps - rj->start_ps) / 1e12 : 0;
+	double per = rj->bg_hosts && t > 0 ? 8.0 / rj->bg_hosts / t / 1e9 : 0;
+	uint64_t off = rj->bg_posted * rj->bg_msg_bytes, del = rj->bg_completed * rj->bg_msg_bytes;
+
+	json_object_set_new(o, "rate_Gbps", json_real((double)rj->bg_rate_bps / 1e9));
+	json_object_set_new(o, "mode", json_string(conf_name_of(conf_bg_mode_names,
+						    rj->bg_mode)));
+	json_object_set_new(o, "message_bytes", json_integer((json_int_t)rj->bg_msg_bytes));
+	json_object_set_new(o, "duration_us", json_real(t * 1e6));
+	json_object_set_new(o, "messages_offered", json_integer((json_int_t)rj->bg_posted));
+	json_object_set_new(o, "messages_delivered",
+		json_integer((json_int_t)rj->bg_completed));
+	json_object_set_new(o, "messages_refused", json_integer((json_int_t)rj->bg_refused));
+	json_object_set_new(o, "offered_bytes", json_integer((json_int_t)off));
+	json_object_set_new(o, "delivered_bytes", json_integer((json_int_t)del));
+	json_object_set_new(o, "offered_Gbps_per_host", json_real((double)off * per));
+	json_object_set_new(o, "delivered_Gbps_per_host", json_real((double)del * per));
+	return o;
+}
+
+/* report.json jobs[]: traffic as a list, each job's own table (docs/report.md "Several jobs"). */
+static json_t *j_jobs(const struct conf_job *job, const struct mrc_run_result *res)
+{
+	json_t *a = json_array();
+
+	for (size_t j = 0; j < res->n_jobs; j++) {
+		const struct mrc_run_job *rj = &res->jobs[j];
+		const struct conf_traffic *t = conf_job_traffic(job, j);
+		json_t *o = json_object();
+
+		json_object_set_new(o, "name", json_string(rj->name));
+		/* a step of phases has its patterns in phases[] */
+		json_object_set_new(o, "pattern", json_string(t->n_phases ? "phases" :
+			conf_name_of(conf_pattern_names, t->pattern)));
+		json_object_set_new(o, "algorithm", t->n_phases || rj->background ? json_null() :
+			json_string(conf_name_of(conf_algorithm_names, t->algorithm)));
+		json_object_set_new(o, "hosts", json_string(t->hosts));
+		json_object_set_new(o, "ranks", json_integer(rj->nranks));
+		json_object_set_new(o, "after", t->after[0] ? json_string(t->after) : json_null());
+		json_object_set_new(o, "start_us", j_real_if(rj->started,
+						      (double)rj->start_ps / PS_US));
+		json_object_set_new(o, "end_us", j_real_if(rj->finished,
+						    (double)rj->end_ps / PS_US));
+		json_object_set_new(o, "sizes", j_sizes(rj->sizes, rj->n_sizes, &job->output.hist,
+							rj));
+		json_object_set_new(o, "iterations", j_iters(rj->sizes, rj->iters, rj->n_iters,
+							     rj));
+		if (rj->n_phases) {
+			json_object_set_new(o, "step_us", j_cct(&rj->sizes[0], &job->output.hist,
+								rj));
+			json_object_set_new(o, "phases", j_phases(rj, &job->output.hist));
+		}
+		if (rj->background)
+			json_object_set_new(o, "background", j_background(rj));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 static json_t *j_report(const struct conf_job *job, const struct mrc_run_result *res)
 {
 	const struct conf_hist *hc = &job->output.hist;
@@ -214,52 +388,16 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 	json_object_set_new(o, "seed", json_integer((json_int_t)job->seed));
 	json_object_set_new(root, "job", o);
 
-	a = json_array();
-	for (size_t s = 0; s < res->n_sizes; s++) {
-		const struct mrc_run_size *rs = &res->sizes[s];
-
-		o = json_object();
-		json_object_set_new(o, "bytes", json_integer((json_int_t)rs->bytes));
-		json_object_set_new(o, "count", json_integer((json_int_t)rs->count));
-		/* a size the job failed in has no time: null, never 0 */
-		json_object_set_new(o, "time_us", j_real_if(!rs->incomplete, rs->time_us));
-		json_object_set_new(o, "algbw_GBps", j_real_if(!rs->incomplete, rs->algbw_gbs));
-		json_object_set_new(o, "busbw_GBps", j_real_if(!rs->incomplete, rs->busbw_gbs));
-		json_object_set_new(o, "wrong", json_integer((json_int_t)rs->wrong));
-		json_object_set_new(o, "cct_us", j_cct(rs, hc));
-		if (rs->n_pairs)
-			j_pairs(o, rs);
-		json_array_append_new(a, o);
-	}
-	json_object_set_new(root, "sizes", a);
-
-	a = json_array();
-	for (size_t i = 0; i < res->n_iters; i++) {
-		const struct mrc_run_iter *it = &res->iters[i];
-
-		o = json_object();
-		json_object_set_new(o, "bytes",
-			json_integer((json_int_t)res->sizes[it->size_idx].bytes));
-		json_object_set_new(o, "iter", json_integer(it->iter));
-		json_object_set_new(o, "measured", it->warmup ? json_null() :
-							json_integer(it->measured));
-		json_object_set_new(o, "warmup", json_boolean(it->warmup));
-		json_object_set_new(o, "start_us", json_real((double)it->start_ps / PS_US));
-		json_object_set_new(o, "cct_us", j_real_if(!it->incomplete,
-						   (double)it->cct_ps / PS_US));
-		json_object_set_new(o, "wrong", json_integer((json_int_t)it->wrong));
-		json_object_set_new(o, "faults", json_integer(it->faults));
-		json_object_set_new(o, "degraded", json_boolean(it->degraded));
-		json_object_set_new(o, "slowest_rank", it->incomplete ? json_null() :
-							     json_integer(it->slowest_rank));
-		json_array_append_new(a, o);
-	}
-	json_object_set_new(root, "iterations", a);
+	json_object_set_new(root, "sizes", j_sizes(res->sizes, res->n_sizes, hc, NULL));
+	json_object_set_new(root, "iterations",
+		j_iters(res->sizes, res->iters, res->n_iters, NULL));
+	if (res->n_jobs)
+		json_object_set_new(root, "jobs", j_jobs(job, res));
 
 	o = json_object();
 	a = json_array();
 	for (size_t s = 0; s < res->n_sizes; s++)
-		json_array_append_new(a, j_cct(&res->sizes[s], hc));
+		json_array_append_new(a, j_cct(&res->sizes[s], hc, NULL));
 	json_object_set_new(o, "cct_us", a);
 	json_object_set_new(o, "message_us", j_hist(res->msg_ns, hc, "message"));
 	json_object_set_new(o, "step_us", j_hist(res->step_ns, hc, "step"));
@@ -494,7 +632,7 @@ static const struct mrc_hist *hist_at(const struct mrc_run_result *res, size_t i
 	const struct mrc_hist *h[3] = { res->msg_ns, res->step_ns, res->rtt_ns };
 
 	if (i < res->n_sizes) {
-		cct_tag(&res->sizes[i], tag, tlen);
+		cct_tag(&res->sizes[i], NULL, tag, tlen);
 		return res->sizes[i].cct_ns;
 	}
 	snprintf(tag, tlen, "%s", tags[i - res->n_sizes]);
@@ -531,7 +669,7 @@ static int write_hist(const char *tag, const struct mrc_hist *h, FILE *log, cons
  */
 static int write_hists(const struct conf_job *job, struct mrc_run_result *res)
 {
-	char path[4096], log_path[4096], tag[48];
+	char path[4096], log_path[4096], tag[80];
 	FILE *log = NULL;
 	bool log_made = false, partial = false;
 	double len_s = (double)res->sim_end_ps / 1e12;
@@ -557,6 +695,25 @@ static int write_hists(const struct conf_job *job, struct mrc_run_result *res)
 		errno = 0;
 		if (write_hist(tag, h, log, log_path, len_s, path, sizeof(path), &partial))
 			goto io;
+	}
+	for (size_t j = 0; j < res->n_jobs; j++) { /* each job's, tagged with its name */
+		const struct mrc_run_job *rj = &res->jobs[j];
+
+		for (size_t i = 0; i < rj->n_sizes + rj->n_phases; i++) {
+			const struct mrc_hist *h;
+
+			if (i < rj->n_sizes) {
+				cct_tag(&rj->sizes[i], rj, tag, sizeof(tag));
+				h = rj->sizes[i].cct_ns;
+			} else {
+				phase_tag(rj, i - rj->n_sizes, tag, sizeof(tag));
+				h = rj->phases[i - rj->n_sizes].time_ns;
+			}
+			snprintf(path, sizeof(path), "%s/hist/%s.hgrm", job->output.dir, tag);
+			errno = 0;
+			if (write_hist(tag, h, log, log_path, len_s, path, sizeof(path), &partial))
+				goto io;
+		}
 	}
 	snprintf(path, sizeof(path), "%s", log_path);
 	errno = 0;
@@ -1117,16 +1274,16 @@ int mrc_report_write(const struct conf_job *job, struct mrc_run_result *res)
 
 /* perftest's columns per size for a point-to-point benchmark, of the worst pair (every
  * pair is in report.json). */
-static void print_pairs(FILE *f, const struct mrc_run_result *res)
+static void print_pairs(FILE *f, const struct mrc_run_size *sizes, size_t n_sizes)
 {
-	if (!res->n_sizes || !res->sizes[0].n_pairs)
+	if (!n_sizes || !sizes[0].n_pairs)
 		return;
 	fprintf(f, "#\n#  %10s %8s %-13s %10s %10s %8s %10s\n", "size", "pairs", "worst pair",
 		"BW (Gb/s)", "MsgRate", "line", "t/2 (us)");
 	fprintf(f, "#  %10s %8s %-13s %10s %10s %8s %10s\n", "(B)", "", "", "", "(Mpps)", "(%)",
 		"");
-	for (size_t s = 0; s < res->n_sizes; s++) {
-		const struct mrc_run_size *rs = &res->sizes[s];
+	for (size_t s = 0; s < n_sizes; s++) {
+		const struct mrc_run_size *rs = &sizes[s];
 		const struct mrc_run_pair *w = &rs->pairs[rs->worst];
 		char pr[32], lat[24] = "-";
 
@@ -1151,33 +1308,23 @@ static void print_hist_row(FILE *f, int w, const char *name, const struct mrc_hi
 	fprintf(f, " %9.2f\n", mrc_hist_count(h) ? mrc_hist_mean(h) / 1e3 : 0.0);
 }
 
-void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *res, FILE *f)
+/* nccl-tests' table of @n sizes of job @t, then perftest's columns for a point-to-point
+ * benchmark; adds each size's busbw to *@bus_sum and counts it in *@n_bus. */
+static void print_table(FILE *f, const struct conf_traffic *t, const struct mrc_run_size *sizes,
+	size_t n, double *bus_sum, size_t *n_bus)
 {
-	const struct conf_traffic *t = &job->traffic;
-	const struct conf_hist *hc = &job->output.hist;
 	bool ar = t->pattern == CONF_PAT_ALLREDUCE || t->pattern == CONF_PAT_REDUCESCATTER ||
 		  t->pattern == CONF_PAT_REDUCE;
 	bool rooted = t->pattern == CONF_PAT_INCAST || t->pattern == CONF_PAT_BROADCAST ||
 		      t->pattern == CONF_PAT_REDUCE || t->pattern == CONF_PAT_GATHER ||
 		      t->pattern == CONF_PAT_SCATTER;
-	double bus_sum = 0;
-	size_t n_bus = 0;
-	char enc[64] = "", nort[48] = "", hopl[192] = "";
-	int lw = 10; /* latency labels: "CCT 1000004B" in a sweep widens the column */
 
-	fprintf(f,
-		"# mrcgen: %s %s, %u ranks, %u planes x (%u T0 + %u T1), %u hosts, %s, seed %llu\n",
-		conf_name_of(conf_pattern_names, t->pattern),
-		conf_name_of(conf_algorithm_names, t->algorithm), res->nranks, job->fabric.planes,
-		job->fabric.t0, job->fabric.t1, conf_fabric_hosts(&job->fabric),
-		conf_name_of(conf_transport_names, job->mrc.transport),
-		(unsigned long long)job->seed);
 	fprintf(f, "#\n#  %10s %12s %8s %6s %6s %10s %8s %8s %6s\n", "size", "count", "type",
 		"redop", "root", "time", "algbw", "busbw", "#wrong");
 	fprintf(f, "#  %10s %12s %8s %6s %6s %10s %8s %8s %6s\n", "(B)", "(elements)", "", "", "",
 		"(us)", "(GB/s)", "(GB/s)", "");
-	for (size_t s = 0; s < res->n_sizes; s++) {
-		const struct mrc_run_size *rs = &res->sizes[s];
+	for (size_t s = 0; s < n; s++) {
+		const struct mrc_run_size *rs = &sizes[s];
 
 		char tm[24] = "-", alg[24] = "-", bus[24] = "-";
 
@@ -1186,22 +1333,116 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 			snprintf(tm, sizeof(tm), "%.1f", rs->time_us);
 			snprintf(alg, sizeof(alg), "%.2f", rs->algbw_gbs);
 			snprintf(bus, sizeof(bus), "%.2f", rs->busbw_gbs);
-			bus_sum += rs->busbw_gbs;
-			n_bus++;
+			*bus_sum += rs->busbw_gbs;
+			(*n_bus)++;
 		}
 		fprintf(f, "   %10llu %12llu %8s %6s %6d %10s %8s %8s %6llu\n",
 			(unsigned long long)rs->bytes, (unsigned long long)rs->count,
-			conf_name_of(conf_dtype_names, t->dtype), ar ? "sum" : "none",
+			conf_name_of(conf_dtype_names, t->dtype),
+			t->n_phases ? "-" : ar ? "sum" : "none",
 			rooted ? (int)t->root_host : -1, tm, alg, bus,
 			(unsigned long long)rs->wrong);
 	}
-	print_pairs(f, res);
-	for (size_t s = 0; s < res->n_sizes; s++) {
-		char l[32];
+	print_pairs(f, sizes, n);
+}
 
-		mrc_report_size_label(res->sizes[s].bytes, l, sizeof(l));
-		if ((int)strlen(l) + 4 > lw)
-			lw = (int)strlen(l) + 4;
+/* A step of phases: each phase's mean time (a gap's is its length) and busbw. */
+static void print_phases(FILE *f, const struct mrc_run_job *rj)
+{
+	if (!rj->n_phases)
+		return;
+	fprintf(f, "#  %6s %-14s %-9s %12s %10s %8s\n", "phase", "pattern", "algorithm",
+		"bytes", "time (us)", "busbw");
+	for (size_t p = 0; p < rj->n_phases; p++) {
+		const struct mrc_run_phase *rp = &rj->phases[p];
+
+		if (rp->gap)
+			fprintf(f, "   %6zu %-14s %-9s %12s %10.1f %8s\n", p, "gap", "-", "-",
+				rp->time_us, "-");
+		else
+			fprintf(f, "   %6zu %-14s %-9s %12llu %10.1f %8.2f\n", p,
+				conf_name_of(conf_pattern_names, rp->pattern),
+				conf_name_of(conf_algorithm_names, rp->algorithm),
+				(unsigned long long)rp->bytes, rp->time_us, rp->busbw_gbs);
+	}
+}
+
+/* Several jobs: each one's table under a header naming it. */
+static void print_jobs(FILE *f, const struct conf_job *job, const struct mrc_run_result *res,
+	double *bus_sum, size_t *n_bus)
+{
+	for (size_t j = 0; j < res->n_jobs; j++) {
+		const struct mrc_run_job *rj = &res->jobs[j];
+		const struct conf_traffic *t = conf_job_traffic(job, j);
+		char st[32] = "-", en[32] = "-";
+
+		if (rj->started)
+			snprintf(st, sizeof(st), "%.3f", (double)rj->start_ps / PS_US);
+		if (rj->finished)
+			snprintf(en, sizeof(en), "%.3f", (double)rj->end_ps / PS_US);
+		fprintf(f, "#\n# job %s: %s %s, %u ranks on %s, from %s to %s us\n", rj->name,
+			t->n_phases ? "a step of" : conf_name_of(conf_pattern_names, t->pattern),
+			t->n_phases ? "phases" : rj->background ? "traffic" :
+			conf_name_of(conf_algorithm_names, t->algorithm), rj->nranks,
+			t->hosts[0] ? t->hosts : "h0..", st, en);
+		if (rj->background) {
+			double d = rj->finished && rj->end_ps > rj->start_ps ?
+					   (double)(rj->end_ps - rj->start_ps) / 1e12 : 0;
+			double k = d > 0 ? 8.0 * rj->bg_msg_bytes / rj->bg_hosts / d / 1e9 : 0;
+
+			fprintf(f, "#  background %s at %.3g Gb/s a host, %llu B messages: "
+				   "offered %.2f Gb/s a host, delivered %.2f (%llu refused)\n",
+				conf_name_of(conf_bg_mode_names, rj->bg_mode),
+				(double)rj->bg_rate_bps / 1e9,
+				(unsigned long long)rj->bg_msg_bytes, k * (double)rj->bg_posted,
+				k * (double)rj->bg_completed, (unsigned long long)rj->bg_refused);
+			continue;
+		}
+		print_table(f, t, rj->sizes, rj->n_sizes, bus_sum, n_bus);
+		print_phases(f, rj);
+	}
+}
+
+void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *res, FILE *f)
+{
+	const struct conf_traffic *t = &job->traffic;
+	const struct conf_hist *hc = &job->output.hist;
+	double bus_sum = 0;
+	size_t n_bus = 0;
+	char enc[64] = "", nort[48] = "", hopl[192] = "";
+	int lw = 10; /* latency labels: "CCT 1000004B" in a sweep widens the column */
+
+	if (res->n_jobs)
+		fprintf(f, "# mrcgen: %zu job%s, %u planes x (%u T0 + %u T1), %u hosts, %s, seed "
+			   "%llu\n", res->n_jobs, res->n_jobs == 1 ? "" : "s", job->fabric.planes,
+			job->fabric.t0, job->fabric.t1, conf_fabric_hosts(&job->fabric),
+			conf_name_of(conf_transport_names, job->mrc.transport),
+			(unsigned long long)job->seed);
+	else
+		fprintf(f, "# mrcgen: %s %s, %u ranks, %u planes x (%u T0 + %u T1), %u hosts, %s, "
+			   "seed %llu\n",
+			conf_name_of(conf_pattern_names, t->pattern),
+			conf_name_of(conf_algorithm_names, t->algorithm), res->nranks,
+			job->fabric.planes, job->fabric.t0, job->fabric.t1,
+			conf_fabric_hosts(&job->fabric),
+			conf_name_of(conf_transport_names, job->mrc.transport),
+			(unsigned long long)job->seed);
+	if (res->n_jobs)
+		print_jobs(f, job, res, &bus_sum, &n_bus);
+	else
+		print_table(f, t, res->sizes, res->n_sizes, &bus_sum, &n_bus);
+	for (size_t j = 0; j < (res->n_jobs ? res->n_jobs : 1); j++) {
+		const struct mrc_run_job *rj = res->n_jobs ? &res->jobs[j] : NULL;
+
+		for (size_t s = 0; s < (rj ? rj->n_sizes : res->n_sizes); s++) {
+			char l[32];
+			int w;
+
+			mrc_report_size_label((rj ? rj->sizes : res->sizes)[s].bytes, l, sizeof(l));
+			w = (int)strlen(l) + 4 + (rj ? (int)strlen(rj->name) + 1 : 0);
+			if (w > lw)
+				lw = w;
+		}
 	}
 	fprintf(f, "#\n#  %-*s %8s", lw, "latency us", "count");
 	for (size_t i = 0; i < hc->n_percentiles && i < 8; i++) {
@@ -1211,12 +1452,18 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 		fprintf(f, " %9s", p);
 	}
 	fprintf(f, " %9s\n", "mean");
-	for (size_t s = 0; s < res->n_sizes; s++) {
-		char l[32], name[40];
+	for (size_t j = 0; j < (res->n_jobs ? res->n_jobs : 1); j++) {
+		const struct mrc_run_job *rj = res->n_jobs ? &res->jobs[j] : NULL;
+		const struct mrc_run_size *sz = rj ? rj->sizes : res->sizes;
 
-		mrc_report_size_label(res->sizes[s].bytes, l, sizeof(l));
-		snprintf(name, sizeof(name), "CCT %s", l);
-		print_hist_row(f, lw, name, res->sizes[s].cct_ns, hc);
+		for (size_t s = 0; s < (rj ? rj->n_sizes : res->n_sizes); s++) {
+			char l[32], name[80];
+
+			mrc_report_size_label(sz[s].bytes, l, sizeof(l));
+			snprintf(name, sizeof(name), "CCT %s%s%s", l, rj ? " " : "",
+				rj ? rj->name : "");
+			print_hist_row(f, lw, name, sz[s].cct_ns, hc);
+		}
 	}
 	print_hist_row(f, lw, "write", res->msg_ns, hc);
 	print_hist_row(f, lw, "step", res->step_ns, hc);

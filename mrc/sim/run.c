@@ -14,6 +14,7 @@
 #include "mrc/job/job.h"
 #include "mrc/job/stop.h"
 #include "mrc/job/sweep.h"
+#include "mrc/base/rng.h"
 #include "mrc/sim/sim.h"
 #include "mrc/engine/srv6.h"
 #include "pcap/pcapw.h"
@@ -39,9 +40,11 @@ struct host {
 	struct run *run;
 	uint32_t idx;
 	struct mrc_ep *ep;
-	uint64_t *peer_map;	 /* hash of the peers it has a QP to: (peer + 1) << 32 | qpn */
+	/* hash of the peers it has a QP to: (key + 1) << 32 | qpn, key = job * hosts + peer */
+	uint64_t *peer_map;
 	uint32_t map_cap, map_n; /* slots (a power of 2, or 0), used slots */
-	uint32_t rkey[MRC_REG_N];
+	uint8_t *qp_job;	 /* [qpn - first QPN]: the job whose QP it is (NULL: all job 0's) */
+	uint32_t qp_job_cap;
 	uint64_t timer_at;	 /* time of the engine timer event scheduled, or UINT64_MAX */
 };
 
@@ -71,23 +74,88 @@ struct link_imp {
 	unsigned loss, delay;
 };
 
+/* Where a job is (struct sjob): waiting for the job it runs after, for a time (its start,
+ * a compute gap), in an iteration, done. */
+enum sj_state { SJ_BLOCKED, SJ_WAIT, SJ_RUN, SJ_DONE, SJ_BG /* background, sending */ };
+
+struct bghost;
+
+/* One collective phase of a job's step (traffic.phases): its collective, built once, and
+ * its regions' keys ([host * MRC_REG_N + region]); a gap phase has neither. */
+struct sphase {
+	struct mrc_coll *coll;
+	uint32_t *rkey;
+	enum mrc_coll_pattern pattern;
+	uint32_t nranks;
+	double sum;	/* its measured times, ps */
+	uint32_t n;
+};
+
+/* One job of the run: traffic, or each element of traffic as a list (docs/config.md
+ * "Several jobs"); its collective of the running size and where its results go. */
+struct sjob {
+	struct run *run;
+	uint32_t idx;
+	const struct conf_traffic *t;
+	struct mrc_coll *coll;
+	struct mrc_coll **old;	/* several jobs: collectives of its earlier sizes, kept until
+				 * the end (a packet still in flight may name their buffers) */
+	size_t n_old;
+	struct mrc_job_coll_mem cmem; /* mrc_job_coll_params' */
+	enum mrc_coll_pattern pattern;
+	uint32_t nranks;	/* the collective's */
+	uint64_t sizes[CONF_SIZES_MAX];
+	size_t n_sizes, size_i;	/* its sizes, the running one */
+	uint32_t it;		/* iteration of the running size, warmup counted */
+	uint32_t global_iter;	/* iterations started, every size */
+	enum sj_state state;
+	uint64_t ready_at;	/* SJ_WAIT: when it starts its next iteration */
+	uint64_t deadline;	/* SJ_RUN: virtual time without completion that is a stall */
+	long after;		/* the job it runs after, or -1 */
+	bool measuring;
+	uint32_t *rkey;		/* [host * MRC_REG_N + region] of the running collective */
+	uint64_t *rank_ps;	/* per rank, its time in the last iteration */
+	double sum;		/* measured CCTs of the running size, ps */
+	uint32_t n;
+	size_t cur_ri;		/* the running iteration's index in *iters */
+	size_t faults_before;
+	uint32_t iters_done;
+	/* traffic.phases: one step is every phase in turn; coll and rkey are the running
+	 * phase's (the phases' own, never released apart) */
+	struct sphase *ph;
+	size_t n_ph, ph_i;
+	bool in_gap;		/* SJ_WAIT for the end of a gap phase */
+	uint64_t step_start, phase_start;
+	/* pattern background: its hosts, their sink regions' keys (by host), destinations
+	 * (permutation), tick objects, the uniform mode's generator, the regions' VA */
+	bool bg;
+	uint32_t *bg_hosts, *bg_rkey, *bg_perm, bg_n;
+	struct bghost *bg_tick;
+	struct mrc_rng bg_rng;
+	uint64_t bg_va;
+	/* its results: the top level's for job 0, else res->jobs[idx]'s */
+	struct mrc_run_size **sizes_r;
+	size_t *n_sizes_r;
+	struct mrc_run_iter **iters_r;
+	size_t *n_iters_r;
+};
+
 struct run {
 	const struct conf_job *job;
+	struct sjob *jobs;	/* conf_jobs(job) */
+	size_t n_jobs;
 	struct mrc_job_srv6 m;
 	struct mrc_fabric *fab;
 	struct mrc_sim *sim;
 	int timer_kind, revert_kind;
 	struct host *hosts;
 	uint32_t nhosts, nranks;
-	struct mrc_coll *coll;
-	uint64_t *rank_ps; /* per rank, its time in the last iteration */
-	struct mrc_job_coll_mem cmem; /* mrc_job_coll_params' */
+	uint64_t wake_at;	/* the wake-up event scheduled (a job's start or gap end) */
 	bool gather; /* hosts leave payloads in their MRs (mrc_ep_tx_gather) */
 	enum mrc_verify_mode vmode; /* traffic.verify as this run keeps it */
 	struct mrc_run_result *res;
 	struct tap *taps;
 	size_t n_taps;
-	bool measuring;
 	int err;		/* first fatal error inside the event loop */
 	char errmsg[256];
 	uint64_t fault_seen;	/* fabric fault log entries already accounted */
@@ -110,6 +178,8 @@ struct run {
 	struct mrc_sweep *sw;
 	int sweep_kind;
 	int gap_kind; /* the end of a compute gap (traffic.gap) */
+	int bg_kind;  /* a background host's next message */
+	bool bg_stop; /* the other jobs ended: background sends no more */
 	uint64_t *poll_at;	/* [nhosts]: the poll event scheduled, UINT64_MAX none */
 	uint32_t sweep_left;	/* hosts not done */
 	/* a parallel run (sim.workers > 1, docs/architecture.md "Parallel simulation"): what
@@ -117,7 +187,6 @@ struct run {
 	 * seen between windows (run_window_hook) */
 	unsigned nw;		/* workers, 1: serial */
 	struct run_wk *wk;	/* [nw] when nw > 1 */
-	bool in_iter;		/* an iteration's loop is running */
 	pthread_mutex_t lock;	/* run_fail and the ASSUMED_BAD times from workers */
 };
 
@@ -169,8 +238,9 @@ static void run_window_hook(void *ctx)
 
 	if (r->n_taps)
 		tap_flush(r);
-	if (r->in_iter && r->coll && mrc_coll_done(r->coll))
-		mrc_sim_stop(r->sim);
+	for (size_t j = 0; j < r->n_jobs; j++)
+		if (r->jobs[j].state == SJ_RUN && mrc_coll_done(r->jobs[j].coll))
+			mrc_sim_stop(r->sim);
 }
 
 /* ---- engine <-> fabric glue --------------------------------------------------------- */
@@ -288,10 +358,22 @@ static uint32_t qpn_peer(const struct host *h, uint32_t qpn)
 	return qp ? mrc_qp_peer_host(qp) : 0;
 }
 
+/* The job whose QP @qpn of @h is. */
+static struct sjob *job_of(const struct host *h, uint32_t qpn)
+{
+	uint32_t first;
+
+	mrc_ep_qpns(h->ep, &first);
+	if (!h->qp_job || qpn < first || qpn - first >= h->qp_job_cap)
+		return &h->run->jobs[0];
+	return &h->run->jobs[h->qp_job[qpn - first]];
+}
+
 static void ep_send_done(void *ctx, uint32_t qpn, uint64_t wr_id, int status, uint64_t now)
 {
 	struct host *h = ctx;
 	struct run *r = h->run;
+	struct sjob *sj = job_of(h, qpn);
 	int err;
 
 	if (status) {
@@ -299,14 +381,19 @@ static void ep_send_done(void *ctx, uint32_t qpn, uint64_t wr_id, int status, ui
 			qpn_peer(h, qpn), strerror(-status));
 		return;
 	}
-	if (r->measuring)
+	if (sj->bg) {
+		/* from any worker in a parallel run: a sum, the same in any order */
+		__atomic_fetch_add(&r->res->jobs[sj->idx].bg_completed, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	if (sj->measuring)
 		mrc_hist_record(r->nw > 1 ? r->wk[mrc_sim_worker(r->sim)].msg_ns : r->res->msg_ns,
-			(int64_t)((now - mrc_coll_posted_at(r->coll, h->idx, wr_id)) / 1000));
-	err = mrc_coll_on_send_done(r->coll, h->idx, wr_id, now);
+			(int64_t)((now - mrc_coll_posted_at(sj->coll, h->idx, wr_id)) / 1000));
+	err = mrc_coll_on_send_done(sj->coll, h->idx, wr_id, now);
 	if (err)
 		run_fail(r, err, "h%u: collective: send completion %llu: %s", h->idx,
 			(unsigned long long)wr_id, strerror(-err));
-	else if (r->nw == 1 && mrc_coll_done(r->coll))
+	else if (r->nw == 1 && mrc_coll_done(sj->coll))
 		mrc_sim_stop(r->sim);
 }
 
@@ -314,14 +401,15 @@ static void ep_recv_imm(void *ctx, uint32_t qpn, uint32_t imm, uint64_t len, uin
 {
 	struct host *h = ctx;
 	struct run *r = h->run;
+	struct sjob *sj = job_of(h, qpn);
 	int err;
 
 	(void)len;
-	err = mrc_coll_on_recv(r->coll, h->idx, qpn_peer(h, qpn), imm, now);
+	err = sj->coll ? mrc_coll_on_recv(sj->coll, h->idx, qpn_peer(h, qpn), imm, now) : -EPROTO;
 	if (err)
 		run_fail(r, err, "h%u: collective: unexpected write from h%u (imm 0x%08x)", h->idx,
 			qpn_peer(h, qpn), imm);
-	else if (r->nw == 1 && mrc_coll_done(r->coll))
+	else if (r->nw == 1 && mrc_coll_done(sj->coll))
 		mrc_sim_stop(r->sim);
 }
 
@@ -401,10 +489,20 @@ static void fab_payload(void *ctx, const uint8_t *pay, uint32_t len, uint8_t *ou
 {
 	struct run *r = ctx;
 
-	if (r->coll)
-		mrc_coll_payload(r->coll, pay, len, out);
-	else
-		memset(out, 0, len);
+	/* the collective whose source it is: a job's running one, or an earlier size's */
+	for (size_t j = 0; j < r->n_jobs; j++) {
+		struct sjob *sj = &r->jobs[j];
+
+		if (sj->coll && !mrc_coll_payload(sj->coll, pay, len, out))
+			return;
+		for (size_t k = 0; k < sj->n_old; k++)
+			if (!mrc_coll_payload(sj->old[k], pay, len, out))
+				return;
+		for (size_t k = 0; k < sj->n_ph; k++)
+			if (sj->ph[k].coll && !mrc_coll_payload(sj->ph[k].coll, pay, len, out))
+				return;
+	}
+	memset(out, 0, len);
 }
 
 /* A payload landed in a sink MR of @h: the collective's descriptors follow it. */
@@ -413,11 +511,16 @@ static void ep_placed(void *ctx, uint32_t rkey, uint64_t off, const uint8_t *dat
 	struct host *h = ctx;
 	struct run *r = h->run;
 
-	for (int g = 0; g < MRC_REG_N && r->coll; g++)
-		if (h->rkey[g] == rkey) {
-			mrc_coll_place(r->coll, h->idx, (enum mrc_coll_region)g, off, data, len);
-			return;
-		}
+	for (size_t j = 0; j < r->n_jobs; j++) {
+		struct sjob *sj = &r->jobs[j];
+
+		for (int g = 0; g < MRC_REG_N && sj->coll; g++)
+			if (sj->rkey[(size_t)h->idx * MRC_REG_N + g] == rkey) {
+				mrc_coll_place(sj->coll, h->idx, (enum mrc_coll_region)g, off, data,
+					len);
+				return;
+			}
+	}
 }
 
 static size_t fab_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8_t *buf,
@@ -567,20 +670,47 @@ static void tap_write(void *ctx, const uint8_t *buf, size_t len, uint64_t now)
 
 /* ---- collective <-> endpoints ------------------------------------------------------- */
 
-/* @h's slot for @peer in its map: the peer's entry, or the empty slot it would take. */
-static uint64_t *peer_slot(const struct host *h, uint32_t peer)
+/* @h's slot for @key (job * hosts + peer) in its map: the key's entry, or the empty slot
+ * it would take. */
+static uint64_t *peer_slot(const struct host *h, uint32_t key)
 {
-	uint32_t m = h->map_cap - 1, i = (uint32_t)((peer + 1) * 0x9E3779B1u) >> 8 & m;
+	uint32_t m = h->map_cap - 1, i = (uint32_t)((key + 1) * 0x9E3779B1u) >> 8 & m;
 
-	while (h->peer_map[i] && (uint32_t)(h->peer_map[i] >> 32) != peer + 1)
+	while (h->peer_map[i] && (uint32_t)(h->peer_map[i] >> 32) != key + 1)
 		i = (i + 1) & m;
 	return &h->peer_map[i];
 }
 
-/* The QPN @h talks to @peer over, 0 when none yet. */
-static uint32_t qpn_of_peer(const struct host *h, uint32_t peer)
+/* The QPN @h talks to peer and job @key over, 0 when none yet. */
+static uint32_t qpn_of_peer(const struct host *h, uint32_t key)
 {
-	return h->map_cap ? (uint32_t)*peer_slot(h, peer) : 0;
+	return h->map_cap ? (uint32_t)*peer_slot(h, key) : 0;
+}
+
+/* Marks @h's QP @qpn as job @job's. Returns 0 or -ENOMEM. */
+static int qp_job_set(struct host *h, uint32_t qpn, uint32_t job)
+{
+	uint32_t first, i;
+
+	mrc_ep_qpns(h->ep, &first);
+	i = qpn - first;
+	if (!job && !h->qp_job)
+		return 0; /* job 0's, as every QP of one job */
+	if (i >= h->qp_job_cap) {
+		uint32_t cap = h->qp_job_cap ? 2 * h->qp_job_cap : 16;
+		uint8_t *n;
+
+		while (cap <= i)
+			cap *= 2;
+		n = realloc(h->qp_job, cap);
+		if (!n)
+			return -ENOMEM;
+		memset(n + h->qp_job_cap, 0, cap - h->qp_job_cap);
+		h->qp_job = n;
+		h->qp_job_cap = cap;
+	}
+	h->qp_job[i] = (uint8_t)job;
+	return 0;
 }
 
 /* Records @h's QP @qpn to @peer (new). Returns 0 or -ENOMEM. */
@@ -608,21 +738,23 @@ static int peer_map_add(struct host *h, uint32_t peer, uint32_t qpn)
 	return 0;
 }
 
-/* QPs are made on first use, one per pair of hosts, both directions (RC). */
-static int qp_get(struct run *r, uint32_t a, uint32_t b, uint32_t *qpn)
+/* QPs are made on first use, one per pair of hosts and job, both directions (RC). */
+static int qp_get(struct run *r, uint32_t job, uint32_t a, uint32_t b, uint32_t *qpn)
 {
 	struct host *ha = &r->hosts[a], *hb = &r->hosts[b];
-	uint32_t qa, qb;
+	uint32_t qa, qb, ka = job * r->nhosts + b, kb = job * r->nhosts + a;
 	int err;
 
-	*qpn = qpn_of_peer(ha, b);
+	*qpn = qpn_of_peer(ha, ka);
 	if (*qpn)
 		return 0;
 	err = mrc_ep_qp_create(ha->ep, b, 0, &qa);
 	err = err ?: mrc_ep_qp_create(hb->ep, a, qa, &qb);
 	err = err ?: mrc_ep_qp_connect(ha->ep, qa, qb);
-	err = err ?: peer_map_add(ha, b, qa);
-	err = err ?: peer_map_add(hb, a, qb);
+	err = err ?: peer_map_add(ha, ka, qa);
+	err = err ?: peer_map_add(hb, kb, qb);
+	err = err ?: qp_job_set(ha, qa, job);
+	err = err ?: qp_job_set(hb, qb, job);
 	if (err)
 		return err;
 	r->res->qps += 2;
@@ -633,16 +765,17 @@ static int qp_get(struct run *r, uint32_t a, uint32_t b, uint32_t *qpn)
 static int coll_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, const void *src,
 	uint64_t va, uint32_t imm, uint64_t wr_id)
 {
-	struct run *r = ctx;
+	struct sjob *sj = ctx;
+	struct run *r = sj->run;
 	struct host *h = &r->hosts[rank];
 	uint64_t now = mrc_sim_now(r->sim);
 	uint32_t qpn;
-	int err = qp_get(r, rank, x->peer, &qpn);
+	int err = qp_get(r, sj->idx, rank, x->peer, &qpn);
 
 	if (err)
 		return err;
-	err = mrc_ep_post_write(h->ep, qpn, src, x->len, va, r->hosts[x->peer].rkey[x->dst_reg],
-		true, imm, wr_id, now);
+	err = mrc_ep_post_write(h->ep, qpn, src, x->len, va,
+		sj->rkey[(size_t)x->peer * MRC_REG_N + x->dst_reg], true, imm, wr_id, now);
 	timer_arm(h);
 	return err;
 }
@@ -991,6 +1124,7 @@ static int setup_hosts(struct run *r, char *err, size_t errlen)
 
 	if (e)
 		return e;
+	p.max_qps = r->nranks * (unsigned)conf_jobs(j); /* a QP per peer and job */
 	p.ev.no_log = true; /* EV changes reach the report through ep_ev_event; nobody reads a
 			     * QP's own log (16 KB per host in a 128-host all-to-all) */
 	p.path = ep_path;
@@ -1119,29 +1253,52 @@ static int setup_captures(struct run *r, char *err, size_t errlen)
 /* Registers every rank's regions; but with verify: bytes they have no memory (sink
  * regions; zero payloads, or descriptors: docs/verification.md), so memory stays flat in
  * the message size and grows with the rank count by the descriptors alone. */
-/* Frees the collective's buffers; packets still in flight forget their payload first. */
-static void coll_release(struct run *r)
+/* Frees @sj's collective's buffers; packets still in flight forget their payload first.
+ * With several jobs the others' packets keep theirs: the collective waits in sj->old
+ * until the run ends (@now false). Returns 0 or -ENOMEM. */
+static int coll_release(struct sjob *sj, bool now)
 {
-	if (r->fab)
-		mrc_fabric_forget_payloads(r->fab);
-	mrc_coll_free(r->coll);
-	r->coll = NULL;
+	struct run *r = sj->run;
+
+	if (!sj->coll || sj->n_ph) /* a phase's collective lives until the run ends */
+		return 0;
+	if (now || r->n_jobs == 1) {
+		if (r->fab)
+			mrc_fabric_forget_payloads(r->fab);
+		mrc_coll_free(sj->coll);
+	} else {
+		struct mrc_coll **o = realloc(sj->old, (sj->n_old + 1) * sizeof(*o));
+
+		if (!o)
+			return -ENOMEM;
+		sj->old = o;
+		sj->old[sj->n_old++] = sj->coll;
+	}
+	sj->coll = NULL;
+	return 0;
 }
 
-static int mem_regions(struct run *r)
+/* Registers @sj's running collective's regions on every host; @phase numbers its place
+ * among the job's collectives (0 but for traffic.phases). */
+static int mem_regions(struct sjob *sj, size_t phase)
 {
+	struct run *r = sj->run;
+
 	for (uint32_t h = 0; h < r->nranks; h++) {
 		for (int g = 0; g < MRC_REG_N; g++) {
 			uint64_t len;
-			void *base = mrc_coll_region(r->coll, h, g, &len);
+			void *base = mrc_coll_region(sj->coll, h, g, &len);
 
 			if (!len)
 				continue;
-			/* fixed VAs, region g at (g + 1) << 40: the same bytes on every run */
-			uint64_t va = (uint64_t)(g + 1) << 40;
+			/* fixed VAs, job j's phase p's region g at ((64 j + p) * MRC_REG_N + g
+			 * + 1) << 40: the same bytes on every run */
+			uint64_t va = (((uint64_t)sj->idx * 64 + phase) * MRC_REG_N + (uint64_t)g +
+				       1) << 40;
 
-			mrc_ep_reg_mr_va(r->hosts[h].ep, base, va, len, &r->hosts[h].rkey[g]);
-			mrc_coll_set_va(r->coll, h, g, va);
+			mrc_ep_reg_mr_va(r->hosts[h].ep, base, va, len,
+				&sj->rkey[(size_t)h * MRC_REG_N + g]);
+			mrc_coll_set_va(sj->coll, h, g, va);
 		}
 	}
 	return 0;
@@ -1369,18 +1526,6 @@ static void on_gap_end(void *ctx, void *obj, uint64_t arg, uint64_t now)
 	(void)ctx, (void)obj, (void)arg, (void)now;
 }
 
-/* Lets @r's fabric run @gap_ps of virtual time with no collective (a compute gap): its
- * timers, faults and what is still in flight go on. Returns 0 or -ENOMEM. */
-static int run_gap(struct run *r, uint64_t gap_ps)
-{
-	uint64_t until = mrc_sim_now(r->sim) + gap_ps;
-
-	if (mrc_sim_at_ent(r->sim, until, 0, (unsigned)r->gap_kind, r, 0))
-		return -ENOMEM;
-	mrc_sim_run(r->sim, until);
-	return 0;
-}
-
 /* A scheduled fault fired: record it now, so its rtx start value is taken at its time. */
 static void on_fault_snapshot(void *ctx, void *obj, uint64_t arg, uint64_t now)
 {
@@ -1390,23 +1535,180 @@ static void on_fault_snapshot(void *ctx, void *obj, uint64_t arg, uint64_t now)
 	collect_faults(r, r->cur_iter);
 }
 
-/* The slowest rank's slowest step, and its EV with the most losses in the iteration (ties:
- * the first in plan order). The endpoints' loss counters were cleared at its start. */
-static void straggler(struct run *r, struct mrc_run_iter *ri)
+/* ---- background traffic ------------------------------------------------------------- */
+
+/* One sending host of a background job: its tick events' object. */
+struct bghost {
+	struct sjob *sj;
+	uint32_t g;		/* its index among the job's hosts */
+	uint64_t first, k;	/* its first send's time, sends so far */
+};
+
+/* Host g's next message of background job @sj: its destination's index among the hosts. */
+static uint32_t bg_dest(struct sjob *sj, uint32_t g)
+{
+	uint32_t d;
+
+	if (sj->t->mode == CONF_BG_PERMUTATION)
+		return sj->bg_perm[g];
+	d = (uint32_t)mrc_rng_below(&sj->bg_rng, sj->bg_n - 1);
+	return d >= g ? d + 1 : d; /* any host but itself */
+}
+
+/* A background host's tick: its next message, posted now unless its send queue is full
+ * (refused, not offered), and the next tick: message bytes x 8 / rate later, counted from
+ * its first so that the rate holds exactly. */
+static void on_bg_tick(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct run *r = ctx;
+	struct bghost *b = obj;
+	struct sjob *sj = b->sj;
+	struct mrc_run_job *rj = &r->res->jobs[sj->idx];
+	uint32_t a = sj->bg_hosts[b->g], d = sj->bg_hosts[bg_dest(sj, b->g)], qpn;
+	unsigned __int128 step = (unsigned __int128)rj->bg_msg_bytes * 8 * 1000000000000ull;
+	uint64_t next;
+	int e;
+
+	(void)arg;
+	if (r->bg_stop)
+		return;
+	e = qp_get(r, sj->idx, a, d, &qpn);
+	e = e ?: mrc_ep_post_write(r->hosts[a].ep, qpn, NULL, rj->bg_msg_bytes, sj->bg_va,
+		sj->bg_rkey[d], false, 0, 0, now);
+	if (e == -EAGAIN) {
+		rj->bg_refused++;
+	} else if (e) {
+		run_fail(r, e, "job %s: h%u: background write to h%u: %s", sj->t->name, a, d,
+			strerror(-e));
+		return;
+	} else {
+		rj->bg_posted++;
+		timer_arm(&r->hosts[a]);
+	}
+	b->k++;
+	next = b->first + (uint64_t)(step * b->k / rj->bg_rate_bps);
+	if (mrc_sim_at(r->sim, next, (unsigned)r->bg_kind, b, 0))
+		run_fail(r, -ENOMEM, "sim: event queue full");
+}
+
+/* The other jobs ended: background jobs send no more, their window ends now (one that
+ * never started has none). */
+static void bg_end(struct run *r)
+{
+	for (size_t j = 0; j < r->n_jobs; j++) {
+		struct mrc_run_job *rj = &r->res->jobs[j];
+
+		if (!r->jobs[j].bg || r->jobs[j].state != SJ_BG)
+			continue;
+		r->jobs[j].state = SJ_DONE;
+		rj->finished = true;
+		rj->end_ps = mrc_sim_now(r->sim);
+	}
+	r->bg_stop = true;
+}
+
+/* Background job @sj starts now: each host's first message, host g's g / n of an interval
+ * after the first host's, so that the hosts' sends interleave. */
+static int bg_start(struct sjob *sj)
+{
+	struct run *r = sj->run;
+	struct mrc_run_job *rj = &r->res->jobs[sj->idx];
+	uint64_t now = mrc_sim_now(r->sim);
+	unsigned __int128 step = (unsigned __int128)rj->bg_msg_bytes * 8 * 1000000000000ull;
+
+	rj->started = true;
+	rj->start_ps = now;
+	sj->state = SJ_BG;
+	for (uint32_t g = 0; g < sj->bg_n; g++) {
+		struct bghost *b = &sj->bg_tick[g];
+
+		b->sj = sj;
+		b->g = g;
+		b->first = now + (uint64_t)(step * g / sj->bg_n / rj->bg_rate_bps);
+		if (mrc_sim_at(r->sim, b->first, (unsigned)r->bg_kind, b, 0))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Background job @sj: its hosts, their sink regions (one message long), its destinations'
+ * permutation (Sattolo's shuffle: one cycle, so no host sends to itself) from the run's seed,
+ * its results' figures. */
+static int bg_init(struct sjob *sj)
+{
+	struct run *r = sj->run;
+	const struct conf_traffic *t = sj->t;
+	struct mrc_run_job *rj = &r->res->jobs[sj->idx];
+	uint32_t nh = conf_fabric_hosts(&r->job->fabric);
+	long n;
+
+	sj->bg = true;
+	sj->bg_hosts = calloc(nh, sizeof(*sj->bg_hosts));
+	sj->bg_rkey = calloc(nh, sizeof(*sj->bg_rkey));
+	if (!sj->bg_hosts || !sj->bg_rkey)
+		return -ENOMEM;
+	if (t->hosts[0]) {
+		n = conf_hosts_expand(&r->job->fabric, t->hosts, sj->bg_hosts, nh, NULL);
+	} else {
+		n = t->ranks ? t->ranks : nh;
+		for (long g = 0; g < n; g++)
+			sj->bg_hosts[g] = (uint32_t)g;
+	}
+	if (n < 2)
+		return n < 0 ? (int)n : -EINVAL;
+	sj->bg_n = (uint32_t)n;
+	sj->bg_tick = calloc(sj->bg_n, sizeof(*sj->bg_tick));
+	sj->bg_perm = calloc(sj->bg_n, sizeof(*sj->bg_perm));
+	if (!sj->bg_tick || !sj->bg_perm)
+		return -ENOMEM;
+	mrc_rng_seed(&sj->bg_rng, r->job->seed * 0x9E3779B97F4A7C15ull + 0xb6 + sj->idx);
+	for (uint32_t g = 0; g < sj->bg_n; g++)
+		sj->bg_perm[g] = g;
+	for (uint32_t g = sj->bg_n - 1; g > 0; g--) { /* Sattolo: j < g */
+		uint32_t j = (uint32_t)mrc_rng_below(&sj->bg_rng, g), x = sj->bg_perm[g];
+
+		sj->bg_perm[g] = sj->bg_perm[j];
+		sj->bg_perm[j] = x;
+	}
+	rj->background = true;
+	rj->bg_rate_bps = t->rate_bps;
+	rj->bg_msg_bytes = t->sizes.list[0];
+	rj->bg_mode = (int)t->mode;
+	rj->bg_hosts = sj->bg_n;
+	rj->nranks = sj->bg_n;
+	sj->bg_va = ((uint64_t)sj->idx * 64 + 63) * MRC_REG_N + 1;
+	sj->bg_va <<= 40;
+	for (uint32_t g = 0; g < sj->bg_n; g++) {
+		uint32_t h = sj->bg_hosts[g];
+		int e = mrc_ep_reg_mr_va(r->hosts[h].ep, NULL, sj->bg_va, rj->bg_msg_bytes,
+			&sj->bg_rkey[h]);
+
+		if (e)
+			return e;
+	}
+	return 0;
+}
+
+/* The slowest rank's slowest step, and (the first job) its EV with the most losses in the
+ * iteration (ties: the first in plan order). The endpoints' loss counters were cleared at
+ * its start. */
+static void straggler(struct run *r, struct sjob *sj, struct mrc_run_iter *ri)
 {
 	uint32_t k = ri->slowest_rank;
 	const struct mrc_ev_profile *f = mrc_ep_ev_profile(r->hosts[k].ep);
 	const uint64_t *lost = mrc_ep_ev_losses(r->hosts[k].ep);
 	uint64_t best = 0, slow = 0;
 
-	for (uint32_t s = 0; s < mrc_coll_steps(r->coll, k); s++) {
-		uint64_t t = mrc_coll_step_time(r->coll, k, s);
+	for (uint32_t s = 0; s < mrc_coll_steps(sj->coll, k); s++) {
+		uint64_t t = mrc_coll_step_time(sj->coll, k, s);
 
 		if (t > slow) {
 			slow = t;
 			ri->slowest_step = s;
 		}
 	}
+	if (sj->idx) /* the endpoints' loss counters are the first job's iterations' */
+		return;
 	for (size_t e = 0; e < r->m.n_evs; e++) { /* plan order; the profile's is the same */
 		unsigned i = e;
 
@@ -1425,93 +1727,488 @@ static void straggler(struct run *r, struct mrc_run_iter *ri)
 	}
 }
 
-static int run_iteration(struct run *r, uint32_t size_idx, uint32_t it, bool warmup,
-	uint32_t global_iter, char *err, size_t errlen)
+static int new_hist(const struct conf_hist *c, struct mrc_hist **h)
 {
+	return mrc_hist_init((int64_t)c->lowest_ns, (int64_t)c->highest_ns, (int)c->sigfigs, h);
+}
+
+/* A collective for @sj: of its running size, or (@ph) of that phase (number @phase among
+ * its collectives, mem_regions'): made, its regions registered, in sj->coll and
+ * sj->rkey. */
+static int job_coll(struct sjob *sj, const struct conf_phase *ph, size_t phase,
+	struct mrc_coll_params *cp, char *err, size_t errlen)
+{
+	static const struct mrc_coll_ops cops = { coll_post };
+	struct run *r = sj->run;
+	const struct conf_job *job = r->job;
+	uint64_t size = ph ? ph->size : sj->sizes[sj->size_i];
+	int e;
+
+	e = ph ? mrc_job_coll_params_phase(job, sj->t, ph, r->nranks, &sj->cmem, cp) :
+		 mrc_job_coll_params_of(job, sj->t, r->nranks, size, &sj->cmem, cp);
+	if (e) {
+		snprintf(err, errlen, "traffic: %s", e == -ENOMEM ? strerror(ENOMEM) :
+			sj->cmem.err);
+		return e;
+	}
+	cp->verify = sj->t->verify == CONF_VERIFY_OFF ? MRC_VERIFY_OFF : r->vmode;
+	cp->granule = job->mrc.mtu; /* a packet's payload: one granule each */
+	if (!sj->idx)
+		r->res->nranks = cp->nranks;
+	sj->pattern = cp->pattern;
+	sj->nranks = cp->nranks;
+	e = mrc_coll_new(cp, &cops, sj, &sj->coll);
+	if (e) {
+		snprintf(err, errlen, "collective %s of %llu B over %u ranks: %s",
+			mrc_coll_pattern_name(cp->pattern), (unsigned long long)size, cp->nranks,
+			strerror(-e));
+		return e;
+	}
+	e = mem_regions(sj, phase);
+	if (e)
+		snprintf(err, errlen, "run: payload buffer: %s", strerror(-e));
+	return e;
+}
+
+/* traffic.phases: every collective phase's collective, made once; the one size row of the
+ * step (its bytes the phases' sum) and the phases' results. */
+static int job_phases_begin(struct sjob *sj, struct mrc_run_size *rs, char *err, size_t errlen)
+{
+	struct run *r = sj->run;
+	const struct conf_traffic *t = sj->t;
+	struct mrc_run_job *rj = &r->res->jobs[sj->idx];
+	uint32_t iters = t->warmup + t->iterations;
+	uint32_t *rkey0 = sj->rkey;
+
+	sj->n_ph = t->n_phases;
+	sj->ph = calloc(sj->n_ph, sizeof(*sj->ph));
+	rj->phases = calloc(sj->n_ph, sizeof(*rj->phases));
+	rj->phase_ps = calloc((size_t)iters * sj->n_ph, sizeof(*rj->phase_ps));
+	if (!sj->ph || !rj->phases || !rj->phase_ps)
+		return -ENOMEM;
+	rj->n_phases = sj->n_ph;
+	for (size_t p = 0; p < sj->n_ph; p++) {
+		const struct conf_phase *cph = &t->phases[p];
+		struct mrc_run_phase *rp = &rj->phases[p];
+		struct mrc_coll_params cp;
+		int e = new_hist(&r->job->output.hist, &rp->time_ns);
+
+		rp->gap = cph->has_gap;
+		rp->gap_ps = cph->gap_ps;
+		rp->pattern = (int)cph->pattern;
+		rp->algorithm = (int)cph->algorithm;
+		if (e || cph->has_gap) {
+			if (e)
+				return e;
+			continue;
+		}
+		sj->ph[p].rkey = calloc((size_t)r->nranks * MRC_REG_N, sizeof(uint32_t));
+		if (!sj->ph[p].rkey)
+			return -ENOMEM;
+		sj->rkey = sj->ph[p].rkey;
+		e = job_coll(sj, cph, p, &cp, err, errlen);
+		sj->ph[p].coll = sj->coll;
+		sj->coll = NULL;
+		if (e)
+			return e;
+		sj->ph[p].pattern = cp.pattern;
+		sj->ph[p].nranks = cp.nranks;
+		rp->bytes = mrc_coll_bytes(sj->ph[p].coll);
+		rs->bytes += rp->bytes;
+		rs->count += cp.count;
+	}
+	free(rkey0);
+	sj->rkey = NULL;
+	return 0;
+}
+
+/* The running size of @sj: its collective, memory regions and result row (traffic.phases:
+ * the phases' collectives, one row for the step). */
+static int job_size_begin(struct sjob *sj, char *err, size_t errlen)
+{
+	struct run *r = sj->run;
+	const struct conf_job *job = r->job;
+	struct mrc_run_size *rs = &(*sj->sizes_r)[(*sj->n_sizes_r)++];
+	struct mrc_coll_params cp;
+	int e;
+
+	sj->sum = 0;
+	sj->n = 0;
+	if (sj->t->n_phases) {
+		e = job_phases_begin(sj, rs, err, errlen);
+		return e ?: new_hist(&job->output.hist, &rs->cct_ns);
+	}
+	e = job_coll(sj, NULL, 0, &cp, err, errlen);
+	if (e)
+		return e;
+	rs->bytes = mrc_coll_bytes(sj->coll);
+	rs->count = cp.count;
+	e = mrc_run_pairs_init(rs, sj->coll);
+	return e ?: new_hist(&job->output.hist, &rs->cct_ns);
+}
+
+/* The running size of @sj ended: its figures, its collective released. A step of phases:
+ * busbw is the phases' bus bytes (bytes x bus factor, summed) over the mean step time,
+ * each phase's busbw its own over its mean time. */
+static int job_size_end(struct sjob *sj)
+{
+	const struct conf_job *job = sj->run->job;
+	struct mrc_run_size *rs = &(*sj->sizes_r)[*sj->n_sizes_r - 1];
+	double bus = 0;
+
+	rs->time_us = sj->n ? sj->sum / sj->n / 1e6 : 0;
+	for (size_t p = 0; p < sj->n_ph; p++) {
+		struct mrc_run_phase *rp = &sj->run->res->jobs[sj->idx].phases[p];
+		const struct sphase *ph = &sj->ph[p];
+
+		rp->time_us = ph->n ? ph->sum / ph->n / 1e6 : 0;
+		if (rp->gap || !(rp->time_us > 0))
+			continue;
+		rp->busbw_gbs = (double)rp->bytes / (rp->time_us * 1e-6) / 1e9 *
+				mrc_coll_bus_factor(ph->pattern, ph->nranks);
+		bus += (double)rp->bytes * mrc_coll_bus_factor(ph->pattern, ph->nranks);
+	}
+	if (rs->time_us > 0) {
+		rs->algbw_gbs = (double)rs->bytes / (rs->time_us * 1e-6) / 1e9;
+		rs->busbw_gbs = sj->n_ph ? bus / (rs->time_us * 1e-6) / 1e9 : rs->algbw_gbs *
+				mrc_coll_bus_factor(sj->pattern, sj->nranks);
+	}
+	if (sj->n_ph)
+		return 0;
+	mrc_run_pairs_finish(rs, sj->pattern == MRC_COLL_WRITE_LAT, mrc_coll_pair_bytes(sj->coll),
+		sj->pattern == MRC_COLL_WRITE_BW ? sj->t->messages : 1,
+		(double)job->fabric.link_rate_bps * job->fabric.planes);
+	return coll_release(sj, false);
+}
+
+/* Starts @sj's phase sj->ph_i now: a gap waits its length (SJ_WAIT), a collective starts
+ * (SJ_RUN) as a job's iteration does. */
+static int phase_begin(struct sjob *sj, char *err, size_t errlen)
+{
+	uint64_t now = mrc_sim_now(sj->run->sim);
+	const struct conf_phase *p = &sj->t->phases[sj->ph_i];
+	struct sphase *ph = &sj->ph[sj->ph_i];
+	int e;
+
+	sj->phase_start = now;
+	if (p->has_gap) {
+		sj->in_gap = true;
+		sj->state = SJ_WAIT;
+		sj->ready_at = now + p->gap_ps;
+		return 0;
+	}
+	sj->coll = ph->coll;
+	sj->rkey = ph->rkey;
+	sj->pattern = ph->pattern;
+	sj->nranks = ph->nranks;
+	sj->state = SJ_RUN;
+	sj->deadline = now + 60000000000000ull; /* as an iteration's */
+	e = mrc_coll_start(sj->coll, (*sj->iters_r)[sj->cur_ri].iter, now);
+	if (e)
+		snprintf(err, errlen, "collective: start: %s", strerror(-e));
+	return e;
+}
+
+/*
+ * Starts @sj's next iteration now: faults "at iteration k" (the first job's measured
+ * iteration k of every size), its row in the results, the collective's first step (with
+ * traffic.phases, the first phase).
+ */
+static int job_iter_start(struct sjob *sj, char *err, size_t errlen)
+{
+	struct run *r = sj->run;
 	const struct conf_job *j = r->job;
+	const struct conf_traffic *t = sj->t;
 	struct mrc_run_result *res = r->res;
-	uint64_t start = mrc_sim_now(r->sim), deadline;
-	size_t faults_before = res->n_faults;
+	uint64_t start = mrc_sim_now(r->sim);
+	bool warmup = sj->it < t->warmup;
+	uint32_t it = warmup ? 0 : sj->it - t->warmup, gi = sj->global_iter;
 	struct mrc_run_iter *ri;
 	int e;
 
-	/* faults "at iteration k" hit the start of measured iteration k of every size */
-	for (size_t f = 0; f < j->n_faults; f++) {
-		if (mrc_fault_fires_at(&j->faults[f], warmup, it)) {
-			e = fault_apply(r, &j->faults[f], start, true, err, errlen);
+	if (!sj->idx) {
+		sj->faults_before = res->n_faults;
+		for (size_t f = 0; f < j->n_faults; f++) {
+			if (mrc_fault_fires_at(&j->faults[f], warmup, it)) {
+				e = fault_apply(r, &j->faults[f], start, true, err, errlen);
+				if (e)
+					return e;
+			}
+		}
+		collect_faults(r, gi);
+	}
+	ri = realloc(*sj->iters_r, (*sj->n_iters_r + 1) * sizeof(*ri));
+	if (!ri)
+		return -ENOMEM;
+	*sj->iters_r = ri;
+	sj->cur_ri = (*sj->n_iters_r)++;
+	ri = &ri[sj->cur_ri];
+	memset(ri, 0, sizeof(*ri));
+	ri->size_idx = (uint32_t)sj->size_i;
+	ri->iter = gi;
+	ri->measured = it;
+	ri->warmup = warmup;
+	ri->start_ps = start;
+	if (res->n_jobs && !res->jobs[sj->idx].started) {
+		res->jobs[sj->idx].started = true;
+		res->jobs[sj->idx].start_ps = start;
+	}
+	sj->measuring = !warmup;
+	if (!sj->idx) {
+		r->cur_iter = gi;
+		for (uint32_t k = 0; k < r->nranks; k++)
+			mrc_ep_ev_losses_clear(r->hosts[k].ep);
+	}
+	sj->global_iter++;
+	if (sj->n_ph) {
+		sj->step_start = start;
+		sj->ph_i = 0;
+		return phase_begin(sj, err, errlen);
+	}
+	sj->state = SJ_RUN;
+	/* bounded: a stuck QP errors out within its retry budget, so 60 s of virtual time
+	 * without completion means something is wrong */
+	sj->deadline = start + 60000000000000ull;
+	e = mrc_coll_start(sj->coll, gi, start);
+	if (e)
+		snprintf(err, errlen, "collective: start: %s", strerror(-e));
+	return e;
+}
+
+/* The figures of @sj's collective that just completed into @ri: the slowest rank's time
+ * (returned) and the rank, #wrong (added), the ranks' step times (measured iterations). */
+static uint64_t coll_figures(struct sjob *sj, struct mrc_run_iter *ri)
+{
+	struct run *r = sj->run;
+	uint64_t cct = 0;
+
+	for (uint32_t k = 0; k < r->nranks; k++) {
+		uint64_t tk = mrc_coll_rank_time(sj->coll, k);
+
+		sj->rank_ps[k] = tk;
+		if (tk > cct) {
+			cct = tk;
+			ri->slowest_rank = k;
+		}
+		ri->wrong += mrc_coll_verify(sj->coll, k, ri->iter); /* 0 when off */
+		for (uint32_t s = 0; !ri->warmup && s < mrc_coll_steps(sj->coll, k); s++)
+			mrc_hist_record(r->res->step_ns,
+				(int64_t)(mrc_coll_step_time(sj->coll, k, s) / 1000));
+	}
+	return cct;
+}
+
+static int job_iter_end(struct sjob *sj, bool failed, char *err, size_t errlen);
+
+/* @sj's running phase ended (its collective completed, or its gap is over): its time, then
+ * the next phase, or the step's end after the last. */
+static int phase_end(struct sjob *sj, char *err, size_t errlen)
+{
+	struct run *r = sj->run;
+	struct mrc_run_iter *ri = &(*sj->iters_r)[sj->cur_ri];
+	struct mrc_run_job *rj = &r->res->jobs[sj->idx];
+	struct sphase *ph = &sj->ph[sj->ph_i];
+	uint64_t t = mrc_sim_now(r->sim) - sj->phase_start;
+
+	if (sj->in_gap)
+		sj->in_gap = false;
+	else
+		t = coll_figures(sj, ri);
+	rj->phase_ps[sj->cur_ri * sj->n_ph + sj->ph_i] = t;
+	if (!ri->warmup) {
+		mrc_hist_record(rj->phases[sj->ph_i].time_ns, (int64_t)(t / 1000));
+		ph->sum += (double)t;
+		ph->n++;
+	}
+	if (++sj->ph_i < sj->n_ph)
+		return phase_begin(sj, err, errlen);
+	return job_iter_end(sj, false, err, errlen);
+}
+
+/* @sj's running iteration ended (or the run failed in it: @failed): its figures, then
+ * what comes next — the next iteration (after traffic.gap), the next size, or the end. A
+ * step of phases: its time from its start, each phase's recorded as it ended. */
+static int job_iter_end(struct sjob *sj, bool failed, char *err, size_t errlen)
+{
+	struct run *r = sj->run;
+	const struct conf_traffic *t = sj->t;
+	struct mrc_run_result *res = r->res;
+	struct mrc_run_iter *ri = &(*sj->iters_r)[sj->cur_ri];
+	struct mrc_run_size *rs = &(*sj->sizes_r)[*sj->n_sizes_r - 1];
+	uint64_t now = mrc_sim_now(r->sim);
+
+	if (!sj->idx) {
+		collect_faults(r, ri->iter); /* time-scheduled ones that fired meanwhile */
+		ri->faults = (uint32_t)(res->n_faults - sj->faults_before);
+	}
+	if (failed) {
+		ri->incomplete = true; /* no CCT: the report says null */
+		rs->incomplete = true; /* its time and bandwidths did not happen */
+		sj->state = SJ_DONE;
+		sj->in_gap = false;
+		return 0;
+	}
+	if (sj->n_ph) {
+		ri->cct_ps = now - sj->step_start;
+	} else {
+		ri->cct_ps = coll_figures(sj, ri);
+		if (!ri->warmup && rs->n_pairs)
+			mrc_run_pairs_iter(rs, sj->rank_ps, t->pattern == CONF_PAT_WRITE_LAT);
+	}
+	straggler(r, sj, ri);
+	ri->rtx_bytes_end = total_rtx_bytes(r);
+	if (!ri->warmup) {
+		mrc_hist_record(rs->cct_ns, (int64_t)(ri->cct_ps / 1000));
+		sj->sum += (double)ri->cct_ps;
+		sj->n++;
+		rs->wrong += ri->wrong;
+	}
+	sj->iters_done++;
+	sj->measuring = false;
+	sj->state = SJ_WAIT;
+	sj->ready_at = sj->global_iter && t->gap_ps ? now + t->gap_ps : now;
+	if (++sj->it < t->warmup + t->iterations)
+		return 0;
+	sj->it = 0;
+	if (job_size_end(sj))
+		return -ENOMEM;
+	if (++sj->size_i < sj->n_sizes)
+		return job_size_begin(sj, err, errlen);
+	sj->state = SJ_DONE;
+	if (res->n_jobs) {
+		res->jobs[sj->idx].finished = true;
+		res->jobs[sj->idx].end_ps = now;
+	}
+	return 0;
+}
+
+/* Jobs waiting for one that ended start waiting for their time; those whose time came
+ * start an iteration, in job order. Returns 0 or a negative errno. */
+static int jobs_start_due(struct run *r, char *err, size_t errlen)
+{
+	uint64_t now = mrc_sim_now(r->sim);
+
+	for (size_t j = 0; j < r->n_jobs; j++) {
+		struct sjob *sj = &r->jobs[j];
+
+		if (sj->state == SJ_BLOCKED && r->jobs[sj->after].state == SJ_DONE) {
+			sj->state = SJ_WAIT;
+			sj->ready_at = r->res->jobs[sj->after].end_ps + sj->t->start_ps;
+		}
+		if (sj->state == SJ_WAIT && sj->ready_at <= now) {
+			int e = sj->bg ? bg_start(sj) : sj->in_gap ? phase_end(sj, err, errlen) :
+							    job_iter_start(sj, err, errlen);
+
 			if (e)
 				return e;
 		}
 	}
-	collect_faults(r, global_iter);
-	ri = realloc(res->iters, (res->n_iters + 1) * sizeof(*ri));
-	if (!ri)
-		return -ENOMEM;
-	res->iters = ri;
-	ri = &res->iters[res->n_iters++];
-	memset(ri, 0, sizeof(*ri));
-	ri->size_idx = size_idx;
-	ri->iter = global_iter;
-	ri->measured = it;
-	ri->warmup = warmup;
-	ri->start_ps = start;
-	r->measuring = !warmup;
-	r->cur_iter = global_iter;
-	for (uint32_t k = 0; k < r->nranks; k++)
-		mrc_ep_ev_losses_clear(r->hosts[k].ep);
-	e = mrc_coll_start(r->coll, global_iter, start);
-	if (e) {
-		snprintf(err, errlen, "collective: start: %s", strerror(-e));
-		return e;
-	}
-	/* bounded: a stuck QP errors out within its retry budget, so 60 s of virtual time
-	 * without completion means something is wrong */
-	deadline = start + 60000000000000ull;
-	r->in_iter = true;
-	while (!mrc_coll_done(r->coll) && !r->err) {
-		uint64_t next = mrc_sim_next(r->sim);
+	return 0;
+}
 
-		if (next == MRC_SIM_NEVER || next > deadline) {
-			run_fail(r, -ETIMEDOUT, "iteration %u stalled: no progress (%s)",
-				global_iter,
-				next == MRC_SIM_NEVER ? "no events left" : "60 s of virtual time");
-			break;
+/*
+ * Runs every job to its end on the one fabric: iterations start when their job's time comes
+ * (its start, the end of the job it runs after, a compute gap), the simulator runs until a
+ * collective completes or the next job's time, a stall or a failure. Returns 0 (a failure
+ * inside the event loop is r->err, the running iterations marked incomplete) or a negative
+ * errno with @err.
+ */
+static int run_jobs(struct run *r, mrc_run_progress_fn progress, void *pctx, char *err,
+	size_t errlen)
+{
+	uint32_t total = 0, done = 0;
+	int e;
+
+	for (size_t j = 0; j < r->n_jobs; j++) /* a background job has no sizes */
+		total += (uint32_t)r->jobs[j].n_sizes * (r->jobs[j].t->warmup +
+							 r->jobs[j].t->iterations);
+	for (;;) {
+		uint64_t wake = UINT64_MAX, deadline = UINT64_MAX, next;
+		struct sjob *slow = NULL;
+		bool all_done = true, ended = false;
+
+		for (size_t j = 0; j < r->n_jobs; j++) { /* what completed */
+			struct sjob *sj = &r->jobs[j];
+
+			if (sj->state != SJ_RUN || !mrc_coll_done(sj->coll))
+				continue;
+			e = sj->n_ph ? phase_end(sj, err, errlen) :
+				       job_iter_end(sj, false, err, errlen);
+			if (e)
+				return e;
+			ended = true;
 		}
-		mrc_sim_run(r->sim, deadline);
+		for (size_t j = 0; ended && progress && j < r->n_jobs; j++)
+			done += r->jobs[j].iters_done;
+		if (ended && progress)
+			progress(pctx, (double)done / total);
+		done = 0;
+		e = ended ? 0 : jobs_start_due(r, err, errlen);
+		if (e)
+			return e;
+		for (size_t j = 0; j < r->n_jobs; j++) {
+			struct sjob *sj = &r->jobs[j];
+
+			all_done &= sj->state == SJ_DONE || sj->bg;
+			if (sj->state == SJ_WAIT && sj->ready_at < wake)
+				wake = sj->ready_at;
+			if (sj->state == SJ_RUN && sj->deadline < deadline) {
+				deadline = sj->deadline;
+				slow = sj;
+			}
+		}
+		if (all_done)
+			bg_end(r);
+		if (all_done || r->err)
+			break;
+		if (ended)
+			continue; /* start what that made due, at this time */
+		for (size_t j = 0; j < r->n_jobs && !ended; j++)
+			ended = r->jobs[j].state == SJ_RUN && mrc_coll_done(r->jobs[j].coll);
+		if (ended)
+			continue; /* a collective with nothing to do: done at its start */
+		if (!slow && wake == UINT64_MAX) {
+			snprintf(err, errlen, "jobs: none running and none to start");
+			return -EDEADLK;
+		}
+		if (wake != UINT64_MAX && wake != r->wake_at) { /* a start or a gap's end */
+			if (mrc_sim_at(r->sim, wake, (unsigned)r->gap_kind, r, 0)) {
+				snprintf(err, errlen, "sim: event queue full");
+				return -ENOMEM;
+			}
+			r->wake_at = wake;
+		}
+		if (slow) {
+			next = mrc_sim_next(r->sim);
+			if (next == MRC_SIM_NEVER || next > deadline) {
+				char who[48] = "";
+
+				if (r->n_jobs > 1)
+					snprintf(who, sizeof(who), "job %s: ", slow->t->name);
+				run_fail(r, -ETIMEDOUT, "%siteration %u stalled: no progress (%s)",
+					who, slow->global_iter - 1, next == MRC_SIM_NEVER ?
+					"no events left" : "60 s of virtual time");
+				break;
+			}
+		}
+		mrc_sim_run(r->sim, wake < deadline ? wake : deadline);
 		if (mrc_stop_signal) {
 			r->res->interrupted = mrc_stop_signal;
 			run_fail(r, -EINTR, "interrupted by SIG%s in iteration %u",
 				sigabbrev_np(mrc_stop_signal) ? sigabbrev_np(mrc_stop_signal) : "?",
-				global_iter);
+				r->cur_iter);
 		}
+		if (r->err)
+			break;
 	}
-	r->in_iter = false;
-	collect_faults(r, global_iter); /* time-scheduled ones that fired meanwhile */
-	ri->faults = (uint32_t)(res->n_faults - faults_before);
-	if (r->err) {
-		ri->incomplete = true; /* no CCT: the report says null */
-		return r->err;
-	}
-	ri->cct_ps = 0;
-	for (uint32_t k = 0; k < r->nranks; k++) {
-		uint64_t t = mrc_coll_rank_time(r->coll, k);
-
-		if (r->rank_ps)
-			r->rank_ps[k] = t;
-		if (t > ri->cct_ps) {
-			ri->cct_ps = t;
-			ri->slowest_rank = k;
-		}
-		ri->wrong += mrc_coll_verify(r->coll, k, global_iter); /* 0 when off */
-		for (uint32_t s = 0; !warmup && s < mrc_coll_steps(r->coll, k); s++)
-			mrc_hist_record(res->step_ns,
-				(int64_t)(mrc_coll_step_time(r->coll, k, s) / 1000));
-	}
-	if (!warmup && res->sizes[size_idx].n_pairs)
-		mrc_run_pairs_iter(&res->sizes[size_idx], r->rank_ps,
-			r->job->traffic.pattern == CONF_PAT_WRITE_LAT);
-	straggler(r, ri);
-	ri->rtx_bytes_end = total_rtx_bytes(r);
+	if (!r->err)
+		return 0;
+	for (size_t j = 0; j < r->n_jobs; j++) /* the iterations the failure stopped */
+		if (r->jobs[j].state == SJ_RUN || r->jobs[j].in_gap)
+			job_iter_end(&r->jobs[j], true, err, errlen);
+	snprintf(r->res->error, sizeof(r->res->error), "%s", r->errmsg);
+	for (size_t j = 0; j < r->n_jobs; j++)
+		coll_release(&r->jobs[j], true);
 	return 0;
 }
 
@@ -1742,6 +2439,12 @@ static int run_setup(struct run *r, char *err, size_t errlen)
 		return e;
 	}
 	r->gap_kind = e;
+	e = mrc_sim_handler(r->sim, on_bg_tick, r);
+	if (e < 0) {
+		snprintf(err, errlen, "sim: background handler: %s", strerror(-e));
+		return e;
+	}
+	r->bg_kind = e;
 	r->fired = calloc(r->job->n_faults + 1, sizeof(*r->fired));
 	if (!r->fired) {
 		snprintf(err, errlen, "fault counters: out of memory");
@@ -1776,12 +2479,35 @@ static void run_teardown(struct run *r)
 	for (size_t i = 0; i < r->n_taps; i++)
 		pcapw_close(r->taps[i].w);
 	free(r->taps);
-	coll_release(r);
-	free(r->rank_ps);
-	mrc_job_coll_mem_free(&r->cmem);
+	for (size_t j = 0; j < r->n_jobs; j++) {
+		struct sjob *sj = &r->jobs[j];
+
+		if (sj->n_ph) { /* the running phase's are the phases' */
+			sj->coll = NULL;
+			sj->rkey = NULL;
+		}
+		for (size_t k = 0; k < sj->n_ph; k++) {
+			mrc_coll_free(sj->ph[k].coll);
+			free(sj->ph[k].rkey);
+		}
+		free(sj->ph);
+		free(sj->bg_hosts);
+		free(sj->bg_rkey);
+		free(sj->bg_perm);
+		free(sj->bg_tick);
+		coll_release(sj, true);
+		for (size_t k = 0; k < sj->n_old; k++)
+			mrc_coll_free(sj->old[k]);
+		free(sj->old);
+		free(sj->rkey);
+		free(sj->rank_ps);
+		mrc_job_coll_mem_free(&sj->cmem);
+	}
+	free(r->jobs);
 	for (uint32_t h = 0; r->hosts && h < r->nhosts; h++) {
 		mrc_ep_free(r->hosts[h].ep);
 		free(r->hosts[h].peer_map);
+		free(r->hosts[h].qp_job);
 	}
 	free(r->hosts);
 	free(r->bad_t);
@@ -1804,9 +2530,107 @@ static void run_teardown(struct run *r)
 	mrc_job_srv6_free(&r->m);
 }
 
-static int new_hist(const struct conf_hist *c, struct mrc_hist **h)
+/* The verification mode of the run (r->vmode; a job with verify off keeps none): descriptors
+ * need gathered payloads (the fabric carries where they are); hosts that check every
+ * checksum (mrc.rx_checks) get whole packets, and a pattern or group descriptors cannot
+ * verify needs real bytes — then for every job, the hosts' mode being one. */
+static enum mrc_verify_mode run_vmode(const struct conf_job *job, uint32_t nranks)
 {
-	return mrc_hist_init((int64_t)c->lowest_ns, (int64_t)c->highest_ns, (int)c->sigfigs, h);
+	enum mrc_verify_mode v = MRC_VERIFY_OFF;
+
+	for (size_t i = 0; i < conf_jobs(job); i++) {
+		const struct conf_traffic *t = conf_job_traffic(job, i);
+		uint32_t span = t->ranks ? t->ranks : conf_fabric_hosts(&job->fabric);
+		bool group = t->hosts[0] != 0 || span < nranks;
+
+		if (t->verify == CONF_VERIFY_OFF || t->pattern == CONF_PAT_BACKGROUND)
+			continue;
+		if (t->verify == CONF_VERIFY_BYTES || job->mrc.rx_checks ||
+			!mrc_coll_desc_ok((enum mrc_coll_pattern)t->pattern, group))
+			return MRC_VERIFY_BYTES;
+		v = MRC_VERIFY_DESC;
+	}
+	return v;
+}
+
+/* @r's jobs (r->nranks set), each waiting for its start and its first size set up; with
+ * traffic as a list, res->jobs[] for their results. Returns 0 or a negative errno. */
+static int jobs_init(struct run *r, char *err, size_t errlen)
+{
+	const struct conf_job *job = r->job;
+	struct mrc_run_result *res = r->res;
+	bool phases = false;
+	int e;
+
+	r->n_jobs = conf_jobs(job);
+	r->jobs = calloc(r->n_jobs, sizeof(*r->jobs));
+	if (!r->jobs)
+		return -ENOMEM;
+	for (size_t j = 0; j < r->n_jobs; j++)
+		phases |= conf_job_traffic(job, j)->n_phases > 0;
+	if (job->traffic_list || phases) {
+		res->jobs = calloc(r->n_jobs, sizeof(*res->jobs));
+		if (!res->jobs)
+			return -ENOMEM;
+		res->n_jobs = r->n_jobs;
+	}
+	for (size_t j = 0; j < r->n_jobs; j++) {
+		struct sjob *sj = &r->jobs[j];
+		const struct conf_traffic *t = conf_job_traffic(job, j);
+
+		sj->run = r;
+		sj->idx = (uint32_t)j;
+		sj->t = t;
+		/* a step of phases is one size, background has none */
+		sj->n_sizes = t->pattern == CONF_PAT_BACKGROUND ? 0 : t->n_phases ? 1 :
+			      conf_sizes_expand(&t->sizes, sj->sizes, CONF_SIZES_MAX);
+		if (sj->n_sizes > CONF_SIZES_MAX) {
+			snprintf(err, errlen, "traffic.sizes: %zu sizes, at most %d", sj->n_sizes,
+				CONF_SIZES_MAX);
+			return -E2BIG;
+		}
+		sj->rkey = calloc((size_t)r->nranks * MRC_REG_N, sizeof(*sj->rkey));
+		sj->rank_ps = calloc(r->nranks, sizeof(*sj->rank_ps));
+		if (!sj->rkey || !sj->rank_ps)
+			return -ENOMEM;
+		if (j == 0) {
+			sj->sizes_r = &res->sizes;
+			sj->n_sizes_r = &res->n_sizes;
+			sj->iters_r = &res->iters;
+			sj->n_iters_r = &res->n_iters;
+		} else {
+			sj->sizes_r = &res->jobs[j].sizes;
+			sj->n_sizes_r = &res->jobs[j].n_sizes;
+			sj->iters_r = &res->jobs[j].iters;
+			sj->n_iters_r = &res->jobs[j].n_iters;
+		}
+		*sj->sizes_r = calloc(sj->n_sizes + 1, sizeof(**sj->sizes_r));
+		if (!*sj->sizes_r)
+			return -ENOMEM;
+		if (res->n_jobs)
+			snprintf(res->jobs[j].name, sizeof(res->jobs[j].name), "%s", t->name);
+		sj->after = -1;
+		for (size_t k = 0; t->after[0] && k < r->n_jobs; k++)
+			if (!strcmp(conf_job_traffic(job, k)->name, t->after))
+				sj->after = (long)k;
+		sj->state = sj->after >= 0 ? SJ_BLOCKED : SJ_WAIT;
+		sj->ready_at = t->start_ps;
+	}
+	for (size_t j = 0; j < r->n_jobs; j++) {
+		if (conf_job_traffic(job, j)->pattern == CONF_PAT_BACKGROUND) {
+			e = bg_init(&r->jobs[j]);
+			if (e)
+				snprintf(err, errlen, "job %s: background: %s",
+					conf_job_traffic(job, j)->name, strerror(-e));
+		} else {
+			e = job_size_begin(&r->jobs[j], err, errlen);
+		}
+		if (e)
+			return e;
+		if (res->n_jobs && !r->jobs[j].bg)
+			res->jobs[j].nranks = r->jobs[j].nranks;
+	}
+	return 0;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -1819,13 +2643,9 @@ static int cmp_u64(const void *a, const void *b)
 int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *pctx,
 	struct mrc_run_result **out, char *err, size_t errlen)
 {
-	struct run r = { .job = job, .nw = 1 };
+	struct run r = { .job = job, .nw = 1, .wake_at = UINT64_MAX };
 	struct mrc_run_result *res = calloc(1, sizeof(*res));
-	const struct conf_traffic *t = &job->traffic;
-	uint64_t sizes[64];
-	size_t n_sizes = conf_sizes_expand(&t->sizes, sizes, 64);
 	struct timespec w0, w1;
-	uint32_t global_iter = 0, total_iters;
 	struct rusage ru;
 	int e;
 
@@ -1834,17 +2654,6 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 		return -ENOMEM;
 	r.res = res;
 	res->bin_ps = RUN_BIN_PS;
-	/* descriptors need gathered payloads (the fabric carries where they are); hosts
-	 * that check every checksum (mrc.rx_checks) get whole packets: real bytes then */
-	r.vmode = t->verify == CONF_VERIFY_OFF ? MRC_VERIFY_OFF :
-		  t->verify == CONF_VERIFY_BYTES || job->mrc.rx_checks ||
-				  !mrc_coll_desc_ok((enum mrc_coll_pattern)t->pattern, t->hosts[0] != 0) ?
-			  MRC_VERIFY_BYTES : MRC_VERIFY_DESC;
-	if (n_sizes > 64) {
-		snprintf(err, errlen, "traffic.sizes: %zu sizes, at most 64", n_sizes);
-		e = -E2BIG;
-		goto fail;
-	}
 	e = new_hist(&job->output.hist, &res->msg_ns);
 	e = e ?: new_hist(&job->output.hist, &res->step_ns);
 	e = e ?: new_hist(&job->output.hist, &res->rtt_ns);
@@ -1857,6 +2666,7 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 		goto fail;
 	r.nhosts = conf_fabric_hosts(&job->fabric);
 	r.nranks = mrc_job_endpoints(job);
+	r.vmode = run_vmode(job, r.nranks);
 	res->nranks = r.nranks; /* the group's size once a collective is made */
 	if (r.nranks < 2 || r.nranks > r.nhosts) {
 		snprintf(err, errlen, "traffic.ranks: %u ranks on %u hosts", r.nranks, r.nhosts);
@@ -1882,95 +2692,15 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 			goto fail;
 	}
 	e = run_setup(&r, err, errlen);
+	e = e ?: jobs_init(&r, err, errlen);
+	e = e ?: run_jobs(&r, progress, pctx, err, errlen);
 	if (e)
 		goto fail;
-	r.rank_ps = calloc(r.nranks, sizeof(*r.rank_ps));
-	if (!r.rank_ps) {
-		e = -ENOMEM;
-		goto fail;
-	}
-	res->sizes = calloc(n_sizes, sizeof(*res->sizes));
-	if (!res->sizes) {
-		e = -ENOMEM;
-		goto fail;
-	}
-	total_iters = (uint32_t)n_sizes * (t->warmup + t->iterations);
-	for (size_t s = 0; s < n_sizes; s++) {
-		struct mrc_coll_params cp;
-		static const struct mrc_coll_ops cops = { coll_post };
-		struct mrc_run_size *rs = &res->sizes[res->n_sizes++];
-		double sum = 0;
-		uint32_t n = 0;
-
-		e = mrc_job_coll_params(job, r.nranks, sizes[s], &r.cmem, &cp);
-		if (e) {
-			snprintf(err, errlen, "traffic: %s", e == -ENOMEM ? strerror(ENOMEM) :
-				r.cmem.err);
-			goto fail;
-		}
-		cp.verify = r.vmode;
-		cp.granule = job->mrc.mtu; /* a packet's payload: one granule each */
-		res->nranks = cp.nranks;
-		e = mrc_coll_new(&cp, &cops, &r, &r.coll);
-		if (e) {
-			snprintf(err, errlen, "collective %s of %llu B over %u ranks: %s",
-				mrc_coll_pattern_name(cp.pattern), (unsigned long long)sizes[s],
-				cp.nranks, strerror(-e));
-			goto fail;
-		}
-		e = mem_regions(&r);
-		if (e) {
-			snprintf(err, errlen, "run: payload buffer: %s", strerror(-e));
-			goto fail;
-		}
-		rs->bytes = mrc_coll_bytes(r.coll);
-		rs->count = cp.count;
-		e = mrc_run_pairs_init(rs, r.coll);
-		e = e ?: new_hist(&job->output.hist, &rs->cct_ns);
-		if (e)
-			goto fail;
-		for (uint32_t it = 0; it < t->warmup + t->iterations; it++) {
-			bool warm = it < t->warmup;
-			struct mrc_run_iter *ri;
-
-			if (t->gap_ps && global_iter && run_gap(&r, t->gap_ps)) {
-				snprintf(err, errlen, "sim: event queue full");
-				e = -ENOMEM;
-				break;
-			}
-			e = run_iteration(&r, (uint32_t)s, warm ? 0 : it - t->warmup, warm,
-				global_iter++, err, errlen);
-			if (e)
-				break;
-			ri = &res->iters[res->n_iters - 1];
-			if (!warm) {
-				mrc_hist_record(rs->cct_ns, (int64_t)(ri->cct_ps / 1000));
-				sum += (double)ri->cct_ps;
-				n++;
-				rs->wrong += ri->wrong;
-			}
-			if (progress)
-				progress(pctx, (double)global_iter / total_iters);
-		}
-		/* the engine keeps MRs; the collective's buffers stay until the run ends */
-		if (e && r.err) {
-			rs->incomplete = true; /* its time and bandwidths did not happen */
-			snprintf(res->error, sizeof(res->error), "%s", r.errmsg);
-			e = 0; /* the job ran and failed its checks: report what there is */
-			coll_release(&r);
-			break;
-		}
-		if (e)
-			goto fail;
-		rs->time_us = n ? sum / n / 1e6 : 0;
-		if (rs->time_us > 0) {
-			rs->algbw_gbs = (double)rs->bytes / (rs->time_us * 1e-6) / 1e9;
-			rs->busbw_gbs = rs->algbw_gbs * mrc_coll_bus_factor(cp.pattern, cp.nranks);
-		}
-		mrc_run_pairs_finish(rs, cp.pattern == MRC_COLL_WRITE_LAT,
-			mrc_coll_pair_bytes(r.coll), cp.pattern == MRC_COLL_WRITE_BW ? cp.messages : 1,
-			(double)job->fabric.link_rate_bps * job->fabric.planes);
-		coll_release(&r);
+	if (res->n_jobs) { /* jobs[0] shows the top level's rows */
+		res->jobs[0].sizes = res->sizes;
+		res->jobs[0].n_sizes = res->n_sizes;
+		res->jobs[0].iters = res->iters;
+		res->jobs[0].n_iters = res->n_iters;
 	}
 	res->sim_end_ps = mrc_sim_now(r.sim);
 	collect_faults(&r, r.cur_iter);

@@ -337,7 +337,7 @@ static int run_iteration(struct wr *w, uint32_t global_iter, bool warmup,
 		for (unsigned ln = 0; ln < wr_lanes(w); ln++) {
 			if (global_iter == 0)
 				mrc_epf_start(wr_lane(w, ln)->epf, go_ns * 1000);
-			if (!warmup)
+			if (!warmup && !w->no_at_iter)
 				mrc_epf_iteration(wr_lane(w, ln)->epf, w->measured_iter,
 					go_ns * 1000);
 		}
@@ -371,6 +371,166 @@ static bool gap_over(struct wr *w)
 	return wr_mono_ns() >= w->gap_until_ns;
 }
 
+/* One collective phase of a step on the wire: its collective and its regions' tables. */
+struct wphase {
+	struct mrc_coll *coll;
+	uint32_t rkey[MRC_REG_N];
+	uint32_t (*peer_rkey)[MRC_REG_N]; /* [nranks] */
+	uint64_t (*va)[MRC_REG_N];	  /* [nranks] */
+};
+
+/* Makes @ph's collective of phase @cph the rank's: w->coll and its regions' tables. */
+static void phase_use(struct wr *w, const struct wphase *ph)
+{
+	w->coll = ph->coll;
+	memcpy(w->rkey, ph->rkey, sizeof(w->rkey));
+	memcpy(w->peer_rkey, ph->peer_rkey, w->nranks * sizeof(*w->peer_rkey));
+	memcpy(w->mrtab_va, ph->va, w->nranks * sizeof(*w->mrtab_va));
+}
+
+/*
+ * This rank's collective of @size, or (@ph) of that phase, into *@out: one rank's buffers
+ * per process (@local), real bytes, checked as the simulator's verify: bytes
+ * (docs/verification.md). 0 or a negative errno with @err.
+ */
+static int wire_coll(struct wr *w, struct mrc_run_result *res, const struct conf_phase *ph,
+	uint64_t size, bool *local, struct mrc_job_coll_mem *cmem, struct mrc_coll_params *cp,
+	struct mrc_coll **out, char *err, size_t errlen)
+{
+	static const struct mrc_coll_ops cops = { wr_coll_post };
+	int e = ph ? mrc_job_coll_params_phase(w->job, &w->job->traffic, ph, w->nranks, cmem,
+			     cp) : mrc_job_coll_params(w->job, w->nranks, size, cmem, cp);
+
+	if (e) {
+		snprintf(err, errlen, "traffic: %s", e == -ENOMEM ? strerror(ENOMEM) : cmem->err);
+		return e;
+	}
+	cp->verify = w->job->traffic.verify ? MRC_VERIFY_BYTES : MRC_VERIFY_OFF;
+	cp->local = local;
+	if (res)
+		res->nranks = cp->nranks;
+	e = mrc_coll_new(cp, &cops, w, out);
+	if (e)
+		snprintf(err, errlen, "collective %s of %llu B over %u ranks: %s",
+			mrc_coll_pattern_name(cp->pattern), (unsigned long long)(ph ? ph->size :
+			size), cp->nranks, strerror(-e));
+	return e;
+}
+
+/* Rank 0: appends iteration row @ri, incomplete when the job failed in it (@e). 0 or
+ * -ENOMEM. */
+static int add_iter_row(struct mrc_run_result *res, struct mrc_run_iter *ri, int e)
+{
+	struct mrc_run_iter *ni = realloc(res->iters, (res->n_iters + 1) * sizeof(*ni));
+
+	if (!ni)
+		return -ENOMEM;
+	ri->incomplete = e != 0; /* the job failed in it: no CCT (docs/report.md) */
+	res->iters = ni;
+	res->iters[res->n_iters++] = *ri;
+	return 0;
+}
+
+/* A gap on the wire: the endpoint keeps going for @ps, then the next barrier. */
+static int wire_gap(struct wr *w, uint64_t ps, const char *what)
+{
+	w->gap_until_ns = wr_mono_ns() + ps / 1000;
+	return wr_pump_until(w, gap_over, what);
+}
+
+/*
+ * traffic.phases on the wire (docs/config.md "Phases"): each collective phase's collective
+ * made and its regions exchanged once (bootstrap mrs k for the k-th); then every step runs
+ * its phases in order, a collective as one round of the barrier (ARM, GO, DONE; round
+ * step x collectives + k), a gap as a wait before the next round. Rank 0's rows are per
+ * round, a "size" per collective phase, until fill_iters folds them into steps.
+ */
+static int run_phases(struct wr *w, struct mrc_run_result *res, bool *local, char *err,
+	size_t errlen)
+{
+	const struct conf_traffic *t = &w->job->traffic;
+	uint32_t steps = t->warmup + t->iterations, nc = 0, gi = 0;
+	struct mrc_job_coll_mem cmem = { 0 };
+	struct wphase *ph;
+	int e = 0;
+
+	for (size_t p = 0; p < t->n_phases; p++)
+		nc += !t->phases[p].has_gap;
+	ph = w->wph = calloc(nc, sizeof(*ph)); /* freed by wr_close: MRs name the buffers */
+	w->n_wph = nc;
+	w->n_gi = steps * nc;
+	w->own = calloc(w->n_gi + 1, sizeof(*w->own));
+	if (res) {
+		res->sizes = calloc(nc, sizeof(*res->sizes));
+		w->dtab = calloc((size_t)w->n_gi * w->nranks + 1, sizeof(*w->dtab));
+	}
+	if (!ph || !w->own || (res && (!res->sizes || !w->dtab)))
+		return -ENOMEM;
+	for (size_t p = 0, k = 0; p < t->n_phases && !e; p++) {
+		struct mrc_coll_params cp;
+
+		if (t->phases[p].has_gap)
+			continue;
+		e = wire_coll(w, res, &t->phases[p], 0, local, &cmem, &cp, &ph[k].coll, err,
+			errlen);
+		if (e)
+			break;
+		ph[k].peer_rkey = calloc(w->nranks, sizeof(*ph[k].peer_rkey));
+		ph[k].va = calloc(w->nranks, sizeof(*ph[k].va));
+		if (!ph[k].peer_rkey || !ph[k].va) {
+			e = -ENOMEM;
+			break;
+		}
+		if (res) {
+			struct mrc_run_size *rs = &res->sizes[res->n_sizes++];
+
+			rs->bytes = mrc_coll_bytes(ph[k].coll);
+			rs->count = cp.count;
+			e = new_hist(&w->job->output.hist, &rs->cct_ns);
+		}
+		w->coll = ph[k].coll;
+		e = e ?: exchange_mrs(w, (uint32_t)k);
+		memcpy(ph[k].rkey, w->rkey, sizeof(w->rkey));
+		memcpy(ph[k].peer_rkey, w->peer_rkey, w->nranks * sizeof(*w->peer_rkey));
+		memcpy(ph[k].va, w->mrtab_va, w->nranks * sizeof(*w->mrtab_va));
+		k++;
+	}
+	for (uint32_t s = 0; s < steps && !e; s++) {
+		bool warm = s < t->warmup;
+
+		w->measured_iter = warm ? 0 : s - t->warmup;
+		if (t->gap_ps && s)
+			e = wire_gap(w, t->gap_ps, "compute gap (traffic.gap)");
+		for (size_t p = 0, k = 0; p < t->n_phases && !e; p++) {
+			struct mrc_run_iter ri = { .size_idx = (uint32_t)k, .iter = gi,
+				.warmup = warm, .measured = w->measured_iter };
+
+			if (t->phases[p].has_gap) {
+				e = wire_gap(w, t->phases[p].gap_ps, "gap phase (traffic.phases)");
+				continue;
+			}
+			phase_use(w, &ph[k]);
+			w->no_at_iter = k > 0;
+			e = run_iteration(w, gi++, warm, &ri);
+			k++;
+			if (!res)
+				continue;
+			if (add_iter_row(res, &ri, e)) {
+				e = -ENOMEM;
+				break;
+			}
+			if (ri.incomplete)
+				res->sizes[ri.size_idx].incomplete = true;
+		}
+	}
+	w->coll = NULL; /* the phases' own */
+	w->no_at_iter = false;
+	mrc_job_coll_mem_free(&cmem);
+	if (e && w->err)
+		snprintf(err, errlen, "%s", w->errmsg);
+	return e;
+}
+
 static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t errlen)
 {
 	const struct conf_traffic *t = &w->job->traffic;
@@ -384,6 +544,11 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 	if (!local)
 		return -ENOMEM;
 	local[w->rank] = true;
+	if (t->n_phases) {
+		e = run_phases(w, res, local, err, errlen);
+		free(local);
+		return e;
+	}
 	if (n_sizes > 64) {
 		snprintf(err, errlen, "traffic.sizes: %zu sizes, at most 64", n_sizes);
 		free(local);
@@ -400,29 +565,12 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 		return -ENOMEM;
 	}
 	for (size_t s = 0; s < n_sizes && !e; s++) {
-		static const struct mrc_coll_ops cops = { wr_coll_post };
 		struct mrc_coll_params cp;
 		struct mrc_run_size *rs = NULL;
 
-		e = mrc_job_coll_params(w->job, w->nranks, sizes[s], &cmem, &cp);
-		if (e) {
-			snprintf(err, errlen, "traffic: %s", e == -ENOMEM ? strerror(ENOMEM) :
-				cmem.err);
+		e = wire_coll(w, res, NULL, sizes[s], local, &cmem, &cp, &w->coll, err, errlen);
+		if (e)
 			break;
-		}
-		/* one rank's buffers per process: real bytes, checked as the simulator's
-		 * verify: bytes (docs/verification.md) */
-		cp.verify = t->verify ? MRC_VERIFY_BYTES : MRC_VERIFY_OFF;
-		cp.local = local;
-		if (res)
-			res->nranks = cp.nranks;
-		e = mrc_coll_new(&cp, &cops, w, &w->coll);
-		if (e) {
-			snprintf(err, errlen, "collective %s of %llu B over %u ranks: %s",
-				mrc_coll_pattern_name(cp.pattern), (unsigned long long)sizes[s],
-				cp.nranks, strerror(-e));
-			break;
-		}
 		if (res) {
 			rs = &res->sizes[res->n_sizes++];
 			rs->bytes = mrc_coll_bytes(w->coll);
@@ -441,24 +589,15 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 			w->measured_iter = warm ? 0 : it - t->warmup;
 			ri.measured = w->measured_iter;
 			if (t->gap_ps && global_iter) { /* compute gap: the endpoint keeps going */
-				w->gap_until_ns = wr_mono_ns() + t->gap_ps / 1000;
-				e = wr_pump_until(w, gap_over, "compute gap (traffic.gap)");
+				e = wire_gap(w, t->gap_ps, "compute gap (traffic.gap)");
 				if (e)
 					break;
 			}
 			e = run_iteration(w, global_iter++, warm, &ri);
-			if (!res)
-				continue;
-			ri.incomplete = e != 0; /* the job failed in it: no CCT (docs/report.md) */
-			struct mrc_run_iter *ni =
-				realloc(res->iters, (res->n_iters + 1) * sizeof(*ni));
-
-			if (!ni) {
+			if (res && add_iter_row(res, &ri, e)) {
 				e = -ENOMEM;
 				break;
 			}
-			res->iters = ni;
-			res->iters[res->n_iters++] = ri;
 		}
 		/* the engine keeps the MRs; the buffers stay until the job ends */
 		if (e && rs)
@@ -475,6 +614,154 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 	return e;
 }
 
+/* The pattern of row @s of rank 0's sizes: the job's, or its s-th collective phase's. */
+static enum mrc_coll_pattern row_pattern(const struct conf_traffic *t, size_t s)
+{
+	for (size_t p = 0; p < t->n_phases; p++)
+		if (!t->phases[p].has_gap && s-- == 0)
+			return (enum mrc_coll_pattern)t->phases[p].pattern;
+	return (enum mrc_coll_pattern)t->pattern;
+}
+
+/*
+ * Rank 0, traffic.phases: the rounds (one per collective phase and step, a "size" per
+ * collective phase) become the steps of docs/report.md "Several jobs": one step row and
+ * one iteration per step, from its first round's GO to its last one's end (the barriers
+ * between phases included), res->jobs[0] with each phase's figures (the rows', moved) and
+ * times (a gap's: its length), and the EV retirements' times onto the steps.
+ */
+static int fold_phases(struct wr *w, struct mrc_run_result *res)
+{
+	const struct conf_traffic *t = &w->job->traffic;
+	const struct conf_hist *hc = &w->job->output.hist;
+	size_t nc = res->n_sizes, np = t->n_phases, nr = res->n_iters;
+	size_t ns = nc ? (nr + nc - 1) / nc : 0;
+	struct mrc_run_job *rj = calloc(1, sizeof(*rj));
+	struct mrc_run_iter *steps = calloc(ns + 1, sizeof(*steps));
+	struct mrc_run_size *row = calloc(1, sizeof(*row));
+	double sum = 0, bus = 0;
+	uint32_t n = 0;
+
+	if (!rj || !steps || !row || new_hist(hc, &row->cct_ns))
+		goto nomem;
+	rj->phases = calloc(np, sizeof(*rj->phases));
+	rj->phase_ps = calloc(ns * np + 1, sizeof(*rj->phase_ps));
+	if (!rj->phases || !rj->phase_ps)
+		goto nomem;
+	snprintf(rj->name, sizeof(rj->name), "%s", t->name);
+	rj->nranks = res->nranks;
+	rj->n_phases = np;
+	for (size_t p = 0, k = 0; p < np; p++) {
+		struct mrc_run_phase *rp = &rj->phases[p];
+
+		rp->gap = t->phases[p].has_gap;
+		rp->gap_ps = t->phases[p].gap_ps;
+		rp->pattern = (int)t->phases[p].pattern;
+		rp->algorithm = (int)t->phases[p].algorithm;
+		if (rp->gap || k >= nc) {
+			if (new_hist(hc, &rp->time_ns))
+				goto nomem;
+			rp->time_us = rp->gap ? (double)rp->gap_ps / 1e6 : 0;
+			continue;
+		}
+		rp->bytes = res->sizes[k].bytes;
+		rp->time_us = res->sizes[k].time_us;
+		rp->busbw_gbs = res->sizes[k].busbw_gbs;
+		rp->time_ns = res->sizes[k].cct_ns;
+		res->sizes[k].cct_ns = NULL;
+		row->bytes += rp->bytes;
+		row->count += res->sizes[k].count;
+		row->wrong += res->sizes[k].wrong;
+		row->incomplete |= res->sizes[k].incomplete;
+		bus += (double)rp->bytes * mrc_coll_bus_factor(row_pattern(t, k), res->nranks);
+		k++;
+	}
+	for (size_t s = 0; s < ns; s++) {
+		const struct mrc_run_iter *r0 = &res->iters[s * nc];
+		const struct mrc_run_iter *rl = &res->iters[nr < (s + 1) * nc ? nr - 1 :
+								    (s + 1) * nc - 1];
+		struct mrc_run_iter *st = &steps[s];
+		uint64_t slow = 0;
+
+		*st = *r0;
+		st->iter = (uint32_t)s;
+		st->size_idx = 0;
+		st->incomplete = nr < (s + 1) * nc;
+		st->wrong = 0;
+		for (size_t p = 0, k = 0; p < np; p++) {
+			const struct mrc_run_iter *ri = &res->iters[s * nc + (k < nc ? k : 0)];
+
+			if (t->phases[p].has_gap) {
+				rj->phase_ps[s * np + p] = t->phases[p].gap_ps;
+				if (!st->warmup)
+					mrc_hist_record(rj->phases[p].time_ns,
+						(int64_t)(t->phases[p].gap_ps / 1000));
+				continue;
+			}
+			if (s * nc + k < nr) {
+				rj->phase_ps[s * np + p] = ri->cct_ps;
+				st->incomplete |= ri->incomplete;
+				st->wrong += ri->wrong;
+				if (ri->cct_ps >= slow) {
+					slow = ri->cct_ps;
+					st->slowest_rank = ri->slowest_rank;
+				}
+			}
+			k++;
+		}
+		st->cct_ps = rl->start_ps + rl->cct_ps - r0->start_ps;
+		st->rtx_bytes_end = rl->rtx_bytes_end;
+		if (st->warmup || st->incomplete)
+			continue;
+		mrc_hist_record(row->cct_ns, (int64_t)(st->cct_ps / 1000));
+		sum += (double)st->cct_ps;
+		n++;
+	}
+	for (size_t b = 0; b < w->n_bad; b++) { /* round -> step, the offset from its GO */
+		size_t r = w->bad[b].iter, s = nc ? r / nc : 0;
+
+		if (r >= nr)
+			continue;
+		w->bad[b].off_ps += res->iters[r].start_ps - steps[s].start_ps;
+		w->bad[b].iter = (uint32_t)s;
+	}
+	row->time_us = n ? sum / n / 1e6 : 0;
+	if (row->time_us > 0 && !row->incomplete) {
+		row->algbw_gbs = (double)row->bytes / (row->time_us * 1e-6) / 1e9;
+		row->busbw_gbs = bus / (row->time_us * 1e-6) / 1e9;
+	}
+	for (size_t k = 0; k < res->n_sizes; k++) {
+		mrc_hist_free(res->sizes[k].cct_ns);
+		free(res->sizes[k].pairs);
+	}
+	free(res->sizes);
+	free(res->iters);
+	res->sizes = rj->sizes = row;
+	res->n_sizes = rj->n_sizes = 1;
+	res->iters = rj->iters = steps;
+	res->n_iters = rj->n_iters = ns;
+	rj->started = ns > 0;
+	rj->finished = ns && !steps[ns - 1].incomplete;
+	rj->end_ps = ns ? steps[ns - 1].start_ps + steps[ns - 1].cct_ps : 0;
+	res->jobs = rj;
+	res->n_jobs = 1;
+	return 0;
+nomem:
+	if (row)
+		mrc_hist_free(row->cct_ns);
+	for (size_t p = 0; rj && rj->phases && p < np; p++)
+		if (t->phases[p].has_gap)
+			mrc_hist_free(rj->phases[p].time_ns);
+	if (rj) {
+		free(rj->phases);
+		free(rj->phase_ps);
+	}
+	free(rj);
+	free(steps);
+	free(row);
+	return -ENOMEM;
+}
+
 /*
  * Rank 0, once the ranks' DONE rows are in w->dtab: each iteration's CCT (the slowest
  * rank's completion; rows that never came, of a rank that died under a launcher, left
@@ -485,7 +772,11 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 static void fill_iters(struct wr *w, struct mrc_run_result *res)
 {
 	const struct conf_traffic *t = &w->job->traffic;
-	uint64_t *tp = calloc(w->nranks, sizeof(*tp)); /* an iteration's rank times (pairs) */
+	uint64_t *tp;
+
+	if (res->n_jobs) /* folded into steps already (fold_phases) */
+		return;
+	tp = calloc(w->nranks, sizeof(*tp)); /* an iteration's rank times (pairs) */
 
 	for (size_t k = 0; k < res->n_iters; k++) {
 		struct mrc_run_iter *ri = &res->iters[k];
@@ -535,11 +826,13 @@ static void fill_iters(struct wr *w, struct mrc_run_result *res)
 		rs->time_us = n ? sum / n / 1e6 : 0;
 		if (rs->time_us > 0) {
 			rs->algbw_gbs = (double)rs->bytes / (rs->time_us * 1e-6) / 1e9;
-			rs->busbw_gbs = rs->algbw_gbs * mrc_coll_bus_factor(
-				(enum mrc_coll_pattern)t->pattern, res->nranks);
+			rs->busbw_gbs = rs->algbw_gbs * mrc_coll_bus_factor(row_pattern(t, s),
+				res->nranks);
 		}
 	}
 	free(tp);
+	if (t->n_phases && fold_phases(w, res))
+		mrc_run_add_error(res, "phases: out of memory");
 }
 
 /* Rank 0: @res's EVs (the job's plan) and rank 0's own result merged into them. */
@@ -793,6 +1086,12 @@ void wr_close(struct wr *w)
 		w->boot->close(w);
 	mrc_coll_free(w->coll);
 	wr_dataplane_close(w);
+	for (uint32_t k = 0; k < w->n_wph; k++) {
+		mrc_coll_free(w->wph[k].coll);
+		free(w->wph[k].peer_rkey);
+		free(w->wph[k].va);
+	}
+	free(w->wph);
 	for (uint32_t r = 0; w->result && r < w->nranks; r++)
 		free(w->result[r]);
 	free(w->result);

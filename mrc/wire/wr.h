@@ -90,6 +90,7 @@ struct rtt_reply {
 };
 
 struct wr;
+struct wphase;
 
 /*
  * The dataplane under a rank's endpoint: raw sockets on io_uring (pump.c) or AF_XDP
@@ -162,6 +163,9 @@ struct wr {
 	struct mrc_epf *epf;
 	struct mrc_wire_cfg dcfg;	/* decode for the fault hooks: no checks */
 	uint32_t measured_iter;		/* of the current size, for at_iteration */
+	bool no_at_iter;		/* a step's phase after its first: at_iteration fired */
+	struct wphase *wph;		/* traffic.phases: the collective phases (wirerun.c) */
+	uint32_t n_wph;
 	/* outputs */
 	struct tap *taps;
 	size_t n_taps;
