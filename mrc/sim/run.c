@@ -110,6 +110,10 @@ struct sjob {
 	uint32_t global_iter;	/* iterations started, every size */
 	enum sj_state state;
 	uint64_t ready_at;	/* SJ_WAIT: when it starts its next iteration */
+	/* when its last phase or iteration really ended: its collective's last rank, or its
+	 * gap's end. The loop sees a collective's end at the end of the window it fell in
+	 * (mrc_sim_set_window): a gap, a step's time and the job's end count from this. */
+	uint64_t end_at;
 	uint64_t deadline;	/* SJ_RUN: virtual time without completion that is a stall */
 	long after;		/* the job it runs after, or -1 */
 	bool measuring;
@@ -1892,9 +1896,11 @@ static int phase_begin(struct sjob *sj, char *err, size_t errlen)
 
 	sj->phase_start = now;
 	if (p->has_gap) {
+		if (sj->ph_i) /* from the previous phase's end */
+			sj->phase_start = sj->end_at;
 		sj->in_gap = true;
 		sj->state = SJ_WAIT;
-		sj->ready_at = now + p->gap_ps;
+		sj->ready_at = sj->phase_start + p->gap_ps;
 		return 0;
 	}
 	sj->coll = ph->coll;
@@ -2014,6 +2020,7 @@ static int phase_end(struct sjob *sj, char *err, size_t errlen)
 		sj->in_gap = false;
 	else
 		t = coll_figures(sj, ri);
+	sj->end_at = sj->phase_start + t;
 	rj->phase_ps[sj->cur_ri * sj->n_ph + sj->ph_i] = t;
 	if (!ri->warmup) {
 		mrc_hist_record(rj->phases[sj->ph_i].time_ns, (int64_t)(t / 1000));
@@ -2049,9 +2056,10 @@ static int job_iter_end(struct sjob *sj, bool failed, char *err, size_t errlen)
 		return 0;
 	}
 	if (sj->n_ph) {
-		ri->cct_ps = now - sj->step_start;
+		ri->cct_ps = sj->end_at - sj->step_start;
 	} else {
 		ri->cct_ps = coll_figures(sj, ri);
+		sj->end_at = ri->start_ps + ri->cct_ps;
 		if (!ri->warmup && rs->n_pairs)
 			mrc_run_pairs_iter(rs, sj->rank_ps, t->pattern == CONF_PAT_WRITE_LAT);
 	}
@@ -2066,7 +2074,7 @@ static int job_iter_end(struct sjob *sj, bool failed, char *err, size_t errlen)
 	sj->iters_done++;
 	sj->measuring = false;
 	sj->state = SJ_WAIT;
-	sj->ready_at = sj->global_iter && t->gap_ps ? now + t->gap_ps : now;
+	sj->ready_at = sj->global_iter && t->gap_ps ? sj->end_at + t->gap_ps : now;
 	if (++sj->it < t->warmup + t->iterations)
 		return 0;
 	sj->it = 0;
@@ -2077,7 +2085,7 @@ static int job_iter_end(struct sjob *sj, bool failed, char *err, size_t errlen)
 	sj->state = SJ_DONE;
 	if (res->n_jobs) {
 		res->jobs[sj->idx].finished = true;
-		res->jobs[sj->idx].end_ps = now;
+		res->jobs[sj->idx].end_ps = sj->end_at;
 	}
 	return 0;
 }
