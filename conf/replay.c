@@ -66,8 +66,9 @@ static uint64_t report_wire_rtt_ns(json_t *rep)
 /*
  * A wire run's faults as they happened, for its replay on the simulator
  * (docs/replay.md "From the wire to the simulator"): job->faults becomes one `at` fault per
- * entry of the report's fault_timeline[] (in its order), a copy of the configured fault it names with its
- * trigger replaced by the time it fired; a configured fault that never fired is left out.
+ * entry of the report's fault_timeline[] (in its order), a copy of the configured fault it
+ * names with its trigger replaced by the time it fired; a configured fault that never fired
+ * is left out.
  * Errors (-EINVAL, -ENOMEM) name the report, the entry and the value.
  */
 static int replay_fired(json_t *rep, const char *path, struct conf_job *job, char *err,
