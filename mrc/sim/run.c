@@ -2726,7 +2726,8 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 			"sent (%s)",
 			(unsigned long long)res->tx_encode_err, r.encode_err_host);
 	if (r.nw > 1) {
-		qsort(r.bad_t, r.n_bad, sizeof(*r.bad_t), cmp_u64);
+		if (r.n_bad) /* the serial run's order, by time */
+			qsort(r.bad_t, r.n_bad, sizeof(*r.bad_t), cmp_u64);
 		if (run_wk_merge(&r)) {
 			e = -ENOMEM;
 			snprintf(err, errlen, "results: out of memory");
