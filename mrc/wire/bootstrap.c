@@ -301,7 +301,7 @@ static int rv_recv(struct wr *w, struct rv_conn *c, struct rv_msg *m, size_t *co
 	else
 		wr_fail(w, -ECONNABORTED, "rendezvous: rank %u (h%u): connection %s (the process "
 			"ended or crashed)", c->rank, c->rank, e == -EPIPE ? "closed" :
-			strerror(-e));
+			e == -ECONNRESET ? "reset" : strerror(-e));
 	return w->err;
 }
 
