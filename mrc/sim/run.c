@@ -2016,10 +2016,12 @@ static int phase_end(struct sjob *sj, char *err, size_t errlen)
 	struct sphase *ph = &sj->ph[sj->ph_i];
 	uint64_t t = mrc_sim_now(r->sim) - sj->phase_start;
 
-	if (sj->in_gap)
+	if (sj->in_gap) { /* its length, though the loop may see its end a window late */
 		sj->in_gap = false;
-	else
+		t = sj->ready_at - sj->phase_start;
+	} else {
 		t = coll_figures(sj, ri);
+	}
 	sj->end_at = sj->phase_start + t;
 	rj->phase_ps[sj->cur_ri * sj->n_ph + sj->ph_i] = t;
 	if (!ri->warmup) {
