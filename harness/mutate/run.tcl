@@ -315,14 +315,21 @@ foreach m $mine {
 	}
 	set verdict SURVIVED
 	set how ""
-	if {[sh $wd $log "make -j$mjobs $targets"]} {
+	# -O1 without -g: the mutated file compiles about 4x faster than the base's -O3 -g
+	if {[sh $wd $log "make -j$mjobs CFLAGS=-O1 $targets"]} {
 		set verdict BROKEN
 		set how "does not build"
 	} else {
-		# module by module, stopping at the first that fails: a mutant that makes one
-		# module hang (a PSN that never wraps) is caught by a quicker one first
+		# module by module, stopping at the first that fails, the mutated file's own
+		# module (mrc/engine/qp.c: qp) first, as it is the likeliest to: a mutant that
+		# makes one module hang (a PSN that never wraps) is caught by a quicker one first
+		set own [file rootname [file tail [dict get $m file]]]
+		set order $::modules
+		if {[set at [lsearch -exact $order $own]] >= 0} {
+			set order [linsert [lreplace $order $at $at] 0 $own]
+		}
 		set rc 0
-		foreach mod $::modules {
+		foreach mod $order {
 			set rc [sh $wd $log "timeout 30 ./mrcgen-test $mod"]
 			if {$rc} {
 				set verdict killed
