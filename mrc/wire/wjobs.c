@@ -54,6 +54,7 @@ struct wjob {
 	uint8_t *bg_buf;
 	uint64_t *bg_va;	/* [nranks]: each rank's sink */
 	uint64_t bg_bytes, bg_first_ps, bg_k;
+	uint64_t bg_start_ps, bg_len_ps; /* its start (own clock), its window (JEND's) */
 	bool bg_on, bg_stop;
 	uint64_t posted, completed, refused;
 	/* rank 0 */
@@ -149,9 +150,10 @@ int wr_jobs_on_msg(struct wr *w, uint32_t from, const struct rv_msg *m)
 			first_go(w, j, it);
 		j->go_of = it + 1;
 		return 0;
-	case RV_JEND:
-		if (!j->bg || !j->member)
+	case RV_JEND: /* the window's length on rank 0's clock: this rank offers as long */
+		if (m->len < 12 || !j->bg || !j->member || j->bg_stop)
 			return -EPROTO;
+		j->bg_len_ps = get_be64(b + 4);
 		j->bg_stop = true;
 		return 0;
 	}
@@ -306,6 +308,11 @@ static int bg_setup(struct wr *w, struct wjob *j, uint32_t k, char *err, size_t 
 		put_be64(mine, (uint64_t)(uintptr_t)j->bg_buf);
 		put_be32(mine + 8, key);
 	}
+	/* rank 0's own row of the table it sends: this exchange's, not an earlier one's */
+	memset(w->mrtab_va[w->rank], 0, sizeof(w->mrtab_va[w->rank]));
+	memset(w->peer_rkey[w->rank], 0, sizeof(w->peer_rkey[w->rank]));
+	w->mrtab_va[w->rank][0] = (uint64_t)(uintptr_t)j->bg_buf;
+	w->peer_rkey[w->rank][0] = get_be32(mine + 8);
 	if (w->boot->mrs(w, k, mine))
 		return w->err;
 	memcpy(j->cs[0].rkey, w->peer_rkey, w->nranks * sizeof(*w->peer_rkey));
@@ -480,14 +487,15 @@ static int done(struct wr *w, struct wjob *j)
 	return wj_send(w, j, 0, RV_JDONE, b, sizeof(b));
 }
 
-/* A background rank's messages due by now: each to a random other host of the job (or its
- * partner), refused (counted) when the QP's send queue is full, as on the simulator. */
+/* A background rank's messages due by now (told to stop: by the end of its window): each
+ * to a random other host of the job (or its partner), refused (counted) when the QP's send
+ * queue is full, as on the simulator. */
 static void bg_send(struct wr *w, struct wjob *j, uint64_t now_ps)
 {
-	const struct mrc_run_job rj = { .bg_msg_bytes = j->bg_bytes };
-
-	while (mrc_job_bg_at(j->bg_first_ps, rj.bg_msg_bytes, j->t->rate_bps, j->bg_k, 1) <=
-	       now_ps && !w->err) {
+	if (j->bg_stop && now_ps > j->bg_start_ps + j->bg_len_ps)
+		now_ps = j->bg_start_ps + j->bg_len_ps;
+	while (mrc_job_bg_at(j->bg_first_ps, j->bg_bytes, j->t->rate_bps, j->bg_k, 1) <= now_ps &&
+	       !w->err) {
 		uint32_t d = j->hosts[mrc_job_bg_dest((int)j->t->mode, j->perm, &j->rng,
 			j->n_hosts, j->g)];
 		int e = wr_post_qp(w, wr_qpn(w, j->idx, d), j->bg_buf, j->bg_bytes, j->bg_va[d],
@@ -518,19 +526,19 @@ static void rank_step(struct wr *w)
 		if (j->bg) {
 			if (j->go_of && !j->bg_on && !j->bg_stop) { /* host g starts g/n late */
 				j->bg_on = true;
+				j->bg_start_ps = now_ps;
 				j->bg_first_ps = mrc_job_bg_at(now_ps, j->bg_bytes, j->t->rate_bps,
 					j->g, j->n_hosts);
 			}
-			if (j->bg_on && !j->bg_stop)
+			if (j->bg_on)
 				bg_send(w, j, now_ps);
-			if (j->bg_stop && j->go_of != UINT32_MAX) {
+			if (j->bg_on && j->bg_stop && now_ps >= j->bg_start_ps + j->bg_len_ps) {
 				uint8_t b[24];
 
 				put_be64(b, j->posted);
 				put_be64(b + 8, j->completed);
 				put_be64(b + 16, j->refused);
-				j->go_of = UINT32_MAX; /* said once */
-				j->bg_on = false;
+				j->bg_on = false; /* said once */
 				wj_send(w, j, 0, RV_JBG, b, sizeof(b));
 			}
 			continue;
@@ -638,7 +646,13 @@ static void r0_step(struct wr *w)
 			wj->progress = true;
 			j->end_ns = now;
 			j->st = WJ_BGEND;
-			wj_bcast(w, j, RV_JEND, 0, false);
+			for (uint32_t r = 0; r < w->nranks && !w->err; r++) {
+				uint8_t b[8];
+
+				put_be64(b, (now - j->start_ns) * 1000);
+				if (j->in[r])
+					wj_send(w, j, r, RV_JEND, b, 8);
+			}
 			break;
 		case WJ_BGEND:
 			if (!all_got(w, j))
@@ -688,7 +702,7 @@ static uint64_t jobs_tick(struct wr *w)
 		struct wjob *j = &wj->jobs[i];
 		uint64_t t;
 
-		if (j->bg && j->bg_on && !j->bg_stop) {
+		if (j->bg && j->bg_on) {
 			bg_send(w, j, now_ps);
 			t = mrc_job_bg_at(j->bg_first_ps, j->bg_bytes, j->t->rate_bps, j->bg_k, 1);
 			if (t / 1000 < next)
@@ -772,6 +786,8 @@ int wr_run_jobs(struct wr *w, struct mrc_run_result *res, char *err, size_t errl
 		w->wj->t0_ns = w->t0_ns = w->go_ns = wr_mono_ns();
 		if (w->epf)
 			mrc_epf_start(w->epf, w->t0_ns * 1000);
+		for (size_t i = 0; i < w->wj->n; i++) /* start: from the run's start */
+			w->wj->jobs[i].ready_ns = w->t0_ns + w->wj->jobs[i].t->start_ps / 1000;
 		w->tick = jobs_tick;
 		while (!w->err && !(w->rank ? w->got_finish : all_done(w->wj)))
 			if (wr_pump_until(w, turn, "several jobs: nothing happened"))
