@@ -55,7 +55,7 @@ struct wjob {
 	uint64_t *bg_va;	/* [nranks]: each rank's sink */
 	uint64_t bg_bytes, bg_first_ps, bg_k;
 	uint64_t bg_start_ps, bg_len_ps; /* its start (own clock), its window (JEND's) */
-	bool bg_on, bg_stop;
+	bool bg_started, bg_on, bg_stop; /* JGO came; sending; JEND came */
 	uint64_t posted, completed, refused;
 	/* rank 0 */
 	enum wj_state st;
@@ -144,7 +144,7 @@ int wr_jobs_on_msg(struct wr *w, uint32_t from, const struct rv_msg *m)
 		return 0;
 	case RV_JGO:
 		if (m->len < 8 || (!j->member && j->idx) || (j->member && !j->bg &&
-				(it != j->it || !j->armed)) || (j->bg && j->bg_on))
+				(it != j->it || !j->armed)) || (j->bg && j->go_of))
 			return -EPROTO;
 		if (j->idx == 0 && !j->bg)
 			first_go(w, j, it);
@@ -524,8 +524,8 @@ static void rank_step(struct wr *w)
 		if (!j->member)
 			continue;
 		if (j->bg) {
-			if (j->go_of && !j->bg_on && !j->bg_stop) { /* host g starts g/n late */
-				j->bg_on = true;
+			if (j->go_of && !j->bg_started) { /* host g starts g/n late */
+				j->bg_started = j->bg_on = true;
 				j->bg_start_ps = now_ps;
 				j->bg_first_ps = mrc_job_bg_at(now_ps, j->bg_bytes, j->t->rate_bps,
 					j->g, j->n_hosts);
