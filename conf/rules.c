@@ -1100,9 +1100,6 @@ int conf_check_jobs(struct ld *ld, const struct tnode *seq, struct conf_job *j, 
 	char sub[CONF_PATH_MAX], key[CONF_PATH_MAX];
 	int e = 0;
 
-	if (n > 1 && f->driver == CONF_DRIVER_WIRE)
-		return TERR(ld, seq, path, "the wire driver runs one job at a time: %zu jobs need "
-			"fabric.driver sim '%zu'", n, n);
 	if (n > 64)
 		return TERR(ld, seq, path, "at most 64 jobs '%zu'", n);
 	for (size_t i = 0; i < n; i++) { /* names: given, or job{i} */
@@ -1121,6 +1118,12 @@ int conf_check_jobs(struct ld *ld, const struct tnode *seq, struct conf_job *j, 
 		} else if (!name_ok(t->name)) {
 			return TERR(ld, at(m, "name"), key, "a job name is 1..31 letters, digits, "
 				"'_' or '-' '%s'", t->name);
+		}
+		if (n > 1 && f->driver == CONF_DRIVER_WIRE && t->n_phases) {
+			conf_path_key(key, sub, "phases");
+			return TERR(ld, at(m, "phases"), key, "the wire driver runs several jobs "
+				"without phases (one job with phases runs there): use fabric.driver "
+				"sim '%zu phases'", t->n_phases);
 		}
 		if (t->pattern == CONF_PAT_BACKGROUND && i == 0) {
 			conf_path_key(key, sub, "pattern");

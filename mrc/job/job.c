@@ -348,6 +348,51 @@ uint32_t mrc_job_endpoints(const struct conf_job *job)
 	return n;
 }
 
+long mrc_job_bg_init(const struct conf_job *job, const struct conf_traffic *t, uint32_t idx,
+	uint32_t *hosts, uint32_t *perm, uint32_t cap, struct mrc_rng *rng)
+{
+	long n;
+
+	if (t->hosts[0]) {
+		n = conf_hosts_expand(&job->fabric, t->hosts, hosts, cap, NULL);
+	} else {
+		n = t->ranks ? t->ranks : conf_fabric_hosts(&job->fabric);
+		for (long g = 0; g < n && g < (long)cap; g++)
+			hosts[g] = (uint32_t)g;
+	}
+	if (n < 2 || n > (long)cap)
+		return n < 0 ? n : -EINVAL;
+	mrc_rng_seed(rng, job->seed * 0x9E3779B97F4A7C15ull + 0xb6 + idx);
+	for (uint32_t g = 0; g < (uint32_t)n; g++)
+		perm[g] = g;
+	for (uint32_t g = (uint32_t)n - 1; g > 0; g--) { /* Sattolo: j < g */
+		uint32_t j = (uint32_t)mrc_rng_below(rng, g), x = perm[g];
+
+		perm[g] = perm[j];
+		perm[j] = x;
+	}
+	return n;
+}
+
+uint32_t mrc_job_bg_dest(int mode, const uint32_t *perm, struct mrc_rng *rng, uint32_t n,
+	uint32_t g)
+{
+	uint32_t d;
+
+	if (mode == CONF_BG_PERMUTATION)
+		return perm[g];
+	d = (uint32_t)mrc_rng_below(rng, n - 1);
+	return d >= g ? d + 1 : d; /* any host but itself */
+}
+
+uint64_t mrc_job_bg_at(uint64_t first_ps, uint64_t bytes, uint64_t rate_bps, uint64_t k,
+	uint64_t den)
+{
+	unsigned __int128 step = (unsigned __int128)bytes * 8 * 1000000000000ull;
+
+	return first_ps + (uint64_t)(step * k / den / rate_bps);
+}
+
 int mrc_job_v_counts(const struct conf_traffic *t, uint32_t n, uint64_t count, uint64_t seed,
 	uint64_t *out, char *err, size_t errlen)
 {

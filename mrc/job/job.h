@@ -85,6 +85,30 @@ int mrc_job_outdir(const struct conf_job *job, char *err, size_t errlen);
  */
 uint32_t mrc_job_endpoints(const struct conf_job *job);
 
+struct mrc_rng;
+
+/*
+ * Background job @idx of @job (@t, pattern background; docs/config.md "Background"), as
+ * both drivers run it: its hosts into @hosts (at most @cap; traffic.hosts, else
+ * h0..h{ranks-1}, else every host), its destinations' permutation into @perm (@hosts'
+ * count entries; Sattolo's shuffle: one cycle, so no host sends to itself) drawn from
+ * @rng, seeded from the run's seed and @idx (the uniform mode draws on from it). Returns
+ * the hosts' count (>= 2), -EINVAL for fewer than two or a bad set.
+ */
+long mrc_job_bg_init(const struct conf_job *job, const struct conf_traffic *t, uint32_t idx,
+	uint32_t *hosts, uint32_t *perm, uint32_t cap, struct mrc_rng *rng);
+
+/* Host @g's (of @n) next background destination, an index among the hosts: @perm's in
+ * permutation @mode (enum conf_bg_mode), else a uniform draw from @rng of any other. */
+uint32_t mrc_job_bg_dest(int mode, const uint32_t *perm, struct mrc_rng *rng, uint32_t n,
+	uint32_t g);
+
+/* When a background host sends its message @k / @den (0: at @first_ps): messages @bytes x 8 /
+ * @rate_bps apart, counted from its first so that the rate holds exactly (@den > 1: host g
+ * of n starts g / n of an interval after the first, so the hosts' sends interleave). ps. */
+uint64_t mrc_job_bg_at(uint64_t first_ps, uint64_t bytes, uint64_t rate_bps, uint64_t k,
+	uint64_t den);
+
 /* What mrc_job_coll_params fills for the collective (zeroed by the caller, released with
  * mrc_job_coll_mem_free): the group's hosts, alltoallv's per-pair counts; the reason of a
  * failure. */

@@ -1548,17 +1548,6 @@ struct bghost {
 	uint64_t first, k;	/* its first send's time, sends so far */
 };
 
-/* Host g's next message of background job @sj: its destination's index among the hosts. */
-static uint32_t bg_dest(struct sjob *sj, uint32_t g)
-{
-	uint32_t d;
-
-	if (sj->t->mode == CONF_BG_PERMUTATION)
-		return sj->bg_perm[g];
-	d = (uint32_t)mrc_rng_below(&sj->bg_rng, sj->bg_n - 1);
-	return d >= g ? d + 1 : d; /* any host but itself */
-}
-
 /* A background host's tick: its next message, posted now unless its send queue is full
  * (refused, not offered), and the next tick: message bytes x 8 / rate later, counted from
  * its first so that the rate holds exactly. */
@@ -1568,8 +1557,9 @@ static void on_bg_tick(void *ctx, void *obj, uint64_t arg, uint64_t now)
 	struct bghost *b = obj;
 	struct sjob *sj = b->sj;
 	struct mrc_run_job *rj = &r->res->jobs[sj->idx];
-	uint32_t a = sj->bg_hosts[b->g], d = sj->bg_hosts[bg_dest(sj, b->g)], qpn;
-	unsigned __int128 step = (unsigned __int128)rj->bg_msg_bytes * 8 * 1000000000000ull;
+	uint32_t a = sj->bg_hosts[b->g], qpn;
+	uint32_t d = sj->bg_hosts[mrc_job_bg_dest((int)sj->t->mode, sj->bg_perm, &sj->bg_rng,
+		sj->bg_n, b->g)];
 	uint64_t next;
 	int e;
 
@@ -1590,7 +1580,7 @@ static void on_bg_tick(void *ctx, void *obj, uint64_t arg, uint64_t now)
 		timer_arm(&r->hosts[a]);
 	}
 	b->k++;
-	next = b->first + (uint64_t)(step * b->k / rj->bg_rate_bps);
+	next = mrc_job_bg_at(b->first, rj->bg_msg_bytes, rj->bg_rate_bps, b->k, 1);
 	if (mrc_sim_at(r->sim, next, (unsigned)r->bg_kind, b, 0))
 		run_fail(r, -ENOMEM, "sim: event queue full");
 }
@@ -1618,7 +1608,6 @@ static int bg_start(struct sjob *sj)
 	struct run *r = sj->run;
 	struct mrc_run_job *rj = &r->res->jobs[sj->idx];
 	uint64_t now = mrc_sim_now(r->sim);
-	unsigned __int128 step = (unsigned __int128)rj->bg_msg_bytes * 8 * 1000000000000ull;
 
 	rj->started = true;
 	rj->start_ps = now;
@@ -1628,7 +1617,7 @@ static int bg_start(struct sjob *sj)
 
 		b->sj = sj;
 		b->g = g;
-		b->first = now + (uint64_t)(step * g / sj->bg_n / rj->bg_rate_bps);
+		b->first = mrc_job_bg_at(now, rj->bg_msg_bytes, rj->bg_rate_bps, g, sj->bg_n);
 		if (mrc_sim_at(r->sim, b->first, (unsigned)r->bg_kind, b, 0))
 			return -ENOMEM;
 	}
@@ -1649,31 +1638,16 @@ static int bg_init(struct sjob *sj)
 	sj->bg = true;
 	sj->bg_hosts = calloc(nh, sizeof(*sj->bg_hosts));
 	sj->bg_rkey = calloc(nh, sizeof(*sj->bg_rkey));
-	if (!sj->bg_hosts || !sj->bg_rkey)
+	sj->bg_perm = calloc(nh, sizeof(*sj->bg_perm));
+	if (!sj->bg_hosts || !sj->bg_rkey || !sj->bg_perm)
 		return -ENOMEM;
-	if (t->hosts[0]) {
-		n = conf_hosts_expand(&r->job->fabric, t->hosts, sj->bg_hosts, nh, NULL);
-	} else {
-		n = t->ranks ? t->ranks : nh;
-		for (long g = 0; g < n; g++)
-			sj->bg_hosts[g] = (uint32_t)g;
-	}
+	n = mrc_job_bg_init(r->job, t, sj->idx, sj->bg_hosts, sj->bg_perm, nh, &sj->bg_rng);
 	if (n < 2)
 		return n < 0 ? (int)n : -EINVAL;
 	sj->bg_n = (uint32_t)n;
 	sj->bg_tick = calloc(sj->bg_n, sizeof(*sj->bg_tick));
-	sj->bg_perm = calloc(sj->bg_n, sizeof(*sj->bg_perm));
-	if (!sj->bg_tick || !sj->bg_perm)
+	if (!sj->bg_tick)
 		return -ENOMEM;
-	mrc_rng_seed(&sj->bg_rng, r->job->seed * 0x9E3779B97F4A7C15ull + 0xb6 + sj->idx);
-	for (uint32_t g = 0; g < sj->bg_n; g++)
-		sj->bg_perm[g] = g;
-	for (uint32_t g = sj->bg_n - 1; g > 0; g--) { /* Sattolo: j < g */
-		uint32_t j = (uint32_t)mrc_rng_below(&sj->bg_rng, g), x = sj->bg_perm[g];
-
-		sj->bg_perm[g] = sj->bg_perm[j];
-		sj->bg_perm[j] = x;
-	}
 	rj->background = true;
 	rj->bg_rate_bps = t->rate_bps;
 	rj->bg_msg_bytes = t->sizes.list[0];

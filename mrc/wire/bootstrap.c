@@ -733,6 +733,12 @@ static void on_msg(struct wr *w, struct rv_conn *c, const struct rv_msg *m)
 			w->rtt_out->probes_answered += get_be32(b + 12);
 			w->got[r] = true;
 			return;
+		case RV_JARMED:
+		case RV_JDONE:
+		case RV_JBG:
+			if (w->wj && !wr_jobs_on_msg(w, r, m))
+				return;
+			break;
 		case RV_RESULT:
 			free(w->result[r]);
 			w->result[r] = malloc(m->len + 1);
@@ -779,6 +785,12 @@ static void on_msg(struct wr *w, struct rv_conn *c, const struct rv_msg *m)
 		else
 			w->go_of = get_be32(b) + 1;
 		return;
+	case RV_JARM:
+	case RV_JGO:
+	case RV_JEND:
+		if (w->wj && !wr_jobs_on_msg(w, 0, m))
+			return;
+		break;
 	case RV_FINISH:
 		w->got_finish = true;
 		return;

@@ -101,6 +101,10 @@ static void ep_send_done(void *ctx, uint32_t qpn, uint64_t wr_id, int status, ui
 			w->last_send_error ? strerror(-w->last_send_error) : "");
 		return;
 	}
+	if (w->wj) { /* several jobs: the QP's job's collective or background */
+		wr_jobs_send_done(w, qpn, wr_id, now);
+		return;
+	}
 	if (w->measuring) { /* the first step's writes wait for GO after the collective armed */
 		uint64_t t0 = mrc_coll_posted_at(w->coll, w->rank, wr_id);
 
@@ -120,7 +124,8 @@ static void ep_recv_imm(void *ctx, uint32_t qpn, uint32_t imm, uint64_t len, uin
 	int err;
 
 	(void)len;
-	err = mrc_coll_on_recv(w->coll, w->rank, w->peer_of_qpn[qpn], imm, now);
+	err = w->wj ? wr_jobs_recv(w, qpn, imm, now) :
+		      mrc_coll_on_recv(w->coll, w->rank, w->peer_of_qpn[qpn], imm, now);
 	if (err)
 		wr_fail(w, err, "h%u: collective: unexpected write from h%u (imm 0x%08x)", w->rank,
 			w->peer_of_qpn[qpn], imm);
@@ -175,17 +180,32 @@ static void ep_ev_event(void *ctx, uint32_t qpn, uint32_t ev, int from, int to, 
 		wr_bad_add(w, w->cur_iter, now - w->go_ns * 1000);
 }
 
+uint32_t wr_qpn(const struct wr *w, uint32_t set, uint32_t peer)
+{
+	return set * (w->nranks - 1) + (peer < w->rank ? peer + 1 : peer);
+}
+
+uint32_t wr_n_qps(const struct wr *w)
+{
+	return (w->n_qsets ? w->n_qsets : 1) * (w->nranks - 1);
+}
+
+int wr_post_qp(struct wr *w, uint32_t qpn, const void *src, uint64_t len, uint64_t va,
+	uint32_t rkey, bool with_imm, uint32_t imm, uint64_t wr_id)
+{
+	uint64_t now = wr_mono_ns();
+
+	if (w->xdp && wr_xdp_lane_of(w, qpn)) /* another thread's QP: through its ring */
+		return wr_xdp_post(w, qpn, src, len, va, rkey, imm, wr_id, now * 1000);
+	return mrc_ep_post_write(w->ep, qpn, src, len, va, rkey, with_imm, imm, wr_id,
+		now * 1000);
+}
+
 int wr_post_now(struct wr *w, const struct mrc_coll_xfer *x, const void *src, uint64_t va,
 	uint32_t imm, uint64_t wr_id)
 {
-	uint64_t now = wr_mono_ns();
-	uint32_t qpn = x->peer < w->rank ? x->peer + 1 : x->peer;
-
-	if (w->xdp && wr_xdp_lane_of(w, qpn)) /* another thread's QP: through its ring */
-		return wr_xdp_post(w, qpn, src, x->len, va, w->peer_rkey[x->peer][x->dst_reg],
-			imm, wr_id, now * 1000);
-	return mrc_ep_post_write(w->ep, qpn, src, x->len, va, w->peer_rkey[x->peer][x->dst_reg],
-		true, imm, wr_id, now * 1000);
+	return wr_post_qp(w, wr_qpn(w, 0, x->peer), src, x->len, va,
+		w->peer_rkey[x->peer][x->dst_reg], true, imm, wr_id);
 }
 
 int wr_coll_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, const void *src,
@@ -573,6 +593,7 @@ int wr_new_ep(struct wr *w, uint32_t lo, uint32_t hi, const struct mrc_ep_ops *o
 	p.ev_plane = ep_ev_plane;
 	p.peer_of = ep_peer_of;
 	p.first_qpn = lo;
+	p.max_qps = wr_n_qps(w) + 1;
 	/*
 	 * Arrivals are checked by their ICRC alone, as RoCEv2 receivers do: the CRC-32 covers
 	 * every byte the UDP checksum does (inner addresses and lengths, UDP ports, payload),
@@ -592,28 +613,33 @@ int wr_new_ep(struct wr *w, uint32_t lo, uint32_t hi, const struct mrc_ep_ops *o
 	 * One QP per peer, created in peer order on every rank: rank a's QP to b is number
 	 * (b < a ? b + 1 : b), so both ends know each other's QPN without asking. An
 	 * endpoint holds the QPs numbered [@lo, @hi) (the xdp dataplane's threads split them).
+	 * Several jobs: a set of them per job, set s's numbers s x (nranks - 1) above the first
+	 * set's (wr_qpn), so each job's traffic has QPs of its own, as on the simulator.
 	 */
-	for (uint32_t peer = 0; peer < w->nranks; peer++) {
-		uint32_t want = peer < w->rank ? peer + 1 : peer, qpn;
+	for (uint32_t set = 0; set < (w->n_qsets ? w->n_qsets : 1); set++) {
+		for (uint32_t peer = 0; peer < w->nranks; peer++) {
+			uint32_t want = wr_qpn(w, set, peer), qpn;
 
-		if (peer == w->rank || want < lo || want >= hi)
-			continue;
-		e = mrc_ep_qp_create(*out, peer, w->rank < peer ? w->rank + 1 : w->rank, &qpn);
-		if (!e && qpn != want)
-			e = -EPROTO;
-		if (e) {
-			snprintf(err, errlen, "endpoint h%u: QP to h%u: %s", w->rank, peer,
-				strerror(-e));
-			return e;
+			if (peer == w->rank || want < lo || want >= hi)
+				continue;
+			e = mrc_ep_qp_create(*out, peer, set * (w->nranks - 1) +
+				(w->rank < peer ? w->rank + 1 : w->rank), &qpn);
+			if (!e && qpn != want)
+				e = -EPROTO;
+			if (e) {
+				snprintf(err, errlen, "endpoint h%u: QP to h%u: %s", w->rank, peer,
+					strerror(-e));
+				return e;
+			}
+			w->peer_of_qpn[qpn] = peer;
 		}
-		w->peer_of_qpn[qpn] = peer;
 	}
 	return 0;
 }
 
 int wr_setup_ep(struct wr *w, char *err, size_t errlen)
 {
-	uint32_t lo = 1, hi = w->nranks;
+	uint32_t lo = 1, hi = wr_n_qps(w) + 1;
 
 	if (w->xdp)
 		wr_xdp_qp_range(w, 0, &lo, &hi);

@@ -67,7 +67,7 @@ static int collect_result(struct wr *w, struct mrc_rankres *rr)
 		r->capture_errors += w->taps[i].failed;
 	/* what the host lost, apart: the wire driver sees no fabric drop (docs/report.md) */
 	w->dp->counters(w, r);
-	for (uint32_t qpn = 1; qpn < w->nranks; qpn++) {
+	for (uint32_t qpn = 1; qpn <= wr_n_qps(w); qpn++) {
 		struct mrc_ep *ep = wr_ep_of(w, qpn);
 		const struct mrc_ev_set *set = mrc_ep_qp_evs(ep, qpn);
 		struct mrc_qp_stats s;
@@ -243,8 +243,7 @@ static int wire_faults(struct wr *w, struct mrc_run_result *res)
 
 /* ---- the run -------------------------------------------------------------------------- */
 
-/* Registers this rank's regions and swaps VA/rkey with every peer (the bootstrap's mrs). */
-static int exchange_mrs(struct wr *w, uint32_t size_idx)
+int wr_exchange_mrs(struct wr *w, uint32_t size_idx)
 {
 	uint8_t mine[MRC_REG_N * 12];
 
@@ -280,12 +279,12 @@ static int exchange_mrs(struct wr *w, uint32_t size_idx)
 }
 
 /* This rank's retransmitted bytes so far, over all its QPs. */
-static uint64_t rank_rtx_bytes(struct wr *w)
+uint64_t wr_rank_rtx_bytes(struct wr *w)
 {
 	uint64_t sum = 0;
 
 	wr_lanes_park(w);
-	for (uint32_t qpn = 1; qpn < w->nranks; qpn++) {
+	for (uint32_t qpn = 1; qpn <= wr_n_qps(w); qpn++) {
 		struct mrc_qp_stats s;
 
 		if (!mrc_ep_qp_stats(wr_ep_of(w, qpn), qpn, &s))
@@ -358,7 +357,7 @@ static int run_iteration(struct wr *w, uint32_t global_iter, bool warmup,
 	t = mrc_coll_rank_time(w->coll, w->rank);
 	own->t_ps = t > (go_ns - arm_ns) * 1000 ? t - (go_ns - arm_ns) * 1000 : 0;
 	own->wrong = w->job->traffic.verify ? mrc_coll_verify(w->coll, w->rank, global_iter) : 0;
-	own->rtx = rank_rtx_bytes(w);
+	own->rtx = wr_rank_rtx_bytes(w);
 	own->have = true;
 	for (uint32_t s = 0; !warmup && s < mrc_coll_steps(w->coll, w->rank); s++)
 		mrc_hist_record(w->step_ns,
@@ -393,28 +392,41 @@ static void phase_use(struct wr *w, const struct wphase *ph)
  * per process (@local), real bytes, checked as the simulator's verify: bytes
  * (docs/verification.md). 0 or a negative errno with @err.
  */
-static int wire_coll(struct wr *w, struct mrc_run_result *res, const struct conf_phase *ph,
-	uint64_t size, bool *local, struct mrc_job_coll_mem *cmem, struct mrc_coll_params *cp,
+int wr_wire_coll(struct wr *w, const struct conf_traffic *t, struct mrc_run_result *res,
+	const struct conf_phase *ph, uint64_t size, bool *local, struct mrc_job_coll_mem *cmem,
+	struct mrc_coll_params *cp, const struct mrc_coll_ops *cops, void *ctx,
 	struct mrc_coll **out, char *err, size_t errlen)
 {
-	static const struct mrc_coll_ops cops = { wr_coll_post };
-	int e = ph ? mrc_job_coll_params_phase(w->job, &w->job->traffic, ph, w->nranks, cmem,
-			     cp) : mrc_job_coll_params(w->job, w->nranks, size, cmem, cp);
+	int e = ph ? mrc_job_coll_params_phase(w->job, t, ph, w->nranks, cmem, cp) :
+		     mrc_job_coll_params_of(w->job, t, w->nranks, size, cmem, cp);
 
 	if (e) {
 		snprintf(err, errlen, "traffic: %s", e == -ENOMEM ? strerror(ENOMEM) : cmem->err);
 		return e;
 	}
-	cp->verify = w->job->traffic.verify ? MRC_VERIFY_BYTES : MRC_VERIFY_OFF;
+	cp->verify = t->verify ? MRC_VERIFY_BYTES : MRC_VERIFY_OFF;
 	cp->local = local;
 	if (res)
 		res->nranks = cp->nranks;
-	e = mrc_coll_new(cp, &cops, w, out);
+	e = mrc_coll_new(cp, cops, ctx, out);
 	if (e)
 		snprintf(err, errlen, "collective %s of %llu B over %u ranks: %s",
 			mrc_coll_pattern_name(cp->pattern), (unsigned long long)(ph ? ph->size :
 			size), cp->nranks, strerror(-e));
 	return e;
+}
+
+const struct mrc_coll_ops wr_cops = { wr_coll_post };
+
+int wr_size_row(struct wr *w, struct mrc_coll *c, const struct mrc_coll_params *cp,
+	struct mrc_run_size *rs)
+{
+	int e;
+
+	rs->bytes = mrc_coll_bytes(c);
+	rs->count = cp->count;
+	e = mrc_run_pairs_init(rs, c);
+	return e ?: new_hist(&w->job->output.hist, &rs->cct_ns);
 }
 
 /* Rank 0: appends iteration row @ri, incomplete when the job failed in it (@e). 0 or
@@ -471,8 +483,8 @@ static int run_phases(struct wr *w, struct mrc_run_result *res, bool *local, cha
 
 		if (t->phases[p].has_gap)
 			continue;
-		e = wire_coll(w, res, &t->phases[p], 0, local, &cmem, &cp, &ph[k].coll, err,
-			errlen);
+		e = wr_wire_coll(w, t, res, &t->phases[p], 0, local, &cmem, &cp, &wr_cops, w,
+			&ph[k].coll, err, errlen);
 		if (e)
 			break;
 		ph[k].peer_rkey = calloc(w->nranks, sizeof(*ph[k].peer_rkey));
@@ -489,7 +501,7 @@ static int run_phases(struct wr *w, struct mrc_run_result *res, bool *local, cha
 			e = new_hist(&w->job->output.hist, &rs->cct_ns);
 		}
 		w->coll = ph[k].coll;
-		e = e ?: exchange_mrs(w, (uint32_t)k);
+		e = e ?: wr_exchange_mrs(w, (uint32_t)k);
 		memcpy(ph[k].rkey, w->rkey, sizeof(w->rkey));
 		memcpy(ph[k].peer_rkey, w->peer_rkey, w->nranks * sizeof(*w->peer_rkey));
 		memcpy(ph[k].va, w->mrtab_va, w->nranks * sizeof(*w->mrtab_va));
@@ -568,19 +580,17 @@ static int run_sizes(struct wr *w, struct mrc_run_result *res, char *err, size_t
 		struct mrc_coll_params cp;
 		struct mrc_run_size *rs = NULL;
 
-		e = wire_coll(w, res, NULL, sizes[s], local, &cmem, &cp, &w->coll, err, errlen);
+		e = wr_wire_coll(w, t, res, NULL, sizes[s], local, &cmem, &cp, &wr_cops, w, &w->coll,
+			err, errlen);
 		if (e)
 			break;
 		if (res) {
 			rs = &res->sizes[res->n_sizes++];
-			rs->bytes = mrc_coll_bytes(w->coll);
-			rs->count = cp.count;
-			e = mrc_run_pairs_init(rs, w->coll);
-			e = e ?: new_hist(&w->job->output.hist, &rs->cct_ns);
+			e = wr_size_row(w, w->coll, &cp, rs);
 			if (e)
 				break;
 		}
-		e = exchange_mrs(w, (uint32_t)s);
+		e = wr_exchange_mrs(w, (uint32_t)s);
 		for (uint32_t it = 0; !e && it < t->warmup + t->iterations; it++) {
 			bool warm = it < t->warmup;
 			struct mrc_run_iter ri = { .size_idx = (uint32_t)s, .iter = global_iter,
@@ -762,31 +772,21 @@ nomem:
 	return -ENOMEM;
 }
 
-/*
- * Rank 0, once the ranks' DONE rows are in w->dtab: each iteration's CCT (the slowest
- * rank's completion; rows that never came, of a rank that died under a launcher, left
- * out), #wrong and retransmitted bytes over the ranks; then each size's figures from its
- * measured iterations: the CCT histogram, #wrong, and when the size finished its mean
- * time, algbw and busbw (nccl-tests' busbw factor).
- */
-static void fill_iters(struct wr *w, struct mrc_run_result *res)
+void wr_fill_rows(struct wr *w, const struct conf_traffic *t, const struct wr_done *dtab,
+	uint32_t n_gi, struct mrc_run_size *sizes, size_t n_sizes, struct mrc_run_iter *iters,
+	size_t n_iters, uint32_t nranks)
 {
-	const struct conf_traffic *t = &w->job->traffic;
-	uint64_t *tp;
+	uint64_t *tp = calloc(w->nranks, sizeof(*tp)); /* an iteration's rank times (pairs) */
 
-	if (res->n_jobs) /* folded into steps already (fold_phases) */
-		return;
-	tp = calloc(w->nranks, sizeof(*tp)); /* an iteration's rank times (pairs) */
+	for (size_t k = 0; k < n_iters; k++) {
+		struct mrc_run_iter *ri = &iters[k];
 
-	for (size_t k = 0; k < res->n_iters; k++) {
-		struct mrc_run_iter *ri = &res->iters[k];
-
-		if (ri->incomplete || ri->iter >= w->n_gi)
+		if (ri->incomplete || ri->iter >= n_gi)
 			continue;
 		ri->cct_ps = ri->wrong = ri->rtx_bytes_end = 0;
 		ri->slowest_rank = 0;
 		for (uint32_t r = 0; r < w->nranks; r++) {
-			const struct wr_done *d = &w->dtab[(size_t)ri->iter * w->nranks + r];
+			const struct wr_done *d = &dtab[(size_t)ri->iter * w->nranks + r];
 
 			if (!d->have)
 				continue;
@@ -798,13 +798,13 @@ static void fill_iters(struct wr *w, struct mrc_run_result *res)
 			ri->rtx_bytes_end += d->rtx;
 		}
 	}
-	for (size_t s = 0; s < res->n_sizes; s++) {
-		struct mrc_run_size *rs = &res->sizes[s];
+	for (size_t s = 0; s < n_sizes; s++) {
+		struct mrc_run_size *rs = &sizes[s];
 		double sum = 0;
 		uint32_t n = 0;
 
-		for (size_t k = 0; k < res->n_iters; k++) {
-			const struct mrc_run_iter *ri = &res->iters[k];
+		for (size_t k = 0; k < n_iters; k++) {
+			const struct mrc_run_iter *ri = &iters[k];
 
 			if (ri->size_idx != s || ri->warmup || ri->incomplete)
 				continue;
@@ -813,7 +813,7 @@ static void fill_iters(struct wr *w, struct mrc_run_result *res)
 			n++;
 			rs->wrong += ri->wrong;
 			for (uint32_t r = 0; tp && rs->n_pairs && r < w->nranks; r++)
-				tp[r] = w->dtab[(size_t)ri->iter * w->nranks + r].t_ps;
+				tp[r] = dtab[(size_t)ri->iter * w->nranks + r].t_ps;
 			if (tp && rs->n_pairs)
 				mrc_run_pairs_iter(rs, tp, t->pattern == CONF_PAT_WRITE_LAT);
 		}
@@ -827,10 +827,22 @@ static void fill_iters(struct wr *w, struct mrc_run_result *res)
 		if (rs->time_us > 0) {
 			rs->algbw_gbs = (double)rs->bytes / (rs->time_us * 1e-6) / 1e9;
 			rs->busbw_gbs = rs->algbw_gbs * mrc_coll_bus_factor(row_pattern(t, s),
-				res->nranks);
+				nranks);
 		}
 	}
 	free(tp);
+}
+
+/* Rank 0, once the ranks' DONE rows are in w->dtab: the job's rows (wr_fill_rows), then
+ * traffic.phases folded into steps. */
+static void fill_iters(struct wr *w, struct mrc_run_result *res)
+{
+	const struct conf_traffic *t = &w->job->traffic;
+
+	if (res->n_jobs) /* folded into steps already (fold_phases), or several jobs' */
+		return;
+	wr_fill_rows(w, t, w->dtab, w->n_gi, res->sizes, res->n_sizes, res->iters, res->n_iters,
+		res->nranks);
 	if (t->n_phases && fold_phases(w, res))
 		mrc_run_add_error(res, "phases: out of memory");
 }
@@ -954,6 +966,12 @@ static int pick_bootstrap(struct wr *w, const struct mrc_wirerun_opts *o, char *
 	int e;
 
 	if (mrc_wirerun_boot_pick(o) == MRC_WIRERUN_BOOT_PMIX) {
+		if (conf_jobs(w->job) > 1) {
+			snprintf(err, errlen, "traffic: %zu jobs: several jobs need the rendezvous "
+				 "bootstrap (--bootstrap rendezvous), their barriers are its messages; "
+				 "under pmix run one job", conf_jobs(w->job));
+			return -EINVAL;
+		}
 		if (o->host || o->rendezvous || o->token_file) {
 			snprintf(err, errlen, "bootstrap: --host, --rendezvous and --token-file are "
 				 "the rendezvous's; under pmix the launcher names the rank");
@@ -1015,7 +1033,7 @@ int wr_open(struct wr *w, const struct conf_job *job, const struct mrc_wirerun_o
 	e = mrc_job_srv6(job, &w->m, err, errlen);
 	if (e)
 		return e;
-	w->peer_of_qpn = calloc(w->nranks + 1, sizeof(uint32_t));
+	w->peer_of_qpn = calloc(wr_n_qps(w) + 2, sizeof(uint32_t));
 	w->peer_rkey = calloc(w->nranks, sizeof(*w->peer_rkey));
 	w->mrtab_va = calloc(w->nranks, sizeof(*w->mrtab_va));
 	w->got = calloc(w->nranks, sizeof(bool));
@@ -1086,6 +1104,7 @@ void wr_close(struct wr *w)
 		w->boot->close(w);
 	mrc_coll_free(w->coll);
 	wr_dataplane_close(w);
+	wr_jobs_free(w);
 	for (uint32_t k = 0; k < w->n_wph; k++) {
 		mrc_coll_free(w->wph[k].coll);
 		free(w->wph[k].peer_rkey);
@@ -1120,7 +1139,7 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 	struct mrc_run_result **out, struct mrc_wirerun_rtt *rtt, uint32_t *rank_out, char *err,
 	size_t errlen)
 {
-	struct wr w = { .rtt_out = rtt };
+	struct wr w = { .rtt_out = rtt, .n_qsets = (uint32_t)conf_jobs(job) };
 	struct mrc_run_result *res = NULL;
 	struct timespec w0;
 	int e;
@@ -1147,7 +1166,8 @@ int mrc_run_wire(const struct conf_job *job, const struct mrc_wirerun_opts *o,
 		if (e)
 			goto out;
 	}
-	e = run_sizes(&w, res, err, errlen);
+	e = conf_jobs(job) > 1 ? wr_run_jobs(&w, res, err, errlen) : run_sizes(&w, res, err,
+		errlen);
 	e = e ?: gather(&w, res, err, errlen);
 	e = e ?: res ? wire_faults(&w, res) : 0;
 	if (e)

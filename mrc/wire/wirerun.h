@@ -10,7 +10,8 @@
  * of the rendezvous: docs/wire-driver.md "Launching under srun or mpirun"), pump.c (the
  * dataplane: loop, endpoint,
  * captures, endpoint faults), wirertt.c (the base RTT), rankres.c (RESULT bodies and their
- * merge), wirerun.c (sizes, iterations, the gathering); wr.h holds their shared state.
+ * merge), wirerun.c (sizes, iterations, the gathering), wjobs.c (several jobs at once); wr.h
+ * holds their shared state.
  *
  * Rendezvous protocol, version MRC_WIRERUN_PROTO (a private TCP or unix stream; every
  * message is be32 length of what follows, one type byte, then the body, integers
@@ -41,6 +42,15 @@
  *                          per-EV counters, histograms, the times its EVs went
  *                          ASSUMED_BAD (iteration, ps after its GO), for faults[]
  *   ABORT    0 -> all      reason text: the job failed elsewhere
+ * Several jobs (traffic as a list; wjobs.c, docs/wire-driver.md "Several jobs") replace
+ * ARM..DONE with the same steps per job, each body starting with the job's index u32:
+ *   JARM     0 -> its ranks     iteration u32
+ *   JARMED   rank -> 0          iteration u32
+ *   JGO      0 -> its ranks     iteration u32 (the first job's: to every rank; background:
+ *                               start sending)
+ *   JDONE    rank -> 0          a DONE body (iteration, time, wrong, retransmitted bytes)
+ *   JEND     0 -> its ranks     background: the window's length u64 ps, then stop
+ *   JBG      rank -> 0          background: messages posted, completed, refused u64
  * A closed connection or a wait longer than the timeout ends the job with an error naming
  * the rank; nothing waits forever.
  */

@@ -37,6 +37,13 @@ enum rv_type {
 	RV_RTTGO,
 	RV_RTT,
 	RV_RTTSET,
+	/* several jobs (wjobs.c): job u32 first */
+	RV_JARM,	/* 0 -> the job's ranks: job, iteration u32: arm it */
+	RV_JARMED,	/* rank -> 0: job, iteration */
+	RV_JGO,		/* 0 -> the job's ranks (the first job's: all): job, iteration */
+	RV_JDONE,	/* rank -> 0: job, then a DONE body (WR_DONE_LEN) */
+	RV_JEND,	/* 0 -> a background job's ranks: job: send no more */
+	RV_JBG,		/* rank -> 0: job, messages posted, completed, refused u64 */
 };
 
 #define WR_POLL_NS     1000000ull  /* control sockets polled at least every 1 ms (and when idle) */
@@ -140,7 +147,9 @@ struct wr {
 	pthread_mutex_t *taps_lock; /* captures shared by several threads, else NULL */
 	/* engine */
 	struct mrc_ep *ep;
-	uint32_t *peer_of_qpn; /* [nranks + 1] */
+	uint32_t n_qsets;	/* QP sets, one per job (0 or 1: one job; wr_qpn) */
+	struct wj *wj;		/* several jobs (wjobs.c), NULL for one */
+	uint32_t *peer_of_qpn; /* [wr_n_qps + 1] */
 	uint32_t rkey[MRC_REG_N];
 	struct mrc_coll *coll;
 	uint32_t (*peer_rkey)[MRC_REG_N]; /* [nranks] */
@@ -236,6 +245,14 @@ void wr_fail(struct wr *w, int err, const char *fmt, ...) __attribute__((format(
 uint64_t wr_mono_ns(void);
 /* Records an EV retirement @off_ps after the GO of iteration @iter (dropped on ENOMEM). */
 void wr_bad_add(struct wr *w, uint32_t iter, uint64_t off_ps);
+/* The QP of set @set (a job's, 0 for one job) to @peer: set x (nranks - 1) + (peer <
+ * rank ? peer + 1 : peer), the same number at both ends' reckoning (wr_new_ep). */
+uint32_t wr_qpn(const struct wr *w, uint32_t set, uint32_t peer);
+/* The QPs of this rank, every set: they are numbered 1..wr_n_qps. */
+uint32_t wr_n_qps(const struct wr *w);
+/* Posts an RDMA write of @len bytes on QP @qpn now (mrc_ep_post_write: 0, -EAGAIN...). */
+int wr_post_qp(struct wr *w, uint32_t qpn, const void *src, uint64_t len, uint64_t va,
+	uint32_t rkey, bool with_imm, uint32_t imm, uint64_t wr_id);
 /* Posts collective write @x now (the endpoint's QP to x->peer). */
 int wr_post_now(struct wr *w, const struct mrc_coll_xfer *x, const void *src, uint64_t va,
 	uint32_t imm, uint64_t wr_id);
@@ -394,6 +411,56 @@ void wr_name_missing(struct wr *w);
 
 /* This rank's RESULT body (JSON, rankres.h), malloc'd into *out. Returns 0 or -ENOMEM. */
 int wr_encode_result(struct wr *w, char **out, size_t *len);
+/* mrc_coll_ops of the one job: wr_coll_post. */
+extern const struct mrc_coll_ops wr_cops;
+/*
+ * This rank's collective of job @t for @size, or (@ph) of that phase, into *@out, posting
+ * through @cops with @ctx: one rank's buffers per process (@local), real bytes, checked
+ * as the simulator's verify: bytes (docs/verification.md); res->nranks set when @res.
+ * 0 or a negative errno with @err.
+ */
+int wr_wire_coll(struct wr *w, const struct conf_traffic *t, struct mrc_run_result *res,
+	const struct conf_phase *ph, uint64_t size, bool *local, struct mrc_job_coll_mem *cmem,
+	struct mrc_coll_params *cp, const struct mrc_coll_ops *cops, void *ctx,
+	struct mrc_coll **out, char *err, size_t errlen);
+/* Rank 0: size row @rs of collective @c (@cp): bytes, count, pairs, CCT histogram. 0 or
+ * -ENOMEM. */
+int wr_size_row(struct wr *w, struct mrc_coll *c, const struct mrc_coll_params *cp,
+	struct mrc_run_size *rs);
+/* Registers w->coll's regions on this rank and swaps VA/rkey with every peer (the
+ * bootstrap's mrs, exchange @size_idx): w->peer_rkey, w->mrtab_va, the collective's VAs. */
+int wr_exchange_mrs(struct wr *w, uint32_t size_idx);
+/* This rank's retransmitted bytes so far, over all its QPs. */
+uint64_t wr_rank_rtx_bytes(struct wr *w);
+/*
+ * Rank 0, once the ranks' DONE rows of job @t are in @dtab ([@n_gi x nranks], iteration-
+ * major): each iteration's CCT (the slowest rank's completion; rows that never came, of a
+ * rank that died under a launcher, left out), #wrong and retransmitted bytes over the
+ * ranks; then each size's figures from its measured iterations: the CCT histogram, #wrong,
+ * and when the size finished its mean time, algbw and busbw (nccl-tests' busbw factor over
+ * @nranks).
+ */
+void wr_fill_rows(struct wr *w, const struct conf_traffic *t, const struct wr_done *dtab,
+	uint32_t n_gi, struct mrc_run_size *sizes, size_t n_sizes, struct mrc_run_iter *iters,
+	size_t n_iters, uint32_t nranks);
+
+/* ---- wjobs.c: several jobs at once (docs/wire-driver.md "Several jobs") ---- */
+
+/*
+ * Runs every job of traffic as a list on this rank: each one's collectives (or background
+ * sink) made and their regions exchanged, then each job this rank takes part in on the one
+ * loop, each with its own QPs (QP set = its index) and its own barrier among its ranks,
+ * which rank 0 runs (start, after, gap); rank 0 fills @res's jobs[] (the top level the
+ * first job's), also after a failure. Returns 0 or the job's error with @err.
+ */
+int wr_run_jobs(struct wr *w, struct mrc_run_result *res, char *err, size_t errlen);
+/* A message of the several jobs' protocol from rank @from: 0, or -EPROTO (malformed,
+ * unexpected: the caller fails the job). */
+int wr_jobs_on_msg(struct wr *w, uint32_t from, const struct rv_msg *m);
+/* The endpoint's completions of QP @qpn's job (pump.c calls them when w->wj). */
+void wr_jobs_send_done(struct wr *w, uint32_t qpn, uint64_t wr_id, uint64_t now);
+int wr_jobs_recv(struct wr *w, uint32_t qpn, uint32_t imm, uint64_t now);
+void wr_jobs_free(struct wr *w);
 
 /* ---- wirertt.c: the job's base RTT ---- */
 

@@ -497,7 +497,7 @@ struct mrc_ep *wr_ep_of(struct wr *w, uint32_t qpn)
 void wr_xdp_qp_range(const struct wr *w, unsigned lane, uint32_t *lo, uint32_t *hi)
 {
 	unsigned t = w->job->wire.xdp_threads ? w->job->wire.xdp_threads : w->planes;
-	uint32_t n = w->nranks - 1;
+	uint32_t n = wr_n_qps(w);
 
 	*lo = 1 + (n * lane + t - 1) / t;
 	*hi = 1 + (n * (lane + 1) + t - 1) / t;

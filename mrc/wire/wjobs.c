@@ -1,0 +1,842 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * wjobs: several jobs at once on the wire (traffic as a list; docs/wire-driver.md "Several
+ * jobs"). Every rank makes every job's collectives (a rank outside a job has an empty
+ * program in it) and exchanges their regions, one exchange each, before the run's start;
+ * then each job this rank takes part in runs on the one loop with its own QP set (wr_qpn
+ * set = the job's index) and its own barrier among its ranks: rank 0 decides when each
+ * job arms, goes and ends (its start, after, gap) and tells that job's ranks (RV_JARM,
+ * RV_JGO, RV_JEND); they answer (RV_JARMED, RV_JDONE, RV_JBG). A background job sends
+ * open-loop from its JGO to its JEND, which rank 0 sends once every other job ended.
+ */
+#include "mrc/wire/wr.h"
+
+#include "mrc/base/bytes.h"
+#include "mrc/base/hist.h"
+#include "mrc/base/rng.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Where rank 0 holds a job: waiting for the job it runs after, for its time (start, gap),
+ * for its ranks' ARMED, their DONE; background: sending, told to stop (JBG awaited). */
+enum wj_state { WJ_BLOCKED, WJ_WAIT, WJ_ARMING, WJ_RUN, WJ_BG, WJ_BGEND, WJ_DONE };
+
+/* One collective of a job (a size): its regions' keys at every rank. */
+struct wjc {
+	struct mrc_coll *coll;
+	uint32_t (*rkey)[MRC_REG_N]; /* [nranks] */
+};
+
+struct wjob {
+	struct wr *w;
+	uint32_t idx;
+	const struct conf_traffic *t;
+	bool bg, member;
+	uint32_t *hosts, n_hosts; /* its ranks (hosts), in rank order */
+	bool *in;		  /* [nranks]: host r takes part */
+	struct mrc_job_coll_mem cmem;
+	struct wjc *cs;		/* [n_cs]: one per size */
+	size_t n_cs;
+	uint32_t per_size, n_gi; /* warmup + iterations; iterations of every size */
+	/* this rank's side */
+	uint32_t it;		/* the iteration it runs or awaits */
+	uint32_t arm_of, go_of;	/* 1 + the iteration of the last JARM, JGO */
+	bool armed, running, arming, measuring;
+	uint64_t arm_ns, go_ns;
+	struct deferred *defq;
+	size_t n_def, cap_def;
+	struct wr_done *own;	/* [n_gi] */
+	/* background at this rank: its index among the hosts, the sink, the schedule */
+	uint32_t g, *perm;
+	struct mrc_rng rng;
+	uint8_t *bg_buf;
+	uint64_t *bg_va;	/* [nranks]: each rank's sink */
+	uint64_t bg_bytes, bg_first_ps, bg_k;
+	uint64_t bg_start_ps, bg_len_ps; /* its start (own clock), its window (JEND's) */
+	bool bg_started, bg_on, bg_stop; /* JGO came; sending; JEND came */
+	uint64_t posted, completed, refused;
+	/* rank 0 */
+	enum wj_state st;
+	uint32_t r0_it;		/* the iteration rank 0 runs the barrier of */
+	long after;
+	uint64_t ready_ns, start_ns, end_ns;
+	bool *got;		/* [nranks] */
+	struct wr_done *dtab;	/* [n_gi * nranks] */
+	struct mrc_run_iter *iters;
+	size_t n_iters;
+	struct mrc_run_size *sizes;
+	size_t n_sizes;
+	bool started, finished;
+	uint64_t sum_posted, sum_completed, sum_refused;
+};
+
+struct wj {
+	struct wjob *jobs;
+	size_t n;
+	bool *local;		/* [nranks]: this rank's (the collectives keep it) */
+	uint64_t t0_ns;		/* the run's start: the last region exchange */
+	bool progress;		/* something happened in the last turn */
+};
+
+/* ---- messages ------------------------------------------------------------------------ */
+
+/* Sends @type with job @j's index and @body to rank @to; rank 0 hands its own to itself. */
+static int wj_send(struct wr *w, struct wjob *j, uint32_t to, uint8_t type, const void *body,
+	size_t len)
+{
+	uint8_t b[4 + 32];
+	struct rv_msg m = { .type = type, .body = b, .len = 4 + len };
+
+	put_be32(b, j->idx);
+	if (len)
+		memcpy(b + 4, body, len);
+	if (to == w->rank && w->rank == 0)
+		return wr_jobs_on_msg(w, 0, &m) ? (wr_fail(w, -EPROTO, "job %s: own message %u",
+						   j->t->name, type), w->err) : 0;
+	return wr_rv_send(w, &w->conns[w->rank ? 0 : to], type, b, 4 + len);
+}
+
+/* Rank 0: @type with iteration @it to every rank of @j (@all: every rank). */
+static int wj_bcast(struct wr *w, struct wjob *j, uint8_t type, uint32_t it, bool all)
+{
+	uint8_t b[4];
+
+	put_be32(b, it);
+	for (uint32_t r = 0; r < w->nranks; r++)
+		if ((all || j->in[r]) && wj_send(w, j, r, type, b, 4))
+			return w->err;
+	return 0;
+}
+
+/* The first job's GO at every rank: the timeline the EV retirements and the endpoint
+ * faults' at_iteration count by (docs/config.md "Several jobs"). */
+static void first_go(struct wr *w, struct wjob *j, uint32_t it)
+{
+	uint32_t in_size = it % j->per_size;
+	bool warm = in_size < j->t->warmup;
+
+	w->go_ns = wr_mono_ns();
+	w->cur_iter = it;
+	w->measured_iter = warm ? 0 : in_size - j->t->warmup;
+	if (w->epf && !warm)
+		mrc_epf_iteration(w->epf, w->measured_iter, w->go_ns * 1000);
+}
+
+int wr_jobs_on_msg(struct wr *w, uint32_t from, const struct rv_msg *m)
+{
+	struct wj *wj = w->wj;
+	const uint8_t *b = m->body;
+	struct wjob *j;
+	uint32_t it;
+
+	if (m->len < 4 || get_be32(b) >= wj->n)
+		return -EPROTO;
+	j = &wj->jobs[get_be32(b)];
+	it = m->len >= 8 ? get_be32(b + 4) : 0;
+	wj->progress = true;
+	switch (m->type) {
+	case RV_JARM: /* at a rank of the job, the iteration it awaits */
+		if (m->len < 8 || !j->member || j->bg || it != j->it || j->armed)
+			return -EPROTO;
+		j->arm_of = it + 1;
+		return 0;
+	case RV_JGO:
+		if (m->len < 8 || (!j->member && j->idx) || (j->member && !j->bg &&
+				(it != j->it || !j->armed)) || (j->bg && j->go_of))
+			return -EPROTO;
+		if (j->idx == 0 && !j->bg)
+			first_go(w, j, it);
+		j->go_of = it + 1;
+		return 0;
+	case RV_JEND: /* the window's length on rank 0's clock: this rank offers as long */
+		if (m->len < 12 || !j->bg || !j->member || j->bg_stop)
+			return -EPROTO;
+		j->bg_len_ps = get_be64(b + 4);
+		j->bg_stop = true;
+		return 0;
+	}
+	/* rank 0: from a rank of the job, what its state awaits */
+	if (w->rank || from >= w->nranks || !j->in[from])
+		return -EPROTO;
+	switch (m->type) {
+	case RV_JARMED:
+		if (m->len < 8 || j->st != WJ_ARMING || it != j->r0_it)
+			return -EPROTO;
+		j->got[from] = true;
+		return 0;
+	case RV_JDONE:
+		if (m->len < 4 + WR_DONE_LEN || j->st != WJ_RUN || it != j->r0_it)
+			return -EPROTO;
+		wr_done_decode(&j->dtab[(size_t)it * w->nranks + from], b + 4, m->len - 4);
+		j->got[from] = true;
+		return 0;
+	case RV_JBG:
+		if (m->len < 28 || j->st != WJ_BGEND || j->got[from])
+			return -EPROTO;
+		j->sum_posted += get_be64(b + 4);
+		j->sum_completed += get_be64(b + 12);
+		j->sum_refused += get_be64(b + 20);
+		j->got[from] = true;
+		return 0;
+	}
+	return -EPROTO;
+}
+
+/* ---- the endpoint's completions ------------------------------------------------------ */
+
+static struct wjob *job_of_qpn(struct wr *w, uint32_t qpn)
+{
+	uint32_t set = qpn ? (qpn - 1) / (w->nranks - 1) : 0;
+
+	return set < w->wj->n ? &w->wj->jobs[set] : NULL;
+}
+
+static struct mrc_coll *cur_coll(struct wjob *j)
+{
+	return j->cs && j->it / j->per_size < j->n_cs ? j->cs[j->it / j->per_size].coll : NULL;
+}
+
+void wr_jobs_send_done(struct wr *w, uint32_t qpn, uint64_t wr_id, uint64_t now)
+{
+	struct wjob *j = job_of_qpn(w, qpn);
+	struct mrc_coll *c = j ? cur_coll(j) : NULL;
+	int err;
+
+	if (j && j->bg) {
+		j->completed++;
+		return;
+	}
+	if (!c) {
+		wr_fail(w, -EPROTO, "h%u: send completion on QP %u of no job", w->rank, qpn);
+		return;
+	}
+	if (j->measuring) { /* the first step's writes wait for GO after the collective armed */
+		uint64_t t0 = mrc_coll_posted_at(c, w->rank, wr_id);
+
+		if (t0 < j->go_ns * 1000)
+			t0 = j->go_ns * 1000;
+		mrc_hist_record(w->msg_ns, (int64_t)((now - t0) / 1000));
+	}
+	err = mrc_coll_on_send_done(c, w->rank, wr_id, now);
+	if (err)
+		wr_fail(w, err, "h%u: job %s: send completion %llu: %s", w->rank, j->t->name,
+			(unsigned long long)wr_id, strerror(-err));
+}
+
+int wr_jobs_recv(struct wr *w, uint32_t qpn, uint32_t imm, uint64_t now)
+{
+	struct wjob *j = job_of_qpn(w, qpn);
+	struct mrc_coll *c = j && !j->bg ? cur_coll(j) : NULL;
+
+	return c ? mrc_coll_on_recv(c, w->rank, w->peer_of_qpn[qpn], imm, now) : -EPROTO;
+}
+
+/* mrc_coll_ops.post of a job: held back while it arms, else on the job's QP now. */
+static int wj_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, const void *src,
+	uint64_t va, uint32_t imm, uint64_t wr_id)
+{
+	struct wjob *j = ctx;
+	struct wr *w = j->w;
+	struct deferred *d;
+
+	(void)rank;
+	if (!j->arming)
+		return wr_post_qp(w, wr_qpn(w, j->idx, x->peer), src, x->len, va,
+			j->cs[j->it / j->per_size].rkey[x->peer][x->dst_reg], true, imm, wr_id);
+	if (j->n_def == j->cap_def) {
+		size_t n = j->cap_def ? 2 * j->cap_def : 64;
+
+		d = realloc(j->defq, n * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		j->defq = d;
+		j->cap_def = n;
+	}
+	d = &j->defq[j->n_def++];
+	*d = (struct deferred){ .x = *x, .src = src, .va = va, .imm = imm, .wr_id = wr_id };
+	return 0;
+}
+
+static const struct mrc_coll_ops wj_cops = { wj_post };
+
+/* ---- setup ---------------------------------------------------------------------------- */
+
+/* Background job @j: its hosts and permutation (mrc_job_bg_init, as the simulator's), this
+ * rank's sink of one message (real bytes, zeros) and every rank's key and VA of it
+ * (region exchange @k). */
+static int bg_setup(struct wr *w, struct wjob *j, uint32_t k, char *err, size_t errlen)
+{
+	uint8_t mine[MRC_REG_N * 12] = { 0 };
+	long n;
+
+	j->perm = calloc(w->nranks, sizeof(*j->perm));
+	j->bg_va = calloc(w->nranks, sizeof(*j->bg_va));
+	j->cs = calloc(1, sizeof(*j->cs));
+	if (!j->perm || !j->bg_va || !j->cs)
+		return -ENOMEM;
+	n = mrc_job_bg_init(w->job, j->t, j->idx, j->hosts, j->perm, w->nranks, &j->rng);
+	if (n < 2) {
+		snprintf(err, errlen, "job %s: background: %ld hosts", j->t->name, n);
+		return -EINVAL;
+	}
+	j->n_hosts = (uint32_t)n;
+	/* uniform: each rank draws its own, seeded from the run's seed, the job and the rank */
+	mrc_rng_seed(&j->rng, w->job->seed * 0x9E3779B97F4A7C15ull + 0xb6 + j->idx +
+		((uint64_t)w->rank << 32));
+	j->bg_bytes = j->t->sizes.list[0];
+	for (uint32_t g = 0; g < j->n_hosts; g++) {
+		j->in[j->hosts[g]] = true;
+		if (j->hosts[g] == w->rank)
+			j->g = g;
+	}
+	j->member = j->in[w->rank];
+	j->n_cs = 1;
+	j->cs[0].rkey = calloc(w->nranks, sizeof(*j->cs[0].rkey));
+	if (!j->cs[0].rkey)
+		return -ENOMEM;
+	if (j->member) {
+		uint32_t key = 0;
+
+		j->bg_buf = calloc(1, j->bg_bytes);
+		if (!j->bg_buf)
+			return -ENOMEM;
+		wr_lanes_park(w);
+		mrc_ep_reg_mr(w->ep, j->bg_buf, j->bg_bytes, &key);
+		wr_lanes_unpark(w);
+		put_be64(mine, (uint64_t)(uintptr_t)j->bg_buf);
+		put_be32(mine + 8, key);
+	}
+	/* rank 0's own row of the table it sends: this exchange's, not an earlier one's */
+	memset(w->mrtab_va[w->rank], 0, sizeof(w->mrtab_va[w->rank]));
+	memset(w->peer_rkey[w->rank], 0, sizeof(w->peer_rkey[w->rank]));
+	w->mrtab_va[w->rank][0] = (uint64_t)(uintptr_t)j->bg_buf;
+	w->peer_rkey[w->rank][0] = get_be32(mine + 8);
+	if (w->boot->mrs(w, k, mine))
+		return w->err;
+	memcpy(j->cs[0].rkey, w->peer_rkey, w->nranks * sizeof(*w->peer_rkey));
+	for (uint32_t r = 0; r < w->nranks; r++)
+		j->bg_va[r] = w->mrtab_va[r][0];
+	return 0;
+}
+
+/* Collective job @j: each size's collective over its hosts (every rank makes it, empty
+ * outside them) and its regions' exchange (@k on); rank 0 its size rows and tables. */
+static int coll_setup(struct wr *w, struct wjob *j, bool *local, uint32_t *k, bool rank0,
+	char *err, size_t errlen)
+{
+	uint64_t sizes[64];
+	size_t n = conf_sizes_expand(&j->t->sizes, sizes, 64);
+	int e = 0;
+
+	if (n > 64) {
+		snprintf(err, errlen, "job %s: traffic.sizes: %zu sizes, at most 64", j->t->name, n);
+		return -E2BIG;
+	}
+	j->cs = calloc(n, sizeof(*j->cs));
+	j->n_gi = (uint32_t)n * j->per_size;
+	j->own = calloc(j->n_gi + 1, sizeof(*j->own));
+	if (rank0) {
+		j->sizes = calloc(n, sizeof(*j->sizes));
+		j->iters = calloc(j->n_gi + 1, sizeof(*j->iters));
+		j->dtab = calloc((size_t)j->n_gi * w->nranks + 1, sizeof(*j->dtab));
+	}
+	if (!j->cs || !j->own || (rank0 && (!j->sizes || !j->iters || !j->dtab)))
+		return -ENOMEM;
+	for (size_t s = 0; s < n && !e; s++) {
+		struct mrc_coll_params cp;
+
+		e = wr_wire_coll(w, j->t, NULL, NULL, sizes[s], local, &j->cmem, &cp, &wj_cops, j,
+			&j->cs[s].coll, err, errlen);
+		if (e)
+			break;
+		j->n_cs++;
+		if (s == 0) { /* its ranks: the collective's members */
+			j->n_hosts = cp.nranks;
+			for (uint32_t g = 0; g < cp.nranks; g++) {
+				j->hosts[g] = cp.members ? cp.members[g] : g;
+				j->in[j->hosts[g]] = true;
+			}
+			j->member = j->in[w->rank];
+		}
+		j->cs[s].rkey = calloc(w->nranks, sizeof(*j->cs[s].rkey));
+		if (!j->cs[s].rkey)
+			return -ENOMEM;
+		if (rank0) {
+			e = wr_size_row(w, j->cs[s].coll, &cp, &j->sizes[j->n_sizes++]);
+			if (e)
+				break;
+		}
+		w->coll = j->cs[s].coll;
+		e = wr_exchange_mrs(w, (*k)++);
+		w->coll = NULL;
+		memcpy(j->cs[s].rkey, w->peer_rkey, w->nranks * sizeof(*w->peer_rkey));
+	}
+	return e;
+}
+
+static int setup(struct wr *w, bool rank0, char *err, size_t errlen)
+{
+	struct wj *wj = calloc(1, sizeof(*wj));
+	uint32_t k = 0;
+	int e = 0;
+
+	w->wj = wj;
+	if (!wj || !(wj->local = calloc(w->nranks, sizeof(bool))) ||
+		!(wj->jobs = calloc(conf_jobs(w->job), sizeof(*wj->jobs))))
+		return -ENOMEM;
+	wj->n = conf_jobs(w->job);
+	wj->local[w->rank] = true;
+	for (size_t i = 0; i < wj->n && !e; i++) {
+		struct wjob *j = &wj->jobs[i];
+
+		j->w = w;
+		j->idx = (uint32_t)i;
+		j->t = conf_job_traffic(w->job, i);
+		j->bg = j->t->pattern == CONF_PAT_BACKGROUND;
+		j->per_size = j->t->warmup + j->t->iterations;
+		j->after = -1;
+		for (size_t a = 0; j->t->after[0] && a < wj->n; a++)
+			if (!strcmp(conf_job_traffic(w->job, a)->name, j->t->after))
+				j->after = (long)a;
+		j->st = j->after >= 0 ? WJ_BLOCKED : WJ_WAIT;
+		j->hosts = calloc(w->nranks, sizeof(*j->hosts));
+		j->in = calloc(w->nranks, sizeof(*j->in));
+		j->got = calloc(w->nranks, sizeof(*j->got));
+		if (!j->hosts || !j->in || !j->got) {
+			e = -ENOMEM;
+			break;
+		}
+		if (j->t->n_phases) {
+			snprintf(err, errlen, "traffic[%zu].phases: several jobs with phases run on "
+				 "the simulator only (fabric.driver sim)", i);
+			e = -EOPNOTSUPP;
+			break;
+		}
+		e = j->bg ? bg_setup(w, j, k++, err, errlen) :
+			    coll_setup(w, j, wj->local, &k, rank0, err, errlen);
+	}
+	if (e == -ENOMEM && !w->err)
+		snprintf(err, errlen, "several jobs: %s", strerror(ENOMEM));
+	else if (e && w->err)
+		snprintf(err, errlen, "%s", w->errmsg);
+	return e;
+}
+
+/* ---- this rank's side: arm, go, done; background sends ------------------------------- */
+
+static int arm(struct wr *w, struct wjob *j)
+{
+	struct mrc_coll *c = cur_coll(j);
+	uint8_t b[4];
+	int e;
+
+	j->arming = true;
+	j->n_def = 0;
+	j->arm_ns = wr_mono_ns();
+	e = mrc_coll_start(c, j->it, j->arm_ns * 1000);
+	j->arming = false;
+	if (e) {
+		wr_fail(w, e, "job %s: collective: start of iteration %u: %s", j->t->name, j->it,
+			strerror(-e));
+		return e;
+	}
+	j->armed = true;
+	put_be32(b, j->it);
+	return wj_send(w, j, 0, RV_JARMED, b, 4);
+}
+
+static int go(struct wr *w, struct wjob *j)
+{
+	uint32_t in_size = j->it % j->per_size;
+
+	j->running = true;
+	j->go_ns = wr_mono_ns();
+	j->measuring = in_size >= j->t->warmup;
+	for (size_t i = 0; i < j->n_def; i++) {
+		struct deferred *d = &j->defq[i];
+		int e = wj_post(j, w->rank, &d->x, d->src, d->va, d->imm, d->wr_id);
+
+		if (e) {
+			wr_fail(w, e, "h%u: job %s: post to h%u: %s", w->rank, j->t->name,
+				d->x.peer, strerror(-e));
+			return e;
+		}
+	}
+	j->n_def = 0;
+	return 0;
+}
+
+static int done(struct wr *w, struct wjob *j)
+{
+	struct mrc_coll *c = cur_coll(j);
+	struct wr_done *own = &j->own[j->it];
+	uint64_t t = mrc_coll_rank_time(c, w->rank), lead = (j->go_ns - j->arm_ns) * 1000;
+	uint8_t b[WR_DONE_LEN];
+
+	own->t_ps = t > lead ? t - lead : 0;
+	own->wrong = j->t->verify ? mrc_coll_verify(c, w->rank, j->it) : 0;
+	own->rtx = wr_rank_rtx_bytes(w);
+	own->have = true;
+	for (uint32_t s = 0; j->measuring && s < mrc_coll_steps(c, w->rank); s++)
+		mrc_hist_record(w->step_ns, (int64_t)(mrc_coll_step_time(c, w->rank, s) / 1000));
+	wr_done_encode(own, j->it, b);
+	j->running = j->armed = j->measuring = false;
+	j->it++;
+	return wj_send(w, j, 0, RV_JDONE, b, sizeof(b));
+}
+
+/* A background rank's messages due by now (told to stop: by the end of its window): each
+ * to a random other host of the job (or its partner), refused (counted) when the QP's send
+ * queue is full, as on the simulator. */
+static void bg_send(struct wr *w, struct wjob *j, uint64_t now_ps)
+{
+	if (j->bg_stop && now_ps > j->bg_start_ps + j->bg_len_ps)
+		now_ps = j->bg_start_ps + j->bg_len_ps;
+	while (mrc_job_bg_at(j->bg_first_ps, j->bg_bytes, j->t->rate_bps, j->bg_k, 1) <= now_ps &&
+	       !w->err) {
+		uint32_t d = j->hosts[mrc_job_bg_dest((int)j->t->mode, j->perm, &j->rng,
+			j->n_hosts, j->g)];
+		int e = wr_post_qp(w, wr_qpn(w, j->idx, d), j->bg_buf, j->bg_bytes, j->bg_va[d],
+			j->cs[0].rkey[d][0], false, 0, 0);
+
+		if (e == -EAGAIN)
+			j->refused++;
+		else if (e)
+			wr_fail(w, e, "job %s: h%u: background write to h%u: %s", j->t->name,
+				w->rank, d, strerror(-e));
+		else
+			j->posted++;
+		j->bg_k++;
+	}
+}
+
+/* This rank's jobs: what their messages allow now. */
+static void rank_step(struct wr *w)
+{
+	struct wj *wj = w->wj;
+	uint64_t now_ps = wr_mono_ns() * 1000;
+
+	for (size_t i = 0; i < wj->n && !w->err; i++) {
+		struct wjob *j = &wj->jobs[i];
+
+		if (!j->member)
+			continue;
+		if (j->bg) {
+			if (j->go_of && !j->bg_started) { /* host g starts g/n late */
+				j->bg_started = j->bg_on = true;
+				j->bg_start_ps = now_ps;
+				j->bg_first_ps = mrc_job_bg_at(now_ps, j->bg_bytes, j->t->rate_bps,
+					j->g, j->n_hosts);
+			}
+			if (j->bg_on)
+				bg_send(w, j, now_ps);
+			if (j->bg_on && j->bg_stop && now_ps >= j->bg_start_ps + j->bg_len_ps) {
+				uint8_t b[24];
+
+				put_be64(b, j->posted);
+				put_be64(b + 8, j->completed);
+				put_be64(b + 16, j->refused);
+				j->bg_on = false; /* said once */
+				wj_send(w, j, 0, RV_JBG, b, sizeof(b));
+			}
+			continue;
+		}
+		if (j->arm_of == j->it + 1 && !j->armed && arm(w, j))
+			return;
+		if (j->go_of == j->it + 1 && j->armed && !j->running && go(w, j))
+			return;
+		if (j->running && mrc_coll_done(cur_coll(j))) {
+			wj->progress = true;
+			if (done(w, j))
+				return;
+		}
+	}
+}
+
+/* ---- rank 0: the jobs' barriers, start, after, gap ---------------------------------- */
+
+static bool all_got(struct wr *w, const struct wjob *j)
+{
+	for (uint32_t r = 0; r < w->nranks; r++)
+		if (j->in[r] && !j->got[r])
+			return false;
+	return true;
+}
+
+static uint64_t ps_since(const struct wj *wj, uint64_t ns)
+{
+	return (ns - wj->t0_ns) * 1000;
+}
+
+static void r0_step(struct wr *w)
+{
+	struct wj *wj = w->wj;
+	uint64_t now = wr_mono_ns();
+	bool fg_done = true;
+
+	for (size_t i = 0; i < wj->n; i++)
+		fg_done &= wj->jobs[i].bg || wj->jobs[i].st == WJ_DONE;
+	for (size_t i = 0; i < wj->n && !w->err; i++) {
+		struct wjob *j = &wj->jobs[i];
+
+		switch (j->st) {
+		case WJ_BLOCKED:
+			if (wj->jobs[j->after].st != WJ_DONE)
+				break;
+			j->ready_ns = wj->jobs[j->after].end_ns + j->t->start_ps / 1000;
+			j->st = WJ_WAIT;
+			wj->progress = true;
+			break;
+		case WJ_WAIT:
+			if (j->bg && fg_done) { /* the others ended before it began: no window */
+				j->st = WJ_DONE;
+				break;
+			}
+			if (now < j->ready_ns)
+				break;
+			wj->progress = true;
+			memset(j->got, 0, w->nranks * sizeof(*j->got));
+			if (j->bg) {
+				j->started = true;
+				j->start_ns = now;
+				j->st = WJ_BG;
+				wj_bcast(w, j, RV_JGO, 0, false);
+				break;
+			}
+			j->st = WJ_ARMING;
+			wj_bcast(w, j, RV_JARM, j->r0_it, false);
+			break;
+		case WJ_ARMING:
+			if (!all_got(w, j))
+				break;
+			wj->progress = true;
+			memset(j->got, 0, w->nranks * sizeof(*j->got));
+			j->iters[j->n_iters++] = (struct mrc_run_iter){
+				.size_idx = j->r0_it / j->per_size, .iter = j->r0_it,
+				.warmup = j->r0_it % j->per_size < j->t->warmup,
+				.measured = j->r0_it % j->per_size < j->t->warmup ? 0 :
+					    j->r0_it % j->per_size - j->t->warmup,
+				.start_ps = ps_since(wj, now), .incomplete = true };
+			if (!j->started) {
+				j->started = true;
+				j->start_ns = now;
+			}
+			j->st = WJ_RUN;
+			wj_bcast(w, j, RV_JGO, j->r0_it, j->idx == 0);
+			break;
+		case WJ_RUN:
+			if (!all_got(w, j))
+				break;
+			wj->progress = true;
+			j->iters[j->n_iters - 1].incomplete = false;
+			if (++j->r0_it == j->n_gi) {
+				j->st = WJ_DONE;
+				j->finished = true;
+				j->end_ns = now;
+				break;
+			}
+			j->ready_ns = now + j->t->gap_ps / 1000;
+			j->st = WJ_WAIT;
+			break;
+		case WJ_BG:
+			if (!fg_done)
+				break;
+			wj->progress = true;
+			j->end_ns = now;
+			j->st = WJ_BGEND;
+			for (uint32_t r = 0; r < w->nranks && !w->err; r++) {
+				uint8_t b[8];
+
+				put_be64(b, (now - j->start_ns) * 1000);
+				if (j->in[r])
+					wj_send(w, j, r, RV_JEND, b, 8);
+			}
+			break;
+		case WJ_BGEND:
+			if (!all_got(w, j))
+				break;
+			j->finished = true;
+			j->st = WJ_DONE;
+			break;
+		case WJ_DONE:
+			break;
+		}
+	}
+}
+
+static bool all_done(const struct wj *wj)
+{
+	for (size_t i = 0; i < wj->n; i++)
+		if (wj->jobs[i].st != WJ_DONE)
+			return false;
+	return true;
+}
+
+/* One turn's work; true when something happened or the run is over (rank 0: every job
+ * ended; the others: FINISH came). */
+static bool turn(struct wr *w)
+{
+	struct wj *wj = w->wj;
+
+	rank_step(w);
+	if (!w->rank)
+		r0_step(w);
+	if (w->rank ? w->got_finish : all_done(wj))
+		return true;
+	if (wj->progress) {
+		wj->progress = false;
+		return true;
+	}
+	return false;
+}
+
+/* The background ranks' next message, for the loop's wait. */
+static uint64_t jobs_tick(struct wr *w)
+{
+	struct wj *wj = w->wj;
+	uint64_t next = UINT64_MAX, now_ps = wr_mono_ns() * 1000;
+
+	for (size_t i = 0; i < wj->n; i++) {
+		struct wjob *j = &wj->jobs[i];
+		uint64_t t;
+
+		if (j->bg && j->bg_on) {
+			bg_send(w, j, now_ps);
+			t = mrc_job_bg_at(j->bg_first_ps, j->bg_bytes, j->t->rate_bps, j->bg_k, 1);
+			if (t / 1000 < next)
+				next = t / 1000;
+		}
+		if (!w->rank && j->st == WJ_WAIT && j->ready_ns < next)
+			next = j->ready_ns;
+	}
+	return next;
+}
+
+/* ---- rank 0: the report ------------------------------------------------------------- */
+
+static int fill_jobs(struct wr *w, struct mrc_run_result *res)
+{
+	struct wj *wj = w->wj;
+
+	res->jobs = calloc(wj->n, sizeof(*res->jobs));
+	if (!res->jobs)
+		return -ENOMEM;
+	res->n_jobs = wj->n;
+	for (size_t i = 0; i < wj->n; i++) {
+		struct wjob *j = &wj->jobs[i];
+		struct mrc_run_job *rj = &res->jobs[i];
+
+		if (!j->t) /* the run failed in setting up an earlier job */
+			continue;
+		snprintf(rj->name, sizeof(rj->name), "%s", j->t->name);
+		rj->nranks = j->n_hosts;
+		rj->started = j->started;
+		rj->finished = j->finished;
+		rj->start_ps = j->started ? ps_since(wj, j->start_ns) : 0;
+		rj->end_ps = j->finished ? ps_since(wj, j->end_ns) : 0;
+		if (j->bg) {
+			rj->background = true;
+			rj->bg_rate_bps = j->t->rate_bps;
+			rj->bg_msg_bytes = j->bg_bytes;
+			rj->bg_mode = (int)j->t->mode;
+			rj->bg_hosts = j->n_hosts;
+			rj->bg_posted = j->sum_posted;
+			rj->bg_completed = j->sum_completed;
+			rj->bg_refused = j->sum_refused;
+			continue;
+		}
+		for (size_t k = 0; k < j->n_iters; k++)
+			if (j->iters[k].incomplete)
+				j->sizes[j->iters[k].size_idx].incomplete = true;
+		wr_fill_rows(w, j->t, j->dtab, j->n_gi, j->sizes, j->n_sizes, j->iters,
+			j->n_iters, j->n_hosts);
+		/* its end: the last iteration's slowest rank, on rank 0's timeline */
+		if (j->finished && j->n_iters)
+			rj->end_ps = j->iters[j->n_iters - 1].start_ps +
+				     j->iters[j->n_iters - 1].cct_ps;
+		rj->sizes = j->sizes;
+		rj->n_sizes = j->n_sizes;
+		rj->iters = j->iters;
+		rj->n_iters = j->n_iters;
+		j->sizes = NULL; /* the report's now */
+		j->iters = NULL;
+	}
+	/* the top level is the first job's (report.md "Several jobs"), shared as on the sim */
+	res->sizes = res->jobs[0].sizes;
+	res->n_sizes = res->jobs[0].n_sizes;
+	res->iters = res->jobs[0].iters;
+	res->n_iters = res->jobs[0].n_iters;
+	res->nranks = res->jobs[0].nranks;
+	return 0;
+}
+
+int wr_run_jobs(struct wr *w, struct mrc_run_result *res, char *err, size_t errlen)
+{
+	int e;
+
+	if (wr_lanes(w) > 1) {
+		snprintf(err, errlen, "wire.xdp_threads: several jobs run on one dataplane thread "
+			 "(wire.xdp_threads: 1)");
+		return -EOPNOTSUPP;
+	}
+	e = setup(w, res != NULL, err, errlen);
+	if (!e) { /* the last exchange is everyone's start */
+		w->wj->t0_ns = w->t0_ns = w->go_ns = wr_mono_ns();
+		if (w->epf)
+			mrc_epf_start(w->epf, w->t0_ns * 1000);
+		for (size_t i = 0; i < w->wj->n; i++) /* start: from the run's start */
+			w->wj->jobs[i].ready_ns = w->t0_ns + w->wj->jobs[i].t->start_ps / 1000;
+		w->tick = jobs_tick;
+		while (!w->err && !(w->rank ? w->got_finish : all_done(w->wj)))
+			if (wr_pump_until(w, turn, "several jobs: nothing happened"))
+				break;
+		w->tick = NULL;
+		e = w->err;
+		if (e)
+			snprintf(err, errlen, "%s", w->errmsg);
+	}
+	if (res && w->wj && w->wj->jobs && fill_jobs(w, res) && !e) {
+		snprintf(err, errlen, "several jobs: %s", strerror(ENOMEM));
+		e = -ENOMEM;
+	}
+	return e;
+}
+
+void wr_jobs_free(struct wr *w)
+{
+	struct wj *wj = w->wj;
+
+	if (!wj)
+		return;
+	for (size_t i = 0; wj->jobs && i < wj->n; i++) {
+		struct wjob *j = &wj->jobs[i];
+
+		for (size_t s = 0; s < j->n_cs; s++) {
+			mrc_coll_free(j->cs[s].coll);
+			free(j->cs[s].rkey);
+		}
+		for (size_t s = 0; j->sizes && s < j->n_sizes; s++) {
+			mrc_hist_free(j->sizes[s].cct_ns);
+			free(j->sizes[s].pairs);
+		}
+		free(j->sizes);
+		free(j->iters);
+		free(j->cs);
+		free(j->hosts);
+		free(j->in);
+		free(j->got);
+		free(j->own);
+		free(j->dtab);
+		free(j->defq);
+		free(j->perm);
+		free(j->bg_va);
+		free(j->bg_buf);
+		mrc_job_coll_mem_free(&j->cmem);
+	}
+	free(wj->jobs);
+	free(wj->local);
+	free(wj);
+	w->wj = NULL;
+}
