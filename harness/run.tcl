@@ -4,9 +4,15 @@
 #
 # usage: tclsh harness/run.tcl [--single FILE]... [--only GLOB] [--tags LIST] [--slow]
 #        [--junit FILE] [--keep] [--mrcgen PATH] [--outdir DIR] [--timeout SECS] [--verbose]
+#        [--jobs N]
 # Prints one line per test, then a "failed: FILE: NAME: FIRST LINE" recap of each failure
 # and, last, "N passed, N failed, N skipped". Exit status 1 when a
 # test failed or no test ran, 0 otherwise.
+#
+# With --jobs N, N files run at once, each in a child runner (this script with --single
+# FILE and the internal --results PATH, where it leaves its results for the parent); a
+# file's lines print when it ends. Files whose header says "# lane: wire" (real packets in
+# network namespaces, timed by the wall clock) run one at a time, the others beside them.
 
 package require Tcl 8.6
 
@@ -25,13 +31,14 @@ proc usage {{code 2}} {
   --mrcgen PATH   the binary under test (default: TOP/mrcgen)
   --outdir DIR    where per-test directories go (default: TOP/harness/out/run-...)
   --timeout SECS  default limit for each mrcgen child process (default 300)
-  --verbose       print each command mrcgen ran, its output and each test's duration"
+  --verbose       print each command mrcgen ran, its output and each test's duration
+  --jobs N        run N test files at once (default 1); \"# lane: wire\" files one at a time"
 	exit $code
 }
 
 # --- options ---------------------------------------------------------------------------
 set opt [dict create singles {} only * tags {} slow 0 junit {} keep 0 \
-	mrcgen [file join $::top mrcgen] outdir {} timeout 300 verbose 0]
+	mrcgen [file join $::top mrcgen] outdir {} timeout 300 verbose 0 jobs 1 results {}]
 if {[info exists env(MRCGEN_SLOW)] && $env(MRCGEN_SLOW) eq "1"} {
 	dict set opt slow 1
 }
@@ -41,7 +48,8 @@ if {[info exists env(MRCGEN_TIMEOUT)]} {
 for {set i 0} {$i < [llength $argv]} {incr i} {
 	set a [lindex $argv $i]
 	switch -- $a {
-		--single - --only - --tags - --junit - --mrcgen - --outdir - --timeout {
+		--single - --only - --tags - --junit - --mrcgen - --outdir - --timeout - --jobs -
+		--results {
 			# Each of these takes a value.
 			if {$i + 1 >= [llength $argv]} {
 				puts stderr "run.tcl: $a: missing value"
@@ -66,6 +74,10 @@ dict set opt tags [lsearch -all -inline -not -exact [dict get $opt tags] {}]
 set t [dict get $opt timeout]
 if {![string is double -strict $t] || $t <= 0} {
 	puts stderr "run.tcl: --timeout: not a positive number of seconds '$t'"
+	exit 2
+}
+if {![string is integer -strict [dict get $opt jobs]] || [dict get $opt jobs] < 1} {
+	puts stderr "run.tcl: --jobs: not a positive number of files at once '[dict get $opt jobs]'"
 	exit 2
 }
 
@@ -141,9 +153,122 @@ proc no_exit {args} {
 	error "exit: not allowed in a test file (use skip, fail or an assert)"
 }
 
+# --- run files in child runners, N at once (--jobs) --------------------------------------
+# True when FILE's header (its leading comment lines) says "# lane: wire".
+proc wire_lane {file} {
+	set ch [open $file]
+	set wire 0
+	while {[gets $ch l] >= 0 && [string match "#*" $l]} {
+		if {[regexp {^#\s*lane:\s*wire\s*$} $l]} {
+			set wire 1
+		}
+	}
+	close $ch
+	return $wire
+}
+
+# Starts a child runner on FILE; its output is gathered until it ends (child_read).
+proc child_start {file} {
+	global opt outdir children
+	set name [file tail $file]
+	set res [file join $outdir $name.results]
+	set argv [list [info nameofexecutable] [info script] --single $file --results $res \
+		--outdir [file join $outdir $name] --mrcgen $::mrcgen --only [dict get $opt only] \
+		--timeout [dict get $opt timeout]]
+	foreach k {slow keep verbose} {
+		if {[dict get $opt $k]} {
+			lappend argv --$k
+		}
+	}
+	if {[llength [dict get $opt tags]]} {
+		lappend argv --tags [join [dict get $opt tags] ,]
+	}
+	set ch [open |[concat $argv [list 2>@1]] r]
+	fconfigure $ch -blocking 0 -translation lf
+	dict set children $ch [dict create file $file res $res out "" wire [wire_lane $file]]
+	fileevent $ch readable [list child_read $ch]
+}
+
+proc child_read {ch} {
+	global children results counts
+	dict with children $ch {
+		append out [read $ch]
+	}
+	if {![eof $ch]} {
+		return
+	}
+	fconfigure $ch -blocking 1
+	set rc [catch {close $ch} err]
+	set c [dict get $children $ch]
+	dict unset children $ch
+	puts -nonewline [dict get $c out]
+	set got {}
+	if {![catch {open [dict get $c res]} rch]} {
+		set got [read $rch]
+		close $rch
+		file delete [dict get $c res]
+	}
+	foreach r $got {
+		lappend results $r
+		dict incr counts [dict get {ok passed skip skipped fail failed error failed} \
+			[dict get $r status]]
+	}
+	if {$got eq "" && $rc} {
+		set msg "the child runner ended with no results: $err"
+		lappend results [dict create status error file [file tail [dict get $c file]] \
+			name "(running the file)" msg $msg secs 0]
+		dict incr counts failed
+		puts "\[FAIL\] [file tail [dict get $c file]]: (running the file)\n[indent $msg]"
+	}
+	flush stdout
+	incr ::running -1
+	set ::child_done 1
+}
+
+# Runs FILES N at once, wire-lane files one at a time; fills results and counts.
+proc run_parallel {files n} {
+	global children
+	set children [dict create]
+	set wire {}
+	set rest {}
+	foreach f $files {
+		if {[wire_lane $f]} {
+			lappend wire $f
+		} else {
+			lappend rest $f
+		}
+	}
+	set ::running 0
+	while {[llength $wire] || [llength $rest] || $::running} {
+		set wire_busy 0
+		dict for {ch c} $children {
+			if {[dict get $c wire]} {
+				set wire_busy 1
+			}
+		}
+		if {$::running < $n && [llength $wire] && !$wire_busy} {
+			child_start [lindex $wire 0]
+			set wire [lrange $wire 1 end]
+			incr ::running
+			continue
+		}
+		if {$::running < $n && [llength $rest]} {
+			child_start [lindex $rest 0]
+			set rest [lrange $rest 1 end]
+			incr ::running
+			continue
+		}
+		vwait ::child_done
+	}
+}
+
 # --- run every file in its own interpreter ---------------------------------------------
 set here [pwd]
 set t_start [clock milliseconds]
+if {[dict get $opt jobs] > 1 && [llength $files] > 1} {
+	run_parallel $files [dict get $opt jobs]
+	set files {}
+}
 foreach file $files {
 	set name [file tail $file]
 	set cfg [dict create file $name outdir $outdir uid $uid]
@@ -241,6 +366,13 @@ foreach d [glob -nocomplain -directory $outdir -type d *] {
 }
 if {[llength [glob -nocomplain -directory $outdir *]] == 0} {
 	file delete $outdir
+}
+
+if {[dict get $opt results] ne ""} { ;# a child runner: the parent reports and counts
+	set ch [open [dict get $opt results] w]
+	puts $ch $results
+	close $ch
+	exit 0
 }
 
 set passed [dict get $counts passed]
