@@ -81,6 +81,7 @@ struct rank {
 	struct mrc_coll_xfer *sends;
 	struct recv *recvs;
 	uint32_t *send_rstep; /* per send: the receiver's step that expects it */
+	uint32_t *peers, n_peers; /* whom its sends go to, each once (find_peers) */
 	uint32_t n_steps, n_sends, n_recvs, cap_steps, cap_sends, cap_recvs;
 	uint8_t *buf[MRC_REG_N];
 	uint64_t len[MRC_REG_N], va[MRC_REG_N];
@@ -722,6 +723,38 @@ out:
 	return err;
 }
 
+/*
+ * Every endpoint's peers: the endpoints its sends go to, each once, in the order of its
+ * first send to them (steps in order, a step's sends in posting order), from the program
+ * the build_* functions made (mrc_coll_peers).
+ */
+static int find_peers(struct mrc_coll *c)
+{
+	uint32_t *seen = calloc(c->n_ep, sizeof(*seen)); /* r + 1: a peer of r already */
+
+	if (!seen)
+		return -ENOMEM;
+	for (uint32_t r = 0; r < c->n_ep; r++) {
+		struct rank *rk = &c->r[r];
+
+		rk->peers = calloc(rk->n_sends + 1, sizeof(*rk->peers));
+		if (!rk->peers) {
+			free(seen);
+			return -ENOMEM;
+		}
+		for (uint32_t i = 0; i < rk->n_sends; i++) {
+			uint32_t q = rk->sends[i].peer;
+
+			if (seen[q] != r + 1) {
+				seen[q] = r + 1;
+				rk->peers[rk->n_peers++] = q;
+			}
+		}
+	}
+	free(seen);
+	return 0;
+}
+
 /* Group rank -> endpoint and back, from params.members: each below params.endpoints, once. */
 static int map_members(struct mrc_coll *c)
 {
@@ -1092,6 +1125,7 @@ int mrc_coll_new(const struct mrc_coll_params *p, const struct mrc_coll_ops *ops
 		}
 	}
 	err = err ?: match_steps(c);
+	err = err ?: find_peers(c);
 	for (uint32_t r = 0; r < c->n_ep && !err; r++) {
 		struct rank *rk = &c->r[r];
 
@@ -1135,6 +1169,7 @@ void mrc_coll_free(struct mrc_coll *c)
 		free(rk->sends);
 		free(rk->recvs);
 		free(rk->send_rstep);
+		free(rk->peers);
 		free(rk->recv_got);
 		free(rk->send_got);
 		free(rk->step_t0);
@@ -1179,6 +1214,12 @@ void mrc_coll_pair(const struct mrc_coll *c, uint32_t i, uint32_t *a, uint32_t *
 {
 	*a = EP(c, i);
 	*b = EP(c, i + c->p.nranks / 2);
+}
+
+const uint32_t *mrc_coll_peers(const struct mrc_coll *c, uint32_t ep, uint32_t *n)
+{
+	*n = c->r[ep].n_peers;
+	return c->r[ep].peers;
 }
 
 uint32_t mrc_coll_endpoints(const struct mrc_coll *c)

@@ -161,6 +161,16 @@ void mrc_coll_pair(const struct mrc_coll *c, uint32_t i, uint32_t *a, uint32_t *
 /* Endpoints of the collective: nranks, or params.endpoints with members. */
 uint32_t mrc_coll_endpoints(const struct mrc_coll *c);
 
+/*
+ * The endpoints endpoint @ep (< mrc_coll_endpoints) writes to over the whole collective,
+ * each once, in the order of its first write (steps in order, a step's writes in posting
+ * order); *@n of them. Read off the program mrc_coll_new built, whose zero-length writes
+ * are elided: a peer the program never writes is not one. A driver that makes its
+ * connections up front (the simulator's QPs at a collective's start, docs/architecture.md
+ * "Parallel simulation") makes these. The array lives as long as the collective.
+ */
+const uint32_t *mrc_coll_peers(const struct mrc_coll *c, uint32_t ep, uint32_t *n);
+
 /* Bytes one sender of a pair writes per iteration: messages * size (write_bw), size
  * (write_lat); 0 for other patterns. */
 uint64_t mrc_coll_pair_bytes(const struct mrc_coll *c);

@@ -3,6 +3,8 @@
 #include "mrc/job/coll.c"
 #include "mrc/base/st.h"
 
+#include <stdio.h>
+
 /*
  * Selftest transport: writes are queued and delivered one at a time, in an order picked
  * by a seeded generator, by copying the bytes into the destination region (BYTES) or, as
@@ -921,6 +923,116 @@ MRC_SELFTEST(coll)
 			ST_EQ(st, c->r[2].vg[MRC_REG_OUTPUT], c->r[0].vg[MRC_REG_OUTPUT]);
 			ST_TRUE(st, mrc_coll_region(c, 2, MRC_REG_OUTPUT, &len) == NULL);
 			ST_EQ(st, len, 16384);
+			mrc_coll_free(c);
+		}
+	}
+
+	/* mrc_coll_peers: whom each rank writes over the collective, hand-derived */
+	{
+		/* per endpoint, its peers in first-write order ("a,b"), endpoints split by '|' */
+		static const uint64_t v3[9] = { 1, 2, 0, 3, 1, 2, 2, 2, 1 }; /* 0 sends 2 none */
+		static const uint32_t grp[3] = { 1, 3, 4 };
+		static const struct {
+			const char *what;
+			char want[40];
+			struct mrc_coll_params p;
+		} pc[] = {
+			{ "ring all-reduce: the successor", "1|2|3|4|0",
+				{ MRC_COLL_ALLREDUCE, MRC_COLL_RING, .nranks = 5, .count = 64 } },
+			{ "ring reduce-scatter: the successor", "1|2|3|0",
+				{ MRC_COLL_REDUCESCATTER, MRC_COLL_RING, .nranks = 4, .count = 64 } },
+			{ "ring all-gather over endpoints 1, 3, 4 of 6", "|3||4|1|",
+				{ MRC_COLL_ALLGATHER, MRC_COLL_RING, .nranks = 3, .count = 63,
+					.endpoints = 6, .members = grp } },
+			/* v's parent v - lowbit(v), children v + 2^k below lowbit(v): 0 has 1, 2,
+			 * 4; 2 has 3; 4 has 5. Up to the parent first, then down */
+			{ "tree all-reduce of 6: parent, then children", "1,2,4|0|0,3|2|0,5|4",
+				{ MRC_COLL_ALLREDUCE, MRC_COLL_TREE, .nranks = 6, .count = 64 } },
+			/* root 2: v = r - 2 mod 5; v0 (r2) has v1, v2, v4 (r3, r4, r1); v2 (r4) v3
+			 * (r0) */
+			{ "tree broadcast of 5 from 2: children only", "||3,4,1||0",
+				{ MRC_COLL_BROADCAST, MRC_COLL_TREE, .nranks = 5, .count = 64,
+					.root = 2 } },
+			{ "tree reduce of 5 to 2: the parent only", "4|2||2|2",
+				{ MRC_COLL_REDUCE, MRC_COLL_TREE, .nranks = 5, .count = 64,
+					.root = 2 } },
+			/* chunks flow r -> r + 1 from the root; the last (root - 1) forwards none */
+			{ "chain broadcast of 4 from 1", "|2|3|0",
+				{ MRC_COLL_BROADCAST, MRC_COLL_RING, .nranks = 4, .count = 64,
+					.root = 1 } },
+			/* from root + 1 on to the root, which sends none */
+			{ "chain reduce of 4 to 1", "1||3|0",
+				{ MRC_COLL_REDUCE, MRC_COLL_RING, .nranks = 4, .count = 64,
+					.root = 1 } },
+			{ "gather to 2: the root", "2|2||2",
+				{ MRC_COLL_GATHER, MRC_COLL_RING, .nranks = 4, .count = 64,
+					.root = 2 } },
+			{ "scatter from 2: every other rank", "||0,1,3|",
+				{ MRC_COLL_SCATTER, MRC_COLL_RING, .nranks = 4, .count = 64,
+					.root = 2 } },
+			{ "all-to-all parallel: r + 1, r + 2, r + 3", "1,2,3|2,3,0|3,0,1|0,1,2",
+				{ MRC_COLL_ALLTOALL, MRC_COLL_PARALLEL, .nranks = 4, .count = 64 } },
+			{ "all-to-all shift: the same", "1,2,3|2,3,0|3,0,1|0,1,2",
+				{ MRC_COLL_ALLTOALL, MRC_COLL_SHIFT, .nranks = 4, .count = 64 } },
+			{ "all-to-all-v: no write of 0 elements (0 to 2)", "1|2,0|0,1",
+				{ MRC_COLL_ALLTOALLV, MRC_COLL_SHIFT, .nranks = 3, .count = 9,
+					.counts = v3 } },
+			{ "incast to 3", "3|3|3|",
+				{ MRC_COLL_INCAST, MRC_COLL_RING, .nranks = 4, .count = 64,
+					.root = 3 } },
+			{ "write_bw: the initiators, once for 3 messages", "2|3||",
+				{ MRC_COLL_WRITE_BW, MRC_COLL_RING, .nranks = 4, .count = 64,
+					.messages = 3 } },
+			{ "write_bw bidirectional", "2|3|0|1",
+				{ MRC_COLL_WRITE_BW, MRC_COLL_RING, .nranks = 4, .count = 64,
+					.messages = 3, .bidir = true } },
+			{ "write_lat: ping and pong", "2|3|0|1",
+				{ MRC_COLL_WRITE_LAT, MRC_COLL_RING, .nranks = 4, .count = 64 } },
+		};
+		static const struct mrc_coll_ops ops = { .post = st_post };
+
+		for (size_t i = 0; i < sizeof(pc) / sizeof(pc[0]); i++) {
+			struct mrc_coll *c = NULL;
+			char got[128] = "";
+			size_t o = 0;
+
+			mrc_st_case(st, "mrc_coll_peers: %s", pc[i].what);
+			ST_EQ_I(st, mrc_coll_new(&pc[i].p, &ops, net, &c), 0);
+			for (uint32_t e = 0; c && e < mrc_coll_endpoints(c); e++) {
+				uint32_t n;
+				const uint32_t *q = mrc_coll_peers(c, e, &n);
+
+				for (uint32_t k = 0; k < n; k++)
+					o += (size_t)snprintf(got + o, sizeof(got) - o, "%s%u",
+						k ? "," : "", q[k]);
+				if (e + 1 < mrc_coll_endpoints(c))
+					o += (size_t)snprintf(got + o, sizeof(got) - o, "|");
+			}
+			ST_EQ_STR(st, got, pc[i].want);
+			mrc_coll_free(c);
+		}
+	}
+
+	mrc_st_case(st, "mrc_coll_peers: sendrecv's permutation is one cycle, a peer each");
+	{
+		struct mrc_coll_params p = { .pattern = MRC_COLL_SENDRECV, .nranks = 7, .count = 64,
+			.seed = 11 };
+		static const struct mrc_coll_ops ops = { .post = st_post };
+		struct mrc_coll *c = NULL;
+
+		ST_EQ_I(st, mrc_coll_new(&p, &ops, net, &c), 0);
+		if (c) {
+			uint32_t r = 0, n, len = 0;
+
+			do { /* follow the cycle from 0: every rank once, back to 0 */
+				const uint32_t *q = mrc_coll_peers(c, r, &n);
+
+				ST_EQ(st, n, 1);
+				ST_EQ(st, q[0], c->perm_to[r]);
+				r = q[0];
+				len++;
+			} while (r && len <= 7);
+			ST_EQ(st, len, 7);
 			mrc_coll_free(c);
 		}
 	}

@@ -648,35 +648,11 @@ static int check_coll_phase(const struct conf_job *job, const struct conf_traffi
 }
 
 /*
- * True when a collective of @pat with @alg posts to every peer it will ever write from its
- * start: its QPs, made on first use (both ends at once), are then all made by the caller
- * before the workers run; one made later, inside a worker's event, would touch the peer
- * host of another worker (docs/architecture.md "Parallel simulation").
- */
-static bool peers_at_start(enum conf_pattern pat, enum conf_algorithm alg)
-{
-	switch (pat) {
-	case CONF_PAT_ALLREDUCE:
-	case CONF_PAT_ALLGATHER:
-	case CONF_PAT_REDUCESCATTER:
-		return alg == CONF_ALG_RING; /* every rank writes its successor from step 0 */
-	case CONF_PAT_SENDRECV:
-	case CONF_PAT_INCAST:
-	case CONF_PAT_WRITE_BW:
-	case CONF_PAT_WRITE_LAT:
-	case CONF_PAT_BACKGROUND: /* posted by the loop's caller */
-		return true;
-	default:
-		return false;
-	}
-}
-
-/*
  * A parallel simulation (sim.workers > 1, docs/architecture.md "Parallel simulation") needs
  * a partition (a rack) per worker at least and a lookahead above 0 between partitions:
  * the T0-T1 link delay plus the lesser of the switch delay and a PFC frame's time, the
- * latter above 0 at any rate, so both delays 0 is the one way to have none; and every
- * collective's peers known at its start (peers_at_start).
+ * latter above 0 at any rate, so both delays 0 is the one way to have none. Every pattern
+ * runs: a collective's QPs are all made at its start (mrc_coll_peers).
  */
 static int check_sim(const struct conf_job *job, char *key, size_t keylen, char *msg,
 	size_t msglen)
@@ -696,24 +672,6 @@ static int check_sim(const struct conf_job *job, char *key, size_t keylen, char 
 			"sim.workers %u needs a lookahead above 0 between partitions, and "
 			"fabric_link_delay and switch_delay are both 0: give either a delay "
 			"or set sim.workers to 1 '0'", w);
-	for (size_t ji = 0; ji < conf_jobs(job); ji++) {
-		const struct conf_traffic *t = conf_job_traffic(job, ji);
-
-		for (size_t p = 0; p <= t->n_phases; p++) {
-			enum conf_pattern pat = p ? t->phases[p - 1].pattern : t->pattern;
-			enum conf_algorithm alg = p ? t->phases[p - 1].algorithm : t->algorithm;
-
-			if ((p && t->phases[p - 1].has_gap) || (!p && t->n_phases) ||
-			    peers_at_start(pat, alg))
-				continue;
-			return FAIL("sim.workers",
-				"%s %s writes to new peers as it goes, which a parallel run "
-				"cannot do yet (its QPs would be made inside another worker's "
-				"window): use sim.workers 1, or a ring, sendrecv, incast or "
-				"perftest pattern '%u'", conf_name_of(conf_pattern_names, (int)pat),
-				conf_name_of(conf_algorithm_names, (int)alg), w);
-		}
-	}
 	return 0;
 }
 

@@ -174,7 +174,7 @@ MRC_SELFTEST(job)
 	}
 
 	mrc_st_case(st, "J-psim sim.workers: at most fabric.t0 (4 by default) racks; a lookahead "
-			"above 0: either T0-T1 delay will do, not both 0");
+			"above 0: either T0-T1 delay will do, not both 0; any pattern");
 	ST_EQ_I(st, jt_check(JT_SETS("sim.workers=4"), key, sizeof(key)), 0);
 	ST_EQ_I(st, jt_check(JT_SETS("sim.workers=5"), key, sizeof(key)), -EINVAL);
 	ST_EQ_STR(st, key, "sim.workers");
@@ -186,4 +186,11 @@ MRC_SELFTEST(job)
 			sizeof(key)), 0);
 	ST_EQ_I(st, jt_check(JT_SETS("sim.workers=1", "fabric.fabric_link_delay=0ns",
 			"fabric.switch_delay=0ns"), key, sizeof(key)), 0);
+	/* every pattern runs in parallel: its QPs are made at its start (mrc_coll_peers) */
+	ST_EQ_I(st, jt_check(JT_SETS("sim.workers=2", "traffic.algorithm=tree"), key,
+			sizeof(key)), 0);
+	ST_EQ_I(st, jt_check(JT_SETS("sim.workers=2", "traffic.pattern=alltoall",
+			"traffic.algorithm=shift"), key, sizeof(key)), 0);
+	ST_EQ_I(st, jt_check(JT_SETS("sim.workers=2", "traffic.pattern=scatter"), key,
+			sizeof(key)), 0);
 }

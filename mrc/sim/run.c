@@ -742,7 +742,9 @@ static int peer_map_add(struct host *h, uint32_t peer, uint32_t qpn)
 	return 0;
 }
 
-/* QPs are made on first use, one per pair of hosts and job, both directions (RC). */
+/* The QP of job @job's hosts @a (the writer) and @b: one per pair of hosts and job, both
+ * directions (RC), made at once on the first use (on the loop's caller: it touches both
+ * hosts). */
 static int qp_get(struct run *r, uint32_t job, uint32_t a, uint32_t b, uint32_t *qpn)
 {
 	struct host *ha = &r->hosts[a], *hb = &r->hosts[b];
@@ -766,6 +768,30 @@ static int qp_get(struct run *r, uint32_t job, uint32_t a, uint32_t b, uint32_t 
 	return 0;
 }
 
+/*
+ * The QPs of every (rank, peer) @sj's collective writes over (mrc_coll_peers), ranks in
+ * order, each rank's peers in the order of its first writes: made at the collective's
+ * start on the loop's caller, before any event of it runs, in a serial run as in a parallel
+ * one so that both number the QPs alike (docs/architecture.md "Parallel simulation").
+ */
+static int coll_qps(struct sjob *sj)
+{
+	for (uint32_t k = 0; k < mrc_coll_endpoints(sj->coll); k++) {
+		uint32_t n, qpn;
+		const uint32_t *peer = mrc_coll_peers(sj->coll, k, &n);
+
+		for (uint32_t i = 0; i < n; i++) {
+			int e = qp_get(sj->run, sj->idx, k, peer[i], &qpn);
+
+			if (e)
+				return e;
+		}
+	}
+	return 0;
+}
+
+/* A write of the collective: over the QP its start made (coll_qps), only looked up here,
+ * in the event of the writer's host (a worker's, in a parallel run). */
 static int coll_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, const void *src,
 	uint64_t va, uint32_t imm, uint64_t wr_id)
 {
@@ -773,11 +799,11 @@ static int coll_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, co
 	struct run *r = sj->run;
 	struct host *h = &r->hosts[rank];
 	uint64_t now = mrc_sim_now(r->sim);
-	uint32_t qpn;
-	int err = qp_get(r, sj->idx, rank, x->peer, &qpn);
+	uint32_t qpn = qpn_of_peer(h, sj->idx * r->nhosts + x->peer);
+	int err;
 
-	if (err)
-		return err;
+	if (!qpn) /* a peer mrc_coll_peers did not name: a bug, never a QP made here */
+		return -ENOTCONN;
 	err = mrc_ep_post_write(h->ep, qpn, src, x->len, va,
 		sj->rkey[(size_t)x->peer * MRC_REG_N + x->dst_reg], true, imm, wr_id, now);
 	timer_arm(h);
@@ -1883,7 +1909,8 @@ static int phase_begin(struct sjob *sj, char *err, size_t errlen)
 	sj->nranks = ph->nranks;
 	sj->state = SJ_RUN;
 	sj->deadline = now + 60000000000000ull; /* as an iteration's */
-	e = mrc_coll_start(sj->coll, (*sj->iters_r)[sj->cur_ri].iter, now);
+	e = coll_qps(sj);
+	e = e ?: mrc_coll_start(sj->coll, (*sj->iters_r)[sj->cur_ri].iter, now);
 	if (e)
 		snprintf(err, errlen, "collective: start: %s", strerror(-e));
 	return e;
@@ -1949,7 +1976,8 @@ static int job_iter_start(struct sjob *sj, char *err, size_t errlen)
 	/* bounded: a stuck QP errors out within its retry budget, so 60 s of virtual time
 	 * without completion means something is wrong */
 	sj->deadline = start + 60000000000000ull;
-	e = mrc_coll_start(sj->coll, gi, start);
+	e = coll_qps(sj);
+	e = e ?: mrc_coll_start(sj->coll, gi, start);
 	if (e)
 		snprintf(err, errlen, "collective: start: %s", strerror(-e));
 	return e;
