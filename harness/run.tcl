@@ -125,6 +125,11 @@ proc indent {text} {
 proc record {status file name msg secs dir} {
 	global counts results opt
 	lappend results [dict create status $status file $file name $name msg $msg secs $secs]
+	if {[dict get $opt results] ne ""} { ;# a child runner: each record at once, for the
+		set ch [open [dict get $opt results] a] ;# parent, even if this process dies later
+		puts $ch [list [lindex $results end]]
+		close $ch
+	}
 	set time [expr {[dict get $opt verbose] ? [format " (%.2f s)" $secs] : ""}]
 	switch -- $status {
 		ok {
@@ -172,6 +177,7 @@ proc child_start {file} {
 	global opt outdir children
 	set name [file tail $file]
 	set res [file join $outdir $name.results]
+	file delete $res
 	set argv [list [info nameofexecutable] [info script] --single $file --results $res \
 		--outdir [file join $outdir $name] --mrcgen $::mrcgen --only [dict get $opt only] \
 		--timeout [dict get $opt timeout]]
@@ -185,26 +191,40 @@ proc child_start {file} {
 	}
 	set ch [open |[concat $argv [list 2>@1]] r]
 	fconfigure $ch -blocking 0 -translation lf
-	dict set children $ch [dict create file $file res $res out "" wire [wire_lane $file]]
+	dict set children $ch [dict create file $file res $res out "" wire [dict get $::lane $file]]
 	fileevent $ch readable [list child_read $ch]
 }
 
 proc child_read {ch} {
+	global children
+	if {[catch {
+		dict with children $ch {
+			append out [read $ch]
+		}
+	}] || [eof $ch]} {
+		child_end $ch
+	}
+}
+
+# A child runner ended: its output, then its results (each record a line of the results
+# file: a child that died midway still gives what it ran), into the counts.
+proc child_end {ch} {
 	global children results counts
-	dict with children $ch {
-		append out [read $ch]
-	}
-	if {![eof $ch]} {
-		return
-	}
 	fconfigure $ch -blocking 1
 	set rc [catch {close $ch} err]
 	set c [dict get $children $ch]
 	dict unset children $ch
+	incr ::running -1
+	set ::child_done 1
 	puts -nonewline [dict get $c out]
 	set got {}
 	if {![catch {open [dict get $c res]} rch]} {
-		set got [read $rch]
+		foreach line [split [read $rch] \n] {
+			if {[catch {llength $line} n] || $n != 1 || [catch {dict size [lindex $line 0]}]} {
+				continue ;# a line cut short by the child's death
+			}
+			lappend got [lindex $line 0]
+		}
 		close $rch
 		file delete [dict get $c res]
 	}
@@ -213,16 +233,14 @@ proc child_read {ch} {
 		dict incr counts [dict get {ok passed skip skipped fail failed error failed} \
 			[dict get $r status]]
 	}
-	if {$got eq "" && $rc} {
-		set msg "the child runner ended with no results: $err"
+	if {$rc} {
+		set msg "the child runner failed (after [llength $got] results): $err"
 		lappend results [dict create status error file [file tail [dict get $c file]] \
 			name "(running the file)" msg $msg secs 0]
 		dict incr counts failed
 		puts "\[FAIL\] [file tail [dict get $c file]]: (running the file)\n[indent $msg]"
 	}
 	flush stdout
-	incr ::running -1
-	set ::child_done 1
 }
 
 # Runs FILES N at once, wire-lane files one at a time; fills results and counts.
@@ -232,7 +250,8 @@ proc run_parallel {files n} {
 	set wire {}
 	set rest {}
 	foreach f $files {
-		if {[wire_lane $f]} {
+		dict set ::lane $f [wire_lane $f]
+		if {[dict get $::lane $f]} {
 			lappend wire $f
 		} else {
 			lappend rest $f
@@ -265,8 +284,10 @@ proc run_parallel {files n} {
 # --- run every file in its own interpreter ---------------------------------------------
 set here [pwd]
 set t_start [clock milliseconds]
+set nfiles [llength $files]
 if {[dict get $opt jobs] > 1 && [llength $files] > 1} {
 	run_parallel $files [dict get $opt jobs]
+	set nfiles [llength $files]
 	set files {}
 }
 foreach file $files {
@@ -369,16 +390,13 @@ if {[llength [glob -nocomplain -directory $outdir *]] == 0} {
 }
 
 if {[dict get $opt results] ne ""} { ;# a child runner: the parent reports and counts
-	set ch [open [dict get $opt results] w]
-	puts $ch $results
-	close $ch
 	exit 0
 }
 
 set passed [dict get $counts passed]
 set failed [dict get $counts failed]
 if {$passed + $failed == 0} {
-	puts "run.tcl: no test ran (files: [llength $files], --only [dict get $opt only],\
+	puts "run.tcl: no test ran (files: $nfiles, --only [dict get $opt only],\
 		--tags {[dict get $opt tags]})"
 }
 # A log cut to its tail (CI keeps the last lines) still names what failed and why.
