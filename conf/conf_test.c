@@ -855,6 +855,11 @@ MRC_SELFTEST(conf_pfc)
 		  "t.yaml:3:12: traffic[1].name: two jobs named so (traffic[0] too) 'a'" },
 		{ "traffic:\n  - {hosts: \"h0-h3\", after: b}\n  - {hosts: \"h4-h7\"}\n",
 		  "t.yaml:2:29: traffic[0].after: no job is named so 'b'" },
+		{ "traffic:\n  - {name: a, hosts: \"h0-h3\"}\n  - {name: bg, pattern: background, "
+		  "hosts: \"h4-h7\", rate: 1Gbps}\n  - {name: c, hosts: \"h0-h3\", share: true, "
+		  "after: bg}\n",
+		  "t.yaml:4:51: traffic[2].after: a background job ends only when every other job "
+		  "has: nothing can wait for it 'bg'" },
 		{ "traffic:\n  - {name: a, hosts: \"h0-h3\", after: c}\n  - {name: b, hosts: "
 		  "\"h4-h7\", after: a}\n  - {name: c, hosts: \"h8-h9\", after: b}\n",
 		  "t.yaml:2:38: traffic[0].after: a cycle of jobs each waiting for the next to end "

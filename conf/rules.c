@@ -1149,6 +1149,9 @@ int conf_check_jobs(struct ld *ld, const struct tnode *seq, struct conf_job *j, 
 				t->after);
 		if (job_named(j, t->after) < 0)
 			return TERR(ld, at(m, "after"), key, "no job is named so '%s'", t->after);
+		if (job_at(j, (size_t)job_named(j, t->after))->pattern == CONF_PAT_BACKGROUND)
+			return TERR(ld, at(m, "after"), key, "a background job ends only when "
+				"every other job has: nothing can wait for it '%s'", t->after);
 		for (size_t hop = 0; hop <= n && k >= 0 && job_at(j, (size_t)k)->after[0];
 			hop++) {
 			k = job_named(j, job_at(j, (size_t)k)->after);
