@@ -37,13 +37,24 @@ struct pstate {
 	uint32_t n_rtt, hi_round;
 };
 
+/* Per path, what its destination counts (mrc_sweep_request): kept apart from what the
+ * source counts, in its destination host's own cache lines. */
+struct prx {
+	uint32_t delivered, ce;
+};
+
+/* prx records a cache line holds: each host's range starts on a line of its own */
+#define RX_LINE (64 / sizeof(struct prx))
+
 struct mrc_sweep {
 	struct conf_sweep p;
 	uint32_t hosts, planes, t0, t1, hpt0;
 	struct mrc_sweep_path *paths;
 	size_t n_paths;
 	struct pstate *ps;
-	uint32_t *rtt;	/* [n_paths * probes], allocated on the first answer */
+	uint32_t *rtt;	/* [n_paths * probes] */
+	struct prx *rx;	/* the paths to each host, its range cache-line aligned */
+	size_t *rx_slot; /* [n_paths]: the path's record in rx */
 	uint32_t *link_paths; /* [n_links] */
 	size_t n_links;
 	struct shost *sh;
@@ -358,6 +369,36 @@ static int path_cmp(const void *a, const void *b)
 	return x->ev < y->ev ? -1 : x->ev > y->ev;
 }
 
+/* The destinations' records: each host's, in path order, from a cache line of its own,
+ * so that a parallel run's workers write none of another's (docs/sweep.md "On the
+ * simulator"); rx_slot[] maps a path to its record. 0 or -ENOMEM. */
+static int rx_make(struct mrc_sweep *sw)
+{
+	size_t *at = calloc(sw->hosts + 1, sizeof(*at)), n = 0;
+
+	sw->rx_slot = calloc(sw->n_paths + 1, sizeof(*sw->rx_slot));
+	if (!at || !sw->rx_slot) {
+		free(at);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < sw->n_paths; i++)
+		at[sw->paths[i].dst]++;
+	for (uint32_t h = 0; h < sw->hosts; h++) { /* counts into each range's start */
+		size_t c = at[h];
+
+		at[h] = n;
+		n += (c + RX_LINE - 1) / RX_LINE * RX_LINE;
+	}
+	for (size_t i = 0; i < sw->n_paths; i++)
+		sw->rx_slot[i] = at[sw->paths[i].dst]++;
+	free(at);
+	sw->rx = aligned_alloc(64, (n + RX_LINE) * sizeof(*sw->rx)); /* a multiple of 64 */
+	if (!sw->rx)
+		return -ENOMEM;
+	memset(sw->rx, 0, (n + RX_LINE) * sizeof(*sw->rx));
+	return 0;
+}
+
 int mrc_sweep_new(const struct conf_job *job, const struct mrc_job_srv6 *m,
 	struct mrc_sweep **out, char *err, size_t errlen)
 {
@@ -412,7 +453,8 @@ int mrc_sweep_new(const struct conf_job *job, const struct mrc_job_srv6 *m,
 		qsort(sw->paths, sw->n_paths, sizeof(*sw->paths), path_cmp);
 	e = -ENOMEM;
 	sw->ps = calloc(sw->n_paths + 1, sizeof(*sw->ps));
-	if (!sw->ps)
+	sw->rtt = calloc(sw->n_paths * sw->p.probes + 1, sizeof(*sw->rtt));
+	if (!sw->ps || !sw->rtt || rx_make(sw))
 		goto fail;
 	for (size_t i = 0, h = 0; h < sw->hosts; h++) {
 		struct shost *s = &sw->sh[h];
@@ -445,6 +487,8 @@ void mrc_sweep_free(struct mrc_sweep *sw)
 	free(sw->paths);
 	free(sw->ps);
 	free(sw->rtt);
+	free(sw->rx);
+	free(sw->rx_slot);
 	free(sw->link_paths);
 	free(sw);
 }
@@ -518,17 +562,6 @@ void mrc_sweep_sent(struct mrc_sweep *sw, uint32_t host, const struct mrc_sweep_
 	s->next_k++;
 }
 
-/* Where path @path's RTT samples go (allocated on first need); NULL when out of memory. */
-static uint32_t *rtt_of(struct mrc_sweep *sw, size_t path)
-{
-	if (!sw->rtt) {
-		sw->rtt = calloc(sw->n_paths * sw->p.probes + 1, sizeof(*sw->rtt));
-		if (!sw->rtt)
-			return NULL;
-	}
-	return sw->rtt + path * sw->p.probes;
-}
-
 void mrc_sweep_answer(struct mrc_sweep *sw, uint32_t host, uint16_t req_id, uint32_t peer,
 	uint32_t ev, uint64_t rtt_ns)
 {
@@ -547,8 +580,8 @@ void mrc_sweep_answer(struct mrc_sweep *sw, uint32_t host, uint16_t req_id, uint
 			q->reordered++;
 		else
 			st->hi_round = f->round + 1;
-		r = rtt_of(sw, f->path);
-		if (r && st->n_rtt < sw->p.probes)
+		r = sw->rtt + f->path * sw->p.probes;
+		if (st->n_rtt < sw->p.probes)
 			r[st->n_rtt++] = rtt_ns > UINT32_MAX ? UINT32_MAX : (uint32_t)rtt_ns;
 		fly_drop(s, i);
 		return;
@@ -585,8 +618,8 @@ void mrc_sweep_request(struct mrc_sweep *sw, uint32_t host, uint32_t src, uint32
 
 	if (i == SIZE_MAX)
 		return;
-	sw->paths[i].delivered++;
-	sw->paths[i].ce += ce;
+	sw->rx[sw->rx_slot[i]].delivered++;
+	sw->rx[sw->rx_slot[i]].ce += ce;
 }
 
 bool mrc_sweep_host_done(const struct mrc_sweep *sw, uint32_t host)
@@ -607,9 +640,11 @@ void mrc_sweep_finish(struct mrc_sweep *sw)
 {
 	static const unsigned pct[MRC_SWEEP_RTT_N] = { 0, 50, 90, 99, 100 };
 
-	for (size_t i = 0; sw->rtt && i < sw->n_paths; i++) {
+	for (size_t i = 0; i < sw->n_paths; i++) {
 		uint32_t *r = sw->rtt + i * sw->p.probes, n = sw->ps[i].n_rtt;
 
+		sw->paths[i].delivered = sw->rx[sw->rx_slot[i]].delivered;
+		sw->paths[i].ce = sw->rx[sw->rx_slot[i]].ce;
 		if (!n)
 			continue;
 		qsort(r, n, sizeof(*r), u32_cmp);

@@ -13,9 +13,12 @@
  *
  * The driver asks mrc_sweep_poll() what to send and when to ask again, hands every
  * request it made (mrc_sweep_sent), answer (mrc_sweep_answer) and request its endpoint
- * answered (mrc_sweep_request) back, and calls mrc_sweep_finish() at the end. The wire
- * driver runs one host per process: each rank probes from its own host and the ranks'
- * halves meet at rank 0 through mrc_sweep_encode / mrc_sweep_merge.
+ * answered (mrc_sweep_request) back, and calls mrc_sweep_finish() at the end. Each of
+ * those calls for host h writes only h's state (its requests in flight and the counts of
+ * its paths as source; as destination, records in cache lines of its own), so the
+ * simulator's workers make them for their own hosts at once (docs/sweep.md "On the
+ * simulator"). The wire driver runs one host per process: each rank probes from its own
+ * host and the ranks' halves meet at rank 0 through mrc_sweep_encode / mrc_sweep_merge.
  */
 #ifndef MRC_SWEEP_H
 #define MRC_SWEEP_H
@@ -58,7 +61,8 @@ int mrc_sweep_new(const struct conf_job *job, const struct mrc_job_srv6 *m,
 	struct mrc_sweep **out, char *err, size_t errlen);
 void mrc_sweep_free(struct mrc_sweep *sw);
 
-/* The plan's paths, in order (their counters as measured so far). */
+/* The plan's paths, in order (their counters as measured so far; delivered and ce once
+ * mrc_sweep_finish() has run). */
 size_t mrc_sweep_n_paths(const struct mrc_sweep *sw);
 const struct mrc_sweep_path *mrc_sweep_paths(const struct mrc_sweep *sw);
 
@@ -123,7 +127,8 @@ void mrc_sweep_answer(struct mrc_sweep *sw, uint32_t host, uint16_t req_id, uint
 
 /*
  * ops->ep_request of @host's endpoint: it answered an EV_PROBE from @src over @ev (@ce:
- * it arrived CE-marked). Counted on the path (src, host, ev) when the plan has it.
+ * it arrived CE-marked). Counted on the path (src, host, ev) when the plan has it, in
+ * @host's own records: the path's delivered and ce once mrc_sweep_finish() has run.
  */
 void mrc_sweep_request(struct mrc_sweep *sw, uint32_t host, uint32_t src, uint32_t ev,
 	bool ce);
@@ -132,7 +137,8 @@ void mrc_sweep_request(struct mrc_sweep *sw, uint32_t host, uint32_t src, uint32
 bool mrc_sweep_host_done(const struct mrc_sweep *sw, uint32_t host);
 
 /* Fills every path's rtt_ns[] from the answers' RTTs (nearest rank: the p-th of n sorted
- * samples is the ceil(p x n / 100)-th). */
+ * samples is the ceil(p x n / 100)-th), and its delivered and ce from its destination's
+ * records. */
 void mrc_sweep_finish(struct mrc_sweep *sw);
 
 /* Requests the plan holds, and those not sent (max_time ended the sweep first): the plan's

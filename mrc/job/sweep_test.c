@@ -80,7 +80,8 @@ MRC_SELFTEST(sweep)
 	swt_free(&job, &m, sw);
 
 	mrc_st_case(st, "S02 cover 3: every link on >= 3 paths (counted from the paths), no "
-			"path twice, sorted by (src, dst, ev), each EV of its plane and spine");
+			"path twice, sorted by (src, dst, ev), each EV of its plane and spine; "
+			"no cache line holds two hosts' destination records");
 	ST_EQ_I(st, swt_new(SWT_SETS("sweep.cover=3"), &job, &m, &sw, err, sizeof(err)), 0);
 	if (!sw)
 		return;
@@ -104,6 +105,18 @@ MRC_SELFTEST(sweep)
 			ST_EQ(st, p[i].t1, (p[i].ev >> 16 & 0xfff) % 2);
 		if (i)
 			ST_TRUE(st, path_cmp(&p[i - 1], &p[i]) < 0); /* sorted, none twice */
+	}
+	/* the destinations' records: one each, and a cache line holds one host's only (a
+	 * parallel run's workers write their own hosts') */
+	for (size_t i = 0; i < n; i++) {
+		uintptr_t li = (uintptr_t)&sw->rx[sw->rx_slot[i]] / 64;
+
+		for (size_t k = 0; k < i; k++) {
+			uintptr_t lk = (uintptr_t)&sw->rx[sw->rx_slot[k]] / 64;
+
+			ST_TRUE(st, sw->rx_slot[k] != sw->rx_slot[i]);
+			ST_TRUE(st, p[k].dst == p[i].dst || lk != li);
+		}
 	}
 	swt_free(&job, &m, sw);
 
@@ -199,9 +212,10 @@ MRC_SELFTEST(sweep)
 		mrc_sweep_request(sw, dst, 0, ev, false);
 		mrc_sweep_request(sw, dst, 0, ev, true);
 		mrc_sweep_request(sw, dst, 0, ev + 1, true); /* no such path: nothing */
+		ST_EQ(st, sw->paths[0].delivered, 0); /* the destination's until the finish */
+		mrc_sweep_finish(sw);
 		ST_EQ(st, sw->paths[0].delivered, 2);
 		ST_EQ(st, sw->paths[0].ce, 1);
-		mrc_sweep_finish(sw);
 		/* 15 samples 1..15 us: p50 the 8th, p90 the 14th (ceil 13.5), p99 the 15th */
 		ST_EQ(st, sw->paths[0].rtt_ns[MRC_SWEEP_RTT_MIN], 1000);
 		ST_EQ(st, sw->paths[0].rtt_ns[MRC_SWEEP_RTT_P50], 8000);

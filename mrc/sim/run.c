@@ -185,7 +185,7 @@ struct run {
 	int bg_kind;  /* a background host's next message */
 	bool bg_stop; /* the other jobs ended: background sends no more */
 	uint64_t *poll_at;	/* [nhosts]: the poll event scheduled, UINT64_MAX none */
-	uint32_t sweep_left;	/* hosts not done */
+	uint32_t sweep_left;	/* hosts not done (workers count it down atomically) */
 	/* a parallel run (sim.workers > 1, docs/architecture.md "Parallel simulation"): what
 	 * the workers record, each its own, merged when the run ends; the collective's end is
 	 * seen between windows (run_window_hook) */
@@ -2423,14 +2423,50 @@ static void collect_stats(struct run *r)
 }
 
 /*
- * What a job and a sweep both build on the simulator: output.dir, the fabric, its event
- * kinds, the hosts' endpoints, the captures, every fault checked and those "at" a time
- * scheduled. r->job, r->m, r->res, r->nhosts and r->nranks are set.
+ * The workers of a job or sweep (r->nw: sim.workers, 1 but on the simulator): for more
+ * than one, what each records of its own (run_wk) and the lock; run_setup then partitions
+ * the fabric. 0 or -ENOMEM (freed by run_teardown).
+ */
+static int run_workers(struct run *r)
+{
+	int e = 0;
+
+	r->nw = r->job->fabric.driver == CONF_DRIVER_SIM && r->job->sim.workers > 1
+			? r->job->sim.workers : 1;
+	if (r->nw == 1)
+		return 0;
+#ifdef __GLIBC__
+	/* the workers allocate from the main arena: one each (glibc's default) kept 16% more
+	 * memory per host in job-perm8k (docs/performance.md "Parallel simulation"); they
+	 * seldom allocate (slabs of packets, queue growth) */
+	mallopt(M_ARENA_MAX, 1);
+#endif
+	r->wk = calloc(r->nw, sizeof(*r->wk));
+	if (!r->wk || pthread_mutex_init(&r->lock, NULL)) {
+		free(r->wk);
+		r->wk = NULL;
+		r->nw = 1;
+		return -ENOMEM;
+	}
+	for (unsigned k = 0; k < r->nw && !e; k++)
+		e = new_hist(&r->job->output.hist, &r->wk[k].msg_ns);
+	return e;
+}
+
+/*
+ * What a job and a sweep both build on the simulator: the workers (sim.workers), output.dir,
+ * the fabric (partitioned over the workers), its event kinds, the hosts' endpoints, the
+ * captures, every fault checked and those "at" a time scheduled. r->job, r->m, r->res,
+ * r->nhosts and r->nranks are set.
  */
 static int run_setup(struct run *r, char *err, size_t errlen)
 {
-	int e;
+	int e = run_workers(r);
 
+	if (e) {
+		snprintf(err, errlen, "sim.workers: %s", strerror(-e));
+		return e;
+	}
 	e = mrc_job_outdir(r->job, err, errlen); /* parents, output names, earlier files */
 	if (e)
 		return e;
@@ -2685,24 +2721,6 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 		e = -EINVAL;
 		goto fail;
 	}
-	r.nw = job->fabric.driver == CONF_DRIVER_SIM && job->sim.workers > 1 ? job->sim.workers : 1;
-	if (r.nw > 1) {
-#ifdef __GLIBC__
-		/* the workers allocate from the main arena: one each (glibc's default) kept
-		 * 16% more memory per host in job-perm8k (docs/performance.md "Parallel
-		 * simulation"); they seldom allocate (slabs of packets, queue growth) */
-		mallopt(M_ARENA_MAX, 1);
-#endif
-		r.wk = calloc(r.nw, sizeof(*r.wk));
-		if (!r.wk || pthread_mutex_init(&r.lock, NULL)) {
-			e = -ENOMEM;
-			goto fail;
-		}
-		for (unsigned k = 0; k < r.nw && !e; k++)
-			e = new_hist(&job->output.hist, &r.wk[k].msg_ns);
-		if (e)
-			goto fail;
-	}
 	e = run_setup(&r, err, errlen);
 	e = e ?: jobs_init(&r, err, errlen);
 	e = e ?: run_jobs(&r, progress, pctx, err, errlen);
@@ -2793,8 +2811,11 @@ static void on_sweep_poll(void *ctx, void *obj, uint64_t arg, uint64_t now)
 	timer_arm(h);
 	if (t != UINT64_MAX) {
 		sweep_poll_at(r, h->idx, t);
-	} else if (mrc_sweep_host_done(r->sw, h->idx) && !--r->sweep_left) {
-		mrc_sim_stop(r->sim); /* every host done: nothing more to measure */
+	} else if (mrc_sweep_host_done(r->sw, h->idx) &&
+		   !__atomic_sub_fetch(&r->sweep_left, 1, __ATOMIC_RELAXED)) {
+		/* every host done: nothing more to measure. From whichever worker saw the
+		 * last host done: the run stops at the end of that window either way */
+		mrc_sim_stop(r->sim);
 	}
 }
 
