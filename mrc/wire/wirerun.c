@@ -633,33 +633,26 @@ static enum mrc_coll_pattern row_pattern(const struct conf_traffic *t, size_t s)
 	return (enum mrc_coll_pattern)t->pattern;
 }
 
-/*
- * Rank 0, traffic.phases: the rounds (one per collective phase and step, a "size" per
- * collective phase) become the steps of docs/report.md "Several jobs": one step row and
- * one iteration per step, from its first round's GO to its last one's end (the barriers
- * between phases included), res->jobs[0] with each phase's figures (the rows', moved) and
- * times (a gap's: its length), and the EV retirements' times onto the steps.
- */
-static int fold_phases(struct wr *w, struct mrc_run_result *res)
+int wr_fold_phases(struct wr *w, const struct conf_traffic *t, struct mrc_run_job *rj,
+	struct mrc_run_size **sizes, size_t *n_sizes, struct mrc_run_iter **iters,
+	size_t *n_iters, uint32_t nranks, bool bad)
 {
-	const struct conf_traffic *t = &w->job->traffic;
 	const struct conf_hist *hc = &w->job->output.hist;
-	size_t nc = res->n_sizes, np = t->n_phases, nr = res->n_iters;
+	size_t nc = *n_sizes, np = t->n_phases, nr = *n_iters;
 	size_t ns = nc ? (nr + nc - 1) / nc : 0;
-	struct mrc_run_job *rj = calloc(1, sizeof(*rj));
-	struct mrc_run_iter *steps = calloc(ns + 1, sizeof(*steps));
-	struct mrc_run_size *row = calloc(1, sizeof(*row));
+	struct mrc_run_iter *steps = calloc(ns + 1, sizeof(*steps)), *rounds = *iters;
+	struct mrc_run_size *row = calloc(1, sizeof(*row)), *rows = *sizes;
 	double sum = 0, bus = 0;
 	uint32_t n = 0;
 
-	if (!rj || !steps || !row || new_hist(hc, &row->cct_ns))
+	if (!steps || !row || new_hist(hc, &row->cct_ns))
 		goto nomem;
 	rj->phases = calloc(np, sizeof(*rj->phases));
 	rj->phase_ps = calloc(ns * np + 1, sizeof(*rj->phase_ps));
 	if (!rj->phases || !rj->phase_ps)
 		goto nomem;
 	snprintf(rj->name, sizeof(rj->name), "%s", t->name);
-	rj->nranks = res->nranks;
+	rj->nranks = nranks;
 	rj->n_phases = np;
 	for (size_t p = 0, k = 0; p < np; p++) {
 		struct mrc_run_phase *rp = &rj->phases[p];
@@ -674,21 +667,21 @@ static int fold_phases(struct wr *w, struct mrc_run_result *res)
 			rp->time_us = rp->gap ? (double)rp->gap_ps / 1e6 : 0;
 			continue;
 		}
-		rp->bytes = res->sizes[k].bytes;
-		rp->time_us = res->sizes[k].time_us;
-		rp->busbw_gbs = res->sizes[k].busbw_gbs;
-		rp->time_ns = res->sizes[k].cct_ns;
-		res->sizes[k].cct_ns = NULL;
+		rp->bytes = rows[k].bytes;
+		rp->time_us = rows[k].time_us;
+		rp->busbw_gbs = rows[k].busbw_gbs;
+		rp->time_ns = rows[k].cct_ns;
+		rows[k].cct_ns = NULL;
 		row->bytes += rp->bytes;
-		row->count += res->sizes[k].count;
-		row->wrong += res->sizes[k].wrong;
-		row->incomplete |= res->sizes[k].incomplete;
-		bus += (double)rp->bytes * mrc_coll_bus_factor(row_pattern(t, k), res->nranks);
+		row->count += rows[k].count;
+		row->wrong += rows[k].wrong;
+		row->incomplete |= rows[k].incomplete;
+		bus += (double)rp->bytes * mrc_coll_bus_factor(row_pattern(t, k), nranks);
 		k++;
 	}
 	for (size_t s = 0; s < ns; s++) {
-		const struct mrc_run_iter *r0 = &res->iters[s * nc];
-		const struct mrc_run_iter *rl = &res->iters[nr < (s + 1) * nc ? nr - 1 :
+		const struct mrc_run_iter *r0 = &rounds[s * nc];
+		const struct mrc_run_iter *rl = &rounds[nr < (s + 1) * nc ? nr - 1 :
 								    (s + 1) * nc - 1];
 		struct mrc_run_iter *st = &steps[s];
 		uint64_t slow = 0;
@@ -699,7 +692,7 @@ static int fold_phases(struct wr *w, struct mrc_run_result *res)
 		st->incomplete = nr < (s + 1) * nc;
 		st->wrong = 0;
 		for (size_t p = 0, k = 0; p < np; p++) {
-			const struct mrc_run_iter *ri = &res->iters[s * nc + (k < nc ? k : 0)];
+			const struct mrc_run_iter *ri = &rounds[s * nc + (k < nc ? k : 0)];
 
 			if (t->phases[p].has_gap) {
 				rj->phase_ps[s * np + p] = t->phases[p].gap_ps;
@@ -727,12 +720,12 @@ static int fold_phases(struct wr *w, struct mrc_run_result *res)
 		sum += (double)st->cct_ps;
 		n++;
 	}
-	for (size_t b = 0; b < w->n_bad; b++) { /* round -> step, the offset from its GO */
+	for (size_t b = 0; bad && b < w->n_bad; b++) { /* round -> step, its offset from GO */
 		size_t r = w->bad[b].iter, s = nc ? r / nc : 0;
 
 		if (r >= nr)
 			continue;
-		w->bad[b].off_ps += res->iters[r].start_ps - steps[s].start_ps;
+		w->bad[b].off_ps += rounds[r].start_ps - steps[s].start_ps;
 		w->bad[b].iter = (uint32_t)s;
 	}
 	row->time_us = n ? sum / n / 1e6 : 0;
@@ -740,37 +733,50 @@ static int fold_phases(struct wr *w, struct mrc_run_result *res)
 		row->algbw_gbs = (double)row->bytes / (row->time_us * 1e-6) / 1e9;
 		row->busbw_gbs = bus / (row->time_us * 1e-6) / 1e9;
 	}
-	for (size_t k = 0; k < res->n_sizes; k++) {
-		mrc_hist_free(res->sizes[k].cct_ns);
-		free(res->sizes[k].pairs);
+	for (size_t k = 0; k < nc; k++) {
+		mrc_hist_free(rows[k].cct_ns);
+		free(rows[k].pairs);
 	}
-	free(res->sizes);
-	free(res->iters);
-	res->sizes = rj->sizes = row;
-	res->n_sizes = rj->n_sizes = 1;
-	res->iters = rj->iters = steps;
-	res->n_iters = rj->n_iters = ns;
+	free(rows);
+	free(rounds);
+	*sizes = rj->sizes = row;
+	*n_sizes = rj->n_sizes = 1;
+	*iters = rj->iters = steps;
+	*n_iters = rj->n_iters = ns;
 	rj->started = ns > 0;
 	rj->finished = ns && !steps[ns - 1].incomplete;
 	rj->end_ps = ns ? steps[ns - 1].start_ps + steps[ns - 1].cct_ps : 0;
-	res->jobs = rj;
-	res->n_jobs = 1;
 	return 0;
 nomem:
 	if (row)
 		mrc_hist_free(row->cct_ns);
-	for (size_t p = 0; rj && rj->phases && p < np; p++)
+	for (size_t p = 0; rj->phases && p < np; p++)
 		if (t->phases[p].has_gap)
 			mrc_hist_free(rj->phases[p].time_ns);
-	if (rj) {
-		free(rj->phases);
-		free(rj->phase_ps);
-	}
-	free(rj);
+	free(rj->phases);
+	free(rj->phase_ps);
+	rj->phases = NULL;
+	rj->phase_ps = NULL;
 	free(steps);
 	free(row);
 	return -ENOMEM;
 }
+
+/* Rank 0, traffic.phases of the one job: wr_fold_phases into res->jobs[0]. */
+static int fold_phases(struct wr *w, struct mrc_run_result *res)
+{
+	struct mrc_run_job *rj = calloc(1, sizeof(*rj));
+
+	if (!rj || wr_fold_phases(w, &w->job->traffic, rj, &res->sizes, &res->n_sizes,
+			&res->iters, &res->n_iters, res->nranks, true)) {
+		free(rj);
+		return -ENOMEM;
+	}
+	res->jobs = rj;
+	res->n_jobs = 1;
+	return 0;
+}
+
 
 void wr_fill_rows(struct wr *w, const struct conf_traffic *t, const struct wr_done *dtab,
 	uint32_t n_gi, struct mrc_run_size *sizes, size_t n_sizes, struct mrc_run_iter *iters,

@@ -20,8 +20,9 @@
 #include <string.h>
 
 /* Where rank 0 holds a job: waiting for the job it runs after, for its time (start, gap),
- * for its ranks' ARMED, their DONE; background: sending, told to stop (JBG awaited). */
-enum wj_state { WJ_BLOCKED, WJ_WAIT, WJ_ARMING, WJ_RUN, WJ_BG, WJ_BGEND, WJ_DONE };
+ * for its ranks' ARMED, their DONE, for its last gap phases; background: sending, told to
+ * stop (JBG awaited). */
+enum wj_state { WJ_BLOCKED, WJ_WAIT, WJ_ARMING, WJ_RUN, WJ_TAIL, WJ_BG, WJ_BGEND, WJ_DONE };
 
 /* One collective of a job (a size): its regions' keys at every rank. */
 struct wjc {
@@ -37,9 +38,10 @@ struct wjob {
 	uint32_t *hosts, n_hosts; /* its ranks (hosts), in rank order */
 	bool *in;		  /* [nranks]: host r takes part */
 	struct mrc_job_coll_mem cmem;
-	struct wjc *cs;		/* [n_cs]: one per size */
+	struct wjc *cs;		/* [n_cs]: one per size (phases: per collective phase) */
 	size_t n_cs;
-	uint32_t per_size, n_gi; /* warmup + iterations; iterations of every size */
+	uint32_t per_size, n_gi; /* warmup + iterations; rounds: iterations of every size */
+	uint32_t nc;		/* traffic.phases: its collective phases (a round each), or 0 */
 	/* this rank's side */
 	uint32_t it;		/* the iteration it runs or awaits */
 	uint32_t arm_of, go_of;	/* 1 + the iteration of the last JARM, JGO */
@@ -80,6 +82,51 @@ struct wj {
 	bool progress;		/* something happened in the last turn */
 };
 
+/* The collective (cs[]) of round @it: its size's, or (phases) its collective phase's. */
+static uint32_t round_cs(const struct wjob *j, uint32_t it)
+{
+	return j->nc ? it % j->nc : it / j->per_size;
+}
+
+/* Round @it's iteration within its size (phases: its step), warmup counted. */
+static uint32_t round_iter(const struct wjob *j, uint32_t it)
+{
+	return j->nc ? it / j->nc : it % j->per_size;
+}
+
+/* traffic.phases of @t: the gap phases after its @k-th collective phase (k = 0: before the
+ * first), up to the next collective phase, ps. */
+static uint64_t gaps_at(const struct conf_traffic *t, uint32_t k)
+{
+	uint64_t ps = 0;
+	uint32_t c = 0;
+
+	for (size_t p = 0; p < t->n_phases; p++) {
+		if (!t->phases[p].has_gap)
+			c++;
+		else if (c == k)
+			ps += t->phases[p].gap_ps;
+	}
+	return ps;
+}
+
+/* What rank 0 waits before round @it of @j (@it = n_gi: before the job's end), ps:
+ * traffic.gap between iterations; with phases (as run_phases on one job) the gap phases
+ * between the previous collective phase and this one, and at a step's start the previous
+ * step's last gap phases, traffic.gap and its own first ones. */
+static uint64_t gap_before(const struct wjob *j, uint32_t it)
+{
+	const struct conf_traffic *t = j->t;
+	uint64_t ps;
+
+	if (!j->nc)
+		return it && it < j->n_gi ? t->gap_ps : 0;
+	if (it % j->nc || !it)
+		return gaps_at(t, it % j->nc);
+	ps = gaps_at(t, j->nc);
+	return it == j->n_gi ? ps : ps + t->gap_ps + gaps_at(t, 0);
+}
+
 /* ---- messages ------------------------------------------------------------------------ */
 
 /* Sends @type with job @j's index and @body to rank @to; rank 0 hands its own to itself. */
@@ -114,13 +161,13 @@ static int wj_bcast(struct wr *w, struct wjob *j, uint8_t type, uint32_t it, boo
  * faults' at_iteration count by (docs/config.md "Several jobs"). */
 static void first_go(struct wr *w, struct wjob *j, uint32_t it)
 {
-	uint32_t in_size = it % j->per_size;
+	uint32_t in_size = round_iter(j, it);
 	bool warm = in_size < j->t->warmup;
 
 	w->go_ns = wr_mono_ns();
 	w->cur_iter = it;
 	w->measured_iter = warm ? 0 : in_size - j->t->warmup;
-	if (w->epf && !warm)
+	if (w->epf && !warm && (!j->nc || it % j->nc == 0)) /* a step's: at its first phase */
 		mrc_epf_iteration(w->epf, w->measured_iter, w->go_ns * 1000);
 }
 
@@ -195,7 +242,7 @@ static struct wjob *job_of_qpn(struct wr *w, uint32_t qpn)
 
 static struct mrc_coll *cur_coll(struct wjob *j)
 {
-	return j->cs && j->it / j->per_size < j->n_cs ? j->cs[j->it / j->per_size].coll : NULL;
+	return j->cs && j->it < j->n_gi ? j->cs[round_cs(j, j->it)].coll : NULL;
 }
 
 void wr_jobs_send_done(struct wr *w, uint32_t qpn, uint64_t wr_id, uint64_t now)
@@ -244,7 +291,7 @@ static int wj_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, cons
 	(void)rank;
 	if (!j->arming)
 		return wr_post_qp(w, wr_qpn(w, j->idx, x->peer), src, x->len, va,
-			j->cs[j->it / j->per_size].rkey[x->peer][x->dst_reg], true, imm, wr_id);
+			j->cs[round_cs(j, j->it)].rkey[x->peer][x->dst_reg], true, imm, wr_id);
 	if (j->n_def == j->cap_def) {
 		size_t n = j->cap_def ? 2 * j->cap_def : 64;
 
@@ -321,21 +368,31 @@ static int bg_setup(struct wr *w, struct wjob *j, uint32_t k, char *err, size_t 
 	return 0;
 }
 
-/* Collective job @j: each size's collective over its hosts (every rank makes it, empty
- * outside them) and its regions' exchange (@k on); rank 0 its size rows and tables. */
+/* Collective job @j: each size's (traffic.phases: each collective phase's) collective over
+ * its hosts (every rank makes it, empty outside them) and its regions' exchange (@k on);
+ * rank 0 its size rows (phases: a row per collective phase, folded into steps at the end,
+ * as on one job) and tables. */
 static int coll_setup(struct wr *w, struct wjob *j, bool *local, uint32_t *k, bool rank0,
 	char *err, size_t errlen)
 {
+	const struct conf_phase *phs[64];
 	uint64_t sizes[64];
 	size_t n = conf_sizes_expand(&j->t->sizes, sizes, 64);
 	int e = 0;
 
+	for (size_t p = 0; p < j->t->n_phases && j->nc < 64; p++)
+		if (!j->t->phases[p].has_gap)
+			phs[j->nc++] = &j->t->phases[p];
+	if (j->nc) {
+		n = j->nc;
+		j->per_size = j->t->warmup + j->t->iterations; /* the steps */
+	}
 	if (n > 64) {
 		snprintf(err, errlen, "job %s: traffic.sizes: %zu sizes, at most 64", j->t->name, n);
 		return -E2BIG;
 	}
 	j->cs = calloc(n, sizeof(*j->cs));
-	j->n_gi = (uint32_t)n * j->per_size;
+	j->n_gi = (uint32_t)n * j->per_size; /* phases: steps x collective phases */
 	j->own = calloc(j->n_gi + 1, sizeof(*j->own));
 	if (rank0) {
 		j->sizes = calloc(n, sizeof(*j->sizes));
@@ -347,8 +404,8 @@ static int coll_setup(struct wr *w, struct wjob *j, bool *local, uint32_t *k, bo
 	for (size_t s = 0; s < n && !e; s++) {
 		struct mrc_coll_params cp;
 
-		e = wr_wire_coll(w, j->t, NULL, NULL, sizes[s], local, &j->cmem, &cp, &wj_cops, j,
-			&j->cs[s].coll, err, errlen);
+		e = wr_wire_coll(w, j->t, NULL, j->nc ? phs[s] : NULL, j->nc ? 0 : sizes[s], local,
+			&j->cmem, &cp, &wj_cops, j, &j->cs[s].coll, err, errlen);
 		if (e)
 			break;
 		j->n_cs++;
@@ -408,12 +465,6 @@ static int setup(struct wr *w, bool rank0, char *err, size_t errlen)
 			e = -ENOMEM;
 			break;
 		}
-		if (j->t->n_phases) {
-			snprintf(err, errlen, "traffic[%zu].phases: several jobs with phases run on "
-				 "the simulator only (fabric.driver sim)", i);
-			e = -EOPNOTSUPP;
-			break;
-		}
 		e = j->bg ? bg_setup(w, j, k++, err, errlen) :
 			    coll_setup(w, j, wj->local, &k, rank0, err, errlen);
 	}
@@ -449,7 +500,7 @@ static int arm(struct wr *w, struct wjob *j)
 
 static int go(struct wr *w, struct wjob *j)
 {
-	uint32_t in_size = j->it % j->per_size;
+	uint32_t in_size = round_iter(j, j->it);
 
 	j->running = true;
 	j->go_ns = wr_mono_ns();
@@ -575,6 +626,7 @@ static void r0_step(struct wr *w)
 	struct wj *wj = w->wj;
 	uint64_t now = wr_mono_ns();
 	bool fg_done = true;
+	uint32_t in_size;
 
 	for (size_t i = 0; i < wj->n; i++)
 		fg_done &= wj->jobs[i].bg || wj->jobs[i].st == WJ_DONE;
@@ -585,7 +637,8 @@ static void r0_step(struct wr *w)
 		case WJ_BLOCKED:
 			if (wj->jobs[j->after].st != WJ_DONE)
 				break;
-			j->ready_ns = wj->jobs[j->after].end_ns + j->t->start_ps / 1000;
+			j->ready_ns = wj->jobs[j->after].end_ns + (j->t->start_ps +
+				      gap_before(j, 0)) / 1000;
 			j->st = WJ_WAIT;
 			wj->progress = true;
 			break;
@@ -613,11 +666,11 @@ static void r0_step(struct wr *w)
 				break;
 			wj->progress = true;
 			memset(j->got, 0, w->nranks * sizeof(*j->got));
+			in_size = round_iter(j, j->r0_it);
 			j->iters[j->n_iters++] = (struct mrc_run_iter){
-				.size_idx = j->r0_it / j->per_size, .iter = j->r0_it,
-				.warmup = j->r0_it % j->per_size < j->t->warmup,
-				.measured = j->r0_it % j->per_size < j->t->warmup ? 0 :
-					    j->r0_it % j->per_size - j->t->warmup,
+				.size_idx = round_cs(j, j->r0_it), .iter = j->r0_it,
+				.warmup = in_size < j->t->warmup,
+				.measured = in_size < j->t->warmup ? 0 : in_size - j->t->warmup,
 				.start_ps = ps_since(wj, now), .incomplete = true };
 			if (!j->started) {
 				j->started = true;
@@ -631,14 +684,16 @@ static void r0_step(struct wr *w)
 				break;
 			wj->progress = true;
 			j->iters[j->n_iters - 1].incomplete = false;
-			if (++j->r0_it == j->n_gi) {
-				j->st = WJ_DONE;
-				j->finished = true;
-				j->end_ns = now;
+			j->ready_ns = now + gap_before(j, ++j->r0_it) / 1000;
+			j->st = j->r0_it == j->n_gi ? WJ_TAIL : WJ_WAIT;
+			break;
+		case WJ_TAIL: /* its last step's gap phases */
+			if (now < j->ready_ns)
 				break;
-			}
-			j->ready_ns = now + j->t->gap_ps / 1000;
-			j->st = WJ_WAIT;
+			wj->progress = true;
+			j->st = WJ_DONE;
+			j->finished = true;
+			j->end_ns = now;
 			break;
 		case WJ_BG:
 			if (!fg_done)
@@ -708,7 +763,7 @@ static uint64_t jobs_tick(struct wr *w)
 			if (t / 1000 < next)
 				next = t / 1000;
 		}
-		if (!w->rank && j->st == WJ_WAIT && j->ready_ns < next)
+		if (!w->rank && (j->st == WJ_WAIT || j->st == WJ_TAIL) && j->ready_ns < next)
 			next = j->ready_ns;
 	}
 	return next;
@@ -752,10 +807,17 @@ static int fill_jobs(struct wr *w, struct mrc_run_result *res)
 				j->sizes[j->iters[k].size_idx].incomplete = true;
 		wr_fill_rows(w, j->t, j->dtab, j->n_gi, j->sizes, j->n_sizes, j->iters,
 			j->n_iters, j->n_hosts);
-		/* its end: the last iteration's slowest rank, on rank 0's timeline */
-		if (j->finished && j->n_iters)
+		if (j->nc) { /* the rounds folded into steps, as on one job */
+			if (wr_fold_phases(w, j->t, rj, &j->sizes, &j->n_sizes, &j->iters,
+					&j->n_iters, j->n_hosts, i == 0))
+				return -ENOMEM;
+			rj->started = j->started; /* the job's, not its rounds' */
+			rj->finished = j->finished;
+			rj->end_ps = j->finished ? rj->end_ps + gaps_at(j->t, j->nc) : 0;
+		} else if (j->finished && j->n_iters) { /* the last iteration's slowest rank */
 			rj->end_ps = j->iters[j->n_iters - 1].start_ps +
 				     j->iters[j->n_iters - 1].cct_ps;
+		}
 		rj->sizes = j->sizes;
 		rj->n_sizes = j->n_sizes;
 		rj->iters = j->iters;
@@ -787,7 +849,8 @@ int wr_run_jobs(struct wr *w, struct mrc_run_result *res, char *err, size_t errl
 		if (w->epf)
 			mrc_epf_start(w->epf, w->t0_ns * 1000);
 		for (size_t i = 0; i < w->wj->n; i++) /* start: from the run's start */
-			w->wj->jobs[i].ready_ns = w->t0_ns + w->wj->jobs[i].t->start_ps / 1000;
+			w->wj->jobs[i].ready_ns = w->t0_ns + (w->wj->jobs[i].t->start_ps +
+				gap_before(&w->wj->jobs[i], 0)) / 1000;
 		w->tick = jobs_tick;
 		while (!w->err && !(w->rank ? w->got_finish : all_done(w->wj)))
 			if (wr_pump_until(w, turn, "several jobs: nothing happened"))

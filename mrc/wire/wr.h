@@ -447,6 +447,19 @@ void wr_fill_rows(struct wr *w, const struct conf_traffic *t, const struct wr_do
 /* ---- wjobs.c: several jobs at once (docs/wire-driver.md "Several jobs") ---- */
 
 /*
+ * Rank 0, traffic.phases of job @t (docs/report.md "Several jobs"): its rounds (*@iters,
+ * one per collective phase and step, size_idx the collective phase; *@sizes a row per
+ * collective phase, wr_fill_rows' figures in them) become its steps: one step row and one
+ * iteration per step, from its first round's GO to its last one's end (the barriers
+ * between phases included), @rj's phases (the rows' figures, their histograms moved) and
+ * phase times (a gap's: its length); with @bad, the EV retirements' rounds onto the steps.
+ * *@sizes and *@iters are freed and replaced by @rj's. 0 or -ENOMEM.
+ */
+int wr_fold_phases(struct wr *w, const struct conf_traffic *t, struct mrc_run_job *rj,
+	struct mrc_run_size **sizes, size_t *n_sizes, struct mrc_run_iter **iters,
+	size_t *n_iters, uint32_t nranks, bool bad);
+
+/*
  * Runs every job of traffic as a list on this rank: each one's collectives (or background
  * sink) made and their regions exchanged, then each job this rank takes part in on the one
  * loop, each with its own QPs (QP set = its index) and its own barrier among its ranks,
