@@ -79,6 +79,7 @@ struct wj {
 	size_t n;
 	bool *local;		/* [nranks]: this rank's (the collectives keep it) */
 	uint64_t t0_ns;		/* the run's start: the last region exchange */
+	uint64_t tick_ns;	/* rank 0: when it next sends every rank RV_JTICK */
 	bool progress;		/* something happened in the last turn */
 };
 
@@ -197,6 +198,8 @@ int wr_jobs_on_msg(struct wr *w, uint32_t from, const struct rv_msg *m)
 			first_go(w, j, it);
 		j->go_of = it + 1;
 		return 0;
+	case RV_JTICK: /* rank 0 lives: this rank waits on (a host in no running job) */
+		return w->rank ? 0 : -EPROTO;
 	case RV_JEND: /* the window's length on rank 0's clock: this rank offers as long */
 		if (m->len < 12 || !j->bg || !j->member || j->bg_stop)
 			return -EPROTO;
@@ -630,6 +633,14 @@ static void r0_step(struct wr *w)
 
 	for (size_t i = 0; i < wj->n; i++)
 		fg_done &= wj->jobs[i].bg || wj->jobs[i].st == WJ_DONE;
+	/* a rank may wait longer than the timeout for its next job's messages, or (in no job
+	 * still to run) for FINISH: rank 0 tells it that it lives; not progress at rank 0,
+	 * whose own timeout still bounds a job that stalls */
+	if (now >= wj->tick_ns) {
+		wj->tick_ns = now + w->timeout_ns / 4;
+		for (uint32_t r = 1; r < w->nranks && !w->err; r++)
+			wj_send(w, &wj->jobs[0], r, RV_JTICK, NULL, 0);
+	}
 	for (size_t i = 0; i < wj->n && !w->err; i++) {
 		struct wjob *j = &wj->jobs[i];
 
@@ -766,6 +777,8 @@ static uint64_t jobs_tick(struct wr *w)
 		if (!w->rank && (j->st == WJ_WAIT || j->st == WJ_TAIL) && j->ready_ns < next)
 			next = j->ready_ns;
 	}
+	if (!w->rank && wj->tick_ns < next)
+		next = wj->tick_ns;
 	return next;
 }
 
@@ -846,6 +859,7 @@ int wr_run_jobs(struct wr *w, struct mrc_run_result *res, char *err, size_t errl
 	e = setup(w, res != NULL, err, errlen);
 	if (!e) { /* the last exchange is everyone's start */
 		w->wj->t0_ns = w->t0_ns = w->go_ns = wr_mono_ns();
+		w->wj->tick_ns = w->t0_ns + w->timeout_ns / 4;
 		if (w->epf)
 			mrc_epf_start(w->epf, w->t0_ns * 1000);
 		for (size_t i = 0; i < w->wj->n; i++) /* start: from the run's start */

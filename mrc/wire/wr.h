@@ -44,6 +44,7 @@ enum rv_type {
 	RV_JDONE,	/* rank -> 0: job, then a DONE body (WR_DONE_LEN) */
 	RV_JEND,	/* 0 -> a background job's ranks: job: send no more */
 	RV_JBG,		/* rank -> 0: job, messages posted, completed, refused u64 */
+	RV_JTICK,	/* 0 -> every rank: job 0: rank 0 is alive (a quarter of the timeout) */
 };
 
 #define WR_POLL_NS     1000000ull  /* control sockets polled at least every 1 ms (and when idle) */
