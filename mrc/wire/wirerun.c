@@ -243,6 +243,34 @@ static int wire_faults(struct wr *w, struct mrc_run_result *res)
 
 /* ---- the run -------------------------------------------------------------------------- */
 
+void wr_reg_all(struct wr *w, void *base, uint64_t len, uint32_t *key, int g)
+{
+	*key = 0;
+	/* every thread's endpoint registers it, in the same order: the same R_Key */
+	for (unsigned t = 0; len && t < wr_lanes(w); t++) {
+		uint32_t k = 0;
+
+		mrc_ep_reg_mr(wr_lane(w, t)->ep, base, len, t ? &k : key);
+		if (t && k != *key)
+			wr_fail(w, -EPROTO, "h%u: memory region %d: R_Key 0x%x on thread %u, "
+				"0x%x on thread 0", w->rank, g, k, t, *key);
+	}
+}
+
+void wr_epf_go(struct wr *w, bool start, bool iteration, uint64_t go_ns)
+{
+	if (!w->epf || !(start || iteration))
+		return;
+	wr_lanes_park(w); /* every thread's copy of the timeline */
+	for (unsigned ln = 0; ln < wr_lanes(w); ln++) {
+		if (start)
+			mrc_epf_start(wr_lane(w, ln)->epf, go_ns * 1000);
+		if (iteration)
+			mrc_epf_iteration(wr_lane(w, ln)->epf, w->measured_iter, go_ns * 1000);
+	}
+	wr_lanes_unpark(w);
+}
+
 int wr_exchange_mrs(struct wr *w, uint32_t size_idx)
 {
 	uint8_t mine[MRC_REG_N * 12];
@@ -252,16 +280,7 @@ int wr_exchange_mrs(struct wr *w, uint32_t size_idx)
 		uint64_t len;
 		void *base = mrc_coll_region(w->coll, w->rank, g, &len);
 
-		w->rkey[g] = 0;
-		/* every thread's endpoint registers it, in the same order: the same R_Key */
-		for (unsigned t = 0; len && t < wr_lanes(w); t++) {
-			uint32_t k = 0;
-
-			mrc_ep_reg_mr(wr_lane(w, t)->ep, base, len, t ? &k : &w->rkey[g]);
-			if (t && k != w->rkey[g])
-				wr_fail(w, -EPROTO, "h%u: memory region %d: R_Key 0x%x on thread %u, "
-					"0x%x on thread 0", w->rank, g, k, t, w->rkey[g]);
-		}
+		wr_reg_all(w, base, len, &w->rkey[g], g);
 		w->mrtab_va[w->rank][g] = (uint64_t)(uintptr_t)base;
 		w->peer_rkey[w->rank][g] = w->rkey[g];
 		put_be64(mine + g * 12, (uint64_t)(uintptr_t)base);
@@ -331,17 +350,7 @@ static int run_iteration(struct wr *w, uint32_t global_iter, bool warmup,
 	w->go_ns = go_ns;
 	w->cur_iter = global_iter;
 	ri->start_ps = (go_ns - w->t0_ns) * 1000;
-	if (w->epf) { /* every thread's copy of the timeline */
-		wr_lanes_park(w);
-		for (unsigned ln = 0; ln < wr_lanes(w); ln++) {
-			if (global_iter == 0)
-				mrc_epf_start(wr_lane(w, ln)->epf, go_ns * 1000);
-			if (!warmup && !w->no_at_iter)
-				mrc_epf_iteration(wr_lane(w, ln)->epf, w->measured_iter,
-					go_ns * 1000);
-		}
-		wr_lanes_unpark(w);
-	}
+	wr_epf_go(w, global_iter == 0, !warmup && !w->no_at_iter, go_ns);
 	for (size_t i = 0; i < w->n_def; i++) {
 		struct deferred *d = &w->defq[i];
 		int e = wr_post_now(w, &d->x, d->src, d->va, d->imm, d->wr_id);

@@ -168,8 +168,8 @@ static void first_go(struct wr *w, struct wjob *j, uint32_t it)
 	w->go_ns = wr_mono_ns();
 	w->cur_iter = it;
 	w->measured_iter = warm ? 0 : in_size - j->t->warmup;
-	if (w->epf && !warm && (!j->nc || it % j->nc == 0)) /* a step's: at its first phase */
-		mrc_epf_iteration(w->epf, w->measured_iter, w->go_ns * 1000);
+	/* with phases, at_iteration fires at a step's first phase */
+	wr_epf_go(w, false, !warm && (!j->nc || it % j->nc == 0), w->go_ns);
 }
 
 int wr_jobs_on_msg(struct wr *w, uint32_t from, const struct rv_msg *m)
@@ -275,6 +275,17 @@ void wr_jobs_send_done(struct wr *w, uint32_t qpn, uint64_t wr_id, uint64_t now)
 			(unsigned long long)wr_id, strerror(-err));
 }
 
+bool wr_jobs_post_failed(struct wr *w, uint32_t qpn, int status)
+{
+	struct wjob *j = job_of_qpn(w, qpn);
+
+	if (!j || !j->bg || status != -EAGAIN || !j->posted)
+		return false;
+	j->posted--; /* counted when lane 0 handed it over */
+	j->refused++;
+	return true;
+}
+
 int wr_jobs_recv(struct wr *w, uint32_t qpn, uint32_t imm, uint64_t now)
 {
 	struct wjob *j = job_of_qpn(w, qpn);
@@ -353,8 +364,10 @@ static int bg_setup(struct wr *w, struct wjob *j, uint32_t k, char *err, size_t 
 		if (!j->bg_buf)
 			return -ENOMEM;
 		wr_lanes_park(w);
-		mrc_ep_reg_mr(w->ep, j->bg_buf, j->bg_bytes, &key);
+		wr_reg_all(w, j->bg_buf, j->bg_bytes, &key, 0);
 		wr_lanes_unpark(w);
+		if (w->err)
+			return w->err;
 		put_be64(mine, (uint64_t)(uintptr_t)j->bg_buf);
 		put_be32(mine + 8, key);
 	}
@@ -555,7 +568,7 @@ static void bg_send(struct wr *w, struct wjob *j, uint64_t now_ps)
 		int e = wr_post_qp(w, wr_qpn(w, j->idx, d), j->bg_buf, j->bg_bytes, j->bg_va[d],
 			j->cs[0].rkey[d][0], false, 0, 0);
 
-		if (e == -EAGAIN)
+		if (e == -EAGAIN || e == -EBUSY) /* a full send queue, or another thread's ring */
 			j->refused++;
 		else if (e)
 			wr_fail(w, e, "job %s: h%u: background write to h%u: %s", j->t->name,
@@ -851,17 +864,11 @@ int wr_run_jobs(struct wr *w, struct mrc_run_result *res, char *err, size_t errl
 {
 	int e;
 
-	if (wr_lanes(w) > 1) {
-		snprintf(err, errlen, "wire.xdp_threads: several jobs run on one dataplane thread "
-			 "(wire.xdp_threads: 1)");
-		return -EOPNOTSUPP;
-	}
 	e = setup(w, res != NULL, err, errlen);
 	if (!e) { /* the last exchange is everyone's start */
 		w->wj->t0_ns = w->t0_ns = w->go_ns = wr_mono_ns();
 		w->wj->tick_ns = w->t0_ns + w->timeout_ns / 4;
-		if (w->epf)
-			mrc_epf_start(w->epf, w->t0_ns * 1000);
+		wr_epf_go(w, true, false, w->t0_ns);
 		for (size_t i = 0; i < w->wj->n; i++) /* start: from the run's start */
 			w->wj->jobs[i].ready_ns = w->t0_ns + (w->wj->jobs[i].t->start_ps +
 				gap_before(&w->wj->jobs[i], 0)) / 1000;
