@@ -983,8 +983,10 @@ static int pick_bootstrap(struct wr *w, const struct mrc_wirerun_opts *o, char *
 	if (mrc_wirerun_boot_pick(o) == MRC_WIRERUN_BOOT_PMIX) {
 		if (conf_jobs(w->job) > 1) {
 			snprintf(err, errlen, "traffic: %zu jobs: several jobs need the rendezvous "
-				 "bootstrap (--bootstrap rendezvous), their barriers are its messages; "
-				 "under pmix run one job", conf_jobs(w->job));
+				 "bootstrap (--bootstrap rendezvous), their barriers are its messages: "
+				 "under srun or mpirun give --rendezvous HOST:PORT (or "
+				 "$MRCGEN_RENDEZVOUS) and --token-file, or run one job under pmix",
+				 conf_jobs(w->job));
 			return -EINVAL;
 		}
 		if (o->host || o->rendezvous || o->token_file) {
