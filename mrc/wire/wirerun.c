@@ -642,6 +642,20 @@ static enum mrc_coll_pattern row_pattern(const struct conf_traffic *t, size_t s)
 	return (enum mrc_coll_pattern)t->pattern;
 }
 
+uint64_t wr_phase_gaps(const struct conf_traffic *t, uint32_t k)
+{
+	uint64_t ps = 0;
+	uint32_t c = 0;
+
+	for (size_t p = 0; p < t->n_phases; p++) {
+		if (!t->phases[p].has_gap)
+			c++;
+		else if (c == k)
+			ps += t->phases[p].gap_ps;
+	}
+	return ps;
+}
+
 int wr_fold_phases(struct wr *w, const struct conf_traffic *t, struct mrc_run_job *rj,
 	struct mrc_run_size **sizes, size_t *n_sizes, struct mrc_run_iter **iters,
 	size_t *n_iters, uint32_t nranks, bool bad)
@@ -651,6 +665,7 @@ int wr_fold_phases(struct wr *w, const struct conf_traffic *t, struct mrc_run_jo
 	size_t ns = nc ? (nr + nc - 1) / nc : 0;
 	struct mrc_run_iter *steps = calloc(ns + 1, sizeof(*steps)), *rounds = *iters;
 	struct mrc_run_size *row = calloc(1, sizeof(*row)), *rows = *sizes;
+	uint64_t lead = wr_phase_gaps(t, 0), trail = wr_phase_gaps(t, (uint32_t)nc);
 	double sum = 0, bus = 0;
 	uint32_t n = 0;
 
@@ -721,7 +736,9 @@ int wr_fold_phases(struct wr *w, const struct conf_traffic *t, struct mrc_run_jo
 			}
 			k++;
 		}
-		st->cct_ps = rl->start_ps + rl->cct_ps - r0->start_ps;
+		/* from before its first gap phases to after its last ones, as on the simulator */
+		st->start_ps = r0->start_ps > lead ? r0->start_ps - lead : 0;
+		st->cct_ps = rl->start_ps + rl->cct_ps - st->start_ps + trail;
 		st->rtx_bytes_end = rl->rtx_bytes_end;
 		if (st->warmup || st->incomplete)
 			continue;

@@ -95,22 +95,6 @@ static uint32_t round_iter(const struct wjob *j, uint32_t it)
 	return j->nc ? it / j->nc : it % j->per_size;
 }
 
-/* traffic.phases of @t: the gap phases after its @k-th collective phase (k = 0: before the
- * first), up to the next collective phase, ps. */
-static uint64_t gaps_at(const struct conf_traffic *t, uint32_t k)
-{
-	uint64_t ps = 0;
-	uint32_t c = 0;
-
-	for (size_t p = 0; p < t->n_phases; p++) {
-		if (!t->phases[p].has_gap)
-			c++;
-		else if (c == k)
-			ps += t->phases[p].gap_ps;
-	}
-	return ps;
-}
-
 /* What rank 0 waits before round @it of @j (@it = n_gi: before the job's end), ps:
  * traffic.gap between iterations; with phases (as run_phases on one job) the gap phases
  * between the previous collective phase and this one, and at a step's start the previous
@@ -123,9 +107,9 @@ static uint64_t gap_before(const struct wjob *j, uint32_t it)
 	if (!j->nc)
 		return it && it < j->n_gi ? t->gap_ps : 0;
 	if (it % j->nc || !it)
-		return gaps_at(t, it % j->nc);
-	ps = gaps_at(t, j->nc);
-	return it == j->n_gi ? ps : ps + t->gap_ps + gaps_at(t, 0);
+		return wr_phase_gaps(t, it % j->nc);
+	ps = wr_phase_gaps(t, j->nc);
+	return it == j->n_gi ? ps : ps + t->gap_ps + wr_phase_gaps(t, 0);
 }
 
 /* ---- messages ------------------------------------------------------------------------ */
@@ -837,9 +821,11 @@ static int fill_jobs(struct wr *w, struct mrc_run_result *res)
 			if (wr_fold_phases(w, j->t, rj, &j->sizes, &j->n_sizes, &j->iters,
 					&j->n_iters, j->n_hosts, i == 0))
 				return -ENOMEM;
-			rj->started = j->started; /* the job's, not its rounds' */
+			/* the job's, from its first step's start (its first gap phases) */
+			rj->started = j->started;
 			rj->finished = j->finished;
-			rj->end_ps = j->finished ? rj->end_ps + gaps_at(j->t, j->nc) : 0;
+			rj->start_ps = j->started && j->n_iters ? j->iters[0].start_ps : 0;
+			rj->end_ps = j->finished ? rj->end_ps : 0;
 		} else if (j->finished && j->n_iters) { /* the last iteration's slowest rank */
 			rj->end_ps = j->iters[j->n_iters - 1].start_ps +
 				     j->iters[j->n_iters - 1].cct_ps;

@@ -457,12 +457,16 @@ void wr_fill_rows(struct wr *w, const struct conf_traffic *t, const struct wr_do
 
 /* ---- wjobs.c: several jobs at once (docs/wire-driver.md "Several jobs") ---- */
 
+/* traffic.phases of @t: the gap phases after its @k-th collective phase (k = 0: before the
+ * first), up to the next collective phase (or the step's end), summed, ps. */
+uint64_t wr_phase_gaps(const struct conf_traffic *t, uint32_t k);
 /*
  * Rank 0, traffic.phases of job @t (docs/report.md "Several jobs"): its rounds (*@iters,
  * one per collective phase and step, size_idx the collective phase; *@sizes a row per
  * collective phase, wr_fill_rows' figures in them) become its steps: one step row and one
- * iteration per step, from its first round's GO to its last one's end (the barriers
- * between phases included), @rj's phases (the rows' figures, their histograms moved) and
+ * iteration per step, from its first gap phases before its first round's GO to its last
+ * round's end and its last gap phases (the barriers between phases included; the
+ * simulator's step), @rj's phases (the rows' figures, their histograms moved) and
  * phase times (a gap's: its length); with @bad, the EV retirements' rounds onto the steps.
  * *@sizes and *@iters are freed and replaced by @rj's. 0 or -ENOMEM.
  */
