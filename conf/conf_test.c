@@ -873,10 +873,6 @@ MRC_SELFTEST(conf_pfc)
 		{ "traffic:\n  - {hosts: \"h0-h3\"}\n  - {hosts: \"h4-h17\"}\n",
 		  "t.yaml:3:13: traffic[1].hosts: not a host of the fabric, or not a range hA-hB "
 		  "with A <= B 'h4-h17'" },
-		{ "fabric: {driver: wire}\ntraffic:\n  - {hosts: \"h0-h3\"}\n  - {hosts: "
-		  "\"h4-h7\", phases: [{pattern: allreduce, size: 1KiB}]}\n",
-		  "t.yaml:4:30: traffic[1].phases: the wire driver runs several jobs without phases "
-		  "(one job with phases runs there): use fabric.driver sim '1 phases'" },
 		{ "traffic:\n  - {name: \"a b\", hosts: \"h0-h3\"}\n",
 		  "t.yaml:2:12: traffic[0].name: a job name is 1..31 letters, digits, '_' or '-' "
 		  "'a b'" },

@@ -1119,12 +1119,6 @@ int conf_check_jobs(struct ld *ld, const struct tnode *seq, struct conf_job *j, 
 			return TERR(ld, at(m, "name"), key, "a job name is 1..31 letters, digits, "
 				"'_' or '-' '%s'", t->name);
 		}
-		if (n > 1 && f->driver == CONF_DRIVER_WIRE && t->n_phases) {
-			conf_path_key(key, sub, "phases");
-			return TERR(ld, at(m, "phases"), key, "the wire driver runs several jobs "
-				"without phases (one job with phases runs there): use fabric.driver "
-				"sim '%zu phases'", t->n_phases);
-		}
 		if (t->pattern == CONF_PAT_BACKGROUND && i == 0) {
 			conf_path_key(key, sub, "pattern");
 			return TERR(ld, at(m, "pattern"), key, "background loads the fabric under "

@@ -788,6 +788,7 @@ static void on_msg(struct wr *w, struct rv_conn *c, const struct rv_msg *m)
 	case RV_JARM:
 	case RV_JGO:
 	case RV_JEND:
+	case RV_JTICK:
 		if (w->wj && !wr_jobs_on_msg(w, 0, m))
 			return;
 		break;

@@ -196,7 +196,7 @@ int wr_post_qp(struct wr *w, uint32_t qpn, const void *src, uint64_t len, uint64
 	uint64_t now = wr_mono_ns();
 
 	if (w->xdp && wr_xdp_lane_of(w, qpn)) /* another thread's QP: through its ring */
-		return wr_xdp_post(w, qpn, src, len, va, rkey, imm, wr_id, now * 1000);
+		return wr_xdp_post(w, qpn, src, len, va, rkey, with_imm, imm, wr_id, now * 1000);
 	return mrc_ep_post_write(w->ep, qpn, src, len, va, rkey, with_imm, imm, wr_id,
 		now * 1000);
 }

@@ -243,6 +243,34 @@ static int wire_faults(struct wr *w, struct mrc_run_result *res)
 
 /* ---- the run -------------------------------------------------------------------------- */
 
+void wr_reg_all(struct wr *w, void *base, uint64_t len, uint32_t *key, int g)
+{
+	*key = 0;
+	/* every thread's endpoint registers it, in the same order: the same R_Key */
+	for (unsigned t = 0; len && t < wr_lanes(w); t++) {
+		uint32_t k = 0;
+
+		mrc_ep_reg_mr(wr_lane(w, t)->ep, base, len, t ? &k : key);
+		if (t && k != *key)
+			wr_fail(w, -EPROTO, "h%u: memory region %d: R_Key 0x%x on thread %u, "
+				"0x%x on thread 0", w->rank, g, k, t, *key);
+	}
+}
+
+void wr_epf_go(struct wr *w, bool start, bool iteration, uint64_t go_ns)
+{
+	if (!w->epf || !(start || iteration))
+		return;
+	wr_lanes_park(w); /* every thread's copy of the timeline */
+	for (unsigned ln = 0; ln < wr_lanes(w); ln++) {
+		if (start)
+			mrc_epf_start(wr_lane(w, ln)->epf, go_ns * 1000);
+		if (iteration)
+			mrc_epf_iteration(wr_lane(w, ln)->epf, w->measured_iter, go_ns * 1000);
+	}
+	wr_lanes_unpark(w);
+}
+
 int wr_exchange_mrs(struct wr *w, uint32_t size_idx)
 {
 	uint8_t mine[MRC_REG_N * 12];
@@ -252,16 +280,7 @@ int wr_exchange_mrs(struct wr *w, uint32_t size_idx)
 		uint64_t len;
 		void *base = mrc_coll_region(w->coll, w->rank, g, &len);
 
-		w->rkey[g] = 0;
-		/* every thread's endpoint registers it, in the same order: the same R_Key */
-		for (unsigned t = 0; len && t < wr_lanes(w); t++) {
-			uint32_t k = 0;
-
-			mrc_ep_reg_mr(wr_lane(w, t)->ep, base, len, t ? &k : &w->rkey[g]);
-			if (t && k != w->rkey[g])
-				wr_fail(w, -EPROTO, "h%u: memory region %d: R_Key 0x%x on thread %u, "
-					"0x%x on thread 0", w->rank, g, k, t, w->rkey[g]);
-		}
+		wr_reg_all(w, base, len, &w->rkey[g], g);
 		w->mrtab_va[w->rank][g] = (uint64_t)(uintptr_t)base;
 		w->peer_rkey[w->rank][g] = w->rkey[g];
 		put_be64(mine + g * 12, (uint64_t)(uintptr_t)base);
@@ -331,17 +350,7 @@ static int run_iteration(struct wr *w, uint32_t global_iter, bool warmup,
 	w->go_ns = go_ns;
 	w->cur_iter = global_iter;
 	ri->start_ps = (go_ns - w->t0_ns) * 1000;
-	if (w->epf) { /* every thread's copy of the timeline */
-		wr_lanes_park(w);
-		for (unsigned ln = 0; ln < wr_lanes(w); ln++) {
-			if (global_iter == 0)
-				mrc_epf_start(wr_lane(w, ln)->epf, go_ns * 1000);
-			if (!warmup && !w->no_at_iter)
-				mrc_epf_iteration(wr_lane(w, ln)->epf, w->measured_iter,
-					go_ns * 1000);
-		}
-		wr_lanes_unpark(w);
-	}
+	wr_epf_go(w, global_iter == 0, !warmup && !w->no_at_iter, go_ns);
 	for (size_t i = 0; i < w->n_def; i++) {
 		struct deferred *d = &w->defq[i];
 		int e = wr_post_now(w, &d->x, d->src, d->va, d->imm, d->wr_id);
@@ -633,33 +642,41 @@ static enum mrc_coll_pattern row_pattern(const struct conf_traffic *t, size_t s)
 	return (enum mrc_coll_pattern)t->pattern;
 }
 
-/*
- * Rank 0, traffic.phases: the rounds (one per collective phase and step, a "size" per
- * collective phase) become the steps of docs/report.md "Several jobs": one step row and
- * one iteration per step, from its first round's GO to its last one's end (the barriers
- * between phases included), res->jobs[0] with each phase's figures (the rows', moved) and
- * times (a gap's: its length), and the EV retirements' times onto the steps.
- */
-static int fold_phases(struct wr *w, struct mrc_run_result *res)
+uint64_t wr_phase_gaps(const struct conf_traffic *t, uint32_t k)
 {
-	const struct conf_traffic *t = &w->job->traffic;
+	uint64_t ps = 0;
+	uint32_t c = 0;
+
+	for (size_t p = 0; p < t->n_phases; p++) {
+		if (!t->phases[p].has_gap)
+			c++;
+		else if (c == k)
+			ps += t->phases[p].gap_ps;
+	}
+	return ps;
+}
+
+int wr_fold_phases(struct wr *w, const struct conf_traffic *t, struct mrc_run_job *rj,
+	struct mrc_run_size **sizes, size_t *n_sizes, struct mrc_run_iter **iters,
+	size_t *n_iters, uint32_t nranks, bool bad)
+{
 	const struct conf_hist *hc = &w->job->output.hist;
-	size_t nc = res->n_sizes, np = t->n_phases, nr = res->n_iters;
+	size_t nc = *n_sizes, np = t->n_phases, nr = *n_iters;
 	size_t ns = nc ? (nr + nc - 1) / nc : 0;
-	struct mrc_run_job *rj = calloc(1, sizeof(*rj));
-	struct mrc_run_iter *steps = calloc(ns + 1, sizeof(*steps));
-	struct mrc_run_size *row = calloc(1, sizeof(*row));
+	struct mrc_run_iter *steps = calloc(ns + 1, sizeof(*steps)), *rounds = *iters;
+	struct mrc_run_size *row = calloc(1, sizeof(*row)), *rows = *sizes;
+	uint64_t lead = wr_phase_gaps(t, 0), trail = wr_phase_gaps(t, (uint32_t)nc);
 	double sum = 0, bus = 0;
 	uint32_t n = 0;
 
-	if (!rj || !steps || !row || new_hist(hc, &row->cct_ns))
+	if (!steps || !row || new_hist(hc, &row->cct_ns))
 		goto nomem;
 	rj->phases = calloc(np, sizeof(*rj->phases));
 	rj->phase_ps = calloc(ns * np + 1, sizeof(*rj->phase_ps));
 	if (!rj->phases || !rj->phase_ps)
 		goto nomem;
 	snprintf(rj->name, sizeof(rj->name), "%s", t->name);
-	rj->nranks = res->nranks;
+	rj->nranks = nranks;
 	rj->n_phases = np;
 	for (size_t p = 0, k = 0; p < np; p++) {
 		struct mrc_run_phase *rp = &rj->phases[p];
@@ -674,21 +691,21 @@ static int fold_phases(struct wr *w, struct mrc_run_result *res)
 			rp->time_us = rp->gap ? (double)rp->gap_ps / 1e6 : 0;
 			continue;
 		}
-		rp->bytes = res->sizes[k].bytes;
-		rp->time_us = res->sizes[k].time_us;
-		rp->busbw_gbs = res->sizes[k].busbw_gbs;
-		rp->time_ns = res->sizes[k].cct_ns;
-		res->sizes[k].cct_ns = NULL;
+		rp->bytes = rows[k].bytes;
+		rp->time_us = rows[k].time_us;
+		rp->busbw_gbs = rows[k].busbw_gbs;
+		rp->time_ns = rows[k].cct_ns;
+		rows[k].cct_ns = NULL;
 		row->bytes += rp->bytes;
-		row->count += res->sizes[k].count;
-		row->wrong += res->sizes[k].wrong;
-		row->incomplete |= res->sizes[k].incomplete;
-		bus += (double)rp->bytes * mrc_coll_bus_factor(row_pattern(t, k), res->nranks);
+		row->count += rows[k].count;
+		row->wrong += rows[k].wrong;
+		row->incomplete |= rows[k].incomplete;
+		bus += (double)rp->bytes * mrc_coll_bus_factor(row_pattern(t, k), nranks);
 		k++;
 	}
 	for (size_t s = 0; s < ns; s++) {
-		const struct mrc_run_iter *r0 = &res->iters[s * nc];
-		const struct mrc_run_iter *rl = &res->iters[nr < (s + 1) * nc ? nr - 1 :
+		const struct mrc_run_iter *r0 = &rounds[s * nc];
+		const struct mrc_run_iter *rl = &rounds[nr < (s + 1) * nc ? nr - 1 :
 								    (s + 1) * nc - 1];
 		struct mrc_run_iter *st = &steps[s];
 		uint64_t slow = 0;
@@ -699,7 +716,7 @@ static int fold_phases(struct wr *w, struct mrc_run_result *res)
 		st->incomplete = nr < (s + 1) * nc;
 		st->wrong = 0;
 		for (size_t p = 0, k = 0; p < np; p++) {
-			const struct mrc_run_iter *ri = &res->iters[s * nc + (k < nc ? k : 0)];
+			const struct mrc_run_iter *ri = &rounds[s * nc + (k < nc ? k : 0)];
 
 			if (t->phases[p].has_gap) {
 				rj->phase_ps[s * np + p] = t->phases[p].gap_ps;
@@ -719,7 +736,9 @@ static int fold_phases(struct wr *w, struct mrc_run_result *res)
 			}
 			k++;
 		}
-		st->cct_ps = rl->start_ps + rl->cct_ps - r0->start_ps;
+		/* from before its first gap phases to after its last ones, as on the simulator */
+		st->start_ps = r0->start_ps > lead ? r0->start_ps - lead : 0;
+		st->cct_ps = rl->start_ps + rl->cct_ps - st->start_ps + trail;
 		st->rtx_bytes_end = rl->rtx_bytes_end;
 		if (st->warmup || st->incomplete)
 			continue;
@@ -727,12 +746,12 @@ static int fold_phases(struct wr *w, struct mrc_run_result *res)
 		sum += (double)st->cct_ps;
 		n++;
 	}
-	for (size_t b = 0; b < w->n_bad; b++) { /* round -> step, the offset from its GO */
+	for (size_t b = 0; bad && b < w->n_bad; b++) { /* round -> step, its offset from GO */
 		size_t r = w->bad[b].iter, s = nc ? r / nc : 0;
 
 		if (r >= nr)
 			continue;
-		w->bad[b].off_ps += res->iters[r].start_ps - steps[s].start_ps;
+		w->bad[b].off_ps += rounds[r].start_ps - steps[s].start_ps;
 		w->bad[b].iter = (uint32_t)s;
 	}
 	row->time_us = n ? sum / n / 1e6 : 0;
@@ -740,37 +759,50 @@ static int fold_phases(struct wr *w, struct mrc_run_result *res)
 		row->algbw_gbs = (double)row->bytes / (row->time_us * 1e-6) / 1e9;
 		row->busbw_gbs = bus / (row->time_us * 1e-6) / 1e9;
 	}
-	for (size_t k = 0; k < res->n_sizes; k++) {
-		mrc_hist_free(res->sizes[k].cct_ns);
-		free(res->sizes[k].pairs);
+	for (size_t k = 0; k < nc; k++) {
+		mrc_hist_free(rows[k].cct_ns);
+		free(rows[k].pairs);
 	}
-	free(res->sizes);
-	free(res->iters);
-	res->sizes = rj->sizes = row;
-	res->n_sizes = rj->n_sizes = 1;
-	res->iters = rj->iters = steps;
-	res->n_iters = rj->n_iters = ns;
+	free(rows);
+	free(rounds);
+	*sizes = rj->sizes = row;
+	*n_sizes = rj->n_sizes = 1;
+	*iters = rj->iters = steps;
+	*n_iters = rj->n_iters = ns;
 	rj->started = ns > 0;
 	rj->finished = ns && !steps[ns - 1].incomplete;
 	rj->end_ps = ns ? steps[ns - 1].start_ps + steps[ns - 1].cct_ps : 0;
-	res->jobs = rj;
-	res->n_jobs = 1;
 	return 0;
 nomem:
 	if (row)
 		mrc_hist_free(row->cct_ns);
-	for (size_t p = 0; rj && rj->phases && p < np; p++)
+	for (size_t p = 0; rj->phases && p < np; p++)
 		if (t->phases[p].has_gap)
 			mrc_hist_free(rj->phases[p].time_ns);
-	if (rj) {
-		free(rj->phases);
-		free(rj->phase_ps);
-	}
-	free(rj);
+	free(rj->phases);
+	free(rj->phase_ps);
+	rj->phases = NULL;
+	rj->phase_ps = NULL;
 	free(steps);
 	free(row);
 	return -ENOMEM;
 }
+
+/* Rank 0, traffic.phases of the one job: wr_fold_phases into res->jobs[0]. */
+static int fold_phases(struct wr *w, struct mrc_run_result *res)
+{
+	struct mrc_run_job *rj = calloc(1, sizeof(*rj));
+
+	if (!rj || wr_fold_phases(w, &w->job->traffic, rj, &res->sizes, &res->n_sizes,
+			&res->iters, &res->n_iters, res->nranks, true)) {
+		free(rj);
+		return -ENOMEM;
+	}
+	res->jobs = rj;
+	res->n_jobs = 1;
+	return 0;
+}
+
 
 void wr_fill_rows(struct wr *w, const struct conf_traffic *t, const struct wr_done *dtab,
 	uint32_t n_gi, struct mrc_run_size *sizes, size_t n_sizes, struct mrc_run_iter *iters,
@@ -968,8 +1000,10 @@ static int pick_bootstrap(struct wr *w, const struct mrc_wirerun_opts *o, char *
 	if (mrc_wirerun_boot_pick(o) == MRC_WIRERUN_BOOT_PMIX) {
 		if (conf_jobs(w->job) > 1) {
 			snprintf(err, errlen, "traffic: %zu jobs: several jobs need the rendezvous "
-				 "bootstrap (--bootstrap rendezvous), their barriers are its messages; "
-				 "under pmix run one job", conf_jobs(w->job));
+				 "bootstrap (--bootstrap rendezvous), their barriers are its messages: "
+				 "under srun or mpirun give --rendezvous HOST:PORT (or "
+				 "$MRCGEN_RENDEZVOUS) and --token-file, or run one job under pmix",
+				 conf_jobs(w->job));
 			return -EINVAL;
 		}
 		if (o->host || o->rendezvous || o->token_file) {

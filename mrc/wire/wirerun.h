@@ -51,6 +51,8 @@
  *   JDONE    rank -> 0          a DONE body (iteration, time, wrong, retransmitted bytes)
  *   JEND     0 -> its ranks     background: the window's length u64 ps, then stop
  *   JBG      rank -> 0          background: messages posted, completed, refused u64
+ *   JTICK    0 -> all           job 0, no more: rank 0 lives (every quarter of the
+ *                               timeout), so a rank in no job running waits on
  * A closed connection or a wait longer than the timeout ends the job with an error naming
  * the rank; nothing waits forever.
  */

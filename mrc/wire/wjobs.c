@@ -20,8 +20,9 @@
 #include <string.h>
 
 /* Where rank 0 holds a job: waiting for the job it runs after, for its time (start, gap),
- * for its ranks' ARMED, their DONE; background: sending, told to stop (JBG awaited). */
-enum wj_state { WJ_BLOCKED, WJ_WAIT, WJ_ARMING, WJ_RUN, WJ_BG, WJ_BGEND, WJ_DONE };
+ * for its ranks' ARMED, their DONE, for its last gap phases; background: sending, told to
+ * stop (JBG awaited). */
+enum wj_state { WJ_BLOCKED, WJ_WAIT, WJ_ARMING, WJ_RUN, WJ_TAIL, WJ_BG, WJ_BGEND, WJ_DONE };
 
 /* One collective of a job (a size): its regions' keys at every rank. */
 struct wjc {
@@ -37,9 +38,10 @@ struct wjob {
 	uint32_t *hosts, n_hosts; /* its ranks (hosts), in rank order */
 	bool *in;		  /* [nranks]: host r takes part */
 	struct mrc_job_coll_mem cmem;
-	struct wjc *cs;		/* [n_cs]: one per size */
+	struct wjc *cs;		/* [n_cs]: one per size (phases: per collective phase) */
 	size_t n_cs;
-	uint32_t per_size, n_gi; /* warmup + iterations; iterations of every size */
+	uint32_t per_size, n_gi; /* warmup + iterations; rounds: iterations of every size */
+	uint32_t nc;		/* traffic.phases: its collective phases (a round each), or 0 */
 	/* this rank's side */
 	uint32_t it;		/* the iteration it runs or awaits */
 	uint32_t arm_of, go_of;	/* 1 + the iteration of the last JARM, JGO */
@@ -77,8 +79,38 @@ struct wj {
 	size_t n;
 	bool *local;		/* [nranks]: this rank's (the collectives keep it) */
 	uint64_t t0_ns;		/* the run's start: the last region exchange */
+	uint64_t tick_ns;	/* rank 0: when it next sends every rank RV_JTICK */
 	bool progress;		/* something happened in the last turn */
 };
+
+/* The collective (cs[]) of round @it: its size's, or (phases) its collective phase's. */
+static uint32_t round_cs(const struct wjob *j, uint32_t it)
+{
+	return j->nc ? it % j->nc : it / j->per_size;
+}
+
+/* Round @it's iteration within its size (phases: its step), warmup counted. */
+static uint32_t round_iter(const struct wjob *j, uint32_t it)
+{
+	return j->nc ? it / j->nc : it % j->per_size;
+}
+
+/* What rank 0 waits before round @it of @j (@it = n_gi: before the job's end), ps:
+ * traffic.gap between iterations; with phases (as run_phases on one job) the gap phases
+ * between the previous collective phase and this one, and at a step's start the previous
+ * step's last gap phases, traffic.gap and its own first ones. */
+static uint64_t gap_before(const struct wjob *j, uint32_t it)
+{
+	const struct conf_traffic *t = j->t;
+	uint64_t ps;
+
+	if (!j->nc)
+		return it && it < j->n_gi ? t->gap_ps : 0;
+	if (it % j->nc || !it)
+		return wr_phase_gaps(t, it % j->nc);
+	ps = wr_phase_gaps(t, j->nc);
+	return it == j->n_gi ? ps : ps + t->gap_ps + wr_phase_gaps(t, 0);
+}
 
 /* ---- messages ------------------------------------------------------------------------ */
 
@@ -114,14 +146,14 @@ static int wj_bcast(struct wr *w, struct wjob *j, uint8_t type, uint32_t it, boo
  * faults' at_iteration count by (docs/config.md "Several jobs"). */
 static void first_go(struct wr *w, struct wjob *j, uint32_t it)
 {
-	uint32_t in_size = it % j->per_size;
+	uint32_t in_size = round_iter(j, it);
 	bool warm = in_size < j->t->warmup;
 
 	w->go_ns = wr_mono_ns();
 	w->cur_iter = it;
 	w->measured_iter = warm ? 0 : in_size - j->t->warmup;
-	if (w->epf && !warm)
-		mrc_epf_iteration(w->epf, w->measured_iter, w->go_ns * 1000);
+	/* with phases, at_iteration fires at a step's first phase */
+	wr_epf_go(w, false, !warm && (!j->nc || it % j->nc == 0), w->go_ns);
 }
 
 int wr_jobs_on_msg(struct wr *w, uint32_t from, const struct rv_msg *m)
@@ -150,6 +182,8 @@ int wr_jobs_on_msg(struct wr *w, uint32_t from, const struct rv_msg *m)
 			first_go(w, j, it);
 		j->go_of = it + 1;
 		return 0;
+	case RV_JTICK: /* rank 0 lives: this rank waits on (a host in no running job) */
+		return w->rank ? 0 : -EPROTO;
 	case RV_JEND: /* the window's length on rank 0's clock: this rank offers as long */
 		if (m->len < 12 || !j->bg || !j->member || j->bg_stop)
 			return -EPROTO;
@@ -195,7 +229,7 @@ static struct wjob *job_of_qpn(struct wr *w, uint32_t qpn)
 
 static struct mrc_coll *cur_coll(struct wjob *j)
 {
-	return j->cs && j->it / j->per_size < j->n_cs ? j->cs[j->it / j->per_size].coll : NULL;
+	return j->cs && j->it < j->n_gi ? j->cs[round_cs(j, j->it)].coll : NULL;
 }
 
 void wr_jobs_send_done(struct wr *w, uint32_t qpn, uint64_t wr_id, uint64_t now)
@@ -225,6 +259,17 @@ void wr_jobs_send_done(struct wr *w, uint32_t qpn, uint64_t wr_id, uint64_t now)
 			(unsigned long long)wr_id, strerror(-err));
 }
 
+bool wr_jobs_post_failed(struct wr *w, uint32_t qpn, int status)
+{
+	struct wjob *j = job_of_qpn(w, qpn);
+
+	if (!j || !j->bg || status != -EAGAIN || !j->posted)
+		return false;
+	j->posted--; /* counted when lane 0 handed it over */
+	j->refused++;
+	return true;
+}
+
 int wr_jobs_recv(struct wr *w, uint32_t qpn, uint32_t imm, uint64_t now)
 {
 	struct wjob *j = job_of_qpn(w, qpn);
@@ -244,7 +289,7 @@ static int wj_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, cons
 	(void)rank;
 	if (!j->arming)
 		return wr_post_qp(w, wr_qpn(w, j->idx, x->peer), src, x->len, va,
-			j->cs[j->it / j->per_size].rkey[x->peer][x->dst_reg], true, imm, wr_id);
+			j->cs[round_cs(j, j->it)].rkey[x->peer][x->dst_reg], true, imm, wr_id);
 	if (j->n_def == j->cap_def) {
 		size_t n = j->cap_def ? 2 * j->cap_def : 64;
 
@@ -303,8 +348,10 @@ static int bg_setup(struct wr *w, struct wjob *j, uint32_t k, char *err, size_t 
 		if (!j->bg_buf)
 			return -ENOMEM;
 		wr_lanes_park(w);
-		mrc_ep_reg_mr(w->ep, j->bg_buf, j->bg_bytes, &key);
+		wr_reg_all(w, j->bg_buf, j->bg_bytes, &key, 0);
 		wr_lanes_unpark(w);
+		if (w->err)
+			return w->err;
 		put_be64(mine, (uint64_t)(uintptr_t)j->bg_buf);
 		put_be32(mine + 8, key);
 	}
@@ -321,21 +368,31 @@ static int bg_setup(struct wr *w, struct wjob *j, uint32_t k, char *err, size_t 
 	return 0;
 }
 
-/* Collective job @j: each size's collective over its hosts (every rank makes it, empty
- * outside them) and its regions' exchange (@k on); rank 0 its size rows and tables. */
+/* Collective job @j: each size's (traffic.phases: each collective phase's) collective over
+ * its hosts (every rank makes it, empty outside them) and its regions' exchange (@k on);
+ * rank 0 its size rows (phases: a row per collective phase, folded into steps at the end,
+ * as on one job) and tables. */
 static int coll_setup(struct wr *w, struct wjob *j, bool *local, uint32_t *k, bool rank0,
 	char *err, size_t errlen)
 {
+	const struct conf_phase *phs[64];
 	uint64_t sizes[64];
 	size_t n = conf_sizes_expand(&j->t->sizes, sizes, 64);
 	int e = 0;
 
+	for (size_t p = 0; p < j->t->n_phases && j->nc < 64; p++)
+		if (!j->t->phases[p].has_gap)
+			phs[j->nc++] = &j->t->phases[p];
+	if (j->nc) {
+		n = j->nc;
+		j->per_size = j->t->warmup + j->t->iterations; /* the steps */
+	}
 	if (n > 64) {
 		snprintf(err, errlen, "job %s: traffic.sizes: %zu sizes, at most 64", j->t->name, n);
 		return -E2BIG;
 	}
 	j->cs = calloc(n, sizeof(*j->cs));
-	j->n_gi = (uint32_t)n * j->per_size;
+	j->n_gi = (uint32_t)n * j->per_size; /* phases: steps x collective phases */
 	j->own = calloc(j->n_gi + 1, sizeof(*j->own));
 	if (rank0) {
 		j->sizes = calloc(n, sizeof(*j->sizes));
@@ -347,8 +404,8 @@ static int coll_setup(struct wr *w, struct wjob *j, bool *local, uint32_t *k, bo
 	for (size_t s = 0; s < n && !e; s++) {
 		struct mrc_coll_params cp;
 
-		e = wr_wire_coll(w, j->t, NULL, NULL, sizes[s], local, &j->cmem, &cp, &wj_cops, j,
-			&j->cs[s].coll, err, errlen);
+		e = wr_wire_coll(w, j->t, NULL, j->nc ? phs[s] : NULL, j->nc ? 0 : sizes[s], local,
+			&j->cmem, &cp, &wj_cops, j, &j->cs[s].coll, err, errlen);
 		if (e)
 			break;
 		j->n_cs++;
@@ -408,12 +465,6 @@ static int setup(struct wr *w, bool rank0, char *err, size_t errlen)
 			e = -ENOMEM;
 			break;
 		}
-		if (j->t->n_phases) {
-			snprintf(err, errlen, "traffic[%zu].phases: several jobs with phases run on "
-				 "the simulator only (fabric.driver sim)", i);
-			e = -EOPNOTSUPP;
-			break;
-		}
 		e = j->bg ? bg_setup(w, j, k++, err, errlen) :
 			    coll_setup(w, j, wj->local, &k, rank0, err, errlen);
 	}
@@ -449,7 +500,7 @@ static int arm(struct wr *w, struct wjob *j)
 
 static int go(struct wr *w, struct wjob *j)
 {
-	uint32_t in_size = j->it % j->per_size;
+	uint32_t in_size = round_iter(j, j->it);
 
 	j->running = true;
 	j->go_ns = wr_mono_ns();
@@ -501,7 +552,7 @@ static void bg_send(struct wr *w, struct wjob *j, uint64_t now_ps)
 		int e = wr_post_qp(w, wr_qpn(w, j->idx, d), j->bg_buf, j->bg_bytes, j->bg_va[d],
 			j->cs[0].rkey[d][0], false, 0, 0);
 
-		if (e == -EAGAIN)
+		if (e == -EAGAIN || e == -EBUSY) /* a full send queue, or another thread's ring */
 			j->refused++;
 		else if (e)
 			wr_fail(w, e, "job %s: h%u: background write to h%u: %s", j->t->name,
@@ -575,9 +626,18 @@ static void r0_step(struct wr *w)
 	struct wj *wj = w->wj;
 	uint64_t now = wr_mono_ns();
 	bool fg_done = true;
+	uint32_t in_size;
 
 	for (size_t i = 0; i < wj->n; i++)
 		fg_done &= wj->jobs[i].bg || wj->jobs[i].st == WJ_DONE;
+	/* a rank may wait longer than the timeout for its next job's messages, or (in no job
+	 * still to run) for FINISH: rank 0 tells it that it lives; not progress at rank 0,
+	 * whose own timeout still bounds a job that stalls */
+	if (now >= wj->tick_ns) {
+		wj->tick_ns = now + w->timeout_ns / 4;
+		for (uint32_t r = 1; r < w->nranks && !w->err; r++)
+			wj_send(w, &wj->jobs[0], r, RV_JTICK, NULL, 0);
+	}
 	for (size_t i = 0; i < wj->n && !w->err; i++) {
 		struct wjob *j = &wj->jobs[i];
 
@@ -585,7 +645,8 @@ static void r0_step(struct wr *w)
 		case WJ_BLOCKED:
 			if (wj->jobs[j->after].st != WJ_DONE)
 				break;
-			j->ready_ns = wj->jobs[j->after].end_ns + j->t->start_ps / 1000;
+			j->ready_ns = wj->jobs[j->after].end_ns + (j->t->start_ps +
+				      gap_before(j, 0)) / 1000;
 			j->st = WJ_WAIT;
 			wj->progress = true;
 			break;
@@ -613,11 +674,11 @@ static void r0_step(struct wr *w)
 				break;
 			wj->progress = true;
 			memset(j->got, 0, w->nranks * sizeof(*j->got));
+			in_size = round_iter(j, j->r0_it);
 			j->iters[j->n_iters++] = (struct mrc_run_iter){
-				.size_idx = j->r0_it / j->per_size, .iter = j->r0_it,
-				.warmup = j->r0_it % j->per_size < j->t->warmup,
-				.measured = j->r0_it % j->per_size < j->t->warmup ? 0 :
-					    j->r0_it % j->per_size - j->t->warmup,
+				.size_idx = round_cs(j, j->r0_it), .iter = j->r0_it,
+				.warmup = in_size < j->t->warmup,
+				.measured = in_size < j->t->warmup ? 0 : in_size - j->t->warmup,
 				.start_ps = ps_since(wj, now), .incomplete = true };
 			if (!j->started) {
 				j->started = true;
@@ -631,14 +692,16 @@ static void r0_step(struct wr *w)
 				break;
 			wj->progress = true;
 			j->iters[j->n_iters - 1].incomplete = false;
-			if (++j->r0_it == j->n_gi) {
-				j->st = WJ_DONE;
-				j->finished = true;
-				j->end_ns = now;
+			j->ready_ns = now + gap_before(j, ++j->r0_it) / 1000;
+			j->st = j->r0_it == j->n_gi ? WJ_TAIL : WJ_WAIT;
+			break;
+		case WJ_TAIL: /* its last step's gap phases */
+			if (now < j->ready_ns)
 				break;
-			}
-			j->ready_ns = now + j->t->gap_ps / 1000;
-			j->st = WJ_WAIT;
+			wj->progress = true;
+			j->st = WJ_DONE;
+			j->finished = true;
+			j->end_ns = now;
 			break;
 		case WJ_BG:
 			if (!fg_done)
@@ -708,9 +771,11 @@ static uint64_t jobs_tick(struct wr *w)
 			if (t / 1000 < next)
 				next = t / 1000;
 		}
-		if (!w->rank && j->st == WJ_WAIT && j->ready_ns < next)
+		if (!w->rank && (j->st == WJ_WAIT || j->st == WJ_TAIL) && j->ready_ns < next)
 			next = j->ready_ns;
 	}
+	if (!w->rank && wj->tick_ns < next)
+		next = wj->tick_ns;
 	return next;
 }
 
@@ -752,10 +817,19 @@ static int fill_jobs(struct wr *w, struct mrc_run_result *res)
 				j->sizes[j->iters[k].size_idx].incomplete = true;
 		wr_fill_rows(w, j->t, j->dtab, j->n_gi, j->sizes, j->n_sizes, j->iters,
 			j->n_iters, j->n_hosts);
-		/* its end: the last iteration's slowest rank, on rank 0's timeline */
-		if (j->finished && j->n_iters)
+		if (j->nc) { /* the rounds folded into steps, as on one job */
+			if (wr_fold_phases(w, j->t, rj, &j->sizes, &j->n_sizes, &j->iters,
+					&j->n_iters, j->n_hosts, i == 0))
+				return -ENOMEM;
+			/* the job's, from its first step's start (its first gap phases) */
+			rj->started = j->started;
+			rj->finished = j->finished;
+			rj->start_ps = j->started && j->n_iters ? j->iters[0].start_ps : 0;
+			rj->end_ps = j->finished ? rj->end_ps : 0;
+		} else if (j->finished && j->n_iters) { /* the last iteration's slowest rank */
 			rj->end_ps = j->iters[j->n_iters - 1].start_ps +
 				     j->iters[j->n_iters - 1].cct_ps;
+		}
 		rj->sizes = j->sizes;
 		rj->n_sizes = j->n_sizes;
 		rj->iters = j->iters;
@@ -776,18 +850,14 @@ int wr_run_jobs(struct wr *w, struct mrc_run_result *res, char *err, size_t errl
 {
 	int e;
 
-	if (wr_lanes(w) > 1) {
-		snprintf(err, errlen, "wire.xdp_threads: several jobs run on one dataplane thread "
-			 "(wire.xdp_threads: 1)");
-		return -EOPNOTSUPP;
-	}
 	e = setup(w, res != NULL, err, errlen);
 	if (!e) { /* the last exchange is everyone's start */
 		w->wj->t0_ns = w->t0_ns = w->go_ns = wr_mono_ns();
-		if (w->epf)
-			mrc_epf_start(w->epf, w->t0_ns * 1000);
+		w->wj->tick_ns = w->t0_ns + w->timeout_ns / 4;
+		wr_epf_go(w, true, false, w->t0_ns);
 		for (size_t i = 0; i < w->wj->n; i++) /* start: from the run's start */
-			w->wj->jobs[i].ready_ns = w->t0_ns + w->wj->jobs[i].t->start_ps / 1000;
+			w->wj->jobs[i].ready_ns = w->t0_ns + (w->wj->jobs[i].t->start_ps +
+				gap_before(&w->wj->jobs[i], 0)) / 1000;
 		w->tick = jobs_tick;
 		while (!w->err && !(w->rank ? w->got_finish : all_done(w->wj)))
 			if (wr_pump_until(w, turn, "several jobs: nothing happened"))

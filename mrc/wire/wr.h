@@ -44,6 +44,7 @@ enum rv_type {
 	RV_JDONE,	/* rank -> 0: job, then a DONE body (WR_DONE_LEN) */
 	RV_JEND,	/* 0 -> a background job's ranks: job: send no more */
 	RV_JBG,		/* rank -> 0: job, messages posted, completed, refused u64 */
+	RV_JTICK,	/* 0 -> every rank: job 0: rank 0 is alive (a quarter of the timeout) */
 };
 
 #define WR_POLL_NS     1000000ull  /* control sockets polled at least every 1 ms (and when idle) */
@@ -303,9 +304,11 @@ void wr_xdp_stop(struct wr *w);
 void wr_xdp_qp_range(const struct wr *w, unsigned lane, uint32_t *lo, uint32_t *hi);
 /* The thread that owns QP @qpn (0 without threads). */
 unsigned wr_xdp_lane_of(const struct wr *w, uint32_t qpn);
-/* Posts a write to QP @qpn of another thread, through its command ring. */
+/* Posts a write (@with_imm: with immediate @imm) to QP @qpn of another thread, through its
+ * command ring: 0, or -EBUSY when the ring is full; the endpoint's refusal comes back
+ * later (wr_jobs_post_failed, else the job fails). */
 int wr_xdp_post(struct wr *w, uint32_t qpn, const void *src, uint64_t len, uint64_t va,
-	uint32_t rkey, uint32_t imm, uint64_t wr_id, uint64_t now_ps);
+	uint32_t rkey, bool with_imm, uint32_t imm, uint64_t wr_id, uint64_t now_ps);
 /*
  * The rank's lanes: 1 on raw sockets or one thread, else wire.xdp_threads; lane 0 is @w
  * itself, each other a dataplane thread's state (its endpoint with its QPs, its faults).
@@ -423,6 +426,14 @@ int wr_wire_coll(struct wr *w, const struct conf_traffic *t, struct mrc_run_resu
 	const struct conf_phase *ph, uint64_t size, bool *local, struct mrc_job_coll_mem *cmem,
 	struct mrc_coll_params *cp, const struct mrc_coll_ops *cops, void *ctx,
 	struct mrc_coll **out, char *err, size_t errlen);
+/* Registers @len bytes at @base (memory region @g, for the message) with every lane's
+ * endpoint (parked by the caller), the same R_Key each (*@key, 0 for @len 0); a thread's
+ * other key fails the job (-EPROTO). */
+void wr_reg_all(struct wr *w, void *base, uint64_t len, uint32_t *key, int g);
+/* Endpoint faults (mrc/wire/epfault.h) on every lane's copy of the timeline at a GO at
+ * @go_ns: @start, the run's start; @iteration, measured iteration w->measured_iter's
+ * (at_iteration). Nothing without faults. */
+void wr_epf_go(struct wr *w, bool start, bool iteration, uint64_t go_ns);
 /* Rank 0: size row @rs of collective @c (@cp): bytes, count, pairs, CCT histogram. 0 or
  * -ENOMEM. */
 int wr_size_row(struct wr *w, struct mrc_coll *c, const struct mrc_coll_params *cp,
@@ -446,6 +457,23 @@ void wr_fill_rows(struct wr *w, const struct conf_traffic *t, const struct wr_do
 
 /* ---- wjobs.c: several jobs at once (docs/wire-driver.md "Several jobs") ---- */
 
+/* traffic.phases of @t: the gap phases after its @k-th collective phase (k = 0: before the
+ * first), up to the next collective phase (or the step's end), summed, ps. */
+uint64_t wr_phase_gaps(const struct conf_traffic *t, uint32_t k);
+/*
+ * Rank 0, traffic.phases of job @t (docs/report.md "Several jobs"): its rounds (*@iters,
+ * one per collective phase and step, size_idx the collective phase; *@sizes a row per
+ * collective phase, wr_fill_rows' figures in them) become its steps: one step row and one
+ * iteration per step, from its first gap phases before its first round's GO to its last
+ * round's end and its last gap phases (the barriers between phases included; the
+ * simulator's step), @rj's phases (the rows' figures, their histograms moved) and
+ * phase times (a gap's: its length); with @bad, the EV retirements' rounds onto the steps.
+ * *@sizes and *@iters are freed and replaced by @rj's. 0 or -ENOMEM.
+ */
+int wr_fold_phases(struct wr *w, const struct conf_traffic *t, struct mrc_run_job *rj,
+	struct mrc_run_size **sizes, size_t *n_sizes, struct mrc_run_iter **iters,
+	size_t *n_iters, uint32_t nranks, bool bad);
+
 /*
  * Runs every job of traffic as a list on this rank: each one's collectives (or background
  * sink) made and their regions exchanged, then each job this rank takes part in on the one
@@ -460,6 +488,9 @@ int wr_jobs_on_msg(struct wr *w, uint32_t from, const struct rv_msg *m);
 /* The endpoint's completions of QP @qpn's job (pump.c calls them when w->wj). */
 void wr_jobs_send_done(struct wr *w, uint32_t qpn, uint64_t wr_id, uint64_t now);
 int wr_jobs_recv(struct wr *w, uint32_t qpn, uint32_t imm, uint64_t now);
+/* Another thread's endpoint refused a post to QP @qpn with @status: true when that is a
+ * background job's full send queue (-EAGAIN), counted as refused as on one thread. */
+bool wr_jobs_post_failed(struct wr *w, uint32_t qpn, int status);
 void wr_jobs_free(struct wr *w);
 
 /* ---- wirertt.c: the job's base RTT ---- */

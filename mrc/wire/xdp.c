@@ -75,6 +75,7 @@ struct cmd_msg {		/* cmd: a write to post */
 	const void *src;
 	uint64_t len, va, wr_id, now_ps;
 	uint32_t qpn, rkey, imm;
+	bool with_imm;
 };
 
 struct lane {
@@ -259,8 +260,8 @@ static unsigned drain(struct wr *w)
 		struct cmd_msg c;
 
 		while (mrc_spsc_pop(&l->cmd, &c)) {
-			int e = mrc_ep_post_write(w->ep, c.qpn, c.src, c.len, c.va, c.rkey, true,
-				c.imm, c.wr_id, c.now_ps);
+			int e = mrc_ep_post_write(w->ep, c.qpn, c.src, c.len, c.va, c.rkey,
+				c.with_imm, c.imm, c.wr_id, c.now_ps);
 
 			if (e) {
 				struct evt_msg ev = { .kind = EVT_POST_FAIL, .status = e,
@@ -291,6 +292,8 @@ static unsigned drain(struct wr *w)
 					ev.now_ps);
 				break;
 			default:
+				if (w->wj && wr_jobs_post_failed(w, ev.qpn, ev.status))
+					break;
 				wr_fail(w, ev.status, "h%u: post to QP %u: %s", w->rank, ev.qpn,
 					strerror(-ev.status));
 				break;
@@ -526,10 +529,10 @@ void wr_lanes_unpark(struct wr *w)
 }
 
 int wr_xdp_post(struct wr *w, uint32_t qpn, const void *src, uint64_t len, uint64_t va,
-	uint32_t rkey, uint32_t imm, uint64_t wr_id, uint64_t now_ps)
+	uint32_t rkey, bool with_imm, uint32_t imm, uint64_t wr_id, uint64_t now_ps)
 {
 	struct lane *l = &w->xdp->lanes[wr_xdp_lane_of(w, qpn)];
-	struct cmd_msg c = { src, len, va, wr_id, now_ps, qpn, rkey, imm };
+	struct cmd_msg c = { src, len, va, wr_id, now_ps, qpn, rkey, imm, with_imm };
 
 	if (!mrc_spsc_push(&l->cmd, &c))
 		return -EBUSY;
