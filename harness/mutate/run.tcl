@@ -330,7 +330,7 @@ foreach m $mine {
 		}
 		set rc 0
 		foreach mod $order {
-			set rc [sh $wd $log "timeout 10 ./mrcgen-test $mod"]
+			set rc [sh $wd $log "timeout 20 ./mrcgen-test $mod"]
 			if {$rc} {
 				set verdict killed
 				set how "mrcgen-test $mod: exit $rc"
