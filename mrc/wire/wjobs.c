@@ -169,14 +169,14 @@ int wr_jobs_on_msg(struct wr *w, uint32_t from, const struct rv_msg *m)
 	it = m->len >= 8 ? get_be32(b + 4) : 0;
 	wj->progress = true;
 	switch (m->type) {
-	case RV_JARM: /* at a rank of the job, the iteration it awaits */
-		if (m->len < 8 || !j->member || j->bg || it != j->it || j->armed)
+	case RV_JARM: /* at a rank of the job, the iteration it awaits (after its last: none) */
+		if (m->len < 8 || !j->member || j->bg || it >= j->n_gi || it != j->it || j->armed)
 			return -EPROTO;
 		j->arm_of = it + 1;
 		return 0;
-	case RV_JGO:
-		if (m->len < 8 || (!j->member && j->idx) || (j->member && !j->bg &&
-				(it != j->it || !j->armed)) || (j->bg && j->go_of))
+	case RV_JGO: /* a background job's: iteration 0, once */
+		if (m->len < 8 || (!j->member && j->idx) || (j->bg ? it || j->go_of :
+				it >= j->n_gi || (j->member && (it != j->it || !j->armed))))
 			return -EPROTO;
 		if (j->idx == 0 && !j->bg)
 			first_go(w, j, it);
@@ -483,6 +483,11 @@ static int arm(struct wr *w, struct wjob *j)
 	uint8_t b[4];
 	int e;
 
+	if (!c) { /* wr_jobs_on_msg admits no JARM past the job's last iteration */
+		wr_fail(w, -EPROTO, "h%u: job %s: arm of iteration %u, after its last", w->rank,
+			j->t->name, j->it);
+		return w->err;
+	}
 	j->arming = true;
 	j->n_def = 0;
 	j->arm_ns = wr_mono_ns();
@@ -523,9 +528,15 @@ static int done(struct wr *w, struct wjob *j)
 {
 	struct mrc_coll *c = cur_coll(j);
 	struct wr_done *own = &j->own[j->it];
-	uint64_t t = mrc_coll_rank_time(c, w->rank), lead = (j->go_ns - j->arm_ns) * 1000;
+	uint64_t t, lead = (j->go_ns - j->arm_ns) * 1000;
 	uint8_t b[WR_DONE_LEN];
 
+	if (!c) {
+		wr_fail(w, -EPROTO, "h%u: job %s: end of iteration %u, after its last", w->rank,
+			j->t->name, j->it);
+		return w->err;
+	}
+	t = mrc_coll_rank_time(c, w->rank);
 	own->t_ps = t > lead ? t - lead : 0;
 	own->wrong = j->t->verify ? mrc_coll_verify(c, w->rank, j->it) : 0;
 	own->rtx = wr_rank_rtx_bytes(w);
@@ -598,7 +609,7 @@ static void rank_step(struct wr *w)
 			return;
 		if (j->go_of == j->it + 1 && j->armed && !j->running && go(w, j))
 			return;
-		if (j->running && mrc_coll_done(cur_coll(j))) {
+		if (j->running && cur_coll(j) && mrc_coll_done(cur_coll(j))) {
 			wj->progress = true;
 			if (done(w, j))
 				return;

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* wjobs_test: unit tests of mrc/wire/wjobs.c (`mrcgen-test wjobs`): the several jobs'
+ * rendezvous messages from a hostile peer, refused before they reach a collective. */
+#include "mrc/wire/wjobs.c"
+#include "mrc/base/st.h"
+
+/* A 4-rank run of three jobs seen from rank @rank: job 0 "a" on h0-h1 (2 iterations, one
+ * size), job 1 "bg" background on h2-h3, job 2 "c" not set up yet (setup() still on an
+ * earlier job's exchange: no tables). */
+struct t_run {
+	struct wr w;
+	struct wj wj;
+	struct wjob jobs[3];
+	struct conf_traffic t[3];
+	bool in[2][4], got[2][4];
+	struct wr_done dtab[2 * 4];
+};
+
+static void t_run_init(struct t_run *r, uint32_t rank)
+{
+	memset(r, 0, sizeof(*r));
+	r->w.rank = rank;
+	r->w.nranks = 4;
+	r->w.wj = &r->wj;
+	r->wj.jobs = r->jobs;
+	r->wj.n = 3;
+	r->t[0] = (struct conf_traffic){ .name = "a", .iterations = 2 };
+	r->t[1] = (struct conf_traffic){ .name = "bg" };
+	r->t[2] = (struct conf_traffic){ .name = "c", .iterations = 2 };
+	for (uint32_t i = 0; i < 3; i++) {
+		r->jobs[i] = (struct wjob){ .w = &r->w, .idx = i, .t = &r->t[i], .after = -1 };
+		if (i < 2) {
+			r->jobs[i].in = r->in[i];
+			r->jobs[i].got = r->got[i];
+		}
+	}
+	r->jobs[0].per_size = 2;
+	r->jobs[0].n_gi = 2;
+	r->jobs[0].dtab = r->dtab;
+	r->in[0][0] = r->in[0][1] = true;
+	r->jobs[0].member = rank < 2;
+	r->jobs[1].bg = true;
+	r->in[1][2] = r->in[1][3] = true;
+	r->jobs[1].member = rank >= 2;
+}
+
+/* Job @job's message @type with iteration @it (@len bytes of body: 4 the job alone, 8 with
+ * the iteration, more zeros after it) from rank @from. */
+static int t_msg(struct t_run *r, uint32_t from, uint8_t type, uint32_t job, uint32_t it,
+	size_t len)
+{
+	uint8_t b[64] = { 0 };
+	struct rv_msg m = { .type = type, .body = b, .len = len };
+
+	put_be32(b, job);
+	put_be32(b + 4, it);
+	return wr_jobs_on_msg(&r->w, from, &m);
+}
+
+MRC_SELFTEST(wjobs)
+{
+	struct t_run r;
+
+	mrc_st_case(st, "JARM: the iteration awaited armed; past the job's last refused (-EPROTO)");
+	t_run_init(&r, 1);
+	ST_EQ_I(st, t_msg(&r, 0, RV_JARM, 0, 0, 8), 0);
+	ST_EQ(st, r.jobs[0].arm_of, 1);
+	/* after its last iteration (2 of 2) the rank awaits it = n_gi: no collective there */
+	r.jobs[0].it = 2;
+	r.jobs[0].arm_of = 0;
+	ST_EQ_I(st, t_msg(&r, 0, RV_JARM, 0, 2, 8), -EPROTO);
+	ST_EQ_I(st, t_msg(&r, 0, RV_JARM, 0, 0xffffffffu, 8), -EPROTO);
+	ST_EQ(st, r.jobs[0].arm_of, 0);
+	r.jobs[0].it = 0;
+	ST_EQ_I(st, t_msg(&r, 0, RV_JARM, 0, 1, 8), -EPROTO);	/* not the one awaited */
+	ST_EQ_I(st, t_msg(&r, 0, RV_JARM, 0, 0, 7), -EPROTO);	/* no iteration */
+	ST_EQ_I(st, t_msg(&r, 0, RV_JARM, 3, 0, 8), -EPROTO);	/* no job 3 of 3 */
+	ST_EQ_I(st, t_msg(&r, 0, RV_JARM, 1, 0, 8), -EPROTO);	/* a background job */
+
+	mrc_st_case(st, "JGO: past the job's last refused, also at a rank outside the first job");
+	t_run_init(&r, 1);
+	r.jobs[0].it = 2;
+	r.jobs[0].armed = true;
+	ST_EQ_I(st, t_msg(&r, 0, RV_JGO, 0, 2, 8), -EPROTO);
+	ST_EQ(st, r.jobs[0].go_of, 0);
+	/* h3, outside job 0, takes its GO for the timeline: only of an iteration it has */
+	t_run_init(&r, 3);
+	r.w.cur_iter = 77;
+	ST_EQ_I(st, t_msg(&r, 0, RV_JGO, 0, 2, 8), -EPROTO);
+	ST_EQ(st, r.w.cur_iter, 77);
+	ST_EQ_I(st, t_msg(&r, 0, RV_JGO, 0, 1, 8), 0);
+	ST_EQ(st, r.w.cur_iter, 1);
+	ST_EQ(st, r.jobs[0].go_of, 2);
+	/* background: iteration 0, once */
+	ST_EQ_I(st, t_msg(&r, 0, RV_JGO, 1, 1, 8), -EPROTO);
+	ST_EQ_I(st, t_msg(&r, 0, RV_JGO, 1, 0, 8), 0);
+	ST_EQ(st, r.jobs[1].go_of, 1);
+	ST_EQ_I(st, t_msg(&r, 0, RV_JGO, 1, 0, 8), -EPROTO);
+
+	mrc_st_case(st, "arm and done past the job's last iteration fail the run, no collective");
+	t_run_init(&r, 1);
+	r.jobs[0].it = 2;
+	ST_EQ_I(st, arm(&r.w, &r.jobs[0]), -EPROTO);
+	ST_TRUE(st, strstr(r.w.errmsg, "h1: job a: arm of iteration 2, after its last") != NULL);
+	ST_TRUE(st, !r.jobs[0].armed);
+	t_run_init(&r, 1);
+	r.jobs[0].it = 2;
+	ST_EQ_I(st, done(&r.w, &r.jobs[0]), -EPROTO);
+	ST_TRUE(st, strstr(r.w.errmsg, "h1: job a: end of iteration 2, after its last") != NULL);
+	/* a completion on job 0's QP (h1 to h0: QP 1) with no iteration running */
+	t_run_init(&r, 1);
+	r.jobs[0].it = 2;
+	wr_jobs_send_done(&r.w, 1, 5, 1000);
+	ST_EQ_I(st, r.w.err, -EPROTO);
+	ST_TRUE(st, strstr(r.w.errmsg, "send completion on QP 1 of no job") != NULL);
+}
