@@ -35,6 +35,7 @@ struct wjob {
 	uint32_t idx;
 	const struct conf_traffic *t;
 	bool bg, member;
+	bool ready;		/* its tables exist (setup got to it): messages may name it */
 	uint32_t *hosts, n_hosts; /* its ranks (hosts), in rank order */
 	bool *in;		  /* [nranks]: host r takes part */
 	struct mrc_job_coll_mem cmem;
@@ -163,7 +164,8 @@ int wr_jobs_on_msg(struct wr *w, uint32_t from, const struct rv_msg *m)
 	struct wjob *j;
 	uint32_t it;
 
-	if (m->len < 4 || get_be32(b) >= wj->n)
+	/* setup() exchanges job by job, taking messages meanwhile: a later job has no tables */
+	if (m->len < 4 || get_be32(b) >= wj->n || !wj->jobs[get_be32(b)].ready)
 		return -EPROTO;
 	j = &wj->jobs[get_be32(b)];
 	it = m->len >= 8 ? get_be32(b + 4) : 0;
@@ -465,6 +467,9 @@ static int setup(struct wr *w, bool rank0, char *err, size_t errlen)
 			e = -ENOMEM;
 			break;
 		}
+		/* from here a message may name it: in[] says whose it takes (none until its
+		 * ranks are known), rank 0's state which (none until the run) */
+		j->ready = true;
 		e = j->bg ? bg_setup(w, j, k++, err, errlen) :
 			    coll_setup(w, j, wj->local, &k, rank0, err, errlen);
 	}

@@ -30,6 +30,7 @@ static void t_run_init(struct t_run *r, uint32_t rank)
 	for (uint32_t i = 0; i < 3; i++) {
 		r->jobs[i] = (struct wjob){ .w = &r->w, .idx = i, .t = &r->t[i], .after = -1 };
 		if (i < 2) {
+			r->jobs[i].ready = true;
 			r->jobs[i].in = r->in[i];
 			r->jobs[i].got = r->got[i];
 		}
@@ -113,4 +114,29 @@ MRC_SELFTEST(wjobs)
 	wr_jobs_send_done(&r.w, 1, 5, 1000);
 	ST_EQ_I(st, r.w.err, -EPROTO);
 	ST_TRUE(st, strstr(r.w.errmsg, "send completion on QP 1 of no job") != NULL);
+
+	mrc_st_case(st, "a job not set up yet (no tables): every message naming it refused");
+	t_run_init(&r, 0);
+	/* rank 0, still exchanging job 0's regions: job 2's ARMED, DONE, background counts */
+	ST_EQ_I(st, t_msg(&r, 2, RV_JARMED, 2, 0, 8), -EPROTO);
+	ST_EQ_I(st, t_msg(&r, 2, RV_JDONE, 2, 0, 4 + WR_DONE_LEN), -EPROTO);
+	ST_EQ_I(st, t_msg(&r, 2, RV_JBG, 2, 0, 28), -EPROTO);
+	t_run_init(&r, 3);
+	r.jobs[2].member = true; /* what a half-made job may hold: still refused */
+	ST_EQ_I(st, t_msg(&r, 0, RV_JARM, 2, 0, 8), -EPROTO);
+	ST_EQ_I(st, t_msg(&r, 0, RV_JGO, 2, 0, 8), -EPROTO);
+	ST_EQ_I(st, t_msg(&r, 0, RV_JEND, 2, 0, 12), -EPROTO);
+	ST_EQ(st, r.jobs[2].arm_of + r.jobs[2].go_of, 0);
+	/* a job set up whose ranks are not known yet (in[] all false): none of theirs taken */
+	t_run_init(&r, 0);
+	memset(r.in[0], 0, sizeof(r.in[0]));
+	r.jobs[0].st = WJ_ARMING;
+	ST_EQ_I(st, t_msg(&r, 1, RV_JARMED, 0, 0, 8), -EPROTO);
+	ST_TRUE(st, !r.got[0][1]);
+	/* once known, the same ARMED is taken; a rank outside the job still refused */
+	r.in[0][1] = true;
+	ST_EQ_I(st, t_msg(&r, 1, RV_JARMED, 0, 0, 8), 0);
+	ST_TRUE(st, r.got[0][1]);
+	ST_EQ_I(st, t_msg(&r, 2, RV_JARMED, 0, 0, 8), -EPROTO);
+	ST_EQ_I(st, t_msg(&r, 4, RV_JARMED, 0, 0, 8), -EPROTO); /* no rank 4 of 4 */
 }
