@@ -862,6 +862,27 @@ static int fill_jobs(struct wr *w, struct mrc_run_result *res)
 	return 0;
 }
 
+/* Rank 0, after a timeout: each job whose barrier waits, and the ranks it waits for (marked
+ * failed), as the one job's waits name theirs (wr_name_missing). */
+static void name_missing(struct wr *w)
+{
+	struct wj *wj = w->wj;
+
+	for (size_t i = 0; i < wj->n; i++) {
+		struct wjob *j = &wj->jobs[i];
+		char what[160];
+
+		if (j->st != WJ_ARMING && j->st != WJ_RUN && j->st != WJ_BGEND)
+			continue;
+		if (j->st == WJ_BGEND)
+			snprintf(what, sizeof(what), "; job %s: background counts", j->t->name);
+		else
+			snprintf(what, sizeof(what), "; job %s: iteration %u's %s", j->t->name,
+				j->r0_it, j->st == WJ_RUN ? "DONE" : "ARMED");
+		wr_name_missing_of(w, what, j->got, j->in);
+	}
+}
+
 int wr_run_jobs(struct wr *w, struct mrc_run_result *res, char *err, size_t errlen)
 {
 	int e;
@@ -876,8 +897,10 @@ int wr_run_jobs(struct wr *w, struct mrc_run_result *res, char *err, size_t errl
 				gap_before(&w->wj->jobs[i], 0)) / 1000;
 		w->tick = jobs_tick;
 		while (!w->err && !(w->rank ? w->got_finish : all_done(w->wj)))
-			if (wr_pump_until(w, turn, "several jobs: nothing happened"))
+			if (wr_pump_until(w, turn, "several jobs: nothing happened")) {
+				name_missing(w);
 				break;
+			}
 		w->tick = NULL;
 		e = w->err;
 		if (e)

@@ -61,6 +61,7 @@ static int t_msg(struct t_run *r, uint32_t from, uint8_t type, uint32_t job, uin
 MRC_SELFTEST(wjobs)
 {
 	struct t_run r;
+	bool failed[4] = { false };
 
 	mrc_st_case(st, "JARM: the iteration awaited armed; past the job's last refused (-EPROTO)");
 	t_run_init(&r, 1);
@@ -139,4 +140,27 @@ MRC_SELFTEST(wjobs)
 	ST_TRUE(st, r.got[0][1]);
 	ST_EQ_I(st, t_msg(&r, 2, RV_JARMED, 0, 0, 8), -EPROTO);
 	ST_EQ_I(st, t_msg(&r, 4, RV_JARMED, 0, 0, 8), -EPROTO); /* no rank 4 of 4 */
+
+	mrc_st_case(st, "a timeout names each waiting job and its ranks missing, marks them failed");
+	t_run_init(&r, 0);
+	r.w.failed = failed;
+	r.jobs[0].st = WJ_RUN;	/* iteration 1: h0 and h1 both owe their DONE */
+	r.jobs[0].r0_it = 1;
+	r.jobs[1].st = WJ_BGEND; /* h2 sent its counts, h3 not */
+	r.got[1][2] = true;
+	r.jobs[2].st = WJ_WAIT;	/* not waiting on anyone */
+	wr_fail(&r.w, -ETIMEDOUT, "several jobs: nothing happened: nothing within 9 ms");
+	name_missing(&r.w);
+	ST_TRUE(st, !strcmp(r.w.errmsg, "several jobs: nothing happened: nothing within 9 ms; "
+		"job a: iteration 1's DONE from h0 h1; job bg: background counts from h3"));
+	/* rank 0 is the one waiting: named, never failed */
+	ST_TRUE(st, !failed[0] && failed[1] && !failed[2] && failed[3]);
+	/* another failure than a timeout names no one */
+	t_run_init(&r, 0);
+	memset(failed, 0, sizeof(failed));
+	r.w.failed = failed;
+	r.jobs[0].st = WJ_ARMING;
+	wr_fail(&r.w, -EPROTO, "x");
+	name_missing(&r.w);
+	ST_TRUE(st, !strcmp(r.w.errmsg, "x") && !failed[1]);
 }

@@ -407,8 +407,15 @@ void wr_rv_close(struct wr *w);
 bool wr_all_got(struct wr *w);
 bool wr_all_mr(struct wr *w);
 void wr_clear_got(struct wr *w);
-/* Names the ranks rank 0 still waits for, into the failure message. */
+/* Names the ranks rank 0 still waits for (got[r] false, r > 0), into the failure message, and
+ * marks them failed (report.json wire.failed_ranks); only after a timeout (-ETIMEDOUT). */
 void wr_name_missing(struct wr *w);
+/*
+ * As wr_name_missing, for a wait among the ranks r with @in[r] (@in NULL: every rank but 0)
+ * on @got[] ([nranks]): appends @what, " from" and " hR" for each rank still missing (rank 0
+ * too, its own part of a job's barrier, but never marked failed: it is the one waiting).
+ */
+void wr_name_missing_of(struct wr *w, const char *what, const bool *got, const bool *in);
 
 /* ---- wirerun.c ---- */
 
