@@ -797,6 +797,35 @@ static uint64_t jobs_tick(struct wr *w)
 
 /* ---- rank 0: the report ------------------------------------------------------------- */
 
+/* Rank 0, job @j of rows (sizes; phases: collective phases) that did not finish: a row
+ * with fewer rounds ended than its per_size is incomplete (no time, docs/report.md), also
+ * when it never ran; without phases the sizes it never reached are left out, as one job's
+ * run never makes them (the first stays). */
+static void unfinished_rows(struct wjob *j)
+{
+	uint32_t ended[64] = { 0 }; /* coll_setup: at most 64 rows */
+	size_t last = 0;
+
+	for (size_t k = 0; k < j->n_iters; k++) {
+		const struct mrc_run_iter *ri = &j->iters[k];
+
+		if (ri->size_idx >= j->n_sizes)
+			continue;
+		ended[ri->size_idx] += !ri->incomplete;
+		if (ri->size_idx > last)
+			last = ri->size_idx;
+	}
+	for (size_t s = 0; s < j->n_sizes; s++)
+		j->sizes[s].incomplete |= ended[s] < j->per_size;
+	while (!j->nc && j->n_sizes > last + 1) {
+		struct mrc_run_size *rs = &j->sizes[--j->n_sizes];
+
+		mrc_hist_free(rs->cct_ns);
+		free(rs->pairs);
+		memset(rs, 0, sizeof(*rs));
+	}
+}
+
 static int fill_jobs(struct wr *w, struct mrc_run_result *res)
 {
 	struct wj *wj = w->wj;
@@ -828,9 +857,8 @@ static int fill_jobs(struct wr *w, struct mrc_run_result *res)
 			rj->bg_refused = j->sum_refused;
 			continue;
 		}
-		for (size_t k = 0; k < j->n_iters; k++)
-			if (j->iters[k].incomplete)
-				j->sizes[j->iters[k].size_idx].incomplete = true;
+		if (!j->finished)
+			unfinished_rows(j);
 		wr_fill_rows(w, j->t, j->dtab, j->n_gi, j->sizes, j->n_sizes, j->iters,
 			j->n_iters, j->n_hosts);
 		if (j->nc) { /* the rounds folded into steps, as on one job */

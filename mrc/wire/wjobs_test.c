@@ -163,4 +163,43 @@ MRC_SELFTEST(wjobs)
 	wr_fail(&r.w, -EPROTO, "x");
 	name_missing(&r.w);
 	ST_TRUE(st, !strcmp(r.w.errmsg, "x") && !failed[1]);
+
+	mrc_st_case(st, "a job that did not finish: sizes not all ended incomplete, unreached gone");
+	{
+		/* 3 sizes of 2 iterations (warmup counted): size 0 ended both, size 1 one (its
+		 * second never armed: no row), size 2 never reached */
+		struct mrc_run_size sz[3] = { { .bytes = 1 }, { .bytes = 2 }, { .bytes = 3 } };
+		struct mrc_run_iter it[3] = { { .size_idx = 0, .iter = 0 },
+			{ .size_idx = 0, .iter = 1 }, { .size_idx = 1, .iter = 2 } };
+		struct wjob j = { .sizes = sz, .n_sizes = 3, .iters = it, .n_iters = 3,
+			.per_size = 2 };
+
+		ST_EQ_I(st, mrc_hist_init(1, 1000000, 3, &sz[2].cct_ns), 0);
+		unfinished_rows(&j);
+		ST_EQ(st, j.n_sizes, 2);
+		ST_TRUE(st, !sz[0].incomplete && sz[1].incomplete);
+		ST_TRUE(st, sz[2].cct_ns == NULL); /* freed */
+		/* the same with size 1's second iteration failed in (a row, incomplete) */
+		it[1].incomplete = false;
+		sz[1].incomplete = false;
+		j.n_sizes = 2;
+		it[2] = (struct mrc_run_iter){ .size_idx = 1, .iter = 2, .incomplete = true };
+		unfinished_rows(&j);
+		ST_TRUE(st, !sz[0].incomplete && sz[1].incomplete && j.n_sizes == 2);
+		/* no round ran: the first size stays, incomplete */
+		memset(sz, 0, sizeof(sz));
+		j.n_sizes = 3;
+		j.n_iters = 0;
+		unfinished_rows(&j);
+		ST_TRUE(st, j.n_sizes == 1 && sz[0].incomplete);
+		/* phases (2 collective phases, 3 steps): rounds 0-2 ended, phase 0's 2 of 3,
+		 * phase 1's 1; every phase row kept for the fold into steps */
+		memset(sz, 0, sizeof(sz));
+		for (uint32_t k = 0; k < 3; k++)
+			it[k] = (struct mrc_run_iter){ .size_idx = k % 2, .iter = k };
+		j = (struct wjob){ .sizes = sz, .n_sizes = 2, .iters = it, .n_iters = 3,
+			.per_size = 3, .nc = 2 };
+		unfinished_rows(&j);
+		ST_TRUE(st, j.n_sizes == 2 && sz[0].incomplete && sz[1].incomplete);
+	}
 }
