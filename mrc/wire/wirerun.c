@@ -249,8 +249,13 @@ void wr_reg_all(struct wr *w, void *base, uint64_t len, uint32_t *key, int g)
 	/* every thread's endpoint registers it, in the same order: the same R_Key */
 	for (unsigned t = 0; len && t < wr_lanes(w); t++) {
 		uint32_t k = 0;
+		int e = mrc_ep_reg_mr(wr_lane(w, t)->ep, base, len, t ? &k : key);
 
-		mrc_ep_reg_mr(wr_lane(w, t)->ep, base, len, t ? &k : key);
+		if (e) { /* no region: never advertise key 0 for it */
+			wr_fail(w, e, "h%u: memory region %d (%llu B) on thread %u: %s", w->rank,
+				g, (unsigned long long)len, t, strerror(-e));
+			return;
+		}
 		if (t && k != *key)
 			wr_fail(w, -EPROTO, "h%u: memory region %d: R_Key 0x%x on thread %u, "
 				"0x%x on thread 0", w->rank, g, k, t, *key);

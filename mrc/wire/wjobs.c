@@ -324,8 +324,9 @@ static int bg_setup(struct wr *w, struct wjob *j, uint32_t k, char *err, size_t 
 	if (!j->perm || !j->bg_va || !j->cs)
 		return -ENOMEM;
 	n = mrc_job_bg_init(w->job, j->t, j->idx, j->hosts, j->perm, w->nranks, &j->rng);
-	if (n < 2) {
-		snprintf(err, errlen, "job %s: background: %ld hosts", j->t->name, n);
+	if (n < 2) { /* mrc_job_bg_init: -EINVAL for fewer than 2 hosts or more than the ranks */
+		snprintf(err, errlen, "job %s: background: its hosts over %u ranks: %s (2 to %u)",
+			j->t->name, w->nranks, strerror(n < 0 ? (int)-n : EINVAL), w->nranks);
 		return -EINVAL;
 	}
 	j->n_hosts = (uint32_t)n;

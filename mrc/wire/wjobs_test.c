@@ -3,6 +3,18 @@
  * rendezvous messages from a hostile peer, refused before they reach a collective. */
 #include "mrc/wire/wjobs.c"
 #include "mrc/base/st.h"
+#include "mrc/engine/ep.h"
+#include "mrc/engine/st_net.h"
+
+/* An endpoint's path: never asked for here (no QP sends) */
+static int t_path(void *ctx, uint32_t peer_host, uint32_t ev, struct mrc_pkt *hdr)
+{
+	(void)ctx;
+	(void)peer_host;
+	(void)ev;
+	(void)hdr;
+	return -EINVAL;
+}
 
 /* A 4-rank run of three jobs seen from rank @rank: job 0 "a" on h0-h1 (2 iterations, one
  * size), job 1 "bg" background on h2-h3, job 2 "c" not set up yet (setup() still on an
@@ -201,5 +213,38 @@ MRC_SELFTEST(wjobs)
 			.per_size = 3, .nc = 2 };
 		unfinished_rows(&j);
 		ST_TRUE(st, j.n_sizes == 2 && sz[0].incomplete && sz[1].incomplete);
+	}
+
+	mrc_st_case(st, "a refused memory region fails the run, its key never advertised");
+	{
+		struct mrc_ep_params p;
+		uint32_t key = 77;
+		int e;
+		uint8_t buf[64];
+
+		static const uint32_t evs[1] = { 0x0A0B };
+
+		mrc_ep_params_default(&p, 1, 100000000000ull, 12000000);
+		p.path = t_path;
+		p.peer_of = st_peer_of;
+		p.ev_plane = st_ev_plane;
+		p.ev.evs = evs;
+		p.ev.n_evs = 1;
+		p.first_qpn = 1;
+		p.max_qps = 1;
+		t_run_init(&r, 2);
+		e = mrc_ep_new(&p, NULL, NULL, &r.w.ep);
+		ST_EQ_I(st, e, 0);
+		if (e)
+			return;
+		wr_reg_all(&r.w, buf, sizeof(buf), &key, 1);
+		ST_EQ_I(st, r.w.err, 0);
+		ST_TRUE(st, key != 0);
+		/* 64 bytes ending past the top of the address space: mrc_ep_reg_mr's -EINVAL */
+		wr_reg_all(&r.w, (void *)(UINTPTR_MAX - 15), 64, &key, 2);
+		ST_EQ_I(st, r.w.err, -EINVAL);
+		ST_TRUE(st, !strcmp(r.w.errmsg, "h2: memory region 2 (64 B) on thread 0: Invalid "
+			"argument"));
+		mrc_ep_free(r.w.ep);
 	}
 }

@@ -435,7 +435,8 @@ int wr_wire_coll(struct wr *w, const struct conf_traffic *t, struct mrc_run_resu
 	struct mrc_coll **out, char *err, size_t errlen);
 /* Registers @len bytes at @base (memory region @g, for the message) with every lane's
  * endpoint (parked by the caller), the same R_Key each (*@key, 0 for @len 0); a thread's
- * other key fails the job (-EPROTO). */
+ * other key fails the job (-EPROTO), so does a refused registration (mrc_ep_reg_mr's
+ * -EINVAL, -ENOMEM): the caller checks w->err before it advertises *@key. */
 void wr_reg_all(struct wr *w, void *base, uint64_t len, uint32_t *key, int g);
 /* Endpoint faults (mrc/wire/epfault.h) on every lane's copy of the timeline at a GO at
  * @go_ns: @start, the run's start; @iteration, measured iteration w->measured_iter's
