@@ -248,13 +248,8 @@ void wr_jobs_send_done(struct wr *w, uint32_t qpn, uint64_t wr_id, uint64_t now)
 		wr_fail(w, -EPROTO, "h%u: send completion on QP %u of no job", w->rank, qpn);
 		return;
 	}
-	if (j->measuring) { /* the first step's writes wait for GO after the collective armed */
-		uint64_t t0 = mrc_coll_posted_at(c, w->rank, wr_id);
-
-		if (t0 < j->go_ns * 1000)
-			t0 = j->go_ns * 1000;
-		mrc_hist_record(w->msg_ns, (int64_t)((now - t0) / 1000));
-	}
+	if (j->measuring)
+		wr_msg_latency(w, c, wr_id, j->go_ns, now);
 	err = mrc_coll_on_send_done(c, w->rank, wr_id, now);
 	if (err)
 		wr_fail(w, err, "h%u: job %s: send completion %llu: %s", w->rank, j->t->name,
@@ -286,24 +281,12 @@ static int wj_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, cons
 {
 	struct wjob *j = ctx;
 	struct wr *w = j->w;
-	struct deferred *d;
 
 	(void)rank;
 	if (!j->arming)
 		return wr_post_qp(w, wr_qpn(w, j->idx, x->peer), src, x->len, va,
 			j->cs[round_cs(j, j->it)].rkey[x->peer][x->dst_reg], true, imm, wr_id);
-	if (j->n_def == j->cap_def) {
-		size_t n = j->cap_def ? 2 * j->cap_def : 64;
-
-		d = realloc(j->defq, n * sizeof(*d));
-		if (!d)
-			return -ENOMEM;
-		j->defq = d;
-		j->cap_def = n;
-	}
-	d = &j->defq[j->n_def++];
-	*d = (struct deferred){ .x = *x, .src = src, .va = va, .imm = imm, .wr_id = wr_id };
-	return 0;
+	return wr_defer(&j->defq, &j->n_def, &j->cap_def, x, src, va, imm, wr_id);
 }
 
 static const struct mrc_coll_ops wj_cops = { wj_post };
@@ -516,25 +499,12 @@ static int go(struct wr *w, struct wjob *j)
 	j->running = true;
 	j->go_ns = wr_mono_ns();
 	j->measuring = in_size >= j->t->warmup;
-	for (size_t i = 0; i < j->n_def; i++) {
-		struct deferred *d = &j->defq[i];
-		int e = wj_post(j, w->rank, &d->x, d->src, d->va, d->imm, d->wr_id);
-
-		if (e) {
-			wr_fail(w, e, "h%u: job %s: post to h%u: %s", w->rank, j->t->name,
-				d->x.peer, strerror(-e));
-			return e;
-		}
-	}
-	j->n_def = 0;
-	return 0;
+	return wr_post_deferred(w, &wj_cops, j, j->defq, &j->n_def, j->t->name);
 }
 
 static int done(struct wr *w, struct wjob *j)
 {
 	struct mrc_coll *c = cur_coll(j);
-	struct wr_done *own = &j->own[j->it];
-	uint64_t t, lead = (j->go_ns - j->arm_ns) * 1000;
 	uint8_t b[WR_DONE_LEN];
 
 	if (!c) {
@@ -542,14 +512,9 @@ static int done(struct wr *w, struct wjob *j)
 			j->t->name, j->it);
 		return w->err;
 	}
-	t = mrc_coll_rank_time(c, w->rank);
-	own->t_ps = t > lead ? t - lead : 0;
-	own->wrong = j->t->verify ? mrc_coll_verify(c, w->rank, j->it) : 0;
-	own->rtx = wr_rank_rtx_bytes(w);
-	own->have = true;
-	for (uint32_t s = 0; j->measuring && s < mrc_coll_steps(c, w->rank); s++)
-		mrc_hist_record(w->step_ns, (int64_t)(mrc_coll_step_time(c, w->rank, s) / 1000));
-	wr_done_encode(own, j->it, b);
+	wr_own_row(w, j->t, c, j->it, j->measuring, (j->go_ns - j->arm_ns) * 1000,
+		&j->own[j->it]);
+	wr_done_encode(&j->own[j->it], j->it, b);
 	j->running = j->armed = j->measuring = false;
 	j->it++;
 	return wj_send(w, j, 0, RV_JDONE, b, sizeof(b));
