@@ -469,7 +469,7 @@ MRC_SELFTEST(bootstrap)
 	ST_EQ_I(st, rv_addr("nohostport", &ss, &sl, path, err, sizeof(err)), -EINVAL);
 	ST_EQ_I(st, rv_addr("unix:", &ss, &sl, path, err, sizeof(err)), -EINVAL);
 
-	mrc_st_case(st, "a timeout names the ranks missing: all but rank 0's, or a set's; 0 never failed");
+	mrc_st_case(st, "a timeout names the ranks missing (a set's: rank 0 too), never fails 0");
 	{
 		struct wr w = { .rank = 0, .nranks = 4 };
 		bool failed[4] = { false }, got[4] = { false, true, false, false };

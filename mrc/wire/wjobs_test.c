@@ -153,7 +153,7 @@ MRC_SELFTEST(wjobs)
 	ST_EQ_I(st, t_msg(&r, 2, RV_JARMED, 0, 0, 8), -EPROTO);
 	ST_EQ_I(st, t_msg(&r, 4, RV_JARMED, 0, 0, 8), -EPROTO); /* no rank 4 of 4 */
 
-	mrc_st_case(st, "a timeout names each waiting job and its ranks missing, marks them failed");
+	mrc_st_case(st, "a timeout names each waiting job, its ranks missing, marks them failed");
 	t_run_init(&r, 0);
 	r.w.failed = failed;
 	r.jobs[0].st = WJ_RUN;	/* iteration 1: h0 and h1 both owe their DONE */
@@ -176,7 +176,7 @@ MRC_SELFTEST(wjobs)
 	name_missing(&r.w);
 	ST_TRUE(st, !strcmp(r.w.errmsg, "x") && !failed[1]);
 
-	mrc_st_case(st, "a job that did not finish: sizes not all ended incomplete, unreached gone");
+	mrc_st_case(st, "a job not finished: sizes not all ended incomplete, unreached gone");
 	{
 		/* 3 sizes of 2 iterations (warmup counted): size 0 ended both, size 1 one (its
 		 * second never armed: no row), size 2 never reached */
