@@ -862,19 +862,25 @@ void wr_clear_got(struct wr *w)
 	memset(w->got, 0, w->nranks * sizeof(*w->got));
 }
 
-void wr_name_missing(struct wr *w)
+void wr_name_missing_of(struct wr *w, const char *what, const bool *got, const bool *in)
 {
 	size_t k = strlen(w->errmsg);
 
-	if (w->rank || w->err != -ETIMEDOUT)
+	if (w->rank || w->err != -ETIMEDOUT || k >= sizeof(w->errmsg) - 1)
 		return;
-	k += snprintf(w->errmsg + k, sizeof(w->errmsg) - k, " from");
-	for (uint32_t r = 1; r < w->nranks && k < sizeof(w->errmsg); r++) {
-		if (w->got[r])
+	k += snprintf(w->errmsg + k, sizeof(w->errmsg) - k, "%s from", what);
+	for (uint32_t r = in ? 0 : 1; r < w->nranks && k < sizeof(w->errmsg); r++) {
+		if ((in && !in[r]) || got[r])
 			continue;
-		rv_mark_failed(w, r);
+		if (r) /* rank 0 waits on its own collective for another rank */
+			rv_mark_failed(w, r);
 		k += snprintf(w->errmsg + k, sizeof(w->errmsg) - k, " h%u", r);
 	}
+}
+
+void wr_name_missing(struct wr *w)
+{
+	wr_name_missing_of(w, "", w->got, NULL);
 }
 
 void wr_rv_abort(struct wr *w, const char *why)

@@ -468,4 +468,23 @@ MRC_SELFTEST(bootstrap)
 	ST_EQ_I(st, rv_addr("::1:7001", &ss, &sl, path, err, sizeof(err)), -EINVAL);
 	ST_EQ_I(st, rv_addr("nohostport", &ss, &sl, path, err, sizeof(err)), -EINVAL);
 	ST_EQ_I(st, rv_addr("unix:", &ss, &sl, path, err, sizeof(err)), -EINVAL);
+
+	mrc_st_case(st, "a timeout names the ranks missing (a set's: rank 0 too), never fails 0");
+	{
+		struct wr w = { .rank = 0, .nranks = 4 };
+		bool failed[4] = { false }, got[4] = { false, true, false, false };
+		bool in[4] = { true, true, false, true };
+
+		w.failed = failed;
+		w.got = got;
+		wr_fail(&w, -ETIMEDOUT, "x");
+		wr_name_missing(&w);
+		ST_TRUE(st, !strcmp(w.errmsg, "x from h2 h3"));
+		ST_TRUE(st, !failed[0] && !failed[1] && failed[2] && failed[3]);
+		/* a job's barrier among h0, h1, h3: rank 0 named (its own part), never failed */
+		memset(failed, 0, sizeof(failed));
+		wr_name_missing_of(&w, "; job a", got, in);
+		ST_TRUE(st, !strcmp(w.errmsg, "x from h2 h3; job a from h0 h3"));
+		ST_TRUE(st, !failed[0] && !failed[1] && !failed[2] && failed[3]);
+	}
 }

@@ -105,13 +105,8 @@ static void ep_send_done(void *ctx, uint32_t qpn, uint64_t wr_id, int status, ui
 		wr_jobs_send_done(w, qpn, wr_id, now);
 		return;
 	}
-	if (w->measuring) { /* the first step's writes wait for GO after the collective armed */
-		uint64_t t0 = mrc_coll_posted_at(w->coll, w->rank, wr_id);
-
-		if (t0 < w->go_ns * 1000)
-			t0 = w->go_ns * 1000;
-		mrc_hist_record(w->msg_ns, (int64_t)((now - t0) / 1000));
-	}
+	if (w->measuring)
+		wr_msg_latency(w, w->coll, wr_id, w->go_ns, now);
 	err = mrc_coll_on_send_done(w->coll, w->rank, wr_id, now);
 	if (err)
 		wr_fail(w, err, "h%u: collective: send completion %llu: %s", w->rank,
@@ -208,31 +203,58 @@ int wr_post_now(struct wr *w, const struct mrc_coll_xfer *x, const void *src, ui
 		w->peer_rkey[x->peer][x->dst_reg], true, imm, wr_id);
 }
 
+void wr_msg_latency(struct wr *w, struct mrc_coll *c, uint64_t wr_id, uint64_t go_ns,
+	uint64_t now)
+{
+	uint64_t t0 = mrc_coll_posted_at(c, w->rank, wr_id);
+
+	if (t0 < go_ns * 1000) /* the first step's writes wait for GO after the collective armed */
+		t0 = go_ns * 1000;
+	mrc_hist_record(w->msg_ns, (int64_t)((now - t0) / 1000));
+}
+
+int wr_defer(struct deferred **q, size_t *n, size_t *cap, const struct mrc_coll_xfer *x,
+	const void *src, uint64_t va, uint32_t imm, uint64_t wr_id)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 64;
+		struct deferred *d = realloc(*q, c * sizeof(*d));
+
+		if (!d)
+			return -ENOMEM;
+		*q = d;
+		*cap = c;
+	}
+	(*q)[(*n)++] = (struct deferred){ .x = *x, .src = src, .va = va, .imm = imm,
+		.wr_id = wr_id };
+	return 0;
+}
+
+int wr_post_deferred(struct wr *w, const struct mrc_coll_ops *ops, void *ctx,
+	const struct deferred *q, size_t *n, const char *job)
+{
+	for (size_t i = 0; i < *n; i++) {
+		int e = ops->post(ctx, w->rank, &q[i].x, q[i].src, q[i].va, q[i].imm, q[i].wr_id);
+
+		if (e) {
+			wr_fail(w, e, "h%u: %s%s%spost to h%u: %s", w->rank, job ? "job " : "",
+				job ? job : "", job ? ": " : "", q[i].x.peer, strerror(-e));
+			return e;
+		}
+	}
+	*n = 0;
+	return 0;
+}
+
 int wr_coll_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, const void *src,
 	uint64_t va, uint32_t imm, uint64_t wr_id)
 {
 	struct wr *w = ctx;
-	struct deferred *d;
 
 	(void)rank;
 	if (!w->arming)
 		return wr_post_now(w, x, src, va, imm, wr_id);
-	if (w->n_def == w->cap_def) {
-		size_t n = w->cap_def ? 2 * w->cap_def : 64;
-
-		d = realloc(w->defq, n * sizeof(*d));
-		if (!d)
-			return -ENOMEM;
-		w->defq = d;
-		w->cap_def = n;
-	}
-	d = &w->defq[w->n_def++];
-	d->x = *x;
-	d->src = src;
-	d->va = va;
-	d->imm = imm;
-	d->wr_id = wr_id;
-	return 0;
+	return wr_defer(&w->defq, &w->n_def, &w->cap_def, x, src, va, imm, wr_id);
 }
 
 /* The fault hook's view of a packet leaving (@outer) or reaching this host. */

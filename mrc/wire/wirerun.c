@@ -249,8 +249,13 @@ void wr_reg_all(struct wr *w, void *base, uint64_t len, uint32_t *key, int g)
 	/* every thread's endpoint registers it, in the same order: the same R_Key */
 	for (unsigned t = 0; len && t < wr_lanes(w); t++) {
 		uint32_t k = 0;
+		int e = mrc_ep_reg_mr(wr_lane(w, t)->ep, base, len, t ? &k : key);
 
-		mrc_ep_reg_mr(wr_lane(w, t)->ep, base, len, t ? &k : key);
+		if (e) { /* no region: never advertise key 0 for it */
+			wr_fail(w, e, "h%u: memory region %d (%llu B) on thread %u: %s", w->rank,
+				g, (unsigned long long)len, t, strerror(-e));
+			return;
+		}
 		if (t && k != *key)
 			wr_fail(w, -EPROTO, "h%u: memory region %d: R_Key 0x%x on thread %u, "
 				"0x%x on thread 0", w->rank, g, k, t, *key);
@@ -322,8 +327,7 @@ uint64_t wr_rank_rtx_bytes(struct wr *w)
 static int run_iteration(struct wr *w, uint32_t global_iter, bool warmup,
 	struct mrc_run_iter *ri)
 {
-	struct wr_done *own = &w->own[global_iter];
-	uint64_t arm_ns, go_ns, t;
+	uint64_t arm_ns, go_ns;
 
 	w->want_iter = global_iter;
 	if (w->boot->arm(w, global_iter))
@@ -351,27 +355,26 @@ static int run_iteration(struct wr *w, uint32_t global_iter, bool warmup,
 	w->cur_iter = global_iter;
 	ri->start_ps = (go_ns - w->t0_ns) * 1000;
 	wr_epf_go(w, global_iter == 0, !warmup && !w->no_at_iter, go_ns);
-	for (size_t i = 0; i < w->n_def; i++) {
-		struct deferred *d = &w->defq[i];
-		int e = wr_post_now(w, &d->x, d->src, d->va, d->imm, d->wr_id);
-
-		if (e) {
-			wr_fail(w, e, "h%u: post to h%u: %s", w->rank, d->x.peer, strerror(-e));
-			return e;
-		}
-	}
-	w->n_def = 0;
+	if (wr_post_deferred(w, &wr_cops, w, w->defq, &w->n_def, NULL))
+		return w->err;
 	if (wr_pump_until(w, coll_done, "iteration: this rank's collective made no progress"))
 		return w->err;
-	t = mrc_coll_rank_time(w->coll, w->rank);
-	own->t_ps = t > (go_ns - arm_ns) * 1000 ? t - (go_ns - arm_ns) * 1000 : 0;
-	own->wrong = w->job->traffic.verify ? mrc_coll_verify(w->coll, w->rank, global_iter) : 0;
+	wr_own_row(w, &w->job->traffic, w->coll, global_iter, !warmup, (go_ns - arm_ns) * 1000,
+		&w->own[global_iter]);
+	return w->boot->done(w, global_iter);
+}
+
+void wr_own_row(struct wr *w, const struct conf_traffic *t, struct mrc_coll *c, uint32_t gi,
+	bool measured, uint64_t lead_ps, struct wr_done *own)
+{
+	uint64_t ps = mrc_coll_rank_time(c, w->rank);
+
+	own->t_ps = ps > lead_ps ? ps - lead_ps : 0;
+	own->wrong = t->verify ? mrc_coll_verify(c, w->rank, gi) : 0;
 	own->rtx = wr_rank_rtx_bytes(w);
 	own->have = true;
-	for (uint32_t s = 0; !warmup && s < mrc_coll_steps(w->coll, w->rank); s++)
-		mrc_hist_record(w->step_ns,
-			(int64_t)(mrc_coll_step_time(w->coll, w->rank, s) / 1000));
-	return w->boot->done(w, global_iter);
+	for (uint32_t s = 0; measured && s < mrc_coll_steps(c, w->rank); s++)
+		mrc_hist_record(w->step_ns, (int64_t)(mrc_coll_step_time(c, w->rank, s) / 1000));
 }
 
 static bool gap_over(struct wr *w)

@@ -35,6 +35,7 @@ struct wjob {
 	uint32_t idx;
 	const struct conf_traffic *t;
 	bool bg, member;
+	bool ready;		/* its tables exist (setup got to it): messages may name it */
 	uint32_t *hosts, n_hosts; /* its ranks (hosts), in rank order */
 	bool *in;		  /* [nranks]: host r takes part */
 	struct mrc_job_coll_mem cmem;
@@ -163,20 +164,21 @@ int wr_jobs_on_msg(struct wr *w, uint32_t from, const struct rv_msg *m)
 	struct wjob *j;
 	uint32_t it;
 
-	if (m->len < 4 || get_be32(b) >= wj->n)
+	/* setup() exchanges job by job, taking messages meanwhile: a later job has no tables */
+	if (m->len < 4 || get_be32(b) >= wj->n || !wj->jobs[get_be32(b)].ready)
 		return -EPROTO;
 	j = &wj->jobs[get_be32(b)];
 	it = m->len >= 8 ? get_be32(b + 4) : 0;
 	wj->progress = true;
 	switch (m->type) {
-	case RV_JARM: /* at a rank of the job, the iteration it awaits */
-		if (m->len < 8 || !j->member || j->bg || it != j->it || j->armed)
+	case RV_JARM: /* at a rank of the job, the iteration it awaits (after its last: none) */
+		if (m->len < 8 || !j->member || j->bg || it >= j->n_gi || it != j->it || j->armed)
 			return -EPROTO;
 		j->arm_of = it + 1;
 		return 0;
-	case RV_JGO:
-		if (m->len < 8 || (!j->member && j->idx) || (j->member && !j->bg &&
-				(it != j->it || !j->armed)) || (j->bg && j->go_of))
+	case RV_JGO: /* a background job's: iteration 0, once */
+		if (m->len < 8 || (!j->member && j->idx) || (j->bg ? it || j->go_of :
+				it >= j->n_gi || (j->member && (it != j->it || !j->armed))))
 			return -EPROTO;
 		if (j->idx == 0 && !j->bg)
 			first_go(w, j, it);
@@ -246,13 +248,8 @@ void wr_jobs_send_done(struct wr *w, uint32_t qpn, uint64_t wr_id, uint64_t now)
 		wr_fail(w, -EPROTO, "h%u: send completion on QP %u of no job", w->rank, qpn);
 		return;
 	}
-	if (j->measuring) { /* the first step's writes wait for GO after the collective armed */
-		uint64_t t0 = mrc_coll_posted_at(c, w->rank, wr_id);
-
-		if (t0 < j->go_ns * 1000)
-			t0 = j->go_ns * 1000;
-		mrc_hist_record(w->msg_ns, (int64_t)((now - t0) / 1000));
-	}
+	if (j->measuring)
+		wr_msg_latency(w, c, wr_id, j->go_ns, now);
 	err = mrc_coll_on_send_done(c, w->rank, wr_id, now);
 	if (err)
 		wr_fail(w, err, "h%u: job %s: send completion %llu: %s", w->rank, j->t->name,
@@ -284,24 +281,12 @@ static int wj_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, cons
 {
 	struct wjob *j = ctx;
 	struct wr *w = j->w;
-	struct deferred *d;
 
 	(void)rank;
 	if (!j->arming)
 		return wr_post_qp(w, wr_qpn(w, j->idx, x->peer), src, x->len, va,
 			j->cs[round_cs(j, j->it)].rkey[x->peer][x->dst_reg], true, imm, wr_id);
-	if (j->n_def == j->cap_def) {
-		size_t n = j->cap_def ? 2 * j->cap_def : 64;
-
-		d = realloc(j->defq, n * sizeof(*d));
-		if (!d)
-			return -ENOMEM;
-		j->defq = d;
-		j->cap_def = n;
-	}
-	d = &j->defq[j->n_def++];
-	*d = (struct deferred){ .x = *x, .src = src, .va = va, .imm = imm, .wr_id = wr_id };
-	return 0;
+	return wr_defer(&j->defq, &j->n_def, &j->cap_def, x, src, va, imm, wr_id);
 }
 
 static const struct mrc_coll_ops wj_cops = { wj_post };
@@ -322,8 +307,9 @@ static int bg_setup(struct wr *w, struct wjob *j, uint32_t k, char *err, size_t 
 	if (!j->perm || !j->bg_va || !j->cs)
 		return -ENOMEM;
 	n = mrc_job_bg_init(w->job, j->t, j->idx, j->hosts, j->perm, w->nranks, &j->rng);
-	if (n < 2) {
-		snprintf(err, errlen, "job %s: background: %ld hosts", j->t->name, n);
+	if (n < 2) { /* mrc_job_bg_init: -EINVAL for fewer than 2 hosts or more than the ranks */
+		snprintf(err, errlen, "job %s: background: its hosts over %u ranks: %s (2 to %u)",
+			j->t->name, w->nranks, strerror(n < 0 ? (int)-n : EINVAL), w->nranks);
 		return -EINVAL;
 	}
 	j->n_hosts = (uint32_t)n;
@@ -465,6 +451,9 @@ static int setup(struct wr *w, bool rank0, char *err, size_t errlen)
 			e = -ENOMEM;
 			break;
 		}
+		/* from here a message may name it: in[] says whose it takes (none until its
+		 * ranks are known), rank 0's state which (none until the run) */
+		j->ready = true;
 		e = j->bg ? bg_setup(w, j, k++, err, errlen) :
 			    coll_setup(w, j, wj->local, &k, rank0, err, errlen);
 	}
@@ -483,6 +472,11 @@ static int arm(struct wr *w, struct wjob *j)
 	uint8_t b[4];
 	int e;
 
+	if (!c) { /* wr_jobs_on_msg admits no JARM past the job's last iteration */
+		wr_fail(w, -EPROTO, "h%u: job %s: arm of iteration %u, after its last", w->rank,
+			j->t->name, j->it);
+		return w->err;
+	}
 	j->arming = true;
 	j->n_def = 0;
 	j->arm_ns = wr_mono_ns();
@@ -505,34 +499,22 @@ static int go(struct wr *w, struct wjob *j)
 	j->running = true;
 	j->go_ns = wr_mono_ns();
 	j->measuring = in_size >= j->t->warmup;
-	for (size_t i = 0; i < j->n_def; i++) {
-		struct deferred *d = &j->defq[i];
-		int e = wj_post(j, w->rank, &d->x, d->src, d->va, d->imm, d->wr_id);
-
-		if (e) {
-			wr_fail(w, e, "h%u: job %s: post to h%u: %s", w->rank, j->t->name,
-				d->x.peer, strerror(-e));
-			return e;
-		}
-	}
-	j->n_def = 0;
-	return 0;
+	return wr_post_deferred(w, &wj_cops, j, j->defq, &j->n_def, j->t->name);
 }
 
 static int done(struct wr *w, struct wjob *j)
 {
 	struct mrc_coll *c = cur_coll(j);
-	struct wr_done *own = &j->own[j->it];
-	uint64_t t = mrc_coll_rank_time(c, w->rank), lead = (j->go_ns - j->arm_ns) * 1000;
 	uint8_t b[WR_DONE_LEN];
 
-	own->t_ps = t > lead ? t - lead : 0;
-	own->wrong = j->t->verify ? mrc_coll_verify(c, w->rank, j->it) : 0;
-	own->rtx = wr_rank_rtx_bytes(w);
-	own->have = true;
-	for (uint32_t s = 0; j->measuring && s < mrc_coll_steps(c, w->rank); s++)
-		mrc_hist_record(w->step_ns, (int64_t)(mrc_coll_step_time(c, w->rank, s) / 1000));
-	wr_done_encode(own, j->it, b);
+	if (!c) {
+		wr_fail(w, -EPROTO, "h%u: job %s: end of iteration %u, after its last", w->rank,
+			j->t->name, j->it);
+		return w->err;
+	}
+	wr_own_row(w, j->t, c, j->it, j->measuring, (j->go_ns - j->arm_ns) * 1000,
+		&j->own[j->it]);
+	wr_done_encode(&j->own[j->it], j->it, b);
 	j->running = j->armed = j->measuring = false;
 	j->it++;
 	return wj_send(w, j, 0, RV_JDONE, b, sizeof(b));
@@ -598,7 +580,7 @@ static void rank_step(struct wr *w)
 			return;
 		if (j->go_of == j->it + 1 && j->armed && !j->running && go(w, j))
 			return;
-		if (j->running && mrc_coll_done(cur_coll(j))) {
+		if (j->running && cur_coll(j) && mrc_coll_done(cur_coll(j))) {
 			wj->progress = true;
 			if (done(w, j))
 				return;
@@ -781,6 +763,35 @@ static uint64_t jobs_tick(struct wr *w)
 
 /* ---- rank 0: the report ------------------------------------------------------------- */
 
+/* Rank 0, job @j of rows (sizes; phases: collective phases) that did not finish: a row
+ * with fewer rounds ended than its per_size is incomplete (no time, docs/report.md), also
+ * when it never ran; without phases the sizes it never reached are left out, as one job's
+ * run never makes them (the first stays). */
+static void unfinished_rows(struct wjob *j)
+{
+	uint32_t ended[64] = { 0 }; /* coll_setup: at most 64 rows */
+	size_t last = 0;
+
+	for (size_t k = 0; k < j->n_iters; k++) {
+		const struct mrc_run_iter *ri = &j->iters[k];
+
+		if (ri->size_idx >= j->n_sizes)
+			continue;
+		ended[ri->size_idx] += !ri->incomplete;
+		if (ri->size_idx > last)
+			last = ri->size_idx;
+	}
+	for (size_t s = 0; s < j->n_sizes; s++)
+		j->sizes[s].incomplete |= ended[s] < j->per_size;
+	while (!j->nc && j->n_sizes > last + 1) {
+		struct mrc_run_size *rs = &j->sizes[--j->n_sizes];
+
+		mrc_hist_free(rs->cct_ns);
+		free(rs->pairs);
+		memset(rs, 0, sizeof(*rs));
+	}
+}
+
 static int fill_jobs(struct wr *w, struct mrc_run_result *res)
 {
 	struct wj *wj = w->wj;
@@ -812,9 +823,8 @@ static int fill_jobs(struct wr *w, struct mrc_run_result *res)
 			rj->bg_refused = j->sum_refused;
 			continue;
 		}
-		for (size_t k = 0; k < j->n_iters; k++)
-			if (j->iters[k].incomplete)
-				j->sizes[j->iters[k].size_idx].incomplete = true;
+		if (!j->finished)
+			unfinished_rows(j);
 		wr_fill_rows(w, j->t, j->dtab, j->n_gi, j->sizes, j->n_sizes, j->iters,
 			j->n_iters, j->n_hosts);
 		if (j->nc) { /* the rounds folded into steps, as on one job */
@@ -846,6 +856,27 @@ static int fill_jobs(struct wr *w, struct mrc_run_result *res)
 	return 0;
 }
 
+/* Rank 0, after a timeout: each job whose barrier waits, and the ranks it waits for (marked
+ * failed), as the one job's waits name theirs (wr_name_missing). */
+static void name_missing(struct wr *w)
+{
+	struct wj *wj = w->wj;
+
+	for (size_t i = 0; i < wj->n; i++) {
+		struct wjob *j = &wj->jobs[i];
+		char what[160];
+
+		if (j->st != WJ_ARMING && j->st != WJ_RUN && j->st != WJ_BGEND)
+			continue;
+		if (j->st == WJ_BGEND)
+			snprintf(what, sizeof(what), "; job %s: background counts", j->t->name);
+		else
+			snprintf(what, sizeof(what), "; job %s: iteration %u's %s", j->t->name,
+				j->r0_it, j->st == WJ_RUN ? "DONE" : "ARMED");
+		wr_name_missing_of(w, what, j->got, j->in);
+	}
+}
+
 int wr_run_jobs(struct wr *w, struct mrc_run_result *res, char *err, size_t errlen)
 {
 	int e;
@@ -860,8 +891,10 @@ int wr_run_jobs(struct wr *w, struct mrc_run_result *res, char *err, size_t errl
 				gap_before(&w->wj->jobs[i], 0)) / 1000;
 		w->tick = jobs_tick;
 		while (!w->err && !(w->rank ? w->got_finish : all_done(w->wj)))
-			if (wr_pump_until(w, turn, "several jobs: nothing happened"))
+			if (wr_pump_until(w, turn, "several jobs: nothing happened")) {
+				name_missing(w);
 				break;
+			}
 		w->tick = NULL;
 		e = w->err;
 		if (e)

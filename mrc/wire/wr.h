@@ -260,6 +260,19 @@ int wr_post_now(struct wr *w, const struct mrc_coll_xfer *x, const void *src, ui
 /* mrc_coll_ops.post: posts now, or holds the write back while the rank arms. */
 int wr_coll_post(void *ctx, uint32_t rank, const struct mrc_coll_xfer *x, const void *src,
 	uint64_t va, uint32_t imm, uint64_t wr_id);
+/* Appends write @x (its source, VA, immediate, work request id) to the writes held back
+ * while a rank arms (@q: *@n of *@cap, doubled from 64 when full). 0 or -ENOMEM. */
+int wr_defer(struct deferred **q, size_t *n, size_t *cap, const struct mrc_coll_xfer *x,
+	const void *src, uint64_t va, uint32_t imm, uint64_t wr_id);
+/* At GO: posts the *@n writes of @q through @ops->post with @ctx (arming over: they go now)
+ * and clears *@n. 0, or the first failure, which fails the run naming the peer (and
+ * @job, when not NULL). */
+int wr_post_deferred(struct wr *w, const struct mrc_coll_ops *ops, void *ctx,
+	const struct deferred *q, size_t *n, const char *job);
+/* A measured iteration's write @wr_id of collective @c completed at @now (ps): its latency
+ * from its post, or from GO (@go_ns) for one posted while arming, into w->msg_ns (ns). */
+void wr_msg_latency(struct wr *w, struct mrc_coll *c, uint64_t wr_id, uint64_t go_ns,
+	uint64_t now);
 /* Sends @n bytes written into a send slot on plane @p (egress captures first). */
 void wr_send_slot(struct wr *w, unsigned p, const uint8_t *pkt, size_t n);
 /* One turn: send, wait (at most @max_wait_ns, less for the engine's timers and the
@@ -407,8 +420,15 @@ void wr_rv_close(struct wr *w);
 bool wr_all_got(struct wr *w);
 bool wr_all_mr(struct wr *w);
 void wr_clear_got(struct wr *w);
-/* Names the ranks rank 0 still waits for, into the failure message. */
+/* Names the ranks rank 0 still waits for (got[r] false, r > 0), into the failure message, and
+ * marks them failed (report.json wire.failed_ranks); only after a timeout (-ETIMEDOUT). */
 void wr_name_missing(struct wr *w);
+/*
+ * As wr_name_missing, for a wait among the ranks r with @in[r] (@in NULL: every rank but 0)
+ * on @got[] ([nranks]): appends @what, " from" and " hR" for each rank still missing (rank 0
+ * too, its own part of a job's barrier, but never marked failed: it is the one waiting).
+ */
+void wr_name_missing_of(struct wr *w, const char *what, const bool *got, const bool *in);
 
 /* ---- wirerun.c ---- */
 
@@ -428,7 +448,8 @@ int wr_wire_coll(struct wr *w, const struct conf_traffic *t, struct mrc_run_resu
 	struct mrc_coll **out, char *err, size_t errlen);
 /* Registers @len bytes at @base (memory region @g, for the message) with every lane's
  * endpoint (parked by the caller), the same R_Key each (*@key, 0 for @len 0); a thread's
- * other key fails the job (-EPROTO). */
+ * other key fails the job (-EPROTO), so does a refused registration (mrc_ep_reg_mr's
+ * -EINVAL, -ENOMEM): the caller checks w->err before it advertises *@key. */
 void wr_reg_all(struct wr *w, void *base, uint64_t len, uint32_t *key, int g);
 /* Endpoint faults (mrc/wire/epfault.h) on every lane's copy of the timeline at a GO at
  * @go_ns: @start, the run's start; @iteration, measured iteration w->measured_iter's
@@ -443,6 +464,14 @@ int wr_size_row(struct wr *w, struct mrc_coll *c, const struct mrc_coll_params *
 int wr_exchange_mrs(struct wr *w, uint32_t size_idx);
 /* This rank's retransmitted bytes so far, over all its QPs. */
 uint64_t wr_rank_rtx_bytes(struct wr *w);
+/*
+ * This rank's DONE row @own of round @gi of collective @c (job @t): its completion time
+ * from GO (the collective's rank time less @lead_ps, GO's lag after the arm it counts
+ * from), #wrong (with t->verify), retransmitted bytes so far; with @measured its steps'
+ * times into w->step_ns.
+ */
+void wr_own_row(struct wr *w, const struct conf_traffic *t, struct mrc_coll *c, uint32_t gi,
+	bool measured, uint64_t lead_ps, struct wr_done *own);
 /*
  * Rank 0, once the ranks' DONE rows of job @t are in @dtab ([@n_gi x nranks], iteration-
  * major): each iteration's CCT (the slowest rank's completion; rows that never came, of a
