@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ranks: the MPI ranks of a simulation (issue 23 item 1's MPI part; docs/architecture.md
+ * "Parallel simulation", "Not parallel"). What exists: whether Open MPI's mpirun started
+ * this process among others (OMPI_COMM_WORLD_SIZE, OMPI_COMM_WORLD_RANK) and joining
+ * them (MPI_Init) only then, so a plain run never touches MPI. The ranks do not yet share
+ * one simulation: the sim driver refuses to run under several (mrcgen.c).
+ */
+#ifndef MRC_SIM_RANKS_H
+#define MRC_SIM_RANKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct mrc_simrank {
+	uint32_t size; /* processes mpirun started: 1 when none or not under mpirun */
+	uint32_t rank; /* this one's, 0..size-1 */
+	bool joined;   /* MPI_Init was called: mrc_simrank_leave calls MPI_Finalize */
+};
+
+/*
+ * Reads the launcher's view from the environment (Open MPI's OMPI_COMM_WORLD_SIZE and
+ * OMPI_COMM_WORLD_RANK, as mpirun sets them; neither set: one process, rank 0). 0, or
+ * -EINVAL with @err naming the variable and its value (not a decimal number, a size of
+ * 0, a rank outside the size, one variable without the other).
+ */
+int mrc_simrank_launched(struct mrc_simrank *r, char *err, size_t errlen);
+
+/*
+ * mrc_simrank_launched, then, with more than one process, MPI_Init and the check that
+ * MPI_COMM_WORLD is what the environment said. 0, -EINVAL as mrc_simrank_launched, or
+ * -EPROTO with @err when MPI_Init failed or MPI's size or rank differs.
+ */
+int mrc_simrank_join(struct mrc_simrank *r, char *err, size_t errlen);
+
+/* MPI_Finalize when mrc_simrank_join called MPI_Init; else nothing. */
+void mrc_simrank_leave(struct mrc_simrank *r);
+
+#endif
