@@ -1211,9 +1211,9 @@ static void catch_stop_signals(void)
 
 /*
  * The sim driver under mpirun with several processes: the ranks of one simulation are not
- * implemented (docs/architecture.md "Not parallel"), so it is refused, rank 0 saying why,
- * rather than every rank running the whole job into the same files. Returns 0 for one
- * process (MPI never touched), else the exit code.
+ * implemented (docs/architecture.md "Parallel simulation"), so it is refused, rank 0
+ * saying why, rather than every rank running the whole job into the same files. Returns 0
+ * for one process (MPI never touched), else the exit code.
  */
 static int sim_ranks_refused(const char *cmd)
 {
@@ -1228,7 +1228,7 @@ static int sim_ranks_refused(const char *cmd)
 	else if (r.rank == 0)
 		fprintf(stderr, "mrcgen: %s: fabric.driver sim under mpirun with %u processes: the "
 				"MPI ranks of one simulation are not implemented (issue 23; "
-				"docs/architecture.md \"Not parallel\"): run one process, with "
+				"docs/architecture.md \"Parallel simulation\"): run one process, with "
 				"sim.workers: N threads\n", cmd, r.size);
 	mrc_simrank_leave(&r);
 	return EXIT_USAGE;

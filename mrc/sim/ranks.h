@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ranks: the MPI ranks of a simulation (issue 23 item 1's MPI part; docs/architecture.md
- * "Parallel simulation", "Not parallel"). What exists: whether Open MPI's mpirun started
+ * "Parallel simulation", its last item). What exists: whether Open MPI's mpirun started
  * this process among others (OMPI_COMM_WORLD_SIZE, OMPI_COMM_WORLD_RANK) and joining
  * them (MPI_Init) only then, so a plain run never touches MPI. The ranks do not yet share
  * one simulation: the sim driver refuses to run under several (mrcgen.c).
