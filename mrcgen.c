@@ -1226,10 +1226,10 @@ static int sim_ranks_refused(const char *cmd)
 	if (e)
 		fprintf(stderr, "mrcgen: %s: %s\n", cmd, err);
 	else if (r.rank == 0)
-		fprintf(stderr, "mrcgen: %s: fabric.driver sim under mpirun with %u processes: the "
-				"MPI ranks of one simulation are not implemented (issue 23; "
-				"docs/architecture.md \"Parallel simulation\"): run one process, with "
-				"sim.workers: N threads\n", cmd, r.size);
+		fprintf(stderr, "mrcgen: %s: fabric.driver sim under mpirun with %u processes: "
+				"the MPI ranks of one simulation are not implemented (issue 23; "
+				"docs/architecture.md \"Parallel simulation\"): run one process, "
+				"with sim.workers: N threads\n", cmd, r.size);
 	mrc_simrank_leave(&r);
 	return EXIT_USAGE;
 }

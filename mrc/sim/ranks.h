@@ -9,14 +9,19 @@
 #ifndef MRC_SIM_RANKS_H
 #define MRC_SIM_RANKS_H
 
+#include "mrc/sim/sim.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+struct simrank_x;
 
 struct mrc_simrank {
 	uint32_t size; /* processes mpirun started: 1 when none or not under mpirun */
 	uint32_t rank; /* this one's, 0..size-1 */
 	bool joined;   /* MPI_Init was called: mrc_simrank_leave calls MPI_Finalize */
+	struct simrank_x *x; /* the exchange's scratch (mrc_simrank_comm) */
 };
 
 /*
@@ -34,7 +39,17 @@ int mrc_simrank_launched(struct mrc_simrank *r, char *err, size_t errlen);
  */
 int mrc_simrank_join(struct mrc_simrank *r, char *err, size_t errlen);
 
-/* MPI_Finalize when mrc_simrank_join called MPI_Init; else nothing. */
+/*
+ * The ranks' collectives for mrc_sim_ranks over MPI_COMM_WORLD: the exchange as
+ * MPI_Alltoall of the sizes, then MPI_Alltoallv of the bytes (each rank's share below
+ * 2 GiB, else -E2BIG); the minimum as MPI_Allreduce(MPI_MIN) of uint64s. Needs @r joined
+ * (mrc_simrank_join with several processes) and alive while @c is used. 0, -EINVAL (not
+ * joined) or -ENOMEM.
+ */
+int mrc_simrank_comm(struct mrc_simrank *r, struct mrc_sim_comm *c);
+
+/* MPI_Finalize when mrc_simrank_join called MPI_Init (and the scratch freed); else
+ * nothing. */
 void mrc_simrank_leave(struct mrc_simrank *r);
 
 #endif
