@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ranks: the MPI ranks of a simulation (issue 23 item 1's MPI part; docs/architecture.md
- * "Parallel simulation", its last item). What exists: whether Open MPI's mpirun started
- * this process among others (OMPI_COMM_WORLD_SIZE, OMPI_COMM_WORLD_RANK) and joining
- * them (MPI_Init) only then, so a plain run never touches MPI. The ranks do not yet share
- * one simulation: the sim driver refuses to run under several (mrcgen.c).
+ * "Parallel simulation": Ranks, Not parallel): whether Open MPI's mpirun started this
+ * process among others (OMPI_COMM_WORLD_SIZE, OMPI_COMM_WORLD_RANK), joining them
+ * (MPI_Init) only then, so a plain run never touches MPI, and the collectives the event
+ * queue's ranks need (mrc_sim_ranks) over MPI. A job does not yet run over ranks: the sim
+ * driver refuses several (mrcgen.c).
  */
 #ifndef MRC_SIM_RANKS_H
 #define MRC_SIM_RANKS_H

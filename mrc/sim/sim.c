@@ -1276,6 +1276,11 @@ static void par_free(struct mrc_sim *sim)
 		for (unsigned w = 0; w < par->W; w++)
 			fprintf(stderr, "%s%llu", w ? "," : "",
 				(unsigned long long)par->q[w]->events);
+		if (sim->rk)
+			fprintf(stderr, " rank=%u/%u rank_sent=%llu rank_received=%llu",
+				sim->rk->c.rank, sim->rk->c.ranks,
+				(unsigned long long)sim->rk->sent,
+				(unsigned long long)sim->rk->received);
 		fprintf(stderr, "\n");
 	}
 	if (par->n_th) {
