@@ -223,7 +223,7 @@ void mrc_sim_set_window_hook(struct mrc_sim *sim, void (*fn)(void *ctx), void *c
  */
 void mrc_sim_set_interrupt(struct mrc_sim *sim, const volatile sig_atomic_t *flag);
 
-/* Pending events, and events run since creation. */
+/* Pending events, and events run since creation (over ranks: this rank's). */
 size_t mrc_sim_pending(const struct mrc_sim *sim);
 uint64_t mrc_sim_events(const struct mrc_sim *sim);
 
