@@ -2,13 +2,15 @@
 /*
  * ranks_test: unit tests of mrc/sim/ranks.c (`mrcgen-test ranks`): the launcher's view read
  * from Open MPI's variables; one process (no variables) never joins MPI. Under mpirun
- * with several processes (harness/tests/mpisim.test), a model of tokens hopping between
- * entities runs over the ranks (mrc_sim_ranks, 1 and 2 workers a rank) and each rank
- * checks what its entities and entity 0 did against the serial run of the same model.
+ * with several processes (harness/tests/mpisim.test), and over ranks that are threads of
+ * this process, a model of tokens hopping between entities runs over the ranks
+ * (mrc_sim_ranks, 1 and 2 workers a rank) and each rank checks what its entities and
+ * entity 0 did against the serial run of the same model.
  */
 #include "mrc/sim/ranks.c"
 #include "mrc/base/st.h"
 
+#include <pthread.h>
 #include <string.h>
 
 /*
@@ -30,7 +32,7 @@ struct tm_rec {
 	uint32_t id, hop;
 };
 
-struct tm {
+struct tmod {
 	struct mrc_sim *sim;
 	int k_hop, k_tick;
 	uint32_t hop[TM_TOKS];	       /* each token's hop count: its object is its slot */
@@ -38,7 +40,7 @@ struct tm {
 	uint32_t n[TM_N + 1];
 };
 
-static void tm_rec(struct tm *m, uint32_t e, uint32_t id, uint32_t hop, uint64_t now)
+static void tm_rec(struct tmod *m, uint32_t e, uint32_t id, uint32_t hop, uint64_t now)
 {
 	uint64_t k[3];
 
@@ -49,7 +51,7 @@ static void tm_rec(struct tm *m, uint32_t e, uint32_t id, uint32_t hop, uint64_t
 
 static void tm_hop(void *ctx, void *obj, uint64_t arg, uint64_t now)
 {
-	struct tm *m = ctx;
+	struct tmod *m = ctx;
 	uint32_t *slot = obj, id = (uint32_t)(slot - m->hop), e = mrc_sim_entity(m->sim), to;
 	uint64_t at;
 
@@ -67,7 +69,7 @@ static void tm_hop(void *ctx, void *obj, uint64_t arg, uint64_t now)
 
 static void tm_tick(void *ctx, void *obj, uint64_t arg, uint64_t now)
 {
-	struct tm *m = ctx;
+	struct tmod *m = ctx;
 
 	(void)obj;
 	tm_rec(m, 0, (uint32_t)arg, 0, now);
@@ -77,7 +79,7 @@ static void tm_tick(void *ctx, void *obj, uint64_t arg, uint64_t now)
 
 static int tm_pack(void *ctx, void *obj, uint64_t arg, bool keep, struct mrc_sim_buf *b)
 {
-	struct tm *m = ctx;
+	struct tmod *m = ctx;
 	uint32_t v[2] = { 0, 0 };
 
 	(void)arg;
@@ -91,7 +93,7 @@ static int tm_pack(void *ctx, void *obj, uint64_t arg, bool keep, struct mrc_sim
 
 static int tm_unpack(void *ctx, const void *p, size_t len, void **obj, uint64_t *arg)
 {
-	struct tm *m = ctx;
+	struct tmod *m = ctx;
 	uint32_t v[2];
 
 	(void)arg;
@@ -113,7 +115,7 @@ static int tm_unpack(void *ctx, const void *p, size_t len, void **obj, uint64_t 
  * blocks, then round robin to workers), or serially (@c NULL). The clock where the stop
  * left it, and at the end, into @t[0..1]. 0 or the error.
  */
-static int tm_run(struct tm *m, const struct mrc_sim_comm *c, unsigned workers, uint64_t *t)
+static int tm_run(struct tmod *m, const struct mrc_sim_comm *c, unsigned workers, uint64_t *t)
 {
 	uint16_t er[TM_N + 1] = { 0 }, ew[TM_N + 1] = { 0 };
 	int e;
@@ -149,38 +151,142 @@ static int tm_run(struct tm *m, const struct mrc_sim_comm *c, unsigned workers, 
 	return e;
 }
 
-/* Over the ranks of @r (joined), with 1 and 2 workers a rank: every entity this rank owns
- * and entity 0 recorded what they did in the serial run, the clocks alike. */
-static void tm_check(struct mrc_st *st, struct mrc_simrank *r)
+/*
+ * Rank @rank of @size ran the model into @par with the clocks @tp: every entity it owns and
+ * entity 0 recorded what they did in the serial run @ser (clocks @ts), the others nothing.
+ */
+static void tm_compare(struct mrc_st *st, const struct tmod *ser, const uint64_t *ts,
+	const struct tmod *par, const uint64_t *tp, unsigned rank, unsigned size)
 {
-	static struct tm ser, par;
-	struct mrc_sim_comm c;
-	uint64_t ts[2] = { 0, 0 }, tp[2] = { 0, 0 }, all = 0;
+	uint64_t all = 0, mine = 0;
 
-	ST_EQ_I(st, mrc_simrank_comm(r, &c), 0);
-	ST_EQ_I(st, tm_run(&ser, NULL, 1, ts), 0);
 	for (uint32_t e = 0; e <= TM_N; e++)
-		all += ser.n[e];
+		all += ser->n[e];
 	/* 12 tokens of 60 hops, 3 ticks: the stop is hop 30 of token 2 */
 	ST_EQ(st, all, TM_TOKS * TM_HOPS + 3);
 	ST_TRUE(st, ts[0] > 0 && ts[0] < ts[1] && ts[0] % TM_L == 0);
-	for (unsigned w = 1; w <= 2; w++) {
-		uint64_t mine = 0;
-
-		ST_EQ_I(st, tm_run(&par, &c, w, tp), 0);
-		ST_EQ(st, tp[0], ts[0]);
-		ST_EQ(st, tp[1], ts[1]);
-		for (uint32_t e = 0; e <= TM_N; e++) {
-			if (e && (e - 1) * r->size / TM_N != r->rank) {
-				ST_EQ(st, par.n[e], 0);
-				continue;
-			}
-			mine += par.n[e];
-			ST_EQ(st, par.n[e], ser.n[e]);
-			ST_TRUE(st, memcmp(par.rec[e], ser.rec[e], ser.n[e] * sizeof(ser.rec[e][0]))
-					== 0);
+	ST_EQ(st, tp[0], ts[0]);
+	ST_EQ(st, tp[1], ts[1]);
+	for (uint32_t e = 0; e <= TM_N; e++) {
+		if (e && (e - 1) * size / TM_N != rank) {
+			ST_EQ(st, par->n[e], 0);
+			continue;
 		}
-		ST_TRUE(st, mine > 3 && mine < all);
+		mine += par->n[e];
+		ST_EQ(st, par->n[e], ser->n[e]);
+		ST_TRUE(st, !memcmp(par->rec[e], ser->rec[e], ser->n[e] * sizeof(ser->rec[e][0])));
+	}
+	ST_TRUE(st, mine > 3 && mine < all);
+}
+
+static struct tmod tm_ser, tm_par[3];
+
+/* Over the ranks of @r (joined), with 1 and 2 workers a rank: tm_compare. */
+static void tm_check(struct mrc_st *st, struct mrc_simrank *r)
+{
+	struct mrc_sim_comm c;
+	uint64_t ts[2] = { 0, 0 }, tp[2] = { 0, 0 };
+
+	ST_EQ_I(st, mrc_simrank_comm(r, &c), 0);
+	ST_EQ_I(st, tm_run(&tm_ser, NULL, 1, ts), 0);
+	for (unsigned w = 1; w <= 2; w++) {
+		ST_EQ_I(st, tm_run(&tm_par[0], &c, w, tp), 0);
+		tm_compare(st, &tm_ser, ts, &tm_par[0], tp, r->rank, r->size);
+	}
+}
+
+/*
+ * Ranks as threads of this process: a comm over a barrier (each rank posts its buffers or
+ * values, all read every rank's, then wait before the buffers change), so the ranks' logic
+ * runs in every `mrcgen-test`, mpirun or not.
+ */
+#define TC_MAX 3
+
+struct tc_shared {
+	pthread_barrier_t b;
+	unsigned ranks, workers;
+	const unsigned char *send[TC_MAX];
+	const size_t *send_n[TC_MAX];
+	uint64_t v[TC_MAX][4];
+};
+
+struct tc {
+	struct tc_shared *sh;
+	unsigned rank;
+	int err;
+	uint64_t t[2];
+};
+
+static int tc_exchange(void *ctx, const void *send, const size_t *send_n,
+	struct mrc_sim_buf *recv, size_t *recv_n)
+{
+	struct tc *c = ctx;
+	struct tc_shared *sh = c->sh;
+	int err = 0;
+
+	sh->send[c->rank] = send;
+	sh->send_n[c->rank] = send_n;
+	pthread_barrier_wait(&sh->b);
+	recv->n = 0;
+	for (unsigned r = 0; r < sh->ranks; r++) {
+		size_t off = 0;
+
+		for (unsigned d = 0; d < c->rank; d++)
+			off += sh->send_n[r][d];
+		recv_n[r] = sh->send_n[r][c->rank];
+		err = err ?: mrc_sim_buf_put(recv, sh->send[r] + off, recv_n[r]);
+	}
+	pthread_barrier_wait(&sh->b);
+	return err;
+}
+
+static int tc_min(void *ctx, uint64_t *v, unsigned n)
+{
+	struct tc *c = ctx;
+	struct tc_shared *sh = c->sh;
+
+	if (n > 4)
+		return -EINVAL; /* the same on every rank: they all return */
+	memcpy(sh->v[c->rank], v, n * sizeof(*v));
+	pthread_barrier_wait(&sh->b);
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned r = 0; r < sh->ranks; r++)
+			if (sh->v[r][i] < v[i])
+				v[i] = sh->v[r][i];
+	pthread_barrier_wait(&sh->b);
+	return 0;
+}
+
+static void *tc_rank(void *arg)
+{
+	struct tc *c = arg;
+	struct mrc_sim_comm comm = { .ranks = c->sh->ranks, .rank = c->rank,
+		.exchange = tc_exchange, .min = tc_min, .ctx = c };
+
+	c->err = tm_run(&tm_par[c->rank], &comm, c->sh->workers, c->t);
+	return NULL;
+}
+
+/* The model over @ranks threads, @workers a rank, against the serial run. */
+static void tc_check(struct mrc_st *st, unsigned ranks, unsigned workers)
+{
+	struct tc_shared sh = { .ranks = ranks, .workers = workers };
+	struct tc c[TC_MAX];
+	pthread_t th[TC_MAX];
+	uint64_t ts[2] = { 0, 0 };
+
+	ST_EQ_I(st, tm_run(&tm_ser, NULL, 1, ts), 0);
+	pthread_barrier_init(&sh.b, NULL, ranks);
+	for (unsigned r = 0; r < ranks; r++) {
+		c[r] = (struct tc){ .sh = &sh, .rank = r };
+		ST_EQ_I(st, pthread_create(&th[r], NULL, tc_rank, &c[r]), 0);
+	}
+	for (unsigned r = 0; r < ranks; r++)
+		pthread_join(th[r], NULL);
+	pthread_barrier_destroy(&sh.b);
+	for (unsigned r = 0; r < ranks; r++) {
+		ST_EQ_I(st, c[r].err, 0);
+		tm_compare(st, &tm_ser, ts, &tm_par[r], c[r].t, r, ranks);
 	}
 }
 
@@ -211,6 +317,12 @@ MRC_SELFTEST(ranks)
 		tm_check(st, &r);
 	}
 	mrc_simrank_leave(&r);
+
+	mrc_st_case(st, "ranks as threads: tokens hopping over 2 and 3 ranks, 1 and 2 workers "
+			"a rank: each rank's entities and entity 0 do what the serial run did");
+	for (unsigned ranks = 2; ranks <= 3; ranks++)
+		for (unsigned w = 1; w <= 2; w++)
+			tc_check(st, ranks, w);
 
 	mrc_st_case(st, "no launcher: one process, rank 0, MPI never joined");
 	t_ompi(NULL, NULL);
