@@ -880,6 +880,8 @@ static int par_threads(struct sim_par *par)
 
 int mrc_sim_buf_put(struct mrc_sim_buf *b, const void *p, size_t len)
 {
+	if (!len) /* an empty buffer has no array yet */
+		return 0;
 	if (b->cap - b->n < len) {
 		size_t cap = b->cap ? b->cap : 4096;
 		unsigned char *a;
