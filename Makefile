@@ -4,12 +4,12 @@
 PREFIX  ?= /usr/local
 DESTDIR ?=
 CC      ?= cc
-PKGS    := liburing yaml-0.1 libpcap zlib jansson libisal pmix libxdp libbpf
+PKGS    := liburing yaml-0.1 libpcap zlib jansson libisal pmix libxdp libbpf ompi-c
 
 # Debian packages: build libraries (libxdp and libbpf for the xdp dataplane, clang for its
 # XDP program), then what the tests and plots use.
 DEPS_BUILD := build-essential pkg-config liburing-dev libyaml-dev libpcap-dev zlib1g-dev \
-	libjansson-dev libisal-dev libpmix-dev libxdp-dev libbpf-dev clang
+	libjansson-dev libisal-dev libpmix-dev libxdp-dev libbpf-dev clang libopenmpi-dev
 DEPS_TEST  := tcl tcllib tshark iproute2 gnuplot-nox default-jre-headless \
 	libhdrhistogram-java libclang-rt-14-dev python3-jsonschema nftables openmpi-bin
 

@@ -11,6 +11,7 @@
 #include "mrc/out/paths.h"
 #include "mrc/out/report.h"
 #include "mrc/out/sweeprep.h"
+#include "mrc/sim/ranks.h"
 #include "mrc/sim/run.h"
 #include "mrc/engine/wire.h"
 #include "mrc/wire/wirerun.h"
@@ -1208,6 +1209,31 @@ static void catch_stop_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/*
+ * The sim driver under mpirun with several processes: the ranks of one simulation are not
+ * implemented (docs/architecture.md "Parallel simulation"), so it is refused, rank 0
+ * saying why, rather than every rank running the whole job into the same files. Returns 0
+ * for one process (MPI never touched), else the exit code.
+ */
+static int sim_ranks_refused(const char *cmd)
+{
+	struct mrc_simrank r;
+	char err[256];
+	int e = mrc_simrank_join(&r, err, sizeof(err));
+
+	if (!e && r.size == 1)
+		return 0;
+	if (e)
+		fprintf(stderr, "mrcgen: %s: %s\n", cmd, err);
+	else if (r.rank == 0)
+		fprintf(stderr, "mrcgen: %s: fabric.driver sim under mpirun with %u processes: "
+				"the MPI ranks of one simulation are not implemented (issue 23; "
+				"docs/architecture.md \"Parallel simulation\"): run one process, "
+				"with sim.workers: N threads\n", cmd, r.size);
+	mrc_simrank_leave(&r);
+	return EXIT_USAGE;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct conf_job job;
@@ -1253,6 +1279,9 @@ static int cmd_run(int argc, char **argv)
 			conf_name_of(conf_driver_names, job.fabric.driver));
 		conf_free(&job);
 		return EXIT_USAGE;
+	} else if ((ret = sim_ranks_refused("run"))) {
+		conf_free(&job);
+		return ret;
 	} else {
 		e = mrc_run_sim(&job, isatty(STDERR_FILENO) ? run_progress : NULL, NULL, &res, err,
 			sizeof(err));
@@ -1409,6 +1438,10 @@ static int cmd_sweep(int argc, char **argv)
 			conf_name_of(conf_driver_names, job.fabric.driver));
 		conf_free(&job);
 		return EXIT_USAGE;
+	}
+	if (job.fabric.driver != CONF_DRIVER_WIRE && (ret = sim_ranks_refused("sweep"))) {
+		conf_free(&job);
+		return ret;
 	}
 	for (size_t f = 0; f < job.n_faults; f++)
 		if (job.faults[f].has_at_iteration && job.faults[f].at_iteration > 0)

@@ -81,11 +81,20 @@ struct sim_handler {
 };
 
 struct sim_par;
+struct sim_rk;
+
+/* A kind's crossing of ranks (mrc_sim_handler_xfer). */
+struct sim_xfer {
+	mrc_sim_pack_fn pack;
+	mrc_sim_unpack_fn unpack;
+};
 
 struct mrc_sim {
 	enum mrc_simq queue;
 	struct sim_par *par;	 /* mrc_sim_partition: the workers' queues; this one global */
 	struct mrc_sim *parent;	 /* a worker's queue: the simulator it belongs to */
+	struct sim_rk *rk;	 /* mrc_sim_ranks: the other ranks */
+	struct sim_xfer *xf;	 /* [255] mrc_sim_handler_xfer, NULL when none was set */
 	unsigned wid;		 /* a worker's number */
 	uint64_t now;
 	uint64_t *seq;	 /* [n_ents]: events each entity scheduled */
@@ -457,12 +466,15 @@ free_sim:
 }
 
 static void par_free(struct mrc_sim *sim);
+static void rk_free(struct mrc_sim *sim);
 
 void mrc_sim_free(struct mrc_sim *sim)
 {
 	if (!sim)
 		return;
 	par_free(sim);
+	rk_free(sim);
+	free(sim->xf);
 	free(sim->heap.a);
 	if (sim->w.b)
 		for (uint64_t i = 0; i < sim->w.nb; i++)
@@ -646,6 +658,26 @@ struct sim_barrier {
 	unsigned n;
 };
 
+/*
+ * The ranks: what each worker sends each rank in a window (events, packed at its end), and
+ * the exchange's buffers. An event on the wire: struct rk_hdr, then its kind's packed
+ * bytes (len).
+ */
+struct sim_rk {
+	struct mrc_sim_comm c;
+	uint16_t *ent_r;	 /* [n_ents]: each entity's rank */
+	struct sim_mbox *out;	 /* [W][R]: events for other ranks, by worker and rank */
+	unsigned W;
+	struct mrc_sim_buf send, recv;
+	size_t *send_n, *recv_n; /* [R] */
+	uint64_t sent, received;
+};
+
+struct rk_hdr {
+	uint64_t t, ct, key, arg;
+	uint32_t ek, len;
+};
+
 struct sim_par {
 	unsigned W;
 	struct mrc_sim **q;	  /* [W]: worker w's queue; events of entity 0 stay in the parent */
@@ -694,6 +726,19 @@ static void bar_wait(struct sim_barrier *b)
 	atomic_fetch_sub(&b->sleepers, 1);
 }
 
+/* An event for another partition must lie beyond the window (the lookahead), else abort. */
+static void par_check_wend(const struct sim_par *par, const struct sim_ev *e)
+{
+	if (e->t < par->wend) {
+		fprintf(stderr, "mrcgen: sim: an event for another partition at %llu ps, inside "
+				"the window ending at %llu ps (a delay below the lookahead)\n",
+			(unsigned long long)e->t, (unsigned long long)par->wend);
+		abort();
+	}
+}
+
+static void rk_out(struct mrc_sim *sim, unsigned wid, unsigned dr, const struct sim_ev *e);
+
 static struct sim_mbox *mbox(struct sim_par *par, unsigned parity, unsigned src, unsigned dst)
 {
 	return &par->mb[((size_t)parity * par->W + src) * (par->W + 1) + dst];
@@ -705,17 +750,23 @@ static int par_at(struct mrc_sim *sim, struct mrc_sim *ctx, struct sim_ev *e, ui
 	unsigned dst = ent ? par->ent_w[ent] : par->W;
 	struct sim_mbox *m;
 
+	if (sim->rk && ent && sim->rk->ent_r[ent] != sim->rk->c.rank) {
+		if (!ctx) /* entity 0 scheduled it on every rank: the owner keeps it */
+			return 0;
+		par_check_wend(par, e);
+		rk_out(sim, ctx->wid, sim->rk->ent_r[ent], e);
+		return 0;
+	}
 	if (!ctx)
 		return q_push(dst == par->W ? sim : par->q[dst], e);
 	if (dst == ctx->wid)
 		return q_push(ctx, e);
 	/* another worker's: after the window, which the lookahead guarantees */
-	if (e->t < par->wend) {
-		fprintf(stderr, "mrcgen: sim: an event for another partition at %llu ps, inside the "
-				"window ending at %llu ps (a delay below the lookahead)\n",
-			(unsigned long long)e->t, (unsigned long long)par->wend);
-		abort();
-	}
+	par_check_wend(par, e);
+	if (sim->rk && !ent) /* entity 0 runs on every rank */
+		for (unsigned r = 0; r < sim->rk->c.ranks; r++)
+			if (r != sim->rk->c.rank)
+				rk_out(sim, ctx->wid, r, e);
 	m = mbox(par, par->parity, ctx->wid, dst);
 	if (m->n == m->cap) {
 		size_t cap = m->cap ? 2 * m->cap : 256;
@@ -825,6 +876,237 @@ static int par_threads(struct sim_par *par)
 	return err;
 }
 
+/* ---- ranks (mrc_sim_ranks; docs/architecture.md "Parallel simulation") ---- */
+
+int mrc_sim_buf_put(struct mrc_sim_buf *b, const void *p, size_t len)
+{
+	if (!len) /* an empty buffer has no array yet */
+		return 0;
+	if (b->cap - b->n < len) {
+		size_t cap = b->cap ? b->cap : 4096;
+		unsigned char *a;
+
+		while (cap - b->n < len)
+			cap *= 2;
+		a = realloc(b->a, cap);
+		if (!a)
+			return -ENOMEM;
+		b->a = a;
+		b->cap = cap;
+	}
+	memcpy(b->a + b->n, p, len);
+	b->n += len;
+	return 0;
+}
+
+static void mbox_put(struct sim_mbox *m, const struct sim_ev *e)
+{
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 256;
+		struct sim_ev *a = realloc(m->a, cap * sizeof(*a));
+
+		if (!a) {
+			fprintf(stderr, "mrcgen: sim: no memory for an event to another rank\n");
+			abort();
+		}
+		m->a = a;
+		m->cap = cap;
+	}
+	m->a[m->n++] = *e;
+}
+
+/* Worker @wid's event @e for rank @dr: packed at the window's end (rk_exchange). */
+static void rk_out(struct mrc_sim *sim, unsigned wid, unsigned dr, const struct sim_ev *e)
+{
+	unsigned kind = e->ek & 0xFF;
+
+	if (!sim->xf || !sim->xf[kind].pack) {
+		fprintf(stderr, "mrcgen: sim: an event of kind %u for entity %u on rank %u: the "
+				"kind cannot cross ranks (no mrc_sim_handler_xfer)\n",
+			kind, e->ek >> 8, dr);
+		abort();
+	}
+	mbox_put(&sim->rk->out[(size_t)wid * sim->rk->c.ranks + dr], e);
+}
+
+/* Appends event @e to @b: its header, its kind's packing. 0 or the pack's error. */
+static int rk_pack(struct mrc_sim *sim, const struct sim_ev *e, struct mrc_sim_buf *b)
+{
+	struct rk_hdr h = { e->t, e->ct, e->key, e->arg, e->ek, 0 };
+	unsigned kind = e->ek & 0xFF;
+	size_t at = b->n;
+	int err = mrc_sim_buf_put(b, &h, sizeof(h));
+
+	err = err ?: sim->xf[kind].pack(sim->h[kind].ctx, e->obj, e->arg, (e->ek >> 8) == 0, b);
+	if (err)
+		return err;
+	if (b->n - at - sizeof(h) > UINT32_MAX)
+		return -E2BIG;
+	h.len = (uint32_t)(b->n - at - sizeof(h));
+	memcpy(b->a + at, &h, sizeof(h));
+	return 0;
+}
+
+/* Into its queue, the event of @h with its kind's unpacking of @p. 0 or an error. */
+static int rk_unpack(struct mrc_sim *sim, const struct rk_hdr *h, const unsigned char *p)
+{
+	struct sim_par *par = sim->par;
+	struct sim_ev e = { .t = h->t, .ct = h->ct, .key = h->key, .arg = h->arg, .ek = h->ek };
+	uint32_t ent = h->ek >> 8;
+	unsigned kind = h->ek & 0xFF;
+	int err;
+
+	if (ent >= sim->n_ents || (ent && sim->rk->ent_r[ent] != sim->rk->c.rank) ||
+		kind >= sim->n_handlers || !sim->xf || !sim->xf[kind].unpack)
+		return -EPROTO;
+	err = sim->xf[kind].unpack(sim->h[kind].ctx, p, h->len, &e.obj, &e.arg);
+	return err ?: q_push(ent ? par->q[par->ent_w[ent]] : sim, &e);
+}
+
+/* Every rank's least of @v[0..n-1] (the ranks' min); aborts when it cannot be had. */
+static void rk_min(struct sim_rk *rk, uint64_t *v, unsigned n)
+{
+	int err = rk->c.min(rk->c.ctx, v, n);
+
+	if (err) {
+		fprintf(stderr, "mrcgen: sim: rank %u: the ranks' minimum: %s\n", rk->c.rank,
+			strerror(err < 0 ? -err : err));
+		abort();
+	}
+}
+
+/* The window's end: every rank sends what its workers made for the others and queues what
+ * they sent it, and the clock becomes the ranks' latest. Aborts on an error: an event lost
+ * would make another run. */
+static void rk_exchange(struct mrc_sim *sim)
+{
+	struct sim_rk *rk = sim->rk;
+	const char *what = "pack";
+	const unsigned char *p;
+	uint64_t now;
+	int err = 0;
+
+	rk->send.n = 0;
+	for (unsigned r = 0; r < rk->c.ranks; r++) {
+		size_t at = rk->send.n;
+
+		for (unsigned w = 0; w < rk->W; w++) {
+			struct sim_mbox *m = &rk->out[(size_t)w * rk->c.ranks + r];
+
+			for (size_t i = 0; i < m->n && !err; i++)
+				err = rk_pack(sim, &m->a[i], &rk->send);
+			rk->sent += m->n;
+			m->n = 0;
+		}
+		rk->send_n[r] = rk->send.n - at;
+	}
+	if (!err) {
+		what = "exchange";
+		rk->recv.n = 0;
+		err = rk->c.exchange(rk->c.ctx, rk->send.a, rk->send_n, &rk->recv, rk->recv_n);
+	}
+	p = rk->recv.a;
+	what = err ? what : "unpack";
+	for (unsigned r = 0; r < rk->c.ranks && !err; r++) {
+		const unsigned char *end = p + rk->recv_n[r];
+
+		while (p < end && !err) {
+			struct rk_hdr h;
+
+			if ((size_t)(end - p) < sizeof(h)) {
+				err = -EPROTO;
+				break;
+			}
+			memcpy(&h, p, sizeof(h));
+			p += sizeof(h);
+			if ((size_t)(end - p) < h.len) {
+				err = -EPROTO;
+				break;
+			}
+			err = rk_unpack(sim, &h, p);
+			p += h.len;
+			rk->received++;
+		}
+	}
+	if (err) {
+		fprintf(stderr, "mrcgen: sim: rank %u: events between ranks: %s: %s\n",
+			rk->c.rank, what, strerror(-err));
+		abort();
+	}
+	now = UINT64_MAX - sim->now; /* the clock: the latest event any rank ran */
+	rk_min(rk, &now, 1);
+	sim->now = UINT64_MAX - now;
+}
+
+/* What the ranks agree on after a window's hook: a stop, an interrupt. */
+static void rk_agree(struct mrc_sim *sim, bool *stop, bool *intr)
+{
+	uint64_t v[2] = { *stop ? 0 : 1, *intr ? 0 : 1 };
+
+	rk_min(sim->rk, v, 2);
+	*stop = !v[0];
+	*intr = !v[1];
+}
+
+int mrc_sim_handler_xfer(struct mrc_sim *sim, unsigned kind, mrc_sim_pack_fn pack,
+	mrc_sim_unpack_fn unpack)
+{
+	if (kind >= sim->n_handlers || !pack != !unpack)
+		return -EINVAL;
+	if (!sim->xf && !(sim->xf = calloc(255, sizeof(*sim->xf))))
+		return -ENOMEM;
+	sim->xf[kind] = (struct sim_xfer){ pack, unpack };
+	return 0;
+}
+
+int mrc_sim_ranks(struct mrc_sim *sim, const struct mrc_sim_comm *c, const uint16_t *ent_rank)
+{
+	struct sim_rk *rk;
+
+	if (!c || c->ranks < 2 || c->rank >= c->ranks || !c->exchange || !c->min || sim->rk ||
+		sim->par || sim->parent || !sim->window || sim->pending)
+		return -EINVAL;
+	for (uint32_t e = 1; e < sim->n_ents; e++)
+		if (ent_rank[e] >= c->ranks)
+			return -EINVAL;
+	rk = calloc(1, sizeof(*rk));
+	if (!rk)
+		return -ENOMEM;
+	sim->rk = rk;
+	rk->c = *c;
+	rk->ent_r = malloc(sim->n_ents * sizeof(*rk->ent_r));
+	rk->send_n = calloc(c->ranks, sizeof(*rk->send_n));
+	rk->recv_n = calloc(c->ranks, sizeof(*rk->recv_n));
+	if (!rk->ent_r || !rk->send_n || !rk->recv_n)
+		return -ENOMEM; /* mrc_sim_free frees what was made */
+	memcpy(rk->ent_r, ent_rank, sim->n_ents * sizeof(*rk->ent_r));
+	rk->ent_r[0] = (uint16_t)c->rank;
+	return 0;
+}
+
+void mrc_sim_rank_stats(const struct mrc_sim *sim, uint64_t *sent, uint64_t *received)
+{
+	*sent = sim->rk ? sim->rk->sent : 0;
+	*received = sim->rk ? sim->rk->received : 0;
+}
+
+static void rk_free(struct mrc_sim *sim)
+{
+	struct sim_rk *rk = sim->rk;
+
+	if (!rk)
+		return;
+	for (size_t i = 0; rk->out && i < (size_t)rk->W * rk->c.ranks; i++)
+		free(rk->out[i].a);
+	free(rk->out);
+	free(rk->ent_r);
+	free(rk->send.a);
+	free(rk->recv.a);
+	free(rk->send_n);
+	free(rk->recv_n);
+	free(rk);
+}
+
 /*
  * mrc_sim_run of a partitioned simulator: windows of the grid of @sim->window (cut short
  * before an event of entity 0, which runs alone between windows), each worker running its
@@ -846,11 +1128,13 @@ static uint64_t par_run(struct mrc_sim *sim, uint64_t until_ps)
 	for (;;) {
 		uint64_t limit = until_ps, next, Sw, eg;
 		struct sim_ev *g;
-		bool cut = false;
+		bool cut = false, stop, intr;
 
 		if (stopping && B - 1 < limit)
 			limit = B - 1;
 		next = par_next(sim);
+		if (sim->rk)
+			rk_min(sim->rk, &next, 1);
 		if (next == MRC_SIM_NEVER || next > limit) {
 			if (stopping && B - 1 < until_ps && sim->now < B)
 				sim->now = B;
@@ -874,6 +1158,8 @@ static uint64_t par_run(struct mrc_sim *sim, uint64_t until_ps)
 		for (unsigned w = 0; w < par->W; w++)
 			if (par->q[w]->now > sim->now)
 				sim->now = par->q[w]->now;
+		if (sim->rk)
+			rk_exchange(sim);
 		if (par->hook)
 			par->hook(par->hook_ctx);
 		if (cut) {
@@ -889,11 +1175,15 @@ static uint64_t par_run(struct mrc_sim *sim, uint64_t until_ps)
 			hd->fn(hd->ctx, e.obj, e.arg, e.t);
 			sim->events++;
 		}
-		if (!stopping && (sim->stop || atomic_load(&par->stop_req))) {
+		stop = sim->stop || atomic_load(&par->stop_req);
+		intr = sim->intr && *sim->intr;
+		if (sim->rk)
+			rk_agree(sim, &stop, &intr);
+		if (!stopping && stop) {
 			stopping = true;
 			B = (Sw / L + 1) * L;
 		}
-		if (sim->intr && *sim->intr)
+		if (intr)
 			break;
 	}
 	for (unsigned w = 0; w < par->W; w++)
@@ -908,7 +1198,8 @@ int mrc_sim_partition(struct mrc_sim *sim, unsigned workers, const uint16_t *ent
 	struct sim_par *par;
 	struct mrc_sim_params p = {.queue = sim->queue};
 
-	if (workers < 2 || sim->par || sim->parent || !sim->window || sim->pending)
+	if (workers < (sim->rk ? 1u : 2u) || sim->par || sim->parent || !sim->window ||
+		sim->pending)
 		return -EINVAL;
 	for (uint32_t e = 1; e < sim->n_ents; e++)
 		if (ent_worker[e] >= workers)
@@ -928,8 +1219,12 @@ int mrc_sim_partition(struct mrc_sim *sim, unsigned workers, const uint16_t *ent
 	par->out_n = calloc((size_t)workers * 8, sizeof(*par->out_n));
 	par->th = calloc(workers, sizeof(*par->th));
 	sim->par = par;
+	if (sim->rk) {
+		sim->rk->W = workers;
+		sim->rk->out = calloc((size_t)workers * sim->rk->c.ranks, sizeof(*sim->rk->out));
+	}
 	if (!par->q || !par->ent_w || !par->mb || !par->out_min || !par->out_n ||
-		!par->th)
+		!par->th || (sim->rk && !sim->rk->out))
 		return -ENOMEM; /* mrc_sim_free frees what was made */
 	memcpy(par->ent_w, ent_worker, sim->n_ents * sizeof(*par->ent_w));
 	par->ent_w[0] = 0;
@@ -983,6 +1278,11 @@ static void par_free(struct mrc_sim *sim)
 		for (unsigned w = 0; w < par->W; w++)
 			fprintf(stderr, "%s%llu", w ? "," : "",
 				(unsigned long long)par->q[w]->events);
+		if (sim->rk)
+			fprintf(stderr, " rank=%u/%u rank_sent=%llu rank_received=%llu",
+				sim->rk->c.rank, sim->rk->c.ranks,
+				(unsigned long long)sim->rk->sent,
+				(unsigned long long)sim->rk->received);
 		fprintf(stderr, "\n");
 	}
 	if (par->n_th) {
@@ -1006,7 +1306,11 @@ static void par_free(struct mrc_sim *sim)
 
 uint64_t mrc_sim_next(struct mrc_sim *sim)
 {
-	return sim->par ? par_next(sim) : q_next(sim);
+	uint64_t t = sim->par ? par_next(sim) : q_next(sim);
+
+	if (sim->rk)
+		rk_min(sim->rk, &t, 1);
+	return t;
 }
 
 uint64_t mrc_sim_run(struct mrc_sim *sim, uint64_t until_ps)
@@ -1017,6 +1321,10 @@ uint64_t mrc_sim_run(struct mrc_sim *sim, uint64_t until_ps)
 
 	if (sim->par)
 		return par_run(sim, until_ps);
+	if (sim->rk) {
+		fprintf(stderr, "mrcgen: sim: mrc_sim_ranks without mrc_sim_partition\n");
+		abort();
+	}
 	sim->stop = false;
 	for (;;) {
 		struct sim_ev e, *top;

@@ -136,10 +136,74 @@ void mrc_sim_set_window(struct mrc_sim *sim, uint64_t window_ps);
  * _now, _entity and _stop act on the worker's queue and clock. Call before any event is
  * scheduled, with a window set; the threads start now, and wait (asleep) for the runs.
  * 0, -EINVAL (fewer than 2 workers, an entity on a worker >= @workers, no window, events
- * pending, already partitioned), -ENOMEM, or pthread_create's error negated (-EAGAIN).
+ * pending, already partitioned; 1 worker is allowed after mrc_sim_ranks), -ENOMEM, or
+ * pthread_create's error negated (-EAGAIN).
  * After an error the simulator is only good for mrc_sim_free.
  */
 int mrc_sim_partition(struct mrc_sim *sim, unsigned workers, const uint16_t *ent_worker);
+
+/*
+ * Ranks: processes that together run one simulation (docs/architecture.md "Parallel
+ * simulation"), each holding the whole model and running the events of the entities it
+ * owns; the communication between them is the caller's (mrc/sim/ranks.c: MPI).
+ */
+
+/* A growable byte buffer: what a kind's pack writes, what the ranks exchange. */
+struct mrc_sim_buf {
+	unsigned char *a;
+	size_t n, cap;
+};
+
+/* Appends @len bytes of @p to @b: 0 or -ENOMEM. */
+int mrc_sim_buf_put(struct mrc_sim_buf *b, const void *p, size_t len);
+
+/*
+ * How an event of one kind crosses ranks: @pack appends what its (@obj, @arg) stand for to
+ * @b and, unless @keep (an event for entity 0, which runs here too), frees what @obj held
+ * here: the event is gone from this rank; @unpack makes the receiving rank's *@obj from
+ * those @len bytes (*@arg holds the arg sent, @unpack may change it). Both get the
+ * handler's ctx and run between windows. 0 or a negative errno (the run aborts: an event
+ * lost).
+ */
+typedef int (*mrc_sim_pack_fn)(void *ctx, void *obj, uint64_t arg, bool keep,
+	struct mrc_sim_buf *b);
+typedef int (*mrc_sim_unpack_fn)(void *ctx, const void *p, size_t len, void **obj,
+	uint64_t *arg);
+
+/* Sets @kind's pack and unpack (both, or neither: its events never cross ranks, and one
+ * that does aborts the run naming the kind). 0 or -EINVAL (no such kind). */
+int mrc_sim_handler_xfer(struct mrc_sim *sim, unsigned kind, mrc_sim_pack_fn pack,
+	mrc_sim_unpack_fn unpack);
+
+/* The ranks' collectives, called on every rank in the same order. */
+struct mrc_sim_comm {
+	unsigned ranks, rank;
+	/* @send holds @send_n[r] bytes for each rank r in turn; fills @recv with what each
+	 * sent this one, in rank order, @recv_n[r] bytes from rank r. 0 or a negative errno. */
+	int (*exchange)(void *ctx, const void *send, const size_t *send_n,
+		struct mrc_sim_buf *recv, size_t *recv_n);
+	/* @v[0..n-1] becomes the least of each element over the ranks. 0 or an errno. */
+	int (*min)(void *ctx, uint64_t *v, unsigned n);
+	void *ctx;
+};
+
+/*
+ * Makes @sim rank @c->rank of @c->ranks (>= 2), entity e (1..n-1) owned by rank
+ * @ent_rank[e]; entity 0 runs on every rank alike. Call with a window set and no event
+ * pending, before mrc_sim_partition, which then takes 1 worker too (a window loop on the
+ * caller) and must follow. An event scheduled for another rank's entity is dropped when
+ * entity 0 schedules it (every rank's entity 0 did: its owner keeps it), else packed
+ * (mrc_sim_handler_xfer) and sent at the window's end, as an event of an entity for
+ * entity 0 is to every rank. Each window's start, a stop (mrc_sim_stop, the hook's too),
+ * an interrupt, mrc_sim_next and the clock after a run are agreed over the ranks
+ * (@c->min), so every rank runs the same windows. Handlers and hooks must give entity 0
+ * the same events on every rank. 0, -EINVAL (fewer than 2 ranks, rank out of range, an
+ * entity on no rank, no window, events pending, already partitioned), -ENOMEM.
+ */
+int mrc_sim_ranks(struct mrc_sim *sim, const struct mrc_sim_comm *c, const uint16_t *ent_rank);
+
+/* Events this rank sent to others and received from them (0 without ranks). */
+void mrc_sim_rank_stats(const struct mrc_sim *sim, uint64_t *sent, uint64_t *received);
 
 /* The number of workers (1 unless partitioned), and the calling thread's (0 outside a
  * window: the caller's, entity 0's). */
@@ -159,7 +223,7 @@ void mrc_sim_set_window_hook(struct mrc_sim *sim, void (*fn)(void *ctx), void *c
  */
 void mrc_sim_set_interrupt(struct mrc_sim *sim, const volatile sig_atomic_t *flag);
 
-/* Pending events, and events run since creation. */
+/* Pending events, and events run since creation (over ranks: this rank's). */
 size_t mrc_sim_pending(const struct mrc_sim *sim);
 uint64_t mrc_sim_events(const struct mrc_sim *sim);
 

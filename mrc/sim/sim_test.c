@@ -141,6 +141,32 @@ static void st_ps_run(struct st_ps *x, unsigned workers, enum mrc_simq q, uint64
 	x->sim = NULL;
 }
 
+/* A comm and a kind's crossing that a refused mrc_sim_ranks never calls. */
+static int st_no_exchange(void *ctx, const void *send, const size_t *send_n,
+	struct mrc_sim_buf *recv, size_t *recv_n)
+{
+	(void)ctx, (void)send, (void)send_n, (void)recv, (void)recv_n;
+	return -ENOSYS;
+}
+
+static int st_no_min(void *ctx, uint64_t *v, unsigned n)
+{
+	(void)ctx, (void)v, (void)n;
+	return -ENOSYS;
+}
+
+static int st_no_pack(void *ctx, void *obj, uint64_t arg, bool keep, struct mrc_sim_buf *b)
+{
+	(void)ctx, (void)obj, (void)arg, (void)keep, (void)b;
+	return -ENOSYS;
+}
+
+static int st_no_unpack(void *ctx, const void *p, size_t len, void **obj, uint64_t *arg)
+{
+	(void)ctx, (void)p, (void)len, (void)obj, (void)arg;
+	return -ENOSYS;
+}
+
 MRC_SELFTEST(sim)
 {
 	static const enum mrc_simq qs[] = {MRC_SIMQ_HEAP, MRC_SIMQ_WHEEL};
@@ -393,6 +419,59 @@ MRC_SELFTEST(sim)
 			mrc_sim_at_ent(sim, 5, 1, 0, NULL, 0);
 			ST_EQ(st, mrc_sim_partition(sim, 3, ew), -EINVAL); /* pending */
 			ST_EQ(st, mrc_sim_workers(sim), 1);
+			mrc_sim_free(sim);
+		}
+	}
+
+	mrc_st_case(st, "ranks: refused with 1 rank, a rank out of range, an entity on no rank, "
+			"without a window, with events pending, after a partition; then a "
+			"partition of 1 worker is taken");
+	{
+		struct mrc_sim *sim;
+		static const uint16_t er[3] = {0, 0, 1}, bad[3] = {0, 2, 1}, ew[3] = {0};
+		struct mrc_sim_comm c = {.ranks = 2, .rank = 1, .exchange = st_no_exchange,
+			.min = st_no_min};
+		unsigned kd;
+
+		ST_EQ(st, mrc_sim_new(NULL, &sim), 0);
+		if (sim) {
+			mrc_sim_entities(sim, 3);
+			kd = (unsigned)mrc_sim_handler(sim, st_order_fn, NULL);
+			/* no such kind; a pack without an unpack */
+			ST_EQ(st, mrc_sim_handler_xfer(sim, kd + 1, st_no_pack, st_no_unpack),
+				-EINVAL);
+			ST_EQ(st, mrc_sim_handler_xfer(sim, kd, st_no_pack, NULL), -EINVAL);
+			ST_EQ(st, mrc_sim_handler_xfer(sim, kd, st_no_pack, st_no_unpack), 0);
+			ST_EQ(st, mrc_sim_ranks(sim, &c, er), -EINVAL); /* no window */
+			mrc_sim_set_window(sim, 10);
+			c.ranks = 1;
+			c.rank = 0;
+			ST_EQ(st, mrc_sim_ranks(sim, &c, er), -EINVAL);
+			c.ranks = 2;
+			c.rank = 2;
+			ST_EQ(st, mrc_sim_ranks(sim, &c, er), -EINVAL);
+			c.rank = 1;
+			ST_EQ(st, mrc_sim_ranks(sim, &c, bad), -EINVAL); /* entity 1 on rank 2 */
+			mrc_sim_at_ent(sim, 5, 1, 0, NULL, 0);
+			ST_EQ(st, mrc_sim_ranks(sim, &c, er), -EINVAL); /* pending */
+			mrc_sim_free(sim);
+		}
+		ST_EQ(st, mrc_sim_new(NULL, &sim), 0);
+		if (sim) {
+			mrc_sim_entities(sim, 3);
+			mrc_sim_set_window(sim, 10);
+			ST_EQ(st, mrc_sim_ranks(sim, &c, er), 0);
+			ST_EQ(st, mrc_sim_ranks(sim, &c, er), -EINVAL); /* already */
+			ST_EQ(st, mrc_sim_partition(sim, 1, ew), 0);
+			ST_EQ(st, mrc_sim_workers(sim), 1);
+			mrc_sim_free(sim);
+		}
+		ST_EQ(st, mrc_sim_new(NULL, &sim), 0);
+		if (sim) {
+			mrc_sim_entities(sim, 3);
+			mrc_sim_set_window(sim, 10);
+			ST_EQ(st, mrc_sim_partition(sim, 2, ew), 0);
+			ST_EQ(st, mrc_sim_ranks(sim, &c, er), -EINVAL); /* partitioned first */
 			mrc_sim_free(sim);
 		}
 	}
