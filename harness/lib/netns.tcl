@@ -381,8 +381,9 @@ proc ::netns::mrcgen {fab host args} {
 }
 
 # Starts `mrcgen CMD CONF --host hN` (CMD: run, or sweep) for every host in its namespace
-# (or those of HOSTS), in the background, each under `timeout` (SIGTERM at 120 s, SIGKILL 5 s
-# later: a rank hung past its signal handling dies too) so none can outlive the test;
+# (or those of HOSTS), in the background, each under `timeout` (SIGTERM at 120 s or the
+# runner's --timeout if less, SIGKILL 5 s later: a rank hung past its signal handling dies
+# too) so none can outlive the test;
 # returns the list of pids. Each writes its mrcgen's pid to pid.hN, its exit status to rc.hN and its output to
 # out.hN / err.hN in the test directory.
 proc ::netns::start_hosts {fab conf nhosts sets {extra {}} {hosts {}} {cmd run}} {
@@ -392,9 +393,10 @@ proc ::netns::start_hosts {fab conf nhosts sets {extra {}} {hosts {}} {cmd run}}
 			lappend hosts $h
 		}
 	}
+	set limit [expr {min(120, [dict get $::harness::cfg timeout])}]
 	foreach h $hosts {
 		# sh records its pid and execs `ip netns exec`, which execs mrcgen: the same pid
-		set argv [list timeout -k 5 120 sh -c "echo \$\$ >pid.h$h; exec \"\$@\"" sh \
+		set argv [list timeout -k 5 $limit sh -c "echo \$\$ >pid.h$h; exec \"\$@\"" sh \
 			ip netns exec [netns::ns $fab h$h] $::mrcgen $cmd $conf \
 			--host h$h --rendezvous unix:rv.sock --timeout-ms 20000 \
 			--set fabric.driver=wire -o [pwd]/out {*}$extra]

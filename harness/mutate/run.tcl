@@ -338,7 +338,7 @@ foreach m $mine {
 			}
 		}
 		if {!$rc && [dict exists $m tcl]} {
-			set rc [sh $wd $log "MRCGEN_TIMEOUT=300 tclsh harness/run.tcl --mrcgen ./mrcgen\
+			set rc [sh $wd $log "MRCGEN_TIMEOUT=60 tclsh harness/run.tcl --mrcgen ./mrcgen\
 				--outdir '$wd/tclout' [dict get $m tcl]"]
 			if {$rc} {
 				set verdict killed
