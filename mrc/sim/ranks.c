@@ -2,27 +2,13 @@
 /* ranks: the MPI ranks of a simulation, joined only under mpirun (mrc/sim/ranks.h). */
 #include "mrc/sim/ranks.h"
 
+#include "mrc/base/num.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-/* @s as a decimal uint32 into *@v: 0, or -EINVAL (empty, a sign, trailing text, too big). */
-static int env_u32(const char *s, uint32_t *v)
-{
-	unsigned long long x;
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno || *end || x > UINT32_MAX)
-		return -EINVAL;
-	*v = (uint32_t)x;
-	return 0;
-}
 
 int mrc_simrank_launched(struct mrc_simrank *r, char *err, size_t errlen)
 {
@@ -31,12 +17,12 @@ int mrc_simrank_launched(struct mrc_simrank *r, char *err, size_t errlen)
 	*r = (struct mrc_simrank){ .size = 1 };
 	if (!ns && !rs)
 		return 0;
-	if (env_u32(ns, &r->size) || r->size == 0) {
+	if (mrc_parse_u32(ns, &r->size) || r->size == 0) {
 		snprintf(err, errlen, "mpirun: OMPI_COMM_WORLD_SIZE: not a number of processes "
 				      "'%s'", ns ? ns : "");
 		return -EINVAL;
 	}
-	if (env_u32(rs, &r->rank) || r->rank >= r->size) {
+	if (mrc_parse_u32(rs, &r->rank) || r->rank >= r->size) {
 		snprintf(err, errlen, "mpirun: OMPI_COMM_WORLD_RANK: not a rank of %u '%s'",
 			r->size, rs ? rs : "");
 		return -EINVAL;

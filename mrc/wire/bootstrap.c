@@ -3,6 +3,7 @@
 #include "mrc/wire/wr.h"
 
 #include "mrc/base/bytes.h"
+#include "mrc/base/num.h"
 #include "mrc/job/stop.h"
 
 #include <errno.h>
@@ -20,21 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static int parse_u32(const char *s, uint32_t *v)
-{
-	char *end;
-	unsigned long long x;
-
-	if (!s || !*s || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno || *end || x > UINT32_MAX)
-		return -EINVAL;
-	*v = (uint32_t)x;
-	return 0;
-}
-
 int mrc_wirerun_rank(const char *host, uint32_t nranks, uint32_t *rank, char *err,
 	size_t errlen)
 {
@@ -46,7 +32,7 @@ int mrc_wirerun_rank(const char *host, uint32_t nranks, uint32_t *rank, char *er
 	uint32_t r, n;
 
 	if (host) {
-		if (host[0] != 'h' || parse_u32(host + 1, &r) || (host[1] == '0' && host[2])) {
+		if (host[0] != 'h' || mrc_parse_u32(host + 1, &r) || (host[1] == '0' && host[2])) {
 			snprintf(err, errlen, "host: --host: not a host name (h0, h1, ...) '%s'",
 				host);
 			return -EINVAL;
@@ -66,11 +52,11 @@ int mrc_wirerun_rank(const char *host, uint32_t nranks, uint32_t *rank, char *er
 
 		if (!rs)
 			continue;
-		if (parse_u32(rs, &r)) {
+		if (mrc_parse_u32(rs, &r)) {
 			snprintf(err, errlen, "host: %s: not a rank '%s'", env[i][0], rs);
 			return -EINVAL;
 		}
-		if (!ns || parse_u32(ns, &n) || n != nranks) {
+		if (!ns || mrc_parse_u32(ns, &n) || n != nranks) {
 			snprintf(err, errlen,
 				"host: %s: the launcher starts '%s' processes, the job "
 				"has %u ranks (traffic.ranks)",
