@@ -12,7 +12,7 @@
 # With --jobs N, N files run at once, each in a child runner (this script with --single
 # FILE and the internal --results PATH, where it leaves its results for the parent); a
 # file's lines print when it ends. Files whose header says "# lane: wire" (real packets in
-# network namespaces, timed by the wall clock) run one at a time, the others beside them.
+# network namespaces, timed by the wall clock) run alone, one at a time; the others N at once.
 
 package require Tcl 8.6
 
@@ -32,7 +32,7 @@ proc usage {{code 2}} {
   --outdir DIR    where per-test directories go (default: TOP/harness/out/run-...)
   --timeout SECS  default limit for each mrcgen child process (default 300)
   --verbose       print each command mrcgen ran, its output and each test's duration
-  --jobs N        run N test files at once (default 1); \"# lane: wire\" files one at a time"
+  --jobs N        run N test files at once (default 1); \"# lane: wire\" files alone"
 	exit $code
 }
 
@@ -219,11 +219,19 @@ proc child_end {ch} {
 	puts -nonewline [dict get $c out]
 	set got {}
 	if {![catch {open [dict get $c res]} rch]} {
+		# a record is a one-element list over one or more lines (a failure's message has
+		# newlines): lines gather until they make a complete one; a record cut short by the
+		# child's death never completes and is left out
+		set buf ""
 		foreach line [split [read $rch] \n] {
-			if {[catch {llength $line} n] || $n != 1 || [catch {dict size [lindex $line 0]}]} {
-				continue ;# a line cut short by the child's death
+			append buf $line \n
+			if {![info complete $buf]} {
+				continue
 			}
-			lappend got [lindex $line 0]
+			if {![catch {llength $buf} n] && $n == 1 && ![catch {dict size [lindex $buf 0]}]} {
+				lappend got [lindex $buf 0]
+			}
+			set buf ""
 		}
 		close $rch
 		file delete [dict get $c res]
@@ -265,13 +273,13 @@ proc run_parallel {files n} {
 				set wire_busy 1
 			}
 		}
-		if {$::running < $n && [llength $wire] && !$wire_busy} {
+		if {$::running == 0 && [llength $wire]} {
 			child_start [lindex $wire 0]
 			set wire [lrange $wire 1 end]
 			incr ::running
 			continue
 		}
-		if {$::running < $n && [llength $rest]} {
+		if {$::running < $n && [llength $rest] && !$wire_busy} {
 			child_start [lindex $rest 0]
 			set rest [lrange $rest 1 end]
 			incr ::running
