@@ -275,6 +275,27 @@ MRC_SELFTEST(sim)
 		free(w.tmp);
 	}
 
+	mrc_st_case(st, "radix_run: 1000 events of one time (a run past SORT_RUN_MAX: qsort), "
+			"keys descending and ct alternating: (ct, key) order");
+	{
+		struct sim_wheel w = {.tick_bits = 11};
+		static struct sim_ev a[1001];
+		bool ok = true;
+
+		/* event i: key 999 - i, ct i % 2; sorted: the 500 of ct 0 (keys 1, 3, .., 999),
+		 * then ct 1 (keys 0, 2, .., 998); one event of an earlier time first */
+		for (uint32_t i = 0; i < 1000; i++)
+			a[i] = (struct sim_ev){.t = 3 * 2048 + 77, .ct = i % 2, .key = 999 - i};
+		a[1000] = (struct sim_ev){.t = 3 * 2048 + 76, .key = 5000};
+		ST_TRUE(st, radix_run(&w, a, 1001));
+		ok &= a[0].key == 5000;
+		for (uint32_t k = 0; k < 500; k++)
+			ok &= a[1 + k].ct == 0 && a[1 + k].key == 2 * k + 1 &&
+			      a[501 + k].ct == 1 && a[501 + k].key == 2 * k;
+		ST_TRUE(st, ok);
+		free(w.tmp);
+	}
+
 	mrc_st_case(st,
 		"wheel: a tick of 300 events scheduled latest first (too far out of order "
 		"for insertion: radix-sorted) and a tick scheduled in order run in time order");
