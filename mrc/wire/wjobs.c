@@ -66,6 +66,7 @@ struct wjob {
 	uint32_t r0_it;		/* the iteration rank 0 runs the barrier of */
 	long after;
 	uint64_t ready_ns, start_ns, end_ns;
+	uint64_t arm_ns0;	/* when it sent the JARM of r0_it */
 	bool *got;		/* [nranks] */
 	struct wr_done *dtab;	/* [n_gi * nranks] */
 	struct mrc_run_iter *iters;
@@ -665,12 +666,23 @@ static uint64_t ps_since(const struct wj *wj, uint64_t ns)
 	return (ns - wj->t0_ns) * 1000;
 }
 
+/* Rank 0: job @j's row of round r0_it, from @ns on its clock: incomplete until its ranks'
+ * DONE came (docs/report.md: no CCT in the iteration the job failed in). */
+static void r0_row(struct wj *wj, struct wjob *j, uint64_t ns)
+{
+	uint32_t in_size = round_iter(j, j->r0_it);
+
+	j->iters[j->n_iters++] = (struct mrc_run_iter){ .size_idx = round_cs(j, j->r0_it),
+		.iter = j->r0_it, .warmup = in_size < j->t->warmup,
+		.measured = in_size < j->t->warmup ? 0 : in_size - j->t->warmup,
+		.start_ps = ps_since(wj, ns), .incomplete = true };
+}
+
 static void r0_step(struct wr *w)
 {
 	struct wj *wj = w->wj;
 	uint64_t now = wr_mono_ns();
 	bool fg_done = true;
-	uint32_t in_size;
 
 	for (size_t i = 0; i < wj->n; i++)
 		fg_done &= wj->jobs[i].bg || wj->jobs[i].st == WJ_DONE;
@@ -711,6 +723,7 @@ static void r0_step(struct wr *w)
 				break;
 			}
 			j->st = WJ_ARMING;
+			j->arm_ns0 = now;
 			wj_bcast(w, j, RV_JARM, j->r0_it, false);
 			break;
 		case WJ_ARMING:
@@ -718,12 +731,7 @@ static void r0_step(struct wr *w)
 				break;
 			wj->progress = true;
 			memset(j->got, 0, w->nranks * sizeof(*j->got));
-			in_size = round_iter(j, j->r0_it);
-			j->iters[j->n_iters++] = (struct mrc_run_iter){
-				.size_idx = round_cs(j, j->r0_it), .iter = j->r0_it,
-				.warmup = in_size < j->t->warmup,
-				.measured = in_size < j->t->warmup ? 0 : in_size - j->t->warmup,
-				.start_ps = ps_since(wj, now), .incomplete = true };
+			r0_row(wj, j, now);
 			if (!j->started) {
 				j->started = true;
 				j->start_ns = now;
@@ -854,6 +862,15 @@ static void unfinished_rows(struct wjob *j)
 	}
 }
 
+/* Rank 0, job @j that did not finish: a round it failed in while arming gets its row, as
+ * one it failed in while running (no time; from its JARM); then unfinished_rows. */
+static void failed_rows(struct wj *wj, struct wjob *j)
+{
+	if (j->st == WJ_ARMING)
+		r0_row(wj, j, j->arm_ns0);
+	unfinished_rows(j);
+}
+
 static int fill_jobs(struct wr *w, struct mrc_run_result *res)
 {
 	struct wj *wj = w->wj;
@@ -886,7 +903,7 @@ static int fill_jobs(struct wr *w, struct mrc_run_result *res)
 			continue;
 		}
 		if (!j->finished)
-			unfinished_rows(j);
+			failed_rows(wj, j);
 		wr_fill_rows(w, j->t, j->dtab, j->n_gi, j->sizes, j->n_sizes, j->iters,
 			j->n_iters, j->n_hosts);
 		if (j->nc) { /* the rounds folded into steps, as on one job */

@@ -296,6 +296,51 @@ MRC_SELFTEST(wjobs)
 		ST_TRUE(st, j.n_sizes == 2 && sz[0].incomplete && sz[1].incomplete);
 	}
 
+	mrc_st_case(st, "a job failed while arming: that iteration's row, no time, from its JARM");
+	{
+		/* job a: 1 warmup + 2 iterations of one size; the run started at 1 s on rank
+		 * 0's clock, iteration 0's JARM went out at 1 s + 5 us, no ARMED came */
+		struct mrc_run_size sz[1] = { { .bytes = 1 } };
+		struct mrc_run_iter it[4] = { { 0 } };
+
+		t_run_init(&r, 0);
+		r.t[0].warmup = 1;
+		r.jobs[0].per_size = r.jobs[0].n_gi = 3;
+		r.jobs[0].sizes = sz;
+		r.jobs[0].n_sizes = 1;
+		r.jobs[0].iters = it;
+		r.wj.t0_ns = 1000000000ull;
+		r.jobs[0].st = WJ_ARMING;
+		r.jobs[0].arm_ns0 = 1000005000ull;
+		failed_rows(&r.wj, &r.jobs[0]);
+		ST_EQ(st, r.jobs[0].n_iters, 1);
+		ST_TRUE(st, it[0].iter == 0 && it[0].warmup && it[0].incomplete);
+		ST_EQ(st, it[0].start_ps, 5000000ull); /* 5 us */
+		ST_TRUE(st, sz[0].incomplete);
+		/* iteration 0 (warmup) ended, 1 (measured 0) ran, 2 (measured 1) arming from
+		 * 2 s: rows 0 and 1 kept, 2 added */
+		memset(it, 0, sizeof(it));
+		sz[0].incomplete = false;
+		it[0] = (struct mrc_run_iter){ .iter = 0, .warmup = true };
+		it[1] = (struct mrc_run_iter){ .iter = 1, .start_ps = 7 };
+		r.jobs[0].n_iters = 2;
+		r.jobs[0].r0_it = 2;
+		r.jobs[0].arm_ns0 = 2000000000ull;
+		failed_rows(&r.wj, &r.jobs[0]);
+		ST_EQ(st, r.jobs[0].n_iters, 3);
+		ST_TRUE(st, !it[1].incomplete && it[2].iter == 2 && !it[2].warmup &&
+			it[2].measured == 1 && it[2].incomplete);
+		ST_EQ(st, it[2].start_ps, 1000000000000ull); /* 1 s after the run's start */
+		ST_TRUE(st, sz[0].incomplete);
+		/* failed mid-iteration (its row is there, from its GO) or in a gap: no row added */
+		r.jobs[0].n_iters = 2;
+		r.jobs[0].st = WJ_RUN;
+		failed_rows(&r.wj, &r.jobs[0]);
+		r.jobs[0].st = WJ_WAIT;
+		failed_rows(&r.wj, &r.jobs[0]);
+		ST_EQ(st, r.jobs[0].n_iters, 2);
+	}
+
 	mrc_st_case(st, "a refused memory region fails the run, its key never advertised");
 	{
 		struct mrc_ep_params p;
