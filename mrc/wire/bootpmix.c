@@ -42,14 +42,13 @@
 #define PX_KEY_ABORT   "mrcgen.abort"	 /* mrc_px_pack: reason, DONE rows, RESULT body */
 #define PX_KEY_END     "mrcgen.end"	 /* rank 0: the report is written */
 #define PX_GET_S       1		 /* one PMIx_Get's PMIX_TIMEOUT while collecting, s */
-#define PX_SIGNAL_NS   500000000ull	 /* collecting after SIGINT/SIGTERM or a failed fence
-					    (a launcher ending the job): 0.5 s at most */
+#define PX_SIGNAL_NS   500000000ull	 /* collecting after SIGINT/SIGTERM (a launcher ending
+					    the job): 0.5 s at most */
 
 /* The process's PMIx client (one per process); fence and event callbacks run on PMIx's
  * progress thread, hence the atomics. */
 static struct {
 	bool up, failed;
-	bool ending;		/* a fence failed: the launcher is ending the job */
 	pmix_proc_t me;
 	uint64_t timeout_ns;
 	unsigned gen;		/* the fence waited for */
@@ -281,11 +280,16 @@ static int px_fence(struct wr *w, bool collect, const char *what)
 	if (wr_pump_until(w, fence_over, what) || check_dead(w, what))
 		return w->err;
 	rc = atomic_load(&px.fence_st);
-	if (rc != PMIX_SUCCESS) {
-		px.ending = true; /* the launcher fails a fence as it ends the job */
-		wr_fail(w, -ECONNABORTED, "%s: the fence failed: %s (the launcher ends the job?)",
-			what, PMIx_Error_string(rc));
-	}
+	/*
+	 * Open MPI 4.1 fails a fence that every living rank joined (PARTIAL SUCCESS) when a
+	 * rank died, under plain mpirun as it ends the job (SIGTERM follows) and under
+	 * --enable-recovery, where nothing follows: no sign of which rank died (its PMIx event
+	 * never comes: mpirun's notification fails, "BAD-PARAM"); rank 0 names it by
+	 * collecting the others' results for as long as after a timeout (px_fail)
+	 */
+	if (rc != PMIX_SUCCESS)
+		wr_fail(w, -ECONNABORTED, "%s: the fence failed: %s (a rank ended, or the "
+			"launcher ends the job)", what, PMIx_Error_string(rc));
 	return w->err;
 }
 
@@ -591,15 +595,20 @@ static void on_get(pmix_status_t st, pmix_value_t *v, void *cbdata)
 
 /*
  * Rank 0: asks every other rank not known dead for its "mrcgen.abort" until it answers or
- * @deadline (an ask the server gives up after PX_GET_S is asked again: a rank may notice
- * the failure only at its own timeout). @asks: [nranks]. Returns with asks[r].state 1 for
- * those that answered, and true when an ask is still out (@asks must then outlive it:
- * its answer may still come).
+ * *@deadline (an ask the server gives up after PX_GET_S is asked again: a rank may notice
+ * the failure only at its own timeout); a SIGINT or SIGTERM meanwhile (a launcher ending
+ * the job) brings *@deadline to PX_SIGNAL_NS from then at the latest. @asks: [nranks].
+ * Returns with asks[r].state 1 for those that answered, and true when an ask is still out
+ * (@asks must then outlive it: its answer may still come).
  */
-static bool collect(struct wr *w, struct px_ask *asks, uint64_t deadline)
+static bool collect(struct wr *w, struct px_ask *asks, uint64_t *deadline)
 {
 	for (;;) {
 		bool out = false, open = false;
+		uint64_t now = wr_mono_ns();
+
+		if (mrc_stop_signal && *deadline > now + PX_SIGNAL_NS)
+			*deadline = now + PX_SIGNAL_NS;
 
 		for (uint32_t r = 1; r < w->nranks; r++) {
 			struct px_ask *a = &asks[r];
@@ -612,7 +621,7 @@ static bool collect(struct wr *w, struct px_ask *asks, uint64_t deadline)
 				out = true; /* asked, no answer yet */
 				continue;
 			}
-			if (wr_mono_ns() >= deadline)
+			if (wr_mono_ns() >= *deadline)
 				continue;
 			atomic_store(&a->state, 0);
 			a->len = 1; /* marks it asked */
@@ -627,7 +636,7 @@ static bool collect(struct wr *w, struct px_ask *asks, uint64_t deadline)
 				out = true;
 			}
 		}
-		if (!open || (wr_mono_ns() >= deadline))
+		if (!open || (wr_mono_ns() >= *deadline))
 			return out;
 		usleep(2000);
 	}
@@ -647,7 +656,9 @@ static size_t list_ranks(char *buf, size_t len, size_t k, const bool *set, uint3
 
 static void px_fail(struct wr *w, char *why, size_t whylen)
 {
-	uint64_t wait = mrc_stop_signal || px.ending ? PX_SIGNAL_NS : w->timeout_ns + WR_HELLO_NS;
+	/* a rank may notice the failure only at its own timeout: it has as long to say so,
+	 * unless the launcher is ending the job (collect) */
+	uint64_t wait = mrc_stop_signal ? PX_SIGNAL_NS : w->timeout_ns + WR_HELLO_NS, deadline;
 	struct px_ask *asks;
 	bool *gone;
 	uint32_t n_gone = 0, cause = 0;
@@ -682,7 +693,10 @@ static void px_fail(struct wr *w, char *why, size_t whylen)
 		free(gone);
 		return;
 	}
-	out = collect(w, asks, wr_mono_ns() + wait);
+	deadline = wr_mono_ns() + wait;
+	out = collect(w, asks, &deadline);
+	if (mrc_stop_signal)
+		wait = PX_SIGNAL_NS; /* what the others had once the launcher ended the job */
 	for (uint32_t r = 1; r < w->nranks; r++) {
 		struct mrc_px_view v;
 

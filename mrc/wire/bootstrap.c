@@ -680,6 +680,7 @@ int wr_rv_join(struct wr *w, const char *addr, char *err, size_t errlen)
 static void on_msg(struct wr *w, struct rv_conn *c, const struct rv_msg *m)
 {
 	const uint8_t *b = m->body;
+	char why[200];
 
 	if (w->rank == 0) {
 		uint32_t r = c->rank;
@@ -722,9 +723,14 @@ static void on_msg(struct wr *w, struct rv_conn *c, const struct rv_msg *m)
 		case RV_JARMED:
 		case RV_JDONE:
 		case RV_JBG:
-			if (w->wj && !wr_jobs_on_msg(w, r, m))
+			if (!w->wj)
+				break;
+			if (!wr_jobs_on_msg(w, r, m, why, sizeof(why)))
 				return;
-			break;
+			rv_mark_failed(w, r);
+			wr_fail(w, -EPROTO, "rendezvous: rank %u (h%u): protocol error: %s", r, r,
+				why);
+			return;
 		case RV_RESULT:
 			free(w->result[r]);
 			w->result[r] = malloc(m->len + 1);
@@ -775,9 +781,12 @@ static void on_msg(struct wr *w, struct rv_conn *c, const struct rv_msg *m)
 	case RV_JGO:
 	case RV_JEND:
 	case RV_JTICK:
-		if (w->wj && !wr_jobs_on_msg(w, 0, m))
+		if (!w->wj)
+			break;
+		if (!wr_jobs_on_msg(w, 0, m, why, sizeof(why)))
 			return;
-		break;
+		wr_fail(w, -EPROTO, "rendezvous: rank 0 (h0): protocol error: %s", why);
+		return;
 	case RV_FINISH:
 		w->got_finish = true;
 		return;

@@ -12,6 +12,7 @@
 #include "mrc/wire/wr.h"
 
 #include "mrc/base/bytes.h"
+#include "mrc/base/err.h"
 #include "mrc/base/hist.h"
 #include "mrc/base/rng.h"
 
@@ -65,6 +66,7 @@ struct wjob {
 	uint32_t r0_it;		/* the iteration rank 0 runs the barrier of */
 	long after;
 	uint64_t ready_ns, start_ns, end_ns;
+	uint64_t arm_ns0;	/* when it sent the JARM of r0_it */
 	bool *got;		/* [nranks] */
 	struct wr_done *dtab;	/* [n_gi * nranks] */
 	struct mrc_run_iter *iters;
@@ -125,9 +127,14 @@ static int wj_send(struct wr *w, struct wjob *j, uint32_t to, uint8_t type, cons
 	put_be32(b, j->idx);
 	if (len)
 		memcpy(b + 4, body, len);
-	if (to == w->rank && w->rank == 0)
-		return wr_jobs_on_msg(w, 0, &m) ? (wr_fail(w, -EPROTO, "job %s: own message %u",
-						   j->t->name, type), w->err) : 0;
+	if (to == w->rank && w->rank == 0) {
+		char why[200];
+
+		if (!wr_jobs_on_msg(w, 0, &m, why, sizeof(why)))
+			return 0;
+		wr_fail(w, -EPROTO, "h0: its own message: %s", why);
+		return w->err;
+	}
 	return wr_rv_send(w, &w->conns[w->rank ? 0 : to], type, b, 4 + len);
 }
 
@@ -157,67 +164,123 @@ static void first_go(struct wr *w, struct wjob *j, uint32_t it)
 	wr_epf_go(w, false, !warm && (!j->nc || it % j->nc == 0), w->go_ns);
 }
 
-int wr_jobs_on_msg(struct wr *w, uint32_t from, const struct rv_msg *m)
+/* Message @type's name (the several jobs' protocol), for a refusal's reason. */
+static const char *jmsg_name(uint8_t type)
+{
+	static const char *const names[] = { "JARM", "JARMED", "JGO", "JDONE", "JEND", "JBG",
+		"JTICK" };
+
+	return type >= RV_JARM && type <= RV_JTICK ? names[type - RV_JARM] : "message";
+}
+
+/* A refused message: -EPROTO, the reason (printf-style) in @why. */
+#define refuse(why, whylen, ...) (mrc_errf(why, whylen, __VA_ARGS__), -EPROTO)
+
+/* What rank 0's barrier of @j awaits from its ranks now, for a refusal's reason. */
+static const char *r0_awaits(const struct wjob *j)
+{
+	return j->st == WJ_ARMING ? "JARMED" : j->st == WJ_RUN ? "JDONE" :
+	       j->st == WJ_BGEND ? "JBG" : "nothing";
+}
+
+int wr_jobs_on_msg(struct wr *w, uint32_t from, const struct rv_msg *m, char *why,
+	size_t whylen)
 {
 	struct wj *wj = w->wj;
 	const uint8_t *b = m->body;
+	const char *nm = jmsg_name(m->type);
+	size_t need;
 	struct wjob *j;
 	uint32_t it;
 
+	if (m->len < 4)
+		return refuse(why, whylen, "a %zu-byte %s, without its job", m->len, nm);
 	/* setup() exchanges job by job, taking messages meanwhile: a later job has no tables */
-	if (m->len < 4 || get_be32(b) >= wj->n || !wj->jobs[get_be32(b)].ready)
-		return -EPROTO;
+	if (get_be32(b) >= wj->n || !wj->jobs[get_be32(b)].ready)
+		return refuse(why, whylen, "%s of job %u, not set up (%zu jobs)", nm, get_be32(b),
+			wj->n);
 	j = &wj->jobs[get_be32(b)];
+	need = m->type == RV_JTICK ? 4 : m->type == RV_JEND ? 12 : m->type == RV_JDONE ?
+	       4 + WR_DONE_LEN : m->type == RV_JBG ? 28 : 8;
+	if (m->len < need)
+		return refuse(why, whylen, "job %s: a %zu-byte %s, %zu expected", j->t->name,
+			m->len, nm, need);
 	it = m->len >= 8 ? get_be32(b + 4) : 0;
 	wj->progress = true;
 	switch (m->type) {
 	case RV_JARM: /* at a rank of the job, the iteration it awaits (after its last: none) */
-		if (m->len < 8 || !j->member || j->bg || it >= j->n_gi || it != j->it || j->armed)
-			return -EPROTO;
-		j->arm_of = it + 1;
-		return 0;
 	case RV_JGO: /* a background job's: iteration 0, once */
-		if (m->len < 8 || (!j->member && j->idx) || (j->bg ? it || j->go_of :
-				it >= j->n_gi || (j->member && (it != j->it || !j->armed))))
-			return -EPROTO;
+		if (!j->member && (m->type == RV_JARM || j->idx))
+			return refuse(why, whylen, "job %s: %s at h%u, not one of its ranks",
+				j->t->name, nm, w->rank);
+		if (j->bg && (m->type == RV_JARM || it))
+			return refuse(why, whylen, "job %s: %s of iteration %u of a background job "
+				"(JGO of iteration 0 only)", j->t->name, nm, it);
+		if (j->bg && j->go_of)
+			return refuse(why, whylen, "job %s: a second JGO", j->t->name);
+		if (!j->bg && it >= j->n_gi)
+			return refuse(why, whylen, "job %s: %s of iteration %u, past its last (%u)",
+				j->t->name, nm, it, j->n_gi ? j->n_gi - 1 : 0);
+		if (!j->bg && j->member && (it != j->it || j->armed != (m->type == RV_JGO)))
+			return refuse(why, whylen, "job %s: %s of iteration %u out of protocol "
+				"order (this rank awaits iteration %u's %s)", j->t->name, nm, it,
+				j->it, j->armed ? "JGO" : "JARM");
+		if (m->type == RV_JARM) {
+			j->arm_of = it + 1;
+			return 0;
+		}
 		if (j->idx == 0 && !j->bg)
 			first_go(w, j, it);
 		j->go_of = it + 1;
 		return 0;
 	case RV_JTICK: /* rank 0 lives: this rank waits on (a host in no running job) */
-		return w->rank ? 0 : -EPROTO;
+		return w->rank ? 0 : refuse(why, whylen, "JTICK at rank 0, which sends it");
 	case RV_JEND: /* the window's length on rank 0's clock: this rank offers as long */
-		if (m->len < 12 || !j->bg || !j->member || j->bg_stop)
-			return -EPROTO;
+		if (!j->bg || !j->member)
+			return refuse(why, whylen, "job %s: JEND at h%u, not a rank of a "
+				"background job", j->t->name, w->rank);
+		if (!j->go_of || j->bg_stop)
+			return refuse(why, whylen, "job %s: %s (out of protocol order)", j->t->name,
+				j->bg_stop ? "a second JEND" : "JEND before the job's JGO");
 		j->bg_len_ps = get_be64(b + 4);
 		j->bg_stop = true;
 		return 0;
 	}
 	/* rank 0: from a rank of the job, what its state awaits */
 	if (w->rank || from >= w->nranks || !j->in[from])
-		return -EPROTO;
+		return refuse(why, whylen, "job %s: %s from h%u to h%u, not from one of its ranks "
+			"to rank 0", j->t->name, nm, from, w->rank);
 	switch (m->type) {
 	case RV_JARMED:
-		if (m->len < 8 || j->st != WJ_ARMING || it != j->r0_it)
-			return -EPROTO;
+		if (j->st != WJ_ARMING || it != j->r0_it)
+			break;
 		j->got[from] = true;
 		return 0;
 	case RV_JDONE:
-		if (m->len < 4 + WR_DONE_LEN || j->st != WJ_RUN || it != j->r0_it)
-			return -EPROTO;
+		if (j->st != WJ_RUN || it != j->r0_it)
+			break;
 		wr_done_decode(&j->dtab[(size_t)it * w->nranks + from], b + 4, m->len - 4);
 		j->got[from] = true;
 		return 0;
 	case RV_JBG:
-		if (m->len < 28 || j->st != WJ_BGEND || j->got[from])
-			return -EPROTO;
+		if (j->st != WJ_BGEND || j->got[from])
+			break;
 		j->sum_posted += get_be64(b + 4);
 		j->sum_completed += get_be64(b + 12);
 		j->sum_refused += get_be64(b + 20);
 		j->got[from] = true;
 		return 0;
+	default:
+		return refuse(why, whylen, "message type %u, none of the several jobs'", m->type);
 	}
-	return -EPROTO;
+	if (m->type == RV_JBG && j->got[from])
+		return refuse(why, whylen, "job %s: a second JBG from h%u", j->t->name, from);
+	if (m->type == RV_JBG)
+		return refuse(why, whylen, "job %s: JBG from h%u out of protocol order (rank 0 "
+			"awaits %s)", j->t->name, from, r0_awaits(j));
+	return refuse(why, whylen, "job %s: %s of iteration %u from h%u out of protocol order "
+		"(rank 0 awaits %s of iteration %u)", j->t->name, nm, it, from, r0_awaits(j),
+		j->r0_it);
 }
 
 /* ---- the endpoint's completions ------------------------------------------------------ */
@@ -603,12 +666,23 @@ static uint64_t ps_since(const struct wj *wj, uint64_t ns)
 	return (ns - wj->t0_ns) * 1000;
 }
 
+/* Rank 0: job @j's row of round r0_it, from @ns on its clock: incomplete until its ranks'
+ * DONE came (docs/report.md: no CCT in the iteration the job failed in). */
+static void r0_row(struct wj *wj, struct wjob *j, uint64_t ns)
+{
+	uint32_t in_size = round_iter(j, j->r0_it);
+
+	j->iters[j->n_iters++] = (struct mrc_run_iter){ .size_idx = round_cs(j, j->r0_it),
+		.iter = j->r0_it, .warmup = in_size < j->t->warmup,
+		.measured = in_size < j->t->warmup ? 0 : in_size - j->t->warmup,
+		.start_ps = ps_since(wj, ns), .incomplete = true };
+}
+
 static void r0_step(struct wr *w)
 {
 	struct wj *wj = w->wj;
 	uint64_t now = wr_mono_ns();
 	bool fg_done = true;
-	uint32_t in_size;
 
 	for (size_t i = 0; i < wj->n; i++)
 		fg_done &= wj->jobs[i].bg || wj->jobs[i].st == WJ_DONE;
@@ -649,6 +723,7 @@ static void r0_step(struct wr *w)
 				break;
 			}
 			j->st = WJ_ARMING;
+			j->arm_ns0 = now;
 			wj_bcast(w, j, RV_JARM, j->r0_it, false);
 			break;
 		case WJ_ARMING:
@@ -656,12 +731,7 @@ static void r0_step(struct wr *w)
 				break;
 			wj->progress = true;
 			memset(j->got, 0, w->nranks * sizeof(*j->got));
-			in_size = round_iter(j, j->r0_it);
-			j->iters[j->n_iters++] = (struct mrc_run_iter){
-				.size_idx = round_cs(j, j->r0_it), .iter = j->r0_it,
-				.warmup = in_size < j->t->warmup,
-				.measured = in_size < j->t->warmup ? 0 : in_size - j->t->warmup,
-				.start_ps = ps_since(wj, now), .incomplete = true };
+			r0_row(wj, j, now);
 			if (!j->started) {
 				j->started = true;
 				j->start_ns = now;
@@ -792,6 +862,15 @@ static void unfinished_rows(struct wjob *j)
 	}
 }
 
+/* Rank 0, job @j that did not finish: a round it failed in while arming gets its row, as
+ * one it failed in while running (no time; from its JARM); then unfinished_rows. */
+static void failed_rows(struct wj *wj, struct wjob *j)
+{
+	if (j->st == WJ_ARMING)
+		r0_row(wj, j, j->arm_ns0);
+	unfinished_rows(j);
+}
+
 static int fill_jobs(struct wr *w, struct mrc_run_result *res)
 {
 	struct wj *wj = w->wj;
@@ -824,7 +903,7 @@ static int fill_jobs(struct wr *w, struct mrc_run_result *res)
 			continue;
 		}
 		if (!j->finished)
-			unfinished_rows(j);
+			failed_rows(wj, j);
 		wr_fill_rows(w, j->t, j->dtab, j->n_gi, j->sizes, j->n_sizes, j->iters,
 			j->n_iters, j->n_hosts);
 		if (j->nc) { /* the rounds folded into steps, as on one job */

@@ -6,6 +6,9 @@
 #include "mrc/engine/ep.h"
 #include "mrc/engine/st_net.h"
 
+#include <sys/socket.h>
+#include <unistd.h>
+
 /* An endpoint's path: never asked for here (no QP sends) */
 static int t_path(void *ctx, uint32_t peer_host, uint32_t ev, struct mrc_pkt *hdr)
 {
@@ -26,6 +29,7 @@ struct t_run {
 	struct conf_traffic t[3];
 	bool in[2][4], got[2][4];
 	struct wr_done dtab[2 * 4];
+	char why[200];		/* the last refusal's reason */
 };
 
 static void t_run_init(struct t_run *r, uint32_t rank)
@@ -67,13 +71,25 @@ static int t_msg(struct t_run *r, uint32_t from, uint8_t type, uint32_t job, uin
 
 	put_be32(b, job);
 	put_be32(b + 4, it);
-	return wr_jobs_on_msg(&r->w, from, &m);
+	r->why[0] = 0;
+	return wr_jobs_on_msg(&r->w, from, &m, r->why, sizeof(r->why));
+}
+
+/* Job 1's (bg) JEND with the window of @b (12 bytes: job, window ps) from rank 0. */
+static int t_end(struct t_run *r, uint8_t *b)
+{
+	struct rv_msg m = { .type = RV_JEND, .body = b, .len = 12 };
+
+	put_be32(b, 1);
+	r->why[0] = 0;
+	return wr_jobs_on_msg(&r->w, 0, &m, r->why, sizeof(r->why));
 }
 
 MRC_SELFTEST(wjobs)
 {
 	struct t_run r;
 	bool failed[4] = { false };
+	uint8_t buf12[12] = { 0 };
 
 	mrc_st_case(st, "JARM: the iteration awaited armed; past the job's last refused (-EPROTO)");
 	t_run_init(&r, 1);
@@ -110,6 +126,71 @@ MRC_SELFTEST(wjobs)
 	ST_EQ_I(st, t_msg(&r, 0, RV_JGO, 1, 0, 8), 0);
 	ST_EQ(st, r.jobs[1].go_of, 1);
 	ST_EQ_I(st, t_msg(&r, 0, RV_JGO, 1, 0, 8), -EPROTO);
+
+	mrc_st_case(st, "JEND only after the job's JGO, once: else refused, the window unchanged");
+	t_run_init(&r, 3);
+	/* a 1 ms window, before any JGO: out of the protocol's order */
+	put_be64(buf12 + 4, 1000000000ull);
+	ST_EQ_I(st, t_end(&r, buf12), -EPROTO);
+	ST_TRUE(st, !strcmp(r.why, "job bg: JEND before the job's JGO (out of protocol order)"));
+	ST_TRUE(st, !r.jobs[1].bg_stop && r.jobs[1].bg_len_ps == 0);
+	ST_EQ_I(st, t_msg(&r, 0, RV_JGO, 1, 0, 8), 0);
+	ST_EQ_I(st, t_end(&r, buf12), 0);
+	ST_TRUE(st, r.jobs[1].bg_stop && r.jobs[1].bg_len_ps == 1000000000ull);
+	ST_EQ_I(st, t_end(&r, buf12), -EPROTO);
+	ST_TRUE(st, !strcmp(r.why, "job bg: a second JEND (out of protocol order)"));
+	/* h1, outside the background job, and a collective job's JEND */
+	t_run_init(&r, 1);
+	ST_EQ_I(st, t_end(&r, buf12), -EPROTO);
+	ST_TRUE(st, !strcmp(r.why, "job bg: JEND at h1, not a rank of a background job"));
+	ST_EQ_I(st, t_msg(&r, 0, RV_JEND, 0, 0, 12), -EPROTO);
+	ST_TRUE(st, !strcmp(r.why, "job a: JEND at h1, not a rank of a background job"));
+
+	mrc_st_case(st, "a JEND before JGO from rank 0's connection fails the rank, naming h0");
+	{
+		/* h3's connection to rank 0 is one end of a socket pair; rank 0 the other */
+		int sv[2];
+		uint8_t fr[4 + 1 + 12];
+		struct rv_conn c0 = { .fd = -1 };
+
+		ST_EQ_I(st, socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+		t_run_init(&r, 3);
+		c0.fd = sv[0];
+		r.w.conns = &c0;
+		r.w.n_conns = 1;
+		put_be32(fr, 1 + 12); /* the type byte and the body */
+		fr[4] = RV_JEND;
+		memcpy(fr + 5, buf12, 12);
+		ST_EQ_I(st, (int)write(sv[1], fr, sizeof(fr)), (int)sizeof(fr));
+		wr_ctl_poll(&r.w);
+		ST_EQ_I(st, r.w.err, -EPROTO);
+		ST_TRUE(st, !strcmp(r.w.errmsg, "rendezvous: rank 0 (h0): protocol error: job bg: "
+			"JEND before the job's JGO (out of protocol order)"));
+		ST_TRUE(st, !r.jobs[1].bg_stop);
+		free(c0.buf);
+		close(sv[0]);
+		close(sv[1]);
+	}
+
+	mrc_st_case(st, "rank 0 refuses what its barrier does not await, naming the rank");
+	t_run_init(&r, 0);
+	r.jobs[0].st = WJ_RUN;	/* iteration 0 runs: DONE awaited, not ARMED */
+	ST_EQ_I(st, t_msg(&r, 1, RV_JARMED, 0, 0, 8), -EPROTO);
+	ST_TRUE(st, !strcmp(r.why, "job a: JARMED of iteration 0 from h1 out of protocol order "
+		"(rank 0 awaits JDONE of iteration 0)"));
+	ST_EQ_I(st, t_msg(&r, 1, RV_JDONE, 0, 1, 4 + WR_DONE_LEN), -EPROTO);
+	ST_EQ_I(st, t_msg(&r, 1, RV_JDONE, 0, 0, 4 + WR_DONE_LEN), 0);
+	/* background counts before JEND went out */
+	r.jobs[1].st = WJ_BG;
+	ST_EQ_I(st, t_msg(&r, 2, RV_JBG, 1, 0, 28), -EPROTO);
+	ST_TRUE(st, !strcmp(r.why, "job bg: JBG from h2 out of protocol order (rank 0 awaits "
+		"nothing)"));
+	r.jobs[1].st = WJ_BGEND;
+	ST_EQ_I(st, t_msg(&r, 2, RV_JBG, 1, 0, 28), 0);
+	ST_EQ_I(st, t_msg(&r, 2, RV_JBG, 1, 0, 28), -EPROTO);
+	ST_TRUE(st, !strcmp(r.why, "job bg: a second JBG from h2"));
+	ST_EQ_I(st, t_msg(&r, 2, RV_JBG, 1, 0, 27), -EPROTO);
+	ST_TRUE(st, !strcmp(r.why, "job bg: a 27-byte JBG, 28 expected"));
 
 	mrc_st_case(st, "arm and done past the job's last iteration fail the run, no collective");
 	t_run_init(&r, 1);
@@ -213,6 +294,51 @@ MRC_SELFTEST(wjobs)
 			.per_size = 3, .nc = 2 };
 		unfinished_rows(&j);
 		ST_TRUE(st, j.n_sizes == 2 && sz[0].incomplete && sz[1].incomplete);
+	}
+
+	mrc_st_case(st, "a job failed while arming: that iteration's row, no time, from its JARM");
+	{
+		/* job a: 1 warmup + 2 iterations of one size; the run started at 1 s on rank
+		 * 0's clock, iteration 0's JARM went out at 1 s + 5 us, no ARMED came */
+		struct mrc_run_size sz[1] = { { .bytes = 1 } };
+		struct mrc_run_iter it[4] = { { 0 } };
+
+		t_run_init(&r, 0);
+		r.t[0].warmup = 1;
+		r.jobs[0].per_size = r.jobs[0].n_gi = 3;
+		r.jobs[0].sizes = sz;
+		r.jobs[0].n_sizes = 1;
+		r.jobs[0].iters = it;
+		r.wj.t0_ns = 1000000000ull;
+		r.jobs[0].st = WJ_ARMING;
+		r.jobs[0].arm_ns0 = 1000005000ull;
+		failed_rows(&r.wj, &r.jobs[0]);
+		ST_EQ(st, r.jobs[0].n_iters, 1);
+		ST_TRUE(st, it[0].iter == 0 && it[0].warmup && it[0].incomplete);
+		ST_EQ(st, it[0].start_ps, 5000000ull); /* 5 us */
+		ST_TRUE(st, sz[0].incomplete);
+		/* iteration 0 (warmup) ended, 1 (measured 0) ran, 2 (measured 1) arming from
+		 * 2 s: rows 0 and 1 kept, 2 added */
+		memset(it, 0, sizeof(it));
+		sz[0].incomplete = false;
+		it[0] = (struct mrc_run_iter){ .iter = 0, .warmup = true };
+		it[1] = (struct mrc_run_iter){ .iter = 1, .start_ps = 7 };
+		r.jobs[0].n_iters = 2;
+		r.jobs[0].r0_it = 2;
+		r.jobs[0].arm_ns0 = 2000000000ull;
+		failed_rows(&r.wj, &r.jobs[0]);
+		ST_EQ(st, r.jobs[0].n_iters, 3);
+		ST_TRUE(st, !it[1].incomplete && it[2].iter == 2 && !it[2].warmup &&
+			it[2].measured == 1 && it[2].incomplete);
+		ST_EQ(st, it[2].start_ps, 1000000000000ull); /* 1 s after the run's start */
+		ST_TRUE(st, sz[0].incomplete);
+		/* failed mid-iteration (its row is there, from its GO) or in a gap: no row added */
+		r.jobs[0].n_iters = 2;
+		r.jobs[0].st = WJ_RUN;
+		failed_rows(&r.wj, &r.jobs[0]);
+		r.jobs[0].st = WJ_WAIT;
+		failed_rows(&r.wj, &r.jobs[0]);
+		ST_EQ(st, r.jobs[0].n_iters, 2);
 	}
 
 	mrc_st_case(st, "a refused memory region fails the run, its key never advertised");

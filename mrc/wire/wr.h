@@ -511,9 +511,17 @@ int wr_fold_phases(struct wr *w, const struct conf_traffic *t, struct mrc_run_jo
  * first job's), also after a failure. Returns 0 or the job's error with @err.
  */
 int wr_run_jobs(struct wr *w, struct mrc_run_result *res, char *err, size_t errlen);
-/* A message of the several jobs' protocol from rank @from: 0, or -EPROTO (malformed,
- * unexpected: the caller fails the job). */
-int wr_jobs_on_msg(struct wr *w, uint32_t from, const struct rv_msg *m);
+/*
+ * A message of the several jobs' protocol from rank @from (docs/wire-driver.md "Several
+ * jobs"): 0, or -EPROTO with the reason in @why (@whylen bytes; the caller fails the job
+ * naming the sender) when it is malformed (shorter than its fields), names a job not set
+ * up or an iteration past the job's last, reaches a rank outside the job, or comes out of
+ * the protocol's order: a JARM or JGO of another iteration than the rank awaits (a JGO
+ * before that iteration's JARM), a JEND before its job's JGO or a second one, a JARMED,
+ * JDONE or JBG that rank 0's barrier of the job does not await now.
+ */
+int wr_jobs_on_msg(struct wr *w, uint32_t from, const struct rv_msg *m, char *why,
+	size_t whylen);
 /* The endpoint's completions of QP @qpn's job (pump.c calls them when w->wj). */
 void wr_jobs_send_done(struct wr *w, uint32_t qpn, uint64_t wr_id, uint64_t now);
 int wr_jobs_recv(struct wr *w, uint32_t qpn, uint32_t imm, uint64_t now);
