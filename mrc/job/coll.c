@@ -1430,18 +1430,31 @@ static bool vd_is(const struct mrc_coll *c, struct vdesc d, uint32_t iter, uint6
 	return d.set == run_hash(c, lo, cnt, iter);
 }
 
+bool mrc_coll_src_off(const struct mrc_coll *c, const void *src, uint64_t *off)
+{
+	uintptr_t b = (uintptr_t)c->vbase, p = (uintptr_t)src;
+
+	if (!src || !c->vbase || p < b || p - b >= c->vlen)
+		return false;
+	*off = p - b;
+	return true;
+}
+
+const void *mrc_coll_src_at(const struct mrc_coll *c, uint64_t off)
+{
+	return c->vbase && off < c->vlen ? c->vbase + off : NULL;
+}
+
 /* Which rank, region and offset the source address @src names, @len bytes of it inside
  * the region; false when it names none. */
 static inline bool src_decode(const struct mrc_coll *c, const void *src, uint64_t len,
 	uint32_t *r, int *reg, uint64_t *off)
 {
-	uintptr_t b = (uintptr_t)c->vbase, p = (uintptr_t)src;
 	uint64_t x;
 	uint32_t q;
 
-	if (!src || !c->vbase || p < b || p - b >= c->vlen)
+	if (!mrc_coll_src_off(c, src, &x))
 		return false;
-	x = p - b;
 	/* the last rank starting at or before x */
 	q = c->vshift ? (uint32_t)(x >> c->vshift) : last_le(c->voff, c->p.nranks, x);
 	x -= c->voff[q];

@@ -248,6 +248,16 @@ void mrc_coll_place(struct mrc_coll *c, uint32_t rank, enum mrc_coll_region reg,
 int mrc_coll_payload(struct mrc_coll *c, const void *src, uint32_t len, uint8_t *out);
 
 /*
+ * DESC: a source address (ops->post's @src) as an offset into this collective's reserved
+ * range, and back: what names the same source in another process that built the same
+ * collective (MPI ranks of one simulation, docs/architecture.md "Parallel simulation").
+ * mrc_coll_src_off: true with *@off when @src lies in the range; mrc_coll_src_at: the
+ * address, NULL when @off lies outside it (or the collective has no range: not DESC).
+ */
+bool mrc_coll_src_off(const struct mrc_coll *c, const void *src, uint64_t *off);
+const void *mrc_coll_src_at(const struct mrc_coll *c, uint64_t off);
+
+/*
  * Input element @i of @rank at iteration @iter: ((7r + 13i + 3 iter) mod 61) - 30 +
  * ((r + iter) mod 7): small integers, exact in every dtype, so sums are exact; period 61
  * in @i; changing every iteration, so data left from the last one is caught. The second

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* rankres: one rank's RESULT body as JSON, its checked reading and its merge (rankres.h). */
-#include "mrc/wire/rankres.h"
+#include "mrc/job/rankres.h"
 
 #include <errno.h>
 #include <jansson.h>

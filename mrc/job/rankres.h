@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * rankres: one rank's results on the wire driver, the body of its RESULT message to rank 0
- * (wirerun.h), and their merge into the job's result there.
+ * rankres: one rank's results and their merge into the job's result at rank 0: on the wire
+ * driver the body of its RESULT message (wirerun.h), on the simulator an MPI rank's share
+ * of the hosts it ran (mrc/sim/run.c).
  *
  * A RESULT body is one JSON object (jansson), integers decimal:
  *   {"version": 1,

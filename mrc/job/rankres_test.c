@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* rankres_test: unit tests of mrc/wire/rankres.c (`mrcgen-test rankres`): RESULT bodies. */
-#include "mrc/wire/rankres.c"
+/* rankres_test: unit tests of mrc/job/rankres.c (`mrcgen-test rankres`): RESULT bodies. */
+#include "mrc/job/rankres.c"
 #include "mrc/base/st.h"
 
 /* A rank's result: counters 7 and 3, EVs 5 and 9, two retirements, 2/1/0 samples. */
