@@ -191,7 +191,7 @@ static void t_status(void *ctx, uint32_t host, unsigned plane, bool up, uint64_t
 		n->status_down++;
 }
 
-static const struct mrc_fab_host_ops t_ops = {t_rx, t_tx, t_status, NULL, NULL, NULL};
+static const struct mrc_fab_host_ops t_ops = {t_rx, t_tx, t_status, NULL, NULL, NULL, NULL, NULL};
 
 struct t_tap {
 	unsigned n;
@@ -776,8 +776,8 @@ MRC_SELFTEST(fabric)
 			"rx alone: laid out; the tap sees the packet whole");
 	for (int with_gather = 1; with_gather >= 0; with_gather--) {
 		static const struct mrc_fab_host_ops gops[2] = {
-			{t_grx, t_gtx, NULL, NULL, NULL, NULL},
-			{t_grx, t_gtx, NULL, t_grx_gather, NULL, NULL}};
+			{t_grx, t_gtx, NULL, NULL, NULL, NULL, NULL, NULL},
+			{t_grx, t_gtx, NULL, t_grx_gather, NULL, NULL, NULL, NULL}};
 		static struct t_gnet gn;
 		struct mrc_fabric *fab = NULL;
 		uint8_t da1[16], tail0[4] = {0};
@@ -1568,9 +1568,9 @@ static void t_gr_rx(
 		g->ce0[get_be24(buf + 48 + 9)] = (ip6_tc(buf) & 3) == 3;
 }
 
-static const struct mrc_fab_host_ops t_gr_ops = {t_gr_rx, t_gr_tx, NULL, NULL, NULL, NULL};
+static const struct mrc_fab_host_ops t_gr_ops = {t_gr_rx, t_gr_tx, NULL, NULL, NULL, NULL, NULL, NULL};
 static const struct mrc_fab_host_ops t_gr_ops_ctl = {
-	t_gr_rx, t_gr_tx, NULL, NULL, t_gr_tx_ctrl, NULL};
+	t_gr_rx, t_gr_tx, NULL, NULL, t_gr_tx_ctrl, NULL, NULL, NULL};
 
 /* Builds the fabric for @g (t_setup already filled @p and g->pl) and starts every sender. */
 static bool t_gr_start(struct mrc_st *st, struct t_greedy *g, const struct mrc_fabric_params *p)
