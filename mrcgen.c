@@ -1210,10 +1210,10 @@ static void catch_stop_signals(void)
 }
 
 /*
- * The sim driver under mpirun with several processes: the ranks of one simulation are not
- * implemented (docs/architecture.md "Parallel simulation"), so it is refused, rank 0
- * saying why, rather than every rank running the whole job into the same files. Returns 0
- * for one process (MPI never touched), else the exit code.
+ * A sweep on the sim driver under mpirun with several processes: a sweep does not run over
+ * the ranks of one simulation yet (docs/architecture.md "Parallel simulation"), so it is
+ * refused, rank 0 saying why, rather than every rank running the whole sweep into the same
+ * files. Returns 0 for one process (MPI never touched), else the exit code.
  */
 static int sim_ranks_refused(const char *cmd)
 {
@@ -1227,9 +1227,9 @@ static int sim_ranks_refused(const char *cmd)
 		fprintf(stderr, "mrcgen: %s: %s\n", cmd, err);
 	else if (r.rank == 0)
 		fprintf(stderr, "mrcgen: %s: fabric.driver sim under mpirun with %u processes: "
-				"the MPI ranks of one simulation are not implemented (issue 23; "
-				"docs/architecture.md \"Parallel simulation\"): run one process, "
-				"with sim.workers: N threads\n", cmd, r.size);
+				"a %s over the MPI ranks of one simulation is not implemented yet "
+				"(docs/architecture.md \"Parallel simulation\"): run one process, "
+				"with sim.workers: N threads\n", cmd, r.size, cmd);
 	mrc_simrank_leave(&r);
 	return EXIT_USAGE;
 }

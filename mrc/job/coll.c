@@ -1511,6 +1511,46 @@ static inline struct vdesc src_desc(struct mrc_coll *c, const uint8_t *src, uint
 	return d;
 }
 
+/* The descriptor of the granule of an output or scratch region that @len bytes at @src
+ * lie in, NULL when there is none. */
+static struct vdesc *src_granule(const struct mrc_coll *c, const void *src, uint64_t len)
+{
+	uint64_t off, ga, gb, gi;
+	const struct rank *rk;
+	uint32_t q, hint;
+	int reg;
+
+	if (c->p.verify != MRC_VERIFY_DESC || !src_decode(c, src, len, &q, &reg, &off) ||
+		reg == MRC_REG_INPUT)
+		return NULL;
+	rk = &c->r[q];
+	if (!rk->vd[reg])
+		return NULL;
+	hint = rk->vhint[reg]; /* read, never written, as in src_desc */
+	gi = vg_find(c, rk->vg[reg], &hint, off, &ga, &gb);
+	return off + len <= gb ? &rk->vd[reg][gi] : NULL;
+}
+
+bool mrc_coll_src_desc_get(const struct mrc_coll *c, const void *src, uint64_t len,
+	uint8_t out[16])
+{
+	const struct vdesc *d = src_granule(c, src, len);
+
+	if (d)
+		memcpy(out, d, sizeof(*d));
+	return d != NULL;
+}
+
+bool mrc_coll_src_desc_put(struct mrc_coll *c, const void *src, uint64_t len,
+	const uint8_t in[16])
+{
+	struct vdesc *d = src_granule(c, src, len);
+
+	if (d)
+		memcpy(d, in, sizeof(*d));
+	return d != NULL;
+}
+
 /* A granule index and whether @rel (an offset in a segment) starts granule *@k. */
 static inline bool granule_at(const struct mrc_coll *c, uint64_t rel, uint64_t *k)
 {

@@ -1182,14 +1182,14 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 	const struct conf_fabric *cf = &r->job->fabric;
 	const struct conf_mrc *cm = &r->job->mrc;
 	static const struct mrc_fab_host_ops hops = {
-		fab_rx, fab_tx, fab_port_status, NULL, fab_tx_ctrl, NULL};
+		fab_rx, fab_tx, fab_port_status, NULL, fab_tx_ctrl, NULL, NULL, NULL};
 	/* a gathering host also receives gathered (one copy per packet, as an RDMA NIC) */
 	static const struct mrc_fab_host_ops hops_gather = {
-		fab_rx, fab_tx, fab_port_status, fab_rx_gather, fab_tx_ctrl, NULL};
+		fab_rx, fab_tx, fab_port_status, fab_rx_gather, fab_tx_ctrl, NULL, NULL, NULL};
 	/* and with verification by descriptors, generates the payloads it lays out */
 	static const struct mrc_fab_host_ops hops_desc = {
 		fab_rx, fab_tx, fab_port_status, fab_rx_gather, fab_tx_ctrl, fab_payload,
-		.pay_token = fab_pay_token, .pay_from_token = fab_pay_from_token};
+		fab_pay_token, fab_pay_from_token};
 	struct mrc_fabric_params p;
 	int e;
 
