@@ -931,7 +931,7 @@ fail:
 }
 
 /*
- * The descriptors of every local rank's output and scratch, the ranks' keyed hashes (the
+ * The descriptors of every rank's output and scratch, the ranks' keyed hashes (the
  * job's seed is the key) and the reserved range whose addresses name sources. Returns 0,
  * -EINVAL (granule 0, a program grid_build refuses) or -ENOMEM.
  */
@@ -973,11 +973,12 @@ static int desc_setup(struct mrc_coll *c)
 		c->vbase = NULL;
 		return -ENOMEM;
 	}
+	/* every rank's, the local ones' or not: a process running some ranks of one
+	 * simulation (MPI ranks) keeps copies of the others', which their packets' tokens
+	 * update (mrc_coll_src_desc_put); DESC is the simulator's alone */
 	for (uint32_t r = 0; r < n; r++) {
 		struct rank *rk = &c->r[r];
 
-		if (!is_local(c, r))
-			continue;
 		for (int g = MRC_REG_OUTPUT; g < MRC_REG_N; g++) {
 			if (!rk->len[g])
 				continue;
@@ -1007,7 +1008,7 @@ static int desc_setup(struct mrc_coll *c)
 	for (uint32_t r = 0; r < n; r++) {
 		struct rank *rk = &c->r[r];
 
-		for (int g = MRC_REG_OUTPUT; g < MRC_REG_N && is_local(c, r); g++) {
+		for (int g = MRC_REG_OUTPUT; g < MRC_REG_N; g++) {
 			if (!rk->vg[g])
 				continue;
 			rk->vd[g] = (struct vdesc *)c->varena + at;

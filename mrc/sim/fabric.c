@@ -1653,7 +1653,7 @@ bool mrc_fabric_owns_host(const struct mrc_fabric *fab, uint32_t host)
 enum { XP_ZEROS = 0, XP_BYTES, XP_TOKEN };
 
 /* A packet on its way to another rank: this, its hlen header bytes, then its payload
- * (XP_BYTES: pay_len bytes; XP_TOKEN: the 8-byte token of ops.pay_token). */
+ * (XP_BYTES: pay_len bytes; XP_TOKEN: the MRC_FAB_PAY_TOKEN bytes of ops.pay_token). */
 struct fab_xpkt {
 	uint32_t port, icrc;
 	uint16_t len, hlen, pay_len, nh_off;
@@ -1669,7 +1669,7 @@ static int xf_arrive_pack(void *ctx, void *obj, uint64_t arg, bool keep, struct 
 	struct fab_xpkt x = {.port = pkt->port, .icrc = pkt->icrc, .len = pkt->len,
 		.hlen = pkt->hlen, .pay_len = pkt->pay_len, .nh_off = pkt->nh_off,
 		.flags = (uint8_t)(pkt->flags & ~PK_PAYIN), .gen = pkt->gen, .pay = XP_ZEROS};
-	uint64_t tok = 0;
+	uint8_t tok[MRC_FAB_PAY_TOKEN] = {0};
 	int err;
 
 	(void)arg;
@@ -1677,14 +1677,14 @@ static int xf_arrive_pack(void *ctx, void *obj, uint64_t arg, bool keep, struct 
 		/* a copy from a rank before (PK_PAYIN) is bytes; else the run's token */
 		x.pay = fab->ops.pay_token && !(pkt->flags & PK_PAYIN) ? XP_TOKEN : XP_BYTES;
 		if (x.pay == XP_TOKEN)
-			tok = fab->ops.pay_token(fab->ctx, pkt->pay, pkt->pay_len);
+			fab->ops.pay_token(fab->ctx, pkt->pay, pkt->pay_len, tok);
 	}
 	err = mrc_sim_buf_put(b, &x, sizeof(x));
 	err = err ?: mrc_sim_buf_put(b, pkt->data, pkt->hlen);
 	if (x.pay == XP_BYTES)
 		err = err ?: mrc_sim_buf_put(b, pkt->pay, pkt->pay_len);
 	else if (x.pay == XP_TOKEN)
-		err = err ?: mrc_sim_buf_put(b, &tok, sizeof(tok));
+		err = err ?: mrc_sim_buf_put(b, tok, sizeof(tok));
 	if (!err && !keep) /* the event is gone from this rank */
 		pkt_free(fab, pkt);
 	return err;
@@ -1699,13 +1699,12 @@ static int xf_arrive_unpack(void *ctx, const void *p, size_t len, void **obj, ui
 	struct fab_xpkt x;
 	struct fab_pkt *pkt;
 	size_t tail;
-	uint64_t tok = 0;
 
 	(void)arg;
 	if (len < sizeof(x))
 		return -EPROTO;
 	memcpy(&x, d, sizeof(x));
-	tail = x.pay == XP_BYTES ? x.pay_len : x.pay == XP_TOKEN ? sizeof(tok) : 0;
+	tail = x.pay == XP_BYTES ? x.pay_len : x.pay == XP_TOKEN ? MRC_FAB_PAY_TOKEN : 0;
 	if (x.port >= fab->n_ports || peer_rank(fab, &fab->ports[x.port]) != fab->rank ||
 		x.pay > XP_TOKEN || (x.flags & PK_PAYIN) || x.len == 0 || x.len > MRC_PKT_MAX ||
 		x.hlen > x.len || x.hlen > fab->p.pkt_cap ||
@@ -1724,8 +1723,7 @@ static int xf_arrive_unpack(void *ctx, const void *p, size_t len, void **obj, ui
 		pkt->pay = pkt->data + x.hlen;
 		x.flags |= PK_PAYIN;
 	} else if (x.pay == XP_TOKEN) {
-		memcpy(&tok, d + sizeof(x) + x.hlen, sizeof(tok));
-		pkt->pay = fab->ops.pay_from_token(fab->ctx, tok);
+		pkt->pay = fab->ops.pay_from_token(fab->ctx, d + sizeof(x) + x.hlen, x.pay_len);
 	}
 	pkt->icrc = x.icrc;
 	pkt->len = x.len;

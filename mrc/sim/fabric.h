@@ -63,13 +63,16 @@ enum mrc_fab_tier {
  *       (the simulator's verification descriptors: bytes generated from the closed form,
  *       docs/verification.md). Without it they are copied from @pay.
  *  pay_token, pay_from_token: optional, both or neither; for ranks (mrc_fabric_ranks). A
- *       gathered payload crossing to another rank crosses as pay_token's 64-bit token of
- *       (@pay, @len), which the receiving rank's pay_from_token turns back into its @pay
- *       (an address its payload and rx_gather ops understand, valid as the sender's
- *       was). Without them the payload's @len bytes are copied (from @pay, NULL: none)
- *       and kept with the packet, @pay then pointing at that copy; a fabric with the
- *       payload op (whose @pay may not be bytes) needs them.
+ *       gathered payload crossing to another rank crosses as pay_token's token of
+ *       MRC_FAB_PAY_TOKEN bytes for (@pay, @len) (the run's: e.g. a reference and what the
+ *       receiving process must know of the source), which the receiving rank's
+ *       pay_from_token turns back into its @pay (an address its payload and rx_gather ops
+ *       understand, valid as the sender's was). Without them the payload's @len bytes are
+ *       copied (from @pay, NULL: none) and kept with the packet, @pay then pointing at
+ *       that copy; a fabric with the payload op (whose @pay may not be bytes) needs them.
  */
+#define MRC_FAB_PAY_TOKEN 24 /* bytes of a payload's token between ranks */
+
 struct mrc_fab_host_ops {
 	void (*rx)(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
 		uint64_t now_ps);
@@ -81,8 +84,10 @@ struct mrc_fab_host_ops {
 	size_t (*tx_ctrl)(void *ctx, uint32_t host, unsigned plane, uint64_t now_ps, uint8_t *buf,
 		size_t cap);
 	void (*payload)(void *ctx, const uint8_t *pay, uint32_t len, uint8_t *out);
-	uint64_t (*pay_token)(void *ctx, const uint8_t *pay, uint32_t len);
-	const uint8_t *(*pay_from_token)(void *ctx, uint64_t tok);
+	void (*pay_token)(void *ctx, const uint8_t *pay, uint32_t len,
+		uint8_t tok[MRC_FAB_PAY_TOKEN]);
+	const uint8_t *(*pay_from_token)(void *ctx, const uint8_t tok[MRC_FAB_PAY_TOKEN],
+		uint32_t len);
 };
 
 /* The two traffic classes of an output port, strict priority: control over data. */

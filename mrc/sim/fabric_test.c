@@ -2092,20 +2092,27 @@ static void t_rk_rx(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf
 }
 
 /* Tokens: a payload's place as (host, packet), back to this process's copy of it. */
-static uint64_t t_rk_token(void *ctx, const uint8_t *pay, uint32_t len)
+static void t_rk_token(void *ctx, const uint8_t *pay, uint32_t len,
+	uint8_t tok[MRC_FAB_PAY_TOKEN])
 {
 	struct t_rk *r = ctx;
+	uint64_t off = (uint64_t)(pay - &r->pay[0][0][0]);
 
-	(void)len;
 	r->tokens++;
-	return (uint64_t)(pay - &r->pay[0][0][0]);
+	memcpy(tok, &off, sizeof(off));
+	memcpy(tok + 8, &len, sizeof(len)); /* the rest of the token carries what it likes */
 }
 
-static const uint8_t *t_rk_from_token(void *ctx, uint64_t tok)
+static const uint8_t *t_rk_from_token(void *ctx, const uint8_t tok[MRC_FAB_PAY_TOKEN],
+	uint32_t len)
 {
 	struct t_rk *r = ctx;
+	uint64_t off;
+	uint32_t tlen;
 
-	return tok < sizeof(r->pay) ? &r->pay[0][0][0] + tok : NULL;
+	memcpy(&off, tok, sizeof(off));
+	memcpy(&tlen, tok + 8, sizeof(tlen));
+	return off < sizeof(r->pay) && tlen == len ? &r->pay[0][0][0] + off : NULL;
 }
 
 static const struct mrc_fab_host_ops t_rk_ops[2] = {

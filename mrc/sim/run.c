@@ -607,28 +607,48 @@ static struct mrc_coll *coll_nth(struct run *r, uint64_t n)
 	return NULL;
 }
 
-/* Ranks: a DESC payload address crosses as (collective, offset in its range): the
- * collective's place in coll_nth's order above bit 48; UINT64_MAX when it names none (it
- * arrives as NULL: zeros, as no collective's address does in one process). */
-static uint64_t fab_pay_token(void *ctx, const uint8_t *pay, uint32_t len)
+/*
+ * Ranks: a DESC payload address crosses as a token of 24 bytes: a reference, the
+ * collective's place in coll_nth's order above bit 48 and the offset in its range below
+ * (UINT64_MAX: it names none and arrives as NULL, zeros, as no collective's address does
+ * in one process; bit 63 set: 16 bytes of the source granule's descriptor follow), and
+ * that descriptor (mrc_coll_src_desc_get): the arriving rank writes it into its copy of
+ * the granule, which only the sending rank keeps up to date, before the packet is placed.
+ */
+#define TOK_DESC (1ull << 63)
+
+static void fab_pay_token(void *ctx, const uint8_t *pay, uint32_t len,
+	uint8_t tok[MRC_FAB_PAY_TOKEN])
 {
 	struct run *r = ctx;
 	struct mrc_coll *c;
-	uint64_t off;
+	uint64_t off, ref = UINT64_MAX;
 
-	(void)len;
-	for (uint64_t n = 0; (c = coll_nth(r, n)); n++)
-		if (mrc_coll_src_off(c, pay, &off) && off < 1ull << 48)
-			return n << 48 | off;
-	return UINT64_MAX;
+	for (uint64_t n = 0; (c = coll_nth(r, n)); n++) {
+		if (mrc_coll_src_off(c, pay, &off) && off < 1ull << 48 && n < 1ull << 15) {
+			ref = n << 48 | off;
+			if (mrc_coll_src_desc_get(c, pay, len, tok + 8))
+				ref |= TOK_DESC;
+			break;
+		}
+	}
+	memcpy(tok, &ref, sizeof(ref));
 }
 
-static const uint8_t *fab_pay_from_token(void *ctx, uint64_t tok)
+static const uint8_t *fab_pay_from_token(void *ctx, const uint8_t tok[MRC_FAB_PAY_TOKEN],
+	uint32_t len)
 {
 	struct run *r = ctx;
-	struct mrc_coll *c = tok == UINT64_MAX ? NULL : coll_nth(r, tok >> 48);
+	struct mrc_coll *c;
+	const uint8_t *pay;
+	uint64_t ref;
 
-	return c ? mrc_coll_src_at(c, tok & ((1ull << 48) - 1)) : NULL;
+	memcpy(&ref, tok, sizeof(ref));
+	c = ref == UINT64_MAX ? NULL : coll_nth(r, ref >> 48 & 0x7fff);
+	pay = c ? mrc_coll_src_at(c, ref & ((1ull << 48) - 1)) : NULL;
+	if (pay && ref & TOK_DESC)
+		mrc_coll_src_desc_put(c, pay, len, tok + 8);
+	return pay;
 }
 
 /* A payload landed in a sink MR of @h: the collective's descriptors follow it. */
