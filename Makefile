@@ -145,7 +145,7 @@ FUZZ_SRC_wire := mrc/engine/wire.c
 FUZZ_SRC_conf := $(filter-out %_test.c,$(wildcard conf/*.c))
 FUZZ_SRC_hist := mrc/base/hist.c
 FUZZ_SRC_srv6 := mrc/engine/srv6.c mrc/engine/wire.c mrc/base/err.c
-FUZZ_SRC_rdv  := mrc/wire/rvproto.c mrc/wire/rankres.c mrc/base/hist.c
+FUZZ_SRC_rdv  := mrc/wire/rvproto.c mrc/job/rankres.c mrc/base/hist.c
 # fuzz_ep.c #includes qp.c (the QP's live PSNs), so the engine's other modules only
 FUZZ_SRC_ep   := mrc/engine/ep.c mrc/engine/ev.c mrc/engine/nscc.c mrc/engine/dcqcn.c \
 	mrc/engine/wire.c \

@@ -1210,10 +1210,10 @@ static void catch_stop_signals(void)
 }
 
 /*
- * The sim driver under mpirun with several processes: the ranks of one simulation are not
- * implemented (docs/architecture.md "Parallel simulation"), so it is refused, rank 0
- * saying why, rather than every rank running the whole job into the same files. Returns 0
- * for one process (MPI never touched), else the exit code.
+ * A sweep on the sim driver under mpirun with several processes: a sweep does not run over
+ * the ranks of one simulation yet (docs/architecture.md "Parallel simulation"), so it is
+ * refused, rank 0 saying why, rather than every rank running the whole sweep into the same
+ * files. Returns 0 for one process (MPI never touched), else the exit code.
  */
 static int sim_ranks_refused(const char *cmd)
 {
@@ -1227,11 +1227,44 @@ static int sim_ranks_refused(const char *cmd)
 		fprintf(stderr, "mrcgen: %s: %s\n", cmd, err);
 	else if (r.rank == 0)
 		fprintf(stderr, "mrcgen: %s: fabric.driver sim under mpirun with %u processes: "
-				"the MPI ranks of one simulation are not implemented (issue 23; "
-				"docs/architecture.md \"Parallel simulation\"): run one process, "
-				"with sim.workers: N threads\n", cmd, r.size);
+				"a %s over the MPI ranks of one simulation is not implemented yet "
+				"(docs/architecture.md \"Parallel simulation\"): run one process, "
+				"with sim.workers: N threads\n", cmd, r.size, cmd);
 	mrc_simrank_leave(&r);
 	return EXIT_USAGE;
+}
+
+/*
+ * The sim driver: in one process, or as the MPI ranks of one simulation when mpirun
+ * started several (mrc_run_sim_ranks; MPI joined only then). Returns -1 with *@res set:
+ * this process reports (one process, or rank 0); else the exit code (a setup error, said
+ * once, by rank 0; EXIT_OK for a rank whose results went to rank 0).
+ */
+static int run_sim_ranks(const struct conf_job *job, struct mrc_run_result **res)
+{
+	struct mrc_simrank r;
+	struct mrc_sim_comm c;
+	char err[1024];
+	int e = mrc_simrank_join(&r, err, sizeof(err));
+
+	if (e) {
+		fprintf(stderr, "mrcgen: run: %s\n", err);
+		mrc_simrank_leave(&r);
+		return EXIT_USAGE;
+	}
+	e = r.size > 1 ? mrc_simrank_comm(&r, &c) : 0;
+	if (e)
+		snprintf(err, sizeof(err), "mpirun: %s", strerror(-e));
+	e = e ?: mrc_run_sim_ranks(job, r.size > 1 ? &c : NULL,
+		    isatty(STDERR_FILENO) && !r.rank ? run_progress : NULL, NULL, res, err,
+		    sizeof(err));
+	mrc_simrank_leave(&r);
+	if (e) {
+		if (!r.rank)
+			fprintf(stderr, "mrcgen: run: %s\n", err);
+		return EXIT_USAGE;
+	}
+	return *res ? -1 : EXIT_OK;
 }
 
 static int cmd_run(int argc, char **argv)
@@ -1279,16 +1312,11 @@ static int cmd_run(int argc, char **argv)
 			conf_name_of(conf_driver_names, job.fabric.driver));
 		conf_free(&job);
 		return EXIT_USAGE;
-	} else if ((ret = sim_ranks_refused("run"))) {
-		conf_free(&job);
-		return ret;
 	} else {
-		e = mrc_run_sim(&job, isatty(STDERR_FILENO) ? run_progress : NULL, NULL, &res, err,
-			sizeof(err));
-		if (e) {
-			fprintf(stderr, "mrcgen: run: %s\n", err);
+		ret = run_sim_ranks(&job, &res);
+		if (ret >= 0) {
 			conf_free(&job);
-			return EXIT_USAGE;
+			return ret;
 		}
 	}
 	if (job.fabric.driver == CONF_DRIVER_WIRE)

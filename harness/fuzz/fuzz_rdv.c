@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * fuzz_rdv: libFuzzer entry for the rendezvous framing and bodies (mrc/wire/rvproto.h,
- * mrc/wire/rankres.h): the input is a byte stream as rank 0 reads it from one connection,
+ * mrc/job/rankres.h): the input is a byte stream as rank 0 reads it from one connection,
  * split into frames (the first capped at MRC_RV_MAX_HELLO, the rest at MRC_RV_MAX_MSG, as
  * before and after admission); every HELLO body is parsed and judged, and one that parses
  * must encode back to the same bytes; every RESULT body goes through mrc_rankres_decode.
  */
-#include "mrc/wire/rankres.h"
+#include "mrc/job/rankres.h"
 #include "mrc/wire/rvproto.h"
 
 #include <stdbool.h>

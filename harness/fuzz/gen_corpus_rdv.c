@@ -6,7 +6,7 @@
  * a length of 0, a frame cut short.
  */
 #include "mrc/base/bytes.h"
-#include "mrc/wire/rankres.h"
+#include "mrc/job/rankres.h"
 #include "mrc/wire/rvproto.h"
 #include "mrc/wire/wirerun.h"
 

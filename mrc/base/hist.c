@@ -351,6 +351,35 @@ bool mrc_hist_is_exact(const struct mrc_hist *h)
 	return h->exact;
 }
 
+void mrc_hist_exact_get(const struct mrc_hist *h, struct mrc_hist_exact *x)
+{
+	*x = (struct mrc_hist_exact){ .exact = h->exact, .min = h->min, .max = h->max,
+		.sum_hi = (int64_t)(h->sum >> 64), .sum_lo = (uint64_t)h->sum,
+		.w_mean = h->w_mean, .w_m2 = h->w_m2 };
+}
+
+int mrc_hist_exact_set(struct mrc_hist *h, const struct mrc_hist_exact *x)
+{
+	int64_t lo, hi;
+	int32_t i = 0;
+
+	if (h->total) {
+		while (i < h->max_index && !h->counts[i])
+			i++;
+		lo = mrc_hist_lowest_equivalent(h, value_from_index(h, i));
+		hi = mrc_hist_highest_equivalent(h, value_from_index(h, h->max_index));
+		if (x->min > x->max || x->min < lo || x->max > hi)
+			return -EINVAL;
+	}
+	h->exact = x->exact;
+	h->min = x->min;
+	h->max = x->max;
+	h->sum = (__int128)x->sum_hi << 64 | (__int128)x->sum_lo;
+	h->w_mean = x->w_mean;
+	h->w_m2 = x->w_m2;
+	return 0;
+}
+
 double mrc_hist_bucket_mean(const struct mrc_hist *h)
 {
 	double sum = 0;

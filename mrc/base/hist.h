@@ -89,6 +89,25 @@ double mrc_hist_stddev(const struct mrc_hist *h);
 bool mrc_hist_is_exact(const struct mrc_hist *h);
 
 /*
+ * The exact running statistics of @h, which its counts (mrc_hist_encode) do not carry:
+ * whether they are exact, min and max, the sum of the values (as two 64-bit halves), the
+ * Welford mean and sum of squared deviations. mrc_hist_exact_set puts them back into a
+ * histogram decoded from @h's counts (with the same total), so that mrc_hist_add merges it
+ * as it would merge @h itself: -EINVAL when they cannot be that histogram's (a minimum
+ * above the maximum, either outside the counts' lowest and highest equivalent values).
+ */
+struct mrc_hist_exact {
+	bool exact;
+	int64_t min, max;
+	int64_t sum_hi;
+	uint64_t sum_lo;
+	double w_mean, w_m2;
+};
+
+void mrc_hist_exact_get(const struct mrc_hist *h, struct mrc_hist_exact *x);
+int mrc_hist_exact_set(struct mrc_hist *h, const struct mrc_hist_exact *x);
+
+/*
  * Bucket-based statistics as HdrHistogram computes them (what its .hgrm footer shows):
  * mean and population standard deviation over each bucket's median equivalent value,
  * and the highest value equivalent to the largest recorded one. 0 when empty.

@@ -931,7 +931,7 @@ fail:
 }
 
 /*
- * The descriptors of every local rank's output and scratch, the ranks' keyed hashes (the
+ * The descriptors of every rank's output and scratch, the ranks' keyed hashes (the
  * job's seed is the key) and the reserved range whose addresses name sources. Returns 0,
  * -EINVAL (granule 0, a program grid_build refuses) or -ENOMEM.
  */
@@ -973,11 +973,12 @@ static int desc_setup(struct mrc_coll *c)
 		c->vbase = NULL;
 		return -ENOMEM;
 	}
+	/* every rank's, the local ones' or not: a process running some ranks of one
+	 * simulation (MPI ranks) keeps copies of the others', which their packets' tokens
+	 * update (mrc_coll_src_desc_put); DESC is the simulator's alone */
 	for (uint32_t r = 0; r < n; r++) {
 		struct rank *rk = &c->r[r];
 
-		if (!is_local(c, r))
-			continue;
 		for (int g = MRC_REG_OUTPUT; g < MRC_REG_N; g++) {
 			if (!rk->len[g])
 				continue;
@@ -1007,7 +1008,7 @@ static int desc_setup(struct mrc_coll *c)
 	for (uint32_t r = 0; r < n; r++) {
 		struct rank *rk = &c->r[r];
 
-		for (int g = MRC_REG_OUTPUT; g < MRC_REG_N && is_local(c, r); g++) {
+		for (int g = MRC_REG_OUTPUT; g < MRC_REG_N; g++) {
 			if (!rk->vg[g])
 				continue;
 			rk->vd[g] = (struct vdesc *)c->varena + at;
@@ -1430,18 +1431,31 @@ static bool vd_is(const struct mrc_coll *c, struct vdesc d, uint32_t iter, uint6
 	return d.set == run_hash(c, lo, cnt, iter);
 }
 
+bool mrc_coll_src_off(const struct mrc_coll *c, const void *src, uint64_t *off)
+{
+	uintptr_t b = (uintptr_t)c->vbase, p = (uintptr_t)src;
+
+	if (!src || !c->vbase || p < b || p - b >= c->vlen)
+		return false;
+	*off = p - b;
+	return true;
+}
+
+const void *mrc_coll_src_at(const struct mrc_coll *c, uint64_t off)
+{
+	return c->vbase && off < c->vlen ? c->vbase + off : NULL;
+}
+
 /* Which rank, region and offset the source address @src names, @len bytes of it inside
  * the region; false when it names none. */
 static inline bool src_decode(const struct mrc_coll *c, const void *src, uint64_t len,
 	uint32_t *r, int *reg, uint64_t *off)
 {
-	uintptr_t b = (uintptr_t)c->vbase, p = (uintptr_t)src;
 	uint64_t x;
 	uint32_t q;
 
-	if (!src || !c->vbase || p < b || p - b >= c->vlen)
+	if (!mrc_coll_src_off(c, src, &x))
 		return false;
-	x = p - b;
 	/* the last rank starting at or before x */
 	q = c->vshift ? (uint32_t)(x >> c->vshift) : last_le(c->voff, c->p.nranks, x);
 	x -= c->voff[q];
@@ -1496,6 +1510,46 @@ static inline struct vdesc src_desc(struct mrc_coll *c, const uint8_t *src, uint
 			.shi = g->bound[s + 1], .sfirst = g->first[s], .sdelta = off };
 	}
 	return d;
+}
+
+/* The descriptor of the granule of an output or scratch region that @len bytes at @src
+ * lie in, NULL when there is none. */
+static struct vdesc *src_granule(const struct mrc_coll *c, const void *src, uint64_t len)
+{
+	uint64_t off, ga, gb, gi;
+	const struct rank *rk;
+	uint32_t q, hint;
+	int reg;
+
+	if (c->p.verify != MRC_VERIFY_DESC || !src_decode(c, src, len, &q, &reg, &off) ||
+		reg == MRC_REG_INPUT)
+		return NULL;
+	rk = &c->r[q];
+	if (!rk->vd[reg])
+		return NULL;
+	hint = rk->vhint[reg]; /* read, never written, as in src_desc */
+	gi = vg_find(c, rk->vg[reg], &hint, off, &ga, &gb);
+	return off + len <= gb ? &rk->vd[reg][gi] : NULL;
+}
+
+bool mrc_coll_src_desc_get(const struct mrc_coll *c, const void *src, uint64_t len,
+	uint8_t out[16])
+{
+	const struct vdesc *d = src_granule(c, src, len);
+
+	if (d)
+		memcpy(out, d, sizeof(*d));
+	return d != NULL;
+}
+
+bool mrc_coll_src_desc_put(struct mrc_coll *c, const void *src, uint64_t len,
+	const uint8_t in[16])
+{
+	struct vdesc *d = src_granule(c, src, len);
+
+	if (d)
+		memcpy(d, in, sizeof(*d));
+	return d != NULL;
 }
 
 /* A granule index and whether @rel (an offset in a segment) starts granule *@k. */

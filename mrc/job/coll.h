@@ -248,6 +248,31 @@ void mrc_coll_place(struct mrc_coll *c, uint32_t rank, enum mrc_coll_region reg,
 int mrc_coll_payload(struct mrc_coll *c, const void *src, uint32_t len, uint8_t *out);
 
 /*
+ * DESC: a source address (ops->post's @src) as an offset into this collective's reserved
+ * range, and back: what names the same source in another process that built the same
+ * collective (MPI ranks of one simulation, docs/architecture.md "Parallel simulation").
+ * mrc_coll_src_off: true with *@off when @src lies in the range; mrc_coll_src_at: the
+ * address, NULL when @off lies outside it (or the collective has no range: not DESC).
+ */
+bool mrc_coll_src_off(const struct mrc_coll *c, const void *src, uint64_t *off);
+const void *mrc_coll_src_at(const struct mrc_coll *c, uint64_t off);
+
+/*
+ * DESC, across processes: the placement of a payload reads its source granule's 16-byte
+ * descriptor, which only the process running the source rank keeps up to date. get: that
+ * descriptor, for @len bytes at @src in an output or scratch region (an input's is
+ * computed, and needs none): true with @out[16]. put: the same written into this
+ * process's copy of that granule, where the payload arrives, before it is placed; true
+ * when @src names such a granule. A source granule does not change while a write reads it
+ * (the collectives' own order), so the descriptor sent with the packet is the one the
+ * placement would read.
+ */
+bool mrc_coll_src_desc_get(const struct mrc_coll *c, const void *src, uint64_t len,
+	uint8_t out[16]);
+bool mrc_coll_src_desc_put(struct mrc_coll *c, const void *src, uint64_t len,
+	const uint8_t in[16]);
+
+/*
  * Input element @i of @rank at iteration @iter: ((7r + 13i + 3 iter) mod 61) - 30 +
  * ((r + iter) mod 7): small integers, exact in every dtype, so sums are exact; period 61
  * in @i; changing every iteration, so data left from the last one is caught. The second

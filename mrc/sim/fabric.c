@@ -73,6 +73,8 @@ enum {
 	PK_SRH = 16,   /* an SRH follows the outer IPv6 */
 	PK_INNER = 32, /* an inner IPv6 at nh_off: an outer one precedes it */
 	PK_MRC = 64,   /* UDP to MRC_UDP_PORT and a BTH after it (pkt_bth_off) */
+	PK_PAYIN = 128, /* came from another rank: its pay_len payload bytes are in the slot,
+			 * after its hlen header bytes, and pay points there (xf_arrive_unpack) */
 };
 
 /* Offset of the SRH in data[], 0 = none. */
@@ -294,6 +296,10 @@ struct mrc_fabric {
 	unsigned n_wk;
 	unsigned n_cls;		/* classes up to 32 + pkt_cap bytes */
 	bool released; /* mrc_fabric_release_pool: the packets its events name are gone */
+	unsigned n_rk, rank; /* mrc_fabric_ranks: ranks (0: none) and this one */
+	struct fab_rk_count {
+		uint64_t events, pkt_hops, injected, delivered;
+	} rk_add; /* the other ranks' (mrc_fabric_results_unpack) */
 
 	struct fab_sched *sched;
 	struct mrc_fab_fault_rec *log;
@@ -593,7 +599,9 @@ static const uint8_t *pkt_bytes(struct mrc_fabric *fab, const struct fab_pkt *pk
 		return pkt->data;
 	memcpy(o, pkt->data, pkt->hlen);
 	if (pkt->pay) {
-		if (fab->ops.payload) /* the sender's buffer may hold no bytes: generated */
+		/* the sender's buffer may hold no bytes: generated (a copy from another rank
+		 * is bytes) */
+		if (fab->ops.payload && !(pkt->flags & PK_PAYIN))
 			fab->ops.payload(fab->ctx, pkt->pay, pkt->pay_len, o + pkt->hlen);
 		else
 			memcpy(o + pkt->hlen, pkt->pay, pkt->pay_len);
@@ -734,6 +742,8 @@ static struct fab_pkt *pkt_move(struct mrc_fabric *fab, struct fab_pkt *pkt, siz
 	_Static_assert(offsetof(struct fab_pkt, cls) + sizeof(q->cls) == sizeof(*q),
 		"cls is the last field of a packet's metadata");
 	memcpy(q->data, pkt->data, keep);
+	if (q->flags & PK_PAYIN) /* its payload copy: in the new slot if @keep took it */
+		q->pay = keep >= (size_t)q->hlen + q->pay_len ? q->data + q->hlen : NULL;
 	pkt_free(fab, pkt);
 	return q;
 }
@@ -763,7 +773,7 @@ static bool trim_pkt(struct mrc_fabric *fab, struct fab_pkt **pp, bool lasthop)
 		pkt->len = pkt->hlen = (uint16_t)n;
 		pkt->pay = NULL;
 		pkt->pay_len = 0;
-		pkt->flags &= (uint8_t)~PK_ICRC;
+		pkt->flags &= (uint8_t)~(PK_ICRC | PK_PAYIN);
 	} else {
 		finish_csum(fab, pkt);
 		n = mrc_wire_trim(pkt->data, pkt->len, fab->p.trim_bytes, dscp);
@@ -1544,32 +1554,55 @@ static uint16_t rack_worker(uint64_t rack, unsigned workers, uint32_t racks)
 	return (uint16_t)(rack * workers / racks);
 }
 
-int mrc_fabric_partition(struct mrc_fabric *fab, unsigned workers)
+/*
+ * The part (worker or rank) of @parts that runs entity @e: partition = rack, a T0 of every
+ * plane with its hosts; the T1s spread evenly over the racks; entity 0 on part 0.
+ */
+static uint16_t ent_part(const struct mrc_fabric *fab, uint32_t e, unsigned parts)
 {
 	uint32_t racks = fab->tp.t0, T1 = fab->tp.t1;
+	const struct fab_switch *s;
+	uint64_t t1, n1;
+
+	if (e == 0 || parts < 2)
+		return 0;
+	if (e > fab->n_switches)
+		return rack_worker((e - fab->n_switches - 1) / fab->tp.hosts_per_t0, parts, racks);
+	s = &fab->sw[e - 1];
+	t1 = (uint64_t)s->plane * T1 + s->index;
+	n1 = (uint64_t)fab->tp.planes * T1;
+	return rack_worker(s->tier == MRC_FAB_T0 ? s->index : t1 * racks / n1, parts, racks);
+}
+
+/* Checks @parts for the fabric and makes the entities' map of them (ent_part) in *@out.
+ * 0, -ERANGE, -EDOM or -ENOMEM (as mrc_fabric_partition). */
+static int ent_parts(const struct mrc_fabric *fab, unsigned parts, uint16_t **out)
+{
+	uint16_t *ew;
+
+	if (parts > fab->tp.t0 || parts > 1024)
+		return -ERANGE;
+	if (!mrc_fabric_lookahead(fab))
+		return -EDOM;
+	ew = malloc(fab->n_ents * sizeof(*ew));
+	if (!ew)
+		return -ENOMEM;
+	for (uint32_t e = 0; e < fab->n_ents; e++)
+		ew[e] = ent_part(fab, e, parts);
+	*out = ew;
+	return 0;
+}
+
+int mrc_fabric_partition(struct mrc_fabric *fab, unsigned workers)
+{
 	uint16_t *ew;
 	int err;
 
 	if (workers < 2)
 		return 0;
-	if (workers > racks || workers > 1024)
-		return -ERANGE;
-	if (!mrc_fabric_lookahead(fab))
-		return -EDOM;
-	ew = calloc(fab->n_ents, sizeof(*ew));
-	if (!ew)
-		return -ENOMEM;
-	/* partition = rack: a T0 of every plane with its hosts; the T1s spread evenly over
-	 * the racks */
-	for (uint32_t k = 0; k < fab->n_switches; k++) {
-		const struct fab_switch *s = &fab->sw[k];
-		uint64_t t1 = (uint64_t)s->plane * T1 + s->index, n1 = (uint64_t)fab->tp.planes * T1;
-
-		ew[k + 1] = rack_worker(s->tier == MRC_FAB_T0 ? s->index : t1 * racks / n1,
-			workers, racks);
-	}
-	for (uint32_t h = 0; h < fab->hosts; h++)
-		ew[host_ent(fab, h)] = rack_worker(h / fab->tp.hosts_per_t0, workers, racks);
+	err = ent_parts(fab, workers, &ew);
+	if (err)
+		return err;
 	err = wk_add(fab, workers);
 	mrc_sim_set_window(fab->sim, mrc_fabric_lookahead(fab));
 	if (!err)
@@ -1580,12 +1613,399 @@ int mrc_fabric_partition(struct mrc_fabric *fab, unsigned workers)
 
 unsigned mrc_fabric_host_worker(const struct mrc_fabric *fab, uint32_t host)
 {
-	return fab->n_wk > 1 ? rack_worker(host / fab->tp.hosts_per_t0, fab->n_wk, fab->tp.t0) : 0;
+	return ent_part(fab, host_ent(fab, host), fab->n_wk);
 }
 
 uint32_t mrc_fabric_host_entity(const struct mrc_fabric *fab, uint32_t host)
 {
 	return host_ent(fab, host);
+}
+
+/* ---- ranks (mrc_fabric_ranks; docs/architecture.md "Parallel simulation") ----------- */
+
+/* The rank of entity @e, and of a port's owner and far end (0 without ranks). */
+static inline unsigned ent_rank(const struct mrc_fabric *fab, uint32_t e)
+{
+	return ent_part(fab, e, fab->n_rk);
+}
+
+static inline unsigned owner_rank(const struct mrc_fabric *fab, const struct fab_port *o)
+{
+	return ent_rank(fab, owner_ent(fab, o));
+}
+
+static inline unsigned peer_rank(const struct mrc_fabric *fab, const struct fab_port *o)
+{
+	return ent_rank(fab, peer_ent(fab, o));
+}
+
+unsigned mrc_fabric_host_rank(const struct mrc_fabric *fab, uint32_t host)
+{
+	return ent_rank(fab, host_ent(fab, host));
+}
+
+bool mrc_fabric_owns_host(const struct mrc_fabric *fab, uint32_t host)
+{
+	return mrc_fabric_host_rank(fab, host) == fab->rank;
+}
+
+/* How a packet's payload crosses (struct fab_xpkt pay). */
+enum { XP_ZEROS = 0, XP_BYTES, XP_TOKEN };
+
+/* A packet on its way to another rank: this, its hlen header bytes, then its payload
+ * (XP_BYTES: pay_len bytes; XP_TOKEN: the MRC_FAB_PAY_TOKEN bytes of ops.pay_token). */
+struct fab_xpkt {
+	uint32_t port, icrc;
+	uint16_t len, hlen, pay_len, nh_off;
+	uint8_t flags, gen, pay, pad[5];
+};
+
+_Static_assert(sizeof(struct fab_xpkt) == 24, "a packet's header between ranks: 24 bytes");
+
+static int xf_arrive_pack(void *ctx, void *obj, uint64_t arg, bool keep, struct mrc_sim_buf *b)
+{
+	struct mrc_fabric *fab = ctx;
+	struct fab_pkt *pkt = obj;
+	struct fab_xpkt x = {.port = pkt->port, .icrc = pkt->icrc, .len = pkt->len,
+		.hlen = pkt->hlen, .pay_len = pkt->pay_len, .nh_off = pkt->nh_off,
+		.flags = (uint8_t)(pkt->flags & ~PK_PAYIN), .gen = pkt->gen, .pay = XP_ZEROS};
+	uint8_t tok[MRC_FAB_PAY_TOKEN] = {0};
+	int err;
+
+	(void)arg;
+	if (pkt->pay && pkt->pay_len) {
+		/* a copy from a rank before (PK_PAYIN) is bytes; else the run's token */
+		x.pay = fab->ops.pay_token && !(pkt->flags & PK_PAYIN) ? XP_TOKEN : XP_BYTES;
+		if (x.pay == XP_TOKEN)
+			fab->ops.pay_token(fab->ctx, pkt->pay, pkt->pay_len, tok);
+	}
+	err = mrc_sim_buf_put(b, &x, sizeof(x));
+	err = err ?: mrc_sim_buf_put(b, pkt->data, pkt->hlen);
+	if (x.pay == XP_BYTES)
+		err = err ?: mrc_sim_buf_put(b, pkt->pay, pkt->pay_len);
+	else if (x.pay == XP_TOKEN)
+		err = err ?: mrc_sim_buf_put(b, tok, sizeof(tok));
+	if (!err && !keep) /* the event is gone from this rank */
+		pkt_free(fab, pkt);
+	return err;
+}
+
+/* Rebuilds a packet from another rank in this rank's pool; its payload bytes, if it came
+ * with them, stay in its slot after its headers (PK_PAYIN) for its whole life. */
+static int xf_arrive_unpack(void *ctx, const void *p, size_t len, void **obj, uint64_t *arg)
+{
+	struct mrc_fabric *fab = ctx;
+	const uint8_t *d = p;
+	struct fab_xpkt x;
+	struct fab_pkt *pkt;
+	size_t tail;
+
+	(void)arg;
+	if (len < sizeof(x))
+		return -EPROTO;
+	memcpy(&x, d, sizeof(x));
+	tail = x.pay == XP_BYTES ? x.pay_len : x.pay == XP_TOKEN ? MRC_FAB_PAY_TOKEN : 0;
+	if (x.port >= fab->n_ports || peer_rank(fab, &fab->ports[x.port]) != fab->rank ||
+		x.pay > XP_TOKEN || (x.flags & PK_PAYIN) || x.len == 0 || x.len > MRC_PKT_MAX ||
+		x.hlen > x.len || x.hlen > fab->p.pkt_cap ||
+		(uint32_t)x.hlen + x.pay_len > x.len || x.nh_off > x.hlen ||
+		(x.pay != XP_ZEROS && !x.pay_len) ||
+		(x.pay == XP_TOKEN && !fab->ops.pay_from_token) ||
+		len != sizeof(x) + x.hlen + tail)
+		return -EPROTO;
+	pkt = pkt_alloc(fab, (size_t)x.hlen + (x.pay == XP_BYTES ? x.pay_len : 0));
+	if (!pkt)
+		return -ENOMEM;
+	memcpy(pkt->data, d + sizeof(x), x.hlen);
+	pkt->pay = NULL;
+	if (x.pay == XP_BYTES) {
+		memcpy(pkt->data + x.hlen, d + sizeof(x) + x.hlen, x.pay_len);
+		pkt->pay = pkt->data + x.hlen;
+		x.flags |= PK_PAYIN;
+	} else if (x.pay == XP_TOKEN) {
+		pkt->pay = fab->ops.pay_from_token(fab->ctx, d + sizeof(x) + x.hlen, x.pay_len);
+	}
+	pkt->icrc = x.icrc;
+	pkt->len = x.len;
+	pkt->hlen = x.hlen;
+	pkt->pay_len = x.pay_len;
+	pkt->nh_off = x.nh_off;
+	pkt->flags = x.flags;
+	pkt->port = x.port; /* on its link: port and gen in place of next */
+	pkt->gen = x.gen;
+	*obj = pkt;
+	return 0;
+}
+
+/* A PFC frame crosses as its port's index (on_pfc's arg as it is). */
+static int xf_pfc_pack(void *ctx, void *obj, uint64_t arg, bool keep, struct mrc_sim_buf *b)
+{
+	struct mrc_fabric *fab = ctx;
+	uint32_t i = (uint32_t)((struct fab_port *)obj - fab->ports);
+
+	(void)arg, (void)keep;
+	return mrc_sim_buf_put(b, &i, sizeof(i));
+}
+
+static int xf_pfc_unpack(void *ctx, const void *p, size_t len, void **obj, uint64_t *arg)
+{
+	struct mrc_fabric *fab = ctx;
+	uint32_t i;
+
+	(void)arg;
+	if (len != sizeof(i) || !fab->pfc)
+		return -EPROTO;
+	memcpy(&i, p, sizeof(i));
+	if (i >= fab->n_ports || owner_rank(fab, &fab->ports[i]) != fab->rank)
+		return -EPROTO;
+	*obj = &fab->ports[i];
+	return 0;
+}
+
+/* Lets every worker's pool hold a packet of MRC_PKT_MAX bytes in data[] (a packet from
+ * another rank with its payload). 0 or -ENOMEM. */
+static int cls_grow(struct mrc_fabric *fab)
+{
+	unsigned n = pkt_cls(MRC_PKT_MAX) + 1;
+
+	if (n <= fab->n_cls)
+		return 0;
+	for (unsigned w = 0; w < fab->n_wk; w++) {
+		struct fab_pkt **f = realloc(fab->wk[w].free_pkts, n * sizeof(*f));
+
+		if (!f)
+			return -ENOMEM;
+		memset(f + fab->n_cls, 0, (n - fab->n_cls) * sizeof(*f));
+		fab->wk[w].free_pkts = f;
+	}
+	fab->n_cls = n;
+	return 0;
+}
+
+int mrc_fabric_ranks(struct mrc_fabric *fab, const struct mrc_sim_comm *c)
+{
+	const struct mrc_fab_host_ops *o = &fab->ops;
+	uint16_t *er;
+	int err;
+
+	if (!c || c->ranks < 2 || c->rank >= c->ranks || fab->n_wk != 1 || fab->n_rk ||
+		!o->pay_token != !o->pay_from_token || (o->payload && !o->pay_token))
+		return -EINVAL;
+	err = ent_parts(fab, c->ranks, &er);
+	if (err)
+		return err;
+	err = cls_grow(fab);
+	mrc_sim_set_window(fab->sim, mrc_fabric_lookahead(fab));
+	err = err ?: mrc_sim_ranks(fab->sim, c, er);
+	err = err ?: mrc_sim_handler_xfer(fab->sim, (unsigned)fab->k_arrive, xf_arrive_pack,
+		xf_arrive_unpack);
+	err = err ?: mrc_sim_handler_xfer(fab->sim, (unsigned)fab->k_pfc, xf_pfc_pack,
+		xf_pfc_unpack);
+	if (!err) {
+		fab->n_rk = c->ranks;
+		fab->rank = c->rank;
+		memset(er, 0, fab->n_ents * sizeof(*er)); /* one worker: the caller */
+		err = mrc_sim_partition(fab->sim, 1, er);
+	}
+	free(er);
+	return err;
+}
+
+/*
+ * Results between ranks: struct fab_res, then its records in this order: np ports this
+ * rank owns (struct fab_res_port), ns switches (struct fab_res_sw), ni PFC ingresses
+ * (struct fab_res_in: ports whose far end it owns), nl lost counts on other ranks' ports
+ * (struct fab_res_lost).
+ */
+#define RES_MAGIC 0x314B5246u /* "FRK1" */
+
+struct fab_res {
+	uint32_t magic, rank, n_ports, n_switches, pfc;
+	uint32_t np, ns, ni, nl, pad;
+	struct fab_rk_count cnt;
+};
+
+struct fab_res_port {
+	uint32_t i;
+	uint8_t paused, pad[3];
+	struct mrc_fab_port_stats st;
+	uint64_t pause_tx, resume_tx, pause_rx, resume_rx, paused_ps[2], paused_at[2];
+};
+
+struct fab_res_sw {
+	uint32_t i, pad;
+	struct mrc_fab_switch_stats st;
+};
+
+struct fab_res_in {
+	uint32_t i, pad;
+	uint64_t headroom_drops, max_ingress_bytes;
+};
+
+struct fab_res_lost {
+	uint32_t i, pad;
+	uint64_t lost;
+};
+
+int mrc_fabric_results_pack(const struct mrc_fabric *fab, struct mrc_sim_buf *b)
+{
+	const struct mrc_sim *sim = fab->sim;
+	struct fab_res h = {.magic = RES_MAGIC, .rank = fab->rank, .n_ports = fab->n_ports,
+		.n_switches = fab->n_switches, .pfc = fab->pfc != NULL,
+		.cnt.events = mrc_sim_events(sim) - mrc_sim_events_caller(sim)};
+	size_t at = b->n;
+	int err;
+
+	if (!fab->n_rk)
+		return -EINVAL;
+	for (unsigned w = 0; w < fab->n_wk; w++) {
+		h.cnt.pkt_hops += fab->wk[w].pkt_hops;
+		h.cnt.injected += fab->wk[w].injected;
+		h.cnt.delivered += fab->wk[w].delivered;
+	}
+	err = mrc_sim_buf_put(b, &h, sizeof(h));
+	for (uint32_t i = 0; i < fab->n_ports && !err; i++) {
+		const struct fab_port *o = &fab->ports[i];
+		const struct fab_pfc *f = fab->pfc ? &fab->pfc[i] : NULL;
+		struct fab_res_port r = {.i = i, .st = o->st};
+
+		if (owner_rank(fab, o) != fab->rank)
+			continue;
+		if (f) {
+			r.paused = f->paused;
+			r.pause_tx = f->st.pause_tx;
+			r.resume_tx = f->st.resume_tx;
+			r.pause_rx = f->st.pause_rx;
+			r.resume_rx = f->st.resume_rx;
+			memcpy(r.paused_ps, f->st.paused_ps, sizeof(r.paused_ps));
+			memcpy(r.paused_at, f->paused_at, sizeof(r.paused_at));
+		}
+		h.np++;
+		err = mrc_sim_buf_put(b, &r, sizeof(r));
+	}
+	for (uint32_t i = 0; i < fab->n_switches && !err; i++) {
+		struct fab_res_sw r = {.i = i, .st = fab->sw[i].st};
+
+		if (ent_rank(fab, i + 1) != fab->rank)
+			continue;
+		h.ns++;
+		err = mrc_sim_buf_put(b, &r, sizeof(r));
+	}
+	for (uint32_t i = 0; i < fab->n_ports && fab->pfc && !err; i++) {
+		struct fab_res_in r = {.i = i, .headroom_drops = fab->pfc[i].st.headroom_drops,
+			.max_ingress_bytes = fab->pfc[i].st.max_ingress_bytes};
+
+		if (peer_rank(fab, &fab->ports[i]) != fab->rank)
+			continue;
+		h.ni++;
+		err = mrc_sim_buf_put(b, &r, sizeof(r));
+	}
+	for (uint32_t i = 0; i < fab->n_ports && !err; i++) {
+		struct fab_res_lost r = {.i = i, .lost = fab->ports[i].st.lost};
+
+		if (!r.lost || owner_rank(fab, &fab->ports[i]) == fab->rank)
+			continue;
+		h.nl++;
+		err = mrc_sim_buf_put(b, &r, sizeof(r));
+	}
+	if (err) {
+		b->n = at;
+		return err;
+	}
+	memcpy(b->a + at, &h, sizeof(h));
+	return 0;
+}
+
+/* Applies (@apply) or checks the records of @h at @p: 0 or -EPROTO. */
+static int res_walk(struct mrc_fabric *fab, const struct fab_res *h, const uint8_t *p,
+	bool apply)
+{
+	for (uint32_t k = 0; k < h->np; k++, p += sizeof(struct fab_res_port)) {
+		struct fab_res_port r;
+		uint64_t lost;
+
+		memcpy(&r, p, sizeof(r));
+		if (r.i >= fab->n_ports || owner_rank(fab, &fab->ports[r.i]) != h->rank ||
+			r.paused > 3)
+			return -EPROTO;
+		if (!apply)
+			continue;
+		lost = fab->ports[r.i].st.lost; /* what this rank counted on it: added */
+		fab->ports[r.i].st = r.st;
+		fab->ports[r.i].st.lost += lost;
+		if (fab->pfc) {
+			struct fab_pfc *f = &fab->pfc[r.i];
+
+			f->paused = r.paused;
+			f->st.pause_tx = r.pause_tx;
+			f->st.resume_tx = r.resume_tx;
+			f->st.pause_rx = r.pause_rx;
+			f->st.resume_rx = r.resume_rx;
+			memcpy(f->st.paused_ps, r.paused_ps, sizeof(r.paused_ps));
+			memcpy(f->paused_at, r.paused_at, sizeof(r.paused_at));
+		}
+	}
+	for (uint32_t k = 0; k < h->ns; k++, p += sizeof(struct fab_res_sw)) {
+		struct fab_res_sw r;
+
+		memcpy(&r, p, sizeof(r));
+		if (r.i >= fab->n_switches || ent_rank(fab, r.i + 1) != h->rank)
+			return -EPROTO;
+		if (apply)
+			fab->sw[r.i].st = r.st;
+	}
+	for (uint32_t k = 0; k < h->ni; k++, p += sizeof(struct fab_res_in)) {
+		struct fab_res_in r;
+
+		memcpy(&r, p, sizeof(r));
+		if (r.i >= fab->n_ports || peer_rank(fab, &fab->ports[r.i]) != h->rank)
+			return -EPROTO;
+		if (apply) {
+			fab->pfc[r.i].st.headroom_drops = r.headroom_drops;
+			fab->pfc[r.i].st.max_ingress_bytes = r.max_ingress_bytes;
+		}
+	}
+	for (uint32_t k = 0; k < h->nl; k++, p += sizeof(struct fab_res_lost)) {
+		struct fab_res_lost r;
+
+		memcpy(&r, p, sizeof(r));
+		if (r.i >= fab->n_ports || owner_rank(fab, &fab->ports[r.i]) == h->rank)
+			return -EPROTO;
+		if (apply)
+			fab->ports[r.i].st.lost += r.lost;
+	}
+	return 0;
+}
+
+int mrc_fabric_results_unpack(struct mrc_fabric *fab, const void *p, size_t len)
+{
+	struct fab_res h;
+	int err;
+
+	if (!fab->n_rk)
+		return -EINVAL;
+	if (len < sizeof(h))
+		return -EPROTO;
+	memcpy(&h, p, sizeof(h));
+	/* counts bounded by the fabric's, so the length below cannot overflow */
+	if (h.magic != RES_MAGIC || h.rank >= fab->n_rk || h.rank == fab->rank ||
+		h.n_ports != fab->n_ports || h.n_switches != fab->n_switches ||
+		h.pfc != (fab->pfc != NULL) || h.np > fab->n_ports || h.nl > fab->n_ports ||
+		h.ni > (fab->pfc ? fab->n_ports : 0) || h.ns > fab->n_switches ||
+		len != sizeof(h) + h.np * sizeof(struct fab_res_port) +
+				h.ns * sizeof(struct fab_res_sw) +
+				h.ni * sizeof(struct fab_res_in) +
+				h.nl * sizeof(struct fab_res_lost))
+		return -EPROTO;
+	err = res_walk(fab, &h, (const uint8_t *)p + sizeof(h), false);
+	if (err)
+		return err;
+	res_walk(fab, &h, (const uint8_t *)p + sizeof(h), true);
+	fab->rk_add.events += h.cnt.events;
+	fab->rk_add.pkt_hops += h.cnt.pkt_hops;
+	fab->rk_add.injected += h.cnt.injected;
+	fab->rk_add.delivered += h.cnt.delivered;
+	return 0;
 }
 
 /* Gives the fabric @n workers' buffers and pools (it has 0 or 1). 0 or -ENOMEM. */
@@ -1705,6 +2125,7 @@ void mrc_fabric_forget_payloads(struct mrc_fabric *fab)
 					(struct fab_pkt *)(s->mem + (size_t)i * s->stride);
 
 				q->pay = NULL; /* a free one's is never read: allocating sets it */
+				q->flags &= (uint8_t)~PK_PAYIN; /* a copy from another rank too */
 			}
 		}
 }
@@ -2479,10 +2900,10 @@ void mrc_fabric_stats(const struct mrc_fabric *fab, struct mrc_fab_stats *out)
 	for (uint32_t i = 0; fab->pfc && i < fab->n_ports; i++)
 		mem += sizeof(*fab->pfc) +
 		       (fab->pfc[i].ring[0].cap + fab->pfc[i].ring[1].cap) * sizeof(uint32_t);
-	out->events = mrc_sim_events(fab->sim);
-	out->pkt_hops = pkt_hops;
-	out->injected = injected;
-	out->delivered = delivered;
+	out->events = mrc_sim_events(fab->sim) + fab->rk_add.events;
+	out->pkt_hops = pkt_hops + fab->rk_add.pkt_hops;
+	out->injected = injected + fab->rk_add.injected;
+	out->delivered = delivered + fab->rk_add.delivered;
 	out->pkts_alloc = pkts_alloc;
 	out->pkt_bytes = pkts_alloc ? pool / pkts_alloc : 0;
 	out->mem_bytes = mem;

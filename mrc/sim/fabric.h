@@ -62,7 +62,17 @@ enum mrc_fab_tier {
  *       into @out the @len bytes the sender's buffer holds at @pay, which may hold none
  *       (the simulator's verification descriptors: bytes generated from the closed form,
  *       docs/verification.md). Without it they are copied from @pay.
+ *  pay_token, pay_from_token: optional, both or neither; for ranks (mrc_fabric_ranks). A
+ *       gathered payload crossing to another rank crosses as pay_token's token of
+ *       MRC_FAB_PAY_TOKEN bytes for (@pay, @len) (the run's: e.g. a reference and what the
+ *       receiving process must know of the source), which the receiving rank's
+ *       pay_from_token turns back into its @pay (an address its payload and rx_gather ops
+ *       understand, valid as the sender's was). Without them the payload's @len bytes are
+ *       copied (from @pay, NULL: none) and kept with the packet, @pay then pointing at
+ *       that copy; a fabric with the payload op (whose @pay may not be bytes) needs them.
  */
+#define MRC_FAB_PAY_TOKEN 24 /* bytes of a payload's token between ranks */
+
 struct mrc_fab_host_ops {
 	void (*rx)(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
 		uint64_t now_ps);
@@ -74,6 +84,10 @@ struct mrc_fab_host_ops {
 	size_t (*tx_ctrl)(void *ctx, uint32_t host, unsigned plane, uint64_t now_ps, uint8_t *buf,
 		size_t cap);
 	void (*payload)(void *ctx, const uint8_t *pay, uint32_t len, uint8_t *out);
+	void (*pay_token)(void *ctx, const uint8_t *pay, uint32_t len,
+		uint8_t tok[MRC_FAB_PAY_TOKEN]);
+	const uint8_t *(*pay_from_token)(void *ctx, const uint8_t tok[MRC_FAB_PAY_TOKEN],
+		uint32_t len);
 };
 
 /* The two traffic classes of an output port, strict priority: control over data. */
@@ -209,6 +223,53 @@ int mrc_fabric_partition(struct mrc_fabric *fab, unsigned workers);
 
 /* The worker host @host's events run on (mrc_fabric_partition), 0 in a serial run. */
 unsigned mrc_fabric_host_worker(const struct mrc_fabric *fab, uint32_t host);
+
+/*
+ * Runs the fabric's loop as rank @c->rank of @c->ranks processes that each built the same
+ * fabric (same params, plan, ops' presence) and call this in place of
+ * mrc_fabric_partition (docs/architecture.md "Parallel simulation", Ranks): racks dealt to
+ * the ranks as mrc_fabric_partition deals them to workers, windows of
+ * mrc_fabric_lookahead (mrc_sim_ranks, then mrc_sim_partition with 1 worker). A packet
+ * arriving over a T0-T1 link at another rank's switch crosses with its metadata, header
+ * bytes and payload (its bytes, or the ops' pay_token), freed here and rebuilt in the
+ * receiver's pool; a PFC frame as its port's index. Entity 0 (faults, routing, the
+ * caller) must do the same on every rank; the caller drives only its own hosts (their
+ * ops are called on this rank only). Call after mrc_fabric_new, before anything is
+ * scheduled. 0, -ERANGE (more ranks than racks, or above 1024), -EDOM (a lookahead of
+ * 0), -EINVAL (no comm, fewer than 2 ranks, rank out of range, already partitioned, one
+ * of pay_token/pay_from_token without the other, or the payload op without them),
+ * -ENOMEM; after an error the fabric is only good for mrc_fabric_free.
+ */
+int mrc_fabric_ranks(struct mrc_fabric *fab, const struct mrc_sim_comm *c);
+
+/* The rank host @host's events run on (mrc_fabric_ranks), 0 without ranks. */
+unsigned mrc_fabric_host_rank(const struct mrc_fabric *fab, uint32_t host);
+
+/* Whether this process runs host @host's events: always without ranks. */
+bool mrc_fabric_owns_host(const struct mrc_fabric *fab, uint32_t host);
+
+/*
+ * Results over ranks (docs/architecture.md "Parallel simulation", Ranks). Every rank but
+ * 0 appends its share to @b after the run: the counters of the output ports and switches
+ * it owns (a port is its switch's or NIC's host's), their PFC counters and pause state,
+ * the PFC ingress counters (headroom_drops, max_ingress_bytes) of the ports whose far
+ * end it owns, the `lost` it counted on other ranks' ports (decided at the far end), and
+ * its packet counters (events but entity 0's, pkt_hops, injected, delivered). 0, -EINVAL
+ * (no ranks) or -ENOMEM.
+ */
+int mrc_fabric_results_pack(const struct mrc_fabric *fab, struct mrc_sim_buf *b);
+
+/*
+ * Rank 0 applies the share of one other rank (@len bytes at @p, as results_pack made it
+ * at that rank), once per rank: what that rank owns overwrites this copy, `lost` and the
+ * packet counters add. Afterwards, with every other rank's applied, mrc_fabric_stats'
+ * events, pkt_hops, injected and delivered, and mrc_fabric_port_stats, _switch_stats,
+ * _pfc_stats and _port_totals are what the serial run gives (the memory figures stay
+ * this rank's). The bytes are checked whole before anything is applied: -EPROTO (wrong
+ * length, another fabric's shape, this rank's or an unknown rank, an index out of range
+ * or of something that rank does not own), -EINVAL (no ranks).
+ */
+int mrc_fabric_results_unpack(struct mrc_fabric *fab, const void *p, size_t len);
 
 /*
  * Gathered payloads of the packets still in the fabric become zeros: call it before the

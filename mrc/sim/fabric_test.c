@@ -2,6 +2,7 @@
 /* fabric_test: unit tests of mrc/sim/fabric.c (`mrcgen-test fabric`). */
 #include "mrc/sim/fabric.c"
 #include "mrc/base/st.h"
+#include "mrc/sim/st_comm.h"
 
 #include <math.h>
 
@@ -191,7 +192,7 @@ static void t_status(void *ctx, uint32_t host, unsigned plane, bool up, uint64_t
 		n->status_down++;
 }
 
-static const struct mrc_fab_host_ops t_ops = {t_rx, t_tx, t_status, NULL, NULL, NULL};
+static const struct mrc_fab_host_ops t_ops = {t_rx, t_tx, t_status, NULL, NULL, NULL, NULL, NULL};
 
 struct t_tap {
 	unsigned n;
@@ -776,8 +777,8 @@ MRC_SELFTEST(fabric)
 			"rx alone: laid out; the tap sees the packet whole");
 	for (int with_gather = 1; with_gather >= 0; with_gather--) {
 		static const struct mrc_fab_host_ops gops[2] = {
-			{t_grx, t_gtx, NULL, NULL, NULL, NULL},
-			{t_grx, t_gtx, NULL, t_grx_gather, NULL, NULL}};
+			{t_grx, t_gtx, NULL, NULL, NULL, NULL, NULL, NULL},
+			{t_grx, t_gtx, NULL, t_grx_gather, NULL, NULL, NULL, NULL}};
 		static struct t_gnet gn;
 		struct mrc_fabric *fab = NULL;
 		uint8_t da1[16], tail0[4] = {0};
@@ -1568,9 +1569,10 @@ static void t_gr_rx(
 		g->ce0[get_be24(buf + 48 + 9)] = (ip6_tc(buf) & 3) == 3;
 }
 
-static const struct mrc_fab_host_ops t_gr_ops = {t_gr_rx, t_gr_tx, NULL, NULL, NULL, NULL};
+static const struct mrc_fab_host_ops t_gr_ops = {
+	t_gr_rx, t_gr_tx, NULL, NULL, NULL, NULL, NULL, NULL};
 static const struct mrc_fab_host_ops t_gr_ops_ctl = {
-	t_gr_rx, t_gr_tx, NULL, NULL, t_gr_tx_ctrl, NULL};
+	t_gr_rx, t_gr_tx, NULL, NULL, t_gr_tx_ctrl, NULL, NULL, NULL};
 
 /* Builds the fabric for @g (t_setup already filled @p and g->pl) and starts every sender. */
 static bool t_gr_start(struct mrc_st *st, struct t_greedy *g, const struct mrc_fabric_params *p)
@@ -2015,5 +2017,352 @@ MRC_SELFTEST(ecn)
 		ST_EQ(st, g.rx_ce[0], want);
 		ST_TRUE(st, want > 20 && want < 100);
 		t_gr_free(&g);
+	}
+}
+
+/* ---- ranks (mrc_fabric_ranks; docs/architecture.md "Parallel simulation") ------------ */
+
+/*
+ * A job over 2 racks (1 plane, 2 T0, 2 T1, 2 hosts a T0: T0 0, T1 0 and hosts 0-1 on rank
+ * 0, T0 1, T1 1 and hosts 2-3 on rank 1): hosts 0 and 1 each send T_RK_N plain
+ * 1000-byte data packets to host 2, host 3 to host 0, gathered (100 header bytes, 896
+ * payload bytes at pay[h][k], distinct), ECMP over both T1s, so packets cross ranks both
+ * ways, before and after a T1. A host records each arrival: time, lengths and a digest of
+ * its headers and payload bytes (zeros when none) as rx_gather hands them.
+ */
+#define T_RK_N 24
+#define T_RK_HLEN 100
+#define T_RK_PAY 896
+
+struct t_rkrx {
+	uint64_t t, sum;
+	uint32_t len, hlen;
+};
+
+struct t_rk {
+	struct t_plan pl;
+	struct mrc_fabric *fab;
+	uint8_t hdr[4][T_RK_N][T_RK_HLEN];
+	uint8_t pay[4][T_RK_N][T_RK_PAY];
+	unsigned sent[4];
+	struct t_rkrx rx[4][3 * T_RK_N];
+	unsigned nrx[4];
+	unsigned tokens; /* pay_token calls */
+};
+
+static size_t t_rk_tx(void *ctx, uint32_t host, unsigned plane, uint64_t now, uint8_t *buf,
+	size_t cap, struct mrc_wire_gather *g)
+{
+	struct t_rk *r = ctx;
+	unsigned k = r->sent[host];
+
+	(void)plane, (void)now, (void)cap;
+	if (host == 2 || k == T_RK_N)
+		return 0;
+	r->sent[host]++;
+	memcpy(buf, r->hdr[host][k], T_RK_HLEN);
+	g->hlen = T_RK_HLEN;
+	g->payload = r->pay[host][k];
+	g->payload_len = T_RK_PAY; /* then the 4 ICRC bytes, zeros */
+	return 1000;
+}
+
+static uint64_t t_rk_mix(uint64_t s, const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		s = (s ^ (b ? b[i] : 0)) * 0x100000001B3ull; /* FNV-1a */
+	return s;
+}
+
+static void t_rk_rx(void *ctx, uint32_t host, unsigned plane, const uint8_t *buf, size_t len,
+	const struct mrc_wire_gather *g, uint64_t now)
+{
+	struct t_rk *r = ctx;
+	struct t_rkrx *x;
+
+	(void)plane;
+	if (r->nrx[host] == 3 * T_RK_N)
+		return;
+	x = &r->rx[host][r->nrx[host]++];
+	x->t = now;
+	x->len = (uint32_t)len;
+	x->hlen = g->hlen;
+	x->sum = t_rk_mix(t_rk_mix(0xCBF29CE484222325ull, buf, g->hlen), g->payload,
+		g->payload_len);
+}
+
+/* Tokens: a payload's place as (host, packet), back to this process's copy of it. */
+static void t_rk_token(void *ctx, const uint8_t *pay, uint32_t len,
+	uint8_t tok[MRC_FAB_PAY_TOKEN])
+{
+	struct t_rk *r = ctx;
+	uint64_t off = (uint64_t)(pay - &r->pay[0][0][0]);
+
+	r->tokens++;
+	memcpy(tok, &off, sizeof(off));
+	memcpy(tok + 8, &len, sizeof(len)); /* the rest of the token carries what it likes */
+}
+
+static const uint8_t *t_rk_from_token(void *ctx, const uint8_t tok[MRC_FAB_PAY_TOKEN],
+	uint32_t len)
+{
+	struct t_rk *r = ctx;
+	uint64_t off;
+	uint32_t tlen;
+
+	memcpy(&off, tok, sizeof(off));
+	memcpy(&tlen, tok + 8, sizeof(tlen));
+	return off < sizeof(r->pay) && tlen == len ? &r->pay[0][0][0] + off : NULL;
+}
+
+static const struct mrc_fab_host_ops t_rk_ops[2] = {
+	{NULL, t_rk_tx, NULL, t_rk_rx, NULL, NULL, NULL, NULL},
+	{NULL, t_rk_tx, NULL, t_rk_rx, NULL, NULL, t_rk_token, t_rk_from_token}};
+
+/* Mode 0: trims and ECN marks (lossy); 1: PFC; 2: as 0, payloads crossing as tokens. */
+static struct t_rk *t_rk_new(struct mrc_st *st, int mode)
+{
+	struct t_rk *r = calloc(1, sizeof(*r));
+	struct mrc_fabric_params p;
+
+	if (!r)
+		return NULL;
+	t_setup(&r->pl, &p, 1, 2, 2, 2);
+	p.buffer_bytes = 6000;
+	p.ecn_kmin_bytes = 1000; /* a ramp: draws from the switches' generators */
+	p.ecn_kmax_bytes = 5000;
+	p.ecn_pmax = 0.5;
+	if (mode == 1) {
+		p.trim = false;
+		p.pfc.enabled = true;
+		p.pfc.xoff_bytes = 6000;
+		p.pfc.xon_bytes = 4000;
+		p.pfc.headroom_bytes = 12000;
+	}
+	for (uint32_t h = 0; h < 4; h++)
+		for (uint32_t k = 0; k < T_RK_N && h != 2; k++) {
+			uint8_t b[1000];
+
+			t_build(b, 1000, NULL, NULL, 0, 0, &r->pl.addr[h],
+				&r->pl.addr[h == 3 ? 0 : 2],
+				(uint16_t)(0xC000 + h * 64 + k), 0xC7, h << 8 | k);
+			memcpy(r->hdr[h][k], b, T_RK_HLEN);
+			for (unsigned i = 0; i < T_RK_PAY; i++)
+				r->pay[h][k][i] = (uint8_t)(h * 31 + k * 7 + i);
+		}
+	ST_EQ_I(st, mrc_fabric_new(&p, &t_rk_ops[mode == 2], r, &r->fab), 0);
+	if (!r->fab) {
+		mrc_srv6_plan_free(r->pl.plan);
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+static void t_rk_free(struct t_rk *r)
+{
+	if (!r)
+		return;
+	mrc_fabric_free(r->fab);
+	mrc_srv6_plan_free(r->pl.plan);
+	free(r);
+}
+
+static void t_rk_go(struct t_rk *r, int mode)
+{
+	/* mode 0: random loss on T0 0 - T1 1, counted on the sender's port by the far end */
+	struct mrc_fab_fault f = {.kind = MRC_FAB_LOSS, .tier = MRC_FAB_T0, .a = 0, .b = 1,
+		.dir = MRC_FAB_BOTH, .loss_rate = 0.2};
+
+	if (mode == 0)
+		mrc_fabric_apply(r->fab, &f, 0);
+	for (uint32_t h = 0; h < 4; h++)
+		mrc_fabric_kick(r->fab, h, 0);
+	mrc_sim_run(mrc_fabric_sim(r->fab), MRC_SIM_NEVER);
+}
+
+struct t_rkth {
+	struct st_comm cm;
+	struct t_rk *r;
+	int mode;
+	struct mrc_sim_buf res; /* results_pack's */
+	int err;
+};
+
+static void *t_rk_rank(void *arg)
+{
+	struct t_rkth *c = arg;
+	struct mrc_sim_comm comm = st_comm_of(&c->cm);
+
+	c->err = mrc_fabric_ranks(c->r->fab, &comm);
+	if (c->err)
+		return NULL; /* the other rank waits: the test then fails on err */
+	t_rk_go(c->r, c->mode);
+	c->err = mrc_fabric_results_pack(c->r->fab, &c->res);
+	return NULL;
+}
+
+/* Every output port's and switch's counters of @a and @b, through the public getters. */
+static void t_rk_same_stats(struct mrc_st *st, struct mrc_fabric *a, struct mrc_fabric *b)
+{
+	struct mrc_fab_port_stats pa, pb;
+	struct mrc_fab_switch_stats sa, sb;
+	struct mrc_fab_pfc_stats fa, fb;
+	struct mrc_fab_stats ga, gb;
+	unsigned bad = 0, n = 0;
+
+	for (int t = MRC_FAB_HOST; t <= MRC_FAB_T1; t++)
+		for (uint32_t i = 0; i < (t == MRC_FAB_HOST ? 4u : 2u); i++) {
+			for (unsigned k = 0; k < (t == MRC_FAB_T0 ? 4u : t == MRC_FAB_T1 ? 2u : 1u);
+				k++) {
+				ST_EQ(st, mrc_fabric_port_stats(a, t, i, 0, k, &pa), 0);
+				ST_EQ(st, mrc_fabric_port_stats(b, t, i, 0, k, &pb), 0);
+				ST_EQ(st, mrc_fabric_pfc_stats(a, t, i, 0, k, &fa), 0);
+				ST_EQ(st, mrc_fabric_pfc_stats(b, t, i, 0, k, &fb), 0);
+				bad += memcmp(&pa, &pb, sizeof(pa)) != 0;
+				bad += memcmp(&fa, &fb, sizeof(fa)) != 0;
+				n += 2;
+			}
+			if (t == MRC_FAB_HOST)
+				continue;
+			ST_EQ(st, mrc_fabric_switch_stats(a, t, i, 0, &sa), 0);
+			ST_EQ(st, mrc_fabric_switch_stats(b, t, i, 0, &sb), 0);
+			bad += memcmp(&sa, &sb, sizeof(sa)) != 0;
+			n++;
+		}
+	ST_EQ(st, n, 2 * (4 + 2 * 4 + 2 * 2) + 4); /* every port, both getters; 4 switches */
+	ST_EQ(st, bad, 0);
+	mrc_fabric_port_totals(a, &pa);
+	mrc_fabric_port_totals(b, &pb);
+	ST_EQ(st, memcmp(&pa, &pb, sizeof(pa)), 0);
+	mrc_fabric_stats(a, &ga);
+	mrc_fabric_stats(b, &gb);
+	ST_EQ(st, ga.events, gb.events);
+	ST_EQ(st, ga.pkt_hops, gb.pkt_hops);
+	ST_EQ(st, ga.injected, gb.injected);
+	ST_EQ(st, ga.delivered, gb.delivered);
+}
+
+/* Rank 0 refuses, whole, what is not a share of rank 1's results (@own: its own share,
+ * @b: rank 1's) and a packet from another rank that is not one. */
+static void t_rk_garbage(struct mrc_st *st, struct mrc_fabric *fab, const struct mrc_sim_buf *own,
+	const struct mrc_sim_buf *b)
+{
+	uint8_t *c = malloc(b->n + 8);
+	struct fab_res h;
+	struct fab_res_port r0;
+	struct fab_xpkt x = {.port = fab->n_ports, .len = 100, .hlen = 100};
+	uint8_t xb[sizeof(x) + 100] = {0};
+	void *obj;
+	uint64_t arg = 0;
+
+	if (!c)
+		return;
+	ST_TRUE(st, b->n >= sizeof(h) + sizeof(r0));
+	memcpy(&h, b->a, sizeof(h));
+	ST_TRUE(st, h.np > 0 && h.rank == 1);
+	memcpy(c, b->a, b->n);
+	ST_EQ(st, mrc_fabric_results_unpack(fab, c, b->n - 1), -EPROTO); /* truncated */
+	ST_EQ(st, mrc_fabric_results_unpack(fab, c, sizeof(h) - 1), -EPROTO);
+	ST_EQ(st, mrc_fabric_results_unpack(fab, c, b->n + 8), -EPROTO); /* trailing bytes */
+	ST_EQ(st, mrc_fabric_results_unpack(fab, own->a, own->n), -EPROTO); /* its own */
+	c[0] ^= 1; /* magic */
+	ST_EQ(st, mrc_fabric_results_unpack(fab, c, b->n), -EPROTO);
+	c[0] ^= 1;
+	memcpy(&r0, c + sizeof(h), sizeof(r0));
+	r0.i = fab->n_ports; /* out of range */
+	memcpy(c + sizeof(h), &r0, sizeof(r0));
+	ST_EQ(st, mrc_fabric_results_unpack(fab, c, b->n), -EPROTO);
+	r0.i = 0; /* host 0's NIC port: rank 0's own */
+	memcpy(c + sizeof(h), &r0, sizeof(r0));
+	ST_EQ(st, mrc_fabric_results_unpack(fab, c, b->n), -EPROTO);
+	h.np = UINT32_MAX; /* counts past the fabric's */
+	memcpy(c, &h, sizeof(h));
+	ST_EQ(st, mrc_fabric_results_unpack(fab, c, b->n), -EPROTO);
+	free(c);
+	/* a packet for a port past the fabric's, or cut short */
+	memcpy(xb, &x, sizeof(x));
+	ST_EQ(st, xf_arrive_unpack(fab, xb, sizeof(xb), &obj, &arg), -EPROTO);
+	x.port = fab->base_t0 + 2; /* T0 0 -> T1 0: rank 0's far end */
+	memcpy(xb, &x, sizeof(x));
+	ST_EQ(st, xf_arrive_unpack(fab, xb, sizeof(xb) - 1, &obj, &arg), -EPROTO);
+	ST_EQ(st, xf_arrive_unpack(fab, xb, sizeof(x) - 1, &obj, &arg), -EPROTO);
+	ST_EQ(st, xf_pfc_unpack(fab, xb, 3, &obj, &arg), -EPROTO);
+}
+
+MRC_SELFTEST(fabranks)
+{
+	static const char *const modes[3] = {"trims and ECN marks", "PFC",
+		"trims, payloads as tokens"};
+
+	for (int mode = 0; mode < 3; mode++) {
+		struct t_rk *ser = t_rk_new(st, mode);
+		struct t_rk *rk[2] = {t_rk_new(st, mode), t_rk_new(st, mode)};
+		struct st_comm_shared sh = {.ranks = 2};
+		struct t_rkth th[2];
+		pthread_t tid[2];
+		struct mrc_fab_port_stats tot;
+		struct mrc_fab_stats g0;
+		uint64_t sent, recv;
+		unsigned same = 0, n = 0;
+
+		mrc_st_case(st, "2 ranks as threads, %s: hosts get the serial run's packets "
+				"(times, bytes); rank 0's counters after results_unpack the "
+				"serial run's", modes[mode]);
+		if (!ser || !rk[0] || !rk[1]) {
+			t_rk_free(ser), t_rk_free(rk[0]), t_rk_free(rk[1]);
+			continue;
+		}
+		t_rk_go(ser, mode);
+		pthread_barrier_init(&sh.b, NULL, 2);
+		for (unsigned r = 0; r < 2; r++) {
+			th[r] = (struct t_rkth){.cm = {&sh, r}, .r = rk[r], .mode = mode};
+			ST_EQ_I(st, pthread_create(&tid[r], NULL, t_rk_rank, &th[r]), 0);
+		}
+		for (unsigned r = 0; r < 2; r++)
+			pthread_join(tid[r], NULL);
+		pthread_barrier_destroy(&sh.b);
+		ST_EQ(st, th[0].err, 0);
+		ST_EQ(st, th[1].err, 0);
+		/* the serial run did what the case is about, and packets crossed both ways */
+		mrc_fabric_port_totals(ser->fab, &tot);
+		ST_EQ(st, ser->nrx[0] + ser->nrx[2] + tot.lost, 3 * T_RK_N);
+		if (mode == 1) {
+			struct mrc_fab_pfc_stats f;
+
+			/* T0 1's ingress from T1 0 (rank 0) paused it: frames across ranks */
+			ST_EQ(st, mrc_fabric_pfc_stats(ser->fab, MRC_FAB_T1, 0, 0, 1, &f), 0);
+			ST_TRUE(st, f.pause_rx > 0 && f.resume_rx > 0);
+		} else {
+			ST_TRUE(st, tot.trims > 0 && tot.ecn_marks > 0);
+			ST_EQ(st, tot.lost > 0, mode == 0);
+		}
+		ST_EQ(st, rk[0]->tokens + rk[1]->tokens > 0, mode == 2);
+		mrc_sim_rank_stats(mrc_fabric_sim(rk[0]->fab), &sent, &recv);
+		ST_TRUE(st, sent > 0 && recv > 0);
+		ST_EQ(st, mrc_fabric_host_rank(rk[0]->fab, 1), 0);
+		ST_EQ(st, mrc_fabric_host_rank(rk[0]->fab, 2), 1);
+		ST_TRUE(st, !mrc_fabric_owns_host(rk[0]->fab, 2));
+		ST_TRUE(st, mrc_fabric_owns_host(rk[1]->fab, 2));
+		/* deliveries: each host's, on its rank only, the serial run's in order */
+		for (uint32_t h = 0; h < 4; h++) {
+			const struct t_rk *o = rk[h / 2];
+
+			ST_EQ(st, rk[1 - h / 2]->nrx[h], 0);
+			ST_EQ(st, o->nrx[h], ser->nrx[h]);
+			for (unsigned i = 0; i < ser->nrx[h] && i < o->nrx[h]; i++)
+				same += !memcmp(&ser->rx[h][i], &o->rx[h][i], sizeof(o->rx[h][i]));
+			n += ser->nrx[h];
+		}
+		ST_EQ(st, same, n);
+		/* rank 0 alone has its share; after rank 1's, the whole */
+		mrc_fabric_stats(rk[0]->fab, &g0);
+		ST_EQ(st, g0.injected, 2 * T_RK_N);
+		t_rk_garbage(st, rk[0]->fab, &th[0].res, &th[1].res);
+		ST_EQ(st, mrc_fabric_results_unpack(rk[0]->fab, th[1].res.a, th[1].res.n), 0);
+		t_rk_same_stats(st, rk[0]->fab, ser->fab);
+		free(th[0].res.a);
+		free(th[1].res.a);
+		t_rk_free(ser), t_rk_free(rk[0]), t_rk_free(rk[1]);
 	}
 }

@@ -9,6 +9,7 @@
  */
 #include "mrc/sim/ranks.c"
 #include "mrc/base/st.h"
+#include "mrc/sim/st_comm.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -195,90 +196,35 @@ static void tm_check(struct mrc_st *st, struct mrc_simrank *r)
 	}
 }
 
-/*
- * Ranks as threads of this process: a comm over a barrier (each rank posts its buffers or
- * values, all read every rank's, then wait before the buffers change), so the ranks' logic
- * runs in every `mrcgen-test`, mpirun or not.
- */
-#define TC_MAX 3
-
-struct tc_shared {
-	pthread_barrier_t b;
-	unsigned ranks, workers;
-	const unsigned char *send[TC_MAX];
-	const size_t *send_n[TC_MAX];
-	uint64_t v[TC_MAX][4];
-};
-
+/* Ranks as threads of this process (mrc/sim/st_comm.h). */
 struct tc {
-	struct tc_shared *sh;
-	unsigned rank;
+	struct st_comm cm;
+	unsigned workers;
 	int err;
 	uint64_t t[2];
 };
 
-static int tc_exchange(void *ctx, const void *send, const size_t *send_n,
-	struct mrc_sim_buf *recv, size_t *recv_n)
-{
-	struct tc *c = ctx;
-	struct tc_shared *sh = c->sh;
-	int err = 0;
-
-	sh->send[c->rank] = send;
-	sh->send_n[c->rank] = send_n;
-	pthread_barrier_wait(&sh->b);
-	recv->n = 0;
-	for (unsigned r = 0; r < sh->ranks; r++) {
-		size_t off = 0;
-
-		for (unsigned d = 0; d < c->rank; d++)
-			off += sh->send_n[r][d];
-		recv_n[r] = sh->send_n[r][c->rank];
-		err = err ?: mrc_sim_buf_put(recv, sh->send[r] + off, recv_n[r]);
-	}
-	pthread_barrier_wait(&sh->b);
-	return err;
-}
-
-static int tc_min(void *ctx, uint64_t *v, unsigned n)
-{
-	struct tc *c = ctx;
-	struct tc_shared *sh = c->sh;
-
-	if (n > 4)
-		return -EINVAL; /* the same on every rank: they all return */
-	memcpy(sh->v[c->rank], v, n * sizeof(*v));
-	pthread_barrier_wait(&sh->b);
-	for (unsigned i = 0; i < n; i++)
-		for (unsigned r = 0; r < sh->ranks; r++)
-			if (sh->v[r][i] < v[i])
-				v[i] = sh->v[r][i];
-	pthread_barrier_wait(&sh->b);
-	return 0;
-}
-
 static void *tc_rank(void *arg)
 {
 	struct tc *c = arg;
-	struct mrc_sim_comm comm = { .ranks = c->sh->ranks, .rank = c->rank,
-		.exchange = tc_exchange, .min = tc_min, .ctx = c };
+	struct mrc_sim_comm comm = st_comm_of(&c->cm);
 
-	c->err = tm_run(&tm_par[c->rank], &comm, c->sh->workers, c->t);
+	c->err = tm_run(&tm_par[c->cm.rank], &comm, c->workers, c->t);
 	return NULL;
 }
 
 /* The model over @ranks threads, @workers a rank, against the serial run. */
 static void tc_check(struct mrc_st *st, unsigned ranks, unsigned workers)
 {
-	struct tc_shared sh = { .ranks = ranks, .workers = workers };
-	struct tc c[TC_MAX];
-	pthread_t th[TC_MAX];
+	struct st_comm_shared sh = { .ranks = ranks };
+	struct tc c[ST_COMM_MAX];
+	pthread_t th[ST_COMM_MAX];
 	uint64_t ts[2] = { 0, 0 };
 
 	ST_EQ_I(st, tm_run(&tm_ser, NULL, 1, ts), 0);
 	pthread_barrier_init(&sh.b, NULL, ranks);
 	for (unsigned r = 0; r < ranks; r++) {
-		c[r] = (struct tc){ .sh = &sh, .rank = r };
+		c[r] = (struct tc){ .cm = { &sh, r }, .workers = workers };
 		ST_EQ_I(st, pthread_create(&th[r], NULL, tc_rank, &c[r]), 0);
 	}
 	for (unsigned r = 0; r < ranks; r++)

@@ -12,6 +12,7 @@
 #include "mrc/job/epparams.h"
 #include "mrc/job/fault.h"
 #include "mrc/job/job.h"
+#include "mrc/job/rankres.h"
 #include "mrc/job/stop.h"
 #include "mrc/job/sweep.h"
 #include "mrc/base/rng.h"
@@ -192,6 +193,12 @@ struct run {
 	unsigned nw;		/* workers, 1: serial */
 	struct run_wk *wk;	/* [nw] when nw > 1 */
 	pthread_mutex_t lock;	/* run_fail and the ASSUMED_BAD times from workers */
+	/* MPI ranks (mrc_run_sim_ranks): the ranks' collectives, NULL in one process; each
+	 * rank runs the hosts (and switches) of its racks, and rank 0 reports */
+	const struct mrc_sim_comm *rk;
+	bool *local;		/* [nhosts]: the hosts this rank runs (ranks only) */
+	struct mrc_sim_buf rk_send, rk_recv;
+	size_t *rk_n, *rk_rn;	/* [ranks]: the exchange's sizes */
 };
 
 /* A capture record of a parallel run, held until the window ends: the key of the event
@@ -234,6 +241,78 @@ static void run_fail(struct run *r, int err, const char *fmt, ...)
 
 static void tap_flush(struct run *r);
 
+/* ---- MPI ranks (mrc_run_sim_ranks; docs/architecture.md "Parallel simulation") ---- */
+
+/* Whether this process runs host @h: every host in one process. */
+static bool host_mine(const struct run *r, uint32_t h)
+{
+	return !r->rk || r->local[h];
+}
+
+/* A collective between the ranks failed: the others wait on it, so the rank ends (under
+ * mpirun, which then ends the job naming it). */
+static void rk_die(const struct run *r, const char *what, int err)
+{
+	fprintf(stderr, "mrcgen: sim: rank %u: %s: %s\n", r->rk->rank, what,
+		strerror(err < 0 ? -err : err));
+	abort();
+}
+
+/* Every rank's @n bytes at @mine, in rank order, into r->rk_recv (r->rk_rn[k] bytes from
+ * rank k): a collective, called by every rank at the same point of the run. */
+static void rk_allgather(struct run *r, const void *mine, size_t n)
+{
+	int e = 0;
+
+	r->rk_send.n = 0;
+	for (unsigned k = 0; k < r->rk->ranks && !e; k++) {
+		e = mrc_sim_buf_put(&r->rk_send, mine, n);
+		r->rk_n[k] = n;
+	}
+	e = e ?: r->rk->exchange(r->rk->ctx, r->rk_send.a, r->rk_n, &r->rk_recv, r->rk_rn);
+	if (e)
+		rk_die(r, "results between ranks", e);
+}
+
+/* @v[0..n-1] becomes its sum over the ranks (each rank holding its hosts' share). */
+static void rk_sum(struct run *r, uint64_t *v, size_t n)
+{
+	rk_allgather(r, v, n * sizeof(*v));
+	memset(v, 0, n * sizeof(*v));
+	for (unsigned k = 0; k < r->rk->ranks; k++) {
+		const unsigned char *p = r->rk_recv.a + k * n * sizeof(*v);
+
+		if (r->rk_rn[k] != n * sizeof(*v))
+			rk_die(r, "results between ranks", -EPROTO);
+		for (size_t i = 0; i < n; i++) {
+			uint64_t x;
+
+			memcpy(&x, p + i * sizeof(x), sizeof(x));
+			v[i] += x;
+		}
+	}
+}
+
+/* Whether @v holds on every rank. */
+static bool rk_all(struct run *r, bool v)
+{
+	uint64_t x = v;
+	int e = r->rk->min(r->rk->ctx, &x, 1);
+
+	if (e)
+		rk_die(r, "the ranks' agreement", e);
+	return x != 0;
+}
+
+/* Whether @sj's collective completed: on every rank, for its hosts (mrc_coll_done sees
+ * the hosts this process runs). */
+static bool coll_done_all(struct run *r, const struct sjob *sj)
+{
+	bool d = mrc_coll_done(sj->coll);
+
+	return r->rk ? rk_all(r, d) : d;
+}
+
 /* Parallel: between windows, the collective's end (as ep_send_done and ep_recv_imm see it
  * in a serial run; no worker may read every rank's state in a window). */
 static void run_window_hook(void *ctx)
@@ -243,7 +322,7 @@ static void run_window_hook(void *ctx)
 	if (r->n_taps)
 		tap_flush(r);
 	for (size_t j = 0; j < r->n_jobs; j++)
-		if (r->jobs[j].state == SJ_RUN && mrc_coll_done(r->jobs[j].coll))
+		if (r->jobs[j].state == SJ_RUN && coll_done_all(r, &r->jobs[j]))
 			mrc_sim_stop(r->sim);
 }
 
@@ -397,7 +476,7 @@ static void ep_send_done(void *ctx, uint32_t qpn, uint64_t wr_id, int status, ui
 	if (err)
 		run_fail(r, err, "h%u: collective: send completion %llu: %s", h->idx,
 			(unsigned long long)wr_id, strerror(-err));
-	else if (r->nw == 1 && mrc_coll_done(sj->coll))
+	else if (r->nw == 1 && !r->rk && mrc_coll_done(sj->coll))
 		mrc_sim_stop(r->sim);
 }
 
@@ -413,7 +492,7 @@ static void ep_recv_imm(void *ctx, uint32_t qpn, uint32_t imm, uint64_t len, uin
 	if (err)
 		run_fail(r, err, "h%u: collective: unexpected write from h%u (imm 0x%08x)", h->idx,
 			qpn_peer(h, qpn), imm);
-	else if (r->nw == 1 && mrc_coll_done(sj->coll))
+	else if (r->nw == 1 && !r->rk && mrc_coll_done(sj->coll))
 		mrc_sim_stop(r->sim);
 }
 
@@ -507,6 +586,69 @@ static void fab_payload(void *ctx, const uint8_t *pay, uint32_t len, uint8_t *ou
 				return;
 	}
 	memset(out, 0, len);
+}
+
+/* The collectives a DESC payload may name, in one order on every rank: each job's running
+ * one, its earlier sizes', its phases' (as fab_payload searches them); NULL past the last. */
+static struct mrc_coll *coll_nth(struct run *r, uint64_t n)
+{
+	for (size_t j = 0; j < r->n_jobs; j++) {
+		struct sjob *sj = &r->jobs[j];
+
+		if (sj->coll && !n--)
+			return sj->coll;
+		if (n < sj->n_old)
+			return sj->old[n];
+		n -= sj->n_old;
+		for (size_t k = 0; k < sj->n_ph; k++)
+			if (sj->ph[k].coll && !n--)
+				return sj->ph[k].coll;
+	}
+	return NULL;
+}
+
+/*
+ * Ranks: a DESC payload address crosses as a token of 24 bytes: a reference, the
+ * collective's place in coll_nth's order above bit 48 and the offset in its range below
+ * (UINT64_MAX: it names none and arrives as NULL, zeros, as no collective's address does
+ * in one process; bit 63 set: 16 bytes of the source granule's descriptor follow), and
+ * that descriptor (mrc_coll_src_desc_get): the arriving rank writes it into its copy of
+ * the granule, which only the sending rank keeps up to date, before the packet is placed.
+ */
+#define TOK_DESC (1ull << 63)
+
+static void fab_pay_token(void *ctx, const uint8_t *pay, uint32_t len,
+	uint8_t tok[MRC_FAB_PAY_TOKEN])
+{
+	struct run *r = ctx;
+	struct mrc_coll *c;
+	uint64_t off, ref = UINT64_MAX;
+
+	for (uint64_t n = 0; (c = coll_nth(r, n)); n++) {
+		if (mrc_coll_src_off(c, pay, &off) && off < 1ull << 48 && n < 1ull << 15) {
+			ref = n << 48 | off;
+			if (mrc_coll_src_desc_get(c, pay, len, tok + 8))
+				ref |= TOK_DESC;
+			break;
+		}
+	}
+	memcpy(tok, &ref, sizeof(ref));
+}
+
+static const uint8_t *fab_pay_from_token(void *ctx, const uint8_t tok[MRC_FAB_PAY_TOKEN],
+	uint32_t len)
+{
+	struct run *r = ctx;
+	struct mrc_coll *c;
+	const uint8_t *pay;
+	uint64_t ref;
+
+	memcpy(&ref, tok, sizeof(ref));
+	c = ref == UINT64_MAX ? NULL : coll_nth(r, ref >> 48 & 0x7fff);
+	pay = c ? mrc_coll_src_at(c, ref & ((1ull << 48) - 1)) : NULL;
+	if (pay && ref & TOK_DESC)
+		mrc_coll_src_desc_put(c, pay, len, tok + 8);
+	return pay;
 }
 
 /* A payload landed in a sink MR of @h: the collective's descriptors follow it. */
@@ -1060,13 +1202,14 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 	const struct conf_fabric *cf = &r->job->fabric;
 	const struct conf_mrc *cm = &r->job->mrc;
 	static const struct mrc_fab_host_ops hops = {
-		fab_rx, fab_tx, fab_port_status, NULL, fab_tx_ctrl, NULL};
+		fab_rx, fab_tx, fab_port_status, NULL, fab_tx_ctrl, NULL, NULL, NULL};
 	/* a gathering host also receives gathered (one copy per packet, as an RDMA NIC) */
 	static const struct mrc_fab_host_ops hops_gather = {
-		fab_rx, fab_tx, fab_port_status, fab_rx_gather, fab_tx_ctrl, NULL};
+		fab_rx, fab_tx, fab_port_status, fab_rx_gather, fab_tx_ctrl, NULL, NULL, NULL};
 	/* and with verification by descriptors, generates the payloads it lays out */
 	static const struct mrc_fab_host_ops hops_desc = {
-		fab_rx, fab_tx, fab_port_status, fab_rx_gather, fab_tx_ctrl, fab_payload};
+		fab_rx, fab_tx, fab_port_status, fab_rx_gather, fab_tx_ctrl, fab_payload,
+		fab_pay_token, fab_pay_from_token};
 	struct mrc_fabric_params p;
 	int e;
 
@@ -1125,7 +1268,34 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 		/* an iteration ends at a window's end, as in a parallel run */
 		mrc_sim_set_window(r->sim, mrc_fabric_lookahead(r->fab));
 	}
-	if (!e && r->nw > 1) {
+	if (!e && r->rk) {
+		e = mrc_fabric_ranks(r->fab, r->rk);
+		if (e == -ERANGE)
+			snprintf(err, errlen, "mpirun: more ranks than partitions: fabric.t0 makes "
+					      "%u racks '%u'", r->job->fabric.t0, r->rk->ranks);
+		else if (e == -EDOM)
+			snprintf(err, errlen, "fabric.fabric_link_delay: %u MPI ranks need a "
+					      "lookahead above 0 (a fabric link or switch delay) '0'",
+				r->rk->ranks);
+		else if (e)
+			snprintf(err, errlen, "mpirun: ranks: %s", strerror(-e));
+		r->local = e ? NULL : calloc(r->nhosts, sizeof(*r->local));
+		if (!e && !r->local) {
+			snprintf(err, errlen, "mpirun: ranks: %s", strerror(ENOMEM));
+			e = -ENOMEM;
+		}
+		for (uint32_t h = 0; !e && h < r->nhosts; h++)
+			r->local[h] = mrc_fabric_owns_host(r->fab, h);
+		r->rk_n = e ? NULL : calloc(2 * (size_t)r->rk->ranks, sizeof(*r->rk_n));
+		if (!e && !r->rk_n) {
+			snprintf(err, errlen, "mpirun: ranks: %s", strerror(ENOMEM));
+			e = -ENOMEM;
+		}
+		if (!e) {
+			r->rk_rn = r->rk_n + r->rk->ranks;
+			mrc_sim_set_window_hook(r->sim, run_window_hook, r);
+		}
+	} else if (!e && r->nw > 1) {
 		e = mrc_fabric_partition(r->fab, r->nw);
 		if (e == -ERANGE)
 			snprintf(err, errlen, "sim.workers: more workers than partitions: fabric.t0 "
@@ -1341,13 +1511,15 @@ static uint64_t total_rtx_bytes(struct run *r)
 	for (uint32_t h = 0; h < r->nranks; h++) {
 		uint32_t first, n = mrc_ep_qpns(r->hosts[h].ep, &first);
 
-		for (uint32_t qpn = first; qpn < first + n; qpn++) {
+		for (uint32_t qpn = first; qpn < first + n && host_mine(r, h); qpn++) {
 			struct mrc_qp_stats s;
 
 			if (!mrc_ep_qp_stats(r->hosts[h].ep, qpn, &s))
 				sum += s.rtx_bytes;
 		}
 	}
+	if (r->rk)
+		rk_sum(r, &sum, 1);
 	return sum;
 }
 
@@ -1701,9 +1873,9 @@ static void straggler(struct run *r, struct sjob *sj, struct mrc_run_iter *ri)
 	uint32_t k = ri->slowest_rank;
 	const struct mrc_ev_profile *f = mrc_ep_ev_profile(r->hosts[k].ep);
 	const uint64_t *lost = mrc_ep_ev_losses(r->hosts[k].ep);
-	uint64_t best = 0, slow = 0;
+	uint64_t best = 0, slow = 0, *v = r->rk ? calloc(1 + (size_t)f->n, sizeof(*v)) : NULL;
 
-	for (uint32_t s = 0; s < mrc_coll_steps(sj->coll, k); s++) {
+	for (uint32_t s = 0; host_mine(r, k) && s < mrc_coll_steps(sj->coll, k); s++) {
 		uint64_t t = mrc_coll_step_time(sj->coll, k, s);
 
 		if (t > slow) {
@@ -1711,8 +1883,21 @@ static void straggler(struct run *r, struct sjob *sj, struct mrc_run_iter *ri)
 			ri->slowest_step = s;
 		}
 	}
-	if (sj->idx) /* the endpoints' loss counters are the first job's iterations' */
+	if (r->rk) { /* from the rank that runs host k: its slowest step, its EV losses */
+		if (!v)
+			rk_die(r, "straggler", -ENOMEM);
+		if (host_mine(r, k)) {
+			v[0] = ri->slowest_step;
+			memcpy(v + 1, lost, f->n * sizeof(*v));
+		}
+		rk_sum(r, v, 1 + (size_t)f->n);
+		ri->slowest_step = (uint32_t)v[0];
+		lost = v + 1;
+	}
+	if (sj->idx) { /* the endpoints' loss counters are the first job's iterations' */
+		free(v);
 		return;
+	}
 	for (size_t e = 0; e < r->m.n_evs; e++) { /* plan order; the profile's is the same */
 		unsigned i = e;
 
@@ -1729,6 +1914,7 @@ static void straggler(struct run *r, struct sjob *sj, struct mrc_run_iter *ri)
 			ri->has_straggler_ev = true;
 		}
 	}
+	free(v);
 }
 
 static int new_hist(const struct conf_hist *c, struct mrc_hist **h)
@@ -1756,6 +1942,7 @@ static int job_coll(struct sjob *sj, const struct conf_phase *ph, size_t phase,
 		return e;
 	}
 	cp->verify = sj->t->verify == CONF_VERIFY_OFF ? MRC_VERIFY_OFF : r->vmode;
+	cp->local = r->local; /* over MPI ranks, the hosts this one runs */
 	cp->granule = job->mrc.mtu; /* a packet's payload: one granule each */
 	if (!sj->idx)
 		r->res->nranks = cp->nranks;
@@ -1990,18 +2177,26 @@ static uint64_t coll_figures(struct sjob *sj, struct mrc_run_iter *ri)
 	struct run *r = sj->run;
 	uint64_t cct = 0;
 
+	/* each rank its hosts' (ranks: summed over them), the wrong elements last */
+	sj->rank_ps[r->nranks] = 0;
 	for (uint32_t k = 0; k < r->nranks; k++) {
-		uint64_t tk = mrc_coll_rank_time(sj->coll, k);
-
-		sj->rank_ps[k] = tk;
-		if (tk > cct) {
-			cct = tk;
-			ri->slowest_rank = k;
-		}
-		ri->wrong += mrc_coll_verify(sj->coll, k, ri->iter); /* 0 when off */
+		sj->rank_ps[k] = 0;
+		if (!host_mine(r, k))
+			continue;
+		sj->rank_ps[k] = mrc_coll_rank_time(sj->coll, k);
+		sj->rank_ps[r->nranks] += mrc_coll_verify(sj->coll, k, ri->iter); /* 0: off */
 		for (uint32_t s = 0; !ri->warmup && s < mrc_coll_steps(sj->coll, k); s++)
 			mrc_hist_record(r->res->step_ns,
 				(int64_t)(mrc_coll_step_time(sj->coll, k, s) / 1000));
+	}
+	if (r->rk)
+		rk_sum(r, sj->rank_ps, (size_t)r->nranks + 1);
+	ri->wrong += sj->rank_ps[r->nranks];
+	for (uint32_t k = 0; k < r->nranks; k++) {
+		if (sj->rank_ps[k] > cct) {
+			cct = sj->rank_ps[k];
+			ri->slowest_rank = k;
+		}
 	}
 	return cct;
 }
@@ -2142,7 +2337,7 @@ static int run_jobs(struct run *r, mrc_run_progress_fn progress, void *pctx, cha
 		for (size_t j = 0; j < r->n_jobs; j++) { /* what completed */
 			struct sjob *sj = &r->jobs[j];
 
-			if (sj->state != SJ_RUN || !mrc_coll_done(sj->coll))
+			if (sj->state != SJ_RUN || !coll_done_all(r, sj))
 				continue;
 			e = sj->n_ph ? phase_end(sj, err, errlen) :
 				       job_iter_end(sj, false, err, errlen);
@@ -2176,7 +2371,7 @@ static int run_jobs(struct run *r, mrc_run_progress_fn progress, void *pctx, cha
 		if (ended)
 			continue; /* start what that made due, at this time */
 		for (size_t j = 0; j < r->n_jobs && !ended; j++)
-			ended = r->jobs[j].state == SJ_RUN && mrc_coll_done(r->jobs[j].coll);
+			ended = r->jobs[j].state == SJ_RUN && coll_done_all(r, &r->jobs[j]);
 		if (ended)
 			continue; /* a collective with nothing to do: done at its start */
 		if (!slow && wake == UINT64_MAX) {
@@ -2210,6 +2405,8 @@ static int run_jobs(struct run *r, mrc_run_progress_fn progress, void *pctx, cha
 				sigabbrev_np(mrc_stop_signal) ? sigabbrev_np(mrc_stop_signal) : "?",
 				r->cur_iter);
 		}
+		if (r->rk && !rk_all(r, !r->err) && !r->err) /* the failure's rank says why */
+			run_fail(r, -ECANCELED, "another rank failed");
 		if (r->err)
 			break;
 	}
@@ -2258,6 +2455,173 @@ static struct mrc_run_ev *run_ev_of(struct mrc_run_result *res, unsigned e, uint
 	return NULL;
 }
 
+/* Ranks: one rank's share of the results for rank 0 (rk_gather_results), each part a
+ * uint64 length then its bytes: rankres (counters, per-EV figures, histograms, the
+ * ASSUMED_BAD times as iteration 0), the fabric's (mrc_fabric_results_pack), the goodput
+ * bins; then the first host whose packets could not be encoded (UINT32_MAX: none) and the
+ * rank's failure (errno, message). */
+static int rk_share(struct run *r, struct mrc_sim_buf *b)
+{
+	struct mrc_rankres rr = { .ctr = *r->res, .evs = r->res->evs, .n_evs = r->res->n_evs,
+		.msg_ns = r->res->msg_ns, .step_ns = r->res->step_ns, .rtt_ns = r->res->rtt_ns };
+	struct mrc_sim_buf fb = { 0 };
+	char *json = NULL;
+	size_t len = 0;
+	uint64_t n;
+	uint32_t enc = UINT32_MAX;
+	int32_t err = r->err;
+	int e;
+
+	rr.bad = calloc(r->n_bad + 1, sizeof(*rr.bad));
+	if (!rr.bad)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n_bad; i++)
+		rr.bad[i] = (struct mrc_rankres_bad){ 0, r->bad_t[i] };
+	rr.n_bad = r->n_bad;
+	e = mrc_rankres_encode(&rr, &json, &len);
+	free(rr.bad);
+	e = e ?: mrc_fabric_results_pack(r->fab, &fb);
+	n = len;
+	e = e ?: mrc_sim_buf_put(b, &n, sizeof(n));
+	e = e ?: mrc_sim_buf_put(b, json, len);
+	n = fb.n;
+	e = e ?: mrc_sim_buf_put(b, &n, sizeof(n));
+	e = e ?: mrc_sim_buf_put(b, fb.a, fb.n);
+	n = r->res->n_bins * sizeof(uint64_t);
+	e = e ?: mrc_sim_buf_put(b, &n, sizeof(n));
+	e = e ?: mrc_sim_buf_put(b, r->res->bin_bytes, n);
+	if (r->encode_err_host[0])
+		sscanf(r->encode_err_host, "h%u", &enc);
+	e = e ?: mrc_sim_buf_put(b, &enc, sizeof(enc));
+	e = e ?: mrc_sim_buf_put(b, &err, sizeof(err));
+	n = strlen(r->errmsg);
+	e = e ?: mrc_sim_buf_put(b, &n, sizeof(n));
+	e = e ?: mrc_sim_buf_put(b, r->errmsg, n);
+	free(json);
+	free(fb.a);
+	return e;
+}
+
+/* The next part of a share: its length and bytes at *@p, at most @end; false when cut. */
+static bool share_part(const unsigned char **p, const unsigned char *end, const void **part,
+	uint64_t *n)
+{
+	if ((size_t)(end - *p) < sizeof(*n))
+		return false;
+	memcpy(n, *p, sizeof(*n));
+	*p += sizeof(*n);
+	if ((uint64_t)(end - *p) < *n)
+		return false;
+	*part = *p;
+	*p += *n;
+	return true;
+}
+
+/* Rank 0 takes rank @k's share (@len bytes at @p, rk_share's): 0, -EPROTO with @why. */
+static int rk_take(struct run *r, unsigned k, const unsigned char *p, size_t len, char *why,
+	size_t whylen)
+{
+	const unsigned char *end = p + len;
+	const void *json, *fab, *bins, *msg;
+	uint64_t nj, nf, nb, nm;
+	struct mrc_rankres rr;
+	uint32_t enc;
+	int32_t err;
+	int e;
+
+	if (!share_part(&p, end, &json, &nj) || !share_part(&p, end, &fab, &nf) ||
+		!share_part(&p, end, &bins, &nb) || nb % sizeof(uint64_t) ||
+		(size_t)(end - p) < sizeof(enc) + sizeof(err)) {
+		snprintf(why, whylen, "rank %u: its results are cut short", k);
+		return -EPROTO;
+	}
+	memcpy(&enc, p, sizeof(enc));
+	memcpy(&err, p + sizeof(enc), sizeof(err));
+	p += sizeof(enc) + sizeof(err);
+	if (!share_part(&p, end, &msg, &nm) || p != end) {
+		snprintf(why, whylen, "rank %u: its results are cut short", k);
+		return -EPROTO;
+	}
+	e = mrc_rankres_decode(json, nj, &rr, why, whylen);
+	e = e ?: mrc_rankres_merge(r->res, &rr, why, whylen);
+	for (size_t i = 0; !e && i < rr.n_bad; i++) {
+		if (r->n_bad == r->cap_bad) {
+			size_t c = r->cap_bad ? 2 * r->cap_bad : 256;
+			uint64_t *nbt = realloc(r->bad_t, c * sizeof(*nbt));
+
+			if (!nbt) {
+				e = -ENOMEM;
+				break;
+			}
+			r->bad_t = nbt;
+			r->cap_bad = c;
+		}
+		r->bad_t[r->n_bad++] = rr.bad[i].off_ps;
+	}
+	mrc_rankres_free(&rr);
+	if (!e && mrc_fabric_results_unpack(r->fab, fab, nf)) {
+		snprintf(why, whylen, "rank %u: its fabric results do not fit this fabric", k);
+		e = -EPROTO;
+	}
+	for (size_t b = nb / sizeof(uint64_t); !e && b-- > 0;) {
+		uint64_t x;
+
+		memcpy(&x, (const unsigned char *)bins + b * sizeof(x), sizeof(x));
+		if (x && bins_add(&r->res->bin_bytes, &r->res->n_bins, b, x))
+			e = -ENOMEM;
+	}
+	if (e)
+		return e;
+	if (enc != UINT32_MAX && (!r->encode_err_host[0] ||
+		strtoul(r->encode_err_host + 1, NULL, 10) > enc))
+		snprintf(r->encode_err_host, sizeof(r->encode_err_host), "h%u first", enc);
+	/* the run's error: the lowest rank's that failed itself (not "another rank") */
+	if (err && err != -ECANCELED && (!r->err || r->err == -ECANCELED)) {
+		r->err = err;
+		snprintf(r->errmsg, sizeof(r->errmsg), "%.*s", (int)(nm < 255 ? nm : 255),
+			(const char *)msg);
+		snprintf(r->res->error, sizeof(r->res->error), "%s", r->errmsg);
+	}
+	return 0;
+}
+
+/*
+ * Ranks, once the run ended and each rank collected its hosts' figures: every share to
+ * rank 0 (one exchange, nothing to the others), merged there into what one process would
+ * have (the fabric's figures follow, from its merged statistics). Returns 0 on the other
+ * ranks and when rank 0 merged every share; else non-zero, the reason among rank 0's
+ * errors (the report then says the merge failed rather than give partial figures).
+ */
+static int rk_gather_results(struct run *r)
+{
+	const struct mrc_sim_comm *c = r->rk;
+	const unsigned char *p;
+	char why[256] = "";
+	int e = 0;
+
+	r->rk_send.n = 0;
+	memset(r->rk_n, 0, c->ranks * sizeof(*r->rk_n));
+	if (c->rank) {
+		e = rk_share(r, &r->rk_send);
+		if (e)
+			rk_die(r, "results for rank 0", e);
+		r->rk_n[0] = r->rk_send.n;
+	}
+	e = c->exchange(c->ctx, r->rk_send.a, r->rk_n, &r->rk_recv, r->rk_rn);
+	if (e)
+		rk_die(r, "results for rank 0", e);
+	if (c->rank)
+		return 0;
+	p = r->rk_recv.a;
+	for (unsigned k = 0; k < c->ranks && !e; k++) {
+		if (k && (e = rk_take(r, k, p, r->rk_rn[k], why, sizeof(why))))
+			mrc_run_add_error(r->res, "MPI ranks: results: %s", why[0] ? why :
+				strerror(-e));
+		p += r->rk_rn[k];
+	}
+	return e;
+}
+
 static void collect_stats(struct run *r)
 {
 	struct mrc_run_result *res = r->res;
@@ -2276,6 +2640,8 @@ static void collect_stats(struct run *r)
 	for (uint32_t h = 0; h < r->nhosts; h++) {
 		struct mrc_ep_stats es;
 
+		if (!host_mine(r, h))
+			continue;
 		mrc_ep_get_stats(r->hosts[h].ep, &es);
 		if (es.tx_encode_err && !res->tx_encode_err)
 			snprintf(r->encode_err_host, sizeof(r->encode_err_host), "h%u first", h);
@@ -2318,6 +2684,8 @@ static void collect_stats(struct run *r)
 			mrc_run_ev_add(re, vs);
 		}
 	}
+	if (r->rk && (rk_gather_results(r) || r->rk->rank))
+		return; /* rank 0 reports (a failed merge is one of its errors) */
 	mrc_fabric_stats(r->fab, &fs);
 	mrc_fabric_port_totals(r->fab, &tot);
 	res->events = fs.events;
@@ -2467,7 +2835,8 @@ static int run_setup(struct run *r, char *err, size_t errlen)
 		snprintf(err, errlen, "sim.workers: %s", strerror(-e));
 		return e;
 	}
-	e = mrc_job_outdir(r->job, err, errlen); /* parents, output names, earlier files */
+	/* parents, output names, earlier files; over MPI ranks rank 0 writes every output */
+	e = r->rk && r->rk->rank ? 0 : mrc_job_outdir(r->job, err, errlen);
 	if (e)
 		return e;
 	e = setup_fabric(r, err, errlen);
@@ -2559,6 +2928,10 @@ static void run_teardown(struct run *r)
 	}
 	free(r->hosts);
 	free(r->bad_t);
+	free(r->local);
+	free(r->rk_n);
+	free(r->rk_send.a);
+	free(r->rk_recv.a);
 	free(r->applied);
 	free(r->imp);
 	free(r->fired);
@@ -2638,7 +3011,7 @@ static int jobs_init(struct run *r, char *err, size_t errlen)
 			return -E2BIG;
 		}
 		sj->rkey = calloc((size_t)r->nranks * MRC_REG_N, sizeof(*sj->rkey));
-		sj->rank_ps = calloc(r->nranks, sizeof(*sj->rank_ps));
+		sj->rank_ps = calloc((size_t)r->nranks + 1, sizeof(*sj->rank_ps)); /* + #wrong */
 		if (!sj->rkey || !sj->rank_ps)
 			return -ENOMEM;
 		if (j == 0) {
@@ -2688,18 +3061,58 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* What MPI ranks do not run yet (mrc_run_sim_ranks): 0, or -ENOTSUP with @err naming the
+ * setting and what to do instead. */
+static int rk_refused(const struct conf_job *job, char *err, size_t errlen)
+{
+	const char *what = NULL;
+
+	if (job->sim.workers > 1)
+		what = "sim.workers above 1 (threads inside each rank)";
+	else if (job->traffic_list || conf_jobs(job) > 1)
+		what = "several jobs (traffic as a list)";
+	else if (job->traffic.n_phases)
+		what = "traffic.phases";
+	else if (job->traffic.pattern == CONF_PAT_BACKGROUND)
+		what = "traffic.pattern background";
+	else if (job->n_faults)
+		what = "faults";
+	else if (job->output.n_captures)
+		what = "output.captures";
+	if (!what)
+		return 0;
+	snprintf(err, errlen, "mpirun: %s over MPI ranks: not implemented yet "
+			      "(docs/architecture.md \"Parallel simulation\"): run it in one process "
+			      "(sim.workers: N threads)", what);
+	return -ENOTSUP;
+}
+
 int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *pctx,
 	struct mrc_run_result **out, char *err, size_t errlen)
 {
-	struct run r = { .job = job, .nw = 1, .wake_at = UINT64_MAX };
+	return mrc_run_sim_ranks(job, NULL, progress, pctx, out, err, errlen);
+}
+
+int mrc_run_sim_ranks(const struct conf_job *job, const struct mrc_sim_comm *comm,
+	mrc_run_progress_fn progress, void *pctx, struct mrc_run_result **out, char *err,
+	size_t errlen)
+{
+	struct run r = { .job = job, .nw = 1, .wake_at = UINT64_MAX, .rk = comm };
 	struct mrc_run_result *res = calloc(1, sizeof(*res));
 	struct timespec w0, w1;
 	struct rusage ru;
 	int e;
 
 	clock_gettime(CLOCK_MONOTONIC, &w0);
+	*out = NULL;
 	if (!res)
 		return -ENOMEM;
+	if (comm && (e = rk_refused(job, err, errlen))) {
+		free(res);
+		return e;
+	}
+	if (comm && comm->rank)
+		progress = NULL; /* rank 0 reports */
 	r.res = res;
 	res->bin_ps = RUN_BIN_PS;
 	e = new_hist(&job->output.hist, &res->msg_ns);
@@ -2742,14 +3155,18 @@ int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *
 	malloc_trim(0); /* and leaves the process: free pages amid the heap too */
 #endif
 	collect_stats(&r);
+	if (comm && comm->rank) { /* its results went to rank 0 */
+		e = 0;
+		goto fail;
+	}
 	if (res->tx_encode_err)
 		mrc_run_add_error(res,
 			"encode: %llu packets could not be encoded and were never "
 			"sent (%s)",
 			(unsigned long long)res->tx_encode_err, r.encode_err_host);
+	if (r.n_bad && (r.nw > 1 || r.rk)) /* the serial run's order, by time */
+		qsort(r.bad_t, r.n_bad, sizeof(*r.bad_t), cmp_u64);
 	if (r.nw > 1) {
-		if (r.n_bad) /* the serial run's order, by time */
-			qsort(r.bad_t, r.n_bad, sizeof(*r.bad_t), cmp_u64);
 		if (run_wk_merge(&r)) {
 			e = -ENOMEM;
 			snprintf(err, errlen, "results: out of memory");

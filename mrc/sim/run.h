@@ -28,6 +28,23 @@ typedef void (*mrc_run_progress_fn)(void *ctx, double frac);
 int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *pctx,
 	struct mrc_run_result **out, char *err, size_t errlen);
 
+struct mrc_sim_comm;
+
+/*
+ * mrc_run_sim as one of @comm->ranks MPI processes that run one simulation together
+ * (docs/architecture.md "Parallel simulation", Ranks; @comm NULL: one process, as
+ * mrc_run_sim): each process builds the same job, runs the racks dealt to it
+ * (mrc_fabric_ranks), and the ranks agree between windows on a collective's end and on a
+ * failure. Rank 0 gets *@out, the whole run's results as one process gives them (the
+ * others' shares merged: hosts' counters, histograms, per-EV figures, the fabric's
+ * statistics) and writes the outputs; the other ranks get *@out NULL and write nothing.
+ * Errors as mrc_run_sim, the same on every rank, and -ENOTSUP with @err for what ranks do
+ * not run yet (sim.workers above 1, several jobs, phases, background, faults, captures).
+ */
+int mrc_run_sim_ranks(const struct conf_job *job, const struct mrc_sim_comm *comm,
+	mrc_run_progress_fn progress, void *pctx, struct mrc_run_result **out, char *err,
+	size_t errlen);
+
 struct mrc_sweep;
 
 /*

@@ -1444,6 +1444,11 @@ uint64_t mrc_sim_events(const struct mrc_sim *sim)
 	return n;
 }
 
+uint64_t mrc_sim_events_caller(const struct mrc_sim *sim)
+{
+	return sim->events;
+}
+
 size_t mrc_sim_mem_bytes(const struct mrc_sim *sim)
 {
 	size_t n = sim->heap.cap * sizeof(struct sim_ev) + sim->n_ents * sizeof(*sim->seq);

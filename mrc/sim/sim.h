@@ -227,6 +227,10 @@ void mrc_sim_set_interrupt(struct mrc_sim *sim, const volatile sig_atomic_t *fla
 size_t mrc_sim_pending(const struct mrc_sim *sim);
 uint64_t mrc_sim_events(const struct mrc_sim *sim);
 
+/* Of those, the caller's: partitioned, entity 0's (which every rank runs alike); serial,
+ * all of them. */
+uint64_t mrc_sim_events_caller(const struct mrc_sim *sim);
+
 /* Bytes held by the queue's arrays (for the memory figures of `mrcgen bench`). */
 size_t mrc_sim_mem_bytes(const struct mrc_sim *sim);
 

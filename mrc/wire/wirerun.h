@@ -38,7 +38,7 @@
  *   DONE     worker -> 0   iteration u32, completion time u64 ps (own clock, from GO),
  *                          wrong elements u64
  *   FINISH   0 -> all      (no body) send RESULT
- *   RESULT   worker -> 0   one JSON object, versioned (mrc/wire/rankres.h): counters,
+ *   RESULT   worker -> 0   one JSON object, versioned (mrc/job/rankres.h): counters,
  *                          per-EV counters, histograms, the times its EVs went
  *                          ASSUMED_BAD (iteration, ps after its GO), for faults[]
  *   ABORT    0 -> all      reason text: the job failed elsewhere

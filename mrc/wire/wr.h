@@ -11,7 +11,7 @@
 #include "mrc/job/sweep.h"
 #include "mrc/wire/epfault.h"
 #include "mrc/wire/loop.h"
-#include "mrc/wire/rankres.h"
+#include "mrc/job/rankres.h"
 #include "mrc/wire/rvproto.h"
 #include "mrc/wire/sock.h"
 #include "mrc/wire/wrtt.h"

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * rankres: one rank's results on the wire driver, the body of its RESULT message to rank 0
- * (wirerun.h), and their merge into the job's result there.
+ * rankres: one rank's results and their merge into the job's result at rank 0: on the wire
+ * driver the body of its RESULT message (wirerun.h), on the simulator an MPI rank's share
+ * of the hosts it ran (mrc/sim/run.c).
  *
  * A RESULT body is one JSON object (jansson), integers decimal:
  *   {"version": 1,
@@ -9,6 +10,8 @@
  *    "evs_retired": N,                       EV state changes to ASSUMED_BAD
  *    "evs": [{"ev": V, "tx_pkts": N, ...}],  per EV of the job's plan, plan order
  *    "hist": {"msg_ns": B64, "step_ns": B64, "rtt_ns": B64},  mrc_hist_encode_base64
+ *    "hist_exact": {"msg_ns": [EXACT, MIN, MAX, "SUM", MEAN, M2], ...}  what the counts
+ *                                            lose (mrc_hist_exact_get): SUM 32 hex digits
  *    "bad": [[ITER, OFF_PS], ...]}           each EV retirement: global iteration, ps
  *                                            after that iteration's GO on the rank's clock
  * Every field must be there with its type, counters non-negative; a reader refuses
@@ -22,7 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MRC_RANKRES_VERSION 4 /* 2: the host_* counters; 3: the CNP counters; 4: xdp_* */
+/* 2: the host_* counters; 3: the CNP counters; 4: xdp_*; 5: hist_exact */
+#define MRC_RANKRES_VERSION 5
 
 /* The counters a rank sends (struct mrc_run_result fields, summed at rank 0). */
 #define MRC_RANKRES_CTRS(X)                                                                        \

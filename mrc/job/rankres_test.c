@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* rankres_test: unit tests of mrc/wire/rankres.c (`mrcgen-test rankres`): RESULT bodies. */
-#include "mrc/wire/rankres.c"
+/* rankres_test: unit tests of mrc/job/rankres.c (`mrcgen-test rankres`): RESULT bodies. */
+#include "mrc/job/rankres.c"
 #include "mrc/base/st.h"
 
 /* A rank's result: counters 7 and 3, EVs 5 and 9, two retirements, 2/1/0 samples. */
@@ -32,7 +32,10 @@ static int t_rankres(struct mrc_rankres *r, struct mrc_run_ev *evs,
 		return -ENOMEM;
 	mrc_hist_record(r->msg_ns, 1000);
 	mrc_hist_record(r->msg_ns, 2000);
-	mrc_hist_record(r->step_ns, 5000);
+	/* 123457 and 98765 lie inside buckets (3 significant digits): the counts alone
+	 * would give 123392 as the minimum's bucket and a bucket mean */
+	mrc_hist_record(r->step_ns, 123457);
+	mrc_hist_record(r->step_ns, 98765);
 	return 0;
 }
 
@@ -73,8 +76,8 @@ static const char *t_edit(const char *text, const char *from, const char *to)
 
 /* Edits of a good body (first match replaced) and what the refusal must say. */
 static const char *const edits[][3] = {
-	{ "\"version\":4", "\"version\":1", "version 1, this build reads 4" },
-	{ "\"version\":4", "\"version\":3", "version 3, this build reads 4" },
+	{ "\"version\":5", "\"version\":1", "version 1, this build reads 5" },
+	{ "\"version\":5", "\"version\":4", "version 4, this build reads 5" },
 	{ "\"tlp\":3", "\"tlp\":\"3\"", "counters.tlp: not a non-negative integer" },
 	{ "\"data_pkts\":7", "\"data_pkts\":-7", "counters.data_pkts: not a non-negative integer" },
 	{ "\"data_pkts\":7,", "", "counters.data_pkts: not a non-negative integer" },
@@ -82,6 +85,9 @@ static const char *const edits[][3] = {
 	{ "[3,42]", "[3]", "bad[1]: not [iteration, ps]" },
 	{ "\"msg_ns\":\"", "\"msg_ns\":\"!!", "hist.msg_ns: not a histogram" },
 	{ "\"rtt_ns\":\"", "\"rtt_ns\":7,\"x\":\"", "hist.rtt_ns: not a string" },
+	{ "\"step_ns\":[true,98765,", "\"step_ns\":[true,5,",
+		"hist_exact.step_ns: min 5 or max 123457 outside its counts" },
+	{ "\"rtt_ns\":[true,", "\"rtt_ns\":[1,", "hist_exact.rtt_ns: not [exact, min, max" },
 	{ "\"evs\":[", "\"evs\":{},\"y\":[",
 		"counters, evs, hist or bad: missing or of the wrong type" },
 };
@@ -99,7 +105,7 @@ MRC_SELFTEST(rankres)
 		return;
 	mrc_st_case(st, "round trip: every counter, EV, retirement and histogram comes back");
 	ST_EQ_I(st, mrc_rankres_encode(&in, &text, &len), 0);
-	ST_TRUE(st, text && strstr(text, "\"version\":4") != NULL);
+	ST_TRUE(st, text && strstr(text, "\"version\":5") != NULL);
 	ST_EQ_I(st, mrc_rankres_decode(text, len, &out, err, sizeof(err)), 0);
 	ST_EQ(st, out.ctr.data_pkts, 7);
 	ST_EQ(st, out.ctr.tlp, 3);
@@ -119,7 +125,14 @@ MRC_SELFTEST(rankres)
 	ST_EQ(st, out.bad[1].iter, 3);
 	ST_EQ(st, out.bad[1].off_ps, 42);
 	ST_EQ_I(st, mrc_hist_count(out.msg_ns), 2);
-	ST_EQ_I(st, mrc_hist_count(out.step_ns), 1);
+	ST_EQ_I(st, mrc_hist_count(out.step_ns), 2);
+	/* the exact statistics come back: min, max, mean (123457 + 98765) / 2, stddev
+	 * (123457 - 98765) / 2 */
+	ST_EQ_I(st, mrc_hist_min(out.step_ns), 98765);
+	ST_EQ_I(st, mrc_hist_max(out.step_ns), 123457);
+	ST_TRUE(st, mrc_hist_mean(out.step_ns) == 111111.0);
+	ST_TRUE(st, mrc_hist_stddev(out.step_ns) == 12346.0);
+	ST_TRUE(st, mrc_hist_is_exact(out.step_ns));
 	ST_EQ_I(st, mrc_hist_count(out.rtt_ns), 0);
 
 	mrc_st_case(st, "merge: two ranks' bodies add up; another plan's EVs are refused");

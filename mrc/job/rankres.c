@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* rankres: one rank's RESULT body as JSON, its checked reading and its merge (rankres.h). */
-#include "mrc/wire/rankres.h"
+#include "mrc/job/rankres.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -15,9 +15,12 @@ static int put_u64(json_t *o, const char *key, uint64_t v)
 	return json_object_set_new(o, key, json_integer((json_int_t)v));
 }
 
-static int put_hist(json_t *o, const char *key, const struct mrc_hist *h)
+/* @h as hist.KEY (its counts) and hist_exact.KEY: [exact, min, max, "sum" as 32 hex
+ * digits, Welford mean, Welford M2] (doubles printed to round-trip: %.17g). */
+static int put_hist(json_t *o, json_t *ox, const char *key, const struct mrc_hist *h)
 {
-	char *b64 = NULL;
+	struct mrc_hist_exact x;
+	char *b64 = NULL, sum[33];
 	int e;
 
 	if (!h)
@@ -27,19 +30,23 @@ static int put_hist(json_t *o, const char *key, const struct mrc_hist *h)
 		return e;
 	e = json_object_set_new(o, key, json_string(b64)) ? -ENOMEM : 0;
 	free(b64);
-	return e;
+	mrc_hist_exact_get(h, &x);
+	snprintf(sum, sizeof(sum), "%016llx%016llx", (unsigned long long)x.sum_hi,
+		(unsigned long long)x.sum_lo);
+	return e ?: json_object_set_new(ox, key, json_pack("[biisff]", x.exact,
+		(json_int_t)x.min, (json_int_t)x.max, sum, x.w_mean, x.w_m2)) ? -ENOMEM : 0;
 }
 
 int mrc_rankres_encode(const struct mrc_rankres *r, char **out, size_t *len)
 {
 	json_t *root = json_object(), *ctr = json_object(), *evs = json_array();
-	json_t *hist = json_object(), *bad = json_array();
+	json_t *hist = json_object(), *bad = json_array(), *hx = json_object();
 	int e = 0;
 
 	*out = NULL;
-	if (!root || !ctr || !evs || !hist || !bad) {
+	if (!root || !ctr || !evs || !hist || !bad || !hx) {
 		json_decref(root), json_decref(ctr), json_decref(evs), json_decref(hist);
-		json_decref(bad);
+		json_decref(bad), json_decref(hx);
 		return -ENOMEM;
 	}
 	e |= put_u64(root, "version", MRC_RANKRES_VERSION);
@@ -68,9 +75,11 @@ int mrc_rankres_encode(const struct mrc_rankres *r, char **out, size_t *len)
 		json_decref(hist);
 		return -ENOMEM;
 	}
-	e = put_hist(hist, "msg_ns", r->msg_ns);
-	e = e ?: put_hist(hist, "step_ns", r->step_ns);
-	e = e ?: put_hist(hist, "rtt_ns", r->rtt_ns);
+	e = put_hist(hist, hx, "msg_ns", r->msg_ns);
+	e = e ?: put_hist(hist, hx, "step_ns", r->step_ns);
+	e = e ?: put_hist(hist, hx, "rtt_ns", r->rtt_ns);
+	if (json_object_set_new(root, "hist_exact", hx))
+		e = e ?: -ENOMEM;
 	if (json_object_set_new(root, "hist", hist))
 		e = e ?: -ENOMEM;
 	if (!e) {
@@ -107,11 +116,15 @@ static int get_u64(const json_t *o, const char *what, const char *key, uint64_t 
 	return 0;
 }
 
-static int get_hist(const json_t *o, const char *key, struct mrc_hist **h, char *err,
-	size_t errlen)
+static int get_hist(const json_t *o, const json_t *ox, const char *key, struct mrc_hist **h,
+	char *err, size_t errlen)
 {
 	json_t *j = json_object_get(o, key);
-	int e;
+	struct mrc_hist_exact x;
+	json_int_t mn, mx;
+	const char *sum;
+	unsigned long long hi, lo;
+	int ex, n = 0, e;
 
 	if (!json_is_string(j))
 		return bad_field(err, errlen, "hist.%s: not a string", key);
@@ -120,6 +133,19 @@ static int get_hist(const json_t *o, const char *key, struct mrc_hist **h, char 
 		return e;
 	if (e)
 		return bad_field(err, errlen, "hist.%s: not a histogram (%s)", key, strerror(-e));
+	if (json_unpack(json_object_get(ox, key), "[bIIsFF!]", &ex, &mn, &mx, &sum, &x.w_mean,
+		    &x.w_m2) || strlen(sum) != 32 ||
+		sscanf(sum, "%16llx%16llx%n", &hi, &lo, &n) != 2 || n != 32)
+		return bad_field(err, errlen, "hist_exact.%s: not [exact, min, max, \"sum\", "
+					      "mean, m2]", key);
+	x.exact = ex;
+	x.min = mn;
+	x.max = mx;
+	x.sum_hi = (int64_t)hi;
+	x.sum_lo = lo;
+	if (mrc_hist_exact_set(*h, &x))
+		return bad_field(err, errlen, "hist_exact.%s: min %lld or max %lld outside its "
+					      "counts", key, (long long)mn, (long long)mx);
 	return 0;
 }
 
@@ -128,6 +154,7 @@ static int decode_fields(const json_t *root, struct mrc_rankres *r, char *err, s
 {
 	const json_t *ctr = json_object_get(root, "counters"), *evs = json_object_get(root, "evs");
 	const json_t *hist = json_object_get(root, "hist"), *bad = json_object_get(root, "bad");
+	const json_t *hx = json_object_get(root, "hist_exact");
 	uint64_t v;
 	int e;
 
@@ -174,9 +201,9 @@ static int decode_fields(const json_t *root, struct mrc_rankres *r, char *err, s
 		r->bad[i].iter = (uint32_t)json_integer_value(it);
 		r->bad[i].off_ps = (uint64_t)json_integer_value(off);
 	}
-	e = get_hist(hist, "msg_ns", &r->msg_ns, err, errlen);
-	e = e ?: get_hist(hist, "step_ns", &r->step_ns, err, errlen);
-	return e ?: get_hist(hist, "rtt_ns", &r->rtt_ns, err, errlen);
+	e = get_hist(hist, hx, "msg_ns", &r->msg_ns, err, errlen);
+	e = e ?: get_hist(hist, hx, "step_ns", &r->step_ns, err, errlen);
+	return e ?: get_hist(hist, hx, "rtt_ns", &r->rtt_ns, err, errlen);
 }
 
 int mrc_rankres_decode(const void *buf, size_t len, struct mrc_rankres *r, char *err,
