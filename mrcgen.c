@@ -1259,8 +1259,12 @@ static int run_sim_ranks(const struct conf_job *job, struct mrc_run_result **res
 		    isatty(STDERR_FILENO) && !r.rank ? run_progress : NULL, NULL, res, err,
 		    sizeof(err));
 	mrc_simrank_leave(&r);
+	if (e == -EALREADY || (e == -ECANCELED && r.rank))
+		return EXIT_OK; /* rank 0 says why and exits 2: mpirun's status */
 	if (e) {
-		if (!r.rank)
+		if (r.rank)
+			fprintf(stderr, "mrcgen: run: rank %u: %s\n", r.rank, err);
+		else
 			fprintf(stderr, "mrcgen: run: %s\n", err);
 		return EXIT_USAGE;
 	}

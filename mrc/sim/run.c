@@ -3087,6 +3087,31 @@ static int rk_refused(const struct conf_job *job, char *err, size_t errlen)
 	return -ENOTSUP;
 }
 
+/*
+ * Ranks: every rank's set-up, success or failure, meets here once (a failure on one rank
+ * alone must not leave the others waiting in the run's collectives). Returns @e, or
+ * -ECANCELED when this rank is ready and another is not, or -EALREADY when this rank failed
+ * as rank 0 did (rank 0 says why: the same message from every rank would repeat it).
+ */
+static int rk_setup_agree(const struct mrc_sim_comm *c, int e, char *err, size_t errlen)
+{
+	uint64_t v[2] = { e == 0, c->rank || e == 0 }; /* all ready; rank 0 ready */
+	int x = c->min(c->ctx, v, 2);
+
+	if (x) {
+		snprintf(err, errlen, "mpirun: the ranks' set-up: %s", strerror(x < 0 ? -x : x));
+		return x < 0 ? x : -x;
+	}
+	if (e)
+		return c->rank && !v[1] ? -EALREADY : e;
+	if (!v[0]) {
+		snprintf(err, errlen, "mpirun: another rank could not set the job up (it said "
+				      "why)");
+		return -ECANCELED;
+	}
+	return 0;
+}
+
 int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *pctx,
 	struct mrc_run_result **out, char *err, size_t errlen)
 {
@@ -3107,24 +3132,22 @@ int mrc_run_sim_ranks(const struct conf_job *job, const struct mrc_sim_comm *com
 	*out = NULL;
 	if (!res)
 		return -ENOMEM;
-	if (comm && (e = rk_refused(job, err, errlen))) {
-		free(res);
-		return e;
-	}
+	r.res = res;
+	if (comm && (e = rk_refused(job, err, errlen)))
+		goto agree;
 	if (comm && comm->rank)
 		progress = NULL; /* rank 0 reports */
-	r.res = res;
 	res->bin_ps = RUN_BIN_PS;
 	e = new_hist(&job->output.hist, &res->msg_ns);
 	e = e ?: new_hist(&job->output.hist, &res->step_ns);
 	e = e ?: new_hist(&job->output.hist, &res->rtt_ns);
 	if (e) {
 		snprintf(err, errlen, "output.hist: %s", strerror(-e));
-		goto fail;
+		goto agree;
 	}
 	e = mrc_job_srv6(job, &r.m, err, errlen);
 	if (e)
-		goto fail;
+		goto agree;
 	r.nhosts = conf_fabric_hosts(&job->fabric);
 	r.nranks = mrc_job_endpoints(job);
 	r.vmode = run_vmode(job, r.nranks);
@@ -3132,10 +3155,12 @@ int mrc_run_sim_ranks(const struct conf_job *job, const struct mrc_sim_comm *com
 	if (r.nranks < 2 || r.nranks > r.nhosts) {
 		snprintf(err, errlen, "traffic.ranks: %u ranks on %u hosts", r.nranks, r.nhosts);
 		e = -EINVAL;
-		goto fail;
+		goto agree;
 	}
 	e = run_setup(&r, err, errlen);
 	e = e ?: jobs_init(&r, err, errlen);
+agree:
+	e = comm ? rk_setup_agree(comm, e, err, errlen) : e;
 	e = e ?: run_jobs(&r, progress, pctx, err, errlen);
 	if (e)
 		goto fail;
