@@ -60,6 +60,11 @@ struct wjob {
 	uint64_t bg_bytes, bg_first_ps, bg_k;
 	uint64_t bg_start_ps, bg_len_ps; /* its start (own clock), its window (JEND's) */
 	bool bg_started, bg_on, bg_stop; /* JGO came; sending; JEND came */
+	/* each try's outcome, by its slot k (its wr_id): BG_POSTED or BG_REFUSED, BG_DONE
+	 * once completed; counted at JEND for the tries of its window only (a rank goes on
+	 * sending on its own clock until the JEND comes) */
+	uint8_t *bg_out;
+	uint64_t bg_cap;
 	uint64_t posted, completed, refused;
 	/* rank 0 */
 	enum wj_state st;
@@ -297,6 +302,15 @@ static struct mrc_coll *cur_coll(struct wjob *j)
 	return j->cs && j->it < j->n_gi ? j->cs[round_cs(j, j->it)].coll : NULL;
 }
 
+enum { BG_POSTED = 1, BG_REFUSED = 2, BG_DONE = 4 };
+
+/* Background try @k's outcome @o (BG_*), added to what it had. */
+static void bg_mark(struct wjob *j, uint64_t k, uint8_t o)
+{
+	if (k < j->bg_cap)
+		j->bg_out[k] = (uint8_t)((o == BG_REFUSED ? 0 : j->bg_out[k]) | o);
+}
+
 void wr_jobs_send_done(struct wr *w, uint32_t qpn, uint64_t wr_id, uint64_t now)
 {
 	struct wjob *j = job_of_qpn(w, qpn);
@@ -304,7 +318,7 @@ void wr_jobs_send_done(struct wr *w, uint32_t qpn, uint64_t wr_id, uint64_t now)
 	int err;
 
 	if (j && j->bg) {
-		j->completed++;
+		bg_mark(j, wr_id, BG_DONE);
 		return;
 	}
 	if (!c) {
@@ -319,14 +333,13 @@ void wr_jobs_send_done(struct wr *w, uint32_t qpn, uint64_t wr_id, uint64_t now)
 			(unsigned long long)wr_id, strerror(-err));
 }
 
-bool wr_jobs_post_failed(struct wr *w, uint32_t qpn, int status)
+bool wr_jobs_post_failed(struct wr *w, uint32_t qpn, uint64_t wr_id, int status)
 {
 	struct wjob *j = job_of_qpn(w, qpn);
 
-	if (!j || !j->bg || status != -EAGAIN || !j->posted)
+	if (!j || !j->bg || status != -EAGAIN || wr_id >= j->bg_k)
 		return false;
-	j->posted--; /* counted when lane 0 handed it over */
-	j->refused++;
+	bg_mark(j, wr_id, BG_REFUSED); /* posted when lane 0 handed it over: refused now */
 	return true;
 }
 
@@ -594,17 +607,46 @@ static void bg_send(struct wr *w, struct wjob *j, uint64_t now_ps)
 	       !w->err) {
 		uint32_t d = j->hosts[mrc_job_bg_dest((int)j->t->mode, j->perm, &j->rng,
 			j->n_hosts, j->g)];
-		int e = wr_post_qp(w, wr_qpn(w, j->idx, d), j->bg_buf, j->bg_bytes, j->bg_va[d],
-			j->cs[0].rkey[d][0], false, 0, 0);
+		int e;
 
+		if (j->bg_k == j->bg_cap) {
+			uint64_t cap = j->bg_cap ? 2 * j->bg_cap : 1024;
+			uint8_t *o = realloc(j->bg_out, cap);
+
+			if (!o) {
+				wr_fail(w, -ENOMEM, "job %s: background: out of memory", j->t->name);
+				return;
+			}
+			memset(o + j->bg_cap, 0, cap - j->bg_cap);
+			j->bg_out = o;
+			j->bg_cap = cap;
+		}
+		e = wr_post_qp(w, wr_qpn(w, j->idx, d), j->bg_buf, j->bg_bytes, j->bg_va[d],
+			j->cs[0].rkey[d][0], false, 0, j->bg_k);
 		if (e == -EAGAIN || e == -EBUSY) /* a full send queue, or another thread's ring */
-			j->refused++;
+			bg_mark(j, j->bg_k, BG_REFUSED);
 		else if (e)
 			wr_fail(w, e, "job %s: h%u: background write to h%u: %s", j->t->name,
 				w->rank, d, strerror(-e));
 		else
-			j->posted++;
+			bg_mark(j, j->bg_k, BG_POSTED);
 		j->bg_k++;
+	}
+}
+
+/* The tries of this rank's window (slots up to its start + the JEND's length): posted,
+ * completed by now, refused. */
+static void bg_count(struct wjob *j)
+{
+	uint64_t end = j->bg_start_ps + j->bg_len_ps;
+
+	j->posted = j->completed = j->refused = 0;
+	for (uint64_t k = 0; k < j->bg_k && k < j->bg_cap; k++) {
+		if (mrc_job_bg_at(j->bg_first_ps, j->bg_bytes, j->t->rate_bps, k, 1) > end)
+			break;
+		j->posted += (j->bg_out[k] & BG_POSTED) != 0;
+		j->completed += (j->bg_out[k] & BG_DONE) != 0;
+		j->refused += (j->bg_out[k] & BG_REFUSED) != 0;
 	}
 }
 
@@ -631,6 +673,7 @@ static void rank_step(struct wr *w)
 			if (j->bg_on && j->bg_stop && now_ps >= j->bg_start_ps + j->bg_len_ps) {
 				uint8_t b[24];
 
+				bg_count(j);
 				put_be64(b, j->posted);
 				put_be64(b + 8, j->completed);
 				put_be64(b + 16, j->refused);
@@ -1013,6 +1056,7 @@ void wr_jobs_free(struct wr *w)
 		free(j->dtab);
 		free(j->defq);
 		free(j->perm);
+		free(j->bg_out);
 		free(j->bg_va);
 		free(j->bg_buf);
 		mrc_job_coll_mem_free(&j->cmem);

@@ -91,6 +91,31 @@ MRC_SELFTEST(wjobs)
 	bool failed[4] = { false };
 	uint8_t buf12[12] = { 0 };
 
+	mrc_st_case(st, "background: the tries of the window alone are counted, a rank's late "
+			"ones (before the JEND came) left out; a thread's refusal moves a post");
+	{
+		/* 32 KiB at 2 Gb/s: a try every 131.072 us from 10 us; the window 500 us: slots
+		 * 0-3 (10, 141.072, 272.144, 403.216 us), slot 4 at 534.288 us is past it */
+		struct wjob j = { .bg_bytes = 32768, .bg_first_ps = 10000000,
+			.bg_start_ps = 0, .bg_len_ps = 500000000 };
+		struct conf_traffic t = { .rate_bps = 2000000000ull };
+		uint8_t out[8] = { 0 };
+
+		j.t = &t;
+		j.bg_out = out;
+		j.bg_cap = 8;
+		j.bg_k = 7; /* tried 0-6 before the JEND came */
+		for (uint64_t k = 0; k < 7; k++)
+			bg_mark(&j, k, k == 2 ? BG_REFUSED : BG_POSTED);
+		bg_mark(&j, 0, BG_DONE);
+		bg_mark(&j, 5, BG_DONE);
+		bg_mark(&j, 3, BG_REFUSED); /* another thread's endpoint refused it */
+		bg_count(&j);
+		ST_EQ(st, j.posted, 2);	/* 0 and 1 */
+		ST_EQ(st, j.refused, 2); /* 2 and 3 */
+		ST_EQ(st, j.completed, 1); /* 0 (5's is past the window) */
+	}
+
 	mrc_st_case(st, "JARM: the iteration awaited armed; past the job's last refused (-EPROTO)");
 	t_run_init(&r, 1);
 	ST_EQ_I(st, t_msg(&r, 0, RV_JARM, 0, 0, 8), 0);

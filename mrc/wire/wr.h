@@ -525,9 +525,9 @@ int wr_jobs_on_msg(struct wr *w, uint32_t from, const struct rv_msg *m, char *wh
 /* The endpoint's completions of QP @qpn's job (pump.c calls them when w->wj). */
 void wr_jobs_send_done(struct wr *w, uint32_t qpn, uint64_t wr_id, uint64_t now);
 int wr_jobs_recv(struct wr *w, uint32_t qpn, uint32_t imm, uint64_t now);
-/* Another thread's endpoint refused a post to QP @qpn with @status: true when that is a
- * background job's full send queue (-EAGAIN), counted as refused as on one thread. */
-bool wr_jobs_post_failed(struct wr *w, uint32_t qpn, int status);
+/* Another thread's endpoint refused post @wr_id to QP @qpn with @status: true when that is
+ * a background job's full send queue (-EAGAIN), counted as refused as on one thread. */
+bool wr_jobs_post_failed(struct wr *w, uint32_t qpn, uint64_t wr_id, int status);
 void wr_jobs_free(struct wr *w);
 
 /* ---- wirertt.c: the job's base RTT ---- */

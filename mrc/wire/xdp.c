@@ -292,7 +292,7 @@ static unsigned drain(struct wr *w)
 					ev.now_ps);
 				break;
 			default:
-				if (w->wj && wr_jobs_post_failed(w, ev.qpn, ev.status))
+				if (w->wj && wr_jobs_post_failed(w, ev.qpn, ev.wr_id, ev.status))
 					break;
 				wr_fail(w, ev.status, "h%u: post to QP %u: %s", w->rank, ev.qpn,
 					strerror(-ev.status));
