@@ -1554,24 +1554,50 @@ static uint16_t rack_worker(uint64_t rack, unsigned workers, uint32_t racks)
 	return (uint16_t)(rack * workers / racks);
 }
 
-/*
- * The part (worker or rank) of @parts that runs entity @e: partition = rack, a T0 of every
- * plane with its hosts; the T1s spread evenly over the racks; entity 0 on part 0.
- */
-static uint16_t ent_part(const struct mrc_fabric *fab, uint32_t e, unsigned parts)
+/* The rack entity @e is dealt with (not entity 0): partition = rack, a T0 of every plane
+ * with its hosts; the T1s spread evenly over the racks. */
+static uint64_t ent_rack(const struct mrc_fabric *fab, uint32_t e)
 {
-	uint32_t racks = fab->tp.t0, T1 = fab->tp.t1;
 	const struct fab_switch *s;
 	uint64_t t1, n1;
 
+	if (e > fab->n_switches)
+		return (e - fab->n_switches - 1) / fab->tp.hosts_per_t0;
+	s = &fab->sw[e - 1];
+	t1 = (uint64_t)s->plane * fab->tp.t1 + s->index;
+	n1 = (uint64_t)fab->tp.planes * fab->tp.t1;
+	return s->tier == MRC_FAB_T0 ? s->index : t1 * fab->tp.t0 / n1;
+}
+
+/* The part (worker or rank) of @parts that runs entity @e (entity 0: part 0). */
+static uint16_t ent_part(const struct mrc_fabric *fab, uint32_t e, unsigned parts)
+{
 	if (e == 0 || parts < 2)
 		return 0;
-	if (e > fab->n_switches)
-		return rack_worker((e - fab->n_switches - 1) / fab->tp.hosts_per_t0, parts, racks);
-	s = &fab->sw[e - 1];
-	t1 = (uint64_t)s->plane * T1 + s->index;
-	n1 = (uint64_t)fab->tp.planes * T1;
-	return rack_worker(s->tier == MRC_FAB_T0 ? s->index : t1 * racks / n1, parts, racks);
+	return rack_worker(ent_rack(fab, e), parts, fab->tp.t0);
+}
+
+/* The first rack of @part of @parts (rack_worker's blocks: [ceil(p racks / P), ...)). */
+static uint64_t part_first_rack(const struct mrc_fabric *fab, unsigned part, unsigned parts)
+{
+	return ((uint64_t)part * fab->tp.t0 + parts - 1) / parts;
+}
+
+/* The worker of @workers that runs entity @e inside its rank of @ranks: the rank's racks
+ * dealt to its workers in blocks as rack_worker deals the fabric's (entity 0: 0). */
+static uint16_t ent_rank_worker(const struct mrc_fabric *fab, uint32_t e, unsigned ranks,
+	unsigned workers)
+{
+	uint64_t rack, lo, n;
+	unsigned r;
+
+	if (e == 0 || workers < 2)
+		return 0;
+	rack = ent_rack(fab, e);
+	r = rack_worker(rack, ranks, fab->tp.t0);
+	lo = part_first_rack(fab, r, ranks);
+	n = part_first_rack(fab, r + 1, ranks) - lo;
+	return (uint16_t)((rack - lo) * workers / n);
 }
 
 /* Checks @parts for the fabric and makes the entities' map of them (ent_part) in *@out.
@@ -1613,7 +1639,8 @@ int mrc_fabric_partition(struct mrc_fabric *fab, unsigned workers)
 
 unsigned mrc_fabric_host_worker(const struct mrc_fabric *fab, uint32_t host)
 {
-	return ent_part(fab, host_ent(fab, host), fab->n_wk);
+	return fab->n_rk ? ent_rank_worker(fab, host_ent(fab, host), fab->n_rk, fab->n_wk)
+			 : ent_part(fab, host_ent(fab, host), fab->n_wk);
 }
 
 uint32_t mrc_fabric_host_entity(const struct mrc_fabric *fab, uint32_t host)
@@ -1782,19 +1809,23 @@ static int cls_grow(struct mrc_fabric *fab)
 	return 0;
 }
 
-int mrc_fabric_ranks(struct mrc_fabric *fab, const struct mrc_sim_comm *c)
+int mrc_fabric_ranks(struct mrc_fabric *fab, const struct mrc_sim_comm *c, unsigned workers)
 {
 	const struct mrc_fab_host_ops *o = &fab->ops;
 	uint16_t *er;
 	int err;
 
 	if (!c || c->ranks < 2 || c->rank >= c->ranks || fab->n_wk != 1 || fab->n_rk ||
-		!o->pay_token != !o->pay_from_token || (o->payload && !o->pay_token))
+		!workers || !o->pay_token != !o->pay_from_token || (o->payload && !o->pay_token))
 		return -EINVAL;
+	/* every rank's racks for its workers: the fewest a rank has */
+	if (workers > 1 && (uint64_t)c->ranks * workers > fab->tp.t0)
+		return -ERANGE;
 	err = ent_parts(fab, c->ranks, &er);
 	if (err)
 		return err;
 	err = cls_grow(fab);
+	err = err ?: workers > 1 ? wk_add(fab, workers) : 0;
 	mrc_sim_set_window(fab->sim, mrc_fabric_lookahead(fab));
 	err = err ?: mrc_sim_ranks(fab->sim, c, er);
 	err = err ?: mrc_sim_handler_xfer(fab->sim, (unsigned)fab->k_arrive, xf_arrive_pack,
@@ -1804,8 +1835,9 @@ int mrc_fabric_ranks(struct mrc_fabric *fab, const struct mrc_sim_comm *c)
 	if (!err) {
 		fab->n_rk = c->ranks;
 		fab->rank = c->rank;
-		memset(er, 0, fab->n_ents * sizeof(*er)); /* one worker: the caller */
-		err = mrc_sim_partition(fab->sim, 1, er);
+		for (uint32_t e = 0; e < fab->n_ents; e++) /* the rank's racks to its workers */
+			er[e] = ent_rank_worker(fab, e, c->ranks, workers);
+		err = mrc_sim_partition(fab->sim, workers, er);
 	}
 	free(er);
 	return err;

@@ -228,19 +228,21 @@ unsigned mrc_fabric_host_worker(const struct mrc_fabric *fab, uint32_t host);
  * Runs the fabric's loop as rank @c->rank of @c->ranks processes that each built the same
  * fabric (same params, plan, ops' presence) and call this in place of
  * mrc_fabric_partition (docs/architecture.md "Parallel simulation", Ranks): racks dealt to
- * the ranks as mrc_fabric_partition deals them to workers, windows of
- * mrc_fabric_lookahead (mrc_sim_ranks, then mrc_sim_partition with 1 worker). A packet
+ * the ranks as mrc_fabric_partition deals them to workers, and each rank's racks to its
+ * @workers (1 or more threads) the same way, windows of mrc_fabric_lookahead
+ * (mrc_sim_ranks, then mrc_sim_partition with @workers). A packet
  * arriving over a T0-T1 link at another rank's switch crosses with its metadata, header
  * bytes and payload (its bytes, or the ops' pay_token), freed here and rebuilt in the
  * receiver's pool; a PFC frame as its port's index. Entity 0 (faults, routing, the
  * caller) must do the same on every rank; the caller drives only its own hosts (their
  * ops are called on this rank only). Call after mrc_fabric_new, before anything is
- * scheduled. 0, -ERANGE (more ranks than racks, or above 1024), -EDOM (a lookahead of
- * 0), -EINVAL (no comm, fewer than 2 ranks, rank out of range, already partitioned, one
+ * scheduled. 0, -ERANGE (more ranks than racks, or above 1024; ranks x @workers above
+ * the racks), -EDOM (a lookahead of 0), -EINVAL (no comm, fewer than 2 ranks, rank out of
+ * range, @workers 0, already partitioned, one
  * of pay_token/pay_from_token without the other, or the payload op without them),
  * -ENOMEM; after an error the fabric is only good for mrc_fabric_free.
  */
-int mrc_fabric_ranks(struct mrc_fabric *fab, const struct mrc_sim_comm *c);
+int mrc_fabric_ranks(struct mrc_fabric *fab, const struct mrc_sim_comm *c, unsigned workers);
 
 /* The rank host @host's events run on (mrc_fabric_ranks), 0 without ranks. */
 unsigned mrc_fabric_host_rank(const struct mrc_fabric *fab, uint32_t host);

@@ -2194,7 +2194,7 @@ static void *t_rk_rank(void *arg)
 	struct t_rkth *c = arg;
 	struct mrc_sim_comm comm = st_comm_of(&c->cm);
 
-	c->err = mrc_fabric_ranks(c->r->fab, &comm);
+	c->err = mrc_fabric_ranks(c->r->fab, &comm, 1);
 	if (c->err)
 		return NULL; /* the other rank waits: the test then fails on err */
 	t_rk_go(c->r, c->mode);

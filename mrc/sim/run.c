@@ -1269,8 +1269,12 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 		mrc_sim_set_window(r->sim, mrc_fabric_lookahead(r->fab));
 	}
 	if (!e && r->rk) {
-		e = mrc_fabric_ranks(r->fab, r->rk);
-		if (e == -ERANGE)
+		e = mrc_fabric_ranks(r->fab, r->rk, r->nw);
+		if (e == -ERANGE && r->nw > 1)
+			snprintf(err, errlen, "sim.workers: %u MPI ranks of %u workers need as many "
+					      "racks: fabric.t0 makes %u '%u'", r->rk->ranks, r->nw,
+				r->job->fabric.t0, r->rk->ranks * r->nw);
+		else if (e == -ERANGE)
 			snprintf(err, errlen, "mpirun: more ranks than partitions: fabric.t0 makes "
 					      "%u racks '%u'", r->job->fabric.t0, r->rk->ranks);
 		else if (e == -EDOM)
@@ -3067,9 +3071,7 @@ static int rk_refused(const struct conf_job *job, char *err, size_t errlen)
 {
 	const char *what = NULL;
 
-	if (job->sim.workers > 1)
-		what = "sim.workers above 1 (threads inside each rank)";
-	else if (job->traffic_list || conf_jobs(job) > 1)
+	if (job->traffic_list || conf_jobs(job) > 1)
 		what = "several jobs (traffic as a list)";
 	else if (job->traffic.n_phases)
 		what = "traffic.phases";
@@ -3179,6 +3181,13 @@ agree:
 #ifdef __GLIBC__
 	malloc_trim(0); /* and leaves the process: free pages amid the heap too */
 #endif
+	if (r.nw > 1 && run_wk_merge(&r)) { /* the workers' first: a rank shares the sum */
+		if (r.rk) /* the other ranks wait for its share */
+			rk_die(&r, "results", -ENOMEM);
+		e = -ENOMEM;
+		snprintf(err, errlen, "results: out of memory");
+		goto fail;
+	}
 	collect_stats(&r);
 	if (comm && comm->rank) { /* its results went to rank 0 */
 		e = 0;
@@ -3191,13 +3200,6 @@ agree:
 			(unsigned long long)res->tx_encode_err, r.encode_err_host);
 	if (r.n_bad && (r.nw > 1 || r.rk)) /* the serial run's order, by time */
 		qsort(r.bad_t, r.n_bad, sizeof(*r.bad_t), cmp_u64);
-	if (r.nw > 1) {
-		if (run_wk_merge(&r)) {
-			e = -ENOMEM;
-			snprintf(err, errlen, "results: out of memory");
-			goto fail;
-		}
-	}
 	mrc_fault_finish(r.res, r.bad_t, r.n_bad);
 	/* a capture's last records are written now: a failure fails the run */
 	for (size_t i = 0; i < r.n_taps; i++)
