@@ -775,9 +775,125 @@ static int tap_hold(struct run *r, struct tap *t, uint64_t ts_ns, const uint8_t 
 	return 0;
 }
 
+/* A capture record between ranks: rk_tap_flush. */
+struct rk_tap {
+	uint64_t key[3];
+	uint32_t sub, tap;
+	uint64_t ts_ns;
+	uint32_t len, pad;
+};
+
+/* A record rank 0 writes: its header and bytes (its own or a received one). */
+struct rk_tap_ref {
+	struct rk_tap h;
+	const uint8_t *bytes;
+};
+
+static int rk_tap_cmp(const void *pa, const void *pb)
+{
+	const struct rk_tap_ref *a = pa, *b = pb;
+
+	return key_lt(a->h.key, a->h.sub, b->h.key, b->h.sub) ? -1 :
+	       key_lt(b->h.key, b->h.sub, a->h.key, a->h.sub) ? 1 : 0;
+}
+
+/*
+ * Ranks: the window's capture records of every rank to rank 0 (one exchange; a collective
+ * every rank makes after each window when the job captures), written there merged by
+ * their events' keys: the serial run's order (a record is made by an event of a port's
+ * switch or host, which one rank runs; entity 0's events, which every rank runs, make
+ * none). A share out of shape is a capture error.
+ */
+static void rk_tap_flush(struct run *r)
+{
+	const struct mrc_sim_comm *c = r->rk;
+	struct rk_tap_ref *all = NULL;
+	size_t n = 0, cap = 0;
+	int e = 0;
+
+	r->rk_send.n = 0;
+	memset(r->rk_n, 0, c->ranks * sizeof(*r->rk_n));
+	for (unsigned k = 0; c->rank && k < r->nw && !e; k++) {
+		const struct run_wk *w = &r->wk[k];
+
+		for (size_t i = 0; i < w->n_recs && !e; i++) {
+			const struct tap_rec *rc = &w->recs[i];
+			struct rk_tap h = { { rc->key[0], rc->key[1], rc->key[2] }, rc->sub, rc->tap,
+				rc->ts_ns, (uint32_t)rc->len, 0 };
+
+			e = mrc_sim_buf_put(&r->rk_send, &h, sizeof(h));
+			e = e ?: mrc_sim_buf_put(&r->rk_send, w->bytes + rc->off, rc->len);
+		}
+	}
+	if (e)
+		rk_die(r, "capture records for rank 0", e);
+	r->rk_n[0] = r->rk_send.n;
+	e = c->exchange(c->ctx, r->rk_send.a, r->rk_n, &r->rk_recv, r->rk_rn);
+	if (e)
+		rk_die(r, "capture records for rank 0", e);
+	for (unsigned k = 0; !c->rank && k < r->nw; k++) { /* rank 0's own */
+		const struct run_wk *w = &r->wk[k];
+
+		for (size_t i = 0; i < w->n_recs; i++, n++) {
+			const struct tap_rec *rc = &w->recs[i];
+
+			if (n == cap) {
+				struct rk_tap_ref *a = realloc(all, (cap = cap ? 2 * cap : 256) *
+					sizeof(*a));
+
+				if (!a)
+					goto nomem;
+				all = a;
+			}
+			all[n] = (struct rk_tap_ref){ { { rc->key[0], rc->key[1], rc->key[2] },
+				rc->sub, rc->tap, rc->ts_ns, (uint32_t)rc->len, 0 }, w->bytes + rc->off };
+		}
+	}
+	for (const unsigned char *p = r->rk_recv.a, *end = p + r->rk_recv.n; !c->rank && p < end;) {
+		struct rk_tap h;
+
+		if ((size_t)(end - p) < sizeof(h)) {
+			mrc_run_add_error(r->res, "MPI ranks: capture records cut short");
+			break;
+		}
+		memcpy(&h, p, sizeof(h));
+		p += sizeof(h);
+		if (h.tap >= r->n_taps || h.len > (size_t)(end - p)) {
+			mrc_run_add_error(r->res, "MPI ranks: a capture record out of shape (tap %u, "
+						  "%u bytes)", h.tap, h.len);
+			break;
+		}
+		if (n == cap) {
+			struct rk_tap_ref *a = realloc(all, (cap = cap ? 2 * cap : 256) *
+				sizeof(*a));
+
+			if (!a)
+				goto nomem;
+			all = a;
+		}
+		all[n++] = (struct rk_tap_ref){ h, p };
+		p += h.len;
+	}
+	if (n)
+		qsort(all, n, sizeof(*all), rk_tap_cmp);
+	for (size_t i = 0; i < n; i++)
+		tap_put(&r->taps[all[i].h.tap], all[i].h.ts_ns, all[i].bytes, all[i].h.len);
+	free(all);
+	for (unsigned k = 0; k < r->nw; k++)
+		r->wk[k].n_recs = r->wk[k].n_bytes = r->wk[k].at = 0;
+	return;
+nomem:
+	free(all);
+	rk_die(r, "capture records", -ENOMEM);
+}
+
 /* Writes the records the workers hold, merged by their events' keys. */
 static void tap_flush(struct run *r)
 {
+	if (r->rk) {
+		rk_tap_flush(r);
+		return;
+	}
 	for (;;) {
 		struct run_wk *best = NULL;
 		const struct tap_rec *rc;
@@ -804,7 +920,7 @@ static void tap_write(void *ctx, const uint8_t *buf, size_t len, uint64_t now)
 	struct tap *t = ctx;
 	struct run *r = t->run;
 
-	if (r->nw > 1) {
+	if (r->nw > 1 || r->rk) {
 		if (!t->failed && tap_hold(r, t, now / 1000, buf, len)) {
 			t->failed = true;
 			run_fail(r, -ENOMEM, "capture %s: out of memory", t->point);
@@ -1419,13 +1535,15 @@ static int setup_captures(struct run *r, char *err, size_t errlen)
 		}
 		snprintf(path, sizeof(path), "%s/%s", o->dir,
 			 conf_capture_file(c, name, sizeof(name)));
-		e = pcapw_open(path, c->snaplen,
+		/* over MPI ranks rank 0 writes them, the others send it their records */
+		e = r->rk && r->rk->rank ? 0 : pcapw_open(path, c->snaplen,
 			c->tsresol == CONF_TS_US ? PCAPW_TS_US : PCAPW_TS_NS, &r->taps[i].w, perr);
 		if (e) {
 			snprintf(err, errlen, "capture %s: %s", c->point, perr);
 			return e;
 		}
-		pcapw_set_flush_every(r->taps[i].w, 256);
+		if (r->taps[i].w)
+			pcapw_set_flush_every(r->taps[i].w, 256);
 		r->taps[i].run = r;
 		r->taps[i].point = c->point;
 		r->n_taps = i + 1;
@@ -2462,7 +2580,7 @@ static struct mrc_run_ev *run_ev_of(struct mrc_run_result *res, unsigned e, uint
 /* Ranks: one rank's share of the results for rank 0 (rk_gather_results), each part a
  * uint64 length then its bytes: rankres (counters, per-EV figures, histograms, the
  * ASSUMED_BAD times as iteration 0), the fabric's (mrc_fabric_results_pack), the goodput
- * bins; then the first host whose packets could not be encoded (UINT32_MAX: none) and the
+ * bins, each job's background counters (posted, completed, refused); then the first host whose packets could not be encoded (UINT32_MAX: none) and the
  * rank's failure (errno, message). */
 static int rk_share(struct run *r, struct mrc_sim_buf *b)
 {
@@ -2494,6 +2612,14 @@ static int rk_share(struct run *r, struct mrc_sim_buf *b)
 	n = r->res->n_bins * sizeof(uint64_t);
 	e = e ?: mrc_sim_buf_put(b, &n, sizeof(n));
 	e = e ?: mrc_sim_buf_put(b, r->res->bin_bytes, n);
+	n = r->res->n_jobs * 3 * sizeof(uint64_t); /* each job's background counters */
+	e = e ?: mrc_sim_buf_put(b, &n, sizeof(n));
+	for (size_t j = 0; j < r->res->n_jobs && !e; j++) {
+		const struct mrc_run_job *rj = &r->res->jobs[j];
+		uint64_t v[3] = { rj->bg_posted, rj->bg_completed, rj->bg_refused };
+
+		e = mrc_sim_buf_put(b, v, sizeof(v));
+	}
 	if (r->encode_err_host[0])
 		sscanf(r->encode_err_host, "h%u", &enc);
 	e = e ?: mrc_sim_buf_put(b, &enc, sizeof(enc));
@@ -2526,8 +2652,8 @@ static int rk_take(struct run *r, unsigned k, const unsigned char *p, size_t len
 	size_t whylen)
 {
 	const unsigned char *end = p + len;
-	const void *json, *fab, *bins, *msg;
-	uint64_t nj, nf, nb, nm;
+	const void *json, *fab, *bins, *msg, *bg;
+	uint64_t nj, nf, nb, nm, ng;
 	struct mrc_rankres rr;
 	uint32_t enc;
 	int32_t err;
@@ -2535,6 +2661,7 @@ static int rk_take(struct run *r, unsigned k, const unsigned char *p, size_t len
 
 	if (!share_part(&p, end, &json, &nj) || !share_part(&p, end, &fab, &nf) ||
 		!share_part(&p, end, &bins, &nb) || nb % sizeof(uint64_t) ||
+		!share_part(&p, end, &bg, &ng) || ng != r->res->n_jobs * 3 * sizeof(uint64_t) ||
 		(size_t)(end - p) < sizeof(enc) + sizeof(err)) {
 		snprintf(why, whylen, "rank %u: its results are cut short", k);
 		return -EPROTO;
@@ -2573,6 +2700,15 @@ static int rk_take(struct run *r, unsigned k, const unsigned char *p, size_t len
 		memcpy(&x, (const unsigned char *)bins + b * sizeof(x), sizeof(x));
 		if (x && bins_add(&r->res->bin_bytes, &r->res->n_bins, b, x))
 			e = -ENOMEM;
+	}
+	for (size_t j = 0; !e && j < r->res->n_jobs; j++) {
+		struct mrc_run_job *rj = &r->res->jobs[j];
+		uint64_t v[3];
+
+		memcpy(v, (const unsigned char *)bg + j * sizeof(v), sizeof(v));
+		rj->bg_posted += v[0];
+		rj->bg_completed += v[1];
+		rj->bg_refused += v[2];
 	}
 	if (e)
 		return e;
@@ -2805,7 +2941,7 @@ static int run_workers(struct run *r)
 
 	r->nw = r->job->fabric.driver == CONF_DRIVER_SIM && r->job->sim.workers > 1
 			? r->job->sim.workers : 1;
-	if (r->nw == 1)
+	if (r->nw == 1 && !r->rk)
 		return 0;
 #ifdef __GLIBC__
 	/* the workers allocate from the main arena: one each (glibc's default) kept 16% more
@@ -2820,7 +2956,7 @@ static int run_workers(struct run *r)
 		r->nw = 1;
 		return -ENOMEM;
 	}
-	for (unsigned k = 0; k < r->nw && !e; k++)
+	for (unsigned k = 0; k < r->nw && r->nw > 1 && !e; k++) /* one worker: res's own */
 		e = new_hist(&r->job->output.hist, &r->wk[k].msg_ns);
 	return e;
 }
@@ -3065,28 +3201,21 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* What MPI ranks do not run yet (mrc_run_sim_ranks): 0, or -ENOTSUP with @err naming the
- * setting and what to do instead. */
+/* What MPI ranks do not run yet (mrc_run_sim_ranks): background traffic, whose ticks are
+ * entity 0's events posting on any host's endpoint (every rank must schedule alike what
+ * entity 0 does, and only the host's rank has its endpoint's state). 0, or -ENOTSUP with
+ * @err naming it and what to do instead. */
 static int rk_refused(const struct conf_job *job, char *err, size_t errlen)
 {
-	const char *what = NULL;
-
-	if (job->traffic_list || conf_jobs(job) > 1)
-		what = "several jobs (traffic as a list)";
-	else if (job->traffic.n_phases)
-		what = "traffic.phases";
-	else if (job->traffic.pattern == CONF_PAT_BACKGROUND)
-		what = "traffic.pattern background";
-	else if (job->n_faults)
-		what = "faults";
-	else if (job->output.n_captures)
-		what = "output.captures";
-	if (!what)
-		return 0;
-	snprintf(err, errlen, "mpirun: %s over MPI ranks: not implemented yet "
-			      "(docs/architecture.md \"Parallel simulation\"): run it in one process "
-			      "(sim.workers: N threads)", what);
-	return -ENOTSUP;
+	for (size_t j = 0; j < conf_jobs(job); j++) {
+		if (conf_job_traffic(job, j)->pattern != CONF_PAT_BACKGROUND)
+			continue;
+		snprintf(err, errlen, "mpirun: traffic.pattern background over MPI ranks: not "
+				      "implemented yet (docs/architecture.md \"Parallel simulation\"): "
+				      "run it in one process (sim.workers: N threads)");
+		return -ENOTSUP;
+	}
+	return 0;
 }
 
 /*

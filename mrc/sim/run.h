@@ -38,9 +38,9 @@ struct mrc_sim_comm;
  * failure. Rank 0 gets *@out, the whole run's results as one process gives them (the
  * others' shares merged: hosts' counters, histograms, per-EV figures, the fabric's
  * statistics) and writes the outputs; the other ranks get *@out NULL and write nothing.
- * Each rank runs sim.workers threads on its racks. Errors as mrc_run_sim, and -ENOTSUP
- * with @err for what ranks do not run yet (several jobs, phases, background, faults,
- * captures); every rank's
+ * Each rank runs sim.workers threads on its racks; every pattern, several jobs, phases,
+ * faults and captures run. Errors as mrc_run_sim, and -ENOTSUP with @err for background
+ * traffic (not over ranks yet); every rank's
  * set-up meets the others' once, so a rank whose set-up failed says so (@err), one that
  * failed as rank 0 did gets -EALREADY (rank 0 says why), and a ready one whose peer
  * failed -ECANCELED.
