@@ -278,18 +278,22 @@ static void stats_from_buckets(struct mrc_hist *h)
 	h->exact = false;
 }
 
+bool mrc_hist_add_fits(const struct mrc_hist *dst, const struct mrc_hist *src)
+{
+	return src->total == 0 ||
+	       counts_index(dst, value_from_index(src, src->max_index)) < dst->counts_len;
+}
+
 int mrc_hist_add(struct mrc_hist *dst, const struct mrc_hist *src)
 {
 	bool same = dst->unit_mag == src->unit_mag && dst->sub_half_mag == src->sub_half_mag;
 	double na, nb, n, delta;
 
+	if (!mrc_hist_add_fits(dst, src))
+		return -ERANGE;
 	dst->rejected += src->rejected;
 	if (src->total == 0)
 		return 0;
-	if (counts_index(dst, value_from_index(src, src->max_index)) >= dst->counts_len) {
-		dst->rejected -= src->rejected;
-		return -ERANGE;
-	}
 	for (int32_t i = 0; i <= src->max_index; i++) {
 		int64_t j = same ? i : counts_index(dst, value_from_index(src, i));
 

@@ -70,6 +70,10 @@ int64_t mrc_hist_value_at_percentile(const struct mrc_hist *h, double p);
  */
 int mrc_hist_add(struct mrc_hist *dst, const struct mrc_hist *src);
 
+/* Whether mrc_hist_add(@dst, @src) would succeed (not -ERANGE), @dst untouched: lets a
+ * merge of several histograms check them all before it adds any. */
+bool mrc_hist_add_fits(const struct mrc_hist *dst, const struct mrc_hist *src);
+
 /* Number of values recorded (in range). */
 int64_t mrc_hist_count(const struct mrc_hist *h);
 

@@ -239,6 +239,12 @@ int mrc_rankres_merge(struct mrc_run_result *res, const struct mrc_rankres *r, c
 		if (r->evs[k].ev != res->evs[k].ev)
 			return bad_field(err, errlen, "evs[%zu]: EV %u, the job's plan has %u", k,
 				r->evs[k].ev, res->evs[k].ev);
+	/* all or nothing: a histogram beyond the run's range is refused, not left out */
+	if (!mrc_hist_add_fits(res->msg_ns, r->msg_ns) ||
+		!mrc_hist_add_fits(res->step_ns, r->step_ns) ||
+		!mrc_hist_add_fits(res->rtt_ns, r->rtt_ns))
+		return bad_field(err, errlen, "hist: a value beyond the run's histograms' "
+					      "range");
 #define ADD(f) res->f += r->ctr.f;
 	MRC_RANKRES_CTRS(ADD)
 #undef ADD

@@ -82,7 +82,8 @@ int mrc_rankres_decode(const void *buf, size_t len, struct mrc_rankres *r, char 
 /*
  * Adds @r into @res: the counters, the per-EV counters (@r's EVs must be @res's, same
  * order and values) and the three histograms (mrc_hist_add). Returns 0, or -EPROTO with
- * the reason in @err when the EVs differ.
+ * the reason in @err, @res unchanged, when the EVs differ or a histogram holds a value
+ * beyond @res's range (a decoded one may have any range).
  */
 int mrc_rankres_merge(struct mrc_run_result *res, const struct mrc_rankres *r, char *err,
 	size_t errlen);

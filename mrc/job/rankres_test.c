@@ -154,6 +154,16 @@ MRC_SELFTEST(rankres)
 	res.n_evs = 1;
 	ST_EQ_I(st, mrc_rankres_merge(&res, &out, err, sizeof(err)), -EPROTO);
 	ST_TRUE(st, strstr(err, "evs: 2 EVs, the job's plan has 1") != NULL);
+	/* step times beyond the run's range (its step histogram up to 1000 ns, these 98765
+	 * and 123457 ns): refused whole, not merged without them (mrc_hist_add's -ERANGE) */
+	plan[1].ev = 9;
+	res.n_evs = 2;
+	mrc_hist_free(res.step_ns);
+	ST_TRUE(st, mrc_hist_init(1, 1000, 3, &res.step_ns) == 0);
+	ST_EQ_I(st, mrc_rankres_merge(&res, &out, err, sizeof(err)), -EPROTO);
+	ST_TRUE(st, strstr(err, "hist: a value beyond the run's histograms' range") != NULL);
+	ST_EQ(st, res.data_pkts, 14); /* nothing added */
+	ST_EQ_I(st, mrc_hist_count(res.msg_ns), 4);
 	mrc_rankres_free(&out);
 	ST_TRUE(st, out.evs == NULL && out.msg_ns == NULL && out.n_bad == 0);
 

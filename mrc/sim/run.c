@@ -313,6 +313,33 @@ static bool coll_done_all(struct run *r, const struct sjob *sj)
 	return r->rk ? rk_all(r, d) : d;
 }
 
+/*
+ * Ranks: every rank's outcome of one step, success or failure, meets here (a failure on one
+ * rank alone must not leave the others waiting in the run's collectives): called by every
+ * rank at the same point. Returns @e, or -ECANCELED with @err saying @other when this rank
+ * succeeded and another did not, or -EALREADY when this rank failed as rank 0 did (rank 0
+ * says why: the same message from every rank would repeat it).
+ */
+static int rk_agree(const struct mrc_sim_comm *c, int e, const char *other, char *err,
+	size_t errlen)
+{
+	uint64_t v[2] = { e == 0, c->rank || e == 0 }; /* all ready; rank 0 ready */
+	int x = c->min(c->ctx, v, 2);
+
+	if (x) {
+		snprintf(err, errlen, "mpirun: the ranks' agreement: %s",
+			strerror(x < 0 ? -x : x));
+		return x < 0 ? x : -x;
+	}
+	if (e)
+		return c->rank && !v[1] ? -EALREADY : e;
+	if (!v[0]) {
+		snprintf(err, errlen, "mpirun: %s (it said why)", other);
+		return -ECANCELED;
+	}
+	return 0;
+}
+
 /* Parallel: between windows, the collective's end (as ep_send_done and ep_recv_imm see it
  * in a serial run; no worker may read every rank's state in a window). */
 static void run_window_hook(void *ctx)
@@ -2464,15 +2491,17 @@ static int run_jobs(struct run *r, mrc_run_progress_fn progress, void *pctx, cha
 			e = sj->n_ph ? phase_end(sj, err, errlen) :
 				       job_iter_end(sj, false, err, errlen);
 			if (e)
-				return e;
+				break;
 			ended = true;
 		}
-		for (size_t j = 0; ended && progress && j < r->n_jobs; j++)
+		for (size_t j = 0; !e && ended && progress && j < r->n_jobs; j++)
 			done += r->jobs[j].iters_done;
-		if (ended && progress)
+		if (!e && ended && progress)
 			progress(pctx, (double)done / total);
 		done = 0;
-		e = ended ? 0 : jobs_start_due(r, err, errlen);
+		e = e ?: ended ? 0 : jobs_start_due(r, err, errlen);
+		if (r->rk) /* one job over ranks: an iteration's end or start failed on one */
+			e = rk_agree(r->rk, e, "another rank failed", err, errlen);
 		if (e)
 			return e;
 		for (size_t j = 0; j < r->n_jobs; j++) {
@@ -2498,15 +2527,19 @@ static int run_jobs(struct run *r, mrc_run_progress_fn progress, void *pctx, cha
 			continue; /* a collective with nothing to do: done at its start */
 		if (!slow && wake == UINT64_MAX) {
 			snprintf(err, errlen, "jobs: none running and none to start");
-			return -EDEADLK;
-		}
-		if (wake != UINT64_MAX && wake != r->wake_at) { /* a start or a gap's end */
+			e = -EDEADLK;
+		} else if (wake != UINT64_MAX && wake != r->wake_at) { /* a start, a gap's end */
 			if (mrc_sim_at(r->sim, wake, (unsigned)r->gap_kind, r, 0)) {
 				snprintf(err, errlen, "sim: event queue full");
-				return -ENOMEM;
+				e = -ENOMEM;
+			} else {
+				r->wake_at = wake;
 			}
-			r->wake_at = wake;
 		}
+		if (r->rk)
+			e = rk_agree(r->rk, e, "another rank failed", err, errlen);
+		if (e)
+			return e;
 		if (slow) {
 			next = mrc_sim_next(r->sim);
 			if (next == MRC_SIM_NEVER || next > deadline) {
@@ -3218,31 +3251,6 @@ static int rk_refused(const struct conf_job *job, char *err, size_t errlen)
 	return 0;
 }
 
-/*
- * Ranks: every rank's set-up, success or failure, meets here once (a failure on one rank
- * alone must not leave the others waiting in the run's collectives). Returns @e, or
- * -ECANCELED when this rank is ready and another is not, or -EALREADY when this rank failed
- * as rank 0 did (rank 0 says why: the same message from every rank would repeat it).
- */
-static int rk_setup_agree(const struct mrc_sim_comm *c, int e, char *err, size_t errlen)
-{
-	uint64_t v[2] = { e == 0, c->rank || e == 0 }; /* all ready; rank 0 ready */
-	int x = c->min(c->ctx, v, 2);
-
-	if (x) {
-		snprintf(err, errlen, "mpirun: the ranks' set-up: %s", strerror(x < 0 ? -x : x));
-		return x < 0 ? x : -x;
-	}
-	if (e)
-		return c->rank && !v[1] ? -EALREADY : e;
-	if (!v[0]) {
-		snprintf(err, errlen, "mpirun: another rank could not set the job up (it said "
-				      "why)");
-		return -ECANCELED;
-	}
-	return 0;
-}
-
 int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *pctx,
 	struct mrc_run_result **out, char *err, size_t errlen)
 {
@@ -3291,7 +3299,7 @@ int mrc_run_sim_ranks(const struct conf_job *job, const struct mrc_sim_comm *com
 	e = run_setup(&r, err, errlen);
 	e = e ?: jobs_init(&r, err, errlen);
 agree:
-	e = comm ? rk_setup_agree(comm, e, err, errlen) : e;
+	e = comm ? rk_agree(comm, e, "another rank could not set the job up", err, errlen) : e;
 	e = e ?: run_jobs(&r, progress, pctx, err, errlen);
 	if (e)
 		goto fail;
