@@ -1268,6 +1268,8 @@ static int run_sim_ranks(const struct conf_job *job, struct mrc_run_result **res
 			fprintf(stderr, "mrcgen: run: %s\n", err);
 		return EXIT_USAGE;
 	}
+	/* a rank whose results went to rank 0 exits 0, interrupted or not: a non-zero status
+	 * makes mpirun end rank 0 before it writes; rank 0's status says how the run ended */
 	return *res ? -1 : EXIT_OK;
 }
 

@@ -2500,7 +2500,7 @@ static int run_jobs(struct run *r, mrc_run_progress_fn progress, void *pctx, cha
 			progress(pctx, (double)done / total);
 		done = 0;
 		e = e ?: ended ? 0 : jobs_start_due(r, err, errlen);
-		if (r->rk) /* one job over ranks: an iteration's end or start failed on one */
+		if (r->rk) /* over ranks: an iteration's end or start failed on one */
 			e = rk_agree(r->rk, e, "another rank failed", err, errlen);
 		if (e)
 			return e;
@@ -2624,7 +2624,7 @@ static int rk_share(struct run *r, struct mrc_sim_buf *b)
 	size_t len = 0;
 	uint64_t n;
 	uint32_t enc = UINT32_MAX;
-	int32_t err = r->err;
+	int32_t err = r->err, sig = r->res->interrupted;
 	int e;
 
 	rr.bad = calloc(r->n_bad + 1, sizeof(*rr.bad));
@@ -2657,6 +2657,7 @@ static int rk_share(struct run *r, struct mrc_sim_buf *b)
 		sscanf(r->encode_err_host, "h%u", &enc);
 	e = e ?: mrc_sim_buf_put(b, &enc, sizeof(enc));
 	e = e ?: mrc_sim_buf_put(b, &err, sizeof(err));
+	e = e ?: mrc_sim_buf_put(b, &sig, sizeof(sig));
 	n = strlen(r->errmsg);
 	e = e ?: mrc_sim_buf_put(b, &n, sizeof(n));
 	e = e ?: mrc_sim_buf_put(b, r->errmsg, n);
@@ -2689,19 +2690,20 @@ static int rk_take(struct run *r, unsigned k, const unsigned char *p, size_t len
 	uint64_t nj, nf, nb, nm, ng;
 	struct mrc_rankres rr;
 	uint32_t enc;
-	int32_t err;
+	int32_t err, sig;
 	int e;
 
 	if (!share_part(&p, end, &json, &nj) || !share_part(&p, end, &fab, &nf) ||
 		!share_part(&p, end, &bins, &nb) || nb % sizeof(uint64_t) ||
 		!share_part(&p, end, &bg, &ng) || ng != r->res->n_jobs * 3 * sizeof(uint64_t) ||
-		(size_t)(end - p) < sizeof(enc) + sizeof(err)) {
+		(size_t)(end - p) < sizeof(enc) + sizeof(err) + sizeof(sig)) {
 		snprintf(why, whylen, "rank %u: its results are cut short", k);
 		return -EPROTO;
 	}
 	memcpy(&enc, p, sizeof(enc));
 	memcpy(&err, p + sizeof(enc), sizeof(err));
-	p += sizeof(enc) + sizeof(err);
+	memcpy(&sig, p + sizeof(enc) + sizeof(err), sizeof(sig));
+	p += sizeof(enc) + sizeof(err) + sizeof(sig);
 	if (!share_part(&p, end, &msg, &nm) || p != end) {
 		snprintf(why, whylen, "rank %u: its results are cut short", k);
 		return -EPROTO;
@@ -2748,6 +2750,8 @@ static int rk_take(struct run *r, unsigned k, const unsigned char *p, size_t len
 	if (enc != UINT32_MAX && (!r->encode_err_host[0] ||
 		strtoul(r->encode_err_host + 1, NULL, 10) > enc))
 		snprintf(r->encode_err_host, sizeof(r->encode_err_host), "h%u first", enc);
+	if (sig > 0 && sig < 65 && !r->res->interrupted) /* a signal to any rank stopped it */
+		r->res->interrupted = sig;
 	/* the run's error: the lowest rank's that failed itself (not "another rank") */
 	if (err && err != -ECANCELED && (!r->err || r->err == -ECANCELED)) {
 		r->err = err;
