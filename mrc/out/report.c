@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PS_US 1e6 /* ps per us */
@@ -1172,14 +1173,28 @@ static bool is_file(const char *dir, const char *name)
 	       !stat(path, &st) && S_ISREG(st.st_mode);
 }
 
+/* Is @dir/@name a regular file modified at or after @since? */
+static bool is_file_since(const char *dir, const char *name, const struct timespec *since)
+{
+	char path[4096];
+	struct stat st;
+
+	return snprintf(path, sizeof(path), "%s/%s", dir, name) < (int)sizeof(path) &&
+	       !stat(path, &st) && S_ISREG(st.st_mode) &&
+	       (st.st_mtim.tv_sec > since->tv_sec ||
+		       (st.st_mtim.tv_sec == since->tv_sec && st.st_mtim.tv_nsec >= since->tv_nsec));
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(json_string_value(*(json_t *const *)a),
 		json_string_value(*(json_t *const *)b));
 }
 
-/* Appends "SUB/NAME" for each regular file of @dir/SUB ending in one of @suffixes. */
-static void list_sub(json_t *a, const char *dir, const char *sub, const char *const *suffixes)
+/* Appends "SUB/NAME" for each regular file of @dir/SUB ending in one of @suffixes and
+ * written at or after @since (this run's: not a user's own, nor an earlier run's left). */
+static void list_sub(json_t *a, const char *dir, const char *sub, const char *const *suffixes,
+	const struct timespec *since)
 {
 	char path[4096];
 	struct dirent *de;
@@ -1194,7 +1209,8 @@ static void list_sub(json_t *a, const char *dir, const char *sub, const char *co
 		for (const char *const *x = suffixes; *x; x++) {
 			size_t k = strlen(*x);
 
-			if (n > k && !strcmp(de->d_name + n - k, *x) && is_file(path, de->d_name)) {
+			if (n > k && !strcmp(de->d_name + n - k, *x) &&
+				is_file_since(path, de->d_name, since)) {
 				json_array_append_new(a, json_sprintf("%s/%s", sub, de->d_name));
 				break;
 			}
@@ -1207,9 +1223,12 @@ static void list_sub(json_t *a, const char *dir, const char *sub, const char *co
  * report.json's "files": every output of this run in output.dir, relative, sorted — what
  * the next run into the same directory removes first (mrc_job_outdir), so that no file of
  * an earlier run is left beside this run's report. Written last, it lists report.json
- * itself, latency.hlog, the captures, hist/ *.hgrm and plots/ *.png, *.gp, *.dat.
+ * itself, latency.hlog, the captures, and the hist/ *.hgrm and plots/ *.png, *.gp, *.dat
+ * written since @since (when the outputs' writing began, on the clock file times take):
+ * a user's own file there, or one an earlier run left (its report damaged), is not this
+ * run's, and the next run must not remove it.
  */
-static json_t *j_files(const struct conf_job *job)
+static json_t *j_files(const struct conf_job *job, const struct timespec *since)
 {
 	static const char *const hist_sfx[] = { ".hgrm", NULL }, *const plot_sfx[] = { ".png",
 		".gp", ".dat", NULL };
@@ -1226,8 +1245,8 @@ static json_t *j_files(const struct conf_job *job)
 		if (is_file(dir, name))
 			json_array_append_new(a, json_string(name));
 	}
-	list_sub(a, dir, "hist", hist_sfx);
-	list_sub(a, dir, "plots", plot_sfx);
+	list_sub(a, dir, "hist", hist_sfx, since);
+	list_sub(a, dir, "plots", plot_sfx, since);
 	n = json_array_size(a);
 	v = malloc(n * sizeof(*v) + 1);
 	if (!v)
@@ -1245,8 +1264,15 @@ static json_t *j_files(const struct conf_job *job)
 int mrc_report_write(const struct conf_job *job, struct mrc_run_result *res)
 {
 	char path[4096];
-	int e = write_hists(job, res), j;
-	bool hists = e == 0;
+	struct timespec since;
+	int e, j;
+	bool hists;
+
+	/* file times come from the kernel's coarse clock: a file written after this has a
+	 * time at or after it */
+	clock_gettime(CLOCK_REALTIME_COARSE, &since);
+	e = write_hists(job, res);
+	hists = e == 0;
 
 	/* the plots before report.json, whose "files" lists them */
 	if (job->output.plots)
@@ -1257,7 +1283,7 @@ int mrc_report_write(const struct conf_job *job, struct mrc_run_result *res)
 		arena_begin();
 		root = j_report(job, res);
 		if (root)
-			json_object_set_new(root, "files", j_files(job));
+			json_object_set_new(root, "files", j_files(job, &since));
 
 		snprintf(path, sizeof(path), "%s/report.json", job->output.dir);
 		j = root ? dump_json(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(10))
