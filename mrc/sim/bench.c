@@ -70,7 +70,8 @@ static void hwm_at_exit(void)
 	long kb = vm_hwm_kb();
 	FILE *f;
 
-	if (kb < 0 || !(f = fopen(hwm_path, "w")))
+	/* appended: the MPI ranks of one run each add a line (O_APPEND: whole lines) */
+	if (kb < 0 || !(f = fopen(hwm_path, "a")))
 		return;
 	fprintf(f, "%ld\n", kb);
 	fclose(f);
@@ -88,15 +89,17 @@ void mrc_bench_child_init(void)
 		atexit(hwm_at_exit);
 }
 
-/* The peak RSS a child wrote to @path (then removed), else @fallback (its ru_maxrss). */
+/* The peak RSS a child wrote to @path (then removed; the largest of its MPI ranks'), else
+ * @fallback (its ru_maxrss). */
 static long child_hwm_kb(const char *path, long fallback)
 {
-	long kb = -1;
+	long kb = -1, v;
 	FILE *f = fopen(path, "r");
 
 	if (f) {
-		if (fscanf(f, "%ld", &kb) != 1)
-			kb = -1;
+		while (fscanf(f, "%ld", &v) == 1)
+			if (v > kb)
+				kb = v;
 		fclose(f);
 	}
 	remove(path);
@@ -489,8 +492,8 @@ static int job_child_np(const struct job_scen *sc, const char *queue, unsigned r
 	pid_t pid;
 
 	if (access(sc->conf, R_OK)) {
-		fprintf(out, "%-14s %s: %s (run make bench from the source tree)\n", sc->name,
-			sc->conf, strerror(errno));
+		fprintf(out, "%-14s %s: %s (run mrcgen bench from the source tree: it reads "
+			     "conf/examples/)\n", sc->name, sc->conf, strerror(errno));
 		return -ENOENT;
 	}
 	if (!mkdtemp(dir))
@@ -657,8 +660,9 @@ static int bench_parallel(FILE *out, const struct job_scen *base, int runs)
 	}
 	if (getloadavg(load, 3) < 0)
 		load[0] = -1;
-	fprintf(out, "%-14s %s with sim.workers 1 and 2, alternately, %d runs each; load "
-		     "average %.2f at the start (2 free cores needed)\n", name, base->name, runs,
+	fprintf(out, "%-14s %s with sim.workers 1 and 2 and 2 MPI ranks, in turn, %d runs "
+		     "each; load average %.2f at the start (2 free cores needed)\n", name,
+		base->name, runs,
 		load[0]);
 	for (int k = 0; k < runs && !err; k++) {
 		for (int w = 0; w < 3 && !err; w++) { /* 1 worker, 2 workers, 2 MPI ranks */

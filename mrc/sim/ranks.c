@@ -18,13 +18,21 @@ int mrc_simrank_launched(struct mrc_simrank *r, char *err, size_t errlen)
 	if (!ns && !rs)
 		return 0;
 	if (mrc_parse_u32(ns, &r->size) || r->size == 0) {
-		snprintf(err, errlen, "mpirun: OMPI_COMM_WORLD_SIZE: not a number of processes "
-				      "'%s'", ns ? ns : "");
+		if (!ns)
+			snprintf(err, errlen, "mpirun: OMPI_COMM_WORLD_SIZE: unset, with "
+					      "OMPI_COMM_WORLD_RANK '%s' set", rs);
+		else
+			snprintf(err, errlen, "mpirun: OMPI_COMM_WORLD_SIZE: not a number of "
+					      "processes '%s'", ns);
 		return -EINVAL;
 	}
 	if (mrc_parse_u32(rs, &r->rank) || r->rank >= r->size) {
-		snprintf(err, errlen, "mpirun: OMPI_COMM_WORLD_RANK: not a rank of %u '%s'",
-			r->size, rs ? rs : "");
+		if (!rs)
+			snprintf(err, errlen, "mpirun: OMPI_COMM_WORLD_RANK: unset, with "
+					      "OMPI_COMM_WORLD_SIZE '%s' set", ns);
+		else
+			snprintf(err, errlen, "mpirun: OMPI_COMM_WORLD_RANK: not a rank of %u '%s'",
+				r->size, rs);
 		return -EINVAL;
 	}
 	return 0;

@@ -303,10 +303,10 @@ MRC_SELFTEST(ranks)
 	ST_EQ_I(st, mrc_simrank_launched(&r, err, sizeof(err)), -EINVAL);
 	t_ompi(NULL, "1");
 	ST_EQ_I(st, mrc_simrank_launched(&r, err, sizeof(err)), -EINVAL);
-	ST_TRUE(st, strstr(err, "OMPI_COMM_WORLD_SIZE: not a number of processes ''") != NULL);
+	ST_TRUE(st, strstr(err, "OMPI_COMM_WORLD_SIZE: unset, with OMPI_COMM_WORLD_RANK") != NULL);
 	t_ompi("2", NULL);
 	ST_EQ_I(st, mrc_simrank_launched(&r, err, sizeof(err)), -EINVAL);
-	ST_TRUE(st, strstr(err, "OMPI_COMM_WORLD_RANK: not a rank of 2 ''") != NULL);
+	ST_TRUE(st, strstr(err, "OMPI_COMM_WORLD_RANK: unset, with OMPI_COMM_WORLD_SIZE '2'") != NULL);
 
 	t_ompi(n0, r0);
 	free(n0);

@@ -1414,12 +1414,16 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 	if (!e && r->rk) {
 		e = mrc_fabric_ranks(r->fab, r->rk, r->nw);
 		if (e == -ERANGE && r->nw > 1)
-			snprintf(err, errlen, "sim.workers: %u MPI ranks of %u workers need as many "
-					      "racks: fabric.t0 makes %u '%u'", r->rk->ranks, r->nw,
-				r->job->fabric.t0, r->rk->ranks * r->nw);
+			snprintf(err, errlen, "sim.workers: %u MPI ranks of %u workers need %u "
+					      "racks, fabric.t0 makes %u (a rack is the smallest "
+					      "partition): use ranks x workers <= %u, or more racks '%u'",
+				r->rk->ranks, r->nw, r->rk->ranks * r->nw, r->job->fabric.t0,
+				r->job->fabric.t0, r->nw);
 		else if (e == -ERANGE)
-			snprintf(err, errlen, "mpirun: more ranks than partitions: fabric.t0 makes "
-					      "%u racks '%u'", r->job->fabric.t0, r->rk->ranks);
+			snprintf(err, errlen, "mpirun: %u ranks, fabric.t0 makes %u racks (a rack is "
+					      "the smallest partition): use at most %u ranks, or more "
+					      "racks", r->rk->ranks, r->job->fabric.t0,
+				r->job->fabric.t0);
 		else if (e == -EDOM)
 			snprintf(err, errlen, "fabric.fabric_link_delay: %u MPI ranks need a "
 					      "lookahead above 0 (a fabric link or switch delay) '0'",
