@@ -5,7 +5,6 @@
 #include "mrc/job/coll.h"
 #include "mrc/out/plot.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -13,11 +12,34 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #define LINKS_MARK "@mrcgen-links@" /* "links"'s place in the tree (links_text) */
 #define PS_US 1e6 /* ps per us */
+
+/* The hist/ and plots/ files this run created, relative to output.dir ("hist/TAG.hgrm"):
+ * what report.json's "files" lists of those directories (j_files). */
+struct made {
+	char (*v)[112];
+	size_t n, cap;
+};
+
+/* Notes "@sub/@name@sfx" in @mk; on ENOMEM the file goes unlisted (the next run keeps it). */
+static void made_add(struct made *mk, const char *sub, const char *name, const char *sfx)
+{
+	if (mk->n == mk->cap) {
+		size_t cap = mk->cap ? 2 * mk->cap : 16;
+		char (*v)[112] = realloc(mk->v, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		mk->v = v;
+		mk->cap = cap;
+	}
+	if (snprintf(mk->v[mk->n], sizeof(mk->v[0]), "%s/%s%s", sub, name, sfx) <
+		(int)sizeof(mk->v[0]))
+		mk->n++;
+}
 
 int mrc_report_size_label(uint64_t bytes, char *buf, size_t len)
 {
@@ -639,9 +661,11 @@ static int write_hist(const char *tag, const struct mrc_hist *h, FILE *log, cons
  * per message size (docs/histograms.md), message, step, qp_rtt. Stops at the first file
  * that cannot be written whole: that file and latency.hlog (incomplete then) are removed,
  * the .hgrm files written before it stay, and the failure is an entry of res->errors
- * ("hist write: PATH: reason"). Returns 0 or a negative errno.
+ * ("hist write: PATH: reason"). Notes each .hgrm written whole in @mk. Returns 0 or a
+ * negative errno.
  */
-static int write_hists(const struct conf_job *job, struct mrc_run_result *res)
+static int write_hists(const struct conf_job *job, struct mrc_run_result *res,
+	struct made *mk)
 {
 	char path[4096], log_path[4096], tag[80];
 	FILE *log = NULL;
@@ -669,6 +693,7 @@ static int write_hists(const struct conf_job *job, struct mrc_run_result *res)
 		errno = 0;
 		if (write_hist(tag, h, log, log_path, len_s, path, sizeof(path), &partial))
 			goto io;
+		made_add(mk, "hist", tag, ".hgrm");
 	}
 	for (size_t j = 0; j < res->n_jobs; j++) { /* each job's, tagged with its name */
 		const struct mrc_run_job *rj = &res->jobs[j];
@@ -687,6 +712,7 @@ static int write_hists(const struct conf_job *job, struct mrc_run_result *res)
 			errno = 0;
 			if (write_hist(tag, h, log, log_path, len_s, path, sizeof(path), &partial))
 				goto io;
+			made_add(mk, "hist", tag, ".hgrm");
 		}
 	}
 	snprintf(path, sizeof(path), "%s", log_path);
@@ -736,6 +762,20 @@ static bool cct_logy(const struct mrc_run_result *res)
 	return hi > 10 * lo;
 }
 
+/* plots/@name.png through mrc_plot_png, noting in @mk the files it made: NAME.dat and
+ * NAME.gp once past its checks, NAME.png when gnuplot drew it. */
+static void plot_png(struct made *mk, const char *dir, const char *name, const struct mrc_plot *p)
+{
+	int e = mrc_plot_png(dir, name, p);
+
+	if (e == -EINVAL)
+		return;
+	made_add(mk, "plots", name, ".dat");
+	made_add(mk, "plots", name, ".gp");
+	if (!e)
+		made_add(mk, "plots", name, ".png");
+}
+
 /* The x tics of a percentile spectrum's 1/(1-p) axis. */
 #define SPECTRUM_XTICS "('0%%' 1, '90%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, " \
 	"'99.999%%' 100000, '99.9999%%' 1000000)"
@@ -746,8 +786,8 @@ static bool cct_logy(const struct mrc_run_result *res)
  * curve per non-empty histogram @h[i] read from its hist/@tags[i].hgrm (@titles[i] in the
  * key). Nothing when every one is empty.
  */
-static void plot_spectrum(const char *dir, const char *kind, const char *title, bool logy,
-	const struct mrc_hist *const *h, char (*tags)[48], char (*titles)[64], size_t n)
+static void plot_spectrum(struct made *mk, const char *dir, const char *kind, const char *title,
+	bool logy, const struct mrc_hist *const *h, char (*tags)[48], char (*titles)[64], size_t n)
 {
 	struct mrc_plot_series *c = calloc(n ? n : 1, sizeof(*c));
 	char (*files)[80] = calloc(n ? n : 1, sizeof(*files));
@@ -764,7 +804,7 @@ static void plot_spectrum(const char *dir, const char *kind, const char *title, 
 	}
 	snprintf(name, sizeof(name), "spectrum_%s", kind);
 	if (k)
-		mrc_plot_png(dir, name, &(struct mrc_plot){ .title = title,
+		plot_png(mk, dir, name, &(struct mrc_plot){ .title = title,
 			.xlabel = "percentile", .ylabel = "latency (us)", .series = c,
 			.n_series = k, .logx = 1, .logy = logy, .style = MRC_PLOT_LINES,
 			.xtics = SPECTRUM_XTICS, .key = logy ? "outside right top" : NULL,
@@ -778,9 +818,10 @@ static void plot_spectrum(const char *dir, const char *kind, const char *title, 
  * marked at their iteration), goodput (delivered bytes per bin, faults marked at their
  * time) and, when the histogram files were written (@hists), one percentile spectrum per
  * histogram kind: spectrum_cct (a curve per size), spectrum_message, spectrum_step,
- * spectrum_qp_rtt.
+ * spectrum_qp_rtt. Notes the files it made in @mk.
  */
-static void write_plots(const struct conf_job *job, const struct mrc_run_result *res, bool hists)
+static void write_plots(const struct conf_job *job, const struct mrc_run_result *res, bool hists,
+	struct made *mk)
 {
 	char dir[4096], l[32], xr[64];
 	double lo = INFINITY, hi = -INFINITY;
@@ -861,7 +902,7 @@ static void write_plots(const struct conf_job *job, const struct mrc_run_result 
 		hi = fmax(hi, i < n ? x[i] : cm[i - n].x);
 	}
 	snprintf(xr, sizeof(xr), "[%g:%g]", n + nm ? lo - 0.5 : -0.5, n + nm ? hi + 0.5 : 0.5);
-	mrc_plot_png(dir, "cct", &(struct mrc_plot){
+	plot_png(mk, dir, "cct", &(struct mrc_plot){
 		.title = "Collective completion time per iteration",
 		.xlabel = "iteration (as at_iteration counts; warmup < 0)", .ylabel = "CCT (us)",
 		.series = c, .n_series = ns, .markers = cm, .n_markers = nm, .logy = logy,
@@ -878,7 +919,7 @@ static void write_plots(const struct conf_job *job, const struct mrc_run_result 
 		m[f].x = (double)res->faults[f].at_ps / 1e9;
 		m[f].label = lab[f];
 	}
-	mrc_plot_png(dir, "goodput", &(struct mrc_plot){ .title = "Delivered to hosts (all ranks)",
+	plot_png(mk, dir, "goodput", &(struct mrc_plot){ .title = "Delivered to hosts (all ranks)",
 		.xlabel = "virtual time (ms)", .ylabel = "Gb/s",
 		.series = &(struct mrc_plot_series){ .x = x, .y = y, .n = n }, .n_series = 1,
 		.markers = m, .n_markers = res->n_faults, .style = MRC_PLOT_STEPS,
@@ -899,13 +940,13 @@ static void write_plots(const struct conf_job *job, const struct mrc_run_result 
 		(long long)mrc_hist_count(h[ns + 1]));
 	snprintf(titles[ns + 2], sizeof(titles[ns + 2]), "%lld QPs",
 		(long long)mrc_hist_count(h[ns + 2]));
-	plot_spectrum(dir, "cct", "Collective completion time (measured iterations)", logy, h,
+	plot_spectrum(mk, dir, "cct", "Collective completion time (measured iterations)", logy, h,
 		tags, titles, ns);
-	plot_spectrum(dir, "message", "RDMA write latency (post to completion)", false, h + ns,
+	plot_spectrum(mk, dir, "message", "RDMA write latency (post to completion)", false, h + ns,
 		tags + ns, titles + ns, 1);
-	plot_spectrum(dir, "step", "Step time (per rank and step)", false, h + ns + 1,
+	plot_spectrum(mk, dir, "step", "Step time (per rank and step)", false, h + ns + 1,
 		tags + ns + 1, titles + ns + 1, 1);
-	plot_spectrum(dir, "qp_rtt", "QP RTT (mean packet RTT of each QP over the run)", false,
+	plot_spectrum(mk, dir, "qp_rtt", "QP RTT (mean packet RTT of each QP over the run)", false,
 		h + ns + 2, tags + ns + 2, titles + ns + 2, 1);
 out:
 	free(x);
@@ -1250,50 +1291,10 @@ static bool is_file(const char *dir, const char *name)
 	       !stat(path, &st) && S_ISREG(st.st_mode);
 }
 
-/* Is @dir/@name a regular file modified at or after @since? */
-static bool is_file_since(const char *dir, const char *name, const struct timespec *since)
-{
-	char path[4096];
-	struct stat st;
-
-	return snprintf(path, sizeof(path), "%s/%s", dir, name) < (int)sizeof(path) &&
-	       !stat(path, &st) && S_ISREG(st.st_mode) &&
-	       (st.st_mtim.tv_sec > since->tv_sec ||
-		       (st.st_mtim.tv_sec == since->tv_sec && st.st_mtim.tv_nsec >= since->tv_nsec));
-}
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(json_string_value(*(json_t *const *)a),
 		json_string_value(*(json_t *const *)b));
-}
-
-/* Appends "SUB/NAME" for each regular file of @dir/SUB ending in one of @suffixes and
- * written at or after @since (this run's: not a user's own, nor an earlier run's left). */
-static void list_sub(json_t *a, const char *dir, const char *sub, const char *const *suffixes,
-	const struct timespec *since)
-{
-	char path[4096];
-	struct dirent *de;
-	DIR *d;
-
-	if (snprintf(path, sizeof(path), "%s/%s", dir, sub) >= (int)sizeof(path) ||
-		!(d = opendir(path)))
-		return;
-	while ((de = readdir(d))) {
-		size_t n = strlen(de->d_name);
-
-		for (const char *const *x = suffixes; *x; x++) {
-			size_t k = strlen(*x);
-
-			if (n > k && !strcmp(de->d_name + n - k, *x) &&
-				is_file_since(path, de->d_name, since)) {
-				json_array_append_new(a, json_sprintf("%s/%s", sub, de->d_name));
-				break;
-			}
-		}
-	}
-	closedir(d);
 }
 
 /*
@@ -1301,14 +1302,13 @@ static void list_sub(json_t *a, const char *dir, const char *sub, const char *co
  * the next run into the same directory removes first (mrc_job_outdir), so that no file of
  * an earlier run is left beside this run's report. Written last, it lists report.json
  * itself, latency.hlog, the captures, and the hist/ *.hgrm and plots/ *.png, *.gp, *.dat
- * written since @since (when the outputs' writing began, on the clock file times take):
- * a user's own file there, or one an earlier run left (its report damaged), is not this
- * run's, and the next run must not remove it.
+ * this run made (@mk, by name: not by file times, which a coarse filesystem (1 s, 2 s) or
+ * a clock set back puts before the run, or another clock puts after it): a user's own
+ * file there, or one an earlier run left (its report damaged), is not this run's, and
+ * the next run must not remove it.
  */
-static json_t *j_files(const struct conf_job *job, const struct timespec *since)
+static json_t *j_files(const struct conf_job *job, const struct made *mk)
 {
-	static const char *const hist_sfx[] = { ".hgrm", NULL }, *const plot_sfx[] = { ".png",
-		".gp", ".dat", NULL };
 	const char *dir = job->output.dir;
 	json_t *a = json_array(), **v;
 	char name[256];
@@ -1322,8 +1322,9 @@ static json_t *j_files(const struct conf_job *job, const struct timespec *since)
 		if (is_file(dir, name))
 			json_array_append_new(a, json_string(name));
 	}
-	list_sub(a, dir, "hist", hist_sfx, since);
-	list_sub(a, dir, "plots", plot_sfx, since);
+	for (size_t i = 0; i < mk->n; i++)
+		if (is_file(dir, mk->v[i]))
+			json_array_append_new(a, json_string(mk->v[i]));
 	n = json_array_size(a);
 	v = malloc(n * sizeof(*v) + 1);
 	if (!v)
@@ -1332,8 +1333,11 @@ static json_t *j_files(const struct conf_job *job, const struct timespec *since)
 		v[i] = json_incref(json_array_get(a, i));
 	qsort(v, n, sizeof(*v), cmp_str);
 	json_array_clear(a);
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, v[i]);
+	for (size_t i = 0; i < n; i++) /* a name made twice (a job's tag as another's), once */
+		if (i && !cmp_str(&v[i - 1], &v[i]))
+			json_decref(v[i]);
+		else
+			json_array_append_new(a, v[i]);
 	free(v);
 	return a;
 }
@@ -1341,26 +1345,20 @@ static json_t *j_files(const struct conf_job *job, const struct timespec *since)
 int mrc_report_write(const struct conf_job *job, struct mrc_run_result *res)
 {
 	char path[4096];
-	struct timespec since;
-	int e, j;
-	bool hists;
-
-	/* file times come from the kernel's coarse clock: a file written after this has a
-	 * time at or after it */
-	clock_gettime(CLOCK_REALTIME_COARSE, &since);
-	e = write_hists(job, res);
-	hists = e == 0;
+	struct made mk = { 0 };
+	int e = write_hists(job, res, &mk), j;
+	bool hists = e == 0;
 
 	/* the plots before report.json, whose "files" lists them */
 	if (job->output.plots)
-		write_plots(job, res, hists);
+		write_plots(job, res, hists, &mk);
 	if (job->output.report) {
 		json_t *root;
 
 		arena_begin();
 		root = j_report(job, res);
 		if (root)
-			json_object_set_new(root, "files", j_files(job, &since));
+			json_object_set_new(root, "files", j_files(job, &mk));
 
 		snprintf(path, sizeof(path), "%s/report.json", job->output.dir);
 		j = root ? dump_json(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(10), res)
@@ -1372,6 +1370,7 @@ int mrc_report_write(const struct conf_job *job, struct mrc_run_result *res)
 			e = e ?: j;
 		}
 	}
+	free(mk.v);
 	return e;
 }
 
