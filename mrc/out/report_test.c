@@ -115,6 +115,94 @@ static void st_arena(struct mrc_st *st)
 	free(got);
 }
 
+/* @res's links as jansson writes them (the objects dump_text's links_text stands for), in
+ * a root whose "config" and "config_file" hold the marker's text; with @mark, the marker
+ * in "links"'s place instead, written by dump_text. */
+static char *st_links_text(const struct mrc_run_result *res, bool mark)
+{
+	const size_t flags = JSON_INDENT(1) | JSON_REAL_PRECISION(10);
+	json_t *root = json_object(), *a = json_array();
+	struct dump_buf *d = calloc(1, sizeof(*d));
+	char *text = NULL;
+	size_t len = 0;
+
+	json_object_set_new(root, "config_file", json_string("/x/\"links\": \"" LINKS_MARK "\""));
+	json_object_set_new(root, "config", json_string("links: " LINKS_MARK "\n"));
+	for (size_t l = 0; l < res->n_links; l++) {
+		const struct mrc_run_link *lk = &res->links[l];
+		json_t *o = json_object();
+
+#define L(k, v) json_object_set_new(o, k, json_integer((json_int_t)(v)))
+		json_object_set_new(o, "port", json_string(lk->name));
+		L("tx_pkts", lk->tx_pkts);
+		L("tx_bytes", lk->tx_bytes);
+		L("drops", lk->drops);
+		L("trims", lk->trims);
+		L("ecn_marks", lk->ecn_marks);
+		L("down_drops", lk->down_drops);
+		L("lost", lk->lost);
+		L("max_queue_bytes", lk->max_queue_bytes);
+		if (res->pfc) {
+			L("pfc_pause_tx", lk->pfc_pause_tx);
+			L("pfc_resume_tx", lk->pfc_resume_tx);
+			L("pfc_pause_rx", lk->pfc_pause_rx);
+			L("pfc_resume_rx", lk->pfc_resume_rx);
+			json_object_set_new(o, "pfc_paused_data_us",
+				json_real((double)lk->pfc_paused_ps[1] / PS_US));
+			json_object_set_new(o, "pfc_paused_control_us",
+				json_real((double)lk->pfc_paused_ps[0] / PS_US));
+			L("pfc_headroom_drops", lk->pfc_headroom_drops);
+			L("pfc_max_ingress_bytes", lk->pfc_max_ingress_bytes);
+		}
+#undef L
+		json_array_append_new(a, o);
+	}
+	json_object_set_new(root, "links", mark ? json_string(LINKS_MARK) : a);
+	json_object_set_new(root, "after", json_string(LINKS_MARK));
+	if (mark)
+		json_decref(a);
+	if (d && (d->f = open_memstream(&text, &len))) {
+		if ((mark ? dump_text(d, root, res, flags)
+			  : json_dump_callback(root, dump_piece, d, flags)) | dump_flush(d)) {
+			fclose(d->f);
+			free(text);
+			text = NULL;
+		} else {
+			fclose(d->f);
+		}
+	}
+	free(d);
+	json_decref(root);
+	return text;
+}
+
+/* links_text's bytes are jansson's: none, PFC off and on (reals), counters above
+ * INT64_MAX, the marker's text elsewhere in the report. */
+static void st_links(struct mrc_st *st)
+{
+	struct mrc_run_link lk[2] = {
+		{ .name = "p3.t1.1>p3.t0.2", .tx_pkts = 7, .tx_bytes = UINT64_MAX, .drops = 1ull << 63,
+			.lost = 5, .max_queue_bytes = UINT32_MAX, .pfc_pause_tx = 3,
+			.pfc_paused_ps = { 1234567, 1ull << 62 }, .pfc_max_ingress_bytes = 91498 },
+		{ .name = "h0.p0>p0.t0.0", .trims = 2, .pfc_paused_ps = { 1, 333333333333 } },
+	};
+	struct mrc_run_result res = { .links = lk };
+
+	for (int c = 0; c < 3; c++) {
+		char *want, *got;
+
+		res.n_links = c ? 2 : 0;
+		res.pfc = c == 2;
+		want = st_links_text(&res, false);
+		got = st_links_text(&res, true);
+		ST_TRUE(st, want && got && strcmp(want, got) == 0);
+		ST_TRUE(st, got && !strstr(got, "\"links\": \"") &&
+			    !strstr(got, "\"pfc_paused_data_us\"") == (c != 2));
+		free(want);
+		free(got);
+	}
+}
+
 MRC_SELFTEST(report)
 {
 	static const struct {
@@ -141,6 +229,10 @@ MRC_SELFTEST(report)
 	mrc_st_case(st, "report tree arena: jansson's own bytes, freed pieces reused, malloc and "
 			"free given back");
 	st_arena(st);
+
+	mrc_st_case(st, "links written into the text: jansson's bytes (none, PFC, above INT64_MAX, "
+			"the marker's text elsewhere)");
+	st_links(st);
 
 	mrc_st_case(st, "size labels: the largest binary unit dividing exactly, else bytes");
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
