@@ -1131,11 +1131,13 @@ static int links_put(struct dump_buf *d, const char *s, size_t len)
 /* A JSON real as jansson writes it with @flags' precision (JSON_REAL_PRECISION). */
 static int links_real(struct dump_buf *d, double v, size_t flags)
 {
-	char *t = json_dumps(json_real(v), JSON_ENCODE_ANY | (flags & JSON_REAL_PRECISION(31)));
+	json_t *r = json_real(v);
+	char *t = json_dumps(r, JSON_ENCODE_ANY | (flags & JSON_REAL_PRECISION(31)));
 	int e = t ? links_put(d, t, strlen(t)) : (d->err = ENOMEM, -1);
 	void (*fr)(void *);
 	json_malloc_t ma;
 
+	json_decref(r); /* outside the report's arena too */
 	json_get_alloc_funcs(&ma, &fr);
 	fr(t);
 	return e;
