@@ -824,6 +824,22 @@ static int rk_tap_cmp(const void *pa, const void *pb)
 	       key_lt(b->h.key, b->h.sub, a->h.key, a->h.sub) ? 1 : 0;
 }
 
+/* Appends @ref to *@all (*@n of *@cap, grown by doubling): 0 or -ENOMEM. */
+static int rk_tap_add(struct rk_tap_ref **all, size_t *n, size_t *cap, struct rk_tap_ref ref)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 256;
+		struct rk_tap_ref *a = realloc(*all, c * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		*all = a;
+		*cap = c;
+	}
+	(*all)[(*n)++] = ref;
+	return 0;
+}
+
 /*
  * Ranks: the window's capture records of every rank to rank 0 (one exchange; a collective
  * every rank makes after each window when the job captures), written there merged by
@@ -861,19 +877,13 @@ static void rk_tap_flush(struct run *r)
 	for (unsigned k = 0; !c->rank && k < r->nw; k++) { /* rank 0's own */
 		const struct run_wk *w = &r->wk[k];
 
-		for (size_t i = 0; i < w->n_recs; i++, n++) {
+		for (size_t i = 0; i < w->n_recs; i++) {
 			const struct tap_rec *rc = &w->recs[i];
 
-			if (n == cap) {
-				struct rk_tap_ref *a = realloc(all, (cap = cap ? 2 * cap : 256) *
-					sizeof(*a));
-
-				if (!a)
-					goto nomem;
-				all = a;
-			}
-			all[n] = (struct rk_tap_ref){ { { rc->key[0], rc->key[1], rc->key[2] },
-				rc->sub, rc->tap, rc->ts_ns, (uint32_t)rc->len, 0 }, w->bytes + rc->off };
+			if (rk_tap_add(&all, &n, &cap, (struct rk_tap_ref){ { { rc->key[0],
+				    rc->key[1], rc->key[2] }, rc->sub, rc->tap, rc->ts_ns,
+				    (uint32_t)rc->len, 0 }, w->bytes + rc->off }))
+				goto nomem;
 		}
 	}
 	for (const unsigned char *p = r->rk_recv.a, *end = p + r->rk_recv.n; !c->rank && p < end;) {
@@ -890,15 +900,8 @@ static void rk_tap_flush(struct run *r)
 						  "%u bytes)", h.tap, h.len);
 			break;
 		}
-		if (n == cap) {
-			struct rk_tap_ref *a = realloc(all, (cap = cap ? 2 * cap : 256) *
-				sizeof(*a));
-
-			if (!a)
-				goto nomem;
-			all = a;
-		}
-		all[n++] = (struct rk_tap_ref){ h, p };
+		if (rk_tap_add(&all, &n, &cap, (struct rk_tap_ref){ h, p }))
+			goto nomem;
 		p += h.len;
 	}
 	if (n)
