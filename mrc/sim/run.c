@@ -802,6 +802,20 @@ static int tap_hold(struct run *r, struct tap *t, uint64_t ts_ns, const uint8_t 
 	return 0;
 }
 
+/* Every rank's r->rk_send (rank 0's: nothing) to rank 0, into its r->rk_recv (r->rk_rn[k]
+ * bytes from rank k): a collective, aborting the rank (@what) when it fails. */
+static void rk_to_rank0(struct run *r, const char *what)
+{
+	const struct mrc_sim_comm *c = r->rk;
+	int e;
+
+	memset(r->rk_n, 0, c->ranks * sizeof(*r->rk_n));
+	r->rk_n[0] = c->rank ? r->rk_send.n : 0;
+	e = c->exchange(c->ctx, r->rk_send.a, r->rk_n, &r->rk_recv, r->rk_rn);
+	if (e)
+		rk_die(r, what, e);
+}
+
 /* A capture record between ranks: rk_tap_flush. */
 struct rk_tap {
 	uint64_t key[3];
@@ -855,7 +869,6 @@ static void rk_tap_flush(struct run *r)
 	int e = 0;
 
 	r->rk_send.n = 0;
-	memset(r->rk_n, 0, c->ranks * sizeof(*r->rk_n));
 	for (unsigned k = 0; c->rank && k < r->nw && !e; k++) {
 		const struct run_wk *w = &r->wk[k];
 
@@ -870,10 +883,7 @@ static void rk_tap_flush(struct run *r)
 	}
 	if (e)
 		rk_die(r, "capture records for rank 0", e);
-	r->rk_n[0] = r->rk_send.n;
-	e = c->exchange(c->ctx, r->rk_send.a, r->rk_n, &r->rk_recv, r->rk_rn);
-	if (e)
-		rk_die(r, "capture records for rank 0", e);
+	rk_to_rank0(r, "capture records for rank 0");
 	for (unsigned k = 0; !c->rank && k < r->nw; k++) { /* rank 0's own */
 		const struct run_wk *w = &r->wk[k];
 
@@ -2784,16 +2794,9 @@ static int rk_gather_results(struct run *r)
 	int e = 0;
 
 	r->rk_send.n = 0;
-	memset(r->rk_n, 0, c->ranks * sizeof(*r->rk_n));
-	if (c->rank) {
-		e = rk_share(r, &r->rk_send);
-		if (e)
-			rk_die(r, "results for rank 0", e);
-		r->rk_n[0] = r->rk_send.n;
-	}
-	e = c->exchange(c->ctx, r->rk_send.a, r->rk_n, &r->rk_recv, r->rk_rn);
-	if (e)
+	if (c->rank && (e = rk_share(r, &r->rk_send)))
 		rk_die(r, "results for rank 0", e);
+	rk_to_rank0(r, "results for rank 0");
 	if (c->rank)
 		return 0;
 	p = r->rk_recv.a;
