@@ -374,6 +374,12 @@ long mrc_job_bg_init(const struct conf_job *job, const struct conf_traffic *t, u
 	return n;
 }
 
+void mrc_job_bg_host_rng(const struct conf_job *job, uint32_t idx, uint32_t host,
+	struct mrc_rng *rng)
+{
+	mrc_rng_seed(rng, job->seed * 0x9E3779B97F4A7C15ull + 0xb6 + idx + ((uint64_t)host << 32));
+}
+
 uint32_t mrc_job_bg_dest(int mode, const uint32_t *perm, struct mrc_rng *rng, uint32_t n,
 	uint32_t g)
 {

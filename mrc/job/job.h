@@ -92,11 +92,17 @@ struct mrc_rng;
  * both drivers run it: its hosts into @hosts (at most @cap; traffic.hosts, else
  * h0..h{ranks-1}, else every host), its destinations' permutation into @perm (@hosts'
  * count entries; Sattolo's shuffle: one cycle, so no host sends to itself) drawn from
- * @rng, seeded from the run's seed and @idx (the uniform mode draws on from it). Returns
- * the hosts' count (>= 2), -EINVAL for fewer than two or a bad set.
+ * @rng, seeded from the run's seed and @idx. Returns the hosts' count (>= 2), -EINVAL for
+ * fewer than two or a bad set.
  */
 long mrc_job_bg_init(const struct conf_job *job, const struct conf_traffic *t, uint32_t idx,
 	uint32_t *hosts, uint32_t *perm, uint32_t cap, struct mrc_rng *rng);
+
+/* Seeds @rng for @host's uniform draws in background job @idx of @job (mrc_job_bg_dest), as
+ * both drivers do: from the run's seed, the job and the host, so that a host's draws
+ * depend on no other host's and each driver's host draws the same destinations. */
+void mrc_job_bg_host_rng(const struct conf_job *job, uint32_t idx, uint32_t host,
+	struct mrc_rng *rng);
 
 /* Host @g's (of @n) next background destination, an index among the hosts: @perm's in
  * permutation @mode (enum conf_bg_mode), else a uniform draw from @rng of any other. */

@@ -136,8 +136,11 @@ struct sjob {
 	bool bg;
 	uint32_t *bg_hosts, *bg_rkey, *bg_perm, bg_n;
 	struct bghost *bg_tick;
-	struct mrc_rng bg_rng;
 	uint64_t bg_va;
+	/* uniform: each host's drawn destinations, bg_ring a host (bg_fill), and the fills'
+	 * period (ps) */
+	uint32_t *bg_dest, bg_ring;
+	uint64_t bg_fill_ps;
 	/* its results: the top level's for job 0, else res->jobs[idx]'s */
 	struct mrc_run_size **sizes_r;
 	size_t *n_sizes_r;
@@ -184,6 +187,7 @@ struct run {
 	int sweep_kind;
 	int gap_kind; /* the end of a compute gap (traffic.gap) */
 	int bg_kind;  /* a background host's next message */
+	int bg_fill_kind; /* a uniform background job's draws ahead (bg_fill) */
 	bool bg_stop; /* the other jobs ended: background sends no more */
 	uint64_t *poll_at;	/* [nhosts]: the poll event scheduled, UINT64_MAX none */
 	uint32_t sweep_left;	/* hosts not done (workers count it down atomically) */
@@ -1905,42 +1909,53 @@ static void on_fault_snapshot(void *ctx, void *obj, uint64_t arg, uint64_t now)
 
 /* ---- background traffic ------------------------------------------------------------- */
 
-/* One sending host of a background job: its tick events' object. */
+/* One sending host of a background job: its tick events' object, its host's own. */
 struct bghost {
 	struct sjob *sj;
 	uint32_t g;		/* its index among the job's hosts */
 	uint64_t first, k;	/* its first send's time, sends so far */
+	uint64_t drawn;		/* uniform: destinations drawn (bg_fill), >= k */
+	struct mrc_rng rng;	/* its uniform draws (mrc_job_bg_host_rng) */
 };
 
-/* A background host's tick: its next message, posted now unless its send queue is full
- * (refused, not offered), and the next tick: message bytes x 8 / rate later, counted from
- * its first so that the rate holds exactly. */
+/* A background host's tick, an event of the host's own entity (so it runs on the host's
+ * worker and rank): its next message, posted now unless its send queue is full (refused,
+ * not offered), and the next tick: message bytes x 8 / rate later, counted from its first
+ * so that the rate holds exactly. */
 static void on_bg_tick(void *ctx, void *obj, uint64_t arg, uint64_t now)
 {
 	struct run *r = ctx;
 	struct bghost *b = obj;
 	struct sjob *sj = b->sj;
 	struct mrc_run_job *rj = &r->res->jobs[sj->idx];
-	uint32_t a = sj->bg_hosts[b->g], qpn;
-	uint32_t d = sj->bg_hosts[mrc_job_bg_dest((int)sj->t->mode, sj->bg_perm, &sj->bg_rng,
-		sj->bg_n, b->g)];
+	uint32_t a = sj->bg_hosts[b->g], d, qpn;
 	uint64_t next;
 	int e;
 
 	(void)arg;
 	if (r->bg_stop)
 		return;
-	e = qp_get(r, sj->idx, a, d, &qpn);
+	if (sj->t->mode == CONF_BG_PERMUTATION) {
+		d = sj->bg_hosts[sj->bg_perm[b->g]];
+	} else if (b->k < b->drawn) {
+		d = sj->bg_hosts[sj->bg_dest[(size_t)b->g * sj->bg_ring + b->k % sj->bg_ring]];
+	} else {
+		run_fail(r, -EPROTO, "job %s: h%u: background message %llu not drawn",
+			sj->t->name, a, (unsigned long long)b->k);
+		return;
+	}
+	e = qp_get(r, sj->idx, a, d, &qpn); /* a lookup: bg_qps or bg_fill made it */
 	e = e ?: mrc_ep_post_write(r->hosts[a].ep, qpn, NULL, rj->bg_msg_bytes, sj->bg_va,
 		sj->bg_rkey[d], false, 0, 0, now);
+	/* from any worker in a parallel run: sums, the same in any order */
 	if (e == -EAGAIN) {
-		rj->bg_refused++;
+		__atomic_fetch_add(&rj->bg_refused, 1, __ATOMIC_RELAXED);
 	} else if (e) {
 		run_fail(r, e, "job %s: h%u: background write to h%u: %s", sj->t->name, a, d,
 			strerror(-e));
 		return;
 	} else {
-		rj->bg_posted++;
+		__atomic_fetch_add(&rj->bg_posted, 1, __ATOMIC_RELAXED);
 		timer_arm(&r->hosts[a]);
 	}
 	b->k++;
@@ -1965,25 +1980,126 @@ static void bg_end(struct run *r)
 	r->bg_stop = true;
 }
 
-/* Background job @sj starts now: each host's first message, host g's g / n of an interval
- * after the first host's, so that the hosts' sends interleave. */
-static int bg_start(struct sjob *sj)
+/*
+ * Uniform background job @sj's destinations ahead: on the loop's caller (entity 0, on every
+ * rank alike), each host's draws from its own stream for every message it sends before
+ * @until ps, and the QP of each new pair made (a tick only looks its QP up, touching no
+ * other host; one per pair used, as lazily made QPs would be). 0 or a negative errno.
+ */
+static int bg_draw(struct sjob *sj, uint64_t until)
+{
+	struct mrc_run_job *rj = &sj->run->res->jobs[sj->idx];
+
+	for (uint32_t g = 0; g < sj->bg_n; g++) {
+		struct bghost *b = &sj->bg_tick[g];
+
+		while (mrc_job_bg_at(b->first, rj->bg_msg_bytes, rj->bg_rate_bps, b->drawn, 1) <
+		       until) {
+			uint32_t d = mrc_job_bg_dest(CONF_BG_UNIFORM, NULL, &b->rng, sj->bg_n, g), qpn;
+			int e = qp_get(sj->run, sj->idx, sj->bg_hosts[g], sj->bg_hosts[d], &qpn);
+
+			if (e)
+				return e;
+			sj->bg_dest[(size_t)g * sj->bg_ring + b->drawn % sj->bg_ring] = d;
+			b->drawn++;
+		}
+	}
+	return 0;
+}
+
+/* The window grid's next point at or after @t (@w 0: @t). */
+static uint64_t grid_ceil(uint64_t t, uint64_t w)
+{
+	return w ? (t + w - 1) / w * w : t;
+}
+
+/* A uniform background job's fill, every bg_fill_ps on the window grid (so it cuts no
+ * window): draws to two periods ahead, past the next fill. */
+static void on_bg_fill(void *ctx, void *obj, uint64_t arg, uint64_t now)
+{
+	struct run *r = ctx;
+	struct sjob *sj = obj;
+	uint64_t next = grid_ceil(now + sj->bg_fill_ps, mrc_fabric_lookahead(r->fab));
+	int e;
+
+	(void)arg;
+	if (r->bg_stop)
+		return;
+	e = bg_draw(sj, now + 2 * sj->bg_fill_ps);
+	if (e)
+		run_fail(r, e, "job %s: background: a QP: %s", sj->t->name, strerror(-e));
+	else if (mrc_sim_at_ent(r->sim, next, 0, (unsigned)r->bg_fill_kind, sj, 0))
+		run_fail(r, -ENOMEM, "sim: event queue full");
+}
+
+/*
+ * Background job @sj's QPs and destinations at its start (@now ps), on the loop's caller
+ * as coll_qps makes a collective's: permutation, each host's QP to its partner; uniform,
+ * the destinations of two fill periods (16 lookaheads, at least 1 us) and a ring of them a
+ * host, the QPs of the pairs drawn, and the first fill. 0 or a negative errno.
+ */
+static int bg_qps(struct sjob *sj, uint64_t now)
+{
+	struct run *r = sj->run;
+	struct mrc_run_job *rj = &r->res->jobs[sj->idx];
+	uint64_t w = mrc_fabric_lookahead(r->fab), step, next;
+	uint32_t qpn;
+	int e = 0;
+
+	if (sj->t->mode == CONF_BG_PERMUTATION) {
+		for (uint32_t g = 0; g < sj->bg_n && !e; g++)
+			e = qp_get(r, sj->idx, sj->bg_hosts[g], sj->bg_hosts[sj->bg_perm[g]],
+				&qpn);
+		return e;
+	}
+	sj->bg_fill_ps = 16 * w > 1000000 ? 16 * w : 1000000;
+	next = grid_ceil(now + sj->bg_fill_ps, w);
+	/* at a fill, the messages of [now, now + 2 periods) are drawn, not yet sent */
+	step = mrc_job_bg_at(0, rj->bg_msg_bytes, rj->bg_rate_bps, 1, 1);
+	sj->bg_ring = (uint32_t)(2 * sj->bg_fill_ps / (step ? step : 1) + 3);
+	sj->bg_dest = calloc((size_t)sj->bg_n * sj->bg_ring, sizeof(*sj->bg_dest));
+	if (!sj->bg_dest)
+		return -ENOMEM;
+	e = bg_draw(sj, now + 2 * sj->bg_fill_ps);
+	return e ?: mrc_sim_at_ent(r->sim, next, 0, (unsigned)r->bg_fill_kind, sj, 0);
+}
+
+/* Background job @sj starts now: its QPs, each host's first message, host g's g / n of an
+ * interval after the first host's, so that the hosts' sends interleave, on the host's
+ * entity. 0 or a negative errno, said in @err. */
+static int bg_start(struct sjob *sj, char *err, size_t errlen)
 {
 	struct run *r = sj->run;
 	struct mrc_run_job *rj = &r->res->jobs[sj->idx];
 	uint64_t now = mrc_sim_now(r->sim);
+	int e;
 
-	rj->started = true;
-	rj->start_ps = now;
-	sj->state = SJ_BG;
 	for (uint32_t g = 0; g < sj->bg_n; g++) {
 		struct bghost *b = &sj->bg_tick[g];
 
 		b->sj = sj;
 		b->g = g;
+		mrc_job_bg_host_rng(r->job, sj->idx, sj->bg_hosts[g], &b->rng);
 		b->first = mrc_job_bg_at(now, rj->bg_msg_bytes, rj->bg_rate_bps, g, sj->bg_n);
-		if (mrc_sim_at(r->sim, b->first, (unsigned)r->bg_kind, b, 0))
+	}
+	e = bg_qps(sj, now);
+	if (e) {
+		snprintf(err, errlen, "job %s: background: its QPs (%s, %u hosts): %s",
+			sj->t->name, conf_name_of(conf_bg_mode_names, sj->t->mode), sj->bg_n,
+			strerror(-e));
+		return e;
+	}
+	rj->started = true;
+	rj->start_ps = now;
+	sj->state = SJ_BG;
+	for (uint32_t g = 0; g < sj->bg_n; g++) {
+		struct bghost *b = &sj->bg_tick[g];
+		uint32_t ent = mrc_fabric_host_entity(r->fab, sj->bg_hosts[g]);
+
+		if (mrc_sim_at_ent(r->sim, b->first, ent, (unsigned)r->bg_kind, b, 0)) {
+			snprintf(err, errlen, "sim: event queue full");
 			return -ENOMEM;
+		}
 	}
 	return 0;
 }
@@ -1997,6 +2113,7 @@ static int bg_init(struct sjob *sj)
 	const struct conf_traffic *t = sj->t;
 	struct mrc_run_job *rj = &r->res->jobs[sj->idx];
 	uint32_t nh = conf_fabric_hosts(&r->job->fabric);
+	struct mrc_rng rng;
 	long n;
 
 	sj->bg = true;
@@ -2005,7 +2122,7 @@ static int bg_init(struct sjob *sj)
 	sj->bg_perm = calloc(nh, sizeof(*sj->bg_perm));
 	if (!sj->bg_hosts || !sj->bg_rkey || !sj->bg_perm)
 		return -ENOMEM;
-	n = mrc_job_bg_init(r->job, t, sj->idx, sj->bg_hosts, sj->bg_perm, nh, &sj->bg_rng);
+	n = mrc_job_bg_init(r->job, t, sj->idx, sj->bg_hosts, sj->bg_perm, nh, &rng);
 	if (n < 2)
 		return n < 0 ? (int)n : -EINVAL;
 	sj->bg_n = (uint32_t)n;
@@ -2469,7 +2586,7 @@ static int jobs_start_due(struct run *r, char *err, size_t errlen)
 			sj->ready_at = r->res->jobs[sj->after].end_ps + sj->t->start_ps;
 		}
 		if (sj->state == SJ_WAIT && sj->ready_at <= now) {
-			int e = sj->bg ? bg_start(sj) : sj->in_gap ? phase_end(sj, err, errlen) :
+			int e = sj->bg ? bg_start(sj, err, errlen) : sj->in_gap ? phase_end(sj, err, errlen) :
 							    job_iter_start(sj, err, errlen);
 
 			if (e)
@@ -3049,6 +3166,12 @@ static int run_setup(struct run *r, char *err, size_t errlen)
 		return e;
 	}
 	r->bg_kind = e;
+	e = mrc_sim_handler(r->sim, on_bg_fill, r);
+	if (e < 0) {
+		snprintf(err, errlen, "sim: background handler: %s", strerror(-e));
+		return e;
+	}
+	r->bg_fill_kind = e;
 	r->fired = calloc(r->job->n_faults + 1, sizeof(*r->fired));
 	if (!r->fired) {
 		snprintf(err, errlen, "fault counters: out of memory");
@@ -3099,6 +3222,7 @@ static void run_teardown(struct run *r)
 		free(sj->bg_rkey);
 		free(sj->bg_perm);
 		free(sj->bg_tick);
+		free(sj->bg_dest);
 		coll_release(sj, true);
 		for (size_t k = 0; k < sj->n_old; k++)
 			mrc_coll_free(sj->old[k]);
@@ -3248,23 +3372,6 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* What MPI ranks do not run yet (mrc_run_sim_ranks): background traffic, whose ticks are
- * entity 0's events posting on any host's endpoint (every rank must schedule alike what
- * entity 0 does, and only the host's rank has its endpoint's state). 0, or -ENOTSUP with
- * @err naming it and what to do instead. */
-static int rk_refused(const struct conf_job *job, char *err, size_t errlen)
-{
-	for (size_t j = 0; j < conf_jobs(job); j++) {
-		if (conf_job_traffic(job, j)->pattern != CONF_PAT_BACKGROUND)
-			continue;
-		snprintf(err, errlen, "mpirun: traffic.pattern background over MPI ranks: not "
-				      "implemented yet (docs/architecture.md \"Parallel simulation\"): "
-				      "run it in one process (sim.workers: N threads)");
-		return -ENOTSUP;
-	}
-	return 0;
-}
-
 int mrc_run_sim(const struct conf_job *job, mrc_run_progress_fn progress, void *pctx,
 	struct mrc_run_result **out, char *err, size_t errlen)
 {
@@ -3286,8 +3393,6 @@ int mrc_run_sim_ranks(const struct conf_job *job, const struct mrc_sim_comm *com
 	if (!res)
 		return -ENOMEM;
 	r.res = res;
-	if (comm && (e = rk_refused(job, err, errlen)))
-		goto agree;
 	if (comm && comm->rank)
 		progress = NULL; /* rank 0 reports */
 	res->bin_ps = RUN_BIN_PS;

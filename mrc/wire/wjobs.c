@@ -389,9 +389,8 @@ static int bg_setup(struct wr *w, struct wjob *j, uint32_t k, char *err, size_t 
 		return -EINVAL;
 	}
 	j->n_hosts = (uint32_t)n;
-	/* uniform: each rank draws its own, seeded from the run's seed, the job and the rank */
-	mrc_rng_seed(&j->rng, w->job->seed * 0x9E3779B97F4A7C15ull + 0xb6 + j->idx +
-		((uint64_t)w->rank << 32));
+	/* uniform: each rank draws its own, as the simulator's host does */
+	mrc_job_bg_host_rng(w->job, j->idx, w->rank, &j->rng);
 	j->bg_bytes = j->t->sizes.list[0];
 	for (uint32_t g = 0; g < j->n_hosts; g++) {
 		j->in[j->hosts[g]] = true;
