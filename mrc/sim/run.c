@@ -1995,7 +1995,8 @@ static int bg_draw(struct sjob *sj, uint64_t until)
 
 		while (mrc_job_bg_at(b->first, rj->bg_msg_bytes, rj->bg_rate_bps, b->drawn, 1) <
 		       until) {
-			uint32_t d = mrc_job_bg_dest(CONF_BG_UNIFORM, NULL, &b->rng, sj->bg_n, g), qpn;
+			uint32_t qpn, d = mrc_job_bg_dest(CONF_BG_UNIFORM, NULL, &b->rng, sj->bg_n,
+				g);
 			int e = qp_get(sj->run, sj->idx, sj->bg_hosts[g], sj->bg_hosts[d], &qpn);
 
 			if (e)
