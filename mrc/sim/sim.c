@@ -720,6 +720,8 @@ struct sim_par {
 	atomic_uint go;		  /* 0 until every thread is made, then 1; 2: one was not */
 	uint64_t n_win;		  /* windows run, and the time in par_run (MRCGEN_PSIM_STATS) */
 	double run_s;
+	double *busy_s;		  /* [W * 8]: MRCGEN_PSIM_STATS, each worker's time draining and
+				   * running its windows (a line each); NULL: not measured */
 	void (*hook)(void *ctx);  /* mrc_sim_set_window_hook */
 	void *hook_ctx;
 };
@@ -824,11 +826,20 @@ static void par_drain(struct sim_par *par, unsigned parity, unsigned dst)
  * bound. */
 static void par_window(struct sim_par *par, struct mrc_sim *q)
 {
+	struct timespec t0, t1;
+
+	if (par->busy_s)
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 	par_drain(par, par->parity ^ 1, q->wid);
 	par->out_min[q->wid] = MRC_SIM_NEVER;
 	tl_q = q;
 	q_run(q, &par->bound);
 	tl_q = NULL;
+	if (par->busy_s) {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		par->busy_s[q->wid * 8] += (double)(t1.tv_sec - t0.tv_sec) +
+					   (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	}
 }
 
 static void *par_worker(void *arg)
@@ -1240,6 +1251,8 @@ int mrc_sim_partition(struct mrc_sim *sim, unsigned workers, const uint16_t *ent
 	par->out_min = malloc(workers * sizeof(*par->out_min));
 	par->out_n = calloc((size_t)workers * 8, sizeof(*par->out_n));
 	par->th = calloc(workers, sizeof(*par->th));
+	if (getenv("MRCGEN_PSIM_STATS"))
+		par->busy_s = calloc((size_t)workers * 8, sizeof(*par->busy_s));
 	sim->par = par;
 	if (sim->rk) {
 		sim->rk->W = workers;
@@ -1300,6 +1313,8 @@ static void par_free(struct mrc_sim *sim)
 		for (unsigned w = 0; w < par->W; w++)
 			fprintf(stderr, "%s%llu", w ? "," : "",
 				(unsigned long long)par->q[w]->events);
+		for (unsigned w = 0; par->busy_s && w < par->W; w++)
+			fprintf(stderr, "%s%.3f", w ? "," : " busy_s=", par->busy_s[w * 8]);
 		if (sim->rk)
 			fprintf(stderr, " rank=%u/%u rank_sent=%llu rank_received=%llu",
 				sim->rk->c.rank, sim->rk->c.ranks,
@@ -1322,6 +1337,7 @@ static void par_free(struct mrc_sim *sim)
 	free(par->mb);
 	free(par->out_min);
 	free(par->out_n);
+	free(par->busy_s);
 	free(par->th);
 	free(par);
 }
