@@ -1413,8 +1413,11 @@ static int sweep_sim_ranks(const struct conf_job *job, struct mrc_sweep **sw,
 	struct mrc_simrank r;
 	struct mrc_sim_comm c;
 	char err[1024];
-	int e = mrc_simrank_join(&r, err, sizeof(err)), sig = 0;
+	int e, sig = 0;
 
+	/* before MPI_Init: once rank 0 runs, every rank is past it (it meets the others) */
+	catch_stop_signals();
+	e = mrc_simrank_join(&r, err, sizeof(err));
 	if (e) {
 		fprintf(stderr, "mrcgen: sweep: %s\n", err);
 		mrc_simrank_leave(&r);
@@ -1422,7 +1425,6 @@ static int sweep_sim_ranks(const struct conf_job *job, struct mrc_sweep **sw,
 	}
 	if (!r.rank) /* said once */
 		sweep_unfired_faults(job);
-	catch_stop_signals();
 	e = r.size > 1 ? mrc_simrank_comm(&r, &c) : 0;
 	if (e)
 		snprintf(err, sizeof(err), "mpirun: %s", strerror(-e));
