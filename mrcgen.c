@@ -1210,31 +1210,6 @@ static void catch_stop_signals(void)
 }
 
 /*
- * A sweep on the sim driver under mpirun with several processes: a sweep does not run over
- * the ranks of one simulation yet (docs/architecture.md "Parallel simulation"), so it is
- * refused, rank 0 saying why, rather than every rank running the whole sweep into the same
- * files. Returns 0 for one process (MPI never touched), else the exit code.
- */
-static int sim_ranks_refused(const char *cmd)
-{
-	struct mrc_simrank r;
-	char err[256];
-	int e = mrc_simrank_join(&r, err, sizeof(err));
-
-	if (!e && r.size == 1)
-		return 0;
-	if (e)
-		fprintf(stderr, "mrcgen: %s: %s\n", cmd, err);
-	else if (r.rank == 0)
-		fprintf(stderr, "mrcgen: %s: fabric.driver sim under mpirun with %u processes: "
-				"a %s over the MPI ranks of one simulation is not implemented yet "
-				"(docs/architecture.md \"Parallel simulation\"): run one process, "
-				"with sim.workers: N threads\n", cmd, r.size, cmd);
-	mrc_simrank_leave(&r);
-	return EXIT_USAGE;
-}
-
-/*
  * The sim driver: in one process, or as the MPI ranks of one simulation when mpirun
  * started several (mrc_run_sim_ranks; MPI joined only then). Returns -1 with *@res set:
  * this process reports (one process, or rank 0); else the exit code (a setup error, said
@@ -1405,6 +1380,69 @@ static int sweep_finish(struct mrc_sweeprep *rep, double min_score, const char *
 	return ret;
 }
 
+/* The faults a sweep never fires (at_iteration past 0), said on stderr. */
+static void sweep_unfired_faults(const struct conf_job *job)
+{
+	for (size_t f = 0; f < job->n_faults; f++)
+		if (job->faults[f].has_at_iteration && job->faults[f].at_iteration > 0)
+			fprintf(stderr, "mrcgen: sweep: faults[%zu] (%s at_iteration %u) never "
+					"fires: a sweep has no iterations\n", f,
+				job->faults[f].target, job->faults[f].at_iteration);
+}
+
+/* The exit status of a sweep that failed with @e (@sig: the signal that stopped it). */
+static int sweep_failed(int e, int sig)
+{
+	if (e == -EINTR && sig)
+		return 128 + sig; /* as a shell reports a process the signal ended */
+	return e == -ECONNABORTED || e == -ETIMEDOUT || e == -EPROTO || e == -EIO ?
+		EXIT_JOB_FAILED : EXIT_USAGE;
+}
+
+/*
+ * The sim driver's sweep: in one process, or over the MPI ranks of one simulation when
+ * mpirun started several (mrc_sweep_sim with the ranks' comm; MPI joined only then), as
+ * run_sim_ranks runs a job. Returns -1 with *@sw set: this process reports (one process,
+ * or rank 0); else the exit code (an error said once, by rank 0 or by the rank that
+ * failed alone; EXIT_OK for a rank whose half went to rank 0, interrupted or not: a
+ * non-zero status makes mpirun end rank 0 before it writes).
+ */
+static int sweep_sim_ranks(const struct conf_job *job, struct mrc_sweep **sw,
+	uint64_t *dur_ps)
+{
+	struct mrc_simrank r;
+	struct mrc_sim_comm c;
+	char err[1024];
+	int e, sig = 0;
+
+	/* before MPI_Init: once rank 0 runs, every rank is past it (it meets the others) */
+	catch_stop_signals();
+	e = mrc_simrank_join(&r, err, sizeof(err));
+	if (e) {
+		fprintf(stderr, "mrcgen: sweep: %s\n", err);
+		mrc_simrank_leave(&r);
+		return EXIT_USAGE;
+	}
+	if (!r.rank) /* said once */
+		sweep_unfired_faults(job);
+	e = r.size > 1 ? mrc_simrank_comm(&r, &c) : 0;
+	if (e)
+		snprintf(err, sizeof(err), "mpirun: %s", strerror(-e));
+	e = e ?: mrc_sweep_sim(job, r.size > 1 ? &c : NULL, sw, dur_ps, &sig, err,
+		    sizeof(err));
+	mrc_simrank_leave(&r);
+	if (e == -EALREADY || ((e == -ECANCELED || e == -EINTR) && r.rank))
+		return EXIT_OK; /* rank 0 says why */
+	if (e) {
+		if (r.rank)
+			fprintf(stderr, "mrcgen: sweep: rank %u: %s\n", r.rank, err);
+		else
+			fprintf(stderr, "mrcgen: sweep: %s\n", err);
+		return sweep_failed(e, sig);
+	}
+	return *sw ? -1 : EXIT_OK;
+}
+
 static int cmd_sweep(int argc, char **argv)
 {
 	struct mrc_wirerun_opts wo = { 0 };
@@ -1473,30 +1511,21 @@ static int cmd_sweep(int argc, char **argv)
 		conf_free(&job);
 		return EXIT_USAGE;
 	}
-	if (job.fabric.driver != CONF_DRIVER_WIRE && (ret = sim_ranks_refused("sweep"))) {
-		conf_free(&job);
-		return ret;
-	}
-	for (size_t f = 0; f < job.n_faults; f++)
-		if (job.faults[f].has_at_iteration && job.faults[f].at_iteration > 0)
-			fprintf(stderr, "mrcgen: sweep: faults[%zu] (%s at_iteration %u) never "
-					"fires: a sweep has no iterations\n", f,
-				job.faults[f].target, job.faults[f].at_iteration);
-	catch_stop_signals();
-	if (job.fabric.driver == CONF_DRIVER_WIRE)
+	if (job.fabric.driver != CONF_DRIVER_WIRE) {
+		ret = sweep_sim_ranks(&job, &sw, &dur_ps);
+		if (ret >= 0) {
+			conf_free(&job);
+			return ret;
+		}
+	} else {
+		sweep_unfired_faults(&job);
+		catch_stop_signals();
 		e = mrc_sweep_wire(&job, &wo, &sw, &dur_ps, &rank, err, sizeof(err));
-	else
-		e = mrc_sweep_sim(&job, &sw, &dur_ps, err, sizeof(err));
-	if (e) {
-		if (job.fabric.driver == CONF_DRIVER_WIRE)
+		if (e) {
 			fprintf(stderr, "mrcgen: sweep: h%u: %s\n", rank, err);
-		else
-			fprintf(stderr, "mrcgen: sweep: %s\n", err);
-		conf_free(&job);
-		if (e == -EINTR && mrc_stop_signal)
-			return 128 + mrc_stop_signal;
-		return e == -ECONNABORTED || e == -ETIMEDOUT || e == -EPROTO || e == -EIO ?
-			EXIT_JOB_FAILED : EXIT_USAGE;
+			conf_free(&job);
+			return sweep_failed(e, mrc_stop_signal);
+		}
 	}
 	if (!sw) { /* a wire rank other than 0: its half went to h0 */
 		printf("mrcgen: sweep: h%u: done, results sent to h0\n", rank);

@@ -55,6 +55,8 @@ struct mrc_sweep {
 	uint32_t *rtt;	/* [n_paths * probes] */
 	struct prx *rx;	/* the paths to each host, its range cache-line aligned */
 	size_t *rx_slot; /* [n_paths]: the path's record in rx */
+	size_t *rx_at;	/* [hosts + 1]: host h's range is rx[rx_at[h] .. rx_at[h + 1]) */
+	uint32_t *rx_path; /* [records]: a record's path in path order, UINT32_MAX: padding */
 	uint32_t *link_paths; /* [n_links] */
 	size_t n_links;
 	struct shost *sh;
@@ -371,13 +373,15 @@ static int path_cmp(const void *a, const void *b)
 
 /* The destinations' records: each host's, in path order, from a cache line of its own,
  * so that a parallel run's workers write none of another's (docs/sweep.md "On the
- * simulator"); rx_slot[] maps a path to its record. 0 or -ENOMEM. */
+ * simulator"); rx_slot[] maps a path to its record, rx_at[] and rx_path[] a host's range
+ * back to its paths (mrc_sweep_encode). 0 or -ENOMEM. */
 static int rx_make(struct mrc_sweep *sw)
 {
 	size_t *at = calloc(sw->hosts + 1, sizeof(*at)), n = 0;
 
 	sw->rx_slot = calloc(sw->n_paths + 1, sizeof(*sw->rx_slot));
-	if (!at || !sw->rx_slot) {
+	sw->rx_at = calloc(sw->hosts + 1, sizeof(*sw->rx_at));
+	if (!at || !sw->rx_slot || !sw->rx_at) {
 		free(at);
 		return -ENOMEM;
 	}
@@ -386,11 +390,20 @@ static int rx_make(struct mrc_sweep *sw)
 	for (uint32_t h = 0; h < sw->hosts; h++) { /* counts into each range's start */
 		size_t c = at[h];
 
-		at[h] = n;
+		at[h] = sw->rx_at[h] = n;
 		n += (c + RX_LINE - 1) / RX_LINE * RX_LINE;
 	}
-	for (size_t i = 0; i < sw->n_paths; i++)
+	sw->rx_at[sw->hosts] = n;
+	sw->rx_path = malloc((n + 1) * sizeof(*sw->rx_path));
+	if (!sw->rx_path) {
+		free(at);
+		return -ENOMEM;
+	}
+	memset(sw->rx_path, 0xff, (n + 1) * sizeof(*sw->rx_path));
+	for (size_t i = 0; i < sw->n_paths; i++) {
 		sw->rx_slot[i] = at[sw->paths[i].dst]++;
+		sw->rx_path[sw->rx_slot[i]] = (uint32_t)i;
+	}
 	free(at);
 	sw->rx = aligned_alloc(64, (n + RX_LINE) * sizeof(*sw->rx)); /* a multiple of 64 */
 	if (!sw->rx)
@@ -489,6 +502,8 @@ void mrc_sweep_free(struct mrc_sweep *sw)
 	free(sw->rtt);
 	free(sw->rx);
 	free(sw->rx_slot);
+	free(sw->rx_at);
+	free(sw->rx_path);
 	free(sw->link_paths);
 	free(sw);
 }
@@ -678,10 +693,12 @@ uint64_t mrc_sweep_unsent(const struct mrc_sweep *sw)
 int mrc_sweep_encode(const struct mrc_sweep *sw, uint32_t host, uint8_t **buf, size_t *len)
 {
 	size_t n_rx = 0, n_tx = host < sw->hosts ? sw->sh[host].n : 0, o = 0;
+	size_t rx0 = host < sw->hosts ? sw->rx_at[host] : 0;
+	size_t rx1 = host < sw->hosts ? sw->rx_at[host + 1] : 0;
 	uint8_t *b;
 
-	for (size_t i = 0; i < sw->n_paths; i++)
-		n_rx += sw->paths[i].dst == host;
+	for (size_t s = rx0; s < rx1; s++) /* the host's records, the paths to it in order */
+		n_rx += sw->rx_path[s] != UINT32_MAX;
 	*len = 12 + n_tx * TX_REC + n_rx * RX_REC;
 	b = *buf = malloc(*len);
 	if (!b)
@@ -703,10 +720,12 @@ int mrc_sweep_encode(const struct mrc_sweep *sw, uint32_t host, uint8_t **buf, s
 	}
 	put_be32(b + o, (uint32_t)n_rx);
 	o += 4;
-	for (size_t i = 0; i < sw->n_paths; i++) {
-		if (sw->paths[i].dst != host)
+	for (size_t s = rx0; s < rx1; s++) {
+		uint32_t i = sw->rx_path[s];
+
+		if (i == UINT32_MAX)
 			continue;
-		put_be32(b + o, (uint32_t)i);
+		put_be32(b + o, i);
 		put_be32(b + o + 4, sw->paths[i].delivered);
 		put_be32(b + o + 8, sw->paths[i].ce);
 		o += RX_REC;

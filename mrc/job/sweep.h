@@ -18,7 +18,8 @@
  * its paths as source; as destination, records in cache lines of its own), so the
  * simulator's workers make them for their own hosts at once (docs/sweep.md "On the
  * simulator"). The wire driver runs one host per process: each rank probes from its own
- * host and the ranks' halves meet at rank 0 through mrc_sweep_encode / mrc_sweep_merge.
+ * host and the ranks' halves meet at rank 0 through mrc_sweep_encode / mrc_sweep_merge,
+ * as each host's half of a simulation's MPI ranks does (mrc_sweep_sim).
  */
 #ifndef MRC_SWEEP_H
 #define MRC_SWEEP_H

@@ -291,6 +291,46 @@ MRC_SELFTEST(sweep)
 	}
 	swt_free(&job, &m, sw);
 
+	mrc_st_case(st, "S07b each host's receiver records: exactly the paths to it, in plan "
+			"order, with their counts (36 paths to a host: its range is 5 cache lines "
+			"less 4 records of padding)");
+	ST_EQ_I(st, swt_new(SWT_SETS("sweep.cover=0", "mrc.ev.ev_count=12"), &job, &m, &sw, err,
+		sizeof(err)), 0);
+	if (!sw)
+		return;
+	ST_EQ(st, sw->n_paths, 4 * 3 * 12); /* every EV of every ordered pair */
+	for (size_t i = 0; i < sw->n_paths; i++) /* path i delivered i % 5 times, CE once */
+		for (size_t k = 0; k < i % 5; k++)
+			mrc_sweep_request(sw, sw->paths[i].dst, sw->paths[i].src, sw->paths[i].ev,
+				k == 0);
+	mrc_sweep_finish(sw);
+	for (uint32_t h = 0; h < 4; h++) {
+		uint8_t *b = NULL;
+		size_t len = 0, o, nr = 0, bad = 0;
+
+		ST_EQ_I(st, mrc_sweep_encode(sw, h, &b, &len), 0);
+		if (!b)
+			continue;
+		o = 8 + 36 * (size_t)get_be32(b + 4);
+		ST_EQ(st, get_be32(b + o), 36);
+		for (size_t i = 0; i < sw->n_paths; i++) {
+			const uint8_t *r = b + o + 4 + 12 * nr;
+
+			if (sw->paths[i].dst != h)
+				continue;
+			if (12 * (nr + 1) > len - o - 4)
+				break;
+			bad += get_be32(r) != i || get_be32(r + 4) != i % 5 ||
+			       get_be32(r + 8) != (i % 5 != 0);
+			nr++;
+		}
+		ST_EQ(st, nr, 36);
+		ST_EQ(st, bad, 0);
+		ST_EQ(st, len, o + 4 + 12 * 36);
+		free(b);
+	}
+	swt_free(&job, &m, sw);
+
 	mrc_st_case(st, "S08 max_time: no request leaves at or after it (rate 1000/s, max_time "
 			"2.5 ms: turns at 0, 1, 2 ms)");
 	ST_EQ_I(st, swt_new(SWT_SETS("sweep.cover=1", "sweep.rate=1000", "sweep.max_time=2500us",

@@ -4,8 +4,8 @@
  * "Parallel simulation": Ranks, Not parallel): whether Open MPI's mpirun started this
  * process among others (OMPI_COMM_WORLD_SIZE, OMPI_COMM_WORLD_RANK), joining them
  * (MPI_Init) only then, so a plain run never touches MPI, and the collectives the event
- * queue's ranks need (mrc_sim_ranks) over MPI. A job does not yet run over ranks: the sim
- * driver refuses several (mrcgen.c).
+ * queue's ranks need (mrc_sim_ranks) over MPI: a job (mrc_run_sim_ranks) and a sweep
+ * (mrc_sweep_sim) run over them.
  */
 #ifndef MRC_SIM_RANKS_H
 #define MRC_SIM_RANKS_H

@@ -345,13 +345,16 @@ static int rk_agree(const struct mrc_sim_comm *c, int e, const char *other, char
 }
 
 /* Parallel: between windows, the collective's end (as ep_send_done and ep_recv_imm see it
- * in a serial run; no worker may read every rank's state in a window). */
+ * in a serial run; no worker may read every rank's state in a window); over ranks a
+ * sweep's end too: every rank's hosts done (on_sweep_poll). */
 static void run_window_hook(void *ctx)
 {
 	struct run *r = ctx;
 
 	if (r->n_taps)
 		tap_flush(r);
+	if (r->sw && r->rk && rk_all(r, !__atomic_load_n(&r->sweep_left, __ATOMIC_RELAXED)))
+		mrc_sim_stop(r->sim);
 	for (size_t j = 0; j < r->n_jobs; j++)
 		if (r->jobs[j].state == SJ_RUN && coll_done_all(r, &r->jobs[j]))
 			mrc_sim_stop(r->sim);
@@ -3513,53 +3516,152 @@ static void on_sweep_poll(void *ctx, void *obj, uint64_t arg, uint64_t now)
 	if (t != UINT64_MAX) {
 		sweep_poll_at(r, h->idx, t);
 	} else if (mrc_sweep_host_done(r->sw, h->idx) &&
-		   !__atomic_sub_fetch(&r->sweep_left, 1, __ATOMIC_RELAXED)) {
+		   !__atomic_sub_fetch(&r->sweep_left, 1, __ATOMIC_RELAXED) && !r->rk) {
 		/* every host done: nothing more to measure. From whichever worker saw the
-		 * last host done: the run stops at the end of that window either way */
+		 * last host done: the run stops at the end of that window either way (over
+		 * ranks, this rank's hosts only: the window hook agrees the end) */
 		mrc_sim_stop(r->sim);
 	}
 }
 
-int mrc_sweep_sim(const struct conf_job *job, struct mrc_sweep **out, uint64_t *end_ps,
-	char *err, size_t errlen)
+/* Rank 0 merges rank @k's half of the sweep (@len bytes at @p, rk_sweep_gather's),
+ * marking its hosts in @seen: 0, or -EPROTO with @err saying what did not fit. */
+static int rk_sweep_take(struct run *r, unsigned k, const unsigned char *p, size_t len,
+	bool *seen, char *err, size_t errlen)
 {
-	struct run r = { .job = job, .nw = 1 };
-	uint64_t until;
+	const unsigned char *end = p + len;
+
+	while (p < end) {
+		const void *body;
+		uint64_t n;
+		uint32_t h;
+
+		if ((size_t)(end - p) < sizeof(h)) {
+			snprintf(err, errlen, "mpirun: rank %u: its sweep results are cut short", k);
+			return -EPROTO;
+		}
+		memcpy(&h, p, sizeof(h));
+		p += sizeof(h);
+		if (!share_part(&p, end, &body, &n)) {
+			snprintf(err, errlen, "mpirun: rank %u: its sweep results are cut short", k);
+			return -EPROTO;
+		}
+		if (h >= r->nhosts || mrc_fabric_host_rank(r->fab, h) != k || seen[h]) {
+			snprintf(err, errlen, "mpirun: rank %u: a sweep result for h%u, not a host "
+					      "of its own (or twice)", k, h);
+			return -EPROTO;
+		}
+		seen[h] = true;
+		if (mrc_sweep_merge(r->sw, h, body, n)) {
+			snprintf(err, errlen, "mpirun: rank %u (h%u): a sweep result that does not "
+					      "fit the plan", k, h);
+			return -EPROTO;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Ranks, once the sweep ended and every rank ran mrc_sweep_finish: each rank's half to
+ * rank 0 in one exchange — for every host it runs, the host's number (uint32) and
+ * mrc_sweep_encode's body (a uint64 length, then the sender records of its paths and the
+ * receiver records of the paths to it) — merged there by mrc_sweep_merge. 0 on the other
+ * ranks and when rank 0 merged a body for every other rank's host; else -EPROTO (a share
+ * cut short, a host not of the rank that sent it or sent twice, a body that does not fit
+ * the plan, a host missing) or -ENOMEM, with @err saying which.
+ */
+static int rk_sweep_gather(struct run *r, char *err, size_t errlen)
+{
+	const struct mrc_sim_comm *c = r->rk;
+	const unsigned char *p;
+	bool *seen;
+	int e = 0;
+
+	r->rk_send.n = 0;
+	for (uint32_t h = 0; c->rank && h < r->nhosts && !e; h++) {
+		uint8_t *b = NULL;
+		size_t len = 0;
+		uint64_t n;
+
+		if (!r->local[h])
+			continue;
+		e = mrc_sweep_encode(r->sw, h, &b, &len);
+		n = len;
+		e = e ?: mrc_sim_buf_put(&r->rk_send, &h, sizeof(h));
+		e = e ?: mrc_sim_buf_put(&r->rk_send, &n, sizeof(n));
+		e = e ?: mrc_sim_buf_put(&r->rk_send, b, len);
+		free(b);
+	}
+	if (e)
+		rk_die(r, "the sweep's results for rank 0", e);
+	rk_to_rank0(r, "the sweep's results for rank 0");
+	if (c->rank)
+		return 0;
+	seen = calloc(r->nhosts, sizeof(*seen));
+	if (!seen) {
+		snprintf(err, errlen, "mpirun: the sweep's results: out of memory");
+		return -ENOMEM;
+	}
+	p = r->rk_recv.a;
+	for (unsigned k = 0; k < c->ranks && !e; p += r->rk_rn[k], k++)
+		e = rk_sweep_take(r, k, p, r->rk_rn[k], seen, err, errlen);
+	for (uint32_t h = 0; !e && h < r->nhosts; h++) {
+		if (!r->local[h] && !seen[h]) {
+			snprintf(err, errlen, "mpirun: rank %u: no sweep result for h%u",
+				mrc_fabric_host_rank(r->fab, h), h);
+			e = -EPROTO;
+		}
+	}
+	free(seen);
+	return e;
+}
+
+int mrc_sweep_sim(const struct conf_job *job, const struct mrc_sim_comm *comm,
+	struct mrc_sweep **out, uint64_t *end_ps, int *sig, char *err, size_t errlen)
+{
+	struct run r = { .job = job, .nw = 1, .rk = comm };
+	uint64_t until, s;
 	int e;
 
 	*out = NULL;
 	*end_ps = 0;
+	*sig = 0;
 	r.res = calloc(1, sizeof(*r.res));
-	if (!r.res)
-		return -ENOMEM;
+	if (!r.res) {
+		snprintf(err, errlen, "sweep: out of memory");
+		e = -ENOMEM;
+		goto agree;
+	}
 	r.res->bin_ps = RUN_BIN_PS;
 	e = mrc_job_srv6(job, &r.m, err, errlen);
 	if (e)
-		goto out;
+		goto agree;
 	r.nhosts = r.nranks = conf_fabric_hosts(&job->fabric);
 	e = mrc_sweep_new(job, &r.m, &r.sw, err, errlen);
 	e = e ?: run_setup(&r, err, errlen);
 	if (e)
-		goto out;
+		goto agree;
 	e = mrc_sim_handler(r.sim, on_sweep_poll, &r);
 	r.poll_at = calloc(r.nhosts, sizeof(*r.poll_at));
 	if (e < 0 || !r.poll_at) {
 		snprintf(err, errlen, "sim: sweep: %s", strerror(e < 0 ? -e : ENOMEM));
 		e = e < 0 ? e : -ENOMEM;
-		goto out;
+		goto agree;
 	}
 	r.sweep_kind = e;
 	e = 0;
 	/* a sweep has no iterations: "at_iteration 0" is its start, later ones never come */
-	for (size_t f = 0; f < job->n_faults; f++) {
-		if (job->faults[f].has_at_iteration && job->faults[f].at_iteration == 0) {
+	for (size_t f = 0; f < job->n_faults && !e; f++)
+		if (job->faults[f].has_at_iteration && job->faults[f].at_iteration == 0)
 			e = fault_apply(&r, &job->faults[f], 0, true, err, errlen);
-			if (e)
-				goto out;
-		}
-	}
+agree: /* over ranks every rank's set-up meets, failed or not */
+	e = comm ? rk_agree(comm, e, "another rank could not set the sweep up", err, errlen) : e;
+	if (e)
+		goto out;
 	for (uint32_t h = 0; h < r.nhosts; h++) {
 		r.poll_at[h] = UINT64_MAX;
+		if (!host_mine(&r, h)) /* its rank asks it */
+			continue;
 		r.sweep_left++;
 		sweep_poll_at(&r, h, 0);
 	}
@@ -3567,18 +3669,28 @@ int mrc_sweep_sim(const struct conf_job *job, struct mrc_sweep **out, uint64_t *
 	until = job->sweep.max_time_ps + job->sweep.timeout_ps + 1;
 	mrc_sim_run(r.sim, until);
 	*end_ps = mrc_sim_now(r.sim);
-	if (r.err) {
+	e = r.err;
+	if (e)
 		snprintf(err, errlen, "%s", r.errmsg);
-		e = r.err;
+	e = comm ? rk_agree(comm, e, "another rank failed", err, errlen) : e;
+	if (e)
 		goto out;
-	}
-	if (mrc_stop_signal) {
+	/* a signal to any rank stopped every rank (the interrupt is agreed each window): the
+	 * lowest signal number any rank got */
+	s = mrc_stop_signal ? (uint64_t)mrc_stop_signal : UINT64_MAX;
+	if (comm && (e = comm->min(comm->ctx, &s, 1)))
+		rk_die(&r, "the ranks' agreement", e);
+	if (s != UINT64_MAX) {
+		*sig = (int)s;
 		snprintf(err, errlen, "sweep: interrupted by SIG%s at %.1f us",
-			sigabbrev_np(mrc_stop_signal) ? sigabbrev_np(mrc_stop_signal) : "?",
-			(double)*end_ps / 1e6);
+			sigabbrev_np(*sig) ? sigabbrev_np(*sig) : "?", (double)*end_ps / 1e6);
 		e = -EINTR;
 		goto out;
 	}
+	mrc_sweep_finish(r.sw);
+	e = comm ? rk_sweep_gather(&r, err, errlen) : 0;
+	if (e || (comm && comm->rank)) /* its half went to rank 0 */
+		goto out;
 	for (size_t i = 0; i < r.n_taps; i++)
 		if (!r.taps[i].failed && pcapw_flush(r.taps[i].w)) {
 			snprintf(err, errlen, "capture %s: %s", r.taps[i].point,
@@ -3586,7 +3698,6 @@ int mrc_sweep_sim(const struct conf_job *job, struct mrc_sweep **out, uint64_t *
 			e = -EIO;
 			goto out;
 		}
-	mrc_sweep_finish(r.sw);
 	*out = r.sw;
 	r.sw = NULL;
 	e = 0;

@@ -56,12 +56,18 @@ struct mrc_sweep;
  * endpoint per host as a job has them, its faults (`at` times from the sweep's start;
  * at_iteration 0 at the start, later iterations never come), each host's EV probes as
  * mrc/job/sweep.h paces them, until every host is done or sweep.max_time + timeout
- * passed; configured captures are written. *@out receives the measured plan
- * (mrc_sweep_free), *@end_ps the virtual time it ended at. Deterministic. Returns 0, a
- * setup error as mrc_run_sim (or mrc_sweep_new's) with @err, -EINTR when SIGINT/SIGTERM
- * stopped it, -EIO when a capture could not be written.
+ * passed; configured captures are written. With @comm (NULL: one process) every rank
+ * calls it and runs the hosts of its racks, as mrc_run_sim_ranks does; the end is agreed
+ * (every rank's hosts done) and each rank's half goes to rank 0 (mrc_sweep_encode /
+ * mrc_sweep_merge), which alone gets *@out and writes the captures: the one-process
+ * sweep's, byte for byte. *@out receives the measured plan (mrc_sweep_free; NULL on the
+ * other ranks), *@end_ps the virtual time it ended at. Deterministic. Returns 0, a setup
+ * error as mrc_run_sim (or mrc_sweep_new's) with @err, -EINTR when SIGINT/SIGTERM stopped
+ * it (on any rank: *@sig the signal, else 0), -EIO when a capture could not be written,
+ * -EPROTO on rank 0 when a rank's half did not fit the plan; over ranks -EALREADY and
+ * -ECANCELED as mrc_run_sim_ranks's.
  */
-int mrc_sweep_sim(const struct conf_job *job, struct mrc_sweep **out, uint64_t *end_ps,
-	char *err, size_t errlen);
+int mrc_sweep_sim(const struct conf_job *job, const struct mrc_sim_comm *comm,
+	struct mrc_sweep **out, uint64_t *end_ps, int *sig, char *err, size_t errlen);
 
 #endif
