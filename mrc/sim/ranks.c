@@ -26,8 +26,8 @@
 struct rk_who {
 	int32_t pid;
 	uint32_t pad;
-	uint64_t start;	  /* its start time: /proc/PID/stat field 22, clock ticks after boot */
-	char space[96];	  /* the boot's id and the pid namespace: equal, its pid is ours too */
+	uint64_t start;	  /* its start: /proc/PID/stat field 22, clock ticks after boot */
+	char space[96];	  /* the boot's id and pid namespace: equal, its pid is ours too */
 	char host[64];
 };
 

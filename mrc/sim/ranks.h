@@ -4,8 +4,8 @@
  * "Parallel simulation": Ranks, Not parallel): whether Open MPI's mpirun started this
  * process among others (OMPI_COMM_WORLD_SIZE, OMPI_COMM_WORLD_RANK), joining them
  * (MPI_Init) only then, so a plain run never touches MPI, and the collectives the event
- * queue's ranks need (mrc_sim_ranks) over MPI. A job does not yet run over ranks: the sim
- * driver refuses several (mrcgen.c).
+ * queue's ranks need (mrc_sim_ranks) over MPI, watching the ranks they wait on so that a
+ * rank that dies ends the run on the others, named ("A rank that dies").
  */
 #ifndef MRC_SIM_RANKS_H
 #define MRC_SIM_RANKS_H
@@ -45,9 +45,9 @@ int mrc_simrank_join(struct mrc_simrank *r, char *err, size_t errlen);
  * The ranks' collectives for mrc_sim_ranks, over point-to-point messages on a duplicate of
  * MPI_COMM_WORLD with MPI_ERRORS_RETURN: the exchange as one message to every other rank
  * (each below 2 GiB, else -E2BIG) and one from each, probed for its size; the minimum as
- * every rank's uint64s to every other. Each wait watches the ranks it waits on (issue: a
- * rank that dies under MPI ends the job with the rank named and the report of what was
- * measured; Open MPI 4.1 waits for ever on a dead peer's shared memory): one on this host
+ * every rank's uint64s to every other. Each wait watches the ranks it waits on (the rule:
+ * a rank that dies ends the job with the rank named and the report of what was measured;
+ * Open MPI 4.1 waits for ever on a dead peer over shared memory): one on this host
  * (its pid ours: the same boot and pid namespace, as exchanged at mrc_simrank_join) is
  * lost once its process is gone or a zombie (/proc/PID/stat, every 10 ms); one on another
  * host after 60 s without its message, or 500 ms once this process got SIGINT/SIGTERM

@@ -199,7 +199,7 @@ struct run {
 	bool *local;		/* [nhosts]: the hosts this rank runs (ranks only) */
 	struct mrc_sim_buf rk_send, rk_recv;
 	size_t *rk_n, *rk_rn;	/* [ranks]: the exchange's sizes */
-	bool rk_lost;		/* a rank was lost (rk_lost): said, the ranks' results partial */
+	bool rk_lost;		/* a rank was lost (rk_lost): said; the results partial */
 };
 
 /* A capture record of a parallel run, held until the window ends: the key of the event
