@@ -1212,15 +1212,18 @@ static void catch_stop_signals(void)
 /*
  * The sim driver: in one process, or as the MPI ranks of one simulation when mpirun
  * started several (mrc_run_sim_ranks; MPI joined only then). Returns -1 with *@res set:
- * this process reports (one process, or rank 0); else the exit code (a setup error, said
- * once, by rank 0; EXIT_OK for a rank whose results went to rank 0).
+ * this process reports (one process, or rank 0, also after losing a rank: the report
+ * names it); else the exit code (a setup error, said once, by rank 0; EXIT_OK for a rank
+ * whose results went to rank 0, or that lost a rank other than 0, which it names;
+ * EXIT_JOB_FAILED for a rank lost before the run, or rank 0 lost: no report).
  */
 static int run_sim_ranks(const struct conf_job *job, struct mrc_run_result **res)
 {
 	struct mrc_simrank r;
 	struct mrc_sim_comm c;
+	const char *why;
 	char err[1024];
-	int e = mrc_simrank_join(&r, err, sizeof(err));
+	int e = mrc_simrank_join(&r, err, sizeof(err)), lost;
 
 	if (e) {
 		fprintf(stderr, "mrcgen: run: %s\n", err);
@@ -1233,7 +1236,13 @@ static int run_sim_ranks(const struct conf_job *job, struct mrc_run_result **res
 	e = e ?: mrc_run_sim_ranks(job, r.size > 1 ? &c : NULL,
 		    isatty(STDERR_FILENO) && !r.rank ? run_progress : NULL, NULL, res, err,
 		    sizeof(err));
-	mrc_simrank_leave(&r);
+	lost = r.size > 1 ? mrc_simrank_lost(&r, &why) : -1;
+	if (lost >= 0 && r.rank && !e) /* rank 0 reports, unless it is the one lost */
+		fprintf(stderr, "mrcgen: run: rank %u: mpirun: %s%s\n", r.rank, why,
+			lost ? "" : ": no report");
+	mrc_simrank_leave(&r); /* why goes with it */
+	if (lost == 0 && r.rank)
+		return EXIT_JOB_FAILED;
 	if (e == -EALREADY || (e == -ECANCELED && r.rank))
 		return EXIT_OK; /* rank 0 says why and exits 2: mpirun's status */
 	if (e) {
@@ -1241,7 +1250,7 @@ static int run_sim_ranks(const struct conf_job *job, struct mrc_run_result **res
 			fprintf(stderr, "mrcgen: run: rank %u: %s\n", r.rank, err);
 		else
 			fprintf(stderr, "mrcgen: run: %s\n", err);
-		return EXIT_USAGE;
+		return e == -ECONNABORTED ? EXIT_JOB_FAILED : EXIT_USAGE;
 	}
 	/* a rank whose results went to rank 0 exits 0, interrupted or not: a non-zero status
 	 * makes mpirun end rank 0 before it writes; rank 0's status says how the run ended */

@@ -3,12 +3,115 @@
 #include "mrc/sim/ranks.h"
 
 #include "mrc/base/num.h"
+#include "mrc/job/stop.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <mpi.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RK_TAG_X 1		       /* an exchange's message */
+#define RK_TAG_MIN 2		       /* a minimum's values */
+#define RK_CHECK_NS 10000000ull	       /* how often a wait looks at its peers: 10 ms */
+#define RK_REMOTE_NS 60000000000ull    /* the longest wait for a rank on another host */
+#define RK_SIGNAL_NS 500000000ull      /* ... once this process got SIGINT/SIGTERM */
+
+/* Who a rank is: what a peer needs to tell whether it still runs (simrank_alive). */
+struct rk_who {
+	int32_t pid;
+	uint32_t pad;
+	uint64_t start;	  /* its start: /proc/PID/stat field 22, clock ticks after boot */
+	char space[96];	  /* the boot's id and pid namespace: equal, its pid is ours too */
+	char host[64];
+};
+
+/* The collectives' state and scratch, a rank each where [ranks]. */
+struct simrank_x {
+	MPI_Comm comm;	       /* MPI_COMM_WORLD's duplicate, MPI_ERRORS_RETURN */
+	struct rk_who *who;    /* every rank's, exchanged at mrc_simrank_join */
+	MPI_Request *sreq, *rreq;
+	MPI_Message *msg;
+	bool *probed;
+	int *rn;
+	uint64_t *mv;	       /* a minimum's values from every rank */
+	size_t mv_cap;	       /* in values */
+	int lost_rank;	       /* the lowest rank lost, -1 while none */
+	char lost[512];	       /* why: "" while none */
+};
+
+static uint64_t rk_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/*
+ * Process @pid's state letter and start time (/proc/PID/stat fields 3 and 22). 0, or -1
+ * when there is no such process (or its stat cannot be read or parsed).
+ */
+static int proc_stat(int pid, char *state, uint64_t *start)
+{
+	char path[48], buf[1024], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
+	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+				"%*d %*d %*d %*d %" SCNu64, state, start) != 2)
+		return -1;
+	return 0;
+}
+
+/* Whether process @pid, started at @start (proc_stat), still runs: not gone, not a zombie,
+ * its pid not another's since. */
+static bool simrank_alive(int pid, uint64_t start)
+{
+	uint64_t s;
+	char st;
+
+	return !proc_stat(pid, &st, &s) && s == start && st != 'Z' && st != 'X' && st != 'x';
+}
+
+/* This process's rk_who. */
+static void who_me(struct rk_who *w)
+{
+	char boot[48] = "", ns[48] = "", st;
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	ssize_t n;
+
+	memset(w, 0, sizeof(*w));
+	w->pid = (int32_t)getpid();
+	if (proc_stat(w->pid, &st, &w->start))
+		w->start = UINT64_MAX;
+	if (f) {
+		if (!fgets(boot, sizeof(boot), f))
+			boot[0] = 0;
+		fclose(f);
+		boot[strcspn(boot, "\n")] = 0;
+	}
+	n = readlink("/proc/self/ns/pid", ns, sizeof(ns) - 1);
+	ns[n > 0 ? n : 0] = 0;
+	/* without either, no peer takes this one's pid for its own */
+	if (boot[0] && ns[0] && w->start != UINT64_MAX)
+		snprintf(w->space, sizeof(w->space), "%s %s", boot, ns);
+	if (gethostname(w->host, sizeof(w->host) - 1))
+		snprintf(w->host, sizeof(w->host), "?");
+}
 
 int mrc_simrank_launched(struct mrc_simrank *r, char *err, size_t errlen)
 {
@@ -38,6 +141,59 @@ int mrc_simrank_launched(struct mrc_simrank *r, char *err, size_t errlen)
 	return 0;
 }
 
+static void x_free(struct simrank_x *x)
+{
+	if (!x)
+		return;
+	free(x->who);
+	free(x->sreq);
+	free(x->rreq);
+	free(x->msg);
+	free(x->probed);
+	free(x->rn);
+	free(x->mv);
+	free(x);
+}
+
+/* The collectives' state for @r's ranks, and every rank's rk_who (a collective). 0 or
+ * -ENOMEM, -EPROTO with @err. */
+static int x_new(struct mrc_simrank *r, char *err, size_t errlen)
+{
+	struct simrank_x *x = calloc(1, sizeof(*x));
+	struct rk_who me;
+
+	if (x) {
+		x->who = calloc(r->size, sizeof(*x->who));
+		x->sreq = calloc(r->size, sizeof(*x->sreq));
+		x->rreq = calloc(r->size, sizeof(*x->rreq));
+		x->msg = calloc(r->size, sizeof(*x->msg));
+		x->probed = calloc(r->size, sizeof(*x->probed));
+		x->rn = calloc(r->size, sizeof(*x->rn));
+		x->lost_rank = -1;
+	}
+	if (!x || !x->who || !x->sreq || !x->rreq || !x->msg || !x->probed || !x->rn) {
+		x_free(x);
+		snprintf(err, errlen, "mpirun: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	r->x = x;
+	for (uint32_t k = 0; k < r->size; k++)
+		x->sreq[k] = x->rreq[k] = MPI_REQUEST_NULL;
+	who_me(&me);
+	if (MPI_Comm_dup(MPI_COMM_WORLD, &x->comm) != MPI_SUCCESS ||
+		MPI_Comm_set_errhandler(x->comm, MPI_ERRORS_RETURN) != MPI_SUCCESS ||
+		MPI_Allgather(&me, sizeof(me), MPI_BYTE, x->who, sizeof(me), MPI_BYTE,
+			x->comm) != MPI_SUCCESS) {
+		snprintf(err, errlen, "mpirun: the ranks' processes: MPI_Allgather failed");
+		return -EPROTO;
+	}
+	for (uint32_t k = 0; k < r->size; k++) {
+		x->who[k].space[sizeof(x->who[k].space) - 1] = 0;
+		x->who[k].host[sizeof(x->who[k].host) - 1] = 0;
+	}
+	return 0;
+}
+
 int mrc_simrank_join(struct mrc_simrank *r, char *err, size_t errlen)
 {
 	int e = mrc_simrank_launched(r, err, errlen), size, rank;
@@ -56,38 +212,165 @@ int mrc_simrank_join(struct mrc_simrank *r, char *err, size_t errlen)
 				      "OMPI_COMM_WORLD_SIZE (rank %u)", r->size, r->rank);
 		return -EPROTO;
 	}
-	return 0;
+	return x_new(r, err, errlen);
 }
 
-/* The exchange's counts and displacements, a rank each. */
-struct simrank_x {
-	uint64_t *sn, *rn;
-	int *sc, *sd, *rc, *rd;
-};
+/* Records rank @k lost (@fmt says why, after "rank K (...) "): the first reason stays, the
+ * lowest rank is kept. Returns -ECONNABORTED. */
+static int __attribute__((format(printf, 3, 4))) rk_lose(struct mrc_simrank *r, uint32_t k,
+	const char *fmt, ...)
+{
+	struct simrank_x *x = r->x;
+	size_t n = strlen(x->lost);
+	va_list ap;
 
+	if (x->lost_rank < 0 || (int)k < x->lost_rank)
+		x->lost_rank = (int)k;
+	if (n + 2 >= sizeof(x->lost))
+		return -ECONNABORTED;
+	if (n)
+		n += (size_t)snprintf(x->lost + n, sizeof(x->lost) - n, ", ");
+	if (n < sizeof(x->lost) && x->who[k].space[0] &&
+		!strcmp(x->who[k].space, x->who[r->rank].space))
+		n += (size_t)snprintf(x->lost + n, sizeof(x->lost) - n, "rank %u (pid %d on %s) ",
+			k, x->who[k].pid, x->who[k].host);
+	else if (n < sizeof(x->lost))
+		n += (size_t)snprintf(x->lost + n, sizeof(x->lost) - n, "rank %u (on %s) ", k,
+			x->who[k].host);
+	va_start(ap, fmt);
+	if (n < sizeof(x->lost))
+		vsnprintf(x->lost + n, sizeof(x->lost) - n, fmt, ap);
+	va_end(ap);
+	return -ECONNABORTED;
+}
+
+/* Whether the round is still waiting on peer @k: its message not yet probed (@probing) or
+ * received, or this rank's to it not yet sent. */
+static bool rk_pending(const struct simrank_x *x, uint32_t k, bool probing)
+{
+	return (probing ? !x->probed[k] : x->rreq[k] != MPI_REQUEST_NULL) ||
+	       (!probing && x->sreq[k] != MPI_REQUEST_NULL);
+}
+
+/*
+ * Drives the round's requests (@tag's messages probed when @probing, else every send and
+ * receive completed) until none is pending, watching the peers meanwhile: every
+ * RK_CHECK_NS a peer on this host (its pid ours: the same boot and pid namespace) that is
+ * gone or a zombie is lost; a peer on another host is lost after RK_REMOTE_NS, or
+ * RK_SIGNAL_NS once this process got SIGINT/SIGTERM (mpirun's when it ends the job: a rank
+ * died). 0, or -ECONNABORTED with every peer found lost recorded (rk_lose).
+ */
+static int rk_wait(struct mrc_simrank *r, int tag, bool probing)
+{
+	struct simrank_x *x = r->x;
+	uint64_t t0 = rk_now_ns(), check = t0 + RK_CHECK_NS, sig_at = 0;
+
+	for (;;) {
+		bool pending = false, lost = false;
+		uint64_t now;
+
+		for (uint32_t k = 0; k < r->size; k++) {
+			MPI_Status st;
+			int f = 0, e = MPI_SUCCESS;
+
+			if (k == r->rank)
+				continue;
+			if (probing && !x->probed[k]) {
+				e = MPI_Improbe((int)k, tag, x->comm, &f, &x->msg[k], &st);
+				if (e == MPI_SUCCESS && f) {
+					e = MPI_Get_count(&st, MPI_BYTE, &x->rn[k]);
+					x->probed[k] = true;
+				}
+			}
+			if (e == MPI_SUCCESS && !probing && x->rreq[k] != MPI_REQUEST_NULL)
+				e = MPI_Test(&x->rreq[k], &f, MPI_STATUS_IGNORE);
+			if (e == MPI_SUCCESS && x->sreq[k] != MPI_REQUEST_NULL)
+				e = MPI_Test(&x->sreq[k], &f, MPI_STATUS_IGNORE);
+			if (e != MPI_SUCCESS) {
+				char s[MPI_MAX_ERROR_STRING] = "";
+				int n = 0;
+
+				MPI_Error_string(e, s, &n);
+				return rk_lose(r, k, "failed in MPI: %s", s);
+			}
+			pending |= rk_pending(x, k, probing);
+		}
+		if (!pending)
+			return 0;
+		now = rk_now_ns();
+		if (now < check)
+			continue;
+		check = now + RK_CHECK_NS;
+		if (mrc_stop_signal && !sig_at)
+			sig_at = now;
+		for (uint32_t k = 0; k < r->size; k++) {
+			const struct rk_who *w = &x->who[k];
+
+			if (k == r->rank || !rk_pending(x, k, probing))
+				continue;
+			if (w->space[0] && !strcmp(w->space, x->who[r->rank].space)) {
+				if (!simrank_alive(w->pid, w->start)) {
+					rk_lose(r, k, "died");
+					lost = true;
+				}
+			} else if (now - t0 > RK_REMOTE_NS) {
+				rk_lose(r, k, "did not answer within %llu s",
+					RK_REMOTE_NS / 1000000000ull);
+				lost = true;
+			} else if (sig_at && now - sig_at > RK_SIGNAL_NS) {
+				rk_lose(r, k, "did not answer within %llu ms of SIG%s (mpirun "
+					      "ends the job so when a rank dies)",
+					RK_SIGNAL_NS / 1000000ull,
+					sigabbrev_np(mrc_stop_signal) ?: "?");
+				lost = true;
+			}
+		}
+		if (lost)
+			return -ECONNABORTED;
+	}
+}
+
+/* After a loss: @recv holds this rank's own bytes of @send alone (those at @mine). */
+static void only_mine(const struct mrc_simrank *r, const unsigned char *mine, size_t n,
+	struct mrc_sim_buf *recv, size_t *recv_n)
+{
+	memmove(recv->a, mine, n);
+	recv->n = n;
+	for (uint32_t k = 0; k < r->size; k++)
+		recv_n[k] = k == r->rank ? n : 0;
+}
+
+/* mrc_sim_comm's exchange: a message to every other rank (@send_n[k] bytes, maybe 0), and
+ * one from each, probed for its size, received into its place in rank order. */
 static int mpi_exchange(void *ctx, const void *send, const size_t *send_n,
 	struct mrc_sim_buf *recv, size_t *recv_n)
 {
 	struct mrc_simrank *r = ctx;
 	struct simrank_x *x = r->x;
-	uint64_t st = 0, rt = 0;
+	const unsigned char *s = send, *mine = s;
+	size_t so = 0, rt = 0, at = 0;
+	int e = 0;
 
-	for (uint32_t i = 0; i < r->size; i++)
-		x->sn[i] = send_n[i];
-	if (MPI_Alltoall(x->sn, 1, MPI_UINT64_T, x->rn, 1, MPI_UINT64_T, MPI_COMM_WORLD) !=
-		MPI_SUCCESS)
-		return -EPROTO;
-	for (uint32_t i = 0; i < r->size; i++) {
-		x->sd[i] = (int)st;
-		x->rd[i] = (int)rt;
-		st += x->sn[i];
-		rt += x->rn[i];
-		if (st > INT_MAX || rt > INT_MAX)
+	for (uint32_t k = 0; k < r->size; k++) {
+		if (send_n[k] > INT_MAX)
 			return -E2BIG;
-		x->sc[i] = (int)x->sn[i];
-		x->rc[i] = (int)x->rn[i];
-		recv_n[i] = x->rn[i];
+		if (k == r->rank)
+			mine = s + so;
+		so += send_n[k];
 	}
+	for (uint32_t k = 0; k < r->size; k++) {
+		x->probed[k] = k == r->rank;
+		x->rn[k] = k == r->rank ? (int)send_n[k] : 0;
+		rt += k == r->rank ? send_n[k] : 0;
+	}
+	so = 0;
+	for (uint32_t k = 0; !e && !x->lost[0] && k < r->size; so += send_n[k], k++)
+		if (k != r->rank && MPI_Isend(s + so, (int)send_n[k], MPI_BYTE, (int)k,
+			    RK_TAG_X, x->comm, &x->sreq[k]) != MPI_SUCCESS)
+			e = rk_lose(r, k, "failed in MPI: MPI_Isend");
+	e = e ?: x->lost[0] ? -ECONNABORTED : rk_wait(r, RK_TAG_X, true);
+	for (uint32_t k = 0; !e && k < r->size; k++)
+		rt += k == r->rank ? 0 : (size_t)x->rn[k];
 	if (recv->cap < rt) {
 		unsigned char *a = realloc(recv->a, rt);
 
@@ -96,65 +379,94 @@ static int mpi_exchange(void *ctx, const void *send, const size_t *send_n,
 		recv->a = a;
 		recv->cap = rt;
 	}
-	if (MPI_Alltoallv(send, x->sc, x->sd, MPI_BYTE, recv->a, x->rc, x->rd, MPI_BYTE,
-		    MPI_COMM_WORLD) != MPI_SUCCESS)
-		return -EPROTO;
+	if (e) {
+		only_mine(r, mine, send_n[r->rank], recv, recv_n);
+		return e;
+	}
+	rt = 0;
+	for (uint32_t k = 0; k < r->size; k++) {
+		if (k == r->rank) {
+			memcpy(recv->a + rt, mine, send_n[k]);
+			at = rt;
+		} else if (!e && MPI_Imrecv(recv->a + rt, x->rn[k], MPI_BYTE, &x->msg[k],
+				       &x->rreq[k]) != MPI_SUCCESS)
+			e = rk_lose(r, k, "failed in MPI: MPI_Imrecv");
+		recv_n[k] = (size_t)x->rn[k];
+		rt += recv_n[k];
+	}
 	recv->n = rt;
-	return 0;
+	e = e ?: rk_wait(r, RK_TAG_X, false);
+	if (e) /* its own bytes are where rank order put them: moved to the front */
+		only_mine(r, recv->a + at, send_n[r->rank], recv, recv_n);
+	return e;
 }
 
 static int mpi_min(void *ctx, uint64_t *v, unsigned n)
 {
-	(void)ctx;
-	return MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD) ==
-		       MPI_SUCCESS ? 0 : -EPROTO;
+	struct mrc_simrank *r = ctx;
+	struct simrank_x *x = r->x;
+	int e = 0;
+
+	if (x->lost[0])
+		return -ECONNABORTED;
+	if (x->mv_cap < (size_t)n * r->size) {
+		uint64_t *a = realloc(x->mv, (size_t)n * r->size * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		x->mv = a;
+		x->mv_cap = (size_t)n * r->size;
+	}
+	for (uint32_t k = 0; k < r->size && !e; k++) {
+		if (k == r->rank)
+			continue;
+		if (MPI_Irecv(x->mv + (size_t)k * n, (int)n, MPI_UINT64_T, (int)k, RK_TAG_MIN,
+			    x->comm, &x->rreq[k]) != MPI_SUCCESS ||
+			MPI_Isend(v, (int)n, MPI_UINT64_T, (int)k, RK_TAG_MIN, x->comm,
+				&x->sreq[k]) != MPI_SUCCESS)
+			e = rk_lose(r, k, "failed in MPI: MPI_Irecv/MPI_Isend");
+	}
+	e = e ?: rk_wait(r, RK_TAG_MIN, false);
+	if (e)
+		return e; /* @v: this rank's */
+	for (uint32_t k = 0; k < r->size; k++)
+		for (unsigned i = 0; k != r->rank && i < n; i++)
+			if (x->mv[(size_t)k * n + i] < v[i])
+				v[i] = x->mv[(size_t)k * n + i];
+	return 0;
 }
 
-static void x_free(struct simrank_x *x)
+static const char *mpi_lost(void *ctx)
 {
-	if (!x)
-		return;
-	free(x->sn);
-	free(x->rn);
-	free(x->sc);
-	free(x->sd);
-	free(x->rc);
-	free(x->rd);
-	free(x);
+	const struct mrc_simrank *r = ctx;
+
+	return r->x && r->x->lost[0] ? r->x->lost : NULL;
 }
 
 int mrc_simrank_comm(struct mrc_simrank *r, struct mrc_sim_comm *c)
 {
-	struct simrank_x *x;
-
-	if (!r->joined)
+	if (!r->joined || !r->x)
 		return -EINVAL;
-	if (!r->x) {
-		x = calloc(1, sizeof(*x));
-		if (!x)
-			return -ENOMEM;
-		x->sn = malloc(r->size * sizeof(*x->sn));
-		x->rn = malloc(r->size * sizeof(*x->rn));
-		x->sc = malloc(r->size * sizeof(*x->sc));
-		x->sd = malloc(r->size * sizeof(*x->sd));
-		x->rc = malloc(r->size * sizeof(*x->rc));
-		x->rd = malloc(r->size * sizeof(*x->rd));
-		if (!x->sn || !x->rn || !x->sc || !x->sd || !x->rc || !x->rd) {
-			x_free(x);
-			return -ENOMEM;
-		}
-		r->x = x;
-	}
 	*c = (struct mrc_sim_comm){ .ranks = r->size, .rank = r->rank, .exchange = mpi_exchange,
-		.min = mpi_min, .ctx = r };
+		.min = mpi_min, .lost = mpi_lost, .ctx = r };
 	return 0;
+}
+
+int mrc_simrank_lost(const struct mrc_simrank *r, const char **why)
+{
+	*why = mpi_lost((void *)r);
+	return *why ? r->x->lost_rank : -1;
 }
 
 void mrc_simrank_leave(struct mrc_simrank *r)
 {
+	bool lost = r->x && r->x->lost[0];
+
+	if (r->x && !lost)
+		MPI_Comm_free(&r->x->comm);
 	x_free(r->x);
 	r->x = NULL;
-	if (r->joined)
+	if (r->joined && !lost)
 		MPI_Finalize();
 	r->joined = false;
 }

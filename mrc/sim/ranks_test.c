@@ -12,7 +12,10 @@
 #include "mrc/sim/st_comm.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 
 /*
  * The model: entities 1..TM_N, TM_TOKS tokens started by entity 0 at 50 ps steps on
@@ -311,4 +314,43 @@ MRC_SELFTEST(ranks)
 	t_ompi(n0, r0);
 	free(n0);
 	free(r0);
+
+	mrc_st_case(st, "a peer's process: alive while it runs (a name with ') ' in it), not "
+			"once a zombie or reaped, nor with another start time");
+	{
+		uint64_t start, s2;
+		siginfo_t si;
+		int p[2], q[2];
+		char c = 0, state;
+		pid_t pid;
+
+		ST_EQ_I(st, proc_stat(getpid(), &state, &start), 0);
+		ST_TRUE(st, simrank_alive(getpid(), start));
+		ST_TRUE(st, !simrank_alive(getpid(), start + 1));
+		ST_EQ_I(st, pipe(p), 0);
+		ST_EQ_I(st, pipe(q), 0);
+		pid = fork();
+		if (pid == 0) { /* named, says so, waits for its end */
+			prctl(PR_SET_NAME, "a) 1 2 (b");
+			if (write(q[1], &c, 1) != 1 || read(p[0], &c, 1) < 0)
+				_exit(1);
+			_exit(0);
+		}
+		ST_TRUE(st, pid > 0);
+		ST_EQ_I(st, (int)read(q[0], &c, 1), 1);
+		ST_EQ_I(st, proc_stat(pid, &state, &s2), 0);
+		ST_TRUE(st, s2 >= start);
+		ST_TRUE(st, simrank_alive(pid, s2));
+		ST_EQ_I(st, (int)write(p[1], &c, 1), 1);
+		/* exited, not reaped: a zombie */
+		ST_EQ_I(st, waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT), 0);
+		ST_TRUE(st, !simrank_alive(pid, s2));
+		ST_EQ_I(st, (int)waitpid(pid, NULL, 0), (int)pid);
+		ST_TRUE(st, !simrank_alive(pid, s2));
+		ST_EQ_I(st, proc_stat(pid, &state, &s2), -1);
+		close(p[0]);
+		close(p[1]);
+		close(q[0]);
+		close(q[1]);
+	}
 }

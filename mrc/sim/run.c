@@ -203,6 +203,7 @@ struct run {
 	bool *local;		/* [nhosts]: the hosts this rank runs (ranks only) */
 	struct mrc_sim_buf rk_send, rk_recv;
 	size_t *rk_n, *rk_rn;	/* [ranks]: the exchange's sizes */
+	bool rk_lost;		/* a rank was lost (rk_lost): said; the results partial */
 };
 
 /* A capture record of a parallel run, held until the window ends: the key of the event
@@ -262,9 +263,31 @@ static void rk_die(const struct run *r, const char *what, int err)
 	abort();
 }
 
+/*
+ * Whether @e is a collective's -ECONNABORTED: a rank is lost (died, or does not answer;
+ * struct mrc_sim_comm), the collective's values this rank's alone. The run then fails
+ * naming it (or, failed already, says it among the errors, once): rank 0 reports what it
+ * measured until then.
+ */
+static bool rk_lost(struct run *r, int e)
+{
+	const char *why = r->rk->lost ? r->rk->lost(r->rk->ctx) : NULL;
+
+	if (e != -ECONNABORTED)
+		return false;
+	if (!r->err)
+		run_fail(r, e, "mpirun: %s in iteration %u", why ?: "a rank was lost",
+			r->cur_iter);
+	else if (!r->rk_lost && r->err != e)
+		mrc_run_add_error(r->res, "mpirun: %s", why ?: "a rank was lost");
+	r->rk_lost = true;
+	return true;
+}
+
 /* Every rank's @n bytes at @mine, in rank order, into r->rk_recv (r->rk_rn[k] bytes from
- * rank k): a collective, called by every rank at the same point of the run. */
-static void rk_allgather(struct run *r, const void *mine, size_t n)
+ * rank k): a collective, called by every rank at the same point of the run. False when a
+ * rank is lost (rk_lost): nothing came. */
+static bool rk_allgather(struct run *r, const void *mine, size_t n)
 {
 	int e = 0;
 
@@ -274,14 +297,19 @@ static void rk_allgather(struct run *r, const void *mine, size_t n)
 		r->rk_n[k] = n;
 	}
 	e = e ?: r->rk->exchange(r->rk->ctx, r->rk_send.a, r->rk_n, &r->rk_recv, r->rk_rn);
+	if (rk_lost(r, e))
+		return false;
 	if (e)
 		rk_die(r, "results between ranks", e);
+	return true;
 }
 
-/* @v[0..n-1] becomes its sum over the ranks (each rank holding its hosts' share). */
+/* @v[0..n-1] becomes its sum over the ranks (each rank holding its hosts' share); stays
+ * this rank's share when a rank is lost. */
 static void rk_sum(struct run *r, uint64_t *v, size_t n)
 {
-	rk_allgather(r, v, n * sizeof(*v));
+	if (!rk_allgather(r, v, n * sizeof(*v)))
+		return;
 	memset(v, 0, n * sizeof(*v));
 	for (unsigned k = 0; k < r->rk->ranks; k++) {
 		const unsigned char *p = r->rk_recv.a + k * n * sizeof(*v);
@@ -303,7 +331,7 @@ static bool rk_all(struct run *r, bool v)
 	uint64_t x = v;
 	int e = r->rk->min(r->rk->ctx, &x, 1);
 
-	if (e)
+	if (e && !rk_lost(r, e)) /* lost: this rank's */
 		rk_die(r, "the ranks' agreement", e);
 	return x != 0;
 }
@@ -330,6 +358,10 @@ static int rk_agree(const struct mrc_sim_comm *c, int e, const char *other, char
 	uint64_t v[2] = { e == 0, c->rank || e == 0 }; /* all ready; rank 0 ready */
 	int x = c->min(c->ctx, v, 2);
 
+	if (x == -ECONNABORTED && c->lost && c->lost(c->ctx)) {
+		snprintf(err, errlen, "mpirun: %s", c->lost(c->ctx));
+		return x;
+	}
 	if (x) {
 		snprintf(err, errlen, "mpirun: the ranks' agreement: %s",
 			strerror(x < 0 ? -x : x));
@@ -810,7 +842,8 @@ static int tap_hold(struct run *r, struct tap *t, uint64_t ts_ns, const uint8_t 
 }
 
 /* Every rank's r->rk_send (rank 0's: nothing) to rank 0, into its r->rk_recv (r->rk_rn[k]
- * bytes from rank k): a collective, aborting the rank (@what) when it fails. */
+ * bytes from rank k): a collective, aborting the rank (@what) when it fails; nothing from
+ * the others when a rank is lost (rk_lost). */
 static void rk_to_rank0(struct run *r, const char *what)
 {
 	const struct mrc_sim_comm *c = r->rk;
@@ -819,7 +852,7 @@ static void rk_to_rank0(struct run *r, const char *what)
 	memset(r->rk_n, 0, c->ranks * sizeof(*r->rk_n));
 	r->rk_n[0] = c->rank ? r->rk_send.n : 0;
 	e = c->exchange(c->ctx, r->rk_send.a, r->rk_n, &r->rk_recv, r->rk_rn);
-	if (e)
+	if (e && !rk_lost(r, e))
 		rk_die(r, what, e);
 }
 
@@ -2640,6 +2673,8 @@ static int run_jobs(struct run *r, mrc_run_progress_fn progress, void *pctx, cha
 		e = e ?: ended ? 0 : jobs_start_due(r, err, errlen);
 		if (r->rk) /* over ranks: an iteration's end or start failed on one */
 			e = rk_agree(r->rk, e, "another rank failed", err, errlen);
+		if (r->rk && rk_lost(r, e))
+			break;
 		if (e)
 			return e;
 		for (size_t j = 0; j < r->n_jobs; j++) {
@@ -2676,6 +2711,8 @@ static int run_jobs(struct run *r, mrc_run_progress_fn progress, void *pctx, cha
 		}
 		if (r->rk)
 			e = rk_agree(r->rk, e, "another rank failed", err, errlen);
+		if (r->rk && rk_lost(r, e))
+			break;
 		if (e)
 			return e;
 		if (slow) {
@@ -2692,7 +2729,7 @@ static int run_jobs(struct run *r, mrc_run_progress_fn progress, void *pctx, cha
 			}
 		}
 		mrc_sim_run(r->sim, wake < deadline ? wake : deadline);
-		if (mrc_stop_signal) {
+		if (mrc_stop_signal && !r->rk_lost) { /* a rank lost: mpirun's signal follows */
 			r->res->interrupted = mrc_stop_signal;
 			run_fail(r, -EINTR, "interrupted by SIG%s in iteration %u",
 				sigabbrev_np(mrc_stop_signal) ? sigabbrev_np(mrc_stop_signal) : "?",
@@ -2920,6 +2957,12 @@ static int rk_gather_results(struct run *r)
 	rk_to_rank0(r, "results for rank 0");
 	if (c->rank)
 		return 0;
+	if (r->rk_lost) {
+		mrc_run_add_error(r->res, "MPI ranks: results: the other ranks' never came: the "
+					  "counters, EVs and histograms are rank 0's hosts', the "
+					  "fabric's figures absent");
+		return -ECONNABORTED;
+	}
 	p = r->rk_recv.a;
 	for (unsigned k = 0; k < c->ranks && !e; k++) {
 		if (k && (e = rk_take(r, k, p, r->rk_rn[k], why, sizeof(why))))

@@ -693,6 +693,7 @@ struct sim_rk {
 	struct mrc_sim_buf send, recv;
 	size_t *send_n, *recv_n; /* [R] */
 	uint64_t sent, received;
+	bool lost;		 /* a collective said a rank is lost: the run stops here */
 };
 
 struct rk_hdr {
@@ -996,12 +997,14 @@ static int rk_unpack(struct mrc_sim *sim, const struct rk_hdr *h, const unsigned
 	return err ?: q_push(ent ? par->q[par->ent_w[ent]] : sim, &e);
 }
 
-/* Every rank's least of @v[0..n-1] (the ranks' min); aborts when it cannot be had. */
+/* Every rank's least of @v[0..n-1] (the ranks' min); this rank's alone once a rank is
+ * lost (the run stops: par_run); aborts when it cannot be had otherwise. */
 static void rk_min(struct sim_rk *rk, uint64_t *v, unsigned n)
 {
 	int err = rk->c.min(rk->c.ctx, v, n);
 
-	if (err) {
+	rk->lost |= err == -ECONNABORTED;
+	if (err && err != -ECONNABORTED) {
 		fprintf(stderr, "mrcgen: sim: rank %u: the ranks' minimum: %s\n", rk->c.rank,
 			strerror(err < 0 ? -err : err));
 		abort();
@@ -1010,7 +1013,8 @@ static void rk_min(struct sim_rk *rk, uint64_t *v, unsigned n)
 
 /* The window's end: every rank sends what its workers made for the others and queues what
  * they sent it, and the clock becomes the ranks' latest. Aborts on an error: an event lost
- * would make another run. */
+ * would make another run; but a rank lost (-ECONNABORTED) stops the run (par_run), the
+ * events for the other ranks dropped. */
 static void rk_exchange(struct mrc_sim *sim)
 {
 	struct sim_rk *rk = sim->rk;
@@ -1037,6 +1041,8 @@ static void rk_exchange(struct mrc_sim *sim)
 		what = "exchange";
 		rk->recv.n = 0;
 		err = rk->c.exchange(rk->c.ctx, rk->send.a, rk->send_n, &rk->recv, rk->recv_n);
+		rk->lost |= err == -ECONNABORTED;
+		err = err == -ECONNABORTED ? 0 : err; /* this rank's own bytes: none */
 	}
 	p = rk->recv.a;
 	what = err ? what : "unpack";
@@ -1163,6 +1169,8 @@ static uint64_t par_run(struct mrc_sim *sim, uint64_t until_ps)
 		struct sim_ev *g;
 		bool cut = false, stop, intr;
 
+		if (sim->rk && sim->rk->lost)
+			break; /* the ranks cannot run on */
 		if (stopping && B - 1 < limit)
 			limit = B - 1;
 		next = par_next(sim);
@@ -1216,7 +1224,7 @@ static uint64_t par_run(struct mrc_sim *sim, uint64_t until_ps)
 			stopping = true;
 			B = (Sw / L + 1) * L;
 		}
-		if (intr)
+		if (intr || (sim->rk && sim->rk->lost))
 			break;
 	}
 	for (unsigned w = 0; w < par->W; w++)

@@ -184,6 +184,11 @@ struct mrc_sim_comm {
 		struct mrc_sim_buf *recv, size_t *recv_n);
 	/* @v[0..n-1] becomes the least of each element over the ranks. 0 or an errno. */
 	int (*min)(void *ctx, uint64_t *v, unsigned n);
+	/* Both return -ECONNABORTED once a rank is lost (died, or does not answer: then, and
+	 * every call after, at once): @recv holds this rank's own bytes alone (@recv_n 0 for
+	 * every other), @v this rank's values; @lost (may be NULL: never) says which ranks
+	 * and why, NULL while none is. The caller stops the run and reports what it holds. */
+	const char *(*lost)(void *ctx);
 	void *ctx;
 };
 
@@ -196,8 +201,10 @@ struct mrc_sim_comm {
  * (mrc_sim_handler_xfer) and sent at the window's end, as an event of an entity for
  * entity 0 is to every rank. Each window's start, a stop (mrc_sim_stop, the hook's too),
  * an interrupt, mrc_sim_next and the clock after a run are agreed over the ranks
- * (@c->min), so every rank runs the same windows. Handlers and hooks must give entity 0
- * the same events on every rank. 0, -EINVAL (fewer than 2 ranks, rank out of range, an
+ * (@c->min), so every rank runs the same windows. A collective's -ECONNABORTED (a rank
+ * lost) ends mrc_sim_run after that window, and at once every call after, events for other
+ * ranks dropped (the hook sees it in its own collectives). Handlers and hooks must give
+ * entity 0 the same events on every rank. 0, -EINVAL (fewer than 2 ranks, rank out of range, an
  * entity on no rank, no window, events pending, already partitioned), -ENOMEM.
  */
 int mrc_sim_ranks(struct mrc_sim *sim, const struct mrc_sim_comm *c, const uint16_t *ent_rank);
