@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #define RK_TAG_X 1		       /* an exchange's message */
-#define RK_TAG_MIN 2		       /* a minimum's values */
 #define RK_CHECK_NS 10000000ull	       /* how often a wait looks at its peers: 10 ms */
 #define RK_REMOTE_NS 60000000000ull    /* the longest wait for a rank on another host */
 #define RK_SIGNAL_NS 500000000ull      /* ... once this process got SIGINT/SIGTERM */
@@ -39,7 +38,7 @@ struct simrank_x {
 	MPI_Message *msg;
 	bool *probed;
 	int *rn;
-	uint64_t *mv;	       /* a minimum's values from every rank */
+	uint64_t *mv;	       /* a minimum's values sent (this rank's) */
 	size_t mv_cap;	       /* in values */
 	int lost_rank;	       /* the lowest rank lost, -1 while none */
 	char lost[512];	       /* why: "" while none */
@@ -253,12 +252,49 @@ static bool rk_pending(const struct simrank_x *x, uint32_t k, bool probing)
 }
 
 /*
+ * The peers a wait begun at @t0 waits on (@all: every one, else those rk_pending says for
+ * @probing), looked at @now: a peer on this host (its pid ours: the same boot and pid
+ * namespace) that is gone or a zombie is lost; a peer on another host is lost after
+ * RK_REMOTE_NS, or RK_SIGNAL_NS once this process got SIGINT/SIGTERM (*@sig_at: when it
+ * was first seen; mpirun's when it ends the job: a rank died). Whether one was lost
+ * (recorded: rk_lose).
+ */
+static bool rk_watch(struct mrc_simrank *r, uint64_t now, uint64_t t0, uint64_t *sig_at,
+	bool all, bool probing)
+{
+	struct simrank_x *x = r->x;
+	bool lost = false;
+
+	if (mrc_stop_signal && !*sig_at)
+		*sig_at = now;
+	for (uint32_t k = 0; k < r->size; k++) {
+		const struct rk_who *w = &x->who[k];
+
+		if (k == r->rank || (!all && !rk_pending(x, k, probing)))
+			continue;
+		if (w->space[0] && !strcmp(w->space, x->who[r->rank].space)) {
+			if (!simrank_alive(w->pid, w->start)) {
+				rk_lose(r, k, "died");
+				lost = true;
+			}
+		} else if (now - t0 > RK_REMOTE_NS) {
+			rk_lose(r, k, "did not answer within %llu s", RK_REMOTE_NS / 1000000000ull);
+			lost = true;
+		} else if (*sig_at && now - *sig_at > RK_SIGNAL_NS) {
+			rk_lose(r, k, "did not answer within %llu ms of SIG%s (mpirun ends the job "
+				      "so when a rank dies)", RK_SIGNAL_NS / 1000000ull,
+				sigabbrev_np(mrc_stop_signal) ?: "?");
+			lost = true;
+		}
+	}
+	return lost;
+}
+
+/*
  * Drives the round's requests (@tag's messages probed when @probing, else every send and
- * receive completed) until none is pending, watching the peers meanwhile: every
- * RK_CHECK_NS a peer on this host (its pid ours: the same boot and pid namespace) that is
- * gone or a zombie is lost; a peer on another host is lost after RK_REMOTE_NS, or
- * RK_SIGNAL_NS once this process got SIGINT/SIGTERM (mpirun's when it ends the job: a rank
- * died). 0, or -ECONNABORTED with every peer found lost recorded (rk_lose).
+ * receive completed) until none is pending, watching the peers it waits on every
+ * RK_CHECK_NS (rk_watch). 0, or -ECONNABORTED with every peer found lost recorded
+ * (rk_lose).
  */
 static int rk_wait(struct mrc_simrank *r, int tag, bool probing)
 {
@@ -266,7 +302,7 @@ static int rk_wait(struct mrc_simrank *r, int tag, bool probing)
 	uint64_t t0 = rk_now_ns(), check = t0 + RK_CHECK_NS, sig_at = 0;
 
 	for (;;) {
-		bool pending = false, lost = false;
+		bool pending = false;
 		uint64_t now;
 
 		for (uint32_t k = 0; k < r->size; k++) {
@@ -301,31 +337,36 @@ static int rk_wait(struct mrc_simrank *r, int tag, bool probing)
 		if (now < check)
 			continue;
 		check = now + RK_CHECK_NS;
-		if (mrc_stop_signal && !sig_at)
-			sig_at = now;
-		for (uint32_t k = 0; k < r->size; k++) {
-			const struct rk_who *w = &x->who[k];
+		if (rk_watch(r, now, t0, &sig_at, false, probing))
+			return -ECONNABORTED;
+	}
+}
 
-			if (k == r->rank || !rk_pending(x, k, probing))
-				continue;
-			if (w->space[0] && !strcmp(w->space, x->who[r->rank].space)) {
-				if (!simrank_alive(w->pid, w->start)) {
-					rk_lose(r, k, "died");
-					lost = true;
-				}
-			} else if (now - t0 > RK_REMOTE_NS) {
-				rk_lose(r, k, "did not answer within %llu s",
-					RK_REMOTE_NS / 1000000000ull);
-				lost = true;
-			} else if (sig_at && now - sig_at > RK_SIGNAL_NS) {
-				rk_lose(r, k, "did not answer within %llu ms of SIG%s (mpirun "
-					      "ends the job so when a rank dies)",
-					RK_SIGNAL_NS / 1000000ull,
-					sigabbrev_np(mrc_stop_signal) ?: "?");
-				lost = true;
-			}
+/* Completes the collective @req, watching every peer every RK_CHECK_NS (rk_watch): 0, or
+ * -ECONNABORTED with the peers found lost recorded, or the MPI error said (no rank named:
+ * a collective's failure does not say whose). */
+static int rk_wait_coll(struct mrc_simrank *r, MPI_Request *req, const char *what)
+{
+	uint64_t t0 = rk_now_ns(), check = t0 + RK_CHECK_NS, sig_at = 0, now;
+
+	for (;;) {
+		int f = 0, e = MPI_Test(req, &f, MPI_STATUS_IGNORE);
+
+		if (e != MPI_SUCCESS) {
+			char s[MPI_MAX_ERROR_STRING] = "";
+			int n = 0;
+
+			MPI_Error_string(e, s, &n);
+			snprintf(r->x->lost, sizeof(r->x->lost), "%s failed in MPI: %s", what, s);
+			return -ECONNABORTED;
 		}
-		if (lost)
+		if (f)
+			return 0;
+		now = rk_now_ns();
+		if (now < check)
+			continue;
+		check = now + RK_CHECK_NS;
+		if (rk_watch(r, now, t0, &sig_at, true, false))
 			return -ECONNABORTED;
 	}
 }
@@ -401,39 +442,36 @@ static int mpi_exchange(void *ctx, const void *send, const size_t *send_n,
 	return e;
 }
 
+/* mrc_sim_comm's min: MPI_Iallreduce (log2 of the ranks' steps, not a message to each), its
+ * completion watched (rk_wait_coll). After a loss @v is this rank's own. */
 static int mpi_min(void *ctx, uint64_t *v, unsigned n)
 {
 	struct mrc_simrank *r = ctx;
 	struct simrank_x *x = r->x;
-	int e = 0;
+	MPI_Request req;
+	int e;
 
 	if (x->lost[0])
 		return -ECONNABORTED;
-	if (x->mv_cap < (size_t)n * r->size) {
-		uint64_t *a = realloc(x->mv, (size_t)n * r->size * sizeof(*a));
+	if (x->mv_cap < n) {
+		uint64_t *a = realloc(x->mv, (size_t)n * sizeof(*a));
 
 		if (!a)
 			return -ENOMEM;
 		x->mv = a;
-		x->mv_cap = (size_t)n * r->size;
+		x->mv_cap = n;
 	}
-	for (uint32_t k = 0; k < r->size && !e; k++) {
-		if (k == r->rank)
-			continue;
-		if (MPI_Irecv(x->mv + (size_t)k * n, (int)n, MPI_UINT64_T, (int)k, RK_TAG_MIN,
-			    x->comm, &x->rreq[k]) != MPI_SUCCESS ||
-			MPI_Isend(v, (int)n, MPI_UINT64_T, (int)k, RK_TAG_MIN, x->comm,
-				&x->sreq[k]) != MPI_SUCCESS)
-			e = rk_lose(r, k, "failed in MPI: MPI_Irecv/MPI_Isend");
+	memcpy(x->mv, v, (size_t)n * sizeof(*v));
+	if (MPI_Iallreduce(x->mv, v, (int)n, MPI_UINT64_T, MPI_MIN, x->comm, &req) !=
+		MPI_SUCCESS) {
+		snprintf(x->lost, sizeof(x->lost), "MPI_Iallreduce failed");
+		e = -ECONNABORTED;
+	} else {
+		e = rk_wait_coll(r, &req, "MPI_Iallreduce");
 	}
-	e = e ?: rk_wait(r, RK_TAG_MIN, false);
 	if (e)
-		return e; /* @v: this rank's */
-	for (uint32_t k = 0; k < r->size; k++)
-		for (unsigned i = 0; k != r->rank && i < n; i++)
-			if (x->mv[(size_t)k * n + i] < v[i])
-				v[i] = x->mv[(size_t)k * n + i];
-	return 0;
+		memcpy(v, x->mv, (size_t)n * sizeof(*v));
+	return e;
 }
 
 static const char *mpi_lost(void *ctx)
