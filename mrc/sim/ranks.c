@@ -291,82 +291,80 @@ static bool rk_watch(struct mrc_simrank *r, uint64_t now, uint64_t t0, uint64_t 
 }
 
 /*
- * Drives the round's requests (@tag's messages probed when @probing, else every send and
- * receive completed) until none is pending, watching the peers it waits on every
- * RK_CHECK_NS (rk_watch). 0, or -ECONNABORTED with every peer found lost recorded
- * (rk_lose).
+ * One pass over the round's requests (@tag's messages probed when @probing, else every send
+ * and receive completed): *@pending whether one still is. 0, or -ECONNABORTED with the
+ * peer whose MPI call failed recorded (rk_lose).
  */
-static int rk_wait(struct mrc_simrank *r, int tag, bool probing)
+static int rk_test_peers(struct mrc_simrank *r, int tag, bool probing, bool *pending)
 {
 	struct simrank_x *x = r->x;
-	uint64_t t0 = rk_now_ns(), check = t0 + RK_CHECK_NS, sig_at = 0;
+
+	*pending = false;
+	for (uint32_t k = 0; k < r->size; k++) {
+		MPI_Status st;
+		int f = 0, e = MPI_SUCCESS;
+
+		if (k == r->rank)
+			continue;
+		if (probing && !x->probed[k]) {
+			e = MPI_Improbe((int)k, tag, x->comm, &f, &x->msg[k], &st);
+			if (e == MPI_SUCCESS && f) {
+				e = MPI_Get_count(&st, MPI_BYTE, &x->rn[k]);
+				x->probed[k] = true;
+			}
+		}
+		if (e == MPI_SUCCESS && !probing && x->rreq[k] != MPI_REQUEST_NULL)
+			e = MPI_Test(&x->rreq[k], &f, MPI_STATUS_IGNORE);
+		if (e == MPI_SUCCESS && x->sreq[k] != MPI_REQUEST_NULL)
+			e = MPI_Test(&x->sreq[k], &f, MPI_STATUS_IGNORE);
+		if (e != MPI_SUCCESS) {
+			char s[MPI_MAX_ERROR_STRING] = "";
+			int n = 0;
+
+			MPI_Error_string(e, s, &n);
+			return rk_lose(r, k, "failed in MPI: %s", s);
+		}
+		*pending |= rk_pending(x, k, probing);
+	}
+	return 0;
+}
+
+/*
+ * Waits for the round: the collective @coll when not NULL (its failure names no rank: a
+ * collective's does not say whose), else the point-to-point requests (rk_test_peers), watching
+ * the peers it waits on (every one for @coll) every RK_CHECK_NS (rk_watch). 0, or
+ * -ECONNABORTED with every peer found lost recorded.
+ */
+static int rk_wait(struct mrc_simrank *r, int tag, bool probing, MPI_Request *coll)
+{
+	uint64_t t0 = rk_now_ns(), check = t0 + RK_CHECK_NS, sig_at = 0, now;
 
 	for (;;) {
-		bool pending = false;
-		uint64_t now;
+		bool pending;
+		int f = 0, e;
 
-		for (uint32_t k = 0; k < r->size; k++) {
-			MPI_Status st;
-			int f = 0, e = MPI_SUCCESS;
+		if (!coll) {
+			e = rk_test_peers(r, tag, probing, &pending);
+		} else if ((e = MPI_Test(coll, &f, MPI_STATUS_IGNORE)) != MPI_SUCCESS) {
+			char s[MPI_MAX_ERROR_STRING] = "";
+			int n = 0;
 
-			if (k == r->rank)
-				continue;
-			if (probing && !x->probed[k]) {
-				e = MPI_Improbe((int)k, tag, x->comm, &f, &x->msg[k], &st);
-				if (e == MPI_SUCCESS && f) {
-					e = MPI_Get_count(&st, MPI_BYTE, &x->rn[k]);
-					x->probed[k] = true;
-				}
-			}
-			if (e == MPI_SUCCESS && !probing && x->rreq[k] != MPI_REQUEST_NULL)
-				e = MPI_Test(&x->rreq[k], &f, MPI_STATUS_IGNORE);
-			if (e == MPI_SUCCESS && x->sreq[k] != MPI_REQUEST_NULL)
-				e = MPI_Test(&x->sreq[k], &f, MPI_STATUS_IGNORE);
-			if (e != MPI_SUCCESS) {
-				char s[MPI_MAX_ERROR_STRING] = "";
-				int n = 0;
-
-				MPI_Error_string(e, s, &n);
-				return rk_lose(r, k, "failed in MPI: %s", s);
-			}
-			pending |= rk_pending(x, k, probing);
+			MPI_Error_string(e, s, &n);
+			snprintf(r->x->lost, sizeof(r->x->lost), "a collective failed in MPI: %s",
+				s);
+			e = -ECONNABORTED;
+		} else {
+			pending = !f;
 		}
+		if (e)
+			return e;
 		if (!pending)
 			return 0;
 		now = rk_now_ns();
 		if (now < check)
 			continue;
 		check = now + RK_CHECK_NS;
-		if (rk_watch(r, now, t0, &sig_at, false, probing))
-			return -ECONNABORTED;
-	}
-}
-
-/* Completes the collective @req, watching every peer every RK_CHECK_NS (rk_watch): 0, or
- * -ECONNABORTED with the peers found lost recorded, or the MPI error said (no rank named:
- * a collective's failure does not say whose). */
-static int rk_wait_coll(struct mrc_simrank *r, MPI_Request *req, const char *what)
-{
-	uint64_t t0 = rk_now_ns(), check = t0 + RK_CHECK_NS, sig_at = 0, now;
-
-	for (;;) {
-		int f = 0, e = MPI_Test(req, &f, MPI_STATUS_IGNORE);
-
-		if (e != MPI_SUCCESS) {
-			char s[MPI_MAX_ERROR_STRING] = "";
-			int n = 0;
-
-			MPI_Error_string(e, s, &n);
-			snprintf(r->x->lost, sizeof(r->x->lost), "%s failed in MPI: %s", what, s);
-			return -ECONNABORTED;
-		}
-		if (f)
-			return 0;
-		now = rk_now_ns();
-		if (now < check)
-			continue;
-		check = now + RK_CHECK_NS;
-		if (rk_watch(r, now, t0, &sig_at, true, false))
+		if (rk_watch(r, now, t0, &sig_at, coll, probing))
 			return -ECONNABORTED;
 	}
 }
@@ -409,7 +407,7 @@ static int mpi_exchange(void *ctx, const void *send, const size_t *send_n,
 		if (k != r->rank && MPI_Isend(s + so, (int)send_n[k], MPI_BYTE, (int)k,
 			    RK_TAG_X, x->comm, &x->sreq[k]) != MPI_SUCCESS)
 			e = rk_lose(r, k, "failed in MPI: MPI_Isend");
-	e = e ?: x->lost[0] ? -ECONNABORTED : rk_wait(r, RK_TAG_X, true);
+	e = e ?: x->lost[0] ? -ECONNABORTED : rk_wait(r, RK_TAG_X, true, NULL);
 	for (uint32_t k = 0; !e && k < r->size; k++)
 		rt += k == r->rank ? 0 : (size_t)x->rn[k];
 	if (recv->cap < rt) {
@@ -436,14 +434,14 @@ static int mpi_exchange(void *ctx, const void *send, const size_t *send_n,
 		rt += recv_n[k];
 	}
 	recv->n = rt;
-	e = e ?: rk_wait(r, RK_TAG_X, false);
+	e = e ?: rk_wait(r, RK_TAG_X, false, NULL);
 	if (e) /* its own bytes are where rank order put them: moved to the front */
 		only_mine(r, recv->a + at, send_n[r->rank], recv, recv_n);
 	return e;
 }
 
 /* mrc_sim_comm's min: MPI_Iallreduce (log2 of the ranks' steps, not a message to each), its
- * completion watched (rk_wait_coll). After a loss @v is this rank's own. */
+ * completion watched (rk_wait). After a loss @v is this rank's own. */
 static int mpi_min(void *ctx, uint64_t *v, unsigned n)
 {
 	struct mrc_simrank *r = ctx;
@@ -467,7 +465,7 @@ static int mpi_min(void *ctx, uint64_t *v, unsigned n)
 		snprintf(x->lost, sizeof(x->lost), "MPI_Iallreduce failed");
 		e = -ECONNABORTED;
 	} else {
-		e = rk_wait_coll(r, &req, "MPI_Iallreduce");
+		e = rk_wait(r, 0, false, &req);
 	}
 	if (e)
 		memcpy(v, x->mv, (size_t)n * sizeof(*v));
