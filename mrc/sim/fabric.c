@@ -127,7 +127,8 @@ struct fab_port {
 	struct fab_switch *sw;	    /* owner switch, NULL for a NIC port */
 	struct fab_switch *peer_sw; /* receiving switch, NULL when it is a host */
 	uint32_t host;		    /* owner host (NIC port), receiving host (last hop) */
-	uint32_t rev;		    /* the opposite direction of the link */
+	uint32_t rev;		    /* the opposite direction of the link: its sw is this port's
+				     * peer_sw, its host and plane a last hop's (on_arrive) */
 	uint16_t plane;
 	uint8_t gen;	 /* link-down events so far, mod 256 */
 	uint8_t pending; /* a FREE event is scheduled */
@@ -149,7 +150,7 @@ struct fab_impair {
 
 enum {
 	TAP_EGRESS = 1,
-	TAP_ARRIVE = 2, /* ingress tap of the peer's port: arrivals over this direction */
+	TAP_ARRIVE = 2, /* ingress tap: arrivals over the opposite direction (on_arrive's @in) */
 };
 
 struct fab_taps {
@@ -267,6 +268,8 @@ struct mrc_fabric {
 	struct fab_port *ports;
 	struct fab_link link[2];  /* by tier: port_link() */
 	struct fab_taps *taps;	  /* [n_ports] once a tap is set, else NULL */
+	uint8_t *link_gen;	  /* [n_ports]: each port's gen, for the far end's on_arrive (a
+				   * byte a port, written between windows: no line bounces) */
 	uint64_t (*down_at)[4];	  /* [n_ports]: times of a port's last 4 link-down events, by
 				   * gen; made by the first fault that can take a link down */
 	struct fab_impair *impair; /* [n_ports]: made by the first LOSS or DELAY fault */
@@ -692,7 +695,7 @@ static void launch(struct mrc_fabric *fab, struct fab_port *o, struct fab_pkt *p
 	/* its last bit reaches the far end at now + ser + delay (on_arrive works it back) */
 	mrc_sim_at_ent(fab->sim,
 		now + ser + l->delay_ps + extra_ps + (o->peer_sw ? fab->p.switch_delay_ps : 0),
-		peer_ent(fab, o), (unsigned)fab->k_arrive, pkt, 0);
+		peer_ent(fab, o), (unsigned)fab->k_arrive, pkt, o->rev);
 	if (o->nic || o->q[0].tail || o->q[1].tail) {
 		o->pending = 1;
 		mrc_sim_at_ent(fab->sim, o->busy_until, owner_ent(fab, o), (unsigned)fab->k_free,
@@ -1296,10 +1299,10 @@ static int forward(struct mrc_fabric *fab, struct fab_switch *s, struct fab_pkt 
  * before its last bit arrived), or drawn by random loss? Exact while fewer than 4
  * link-down events happen during one packet's flight and switch delay.
  */
-static inline bool pkt_lost(const struct mrc_fabric *fab, const struct fab_port *o,
-	const struct fab_pkt *pkt, uint64_t t_arr)
+static inline bool pkt_lost(const struct mrc_fabric *fab, const struct fab_pkt *pkt,
+	uint64_t t_arr)
 {
-	uint8_t downs = (uint8_t)(o->gen - pkt->gen);
+	uint8_t downs = (uint8_t)(fab->link_gen[pkt->port] - pkt->gen);
 
 	if (pkt->flags & PK_LOST)
 		return true;
@@ -1312,25 +1315,26 @@ static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
 {
 	struct mrc_fabric *fab = ctx;
 	struct fab_pkt *pkt = obj;
-	struct fab_port *o;
+	/* the receiving end's port (@arg: the sender's rev), read rather than the sender's:
+	 * in a parallel run the sender's port is another worker's, its line written with
+	 * every packet it sends */
+	const struct fab_port *in = &fab->ports[arg];
 	struct fab_switch *s;
 	uint64_t t_arr;
 	int out;
 
-	(void)arg;
 	if (fab->released) /* the packet went with the pool */
 		return;
-	o = &fab->ports[pkt->port];
-	s = o->peer_sw;
+	s = in->sw;
 	t_arr = s ? now - fab->p.switch_delay_ps : now; /* its last bit arrived */
-	if (pkt_lost(fab, o, pkt, t_arr)) {
+	if (pkt_lost(fab, pkt, t_arr)) {
 		/* the sender's port, another worker's maybe: the one counter written across */
-		__atomic_fetch_add(&o->st.lost, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&fab->ports[pkt->port].st.lost, 1, __ATOMIC_RELAXED);
 		pkt_free(fab, pkt);
 		return;
 	}
 	WK(fab)->pkt_hops++;
-	if (o->taps & TAP_ARRIVE)
+	if (in->taps & TAP_ARRIVE)
 		tap_call(fab, fab->taps[pkt->port].arrive, fab->taps[pkt->port].arrive_ctx, pkt,
 			t_arr);
 	if (!s) {
@@ -1341,9 +1345,9 @@ static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
 				.payload_len = pkt->pay_len};
 
 			fab->ops.rx_gather(
-				fab->ctx, o->host, o->plane, pkt->data, pkt->len, &g, now);
+				fab->ctx, in->host, in->plane, pkt->data, pkt->len, &g, now);
 		} else if (fab->ops.rx) {
-			fab->ops.rx(fab->ctx, o->host, o->plane, pkt_bytes(fab, pkt), pkt->len,
+			fab->ops.rx(fab->ctx, in->host, in->plane, pkt_bytes(fab, pkt), pkt->len,
 				now);
 		}
 		pkt_free(fab, pkt);
@@ -1360,7 +1364,7 @@ static void on_arrive(void *ctx, void *obj, uint64_t arg, uint64_t now)
 		pkt_free(fab, pkt);
 		return;
 	}
-	enqueue(fab, &fab->ports[s->port0 + (uint32_t)out], pkt, (uint32_t)(o - fab->ports), now);
+	enqueue(fab, &fab->ports[s->port0 + (uint32_t)out], pkt, pkt->port, now);
 }
 
 /* ---- construction ------------------------------------------------------------------ */
@@ -1407,7 +1411,8 @@ static int build(struct mrc_fabric *fab)
 	/* cache-line aligned: a port's two halves are a line each (struct fab_port) */
 	fab->ports = aligned_alloc(64, fab->n_ports * sizeof(*fab->ports));
 	fab->sw = calloc(fab->n_switches, sizeof(*fab->sw));
-	if (!fab->ports || !fab->sw)
+	fab->link_gen = calloc(fab->n_ports, sizeof(*fab->link_gen));
+	if (!fab->ports || !fab->sw || !fab->link_gen)
 		return -ENOMEM;
 	memset(fab->ports, 0, fab->n_ports * sizeof(*fab->ports));
 
@@ -2220,6 +2225,7 @@ void mrc_fabric_free(struct mrc_fabric *fab)
 	free(fab->ports);
 	free(fab->taps);
 	free(fab->down_at);
+	free(fab->link_gen);
 	free(fab->impair);
 	free(fab->rt_usable);
 	free(fab->rt_link);
@@ -2354,6 +2360,7 @@ static void port_went_down(struct mrc_fabric *fab, struct fab_port *o, uint64_t 
 	struct fab_pkt *pkt;
 
 	o->gen++;
+	fab->link_gen[o - fab->ports] = o->gen;
 	fab->down_at[o - fab->ports][o->gen & 3] = now;
 	for (unsigned q = 0; q < 2; q++) {
 		while ((pkt = fifo_pop(&o->q[q])) != NULL) {
@@ -2827,11 +2834,10 @@ int mrc_fabric_tap(struct mrc_fabric *fab, enum mrc_fab_tier tier, uint32_t inde
 		fab->taps[i].egress_ctx = ctx;
 		o->taps = (uint8_t)(fn ? o->taps | TAP_EGRESS : o->taps & ~TAP_EGRESS);
 	} else {
-		/* ingress at this port = arrivals over the opposite direction of its link */
-		i = o->rev;
-		o = &fab->ports[i];
-		fab->taps[i].arrive = fn;
-		fab->taps[i].arrive_ctx = ctx;
+		/* ingress at this port = arrivals over the opposite direction of its link: the
+		 * tap is theirs (by the sender's port), the bit this port's (on_arrive's @in) */
+		fab->taps[o->rev].arrive = fn;
+		fab->taps[o->rev].arrive_ctx = ctx;
 		o->taps = (uint8_t)(fn ? o->taps | TAP_ARRIVE : o->taps & ~TAP_ARRIVE);
 	}
 	return 0;
