@@ -761,7 +761,7 @@ int mrc_bench_run(const char *only, const char *queue, FILE *out)
 		if (only && strncmp(only, "psim", 4))
 			continue;
 		any = true;
-		err = bench_parallel(out, sc, big ? 1 : 3);
+		err = bench_parallel(out, sc, big ? 2 : 3);
 	}
 	if (!err && (!only || strcmp(only, "evq") == 0)) {
 		any = true;
