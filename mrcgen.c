@@ -1210,6 +1210,23 @@ static void catch_stop_signals(void)
 }
 
 /*
+ * After the ranks ran a job or sweep (@e: this rank's result), MPI left: a rank other than
+ * 0 that lost a rank names it (rank 0 reports, unless it is the one lost: then no report).
+ * Returns EXIT_JOB_FAILED for rank 0 lost, seen from another rank; else -1.
+ */
+static int sim_ranks_leave(struct mrc_simrank *r, const char *cmd, int e)
+{
+	const char *why;
+	int lost = r->size > 1 ? mrc_simrank_lost(r, &why) : -1;
+
+	if (lost >= 0 && r->rank && !e)
+		fprintf(stderr, "mrcgen: %s: rank %u: mpirun: %s%s\n", cmd, r->rank, why,
+			lost ? "" : ": no report");
+	mrc_simrank_leave(r); /* why goes with it */
+	return lost == 0 && r->rank ? EXIT_JOB_FAILED : -1;
+}
+
+/*
  * The sim driver: in one process, or as the MPI ranks of one simulation when mpirun
  * started several (mrc_run_sim_ranks; MPI joined only then). Returns -1 with *@res set:
  * this process reports (one process, or rank 0, also after losing a rank: the report
@@ -1221,9 +1238,8 @@ static int run_sim_ranks(const struct conf_job *job, struct mrc_run_result **res
 {
 	struct mrc_simrank r;
 	struct mrc_sim_comm c;
-	const char *why;
 	char err[1024];
-	int e = mrc_simrank_join(&r, err, sizeof(err)), lost;
+	int e = mrc_simrank_join(&r, err, sizeof(err)), ret;
 
 	if (e) {
 		fprintf(stderr, "mrcgen: run: %s\n", err);
@@ -1236,13 +1252,8 @@ static int run_sim_ranks(const struct conf_job *job, struct mrc_run_result **res
 	e = e ?: mrc_run_sim_ranks(job, r.size > 1 ? &c : NULL,
 		    isatty(STDERR_FILENO) && !r.rank ? run_progress : NULL, NULL, res, err,
 		    sizeof(err));
-	lost = r.size > 1 ? mrc_simrank_lost(&r, &why) : -1;
-	if (lost >= 0 && r.rank && !e) /* rank 0 reports, unless it is the one lost */
-		fprintf(stderr, "mrcgen: run: rank %u: mpirun: %s%s\n", r.rank, why,
-			lost ? "" : ": no report");
-	mrc_simrank_leave(&r); /* why goes with it */
-	if (lost == 0 && r.rank)
-		return EXIT_JOB_FAILED;
+	if ((ret = sim_ranks_leave(&r, "run", e)) >= 0)
+		return ret;
 	if (e == -EALREADY || (e == -ECANCELED && r.rank))
 		return EXIT_OK; /* rank 0 says why and exits 2: mpirun's status */
 	if (e) {
@@ -1422,7 +1433,7 @@ static int sweep_sim_ranks(const struct conf_job *job, struct mrc_sweep **sw,
 	struct mrc_simrank r;
 	struct mrc_sim_comm c;
 	char err[1024];
-	int e, sig = 0;
+	int e, sig = 0, ret;
 
 	/* before MPI_Init: once rank 0 runs, every rank is past it (it meets the others) */
 	catch_stop_signals();
@@ -1439,7 +1450,8 @@ static int sweep_sim_ranks(const struct conf_job *job, struct mrc_sweep **sw,
 		snprintf(err, sizeof(err), "mpirun: %s", strerror(-e));
 	e = e ?: mrc_sweep_sim(job, r.size > 1 ? &c : NULL, sw, dur_ps, &sig, err,
 		    sizeof(err));
-	mrc_simrank_leave(&r);
+	if ((ret = sim_ranks_leave(&r, "sweep", e)) >= 0)
+		return ret;
 	if (e == -EALREADY || ((e == -ECANCELED || e == -EINTR) && r.rank))
 		return EXIT_OK; /* rank 0 says why */
 	if (e) {

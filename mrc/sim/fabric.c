@@ -1732,7 +1732,6 @@ static int xf_arrive_unpack(void *ctx, const void *p, size_t len, void **obj, ui
 	struct fab_pkt *pkt;
 	size_t tail;
 
-	(void)arg;
 	if (len < sizeof(x))
 		return -EPROTO;
 	memcpy(&x, d, sizeof(x));
@@ -1766,6 +1765,7 @@ static int xf_arrive_unpack(void *ctx, const void *p, size_t len, void **obj, ui
 	pkt->port = x.port; /* on its link: port and gen in place of next */
 	pkt->gen = x.gen;
 	*obj = pkt;
+	*arg = fab->ports[x.port].rev; /* on_arrive's, from the checked port, not the sender's */
 	return 0;
 }
 

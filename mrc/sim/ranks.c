@@ -18,7 +18,6 @@
 
 #define RK_TAG_X 1		       /* an exchange's message */
 #define RK_CHECK_NS 10000000ull	       /* how often a wait looks at its peers: 10 ms */
-#define RK_REMOTE_NS 60000000000ull    /* the longest wait for a rank on another host */
 #define RK_SIGNAL_NS 500000000ull      /* ... once this process got SIGINT/SIGTERM */
 
 /* Who a rank is: what a peer needs to tell whether it still runs (simrank_alive). */
@@ -40,7 +39,7 @@ struct simrank_x {
 	int *rn;
 	uint64_t *mv;	       /* a minimum's values sent (this rank's) */
 	size_t mv_cap;	       /* in values */
-	int lost_rank;	       /* the lowest rank lost, -1 while none */
+	int lost_rank;	       /* the lowest rank lost, -1 while none (or not known) */
 	char lost[512];	       /* why: "" while none */
 };
 
@@ -252,15 +251,15 @@ static bool rk_pending(const struct simrank_x *x, uint32_t k, bool probing)
 }
 
 /*
- * The peers a wait begun at @t0 waits on (@all: every one, else those rk_pending says for
- * @probing), looked at @now: a peer on this host (its pid ours: the same boot and pid
- * namespace) that is gone or a zombie is lost; a peer on another host is lost after
- * RK_REMOTE_NS, or RK_SIGNAL_NS once this process got SIGINT/SIGTERM (*@sig_at: when it
- * was first seen; mpirun's when it ends the job: a rank died). Whether one was lost
- * (recorded: rk_lose).
+ * The peers a wait waits on (@all: every one, else those rk_pending says for @probing),
+ * looked at @now: a peer on this host (its pid ours: the same boot and pid namespace) that
+ * is gone or a zombie is lost; a peer on another host only RK_SIGNAL_NS after this process
+ * got SIGINT/SIGTERM (*@sig_at: when it was first seen; mpirun's when it ends the job
+ * because a rank died). No time limit else: a slow, stopped or suspended rank is waited
+ * for. Whether one was lost (recorded: rk_lose).
  */
-static bool rk_watch(struct mrc_simrank *r, uint64_t now, uint64_t t0, uint64_t *sig_at,
-	bool all, bool probing)
+static bool rk_watch(struct mrc_simrank *r, uint64_t now, uint64_t *sig_at, bool all,
+	bool probing)
 {
 	struct simrank_x *x = r->x;
 	bool lost = false;
@@ -277,9 +276,6 @@ static bool rk_watch(struct mrc_simrank *r, uint64_t now, uint64_t t0, uint64_t 
 				rk_lose(r, k, "died");
 				lost = true;
 			}
-		} else if (now - t0 > RK_REMOTE_NS) {
-			rk_lose(r, k, "did not answer within %llu s", RK_REMOTE_NS / 1000000000ull);
-			lost = true;
 		} else if (*sig_at && now - *sig_at > RK_SIGNAL_NS) {
 			rk_lose(r, k, "did not answer within %llu ms of SIG%s (mpirun ends the job "
 				      "so when a rank dies)", RK_SIGNAL_NS / 1000000ull,
@@ -337,7 +333,7 @@ static int rk_test_peers(struct mrc_simrank *r, int tag, bool probing, bool *pen
  */
 static int rk_wait(struct mrc_simrank *r, int tag, bool probing, MPI_Request *coll)
 {
-	uint64_t t0 = rk_now_ns(), check = t0 + RK_CHECK_NS, sig_at = 0, now;
+	uint64_t check = rk_now_ns() + RK_CHECK_NS, sig_at = 0, now;
 
 	for (;;) {
 		bool pending;
@@ -364,7 +360,7 @@ static int rk_wait(struct mrc_simrank *r, int tag, bool probing, MPI_Request *co
 		if (now < check)
 			continue;
 		check = now + RK_CHECK_NS;
-		if (rk_watch(r, now, t0, &sig_at, coll, probing))
+		if (rk_watch(r, now, &sig_at, coll, probing))
 			return -ECONNABORTED;
 	}
 }
@@ -491,7 +487,9 @@ int mrc_simrank_comm(struct mrc_simrank *r, struct mrc_sim_comm *c)
 int mrc_simrank_lost(const struct mrc_simrank *r, const char **why)
 {
 	*why = mpi_lost((void *)r);
-	return *why ? r->x->lost_rank : -1;
+	if (!*why)
+		return -1;
+	return r->x->lost_rank >= 0 ? r->x->lost_rank : (int)r->size;
 }
 
 void mrc_simrank_leave(struct mrc_simrank *r)

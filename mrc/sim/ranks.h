@@ -43,16 +43,16 @@ int mrc_simrank_launched(struct mrc_simrank *r, char *err, size_t errlen);
 int mrc_simrank_join(struct mrc_simrank *r, char *err, size_t errlen);
 
 /*
- * The ranks' collectives for mrc_sim_ranks, over point-to-point messages on a duplicate of
- * MPI_COMM_WORLD with MPI_ERRORS_RETURN: the exchange as one message to every other rank
- * (each below 2 GiB, else -E2BIG) and one from each, probed for its size; the minimum as
- * every rank's uint64s to every other. Each wait watches the ranks it waits on (the rule:
- * a rank that dies ends the job with the rank named and the report of what was measured;
- * Open MPI 4.1 waits for ever on a dead peer over shared memory): one on this host
- * (its pid ours: the same boot and pid namespace, as exchanged at mrc_simrank_join) is
- * lost once its process is gone or a zombie (/proc/PID/stat, every 10 ms); one on another
- * host after 60 s without its message, or 500 ms once this process got SIGINT/SIGTERM
- * (mpirun's, as it ends the job when a rank died); an MPI call that fails loses its peer.
+ * The ranks' collectives for mrc_sim_ranks on a duplicate of MPI_COMM_WORLD with
+ * MPI_ERRORS_RETURN, never blocking in MPI: the exchange as point-to-point messages, one to
+ * every other rank (each below 2 GiB, else -E2BIG) and one from each, probed for its size;
+ * the minimum as MPI_Iallreduce. Each wait (MPI_Test) watches the ranks it waits on (the
+ * rule: a rank that dies ends the job with the rank named and the report of what was
+ * measured; Open MPI 4.1 waits for ever on a dead peer over shared memory): one on this
+ * host (its pid ours: the same boot and pid namespace, as exchanged at mrc_simrank_join)
+ * is lost once its process is gone or a zombie (/proc/PID/stat, every 10 ms); one on
+ * another host 500 ms after this process got SIGINT/SIGTERM (mpirun's, as it ends the job
+ * when a rank died), never on time alone; an MPI call that fails loses its peer.
  * Once a rank is lost, this one calls MPI no more: every collective returns -ECONNABORTED
  * at once, with this rank's values alone (the comm's lost() says which ranks and why).
  * Needs @r joined (mrc_simrank_join with several processes) and alive while @c is used.
@@ -62,7 +62,8 @@ int mrc_simrank_comm(struct mrc_simrank *r, struct mrc_sim_comm *c);
 
 /*
  * The lowest rank lost by @r's collectives (mrc_simrank_comm), with *@why saying which and
- * how ("rank 1 (pid 4242 on node3) died"); -1 and NULL while none is.
+ * how ("rank 1 (pid 4242 on node3) died"); @r->size when one was lost but not known which
+ * (a collective failed in MPI); -1 and NULL while none is.
  */
 int mrc_simrank_lost(const struct mrc_simrank *r, const char **why);
 

@@ -275,7 +275,10 @@ static bool rk_lost(struct run *r, int e)
 
 	if (e != -ECONNABORTED)
 		return false;
-	if (!r->err)
+	if (!r->err && r->sw) /* a sweep has no iterations */
+		run_fail(r, e, "mpirun: %s at %.1f us", why ?: "a rank was lost",
+			(double)mrc_sim_now(r->sim) / 1e6);
+	else if (!r->err)
 		run_fail(r, e, "mpirun: %s in iteration %u", why ?: "a rank was lost",
 			r->cur_iter);
 	else if (!r->rk_lost && r->err != e)
@@ -2044,19 +2047,22 @@ static int bg_draw(struct sjob *sj, uint64_t until)
 	return 0;
 }
 
-/* The window grid's next point at or after @t (@w 0: @t). */
-static uint64_t grid_ceil(uint64_t t, uint64_t w)
+/* When the fill after one at @now runs: a period later, on the window grid (so it cuts no
+ * window) when the period spans a window (lookahead), else exactly (each cuts one). */
+static uint64_t bg_next_fill(const struct sjob *sj, uint64_t now)
 {
-	return w ? (t + w - 1) / w * w : t;
+	uint64_t w = mrc_fabric_lookahead(sj->run->fab), t = now + sj->bg_fill_ps;
+
+	return w && sj->bg_fill_ps >= w ? (t + w - 1) / w * w : t;
 }
 
-/* A uniform background job's fill, every bg_fill_ps on the window grid (so it cuts no
- * window): draws to two periods ahead, past the next fill. */
+/* A uniform background job's fill, every bg_fill_ps (bg_next_fill): draws to two periods
+ * ahead, past the next fill. */
 static void on_bg_fill(void *ctx, void *obj, uint64_t arg, uint64_t now)
 {
 	struct run *r = ctx;
 	struct sjob *sj = obj;
-	uint64_t next = grid_ceil(now + sj->bg_fill_ps, mrc_fabric_lookahead(r->fab));
+	uint64_t next = bg_next_fill(sj, now);
 	int e;
 
 	(void)arg;
@@ -2069,17 +2075,21 @@ static void on_bg_fill(void *ctx, void *obj, uint64_t arg, uint64_t now)
 		run_fail(r, -ENOMEM, "sim: event queue full");
 }
 
+/* A uniform background host's ring of destinations drawn ahead: at most this many */
+#define BG_RING 4096
+
 /*
  * Background job @sj's QPs and destinations at its start (@now ps), on the loop's caller
  * as coll_qps makes a collective's: permutation, each host's QP to its partner; uniform,
- * the destinations of two fill periods (16 lookaheads, at least 1 us) and a ring of them a
- * host, the QPs of the pairs drawn, and the first fill. 0 or a negative errno.
+ * the destinations of two fill periods and a ring of them a host (BG_RING at most), the
+ * QPs of the pairs drawn, and the first fill. The period: 16 lookaheads, at least 1 us,
+ * less when that holds more than half a ring of messages. 0 or a negative errno.
  */
 static int bg_qps(struct sjob *sj, uint64_t now)
 {
 	struct run *r = sj->run;
 	struct mrc_run_job *rj = &r->res->jobs[sj->idx];
-	uint64_t w = mrc_fabric_lookahead(r->fab), step, next;
+	uint64_t w = mrc_fabric_lookahead(r->fab), step, cap;
 	uint32_t qpn;
 	int e = 0;
 
@@ -2089,16 +2099,21 @@ static int bg_qps(struct sjob *sj, uint64_t now)
 				&qpn);
 		return e;
 	}
-	sj->bg_fill_ps = 16 * w > 1000000 ? 16 * w : 1000000;
-	next = grid_ceil(now + sj->bg_fill_ps, w);
-	/* at a fill, the messages of [now, now + 2 periods) are drawn, not yet sent */
+	/* at a fill, the messages of [now, now + 2 periods) are drawn, not yet sent: at most
+	 * 2 periods / step + 1, the ring holds 2 more */
 	step = mrc_job_bg_at(0, rj->bg_msg_bytes, rj->bg_rate_bps, 1, 1);
-	sj->bg_ring = (uint32_t)(2 * sj->bg_fill_ps / (step ? step : 1) + 3);
+	step = step ? step : 1;
+	cap = step > UINT64_MAX / ((BG_RING - 3) / 2) ? UINT64_MAX : step * ((BG_RING - 3) / 2);
+	sj->bg_fill_ps = w > UINT64_MAX / 16 ? UINT64_MAX : 16 * w;
+	sj->bg_fill_ps = sj->bg_fill_ps > 1000000 ? sj->bg_fill_ps : 1000000;
+	sj->bg_fill_ps = sj->bg_fill_ps < cap ? sj->bg_fill_ps : cap;
+	sj->bg_ring = (uint32_t)(2 * sj->bg_fill_ps / step + 3);
 	sj->bg_dest = calloc((size_t)sj->bg_n * sj->bg_ring, sizeof(*sj->bg_dest));
 	if (!sj->bg_dest)
 		return -ENOMEM;
 	e = bg_draw(sj, now + 2 * sj->bg_fill_ps);
-	return e ?: mrc_sim_at_ent(r->sim, next, 0, (unsigned)r->bg_fill_kind, sj, 0);
+	return e ?: mrc_sim_at_ent(r->sim, bg_next_fill(sj, now), 0, (unsigned)r->bg_fill_kind,
+			    sj, 0);
 }
 
 /* Background job @sj starts now: its QPs, each host's first message, host g's g / n of an
@@ -3638,6 +3653,10 @@ static int rk_sweep_gather(struct run *r, char *err, size_t errlen)
 	if (e)
 		rk_die(r, "the sweep's results for rank 0", e);
 	rk_to_rank0(r, "the sweep's results for rank 0");
+	if (r->rk_lost) { /* rk_lost said which */
+		snprintf(err, errlen, "%s", r->errmsg);
+		return -ECONNABORTED;
+	}
 	if (c->rank)
 		return 0;
 	seen = calloc(r->nhosts, sizeof(*seen));
@@ -3721,11 +3740,15 @@ agree: /* over ranks every rank's set-up meets, failed or not */
 	/* a signal to any rank stopped every rank (the interrupt is agreed each window): the
 	 * lowest signal number any rank got */
 	s = mrc_stop_signal ? (uint64_t)mrc_stop_signal : UINT64_MAX;
-	if (comm && (e = comm->min(comm->ctx, &s, 1)))
-		rk_die(&r, "the ranks' agreement", e);
+	if (comm && (e = comm->min(comm->ctx, &s, 1))) {
+		if (!rk_lost(&r, e))
+			rk_die(&r, "the ranks' agreement", e);
+		snprintf(err, errlen, "%s", r.errmsg);
+		goto out;
+	}
 	if (s != UINT64_MAX) {
 		*sig = (int)s;
-		snprintf(err, errlen, "sweep: interrupted by SIG%s at %.1f us",
+		snprintf(err, errlen, "interrupted by SIG%s at %.1f us",
 			sigabbrev_np(*sig) ? sigabbrev_np(*sig) : "?", (double)*end_ps / 1e6);
 		e = -EINTR;
 		goto out;
