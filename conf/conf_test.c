@@ -950,6 +950,12 @@ MRC_SELFTEST(conf_pfc)
 		  "'2 sizes'" },
 		{ "traffic:\n  - {hosts: \"h0-h3\", rate: 1Gbps}\n",
 		  "t.yaml:2:28: traffic[0].rate: only pattern background takes a rate '1Gbps'" },
+		/* the defaults' NIC: 8 planes x 100 Gb/s; 800 Gb/s itself is taken */
+		{ "traffic:\n  - {hosts: \"h0-h3\"}\n  - {pattern: background, hosts: \"h4-h7\", "
+		  "rate: 801Gbps}\n",
+		  "t.yaml:3:49: traffic[1].rate: above what a host's NIC sends, fabric.planes x "
+		  "link_rate = 800Gbps: the send queues would refuse all but that, at the cost of "
+		  "an event a message '801Gbps'" },
 		{ "traffic:\n  - {pattern: background, hosts: \"h4-h7\", rate: 1Gbps}\n  - {hosts: "
 		  "\"h0-h3\"}\n", "t.yaml:2:15: traffic[0].pattern: background loads the fabric "
 		  "under other jobs: list it after the first job 'background'" },

@@ -587,6 +587,7 @@ static int check_background(struct ld *ld, const struct tnode *map, const char *
 {
 	const char *k = t->rate_bps ? "rate" : "mode";
 	char sub[CONF_PATH_MAX];
+	unsigned __int128 nic;
 
 	if (t->pattern != CONF_PAT_BACKGROUND) {
 		conf_path_key(sub, path, k);
@@ -597,6 +598,15 @@ static int check_background(struct ld *ld, const struct tnode *map, const char *
 	if (!t->rate_bps)
 		return TERR(ld, at(map, "rate"), sub, "a background job needs its rate per host "
 			"(bits a second, e.g. 20Gbps)");
+	nic = (unsigned __int128)ld->job->fabric.planes * ld->job->fabric.link_rate_bps;
+	if (ld->job->fabric.driver == CONF_DRIVER_SIM && t->rate_bps > nic) {
+		char a[24], b[24];
+
+		return TERR(ld, at(map, "rate"), sub, "above what a host's NIC sends, fabric.planes "
+			"x link_rate = %s: the send queues would refuse all but that, at the cost "
+			"of an event a message '%s'", conf_fmt_rate(nic > UINT64_MAX ? UINT64_MAX :
+			(uint64_t)nic, a, sizeof(a)), conf_fmt_rate(t->rate_bps, b, sizeof(b)));
+	}
 	conf_path_key(sub, path, "phases");
 	if (t->n_phases)
 		return TERR(ld, at(map, "phases"), sub, "a background job has no phases");
