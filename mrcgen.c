@@ -1282,7 +1282,9 @@ static int cmd_run(int argc, char **argv)
 	if (ret)
 		return ret;
 	/* each driver makes the output directory first thing (mrc_job_outdir), so an unusable
-	 * one is known before the run, not after it */
+	 * one is known before the run, not after it; then the reporting process claims it
+	 * with a stub report (mrc_job_outdir_claim), which the run's report replaces */
+	mrc_job_report_stub = mrc_report_stub;
 	catch_stop_signals();
 	if (job.fabric.driver == CONF_DRIVER_WIRE) {
 		e = mrc_run_wire(&job, &wo, &res, &rtt, &rank, err, sizeof(err));

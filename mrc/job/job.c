@@ -944,3 +944,23 @@ fail:
 	snprintf(err, errlen, "output.dir: %s: %s", dir, strerror(-e));
 	return e;
 }
+
+int (*mrc_job_report_stub)(const struct conf_job *job, const char *why, char *err,
+	size_t errlen);
+
+int mrc_job_outdir_claim(const struct conf_job *job, const char *why, char *err,
+	size_t errlen)
+{
+	char path[4096];
+	int e;
+
+	if (job->output.report && mrc_job_report_stub)
+		return mrc_job_report_stub(job, why, err, errlen);
+	if (snprintf(path, sizeof(path), "%s/report.json", job->output.dir) >= (int)sizeof(path))
+		return 0; /* too long a path: nothing was written there */
+	if (!unlink(path) || errno == ENOENT)
+		return 0;
+	e = -errno;
+	snprintf(err, errlen, "output.dir: %s: %s", path, strerror(-e));
+	return e;
+}

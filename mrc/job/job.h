@@ -74,6 +74,29 @@ int mrc_job_check(const struct conf_job *job, char *key, size_t keylen, char *ms
  */
 int mrc_job_outdir(const struct conf_job *job, char *err, size_t errlen);
 
+/*
+ * Writes output.dir/report.json as a run that measured nothing yet (mrcgen sets it:
+ * mrc_report_stub in mrc/out, which the drivers may not include; NULL in the unit tests):
+ * ok false, its error @why, or with @why NULL "the run started at TIME (pid P) and did not
+ * end: ...", and "files" every name the run may write there (report.json, latency.hlog,
+ * the captures), which the next run into the directory removes. Atomic (a temporary
+ * renamed). 0 or a negative errno with "report write: PATH: reason" in @err.
+ */
+extern int (*mrc_job_report_stub)(const struct conf_job *job, const char *why, char *err,
+	size_t errlen);
+
+/*
+ * Claims output.dir for this run once mrc_job_outdir prepared it, before the run writes
+ * there (the process that writes the report, a run's, not a sweep's): an earlier run's
+ * report.json, whose files are gone, must not survive beside this run's files as if it
+ * were this run's (a run killed by SIGKILL writes no report). With output.report and
+ * mrc_job_report_stub, the stub report (@why NULL: "started, did not end") replaces it;
+ * else it is removed. Called again with @why, the error of a run that ended before it
+ * could report (a set-up error), the stub says so. 0 or a negative errno with @err.
+ */
+int mrc_job_outdir_claim(const struct conf_job *job, const char *why, char *err,
+	size_t errlen);
+
 /* Most hosts a traffic.hosts set names (the addressing plans' largest fabric). */
 #define MRC_JOB_HOSTS_MAX 65536
 

@@ -280,6 +280,10 @@ struct mrc_run_result {
 	uint64_t xdp_reassembled;
 	uint32_t xdp_threads; /* the run's dataplane threads per rank (wire.xdp_threads) */
 	uint64_t events, pkt_hops, injected, delivered;
+	/* The fabric's figures are unknown (a lost MPI rank's share never came, or a stub
+	 * report: nothing measured yet): report.json's fabric_*, sim_events, packet_hops,
+	 * packets_injected and packets_delivered are null, the terminal prints "-" for them. */
+	bool fabric_absent;
 	uint64_t qps; /* queue pairs created, both ends counted */
 	/* traffic as a list: every job, [0] sharing sizes and iters with the top level (which
 	 * owns them); 0 jobs for a config whose traffic is one mapping */

@@ -3,6 +3,7 @@
 #include "mrc/out/report.h"
 
 #include "mrc/job/coll.h"
+#include "mrc/job/job.h"
 #include "mrc/out/plot.h"
 
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define LINKS_MARK "@mrcgen-links@" /* "links"'s place in the tree (links_text) */
@@ -311,12 +313,19 @@ static json_t *j_phases(const struct mrc_run_job *rj, const struct conf_hist *hc
 	return a;
 }
 
+/* A background job's window, s: from its start to the other jobs' end or, when the run
+ * stopped first (unfinished), to where it stopped; 0 when it never started. */
+static double bg_seconds(const struct mrc_run_job *rj)
+{
+	return rj->started && rj->end_ps > rj->start_ps ?
+		       (double)(rj->end_ps - rj->start_ps) / 1e12 : 0;
+}
+
 /* What a background job offered and delivered (docs/report.md "Several jobs"). */
 static json_t *j_background(const struct mrc_run_job *rj)
 {
 	json_t *o = json_object();
-	double t = rj->finished && rj->end_ps > rj->start_ps ?
-			   (double)(rj->end_ps - rj->start_ps) / 1e12 : 0;
+	double t = bg_seconds(rj);
 	double per = rj->bg_hosts && t > 0 ? 8.0 / rj->bg_hosts / t / 1e9 : 0;
 	uint64_t off = rj->bg_posted * rj->bg_msg_bytes, del = rj->bg_completed * rj->bg_msg_bytes;
 
@@ -529,17 +538,20 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 	C("rx_decode_errors", res->rx_decode_err);
 	C("tx_encode_errors", res->tx_encode_err);
 	C("qp_errors", res->qp_errors);
-	C("fabric_drops", res->fab_drops);
-	C("fabric_down_drops", res->fab_down_drops);
-	C("fabric_trims", res->fab_trims);
-	C("fabric_ecn_marks", res->fab_ecn);
-	C("fabric_lost", res->fab_lost);
-	C("fabric_no_route", res->fab_no_route);
-	C("fabric_hop_limit", res->fab_hop_limit);
-	C("fabric_icmp_sent", res->fab_icmp_sent);
-	C("fabric_icmp_rate_limited", res->fab_icmp_rate_limited);
-	C("fabric_pfc_pauses", res->fab_pfc_pauses);
-	C("fabric_pfc_headroom_drops", res->fab_pfc_headroom_drops);
+/* the fabric's figures: null when they are absent (res->fabric_absent) */
+#define F(k, v) json_object_set_new(o, k, res->fabric_absent ? json_null() : \
+				       json_integer((json_int_t)(v)))
+	F("fabric_drops", res->fab_drops);
+	F("fabric_down_drops", res->fab_down_drops);
+	F("fabric_trims", res->fab_trims);
+	F("fabric_ecn_marks", res->fab_ecn);
+	F("fabric_lost", res->fab_lost);
+	F("fabric_no_route", res->fab_no_route);
+	F("fabric_hop_limit", res->fab_hop_limit);
+	F("fabric_icmp_sent", res->fab_icmp_sent);
+	F("fabric_icmp_rate_limited", res->fab_icmp_rate_limited);
+	F("fabric_pfc_pauses", res->fab_pfc_pauses);
+	F("fabric_pfc_headroom_drops", res->fab_pfc_headroom_drops);
 	C("icmp_time_exceeded", res->rx_icmp_time_exceeded);
 	C("icmp_other", res->rx_icmp_other);
 	C("rx_dropped_foreign", res->rx_foreign);
@@ -556,16 +568,17 @@ static json_t *j_report(const struct conf_job *job, const struct mrc_run_result 
 	C("host_cq_dropped", res->host_cq_dropped);
 	C("host_truncated", res->host_truncated);
 	C("host_foreign", res->host_foreign);
-	C("sim_events", res->events);
-	C("packet_hops", res->pkt_hops);
-	C("packets_injected", res->injected);
-	C("packets_delivered", res->delivered);
+	F("sim_events", res->events);
+	F("packet_hops", res->pkt_hops);
+	F("packets_injected", res->injected);
+	F("packets_delivered", res->delivered);
 	C("qps", res->qps);
 #undef C
-	json_object_set_new(o, "fabric_pfc_paused_us",
-		json_real((double)res->fab_pfc_paused_ps / PS_US));
-	json_object_set_new(o, "fabric_pfc_paused_host_us",
-		json_real((double)res->fab_pfc_paused_host_ps / PS_US));
+#undef F
+	json_object_set_new(o, "fabric_pfc_paused_us", j_real_if(!res->fabric_absent,
+		(double)res->fab_pfc_paused_ps / PS_US));
+	json_object_set_new(o, "fabric_pfc_paused_host_us", j_real_if(!res->fabric_absent,
+		(double)res->fab_pfc_paused_host_ps / PS_US));
 	json_object_set_new(o, "sim_end_us", json_real((double)res->sim_end_ps / PS_US));
 	json_object_set_new(root, "counters", o);
 
@@ -1307,9 +1320,10 @@ static int cmp_str(const void *a, const void *b)
  * this run made (@mk, by name: not by file times, which a coarse filesystem (1 s, 2 s) or
  * a clock set back puts before the run, or another clock puts after it): a user's own
  * file there, or one an earlier run left (its report damaged), is not this run's, and
- * the next run must not remove it.
+ * the next run must not remove it. @planned (a stub, mrc_report_stub): every name of the
+ * first three the run may write, made or not yet.
  */
-static json_t *j_files(const struct conf_job *job, const struct made *mk)
+static json_t *j_files(const struct conf_job *job, const struct made *mk, bool planned)
 {
 	const char *dir = job->output.dir;
 	json_t *a = json_array(), **v;
@@ -1317,11 +1331,11 @@ static json_t *j_files(const struct conf_job *job, const struct made *mk)
 	size_t n;
 
 	json_array_append_new(a, json_string("report.json"));
-	if (is_file(dir, "latency.hlog"))
+	if (planned ? job->output.hlog : is_file(dir, "latency.hlog"))
 		json_array_append_new(a, json_string("latency.hlog"));
 	for (size_t i = 0; i < job->output.n_captures; i++) {
 		conf_capture_file(&job->output.captures[i], name, sizeof(name));
-		if (is_file(dir, name))
+		if (planned || is_file(dir, name))
 			json_array_append_new(a, json_string(name));
 	}
 	for (size_t i = 0; i < mk->n; i++)
@@ -1344,6 +1358,24 @@ static json_t *j_files(const struct conf_job *job, const struct made *mk)
 	return a;
 }
 
+/* report.json of @res into output.dir (@path: its path), "files" last (j_files with @mk and
+ * @planned). 0 or a negative errno; a previous report.json stays as it was on a failure. */
+static int report_json(const struct conf_job *job, const struct mrc_run_result *res,
+	const struct made *mk, bool planned, char *path, size_t plen)
+{
+	json_t *root;
+	int e;
+
+	arena_begin();
+	root = j_report(job, res);
+	if (root)
+		json_object_set_new(root, "files", j_files(job, mk, planned));
+	snprintf(path, plen, "%s/report.json", job->output.dir);
+	e = root ? dump_json(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(10), res) : -ENOMEM;
+	arena_end(); /* the tree with it: no json_decref */
+	return e;
+}
+
 int mrc_report_write(const struct conf_job *job, struct mrc_run_result *res)
 {
 	char path[4096];
@@ -1355,17 +1387,7 @@ int mrc_report_write(const struct conf_job *job, struct mrc_run_result *res)
 	if (job->output.plots)
 		write_plots(job, res, hists, &mk);
 	if (job->output.report) {
-		json_t *root;
-
-		arena_begin();
-		root = j_report(job, res);
-		if (root)
-			json_object_set_new(root, "files", j_files(job, &mk));
-
-		snprintf(path, sizeof(path), "%s/report.json", job->output.dir);
-		j = root ? dump_json(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(10), res)
-			 : -ENOMEM;
-		arena_end(); /* the tree with it: no json_decref */
+		j = report_json(job, res, &mk, false, path, sizeof(path));
 		if (j) {
 			/* after the dump: an error the file could not hold */
 			mrc_run_add_error(res, "report write: %s: %s", path, strerror(-j));
@@ -1373,6 +1395,43 @@ int mrc_report_write(const struct conf_job *job, struct mrc_run_result *res)
 		}
 	}
 	free(mk.v);
+	return e;
+}
+
+int mrc_report_stub(const struct conf_job *job, const char *why, char *err, size_t errlen)
+{
+	const struct conf_hist *c = &job->output.hist;
+	struct mrc_run_result *res = calloc(1, sizeof(*res));
+	struct made mk = { 0 };
+	struct mrc_hist *h = NULL;
+	char path[4096], when[32] = "?";
+	time_t now = time(NULL);
+	struct tm tm;
+	int e = res ? mrc_hist_init((int64_t)c->lowest_ns, (int64_t)c->highest_ns,
+			      (int)c->sigfigs, &h) : -ENOMEM;
+
+	if (e) {
+		free(res);
+		snprintf(err, errlen, "report write: %s/report.json: %s", job->output.dir,
+			strerror(-e));
+		return e;
+	}
+	if (gmtime_r(&now, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (why)
+		snprintf(res->error, sizeof(res->error), "%s", why);
+	else
+		snprintf(res->error, sizeof(res->error), "the run started at %s (pid %ld) and "
+			 "did not end: killed (SIGKILL, out of memory) or still running", when,
+			(long)getpid());
+	res->nranks = mrc_job_endpoints(job);
+	res->fabric_absent = true; /* nothing measured: no fabric figure yet */
+	res->msg_ns = res->step_ns = res->rtt_ns = h; /* empty, read only */
+	e = report_json(job, res, &mk, true, path, sizeof(path));
+	if (e)
+		snprintf(err, errlen, "report write: %s: %s", path, strerror(-e));
+	mrc_hist_free(h);
+	free(res);
 	return e;
 }
 
@@ -1490,8 +1549,7 @@ static void print_jobs(FILE *f, const struct conf_job *job, const struct mrc_run
 			conf_name_of(conf_algorithm_names, t->algorithm), rj->nranks,
 			t->hosts[0] ? t->hosts : "h0..", st, en);
 		if (rj->background) {
-			double d = rj->finished && rj->end_ps > rj->start_ps ?
-					   (double)(rj->end_ps - rj->start_ps) / 1e12 : 0;
+			double d = bg_seconds(rj);
 			double k = d > 0 ? 8.0 * rj->bg_msg_bytes / rj->bg_hosts / d / 1e9 : 0;
 
 			fprintf(f, "#  background %s at %.3g Gb/s a host, %llu B messages: "
@@ -1513,7 +1571,7 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 	const struct conf_hist *hc = &job->output.hist;
 	double bus_sum = 0;
 	size_t n_bus = 0;
-	char enc[64] = "", nort[48] = "", hopl[192] = "";
+	char enc[64] = "", nort[48] = "", hopl[192] = "", hops[32] = "-";
 	int lw = 10; /* latency labels: "CCT 1000004B" in a sweep widens the column */
 
 	if (res->n_jobs)
@@ -1643,16 +1701,21 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 			(unsigned long long)res->rx_icmp_time_exceeded);
 	fprintf(f,
 		"#\n#  packets: %llu data, %llu retransmitted, %llu SACK, %llu NACK (%llu trim), "
-		"%llu probes%s\n#  fabric: %llu trims, %llu ECN marks, %llu drops (%llu at failed "
-		"links or switches)%s%s, %llu lost in flight on a link that failed or dropped "
-		"them\n",
+		"%llu probes%s\n",
 		(unsigned long long)res->data_pkts, (unsigned long long)res->rtx_pkts,
 		(unsigned long long)res->sacks, (unsigned long long)res->nacks,
-		(unsigned long long)res->nack_trimmed, (unsigned long long)res->probes, enc,
-		(unsigned long long)res->fab_trims, (unsigned long long)res->fab_ecn,
-		(unsigned long long)res->fab_drops, (unsigned long long)res->fab_down_drops, nort,
-		hopl, (unsigned long long)res->fab_lost);
-	if (res->pfc) /* counters.fabric_pfc_* (docs/pfc.md) */
+		(unsigned long long)res->nack_trimmed, (unsigned long long)res->probes, enc);
+	if (res->fabric_absent) /* counters.fabric_* null */
+		fprintf(f, "#  fabric: - (its figures are absent: see the errors)\n");
+	else
+		fprintf(f, "#  fabric: %llu trims, %llu ECN marks, %llu drops (%llu at failed "
+			   "links or switches)%s%s, %llu lost in flight on a link that failed or "
+			   "dropped them\n",
+			(unsigned long long)res->fab_trims, (unsigned long long)res->fab_ecn,
+			(unsigned long long)res->fab_drops,
+			(unsigned long long)res->fab_down_drops, nort, hopl,
+			(unsigned long long)res->fab_lost);
+	if (res->pfc && !res->fabric_absent) /* counters.fabric_pfc_* (docs/pfc.md) */
 		fprintf(f, "#  PFC: %llu pauses, %.1f us paused summed over ports and classes "
 			   "(%.1f us at host NIC ports), %llu dropped past an ingress's headroom\n",
 			(unsigned long long)res->fab_pfc_pauses,
@@ -1689,10 +1752,11 @@ void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *r
 			(unsigned long long)res->rx_misdirected,
 			(unsigned long long)res->probe_answers_unmatched,
 			(unsigned long long)res->ep_responses_unmatched);
-	fprintf(f, "#  simulated %.3f ms in %.2f s wall: %.2f M packet-hops/s, peak RSS %zu MiB\n",
-		(double)res->sim_end_ps / 1e9, res->wall_s,
-		res->wall_s > 0 ? (double)res->pkt_hops / res->wall_s / 1e6 : 0.0,
-		res->peak_rss_bytes >> 20);
+	if (!res->fabric_absent) /* else counters.packet_hops is null */
+		snprintf(hops, sizeof(hops), "%.2f",
+			res->wall_s > 0 ? (double)res->pkt_hops / res->wall_s / 1e6 : 0.0);
+	fprintf(f, "#  simulated %.3f ms in %.2f s wall: %s M packet-hops/s, peak RSS %zu MiB\n",
+		(double)res->sim_end_ps / 1e9, res->wall_s, hops, res->peak_rss_bytes >> 20);
 	for (size_t i = 0; i < res->n_unapplied; i++)
 		fprintf(f, "#  not applied: fault %u (%s %s, %s): %s\n", res->unapplied[i].index,
 			res->unapplied[i].action, res->unapplied[i].target, res->unapplied[i].when,

@@ -24,6 +24,18 @@
  */
 int mrc_report_write(const struct conf_job *job, struct mrc_run_result *res);
 
+/*
+ * mrc_job_report_stub (mrc/job/job.h; mrcgen sets it): output.dir/report.json of a run that
+ * measured nothing, as a run leaves it from its start until its end replaces it: ok false,
+ * error @why or, @why NULL, "the run started at TIME (UTC, ISO 8601) (pid P) and did not
+ * end: killed (SIGKILL, out of memory) or still running"; empty lists and histograms, zero
+ * counters, the fabric's figures null (fabric_absent); "files" every name the run may
+ * write (report.json, latency.hlog with output.hlog, each capture's pcap), made or not, so
+ * that the next run removes a killed run's pcaps. Through a temporary renamed into place,
+ * as mrc_report_write. 0 or a negative errno with "report write: PATH: reason" in @err.
+ */
+int mrc_report_stub(const struct conf_job *job, const char *why, char *err, size_t errlen);
+
 /* Prints the nccl-tests style table, latency percentiles and fault summary to @f. */
 void mrc_report_print(const struct conf_job *job, const struct mrc_run_result *res, FILE *f);
 

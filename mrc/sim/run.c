@@ -204,6 +204,7 @@ struct run {
 	struct mrc_sim_buf rk_send, rk_recv;
 	size_t *rk_n, *rk_rn;	/* [ranks]: the exchange's sizes */
 	bool rk_lost;		/* a rank was lost (rk_lost): said; the results partial */
+	bool claimed;		/* output.dir holds this run's stub report (run_setup) */
 };
 
 /* A capture record of a parallel run, held until the window ends: the key of the event
@@ -1468,19 +1469,8 @@ static int setup_fabric(struct run *r, char *err, size_t errlen)
 		mrc_sim_set_window(r->sim, mrc_fabric_lookahead(r->fab));
 	}
 	if (!e && r->rk) {
-		e = mrc_fabric_ranks(r->fab, r->rk, r->nw);
-		if (e == -ERANGE && r->nw > 1)
-			snprintf(err, errlen, "sim.workers: %u MPI ranks of %u workers need %u "
-					      "racks, fabric.t0 makes %u (a rack is the smallest "
-					      "partition): use ranks x workers <= %u, or more racks '%u'",
-				r->rk->ranks, r->nw, r->rk->ranks * r->nw, r->job->fabric.t0,
-				r->job->fabric.t0, r->nw);
-		else if (e == -ERANGE)
-			snprintf(err, errlen, "mpirun: %u ranks, fabric.t0 makes %u racks (a rack is "
-					      "the smallest partition): use at most %u ranks, or more "
-					      "racks", r->rk->ranks, r->job->fabric.t0,
-				r->job->fabric.t0);
-		else if (e == -EDOM)
+		e = mrc_fabric_ranks(r->fab, r->rk, r->nw); /* its -ERANGE: rk_fit, said before */
+		if (e == -EDOM)
 			snprintf(err, errlen, "fabric.fabric_link_delay: %u MPI ranks need a "
 					      "lookahead above 0 (a fabric link or switch delay) '0'",
 				r->rk->ranks);
@@ -3050,8 +3040,12 @@ static void collect_stats(struct run *r)
 			mrc_run_ev_add(re, vs);
 		}
 	}
-	if (r->rk && (rk_gather_results(r) || r->rk->rank))
-		return; /* rank 0 reports (a failed merge is one of its errors) */
+	if (r->rk && (rk_gather_results(r) || r->rk->rank)) {
+		/* rank 0 reports (a failed merge is one of its errors), without the fabric's
+		 * figures: only their merge makes them */
+		res->fabric_absent = !r->rk->rank;
+		return;
+	}
 	mrc_fabric_stats(r->fab, &fs);
 	mrc_fabric_port_totals(r->fab, &tot);
 	res->events = fs.events;
@@ -3188,6 +3182,31 @@ static int run_workers(struct run *r)
 }
 
 /*
+ * Whether the job's racks are enough for the ranks (r->rk) of r->nw workers each, as
+ * mrc_fabric_ranks needs (a rack, fabric.t0 of them, is the smallest partition: at most
+ * that many ranks, and 1024; with workers, ranks x workers at most the racks). Checked
+ * before output.dir is prepared, so that this usage error leaves it as it was. 0, or
+ * -ERANGE with what to change in @err.
+ */
+static int rk_fit(const struct run *r, char *err, size_t errlen)
+{
+	unsigned n = r->rk ? r->rk->ranks : 1, t0 = r->job->fabric.t0;
+
+	if (n > t0 || n > 1024)
+		snprintf(err, errlen, "mpirun: %u ranks, fabric.t0 makes %u racks (a rack is the "
+				      "smallest partition): use at most %u ranks, or more racks",
+			n, t0, t0 < 1024 ? t0 : 1024);
+	else if (r->nw > 1 && (uint64_t)n * r->nw > t0)
+		snprintf(err, errlen, "sim.workers: %u MPI ranks of %u workers need %llu racks, "
+				      "fabric.t0 makes %u (a rack is the smallest partition): use "
+				      "ranks x workers <= %u, or more racks '%u'",
+			n, r->nw, (unsigned long long)n * r->nw, t0, t0, r->nw);
+	else
+		return 0;
+	return -ERANGE;
+}
+
+/*
  * What a job and a sweep both build on the simulator: the workers (sim.workers), output.dir,
  * the fabric (partitioned over the workers), its event kinds, the hosts' endpoints, the
  * captures, every fault checked and those "at" a time scheduled. r->job, r->m, r->res,
@@ -3201,10 +3220,21 @@ static int run_setup(struct run *r, char *err, size_t errlen)
 		snprintf(err, errlen, "sim.workers: %s", strerror(-e));
 		return e;
 	}
+	/* a usage error first: output.dir stays as it was */
+	e = r->rk ? rk_fit(r, err, errlen) : 0;
+	if (e)
+		return e;
 	/* parents, output names, earlier files; over MPI ranks rank 0 writes every output */
 	e = r->rk && r->rk->rank ? 0 : mrc_job_outdir(r->job, err, errlen);
 	if (e)
 		return e;
+	/* a job's, before it writes there: no earlier report.json survives as this run's */
+	if (!r->sw && (!r->rk || !r->rk->rank)) {
+		e = mrc_job_outdir_claim(r->job, NULL, err, errlen);
+		if (e)
+			return e;
+		r->claimed = true;
+	}
 	e = setup_fabric(r, err, errlen);
 	e = e ?: mrc_sim_handler(r->sim, on_timer_event, r);
 	if (e < 0)
@@ -3427,6 +3457,16 @@ static int jobs_init(struct run *r, char *err, size_t errlen)
 	return 0;
 }
 
+/* However the run ended: a background job still sending did not finish (end_us null), but
+ * its window ends where the run stopped, so that its duration and rates are over what
+ * ran (docs/report.md "Several jobs"). */
+static void unfinished_background(struct run *r)
+{
+	for (size_t j = 0; j < r->n_jobs; j++)
+		if (r->jobs[j].bg && r->jobs[j].state == SJ_BG)
+			r->res->jobs[j].end_ps = mrc_sim_now(r->sim);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -3491,6 +3531,7 @@ agree:
 		res->jobs[0].n_iters = res->n_iters;
 	}
 	res->sim_end_ps = mrc_sim_now(r.sim);
+	unfinished_background(&r);
 	collect_faults(&r, r.cur_iter);
 	routing_times(&r);
 	not_applied(&r);
@@ -3532,6 +3573,11 @@ agree:
 	*out = res;
 	res = NULL;
 fail:
+	if (e && r.claimed) { /* no report: the stub says how the run ended (best effort) */
+		char e2[320];
+
+		mrc_job_outdir_claim(job, err, e2, sizeof(e2));
+	}
 	run_teardown(&r);
 	mrc_run_result_free(res);
 	return e;
