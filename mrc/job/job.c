@@ -954,8 +954,11 @@ int mrc_job_outdir_claim(const struct conf_job *job, const char *why, char *err,
 	char path[4096];
 	int e;
 
-	if (job->output.report && mrc_job_report_stub)
-		return mrc_job_report_stub(job, why, err, errlen);
+	/* a stub that cannot be written (a full disk): the earlier report goes all the same,
+	 * and the run's own report will say what it could not write */
+	if (job->output.report && mrc_job_report_stub && !mrc_job_report_stub(job, why, err,
+		errlen))
+		return 0;
 	if (snprintf(path, sizeof(path), "%s/report.json", job->output.dir) >= (int)sizeof(path))
 		return 0; /* too long a path: nothing was written there */
 	if (!unlink(path) || errno == ENOENT)

@@ -91,8 +91,10 @@ extern int (*mrc_job_report_stub)(const struct conf_job *job, const char *why, c
  * report.json, whose files are gone, must not survive beside this run's files as if it
  * were this run's (a run killed by SIGKILL writes no report). With output.report and
  * mrc_job_report_stub, the stub report (@why NULL: "started, did not end") replaces it;
- * else it is removed. Called again with @why, the error of a run that ended before it
- * could report (a set-up error), the stub says so. 0 or a negative errno with @err.
+ * else, or when the stub cannot be written (a full disk: the run's report will say what it
+ * could not write), it is removed. Called again with @why, the error of a run that ended
+ * before it could report (a set-up error), the stub says so. 0, or a negative errno with
+ * @err when report.json could be neither replaced nor removed.
  */
 int mrc_job_outdir_claim(const struct conf_job *job, const char *why, char *err,
 	size_t errlen);
