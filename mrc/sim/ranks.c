@@ -369,7 +369,8 @@ static int rk_wait(struct mrc_simrank *r, int tag, bool probing, MPI_Request *co
 static void only_mine(const struct mrc_simrank *r, const unsigned char *mine, size_t n,
 	struct mrc_sim_buf *recv, size_t *recv_n)
 {
-	memmove(recv->a, mine, n);
+	if (n) /* recv->a may be NULL while nothing was ever received */
+		memmove(recv->a, mine, n);
 	recv->n = n;
 	for (uint32_t k = 0; k < r->size; k++)
 		recv_n[k] = k == r->rank ? n : 0;
@@ -421,7 +422,8 @@ static int mpi_exchange(void *ctx, const void *send, const size_t *send_n,
 	rt = 0;
 	for (uint32_t k = 0; k < r->size; k++) {
 		if (k == r->rank) {
-			memcpy(recv->a + rt, mine, send_n[k]);
+			if (send_n[k]) /* recv->a is NULL before anything was received */
+				memcpy(recv->a + rt, mine, send_n[k]);
 			at = rt;
 		} else if (!e && MPI_Imrecv(recv->a + rt, x->rn[k], MPI_BYTE, &x->msg[k],
 				       &x->rreq[k]) != MPI_SUCCESS)
